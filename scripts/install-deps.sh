@@ -1,0 +1,32 @@
+#!/bin/sh
+# Installs the Debian packages marrow needs to build, test and render headless.
+# Idempotent: prints nothing and does nothing when every package is present.
+# Needs root (or sudo) only when something is missing.
+set -eu
+
+PACKAGES="build-essential pkg-config liblua5.4-dev lua5.4 libglfw3-dev libepoxy-dev \
+libcglm-dev libstb-dev libxml2-dev libegl-dev libegl-mesa0 libgl1-mesa-dri \
+libgles-dev fonts-dejavu-core xvfb xauth"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "install-deps: need root to install:$missing" >&2; exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+# Refresh the package lists only when an install fails for want of them.
+if ! $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1; then
+    $SUDO apt-get update -q >/dev/null
+    $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi
+echo "install-deps: done" >&2

@@ -1,0 +1,255 @@
+/* clip.c — clip allocation, validation and sampling. */
+#include "anim/clip.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+mr_clip *mr_clip_make(const char *name, int joint_count)
+{
+    if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return NULL;
+    mr_clip *clip = calloc(1, sizeof *clip);
+    if (!clip) return NULL;
+    clip->name = mr_strdup(name ? name : "clip");
+    clip->tracks = mr_alloc_array((size_t)joint_count, sizeof *clip->tracks);
+    if (!clip->name || !clip->tracks) {
+        mr_clip_free(clip);
+        return NULL;
+    }
+    clip->joint_count = joint_count;
+    for (int j = 0; j < joint_count; j++) {
+        clip->tracks[j].t.components = 3;
+        clip->tracks[j].r.components = 4;
+        clip->tracks[j].s.components = 3;
+    }
+    return clip;
+}
+
+static void track_release(mr_track *track)
+{
+    free(track->times);
+    free(track->values);
+    track->times = NULL;
+    track->values = NULL;
+    track->key_count = 0;
+}
+
+void mr_clip_free(mr_clip *clip)
+{
+    if (!clip) return;
+    if (clip->tracks)
+        for (int j = 0; j < clip->joint_count; j++) {
+            track_release(&clip->tracks[j].t);
+            track_release(&clip->tracks[j].r);
+            track_release(&clip->tracks[j].s);
+        }
+    free(clip->tracks);
+    free(clip->name);
+    free(clip);
+}
+
+mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp)
+{
+    track_release(track);
+    if (key_count < 0) return MR_ERR_INVALID_ARGUMENT;
+    size_t per_key = (size_t)track->components * (interp == MR_INTERP_CUBIC ? 3 : 1);
+    track->times = mr_alloc_array((size_t)key_count, sizeof *track->times);
+    track->values = per_key && (size_t)key_count <= SIZE_MAX / per_key
+                        ? mr_alloc_array((size_t)key_count * per_key, sizeof *track->values)
+                        : NULL;
+    if (!track->times || !track->values) {
+        track_release(track);
+        return MR_ERR_NO_MEMORY;
+    }
+    track->key_count = key_count;
+    track->interp = interp;
+    track->uniform_rate = 0.0f;
+    return MR_OK;
+}
+
+void mr_track_finish(mr_track *track)
+{
+    track->uniform_rate = 0.0f;
+    int n = track->key_count;
+    if (n < 2) return;
+    double span = (double)track->times[n - 1] - track->times[0];
+    if (!(span > 0)) return;
+    double step = span / (n - 1);
+    for (int i = 1; i < n - 1; i++) {
+        double expect = track->times[0] + step * i;
+        if (fabs(track->times[i] - expect) > step * 1e-4) return;
+    }
+    track->uniform_rate = (float)(1.0 / step);
+}
+
+static mr_status validate_track(const mr_clip *clip, int joint, const mr_track *track,
+                                const char *what, mr_error *err)
+{
+    if (track->key_count == 0) return MR_OK;
+    if (!track->times || !track->values)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': joint %d %s track has no data",
+                            clip->name, joint, what);
+    int stride = track->components * (track->interp == MR_INTERP_CUBIC ? 3 : 1);
+    for (int i = 0; i < track->key_count; i++) {
+        float t = track->times[i];
+        if (!isfinite(t))
+            return mr_error_set(err, MR_ERR_BAD_TIME, "clip '%s': joint %d %s key %d: time is not finite",
+                                clip->name, joint, what, i);
+        if (i > 0 && !(t > track->times[i - 1]))
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                "clip '%s': joint %d %s key %d: time %g does not follow %g",
+                                clip->name, joint, what, i, t, track->times[i - 1]);
+        const float *v = track->values + (size_t)i * stride;
+        for (int c = 0; c < stride; c++)
+            if (!isfinite(v[c]))
+                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                    "clip '%s': joint %d %s key %d: value is not finite",
+                                    clip->name, joint, what, i);
+        if (track->components == 4) {
+            const float *q = v + (track->interp == MR_INTERP_CUBIC ? 4 : 0);
+            if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-12f)
+                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                    "clip '%s': joint %d rotation key %d is a zero quaternion",
+                                    clip->name, joint, i);
+        }
+    }
+    return MR_OK;
+}
+
+mr_status mr_clip_validate(const mr_clip *clip, mr_error *err)
+{
+    if (!clip) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "no clip");
+    if (clip->joint_count <= 0 || !clip->tracks)
+        return mr_error_set(err, MR_ERR_EMPTY_CLIP, "clip '%s' has no joints", clip->name);
+    if (!isfinite(clip->duration) || clip->duration < 0)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': duration %g is not a time",
+                            clip->name, clip->duration);
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        mr_status st;
+        if ((st = validate_track(clip, j, &jt->t, "translation", err)) != MR_OK) return st;
+        if ((st = validate_track(clip, j, &jt->r, "rotation", err)) != MR_OK) return st;
+        if ((st = validate_track(clip, j, &jt->s, "scale", err)) != MR_OK) return st;
+    }
+    return MR_OK;
+}
+
+float mr_clip_wrap_time(const mr_clip *clip, float time, mr_wrap wrap)
+{
+    float d = clip->duration;
+    if (!(d > 0)) return 0.0f;
+    if (wrap == MR_WRAP_LOOP) {
+        float t = fmodf(time, d);
+        if (t < 0) t += d;
+        return t;
+    }
+    return time < 0 ? 0.0f : time > d ? d : time;
+}
+
+/* Index i of the key interval [times[i], times[i+1]] holding t (0 <= i <= n-2)
+ * and the fraction through it; t outside the keys is clamped. */
+static inline int find_key(const mr_track *tr, float t, float *alpha)
+{
+    const float *times = tr->times;
+    int n = tr->key_count;
+    if (t <= times[0]) { *alpha = 0.0f; return 0; }
+    if (t >= times[n - 1]) { *alpha = 1.0f; return n - 2; }
+    int i;
+    if (tr->uniform_rate > 0) {
+        i = (int)((t - times[0]) * tr->uniform_rate);
+        if (i > n - 2) i = n - 2;
+        /* Rounding can put i one key off; step to the right interval. */
+        while (i > 0 && times[i] > t) i--;
+        while (i < n - 2 && times[i + 1] <= t) i++;
+    } else {
+        int lo = 0, hi = n - 1;          /* times[lo] <= t < times[hi] */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >> 1;
+            if (times[mid] <= t) lo = mid; else hi = mid;
+        }
+        i = lo;
+    }
+    *alpha = (t - times[i]) / (times[i + 1] - times[i]);
+    return i;
+}
+
+static inline void normalize4(float *q)
+{
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
+    if (inv == 0.0f) { q[0] = q[1] = q[2] = 0.0f; q[3] = 1.0f; return; }
+    q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
+}
+
+void mr_track_sample(const mr_track *tr, float t, float *out)
+{
+    int c = tr->components;
+    if (tr->key_count == 1) {
+        const float *v = tr->values + (tr->interp == MR_INTERP_CUBIC ? c : 0);
+        for (int k = 0; k < c; k++) out[k] = v[k];
+        if (c == 4) normalize4(out);
+        return;
+    }
+    float a;
+    int i = find_key(tr, t, &a);
+    if (tr->interp == MR_INTERP_STEP) {
+        const float *v = tr->values + (size_t)(a >= 1.0f ? i + 1 : i) * c;
+        for (int k = 0; k < c; k++) out[k] = v[k];
+    } else if (tr->interp == MR_INTERP_CUBIC) {
+        const float *k0 = tr->values + (size_t)i * 3 * c;   /* in, value, out */
+        const float *k1 = k0 + 3 * c;
+        float dt = tr->times[i + 1] - tr->times[i];
+        float a2 = a * a, a3 = a2 * a;
+        float h00 = 2 * a3 - 3 * a2 + 1, h10 = a3 - 2 * a2 + a;
+        float h01 = -2 * a3 + 3 * a2, h11 = a3 - a2;
+        for (int k = 0; k < c; k++)
+            out[k] = h00 * k0[c + k] + h10 * dt * k0[2 * c + k] + h01 * k1[c + k] + h11 * dt * k1[k];
+    } else {
+        const float *v0 = tr->values + (size_t)i * c;
+        const float *v1 = v0 + c;
+        if (c == 4) {
+            /* Shortest path: flip the second key when the two disagree in sign. */
+            float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+            float b = d < 0 ? -a : a;
+            for (int k = 0; k < 4; k++) out[k] = v0[k] + (b * v1[k] - a * v0[k]);
+        } else {
+            for (int k = 0; k < c; k++) out[k] = v0[k] + a * (v1[k] - v0[k]);
+        }
+    }
+    if (c == 4) normalize4(out);
+}
+
+mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                         mr_pose *pose)
+{
+    if (!clip || !sk || !pose) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time)) return MR_ERR_BAD_TIME;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count)
+        return MR_ERR_JOINT_COUNT;
+    float t = mr_clip_wrap_time(clip, time, wrap);
+    for (int j = 0; j < sk->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+    return MR_OK;
+}
+
+int mr_clip_key_count(const mr_clip *clip)
+{
+    int n = 0;
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count > n) n = jt->t.key_count;
+        if (jt->r.key_count > n) n = jt->r.key_count;
+        if (jt->s.key_count > n) n = jt->s.key_count;
+    }
+    return n;
+}

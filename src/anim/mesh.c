@@ -1,0 +1,143 @@
+/* mesh.c — mesh allocation, smooth normals, influence packing, CPU skinning. */
+#include "anim/mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+void mr_material_defaults(mr_material *mat)
+{
+    memset(mat, 0, sizeof *mat);
+    glm_vec4_copy((vec4){0.8f, 0.8f, 0.8f, 1.0f}, mat->diffuse);
+    glm_vec4_copy((vec4){0.2f, 0.2f, 0.2f, 1.0f}, mat->ambient);
+    glm_vec4_copy((vec4){0.2f, 0.2f, 0.2f, 1.0f}, mat->specular);
+    glm_vec4_copy((vec4){0.0f, 0.0f, 0.0f, 1.0f}, mat->emission);
+    mat->shininess = 32.0f;
+}
+
+mr_status mr_mesh_alloc(mr_mesh *mesh, int vertex_count, int index_count, int skinned)
+{
+    memset(mesh, 0, sizeof *mesh);
+    mr_material_defaults(&mesh->material);
+    if (vertex_count < 0 || index_count < 0 || index_count % 3) return MR_ERR_INVALID_ARGUMENT;
+    size_t nv = (size_t)vertex_count;
+    mesh->positions = mr_alloc_array(nv, sizeof *mesh->positions);
+    mesh->normals = mr_alloc_array(nv, sizeof *mesh->normals);
+    mesh->uvs = mr_alloc_array(nv, sizeof *mesh->uvs);
+    mesh->indices = mr_alloc_array((size_t)index_count, sizeof *mesh->indices);
+    int ok = mesh->positions && mesh->normals && mesh->uvs && mesh->indices;
+    if (ok && skinned) {
+        mesh->joints = mr_alloc_array(nv, sizeof *mesh->joints);
+        mesh->weights = mr_alloc_array(nv, sizeof *mesh->weights);
+        ok = mesh->joints && mesh->weights;
+    }
+    if (!ok) {
+        mr_mesh_destroy(mesh);
+        return MR_ERR_NO_MEMORY;
+    }
+    mesh->vertex_count = vertex_count;
+    mesh->index_count = index_count;
+    return MR_OK;
+}
+
+void mr_mesh_destroy(mr_mesh *mesh)
+{
+    if (!mesh) return;
+    free(mesh->name);
+    free(mesh->positions);
+    free(mesh->normals);
+    free(mesh->uvs);
+    free(mesh->joints);
+    free(mesh->weights);
+    free(mesh->indices);
+    free(mesh->material.name);
+    free(mesh->material.diffuse_map);
+    free(mesh->material.normal_map);
+    memset(mesh, 0, sizeof *mesh);
+}
+
+void mr_mesh_compute_normals(mr_mesh *mesh)
+{
+    for (int i = 0; i < mesh->vertex_count; i++) glm_vec3_zero(mesh->normals[i]);
+    for (int i = 0; i + 2 < mesh->index_count; i += 3) {
+        uint32_t a = mesh->indices[i], b = mesh->indices[i + 1], c = mesh->indices[i + 2];
+        if (a >= (uint32_t)mesh->vertex_count || b >= (uint32_t)mesh->vertex_count ||
+            c >= (uint32_t)mesh->vertex_count)
+            continue;
+        vec3 e1, e2, n;
+        glm_vec3_sub(mesh->positions[b], mesh->positions[a], e1);
+        glm_vec3_sub(mesh->positions[c], mesh->positions[a], e2);
+        glm_vec3_cross(e1, e2, n);  /* length = 2 * area: area weighting for free */
+        glm_vec3_add(mesh->normals[a], n, mesh->normals[a]);
+        glm_vec3_add(mesh->normals[b], n, mesh->normals[b]);
+        glm_vec3_add(mesh->normals[c], n, mesh->normals[c]);
+    }
+    for (int i = 0; i < mesh->vertex_count; i++) {
+        float len = glm_vec3_norm(mesh->normals[i]);
+        if (len > 1e-20f) glm_vec3_scale(mesh->normals[i], 1.0f / len, mesh->normals[i]);
+        else glm_vec3_copy((vec3){0, 0, 1}, mesh->normals[i]);
+    }
+}
+
+int mr_influences_pack(const int *joints, const float *weights, int n,
+                       uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES])
+{
+    int best[MR_MAX_INFLUENCES];
+    int kept = 0, positive = 0;
+    for (int k = 0; k < MR_MAX_INFLUENCES; k++) { out_j[k] = 0; out_w[k] = 0.0f; best[k] = -1; }
+    for (int i = 0; i < n; i++) {
+        if (!(weights[i] > 0.0f)) continue;
+        positive++;
+        /* Insertion into a sorted top-4 list, heaviest first. */
+        int pos = kept;
+        while (pos > 0 && (weights[i] > weights[best[pos - 1]] ||
+                           (weights[i] == weights[best[pos - 1]] && joints[i] < joints[best[pos - 1]])))
+            pos--;
+        if (pos >= MR_MAX_INFLUENCES) continue;
+        int last = kept < MR_MAX_INFLUENCES ? kept : MR_MAX_INFLUENCES - 1;
+        for (int k = last; k > pos; k--) best[k] = best[k - 1];
+        best[pos] = i;
+        if (kept < MR_MAX_INFLUENCES) kept++;
+    }
+    if (positive == 0) {
+        out_j[0] = (uint16_t)(n > 0 && joints[0] >= 0 ? joints[0] : 0);
+        out_w[0] = 1.0f;
+        return -1;
+    }
+    float sum = 0.0f;
+    for (int k = 0; k < kept; k++) sum += weights[best[k]];
+    for (int k = 0; k < kept; k++) {
+        out_j[k] = (uint16_t)joints[best[k]];
+        out_w[k] = weights[best[k]] / sum;
+    }
+    return positive > MR_MAX_INFLUENCES ? 1 : 0;
+}
+
+void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm)
+{
+    if (!mesh->joints || !mesh->weights) {
+        memcpy(out_pos, mesh->positions, (size_t)mesh->vertex_count * sizeof *out_pos);
+        memcpy(out_nrm, mesh->normals, (size_t)mesh->vertex_count * sizeof *out_nrm);
+        return;
+    }
+    for (int i = 0; i < mesh->vertex_count; i++) {
+        mat4 m = {{0}};
+        for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+            float w = mesh->weights[i][k];
+            if (w == 0.0f) continue;
+            const vec4 *s = skin[mesh->joints[i][k]];
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) m[c][r] += w * s[c][r];
+        }
+        glm_mat4_mulv3(m, mesh->positions[i], 1.0f, out_pos[i]);
+        vec3 n;
+        glm_mat4_mulv3(m, mesh->normals[i], 0.0f, n);
+        /* Normals use the blended matrix; renormalise (uniform scale assumed,
+         * as the renderer does). */
+        float len = glm_vec3_norm(n);
+        if (len > 0) glm_vec3_scale(n, 1.0f / len, n);
+        glm_vec3_copy(n, out_nrm[i]);
+    }
+}

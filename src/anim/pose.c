@@ -1,0 +1,116 @@
+/* pose.c — pose allocation, local-to-model and skinning matrices.
+ *
+ * The per-frame functions are straight loops over flat arrays: local TRS is
+ * composed into an affine matrix directly (no intermediate rotation matrix),
+ * and products use cglm's affine multiply.
+ */
+#include "anim/pose.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+mr_status mr_pose_make(mr_pose *pose, int joint_count)
+{
+    memset(pose, 0, sizeof *pose);
+    if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return MR_ERR_LIMIT;
+    size_t n = (size_t)joint_count;
+    pose->t = mr_alloc_array(n, sizeof *pose->t);
+    pose->r = mr_alloc_array(n, sizeof *pose->r);
+    pose->s = mr_alloc_array(n, sizeof *pose->s);
+    if (!pose->t || !pose->r || !pose->s) {
+        mr_pose_destroy(pose);
+        return MR_ERR_NO_MEMORY;
+    }
+    pose->joint_count = joint_count;
+    for (int i = 0; i < joint_count; i++) {
+        glm_quat_identity(pose->r[i]);
+        glm_vec3_one(pose->s[i]);
+    }
+    return MR_OK;
+}
+
+void mr_pose_destroy(mr_pose *pose)
+{
+    if (!pose) return;
+    free(pose->t);
+    free(pose->r);
+    free(pose->s);
+    memset(pose, 0, sizeof *pose);
+}
+
+mr_status mr_pose_set_rest(mr_pose *pose, const mr_skeleton *sk)
+{
+    if (pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    size_t n = (size_t)sk->joint_count;
+    memcpy(pose->t, sk->rest_t, n * sizeof *pose->t);
+    memcpy(pose->r, sk->rest_r, n * sizeof *pose->r);
+    memcpy(pose->s, sk->rest_s, n * sizeof *pose->s);
+    return MR_OK;
+}
+
+mr_status mr_pose_copy(mr_pose *dst, const mr_pose *src)
+{
+    if (dst->joint_count != src->joint_count) return MR_ERR_JOINT_COUNT;
+    size_t n = (size_t)src->joint_count;
+    memcpy(dst->t, src->t, n * sizeof *dst->t);
+    memcpy(dst->r, src->r, n * sizeof *dst->r);
+    memcpy(dst->s, src->s, n * sizeof *dst->s);
+    return MR_OK;
+}
+
+/* T * R * S written out for a unit quaternion. */
+static inline void compose_trs(const float *t, const float *q, const float *s, mat4 m)
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float xx = x * x, yy = y * y, zz = z * z;
+    float xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    m[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
+    m[0][1] = 2.0f * (xy + wz) * s[0];
+    m[0][2] = 2.0f * (xz - wy) * s[0];
+    m[0][3] = 0.0f;
+    m[1][0] = 2.0f * (xy - wz) * s[1];
+    m[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
+    m[1][2] = 2.0f * (yz + wx) * s[1];
+    m[1][3] = 0.0f;
+    m[2][0] = 2.0f * (xz + wy) * s[2];
+    m[2][1] = 2.0f * (yz - wx) * s[2];
+    m[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
+    m[2][3] = 0.0f;
+    m[3][0] = t[0];
+    m[3][1] = t[1];
+    m[3][2] = t[2];
+    m[3][3] = 1.0f;
+}
+
+void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out)
+{
+    compose_trs(pose->t[j], pose->r[j], pose->s[j], out);
+}
+
+mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
+{
+    if (!sk || !pose || !model) return MR_ERR_INVALID_ARGUMENT;
+    if (pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    const int *parents = sk->parents;
+    for (int i = 0; i < sk->joint_count; i++) {
+        int p = parents[i];
+        if (p < 0) {
+            compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+        } else {
+            mat4 local;
+            compose_trs(pose->t[i], pose->r[i], pose->s[i], local);
+            glm_mul(model[p], local, model[i]);
+        }
+    }
+    return MR_OK;
+}
+
+mr_status mr_pose_skinning(const mr_skeleton *sk, const mat4 *model, mat4 *skin)
+{
+    if (!sk || !model || !skin) return MR_ERR_INVALID_ARGUMENT;
+    for (int i = 0; i < sk->joint_count; i++)
+        glm_mul((vec4 *)model[i], sk->inverse_bind[i], skin[i]);
+    return MR_OK;
+}

@@ -1,0 +1,39 @@
+/* pose.h — a skeleton's pose as structure-of-arrays local TRS, and the jobs
+ * that turn it into model-space and skinning matrices.
+ *
+ * The caller owns every array. mr_pose_make allocates once; the per-frame
+ * functions (mr_pose_to_model, mr_pose_skinning, mr_pose_set_rest) allocate
+ * nothing and validate their inputs first.
+ */
+#ifndef MR_ANIM_POSE_H
+#define MR_ANIM_POSE_H
+
+#include "anim/skeleton.h"
+
+typedef struct mr_pose {
+    int joint_count;
+    vec3 *t;             /* local translation */
+    versor *r;           /* local rotation (unit quaternion x,y,z,w) */
+    vec3 *s;             /* local scale */
+} mr_pose;
+
+/* Allocates a pose for joint_count joints, set to identity. */
+mr_status mr_pose_make(mr_pose *pose, int joint_count);
+void mr_pose_destroy(mr_pose *pose);
+
+/* Copies the skeleton's rest pose into pose. */
+mr_status mr_pose_set_rest(mr_pose *pose, const mr_skeleton *sk);
+/* Copies src into dst (same joint count). */
+mr_status mr_pose_copy(mr_pose *dst, const mr_pose *src);
+
+/* Local TRS of joint j as a matrix (T * R * S). */
+void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);
+
+/* Local-to-model: model[i] = model[parent] * local[i]. model has
+ * joint_count entries. Fails on mismatched joint counts. */
+mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model);
+
+/* Skinning matrices: skin[i] = model[i] * inverse_bind[i]. */
+mr_status mr_pose_skinning(const mr_skeleton *sk, const mat4 *model, mat4 *skin);
+
+#endif

@@ -1,0 +1,48 @@
+/* skeleton.h — joint hierarchy as flat arrays (ozz-animation shape).
+ *
+ * Joints are stored depth-first: parents[i] < i for every joint, and -1 for a
+ * root. The rest (bind) pose is local TRS per joint; inverse_bind holds the
+ * inverse of each joint's model-space bind matrix, computed once at load (or
+ * taken from the file when the format stores it, as COLLADA does).
+ * Quaternions are cglm versors: x, y, z, w. Matrices are cglm mat4: column-major.
+ */
+#ifndef MR_ANIM_SKELETON_H
+#define MR_ANIM_SKELETON_H
+
+#include <cglm/cglm.h>
+
+#include "core/error.h"
+
+/* Hard limit on joints; the renderer's palette holds at least this many. */
+#define MR_MAX_JOINTS 1024
+
+typedef struct mr_skeleton {
+    int joint_count;
+    char **names;        /* joint_count owned strings */
+    int *parents;        /* parent index, -1 for roots; parents[i] < i */
+    vec3 *rest_t;        /* local rest translation */
+    versor *rest_r;      /* local rest rotation, unit quaternion */
+    vec3 *rest_s;        /* local rest scale */
+    mat4 *inverse_bind;  /* inverse model-space bind matrix per joint */
+} mr_skeleton;
+
+/* Allocates arrays for joint_count joints: names NULL, parents -1, rest pose
+ * identity, inverse_bind identity. Returns MR_OK or MR_ERR_NO_MEMORY /
+ * MR_ERR_LIMIT (more than MR_MAX_JOINTS). Free with mr_skeleton_destroy. */
+mr_status mr_skeleton_make(mr_skeleton *sk, int joint_count);
+void mr_skeleton_destroy(mr_skeleton *sk);
+
+/* Checks the invariants above (depth-first parents, names present and unique,
+ * finite rest pose, unit rotations). Returns MR_OK or sets err. */
+mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err);
+
+/* Recomputes inverse_bind from the rest pose. */
+void mr_skeleton_compute_inverse_bind(mr_skeleton *sk);
+
+/* Index of the joint called name, or -1. */
+int mr_skeleton_find(const mr_skeleton *sk, const char *name);
+
+/* Deep copy into dst (which must be uninitialised or destroyed). */
+mr_status mr_skeleton_copy(mr_skeleton *dst, const mr_skeleton *src);
+
+#endif

@@ -1,0 +1,14 @@
+/* commands.h — the marrow subcommands. Each takes argc/argv starting at the
+ * command's own name (argv[0] == "info"), prints its own --help, and returns
+ * an exit code from core/error.h (MR_EXIT_*). */
+#ifndef MR_APP_COMMANDS_H
+#define MR_APP_COMMANDS_H
+
+typedef struct mr_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *args;     /* one-line synopsis of the arguments */
+    const char *summary;  /* what it does, for `marrow --help` */
+} mr_command;
+
+#endif

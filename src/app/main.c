@@ -1,0 +1,36 @@
+/* main.c — the marrow command: dispatches to the subcommands in src/app. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/commands.h"
+#include "core/error.h"
+
+static const mr_command commands[] = {
+    {NULL, NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "marrow — Lua-scriptable skeletal animation sandbox\n\nusage:\n");
+    for (const mr_command *c = commands; c->name; c++)
+        fprintf(out, "  marrow %-6s %-52s %s\n", c->name, c->args, c->summary);
+    fprintf(out, "\n'marrow COMMAND --help' describes a command. Exit codes: 0 ok, 1 failed check,\n"
+                 "2 usage, 3 bad input file, 4 script error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return MR_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return MR_EXIT_OK;
+    }
+    for (const mr_command *c = commands; c->name; c++)
+        if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "marrow: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return MR_EXIT_USAGE;
+}

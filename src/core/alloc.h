@@ -1,0 +1,31 @@
+/* alloc.h — overflow-checked allocation and small string helpers.
+ *
+ * Every size computed from file content goes through mr_alloc_array, which
+ * refuses count*size overflow and absurd totals (MR_ALLOC_LIMIT) instead of
+ * asking the system for them. Memory from these functions is released with free().
+ */
+#ifndef MR_CORE_ALLOC_H
+#define MR_CORE_ALLOC_H
+
+#include <stddef.h>
+
+/* Largest single allocation marrow makes from file-driven counts (1 GiB). */
+#define MR_ALLOC_LIMIT ((size_t)1 << 30)
+
+/* Zeroed array of count elements of size bytes; NULL on overflow, on a total
+ * above MR_ALLOC_LIMIT or when the system is out of memory. count 0 gives a
+ * valid 1-byte block so callers need not special-case empty arrays. */
+void *mr_alloc_array(size_t count, size_t size);
+
+/* Resizes *array (capacity *cap elements) so it holds at least need elements,
+ * growing geometrically. Returns 0 on success, -1 on overflow or no memory
+ * (the old block stays valid). New elements are zeroed. */
+int mr_array_reserve(void **array, size_t *cap, size_t need, size_t size);
+
+/* Copies of strings; NULL in gives NULL out. Free with free(). */
+char *mr_strdup(const char *s);
+char *mr_strndup(const char *s, size_t n);
+/* printf into a new string. */
+char *mr_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

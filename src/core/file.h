@@ -1,0 +1,35 @@
+/* file.h — whole-file reads and path helpers.
+ *
+ * Paths are plain '/'-separated strings. Returned strings are owned by the
+ * caller (free()) unless the function says it returns a pointer into its input.
+ */
+#ifndef MR_CORE_FILE_H
+#define MR_CORE_FILE_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* Reads a whole file into a new NUL-terminated buffer; *size (may be NULL)
+ * gets the byte count without the terminator. On failure returns NULL and
+ * sets err (MR_ERR_IO, message naming the path and the system's reason). */
+char *mr_file_read(const char *path, size_t *size, mr_error *err);
+
+/* Writes len bytes to path (via a temporary file and rename, so a failed
+ * write never leaves half a file). Returns 0 or -1 with err set. */
+int mr_file_write(const char *path, const void *data, size_t len, mr_error *err);
+
+int mr_file_exists(const char *path);
+
+/* Pointer into path after the last '/'. */
+const char *mr_path_basename(const char *path);
+/* Directory part of path ("." when none), new string. */
+char *mr_path_dirname(const char *path);
+/* Base name without its last extension ("walk" for "a/walk.md5anim"), new string. */
+char *mr_path_stem(const char *path);
+/* Extension after the last '.', lower-cased into buf ("" when none). */
+const char *mr_path_ext(const char *path, char *buf, size_t bufsize);
+/* dir + "/" + name, or name alone when name is absolute or dir is empty. */
+char *mr_path_join(const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Runs every test suite and prints the total as "N passed, N failed".
+#   C unit tests:  $TEST_BIN_DIR/test_*   (built by make from tests/test_*.c)
+#   shell suites:  tests/cli_*.sh         (drive the marrow program)
+# Each suite ends with "NAME: N passed, N failed"; this script adds them up.
+# Exit status is non-zero when any test failed or any suite crashed.
+set -u
+cd "$(dirname "$0")/.."
+: "${MARROW:=./marrow}"
+: "${TEST_BIN_DIR:=build/release/tests}"
+export MARROW
+
+passed=0; failed=0; crashed=""
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+
+run_suite() {
+    name=$1; shift
+    echo "== $name"
+    "$@" >"$log" 2>&1
+    status=$?
+    cat "$log"
+    line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "  FAIL $name: suite ended without a summary (exit $status)"
+        failed=$((failed + 1)); crashed="$crashed $name"; return
+    fi
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "  FAIL $name: exit status $status with no failed test"
+        failed=$((failed + 1)); crashed="$crashed $name"
+    fi
+}
+
+for t in "$TEST_BIN_DIR"/test_*; do
+    [ -x "$t" ] || continue
+    run_suite "$(basename "$t")" "$t"
+done
+for s in tests/cli_*.sh; do
+    [ -f "$s" ] || continue
+    run_suite "$(basename "$s" .sh)" sh "$s"
+done
+
+[ -n "$crashed" ] && echo "suites that crashed or failed to report:$crashed"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
