@@ -32,7 +32,8 @@ typedef struct mr_mesh {
     int index_count;     /* multiple of 3 */
     vec3 *positions;     /* bind pose, model space */
     vec3 *normals;       /* unit length */
-    vec2 *uvs;           /* always present (zeros when the source has none) */
+    vec2 *uvs;           /* always present (zeros when none); OpenGL convention:
+                          * (0,0) is the image's bottom-left, v = 1 its top row */
     uint16_t (*joints)[MR_MAX_INFLUENCES];  /* NULL for a static mesh */
     vec4 *weights;       /* NULL for a static mesh */
     uint32_t *indices;   /* triangles, counter-clockwise front faces */
