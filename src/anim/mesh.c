@@ -10,10 +10,12 @@
 void mr_material_defaults(mr_material *mat)
 {
     memset(mat, 0, sizeof *mat);
-    glm_vec4_copy((vec4){0.8f, 0.8f, 0.8f, 1.0f}, mat->diffuse);
-    glm_vec4_copy((vec4){0.2f, 0.2f, 0.2f, 1.0f}, mat->ambient);
-    glm_vec4_copy((vec4){0.2f, 0.2f, 0.2f, 1.0f}, mat->specular);
-    glm_vec4_copy((vec4){0.0f, 0.0f, 0.0f, 1.0f}, mat->emission);
+    /* The colours are plain float[4] (not 16-byte aligned inside the
+     * struct): memcpy, not cglm's aligned vec4 stores. */
+    memcpy(mat->diffuse, (float[4]){0.8f, 0.8f, 0.8f, 1.0f}, sizeof mat->diffuse);
+    memcpy(mat->ambient, (float[4]){0.2f, 0.2f, 0.2f, 1.0f}, sizeof mat->ambient);
+    memcpy(mat->specular, (float[4]){0.2f, 0.2f, 0.2f, 1.0f}, sizeof mat->specular);
+    memcpy(mat->emission, (float[4]){0.0f, 0.0f, 0.0f, 1.0f}, sizeof mat->emission);
     mat->shininess = 32.0f;
 }
 
