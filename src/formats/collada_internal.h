@@ -225,6 +225,14 @@ void cl_geometry_free(cl_geometry *g);
 
 /* ---- skin (collada_skin.c) ---------------------------------------------- */
 
+/* Skin weights: an influence on joint -1, and whatever the weights of a
+ * vertex leave short of 1 (by more than CL_BIND_SHAPE_EPS), stay on the
+ * bind shape: the mesh as its own node places it, without the bind shape
+ * matrix. That is how the Khronos conformance references treat
+ * un-normalised weights (skin_4_influence). Weights adding up to more than
+ * 1 are normalised. */
+#define CL_BIND_SHAPE_EPS 1e-3f
+
 typedef struct cl_skin {
     xmlNode *controller, *skin_el, *geometry;
     mat4 bind_shape;     /* file space */
@@ -235,6 +243,7 @@ typedef struct cl_skin {
     int *offsets;        /* vertex_count + 1: influences of vertex v are [offsets[v], offsets[v+1]) */
     int *joints;         /* skin joint index, -1 = bind shape */
     float *weights;
+    int uses_bind_shape; /* some weight stays on the bind shape */
 } cl_skin;
 
 /* Reads the controller instanced by inst (an <instance_controller>), binds

@@ -37,7 +37,7 @@ typedef struct reader {
     int mat_count;
     size_t mat_cap;
     mat_cache *mats;
-    long cut_vertices, unweighted_vertices, dropped_bind_shape, approx_rebind;
+    long cut_vertices, unweighted_vertices, bind_shape_vertices, approx_rebind;
 } reader;
 
 static void frame_conv_init(cl_frame_conv *c, mr_up_axis up, double meter)
@@ -161,8 +161,12 @@ static mr_status build_skeleton(reader *r)
     for (int i = 0; i < s->node_count; i++) s->nodes[i].needed = s->nodes[i].is_joint;
     for (int k = 0; k < r->skin_count; k++)
         for (int j = 0; j < r->skins[k].joint_count; j++) s->nodes[r->skins[k].joint_node[j]].needed = 1;
-    for (int i = 0; i < s->inst_count; i++) s->nodes[s->insts[i].node].needed |= !s->insts[i].is_controller ||
-                                                                              !r->skins[r->skin_of_inst[i]].skin_el;
+    /* Nodes holding geometry, a morph shown as its base mesh, or a skin
+     * with weight on its bind shape (which follows the skin's node). */
+    for (int i = 0; i < s->inst_count; i++) {
+        const cl_skin *sk = s->insts[i].is_controller ? &r->skins[r->skin_of_inst[i]] : NULL;
+        if (!sk || !sk->skin_el || sk->uses_bind_shape) s->nodes[s->insts[i].node].needed = 1;
+    }
     for (int i = s->node_count - 1; i >= 0; i--)
         if (s->nodes[i].needed && s->nodes[i].parent >= 0) s->nodes[s->nodes[i].parent].needed = 1;
     int count = 0;
@@ -207,6 +211,17 @@ static mr_status build_skeleton(reader *r)
             glm_mat4_copy(r->skins[k].inv_bind[q], r->ibm[jj]);
             r->ibm_skin[jj] = k;
         }
+    /* A skin's bind shape follows the skin's node: x = node * P with
+     * P = BSM^-1 * (BSM * P), so that joint's inverse bind is BSM^-1 unless
+     * a skin already bound it as a joint. */
+    for (int i = 0; i < s->inst_count; i++) {
+        if (r->skin_of_inst[i] < 0) continue;
+        const cl_skin *k = &r->skins[r->skin_of_inst[i]];
+        int jj = s->nodes[s->insts[i].node].joint;
+        if (!k->uses_bind_shape || r->ibm_skin[jj] != -1) continue;
+        glm_mat4_inv((vec4 *)k->bind_shape, r->ibm[jj]);
+        r->ibm_skin[jj] = -2;
+    }
     for (j = 0; j < count; j++) cl_conv_matrix(&r->conv, r->ibm[j], sk->inverse_bind[j]);
     return MR_OK;
 }
@@ -234,7 +249,28 @@ static int mats_close(const mat4 a, const mat4 b, float eps)
 /* Joints and weights of a skinned primitive; positions are already in bind
  * space (bind shape applied). rebind[q] maps a skin joint's bind space to
  * the skeleton's when the two inverse binds differ (NULL when equal). */
-static mr_status skin_prim(reader *r, const cl_skin *skin, const cl_prim *prim, mr_mesh *m, mat4 *rebind)
+static void add_influence(int *jbuf, float *wbuf, int *n, int joint, float w)
+{
+    if (*n < 64) {
+        jbuf[*n] = joint;
+        wbuf[*n] = w;
+        (*n)++;
+        return;
+    }
+    /* Beyond 64 influences only heavier ones can matter. */
+    int lightest = 0;
+    for (int t = 1; t < 64; t++)
+        if (wbuf[t] < wbuf[lightest]) lightest = t;
+    if (w > wbuf[lightest]) {
+        jbuf[lightest] = joint;
+        wbuf[lightest] = w;
+    }
+}
+
+/* rebind has joint_count + 1 entries: the last maps the bind shape.
+ * seen[] flags source positions already counted in the warnings. */
+static mr_status skin_prim(reader *r, const cl_skin *skin, int node_joint, const cl_prim *prim, mr_mesh *m,
+                           mat4 *rebind, unsigned char *seen)
 {
     const cl_scene *s = &r->s;
     int jbuf[64];
@@ -245,44 +281,46 @@ static mr_status skin_prim(reader *r, const cl_skin *skin, const cl_prim *prim, 
         int n = 0;
         vec3 acc = {0, 0, 0}, first;
         int same = 1;
-        float wsum = 0;
+        float wsum = 0, on_joints = 0, on_shape = 0;
         for (int k = lo; k < hi; k++) {
-            int q = skin->joints[k];
-            if (q < 0) {
-                r->dropped_bind_shape++;
-                continue;
-            }
-            int jj = s->nodes[skin->joint_node[q]].joint;
-            if (n < 64) {
-                jbuf[n] = jj;
-                wbuf[n] = skin->weights[k];
-                n++;
+            if (skin->joints[k] < 0) on_shape += skin->weights[k];
+            else on_joints += skin->weights[k];
+        }
+        if (on_joints + on_shape < 1.0f - CL_BIND_SHAPE_EPS) on_shape = 1.0f - on_joints;
+        for (int k = lo; k <= hi; k++) {
+            int q;
+            float w;
+            if (k < hi) {
+                q = skin->joints[k];
+                w = skin->weights[k];
+                if (q < 0) continue;
+                add_influence(jbuf, wbuf, &n, s->nodes[skin->joint_node[q]].joint, w);
             } else {
-                /* Beyond 64 influences only heavier ones can matter. */
-                int lightest = 0;
-                for (int t = 1; t < 64; t++)
-                    if (wbuf[t] < wbuf[lightest]) lightest = t;
-                if (skin->weights[k] > wbuf[lightest]) {
-                    jbuf[lightest] = jj;
-                    wbuf[lightest] = skin->weights[k];
-                }
+                if (!(on_shape > 0)) break;
+                q = skin->joint_count;
+                w = on_shape;
+                add_influence(jbuf, wbuf, &n, node_joint, w);
+                if (!(seen[pi] & 1)) r->bind_shape_vertices++;
+                seen[pi] |= 1;
             }
-            if (rebind && skin->weights[k] > 0) {
+            if (rebind && w > 0) {
                 vec3 x;
                 glm_mat4_mulv3(rebind[q], m->positions[v], 1.0f, x);
                 if (wsum == 0) glm_vec3_copy(x, first);
                 else if (glm_vec3_distance(x, first) > 1e-5f * (1.0f + glm_vec3_norm(first))) same = 0;
-                glm_vec3_muladds(x, skin->weights[k], acc);
-                wsum += skin->weights[k];
+                glm_vec3_muladds(x, w, acc);
+                wsum += w;
             }
         }
         float w4[MR_MAX_INFLUENCES];
         int res = mr_influences_pack(jbuf, wbuf, n, m->joints[v], w4);
         memcpy(m->weights[v], w4, sizeof w4);
-        if (res == 1) r->cut_vertices++;
-        else if (res < 0) r->unweighted_vertices++;
+        if (res == 1 && !(seen[pi] & 2)) r->cut_vertices++;
+        else if (res < 0 && !(seen[pi] & 4)) r->unweighted_vertices++;
+        seen[pi] |= res == 1 ? 2 : res < 0 ? 4 : 0;
         if (rebind && wsum > 0) {
-            if (!same) r->approx_rebind++;
+            if (!same && !(seen[pi] & 8)) r->approx_rebind++;
+            if (!same) seen[pi] |= 8;
             glm_vec3_scale(acc, 1.0f / wsum, m->positions[v]);
         }
     }
@@ -316,24 +354,34 @@ static mr_status build_instance(reader *r, int ii)
      * skin bound the same joints in another pose), re-express its bind
      * space in the skeleton's: x = IBM_skeleton^-1 * IBM_skin * p. */
     mat4 *rebind = NULL;
+    int joint = r->s.nodes[inst->node].joint;
     if (skinned) {
-        for (int q = 0; q < skin->joint_count; q++) {
-            int jj = r->s.nodes[skin->joint_node[q]].joint;
-            if (mats_close(r->ibm[jj], skin->inv_bind[q], 1e-5f)) continue;
+        mat4 shape_ibm;
+        glm_mat4_inv((vec4 *)skin->bind_shape, shape_ibm);
+        for (int q = 0; q <= skin->joint_count; q++) {
+            if (q == skin->joint_count && (!skin->uses_bind_shape || joint < 0)) break;
+            int jj = q < skin->joint_count ? r->s.nodes[skin->joint_node[q]].joint : joint;
+            vec4 *want = q < skin->joint_count ? skin->inv_bind[q] : shape_ibm;
+            if (mats_close(r->ibm[jj], want, 1e-5f)) continue;
             if (!rebind) {
-                rebind = mr_alloc_array((size_t)skin->joint_count, sizeof *rebind);
+                rebind = mr_alloc_array((size_t)skin->joint_count + 1, sizeof *rebind);
                 if (!rebind) {
                     cl_geometry_free(&g);
                     return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
                 }
-                for (int t = 0; t < skin->joint_count; t++) glm_mat4_identity(rebind[t]);
+                for (int t = 0; t <= skin->joint_count; t++) glm_mat4_identity(rebind[t]);
             }
             mat4 inv;
             glm_mat4_inv(r->ibm[jj], inv);
-            glm_mat4_mul(inv, skin->inv_bind[q], rebind[q]);
+            glm_mat4_mul(inv, want, rebind[q]);
         }
     }
-    int joint = r->s.nodes[inst->node].joint;
+    unsigned char *seen = skinned ? mr_alloc_array((size_t)skin->vertex_count, 1) : NULL;
+    if (skinned && !seen) {
+        free(rebind);
+        cl_geometry_free(&g);
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    }
     mat4 place, normal_m;  /* file-space transform of positions into bind space */
     if (skinned) glm_mat4_copy((vec4 *)skin->bind_shape, place);
     else glm_mat4_inv(r->ibm[joint], place);
@@ -353,7 +401,7 @@ static mr_status build_instance(reader *r, int ii)
             if (prim->has_normals) glm_mat4_mulv3(normal_m, m->normals[v], 0.0f, m->normals[v]);
         }
         if (skinned) {
-            st = skin_prim(r, skin, prim, m, rebind);
+            st = skin_prim(r, skin, joint, prim, m, rebind, seen);
             if (st != MR_OK) break;
         } else {
             for (int v = 0; v < m->vertex_count; v++) {
@@ -379,6 +427,7 @@ static mr_status build_instance(reader *r, int ii)
         prim->pos_index = NULL;
     }
     free(rebind);
+    free(seen);
     cl_geometry_free(&g);
     return st;
 }
@@ -416,12 +465,14 @@ static mr_status read_model(reader *r)
     for (int i = 0; i < r->s.inst_count; i++)
         if ((st = build_instance(r, i)) != MR_OK) return st;
     if (r->cut_vertices)
-        mr_model_warn(r->model, "%ld vertices had more than %d joint influences: kept the %d heaviest, renormalised",
+        mr_model_warn(r->model, "%ld skinned vertices had more than %d joint influences: kept the %d heaviest, renormalised",
                       r->cut_vertices, MR_MAX_INFLUENCES, MR_MAX_INFLUENCES);
     if (r->unweighted_vertices)
         mr_model_warn(r->model, "%ld skinned vertices have no positive weight: bound to one joint", r->unweighted_vertices);
-    if (r->dropped_bind_shape)
-        mr_model_warn(r->model, "%ld influences on the bind shape (joint -1) ignored", r->dropped_bind_shape);
+    if (r->bind_shape_vertices)
+        mr_model_warn(r->model,
+                      "%ld skinned vertices keep part of their weight on the bind shape (weights short of 1 or joint -1)",
+                      r->bind_shape_vertices);
     if (r->approx_rebind)
         mr_model_warn(r->model,
                       "%ld vertices of a second skin were bound in another pose than the skeleton's; rebound approximately",

@@ -179,6 +179,16 @@ static mr_status read_weights(cl_doc *d, xmlNode *vw, const cl_source *joint_nam
         }
     }
     skin->offsets[count] = (int)at;
+    /* Weight left on the bind shape: explicit joint -1, or weights adding
+     * up to less than 1 (see cl_skin in collada_internal.h). */
+    for (long k = 0; k < count && !skin->uses_bind_shape; k++) {
+        float sum = 0;
+        for (int i = skin->offsets[k]; i < skin->offsets[k + 1]; i++) {
+            if (skin->joints[i] < 0) skin->uses_bind_shape = 1;
+            else sum += skin->weights[i];
+        }
+        if (sum < 1.0f - CL_BIND_SHAPE_EPS) skin->uses_bind_shape = 1;
+    }
 done:
     free(jmap);
     free(vc);
