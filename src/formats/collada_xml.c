@@ -783,7 +783,7 @@ static int starts_with_ci(const char *p, const char *end, const char *word)
 static mr_status sniff(cl_doc *d, const char *buf, size_t len)
 {
     const char *p = buf, *end = buf + len;
-    if (len == 0) return cl_fail(d, NULL, "the file is empty");
+    if (len == 0) return cl_fail(d, NULL, "line 1: the file is empty");
     if (starts_with_ci(p, end, "version https://git-lfs"))
         return cl_fail(d, NULL, "line 1: this is a git-lfs pointer, not the model (run 'git lfs pull')");
     if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
