@@ -701,6 +701,552 @@ TEST(utf16_bom_and_special_characters_load)
     }
 }
 
+/* ---- synthetic documents ------------------------------------------------------ */
+
+#define DOC_HEAD(up, meter)                                                                                   \
+    "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n<asset><unit meter=\"" \
+    meter "\"/><up_axis>" up "</up_axis></asset>\n"
+
+/* A triangle geometry "g" with positions (1 0 0) (0 1 0) (0 0 1). */
+#define TRI_GEOMETRY                                                                                          \
+    "<library_geometries><geometry id=\"g\" name=\"tri\"><mesh>\n"                                            \
+    "<source id=\"p\"><float_array id=\"pa\" count=\"9\">1 0 0 0 1 0 0 0 1</float_array>\n"                  \
+    "<technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"/></technique_common></source>\n"     \
+    "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n"                            \
+    "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>\n" \
+    "</mesh></geometry></library_geometries>\n"
+
+static mr_model *parse_ok(const char *name, const char *xml)
+{
+    mr_error err = {0};
+    mr_model *m = parse_text(name, xml, &err);
+    if (!m) TEST_FAIL_AT("%s did not load: %s", name, err.msg);
+    return m;
+}
+
+/* Posed position of vertex v of mesh i at time t of clip c (-1: rest). */
+static void posed_vertex(const mr_model *m, int c, float t, int i, int v, vec3 out)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    mr_pose pose;
+    mr_pose_make(&pose, sk->joint_count);
+    if (c >= 0) mr_clip_sample(m->clips[c], sk, t, MR_WRAP_CLAMP, &pose);
+    else mr_pose_set_rest(&pose, sk);
+    mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
+    mat4 *skin = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *skin);
+    mr_pose_to_model(sk, &pose, model);
+    mr_pose_skinning(sk, model, skin);
+    const mr_mesh *me = &m->meshes[i];
+    vec3 *pos = mr_alloc_array((size_t)me->vertex_count, sizeof *pos), *nrm = mr_alloc_array((size_t)me->vertex_count, sizeof *nrm);
+    mr_mesh_skin(me, skin, pos, nrm);
+    glm_vec3_copy(pos[v], out);
+    free(pos), free(nrm), free(model), free(skin);
+    mr_pose_destroy(&pose);
+}
+
+/* Index of the vertex of mesh i whose rest position is nearest p. */
+static int find_vertex(const mr_model *m, int i, float x, float y, float z)
+{
+    int best = -1;
+    float bd = FLT_MAX;
+    for (int v = 0; v < m->meshes[i].vertex_count; v++) {
+        float d = glm_vec3_distance(m->meshes[i].positions[v], (vec3){x, y, z});
+        if (d < bd) bd = d, best = v;
+    }
+    return bd < 1e-4f ? best : -1;
+}
+
+TEST(up_axis_and_unit_are_converted_to_y_up_metres)
+{
+    /* Z_UP centimetres: a joint 100 cm up, a triangle under it, and a
+     * translate key 200 cm up at t = 1. */
+    const char *z_up = DOC_HEAD("Z_UP", "0.01") TRI_GEOMETRY
+        "<library_animations><animation id=\"a\">"
+        "<source id=\"ai\"><float_array id=\"aia\" count=\"2\">0 1</float_array><technique_common><accessor source=\"#aia\" count=\"2\"/></technique_common></source>"
+        "<source id=\"ao\"><float_array id=\"aoa\" count=\"6\">0 0 100 0 0 200</float_array><technique_common><accessor source=\"#aoa\" count=\"2\" stride=\"3\"/></technique_common></source>"
+        "<sampler id=\"as\"><input semantic=\"INPUT\" source=\"#ai\"/><input semantic=\"OUTPUT\" source=\"#ao\"/></sampler>"
+        "<channel source=\"#as\" target=\"j/t\"/></animation></library_animations>\n"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"j\" name=\"j\" type=\"JOINT\"><translate sid=\"t\">0 0 100</translate>"
+        "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    mr_model *m = parse_ok("zup.dae", z_up);
+    if (!m) return;
+    CHECK(m->frame.up == MR_UP_Y && m->frame.meters_per_unit == 1.0f);
+    CHECK_STR_CONTAINS(m->frame_note, "COLLADA Z_UP, unit 0.01 m: converted to Y-up metres");
+    CHECK(m->skeleton.joint_count == 1);
+    CHECK_NEAR(m->skeleton.rest_t[0][0], 0, 1e-6);
+    CHECK_NEAR(m->skeleton.rest_t[0][1], 1, 1e-6);
+    CHECK_NEAR(m->skeleton.rest_t[0][2], 0, 1e-6);
+    /* (x, y, z) cm -> (x, z, -y) / 100 m, in the model (bind) pose. */
+    CHECK(find_vertex(m, 0, 0.01f, 1.0f, 0) >= 0);      /* (1 0 0) + up 100 */
+    CHECK(find_vertex(m, 0, 0, 1.0f, -0.01f) >= 0);     /* (0 1 0) */
+    CHECK(find_vertex(m, 0, 0, 1.01f, 0) >= 0);         /* (0 0 1) */
+    /* The inverse bind undoes the joint's rest placement. */
+    vec3 p;
+    posed_vertex(m, -1, 0, 0, find_vertex(m, 0, 0, 1.01f, 0), p);
+    CHECK_NEAR(p[1], 1.01f, 1e-5);
+    /* The track is converted too: at t = 1 the joint is 2 m up. */
+    CHECK(m->clip_count == 1);
+    if (m->clip_count) {
+        CHECK(!strcmp(m->clips[0]->name, "zup"));
+        posed_vertex(m, 0, 1.0f, 0, find_vertex(m, 0, 0, 1.01f, 0), p);
+        CHECK_NEAR(p[0], 0, 1e-5);
+        CHECK_NEAR(p[1], 2.01f, 1e-5);
+        CHECK_NEAR(p[2], 0, 1e-5);
+    }
+    mr_model_free(m);
+
+    const char *x_up = DOC_HEAD("X_UP", "2") TRI_GEOMETRY
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"j\" name=\"j\"><translate sid=\"t\">1 0 0</translate>"
+        "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    m = parse_ok("xup.dae", x_up);
+    if (!m) return;
+    CHECK_STR_CONTAINS(m->frame_note, "COLLADA X_UP, unit 2 m");
+    /* (x, y, z) -> (-y, x, z) * 2: the node 1 unit up is 2 m up. */
+    CHECK_NEAR(m->skeleton.rest_t[0][1], 2, 1e-6);
+    CHECK(find_vertex(m, 0, 0, 4, 0) >= 0);            /* (1 0 0) + (1 0 0) -> (0, 2, 0) * 2 */
+    CHECK(find_vertex(m, 0, -2, 2, 0) >= 0);           /* (0 1 0) */
+    CHECK(find_vertex(m, 0, 0, 2, 2) >= 0);            /* (0 0 1) */
+    mr_model_free(m);
+}
+
+TEST(primitives_offsets_and_materials)
+{
+    const char *doc = DOC_HEAD("Y_UP", "1")
+        "<library_effects>"
+        "<effect id=\"red-fx\"><profile_COMMON><technique sid=\"c\"><phong><diffuse><color>1 0 0 1</color></diffuse>"
+        "<shininess><float>12</float></shininess></phong></technique></profile_COMMON></effect>"
+        "<effect id=\"blue-fx\"><profile_COMMON><technique sid=\"c\"><lambert><diffuse><color>0 0 1</color></diffuse>"
+        "</lambert></technique></profile_COMMON></effect></library_effects>"
+        "<library_materials><material id=\"red\" name=\"Red\"><instance_effect url=\"#red-fx\"/></material>"
+        "<material id=\"blue\" name=\"Blue\"><instance_effect url=\"#blue-fx\"/></material></library_materials>"
+        "<library_geometries><geometry id=\"g\" name=\"shapes\"><mesh>"
+        "<source id=\"p\"><float_array id=\"pa\" count=\"18\">0 0 0 1 0 0 1 1 0 0 1 0 2 0 0 2 1 0</float_array>"
+        "<technique_common><accessor source=\"#pa\" count=\"6\" stride=\"3\"/></technique_common></source>"
+        "<source id=\"n\"><float_array id=\"na\" count=\"6\">0 0 1 0 0 -1</float_array>"
+        "<technique_common><accessor source=\"#na\" count=\"2\" stride=\"3\"/></technique_common></source>"
+        "<source id=\"t\"><float_array id=\"ta\" count=\"4\">0 0 1 1</float_array>"
+        "<technique_common><accessor source=\"#ta\" count=\"2\" stride=\"2\"/></technique_common></source>"
+        "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>"
+        /* quad + triangle; positions, normals, uvs on separate index streams */
+        "<polylist count=\"2\" material=\"RED\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
+        "<input semantic=\"NORMAL\" source=\"#n\" offset=\"1\"/><input semantic=\"TEXCOORD\" source=\"#t\" offset=\"2\" set=\"0\"/>"
+        "<vcount>4 3</vcount><p>0 0 0 1 0 1 2 0 1 3 0 0  1 0 0 4 0 1 5 0 1</p></polylist>"
+        /* two polygons (a quad and a triangle), no normals: computed */
+        "<polygons count=\"2\" material=\"BLUE\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
+        "<p>0 1 2 3</p><p>1 4 5</p></polygons>"
+        /* a strip of 5 vertices: 3 triangles facing +z */
+        "<tristrips count=\"1\" material=\"RED\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>3 0 2 1 5</p></tristrips>"
+        /* a fan of 4: 2 triangles */
+        "<trifans count=\"1\" material=\"BLUE\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2 3</p></trifans>"
+        "<lines count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1</p></lines>"
+        "</mesh></geometry></library_geometries>"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n1\" name=\"n1\"><instance_geometry url=\"#g\">"
+        "<bind_material><technique_common><instance_material symbol=\"RED\" target=\"#red\"/>"
+        "<instance_material symbol=\"BLUE\" target=\"#blue\"/></technique_common></bind_material>"
+        "</instance_geometry></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    mr_model *m = parse_ok("prims.dae", doc);
+    if (!m) return;
+    CHECK(m->mesh_count == 4);
+    if (m->mesh_count != 4) {
+        mr_model_free(m);
+        return;
+    }
+    /* polylist: 2 + 1 triangles; tuples (pos, nrm, uv) de-duplicated: the
+     * quad uses 4 tuples, the triangle 3 new ones (different normals). */
+    CHECK(m->meshes[0].index_count == 9);
+    CHECK(m->meshes[0].vertex_count == 7);
+    CHECK_STR_CONTAINS(m->meshes[0].material.name, "Red");
+    CHECK_NEAR(m->meshes[0].material.diffuse[0], 1, 0);
+    CHECK_NEAR(m->meshes[0].material.diffuse[2], 0, 0);
+    CHECK_NEAR(m->meshes[0].material.shininess, 12, 0);
+    CHECK_STR_CONTAINS(m->meshes[0].name, "shapes/RED");
+    int v = find_vertex(m, 0, 1, 0, 0);
+    CHECK(v >= 0);
+    /* polygons: 2 + 1 triangles over positions 0..5, normals computed +z */
+    CHECK(m->meshes[1].index_count == 9);
+    CHECK_STR_CONTAINS(m->meshes[1].material.name, "Blue");
+    CHECK_NEAR(m->meshes[1].material.diffuse[2], 1, 0);
+    for (int k = 0; k < m->meshes[1].vertex_count; k++) CHECK_NEAR(m->meshes[1].normals[k][2], 1, 1e-6);
+    /* strip: 3 triangles, all facing +z after the winding alternation */
+    CHECK(m->meshes[2].index_count == 9);
+    for (int t = 0; t + 2 < m->meshes[2].index_count; t += 3) {
+        const mr_mesh *me = &m->meshes[2];
+        vec3 e1, e2, nrm;
+        glm_vec3_sub(me->positions[me->indices[t + 1]], me->positions[me->indices[t]], e1);
+        glm_vec3_sub(me->positions[me->indices[t + 2]], me->positions[me->indices[t]], e2);
+        glm_vec3_cross(e1, e2, nrm);
+        CHECK_MSG(nrm[2] > 0, "strip triangle %d faces away", t / 3);
+    }
+    CHECK(m->meshes[3].index_count == 6);
+    /* one warning for the skipped lines */
+    int lines = 0;
+    for (int w = 0; w < m->warning_count; w++) lines += strstr(m->warnings[w], "line primitive") != NULL;
+    CHECK(lines == 1);
+    mr_model_free(m);
+}
+
+/* A 3-joint chain skinned with more influences than 4, zero weights and a
+ * bind shape matrix; a second skin shares the skeleton. */
+static const char *skin_doc =
+    DOC_HEAD("Y_UP", "1")
+    "<library_geometries><geometry id=\"g\" name=\"bar\"><mesh>"
+    "<source id=\"p\"><float_array id=\"pa\" count=\"9\">0 0 0 0 1 0 0 2 0</float_array>"
+    "<technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"/></technique_common></source>"
+    "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>"
+    "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>"
+    "</mesh></geometry></library_geometries>"
+    "<library_controllers><controller id=\"c\"><skin source=\"#g\">"
+    "<bind_shape_matrix>1 0 0 0 0 1 0 0 0 0 1 5 0 0 0 1</bind_shape_matrix>"
+    "<source id=\"cj\"><Name_array id=\"cja\" count=\"5\">a b c d e</Name_array>"
+    "<technique_common><accessor source=\"#cja\" count=\"5\"/></technique_common></source>"
+    "<source id=\"cb\"><float_array id=\"cba\" count=\"80\">"
+    "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1  1 0 0 0 0 1 0 -1 0 0 1 0 0 0 0 1  1 0 0 0 0 1 0 -2 0 0 1 0 0 0 0 1"
+    "  1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1  1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</float_array>"
+    "<technique_common><accessor source=\"#cba\" count=\"5\" stride=\"16\"/></technique_common></source>"
+    "<source id=\"cw\"><float_array id=\"cwa\" count=\"7\">1 0 0.5 0.2 0.15 0.1 0.05</float_array>"
+    "<technique_common><accessor source=\"#cwa\" count=\"7\"/></technique_common></source>"
+    "<joints><input semantic=\"JOINT\" source=\"#cj\"/><input semantic=\"INV_BIND_MATRIX\" source=\"#cb\"/></joints>"
+    /* vertex 0: a 1.0 and b 0.0 (dropped); vertex 1: five influences; vertex 2: c */
+    "<vertex_weights count=\"3\"><input semantic=\"WEIGHT\" source=\"#cw\" offset=\"1\"/>"
+    "<input semantic=\"JOINT\" source=\"#cj\" offset=\"0\"/>"
+    "<vcount>2 5 1</vcount><v>0 0 1 1  1 2 0 3 2 4 3 5 4 6  2 0</v></vertex_weights>"
+    "</skin></controller></library_controllers>"
+    "<library_visual_scenes><visual_scene id=\"s\">"
+    "<node id=\"root\" name=\"root\"><translate>0 0 0</translate>"
+    "<node id=\"A\" sid=\"a\" name=\"A\" type=\"JOINT\"><node id=\"B\" sid=\"b\" name=\"B\" type=\"JOINT\"><translate>0 1 0</translate>"
+    "<node id=\"C\" sid=\"c\" name=\"C\" type=\"JOINT\"><translate>0 1 0</translate></node></node></node>"
+    "<node id=\"D\" name=\"d\"/><node id=\"E\" name=\"e\"/></node>"
+    "<node id=\"mesh\" name=\"mesh\"><instance_controller url=\"#c\"><skeleton>#root</skeleton></instance_controller>"
+    "<instance_controller url=\"#c\"><skeleton>#root</skeleton></instance_controller></node>"
+    "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+
+TEST(skins_bind_shape_influences_and_hierarchy)
+{
+    mr_model *m = parse_ok("skin.dae", skin_doc);
+    if (!m) return;
+    const mr_skeleton *sk = &m->skeleton;
+    /* root is not a JOINT but an ancestor of skinned joints; D and E are
+     * found by name; the mesh node holds only skins: not a joint. */
+    CHECK(sk->joint_count == 6);
+    CHECK(mr_skeleton_find(sk, "root") == 0);
+    CHECK(mr_skeleton_find(sk, "A") == 1 && sk->parents[1] == 0);
+    CHECK(mr_skeleton_find(sk, "C") == 3 && sk->parents[3] == 2);
+    CHECK(mr_skeleton_find(sk, "d") >= 0 && mr_skeleton_find(sk, "mesh") < 0);
+    CHECK(m->mesh_count == 2);
+    const mr_mesh *me = &m->meshes[0];
+    /* The bind shape matrix moved the vertices 5 along z. */
+    int v0 = find_vertex(m, 0, 0, 0, 5), v1 = find_vertex(m, 0, 0, 1, 5), v2 = find_vertex(m, 0, 0, 2, 5);
+    CHECK(v0 >= 0 && v1 >= 0 && v2 >= 0);
+    if (v0 >= 0 && v1 >= 0) {
+        CHECK(me->joints[v0][0] == 1 && me->weights[v0][0] == 1.0f && me->weights[v0][1] == 0.0f);
+        /* five influences: 0.5 0.2 0.15 0.1 0.05 -> four heaviest, sum 1 */
+        float sum = me->weights[v1][0] + me->weights[v1][1] + me->weights[v1][2] + me->weights[v1][3];
+        CHECK_NEAR(sum, 1, 1e-6);
+        CHECK_NEAR(me->weights[v1][0], 0.5 / 0.95, 1e-6);
+        CHECK(me->joints[v1][0] == 2);
+    }
+    int cut = 0;
+    for (int w = 0; w < m->warning_count; w++)
+        if (strstr(m->warnings[w], "more than 4 joint influences")) {
+            cut++;
+            CHECK_STR_CONTAINS(m->warnings[w], "2 skinned vertices");  /* one per instance */
+        }
+    CHECK(cut == 1);
+    /* The rest pose reproduces the bind shape: inverse binds match. */
+    vec3 p;
+    posed_vertex(m, -1, 0, 0, v2, p);
+    CHECK_NEAR(p[1], 2, 1e-5);
+    CHECK_NEAR(p[2], 5, 1e-5);
+    mr_model_free(m);
+}
+
+TEST(instance_node_twice_gives_unique_joint_names)
+{
+    const char *doc = DOC_HEAD("Y_UP", "1") TRI_GEOMETRY
+        "<library_nodes><node id=\"prop\" name=\"prop\"><translate>1 0 0</translate><instance_geometry url=\"#g\"/></node></library_nodes>"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"a\" name=\"a\"><instance_node url=\"#prop\"/></node>"
+        "<node id=\"b\" name=\"b\"><translate>0 5 0</translate><instance_node url=\"#prop\"/></node>"
+        "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    mr_model *m = parse_ok("inst.dae", doc);
+    if (!m) return;
+    CHECK(m->mesh_count == 2);
+    CHECK(mr_skeleton_find(&m->skeleton, "prop") >= 0);
+    CHECK(mr_skeleton_find(&m->skeleton, "prop#2") >= 0);
+    CHECK(find_vertex(m, 1, 2, 5, 0) >= 0);
+    mr_model_free(m);
+}
+
+/* ---- animation semantics --------------------------------------------------------- */
+
+static double bezier(double a, double b, double c, double d, double u)
+{
+    double v = 1 - u;
+    return v * v * v * a + 3 * v * v * u * b + 3 * v * u * u * c + u * u * u * d;
+}
+
+TEST(interpolations_are_evaluated_as_defined)
+{
+    /* translate.X: BEZIER with 2D tangents from t=1 to t=3 (the clip's
+     * t = 0 is the document's 0, before the first key), then STEP. */
+    const char *doc = DOC_HEAD("Y_UP", "1") TRI_GEOMETRY
+        "<library_animations><animation id=\"a\"><animation id=\"inner\">"
+        "<source id=\"ai\"><float_array id=\"aia\" count=\"3\">1 3 4</float_array><technique_common><accessor source=\"#aia\" count=\"3\"/></technique_common></source>"
+        "<source id=\"ao\"><float_array id=\"aoa\" count=\"3\">0 10 20</float_array><technique_common><accessor source=\"#aoa\" count=\"3\"/></technique_common></source>"
+        "<source id=\"ait\"><float_array id=\"aita\" count=\"6\">0 0 2.2 10 3.5 20</float_array><technique_common><accessor source=\"#aita\" count=\"3\" stride=\"2\"/></technique_common></source>"
+        "<source id=\"aot\"><float_array id=\"aota\" count=\"6\">1.4 0 3.5 10 4.5 20</float_array><technique_common><accessor source=\"#aota\" count=\"3\" stride=\"2\"/></technique_common></source>"
+        "<source id=\"aip\"><Name_array id=\"aipa\" count=\"3\">BEZIER STEP STEP</Name_array><technique_common><accessor source=\"#aipa\" count=\"3\"/></technique_common></source>"
+        "<sampler id=\"as\"><input semantic=\"INPUT\" source=\"#ai\"/><input semantic=\"OUTPUT\" source=\"#ao\"/>"
+        "<input semantic=\"IN_TANGENT\" source=\"#ait\"/><input semantic=\"OUT_TANGENT\" source=\"#aot\"/>"
+        "<input semantic=\"INTERPOLATION\" source=\"#aip\"/></sampler>"
+        "<channel source=\"#as\" target=\"j/t.X\"/></animation></animation></library_animations>\n"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"j\" name=\"j\"><translate sid=\"t\">0 7 0</translate>"
+        "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    mr_model *m = parse_ok("curves.dae", doc);
+    if (!m) return;
+    CHECK(m->clip_count == 1);
+    if (!m->clip_count) {
+        mr_model_free(m);
+        return;
+    }
+    const mr_clip *c = m->clips[0];
+    CHECK_NEAR(c->duration, 4, 1e-6);
+    mr_pose pose;
+    mr_pose_make(&pose, m->skeleton.joint_count);
+    int j = mr_skeleton_find(&m->skeleton, "j");
+    /* Before the first key: the first key's value (document time). */
+    mr_clip_sample(c, &m->skeleton, 0, MR_WRAP_CLAMP, &pose);
+    CHECK_NEAR(pose.t[j][0], 0, 1e-5);
+    CHECK_NEAR(pose.t[j][1], 7, 1e-5);
+    /* Bezier in time: solve x(u) = t by bisection, compare the value. */
+    static const double ts[5] = {1.2, 1.5, 2.0, 2.5, 2.9};
+    double worst_lin = 0;
+    for (int k = 0; k < 5; k++) {
+        double lo = 0, hi = 1;
+        for (int it = 0; it < 60; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (bezier(1, 1.4, 2.2, 3, mid) < ts[k]) lo = mid;
+            else hi = mid;
+        }
+        double want = bezier(0, 0, 10, 10, 0.5 * (lo + hi));
+        mr_clip_sample(c, &m->skeleton, (float)ts[k], MR_WRAP_CLAMP, &pose);
+        CHECK_MSG(fabs(pose.t[j][0] - want) < 1e-3, "t=%g: %g, want %g", ts[k], pose.t[j][0], want);
+        worst_lin = fmax(worst_lin, fabs(want - 10 * (ts[k] - 1) / 2));
+    }
+    CHECK(worst_lin > 0.5);  /* genuinely not linear */
+    /* STEP holds until the next key, then jumps. */
+    mr_clip_sample(c, &m->skeleton, 3.99f, MR_WRAP_CLAMP, &pose);
+    CHECK_NEAR(pose.t[j][0], 10, 1e-4);
+    mr_clip_sample(c, &m->skeleton, 4.0f, MR_WRAP_CLAMP, &pose);
+    CHECK_NEAR(pose.t[j][0], 20, 1e-4);
+    mr_pose_destroy(&pose);
+    mr_model_free(m);
+}
+
+TEST(matrix_channels_whole_and_by_element)
+{
+    /* "transform": two keys 90 degrees apart about z, LINEAR: halfway is
+     * 45 degrees (decomposed and slerped, not a shrunken matrix lerp).
+     * "m(0)(3)": row 0, column 3 = the x translation of another node. */
+    const char *doc = DOC_HEAD("Y_UP", "1") TRI_GEOMETRY
+        "<library_animations>"
+        "<animation id=\"a\"><source id=\"ai\"><float_array id=\"aia\" count=\"2\">0 1</float_array><technique_common><accessor source=\"#aia\" count=\"2\"/></technique_common></source>"
+        "<source id=\"ao\"><float_array id=\"aoa\" count=\"32\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1  0 -1 0 0 1 0 0 0 0 0 1 0 0 0 0 1</float_array>"
+        "<technique_common><accessor source=\"#aoa\" count=\"2\" stride=\"16\"/></technique_common></source>"
+        "<sampler id=\"as\"><input semantic=\"INPUT\" source=\"#ai\"/><input semantic=\"OUTPUT\" source=\"#ao\"/></sampler>"
+        "<channel source=\"#as\" target=\"r/transform\"/></animation>"
+        "<animation id=\"b\"><source id=\"bi\"><float_array id=\"bia\" count=\"2\">0 2</float_array><technique_common><accessor source=\"#bia\" count=\"2\"/></technique_common></source>"
+        "<source id=\"bo\"><float_array id=\"boa\" count=\"2\">0 4</float_array><technique_common><accessor source=\"#boa\" count=\"2\"/></technique_common></source>"
+        "<sampler id=\"bs\"><input semantic=\"INPUT\" source=\"#bi\"/><input semantic=\"OUTPUT\" source=\"#bo\"/></sampler>"
+        "<channel source=\"#bs\" target=\"e/m(0)(3)\"/></animation></library_animations>\n"
+        "<library_visual_scenes><visual_scene id=\"s\">"
+        "<node id=\"r\" name=\"r\"><matrix sid=\"transform\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix><instance_geometry url=\"#g\"/></node>"
+        "<node id=\"e\" name=\"e\"><matrix sid=\"m\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix><instance_geometry url=\"#g\"/></node>"
+        "</visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    mr_model *m = parse_ok("matrix.dae", doc);
+    if (!m) return;
+    CHECK(m->clip_count == 1);
+    if (m->clip_count) {
+        vec3 p;
+        posed_vertex(m, 0, 0.5f, 0, find_vertex(m, 0, 1, 0, 0), p);
+        CHECK_NEAR(p[0], cos(M_PI / 4), 1e-4);
+        CHECK_NEAR(p[1], sin(M_PI / 4), 1e-4);
+        CHECK_NEAR(glm_vec3_norm(p), 1, 1e-4);
+        posed_vertex(m, 0, 1.0f, 1, find_vertex(m, 1, 1, 0, 0), p);
+        CHECK_NEAR(p[0], 3, 1e-4);  /* 1 + 2 at t = 1 */
+    }
+    mr_model_free(m);
+}
+
+TEST(named_clips_and_default_clip)
+{
+    mr_model *m = load(SHARED_MODELS "assimp/test/models/Collada/library_animation_clips.dae");
+    if (m) {
+        CHECK(m->clip_count == 2);
+        CHECK(mr_model_find_clip(m, "bend") != NULL);
+        CHECK(mr_model_find_clip(m, "turn") != NULL);
+        if (mr_model_find_clip(m, "bend")) CHECK_NEAR(mr_model_find_clip(m, "bend")->duration, 0.625, 1e-6);
+        mr_model_free(m);
+    }
+    m = load(ASTROBOY);
+    if (m) {
+        CHECK(m->clip_count == 1);
+        if (m->clip_count) {
+            const mr_clip *c = m->clips[0];
+            CHECK(!strcmp(c->name, "astroBoy_walk"));
+            /* Maya keys start at frame 1 (1/24 s); t = 0 is the document's 0. */
+            CHECK_NEAR(c->duration, 1.0833, 1e-3);
+            int first = 0;
+            for (int j = 0; j < c->joint_count; j++)
+                if (c->tracks[j].r.key_count) {
+                    first = 1;
+                    CHECK_NEAR(c->tracks[j].r.times[0], 1.0 / 24, 1e-4);
+                }
+            CHECK(first);
+        }
+        int blend = 0;
+        for (int w = 0; w < m->warning_count; w++) blend += strstr(m->warnings[w], "blendParent1") != NULL;
+        CHECK(blend == 1);
+        mr_model_free(m);
+    }
+}
+
+/* ---- textures ------------------------------------------------------------------------ */
+
+static char *texture_doc(const char *image)
+{
+    return mr_strfmt(DOC_HEAD("Y_UP", "1")
+                     "<library_images><image id=\"img\"><init_from>%s</init_from></image></library_images>"
+                     "<library_effects><effect id=\"fx\"><profile_COMMON>"
+                     "<newparam sid=\"surf\"><surface type=\"2D\"><init_from>img</init_from></surface></newparam>"
+                     "<newparam sid=\"samp\"><sampler2D><source>surf</source></sampler2D></newparam>"
+                     "<technique sid=\"c\"><lambert><diffuse><texture texture=\"samp\" texcoord=\"UV\"/></diffuse></lambert></technique>"
+                     "</profile_COMMON></effect></library_effects>"
+                     "<library_materials><material id=\"mat\"><instance_effect url=\"#fx\"/></material></library_materials>"
+                     TRI_GEOMETRY
+                     "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_geometry url=\"#g\">"
+                     "<bind_material><technique_common><instance_material symbol=\"M\" target=\"#mat\"/></technique_common></bind_material>"
+                     "</instance_geometry></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>",
+                     image);
+}
+
+static char *texture_of(const char *dir, const char *image, int *warnings)
+{
+    char *doc = texture_doc(image);
+    /* Geometry primitives name no material: bind the symbol via the id. */
+    char *fixed = mr_strfmt("%s", doc);
+    char *tri = strstr(fixed, "<triangles count=\"1\">");
+    char *out = NULL;
+    if (tri) {
+        char *with = mr_strfmt("%.*s<triangles count=\"1\" material=\"M\">%s", (int)(tri - fixed), fixed,
+                               tri + strlen("<triangles count=\"1\">"));
+        char *path = mr_path_join(dir, "model.dae");
+        write_file(path, with, strlen(with));
+        mr_model *m = load(path);
+        if (m && m->mesh_count == 1) {
+            out = mr_strdup(m->meshes[0].material.diffuse_map);
+            *warnings = m->warning_count;
+        }
+        mr_model_free(m);
+        free(path);
+        free(with);
+    }
+    free(fixed);
+    free(doc);
+    return out;
+}
+
+TEST(texture_paths_are_found_beside_the_model)
+{
+    char *dir = tmp_dir();
+    if (!dir) return;
+    char *sub = mr_path_join(dir, "maps");
+    mkdir(sub, 0700);
+    char *a = mr_path_join(dir, "Character_Texture.PNG"), *b = mr_path_join(sub, "skin.png"),
+         *c = mr_path_join(dir, "wood.png");
+    write_file(a, "x", 1), write_file(b, "x", 1), write_file(c, "x", 1);
+    int warnings = 0;
+    char *got = texture_of(dir, "character%20Texture.png", &warnings);  /* case and space variant */
+    CHECK_MSG(got && !strcmp(got, a), "got %s", got ? got : "(null)");
+    CHECK(warnings == 0);
+    free(got);
+    got = texture_of(dir, "maps/skin.png", &warnings);  /* relative to the model */
+    CHECK_MSG(got && !strcmp(got, b), "got %s", got ? got : "(null)");
+    free(got);
+    got = texture_of(dir, "file:///C:/Users/artist/My%20Textures/wood.png", &warnings);  /* absolute: base name */
+    CHECK_MSG(got && !strcmp(got, c), "got %s", got ? got : "(null)");
+    free(got);
+    got = texture_of(dir, "/home/someone/missing.png", &warnings);  /* kept, with a warning */
+    char *want = mr_path_join(dir, "missing.png");
+    CHECK_MSG(got && !strcmp(got, want), "got %s", got ? got : "(null)");
+    CHECK(warnings == 1);
+    free(want);
+    free(got);
+    remove(a), remove(b), remove(c), rmdir(sub);
+    free(a), free(b), free(c), free(sub);
+    remove_tree(dir);
+    free(dir);
+
+    /* ThinMatrix names "character%20Texture.png"; the file is diffuse.png. */
+    mr_model *m = load(THINMATRIX);
+    if (m) {
+        int warned = 0;
+        for (int w = 0; w < m->warning_count; w++) warned += strstr(m->warnings[w], "character%20Texture.png") != NULL;
+        CHECK(warned == 1);
+        CHECK(m->mesh_count == 1 && m->meshes[0].material.diffuse_map);
+        mr_model_free(m);
+    }
+    m = load(ASTROBOY);
+    if (m) {
+        int found = 0;
+        for (int i = 0; i < m->mesh_count; i++)
+            found += m->meshes[i].material.diffuse_map && mr_file_exists(m->meshes[i].material.diffuse_map);
+        CHECK(found >= 1);
+        mr_model_free(m);
+    }
+}
+
+/* ---- speed ------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_load_ms(const char *path, size_t *bytes)
+{
+    size_t len;
+    mr_error err;
+    char *buf = mr_file_read(path, &len, &err);
+    if (!buf) return -1;
+    double ms[10];
+    for (int i = 0; i < 10; i++) {
+        struct timespec a, b;
+        mr_model *m = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        mr_collada_parse(path, buf, len, &m, &err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        mr_model_free(m);
+        ms[i] = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6;
+    }
+    free(buf);
+    qsort(ms, 10, sizeof *ms, cmp_double);
+    *bytes = len;
+    return 0.5 * (ms[4] + ms[5]);
+}
+
+TEST(load_speed)
+{
+    const char *files[2] = {ASTROBOY, THINMATRIX};
+    for (int i = 0; i < 2; i++) {
+        size_t bytes = 0;
+        double ms = median_load_ms(files[i], &bytes);
+        printf("       %-60s %7zu bytes  median of 10: %6.2f ms  %6.1f MB/s\n", files[i] + strlen(SHARED_MODELS),
+               bytes, ms, (double)bytes / 1e6 / (ms / 1e3));
+        CHECK(ms > 0 && ms < 500);  /* a bound that holds under sanitizers too */
+    }
+}
+
 int main(void)
 {
     RUN(load_every_shared_dae);
@@ -712,5 +1258,14 @@ int main(void)
     RUN(billion_laughs_is_not_expanded);
     RUN(external_entities_are_never_read);
     RUN(utf16_bom_and_special_characters_load);
+    RUN(up_axis_and_unit_are_converted_to_y_up_metres);
+    RUN(primitives_offsets_and_materials);
+    RUN(skins_bind_shape_influences_and_hierarchy);
+    RUN(instance_node_twice_gives_unique_joint_names);
+    RUN(interpolations_are_evaluated_as_defined);
+    RUN(matrix_channels_whole_and_by_element);
+    RUN(named_clips_and_default_clip);
+    RUN(texture_paths_are_found_beside_the_model);
+    RUN(load_speed);
     return test_summary("collada");
 }

@@ -417,20 +417,18 @@ static const char *parse_number(const char *p, const char *end, double *out)
         v = 0.0;
     } else if (exp10 < 0) {
         int e = -exp10;
-        while (e > 22) {
+        while (e > 22 && v != 0.0) {
             v /= 1e22;
             e -= 22;
-            if (v == 0.0) break;
         }
-        v /= pow10_tab[e];
+        if (e <= 22) v /= pow10_tab[e];
     } else if (exp10 > 0) {
         int e = exp10;
-        while (e > 22) {
+        while (e > 22 && !isinf(v)) {
             v *= 1e22;
             e -= 22;
-            if (isinf(v)) break;
         }
-        v *= pow10_tab[e];
+        if (e <= 22) v *= pow10_tab[e];
     }
     *out = neg ? -v : v;
     return p;
