@@ -8,9 +8,10 @@
  * (the curve parameter is solved from time) or values only (parameter
  * linear in time), HERMITE uses the tangents as slopes per unit of the
  * segment parameter. A channel whose target is a whole <matrix> with
- * LINEAR keys is interpolated the way engines play baked matrices:
- * translation and scale lerped, rotation slerped between the keys'
- * decompositions (an element-wise matrix lerp is not a rigid motion).
+ * LINEAR keys is decomposed at its keys into translation, rotation and
+ * scale and played like marrow's LINEAR tracks (lerp, shortest-path
+ * nlerp), not as an element-wise matrix lerp, which is not a rigid motion
+ * (it shrinks limbs between sparse keys).
  *
  * Channel targets name a node id and the sid of one of its transforms,
  * optionally a member: translate / scale (.X .Y .Z), rotate (.X .Y .Z
@@ -21,8 +22,7 @@
  * Tracks: for every animated joint the node's transform stack is rebuilt
  * at each key time of the union of its channels and decomposed into TRS.
  * When linear TRS interpolation between those keys does not reproduce the
- * exact curve (Bezier/Hermite, rotations about separate axes, slerp vs
- * nlerp) — checked at the 1/4, 1/2 and 3/4 points of every segment — the
+ * exact curve (Bezier/Hermite, rotations about separate axes) — checked at the 1/4, 1/2 and 3/4 points of every segment — the
  * joint is resampled at CL_RESAMPLE_HZ plus the source key times, and any
  * segment whose midpoint is still off by more than the tolerance is split
  * again (down to 1/CL_MAX_HZ s). The tolerance is CL_TOLERANCE times the
@@ -313,25 +313,16 @@ static mr_status sampler_prepare_trs(anim_ctx *a, sampler *s)
     return MR_OK;
 }
 
-/* Shortest-path spherical interpolation of unit quaternions. */
-static void slerp(const float *a, const float *b, double u, float *out)
+/* Shortest-path normalised lerp of unit quaternions: what marrow's LINEAR
+ * rotation tracks do, so decomposed matrix keys play back unchanged. */
+static void nlerp(const float *a, const float *b, double u, float *out)
 {
     double dot = 0;
     for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
-    double sign = 1;
-    if (dot < 0) {
-        dot = -dot;
-        sign = -1;
-    }
-    double w0 = 1 - u, w1 = u;
-    if (dot < 0.9999) {
-        double th = acos(dot), st = sin(th);
-        w0 = sin((1 - u) * th) / st;
-        w1 = sin(u * th) / st;
-    }
+    double sign = dot < 0 ? -1 : 1;
     double q[4], len = 0;
     for (int i = 0; i < 4; i++) {
-        q[i] = w0 * a[i] + sign * w1 * b[i];
+        q[i] = (1 - u) * a[i] + sign * u * b[i];
         len += q[i] * q[i];
     }
     len = sqrt(len);
@@ -356,7 +347,7 @@ static void channel_eval(const channel *ch, double t, float *vals)
         }
         memcpy(q0, p0 + 3, 16);
         memcpy(q1, p1 + 3, 16);
-        slerp(q0, q1, u, q);
+        nlerp(q0, q1, u, q);
         mat4 m;
         cl_compose(tr, q, sc, m);
         for (int row = 0; row < 4; row++)
