@@ -18,6 +18,7 @@
 
 #include "test.h"
 
+#include "anim/frame.h"
 #include "anim/model.h"
 #include "core/alloc.h"
 #include "core/file.h"
@@ -1230,6 +1231,273 @@ TEST(texture_paths_are_found_beside_the_model)
     }
 }
 
+/* ---- writer -------------------------------------------------------------------------- */
+
+static int close_rel(double a, double b, double eps)
+{
+    return fabs(a - b) <= eps * fmax(1.0, fmax(fabs(a), fabs(b)));
+}
+
+/* A model as an MD5 loader makes it: Z-up, inches, joints in an order that
+ * is parent-first but not the depth-first pre-order, 4-weight vertices, two
+ * 24 fps clips with translation, rotation and scale keys. */
+static mr_model *md5_like_model(void)
+{
+    mr_model *m = mr_model_new("bob.md5mesh", "md5");
+    m->frame.up = MR_UP_Z;
+    m->frame.meters_per_unit = 0.0254f;
+    static const char *names[6] = {"origin", "spine", "leg_l", "head", "arm & <hand>", "foot"};
+    static const int parents[6] = {-1, 0, 0, 1, 1, 2};
+    mr_skeleton_make(&m->skeleton, 6);
+    for (int j = 0; j < 6; j++) {
+        m->skeleton.names[j] = mr_strdup(names[j]);
+        m->skeleton.parents[j] = parents[j];
+        glm_vec3_copy((vec3){1.5f * j, -2.25f + j, 10.0f + 7.0f * j}, m->skeleton.rest_t[j]);
+        glm_quatv(m->skeleton.rest_r[j], 0.3f * j + 0.1f, (vec3){0.2f, 0.5f * j, 1});
+        glm_vec3_copy((vec3){1, 1, 1}, m->skeleton.rest_s[j]);
+    }
+    mr_skeleton_compute_inverse_bind(&m->skeleton);
+    m->meshes = calloc(1, sizeof *m->meshes);
+    m->mesh_count = 1;
+    mr_mesh *me = &m->meshes[0];
+    mr_mesh_alloc(me, 24, 36, 1);
+    me->name = mr_strdup("body");
+    me->material.name = mr_strdup("skin");
+    for (int v = 0; v < 24; v++) {
+        glm_vec3_copy((vec3){(float)(v % 4) * 3.25f - 5, (float)(v / 4) * 1.5f, 40.0f + 0.125f * v}, me->positions[v]);
+        glm_vec3_normalize_to((vec3){0.1f * v, 1, 0.5f}, me->normals[v]);
+        me->uvs[v][0] = 0.04f * v, me->uvs[v][1] = 1 - 0.03f * v;
+        int n = 1 + v % 4;
+        float w[4] = {0}, sum = 0;
+        for (int k = 0; k < n; k++) sum += w[k] = 1.0f + k + v % 3;
+        for (int k = 0; k < n; k++) {
+            me->joints[v][k] = (uint16_t)((v + 2 * k) % 6);
+            me->weights[v][k] = w[k] / sum;
+        }
+    }
+    for (int i = 0; i < 36; i++) me->indices[i] = (uint32_t)((i * 7 + i / 3) % 24);
+    const char *clip_names[2] = {"walk", "idle"};
+    for (int c = 0; c < 2; c++) {
+        mr_clip *clip = mr_clip_make(clip_names[c], 6);
+        clip->rate = 24;
+        int keys = 10 + 5 * c;
+        clip->duration = (float)(keys - 1) / 24;
+        for (int j = 0; j < 6; j++) {
+            mr_joint_tracks *jt = &clip->tracks[j];
+            mr_track_alloc(&jt->t, keys, MR_INTERP_LINEAR);
+            mr_track_alloc(&jt->r, keys, MR_INTERP_LINEAR);
+            if (j == 2) mr_track_alloc(&jt->s, keys, MR_INTERP_LINEAR);
+            for (int k = 0; k < keys; k++) {
+                float t = (float)k / 24;
+                jt->t.times[k] = jt->r.times[k] = t;
+                glm_vec3_copy((vec3){m->skeleton.rest_t[j][0] + sinf(t * 3 + j), m->skeleton.rest_t[j][1],
+                                     m->skeleton.rest_t[j][2] + 2 * t},
+                              jt->t.values + 3 * k);
+                versor q;
+                glm_quatv(q, 0.4f * sinf(t * 5 + (float)j), (vec3){(float)(j % 2), 1, 0.3f});
+                memcpy(jt->r.values + 4 * k, q, sizeof q);
+                if (j == 2) {
+                    jt->s.times[k] = t;
+                    glm_vec3_copy((vec3){1 + 0.1f * t, 1, 1 - 0.05f * t}, jt->s.values + 3 * k);
+                }
+            }
+            mr_track_finish(&jt->t);
+            mr_track_finish(&jt->r);
+            mr_track_finish(&jt->s);
+        }
+        mr_model_add_clip(m, clip);
+    }
+    return m;
+}
+
+static int quat_close(const float *a, const float *b, double eps)
+{
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
+    float s = dot < 0 ? -1.0f : 1.0f;
+    for (int i = 0; i < 4; i++)
+        if (!close_rel(a[i], s * b[i], eps)) return 0;
+    return 1;
+}
+
+TEST(md5_model_round_trips_through_collada)
+{
+    mr_model *orig = md5_like_model();
+    char *dir = tmp_dir();
+    if (!dir) return;
+    char *path = mr_path_join(dir, "bob.dae");
+    mr_error err = {0};
+    CHECK_MSG(mr_collada_write(orig, path, &err) == MR_OK, "%s", err.msg);
+    /* The file says what it holds: Z_UP inches. */
+    size_t len;
+    char *text = mr_file_read(path, &len, &err);
+    CHECK(text && strstr(text, "<up_axis>Z_UP</up_axis>") && strstr(text, "<unit meter=\"0.0254\"/>"));
+    free(text);
+    mr_model *back = load(path);
+    if (!back) {
+        mr_model_free(orig);
+        remove_tree(dir), free(dir), free(path);
+        return;
+    }
+    CHECK(back->frame.up == MR_UP_Y && back->frame.meters_per_unit == 1.0f);
+    CHECK_STR_CONTAINS(back->frame_note, "COLLADA Z_UP, unit 0.0254 m");
+    /* Back into MD5's frame, then every number must match. */
+    CHECK(mr_model_convert_frame(back, orig->frame, &err) == MR_OK);
+    const double eps = 1e-5;
+    const mr_skeleton *a = &orig->skeleton, *b = &back->skeleton;
+    CHECK(a->joint_count == b->joint_count);
+    int map[6];  /* original joint -> re-read joint (same names; order is depth-first now) */
+    for (int j = 0; j < a->joint_count && j < 6; j++) {
+        map[j] = mr_skeleton_find(b, a->names[j]);
+        CHECK_MSG(map[j] >= 0, "joint '%s' lost", a->names[j]);
+        if (map[j] < 0) map[j] = 0;
+    }
+    for (int j = 0; j < a->joint_count && j < 6; j++) {
+        int k = map[j];
+        CHECK(a->parents[j] < 0 ? b->parents[k] < 0 : b->parents[k] == map[a->parents[j]]);
+        for (int c = 0; c < 3; c++) {
+            CHECK(close_rel(a->rest_t[j][c], b->rest_t[k][c], eps));
+            CHECK(close_rel(a->rest_s[j][c], b->rest_s[k][c], eps));
+        }
+        CHECK(quat_close(a->rest_r[j], b->rest_r[k], eps));
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) CHECK(close_rel(a->inverse_bind[j][c][r], b->inverse_bind[k][c][r], eps));
+    }
+    CHECK(back->mesh_count == 1);
+    if (back->mesh_count == 1) {
+        const mr_mesh *ma = &orig->meshes[0], *mb = &back->meshes[0];
+        CHECK(ma->index_count == mb->index_count);
+        int bad = 0;
+        for (int i = 0; i < ma->index_count && i < mb->index_count; i++) {
+            uint32_t va = ma->indices[i], vb = mb->indices[i];
+            for (int c = 0; c < 3; c++) {
+                bad += !close_rel(ma->positions[va][c], mb->positions[vb][c], eps);
+                bad += !close_rel(ma->normals[va][c], mb->normals[vb][c], eps);
+            }
+            for (int c = 0; c < 2; c++) bad += !close_rel(ma->uvs[va][c], mb->uvs[vb][c], eps);
+            /* Same influences, as (joint name, weight) sets. */
+            for (int k = 0; k < 4; k++) {
+                if (ma->weights[va][k] == 0) continue;
+                int found = 0;
+                for (int l = 0; l < 4; l++)
+                    found |= mb->joints[vb][l] == map[ma->joints[va][k]] &&
+                             close_rel(mb->weights[vb][l], ma->weights[va][k], eps);
+                bad += !found;
+            }
+        }
+        CHECK_MSG(bad == 0, "%d vertex values differ", bad);
+        CHECK_STR_CONTAINS(mb->material.name, "skin");
+    }
+    CHECK(back->clip_count == 2);
+    for (int c = 0; c < orig->clip_count && c < back->clip_count; c++) {
+        const mr_clip *ca = orig->clips[c], *cb = mr_model_find_clip(back, ca->name);
+        CHECK_MSG(cb != NULL, "clip '%s' lost", ca->name);
+        if (!cb) continue;
+        CHECK(close_rel(ca->duration, cb->duration, eps));
+        CHECK(close_rel(ca->rate, cb->rate, 1e-3));
+        int bad = 0;
+        for (int j = 0; j < 6; j++) {
+            const mr_joint_tracks *ta = &ca->tracks[j], *tb = &cb->tracks[map[j]];
+            const mr_track *pa[3] = {&ta->t, &ta->r, &ta->s}, *pb[3] = {&tb->t, &tb->r, &tb->s};
+            for (int w = 0; w < 3; w++) {
+                if (pa[w]->key_count == 0) {
+                    bad += pb[w]->key_count != 0;
+                    continue;
+                }
+                CHECK_MSG(pa[w]->key_count == pb[w]->key_count, "clip %s joint %s track %d: %d keys, read %d",
+                          ca->name, a->names[j], w, pa[w]->key_count, pb[w]->key_count);
+                if (pa[w]->key_count != pb[w]->key_count) continue;
+                for (int k = 0; k < pa[w]->key_count; k++) {
+                    bad += !close_rel(pa[w]->times[k], pb[w]->times[k], eps);
+                    const float *va = pa[w]->values + k * pa[w]->components, *vb = pb[w]->values + k * pb[w]->components;
+                    if (w == 1) bad += !quat_close(va, vb, eps);
+                    else
+                        for (int i = 0; i < 3; i++) bad += !close_rel(va[i], vb[i], eps);
+                }
+            }
+        }
+        CHECK_MSG(bad == 0, "clip %s: %d key values differ", ca->name, bad);
+    }
+    mr_model_free(back);
+    mr_model_free(orig);
+    remove_tree(dir);
+    free(dir);
+    free(path);
+}
+
+TEST(shared_models_round_trip_through_the_writer)
+{
+    static const char *files[] = {
+        ASTROBOY,
+        THINMATRIX,
+        SHARED_MODELS "magnum-plugins/src/MagnumPlugins/AssimpImporter/Test/skin.dae",
+        SHARED_MODELS "magnum-plugins/src/MagnumPlugins/AssimpImporter/Test/exported-animation.dae",
+        SHARED_MODELS "assimp/test/models/Collada/library_animation_clips.dae",
+        SHARED_MODELS "npm-collada-dae-parser-0.14.0/test/non-deformation-control-bones/leg-with-control-bones.dae",
+        SHARED_MODELS "slproject/data/models/DAE/SkinnedCube/skinnedcube.dae",
+        CTS "library_animations/animation/sampler/LinearStepBezier/LinearStepBezier.dae",
+        CTS_SKIN "skin_long_tube/skin_long_tube.dae",
+    };
+    char *dir = tmp_dir();
+    if (!dir) return;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        mr_model *a = load(files[f]);
+        if (!a) continue;
+        char *path = mr_path_join(dir, "out.dae");
+        mr_error err = {0};
+        CHECK_MSG(mr_collada_write(a, path, &err) == MR_OK, "%s", err.msg);
+        mr_model *b = load(path);
+        if (!b) {
+            mr_model_free(a);
+            free(path);
+            continue;
+        }
+        CHECK(a->skeleton.joint_count == b->skeleton.joint_count && a->mesh_count == b->mesh_count);
+        CHECK(a->clip_count == b->clip_count);
+        vec3 lo, hi;
+        mr_model_bounds(a, lo, hi);
+        float size = glm_vec3_distance(lo, hi);
+        double worst = 0;
+        for (int c = -1; c < a->clip_count && a->clip_count == b->clip_count; c++) {
+            const mr_clip *ca = c >= 0 ? a->clips[c] : NULL, *cb = c >= 0 ? mr_model_find_clip(b, ca->name) : NULL;
+            CHECK(c < 0 || cb != NULL);
+            if (c >= 0 && !cb) continue;
+            for (int k = 0; k <= 8; k++) {
+                float t = ca ? ca->duration * (float)k / 8 : 0;
+                int na, nb;
+                vec3 *pa = posed_corners(a, ca, t, &na), *pb = posed_corners(b, cb, t, &nb);
+                CHECK(na == nb);
+                for (int i = 0; i < na && na == nb; i++) worst = fmax(worst, glm_vec3_distance(pa[i], pb[i]) / size);
+                free(pa);
+                free(pb);
+                if (!ca) break;
+            }
+        }
+        printf("       %-70s written and read back: %.6f%% of the size apart\n", mr_path_basename(files[f]), worst * 100);
+        /* Exact but for cubic tracks, which are written resampled at 60 Hz. */
+        CHECK(worst < 1e-3);
+        mr_model_free(a);
+        mr_model_free(b);
+        remove(path);
+        free(path);
+    }
+    remove_tree(dir);
+    free(dir);
+}
+
+TEST(writer_refuses_what_it_cannot_write)
+{
+    mr_model *m = md5_like_model();
+    mr_error err = {0};
+    m->meshes[0].joints[3][0] = 40;  /* a joint the skeleton does not have */
+    CHECK(mr_collada_write(m, "/tmp/never-written.dae", &err) == MR_ERR_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err.msg, "uses joint 40");
+    m->meshes[0].joints[3][0] = 0;
+    CHECK(mr_collada_write(m, "/nonexistent-dir/x.dae", &err) == MR_ERR_IO);
+    CHECK_STR_CONTAINS(err.msg, "/nonexistent-dir/x.dae");
+    mr_model_free(m);
+}
+
 /* ---- speed ------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
@@ -1291,6 +1559,9 @@ int main(void)
     RUN(matrix_channels_whole_and_by_element);
     RUN(named_clips_and_default_clip);
     RUN(texture_paths_are_found_beside_the_model);
+    RUN(md5_model_round_trips_through_collada);
+    RUN(shared_models_round_trip_through_the_writer);
+    RUN(writer_refuses_what_it_cannot_write);
     RUN(load_speed);
     return test_summary("collada");
 }

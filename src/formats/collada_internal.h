@@ -262,6 +262,7 @@ void cl_skin_free(cl_skin *skin);
 typedef struct cl_frame_conv {
     mat3 rot;            /* file axes -> Y-up axes (signed permutation) */
     float scale;         /* metres per file unit */
+    double meter;        /* the same in double, for single-rounding conversions */
 } cl_frame_conv;
 
 mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, float size,

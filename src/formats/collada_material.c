@@ -77,6 +77,7 @@ char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at)
         if (rest[0] == '/' && isalpha((unsigned char)rest[1]) && rest[2] == ':') rest++;  /* file:///C:/ */
         memmove(path, rest, strlen(rest) + 1);
     }
+    while (path[0] == '.' && path[1] == '/') memmove(path, path + 2, strlen(path + 2) + 1);
     int absolute = path[0] == '/' || (isalpha((unsigned char)path[0]) && path[1] == ':');
     const char *base = mr_path_basename(path);
 

@@ -49,15 +49,17 @@ static void frame_conv_init(cl_frame_conv *c, mr_up_axis up, double meter)
         glm_mat3_copy((mat3){{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}}, c->rot);
     }
     c->scale = (float)meter;
+    c->meter = meter;
 }
 
+/* rot is a signed axis permutation (exact); the unit is applied in double
+ * so each coordinate is rounded once. */
 static void conv_point(const cl_frame_conv *c, const vec3 in, vec3 out)
 {
-    vec3 t;
-    mat3 r3;
-    memcpy(r3, c->rot, sizeof r3);
-    glm_mat3_mulv(r3, (float *)in, t);
-    glm_vec3_scale(t, c->scale, out);
+    double t[3];
+    for (int i = 0; i < 3; i++)
+        t[i] = (double)c->rot[0][i] * in[0] + (double)c->rot[1][i] * in[1] + (double)c->rot[2][i] * in[2];
+    for (int i = 0; i < 3; i++) out[i] = (float)(t[i] * c->meter);
 }
 
 static void conv_dir(const cl_frame_conv *c, const vec3 in, vec3 out)

@@ -231,9 +231,9 @@ void cl_conv_matrix(const cl_frame_conv *c, const mat4 in, mat4 out)
     glm_mat3_mulv(r3, t, t2);
     glm_mat4_identity(out);
     glm_mat4_ins3(a, out);
-    out[3][0] = t2[0] * c->scale;
-    out[3][1] = t2[1] * c->scale;
-    out[3][2] = t2[2] * c->scale;
+    out[3][0] = (float)((double)t2[0] * c->meter);
+    out[3][1] = (float)((double)t2[1] * c->meter);
+    out[3][2] = (float)((double)t2[2] * c->meter);
 }
 
 /* ---- scene walk ----------------------------------------------------------- */
