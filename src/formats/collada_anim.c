@@ -52,6 +52,7 @@ typedef struct sampler {
     unsigned char *interp;
     int all_step;
     float *trs;          /* per key T(3) Q(4) S(3) for whole-matrix channels, or NULL */
+    int hint;            /* last segment found */
 } sampler;
 
 typedef struct channel {
@@ -210,16 +211,20 @@ static inline double key_time(const sampler *s, int k)
     return s->in.f[(size_t)k * s->in.stride];
 }
 
-/* Last key index with time <= t, or -1 before the first key. */
-static int find_segment(const sampler *s, double t)
+/* Last key index with time <= t, or -1 before the first key. Evaluation
+ * mostly walks forward in time: the last answer is tried first. */
+static int find_segment(sampler *s, double t)
 {
     if (t < key_time(s, 0)) return -1;
+    int h = s->hint;
+    if (h >= 0 && h < s->count && key_time(s, h) <= t && (h + 1 == s->count || t < key_time(s, h + 1))) return h;
     int lo = 0, hi = s->count;  /* time[lo] <= t < time[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) >> 1;
         if (key_time(s, mid) <= t) lo = mid;
         else hi = mid;
     }
+    s->hint = lo;
     return lo;
 }
 
@@ -333,7 +338,7 @@ static void nlerp(const float *a, const float *b, double u, float *out)
  * value array, row-major for matrices). */
 static void channel_eval(const channel *ch, double t, float *vals)
 {
-    const sampler *s = ch->s;
+    sampler *s = ch->s;
     int k = find_segment(s, t);
     if (ch->matrix_trs && k >= 0 && k < s->count - 1 && s->interp[k] == I_LINEAR &&
         key_time(s, k + 1) > key_time(s, k)) {
@@ -540,11 +545,15 @@ static void eval_local(const anim_ctx *a, joint_eval *je, double t, mat4 out)
     glm_mat4_identity(m);
     for (int i = 0; i < je->nops; i++) {
         const stack_op *op = &je->ops[i];
-        if (op->xf < 0) {
-            glm_mat4_mul(m, (vec4 *)op->m, m);
+        /* Transform elements are affine: the cheaper affine product. */
+        if (i == 0) {
+            if (op->xf < 0) glm_mat4_copy((vec4 *)op->m, m);
+            else cl_xform_matrix(&n->xf[op->xf], je->vals[op->xf], m);
+        } else if (op->xf < 0) {
+            glm_mul(m, (vec4 *)op->m, m);
         } else {
             cl_xform_matrix(&n->xf[op->xf], je->vals[op->xf], x);
-            glm_mat4_mul(m, x, m);
+            glm_mul(m, x, m);
         }
     }
     cl_conv_matrix(a->conv, m, out);

@@ -263,6 +263,7 @@ typedef struct cl_frame_conv {
     mat3 rot;            /* file axes -> Y-up axes (signed permutation) */
     float scale;         /* metres per file unit */
     double meter;        /* the same in double, for single-rounding conversions */
+    int identity_rot;    /* Y_UP: rot is the identity */
 } cl_frame_conv;
 
 mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, float size,

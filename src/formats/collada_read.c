@@ -50,6 +50,7 @@ static void frame_conv_init(cl_frame_conv *c, mr_up_axis up, double meter)
     }
     c->scale = (float)meter;
     c->meter = meter;
+    c->identity_rot = up == MR_UP_Y;
 }
 
 /* rot is a signed axis permutation (exact); the unit is applied in double

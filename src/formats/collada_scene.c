@@ -31,10 +31,22 @@ void cl_mat_from_rows(const float *r, mat4 m)
 static void rotation_matrix(float ax, float ay, float az, float deg, mat4 out)
 {
     glm_mat4_identity(out);
+    /* Principal axes (what exporters write) directly. */
+    int axis = ax != 0 ? (ay == 0 && az == 0 ? 0 : -1) : ay != 0 ? (az == 0 ? 1 : -1) : az != 0 ? 2 : -2;
+    if (axis >= 0) {
+        float sign = (axis == 0 ? ax : axis == 1 ? ay : az) < 0 ? -1.0f : 1.0f;
+        float c = cosf(glm_rad(deg)), s = sign * sinf(glm_rad(deg));
+        int i = (axis + 1) % 3, k = (axis + 2) % 3;
+        out[i][i] = c;
+        out[k][k] = c;
+        out[i][k] = s;
+        out[k][i] = -s;
+        return;
+    }
     float len = sqrtf(ax * ax + ay * ay + az * az);
     if (!(len > 1e-20f)) return;
-    vec3 axis = {ax / len, ay / len, az / len};
-    glm_rotate_make(out, glm_rad(deg), axis);
+    vec3 v = {ax / len, ay / len, az / len};
+    glm_rotate_make(out, glm_rad(deg), v);
 }
 
 void cl_xform_matrix(const cl_xform *x, const float *v, mat4 out)
@@ -219,6 +231,13 @@ float cl_decompose(const mat4 m, vec3 t, versor q, vec3 s)
 
 void cl_conv_matrix(const cl_frame_conv *c, const mat4 in, mat4 out)
 {
+    if (c->identity_rot) {  /* Y_UP: only the unit changes */
+        glm_mat4_copy((vec4 *)in, out);
+        out[3][0] = (float)((double)in[3][0] * c->meter);
+        out[3][1] = (float)((double)in[3][1] * c->meter);
+        out[3][2] = (float)((double)in[3][2] * c->meter);
+        return;
+    }
     /* out = C in C^-1 with C = scale * rot: the 3x3 part is conjugated by
      * rot, the translation rotated and scaled. */
     mat3 a, r3, tmp, rt;

@@ -362,52 +362,42 @@ static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /* Parses one decimal number at p (no leading space). Returns the end, or
- * NULL when p does not start a well-formed number. *special is set for
- * words like nan/inf so the caller can name them. Exact for up to 19
- * significant digits and |exponent| <= 22 (correctly rounded double). */
-static const char *parse_number(const char *p, const char *end, double *out)
+ * NULL when p does not start a well-formed number. The text must end in a
+ * NUL (every cl_text result does), which stops every loop. Exact for up to
+ * 19 digits and |exponent| <= 22 (one correctly rounded double division or
+ * multiplication), which covers what exporters write. */
+static const char *parse_number(const char *p, double *out)
 {
-    int neg = 0;
-    if (p < end && (*p == '-' || *p == '+')) {
-        neg = *p == '-';
-        p++;
-    }
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+') p++;
     uint64_t m = 0;
-    int digits = 0, exp10 = 0, any = 0;
-    while (p < end && (unsigned)(*p - '0') < 10u) {
-        if (digits < 19) {
-            m = m * 10 + (uint64_t)(*p - '0');
-            if (m) digits++;
-        } else {
-            exp10++;
-        }
+    int digits = 0, exp10 = 0;
+    const char *start = p;
+    unsigned d;
+    while ((d = (unsigned)(*p - '0')) < 10u) {
+        if (digits < 19) m = m * 10 + d, digits++;
+        else exp10++;
         p++;
-        any = 1;
     }
-    if (p < end && *p == '.') {
+    int any = p != start;
+    if (*p == '.') {
         p++;
-        while (p < end && (unsigned)(*p - '0') < 10u) {
-            if (digits < 19) {
-                m = m * 10 + (uint64_t)(*p - '0');
-                if (m) digits++;
-                exp10--;
-            }
+        const char *frac = p;
+        while ((d = (unsigned)(*p - '0')) < 10u) {
+            if (digits < 19) m = m * 10 + d, digits++, exp10--;
             p++;
-            any = 1;
         }
+        any |= p != frac;
     }
     if (!any) return NULL;
-    if (p < end && (*p == 'e' || *p == 'E')) {
+    if ((*p | 0x20) == 'e') {
         p++;
-        int eneg = 0;
-        if (p < end && (*p == '-' || *p == '+')) {
-            eneg = *p == '-';
-            p++;
-        }
-        if (!(p < end && (unsigned)(*p - '0') < 10u)) return NULL;
+        int eneg = *p == '-';
+        if (*p == '-' || *p == '+') p++;
+        if ((unsigned)(*p - '0') >= 10u) return NULL;
         int e = 0;
-        while (p < end && (unsigned)(*p - '0') < 10u) {
-            if (e < 100000) e = e * 10 + (*p - '0');
+        while ((d = (unsigned)(*p - '0')) < 10u) {
+            if (e < 100000) e = e * 10 + (int)d;
             p++;
         }
         exp10 += eneg ? -e : e;
@@ -444,15 +434,17 @@ static void token_at(const char *p, const char *end, char *buf, size_t cap)
 
 /* Parses up to max floats of [p, end) into out (may be NULL to count only).
  * Returns the count, or -1 with an error set at el. */
+/* Parses the floats of [p, end) (end points at a NUL) into out (up to max;
+ * out may be NULL to count). Returns the count, or -1 with an error set. */
 static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end, float *out, size_t max)
 {
     size_t n = 0;
     for (;;) {
-        while (p < end && is_space((unsigned char)*p)) p++;
+        while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
         double v;
-        const char *q = parse_number(p, end, &v);
-        if (!q || (q < end && !is_space((unsigned char)*q))) {
+        const char *q = parse_number(p, &v);
+        if (!q || (*q && !is_space((unsigned char)*q))) {
             char tok[40];
             token_at(p, end, tok, sizeof tok);
             const char *low = tok[0] == '-' || tok[0] == '+' ? tok + 1 : tok;
@@ -633,8 +625,8 @@ mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *coun
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     }
-    for (;;) {
-        while (p < end && is_space((unsigned char)*p)) p++;
+    for (;;) {  /* the text ends in a NUL, which stops every loop */
+        while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
         const char *start = p;
         int neg = 0;
@@ -643,13 +635,13 @@ mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *coun
             p++;
         }
         int64_t x = 0;
-        int any = 0;
-        while (p < end && (unsigned)(*p - '0') < 10u) {
-            if (x < (int64_t)1 << 40) x = x * 10 + (*p - '0');
+        unsigned dg;
+        while ((dg = (unsigned)(*p - '0')) < 10u) {
+            if (x < (int64_t)1 << 40) x = x * 10 + dg;
             p++;
-            any = 1;
         }
-        if (!any || (p < end && !is_space((unsigned char)*p))) {
+        int any = p != start && !(p == start + 1 && (*start == '-' || *start == '+'));
+        if (!any || (*p && !is_space((unsigned char)*p))) {
             char tok[40];
             token_at(start, end, tok, sizeof tok);
             free(v);
