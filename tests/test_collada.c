@@ -141,8 +141,9 @@ static vec3 *posed_corners(const mr_model *m, const mr_clip *clip, float t, int 
 }
 
 /* Largest corner distance between the loader and the reference, as a
- * fraction of the reference's bounding-box diagonal; -1 on a shape mismatch. */
-static double compare_corners(const mr_model *m, const mr_clip *clip, float t, const ref_points *ref)
+ * fraction of the reference's bounding-box diagonal (or of `size` when it is
+ * positive); -1 on a shape mismatch. */
+static double compare_corners_size(const mr_model *m, const mr_clip *clip, float t, const ref_points *ref, double size)
 {
     int n;
     vec3 *ours = posed_corners(m, clip, t, &n);
@@ -165,11 +166,17 @@ static double compare_corners(const mr_model *m, const mr_clip *clip, float t, c
             }
             double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+            if (size > 0) diag = size;
             result = diag > 0 ? worst / diag : worst;
         }
     }
     free(ours);
     return result;
+}
+
+static double compare_corners(const mr_model *m, const mr_clip *clip, float t, const ref_points *ref)
+{
+    return compare_corners_size(m, clip, t, ref, 0);
 }
 
 /* ---- every file in ../shared/models --------------------------------------- */
@@ -304,6 +311,74 @@ TEST(posed_meshes_match_independent_reference)
     }
     free(files);
     CHECK(checked >= 40);
+}
+
+/* The tracks' error against the exact curves, on a dense time grid: every
+ * animated shared file, 121 times per clip (4-influence reference, so only
+ * the animation differs). This is the figure collada.h states. */
+TEST(resampled_tracks_stay_within_tolerance)
+{
+    static const char *files[] = {
+        ASTROBOY,
+        THINMATRIX,
+        SHARED_MODELS "assimp/test/models/Collada/box_nested_animation.dae",
+        SHARED_MODELS "assimp/test/models/Collada/library_animation_clips.dae",
+        SHARED_MODELS "magnum-plugins/src/MagnumPlugins/AssimpImporter/Test/exported-animation.dae",
+        SHARED_MODELS "npm-collada-dae-parser-0.14.0/test/non-deformation-control-bones/leg-with-control-bones.dae",
+        CTS "library_animations/animation/anim/multilvl/multilvl.dae",
+        CTS "library_animations/animation/asset/up_axis/up_axis.dae",
+        CTS "library_animations/animation/channel/animation_channel_rotate_3/animation_channel_rotate_3.dae",
+        CTS "library_animations/animation/channel/animation_channel_rotate_x/animation_channel_rotate_x.dae",
+        CTS "library_animations/animation/channel/animation_channel_scale_xyz/animation_channel_scale_xyz.dae",
+        CTS "library_animations/animation/interpolation/animation_interpolation_bezier/animation_interpolation_bezier.dae",
+        CTS "library_animations/animation/interpolation/animation_interpolation_hermite/animation_interpolation_hermite.dae",
+        CTS "library_animations/animation/sampler/LinearStepBezier/LinearStepBezier.dae",
+    };
+    double overall = 0;
+    const char *worst_file = "";
+    ref_max_influences = MR_MAX_INFLUENCES;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        mr_model *m = load(files[f]);
+        ref_doc d;
+        if (!m || ref_open(&d, files[f])) {
+            mr_model_free(m);
+            continue;
+        }
+        xmlNode *lib = ref_child(d.root, "library_animation_clips");
+        int named = lib && ref_child(lib, "animation_clip");
+        double worst = 0;
+        /* Relative to the model's size (bind pose, and the reference at
+         * t = 0), not the posed size: a clip may shrink the mesh to nothing
+         * (animation_channel_scale_xyz starts at scale 0). */
+        ref_points rest;
+        ref_eval(&d, NULL, 0, &rest);
+        ref_max_influences = 0;
+        double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+        for (int i = 0; i < rest.n; i++)
+            for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], rest.p[i][c]), hi[c] = fmax(hi[c], rest.p[i][c]);
+        vec3 blo, bhi;
+        double size = mr_model_bounds(m, blo, bhi) ? glm_vec3_distance(blo, bhi) : 0;
+        if (rest.n) size = fmax(size, sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                           (hi[2] - lo[2]) * (hi[2] - lo[2])));
+        ref_points_free(&rest);
+        ref_max_influences = MR_MAX_INFLUENCES;
+        for (int c = 0; c < m->clip_count; c++)
+            for (int k = 0; k <= 120; k++) {
+                float t = m->clips[c]->duration * (float)k / 120;
+                ref_points rp;
+                ref_eval(&d, named ? m->clips[c]->name : NULL, t, &rp);
+                double e = compare_corners_size(m, m->clips[c], t, &rp, size);
+                worst = fmax(worst, e);
+                ref_points_free(&rp);
+            }
+        printf("       %-50s %.5f%%\n", mr_path_basename(files[f]), worst * 100);
+        if (worst > overall) overall = worst, worst_file = files[f];
+        CHECK_MSG(worst <= 1e-4, "%s: %.4f%% of the size off the exact curves", files[f], worst * 100);
+        ref_close(&d);
+        mr_model_free(m);
+    }
+    ref_max_influences = 0;
+    printf("       max over all: %.5f%% of the model size (%s)\n", overall * 100, mr_path_basename(worst_file));
 }
 
 /* ---- Khronos conformance: skins against their pre-deformed references ----- */
@@ -1544,6 +1619,7 @@ int main(void)
 {
     RUN(load_every_shared_dae);
     RUN(posed_meshes_match_independent_reference);
+    RUN(resampled_tracks_stay_within_tolerance);
     RUN(cts_skins_match_their_deformed_references);
     RUN(bad_files_are_refused_with_a_located_message);
     RUN(element_errors_name_the_element_path);
