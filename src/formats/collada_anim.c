@@ -21,13 +21,17 @@
  *
  * Tracks: for every animated joint the node's transform stack is rebuilt
  * at each key time of the union of its channels and decomposed into TRS.
- * When linear TRS interpolation between those keys does not reproduce the
- * exact curve (Bezier/Hermite, rotations about separate axes) — checked at the 1/4, 1/2 and 3/4 points of every segment — the
- * joint is resampled at CL_RESAMPLE_HZ plus the source key times, and any
- * segment whose midpoint is still off by more than the tolerance is split
- * again (down to 1/CL_MAX_HZ s). The tolerance is CL_TOLERANCE times the
- * model size (bounding-box diagonal), in position error of a point at that
- * distance from the joint. Joints whose keys are all STEP get STEP tracks.
+ * Joints whose keys are all STEP get STEP tracks. When LINEAR tracks
+ * between those keys reproduce the exact curves (checked at the 1/2, then
+ * 1/4 and 3/4 points of every segment), they are kept. Otherwise (Bezier,
+ * Hermite, rotations about separate axes) the tracks are CUBIC: per
+ * segment, Hermite tangents are fitted so the curve passes through the
+ * exact values at 1/3 and 2/3; the fit is checked at 1/8, 1/2 and 7/8, and
+ * a segment still off by more than the tolerance is split at its midpoint
+ * (CL_MAX_SPLIT levels, never below 2/CL_MAX_HZ s). The tolerance is
+ * CL_TOLERANCE times the model size (bounding-box diagonal), as the
+ * displacement of a point at that distance from the joint plus the
+ * translation error seen through the parent's scale.
  */
 #include "formats/collada_internal.h"
 
