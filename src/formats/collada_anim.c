@@ -26,7 +26,7 @@
  * 1/4 and 3/4 points of every segment), they are kept. Otherwise (Bezier,
  * Hermite, rotations about separate axes) the tracks are CUBIC: per
  * segment, Hermite tangents are fitted so the curve passes through the
- * exact values at 1/3 and 2/3; the fit is checked at 1/8, 1/2 and 7/8, and
+ * exact values at 1/3 and 2/3; the fit is checked at 1/8 and 7/8, and
  * a segment still off by more than the tolerance is split at its midpoint
  * (CL_MAX_SPLIT levels, never below 2/CL_MAX_HZ s). The tolerance is
  * CL_TOLERANCE times the model size (bounding-box diagonal), as the
@@ -250,7 +250,7 @@ static double solve_bezier_time(double t0, double c0, double c1, double t1, doub
     double lo = 0, hi = 1, u = (t - t0) / (t1 - t0);
     for (int it = 0; it < 40; it++) {
         double x = bezier1(t0, c0, c1, t1, u) - t;
-        if (fabs(x) <= 1e-9 * (fabs(t1 - t0) + 1e-30)) break;
+        if (fabs(x) <= 1e-8 * (fabs(t1 - t0) + 1e-30)) break;
         if (x > 0) hi = u;
         else lo = u;
         double v = 1 - u;
@@ -719,13 +719,15 @@ static void fit_segment(const anim_ctx *a, joint_eval *je, key *k0, key *k1)
  * most, never below 1/CL_MAX_HZ). k0 is the last key of out. */
 static mr_status emit_cubic(anim_ctx *a, joint_eval *je, key_list *out, key k1, float size, int depth)
 {
-    static const float check[3] = {0.125f, 0.5f, 0.875f};
+    /* A cubic through the exact values at 0, 1/3, 2/3, 1 errs most near
+     * 1/8 and 7/8 (the middle lobe is about half as large). */
+    static const float check[2] = {0.125f, 0.875f};
     key *k0 = &out->k[out->n - 1];
     if (k0->v[3] * k1.v[3] + k0->v[4] * k1.v[4] + k0->v[5] * k1.v[5] + k0->v[6] * k1.v[6] < 0)
         for (int i = 3; i < 7; i++) k1.v[i] = -k1.v[i];
     fit_segment(a, je, k0, &k1);
     if (depth < CL_MAX_SPLIT && k1.t - k0->t > 2.0 / CL_MAX_HZ &&
-        segment_error(a, je, k0, &k1, check, 3, 1, size) > a->tol) {
+        segment_error(a, je, k0, &k1, check, 2, 1, size) > a->tol) {
         key mid;
         key_at(a, je, 0.5 * (k0->t + k1.t), k0, &mid);
         mr_status st = emit_cubic(a, je, out, mid, size, depth + 1);
