@@ -1,7 +1,7 @@
 /* collada_ref.h — an independent COLLADA evaluator for tests/test_collada.c.
  *
  * It shares no code with src/formats/collada_*.c: it walks the libxml2 tree
- * itself, parses numbers with strtod, and does all math in double with
+ * itself (ids in libxml2's hash table), parses numbers with strtod, and does all math in double with
  * row-major matrices, straight from the COLLADA 1.4 specification:
  *   node world   = parent world * (transform elements in document order)
  *   channels     override transform values by sid (and member) at time t;
@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/hash.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
@@ -35,9 +36,7 @@ static int ref_max_influences = 0;
 typedef struct ref_doc {
     xmlDoc *doc;
     xmlNode *root;
-    int nids;
-    const char **id_keys;
-    xmlNode **id_nodes;
+    xmlHashTablePtr ids; /* id -> element (libxml2's own hash table) */
     int up;              /* 0 Y, 1 Z, 2 X */
     double meter;
 } ref_doc;
@@ -75,12 +74,7 @@ static void ref_collect_ids(ref_doc *d, xmlNode *n)
     for (; n; n = n->next) {
         if (n->type != XML_ELEMENT_NODE) continue;
         const char *id = ref_attr(n, "id");
-        if (id) {
-            d->id_keys = realloc(d->id_keys, (size_t)(d->nids + 1) * sizeof *d->id_keys);
-            d->id_nodes = realloc(d->id_nodes, (size_t)(d->nids + 1) * sizeof *d->id_nodes);
-            d->id_keys[d->nids] = id;
-            d->id_nodes[d->nids++] = n;
-        }
+        if (id) xmlHashAddEntry(d->ids, (const xmlChar *)id, n);  /* the first one wins */
         ref_collect_ids(d, n->children);
     }
 }
@@ -89,29 +83,50 @@ static xmlNode *ref_id(const ref_doc *d, const char *id)
 {
     if (!id) return NULL;
     if (id[0] == '#') id++;
-    for (int i = 0; i < d->nids; i++)
-        if (!strcmp(d->id_keys[i], id)) return d->id_nodes[i];
-    return NULL;
+    return xmlHashLookup(d->ids, (const xmlChar *)id);
 }
 
-/* All numbers of an element's text (new array, *n count). */
-static double *ref_numbers(const xmlNode *el, int *n)
+/* Numbers of an element's text, parsed once (cached on the node) and
+ * returned as a new copy the caller frees. */
+typedef struct ref_cached {
+    int n;
+    double v[];
+} ref_cached;
+
+static double *ref_numbers(xmlNode *el, int *n)
 {
-    xmlChar *txt = xmlNodeGetContent(el);
-    int cap = 16, k = 0;
-    double *v = malloc((size_t)cap * sizeof *v);
-    const char *p = (const char *)txt;
-    for (;;) {
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p) break;
-        if (k == cap) v = realloc(v, (size_t)(cap *= 2) * sizeof *v);
-        v[k++] = x;
-        p = end;
+    ref_cached *c = el->_private;
+    if (!c) {
+        xmlChar *txt = xmlNodeGetContent(el);
+        int cap = 16, k = 0;
+        c = malloc(sizeof *c + (size_t)cap * sizeof(double));
+        const char *p = (const char *)txt;
+        for (;;) {
+            char *end;
+            double x = strtod(p, &end);
+            if (end == p) break;
+            if (k == cap) c = realloc(c, sizeof *c + (size_t)(cap *= 2) * sizeof(double));
+            c->v[k++] = x;
+            p = end;
+        }
+        xmlFree(txt);
+        c->n = k;
+        el->_private = c;
     }
-    xmlFree(txt);
-    *n = k;
+    double *v = malloc((size_t)(c->n + 1) * sizeof *v);
+    memcpy(v, c->v, (size_t)c->n * sizeof *v);
+    *n = c->n;
     return v;
+}
+
+static void ref_free_cache(xmlNode *n)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE) continue;
+        free(n->_private);
+        n->_private = NULL;
+        ref_free_cache(n->children);
+    }
 }
 
 /* Whitespace-separated words of an element's text. */
@@ -818,6 +833,7 @@ static int ref_open(ref_doc *d, const char *path)
     d->doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!d->doc) return -1;
     d->root = xmlDocGetRootElement(d->doc);
+    d->ids = xmlHashCreate(256);
     ref_collect_ids(d, d->root);
     d->meter = 1;
     xmlNode *asset = ref_child(d->root, "asset");
@@ -834,8 +850,8 @@ static int ref_open(ref_doc *d, const char *path)
 
 static void ref_close(ref_doc *d)
 {
-    free(d->id_keys);
-    free(d->id_nodes);
+    ref_free_cache(d->root);
+    xmlHashFree(d->ids, NULL);
     xmlFreeDoc(d->doc);
 }
 

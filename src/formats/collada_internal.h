@@ -64,6 +64,8 @@ typedef struct cl_doc {
  * On failure err is set and the doc is closed. */
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err);
 void cl_doc_close(cl_doc *d);
+/* The libxml2 parser options cl_doc_open uses (exposed for the tests). */
+int cl_xml_options(void);
 
 /* "collada: NAME: /COLLADA/.../elem[@id='x'] (line N): message"; returns
  * MR_ERR_BAD_FILE (or `status` for cl_fail_status). at may be NULL. */

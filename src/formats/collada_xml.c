@@ -846,6 +846,14 @@ static mr_status check_version(cl_doc *d)
     return MR_OK;
 }
 
+int cl_xml_options(void)
+{
+    /* Never XML_PARSE_NOENT (entity substitution), XML_PARSE_DTDLOAD,
+     * XML_PARSE_DTDATTR, XML_PARSE_XINCLUDE or XML_PARSE_HUGE. */
+    return XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT | XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA |
+           XML_PARSE_NOWARNING | XML_PARSE_NOERROR;
+}
+
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -875,9 +883,7 @@ mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, 
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (ctxt) {
         /* Never XML_PARSE_NOENT (entity substitution) or XML_PARSE_DTDLOAD. */
-        int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT | XML_PARSE_BIG_LINES |
-                      XML_PARSE_NOCDATA | XML_PARSE_NOWARNING | XML_PARSE_NOERROR;
-        d->xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, options);
+        d->xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, cl_xml_options());
         if (d->xml && !ctxt->wellFormed) {
             xmlFreeDoc(d->xml);
             d->xml = NULL;
