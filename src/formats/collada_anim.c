@@ -67,6 +67,7 @@ typedef struct channel {
     int matrix_trs;      /* whole-matrix LINEAR: interpolate decomposed keys */
     xmlNode *el;         /* the <channel> */
     xmlNode *anim;       /* the enclosing <animation> */
+    int index;           /* document order */
 } channel;
 
 typedef struct anim_ctx {
@@ -80,6 +81,7 @@ typedef struct anim_ctx {
     int channel_count;
     size_t channel_cap;
     channel *channels;
+    int *by_node;        /* channel indices sorted by target node, then document order */
     long skipped;
     char skipped_example[120];
 } anim_ctx;
@@ -98,11 +100,10 @@ static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
 {
     cl_doc *d = a->d;
     *out = NULL;
-    for (int i = 0; i < a->sampler_count; i++)
-        if (a->samplers[i]->el == el) {
-            *out = a->samplers[i];
-            return MR_OK;
-        }
+    if (el->_private) {  /* read before (several channels may share it) */
+        *out = el->_private;
+        return MR_OK;
+    }
     sampler *s = calloc(1, sizeof *s);
     if (!s) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     s->el = el;
@@ -206,6 +207,7 @@ static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     }
     a->samplers[a->sampler_count++] = s;
+    el->_private = s;
     *out = s;
     return MR_OK;
 }
@@ -414,7 +416,6 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         return MR_OK;
     }
     int xf = -1, type = 0, nvals = 0, k = 0;
-    xmlNode *xf_el = NULL;
     for (xmlNode *c = cl_first_elem(node); c; c = cl_next_elem(c)) {
         int t = cl_is(c, "matrix") ? CL_XF_MATRIX : cl_is(c, "translate") ? CL_XF_TRANSLATE
               : cl_is(c, "rotate") ? CL_XF_ROTATE : cl_is(c, "scale") ? CL_XF_SCALE
@@ -424,7 +425,6 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         if (csid && strlen(csid) == sid_len && !strncmp(csid, sid, sid_len)) {
             xf = k;
             type = t;
-            xf_el = c;
             nvals = t == CL_XF_MATRIX ? 16 : t == CL_XF_ROTATE ? 4 : t == CL_XF_LOOKAT ? 9 : t == CL_XF_SKEW ? 7 : 3;
             break;
         }
@@ -466,12 +466,11 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         return cl_fail(d, el, "target '%s' takes %d value(s) per key but the sampler's OUTPUT has %d", target, ncomp,
                        s->comps);
     if (s->count == 0) return MR_OK;
-    channel ch = {s, node, xf, comp, ncomp, 0, el, anim};
+    channel ch = {s, node, xf, comp, ncomp, 0, el, anim, a->channel_count};
     if (type == CL_XF_MATRIX && ncomp == 16) {
         ch.matrix_trs = 1;
         if ((st = sampler_prepare_trs(a, s)) != MR_OK) return st;
     }
-    (void)xf_el;
     if (mr_array_reserve((void **)&a->channels, &a->channel_cap, (size_t)a->channel_count + 1, sizeof *a->channels))
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     a->channels[a->channel_count++] = ch;
@@ -839,6 +838,48 @@ static int in_animations(xmlNode *anim, xmlNode *const *set, int n)
     return 0;
 }
 
+typedef struct node_key {
+    uintptr_t node;      /* the target <node> element's address */
+    int index;           /* channel index, document order */
+} node_key;
+
+static int cmp_node_key(const void *x, const void *y)
+{
+    const node_key *a = x, *b = y;
+    if (a->node != b->node) return a->node < b->node ? -1 : 1;
+    return a->index - b->index;
+}
+
+/* Orders channels by target node (document order within one node, so a
+ * later channel on the same value wins). */
+static mr_status index_channels(anim_ctx *a)
+{
+    node_key *keys = mr_alloc_array((size_t)a->channel_count + 1, sizeof *keys);
+    a->by_node = mr_alloc_array((size_t)a->channel_count + 1, sizeof *a->by_node);
+    if (!keys || !a->by_node) {
+        free(keys);
+        return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    for (int i = 0; i < a->channel_count; i++) keys[i] = (node_key){(uintptr_t)a->channels[i].node_el, i};
+    qsort(keys, (size_t)a->channel_count, sizeof *keys, cmp_node_key);
+    for (int i = 0; i < a->channel_count; i++) a->by_node[i] = keys[i].index;
+    free(keys);
+    return MR_OK;
+}
+
+/* Position in by_node of the first channel on node el (channel_count when
+ * there is none). */
+static int first_channel(const anim_ctx *a, const xmlNode *el)
+{
+    int lo = 0, hi = a->channel_count;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if ((uintptr_t)a->channels[a->by_node[mid]].node_el < (uintptr_t)el) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Builds a clip from the channels selected by `set` (NULL: all). */
 static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, int nset, double end, float size,
                             mr_model *model, int *used)
@@ -865,12 +906,13 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
         const cl_node *n = &s->nodes[i];
         if (n->joint < 0) continue;
         int nch = 0;
-        for (int c = 0; c < a->channel_count; c++) {
-            const channel *ch = &a->channels[c];
-            if (ch->node_el != n->el || ch->xf >= n->xf_count) continue;
+        for (int k = first_channel(a, n->el); k < a->channel_count; k++) {
+            const channel *ch = &a->channels[a->by_node[k]];
+            if (ch->node_el != n->el) break;
+            if (ch->xf >= n->xf_count) continue;
             if (set && !in_animations(ch->anim, set, nset)) continue;
             chs[nch++] = ch;
-            used[c] = 1;
+            used[ch->index] = 1;
         }
         if (!nch) continue;
         any_joint = 1;
@@ -923,9 +965,13 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
 
 static void anim_free(anim_ctx *a)
 {
-    for (int i = 0; i < a->sampler_count; i++) sampler_free(a->samplers[i]);
+    for (int i = 0; i < a->sampler_count; i++) {
+        a->samplers[i]->el->_private = NULL;
+        sampler_free(a->samplers[i]);
+    }
     free(a->samplers);
     free(a->channels);
+    free(a->by_node);
 }
 
 static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
@@ -984,6 +1030,7 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
         used = mr_alloc_array((size_t)a.channel_count, sizeof *used);
         if (!used) st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     }
+    if (st == MR_OK && a.channel_count) st = index_channels(&a);
     if (st == MR_OK && a.channel_count) st = read_clips(&a, size, model, used);
     if (st == MR_OK) {
         long unused = 0, outside = 0;
@@ -991,7 +1038,8 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
             if (used[c]) continue;
             /* Channels on nodes outside the skeleton (cameras, lights). */
             int in_skel = 0;
-            for (int i = 0; i < s->node_count && !in_skel; i++)
+            const char *id = cl_attr(a.channels[c].node_el, "id");
+            for (int i = cl_scene_find(s, NULL, 0, id, 1); i >= 0 && !in_skel; i = cl_scene_next(s, i, 1))
                 in_skel = s->nodes[i].el == a.channels[c].node_el && s->nodes[i].joint >= 0;
             if (in_skel) unused++;
             else outside++;

@@ -327,7 +327,6 @@ static mr_status skin_prim(reader *r, const cl_skin *skin, int node_joint, const
             glm_vec3_scale(acc, 1.0f / wsum, m->positions[v]);
         }
     }
-    (void)wbuf;
     return MR_OK;
 }
 
