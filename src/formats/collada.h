@@ -83,7 +83,7 @@
  *   kept (baked matrices, linear translations). Otherwise (Bezier, Hermite,
  *   rotations about several axes) the tracks are CUBIC: Hermite tangents
  *   per segment fitted so the curve passes through the exact values at 1/3
- *   and 2/3 of the segment, checked at 1/8, 1/2, 7/8, and any segment off
+ *   and 2/3 of the segment, checked at 1/8 and 7/8, and any segment off
  *   by more than the tolerance split at its midpoint (down to ~1 ms). The
  *   tolerance is 1e-5 of the model's size (bounding-box diagonal) as the
  *   displacement of a point at that distance from the joint. Measured on a
