@@ -1720,6 +1720,48 @@ TEST(writer_refuses_what_it_cannot_write)
     mr_model_free(m);
 }
 
+/* The hand-written number parser agrees with strtof on every number of
+ * every float_array in ../shared/models. */
+TEST(float_parser_matches_strtof)
+{
+    char **files = NULL;
+    int n = 0;
+    find_dae(SHARED_MODELS, &files, &n);
+    long total = 0, differ = 0;
+    for (int f = 0; f < n; f++) {
+        size_t len;
+        mr_error err;
+        char *buf = mr_file_read(files[f], &len, &err);
+        cl_doc d;
+        if (buf && cl_doc_open(&d, files[f], buf, len, &err) == MR_OK) {
+            for (size_t i = 0; i < d.ids_cap; i++) {
+                const cl_array *arr;
+                if (!d.ids[i].id || !cl_is(d.ids[i].node, "float_array")) continue;
+                if (cl_floats(&d, d.ids[i].node, &arr) != MR_OK) continue;
+                char *owned;
+                size_t tl;
+                const char *t = cl_text(d.ids[i].node, &tl, &owned);
+                char *copy = mr_strndup(t, tl), *p = copy;
+                for (size_t k = 0; k < arr->count; k++, total++) {
+                    char *e;
+                    float want = strtof(p, &e);
+                    p = e;
+                    if (want != arr->f[k] && differ++ < 5)
+                        TEST_FAIL_AT("%s: %.9g parsed as %.9g", files[f], (double)want, (double)arr->f[k]);
+                }
+                free(copy);
+                free(owned);
+            }
+            cl_doc_close(&d);
+        }
+        free(buf);
+        free(files[f]);
+    }
+    free(files);
+    printf("       %ld numbers, %ld differ\n", total, differ);
+    CHECK(total > 400000 && differ == 0);
+}
+
 /* ---- speed ------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
@@ -1788,6 +1830,7 @@ int main(void)
     RUN(md5_model_round_trips_through_collada);
     RUN(shared_models_round_trip_through_the_writer);
     RUN(writer_refuses_what_it_cannot_write);
+    RUN(float_parser_matches_strtof);
     RUN(load_speed);
     return test_summary("collada");
 }

@@ -357,15 +357,18 @@ static inline int is_space(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+static const double neg_pow10_tab[23] = {1e-0,  1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
+                                         1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+                                         1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
 static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 /* Parses one decimal number at p (no leading space). Returns the end, or
  * NULL when p does not start a well-formed number. The text must end in a
- * NUL (every cl_text result does), which stops every loop. Exact for up to
- * 19 digits and |exponent| <= 22 (one correctly rounded double division or
- * multiplication), which covers what exporters write. */
+ * NUL (every cl_text result does), which stops every loop. Up to 19
+ * significant digits are used; the value is the digits times a power of
+ * ten in double, then rounded to float (see below). */
 static const char *parse_number(const char *p, double *out)
 {
     int neg = *p == '-';
@@ -411,7 +414,10 @@ static const char *parse_number(const char *p, double *out)
             v /= 1e22;
             e -= 22;
         }
-        if (e <= 22) v /= pow10_tab[e];
+        /* Multiplying by 10^-e (within an ulp of exact) instead of dividing
+         * by 10^e: the double is off by at most one ulp, which the rounding
+         * to float absorbs but for values a hair from a float tie. */
+        if (e <= 22) v *= neg_pow10_tab[e];
     } else if (exp10 > 0) {
         int e = exp10;
         while (e > 22 && !isinf(v)) {
