@@ -86,14 +86,14 @@ static xmlNode *ref_id(const ref_doc *d, const char *id)
     return xmlHashLookup(d->ids, (const xmlChar *)id);
 }
 
-/* Numbers of an element's text, parsed once (cached on the node) and
- * returned as a new copy the caller frees. */
+/* Numbers of an element's text, parsed once and cached on the node:
+ * ref_numbers_view returns the cache, ref_numbers a copy to free. */
 typedef struct ref_cached {
     int n;
     double v[];
 } ref_cached;
 
-static double *ref_numbers(xmlNode *el, int *n)
+static const double *ref_numbers_view(xmlNode *el, int *n)
 {
     ref_cached *c = el->_private;
     if (!c) {
@@ -113,9 +113,15 @@ static double *ref_numbers(xmlNode *el, int *n)
         c->n = k;
         el->_private = c;
     }
-    double *v = malloc((size_t)(c->n + 1) * sizeof *v);
-    memcpy(v, c->v, (size_t)c->n * sizeof *v);
     *n = c->n;
+    return c->v;
+}
+
+static double *ref_numbers(xmlNode *el, int *n)
+{
+    const double *c = ref_numbers_view(el, n);
+    double *v = malloc((size_t)(*n + 1) * sizeof *v);
+    memcpy(v, c, (size_t)*n * sizeof *v);
     return v;
 }
 
@@ -152,7 +158,7 @@ static void ref_free_words(char **w, int n)
 
 /* A <source> read through its accessor. */
 typedef struct ref_src {
-    double *v;           /* whole array */
+    const double *v;     /* whole array (the element's cache) */
     char **words;
     int nwords;
     int count, stride, offset;
@@ -168,7 +174,7 @@ static int ref_source(const ref_doc *d, const char *url, ref_src *s)
     if (!arr) return -1;
     int n;
     if (ref_is(arr, "float_array")) {
-        s->v = ref_numbers(arr, &n);
+        s->v = ref_numbers_view(arr, &n);
         const char *cnt = ref_attr(arr, "count");
         if (cnt && atoi(cnt) < n) n = atoi(cnt);
     } else {
@@ -183,7 +189,6 @@ static int ref_source(const ref_doc *d, const char *url, ref_src *s)
 
 static void ref_src_free(ref_src *s)
 {
-    free(s->v);
     ref_free_words(s->words, s->nwords);
     memset(s, 0, sizeof *s);
 }
@@ -461,7 +466,6 @@ static void ref_read_animations(const ref_doc *d, xmlNode *parent, ref_anim *a)
                 ref_source(d, src, &names);
                 ch.interp = names.words;
                 ch.ninterp = names.nwords;
-                free(names.v);
             }
         }
         if (!ch.in.v || !ch.out.v || ch.in.count == 0) {
@@ -639,16 +643,15 @@ static void ref_geometry(const ref_doc *d, xmlNode *geom, const double (*posed)[
         int before = o->n;
         int *vc = NULL, nvc = 0;
         if (ref_is(pr, "polylist")) {
-            double *v = ref_numbers(ref_child(pr, "vcount"), &nvc);
+            const double *v = ref_numbers_view(ref_child(pr, "vcount"), &nvc);
             vc = malloc((size_t)(nvc + 1) * sizeof *vc);
             for (int i = 0; i < nvc; i++) vc[i] = (int)v[i];
-            free(v);
         }
         for (xmlNode *p = pr->children; p; p = p->next) {
             xmlNode *pe = ref_is(p, "p") ? p : ref_is(p, "ph") ? ref_child(p, "p") : NULL;
             if (!pe) continue;
             int n;
-            double *idx = ref_numbers(pe, &n);
+            const double *idx = ref_numbers_view(pe, &n);
             int verts = n / stride;
             int *pos = malloc((size_t)(verts + 1) * sizeof *pos);
             for (int i = 0; i < verts; i++) pos[i] = (int)idx[i * stride + voff];
@@ -664,7 +667,6 @@ static void ref_geometry(const ref_doc *d, xmlNode *geom, const double (*posed)[
                 ref_emit(o, posed, pos, verts, strip);
             }
             free(pos);
-            free(idx);
         }
         free(vc);
         if (o->n > before) {
@@ -710,9 +712,8 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
         xmlNode *b = ref_child(skin, "bind_shape_matrix");
         if (b) {
             int n;
-            double *v = ref_numbers(b, &n);
-            memcpy(bsm, v, sizeof bsm);
-            free(v);
+            const double *v = ref_numbers_view(b, &n);
+            if (n >= 16) memcpy(bsm, v, sizeof bsm);
         }
         ref_src names = {0}, ibm = {0}, wsrc = {0};
         for (xmlNode *in = ref_child(ref_child(skin, "joints"), "input"); in; in = ref_next(in, "input")) {
@@ -771,7 +772,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             }
         }
         int nvc, nv;
-        double *vc = ref_numbers(ref_child(vw, "vcount"), &nvc), *v = ref_numbers(ref_child(vw, "v"), &nv);
+        const double *vc = ref_numbers_view(ref_child(vw, "vcount"), &nvc), *v = ref_numbers_view(ref_child(vw, "v"), &nv);
         int at = 0;
         for (int i = 0; i < nvc && i < pos.count; i++) {
             /* Influences as (weight, posed point); the bind shape (joint -1
@@ -815,8 +816,6 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             }
             for (int c = 0; c < 3; c++) posed[i][c] = total > 0 ? acc[c] / total : 0;
         }
-        free(vc);
-        free(v);
         free(skinm);
         free(jnode);
         ref_src_free(&names), ref_src_free(&ibm), ref_src_free(&wsrc);
