@@ -603,7 +603,7 @@ static int ref_find(const ref_scene *s, const int *roots, int nroots, const char
 /* ---- geometry and evaluation ------------------------------------------------------- */
 
 typedef struct ref_points {
-    int n;
+    int n, cap;
     double (*p)[3];
     int nmeshes;
     int *mesh_corners;   /* corners per mesh */
@@ -611,7 +611,10 @@ typedef struct ref_points {
 
 static void ref_push(ref_points *o, const double *p)
 {
-    o->p = realloc(o->p, (size_t)(o->n + 1) * sizeof *o->p);
+    if (o->n == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 256;
+        o->p = realloc(o->p, (size_t)o->cap * sizeof *o->p);
+    }
     memcpy(o->p[o->n++], p, 3 * sizeof(double));
 }
 
