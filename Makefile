@@ -40,18 +40,21 @@ marrow: $(EXE)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC    $<"
+	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(EXE): $(BUILD)/src/app/main.o $(LIB)
-	$(CC) -o $@ $^ $(LDLIBS)
+	@echo "  LINK  $@"
+	@$(CC) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/test.h $(LIB)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+	@echo "  TEST  $@"
+	@$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
 run: marrow
 	./scripts/demo.sh
