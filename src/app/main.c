@@ -6,6 +6,8 @@
 #include "core/error.h"
 
 static const mr_command commands[] = {
+    {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --fps F --size WxH --out DIR]",
+     "run a Lua script (window with live reload, or headless)"},
     {NULL, NULL, NULL, NULL},
 };
 
