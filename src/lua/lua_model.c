@@ -156,7 +156,7 @@ static void push_suggestions(lua_State *L, const mr_skeleton *sk, const char *na
 {
     int best[3] = {-1, -1, -1}, dist[3] = {1 << 30, 1 << 30, 1 << 30};
     int limit = (int)strlen(name) / 3;
-    if (limit < 2) limit = 2;
+    if (limit < 1) limit = 1;
     for (int j = 0; j < sk->joint_count; j++) {
         int d = edit_distance(name, sk->names[j]);
         if (d > limit) continue;

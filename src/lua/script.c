@@ -154,20 +154,19 @@ void mr_lua_console_add(mr_lua_ctx *ctx, const char *text)
             ctx->console_head = (ctx->console_head + 1) % MR_LUA_CONSOLE_LINES;
         else
             ctx->console_count++;
-        /* Tabs become spaces up to the next multiple of 4 (the font has no tab). */
+        /* Tabs become spaces up to the next multiple of 8 (the font has no tab). */
         char *out = ctx->console[slot];
         size_t cap = sizeof ctx->console[slot] - 1, len = 0;
         for (size_t i = 0; i < n && len < cap; i++) {
             if (text[i] == '\t') {
                 do out[len++] = ' ';
-                while (len % 4 && len < cap);
+                while (len % 8 && len < cap);
             } else {
                 out[len++] = text[i];
             }
         }
         out[len] = '\0';
         ctx->console_time[slot] = ctx->time;
-        ctx->console[slot][n] = '\0';
         text = nl ? nl + 1 : NULL;
     }
 }
@@ -195,8 +194,10 @@ void mr_lua_set_error(mr_lua_ctx *ctx, const char *msg)
         free(ctx->error);
         ctx->error = copy;
     }
-    fprintf(stderr, "%s\n", msg);
-    fflush(stderr);
+    if (!ctx->desc.quiet) {
+        fprintf(stderr, "%s\n", msg);
+        fflush(stderr);
+    }
 }
 
 /* ---- allocator and budget --------------------------------------------------------- */
@@ -313,6 +314,12 @@ static int protected_call(lua_State *L)
     lua_pushstring(L, a->fn);
     lua_rawget(L, -2);
     if (lua_isnil(L, -1)) return 0;    /* not defined: nothing to do */
+    /* `load` is also Lua's own function: a script that defines no load()
+     * callback still has that one, which is not a callback. */
+    lua_getfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
+    int builtin = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+    if (builtin) return 0;
     if (!lua_isfunction(L, -1)) {
         if (luaL_getmetafield(L, -1, "__call") == LUA_TNIL)
             return luaL_error(L, "%s is a %s, not a function", a->fn, luaL_typename(L, -1));
@@ -501,6 +508,8 @@ static void setup_state(lua_State *L)
     mr_lua_state *s = mr_lua_state_of(L);
     mr_lua_ctx *ctx = s->ctx;
     luaL_openlibs(L);
+    lua_getglobal(L, "load");
+    lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
     lua_pushcfunction(L, l_print);
     lua_setglobal(L, "print");
 
