@@ -6,6 +6,7 @@
 #include "core/error.h"
 
 static const mr_command commands[] = {
+    {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},
     {NULL, NULL, NULL, NULL},
 };
 
