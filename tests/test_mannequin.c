@@ -1,8 +1,12 @@
 /* test_mannequin.c — the generated mannequin (src/app/mannequin*.c): skeleton,
- * skinned surface, clips, and that building it is deterministic. */
+ * skinned surface, clips, that building it is deterministic, and that the
+ * committed models/ files (written by `marrow make-mannequin`) read back as
+ * the model built in memory. tests/cli_make_mannequin.sh checks that the
+ * command reproduces those files byte for byte. */
 #include <stdlib.h>
 
 #include "app/mannequin.h"
+#include "formats/load.h"
 #include "test.h"
 
 static mr_model *model;
@@ -122,30 +126,30 @@ TEST(knee_and_elbow_blend_their_two_bones)
     int at_knee = 0, blended_knee = 0, at_elbow = 0, blended_elbow = 0, above = 0, thigh_only = 0;
     for (int v = 0; v < m->vertex_count; v++) {
         const float *p = m->positions[v];
-        if (fabsf(p[2] - knee[2]) < 0.6f && fabsf(p[1] - knee[1]) < 3 && fabsf(p[0]) < 3) {
+        if (fabsf(p[2] - knee[2]) < 0.7f && fabsf(p[1] - knee[1]) < 3 && fabsf(p[0]) < 3) {
             at_knee++;
             float a = weight_of(m, v, thigh), b = weight_of(m, v, calf);
-            if (a > 0.25f && b > 0.25f && a + b > 0.99f) blended_knee++;
+            if (a > 0.2f && b > 0.2f && a + b > 0.99f) blended_knee++;
         }
         /* Mid-thigh belongs to the thigh alone. */
         if (fabsf(p[2] - 28) < 0.7f && fabsf(p[1] - knee[1]) < 4) {
             above++;
             if (weight_of(m, v, thigh) > 0.999f) thigh_only++;
         }
-        /* Near the elbow: within 0.6 in of it along the arm, on the arm. */
+        /* Near the elbow: within 0.7 in of it along the arm, on the arm. */
         vec3 d;
         glm_vec3_sub((float *)p, elbow, d);
         float along = glm_vec3_dot(d, arm_dir);
-        if (fabsf(along) < 0.6f && glm_vec3_norm(d) < 2.2f) {
+        if (fabsf(along) < 0.7f && glm_vec3_norm(d) < 2.2f) {
             at_elbow++;
             float a = weight_of(m, v, upper), b = weight_of(m, v, lower);
-            if (a > 0.25f && b > 0.25f && a + b > 0.99f) blended_elbow++;
+            if (a > 0.2f && b > 0.2f && a + b > 0.99f) blended_elbow++;
         }
     }
-    CHECK(at_knee >= 16);
+    CHECK(at_knee >= 14);  /* a ring at least */
     CHECK_MSG(blended_knee == at_knee, "%d of %d knee vertices blend thigh and calf", blended_knee, at_knee);
-    CHECK(above >= 16 && thigh_only == above);
-    CHECK(at_elbow >= 14);
+    CHECK(above >= 14 && thigh_only == above);
+    CHECK(at_elbow >= 12);
     CHECK_MSG(blended_elbow == at_elbow, "%d of %d elbow vertices blend upper and lower arm",
               blended_elbow, at_elbow);
 }
@@ -439,6 +443,81 @@ TEST(build_is_deterministic)
     mr_model_free(again);
 }
 
+TEST(committed_md5_files_read_back_as_the_built_model)
+{
+    static const char *const anims[] = {"models/idle.md5anim", "models/walk.md5anim",
+                                        "models/wave.md5anim"};
+    mr_model *read = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_model_load("models/mannequin.md5mesh", anims, 3, &read, &err) == MR_OK, "%s", err.msg);
+    if (!read) return;
+    const mr_skeleton *a = &model->skeleton, *b = &read->skeleton;
+    CHECK(read->frame.up == MR_UP_Z);
+    CHECK(b->joint_count == a->joint_count);
+    if (b->joint_count != a->joint_count) goto done;
+    float worst = 0;
+    for (int j = 0; j < a->joint_count; j++) {
+        CHECK(!strcmp(a->names[j], b->names[j]));
+        CHECK(a->parents[j] == b->parents[j]);
+        vec3 pa, pb;
+        joint_model_pos(a, j, pa);
+        joint_model_pos(b, j, pb);
+        worst = fmaxf(worst, glm_vec3_distance(pa, pb));
+    }
+    CHECK_MSG(worst < 1e-4f, "joints moved by %g in", worst);
+    CHECK(read->mesh_count == model->mesh_count);
+    for (int i = 0; i < model->mesh_count && i < read->mesh_count; i++) {
+        const mr_mesh *ma = &model->meshes[i], *mb = &read->meshes[i];
+        CHECK(!strcmp(ma->name, mb->name));
+        CHECK(ma->vertex_count == mb->vertex_count && ma->index_count == mb->index_count);
+        if (ma->vertex_count != mb->vertex_count || ma->index_count != mb->index_count) continue;
+        CHECK(!memcmp(ma->indices, mb->indices, (size_t)ma->index_count * sizeof *ma->indices));
+        float dp = 0, dw = 0, duv = 0;
+        for (int v = 0; v < ma->vertex_count; v++) {
+            dp = fmaxf(dp, glm_vec3_distance(ma->positions[v], mb->positions[v]));
+            duv = fmaxf(duv, fabsf(ma->uvs[v][0] - mb->uvs[v][0]) + fabsf(ma->uvs[v][1] - mb->uvs[v][1]));
+            for (int j = 0; j < a->joint_count; j++)
+                dw = fmaxf(dw, fabsf(weight_of(ma, v, j) - weight_of(mb, v, j)));
+        }
+        CHECK_MSG(dp < 1e-4f, "mesh %d: vertices moved by %g in", i, dp);
+        CHECK_MSG(dw < 1e-5f, "mesh %d: weights differ by %g", i, dw);
+        CHECK_MSG(duv < 1e-6f, "mesh %d: uvs differ by %g", i, duv);
+    }
+    /* Every key of every clip gives the same joints in model space. */
+    CHECK(read->clip_count == model->clip_count);
+    mr_pose pa, pb;
+    mr_pose_make(&pa, a->joint_count);
+    mr_pose_make(&pb, a->joint_count);
+    mat4 wa[MR_MQ_JOINT_COUNT], wb[MR_MQ_JOINT_COUNT];
+    for (int c = 0; c < model->clip_count; c++) {
+        const mr_clip *ca = model->clips[c], *cb = mr_model_find_clip(read, ca->name);
+        CHECK_MSG(cb != NULL, "no clip %s read back", ca->name);
+        if (!cb) continue;
+        CHECK_NEAR(cb->duration, ca->duration, 1e-6);
+        CHECK(cb->rate == ca->rate);
+        CHECK(mr_clip_key_count(cb) == mr_clip_key_count(ca));
+        float dj = 0, dr = 0;
+        for (int k = 0; k < mr_clip_key_count(ca); k++) {
+            float t = (float)k / ca->rate;
+            mr_clip_sample(ca, a, t, MR_WRAP_CLAMP, &pa);
+            mr_clip_sample(cb, b, t, MR_WRAP_CLAMP, &pb);
+            mr_pose_to_model(a, &pa, wa);
+            mr_pose_to_model(b, &pb, wb);
+            for (int j = 0; j < a->joint_count; j++) {
+                dj = fmaxf(dj, glm_vec3_distance(wa[j][3], wb[j][3]));
+                for (int col = 0; col < 3; col++)
+                    for (int row = 0; row < 3; row++)
+                        dr = fmaxf(dr, fabsf(wa[j][col][row] - wb[j][col][row]));
+            }
+        }
+        CHECK_MSG(dj < 1e-4f && dr < 1e-5f, "clip %s: joints differ by %g in, rotations by %g", ca->name, dj, dr);
+    }
+    mr_pose_destroy(&pa);
+    mr_pose_destroy(&pb);
+done:
+    mr_model_free(read);
+}
+
 TEST(unknown_clip_name_gives_null)
 {
     CHECK(mr_mannequin_clip(&model->skeleton, "run") == NULL);
@@ -464,6 +543,7 @@ int main(void)
     RUN(idle_keeps_the_feet_planted);
     RUN(wave_raises_the_right_hand_above_the_head_and_back);
     RUN(build_is_deterministic);
+    RUN(committed_md5_files_read_back_as_the_built_model);
     RUN(unknown_clip_name_gives_null);
     mr_model_free(model);
     return test_summary("mannequin");

@@ -307,7 +307,7 @@ static void add_torso(builder *b, const mr_skeleton *sk)
         {MR_MQ_THIGH_L, {0.0f, 4.6f, 33.0f}, 1.0f, 4.5f, 0.5f},
         {MR_MQ_THIGH_R, {0.0f, -4.6f, 33.0f}, 1.0f, 4.5f, 0.5f},
     };
-    part p = {{0, 0, 32.0f}, {0, 0, 59.0f}, {1, 0, 0}, 2.5f, 2.6f, 2.5f, 24, 1.2f,
+    part p = {{0, 0, 32.0f}, {0, 0, 59.0f}, {1, 0, 0}, 2.5f, 2.6f, 2.5f, 20, 1.4f,
               keys, 11, bands, 4, blobs, 4};
     (void)sk;
     add_part(b, &p);
@@ -323,7 +323,7 @@ static void add_neck_head(builder *b, const mr_skeleton *sk)
     };
     band nb[] = {{0, 0, MR_MQ_SPINE_03}, {58.3f - 56.0f, 1.0f, MR_MQ_NECK},
                  {61.8f - 56.0f, 0.8f, MR_MQ_HEAD}};
-    part np = {{0.1f, 0, 56.0f}, {0.3f, 0, 62.5f}, {1, 0, 0}, 1.2f, 1.2f, 2.0f, 16, 1.0f,
+    part np = {{0.1f, 0, 56.0f}, {0.3f, 0, 62.5f}, {1, 0, 0}, 1.2f, 1.2f, 2.0f, 14, 1.1f,
                nkeys, 3, nb, 3, NULL, 0};
     add_part(b, &np);
 
@@ -335,13 +335,13 @@ static void add_neck_head(builder *b, const mr_skeleton *sk)
         {4.8f, 0.35f, 0, 3.85f, 3.0f}, {6.8f, 0.1f, 0, 3.95f, 3.15f}, {10.0f, 0.0f, 0, 3.6f, 2.9f},
     };
     band hb[] = {{0, 0, MR_MQ_HEAD}};
-    part hp = {{0.0f, 0, 60.0f}, {0.0f, 0, 70.0f}, {1, 0, 0}, 1.5f, 3.8f, 2.2f, 20, 0.9f,
+    part hp = {{0.0f, 0, 60.0f}, {0.0f, 0, 70.0f}, {1, 0, 0}, 1.5f, 3.8f, 2.2f, 18, 1.0f,
                hkeys, 6, hb, 1, NULL, 0};
     add_part(b, &hp);
 
     /* Nose: shows which way the figure faces. */
     static const key nose_keys[] = {{0.0f, 0, 0, 0.55f, 0.45f}, {1.9f, 0, 0, 0.42f, 0.34f}};
-    part nose = {{3.4f, 0, 65.2f}, {4.9f, 0, 64.0f}, {0, 0, 1}, 0.5f, 0.45f, 2.0f, 10, 0.5f,
+    part nose = {{3.4f, 0, 65.2f}, {4.9f, 0, 64.0f}, {0, 0, 1}, 0.5f, 0.45f, 2.0f, 8, 0.5f,
                  nose_keys, 2, hb, 1, NULL, 0};
     add_part(b, &nose);
 }
@@ -357,9 +357,9 @@ static void add_arm(builder *b, const mr_skeleton *sk, int side)
     glm_vec3_normalize(d);
     float le = glm_vec3_distance(sh, el), lw = glm_vec3_distance(sh, wr);
     /* s measured from 1.5 in inside the shoulder joint. */
-    float o = 1.5f;
+    float o = 2.0f;
     key keys[] = {
-        {0.0f, 0, 0, 2.3f, 2.3f},         {o, 0, 0, 2.35f, 2.3f},
+        {0.0f, 0, 0, 2.1f, 2.1f},         {o, 0, 0, 2.35f, 2.3f},
         {o + 4.0f, 0, 0, 2.0f, 1.95f},     {o + 8.5f, 0, 0, 1.8f, 1.7f},
         {o + le, 0, 0, 1.55f, 1.5f},       {o + le + 3.0f, 0, 0, 1.7f, 1.6f},
         {o + le + 7.0f, 0, 0, 1.4f, 1.25f}, {o + lw, 0, 0, 1.25f, 0.95f},
@@ -367,7 +367,7 @@ static void add_arm(builder *b, const mr_skeleton *sk, int side)
     };
     band bands[] = {{0, 0, cl}, {o + 0.3f, 1.6f, cl + 1}, {o + le, 1.8f, cl + 2},
                     {o + lw, 0.7f, cl + 3}};
-    part p = {{0}, {0}, {1, 0, 0}, 2.3f, 0.9f, 2.0f, 14, 1.1f, keys, 9, bands, 4, NULL, 0};
+    part p = {{0}, {0}, {1, 0, 0}, 2.3f, 0.9f, 2.0f, 12, 1.2f, keys, 9, bands, 4, NULL, 0};
     along(sh, d, -o, p.a);
     along(wr, d, 0.6f, p.b);
     add_part(b, &p);
@@ -379,7 +379,7 @@ static void add_arm(builder *b, const mr_skeleton *sk, int side)
         {5.6f, 0.1f, 0, 1.5f, 0.48f}, {7.6f, 0.1f, 0, 1.3f, 0.4f},
     };
     band hb[] = {{0, 0, cl + 2}, {0.4f, 0.6f, cl + 3}};
-    part h = {{0}, {0}, {1, 0, 0}, 0.6f, 1.6f, 2.6f, 12, 0.8f, hkeys, 5, hb, 2, NULL, 0};
+    part h = {{0}, {0}, {1, 0, 0}, 0.6f, 1.6f, 2.6f, 10, 0.9f, hkeys, 5, hb, 2, NULL, 0};
     along(wr, d, -0.2f, h.a);
     along(wr, d, 7.4f, h.b);
     add_part(b, &h);
@@ -393,7 +393,7 @@ static void add_arm(builder *b, const mr_skeleton *sk, int side)
     vec3 t0;
     along(wr, d, 1.0f, t0);
     t0[0] += 0.9f;
-    part t = {{0}, {0}, {0, 0, 1}, 0.5f, 0.4f, 2.0f, 8, 0.6f, tkeys, 2, tb, 1, NULL, 0};
+    part t = {{0}, {0}, {0, 0, 1}, 0.5f, 0.4f, 2.0f, 6, 0.7f, tkeys, 2, tb, 1, NULL, 0};
     glm_vec3_copy(t0, t.a);
     along(t0, td, 3.0f, t.b);
     add_part(b, &t);
@@ -417,7 +417,7 @@ static void add_leg(builder *b, const mr_skeleton *sk, int side)
     band bands[] = {{0, 0, MR_MQ_PELVIS}, {2.5f, 1.6f, th},
                     {39.0f - 19.8f, 2.0f, th + 1}, {39.0f - 3.0f, 0.8f, th + 2}};
     part p = {{hip[0], hip[1], 39.0f}, {hip[0], hip[1], 2.5f}, {1, 0, 0}, 3.0f, 1.0f, 2.0f,
-              16, 1.2f, keys, 11, bands, 4, NULL, 0};
+              14, 1.3f, keys, 11, bands, 4, NULL, 0};
     add_part(b, &p);
 }
 
@@ -435,7 +435,7 @@ static void add_foot(builder *b, const mr_skeleton *sk, int side)
         {10.4f, 0.7f, 0, 0.7f, 1.5f},
     };
     band bands[] = {{0, 0, ft}, {7.8f, 0.7f, ft + 1}};
-    part p = {{-2.8f, ankle[1], 0}, {7.6f, ankle[1], 0}, {0, 0, 1}, 1.8f, 1.4f, 3.0f, 16, 0.8f,
+    part p = {{-2.8f, ankle[1], 0}, {7.6f, ankle[1], 0}, {0, 0, 1}, 1.8f, 1.4f, 3.0f, 14, 1.0f,
               keys, 7, bands, 2, NULL, 0};
     add_part(b, &p);
 }
