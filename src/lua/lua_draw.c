@@ -17,6 +17,8 @@
  *   marrow.text(x, y, s [, colour])           pixels, top-left origin
  *   marrow.screenshot(path) -> path           written when the frame is done;
  *       relative paths are under --out (headless) or the working directory
+ *   marrow.console(show)                      show (default) or hide the
+ *       on-screen console of printed lines (errors are always shown)
  *
  * Drawing calls belong in draw(): what is recorded earlier in the frame is
  * dropped when draw() starts. World space is Y-up metres; a model is placed
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "gfx/renderer.h"
@@ -361,10 +364,11 @@ static int l_point(lua_State *L)
 static int l_text(lua_State *L)
 {
     float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
-    size_t len;
-    const char *s = luaL_tolstring(L, 3, &len);
+    luaL_checkany(L, 3);
     float col[4];
     opt_arg_colour(L, 4, col);
+    size_t len;
+    const char *s = luaL_tolstring(L, 3, &len);
     mr_lua_gfx *g = gfx_of(L);
     if (mr_array_reserve((void **)&g->texts, &g->text_cap, g->text_len + len + 1, 1))
         return luaL_error(L, "out of memory recording text");
@@ -378,6 +382,14 @@ static int l_text(lua_State *L)
     return 0;
 }
 
+static void make_parents(const char *path);
+
+static int l_console(lua_State *L)
+{
+    mr_lua_state_of(L)->ctx->console_hidden = !lua_toboolean(L, 1);
+    return 0;
+}
+
 static int l_screenshot(lua_State *L)
 {
     mr_lua_ctx *ctx = mr_lua_state_of(L)->ctx;
@@ -388,7 +400,15 @@ static int l_screenshot(lua_State *L)
     else lua_pushstring(L, path);
     if (mr_array_reserve((void **)&g->shots, &g->shot_cap, g->shot_count + 1, sizeof *g->shots))
         return luaL_error(L, "out of memory");
-    char *copy = mr_strdup(lua_tostring(L, -1));
+    /* Fail here, at the script's line, when the file cannot be written. */
+    const char *full = lua_tostring(L, -1);
+    make_parents(full);
+    const char *slash = strrchr(full, '/');
+    lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
+    if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
+        return luaL_error(L, "marrow.screenshot: cannot write '%s': %s", full, strerror(errno));
+    lua_pop(L, 1);
+    char *copy = mr_strdup(full);
     if (!copy) return luaL_error(L, "out of memory");
     g->shots[g->shot_count++] = copy;
     return 1;
@@ -398,7 +418,7 @@ static const luaL_Reg draw_funcs[] = {
     {"draw", l_draw},   {"draw_skeleton", l_draw_skeleton}, {"attach", l_attach},
     {"camera", l_camera}, {"light", l_light}, {"scene", l_scene},
     {"line", l_line},   {"point", l_point}, {"text", l_text},
-    {"screenshot", l_screenshot},
+    {"screenshot", l_screenshot}, {"console", l_console},
     {NULL, NULL},
 };
 
@@ -522,6 +542,7 @@ static void overlay(mr_lua_ctx *ctx)
     mr_renderer_size(r, &w, &h);
     /* Console: the last lines printed, bottom-left, for 10 s of script time. */
     int shown = 0;
+    if (ctx->console_hidden) goto error;
     for (int i = 0; mr_lua_console_line(ctx, i); i++)
         if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] < 10.0) shown++;
     float y = (float)h - 8.0f - lh * (float)shown;
@@ -531,6 +552,7 @@ static void overlay(mr_lua_ctx *ctx)
         mr_renderer_text(r, 8.0f, y, mr_lua_console_line(ctx, i), &grey);
         y += lh;
     }
+error:
     /* The error, over the scene, top-left, at most 24 lines. */
     const char *err = mr_lua_error(ctx);
     if (err) {

@@ -65,7 +65,7 @@ typedef struct mr_lua_state {
     lua_State *L;
     mr_lua_ctx *ctx;
     size_t mem_used, mem_limit;  /* capped allocator */
-    double deadline;         /* monotonic seconds; 0 = no budget running */
+    double deadline;         /* mr_lua_budget_clock() seconds; 0 = no budget running */
     double budget;           /* the budget of the current call, for messages */
     int timed_out;
     const char *what;        /* callback being run ("update()"), for messages */
@@ -89,6 +89,7 @@ struct mr_lua_ctx {
     char console[MR_LUA_CONSOLE_LINES][160];
     double console_time[MR_LUA_CONSOLE_LINES];  /* script time each line was added */
     int console_head, console_count;
+    int console_hidden;      /* marrow.console(false) */
     char **watched;          /* cur + last failed attempt's module files */
     int watched_count, watched_cap;
     double time;             /* simulated seconds */
@@ -152,6 +153,8 @@ mr_cache_entry *mr_lua_cache_find(mr_lua_ctx *ctx, const char *key);
  * beside the script when it exists there, else under marrow's root when it
  * exists there, else as given. */
 void mr_lua_push_resolved(lua_State *L, const char *path);
+/* The clock of the time budget (thread CPU seconds). */
+double mr_lua_budget_clock(void);
 /* Adds the time spent in C work (model loading) back to the running budget. */
 void mr_lua_budget_extend(lua_State *L, double seconds);
 

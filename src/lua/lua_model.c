@@ -20,19 +20,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/alloc.h"
 #include "core/file.h"
 #include "formats/load.h"
 #include "lua/lua_internal.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- cache ------------------------------------------------------------------ */
 
@@ -285,9 +277,9 @@ static int l_model(lua_State *L)
         }
         mr_model *model = NULL;
         mr_error err = {0};
-        double t0 = now_seconds();
+        double t0 = mr_lua_budget_clock();
         mr_status st = mr_model_load(lua_tostring(L, mesh_idx), anims, n, &model, &err);
-        mr_lua_budget_extend(L, now_seconds() - t0);
+        mr_lua_budget_extend(L, mr_lua_budget_clock() - t0);
         if (st != MR_OK) {
             luaL_pushfail(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));

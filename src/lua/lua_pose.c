@@ -208,7 +208,8 @@ static int pose_blend(lua_State *L)
     lua_Number w = luaL_checknumber(L, 3);
     luaL_argcheck(L, w >= 0.0 && w <= 1.0, 3, "weight must be within 0..1");
     float fw = (float)w;
-    for (int j = 0; j < p->pose.joint_count; j++) {
+    if (fw == 1.0f) mr_pose_copy(&p->pose, &o->pose);  /* the ends are exact */
+    for (int j = 0; fw > 0.0f && fw < 1.0f && j < p->pose.joint_count; j++) {
         glm_vec3_lerp(p->pose.t[j], o->pose.t[j], fw, p->pose.t[j]);
         glm_vec3_lerp(p->pose.s[j], o->pose.s[j], fw, p->pose.s[j]);
         mr_quat_nlerp(p->pose.r[j], o->pose.r[j], fw, p->pose.r[j]);

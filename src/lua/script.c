@@ -29,10 +29,12 @@
 #define LOAD_BUDGET_FACTOR 10.0    /* the chunk and load() get 10x the frame budget */
 #define HEADLESS_SEED 20240101
 
-static double now_seconds(void)
+/* The budget runs on the thread's CPU time, not the wall clock: on a busy
+ * machine a well-behaved script is not stopped for waiting its turn. */
+double mr_lua_budget_clock(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -223,7 +225,7 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
     mr_lua_state *s = mr_lua_state_of(L);
     if (s->deadline <= 0) return;
     if (!s->timed_out) {
-        if (now_seconds() < s->deadline) return;
+        if (mr_lua_budget_clock() < s->deadline) return;
         s->timed_out = 1;
         /* From now on every instruction fails, so a pcall in the script
          * cannot swallow the stop and carry on looping. */
@@ -322,7 +324,8 @@ static int protected_call(lua_State *L)
     if (builtin) return 0;
     if (!lua_isfunction(L, -1)) {
         if (luaL_getmetafield(L, -1, "__call") == LUA_TNIL)
-            return luaL_error(L, "%s is a %s, not a function", a->fn, luaL_typename(L, -1));
+            return luaL_error(L, "%s: %s is a %s, not a function", s->ctx->script, a->fn,
+                              luaL_typename(L, -1));
         lua_pop(L, 1);                 /* callable table: lua_call handles it */
     }
     int n = 0;
@@ -378,7 +381,7 @@ static int run(mr_lua_state *s, call_args *a, const char *what, double budget)
     s->what = what;
     s->budget = budget;
     s->timed_out = 0;
-    s->deadline = now_seconds() + budget;
+    s->deadline = mr_lua_budget_clock() + budget;
     int st = lua_pcall(L, 1, 0, top + 1);
     s->deadline = 0;
     if (s->timed_out) lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_COUNT);
@@ -503,6 +506,41 @@ static int l_time(lua_State *L)
     return 1;
 }
 
+/* setmetatable that refuses __gc: finalizers run with hooks off, so a
+ * looping one could never be stopped by the time budget. */
+static int l_setmetatable(lua_State *L)
+{
+    if (lua_istable(L, 2)) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: __gc metamethods are disabled in marrow scripts "
+                                 "(a finalizer cannot be stopped if it loops)");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* The debug library minus what could switch the budget hook off or reach
+ * into other metatables: traceback and getinfo stay. */
+static void restrict_debug(lua_State *L)
+{
+    lua_getglobal(L, LUA_DBLIBNAME);
+    lua_createtable(L, 0, 2);
+    lua_getfield(L, -2, "traceback");
+    lua_setfield(L, -2, "traceback");
+    lua_getfield(L, -2, "getinfo");
+    lua_setfield(L, -2, "getinfo");
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, LUA_DBLIBNAME);
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, LUA_DBLIBNAME);
+    lua_pop(L, 2);
+}
+
 static void setup_state(lua_State *L)
 {
     mr_lua_state *s = mr_lua_state_of(L);
@@ -512,6 +550,10 @@ static void setup_state(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
     lua_pushcfunction(L, l_print);
     lua_setglobal(L, "print");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
+    restrict_debug(L);
 
     /* package: modules beside the script, then marrow's scripts/; no C modules. */
     lua_getglobal(L, LUA_LOADLIBNAME);
@@ -579,7 +621,7 @@ static void state_free(mr_lua_state *s)
         s->what = "a finalizer (__gc)";
         s->budget = s->ctx->desc.budget;
         s->timed_out = 0;
-        s->deadline = now_seconds() + s->budget;
+        s->deadline = mr_lua_budget_clock() + s->budget;
         lua_close(s->L);
     }
     free_strings(s->required, s->required_count);
