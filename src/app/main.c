@@ -6,6 +6,9 @@
 #include "core/error.h"
 
 static const mr_command commands[] = {
+    {"info", mr_cmd_info, "MODEL [ANIM...]", "skeleton, meshes, clips, warnings"},
+    {"pose", mr_cmd_pose, "MODEL [ANIM...] --clip NAME --time T --obj OUT.obj", "posed mesh as OBJ"},
+    {"bench", mr_cmd_bench, "[--quick]", "performance figures"},
     {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --fps F --size WxH --out DIR]",
      "run a Lua script (window with live reload, or headless)"},
     {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},

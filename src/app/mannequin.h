@@ -27,7 +27,9 @@
  *
  * (calf = shin/knee joint, foot = ankle, ball = toes.) Meshes: "body" (light
  * neutral colour) and "shoes" (dark), closed surfaces swept along the bones
- * with smooth two-bone blends around every joint, no textures.
+ * with smooth two-bone blends around every joint, no textures. MD5 stores
+ * no colours or mesh names: the .md5mesh has empty shaders, so it reads back
+ * as two untextured meshes "mesh0", "mesh1" in the reader's default colour.
  *
  * Clips, sampled at 30 frames per second, first frame equal to the last:
  *   idle  4.0 s  breathing, weight shift, slight arm sway; loops

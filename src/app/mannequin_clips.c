@@ -519,14 +519,17 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
         float t = (float)i / MR_MQ_RATE;
         for (int j = 0; j < MR_MQ_JOINT_COUNT; j++) {
             mr_track *tr = &clip->tracks[j].r;
+            /* Normalised, w >= 0: one hemisphere, no sign flips between
+             * keys. Plain float stores: track values need not be aligned. */
+            const float *p = r.pose.r[j];
             float *q = tr->values + (size_t)i * 4;
-            glm_quat_copy(r.pose.r[j], q);
-            glm_quat_normalize(q);
-            if (q[3] < 0) glm_vec4_negate(q);  /* one hemisphere: no sign flips between keys */
+            float len = sqrtf(p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3]);
+            float k = p[3] < 0 ? -1.0f / len : 1.0f / len;
+            for (int c = 0; c < 4; c++) q[c] = p[c] * k;
             tr->times[i] = t;
         }
         mr_track *tt = &clip->tracks[MR_MQ_PELVIS].t;
-        glm_vec3_copy(r.pose.t[MR_MQ_PELVIS], tt->values + (size_t)i * 3);
+        for (int c = 0; c < 3; c++) tt->values[(size_t)i * 3 + c] = r.pose.t[MR_MQ_PELVIS][c];
         tt->times[i] = t;
     }
     for (int j = 0; j < MR_MQ_JOINT_COUNT; j++) {

@@ -452,8 +452,13 @@ static mr_status finish(builder *b, mr_mesh *mesh, const char *name, const float
         memcpy(mesh->indices, b->idx, (size_t)b->ni * sizeof *b->idx);
         mr_mesh_compute_normals(mesh);
         mesh->name = mr_strdup(name);
-        mesh->material.name = mr_strfmt("mannequin/%s", name);
-        glm_vec4_copy((vec4){rgb[0], rgb[1], rgb[2], 1.0f}, mesh->material.diffuse);
+        /* An empty material name: the MD5 writer turns it into an empty
+         * shader, which readers take as "no texture" (a named shader would be
+         * looked up as an image beside the model and, missing, be drawn as
+         * the renderer's checker). MD5 keeps neither this name nor colours. */
+        mesh->material.name = mr_strdup("");
+        for (int c = 0; c < 3; c++) mesh->material.diffuse[c] = rgb[c];  /* float[4]: unaligned */
+        mesh->material.diffuse[3] = 1.0f;
         mesh->material.shininess = 24.0f;
         if (!mesh->name || !mesh->material.name) {
             mr_mesh_destroy(mesh);

@@ -5,7 +5,8 @@
  * the text is just a bad character, never the end. Whitespace is space, tab,
  * \v, \f, CR and LF (LF, CRLF and a lone CR each end a line); comments are
  * `//` to the end of the line and block comments. Tokens are words
- * (keywords), "strings" (on one line), numbers and the punctuation ( ) { }.
+ * (keywords), "strings" (on one line, no control characters), numbers and
+ * the punctuation ( ) { }.
  *
  * Every read function skips whitespace and comments first and remembers where
  * its token began. On a mismatch it writes the one error line

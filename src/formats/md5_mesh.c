@@ -26,6 +26,9 @@
  * larger than bytes_left / these cannot be true. */
 enum { MIN_JOINT = 16, MIN_MESH = 40, MIN_VERT = 12, MIN_TRI = 10, MIN_WEIGHT = 16 };
 
+/* Missing textures get a warning each up to this many, then one summary. */
+enum { MAX_TEXTURE_WARNINGS = 8 };
+
 typedef struct md5_vert {
     float u, v;
     int start, count;    /* weights [start, start + count) */
@@ -51,6 +54,7 @@ typedef struct mesh_reader {
     int *pack_j;         /* one vertex's weights, for mr_influences_pack */
     float *pack_w;
     size_t pack_j_cap, pack_w_cap;
+    int missing;         /* shaders whose image was not found */
     int cut;             /* vertices with more than 4 weights */
     int renormalised;    /* vertices whose biases did not sum to 1 */
     int no_memory;
@@ -205,23 +209,40 @@ static char *find_normal_map(const char *diffuse)
     return found;
 }
 
-/* Names the mesh after its shader and resolves its textures. */
+/* An earlier mesh (among the last few) with the same shader, or NULL. */
+static const mr_mesh *same_shader(const mesh_reader *r, int index, const char *shader)
+{
+    for (int i = index - 1; i >= 0 && i >= index - 64; i--) {
+        const mr_mesh *m = &r->model->meshes[i];
+        if (m->material.name && strcmp(m->material.name, shader) == 0) return m;
+    }
+    return NULL;
+}
+
+/* Names the mesh after its shader and resolves its textures (once per
+ * shader: meshes sharing one reuse the first one's answer). */
 static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *shader)
 {
     const char *base = shader;
     for (const char *c = shader; *c; c++)
         if (*c == '/' || *c == '\\') base = c + 1;
     if (*base) {
+        const mr_mesh *prev = same_shader(r, index, shader);
         mesh->name = mr_path_stem(base);
         mesh->material.name = mr_strdup(shader);
-        mesh->material.diffuse_map = find_image(r->dir, base);
-        if (!mesh->material.diffuse_map) {
+        if (prev) {
+            mesh->material.diffuse_map = mr_strdup(prev->material.diffuse_map);
+            mesh->material.normal_map = mr_strdup(prev->material.normal_map);
+            if (!mesh->material.diffuse_map || (prev->material.normal_map && !mesh->material.normal_map))
+                return out_of_memory(r);
+        } else if ((mesh->material.diffuse_map = find_image(r->dir, base))) {
+            mesh->material.normal_map = find_normal_map(mesh->material.diffuse_map);
+        } else {
             mesh->material.diffuse_map = mr_path_join(r->dir, base);
             if (!mesh->material.diffuse_map) return out_of_memory(r);
-            mr_model_warn(r->model, "mesh %d '%s': texture \"%s\" not found (looked for %s and .png/.tga/.jpg beside the model)",
-                          index, mesh->name ? mesh->name : "", shader, mesh->material.diffuse_map);
-        } else {
-            mesh->material.normal_map = find_normal_map(mesh->material.diffuse_map);
+            if (r->missing++ < MAX_TEXTURE_WARNINGS)
+                mr_model_warn(r->model, "mesh %d '%s': texture \"%s\" not found (looked for %s and .png/.tga/.jpg beside the model)",
+                              index, mesh->name ? mesh->name : "", shader, mesh->material.diffuse_map);
         }
     } else {
         mesh->name = mr_strfmt("mesh%d", index);
@@ -451,6 +472,8 @@ static int read_model(mesh_reader *r)
                       lx->line, meshes);
     }
 
+    if (r->missing > MAX_TEXTURE_WARNINGS)
+        mr_model_warn(m, "%d more textures were not found", r->missing - MAX_TEXTURE_WARNINGS);
     if (r->cut)
         mr_model_warn(m, "%d vertices had more than %d weights: kept the %d heaviest, renormalised",
                       r->cut, MR_MAX_INFLUENCES, MR_MAX_INFLUENCES);
