@@ -69,6 +69,17 @@ check_msg infinite_loop_gc.lua "infinite_loop_gc.lua:2: setmetatable: __gc metam
 check_msg load_not_function.lua "load_not_function.lua: update is a number, not a function"
 check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
 
+# ---- examples: each runs headless and writes its picture ---------------------------
+for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31; do
+    name=${e%%:*}
+    if "$M" run --headless "examples/$name.lua" --frames "${e##*:}" --out "$tmp/ex" >/dev/null 2>"$tmp/err" &&
+       [ -s "$tmp/ex/$name.png" ] && [ -s "examples/$name.png" ]; then
+        ok "examples/$name.lua runs headless and writes $name.png"
+    else
+        bad "examples/$name.lua runs headless and writes $name.png" "$(head -n 3 "$tmp/err")"
+    fi
+done
+
 # ---- 3. headless determinism -----------------------------------------------------------
 cat >"$tmp/det.lua" <<'EOF'
 local m = require "marrow"
