@@ -28,5 +28,6 @@ int mr_cmd_bench(int argc, char **argv)
     }
     mr_bench_load(&o);
     mr_bench_pose(&o);
+    mr_bench_lua(&o);
     return MR_EXIT_OK;
 }
