@@ -141,8 +141,9 @@ EOF
 }
 if command -v xvfb-run >/dev/null 2>&1; then
     mkdir -p "$tmp/live"
+    cp -r shaders "$tmp/shaders"
     live_script 1 "1, 1, 1" >"$tmp/live/live.lua"
-    xvfb-run -a -s "-screen 0 1024x768x24" "$M" run "$tmp/live/live.lua" --size 320x240 >"$tmp/live/log" 2>&1 &
+    MARROW_SHADERS="$tmp/shaders" xvfb-run -a -s "-screen 0 1024x768x24" "$M" run "$tmp/live/live.lua" --size 320x240 >"$tmp/live/log" 2>&1 &
     live_pid=$!
     if wait_for "$tmp/live/log" "version 1" 60; then
         ok "xvfb: the script runs in a window"
@@ -172,6 +173,15 @@ if command -v xvfb-run >/dev/null 2>&1; then
         sleep 1; cp "$tmp/live/shot.png" "$tmp/live/fixed.png"
         if cmp -s "$tmp/live/good.png" "$tmp/live/fixed.png"; then ok "xvfb: after the fix the error is gone (same picture as before)"
         else bad "xvfb: after the fix the error is gone (same picture as before)"; fi
+        # a shader edit: a compile error keeps the old program and shows the log
+        cp "$tmp/shaders/model.frag" "$tmp/model.frag.good"
+        echo "this is not GLSL;" >>"$tmp/shaders/model.frag"
+        if wait_for "$tmp/live/log" "shaders:" 2 && kill -0 "$live_pid" 2>/dev/null; then
+            ok "xvfb: a shader compile error is reported and the old program kept"
+        else bad "xvfb: a shader compile error is reported and the old program kept" "$(tail -n 5 "$tmp/live/log")"; fi
+        cp "$tmp/model.frag.good" "$tmp/shaders/model.frag"
+        if wait_for "$tmp/live/log" "reloaded shaders" 2; then ok "xvfb: a fixed shader reloads"
+        else bad "xvfb: a fixed shader reloads" "$(tail -n 5 "$tmp/live/log")"; fi
     else
         bad "xvfb: the script runs in a window" "$(tail -n 5 "$tmp/live/log")"
     fi
