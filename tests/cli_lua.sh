@@ -14,8 +14,8 @@
 set -u
 M=${MARROW:-./marrow}
 pass=0; fail=0
-tmp=$(mktemp -d); trap 'kill "$live_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 live_pid=""
+tmp=$(mktemp -d); trap '[ -n "$live_pid" ] && kill "$live_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 ok()  { pass=$((pass + 1)); echo "  ok   $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/       /'; }
@@ -143,8 +143,14 @@ if command -v xvfb-run >/dev/null 2>&1; then
     mkdir -p "$tmp/live"
     cp -r shaders "$tmp/shaders"
     live_script 1 "1, 1, 1" >"$tmp/live/live.lua"
-    MARROW_SHADERS="$tmp/shaders" xvfb-run -a -s "-screen 0 1024x768x24" "$M" run "$tmp/live/live.lua" --size 320x240 >"$tmp/live/log" 2>&1 &
-    live_pid=$!
+    # The shell under xvfb-run writes its pid and becomes marrow, so the test
+    # can stop marrow itself (xvfb-run then stops its X server).
+    MARROW_SHADERS="$tmp/shaders" xvfb-run -a -s "-screen 0 1024x768x24" \
+        sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$tmp/live/pid" "$M" run "$tmp/live/live.lua" --size 320x240 \
+        >"$tmp/live/log" 2>&1 &
+    xvfb_pid=$!
+    i=0; while [ ! -s "$tmp/live/pid" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+    live_pid=$(cat "$tmp/live/pid" 2>/dev/null)
     if wait_for "$tmp/live/log" "version 1" 60; then
         ok "xvfb: the script runs in a window"
         # in-place save
@@ -185,7 +191,7 @@ if command -v xvfb-run >/dev/null 2>&1; then
     else
         bad "xvfb: the script runs in a window" "$(tail -n 5 "$tmp/live/log")"
     fi
-    kill "$live_pid" 2>/dev/null; wait "$live_pid" 2>/dev/null; live_pid=""
+    kill "$live_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null; live_pid=""
 else
     echo "  skip xvfb live-reload tests: xvfb-run is not installed"
 fi
