@@ -88,9 +88,20 @@ static void fx_set(uint16_t j[4], float w[4], int a, int b, float wb)
 
 static void fx_body_blend(float t, uint16_t j[4], float w[4])
 {
-    /* tube z 0..58: hips below 0.4, chest above 0.7, blended between */
+    /* tube z 0..58: hips below 0.4, chest above 0.7, blended between; near
+     * the top a little of the head and the left arm as well, so all four
+     * influence slots are used */
     float wb = t < 0.4f ? 0.0f : t > 0.7f ? 1.0f : (t - 0.4f) / 0.3f;
     fx_set(j, w, FX_HIPS, FX_CHEST, wb);
+    if (t > 0.8f) {
+        float extra = (t - 0.8f) * 1.5f;   /* up to 0.3 at the top */
+        w[0] *= 1.0f - extra;
+        w[1] *= 1.0f - extra;
+        j[2] = FX_HEAD;
+        w[2] = extra * 0.6f;
+        j[3] = FX_ARM_L;
+        w[3] = extra * 0.4f;
+    }
 }
 static void fx_arm_l_blend(float t, uint16_t j[4], float w[4])
 {
