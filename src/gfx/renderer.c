@@ -546,16 +546,8 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glActiveTexture(GL_TEXTURE0 + UNIT_SHADOW);
     glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
 
-    /* sky: covers the whole frame, so no colour clear is needed */
-    glDisable(GL_DEPTH_TEST);
-    glDepthMask(GL_FALSE);
-    glUseProgram(r->prog.sky);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
-    glBindVertexArray(r->empty_vao);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-
-    /* models */
+    /* models first, so the floor and sky behind them fail the depth test
+     * instead of being shaded (llvmpipe pays for every fragment) */
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
@@ -563,20 +555,31 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     set_lighting(r, r->prog.model, light_vp, shadows, texel_world);
     model_pass(r);
 
-    /* floor: after the models so its faded edge blends over the sky only */
+    /* floor: opaque, its edge faded into the sky colour by the shader */
+    glBindVertexArray(r->empty_vao);
     if (!s->hide_floor) {
-        glEnable(GL_BLEND);
-        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
         glUseProgram(r->prog.floor);
         set_lighting(r, r->prog.floor, light_vp, shadows, texel_world);
         glUniform2fv(glGetUniformLocation(r->prog.floor, "u_floor_center"), 1, s->floor_center);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_extent"), s->floor_extent);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_y"), s->floor_y);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_grid_step"), s->grid_step);
-        glBindVertexArray(r->empty_vao);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_top"), 1, s->sky_top);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_bottom"), 1, s->sky_bottom);
+        glUniform2f(glGetUniformLocation(r->prog.floor, "u_screen"), (float)r->width, (float)r->height);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-        glDisable(GL_BLEND);
     }
+
+    /* sky: at the far plane, wherever nothing was drawn (no colour clear needed) */
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glUseProgram(r->prog.sky);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
+    glUniform2f(glGetUniformLocation(r->prog.sky, "u_screen"), (float)r->width, (float)r->height);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
 
     /* lines: depth-tested, then the overlay on top */
     gfx_lines_draw(r, 0);
