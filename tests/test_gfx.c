@@ -15,6 +15,7 @@
 #include <epoxy/gl.h>
 #include <stb_image.h>
 
+#include "formats/load.h"
 #include "gfx_fixture.h"
 #include "platform/window.h"
 #include "test.h"
@@ -60,6 +61,8 @@ static void camera_for(mr_scene *sc, const mat4 disp)
     sc->floor_center[0] = 0.5f * (mn[0] + mx[0]);
     sc->floor_center[1] = 0.5f * (mn[2] + mx[2]);
     sc->floor_extent = 3.0f;
+    glm_vec3_center(mn, mx, sc->shadow_center);
+    sc->shadow_radius = 1.5f;
 }
 
 static void render(const shot *s, uint8_t *out)
@@ -631,6 +634,188 @@ TEST(normal_map_changes_shading)
     mr_model_free(m);
 }
 
+/* --- real models (../shared/models) ----------------------------------------- */
+
+typedef struct real_shot {
+    const mr_model *m;
+    mr_gpu_model gpu;
+    const mat4 *skin;          /* NULL: bind pose / static */
+    mat4 world;
+    mr_scene scene;
+    int no_model, no_shadows;
+} real_shot;
+
+static void render_real(const real_shot *s, uint8_t *out)
+{
+    mr_scene sc = s->scene;
+    sc.no_shadows = s->no_shadows;
+    mr_renderer_begin_frame(ren, &sc);
+    if (!s->no_model)
+        CHECK(mr_renderer_draw_model(ren, s->gpu, s->skin, s->skin ? s->m->skeleton.joint_count : 0,
+                                     s->world, NULL) == MR_OK);
+    CHECK(mr_renderer_end_frame(ren) == MR_OK);
+    CHECK(mr_renderer_read_pixels(ren, out, (size_t)W * H * 4) == MR_OK);
+}
+
+/* A copy of m with every mesh CPU-skinned by skin into a static mesh. */
+static mr_model *cpu_copy(const mr_model *m, const mat4 *skin)
+{
+    mr_model *c = mr_model_new("cpu-copy", m->format);
+    c->frame = m->frame;
+    mr_skeleton_copy(&c->skeleton, &m->skeleton);
+    c->mesh_count = m->mesh_count;
+    c->meshes = calloc((size_t)m->mesh_count, sizeof *c->meshes);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *src = &m->meshes[i];
+        mr_mesh *dst = &c->meshes[i];
+        mr_mesh_alloc(dst, src->vertex_count, src->index_count, 0);
+        mr_mesh_skin(src, skin, dst->positions, dst->normals);
+        memcpy(dst->uvs, src->uvs, (size_t)src->vertex_count * sizeof *src->uvs);
+        memcpy(dst->indices, src->indices, (size_t)src->index_count * sizeof *src->indices);
+        memcpy(&dst->material, &src->material, sizeof dst->material);
+        dst->material.name = mr_strdup(src->material.name);
+        dst->material.diffuse_map = mr_strdup(src->material.diffuse_map);
+        dst->material.normal_map = mr_strdup(src->material.normal_map);
+    }
+    return c;
+}
+
+/* Loads a shared model, poses its clip `clip` at t, and checks the picture:
+ * the model covers its projection, the floor shadow darkens pixels below it,
+ * and GPU skinning matches CPU skinning of the same pose. */
+static void check_real_model(const char *label, const char *mesh, const char *anim, float t)
+{
+    if (!mr_file_exists(mesh)) {
+        printf("  skip %s: %s not found\n", label, mesh);
+        return;
+    }
+    mr_model *m = NULL;
+    mr_error err = {0};
+    const char *anims[1] = {anim};
+    CHECK_MSG(mr_model_load(mesh, anims, 1, &m, &err) == MR_OK, "%s: %s", label, err.msg);
+    if (!m) return;
+    int nj = m->skeleton.joint_count;
+    mr_pose pose;
+    mr_pose_make(&pose, nj);
+    mat4 *jm = calloc((size_t)nj, sizeof *jm), *skin = calloc((size_t)nj, sizeof *skin);
+    CHECK(mr_clip_sample(m->clips[0], &m->skeleton, t, MR_WRAP_LOOP, &pose) == MR_OK);
+    mr_pose_to_model(&m->skeleton, &pose, jm);
+    mr_pose_skinning(&m->skeleton, jm, skin);
+
+    real_shot s = {.m = m, .skin = (const mat4 *)skin};
+    CHECK(mr_renderer_upload_model(ren, m, &s.gpu, &err) == MR_OK);
+    mr_model_display_matrix(m, s.world);
+    vec3 mn, mx;
+    mr_renderer_model_bounds(ren, s.gpu, skin, nj, s.world, mn, mx);
+    s.scene.camera.yaw = 40;
+    s.scene.camera.pitch = 15;
+    mr_camera_frame_bounds(&s.scene.camera, mn, mx, (float)W / H);
+    /* floor under the lowest vertex of the pose (CPU-skinned below) */
+    mr_model *cpu = cpu_copy(m, (const mat4 *)skin);
+    vec3 c;
+    float lowest = 1e30f;
+    for (int i = 0; i < cpu->mesh_count; i++)
+        for (int v = 0; v < cpu->meshes[i].vertex_count; v++) {
+            vec3 w;
+            glm_mat4_mulv3(s.world, cpu->meshes[i].positions[v], 1.0f, w);
+            if (w[1] < lowest) lowest = w[1];
+        }
+    /* Floor, grid and shadow sphere fixed, so both skinning paths get the
+     * same scene (the automatic fits use each model's own bounds). */
+    s.scene.floor_y = lowest;
+    glm_vec3_center(mn, mx, c);
+    s.scene.floor_center[0] = c[0];
+    s.scene.floor_center[1] = c[2];
+    s.scene.floor_extent = 2.5f * glm_vec3_distance(mn, mx);
+    memcpy(s.scene.shadow_center, c, sizeof s.scene.shadow_center);
+    s.scene.shadow_radius = 0.55f * glm_vec3_distance(mn, mx);
+
+    render_real(&s, img_a);
+    char name[64];
+    snprintf(name, sizeof name, "%s_gpu", label);
+    keep(name, img_a);
+    s.no_model = 1;
+    render_real(&s, img_b);
+    s.no_model = 0;
+    /* covers its projection: the pixel at the posed bounds' centre */
+    mr_renderer_begin_frame(ren, &s.scene);
+    float px, py;
+    int visible = mr_renderer_project(ren, c, &px, &py);
+    mr_renderer_end_frame(ren);
+    CHECK(visible && px > 0 && px < W && py > 0 && py < H);
+    int covered = count_diff(img_a, img_b, 10);
+    CHECK_MSG(covered > W * H / 25, "%s covers only %d pixels", label, covered);
+
+    /* shadow: pixels darkened by turning shadows on, centred low on screen */
+    s.no_shadows = 1;
+    render_real(&s, img_b);
+    s.no_shadows = 0;
+    int darker = 0, lighter = 0;
+    double sy = 0;
+    for (int i = 0; i < W * H; i++) {
+        if (pixel_diff(img_a + i * 4, img_b + i * 4) <= 6) continue;
+        if (luma(img_a + i * 4) < luma(img_b + i * 4)) { darker++; sy += i / W; }
+        else lighter++;
+    }
+    CHECK_MSG(darker > 200 && lighter * 20 < darker, "%s shadow: %d darker, %d lighter", label,
+              darker, lighter);
+    CHECK_MSG(darker && sy / darker > py, "%s shadow centre y %.0f above the model centre %.0f", label,
+              darker ? sy / darker : 0, py);
+
+    /* GPU vs CPU skinning of the same pose */
+    mr_gpu_model cg;
+    CHECK(mr_renderer_upload_model(ren, cpu, &cg, &err) == MR_OK);
+    real_shot sc = s;
+    sc.gpu = cg;
+    sc.skin = NULL;
+    render_real(&sc, img_b);
+    snprintf(name, sizeof name, "%s_cpu", label);
+    keep(name, img_b);
+    long total = 0;
+    int over = 0, worst = 0;
+    for (int i = 0; i < W * H; i++) {
+        int d = pixel_diff(img_a + i * 4, img_b + i * 4);
+        total += d;
+        over += d > 24;
+        if (d > worst) worst = d;
+    }
+    double mean = (double)total / (W * H);
+    printf("       %s gpu vs cpu skinning: mean %.4f, %d pixels > 24, worst %d\n", label, mean, over, worst);
+    CHECK_MSG(mean < 0.1 && over <= W * H / 2000, "%s: GPU and CPU skinning differ (mean %.3f, %d pixels)",
+              label, mean, over);
+    /* and the bind pose looks different (the comparison has teeth) */
+    sc.gpu = s.gpu;
+    render_real(&sc, img_b);
+    CHECK(count_diff(img_a, img_b, 24) > W * H / 200);
+
+    mr_renderer_release_model(ren, cg);
+    mr_renderer_release_model(ren, s.gpu);
+    mr_model_free(cpu);
+    free(jm);
+    free(skin);
+    mr_pose_destroy(&pose);
+    mr_model_free(m);
+}
+
+TEST(bob_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
+{
+    check_real_model("bob", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
+                     SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim", 3.0f);
+}
+
+TEST(snoutx10k_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
+{
+    check_real_model("snoutx10k",
+                     SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+                     SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim",
+                     0.4f);
+}
+
+TEST(mannequin_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
+{
+    check_real_model("mannequin", "models/mannequin.md5mesh", "models/walk.md5anim", 0.3f);
+}
+
 /* With a display (cli_render.sh runs this under xvfb-run): a GLFW window
  * shows exactly the offscreen frame, and a headless context draws the same. */
 TEST(window_shows_the_same_pixels_as_headless)
@@ -726,6 +911,9 @@ int main(void)
     RUN(shader_errors_carry_the_glsl_log);
     RUN(missing_font_skips_text_with_one_warning);
     RUN(normal_map_changes_shading);
+    RUN(bob_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
+    RUN(snoutx10k_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
+    RUN(mannequin_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
     RUN(window_shows_the_same_pixels_as_headless);
     mr_renderer_release_model(ren, fig_gpu);
     mr_renderer_destroy(ren);

@@ -202,6 +202,12 @@ mr_status mr_view_draw(mr_view *v, const char *status)
     scene.floor_extent = extent * 2.5f;
     scene.floor_center[0] = 0.5f * (v->bounds_min[0] + v->bounds_max[0]);
     scene.floor_center[1] = 0.5f * (v->bounds_min[2] + v->bounds_max[2]);
+    /* The shadow map covers where the clip takes the model, fixed for the
+     * whole clip, so shadow edges stay put while it plays. */
+    vec3 centre;
+    glm_vec3_center(v->bounds_min, v->bounds_max, centre);
+    memcpy(scene.shadow_center, centre, sizeof scene.shadow_center);
+    scene.shadow_radius = 0.5f * glm_vec3_norm(size) * 1.05f;
     mr_status st = mr_renderer_begin_frame(v->r, &scene);
     if (st != MR_OK) return st;
     int nj = v->model->skeleton.joint_count;

@@ -391,25 +391,28 @@ static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const
     if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
 }
 
-/* Light 0's view-projection covering the casters' bounds. */
-static void light_matrix(const mr_renderer *r, const vec3 min, const vec3 max, mat4 out,
+/* Light 0's view-projection covering the sphere (centre, radius). The
+ * sphere's centre is snapped to whole shadow texels in the light's view, so
+ * a moving fit does not make shadow edges crawl. */
+static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, mat4 out,
                          float *texel_world)
 {
-    vec3 c, half;
-    glm_vec3_add((float *)min, (float *)max, c);
-    glm_vec3_scale(c, 0.5f, c);
-    glm_vec3_sub((float *)max, (float *)min, half);
-    float radius = fmaxf(0.5f * glm_vec3_norm(half), 1e-3f) * 1.05f;
+    radius = fmaxf(radius, 1e-3f);
     const float *l = r->scene.lights[0].direction;
-    vec3 eye, up = {0, 1, 0};
-    glm_vec3_copy(c, eye);
-    glm_vec3_muladds((float *)l, radius * 2.0f, eye);
+    vec3 up = {0, 1, 0}, origin = {0, 0, 0}, c;
     if (fabsf(l[1]) > 0.99f) glm_vec3_copy((vec3){0, 0, 1}, up);
-    mat4 view, proj;
-    glm_lookat(eye, c, up, view);
-    glm_ortho(-radius, radius, -radius, radius, radius * 0.5f, radius * 3.5f, proj);
+    mat4 rot;                          /* rotation only: light view about the origin */
+    glm_lookat((float *)l, origin, up, rot);
+    glm_mat4_mulv3(rot, (float *)centre, 1.0f, c);
+    float texel = 2.0f * radius / (float)r->shadow_size;
+    c[0] = floorf(c[0] / texel + 0.5f) * texel;
+    c[1] = floorf(c[1] / texel + 0.5f) * texel;
+    mat4 proj, view;
+    glm_ortho(c[0] - radius, c[0] + radius, c[1] - radius, c[1] + radius, -c[2] - radius * 2.0f,
+              -c[2] + radius * 2.0f, proj);
+    glm_mat4_copy(rot, view);
     glm_mat4_mul(proj, view, out);
-    *texel_world = 2.0f * radius / (float)r->shadow_size;
+    *texel_world = texel;
 }
 
 static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp, int shadows,
@@ -523,11 +526,23 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     vec3 bmin, bmax;
     int have_bounds = frame_bounds(r, bmin, bmax);
     resolve_floor(r, have_bounds, bmin, bmax);
-    int shadows = !s->no_shadows && have_bounds && r->shadow_tex;
+    int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex;
     mat4 light_vp;
     float texel_world = 0.01f;
     glm_mat4_identity(light_vp);
-    if (shadows) light_matrix(r, bmin, bmax, light_vp, &texel_world);
+    if (shadows) {
+        vec3 centre;
+        float radius = s->shadow_radius;
+        if (radius > 0) {
+            memcpy(centre, s->shadow_center, sizeof centre);
+        } else {
+            vec3 half;
+            glm_vec3_center(bmin, bmax, centre);
+            glm_vec3_sub(bmax, bmin, half);
+            radius = 0.5f * glm_vec3_norm(half) * 1.05f;
+        }
+        light_matrix(r, centre, radius, light_vp, &texel_world);
+    }
 
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);

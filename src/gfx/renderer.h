@@ -99,6 +99,10 @@ typedef struct mr_scene {
     float floor_center[2];    /* world x, z of the floor's middle */
     float floor_extent;       /* half size of the floor [from the models drawn] */
     float grid_step;          /* grid cell size [a round number ~ extent/12] */
+    float shadow_center[3];   /* world sphere the shadow map covers; radius 0 = */
+    float shadow_radius;      /* [the models drawn this frame]. A fixed sphere
+                               * (e.g. around a whole clip) keeps shadow edges
+                               * from shimmering as the fit changes per frame. */
 } mr_scene;
 
 /* Per-draw options; NULL or zero fields take the defaults. */
