@@ -101,6 +101,9 @@ if command -v xvfb-run >/dev/null 2>&1; then
     else
         fail "a window under Xvfb writes the same screenshot as headless" "exit $RC"
     fi
+    run xvfb-run -a $MARROW view $MAN --quit-after 5 --size 320x240
+    [ "$RC" -eq 0 ] && pass "Xvfb: the interactive window runs 5 frames and quits" \
+        || fail "Xvfb: the interactive window runs 5 frames and quits" "exit $RC" "$ERR"
     run xvfb-run -a $MARROW view $MAN --time 0.4 --size 320x240 --out "$TMP/win2.png"
     printf '%s' "$ERR" | grep -q "rendering headless" && fail "Xvfb: a real window opens" "$ERR" \
         || pass "Xvfb: a real window opens (no headless fallback)"

@@ -25,7 +25,7 @@ typedef struct mr_bench_render_desc {
     int width, height;        /* [640x480] */
     int samples;              /* MSAA samples [4] */
     int frames;               /* timed frames [60] */
-    int warmup;               /* untimed frames after the first [3] */
+    int warmup;               /* untimed frames after the first [3]; < 0: none */
 } mr_bench_render_desc;
 
 typedef struct mr_bench_render_result {

@@ -41,6 +41,7 @@ static const char view_help[] =
     "  --no-hud          no text\n"
     "  --yaw D, --pitch D   camera angles in degrees [a front three-quarter view]\n"
     "  --zoom F          camera distance factor [1]; < 1 is closer\n"
+    "  --quit-after N    end the window session after N frames (scripts, tests)\n"
     "\n"
     "window keys: drag = orbit, right-drag = pan, wheel = zoom, space = pause,\n"
     "left/right = step a frame, up/down = previous/next clip, S = skeleton,\n"
@@ -59,7 +60,7 @@ typedef struct view_args {
     const char **anims;
     int anim_count;
     const char *out, *clip;
-    int headless, frames, width, height, skeleton, names, wireframe, no_hud;
+    int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after;
     float time, fps, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
 } view_args;
@@ -101,6 +102,10 @@ static int parse_args(int argc, char **argv, view_args *a)
             NEED_VALUE();
             if (mr_cli_size(val, &a->width, &a->height) != 0)
                 return mr_cli_usage_error("view", "--size expects WxH (1..16384), got '%s'", val);
+        } else if (!strcmp(s, "--quit-after")) {
+            NEED_VALUE();
+            if (mr_cli_int(val, &a->quit_after) != 0 || a->quit_after < 1)
+                return mr_cli_usage_error("view", "--quit-after expects a frame count >= 1, got '%s'", val);
         } else if (!strcmp(s, "--zoom")) {
             NEED_VALUE();
             if (mr_cli_float(val, &a->zoom) != 0 || !(a->zoom > 0))
@@ -289,6 +294,7 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
         }
         mr_renderer_present(r, fw, fh);
         mr_window_swap(win);
+        if (a->quit_after && frame_no >= a->quit_after) break;
     }
     return MR_EXIT_OK;
 }

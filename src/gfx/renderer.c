@@ -177,6 +177,7 @@ void mr_renderer_destroy(mr_renderer *r)
     if (r->palette_buf) glDeleteBuffers(1, &r->palette_buf);
     free(r->palette.data);
     free(r->draws.data);
+    free(r->readback);
     free(r->shader_dir);
     free(r);
 }
@@ -655,14 +656,13 @@ mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size)
 mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err)
 {
     size_t size = (size_t)r->width * (size_t)r->height * 4;
-    uint8_t *px = malloc(size);
-    if (!px) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory for a screenshot");
-    mr_status st = mr_renderer_read_pixels(r, px, size);
-    if (st != MR_OK) {
-        free(px);
-        return mr_error_set(err, st, "gfx: cannot read the frame back");
+    if (size > r->readback_size) {   /* kept: a PNG sequence reuses it */
+        uint8_t *grown = realloc(r->readback, size);
+        if (!grown) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory for a screenshot");
+        r->readback = grown;
+        r->readback_size = size;
     }
-    st = mr_gfx_write_png(path, px, r->width, r->height, err);
-    free(px);
-    return st;
+    mr_status st = mr_renderer_read_pixels(r, r->readback, size);
+    if (st != MR_OK) return mr_error_set(err, st, "gfx: cannot read the frame back");
+    return mr_gfx_write_png(path, r->readback, r->width, r->height, err);
 }
