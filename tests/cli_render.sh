@@ -59,7 +59,7 @@ n=$(printf '%s\n' "$ERR" | grep -c "rendering headless")
 [ "$RC" -eq 0 ] && [ "$n" -eq 1 ] && printf '%s' "$ERR" | grep -q "no display" \
     && pass "no display: headless, said once on stderr" || fail "no display: headless, said once" "exit $RC" "$ERR"
 cmp -s "$TMP/a.png" "$TMP/auto.png" && pass "automatic headless draws the same frame" || fail "automatic headless draws the same frame"
-run env DISPLAY=:7777 -u WAYLAND_DISPLAY $MARROW view $MAN --time 0.4 --size 320x240 --out "$TMP/auto2.png"
+run env -u WAYLAND_DISPLAY DISPLAY=:7777 $MARROW view $MAN --time 0.4 --size 320x240 --out "$TMP/auto2.png"
 [ "$RC" -eq 0 ] && printf '%s' "$ERR" | grep -q "cannot start GLFW.*rendering headless" && cmp -s "$TMP/a.png" "$TMP/auto2.png" \
     && pass "unreachable display: GLFW fails, headless, same frame" || fail "unreachable display falls back" "exit $RC" "$ERR"
 ROOT=$(pwd)
