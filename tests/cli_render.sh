@@ -98,6 +98,7 @@ fi
 # --- the window path (Xvfb) -------------------------------------------------------------
 if command -v xvfb-run >/dev/null 2>&1; then
     run xvfb-run -a $MARROW view $MAN --time 0.4 --size 320x240 --skeleton --out "$TMP/win.png"
+    [ "$RC" -eq 0 ] && pass "Xvfb: view --out in a window exits 0" || fail "Xvfb: view --out in a window exits 0" "exit $RC" "$(printf '%s' "$ERR" | head -5)"
     run $MARROW view $MAN --headless --time 0.4 --size 320x240 --skeleton --out "$TMP/head.png"
     if [ -f "$TMP/win.png" ] && cmp -s "$TMP/win.png" "$TMP/head.png"; then
         pass "a window under Xvfb writes the same screenshot as headless"
