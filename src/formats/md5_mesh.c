@@ -29,6 +29,10 @@ enum { MIN_JOINT = 16, MIN_MESH = 40, MIN_VERT = 12, MIN_TRI = 10, MIN_WEIGHT = 
 /* Missing textures get a warning each up to this many, then one summary. */
 enum { MAX_TEXTURE_WARNINGS = 8 };
 
+/* The verts of a mesh may refer to at most this many times numweights
+ * weights in all (plus 1024): bounds the work of overlapping ranges. */
+enum { MAX_SHARING = 8 };
+
 typedef struct md5_vert {
     float u, v;
     int start, count;    /* weights [start, start + count) */
@@ -127,7 +131,7 @@ static int read_joints(mesh_reader *r, int count)
             char found[128];
             snprintf(found, sizeof found, "'( %g %g %g )'", q3[0], q3[1], q3[2]);
             return md5_fail_at(lx, lx->tok_line, found,
-                               "a unit quaternion for joint '%s' (x²+y²+z² at most 1)", sk->names[i]);
+                               "a unit quaternion for joint '%s' (x, y, z of length at most 1)", sk->names[i]);
         }
     }
     if (md5_punct(lx, '}', "after the joints (numJoints)")) return -1;
@@ -320,6 +324,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         reserve(r, (void **)&r->verts, &r->verts_cap, (size_t)nv, sizeof *r->verts))
         goto fail;
     long long need_weights = 0;     /* weights the verts refer to */
+    long long refs = 0;             /* sum of countWeight */
     int need_vert = -1;
     for (int v = 0; v < nv; v++) {
         md5_vert *vt = &r->verts[v];
@@ -349,6 +354,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
             md5_fail(lx, "a countWeight of 1 or more");
             goto fail;
         }
+        refs += vt->count;
         long long end = (long long)vt->start + vt->count;
         if (end > need_weights) {
             need_weights = end;
@@ -398,6 +404,13 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         const md5_vert *vt = &r->verts[need_vert];
         md5_fail(lx, "numweights of at least %lld (vert %d on line %d uses weights %d to %lld)",
                  need_weights, need_vert, vt->line, vt->start, need_weights - 1);
+        goto fail;
+    }
+    /* Verts may share weights (a vertex split at a UV seam), but not so
+     * much that the work grows far beyond the file's size. */
+    if (refs > (long long)MAX_SHARING * nw + 1024) {
+        md5_fail(lx, "verts that share weights at most %d times over (they use %lld weights in all)",
+                 MAX_SHARING, refs);
         goto fail;
     }
     if (reserve(r, (void **)&r->weights, &r->weights_cap, (size_t)nw, sizeof *r->weights)) goto fail;
