@@ -825,13 +825,15 @@ TEST(md5_parse_mesh_resolves_textures_by_base_name)
     p = mr_path_join(dir, "face.jpg"); write_text(p, "x"); free(p);
     p = mr_path_join(dir, "face_local.png"); write_text(p, "x"); free(p);
     p = mr_path_join(dir, "body"); write_text(p, "x"); free(p);
+    p = mr_path_join(dir, "Armor.PNG"); write_text(p, "x"); free(p);
     const char *text =
-        "MD5Version 10 numJoints 1 numMeshes 5 joints { \"a\" -1 ( 0 0 0 ) ( 0 0 0 ) }\n"
+        "MD5Version 10 numJoints 1 numMeshes 6 joints { \"a\" -1 ( 0 0 0 ) ( 0 0 0 ) }\n"
         "mesh { shader \"C:\\\\art\\\\skin.tga\" numverts 0 numtris 0 numweights 0 }\n"
         "mesh { shader \"/home/someone/face\" numverts 0 numtris 0 numweights 0 }\n"
         "mesh { shader \"models/monsters/body\" numverts 0 numtris 0 numweights 0 }\n"
         "mesh { shader \"textures/missing.dds\" numverts 0 numtris 0 numweights 0 }\n"
-        "mesh { shader \"\" numverts 0 numtris 0 numweights 0 }\n";
+        "mesh { shader \"\" numverts 0 numtris 0 numweights 0 }\n"
+        "mesh { shader \"armor.tga\" numverts 0 numtris 0 numweights 0 }\n";
     char *path = mr_path_join(dir, "t.md5mesh");
     write_text(path, text);
     mr_model *m = NULL;
@@ -860,6 +862,9 @@ TEST(md5_parse_mesh_resolves_textures_by_base_name)
         free(want);
         CHECK(m->meshes[3].material.normal_map == NULL);
         CHECK(strcmp(m->meshes[4].name, "mesh4") == 0 && m->meshes[4].material.diffuse_map == NULL);
+        want = mr_path_join(dir, "Armor.PNG");   /* any letter case, the name as on disk */
+        CHECK(strcmp(m->meshes[5].material.diffuse_map, want) == 0);
+        free(want);
         CHECK(m->warning_count == 1);
         if (m->warning_count) CHECK_STR_CONTAINS(m->warnings[0], "\"textures/missing.dds\" not found");
     } else {
