@@ -1419,7 +1419,7 @@ TEST(md5_write_anim_notes_scale_in_a_comment)
     free(dir);
 }
 
-TEST(md5_write_mesh_without_skeleton_binds_to_origin)
+TEST(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names)
 {
     char *dir = make_temp_dir();
     mr_model *m = mr_model_new("static.dae", "collada");
@@ -1432,8 +1432,8 @@ TEST(md5_write_mesh_without_skeleton_binds_to_origin)
     for (int i = 0; i < 3; i++) glm_vec3_copy(p[i], mesh->positions[i]);
     mesh->indices[0] = 0; mesh->indices[1] = 1; mesh->indices[2] = 2;
     mesh->uvs[2][1] = 0.25f;
-    mesh->name = mr_strdup("plate");
-    mesh->material.name = mr_strdup("steel");
+    mesh->name = mr_strdup("pla\nte");            /* goes into a // comment */
+    mesh->material.name = mr_strdup("st\"e\x01l");  /* goes into the shader string */
     char *path = mr_path_join(dir, "plate.md5mesh");
     mr_error e;
     CHECK(mr_md5_write_mesh(m, path, &e) == MR_OK);
@@ -1445,7 +1445,7 @@ TEST(md5_write_mesh_without_skeleton_binds_to_origin)
         for (int i = 0; i < 3; i++) CHECK(dist3(b->meshes[0].positions[i], p[i]) < 1e-6);
         CHECK_NEAR(b->meshes[0].uvs[2][1], 0.25, 1e-7);
         CHECK(b->meshes[0].indices[1] == 1 && b->meshes[0].indices[2] == 2);
-        CHECK(strcmp(b->meshes[0].material.name, "steel") == 0);
+        CHECK(strcmp(b->meshes[0].material.name, "st_e_l") == 0);
     }
     mr_model_free(b);
     mr_model_free(m);
@@ -1574,7 +1574,7 @@ int main(void)
     RUN(md5_write_read_bob_round_trip);
     RUN(md5_write_read_snoutx10k_all_anims_round_trip);
     RUN(md5_write_anim_notes_scale_in_a_comment);
-    RUN(md5_write_mesh_without_skeleton_binds_to_origin);
+    RUN(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names);
     RUN(model_load_refuses_unknown_extension);
     RUN(model_load_md5_with_anims_and_anim_errors);
     RUN(md5_parse_speed_of_real_files);
