@@ -435,6 +435,35 @@ TEST(missing_texture_is_a_checker_and_one_warning)
     CHECK(st.warnings == 1);
 }
 
+TEST(corrupt_and_giant_textures_fall_back_to_the_checker)
+{
+    char junk[128], giant[128];
+    snprintf(junk, sizeof junk, "%s/junk.png", tmpdir);
+    snprintf(giant, sizeof giant, "%s/giant.png", tmpdir);
+    mr_file_write(junk, "not a png at all", 16, NULL);
+    /* A PNG header claiming 100000 x 100000 pixels, and nothing after it. */
+    static const uint8_t hdr[33] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13,
+                                    'I', 'H', 'D', 'R', 0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0,
+                                    8, 6, 0, 0, 0, 0, 0, 0, 0};
+    mr_file_write(giant, hdr, sizeof hdr, NULL);
+    mr_model *m = palette_model(2);
+    m->meshes[0].material.diffuse_map = mr_strdup(junk);
+    mr_frame_stats before, after;
+    mr_renderer_stats(ren, &before);
+    mr_gpu_model a, b;
+    mr_error err = {0};
+    CHECK(mr_renderer_upload_model(ren, m, &a, &err) == MR_OK);
+    free(m->meshes[0].material.diffuse_map);
+    m->meshes[0].material.diffuse_map = mr_strdup(giant);
+    CHECK(mr_renderer_upload_model(ren, m, &b, &err) == MR_OK);
+    CHECK(mr_renderer_upload_model(ren, m, &b, &err) == MR_OK);   /* cached: no new warning */
+    mr_renderer_stats(ren, &after);
+    CHECK(after.warnings == before.warnings + 2);
+    mr_renderer_release_model(ren, a);
+    mr_renderer_release_model(ren, b);
+    mr_model_free(m);
+}
+
 TEST(texture_rows_follow_the_uv_convention)
 {
     /* head.png: orange top half, green bottom half; the head sphere's v runs
@@ -904,6 +933,7 @@ int main(void)
     RUN(bone_palette_holds_max_joints_and_refuses_more);
     RUN(upload_refuses_out_of_range_joints_and_indices);
     RUN(released_handles_go_stale);
+    RUN(corrupt_and_giant_textures_fall_back_to_the_checker);
     RUN(texture_rows_follow_the_uv_convention);
     RUN(read_pixels_puts_the_top_row_first);
     RUN(skeleton_overlay_and_wireframe_change_the_picture);
