@@ -20,6 +20,7 @@ TEST(bench_render_reports_one_off_and_steady_costs)
     CHECK(res.create_ms > 0 && res.first_frame_ms > 0 && res.upload_ms >= 0);
     CHECK(res.frame_ms > 0 && res.frame_min_ms > 0 && res.frame_min_ms <= res.frame_ms);
     CHECK(res.pose_ms >= 0 && res.pose_ms < res.frame_ms);
+    CHECK(res.frame_cpu_ms > 0);
     CHECK_NEAR(res.fps, 1000.0 / res.frame_ms, 1e-6);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "anim/clip.h"
 #include "anim/pose.h"
@@ -45,6 +46,13 @@ static void crowd_pose(crowd *c, const mr_model *m, float t)
     }
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -74,10 +82,12 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     c.offset = mr_alloc_array(n, sizeof *c.offset);
     double *times = mr_alloc_array((size_t)d.frames, sizeof *times);
     double *pose_times = mr_alloc_array((size_t)d.frames, sizeof *pose_times);
+    double *cpu_times = mr_alloc_array((size_t)d.frames, sizeof *cpu_times);
     uint8_t *pixels = mr_alloc_array((size_t)d.width * (size_t)d.height, 4);
-    if (!c.model || !c.skin || !c.world || !c.offset || !times || !pose_times || !pixels) {
+    if (!c.model || !c.skin || !c.world || !c.offset || !times || !pose_times || !cpu_times || !pixels) {
         free(times);
         free(pose_times);
+        free(cpu_times);
         free(pixels);
         goto oom;
     }
@@ -105,6 +115,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     if (!win) {
         free(times);
         free(pose_times);
+        free(cpu_times);
         free(pixels);
         crowd_free(&c);
         return err ? err->status : MR_ERR_IO;
@@ -141,7 +152,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
         scene.floor_y = cmin[1];
         int total = 1 + d.warmup + d.frames;
         for (int f = 0; f < total && st == MR_OK; f++) {
-            double a = mr_bench_now();
+            double a = mr_bench_now(), ca = cpu_now();
             crowd_pose(&c, m, (float)f / 60.0f);
             double b = mr_bench_now();
             mr_renderer_begin_frame(r, &scene);
@@ -156,6 +167,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
             else if (f > d.warmup) {
                 times[f - 1 - d.warmup] = (e - a) * 1e3;
                 pose_times[f - 1 - d.warmup] = (b - a) * 1e3;
+                cpu_times[f - 1 - d.warmup] = (cpu_now() - ca) * 1e3;
             }
         }
         if (st != MR_OK) mr_error_set(err, st, "bench: drawing failed (%s)", mr_status_string(st));
@@ -167,12 +179,15 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
         out->frame_ms = times[d.frames / 2];
         out->frame_min_ms = times[0];
         out->pose_ms = pose_times[d.frames / 2];
+        qsort(cpu_times, (size_t)d.frames, sizeof *cpu_times, cmp_double);
+        out->frame_cpu_ms = cpu_times[d.frames / 2];
         out->fps = out->frame_ms > 0 ? 1e3 / out->frame_ms : 0;
     }
     if (r) mr_renderer_destroy(r);
     mr_window_close(win);
     free(times);
     free(pose_times);
+    free(cpu_times);
     free(pixels);
     crowd_free(&c);
     return st;
@@ -205,8 +220,9 @@ static void report(const char *label, const mr_bench_render_desc *d)
         printf("  %-22s failed: %s\n", label, err.msg);
         return;
     }
-    printf("  %-22s %8d %9.1f %9.2f %9.2f %8.1f %10.1f %10.1f\n", label, res.triangles, res.fps,
-           res.frame_ms, res.pose_ms, res.create_ms, res.first_frame_ms, res.context_ms);
+    printf("  %-22s %8d %7.1f %9.1f %8.1f %8.2f %8.1f %10.1f %8.1f\n", label, res.triangles, res.fps,
+           res.frame_ms, res.frame_cpu_ms, res.pose_ms, res.create_ms, res.first_frame_ms,
+           res.context_ms);
 }
 
 void mr_bench_render(const mr_bench_opts *o)
@@ -214,8 +230,8 @@ void mr_bench_render(const mr_bench_opts *o)
     int frames = o->quick ? 5 : 60;
     printf("== headless rendering (EGL, llvmpipe): 640x480, 4x MSAA, shadow map, read back; "
            "median of %d frames\n", frames);
-    printf("  %-22s %8s %9s %9s %9s %8s %10s %10s\n", "scene", "tris", "fps", "frame ms",
-           "pose ms", "shaders", "1st frame", "context");
+    printf("  %-22s %8s %7s %9s %8s %8s %8s %10s %8s\n", "scene", "tris", "fps", "frame ms",
+           "cpu ms", "pose ms", "shaders", "1st frame", "context");
     mr_model *bob = load_pair(o->root, "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
                               "assimp/test/models-nonbsd/MD5/Bob.md5anim", "Bob");
     mr_model *man = load_pair("models", "mannequin.md5mesh", "walk.md5anim", "mannequin");
@@ -223,7 +239,8 @@ void mr_bench_render(const mr_bench_opts *o)
     else printf("  %-22s skipped: not found under %s\n", "Bob", o->root);
     if (man) report("50 mannequins", &(mr_bench_render_desc){.model = man, .instances = 50, .frames = frames});
     else if (bob) report("50 Bobs (no mannequin)", &(mr_bench_render_desc){.model = bob, .instances = 50, .frames = frames});
-    printf("  (shaders = compile + link ms; 1st frame = first draw incl. llvmpipe JIT, ms)\n");
+    printf("  (frame ms = wall time, cpu ms = process CPU time of all llvmpipe threads;\n"
+           "   shaders = compile + link ms; 1st frame = first draw incl. llvmpipe JIT, ms)\n");
     mr_model_free(bob);
     mr_model_free(man);
 }

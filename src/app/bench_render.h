@@ -35,6 +35,9 @@ typedef struct mr_bench_render_result {
     double first_frame_ms;    /* the first frame: llvmpipe compiles the shaders here (JIT) */
     double frame_ms;          /* median steady frame: pose + draw + shadow + resolve + read back */
     double frame_min_ms;      /* fastest steady frame */
+    double frame_cpu_ms;      /* median process CPU time per steady frame (all
+                               * llvmpipe threads): steadier than wall time on a
+                               * busy machine */
     double pose_ms;           /* median CPU share of a frame: sampling, local-to-model, skinning */
     double fps;               /* 1000 / frame_ms */
     int triangles;            /* triangles per frame (main pass) */
