@@ -249,6 +249,49 @@ TEST(additive_clip_against_a_given_pose_covers_untracked_channels)
     world_free(&w);
 }
 
+TEST(streaming_blend_matches_the_blend_job)
+{
+    world w;
+    world_make(&w);
+    mr_pose acc;
+    mr_pose_make(&acc, J_COUNT);
+    CHECK(mr_blend_begin(&acc) == MR_OK);
+    CHECK(mr_blend_add(&acc, &w.a, 0.3f) == MR_OK);
+    CHECK(mr_blend_add(&acc, &w.b, 0.6f) == MR_OK);
+    CHECK(mr_blend_end(&acc, &w.sk, 0.9f, 0.0f) == MR_OK);
+    blend2(&w, 0.3f, 0.6f, NULL, NULL, 0.0f);
+    for (int j = 0; j < J_COUNT; j++) {
+        for (int k = 0; k < 3; k++) CHECK_NEAR(acc.t[j][k], w.out.t[j][k], 1e-5);
+        for (int k = 0; k < 4; k++) CHECK_NEAR(acc.r[j][k], w.out.r[j][k], 1e-6);
+    }
+    /* Below the threshold it eases to rest like the job does. */
+    mr_blend_begin(&acc);
+    mr_blend_add(&acc, &w.b, 0.05f);
+    mr_blend_end(&acc, &w.sk, 0.05f, 0.1f);
+    CHECK_NEAR(acc.t[J_PELVIS][0], 5.0, 1e-4);
+    mr_pose_destroy(&acc);
+    world_free(&w);
+}
+
+TEST(streaming_blend_refuses_nan_weight_and_sizes)
+{
+    world w;
+    world_make(&w);
+    mr_pose acc, small;
+    mr_pose_make(&acc, J_COUNT);
+    mr_pose_make(&small, 2);
+    mr_blend_begin(&acc);
+    CHECK(mr_blend_add(&acc, &w.a, NAN) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_add(&acc, &w.a, -1.0f) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_add(&acc, &small, 1.0f) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_end(&acc, &w.sk, NAN, 0.0f) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_end(&small, &w.sk, 1.0f, 0.0f) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_begin(NULL) == MR_ERR_INVALID_ARGUMENT);
+    mr_pose_destroy(&acc);
+    mr_pose_destroy(&small);
+    world_free(&w);
+}
+
 /* ---- negative tests ------------------------------------------------------ */
 
 TEST(blend_refuses_mismatched_joint_counts)
@@ -394,6 +437,8 @@ int main(void)
     RUN(additive_weight_zero_is_identity);
     RUN(additive_clip_added_to_its_reference_restores_the_clip);
     RUN(additive_clip_against_a_given_pose_covers_untracked_channels);
+    RUN(streaming_blend_matches_the_blend_job);
+    RUN(streaming_blend_refuses_nan_weight_and_sizes);
     RUN(blend_refuses_mismatched_joint_counts);
     RUN(blend_refuses_nan_weight);
     RUN(blend_refuses_negative_or_infinite_weight);

@@ -111,6 +111,51 @@ mr_status mr_pose_blend(const mr_blend_job *job, mr_error *err)
     return MR_OK;
 }
 
+/* ---- streaming blend ------------------------------------------------------ */
+
+mr_status mr_blend_begin(mr_pose *acc)
+{
+    if (!acc) return MR_ERR_INVALID_ARGUMENT;
+    size_t n = (size_t)acc->joint_count;
+    memset(acc->t, 0, n * sizeof *acc->t);
+    memset(acc->r, 0, n * sizeof *acc->r);
+    memset(acc->s, 0, n * sizeof *acc->s);
+    return MR_OK;
+}
+
+mr_status mr_blend_add(mr_pose *acc, const mr_pose *in, float weight)
+{
+    if (!acc || !in) return MR_ERR_INVALID_ARGUMENT;
+    if (acc->joint_count != in->joint_count) return MR_ERR_JOINT_COUNT;
+    if (!(isfinite(weight) && weight >= 0.0f)) return MR_ERR_INVALID_ARGUMENT;
+    if (weight == 0.0f) return MR_OK;
+    for (int j = 0; j < acc->joint_count; j++)
+        accumulate(acc->t[j], acc->r[j], acc->s[j], in->t[j], in->r[j], in->s[j], weight);
+    return MR_OK;
+}
+
+mr_status mr_blend_end(mr_pose *acc, const mr_skeleton *sk, float total, float threshold)
+{
+    if (!acc || !sk) return MR_ERR_INVALID_ARGUMENT;
+    if (acc->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    if (!(isfinite(total) && total >= 0.0f && isfinite(threshold) && threshold >= 0.0f))
+        return MR_ERR_INVALID_ARGUMENT;
+    if (threshold == 0.0f) threshold = MR_BLEND_THRESHOLD;
+    if (total <= 0.0f) return mr_pose_set_rest(acc, sk);
+    float rest_w = total < threshold ? threshold - total : 0.0f;
+    float inv = 1.0f / (total + rest_w);
+    for (int j = 0; j < acc->joint_count; j++) {
+        if (rest_w > 0.0f)
+            accumulate(acc->t[j], acc->r[j], acc->s[j], sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], rest_w);
+        for (int k = 0; k < 3; k++) {
+            acc->t[j][k] *= inv;
+            acc->s[j][k] *= inv;
+        }
+        normalize_quat(acc->r[j], acc->r[j], sk->rest_r[j]);
+    }
+    return MR_OK;
+}
+
 /* ---- override and additive layers -------------------------------------- */
 
 static mr_status check_layer_args(const mr_pose *pose, const mr_pose *other, float weight,

@@ -58,6 +58,18 @@ mr_status mr_blend_validate(const mr_blend_job *job, mr_error *err);
 /* Validates, then blends into job->out. */
 mr_status mr_pose_blend(const mr_blend_job *job, mr_error *err);
 
+/* Streaming form of mr_pose_blend, for callers that produce the inputs one
+ * at a time (blend spaces, the mixer): no array of input poses is needed.
+ *   mr_blend_begin(acc); mr_blend_add(acc, p_i, w_i) ...;
+ *   mr_blend_end(acc, sk, sum of w_i, threshold);
+ * acc is a caller-owned pose used as the accumulator, then holds the result;
+ * between begin and end its contents are partial sums, not a pose. One
+ * weight per input (no masks). Weights must be finite and >= 0; a NaN or
+ * negative weight is refused (MR_ERR_INVALID_ARGUMENT) and adds nothing. */
+mr_status mr_blend_begin(mr_pose *acc);
+mr_status mr_blend_add(mr_pose *acc, const mr_pose *in, float weight);
+mr_status mr_blend_end(mr_pose *acc, const mr_skeleton *sk, float total, float threshold);
+
 /* Override layer (see above). weight in [0, 1]; mask NULL or of pose's size;
  * pose and layer of equal joint counts. */
 mr_status mr_pose_layer(mr_pose *pose, const mr_pose *layer, float weight, const mr_mask *mask);
