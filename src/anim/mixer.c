@@ -33,6 +33,7 @@ typedef struct slot {
     int pending_start;             /* "start" not yet reported */
     int include_here;              /* next step reports crossings at its start position */
     float w0;                      /* weight when the running fade began (or its weight) */
+    float start_time;              /* clip seconds it started at (for the "start" event) */
     unsigned serial;               /* start order */
 } slot;
 
@@ -402,6 +403,7 @@ static int begin(mr_mixer *mx, track *t, const source *src, const mr_play_opts *
     double start = o->start >= 0.0f ? o->start : (o->speed < 0.0f ? units : 0.0);
     if (phase >= 0.0) start = phase * units;
     mr_playhead_start(&s->ph, start, o->speed < 0.0f);
+    s->start_time = (float)(src->is_space ? start * source_clip(src)->duration : start);
     if (o->weight >= 0.0f) { t->weight = o->weight; t->weight_len = 0.0f; }
     t->waiting = 0;
     return 1;
@@ -671,10 +673,8 @@ static void emit_starts(mr_mixer *mx, int ti, float offset)
         slot *s = &t->slots[i];
         if (!s->used || !s->pending_start) continue;
         s->pending_start = 0;
-        const mr_clip *clip = source_clip(&s->src);
-        double scale = s->src.is_space ? clip->duration : 1.0;
-        mr_mixer_event e = {kind_names[MR_EVENT_START], MR_EVENT_START, clip, ti,
-                            (float)(mr_playhead_time(&s->ph) * scale), offset};
+        mr_mixer_event e = {kind_names[MR_EVENT_START], MR_EVENT_START, source_clip(&s->src), ti,
+                            s->start_time, offset};
         push_event(mx, &e);
     }
 }
