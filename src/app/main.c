@@ -6,6 +6,10 @@
 #include "core/error.h"
 
 static const mr_command commands[] = {
+    {"info", mr_cmd_info, "MODEL [ANIM...]", "skeleton, meshes, clips, warnings"},
+    {"pose", mr_cmd_pose, "MODEL [ANIM...] --clip NAME --time T --obj OUT.obj", "posed mesh as OBJ"},
+    {"bench", mr_cmd_bench, "[--quick]", "performance figures"},
+    {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},
     {NULL, NULL, NULL, NULL},
 };
 
