@@ -2,6 +2,9 @@
  * sum to 1, continuity, three-way fades), queue, stop, pause, seek, sync,
  * masked and additive layers, blend spaces, the pose hook, root motion, and
  * a negative test per invalid configuration. Events: test_events.c. */
+#include <malloc.h>
+
+#include "anim/ik.h"
 #include "anim/mixer.h"
 #include "choreo_fixture.h"
 #include "test.h"
@@ -705,6 +708,62 @@ TEST(mixer_play_of_the_current_clip_is_a_no_op_unless_restarted)
     world_free(&w);
 }
 
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static void ik_hook(void *user, const mr_skeleton *sk, mr_pose *pose)
+{
+    (void)user;
+    mr_two_bone_job job = {sk, pose, J_UPPERARM_R, J_LOWERARM_R, J_HAND_R, {-15, 8, 55}, {0, 1, 0}, 1.0f, 0.0f, 0};
+    mr_ik_two_bone(&job, NULL);
+}
+
+TEST(mixer_update_and_evaluate_allocate_nothing)
+{
+    world w;
+    world_make(&w);
+    mr_clip_add_marker(w.walk, 0.5f, "step");
+    mr_clip *nod = NULL;
+    mr_clip_make_additive(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
+    mr_mask upper;
+    mr_mask_make(&upper, J_COUNT, 0.0f);
+    mr_mask_set_subtree(&upper, &w.sk, J_SPINE3, 1.0f);
+    mr_blendspace bs;
+    mr_blendspace_init(&bs, 1);
+    mr_blendspace_add(&bs, w.walk, 1.0f, 0);
+    mr_blendspace_add(&bs, w.run, 3.0f, 0);
+    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer_set_root_motion(mx, J_PELVIS, MR_ROOT_TRANSLATION | MR_ROOT_YAW, NULL);
+    mr_mixer_set_pose_hook(mx, ik_hook, NULL);
+    mr_play_opts o = looping();
+    o.root_motion = 1;
+    mr_mixer_play(mx, 0, w.walk, &o, NULL);
+    mr_mixer_set_mask(mx, 1, &upper, NULL);
+    mr_mixer_play(mx, 1, w.wave, &o, NULL);
+    mr_mixer_set_additive(mx, 2, 1, NULL);
+    mr_mixer_play(mx, 2, nod, &o, NULL);
+    mr_mixer_play_blendspace(mx, 3, &bs, 2.0f, 0, &o, NULL);
+    mat4 model[J_COUNT];
+    mr_mixer_update(mx, 1.0f / 60, NULL);             /* warm up */
+    mr_mixer_evaluate(mx, &w.pose, model, NULL);
+    size_t before = heap_in_use();
+    for (int f = 0; f < 600; f++) {
+        if (f == 100) mr_mixer_crossfade(mx, 0, w.run, 0.5f, MR_CURVE_SMOOTH, &o, NULL);
+        if (f == 200) mr_mixer_queue(mx, 0, w.idle, &o, NULL);
+        if (f == 300) mr_mixer_set_param(mx, 3, 1.5f, 0, NULL);
+        mr_mixer_update(mx, f % 7 == 0 ? 0.7f : 1.0f / 60, NULL);
+        mr_mixer_evaluate(mx, &w.pose, model, NULL);
+    }
+    CHECK_MSG(heap_in_use() == before, "heap grew by %zu bytes", heap_in_use() - before);
+    mr_mixer_destroy(mx);
+    mr_mask_destroy(&upper);
+    mr_clip_free(nod);
+    world_free(&w);
+}
+
 /* ---- negative tests ------------------------------------------------------ */
 
 TEST(mixer_make_refuses_too_many_tracks)
@@ -986,6 +1045,7 @@ int main(void)
     RUN(mixer_root_motion_reports_yaw_of_a_turning_clip);
     RUN(mixer_forget_removes_a_clip_everywhere);
     RUN(mixer_play_of_the_current_clip_is_a_no_op_unless_restarted);
+    RUN(mixer_update_and_evaluate_allocate_nothing);
     RUN(mixer_make_refuses_too_many_tracks);
     RUN(mixer_make_refuses_bad_clip_and_event_limits);
     RUN(mixer_make_refuses_no_skeleton_or_unknown_up_axis);

@@ -73,10 +73,119 @@ static inline void normalize_quat(const float *q, float *out, const float *fallb
     for (int k = 0; k < 4; k++) out[k] = q[k] * inv;
 }
 
+/* Divides the sums by the joint's total weight, easing to the rest pose
+ * below the threshold (see blend.h). total NULL: every joint has total_all. */
+static void blend_finish(const mr_skeleton *sk, mr_pose *out, const float *total, float total_all, float threshold)
+{
+    for (int j = 0; j < sk->joint_count; j++) {
+        float tw = total ? total[j] : total_all;
+        if (tw < threshold) {
+            if (tw <= 0.0f) {                   /* nothing at all: the rest pose, exactly */
+                glm_vec3_copy(sk->rest_t[j], out->t[j]);
+                glm_vec4_copy(sk->rest_r[j], out->r[j]);
+                glm_vec3_copy(sk->rest_s[j], out->s[j]);
+                continue;
+            }
+            accumulate(out->t[j], out->r[j], out->s[j], sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], threshold - tw);
+            tw = threshold;
+        }
+        float inv = 1.0f / tw;
+        for (int k = 0; k < 3; k++) {
+            out->t[j][k] *= inv;
+            out->s[j][k] *= inv;
+        }
+        normalize_quat(out->r[j], out->r[j], sk->rest_r[j]);
+    }
+}
+
+/* No masks: the first weighted input is written (not added), later ones
+ * are added with their sign aligned to that first input, which weighs in at
+ * every joint; the loops are flat over the arrays. */
+static void blend_unmasked(const mr_blend_job *job, float threshold)
+{
+    const mr_skeleton *sk = job->skeleton;
+    mr_pose *out = job->out;
+    int n = sk->joint_count;
+    float *ot = out->t[0], *os = out->s[0], *orr = out->r[0];
+    const float *ref = NULL;
+    float total = 0.0f;
+    for (int i = 0; i < job->layer_count; i++) {
+        const mr_blend_layer *l = &job->layers[i];
+        float w = l->weight;
+        if (!(w > 0.0f)) continue;
+        const float *t = l->pose->t[0], *s = l->pose->s[0], *r = l->pose->r[0];
+        if (!ref) {
+            for (int k = 0; k < 3 * n; k++) {
+                ot[k] = w * t[k];
+                os[k] = w * s[k];
+            }
+            for (int k = 0; k < 4 * n; k++) orr[k] = w * r[k];
+            ref = r;
+        } else {
+            for (int k = 0; k < 3 * n; k++) {
+                ot[k] += w * t[k];
+                os[k] += w * s[k];
+            }
+            for (int j = 0; j < n; j++) {
+                const float *q = r + 4 * j, *p = ref + 4 * j;
+                float d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
+                float wr = d < 0.0f ? -w : w;
+                float *a = orr + 4 * j;
+                a[0] += wr * q[0];
+                a[1] += wr * q[1];
+                a[2] += wr * q[2];
+                a[3] += wr * q[3];
+            }
+        }
+        total += w;
+    }
+    blend_finish(sk, out, NULL, total, threshold);
+}
+
+/* With masks: layer-outer, per-joint weights and totals, signs aligned to
+ * the running sum (a joint's first contributor may be any layer). */
+static void blend_masked(const mr_blend_job *job, float threshold)
+{
+    const mr_skeleton *sk = job->skeleton;
+    mr_pose *out = job->out;
+    int n = sk->joint_count;
+    float total[MR_MAX_JOINTS];
+    mr_blend_begin(out);
+    memset(total, 0, (size_t)n * sizeof *total);
+    for (int i = 0; i < job->layer_count; i++) {
+        const mr_blend_layer *l = &job->layers[i];
+        if (!(l->weight > 0.0f)) continue;
+        const mr_pose *p = l->pose;
+        const float *m = l->mask ? l->mask->w : NULL;
+        for (int j = 0; j < n; j++) {
+            float w = m ? l->weight * m[j] : l->weight;
+            if (!(w > 0.0f)) continue;          /* also skips a NaN mask weight */
+            accumulate(out->t[j], out->r[j], out->s[j], p->t[j], p->r[j], p->s[j], w);
+            total[j] += w;
+        }
+    }
+    blend_finish(sk, out, total, 0.0f, threshold);
+}
+
+static int aliases_input(const mr_blend_job *job)
+{
+    for (int i = 0; i < job->layer_count; i++)
+        if (job->layers[i].pose == job->out || job->layers[i].pose->t == job->out->t) return 1;
+    return 0;
+}
+
 mr_status mr_pose_blend(const mr_blend_job *job, mr_error *err)
 {
     mr_status st = mr_blend_validate(job, err);
     if (st != MR_OK) return st;
+    if (!aliases_input(job)) {
+        float threshold = job->threshold > 0.0f ? job->threshold : MR_BLEND_THRESHOLD;
+        int masked = 0;
+        for (int i = 0; i < job->layer_count; i++) masked |= job->layers[i].mask != NULL;
+        if (masked) blend_masked(job, threshold);
+        else blend_unmasked(job, threshold);
+        return MR_OK;
+    }
     const mr_skeleton *sk = job->skeleton;
     const mr_blend_layer *layers = job->layers;
     int count = job->layer_count;

@@ -92,6 +92,20 @@ mr_status mr_pose_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int
     return MR_OK;
 }
 
+/* Model matrix of joint j from the model matrix `top` of its ancestor
+ * top_joint (or -1 with top the identity): the locals on the path below. */
+static void model_below(const mr_skeleton *sk, const mr_pose *pose, mat4 top, int top_joint, int j, mat4 out)
+{
+    int path[MR_MAX_JOINTS], n = 0;
+    for (int k = j; k != top_joint && k >= 0 && n < MR_MAX_JOINTS; k = sk->parents[k]) path[n++] = k;
+    glm_mat4_copy(top, out);
+    for (int i = n - 1; i >= 0; i--) {
+        mat4 local;
+        mr_pose_local_matrix(pose, path[i], local);
+        glm_mul(out, local, out);
+    }
+}
+
 /* ---- two-bone ------------------------------------------------------------- */
 
 static mr_status check_pose(const mr_skeleton *sk, const mr_pose *pose, const char *who, mr_error *err)
@@ -149,10 +163,15 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     job->reached = 0;
     const mr_skeleton *sk = job->skeleton;
     mr_pose *pose = job->pose;
-    mat4 ms, mm, me;
-    mr_pose_model_matrix(sk, pose, job->start, ms);
-    mr_pose_model_matrix(sk, pose, job->mid, mm);
-    mr_pose_model_matrix(sk, pose, job->end, me);
+    /* One walk up from start; the chain's matrices follow from it. */
+    mat4 top, ms, mmp, mm, mep, me;
+    int sp = sk->parents[job->start];
+    mr_pose_model_matrix(sk, pose, sp, top);
+    model_below(sk, pose, top, sp, job->start, ms);
+    model_below(sk, pose, ms, job->start, sk->parents[job->mid], mmp);
+    model_below(sk, pose, mmp, sk->parents[job->mid], job->mid, mm);
+    model_below(sk, pose, mm, job->mid, sk->parents[job->end], mep);
+    model_below(sk, pose, mep, sk->parents[job->end], job->end, me);
     vec3 a, b, c, ab, bc, at;
     glm_vec3_copy(ms[3], a);
     glm_vec3_copy(mm[3], b);
@@ -202,7 +221,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     vec3 to_b2, ac, c1, from_mid, to_c2;
     glm_vec3_sub(b2, a, to_b2);
     from_to(ab, to_b2, q1);
-    parent_rotation(sk, pose, job->start, ps);
+    rotation_of(top, ps);
     rotate_joint(pose, job->start, ps, q1);
     /* 2: the end moved with it; turn mid so the end reaches c2. */
     glm_vec3_sub(c, a, ac);
@@ -212,7 +231,10 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     glm_vec3_sub(c2, b2, to_c2);
     versor q2;
     from_to(from_mid, to_c2, q2);
-    parent_rotation(sk, pose, job->mid, pm);
+    /* mid's parent turned with start: q1 * its former model rotation. */
+    versor pm0;
+    rotation_of(mmp, pm0);
+    glm_quat_mul(q1, pm0, pm);
     rotate_joint(pose, job->mid, pm, q2);
     if (job->weight < 1.0f) {
         mr_quat_nlerp(r_start0, pose->r[job->start], job->weight, pose->r[job->start]);

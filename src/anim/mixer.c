@@ -934,7 +934,7 @@ mr_status mr_mixer_evaluate(mr_mixer *mx, mr_pose *out, mat4 *model, mr_error *e
     if (out->joint_count != mx->sk->joint_count)
         return mr_error_set(err, MR_ERR_JOINT_COUNT, "mixer: output pose has %d joints, skeleton has %d",
                             out->joint_count, mx->sk->joint_count);
-    mr_pose_set_rest(out, mx->sk);
+    int covered = 0;   /* out holds a full pose written by an earlier track */
     for (int ti = 0; ti < mx->track_count; ti++) {
         track *t = &mx->tracks[ti];
         float fill = track_fill(mx, t), a = t->weight * fill;
@@ -943,27 +943,35 @@ mr_status mr_mixer_evaluate(mr_mixer *mx, mr_pose *out, mat4 *model, mr_error *e
         int live = 0, only = -1;
         for (int i = 0; i < mx->clip_count; i++)
             if (slot_weight(t, i) > 0.0f) { live++; only = i; }
+        /* A full, unmasked override replaces everything below: write it
+         * straight into out. */
+        int direct = !t->additive && !t->has_mask && a >= 1.0f;
+        mr_pose *dst = direct ? out : &mx->acc;
+        if (!covered && !direct) mr_pose_set_rest(out, mx->sk);
+        covered = 1;
         mr_status st;
         if (live == 1) {
-            st = sample_slot(mx, &t->slots[only], &mx->acc);
+            st = sample_slot(mx, &t->slots[only], dst);
         } else {
-            mr_blend_begin(&mx->acc);
+            mr_blend_begin(dst);
             float total = 0.0f;
             st = MR_OK;
             for (int i = 0; i < mx->clip_count && st == MR_OK; i++) {
                 float w = slot_weight(t, i);
                 if (!(w > 0.0f)) continue;
-                if ((st = sample_slot(mx, &t->slots[i], &mx->tmp)) == MR_OK) mr_blend_add(&mx->acc, &mx->tmp, w);
+                if ((st = sample_slot(mx, &t->slots[i], &mx->tmp)) == MR_OK) mr_blend_add(dst, &mx->tmp, w);
                 total += w;
             }
-            if (st == MR_OK) st = mr_blend_end(&mx->acc, mx->sk, total, 1e-6f);
+            if (st == MR_OK) st = mr_blend_end(dst, mx->sk, total, 1e-6f);
         }
         if (st != MR_OK)
             return mr_error_set(err, st, "mixer: track %d: cannot sample: %s", ti, mr_status_string(st));
+        if (direct) continue;
         const mr_mask *mask = t->has_mask ? &t->mask : NULL;
         if (t->additive) mr_pose_add(out, &mx->acc, a, mask);
         else mr_pose_layer(out, &mx->acc, a, mask);
     }
+    if (!covered) mr_pose_set_rest(out, mx->sk);
     if (mx->hook) mx->hook(mx->hook_user, mx->sk, out);
     if (model) return mr_pose_to_model(mx->sk, out, model);
     return MR_OK;
