@@ -137,6 +137,7 @@ static float frame_move(const world *w, const mr_pose *a, const mr_pose *b)
 static float run_checked(world *w, mr_mixer *mx, int frames, const mr_clip *const *clips, int nclips,
                          mr_pose *prev, float prev_w[4], int *bad)
 {
+    static float prev_spread;
     mr_pose src[4], src_prev[4];
     for (int i = 0; i < nclips; i++) {
         mr_pose_make(&src[i], J_COUNT);
@@ -163,8 +164,13 @@ static float run_checked(world *w, mr_mixer *mx, int frames, const mr_clip *cons
             clip_move = fmaxf(clip_move, frame_move(w, &src[i], &src_prev[i]));
             for (int k = 0; k < i; k++) spread = fmaxf(spread, frame_move(w, &src[i], &src[k]));
         }
+        /* Blended rotations move joints along arcs, up to pi/2 times the
+         * chord between the poses (1.6); the spread is that of the clips on
+         * either frame (a fade ending within the step has dropped its
+         * outgoing clips already). */
         float move = frame_move(w, &w->pose, prev);
-        float bound = 1.25f * (clip_move + dw * spread) + 1e-3f;
+        float bound = 1.25f * clip_move + 1.6f * dw * fmaxf(spread, prev_spread) + 1e-3f;
+        prev_spread = spread;
         if (f > 0 && move > bound) {
             (*bad)++;
             printf("       frame %d: pose moved %g, bound %g (clip %g, dw %g, spread %g)\n", f, move, bound,
