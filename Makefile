@@ -20,7 +20,7 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(shell ./scripts/install-deps.sh >&2)
 endif
 
-CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g \
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread $(SANFLAGS)

@@ -237,6 +237,74 @@ TEST(clip_uniform_lookup_matches_binary_search)
     free(a.times); free(a.values); free(b.times); free(b.values);
 }
 
+/* A clip with a shared time line: 5 joints (a padded SIMD lane), animated
+ * rotations and translations, one constant track, untracked channels. */
+static mr_clip *shared_line_clip(void)
+{
+    mr_clip *c = mr_clip_make("line", 5);
+    c->duration = 2.0f;
+    for (int j = 0; j < 5; j++) {
+        mr_track *r = &c->tracks[j].r, *t = &c->tracks[j].t;
+        mr_track_alloc(r, 9, MR_INTERP_LINEAR);
+        for (int k = 0; k < 9; k++) {
+            r->times[k] = k * 0.25f;
+            versor q;
+            glm_quatv(q, 0.9f * k + j, (vec3){0.3f, 0.4f * j, 1});
+            if (k % 3 == 1) glm_vec4_negate(q);  /* sign flips exercise the shortest path */
+            memcpy(r->values + 4 * k, q, sizeof q);
+        }
+        if (j == 3) continue;                  /* joint 3: translation keeps the rest pose */
+        mr_track_alloc(t, j == 4 ? 1 : 9, MR_INTERP_LINEAR);
+        for (int k = 0; k < t->key_count; k++) {
+            t->times[k] = k * 0.25f;
+            for (int e = 0; e < 3; e++) t->values[3 * k + e] = sinf(k + e + j);
+        }
+    }
+    return c;
+}
+
+TEST(clip_finish_shared_line_samples_identically)
+{
+    mr_skeleton sk;
+    mr_skeleton_make(&sk, 5);
+    for (int j = 0; j < 5; j++) {
+        sk.names[j] = mr_strfmt("j%d", j);
+        sk.rest_t[j][1] = 7.0f + j;
+    }
+    mr_clip *plain = shared_line_clip(), *fast = shared_line_clip();
+    for (int j = 0; j < 5; j++) {
+        mr_track_finish(&plain->tracks[j].t);
+        mr_track_finish(&plain->tracks[j].r);
+    }
+    mr_clip_finish(fast);
+    CHECK(fast->shared_keys == 9);
+    CHECK(fast->dense != NULL);
+    CHECK(plain->shared_keys == 0);
+    mr_pose a, b;
+    mr_pose_make(&a, 5);
+    mr_pose_make(&b, 5);
+    int same = 1;
+    for (int s = -3; s < 230; s++) {
+        float t = s * 0.01f;
+        mr_clip_sample(plain, &sk, t, MR_WRAP_CLAMP, &a);
+        mr_clip_sample(fast, &sk, t, MR_WRAP_CLAMP, &b);
+        if (memcmp(a.r, b.r, 5 * sizeof *a.r) || memcmp(a.t, b.t, 5 * sizeof *a.t) ||
+            memcmp(a.s, b.s, 5 * sizeof *a.s))
+            same = 0;
+    }
+    CHECK_MSG(same, "the baked shared-line path differs from per-track sampling");
+    CHECK(b.t[3][1] == 10.0f);  /* untracked channel: the rest value */
+    /* A non-shared clip (one track with different times) is not baked. */
+    fast->tracks[2].t.times[4] += 0.01f;
+    mr_clip_finish(fast);
+    CHECK(fast->shared_keys == 0 && fast->dense == NULL);
+    mr_pose_destroy(&a);
+    mr_pose_destroy(&b);
+    mr_clip_free(plain);
+    mr_clip_free(fast);
+    mr_skeleton_destroy(&sk);
+}
+
 TEST(clip_key_count_is_longest_track)
 {
     mr_clip *c = fixture_clip();
@@ -257,6 +325,7 @@ int main(void)
     RUN(clip_rotation_takes_shortest_path);
     RUN(clip_step_and_cubic_interpolation);
     RUN(clip_uniform_lookup_matches_binary_search);
+    RUN(clip_finish_shared_line_samples_identically);
     RUN(clip_key_count_is_longest_track);
     return test_summary("clip");
 }

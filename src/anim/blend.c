@@ -409,6 +409,7 @@ static mr_status build_delta(const mr_clip *clip, const mr_skeleton *sk, const m
         mr_status st = mr_clip_add_marker(d, clip->markers[i].time, clip->markers[i].name);
         if (st != MR_OK) return st;
     }
+    mr_clip_finish(d);   /* key spacing and the shared time line, as loaders do */
     return MR_OK;
 }
 

@@ -62,6 +62,10 @@ typedef struct mr_clip {
     mr_joint_tracks *tracks;  /* joint_count entries */
     int marker_count;
     mr_marker *markers;  /* marker_count entries sorted by time (owned), or NULL */
+    int shared_keys;     /* set by mr_clip_finish: > 1 when every track with more than */
+    const float *shared_times;  /* one key uses these same key times (borrowed) */
+    float shared_rate;   /* their uniform_rate */
+    struct mr_clip_dense *dense;  /* owned SIMD bake of a shared time line (clip_dense.h), or NULL */
 } mr_clip;
 
 /* Allocates a clip with joint_count empty tracks (components preset). The
@@ -81,6 +85,12 @@ mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name);
 mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
+
+/* Finishes every track (mr_track_finish) and detects a time line shared by
+ * all animated tracks, so sampling finds the key once per clip instead of
+ * once per track. mr_model_add_clip calls it; call it again after editing
+ * keys of a clip that is already in a model. */
+void mr_clip_finish(mr_clip *clip);
 
 /* Deep checks, run once at load: ascending finite times, finite values,
  * non-zero rotations, duration covering the keys, markers sorted and inside

@@ -172,6 +172,17 @@ int md5_skip(md5_lex *lx)
     return 0;
 }
 
+/* Spaces and tabs inline; anything else that may start whitespace or a
+ * comment goes through md5_skip. */
+static inline int skip_fast(md5_lex *lx)
+{
+    const char *p = lx->p, *end = lx->end;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    lx->p = p;
+    if (p < end && ((CLS(*p) & C_SPACE) || *p == '/')) return md5_skip(lx);
+    return lx->failed ? -1 : 0;
+}
+
 int md5_fail_next(md5_lex *lx, const char *fmt, ...)
 {
     if (md5_skip(lx)) return -1;
@@ -205,7 +216,7 @@ int md5_peek_word(md5_lex *lx, const char *word)
 
 int md5_accept(md5_lex *lx, const char *word)
 {
-    if (md5_skip(lx) || !word_here(lx, word)) return 0;
+    if (skip_fast(lx) || !word_here(lx, word)) return 0;
     lx->tok = lx->p;
     lx->tok_line = lx->line;
     lx->p += strlen(word);
@@ -214,13 +225,13 @@ int md5_accept(md5_lex *lx, const char *word)
 
 int md5_peek_char(md5_lex *lx)
 {
-    if (md5_skip(lx) || lx->p >= lx->end) return -1;
+    if (skip_fast(lx) || lx->p >= lx->end) return -1;
     return (unsigned char)*lx->p;
 }
 
 int md5_word(md5_lex *lx, const char *word, const char *context)
 {
-    if (md5_skip(lx)) return -1;
+    if (skip_fast(lx)) return -1;
     lx->tok = lx->p;
     lx->tok_line = lx->line;
     if (!word_here(lx, word))
@@ -231,7 +242,7 @@ int md5_word(md5_lex *lx, const char *word, const char *context)
 
 int md5_punct(md5_lex *lx, char c, const char *context)
 {
-    if (md5_skip(lx)) return -1;
+    if (skip_fast(lx)) return -1;
     lx->tok = lx->p;
     lx->tok_line = lx->line;
     if (lx->p >= lx->end || *lx->p != c)
@@ -242,7 +253,7 @@ int md5_punct(md5_lex *lx, char c, const char *context)
 
 int md5_int(md5_lex *lx, int *out, const char *what)
 {
-    if (md5_skip(lx)) return -1;
+    if (skip_fast(lx)) return -1;
     const char *p = lx->p, *end = lx->end;
     lx->tok = p;
     lx->tok_line = lx->line;
@@ -267,40 +278,42 @@ static const double pow10_exact[23] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-int md5_parse_float(const char *s, const char *end, float *out, const char **stop)
+/* The number parser (md5_parse_float); inlined into md5_float. */
+static inline int parse_decimal(const char *s, const char *end, float *out, const char **stop)
 {
     const char *p = s;
     int neg = 0;
     if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
     uint64_t m = 0;
-    int sig = 0;          /* significant digits held in m */
-    int dropped = 0;      /* a non-zero digit did not fit in m */
-    int any = 0;          /* at least one mantissa digit */
+    int digits = 0;       /* digits taken into m (leading zeros too) */
+    unsigned lost = 0;    /* non-zero when a non-zero digit did not fit */
     long exp10 = 0;
-    while (p < end && (CLS(*p) & C_DIGIT)) {
-        int d = *p++ - '0';
-        any = 1;
-        if (sig < 19) {
-            m = m * 10 + (uint64_t)d;
-            if (m) sig++;
+    unsigned d;
+    const char *first = p;
+    while (p < end && (d = (unsigned)(*p - '0')) < 10) {
+        if (digits < 19) {
+            m = m * 10 + d;
+            digits++;
         } else {
             exp10++;
-            if (d) dropped = 1;
+            lost |= d;
         }
-    }
-    if (p < end && *p == '.') {
         p++;
-        while (p < end && (CLS(*p) & C_DIGIT)) {
-            int d = *p++ - '0';
-            any = 1;
-            if (sig < 19) {
-                m = m * 10 + (uint64_t)d;
-                if (m) sig++;
+    }
+    int any = p > first;
+    if (p < end && *p == '.') {
+        first = ++p;
+        while (p < end && (d = (unsigned)(*p - '0')) < 10) {
+            if (digits < 19) {
+                m = m * 10 + d;
+                digits++;
                 exp10--;
-            } else if (d) {
-                dropped = 1;
+            } else {
+                lost |= d;
             }
+            p++;
         }
+        any |= p > first;
     }
     if (!any) return -1;
     if (p < end && (*p == 'e' || *p == 'E')) {
@@ -318,18 +331,18 @@ int md5_parse_float(const char *s, const char *end, float *out, const char **sto
         }
     }
     *stop = p;
-    if (m == 0) {
+    if (m == 0 && !lost) {
         *out = neg ? -0.0f : 0.0f;
         return 0;
     }
-    if (!dropped && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
-        double d = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
+    if (!lost && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+        double v = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
         uint64_t bits;
-        memcpy(&bits, &d, sizeof bits);
+        memcpy(&bits, &v, sizeof bits);
         /* Normal float range, and not on a float midpoint (the 29 low bits a
          * float drops are exactly one half): one rounding, as strtof. */
-        if (d >= FLT_MIN && d < 3.0e38 && (bits & 0x1FFFFFFFu) != 0x10000000u) {
-            *out = neg ? -(float)d : (float)d;
+        if (v >= FLT_MIN && v < 3.0e38 && (bits & 0x1FFFFFFFu) != 0x10000000u) {
+            *out = neg ? -(float)v : (float)v;
             return 0;
         }
     }
@@ -342,16 +355,21 @@ int md5_parse_float(const char *s, const char *end, float *out, const char **sto
     return 0;
 }
 
+int md5_parse_float(const char *s, const char *end, float *out, const char **stop)
+{
+    return parse_decimal(s, end, out, stop);
+}
+
 int md5_float(md5_lex *lx, float *out, const char *what)
 {
-    if (md5_skip(lx)) return -1;
+    if (skip_fast(lx)) return -1;
     const char *p = lx->p, *stop;
     lx->tok = p;
     lx->tok_line = lx->line;
     float v;
-    if (md5_parse_float(p, lx->end, &v, &stop) != 0) return md5_fail(lx, "%s", what);
+    if (parse_decimal(p, lx->end, &v, &stop) != 0) return md5_fail(lx, "%s", what);
     if (stop < lx->end && !(CLS(*stop) & C_DELIM)) return md5_fail(lx, "%s", what);
-    if (!isfinite(v)) return md5_fail(lx, "%s (a finite number)", what);
+    if (!isfinite(v)) return md5_fail(lx, "%s that fits a float", what);
     *out = v;
     lx->p = stop;
     return 0;
@@ -359,14 +377,15 @@ int md5_float(md5_lex *lx, float *out, const char *what)
 
 int md5_string(md5_lex *lx, const char **s, size_t *n, const char *what)
 {
-    if (md5_skip(lx)) return -1;
+    if (skip_fast(lx)) return -1;
     const char *p = lx->p, *end = lx->end;
     lx->tok = p;
     lx->tok_line = lx->line;
     if (p >= end || *p != '"') return md5_fail(lx, "%s", what);
     const char *q = p + 1;
-    while (q < end && *q != '"' && *q != '\n' && *q != '\r' && *q != '\0') q++;
-    if (q >= end || *q != '"') return md5_fail(lx, "a closing '\"' on the same line");
+    while (q < end && *q != '"' && ((unsigned char)*q >= 0x20 || *q == '\t') && *q != 0x7f) q++;
+    if (q >= end || *q == '\n' || *q == '\r') return md5_fail(lx, "a closing '\"' on the same line");
+    if (*q != '"') return md5_fail(lx, "a string without control characters");
     *s = p + 1;
     *n = (size_t)(q - p - 1);
     lx->p = q + 1;
