@@ -11,7 +11,8 @@ static const char bench_help[] =
     "\n"
     "Prints performance figures, each the median of repeated runs, with a\n"
     "baseline measured in the same run: model load speed (MB/s) and pose\n"
-    "evaluation cost (ns per joint). Models are read from DIR (default\n"
+    "evaluation cost (ns per joint), and the cost of choreography (blends,\n"
+    "masked and additive layers, IK) next to plain sampling. Models are read from DIR (default\n"
     "../shared/models). --quick runs few repetitions (a smoke test, not a figure).\n";
 
 int mr_cmd_bench(int argc, char **argv)
@@ -28,5 +29,6 @@ int mr_cmd_bench(int argc, char **argv)
     }
     mr_bench_load(&o);
     mr_bench_pose(&o);
+    mr_bench_choreo(&o);
     return MR_EXIT_OK;
 }
