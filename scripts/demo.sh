@@ -1,10 +1,18 @@
 #!/bin/sh
-# The demo scene behind `make run`. Until the renderer lands this runs the main
-# job as far as it goes: the mannequin's `info`, and its walk posed mid-stride
-# as an OBJ under out/.
+# The demo scene behind `make run`: marrow's mannequin walking (up/down in
+# the window switches to its idle and wave clips).
+#   - with a display: a window (Esc or closing it ends the demo);
+#   - without one (DISPLAY and WAYLAND_DISPLAY unset, or MARROW_HEADLESS=1):
+#     two seconds at 30 fps rendered headless into out/demo/frame_NNNN.png,
+#     and the path printed. The same command twice writes identical files.
 set -eu
 cd "$(dirname "$0")/.."
-mkdir -p out
-./marrow info models/mannequin.md5mesh models/walk.md5anim
-./marrow pose models/mannequin.md5mesh models/walk.md5anim --clip walk --time 0.5 --obj out/mannequin_walk.obj
-echo "demo: wrote out/mannequin_walk.obj"
+MODEL=models/mannequin.md5mesh
+ANIMS="models/walk.md5anim models/idle.md5anim models/wave.md5anim"
+
+if [ -z "${MARROW_HEADLESS:-}" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    exec ./marrow view $MODEL $ANIMS
+fi
+rm -rf out/demo
+./marrow view $MODEL $ANIMS --headless --frames 60 --fps 30 --size 640x480 --out out/demo >/dev/null
+echo "demo: wrote 60 frames of the mannequin walking: out/demo/frame_0000.png .. out/demo/frame_0059.png"

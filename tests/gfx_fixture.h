@@ -28,7 +28,7 @@ enum { FX_ROOT, FX_HIPS, FX_CHEST, FX_HEAD, FX_ARM_L, FX_ARM_R, FX_JOINTS };
  * and weights come from blend(t along the tube). */
 typedef void (*fx_blend_fn)(float t, uint16_t j[4], float w[4]);
 
-static void fx_tube(mr_mesh *m, const float a[3], const float b[3], float radius, int segs,
+static inline void fx_tube(mr_mesh *m, const float a[3], const float b[3], float radius, int segs,
                     int rings, fx_blend_fn blend)
 {
     int nv = (rings + 1) * segs + 2, ni = rings * segs * 6 + segs * 6;
@@ -76,7 +76,7 @@ static void fx_tube(mr_mesh *m, const float a[3], const float b[3], float radius
     mr_mesh_compute_normals(m);
 }
 
-static void fx_set(uint16_t j[4], float w[4], int a, int b, float wb)
+static inline void fx_set(uint16_t j[4], float w[4], int a, int b, float wb)
 {
     j[0] = (uint16_t)a;
     j[1] = (uint16_t)b;
@@ -86,22 +86,33 @@ static void fx_set(uint16_t j[4], float w[4], int a, int b, float wb)
     w[2] = w[3] = 0;
 }
 
-static void fx_body_blend(float t, uint16_t j[4], float w[4])
+static inline void fx_body_blend(float t, uint16_t j[4], float w[4])
 {
-    /* tube z 0..58: hips below 0.4, chest above 0.7, blended between */
+    /* tube z 0..58: hips below 0.4, chest above 0.7, blended between; near
+     * the top a little of the head and the left arm as well, so all four
+     * influence slots are used */
     float wb = t < 0.4f ? 0.0f : t > 0.7f ? 1.0f : (t - 0.4f) / 0.3f;
     fx_set(j, w, FX_HIPS, FX_CHEST, wb);
+    if (t > 0.8f) {
+        float extra = (t - 0.8f) * 1.5f;   /* up to 0.3 at the top */
+        w[0] *= 1.0f - extra;
+        w[1] *= 1.0f - extra;
+        j[2] = FX_HEAD;
+        w[2] = extra * 0.6f;
+        j[3] = FX_ARM_L;
+        w[3] = extra * 0.4f;
+    }
 }
-static void fx_arm_l_blend(float t, uint16_t j[4], float w[4])
+static inline void fx_arm_l_blend(float t, uint16_t j[4], float w[4])
 {
     fx_set(j, w, FX_CHEST, FX_ARM_L, t < 0.1f ? t / 0.1f : 1.0f);
 }
-static void fx_arm_r_blend(float t, uint16_t j[4], float w[4])
+static inline void fx_arm_r_blend(float t, uint16_t j[4], float w[4])
 {
     fx_set(j, w, FX_CHEST, FX_ARM_R, t < 0.1f ? t / 0.1f : 1.0f);
 }
 
-static void fx_sphere(mr_mesh *m, const float c[3], float radius, int segs, int rings, int joint)
+static inline void fx_sphere(mr_mesh *m, const float c[3], float radius, int segs, int rings, int joint)
 {
     int nv = (rings + 1) * (segs + 1), ni = rings * segs * 6;
     mr_mesh_alloc(m, nv, ni, 1);
@@ -129,7 +140,7 @@ static void fx_sphere(mr_mesh *m, const float c[3], float radius, int segs, int 
         }
 }
 
-static void fx_box(mr_mesh *m, const float lo[3], const float hi[3])
+static inline void fx_box(mr_mesh *m, const float lo[3], const float hi[3])
 {
     mr_mesh_alloc(m, 24, 36, 0);
     static const int faces[6][4][3] = {
@@ -149,7 +160,7 @@ static void fx_box(mr_mesh *m, const float lo[3], const float hi[3])
 }
 
 /* Writes a 64x64 PNG (orange top half, green bottom half) to dir/head.png. */
-static void fx_write_texture(const char *dir)
+static inline void fx_write_texture(const char *dir)
 {
     uint8_t px[64 * 64 * 4];
     for (int y = 0; y < 64; y++)
@@ -166,7 +177,7 @@ static void fx_write_texture(const char *dir)
     free(path);
 }
 
-static mr_model *fixture_model(const char *texture_dir)
+static inline mr_model *fixture_model(const char *texture_dir)
 {
     mr_model *m = mr_model_new("fixture.md5mesh", "md5");
     m->frame.up = MR_UP_Z;
@@ -213,7 +224,7 @@ static mr_model *fixture_model(const char *texture_dir)
 
 /* A pose for time t: the chest leans sideways, the left arm rises, the head
  * turns — all smoothly with t. */
-static void fixture_pose(const mr_model *m, float t, mr_pose *pose)
+static inline void fixture_pose(const mr_model *m, float t, mr_pose *pose)
 {
     mr_pose_set_rest(pose, &m->skeleton);
     glm_quatv(pose->r[FX_CHEST], glm_rad(25.0f * sinf(t * 2.0f)), (vec3){1, 0, 0});

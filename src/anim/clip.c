@@ -46,10 +46,36 @@ void mr_clip_free(mr_clip *clip)
             track_release(&clip->tracks[j].r);
             track_release(&clip->tracks[j].s);
         }
+    for (int i = 0; i < clip->marker_count; i++) free(clip->markers[i].name);
+    free(clip->markers);
     free(clip->tracks);
     mr_clip_dense_free(clip->dense);
     free(clip->name);
     free(clip);
+}
+
+mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
+{
+    if (!clip || !name || !name[0]) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time) || time < 0.0f || time > clip->duration) return MR_ERR_INVALID_ARGUMENT;
+    if (clip->marker_count >= MR_MAX_MARKERS) return MR_ERR_LIMIT;
+    char *copy = mr_strdup(name);
+    if (!copy) return MR_ERR_NO_MEMORY;
+    mr_marker *grown = realloc(clip->markers, (size_t)(clip->marker_count + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return MR_ERR_NO_MEMORY;
+    }
+    clip->markers = grown;
+    int at = clip->marker_count;
+    while (at > 0 && grown[at - 1].time > time) {
+        grown[at] = grown[at - 1];
+        at--;
+    }
+    grown[at].time = time;
+    grown[at].name = copy;
+    clip->marker_count++;
+    return MR_OK;
 }
 
 mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp)
@@ -134,6 +160,23 @@ mr_status mr_clip_validate(const mr_clip *clip, mr_error *err)
         if ((st = validate_track(clip, j, &jt->t, "translation", err)) != MR_OK) return st;
         if ((st = validate_track(clip, j, &jt->r, "rotation", err)) != MR_OK) return st;
         if ((st = validate_track(clip, j, &jt->s, "scale", err)) != MR_OK) return st;
+    }
+    if (clip->marker_count < 0 || (clip->marker_count > 0 && !clip->markers))
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': marker list is missing",
+                            clip->name);
+    for (int i = 0; i < clip->marker_count; i++) {
+        const mr_marker *m = &clip->markers[i];
+        if (!m->name || !m->name[0])
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': marker %d has no name",
+                                clip->name, i);
+        if (!(m->time >= 0.0f && m->time <= clip->duration))
+            return mr_error_set(err, MR_ERR_BAD_TIME,
+                                "clip '%s': marker '%s' at %g is outside [0, %g]", clip->name,
+                                m->name, m->time, clip->duration);
+        if (i > 0 && m->time < clip->markers[i - 1].time)
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                "clip '%s': marker '%s' at %g is before the previous one",
+                                clip->name, m->name, m->time);
     }
     return MR_OK;
 }

@@ -16,5 +16,6 @@ int mr_cmd_pose(int argc, char **argv);
 int mr_cmd_bench(int argc, char **argv);
 int mr_cmd_run(int argc, char **argv);
 int mr_cmd_make_mannequin(int argc, char **argv);
+int mr_cmd_view(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const mr_command commands[] = {
     {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --fps F --size WxH --out DIR]",
      "run a Lua script (window with live reload, or headless)"},
     {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},
+    {"view", mr_cmd_view, "MODEL [ANIM...] [--headless --time T --out FILE.png]", "play the clips in a window, or render PNGs"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -18,8 +18,8 @@
  *   smooth normals;
  * - a mesh is named after its shader's base name ("mesh<i>" without one);
  *   the diffuse map is that base name found beside the .md5mesh, as is or
- *   with .png/.tga/.jpg (a warning when none exists), the normal map
- *   <stem>_normal.* or <stem>_local.* beside it;
+ *   with .png/.tga/.jpg, in any letter case (a warning when none exists),
+ *   the normal map <stem>_normal.* or <stem>_local.* beside it;
  * - an anim's frame i is a key at i / frameRate (linear); channel groups
  *   without animated components get one key from the baseframe;
  * - text after the last mesh or frame (other than another "mesh"/"frame")

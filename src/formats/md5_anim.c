@@ -190,7 +190,7 @@ static int read_bounds_and_base(anim_reader *r)
             char found[128];
             snprintf(found, sizeof found, "'( %g %g %g )'", j->base[3], j->base[4], j->base[5]);
             return md5_fail_at(lx, lx->tok_line, found,
-                               "a unit quaternion for joint '%s' (x²+y²+z² at most 1)",
+                               "a unit quaternion for joint '%s' (x, y, z of length at most 1)",
                                r->sk->names[i]);
         }
     }
@@ -248,7 +248,7 @@ static int store_frame(anim_reader *r, int f, int line)
                 char found[128];
                 snprintf(found, sizeof found, "'( %g %g %g )'", c[3], c[4], c[5]);
                 return md5_fail_at(&r->lx, line, found,
-                                   "a unit quaternion for joint '%s' in frame %d (x²+y²+z² at most 1)",
+                                   "a unit quaternion for joint '%s' in frame %d (x, y, z of length at most 1)",
                                    r->sk->names[i], f);
             }
         }

@@ -94,7 +94,8 @@ int md5_parse_float(const char *s, const char *end, float *out, const char **sto
  * w is 0. Returns x²+y²+z² so callers can refuse values far above 1. */
 double md5_quat_from_xyz(const float xyz[3], float out[4]);
 
-/* Largest x²+y²+z² accepted for a stored quaternion (slack for rounding). */
-#define MD5_QUAT_SLACK 1.001
+/* Largest x²+y²+z² accepted for a stored quaternion: slack for exporters
+ * that round carelessly; above it the numbers are not a rotation. */
+#define MD5_QUAT_SLACK 1.01
 
 #endif

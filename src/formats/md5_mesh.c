@@ -10,11 +10,13 @@
  * Every count is checked against the bytes left in the file before anything
  * is allocated for it, so a forged count fails instead of allocating.
  */
+#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
 #include "core/file.h"
@@ -28,6 +30,13 @@ enum { MIN_JOINT = 16, MIN_MESH = 40, MIN_VERT = 12, MIN_TRI = 10, MIN_WEIGHT = 
 
 /* Missing textures get a warning each up to this many, then one summary. */
 enum { MAX_TEXTURE_WARNINGS = 8 };
+
+/* The verts of a mesh may refer to at most this many times numweights
+ * weights in all (plus 1024): bounds the work of overlapping ranges. */
+enum { MAX_SHARING = 8 };
+
+/* Largest directory listed for texture lookups (beyond: one stat per name). */
+enum { MAX_LISTED = 4096 };
 
 typedef struct md5_vert {
     float u, v;
@@ -54,6 +63,9 @@ typedef struct mesh_reader {
     int *pack_j;         /* one vertex's weights, for mr_influences_pack */
     float *pack_w;
     size_t pack_j_cap, pack_w_cap;
+    char **files;        /* names in dir, read when the first texture is looked up */
+    int file_count;
+    int listed;          /* 0 not yet, 1 files holds dir's names, -1 look up with stat */
     int missing;         /* shaders whose image was not found */
     int cut;             /* vertices with more than 4 weights */
     int renormalised;    /* vertices whose biases did not sum to 1 */
@@ -127,7 +139,7 @@ static int read_joints(mesh_reader *r, int count)
             char found[128];
             snprintf(found, sizeof found, "'( %g %g %g )'", q3[0], q3[1], q3[2]);
             return md5_fail_at(lx, lx->tok_line, found,
-                               "a unit quaternion for joint '%s' (x²+y²+z² at most 1)", sk->names[i]);
+                               "a unit quaternion for joint '%s' (x, y, z of length at most 1)", sk->names[i]);
         }
     }
     if (md5_punct(lx, '}', "after the joints (numJoints)")) return -1;
@@ -166,11 +178,47 @@ static int read_joints(mesh_reader *r, int count)
 static const char *const image_exts[] = {".png", ".tga", ".jpg", ".jpeg", ".PNG", ".TGA", ".JPG"};
 #define N_IMAGE_EXTS (sizeof image_exts / sizeof image_exts[0])
 
-/* dir joined with prefix[0..n) + suffix when that file exists, else NULL. */
-static char *existing(const char *dir, const char *prefix, size_t n, const char *suffix)
+/* Reads the names in the model's directory once. A directory that cannot be
+ * listed, or holds more than MAX_LISTED entries, is searched with one stat
+ * per candidate instead. */
+static void list_dir(mesh_reader *r)
+{
+    r->listed = -1;
+    DIR *d = opendir(*r->dir ? r->dir : ".");
+    if (!d) return;
+    size_t cap = 0;
+    struct dirent *e;
+    int ok = 1;
+    while (ok && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        ok = r->file_count < MAX_LISTED &&
+             mr_array_reserve((void **)&r->files, &cap, (size_t)r->file_count + 1, sizeof *r->files) == 0 &&
+             (r->files[r->file_count] = mr_strdup(e->d_name)) != NULL;
+        if (ok) r->file_count++;
+    }
+    closedir(d);
+    if (ok) r->listed = 1;
+}
+
+/* dir/prefix[0..n)suffix when such a file exists, else NULL. With the
+ * directory listed, the name matches in any letter case (exact first) and
+ * the path uses the name as it is on disk. */
+static char *existing(mesh_reader *r, const char *prefix, size_t n, const char *suffix)
 {
     char *name = mr_strfmt("%.*s%s", (int)n, prefix, suffix);
-    char *path = name ? mr_path_join(dir, name) : NULL;
+    if (!name) return NULL;
+    if (!r->listed) list_dir(r);
+    char *path = NULL;
+    if (r->listed > 0) {
+        const char *hit = NULL;
+        for (int i = 0; !hit && i < r->file_count; i++)
+            if (!strcmp(r->files[i], name)) hit = r->files[i];
+        for (int i = 0; !hit && i < r->file_count; i++)
+            if (!strcasecmp(r->files[i], name)) hit = r->files[i];
+        if (hit) path = mr_path_join(r->dir, hit);
+    } else {
+        path = mr_path_join(r->dir, name);
+    }
     free(name);
     if (path && mr_file_exists(path)) return path;
     free(path);
@@ -179,32 +227,31 @@ static char *existing(const char *dir, const char *prefix, size_t n, const char 
 
 /* The shader's image beside the model: the base name as is, then with an
  * image extension replacing or added to its own. */
-static char *find_image(const char *dir, const char *base)
+static char *find_image(mesh_reader *r, const char *base)
 {
     size_t len = strlen(base);
-    char *p = existing(dir, base, len, "");
+    char *p = existing(r, base, len, "");
     const char *dot = strrchr(base, '.');
     size_t stem = dot && dot != base ? (size_t)(dot - base) : len;
-    for (size_t e = 0; !p && e < N_IMAGE_EXTS; e++) p = existing(dir, base, stem, image_exts[e]);
+    for (size_t e = 0; !p && e < N_IMAGE_EXTS; e++) p = existing(r, base, stem, image_exts[e]);
     for (size_t e = 0; !p && stem != len && e < N_IMAGE_EXTS; e++)
-        p = existing(dir, base, len, image_exts[e]);
+        p = existing(r, base, len, image_exts[e]);
     return p;
 }
 
-/* <stem>_normal.* or <stem>_local.* beside the diffuse image, or NULL. */
-static char *find_normal_map(const char *diffuse)
+/* <stem>_normal.* or <stem>_local.* beside the diffuse image (which is in
+ * the model's directory), or NULL. */
+static char *find_normal_map(mesh_reader *r, const char *diffuse)
 {
-    char *dir = strchr(diffuse, '/') ? mr_path_dirname(diffuse) : mr_strdup("");
     char *stem = mr_path_stem(diffuse);
     char *found = NULL;
     static const char *const suffixes[] = {"_normal", "_local"};
-    for (int s = 0; dir && stem && !found && s < 2; s++) {
+    for (int s = 0; stem && !found && s < 2; s++) {
         char *name = mr_strfmt("%s%s", stem, suffixes[s]);
         for (size_t e = 0; name && !found && e < N_IMAGE_EXTS; e++)
-            found = existing(dir, name, strlen(name), image_exts[e]);
+            found = existing(r, name, strlen(name), image_exts[e]);
         free(name);
     }
-    free(dir);
     free(stem);
     return found;
 }
@@ -235,8 +282,8 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
             mesh->material.normal_map = mr_strdup(prev->material.normal_map);
             if (!mesh->material.diffuse_map || (prev->material.normal_map && !mesh->material.normal_map))
                 return out_of_memory(r);
-        } else if ((mesh->material.diffuse_map = find_image(r->dir, base))) {
-            mesh->material.normal_map = find_normal_map(mesh->material.diffuse_map);
+        } else if ((mesh->material.diffuse_map = find_image(r, base))) {
+            mesh->material.normal_map = find_normal_map(r, mesh->material.diffuse_map);
         } else {
             mesh->material.diffuse_map = mr_path_join(r->dir, base);
             if (!mesh->material.diffuse_map) return out_of_memory(r);
@@ -320,6 +367,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         reserve(r, (void **)&r->verts, &r->verts_cap, (size_t)nv, sizeof *r->verts))
         goto fail;
     long long need_weights = 0;     /* weights the verts refer to */
+    long long refs = 0;             /* sum of countWeight */
     int need_vert = -1;
     for (int v = 0; v < nv; v++) {
         md5_vert *vt = &r->verts[v];
@@ -349,6 +397,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
             md5_fail(lx, "a countWeight of 1 or more");
             goto fail;
         }
+        refs += vt->count;
         long long end = (long long)vt->start + vt->count;
         if (end > need_weights) {
             need_weights = end;
@@ -398,6 +447,13 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         const md5_vert *vt = &r->verts[need_vert];
         md5_fail(lx, "numweights of at least %lld (vert %d on line %d uses weights %d to %lld)",
                  need_weights, need_vert, vt->line, vt->start, need_weights - 1);
+        goto fail;
+    }
+    /* Verts may share weights (a vertex split at a UV seam), but not so
+     * much that the work grows far beyond the file's size. */
+    if (refs > (long long)MAX_SHARING * nw + 1024) {
+        md5_fail(lx, "verts that share weights at most %d times over (they use %lld weights in all)",
+                 MAX_SHARING, refs);
         goto fail;
     }
     if (reserve(r, (void **)&r->weights, &r->weights_cap, (size_t)nw, sizeof *r->weights)) goto fail;
@@ -519,6 +575,8 @@ mr_status mr_md5_parse_mesh(const char *name, const char *text, size_t len, mr_m
     free(r.weights);
     free(r.pack_j);
     free(r.pack_w);
+    for (int i = 0; i < r.file_count; i++) free(r.files[i]);
+    free(r.files);
     if (failed) {
         mr_model_free(r.model);
         return status;

@@ -70,12 +70,20 @@ static void put_vec3(wbuf *b, const float v[3])
     put(b, "( %s %s %s )", num(x, v[0]), num(y, v[1]), num(z, v[2]));
 }
 
-/* A string the MD5 lexer reads back: no quotes or line breaks. */
+/* Text the MD5 lexer reads back inside a "string" or a // comment: quotes
+ * and control characters become '_'. */
+static void put_clean(wbuf *b, const char *s)
+{
+    for (const char *c = s ? s : ""; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        put(b, "%c", (u == '"' || u < 0x20 || u == 0x7f) ? '_' : *c);
+    }
+}
+
 static void put_string(wbuf *b, const char *s)
 {
     put(b, "\"");
-    for (const char *c = s ? s : ""; *c; c++)
-        put(b, "%c", (*c == '"' || *c == '\n' || *c == '\r' || *c == '\0') ? '_' : *c);
+    put_clean(b, s);
     put(b, "\"");
 }
 
@@ -250,7 +258,9 @@ static void put_weight(wbuf *b, int index, int joint, float bias, const bind_joi
 static void put_mesh(wbuf *b, const mr_mesh *mesh, const bind_joint *bj)
 {
     char u[32], v[32];
-    put(b, "mesh {\n\t// meshes: %s\n\tshader ", mesh->name ? mesh->name : "");
+    put(b, "mesh {\n\t// meshes: ");
+    put_clean(b, mesh->name);
+    put(b, "\n\tshader ");
     put_string(b, shader_of(mesh));
     put(b, "\n\n\tnumverts %d\n", mesh->vertex_count);
     int start = 0;
@@ -331,7 +341,9 @@ mr_status mr_md5_write_mesh(const mr_model *model, const char *path, mr_error *e
         put_vec3(&b, bj[i].t);
         put(&b, " ");
         put_vec3(&b, bj[i].xyz);
-        put(&b, "\t\t// %s\n", parent >= 0 ? sk->names[parent] : "");
+        put(&b, "\t\t// ");
+        put_clean(&b, parent >= 0 ? sk->names[parent] : "");
+        put(&b, "\n");
     }
     put(&b, "}\n\n");
     for (int m = 0; m < model->mesh_count; m++) put_mesh(&b, &model->meshes[m], bj);
@@ -447,16 +459,19 @@ static void put_anim(wbuf *b, const anim_writer *w)
     const mr_skeleton *sk = &w->model->skeleton;
     char r[32];
     put(b, "MD5Version 10\ncommandline \"written by marrow\"\n");
-    if (w->scaled)
-        put(b, "// marrow: MD5 has no scale: the scale of %d joints (first '%s') was not written\n",
-            w->scaled, w->first_scaled);
+    if (w->scaled) {
+        put(b, "// marrow: MD5 has no scale: the scale of %d joints (first '", w->scaled);
+        put_clean(b, w->first_scaled);
+        put(b, "') was not written\n");
+    }
     put(b, "\nnumFrames %d\nnumJoints %d\nframeRate %s\nnumAnimatedComponents %d\n\nhierarchy {\n",
         w->frames, w->joints, num(r, w->rate), w->components);
     for (int j = 0; j < w->joints; j++) {
         put(b, "\t");
         put_string(b, sk->names[j]);
-        put(b, "\t%d %d %d\t// %s\n", sk->parents[j], w->flags[j], w->start[j],
-            sk->parents[j] >= 0 ? sk->names[sk->parents[j]] : "");
+        put(b, "\t%d %d %d\t// ", sk->parents[j], w->flags[j], w->start[j]);
+        put_clean(b, sk->parents[j] >= 0 ? sk->names[sk->parents[j]] : "");
+        put(b, "\n");
     }
     put(b, "}\n\nbounds {\n");
     for (int f = 0; f < w->frames; f++) {

@@ -131,6 +131,9 @@ struct mr_renderer {
     float font_px, font_ascent, font_line;
     void *baked;                 /* stbtt_bakedchar[95] for ' '..'~' */
 
+    uint8_t *readback;           /* screenshot pixels, kept between frames */
+    size_t readback_size;
+
     mr_frame_stats stats;
 };
 

@@ -177,6 +177,7 @@ void mr_renderer_destroy(mr_renderer *r)
     if (r->palette_buf) glDeleteBuffers(1, &r->palette_buf);
     free(r->palette.data);
     free(r->draws.data);
+    free(r->readback);
     free(r->shader_dir);
     free(r);
 }
@@ -391,25 +392,28 @@ static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const
     if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
 }
 
-/* Light 0's view-projection covering the casters' bounds. */
-static void light_matrix(const mr_renderer *r, const vec3 min, const vec3 max, mat4 out,
+/* Light 0's view-projection covering the sphere (centre, radius). The
+ * sphere's centre is snapped to whole shadow texels in the light's view, so
+ * a moving fit does not make shadow edges crawl. */
+static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, mat4 out,
                          float *texel_world)
 {
-    vec3 c, half;
-    glm_vec3_add((float *)min, (float *)max, c);
-    glm_vec3_scale(c, 0.5f, c);
-    glm_vec3_sub((float *)max, (float *)min, half);
-    float radius = fmaxf(0.5f * glm_vec3_norm(half), 1e-3f) * 1.05f;
+    radius = fmaxf(radius, 1e-3f);
     const float *l = r->scene.lights[0].direction;
-    vec3 eye, up = {0, 1, 0};
-    glm_vec3_copy(c, eye);
-    glm_vec3_muladds((float *)l, radius * 2.0f, eye);
+    vec3 up = {0, 1, 0}, origin = {0, 0, 0}, c;
     if (fabsf(l[1]) > 0.99f) glm_vec3_copy((vec3){0, 0, 1}, up);
-    mat4 view, proj;
-    glm_lookat(eye, c, up, view);
-    glm_ortho(-radius, radius, -radius, radius, radius * 0.5f, radius * 3.5f, proj);
+    mat4 rot;                          /* rotation only: light view about the origin */
+    glm_lookat((float *)l, origin, up, rot);
+    glm_mat4_mulv3(rot, (float *)centre, 1.0f, c);
+    float texel = 2.0f * radius / (float)r->shadow_size;
+    c[0] = floorf(c[0] / texel + 0.5f) * texel;
+    c[1] = floorf(c[1] / texel + 0.5f) * texel;
+    mat4 proj, view;
+    glm_ortho(c[0] - radius, c[0] + radius, c[1] - radius, c[1] + radius, -c[2] - radius * 2.0f,
+              -c[2] + radius * 2.0f, proj);
+    glm_mat4_copy(rot, view);
     glm_mat4_mul(proj, view, out);
-    *texel_world = 2.0f * radius / (float)r->shadow_size;
+    *texel_world = texel;
 }
 
 static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp, int shadows,
@@ -523,11 +527,23 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     vec3 bmin, bmax;
     int have_bounds = frame_bounds(r, bmin, bmax);
     resolve_floor(r, have_bounds, bmin, bmax);
-    int shadows = !s->no_shadows && have_bounds && r->shadow_tex;
+    int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex;
     mat4 light_vp;
     float texel_world = 0.01f;
     glm_mat4_identity(light_vp);
-    if (shadows) light_matrix(r, bmin, bmax, light_vp, &texel_world);
+    if (shadows) {
+        vec3 centre;
+        float radius = s->shadow_radius;
+        if (radius > 0) {
+            memcpy(centre, s->shadow_center, sizeof centre);
+        } else {
+            vec3 half;
+            glm_vec3_center(bmin, bmax, centre);
+            glm_vec3_sub(bmax, bmin, half);
+            radius = 0.5f * glm_vec3_norm(half) * 1.05f;
+        }
+        light_matrix(r, centre, radius, light_vp, &texel_world);
+    }
 
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
@@ -546,16 +562,8 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glActiveTexture(GL_TEXTURE0 + UNIT_SHADOW);
     glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
 
-    /* sky: covers the whole frame, so no colour clear is needed */
-    glDisable(GL_DEPTH_TEST);
-    glDepthMask(GL_FALSE);
-    glUseProgram(r->prog.sky);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
-    glBindVertexArray(r->empty_vao);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-
-    /* models */
+    /* models first, so the floor and sky behind them fail the depth test
+     * instead of being shaded (llvmpipe pays for every fragment) */
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
@@ -563,20 +571,31 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     set_lighting(r, r->prog.model, light_vp, shadows, texel_world);
     model_pass(r);
 
-    /* floor: after the models so its faded edge blends over the sky only */
+    /* floor: opaque, its edge faded into the sky colour by the shader */
+    glBindVertexArray(r->empty_vao);
     if (!s->hide_floor) {
-        glEnable(GL_BLEND);
-        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
         glUseProgram(r->prog.floor);
         set_lighting(r, r->prog.floor, light_vp, shadows, texel_world);
         glUniform2fv(glGetUniformLocation(r->prog.floor, "u_floor_center"), 1, s->floor_center);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_extent"), s->floor_extent);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_y"), s->floor_y);
         glUniform1f(glGetUniformLocation(r->prog.floor, "u_grid_step"), s->grid_step);
-        glBindVertexArray(r->empty_vao);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_top"), 1, s->sky_top);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_bottom"), 1, s->sky_bottom);
+        glUniform2f(glGetUniformLocation(r->prog.floor, "u_screen"), (float)r->width, (float)r->height);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-        glDisable(GL_BLEND);
     }
+
+    /* sky: at the far plane, wherever nothing was drawn (no colour clear needed) */
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glUseProgram(r->prog.sky);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
+    glUniform2f(glGetUniformLocation(r->prog.sky, "u_screen"), (float)r->width, (float)r->height);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
 
     /* lines: depth-tested, then the overlay on top */
     gfx_lines_draw(r, 0);
@@ -637,14 +656,13 @@ mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size)
 mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err)
 {
     size_t size = (size_t)r->width * (size_t)r->height * 4;
-    uint8_t *px = malloc(size);
-    if (!px) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory for a screenshot");
-    mr_status st = mr_renderer_read_pixels(r, px, size);
-    if (st != MR_OK) {
-        free(px);
-        return mr_error_set(err, st, "gfx: cannot read the frame back");
+    if (size > r->readback_size) {   /* kept: a PNG sequence reuses it */
+        uint8_t *grown = realloc(r->readback, size);
+        if (!grown) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory for a screenshot");
+        r->readback = grown;
+        r->readback_size = size;
     }
-    st = mr_gfx_write_png(path, px, r->width, r->height, err);
-    free(px);
-    return st;
+    mr_status st = mr_renderer_read_pixels(r, r->readback, size);
+    if (st != MR_OK) return mr_error_set(err, st, "gfx: cannot read the frame back");
+    return mr_gfx_write_png(path, r->readback, r->width, r->height, err);
 }

@@ -21,7 +21,8 @@
  * Drawing is deferred: the draw/line/text calls only record (copying what
  * they are given, so callers may reuse their arrays at once), and
  * mr_renderer_end_frame runs the passes: shadow map (skinned, from light 0),
- * sky, floor, models, lines, overlay, text, then the 4x MSAA resolve. The
+ * models, floor, sky (behind everything), lines, overlay, text, then the 4x
+ * MSAA resolve. The
  * frame is drawn into the renderer's own framebuffer of the desc size, so a
  * window (mr_renderer_present blits it) and a headless run produce the same
  * pixels. Recording allocates only when a frame needs more room than any
@@ -70,7 +71,8 @@ typedef struct mr_gpu_model { uint32_t id; } mr_gpu_model;
 typedef struct mr_renderer_desc {
     int width, height;        /* offscreen frame size in pixels [960x540] */
     int samples;              /* MSAA samples [4]; clamped to GL_MAX_SAMPLES; 1 = off */
-    int shadow_size;          /* shadow map texels per side [2048] */
+    int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
+                               * to the models' bounds each frame */
     const char *shader_dir;   /* GLSL directory [mr_gfx_shader_dir()] */
     const char *font_path;    /* TrueType font [DejaVuSans]; missing: no text, one warning */
     float font_px;            /* text height in pixels [15] */
@@ -97,6 +99,10 @@ typedef struct mr_scene {
     float floor_center[2];    /* world x, z of the floor's middle */
     float floor_extent;       /* half size of the floor [from the models drawn] */
     float grid_step;          /* grid cell size [a round number ~ extent/12] */
+    float shadow_center[3];   /* world sphere the shadow map covers; radius 0 = */
+    float shadow_radius;      /* [the models drawn this frame]. A fixed sphere
+                               * (e.g. around a whole clip) keeps shadow edges
+                               * from shimmering as the fit changes per frame. */
 } mr_scene;
 
 /* Per-draw options; NULL or zero fields take the defaults. */

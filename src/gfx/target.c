@@ -88,7 +88,7 @@ mr_status gfx_shadow_create(mr_renderer *r, mr_error *err)
 {
     GLint max_tex = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
-    int size = r->desc.shadow_size > 0 ? r->desc.shadow_size : 2048;
+    int size = r->desc.shadow_size > 0 ? r->desc.shadow_size : 1024;
     if (size > max_tex) size = max_tex;
     glGenTextures(1, &r->shadow_tex);
     glBindTexture(GL_TEXTURE_2D, r->shadow_tex);

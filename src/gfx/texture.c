@@ -74,11 +74,20 @@ GLuint gfx_texture_get(mr_renderer *r, const char *path, int *cutout)
     gfx_texture t = {0};
     t.path = mr_strdup(path);
     int w = 0, h = 0, comp = 0;
-    uint8_t *img = stbi_load(path, &w, &h, &comp, 4);
-    if (!img) {
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    uint8_t *img = NULL;
+    /* The header first: a file claiming a giant image is refused before
+     * anything is allocated for it. */
+    if (stbi_info(path, &w, &h, &comp) && (w > max_size || h > max_size))
+        gfx_warn(r, "texture '%s' is %dx%d, larger than this GL allows (%d); drawing a checker "
+                 "instead", path, w, h, max_size);
+    else if (!(img = stbi_load(path, &w, &h, &comp, 4))) {
         const char *why = stbi_failure_reason();
         gfx_warn(r, "texture '%s' cannot be read (%s); drawing a checker instead", path,
                  why ? why : "unknown reason");
+    }
+    if (!img) {
         t.tex = r->checker_tex;
     } else {
         size_t row = (size_t)w * 4;

@@ -99,7 +99,9 @@ void mr_egl_destroy(mr_egl *egl)
     if (egl->dpy != EGL_NO_DISPLAY) {
         eglMakeCurrent(egl->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (egl->ctx != EGL_NO_CONTEXT) eglDestroyContext(egl->dpy, egl->ctx);
-        eglTerminate(egl->dpy);
+        /* No eglTerminate: the display is a per-process singleton that the
+         * next mr_egl_create gets back already initialised, and terminating
+         * it unloads Mesa's driver, which leaks its own allocations. */
     }
     free(egl);
 }

@@ -127,7 +127,10 @@ void mr_glfw_destroy(mr_glfw *g)
 {
     if (!g) return;
     glfwDestroyWindow(g->win);
-    glfwTerminate();
+    /* No glfwTerminate: GLFW stays initialised for the process (a later
+     * glfwInit is then a no-op). Terminating closes the display connection,
+     * which unloads Mesa's driver, and the driver leaks its own allocations
+     * on unload (LeakSanitizer reports them). */
     free(g);
 }
 

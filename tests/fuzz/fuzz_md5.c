@@ -17,6 +17,10 @@
 
 #include "formats/md5.h"
 
+/* In a directory that does not exist, so texture lookups fail at once. */
+#define FUZZ_MESH "/nonexistent/fuzz.md5mesh"
+#define FUZZ_ANIM "/nonexistent/fuzz.md5anim"
+
 static const char PAIR[] =
     "MD5Version 10 numJoints 2 numMeshes 0 joints {\n"
     "\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n"
@@ -42,18 +46,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     mr_error e;
     mr_model *m = NULL;
-    mr_status st = mr_md5_parse_mesh("fuzz.md5mesh", text, size, &m, &e);
-    check_error(st, &e, "fuzz.md5mesh");
+    mr_status st = mr_md5_parse_mesh(FUZZ_MESH, text, size, &m, &e);
+    check_error(st, &e, FUZZ_MESH);
     if (m) {
-        st = mr_md5_parse_anim(m, "fuzz.md5anim", NULL, text, size, &e);
-        check_error(st, &e, "fuzz.md5anim");
+        st = mr_md5_parse_anim(m, FUZZ_ANIM, NULL, text, size, &e);
+        check_error(st, &e, FUZZ_ANIM);
         mr_model_free(m);
     }
 
     mr_model *pair = NULL;
     if (mr_md5_parse_mesh("pair.md5mesh", PAIR, sizeof PAIR - 1, &pair, &e) == MR_OK) {
-        st = mr_md5_parse_anim(pair, "fuzz.md5anim", NULL, text, size, &e);
-        check_error(st, &e, "fuzz.md5anim");
+        st = mr_md5_parse_anim(pair, FUZZ_ANIM, NULL, text, size, &e);
+        check_error(st, &e, FUZZ_ANIM);
         mr_model_free(pair);
     }
     free(text);
