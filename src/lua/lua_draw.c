@@ -541,18 +541,18 @@ static void overlay(mr_lua_ctx *ctx)
     int w, h;
     mr_renderer_size(r, &w, &h);
     /* Console: the last lines printed, bottom-left, for 10 s of script time. */
-    int shown = 0;
-    if (ctx->console_hidden) goto error;
-    for (int i = 0; mr_lua_console_line(ctx, i); i++)
-        if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] < 10.0) shown++;
-    float y = (float)h - 8.0f - lh * (float)shown;
-    mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
-    for (int i = 0; mr_lua_console_line(ctx, i); i++) {
-        if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] >= 10.0) continue;
-        mr_renderer_text(r, 8.0f, y, mr_lua_console_line(ctx, i), &grey);
-        y += lh;
+    if (!ctx->console_hidden) {
+        int shown = 0;
+        for (int i = 0; mr_lua_console_line(ctx, i); i++)
+            if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] < 10.0) shown++;
+        float y = (float)h - 8.0f - lh * (float)shown;
+        mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
+        for (int i = 0; mr_lua_console_line(ctx, i); i++) {
+            if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] >= 10.0) continue;
+            mr_renderer_text(r, 8.0f, y, mr_lua_console_line(ctx, i), &grey);
+            y += lh;
+        }
     }
-error:
     /* The error, over the scene, top-left, at most 24 lines. */
     const char *err = mr_lua_error(ctx);
     if (err) {
