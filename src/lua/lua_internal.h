@@ -50,9 +50,10 @@ typedef struct mr_lua_clip {
     mr_cache_entry *entry;
 } mr_lua_clip;
 
-/* pose: owns its arrays; user value 1 = the model userdata. */
+/* pose: its arrays follow this struct in the same userdata block (see
+ * lua_pose.c); user value 1 = the model userdata. */
 typedef struct mr_lua_pose {
-    mr_pose pose;            /* joint_count 0 once released */
+    mr_pose pose;            /* pose.t NULL once released */
     const mr_skeleton *sk;
     mr_cache_entry *entry;
     mat4 *model;             /* model-space matrices, computed lazily */

@@ -19,11 +19,10 @@
  * src/anim/override.h and apply to the local pose, so children follow; they
  * are meant to run after sampling and blending, before the pose is drawn.
  */
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "anim/override.h"
-#include "core/alloc.h"
 #include "lua/lua_internal.h"
 
 mr_lua_pose *mr_lua_check_pose(lua_State *L, int arg)
@@ -36,12 +35,21 @@ mr_lua_pose *mr_lua_check_pose(lua_State *L, int arg)
 static int pose_release(lua_State *L)
 {
     mr_lua_pose *p = luaL_checkudata(L, 1, MR_LUA_POSE);
-    if (p->pose.t) mr_pose_destroy(&p->pose);
-    free(p->model);
-    p->pose.t = NULL;
+    p->pose.t = NULL;                  /* the arrays live in the userdata itself */
+    p->pose.r = NULL;
+    p->pose.s = NULL;
     p->model = NULL;
     p->model_valid = 0;
     return 0;
+}
+
+/* A pose's arrays live inside its userdata block, so they come from the
+ * script's capped allocator and the GC sees their true size. Rotations and
+ * matrices need 16-byte alignment (cglm SIMD); Lua aligns userdata to 8, so
+ * the block has 15 spare bytes to align the arrays. */
+static size_t pose_bytes(int n)
+{
+    return sizeof(mr_lua_pose) + 15 + (size_t)n * (sizeof(versor) + sizeof(mat4) + 2 * sizeof(vec3));
 }
 
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
@@ -49,19 +57,18 @@ mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
     model_idx = lua_absindex(L, model_idx);
     mr_lua_model *m = mr_lua_check_model(L, model_idx);
     const mr_skeleton *sk = &m->model->skeleton;
-    mr_lua_pose *p = lua_newuserdatauv(L, sizeof *p, 1);
-    memset(p, 0, sizeof *p);          /* released state until everything is allocated */
+    int n = sk->joint_count;
+    mr_lua_pose *p = lua_newuserdatauv(L, pose_bytes(n), 1);
+    memset(p, 0, sizeof *p);           /* released state until the arrays are set */
     luaL_setmetatable(L, MR_LUA_POSE);
     lua_pushvalue(L, model_idx);
     lua_setiuservalue(L, -2, 1);
-    mr_pose tmp;
-    if (mr_pose_make(&tmp, sk->joint_count) != MR_OK) luaL_error(L, "out of memory for a pose");
-    p->model = mr_alloc_array((size_t)sk->joint_count, sizeof *p->model);
-    if (!p->model) {
-        mr_pose_destroy(&tmp);
-        luaL_error(L, "out of memory for a pose");
-    }
-    p->pose = tmp;
+    uintptr_t base = ((uintptr_t)(p + 1) + 15) & ~(uintptr_t)15;
+    p->pose.r = (versor *)base;
+    p->model = (mat4 *)(base + (size_t)n * sizeof(versor));
+    p->pose.t = (vec3 *)((char *)p->model + (size_t)n * sizeof(mat4));
+    p->pose.s = p->pose.t + n;
+    p->pose.joint_count = n;
     p->sk = sk;
     p->entry = m->entry;
     if (src) mr_pose_copy(&p->pose, src);
