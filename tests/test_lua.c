@@ -382,6 +382,21 @@ TEST(quit_and_os_exit_end_the_run_cleanly)
     mr_lua_ctx_destroy(ctx);
 }
 
+TEST(bad_corpus_input_callbacks_fail_cleanly)
+{
+    mr_lua_desc d = {.script = "tests/bad/lua/input_error_keypressed.lua", .headless = 1, .quiet = 1};
+    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_keypressed(ctx, "q") == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:2: keypressed failed: q");
+    CHECK(mr_lua_mousemoved(ctx, 1, 2, 3, 4) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:3: mousemoved failed");
+    CHECK(mr_lua_resize(ctx, 100, 50) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:4: resize failed");
+    CHECK(mr_lua_update(ctx, 0.1) == 0);    /* the rest of the script keeps running */
+    mr_lua_ctx_destroy(ctx);
+}
+
 /* ---- watcher ---------------------------------------------------------------- */
 
 static unsigned wait_change(mr_watch *w, double seconds)
@@ -442,6 +457,7 @@ int main(void)
     RUN(bindings_on_the_chain_fixture);
     RUN(headless_is_deterministic);
     RUN(quit_and_os_exit_end_the_run_cleanly);
+    RUN(bad_corpus_input_callbacks_fail_cleanly);
     RUN(watcher_inotify_sees_writes_and_rename_over);
     RUN(watcher_polling_sees_writes_and_rename_over);
     char cmd[128];
