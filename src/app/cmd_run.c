@@ -14,6 +14,7 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/frame.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
@@ -210,9 +211,7 @@ static int run_loop(runner *rn)
             if (dt < 0) dt = 0;
         }
         if (close) break;
-        int failed = mr_lua_update(rn->ctx, dt) != 0;
-        if (!(failed && rn->headless)) failed |= mr_lua_draw(rn->ctx) != 0;
-        if (!(failed && rn->headless)) failed |= mr_lua_gfx_render(rn->ctx) != 0;
+        int failed = mr_app_frame(rn->ctx, dt, rn->headless) != 0;
         if (failed && rn->headless) return MR_EXIT_SCRIPT;
         if (!rn->headless && rn->r) {
             mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);

@@ -17,5 +17,6 @@ int mr_cmd_bench(int argc, char **argv);
 int mr_cmd_run(int argc, char **argv);
 int mr_cmd_make_mannequin(int argc, char **argv);
 int mr_cmd_view(int argc, char **argv);
+int mr_cmd_test(int argc, char **argv);
 
 #endif

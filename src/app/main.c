@@ -13,6 +13,8 @@ static const mr_command commands[] = {
      "run a Lua script, live-reloaded"},
     {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},
     {"view", mr_cmd_view, "MODEL [ANIM...] [--headless --time T --out FILE.png]", "play the clips in a window, or render PNGs"},
+    {"test", mr_cmd_test, "[DIR|SCENE.lua ...] [--update --out DIR --jobs N ...]",
+     "regression scenes vs golden PNGs"},
     {NULL, NULL, NULL, NULL},
 };
 
