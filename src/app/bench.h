@@ -19,5 +19,6 @@ double mr_bench_median(double *values, int n);  /* sorts values in place */
 void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */
 void mr_bench_pose(const mr_bench_opts *o);   /* pose evaluation, ns per joint */
 void mr_bench_choreo(const mr_bench_opts *o); /* blends, layers, IK vs plain sampling, ns per joint */
+void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100 characters */
 
 #endif

@@ -35,5 +35,6 @@ int mr_cmd_bench(int argc, char **argv)
     mr_bench_pose(&o);
     mr_bench_choreo(&o);
     mr_bench_render(&o);
+    mr_bench_lua(&o);
     return MR_EXIT_OK;
 }

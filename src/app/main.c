@@ -9,6 +9,8 @@ static const mr_command commands[] = {
     {"info", mr_cmd_info, "MODEL [ANIM...]", "skeleton, meshes, clips, warnings"},
     {"pose", mr_cmd_pose, "MODEL [ANIM...] --clip NAME --time T --obj OUT.obj", "posed mesh as OBJ"},
     {"bench", mr_cmd_bench, "[--quick]", "performance figures"},
+    {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --out DIR ...]",
+     "run a Lua script, live-reloaded"},
     {"make-mannequin", mr_cmd_make_mannequin, "DIR", "write marrow's own model (mannequin + clips) as MD5"},
     {"view", mr_cmd_view, "MODEL [ANIM...] [--headless --time T --out FILE.png]", "play the clips in a window, or render PNGs"},
     {NULL, NULL, NULL, NULL},

@@ -1,0 +1,139 @@
+/* bench_lua.c — per-frame cost of the Lua layer: 100 characters, each doing
+ * one clip sample and one model-space bone override from a script's
+ * update(dt), in microseconds per frame. The baseline, measured in the same
+ * run, is the same work called from C directly (mr_clip_sample +
+ * mr_pose_override_rotation), so the ratio is the price of scripting it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "anim/override.h"
+#include "app/bench.h"
+#include "core/alloc.h"
+#include "core/file.h"
+#include "formats/load.h"
+#include "lua/script.h"
+
+#define CHARACTERS 100
+
+typedef struct lua_bench_model {
+    const char *label;
+    const char *mesh, *anim;     /* relative to root (NULL: the project's models/) */
+    int shared;                  /* 1: under the shared models root */
+    const char *joint;           /* joint overridden */
+} lua_bench_model;
+
+static const lua_bench_model lua_models[] = {
+    {"mannequin", "models/mannequin.md5mesh", "models/walk.md5anim", 0, "upperarm_l"},
+    {"Bob", "assimp/test/models-nonbsd/MD5/Bob.md5mesh", "assimp/test/models-nonbsd/MD5/Bob.md5anim", 1,
+     "upperarm.L"},
+};
+
+static const char script_fmt[] =
+    "local m = require 'marrow'\n"
+    "local man, clip, poses = nil, nil, {}\n"
+    "local q = m.quat.euler(0, 40, 0)\n"
+    "local opts = {space = 'model', weight = 0.8}\n"
+    "function load()\n"
+    "  man = assert(m.model('%s', {anims = {'%s'}}))\n"
+    "  clip = man:clip(1)\n"
+    "  for i = 1, %d do poses[i] = m.pose(man) end\n"
+    "end\n"
+    "function update(dt)\n"
+    "  local t = m.time()\n"
+    "  for i = 1, #poses do\n"
+    "    local p = poses[i]\n"
+    "    clip:sample(t + i * 0.0137, p)\n"
+    "    p:rotate('%s', q, opts)\n"
+    "  end\n"
+    "end\n";
+
+/* Microseconds per frame of the C baseline. */
+static double time_c(const mr_model *m, const char *joint, int runs, int frames)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    mr_pose poses[CHARACTERS];
+    for (int i = 0; i < CHARACTERS; i++) mr_pose_make(&poses[i], sk->joint_count);
+    int j = mr_skeleton_find(sk, joint);
+    if (j < 0) j = sk->joint_count > 1 ? 1 : 0;
+    versor q;
+    glm_quatv(q, glm_rad(40.0f), (vec3){0, 1, 0});
+    double samples[64];
+    for (int r = 0; r < runs; r++) {
+        double t0 = mr_bench_now();
+        for (int f = 0; f < frames; f++)
+            for (int i = 0; i < CHARACTERS; i++) {
+                mr_clip_sample(m->clips[0], sk, f / 60.0f + i * 0.0137f, MR_WRAP_LOOP, &poses[i]);
+                mr_pose_override_rotation(sk, &poses[i], j, q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 0.8f);
+            }
+        samples[r] = (mr_bench_now() - t0) * 1e6 / frames;
+    }
+    for (int i = 0; i < CHARACTERS; i++) mr_pose_destroy(&poses[i]);
+    return mr_bench_median(samples, runs);
+}
+
+/* Microseconds per frame of update() in Lua; < 0 when the script fails. */
+static double time_lua(const char *mesh, const char *anim, const char *joint, int runs, int frames,
+                       size_t *memory)
+{
+    char path[] = "/tmp/marrow_bench_lua_XXXXXX.lua";
+    int fd = mkstemps(path, 4);
+    if (fd < 0) return -1;
+    char *src = mr_strfmt(script_fmt, mesh, anim, CHARACTERS, joint);
+    ssize_t len = src ? (ssize_t)strlen(src) : -1;
+    int wrote = src && write(fd, src, (size_t)len) == len;
+    close(fd);
+    free(src);
+    double result = -1;
+    mr_lua_desc d = {.script = path, .headless = 1, .quiet = 1, .budget = 60};
+    mr_lua_ctx *ctx = wrote ? mr_lua_ctx_create(&d) : NULL;
+    if (ctx && mr_lua_start(ctx) == 0) {
+        double samples[64];
+        int ok = 1;
+        for (int r = 0; r < runs && ok; r++) {
+            double t0 = mr_bench_now();
+            for (int f = 0; f < frames && ok; f++) {
+                ok = mr_lua_update(ctx, 1.0 / 60.0) == 0;
+                mr_lua_end_frame(ctx);
+            }
+            samples[r] = (mr_bench_now() - t0) * 1e6 / frames;
+        }
+        if (ok) result = mr_bench_median(samples, runs);
+        *memory = mr_lua_memory(ctx);
+    }
+    if (ctx && mr_lua_error(ctx)) printf("  lua bench script failed: %s\n", mr_lua_error(ctx));
+    mr_lua_ctx_destroy(ctx);
+    unlink(path);
+    return result;
+}
+
+void mr_bench_lua(const mr_bench_opts *o)
+{
+    int runs = o->quick ? 3 : 15, frames = o->quick ? 5 : 60;
+    printf("== Lua layer: %d characters, each one clip sample + one model-space override per frame,\n"
+           "   us per frame, median of %d runs of %d frames\n", CHARACTERS, runs, frames);
+    printf("  %-10s %6s %12s %14s %9s %10s\n", "model", "joints", "Lua update()", "C baseline", "Lua/C",
+           "Lua memory");
+    for (size_t i = 0; i < sizeof lua_models / sizeof *lua_models; i++) {
+        const lua_bench_model *b = &lua_models[i];
+        char *mesh = b->shared ? mr_path_join(o->root, b->mesh) : mr_strdup(b->mesh);
+        char *anim = b->shared ? mr_path_join(o->root, b->anim) : mr_strdup(b->anim);
+        const char *anims[1] = {anim};
+        mr_model *m = NULL;
+        mr_error err = {0};
+        if (!mesh || !anim || mr_model_load(mesh, anims, 1, &m, &err) != MR_OK || !m->clip_count) {
+            printf("  %-10s skipped: %s\n", b->label, err.msg[0] ? err.msg : "no clip");
+        } else {
+            size_t mem = 0;
+            double c = time_c(m, b->joint, runs, frames * 4);
+            double lua = time_lua(mesh, anim, b->joint, runs, frames, &mem);
+            if (lua >= 0)
+                printf("  %-10s %6d %12.1f %14.1f %8.2fx %8.0f KB\n", b->label, m->skeleton.joint_count, lua,
+                       c, lua / c, mem / 1024.0);
+        }
+        mr_model_free(m);
+        free(mesh);
+        free(anim);
+    }
+}
