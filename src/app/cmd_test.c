@@ -34,10 +34,11 @@
 static const char test_help[] =
     "usage: marrow test [options] [DIR|SCENE.lua ...]\n"
     "\n"
-    "Runs every regression scene (*.lua) in the given folders (default\n"
-    "tests/scenes) and scene files, headless and deterministically, and compares\n"
-    "each shot the scene declares with its golden image NAME.golden/FRAME.png\n"
-    "beside the scene (FRAME = frame number, 4 digits: walk.golden/0045.png).\n"
+    "Runs every regression scene (*.lua; _*.lua are helper modules) in the\n"
+    "given folders (default tests/scenes) and scene files, headless and\n"
+    "deterministically, and compares each shot the scene declares with its\n"
+    "golden image NAME.golden/FRAME.png beside the scene (FRAME = frame\n"
+    "number, 4 digits: walk.golden/0045.png).\n"
     "A scene declares what to capture in a global table:\n"
     "  scene = {size = {320, 240}, fps = 30, frames = 60, shots = {0, 30, 59},\n"
     "           tolerance = {threshold = 3, max_diff = 0.0005, max_aa = 0.01}}\n"
@@ -90,7 +91,8 @@ static int add_path(test_opts *o, char *p)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Adds the *.lua files of dir, sorted by name. */
+/* Adds the *.lua files of dir, sorted by name; names starting with '_' are
+ * helper modules, not scenes (so are files in subfolders). */
 static int add_dir(test_opts *o, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -98,7 +100,7 @@ static int add_dir(test_opts *o, const char *dir)
     int first = o->count;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && ends_with(e->d_name, ".lua")) {
+        if (e->d_name[0] != '.' && e->d_name[0] != '_' && ends_with(e->d_name, ".lua")) {
             size_t len = strlen(dir);
             const char *sep = len && dir[len - 1] == '/' ? "" : "/";
             if (add_path(o, mr_strfmt("%s%s%s", dir, sep, e->d_name))) break;
@@ -192,6 +194,16 @@ static int parse(int argc, char **argv, test_opts *o)
         else free(o->paths[i]);
     }
     o->count = kept;
+    /* Outputs go to OUT/NAME: two scenes may not share a name. */
+    for (int i = 0; i < o->count; i++)
+        for (int j = i + 1; j < o->count; j++) {
+            char a[128], b[128];
+            scene_name(o->paths[i], a, sizeof a);
+            scene_name(o->paths[j], b, sizeof b);
+            if (!strcmp(a, b))
+                return mr_cli_usage_error("test", "two scenes are named '%s': %s and %s", a, o->paths[i],
+                                          o->paths[j]);
+        }
     return 0;
 }
 

@@ -85,9 +85,9 @@ static const char css_js[] =
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:6px;vertical-align:top;text-align:left}\n"
     "tr.fail td.st,tr.error td.st,tr.nogolden td.st,tr.notrun td.st{background:#f4c7c3;font-weight:bold}\n"
     "tr.pass td.st,tr.updated td.st{background:#c8e6c9}\n"
-    "img{max-width:320px;display:block;image-rendering:pixelated}\n"
+    "img{width:220px;display:block;image-rendering:pixelated}\n"
     ".stack{position:relative;display:inline-block}.stack img.top{position:absolute;left:0;top:0}\n"
-    ".msg{font-family:monospace;white-space:pre-wrap;max-width:420px;font-size:12px}\n"
+    ".msg{font-family:monospace;white-space:pre-wrap;word-break:break-all;width:230px;font-size:11px}\n"
     "</style>\n<script>\n"
     "function slide(r){var t=r.parentNode.querySelector('img.top');t.style.clipPath='inset(0 '+(100-r.value)+'% 0 0)';}\n"
     "function blink(b){var t=b.parentNode.querySelector('img.top');\n"
@@ -108,14 +108,14 @@ static int write_html(const char *path, const mr_scene_result *r, int n, double 
                "differences in magenta over a faded copy of expected. The last column shows actual over "
                "expected: drag the slider or press blink.</p>\n",
             passed, failed, n, n == 1 ? "" : "s", seconds);
-    fputs("<table><tr><th>scene / frame</th><th>result</th><th>expected</th><th>actual</th><th>diff</th>"
+    fputs("<table><tr><th>scene, frame, result</th><th>expected</th><th>actual</th><th>diff</th>"
           "<th>actual over expected</th></tr>\n", f);
     for (int i = 0; i < n; i++) {
         const mr_scene_result *sc = &r[i];
         if (sc->error || sc->shot_count == 0) {
-            fputs("<tr class=\"error\"><td>", f);
+            fputs("<tr class=\"error\"><td class=\"st\">", f);
             esc(f, sc->name);
-            fputs("</td><td class=\"st\">error</td><td colspan=\"4\"><div class=\"msg\">", f);
+            fputs("<br>error</td><td colspan=\"4\"><div class=\"msg\" style=\"width:auto\">", f);
             esc(f, sc->message);
             fprintf(f, "</div>%.2f s</td></tr>\n", sc->seconds);
         }
@@ -127,10 +127,9 @@ static int write_html(const char *path, const mr_scene_result *r, int n, double 
             for (const char *p = word; *p && k < 15; p++)
                 if (*p != ' ') cls[k++] = *p;
             cls[k] = '\0';
-            fprintf(f, "<tr class=\"%s\"><td>", cls);
+            fprintf(f, "<tr class=\"%s\"><td class=\"st\"><b>", cls);
             esc(f, sc->name);
-            fprintf(f, "<br>frame %04d<br>%.2f s (scene)</td><td class=\"st\">%s<div class=\"msg\">", sh->frame,
-                    sc->seconds, word);
+            fprintf(f, "</b> frame %04d: %s<br>scene %.2f s<div class=\"msg\">", sh->frame, word, sc->seconds);
             esc(f, sh->msg);
             fputs("</div></td><td>", f);
             if (sh->has_expected) img(f, sc, sh, "expected.png", "e");

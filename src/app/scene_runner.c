@@ -31,7 +31,7 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
         snprintf(err, err_size, "no headless OpenGL context: %s", e.msg);
         return -1;
     }
-    mr_lua_desc ld = {.script = script, .headless = 1, .quiet = 1, .out_dir = out_dir, .width = 320,
+    mr_lua_desc ld = {.script = script, .headless = 1, .out_dir = out_dir, .width = 320,
                       .height = 240};
     ctx = mr_lua_ctx_create(&ld);
     if (!ctx) {

@@ -7,7 +7,8 @@
  * size, fps, frame count and shot frames taken from the script's `scene`
  * table (lua/scene.h). The table is read after the main chunk and load() have
  * run, so marrow.window() reports the default size until then.
- * Everything the script prints is kept off the terminal (quiet).
+ * What the script prints, and its errors, go to stdout/stderr as in
+ * `marrow run` (`marrow test` sends them to OUT/SCENE/log.txt).
  */
 #ifndef MR_APP_SCENE_RUNNER_H
 #define MR_APP_SCENE_RUNNER_H
