@@ -1,9 +1,9 @@
 -- md5_bob.lua — the MD5 loader on a real third-party model: Bob (assimp's
--- test data, ../shared/models) with his own animation and textures, at two
--- times. The camera frames the model by itself (no marrow.camera target).
+-- test data, ../shared/models) with his own animation and textures, at 0 s
+-- and at 2.5 s (lantern raised). The camera frames the model by itself.
 local m = require "marrow"
 
-scene = {size = {320, 240}, fps = 24, shots = {0, 12}}
+scene = {size = {320, 240}, fps = 12, shots = {0, 30}}
 
 local SHARED = "../shared/models/assimp/test/models-nonbsd/MD5/"
 local bob, pose, clip
