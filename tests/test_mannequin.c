@@ -7,6 +7,7 @@
 
 #include "app/mannequin.h"
 #include "formats/load.h"
+#include "core/file.h"
 #include "test.h"
 
 static mr_model *model;
@@ -469,8 +470,9 @@ TEST(committed_md5_files_read_back_as_the_built_model)
     CHECK(read->mesh_count == model->mesh_count);
     for (int i = 0; i < model->mesh_count && i < read->mesh_count; i++) {
         const mr_mesh *ma = &model->meshes[i], *mb = &read->meshes[i];
-        /* MD5 keeps no colours or mesh names: an untextured plain material. */
-        CHECK(mb->material.diffuse_map == NULL);
+        /* MD5 keeps no colours: each mesh's colour is a texture written beside it. */
+        CHECK(mb->material.diffuse_map && mr_file_exists(mb->material.diffuse_map));
+        CHECK_STR_CONTAINS(mb->material.diffuse_map, "models/mannequin_");
         CHECK(ma->vertex_count == mb->vertex_count && ma->index_count == mb->index_count);
         if (ma->vertex_count != mb->vertex_count || ma->index_count != mb->index_count) continue;
         CHECK(!memcmp(ma->indices, mb->indices, (size_t)ma->index_count * sizeof *ma->indices));

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <stb_image_write.h>
+
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/mannequin.h"
@@ -53,6 +55,18 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
+/* An 8x8 image of one colour (linear RGB in 0..1, stored as 8-bit). */
+static int write_colour_png(const char *path, const float rgb[4])
+{
+    unsigned char pixels[8 * 8 * 3];
+    for (int i = 0; i < 8 * 8; i++)
+        for (int c = 0; c < 3; c++) {
+            float v = rgb[c] < 0 ? 0 : rgb[c] > 1 ? 1 : rgb[c];
+            pixels[3 * i + c] = (unsigned char)(v * 255.0f + 0.5f);
+        }
+    return stbi_write_png(path, 8, 8, 3, pixels, 8 * 3) ? 0 : -1;
+}
+
 int mr_cmd_make_mannequin(int argc, char **argv)
 {
     if (mr_cli_wants_help(argc, argv)) {
@@ -74,7 +88,30 @@ int mr_cmd_make_mannequin(int argc, char **argv)
     }
     int code = MR_EXIT_OK;
     mr_error err = {0};
-    char *path = mr_path_join(dir, "mannequin.md5mesh");
+    char *path;
+    /* MD5 keeps no colours, only a texture per mesh (its shader): give each
+     * mesh a small image of its colour, written beside the mesh. */
+    for (int i = 0; code == MR_EXIT_OK && i < m->mesh_count; i++) {
+        mr_mesh *mesh = &m->meshes[i];
+        char *name = mr_strfmt("mannequin_%s.png", mesh->name);
+        path = name ? mr_path_join(dir, name) : NULL;
+        if (!path || write_colour_png(path, mesh->material.diffuse) != 0) {
+            fprintf(stderr, "marrow make-mannequin: cannot write %s\n", path ? path : "(out of memory)");
+            code = MR_EXIT_FAILED;
+        } else {
+            printf("wrote %s\n", path);
+            free(mesh->material.diffuse_map);
+            mesh->material.diffuse_map = name;
+            name = NULL;
+        }
+        free(name);
+        free(path);
+    }
+    if (code != MR_EXIT_OK) {
+        mr_model_free(m);
+        return code;
+    }
+    path = mr_path_join(dir, "mannequin.md5mesh");
     if (!path || mr_md5_write_mesh(m, path, &err) != MR_OK) {
         fprintf(stderr, "marrow make-mannequin: %s\n", path ? err.msg : "out of memory");
         code = MR_EXIT_FAILED;

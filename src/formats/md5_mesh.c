@@ -296,6 +296,10 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
         mesh->material.name = mr_strdup(mesh->name);
     }
     if (!mesh->name || !mesh->material.name) return out_of_memory(r);
+    /* MD5's only material is its texture: where one was found, it is the
+     * colour, unscaled by the default grey. */
+    if (mesh->material.diffuse_map && mr_file_exists(mesh->material.diffuse_map))
+        for (int c = 0; c < 3; c++) mesh->material.diffuse[c] = 1.0f;
     return 0;
 }
 
