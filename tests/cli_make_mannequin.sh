@@ -12,11 +12,14 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Writes into a new nested directory and reproduces the committed bytes.
 if "$MARROW" make-mannequin "$tmp/a/b" >"$tmp/out" 2>&1; then ok "make-mannequin exits 0"
 else bad "make-mannequin exits 0: $(cat "$tmp/out")"; fi
-for f in mannequin.md5mesh idle.md5anim walk.md5anim wave.md5anim mannequin_body.png mannequin_shoes.png; do
+for f in mannequin.md5mesh idle.md5anim walk.md5anim wave.md5anim run.md5anim mannequin_body.png mannequin_shoes.png \
+         sword.md5mesh sword_blade.png sword_hilt.png; do
     if cmp -s "models/$f" "$tmp/a/b/$f"; then ok "regenerated $f equals models/$f"
     else bad "regenerated $f equals models/$f (run 'make models' and commit)"; fi
 done
-if grep -q "wrote $tmp/a/b/mannequin.md5mesh (22 joints" "$tmp/out"; then ok "reports what it wrote"
+if grep -q "wrote $tmp/a/b/mannequin.md5mesh (22 joints" "$tmp/out" &&
+   grep -q "wrote $tmp/a/b/sword.md5mesh (1 joints" "$tmp/out" &&
+   grep -q "wrote $tmp/a/b/run.md5anim (run, 22 frames at 30 fps, 0.7 s)" "$tmp/out"; then ok "reports what it wrote"
 else bad "reports what it wrote: $(cat "$tmp/out")"; fi
 # A second run into the same directory replaces the files with the same bytes.
 "$MARROW" make-mannequin "$tmp/a/b" >/dev/null 2>&1

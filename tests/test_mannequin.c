@@ -276,9 +276,10 @@ TEST(normals_point_away_from_the_bones)
 TEST(clips_validate_and_loop_without_a_pop)
 {
     static const struct { const char *name; int frames; } want[] = {
-        {"idle", MR_MQ_IDLE_FRAMES}, {"walk", MR_MQ_WALK_FRAMES}, {"wave", MR_MQ_WAVE_FRAMES}};
-    CHECK(model->clip_count == 3);
-    for (int c = 0; c < 3; c++) {
+        {"idle", MR_MQ_IDLE_FRAMES}, {"walk", MR_MQ_WALK_FRAMES}, {"wave", MR_MQ_WAVE_FRAMES},
+        {"run", MR_MQ_RUN_FRAMES}};
+    CHECK(model->clip_count == 4);
+    for (int c = 0; c < 4; c++) {
         const mr_clip *clip = mr_model_find_clip(model, want[c].name);
         CHECK_MSG(clip != NULL, "no clip %s", want[c].name);
         if (!clip) continue;
@@ -447,10 +448,10 @@ TEST(build_is_deterministic)
 TEST(committed_md5_files_read_back_as_the_built_model)
 {
     static const char *const anims[] = {"models/idle.md5anim", "models/walk.md5anim",
-                                        "models/wave.md5anim"};
+                                        "models/wave.md5anim", "models/run.md5anim"};
     mr_model *read = NULL;
     mr_error err = {0};
-    CHECK_MSG(mr_model_load("models/mannequin.md5mesh", anims, 3, &read, &err) == MR_OK, "%s", err.msg);
+    CHECK_MSG(mr_model_load("models/mannequin.md5mesh", anims, 4, &read, &err) == MR_OK, "%s", err.msg);
     if (!read) return;
     const mr_skeleton *a = &model->skeleton, *b = &read->skeleton;
     CHECK(read->frame.up == MR_UP_Z);
@@ -522,9 +523,75 @@ done:
     mr_model_free(read);
 }
 
+/* The run: about 0.7 s, the walk's foot phases (left foot lands at t = 0
+ * ahead of the body, the right half a cycle later), a flight phase with
+ * both feet off the ground, a longer stride than the walk, the feet never
+ * below the floor. */
+TEST(run_has_the_walks_foot_phases_and_a_flight_phase)
+{
+    mr_pose pose;
+    mr_pose_make(&pose, model->skeleton.joint_count);
+    mat4 mats[MR_MQ_JOINT_COUNT];
+    int fl = find("foot_l"), fr = find("foot_r");
+    enum { N = MR_MQ_RUN_FRAMES };
+    float xl[N], xr[N], low_l[N], low_r[N], lowest = 1e9f;
+    int flight = 0;
+    for (int i = 0; i < N; i++) {
+        sample_model("run", i / 30.0f, &pose, mats);
+        xl[i] = mats[fl][3][0];
+        xr[i] = mats[fr][3][0];
+        low_l[i] = lowest_shoe(mats, 1);
+        low_r[i] = lowest_shoe(mats, -1);
+        lowest = fminf(lowest, fminf(low_l[i], low_r[i]));
+        if (low_l[i] > 0.3f && low_r[i] > 0.3f) flight++;
+    }
+    CHECK_NEAR(mr_model_find_clip(model, "run")->duration, 0.7, 1e-6);
+    CHECK_NEAR(low_l[0], 0.0, 0.3);                 /* the left foot lands at t = 0 */
+    CHECK(xl[0] > xr[0]);                           /* ahead of the right one */
+    CHECK_NEAR(low_r[(N + 1) / 2], 0.0, 0.3);       /* the right one half a cycle on */
+    CHECK_MSG(flight >= 2, "%d frames with both feet off the ground", flight);
+    float min_x = 1e9f, max_x = -1e9f;
+    for (int i = 0; i < N; i++) { min_x = fminf(min_x, xl[i]); max_x = fmaxf(max_x, xl[i]); }
+    CHECK_MSG(max_x - min_x > 22.0f, "stride %g in", max_x - min_x);
+    CHECK(lowest > -0.1f);
+    mr_pose_destroy(&pose);
+}
+
+/* The sword prop: one joint, a steel blade and a hilt, closed surfaces,
+ * about 37 in long along +X, every vertex on joint 0. */
+TEST(sword_is_a_one_joint_prop_with_blade_and_hilt)
+{
+    mr_model *s = mr_mannequin_sword();
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(s->skeleton.joint_count == 1 && !strcmp(s->skeleton.names[0], "sword"));
+    CHECK(s->mesh_count == 2 && !strcmp(s->meshes[0].name, "blade") && !strcmp(s->meshes[1].name, "hilt"));
+    vec3 lo, hi;
+    CHECK(mr_model_bounds(s, lo, hi));
+    CHECK(hi[0] - lo[0] > 35.0f && hi[0] - lo[0] < 40.0f);
+    CHECK(hi[1] - lo[1] < 2.0f && hi[2] - lo[2] > 6.0f);
+    int on_joint = 1;
+    for (int i = 0; i < s->mesh_count; i++)
+        for (int v = 0; v < s->meshes[i].vertex_count; v++)
+            if (s->meshes[i].joints[v][0] != 0 || s->meshes[i].weights[v][0] != 1.0f) on_joint = 0;
+    CHECK(on_joint);
+    CHECK(s->meshes[0].material.diffuse[2] > 0.75f);   /* steel: light, slightly blue */
+    mr_model *read = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_model_load("models/sword.md5mesh", NULL, 0, &read, &err) == MR_OK, "%s", err.msg);
+    if (read) {
+        int va, ta, vb, tb;
+        mr_model_counts(s, &va, &ta);
+        mr_model_counts(read, &vb, &tb);
+        CHECK(va == vb && ta == tb && read->skeleton.joint_count == 1);
+        mr_model_free(read);
+    }
+    mr_model_free(s);
+}
+
 TEST(unknown_clip_name_gives_null)
 {
-    CHECK(mr_mannequin_clip(&model->skeleton, "run") == NULL);
+    CHECK(mr_mannequin_clip(&model->skeleton, "sprint") == NULL);
     CHECK(mr_mannequin_clip(&model->skeleton, NULL) == NULL);
 }
 
@@ -548,6 +615,8 @@ int main(void)
     RUN(wave_raises_the_right_hand_above_the_head_and_back);
     RUN(build_is_deterministic);
     RUN(committed_md5_files_read_back_as_the_built_model);
+    RUN(run_has_the_walks_foot_phases_and_a_flight_phase);
+    RUN(sword_is_a_one_joint_prop_with_blade_and_hilt);
     RUN(unknown_clip_name_gives_null);
     mr_model_free(model);
     return test_summary("mannequin");

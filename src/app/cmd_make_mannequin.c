@@ -1,5 +1,5 @@
 /* cmd_make_mannequin.c — `marrow make-mannequin DIR`: writes marrow's own
- * model (src/app/mannequin.h) as MD5 files. `make models` runs it into
+ * model (src/app/mannequin.h) and its sword prop as MD5 files. `make models` runs it into
  * models/, whose files are committed; the output is the same bytes on every
  * run, so regenerating them shows no diff unless the generator changed. */
 #include <errno.h>
@@ -20,10 +20,11 @@
 static const char make_mannequin_help[] =
     "usage: marrow make-mannequin DIR\n"
     "\n"
-    "Builds marrow's mannequin by code and writes DIR/mannequin.md5mesh and one\n"
-    "anim per clip: DIR/idle.md5anim, DIR/walk.md5anim, DIR/wave.md5anim (DIR is\n"
-    "created when missing; existing files are replaced). MD5's frame: Z up,\n"
-    "inches, facing +X, about 70 in tall. The output is identical on every run.\n"
+    "Builds marrow's mannequin by code and writes DIR/mannequin.md5mesh, one\n"
+    "anim per clip (DIR/idle.md5anim, walk, wave, run) and a prop to hold,\n"
+    "DIR/sword.md5mesh, with a small colour texture per mesh (DIR is created\n"
+    "when missing; existing files are replaced). MD5's frame: Z up, inches,\n"
+    "facing +X, about 70 in tall. The output is identical on every run.\n"
     "Exit codes: 0 ok, 1 a file could not be written, 2 usage.\n";
 
 /* mkdir -p: creates dir and its missing parents. 0 or -1 (errno set). */
@@ -67,6 +68,44 @@ static int write_colour_png(const char *path, const float rgb[4])
     return stbi_write_png(path, 8, 8, 3, pixels, 8 * 3) ? 0 : -1;
 }
 
+/* Writes DIR/NAME.md5mesh and one small texture per mesh of m,
+ * DIR/NAME_MESH.png: MD5 keeps no colours, only a texture per mesh (its
+ * shader), so each mesh's colour becomes an image beside the mesh. */
+static int write_mesh(const char *dir, mr_model *m, const char *name)
+{
+    for (int i = 0; i < m->mesh_count; i++) {
+        mr_mesh *mesh = &m->meshes[i];
+        char *png = mr_strfmt("%s_%s.png", name, mesh->name);
+        char *path = png ? mr_path_join(dir, png) : NULL;
+        if (!path || write_colour_png(path, mesh->material.diffuse) != 0) {
+            fprintf(stderr, "marrow make-mannequin: cannot write %s\n", path ? path : "(out of memory)");
+            free(png);
+            free(path);
+            return MR_EXIT_FAILED;
+        }
+        printf("wrote %s\n", path);
+        free(mesh->material.diffuse_map);
+        mesh->material.diffuse_map = png;
+        free(path);
+    }
+    char *file = mr_strfmt("%s.md5mesh", name);
+    char *path = file ? mr_path_join(dir, file) : NULL;
+    free(file);
+    mr_error err = {0};
+    int code = MR_EXIT_OK;
+    if (!path || mr_md5_write_mesh(m, path, &err) != MR_OK) {
+        fprintf(stderr, "marrow make-mannequin: %s\n", path ? err.msg : "out of memory");
+        code = MR_EXIT_FAILED;
+    } else {
+        int verts, tris;
+        mr_model_counts(m, &verts, &tris);
+        printf("wrote %s (%d joints, %d meshes, %d vertices, %d triangles)\n", path,
+               m->skeleton.joint_count, m->mesh_count, verts, tris);
+    }
+    free(path);
+    return code;
+}
+
 int mr_cmd_make_mannequin(int argc, char **argv)
 {
     if (mr_cli_wants_help(argc, argv)) {
@@ -86,42 +125,19 @@ int mr_cmd_make_mannequin(int argc, char **argv)
         fprintf(stderr, "marrow make-mannequin: out of memory\n");
         return MR_EXIT_FAILED;
     }
-    int code = MR_EXIT_OK;
+    int code = write_mesh(dir, m, "mannequin");
     mr_error err = {0};
     char *path;
-    /* MD5 keeps no colours, only a texture per mesh (its shader): give each
-     * mesh a small image of its colour, written beside the mesh. */
-    for (int i = 0; code == MR_EXIT_OK && i < m->mesh_count; i++) {
-        mr_mesh *mesh = &m->meshes[i];
-        char *name = mr_strfmt("mannequin_%s.png", mesh->name);
-        path = name ? mr_path_join(dir, name) : NULL;
-        if (!path || write_colour_png(path, mesh->material.diffuse) != 0) {
-            fprintf(stderr, "marrow make-mannequin: cannot write %s\n", path ? path : "(out of memory)");
+    if (code == MR_EXIT_OK) {
+        mr_model *sword = mr_mannequin_sword();
+        if (!sword) {
+            fprintf(stderr, "marrow make-mannequin: out of memory\n");
             code = MR_EXIT_FAILED;
         } else {
-            printf("wrote %s\n", path);
-            free(mesh->material.diffuse_map);
-            mesh->material.diffuse_map = name;
-            name = NULL;
+            code = write_mesh(dir, sword, "sword");
+            mr_model_free(sword);
         }
-        free(name);
-        free(path);
     }
-    if (code != MR_EXIT_OK) {
-        mr_model_free(m);
-        return code;
-    }
-    path = mr_path_join(dir, "mannequin.md5mesh");
-    if (!path || mr_md5_write_mesh(m, path, &err) != MR_OK) {
-        fprintf(stderr, "marrow make-mannequin: %s\n", path ? err.msg : "out of memory");
-        code = MR_EXIT_FAILED;
-    } else {
-        int verts, tris;
-        mr_model_counts(m, &verts, &tris);
-        printf("wrote %s (%d joints, %d meshes, %d vertices, %d triangles)\n", path,
-               m->skeleton.joint_count, m->mesh_count, verts, tris);
-    }
-    free(path);
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
         const mr_clip *clip = m->clips[i];
         char *name = mr_strfmt("%s.md5anim", clip->name);

@@ -1,7 +1,8 @@
 /* mannequin.h — marrow's own model: a humanoid mannequin built by code.
  *
  * `marrow make-mannequin DIR` writes it as DIR/mannequin.md5mesh plus
- * DIR/idle.md5anim, DIR/walk.md5anim and DIR/wave.md5anim; the committed
+ * DIR/idle.md5anim, DIR/walk.md5anim, DIR/wave.md5anim, DIR/run.md5anim and
+ * the prop DIR/sword.md5mesh; the committed
  * files under models/ are that output. Everything here is deterministic: no
  * clock, no randomness, every array fully written, so regenerating gives the
  * same bytes.
@@ -37,6 +38,15 @@
  *                the left heel strikes at t = 0, the right at 0.55 s
  *   wave  2.0 s  raise the right arm, wave three times, lower it; starts and
  *                ends in the idle pose
+ *   run   0.7 s  one running cycle in place, loops; the same foot phases as
+ *                walk (left foot lands at t = 0, the right at 0.35 s), so a
+ *                synced walk <-> run cross-fade keeps the feet together
+ *
+ * The sword (mr_mannequin_sword, written as sword.md5mesh): a prop with one
+ * joint "sword" at the middle of its grip, the grip along X (pommel at -X),
+ * the blade from x = 3.2 to 33 in, its flat in the XZ plane, the guard
+ * across Z; meshes "blade" (steel) and "hilt" (leather and brass). Held in
+ * hand_r with marrow.attach and an offset (see examples/sword_in_hand.lua).
  */
 #ifndef MR_APP_MANNEQUIN_H
 #define MR_APP_MANNEQUIN_H
@@ -58,6 +68,7 @@ enum {
 #define MR_MQ_IDLE_FRAMES 120   /* frames per loop: the clip has one more key */
 #define MR_MQ_WALK_FRAMES 33
 #define MR_MQ_WAVE_FRAMES 60
+#define MR_MQ_RUN_FRAMES 21
 
 /* The whole mannequin: skeleton, meshes and the clips idle, walk, wave, in
  * the MD5 frame (model->frame = {MR_UP_Z, 0.0254}), path "mannequin",
@@ -69,10 +80,13 @@ mr_model *mr_mannequin_build(void);
  * uninitialised sk (free with mr_skeleton_destroy). mr_mannequin_meshes
  * returns a new array of *count meshes (each freed with mr_mesh_destroy, then
  * the array with free()); normals are computed. mr_mannequin_clip builds the
- * named clip ("idle", "walk", "wave") for that skeleton, or returns NULL for
+ * named clip ("idle", "walk", "wave", "run") for that skeleton, or returns NULL for
  * another name or when out of memory (free with mr_clip_free). */
 mr_status mr_mannequin_skeleton(mr_skeleton *sk);
 mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *count);
 mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name);
+/* The sword prop as a model of one joint (frame as the mannequin's, path
+ * "sword"); NULL when out of memory. Free with mr_model_free. */
+mr_model *mr_mannequin_sword(void);
 
 #endif

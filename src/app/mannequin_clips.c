@@ -1,4 +1,4 @@
-/* mannequin_clips.c — the mannequin's clips: idle, walk and wave.
+/* mannequin_clips.c — the mannequin's clips: idle, walk, wave and run.
  *
  * Each frame is described by a `body` (pelvis offset and rotation, spine,
  * neck and head angles, per-arm angles, and where each ankle should be and
@@ -273,19 +273,23 @@ static void idle_body(const rig *r, double u, double shift, body *b)
 /* ---- walk ---- */
 
 /* The gait, for the left foot at phase p (the right is half a cycle on).
- * Stance (p < 0.62) on a treadmill moving back at STRIDE per cycle: heel
- * strike with the toes up, rolling onto the flat foot by p = 0.10, heel
- * rising about the ball from 0.45 to toe off at 0.62 while the toes stay
+ * Stance (p < p_toe) on a treadmill moving back at `stride` per cycle: heel
+ * strike with the toes up, rolling onto the flat foot by p_flat, heel
+ * rising about the ball from p_heel to toe off at p_toe while the toes stay
  * flat. Swing: a cubic from the toe-off state to the heel-strike state with
- * matching velocities, lifted to clear the ground. */
-#define STRIDE 43.0
-#define HEEL0 10.6       /* treadmill position under the heel at heel strike */
-#define P_FLAT 0.10
-#define P_HEEL 0.45
-#define P_TOE 0.62
-#define STRIKE_PITCH 15.0
-#define TOEOFF_PITCH 28.0
-#define SWING_LIFT 2.4
+ * matching velocities, lifted to clear the ground. The walk and the run
+ * share this; the run has a short stance (flight phases between), a longer
+ * stride, a flatter strike and a high heel kick. */
+typedef struct gait_params {
+    double stride;       /* treadmill travel per cycle, inches */
+    double heel0;        /* treadmill position under the heel at heel strike */
+    double p_flat, p_heel, p_toe;
+    double strike_pitch, toeoff_pitch;
+    double swing_lift;
+} gait_params;
+
+static const gait_params WALK = {43.0, 10.6, 0.10, 0.45, 0.62, 15.0, 28.0, 2.4};
+static const gait_params RUN = {66.0, 8.0, 0.05, 0.18, 0.32, 6.0, 32.0, 11.0};
 
 typedef struct foot_state { double x, z, pitch, toe; } foot_state;
 
@@ -296,26 +300,26 @@ static void rot2(double deg, double x, double z, double *ox, double *oz)
     *oz = x * s + z * c;
 }
 
-static foot_state stance(double p)
+static foot_state stance(const gait_params *g, double p)
 {
     /* Foot geometry relative to the ankle: the heel's round is a circle of
      * radius 1.6 centred at (-1.0, -1.4), the ball joint is at (5.0, -2.0).
      * hx is where the treadmill has carried the point under the heel
      * circle's centre when the foot is flat. */
     foot_state f = {0, 0, 0, 0};
-    double hx = HEEL0 - STRIDE * p, ox, oz;
-    if (p < P_FLAT) {
+    double hx = g->heel0 - g->stride * p, ox, oz;
+    if (p < g->p_flat) {
         /* Rolling on the heel: the centre moves ahead by radius * angle. */
-        f.pitch = STRIKE_PITCH * (1 - smooth01(p / P_FLAT));
+        f.pitch = g->strike_pitch * (1 - smooth01(p / g->p_flat));
         rot2(f.pitch, 1.0, 1.4, &ox, &oz);
         f.x = hx - 1.6 * f.pitch * RAD + ox;
         f.z = 1.6 + oz;
-    } else if (p < P_HEEL) {
+    } else if (p < g->p_heel) {
         f.x = hx + 1.0;
         f.z = 3.0;
     } else {
         /* Heel rising about the ball joint; the toes stay flat. */
-        f.pitch = -TOEOFF_PITCH * smooth01((p - P_HEEL) / (P_TOE - P_HEEL));
+        f.pitch = -g->toeoff_pitch * smooth01((p - g->p_heel) / (g->p_toe - g->p_heel));
         rot2(f.pitch, -5.0, 2.0, &ox, &oz);
         f.x = hx + 6.0 + ox;
         f.z = 1.0 + oz;
@@ -331,20 +335,35 @@ static double hermite(double p0, double m0, double p1, double m1, double t)
            (t3 - t2) * m1;
 }
 
-static foot_state gait(double p)
+static foot_state gait(const gait_params *g, double p)
 {
     p -= floor(p);
-    if (p <= P_TOE) return stance(p);
-    const double h = 1e-4, span = 1.0 - P_TOE;
-    foot_state a = stance(P_TOE), a0 = stance(P_TOE - h), b = stance(0), b1 = stance(h);
-    double t = (p - P_TOE) / span;
+    if (p <= g->p_toe) return stance(g, p);
+    const double h = 1e-4, span = 1.0 - g->p_toe;
+    foot_state a = stance(g, g->p_toe), a0 = stance(g, g->p_toe - h), b = stance(g, 0), b1 = stance(g, h);
+    double t = (p - g->p_toe) / span;
     foot_state f;
     f.x = hermite(a.x, (a.x - a0.x) / h * span, b.x, (b1.x - b.x) / h * span, t);
     f.z = hermite(a.z, (a.z - a0.z) / h * span, b.z, (b1.z - b.z) / h * span, t);
-    f.z += SWING_LIFT * pow(sin(PI * t), 2) * (1 - 0.3 * t);
+    f.z += g->swing_lift * pow(sin(PI * t), 2) * (1 - 0.3 * t);
     f.pitch = hermite(a.pitch, (a.pitch - a0.pitch) / h * span, b.pitch, 0.0, t);
     f.toe = a.toe * (1 - smooth01(t / 0.4));
     return f;
+}
+
+/* Ankle targets of both feet at phase p. */
+static void place_feet(const rig *r, const gait_params *g, double p, body *b)
+{
+    for (int side = 0; side < 2; side++) {
+        foot_state f = gait(g, p + (side ? 0.5 : 0.0));
+        mat4 bind;
+        glm_mat4_inv((vec4 *)r->sk->inverse_bind[side ? MR_MQ_FOOT_R : MR_MQ_FOOT_L], bind);
+        b->ankle[side][0] = f.x;
+        b->ankle[side][1] = bind[3][1];
+        b->ankle[side][2] = f.z;
+        b->pitch[side] = f.pitch;
+        b->toe[side] = f.toe;
+    }
 }
 
 static void walk_body(const rig *r, double p, body *b)
@@ -384,15 +403,49 @@ static void walk_body(const rig *r, double p, body *b)
         a->swing = 1.0 - 15.0 * cos(ws);
         a->elbow = 13.0 - 7.0 * cos(ws - 2 * PI * 0.05);
         a->wrist = 8.0 - 3.0 * cos(ws - 2 * PI * 0.1);
-        foot_state f = gait(p + (side ? 0.5 : 0.0));
-        mat4 bind;
-        glm_mat4_inv((vec4 *)r->sk->inverse_bind[side ? MR_MQ_FOOT_R : MR_MQ_FOOT_L], bind);
-        b->ankle[side][0] = f.x;
-        b->ankle[side][1] = bind[3][1];
-        b->ankle[side][2] = f.z;
-        b->pitch[side] = f.pitch;
-        b->toe[side] = f.toe;
     }
+    place_feet(r, &WALK, p, b);
+}
+
+/* ---- run ---- */
+
+/* A run on the spot: the same foot phases as the walk (left foot lands at
+ * p = 0, the right at 0.5), a short stance with a flight phase after each,
+ * the pelvis lowest at mid stance and highest in flight, the body leaning
+ * forward, elbows bent near 90 degrees and the arms swinging wide against
+ * the legs. */
+static void run_body(const rig *r, double p, body *b)
+{
+    memset(b, 0, sizeof *b);
+    double w = 2 * PI * p;
+    double mid = 0.5 * (RUN.p_flat + RUN.p_heel);   /* mid stance */
+    b->pelvis_t[0] = 0.8;
+    b->pelvis_t[1] = 0.4 * sin(w);
+    b->pelvis_t[2] = -2.0 - 1.2 * cos(2 * (w - 2 * PI * mid));
+    b->pelvis[0] = 2.0 * sin(w + 0.3);
+    b->pelvis[1] = 7.0;
+    b->pelvis[2] = -8.0 * cos(w);
+    b->spine[0][1] = 1.0;
+    b->spine[0][2] = 3.5 * cos(w);
+    b->spine[1][1] = 1.0 + 0.8 * cos(2 * (w - 2 * PI * mid));
+    b->spine[1][2] = 4.0 * cos(w);
+    b->spine[2][1] = 1.0;
+    b->spine[2][2] = 3.0 * cos(w);
+    b->neck[1] = -3.0;
+    b->neck[2] = -2.5 * cos(w);
+    b->head[1] = -5.0 - 0.8 * cos(2 * (w - 2 * PI * mid));
+    b->head[2] = -2.5 * cos(w);
+    for (int side = 0; side < 2; side++) {
+        double ws = w + (side ? PI : 0);
+        arm_params *a = &b->arm[side];
+        a->clav_fwd = -3.0 * cos(ws);
+        a->clav_raise = 1.5;
+        a->adduct = 40.0;
+        a->swing = -6.0 - 34.0 * cos(ws);
+        a->elbow = 88.0 - 12.0 * cos(ws - 2 * PI * 0.05);
+        a->wrist = 10.0;
+    }
+    place_feet(r, &RUN, p, b);
 }
 
 /* ---- wave ---- */
@@ -489,6 +542,9 @@ static void pose_at(rig *r, const char *name, double u)
     } else if (!strcmp(name, "walk")) {
         walk_body(r, u, &b);
         apply_body(r, &b);
+    } else if (!strcmp(name, "run")) {
+        run_body(r, u, &b);
+        apply_body(r, &b);
     } else {
         wave_pose(r, u);
     }
@@ -501,6 +557,7 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
     if (!strcmp(name, "idle")) frames = MR_MQ_IDLE_FRAMES;
     else if (!strcmp(name, "walk")) frames = MR_MQ_WALK_FRAMES;
     else if (!strcmp(name, "wave")) frames = MR_MQ_WAVE_FRAMES;
+    else if (!strcmp(name, "run")) frames = MR_MQ_RUN_FRAMES;
     else return NULL;
 
     mr_clip *clip = mr_clip_make(name, MR_MQ_JOINT_COUNT);

@@ -505,3 +505,71 @@ mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *coun
     *count = 2;
     return MR_OK;
 }
+
+/* ---- the sword prop ---- */
+
+/* Blade (one mesh, steel) and hilt (grip, guard, pommel: a second mesh),
+ * all on the single joint 0 at the middle of the grip; see mannequin.h. */
+static void add_sword_blade(builder *b)
+{
+    /* A lens-shaped section (exponent < 2 sharpens the edges), wide along
+     * Z, tapering to a point. s = x - 3.2. */
+    static const key keys[] = {
+        {0.0f, 0, 0, 0.85f, 0.16f}, {20.0f, 0, 0, 0.75f, 0.13f},
+        {26.5f, 0, 0, 0.55f, 0.10f}, {29.8f, 0, 0, 0.04f, 0.03f},
+    };
+    static const band bands[] = {{0, 0, 0}};
+    part p = {{3.2f, 0, 0}, {33.0f, 0, 0}, {0, 0, 1}, 0.1f, 0.1f, 1.25f, 16, 1.5f,
+              keys, 4, bands, 1, NULL, 0};
+    add_part(b, &p);
+}
+
+static void add_sword_hilt(builder *b)
+{
+    static const band bands[] = {{0, 0, 0}};
+    /* Grip: x from -2.7 to 2.6, slightly waisted. */
+    static const key grip[] = {{0.0f, 0, 0, 0.55f, 0.5f}, {2.6f, 0, 0, 0.62f, 0.56f}, {5.3f, 0, 0, 0.55f, 0.5f}};
+    part g = {{-2.7f, 0, 0}, {2.6f, 0, 0}, {0, 0, 1}, 0.2f, 0.2f, 2.0f, 12, 0.6f, grip, 3, bands, 1, NULL, 0};
+    add_part(b, &g);
+    /* Guard: a boxy bar across Z at x = 2.9. */
+    static const key guard[] = {{0.0f, 0, 0, 0.3f, 0.32f}, {3.6f, 0, 0, 0.42f, 0.4f}, {7.2f, 0, 0, 0.3f, 0.32f}};
+    part gd = {{2.9f, 0, -3.6f}, {2.9f, 0, 3.6f}, {1, 0, 0}, 0.3f, 0.3f, 4.0f, 12, 0.6f, guard, 3, bands, 1, NULL, 0};
+    add_part(b, &gd);
+    /* Pommel: a small egg behind the grip. */
+    static const key pommel[] = {{0.0f, 0, 0, 0.8f, 0.75f}};
+    part pm = {{-4.1f, 0, 0}, {-2.6f, 0, 0}, {0, 0, 1}, 0.75f, 0.75f, 2.0f, 12, 0.4f, pommel, 1, bands, 1, NULL, 0};
+    add_part(b, &pm);
+}
+
+mr_model *mr_mannequin_sword(void)
+{
+    mr_model *m = mr_model_new("sword", "mannequin");
+    if (!m) return NULL;
+    m->frame.up = MR_UP_Z;
+    m->frame.meters_per_unit = 0.0254f;
+    mr_skeleton *sk = &m->skeleton;
+    mr_mesh *out = NULL;
+    if (mr_skeleton_make(sk, 1) != MR_OK || !(sk->names[0] = mr_strdup("sword"))) goto fail;
+    sk->parents[0] = -1;
+    mr_skeleton_compute_inverse_bind(sk);
+    out = mr_alloc_array(2, sizeof *out);
+    if (!out) goto fail;
+    static const float steel_rgb[3] = {0.78f, 0.80f, 0.84f};
+    static const float hilt_rgb[3] = {0.36f, 0.22f, 0.12f};
+    builder b = {0};
+    add_sword_blade(&b);
+    if (finish(&b, &out[0], "blade", steel_rgb) != MR_OK) goto fail;
+    add_sword_hilt(&b);
+    if (finish(&b, &out[1], "hilt", hilt_rgb) != MR_OK) {
+        mr_mesh_destroy(&out[0]);
+        goto fail;
+    }
+    out[0].material.shininess = 96.0f;
+    m->meshes = out;
+    m->mesh_count = 2;
+    return m;
+fail:
+    free(out);
+    mr_model_free(m);
+    return NULL;
+}

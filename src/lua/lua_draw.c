@@ -4,9 +4,13 @@
  *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
  *               wireframe = bool, shadow = bool}])
  *   marrow.draw_skeleton(model, pose [, {transform, colour, names = bool}])
- *   marrow.attach(model, pose, joint [, {transform}]) -> mat4
+ *   marrow.attach(model, pose, joint [, offset] [, {transform, offset}]) -> mat4
  *       the joint's frame in world space: m[13], m[14], m[15] is the joint's
- *       world position, and a prop drawn with {transform = m} follows it
+ *       world position, and a prop drawn with {transform = m} follows it;
+ *       offset (a mat4 in the joint's frame, model units: inches for MD5)
+ *       places the prop relative to the joint (a sword's grip in the hand).
+ *       The prop's own coordinates are read in the character's frame, so
+ *       an MD5 prop held by an MD5 character needs no conversion
  *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
  *       fields not given keep their value; until a target or distance is
  *       set, the camera frames the models drawn
@@ -228,14 +232,27 @@ static int l_attach(lua_State *L)
     mr_lua_pose *p = opt_pose(L, 2, m->model);
     if (!p) return luaL_typeerror(L, 2, MR_LUA_POSE);
     int j = mr_lua_check_joint(L, 3, p->sk);
-    check_opts_table(L, 4);
+    mat4 offset = GLM_MAT4_IDENTITY_INIT;
+    int opts = 4;
+    if (luaL_testudata(L, 4, MR_LUA_MAT4)) {   /* attach(model, pose, joint, offset [, opts]) */
+        mr_lua_check_mat4(L, 4, offset);
+        opts = 5;
+    }
+    check_opts_table(L, opts);
+    if (opt_field(L, opts, "offset") != LUA_TNIL) {
+        if (!luaL_testudata(L, -1, MR_LUA_MAT4))
+            luaL_argerror(L, opts, lua_pushfstring(L, "opts.offset must be a mat4, got %s", luaL_typename(L, -1)));
+        mr_lua_check_mat4(L, lua_gettop(L), offset);
+    }
+    lua_pop(L, 1);
     mat4 world, dinv, joint, out;
-    world_matrix(L, 4, m->model, world);       /* T * D */
+    world_matrix(L, opts, m->model, world);    /* T * D */
     mr_model_display_matrix(m->model, dinv);
     glm_mat4_inv(dinv, dinv);
     glm_mat4_copy((vec4 *)mr_lua_pose_model(p)[j], joint);
+    glm_mat4_mul(joint, offset, joint);         /* J * O: the prop in the joint's frame */
     glm_mat4_mul(world, joint, out);
-    glm_mat4_mul(out, dinv, out);               /* T * D * J * D^-1 */
+    glm_mat4_mul(out, dinv, out);               /* T * D * J * O * D^-1 */
     mr_lua_push_mat4(L, out);
     return 1;
 }

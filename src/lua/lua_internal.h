@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "anim/mask.h"
 #include "anim/model.h"
 #include "lua/script.h"
 
@@ -22,6 +23,10 @@
 #define MR_LUA_SKELETON "skeleton"
 #define MR_LUA_CLIP "clip"
 #define MR_LUA_POSE "pose"
+#define MR_LUA_MIXER "mixer"
+#define MR_LUA_TRACK "track"
+#define MR_LUA_MASK "mask"
+#define MR_LUA_BLENDSPACE "blendspace"
 
 /* ---- model cache (lua_model.c) ------------------------------------------ */
 
@@ -48,7 +53,16 @@ typedef struct mr_lua_skeleton {
 typedef struct mr_lua_clip {
     const mr_clip *clip;
     mr_cache_entry *entry;
+    mr_clip *owned;          /* a clip made by a script (marrow.additive), freed by __gc; else NULL */
 } mr_lua_clip;
+
+/* mask: weights follow this struct in the same userdata block (lua_mask.c);
+ * user value 1 = the model userdata. */
+typedef struct mr_lua_mask {
+    mr_mask mask;
+    const mr_skeleton *sk;
+    mr_cache_entry *entry;
+} mr_lua_mask;
 
 /* pose: its arrays follow this struct in the same userdata block (see
  * lua_pose.c); user value 1 = the model userdata. */
@@ -113,6 +127,10 @@ void mr_lua_open_math(lua_State *L);      /* leaves vec3, quat, mat4 in the modu
 void mr_lua_open_model(lua_State *L);     /* model, skeleton, clip; marrow.model */
 void mr_lua_open_pose(lua_State *L);      /* pose; marrow.pose */
 void mr_lua_open_draw(lua_State *L);      /* drawing functions */
+void mr_lua_open_mask(lua_State *L);      /* mask, model:mask, marrow.blend, marrow.additive */
+void mr_lua_open_blendspace(lua_State *L); /* marrow.blendspace1d/2d */
+void mr_lua_open_mixer(lua_State *L);     /* mixer, track; marrow.mixer */
+void mr_lua_open_ik(lua_State *L);        /* pose:two_bone_ik, pose:aim (after open_pose) */
 
 /* ---- math values (lua_math.c) ------------------------------------------- */
 
@@ -145,6 +163,13 @@ const mat4 *mr_lua_pose_model(mr_lua_pose *p);
 /* A joint argument: a name or a 1-based index. Returns the 0-based index or
  * raises an error naming close matches. */
 int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk);
+/* A mask of the given skeleton (raises on another joint count). */
+mr_lua_mask *mr_lua_check_mask(lua_State *L, int arg, const mr_skeleton *sk);
+/* Pushes a clip userdata that owns clip (freed by its __gc). */
+void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
+/* Blend space: checks arg and returns the space (lua_blendspace.c). */
+struct mr_blendspace;
+const struct mr_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skeleton *sk);
 /* The cache entry matching a model key, loading it when absent. */
 mr_cache_entry *mr_lua_cache_find(mr_lua_ctx *ctx, const char *key);
 

@@ -62,5 +62,9 @@ int luaopen_marrow(lua_State *L)
     mr_lua_open_model(L);
     mr_lua_open_pose(L);
     mr_lua_open_draw(L);
+    mr_lua_open_mask(L);
+    mr_lua_open_blendspace(L);
+    mr_lua_open_mixer(L);
+    mr_lua_open_ik(L);
     return 1;
 }

@@ -114,6 +114,7 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
     mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 1);
     c->clip = clip;
     c->entry = m->entry;
+    c->owned = NULL;
     luaL_setmetatable(L, MR_LUA_CLIP);
     lua_pushvalue(L, model_idx);
     lua_setiuservalue(L, -2, 1);
@@ -584,9 +585,18 @@ static int clip_tostring(lua_State *L)
     return 1;
 }
 
+void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
+{
+    mr_lua_push_clip(L, model_idx, clip);
+    ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
+}
+
 static int clip_gc(lua_State *L)
 {
-    (void)mr_lua_check_clip(L, 1);     /* a view: the model (user value) owns the data */
+    /* A view (the model, user value 1, owns the data) unless a script made it. */
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    mr_clip_free(c->owned);
+    c->owned = NULL;
     return 0;
 }
 

@@ -135,6 +135,7 @@ static void copy_value(transfer *t, int idx, int depth, const char *path)
         lua_remove(T, -2);
         return;
     case T_CLIP:
+        if (((mr_lua_clip *)u)->owned) break;   /* freed with the old state */
         push_model_of(t, ((mr_lua_clip *)u)->entry);
         mr_lua_push_clip(T, -1, ((mr_lua_clip *)u)->clip);
         lua_remove(T, -2);
