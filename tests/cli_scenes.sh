@@ -135,6 +135,22 @@ else
     fail "python3 (scripts/install-deps.sh installs it) is needed to read diff.png"
 fi
 
+# A per-scene tolerance loose enough for the change lets the same scene pass.
+sed 's/^scene = {size = {320, 240}, fps = 30, shots = {6, 16}}$/scene = {size = {320, 240}, fps = 30, shots = {6, 16}, tolerance = {threshold = 8, max_diff = 0.05, max_aa = 0.05}}/' \
+    "$B/override_lower_arm.lua" >"$B/loose.lua"
+cp -r "$B/override_lower_arm.golden" "$B/loose.golden"
+grep -q 'tolerance = {threshold = 8' "$B/loose.lua" || fail "loose copy was edited"
+run $MARROW test "$B/loose.lua" --out "$TMP/lo"
+[ "$RC" -eq 0 ] && pass "scene.tolerance overrides the defaults (a 2% change passes with max_diff = 0.05)" \
+    || fail "scene.tolerance override" "exit $RC" "$OUT"
+sed 's/max_diff = 0.05/max_diff = "lots"/' "$B/loose.lua" >"$B/badtol.lua"
+run $MARROW test "$B/badtol.lua" --out "$TMP/lo"
+[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'scene.tolerance.max_diff must be a number' \
+    && pass "a bad tolerance field fails the scene naming it" || fail "bad tolerance" "exit $RC" "$OUT"
+run $MARROW test tests/scenes --filter no_such_scene --out "$TMP/none"
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q '^0 passed, 0 failed$' \
+    && pass "a filter that keeps no scene runs nothing and passes (an empty CI shard)" || fail "empty filter" "exit $RC"
+
 # --- the report in headless Chromium --------------------------------------------------------
 if command -v chromium >/dev/null 2>&1; then
     P=$(mktemp -d)

@@ -16,9 +16,9 @@ typedef struct read_args {
     const char *script;
 } read_args;
 
-/* Reads number field `name` of the table at -1; 0 when absent, 1 when
+/* Reads number field `name` of the table at -1 (called `table` in messages); 0 when absent, 1 when
  * present (in *v), -1 when not a number (message written). */
-static int num_field(lua_State *L, read_args *a, const char *name, double *v)
+static int num_field(lua_State *L, read_args *a, const char *table, const char *name, double *v)
 {
     int t = lua_getfield(L, -1, name);
     if (t == LUA_TNIL) {
@@ -29,7 +29,7 @@ static int num_field(lua_State *L, read_args *a, const char *name, double *v)
     *v = lua_tonumberx(L, -1, &ok);
     lua_pop(L, 1);
     if (!ok || !isfinite(*v)) {
-        snprintf(a->err, a->err_size, "%s: scene.%s must be a number", a->script, name);
+        snprintf(a->err, a->err_size, "%s: %s.%s must be a number", a->script, table, name);
         return -1;
     }
     return 1;
@@ -63,12 +63,12 @@ static int read_scene(lua_State *L)
     }
     lua_pop(L, 1);
     double v;
-    int r = num_field(L, a, "fps", &v);
+    int r = num_field(L, a, "scene", "fps", &v);
     if (r < 0) return 0;
     if (r && !(v > 0 && v <= 1000)) FAIL("%s: scene.fps must be in (0, 1000]", s);
     if (r) d->fps = v;
     double frames = 0;
-    int have_frames = num_field(L, a, "frames", &frames);
+    int have_frames = num_field(L, a, "scene", "frames", &frames);
     if (have_frames < 0) return 0;
     if (have_frames && !(frames >= 1 && frames <= 100000 && frames == floor(frames)))
         FAIL("%s: scene.frames must be a whole number in 1..100000", s);
@@ -95,13 +95,13 @@ static int read_scene(lua_State *L)
 
     if (lua_getfield(L, -1, "tolerance") != LUA_TNIL) {
         if (!lua_istable(L, -1)) FAIL("%s: scene.tolerance must be a table", s);
-        if ((r = num_field(L, a, "threshold", &v)) < 0) return 0;
+        if ((r = num_field(L, a, "scene.tolerance", "threshold", &v)) < 0) return 0;
         if (r && !(v >= 0 && v <= 255)) FAIL("%s: scene.tolerance.threshold must be in 0..255", s);
         if (r) d->threshold = (int)v;
-        if ((r = num_field(L, a, "max_diff", &v)) < 0) return 0;
+        if ((r = num_field(L, a, "scene.tolerance", "max_diff", &v)) < 0) return 0;
         if (r && !(v >= 0 && v <= 1)) FAIL("%s: scene.tolerance.max_diff must be a share in 0..1", s);
         if (r) d->max_diff = v;
-        if ((r = num_field(L, a, "max_aa", &v)) < 0) return 0;
+        if ((r = num_field(L, a, "scene.tolerance", "max_aa", &v)) < 0) return 0;
         if (r && !(v >= 0 && v <= 1)) FAIL("%s: scene.tolerance.max_aa must be a share in 0..1", s);
         if (r) d->max_aa = v;
     }
