@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <stb_image.h>
@@ -52,12 +53,14 @@ static const char test_help[] =
     "  --shard K/N     run only scenes whose index in the sorted list % N == K-1\n"
     "  --filter PAT    only scenes whose name contains PAT (or matches it as a\n"
     "                  glob when PAT has * ? or [)\n"
+    "  --timeout S     a scene running longer is stopped and fails (default 600)\n"
     "\n"
     "Each shot is one test; the run ends with 'N passed, N failed'.\n"
     "Exit codes: 0 all passed, 1 something failed, 2 usage.\n";
 
 typedef struct test_opts {
     int update, jobs, shard_k, shard_n;
+    float timeout;           /* seconds a scene may run before it is killed */
     const char *out, *filter;
     char **paths;            /* scene scripts, owned */
     int count, cap;
@@ -132,7 +135,7 @@ static int matches(const char *name, const char *pat)
 
 static int parse(int argc, char **argv, test_opts *o)
 {
-    *o = (test_opts){.jobs = 1, .out = "out/test"};
+    *o = (test_opts){.jobs = 1, .out = "out/test", .timeout = 600};
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     int ninputs = 0;
     if (!inputs) return mr_cli_usage_error("test", "out of memory");
@@ -157,6 +160,10 @@ static int parse(int argc, char **argv, test_opts *o)
             if (!v || sscanf(v, "%d/%d%c", &o->shard_k, &o->shard_n, &tail) != 2 || o->shard_n < 1 ||
                 o->shard_k < 1 || o->shard_k > o->shard_n)
                 rc = mr_cli_usage_error("test", "--shard needs K/N with 1 <= K <= N, e.g. 2/4");
+            i++;
+        } else if (!strcmp(a, "--timeout")) {
+            if (mr_cli_float(v, &o->timeout) || !(o->timeout > 0 && o->timeout <= 86400))
+                rc = mr_cli_usage_error("test", "--timeout needs seconds in (0, 86400]");
             i++;
         } else if (!strcmp(a, "--filter")) {
             if (!v) rc = mr_cli_usage_error("test", "--filter needs a pattern");
@@ -391,7 +398,7 @@ static pid_t start_child(const test_opts *o, mr_scene_result *r)
     _exit(ok ? 0 : 3);
 }
 
-static void finish_child(const test_opts *o, mr_scene_result *r, int status, double seconds)
+static void finish_child(const test_opts *o, mr_scene_result *r, int status, double seconds, int timed_out)
 {
     char rp[1300];
     result_path(o, r, rp, sizeof rp);
@@ -406,7 +413,9 @@ static void finish_child(const test_opts *o, mr_scene_result *r, int status, dou
     }
     r->error = 1;
     r->seconds = seconds;
-    if (WIFSIGNALED(status))
+    if (timed_out)
+        msgf(r->message, sizeof r->message, "%s: ran past --timeout %g s and was stopped", r->path, o->timeout);
+    else if (WIFSIGNALED(status))
         msgf(r->message, sizeof r->message, "%s: the scene's process died of signal %d (%s); see %s/%s/log.txt",
                  r->path, WTERMSIG(status), strsignal(WTERMSIG(status)), o->out, r->name);
     else
@@ -468,8 +477,8 @@ int mr_cmd_test(int argc, char **argv)
     mr_scene_result *res = calloc((size_t)n, sizeof *res);
     pid_t *pids = calloc((size_t)n, sizeof *pids);
     double *started = calloc((size_t)n, sizeof *started);
-    char *done = calloc((size_t)n, 1);
-    if (!res || !pids || !started || !done) {
+    char *done = calloc((size_t)n, 1), *timed_out = calloc((size_t)n, 1);
+    if (!res || !pids || !started || !done || !timed_out) {
         fprintf(stderr, "marrow test: out of memory\n");
         rc = MR_EXIT_FAILED;
         goto out;
@@ -490,12 +499,22 @@ int mr_cmd_test(int argc, char **argv)
         }
         if (running > 0) {
             int status;
-            pid_t pid = waitpid(-1, &status, 0);
+            pid_t pid = waitpid(-1, &status, WNOHANG);
             if (pid < 0 && errno == EINTR) continue;
             if (pid < 0) break;
+            if (pid == 0) {            /* none ended: stop the ones past --timeout */
+                double now = mr_time_now();
+                for (int i = 0; i < next; i++)
+                    if (pids[i] > 0 && !done[i] && !timed_out[i] && now - started[i] > o.timeout) {
+                        kill(pids[i], SIGKILL);
+                        timed_out[i] = 1;
+                    }
+                usleep(10000);
+                continue;
+            }
             for (int i = 0; i < n; i++)
                 if (pids[i] == pid && !done[i]) {
-                    finish_child(&o, &res[i], status, mr_time_now() - started[i]);
+                    finish_child(&o, &res[i], status, mr_time_now() - started[i], timed_out[i]);
                     done[i] = 1;
                     running--;
                 }
@@ -519,6 +538,7 @@ out:
     free(pids);
     free(started);
     free(done);
+    free(timed_out);
     for (int i = 0; i < o.count; i++) free(o.paths[i]);
     free(o.paths);
     return rc;
