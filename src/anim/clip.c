@@ -232,14 +232,40 @@ static inline void normalize4(float *q)
     q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
 }
 
-/* Interpolates key interval i at fraction a into out. */
+/* Linear keys, the common case: translation/scale lerp, rotation
+ * shortest-path nlerp. Small enough to inline into the sampling loops. */
+static inline void lerp_key(const mr_track *tr, int i, float a, float *out)
+{
+    if (tr->components == 4) {
+        const float *v0 = tr->values + (size_t)i * 4, *v1 = v0 + 4;
+        /* Shortest path: flip the second key when the two disagree in sign. */
+        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+        float b = d < 0 ? -a : a, a0 = 1.0f - a;
+        out[0] = a0 * v0[0] + b * v1[0];
+        out[1] = a0 * v0[1] + b * v1[1];
+        out[2] = a0 * v0[2] + b * v1[2];
+        out[3] = a0 * v0[3] + b * v1[3];
+        normalize4(out);
+    } else {
+        const float *v0 = tr->values + (size_t)i * 3, *v1 = v0 + 3;
+        out[0] = v0[0] + a * (v1[0] - v0[0]);
+        out[1] = v0[1] + a * (v1[1] - v0[1]);
+        out[2] = v0[2] + a * (v1[2] - v0[2]);
+    }
+}
+
+/* Interpolates key interval i at fraction a into out, any interpolation. */
 static inline void interp_track(const mr_track *tr, int i, float a, float *out)
 {
     int c = tr->components;
+    if (tr->interp == MR_INTERP_LINEAR) {
+        lerp_key(tr, i, a, out);
+        return;
+    }
     if (tr->interp == MR_INTERP_STEP) {
         const float *v = tr->values + (size_t)(a >= 1.0f ? i + 1 : i) * c;
         for (int k = 0; k < c; k++) out[k] = v[k];
-    } else if (tr->interp == MR_INTERP_CUBIC) {
+    } else {
         const float *k0 = tr->values + (size_t)i * 3 * c;   /* in, value, out */
         const float *k1 = k0 + 3 * c;
         float dt = tr->times[i + 1] - tr->times[i];
@@ -248,22 +274,6 @@ static inline void interp_track(const mr_track *tr, int i, float a, float *out)
         float h01 = -2 * a3 + 3 * a2, h11 = a3 - a2;
         for (int k = 0; k < c; k++)
             out[k] = h00 * k0[c + k] + h10 * dt * k0[2 * c + k] + h01 * k1[c + k] + h11 * dt * k1[k];
-    } else if (c == 4) {
-        const float *v0 = tr->values + (size_t)i * 4;
-        const float *v1 = v0 + 4;
-        /* Shortest path: flip the second key when the two disagree in sign. */
-        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
-        float b = d < 0 ? -a : a, a0 = 1.0f - a;
-        out[0] = a0 * v0[0] + b * v1[0];
-        out[1] = a0 * v0[1] + b * v1[1];
-        out[2] = a0 * v0[2] + b * v1[2];
-        out[3] = a0 * v0[3] + b * v1[3];
-    } else {
-        const float *v0 = tr->values + (size_t)i * 3;
-        const float *v1 = v0 + 3;
-        out[0] = v0[0] + a * (v1[0] - v0[0]);
-        out[1] = v0[1] + a * (v1[1] - v0[1]);
-        out[2] = v0[2] + a * (v1[2] - v0[2]);
     }
     if (c == 4) normalize4(out);
 }
@@ -318,28 +328,6 @@ void mr_clip_finish(mr_clip *clip)
     clip->dense = mr_clip_dense_build(clip);
 }
 
-/* Linear interpolation written out so it inlines in the shared-timeline loop. */
-static inline void lerp_key(const mr_track *tr, int i, float a, float *out)
-{
-    if (tr->interp != MR_INTERP_LINEAR) {
-        interp_track(tr, i, a, out);
-    } else if (tr->components == 4) {
-        const float *v0 = tr->values + (size_t)i * 4, *v1 = v0 + 4;
-        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
-        float b = d < 0 ? -a : a, a0 = 1.0f - a;
-        out[0] = a0 * v0[0] + b * v1[0];
-        out[1] = a0 * v0[1] + b * v1[1];
-        out[2] = a0 * v0[2] + b * v1[2];
-        out[3] = a0 * v0[3] + b * v1[3];
-        normalize4(out);
-    } else {
-        const float *v0 = tr->values + (size_t)i * 3, *v1 = v0 + 3;
-        out[0] = v0[0] + a * (v1[0] - v0[0]);
-        out[1] = v0[1] + a * (v1[1] - v0[1]);
-        out[2] = v0[2] + a * (v1[2] - v0[2]);
-    }
-}
-
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
                          mr_pose *pose)
 {
@@ -361,13 +349,13 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
         }
         for (int j = 0; j < n; j++) {
             const mr_joint_tracks *jt = &clip->tracks[j];
-            if (jt->t.key_count > 1) lerp_key(&jt->t, i, a, pose->t[j]);
+            if (jt->t.key_count > 1) interp_track(&jt->t, i, a, pose->t[j]);
             else if (jt->t.key_count) hold_first(&jt->t, pose->t[j]);
             else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-            if (jt->r.key_count > 1) lerp_key(&jt->r, i, a, pose->r[j]);
+            if (jt->r.key_count > 1) interp_track(&jt->r, i, a, pose->r[j]);
             else if (jt->r.key_count) hold_first(&jt->r, pose->r[j]);
             else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-            if (jt->s.key_count > 1) lerp_key(&jt->s, i, a, pose->s[j]);
+            if (jt->s.key_count > 1) interp_track(&jt->s, i, a, pose->s[j]);
             else if (jt->s.key_count) hold_first(&jt->s, pose->s[j]);
             else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
         }

@@ -21,18 +21,6 @@ static const char *joint_name(const mr_skeleton *sk, int j)
     return sk->names && j >= 0 && j < sk->joint_count && sk->names[j] ? sk->names[j] : "?";
 }
 
-/* Rotation of an affine matrix as a unit quaternion (scale removed). */
-static void rotation_of(mat4 m, versor q)
-{
-    mat4 r;
-    glm_mat4_copy(m, r);
-    for (int c = 0; c < 3; c++) {
-        float len = glm_vec3_norm(r[c]);
-        if (len > 1e-12f) glm_vec3_scale(r[c], 1.0f / len, r[c]);
-    }
-    glm_mat4_quat(r, q);
-}
-
 /* Unit quaternion turning direction u onto direction v (any lengths). */
 static void from_to(const vec3 u_in, const vec3 v_in, versor q)
 {
@@ -77,7 +65,7 @@ static void parent_rotation(const mr_skeleton *sk, const mr_pose *pose, int j, v
 {
     mat4 m;
     mr_pose_model_matrix(sk, pose, sk->parents[j], m);
-    rotation_of(m, q);
+    mr_matrix_rotation(m, q);
 }
 
 mr_status mr_pose_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
@@ -221,7 +209,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     vec3 to_b2, ac, c1, from_mid, to_c2;
     glm_vec3_sub(b2, a, to_b2);
     from_to(ab, to_b2, q1);
-    rotation_of(top, ps);
+    mr_matrix_rotation(top, ps);
     rotate_joint(pose, job->start, ps, q1);
     /* 2: the end moved with it; turn mid so the end reaches c2. */
     glm_vec3_sub(c, a, ac);
@@ -233,7 +221,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     from_to(from_mid, to_c2, q2);
     /* mid's parent turned with start: q1 * its former model rotation. */
     versor pm0;
-    rotation_of(mmp, pm0);
+    mr_matrix_rotation(mmp, pm0);
     glm_quat_mul(q1, pm0, pm);
     rotate_joint(pose, job->mid, pm, q2);
     if (job->weight < 1.0f) {

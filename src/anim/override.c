@@ -45,8 +45,7 @@ void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat
     }
 }
 
-/* Rotation part of an affine matrix as a unit quaternion (scale removed). */
-static void matrix_rotation(mat4 m, versor q)
+void mr_matrix_rotation(mat4 m, versor q)
 {
     mat4 r;
     glm_mat4_copy(m, r);
@@ -73,7 +72,7 @@ mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int jo
         mat4 parent;
         versor p, pinv, tmp;
         mr_pose_model_matrix(sk, pose, sk->parents[joint], parent);
-        matrix_rotation(parent, p);
+        mr_matrix_rotation(parent, p);
         glm_quat_inv(p, pinv);
         if (mode == MR_OVERRIDE_ADD) {
             glm_quat_mul(pinv, q, tmp);

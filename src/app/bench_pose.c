@@ -49,6 +49,8 @@ static const bench_model bench_models[] = {
      {"assimp/test/models-nonbsd/MD5/Bob.md5anim"}, "Bob"},
     {"snoutx10k", "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
      {"tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"}, "forward"},
+    {"astroBoy", "lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae", {NULL}, NULL},
+    {"ThinMatrix", "thinmatrix-opengl-animation/Resources/res/model.dae", {NULL}, NULL},
 };
 
 static long file_size(const char *path)
@@ -95,7 +97,8 @@ void mr_bench_load(const mr_bench_opts *o)
         }
         if (!ok) continue;
         double med = mr_bench_median(times, reps);
-        printf("  %-10s %-28s %7.1f KB %8.3f ms %8.1f MB/s\n", bench_models[i].label, "md5mesh + md5anim",
+        printf("  %-10s %-28s %7.1f KB %8.3f ms %8.1f MB/s\n", bench_models[i].label,
+               bench_models[i].anims[0] ? "md5mesh + md5anim" : "COLLADA document",
                bytes / 1024.0, med * 1e3, bytes / med / 1e6);
     }
 }
@@ -219,7 +222,7 @@ void mr_bench_pose(const mr_bench_opts *o)
     for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
         mr_model *m = load_bench_model(o, &bench_models[i], NULL);
         if (!m) continue;
-        const mr_clip *c = mr_model_find_clip(m, bench_models[i].clip);
+        const mr_clip *c = bench_models[i].clip ? mr_model_find_clip(m, bench_models[i].clip) : NULL;
         if (!c && m->clip_count) c = m->clips[0];
         if (!c) {
             printf("  %-10s skipped: no clip\n", bench_models[i].label);

@@ -13,6 +13,7 @@ typedef struct mr_command {
 
 int mr_cmd_info(int argc, char **argv);
 int mr_cmd_pose(int argc, char **argv);
+int mr_cmd_convert(int argc, char **argv);
 int mr_cmd_bench(int argc, char **argv);
 int mr_cmd_run(int argc, char **argv);
 int mr_cmd_make_mannequin(int argc, char **argv);

@@ -2,6 +2,7 @@
 #include "formats/load.h"
 
 #include "core/file.h"
+#include "formats/collada.h"
 #include "formats/md5.h"
 
 #include <string.h>
@@ -18,6 +19,13 @@ mr_status mr_model_load(const char *path, const char *const *anims, int anim_cou
         return mr_error_set(err, MR_ERR_BAD_FILE,
                             "%s: unsupported model format (no file extension; expected .md5mesh or .dae)",
                             path);
+    if (strcmp(ext, "dae") == 0) {
+        if (anim_count > 0)
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                "%s: a COLLADA file brings its own clips; extra anim files (%s) are not "
+                                "supported", path, anims[0]);
+        return mr_collada_load(path, out, err);
+    }
     if (strcmp(ext, "md5mesh") != 0)
         return mr_error_set(err, MR_ERR_BAD_FILE,
                             "%s: unsupported model format '.%s' (expected .md5mesh or .dae)", path,

@@ -1,0 +1,116 @@
+/* frame.c — converting a model's numbers from one up axis / unit to another. */
+#include "anim/frame.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Frame -> world rotation (columns: where the frame's x, y, z go). */
+static void to_world(mr_up_axis up, mat3 r)
+{
+    glm_mat3_identity(r);
+    if (up == MR_UP_Z) {        /* (x, y, z) -> (x, z, -y) */
+        glm_mat3_copy((mat3){{1, 0, 0}, {0, 0, -1}, {0, 1, 0}}, r);
+    } else if (up == MR_UP_X) { /* (x, y, z) -> (-y, x, z) */
+        glm_mat3_copy((mat3){{0, 1, 0}, {-1, 0, 0}, {0, 0, 1}}, r);
+    }
+}
+
+void mr_frame_conversion(mr_frame from, mr_frame to, mat3 rot, float *scale)
+{
+    mat3 a, b;
+    to_world(from.up, a);
+    to_world(to.up, b);
+    glm_mat3_transpose(b);
+    glm_mat3_mul(b, a, rot);
+    *scale = (float)((double)from.meters_per_unit / (double)to.meters_per_unit);
+}
+
+static double conversion_scale(mr_frame from, mr_frame to)
+{
+    return (double)from.meters_per_unit / (double)to.meters_per_unit;
+}
+
+/* r is a signed axis permutation, so the product is exact; the scale is
+ * applied in double so each value is rounded once. */
+static void map3(const mat3 r, double s, float *v)
+{
+    double out[3];
+    for (int i = 0; i < 3; i++) out[i] = (double)r[0][i] * v[0] + (double)r[1][i] * v[1] + (double)r[2][i] * v[2];
+    for (int i = 0; i < 3; i++) v[i] = (float)(out[i] * s);
+}
+
+/* A scale vector under the axis permutation: diag(r S r^T). */
+static void map_scale(const mat3 r, float *v)
+{
+    float out[3];
+    for (int i = 0; i < 3; i++) {
+        out[i] = 0;
+        for (int k = 0; k < 3; k++) out[i] += fabsf(r[k][i]) * v[k];
+    }
+    memcpy(v, out, sizeof out);
+}
+
+/* A quaternion's vector part rotates with r (a rotation); the scalar part
+ * stays. This conjugates the rotation it encodes: q' = qr q qr^-1. */
+static void map_quat(const mat3 r, float *q)
+{
+    map3(r, 1.0f, q);
+}
+
+static void map_matrix(const mat3 r, double s, mat4 m)
+{
+    mat3 a, rt, tmp;
+    glm_mat4_pick3(m, a);
+    glm_mat3_transpose_to((vec3 *)r, rt);
+    glm_mat3_mul((vec3 *)r, a, tmp);
+    glm_mat3_mul(tmp, rt, a);
+    glm_mat4_ins3(a, m);
+    map3(r, s, m[3]);
+}
+
+static void map_track(mr_track *t, const mat3 r, double s, int which)
+{
+    int per_key = t->interp == MR_INTERP_CUBIC ? 3 : 1;
+    int c = t->components;
+    for (int k = 0; k < t->key_count * per_key; k++) {
+        float *v = t->values + (size_t)k * c;
+        if (which == 0) map3(r, s, v);  /* translation and its tangents */
+        else if (which == 1) map_quat(r, v);
+        else map_scale(r, v);
+    }
+}
+
+mr_status mr_model_convert_frame(mr_model *m, mr_frame to, mr_error *err)
+{
+    if (!(to.meters_per_unit > 0) || !isfinite(to.meters_per_unit) || !(m->frame.meters_per_unit > 0))
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "frame conversion: unit must be a positive number");
+    mat3 r;
+    float fs;
+    mr_frame_conversion(m->frame, to, r, &fs);
+    double s = conversion_scale(m->frame, to);
+    mr_skeleton *sk = &m->skeleton;
+    for (int j = 0; j < sk->joint_count; j++) {
+        map3(r, s, sk->rest_t[j]);
+        map_quat(r, sk->rest_r[j]);
+        map_scale(r, sk->rest_s[j]);
+        map_matrix(r, s, sk->inverse_bind[j]);
+    }
+    for (int i = 0; i < m->mesh_count; i++) {
+        mr_mesh *me = &m->meshes[i];
+        for (int v = 0; v < me->vertex_count; v++) {
+            map3(r, s, me->positions[v]);
+            map3(r, 1.0f, me->normals[v]);
+        }
+    }
+    for (int c = 0; c < m->clip_count; c++) {
+        mr_clip *clip = m->clips[c];
+        for (int j = 0; j < clip->joint_count; j++) {
+            map_track(&clip->tracks[j].t, r, s, 0);
+            map_track(&clip->tracks[j].r, r, s, 1);
+            map_track(&clip->tracks[j].s, r, s, 2);
+        }
+        mr_clip_finish(clip);  /* the keys changed: rebake the sampling cache */
+    }
+    m->frame = to;
+    return MR_OK;
+}

@@ -1,0 +1,1056 @@
+/* collada_anim.c — <library_animations> and <library_animation_clips> to
+ * per-joint TRS tracks.
+ *
+ * Samplers (INPUT, OUTPUT, INTERPOLATION, IN_TANGENT, OUT_TANGENT) are
+ * evaluated as COLLADA defines them, per output component and per key
+ * segment: STEP holds, LINEAR lerps, BEZIER is a cubic whose control points
+ * are (time, value) pairs when the tangents have two values per component
+ * (the curve parameter is solved from time) or values only (parameter
+ * linear in time), HERMITE uses the tangents as slopes per unit of the
+ * segment parameter. A channel whose target is a whole <matrix> with
+ * LINEAR keys is decomposed at its keys into translation, rotation and
+ * scale and played like marrow's LINEAR tracks (lerp, shortest-path
+ * nlerp), not as an element-wise matrix lerp, which is not a rigid motion
+ * (it shrinks limbs between sparse keys).
+ *
+ * Channel targets name a node id and the sid of one of its transforms,
+ * optionally a member: translate / scale (.X .Y .Z), rotate (.X .Y .Z
+ * .ANGLE), matrix elements (i)(j) = row i, column j, vector elements (i).
+ * Targets outside the skeleton's transforms (materials, cameras, Maya's
+ * blendParent, visibility) are skipped and counted in one warning.
+ *
+ * Tracks: for every animated joint the node's transform stack is rebuilt
+ * at each key time of the union of its channels and decomposed into TRS.
+ * Joints whose keys are all STEP get STEP tracks. When LINEAR tracks
+ * between those keys reproduce the exact curves (checked at the 1/2, then
+ * 1/4 and 3/4 points of every segment), they are kept. Otherwise (Bezier,
+ * Hermite, rotations about separate axes) the tracks are CUBIC: per
+ * segment, Hermite tangents are fitted so the curve passes through the
+ * exact values at 1/3 and 2/3; the fit is checked at 1/8 and 7/8, and
+ * a segment still off by more than the tolerance is split at its midpoint
+ * (CL_MAX_SPLIT levels, never below 2/CL_MAX_HZ s). The tolerance is
+ * CL_TOLERANCE times the model size (bounding-box diagonal), as the
+ * displacement of a point at that distance from the joint plus the
+ * translation error seen through the parent's scale.
+ */
+#include "formats/collada_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/file.h"
+
+#define CL_MAX_HZ 1920.0
+#define CL_TOLERANCE 1e-5
+
+enum { I_LINEAR = 0, I_STEP, I_BEZIER, I_HERMITE };
+
+typedef struct sampler {
+    xmlNode *el;
+    int count;           /* keys */
+    int comps;           /* output values per key */
+    cl_source in, out, itan, otan;
+    int tan_dim;         /* 0 none, 1 value-only, 2 (time, value) per component */
+    unsigned char *interp;
+    int all_step;
+    float *trs;          /* per key T(3) Q(4) S(3) for whole-matrix channels, or NULL */
+    int hint;            /* last segment found */
+} sampler;
+
+typedef struct channel {
+    sampler *s;
+    xmlNode *node_el;
+    int xf;              /* index in the node's transform stack */
+    int comp, ncomp;
+    int matrix_trs;      /* whole-matrix LINEAR: interpolate decomposed keys */
+    xmlNode *el;         /* the <channel> */
+    xmlNode *anim;       /* the enclosing <animation> */
+    int index;           /* document order */
+} channel;
+
+typedef struct anim_ctx {
+    cl_doc *d;
+    const cl_scene *s;
+    const cl_frame_conv *conv;
+    float tol;
+    int sampler_count;
+    size_t sampler_cap;
+    sampler **samplers;
+    int channel_count;
+    size_t channel_cap;
+    channel *channels;
+    int *by_node;        /* channel indices sorted by target node, then document order */
+    long skipped;
+    char skipped_example[120];
+} anim_ctx;
+
+/* ---- samplers ----------------------------------------------------------------- */
+
+static void sampler_free(sampler *s)
+{
+    if (!s) return;
+    free(s->interp);
+    free(s->trs);
+    free(s);
+}
+
+static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
+{
+    cl_doc *d = a->d;
+    *out = NULL;
+    if (el->_private) {  /* read before (several channels may share it) */
+        *out = el->_private;
+        return MR_OK;
+    }
+    sampler *s = calloc(1, sizeof *s);
+    if (!s) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    s->el = el;
+    xmlNode *in = NULL, *o = NULL, *ip = NULL, *it = NULL, *ot = NULL;
+    for (xmlNode *c = cl_child(el, "input"); c; c = cl_next(c, "input")) {
+        const char *sem = cl_attr(c, "semantic");
+        if (!sem) continue;
+        if (!strcmp(sem, "INPUT")) in = c;
+        else if (!strcmp(sem, "OUTPUT")) o = c;
+        else if (!strcmp(sem, "INTERPOLATION")) ip = c;
+        else if (!strcmp(sem, "IN_TANGENT")) it = c;
+        else if (!strcmp(sem, "OUT_TANGENT")) ot = c;
+    }
+    mr_status st = MR_OK;
+    if (!in || !o) st = cl_fail(d, el, "<sampler> needs INPUT and OUTPUT inputs");
+    if (st == MR_OK) st = cl_input_source(d, in, 0, 1, &s->in);
+    if (st == MR_OK) st = cl_input_source(d, o, 0, 1, &s->out);
+    if (st == MR_OK && s->out.count != s->in.count)
+        st = cl_fail(d, o, "OUTPUT has %d keys but INPUT has %d", s->out.count, s->in.count);
+    if (st != MR_OK) {
+        sampler_free(s);
+        return st;
+    }
+    s->count = s->in.count;
+    s->comps = s->out.stride;
+    for (int k = 1; k < s->count; k++)
+        if (s->in.f[(size_t)k * s->in.stride] < s->in.f[(size_t)(k - 1) * s->in.stride]) {
+            st = cl_fail(d, s->in.el, "key times go backwards at key %d (%g after %g)", k,
+                         s->in.f[(size_t)k * s->in.stride], s->in.f[(size_t)(k - 1) * s->in.stride]);
+            sampler_free(s);
+            return st;
+        }
+    s->interp = mr_alloc_array((size_t)s->count, 1);
+    if (!s->interp) {
+        sampler_free(s);
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    }
+    int curves = 0;
+    if (ip) {
+        cl_source names;
+        if ((st = cl_input_source(d, ip, 1, 1, &names)) != MR_OK) {
+            sampler_free(s);
+            return st;
+        }
+        if (names.count != s->count) {
+            st = cl_fail(d, ip, "INTERPOLATION has %d keys but INPUT has %d", names.count, s->count);
+            sampler_free(s);
+            return st;
+        }
+        for (int k = 0; k < s->count; k++) {
+            const char *n = names.names[(size_t)k * names.stride];
+            if (!strcmp(n, "LINEAR")) s->interp[k] = I_LINEAR;
+            else if (!strcmp(n, "STEP")) s->interp[k] = I_STEP;
+            else if (!strcmp(n, "BEZIER")) s->interp[k] = I_BEZIER, curves = 1;
+            else if (!strcmp(n, "HERMITE")) s->interp[k] = I_HERMITE, curves = 1;
+            else if (!strcmp(n, "CARDINAL") || !strcmp(n, "BSPLINE")) {
+                s->interp[k] = I_LINEAR;
+                if (d->model && k == 0)
+                    mr_model_warn(d->model, "sampler '%s': %s interpolation played as LINEAR",
+                                  cl_attr(el, "id") ? cl_attr(el, "id") : "?", n);
+            } else {
+                st = cl_fail(d, names.el, "key %d: unknown interpolation '%s'", k, n);
+                sampler_free(s);
+                return st;
+            }
+        }
+    }
+    if (curves) {
+        if (!it || !ot) {
+            if (d->model)
+                mr_model_warn(d->model, "sampler '%s' has curve keys but no tangents: played as LINEAR",
+                              cl_attr(el, "id") ? cl_attr(el, "id") : "?");
+            for (int k = 0; k < s->count; k++)
+                if (s->interp[k] == I_BEZIER || s->interp[k] == I_HERMITE) s->interp[k] = I_LINEAR;
+        } else {
+            if ((st = cl_input_source(d, it, 0, 1, &s->itan)) == MR_OK)
+                st = cl_input_source(d, ot, 0, 1, &s->otan);
+            if (st == MR_OK && (s->itan.count != s->count || s->otan.count != s->count))
+                st = cl_fail(d, it, "tangents have %d/%d keys but INPUT has %d", s->itan.count, s->otan.count,
+                             s->count);
+            if (st == MR_OK && s->itan.stride != s->otan.stride)
+                st = cl_fail(d, it, "IN_TANGENT and OUT_TANGENT strides differ (%d, %d)", s->itan.stride,
+                             s->otan.stride);
+            if (st == MR_OK) {
+                if (s->itan.stride == 2 * s->comps) s->tan_dim = 2;
+                else if (s->itan.stride == s->comps) s->tan_dim = 1;
+                else st = cl_fail(d, it, "tangent stride %d fits neither %d nor %d values per key", s->itan.stride,
+                                  s->comps, 2 * s->comps);
+            }
+            if (st != MR_OK) {
+                sampler_free(s);
+                return st;
+            }
+        }
+    }
+    s->all_step = 1;
+    for (int k = 0; k + 1 < s->count; k++)
+        if (s->interp[k] != I_STEP) s->all_step = 0;
+    if (mr_array_reserve((void **)&a->samplers, &a->sampler_cap, (size_t)a->sampler_count + 1, sizeof *a->samplers)) {
+        sampler_free(s);
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    }
+    a->samplers[a->sampler_count++] = s;
+    el->_private = s;
+    *out = s;
+    return MR_OK;
+}
+
+static inline double key_time(const sampler *s, int k)
+{
+    return s->in.f[(size_t)k * s->in.stride];
+}
+
+/* Last key index with time <= t, or -1 before the first key. Evaluation
+ * mostly walks forward in time: the last answer is tried first. */
+static int find_segment(sampler *s, double t)
+{
+    if (t < key_time(s, 0)) return -1;
+    int h = s->hint;
+    if (h >= 0 && h < s->count && key_time(s, h) <= t && (h + 1 == s->count || t < key_time(s, h + 1))) return h;
+    int lo = 0, hi = s->count;  /* time[lo] <= t < time[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if (key_time(s, mid) <= t) lo = mid;
+        else hi = mid;
+    }
+    s->hint = lo;
+    return lo;
+}
+
+static double bezier1(double p0, double c0, double c1, double p1, double u)
+{
+    double v = 1 - u;
+    return v * v * v * p0 + 3 * v * v * u * c0 + 3 * v * u * u * c1 + u * u * u * p1;
+}
+
+/* Parameter u in [0,1] where the time curve (t0, c0, c1, t1) reaches t.
+ * Control times are clamped into the segment so the curve is monotonic;
+ * Newton steps guarded by bisection. */
+static double solve_bezier_time(double t0, double c0, double c1, double t1, double t)
+{
+    if (c0 < t0) c0 = t0;
+    if (c0 > t1) c0 = t1;
+    if (c1 < t0) c1 = t0;
+    if (c1 > t1) c1 = t1;
+    double lo = 0, hi = 1, u = (t - t0) / (t1 - t0);
+    for (int it = 0; it < 40; it++) {
+        double x = bezier1(t0, c0, c1, t1, u) - t;
+        if (fabs(x) <= 1e-8 * (fabs(t1 - t0) + 1e-30)) break;
+        if (x > 0) hi = u;
+        else lo = u;
+        double v = 1 - u;
+        double dx = 3 * v * v * (c0 - t0) + 6 * v * u * (c1 - c0) + 3 * u * u * (t1 - c1);
+        double next = dx != 0 ? u - x / dx : -1;
+        u = (next > lo && next < hi) ? next : 0.5 * (lo + hi);
+    }
+    return u;
+}
+
+/* Value of component c of the sampler at time t. */
+static double sample_comp(const sampler *s, int k, double t, int c)
+{
+    if (k < 0) return s->out.f[c];
+    const float *v0 = s->out.f + (size_t)k * s->out.stride;
+    if (k >= s->count - 1) return v0[c];
+    const float *v1 = v0 + s->out.stride;
+    double t0 = key_time(s, k), t1 = key_time(s, k + 1);
+    if (!(t1 > t0)) return v1[c];
+    double u = (t - t0) / (t1 - t0);
+    switch (s->interp[k]) {
+    case I_STEP:
+        return v0[c];
+    case I_BEZIER: {
+        const float *ot = s->otan.f + (size_t)k * s->otan.stride;
+        const float *it = s->itan.f + (size_t)(k + 1) * s->itan.stride;
+        if (s->tan_dim == 2) {
+            double uu = solve_bezier_time(t0, ot[2 * c], it[2 * c], t1, t);
+            return bezier1(v0[c], ot[2 * c + 1], it[2 * c + 1], v1[c], uu);
+        }
+        return bezier1(v0[c], ot[c], it[c], v1[c], u);
+    }
+    case I_HERMITE: {
+        const float *ot = s->otan.f + (size_t)k * s->otan.stride;
+        const float *it = s->itan.f + (size_t)(k + 1) * s->itan.stride;
+        double m0 = s->tan_dim == 2 ? ot[2 * c + 1] : ot[c];
+        double m1 = s->tan_dim == 2 ? it[2 * c + 1] : it[c];
+        double u2 = u * u, u3 = u2 * u;
+        return (2 * u3 - 3 * u2 + 1) * v0[c] + (u3 - 2 * u2 + u) * m0 + (-2 * u3 + 3 * u2) * v1[c] +
+               (u3 - u2) * m1;
+    }
+    default:
+        return v0[c] + u * (v1[c] - v0[c]);
+    }
+}
+
+/* Decomposed keys for a whole-matrix channel (file space). */
+static mr_status sampler_prepare_trs(anim_ctx *a, sampler *s)
+{
+    if (s->trs) return MR_OK;
+    s->trs = mr_alloc_array((size_t)s->count * 10, sizeof *s->trs);
+    if (!s->trs) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, s->el, "out of memory");
+    for (int k = 0; k < s->count; k++) {
+        mat4 m;
+        cl_mat_from_rows(s->out.f + (size_t)k * s->out.stride, m);
+        float *p = s->trs + (size_t)k * 10;
+        vec3 t, sc;
+        versor q;
+        cl_decompose(m, t, q, sc);
+        memcpy(p, t, 12);
+        memcpy(p + 3, q, 16);
+        memcpy(p + 7, sc, 12);
+        if (k > 0) {  /* keep neighbouring keys in the same hemisphere */
+            float *pq = p - 10 + 3;
+            if (pq[0] * p[3] + pq[1] * p[4] + pq[2] * p[5] + pq[3] * p[6] < 0)
+                for (int i = 3; i < 7; i++) p[i] = -p[i];
+        }
+    }
+    return MR_OK;
+}
+
+/* Shortest-path normalised lerp of unit quaternions: what marrow's LINEAR
+ * rotation tracks do, so decomposed matrix keys play back unchanged. */
+static void nlerp(const float *a, const float *b, double u, float *out)
+{
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
+    double sign = dot < 0 ? -1 : 1;
+    double q[4], len = 0;
+    for (int i = 0; i < 4; i++) {
+        q[i] = (1 - u) * a[i] + sign * u * b[i];
+        len += q[i] * q[i];
+    }
+    len = sqrt(len);
+    for (int i = 0; i < 4; i++) out[i] = (float)(len > 0 ? q[i] / len : (i == 3));
+}
+
+/* Writes the channel's value at time t into vals (the target element's
+ * value array, row-major for matrices). */
+static void channel_eval(const channel *ch, double t, float *vals)
+{
+    sampler *s = ch->s;
+    int k = find_segment(s, t);
+    if (ch->matrix_trs && k >= 0 && k < s->count - 1 && s->interp[k] == I_LINEAR &&
+        key_time(s, k + 1) > key_time(s, k)) {
+        double u = (t - key_time(s, k)) / (key_time(s, k + 1) - key_time(s, k));
+        const float *p0 = s->trs + (size_t)k * 10, *p1 = p0 + 10;
+        vec3 tr, sc;
+        versor q, q0, q1;
+        for (int i = 0; i < 3; i++) {
+            tr[i] = (float)(p0[i] + u * (p1[i] - p0[i]));
+            sc[i] = (float)(p0[7 + i] + u * (p1[7 + i] - p0[7 + i]));
+        }
+        memcpy(q0, p0 + 3, 16);
+        memcpy(q1, p1 + 3, 16);
+        nlerp(q0, q1, u, q);
+        mat4 m;
+        cl_compose(tr, q, sc, m);
+        for (int row = 0; row < 4; row++)
+            for (int col = 0; col < 4; col++) vals[row * 4 + col] = m[col][row];
+        return;
+    }
+    for (int c = 0; c < ch->ncomp; c++) vals[ch->comp + c] = (float)sample_comp(s, k, t, c);
+}
+
+/* ---- channels ------------------------------------------------------------------ */
+
+static void note_skip(anim_ctx *a, const char *target)
+{
+    if (!a->skipped++) snprintf(a->skipped_example, sizeof a->skipped_example, "%s", target);
+}
+
+static int member_index(const char *m, int type)
+{
+    if (type == CL_XF_ROTATE && !strcmp(m, "ANGLE")) return 3;
+    if (!strcmp(m, "X")) return 0;
+    if (!strcmp(m, "Y")) return 1;
+    if (!strcmp(m, "Z")) return 2;
+    return -1;
+}
+
+static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
+{
+    cl_doc *d = a->d;
+    const char *target = cl_attr(el, "target");
+    if (!target) return cl_fail(d, el, "<channel> without a target");
+    xmlNode *samp_el;
+    mr_status st = cl_ref(d, el, "source", "sampler", &samp_el);
+    if (st != MR_OK) return st;
+    const char *slash = strchr(target, '/');
+    if (!slash) {
+        note_skip(a, target);
+        return MR_OK;
+    }
+    xmlNode *node = cl_find_id(d, target, (size_t)(slash - target));
+    if (!node) {
+        if (target[0] == '.' || target[0] == '#') {  /* relative or odd forms */
+            note_skip(a, target);
+            return MR_OK;
+        }
+        return cl_fail(d, el, "target '%s' names no element", target);
+    }
+    if (!cl_is(node, "node")) {
+        note_skip(a, target);
+        return MR_OK;
+    }
+    const char *sid = slash + 1;
+    size_t sid_len = strcspn(sid, ".(/");
+    if (sid[sid_len] == '/') {
+        note_skip(a, target);
+        return MR_OK;
+    }
+    int xf = -1, type = 0, nvals = 0, k = 0;
+    for (xmlNode *c = cl_first_elem(node); c; c = cl_next_elem(c)) {
+        int t = cl_is(c, "matrix") ? CL_XF_MATRIX : cl_is(c, "translate") ? CL_XF_TRANSLATE
+              : cl_is(c, "rotate") ? CL_XF_ROTATE : cl_is(c, "scale") ? CL_XF_SCALE
+              : cl_is(c, "lookat") ? CL_XF_LOOKAT : cl_is(c, "skew") ? CL_XF_SKEW : 0;
+        if (!t) continue;
+        const char *csid = cl_attr(c, "sid");
+        if (csid && strlen(csid) == sid_len && !strncmp(csid, sid, sid_len)) {
+            xf = k;
+            type = t;
+            nvals = t == CL_XF_MATRIX ? 16 : t == CL_XF_ROTATE ? 4 : t == CL_XF_LOOKAT ? 9 : t == CL_XF_SKEW ? 7 : 3;
+            break;
+        }
+        k++;
+    }
+    if (xf < 0) {
+        note_skip(a, target);
+        return MR_OK;
+    }
+    const char *member = sid + sid_len;
+    int comp = 0, ncomp = nvals;
+    if (*member == '.') {
+        comp = member_index(member + 1, type);
+        if (comp < 0 || type == CL_XF_MATRIX || comp >= nvals) {
+            note_skip(a, target);
+            return MR_OK;
+        }
+        ncomp = 1;
+    } else if (*member == '(') {
+        int i = -1, j = -1, used = 0;
+        if (sscanf(member, "(%d)(%d)%n", &i, &j, &used) == 2 && member[used] == '\0') {
+            if (type != CL_XF_MATRIX || i < 0 || i > 3 || j < 0 || j > 3)
+                return cl_fail(d, el, "target '%s': element (%d)(%d) does not exist", target, i, j);
+            comp = i * 4 + j;
+        } else if (sscanf(member, "(%d)%n", &i, &used) == 1 && member[used] == '\0') {
+            if (i < 0 || i >= nvals) return cl_fail(d, el, "target '%s': element (%d) does not exist", target, i);
+            comp = i;
+        } else {
+            return cl_fail(d, el, "target '%s': cannot read the element index", target);
+        }
+        ncomp = 1;
+    } else if (*member) {
+        note_skip(a, target);
+        return MR_OK;
+    }
+    sampler *s;
+    if ((st = read_sampler(a, samp_el, &s)) != MR_OK) return st;
+    if (s->comps != ncomp)
+        return cl_fail(d, el, "target '%s' takes %d value(s) per key but the sampler's OUTPUT has %d", target, ncomp,
+                       s->comps);
+    if (s->count == 0) return MR_OK;
+    channel ch = {s, node, xf, comp, ncomp, 0, el, anim, a->channel_count};
+    if (type == CL_XF_MATRIX && ncomp == 16) {
+        ch.matrix_trs = 1;
+        if ((st = sampler_prepare_trs(a, s)) != MR_OK) return st;
+    }
+    if (mr_array_reserve((void **)&a->channels, &a->channel_cap, (size_t)a->channel_count + 1, sizeof *a->channels))
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    a->channels[a->channel_count++] = ch;
+    return MR_OK;
+}
+
+static mr_status read_animation(anim_ctx *a, xmlNode *anim, int depth)
+{
+    if (depth > 64) return cl_fail(a->d, anim, "<animation> nested deeper than 64 levels");
+    for (xmlNode *c = cl_first_elem(anim); c; c = cl_next_elem(c)) {
+        mr_status st = MR_OK;
+        if (cl_is(c, "channel")) st = read_channel(a, c, anim);
+        else if (cl_is(c, "animation")) st = read_animation(a, c, depth + 1);
+        if (st != MR_OK) return st;
+    }
+    return MR_OK;
+}
+
+/* ---- tracks -------------------------------------------------------------------- */
+
+/* A joint's transform stack prepared for fast evaluation: runs of
+ * elements no channel touches are multiplied out once. */
+typedef struct stack_op {
+    int xf;              /* animated element index, or -1 for the constant */
+    mat4 m;              /* constant product when xf < 0 */
+} stack_op;
+
+typedef struct joint_eval {
+    const cl_node *node;
+    const channel **ch;  /* channels driving this joint in the clip */
+    int nch;
+    float (*vals)[16];   /* scratch: values of the node's transforms */
+    stack_op *ops;
+    int nops;
+    float parent_scale;  /* largest axis scale of the parent's rest world */
+} joint_eval;
+
+static void prepare_ops(joint_eval *je, unsigned char *animated)
+{
+    const cl_node *n = je->node;
+    memset(animated, 0, (size_t)n->xf_count);
+    for (int c = 0; c < je->nch; c++) animated[je->ch[c]->xf] = 1;
+    je->nops = 0;
+    int open = 0;
+    for (int i = 0; i < n->xf_count; i++) {
+        if (animated[i]) {
+            je->ops[je->nops].xf = i;
+            je->nops++;
+            open = 0;
+            continue;
+        }
+        mat4 m;
+        cl_xform_matrix(&n->xf[i], NULL, m);
+        if (!open) {
+            je->ops[je->nops].xf = -1;
+            glm_mat4_copy(m, je->ops[je->nops].m);
+            je->nops++;
+            open = 1;
+        } else {
+            glm_mat4_mul(je->ops[je->nops - 1].m, m, je->ops[je->nops - 1].m);
+        }
+    }
+}
+
+/* Local matrix of the joint at time t, converted to the model frame. */
+static void eval_local(const anim_ctx *a, joint_eval *je, double t, mat4 out)
+{
+    const cl_node *n = je->node;
+    for (int c = 0; c < je->nch; c++) {
+        const channel *ch = je->ch[c];
+        memcpy(je->vals[ch->xf], n->xf[ch->xf].v, sizeof je->vals[0]);
+    }
+    for (int c = 0; c < je->nch; c++) channel_eval(je->ch[c], t, je->vals[je->ch[c]->xf]);
+    mat4 m, x;
+    glm_mat4_identity(m);
+    for (int i = 0; i < je->nops; i++) {
+        const stack_op *op = &je->ops[i];
+        /* Transform elements are affine: the cheaper affine product. */
+        if (i == 0) {
+            if (op->xf < 0) glm_mat4_copy((vec4 *)op->m, m);
+            else cl_xform_matrix(&n->xf[op->xf], je->vals[op->xf], m);
+        } else if (op->xf < 0) {
+            glm_mul(m, (vec4 *)op->m, m);
+        } else {
+            cl_xform_matrix(&n->xf[op->xf], je->vals[op->xf], x);
+            glm_mul(m, x, m);
+        }
+    }
+    cl_conv_matrix(a->conv, m, out);
+}
+
+/* A key: time, TRS packed as t[3] q[4] s[3], and the cubic tangents
+ * (per second) arriving at and leaving the key. */
+typedef struct key {
+    double t;
+    float v[10];
+    float tin[10], tout[10];
+} key;
+
+static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align, key *k)
+{
+    mat4 m;
+    eval_local(a, je, t, m);
+    k->t = t;
+    vec3 tr, sc;
+    versor q;
+    cl_decompose(m, tr, q, sc);
+    memcpy(k->v, tr, 12);
+    memcpy(k->v + 3, q, 16);
+    memcpy(k->v + 7, sc, 12);
+    if (align && k->v[3] * align->v[3] + k->v[4] * align->v[4] + k->v[5] * align->v[5] + k->v[6] * align->v[6] < 0)
+        for (int i = 3; i < 7; i++) k->v[i] = -k->v[i];
+    memset(k->tin, 0, sizeof k->tin);
+    memset(k->tout, 0, sizeof k->tout);
+}
+
+static void compose_packed(const float *v, mat4 out)
+{
+    vec3 t = {v[0], v[1], v[2]}, s = {v[7], v[8], v[9]};
+    versor q = {v[3], v[4], v[5], v[6]};
+    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (len > 0)
+        for (int i = 0; i < 4; i++) q[i] /= len;
+    else
+        glm_quat_identity(q);
+    cl_compose(t, q, s, out);
+}
+
+/* What mr_track_sample gives between k0 and k1 at fraction u: lerp and
+ * shortest-path nlerp (LINEAR) or the Hermite curve (CUBIC). */
+static void interp_keys(const key *k0, const key *k1, float u, int cubic, mat4 out)
+{
+    float v[10];
+    if (cubic) {
+        float dt = (float)(k1->t - k0->t);
+        float u2 = u * u, u3 = u2 * u;
+        float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+        for (int i = 0; i < 10; i++)
+            v[i] = h00 * k0->v[i] + h10 * dt * k0->tout[i] + h01 * k1->v[i] + h11 * dt * k1->tin[i];
+    } else {
+        float dot = k0->v[3] * k1->v[3] + k0->v[4] * k1->v[4] + k0->v[5] * k1->v[5] + k0->v[6] * k1->v[6];
+        for (int i = 0; i < 10; i++) {
+            float b = (i >= 3 && i < 7 && dot < 0) ? -k1->v[i] : k1->v[i];
+            v[i] = k0->v[i] + u * (b - k0->v[i]);
+        }
+    }
+    compose_packed(v, out);
+}
+
+/* Error of local matrix b against the exact a, in model units: the
+ * translation difference seen through the parent's scale, plus the
+ * displacement of a point at distance `size` through the relative change
+ * of each axis (so a node's own scale does not inflate it). */
+static float mat_error(const mat4 a, const mat4 b, float size, float parent_scale)
+{
+    float dt = 0, dr = 0;
+    for (int i = 0; i < 3; i++) dt += (a[3][i] - b[3][i]) * (a[3][i] - b[3][i]);
+    for (int c = 0; c < 3; c++) {
+        float e = 0, n = 0;
+        for (int i = 0; i < 3; i++) {
+            e += (a[c][i] - b[c][i]) * (a[c][i] - b[c][i]);
+            n += a[c][i] * a[c][i];
+        }
+        if (n > 1e-30f) e /= n;
+        if (e > dr) dr = e;
+    }
+    return sqrtf(dt) * parent_scale + size * sqrtf(dr);
+}
+
+static float segment_error(const anim_ctx *a, joint_eval *je, const key *k0, const key *k1, const float *fr, int nfr,
+                           int cubic, float size)
+{
+    float worst = 0;
+    for (int i = 0; i < nfr; i++) {
+        mat4 exact, approx;
+        eval_local(a, je, k0->t + (k1->t - k0->t) * fr[i], exact);
+        interp_keys(k0, k1, fr[i], cubic, approx);
+        float e = mat_error(exact, approx, size, je->parent_scale);
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+typedef struct key_list {
+    key *k;
+    size_t n, cap;
+} key_list;
+
+static int push_key(key_list *l, const key *k)
+{
+    if (mr_array_reserve((void **)&l->k, &l->cap, l->n + 1, sizeof *l->k)) return -1;
+    l->k[l->n++] = *k;
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Sorted unique key times of the joint's channels. */
+static double *joint_times(const joint_eval *je, size_t *count)
+{
+    size_t n = 0;
+    for (int c = 0; c < je->nch; c++) n += (size_t)je->ch[c]->s->count;
+    double *t = mr_alloc_array(n, sizeof *t);
+    if (!t) return NULL;
+    size_t m = 0;
+    for (int c = 0; c < je->nch; c++) {
+        const sampler *s = je->ch[c]->s;
+        for (int k = 0; k < s->count; k++) t[m++] = key_time(s, k);
+    }
+    qsort(t, m, sizeof *t, cmp_double);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (u == 0 || t[i] - t[u - 1] > 1e-6) t[u++] = t[i];
+    *count = u;
+    return t;
+}
+
+/* Hermite tangents of segment [k0, k1] that make the curve pass through
+ * the exact values at 1/3 and 2/3 of the segment: k0->tout, k1->tin. */
+static void fit_segment(const anim_ctx *a, joint_eval *je, key *k0, key *k1)
+{
+    key f1, f2;
+    double dt = k1->t - k0->t;
+    key_at(a, je, k0->t + dt / 3, k0, &f1);
+    key_at(a, je, k0->t + 2 * dt / 3, k0, &f2);
+    /* Hermite basis at u = 1/3 and 2/3. */
+    const float a00 = 20.0f / 27, a01 = 7.0f / 27, b00 = 7.0f / 27, b01 = 20.0f / 27;
+    for (int i = 0; i < 10; i++) {
+        float r1 = f1.v[i] - a00 * k0->v[i] - a01 * k1->v[i];
+        float r2 = f2.v[i] - b00 * k0->v[i] - b01 * k1->v[i];
+        float m0 = 4.5f * (2 * r1 - r2), m1 = 4.5f * (r1 - 2 * r2);
+        k0->tout[i] = (float)(m0 / dt);
+        k1->tin[i] = (float)(m1 / dt);
+    }
+}
+
+#define CL_MAX_SPLIT 12
+
+/* Appends keys after k0 up to and including k1 so that every cubic
+ * segment is within tolerance (split at midpoints, CL_MAX_SPLIT levels at
+ * most, never below 1/CL_MAX_HZ). k0 is the last key of out. */
+static mr_status emit_cubic(anim_ctx *a, joint_eval *je, key_list *out, key k1, float size, int depth)
+{
+    /* A cubic through the exact values at 0, 1/3, 2/3, 1 errs most near
+     * 1/8 and 7/8 (the middle lobe is about half as large). */
+    static const float check[2] = {0.125f, 0.875f};
+    key *k0 = &out->k[out->n - 1];
+    if (k0->v[3] * k1.v[3] + k0->v[4] * k1.v[4] + k0->v[5] * k1.v[5] + k0->v[6] * k1.v[6] < 0)
+        for (int i = 3; i < 7; i++) k1.v[i] = -k1.v[i];
+    fit_segment(a, je, k0, &k1);
+    if (depth < CL_MAX_SPLIT && k1.t - k0->t > 2.0 / CL_MAX_HZ &&
+        segment_error(a, je, k0, &k1, check, 2, 1, size) > a->tol) {
+        key mid;
+        key_at(a, je, 0.5 * (k0->t + k1.t), k0, &mid);
+        mr_status st = emit_cubic(a, je, out, mid, size, depth + 1);
+        if (st != MR_OK) return st;
+        return emit_cubic(a, je, out, k1, size, depth + 1);
+    }
+    if (push_key(out, &k1)) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    return MR_OK;
+}
+
+enum { KEYS_STEP, KEYS_LINEAR, KEYS_CUBIC };
+
+/* Builds the key list for one joint (see the file comment). */
+static mr_status joint_keys(anim_ctx *a, joint_eval *je, float size, key_list *out, int *mode)
+{
+    out->n = 0;
+    *mode = KEYS_STEP;
+    for (int c = 0; c < je->nch; c++)
+        if (!je->ch[c]->s->all_step) *mode = KEYS_LINEAR;
+    size_t nt;
+    double *times = joint_times(je, &nt);
+    if (!times) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    key_list src = {0};
+    key k;
+    for (size_t i = 0; i < nt; i++) {
+        key_at(a, je, times[i], src.n ? &src.k[src.n - 1] : NULL, &k);
+        if (push_key(&src, &k)) {
+            free(times);
+            free(src.k);
+            return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        }
+    }
+    free(times);
+    int linear_ok = 1;
+    if (*mode == KEYS_LINEAR) {
+        static const float mid[1] = {0.5f}, quarters[2] = {0.25f, 0.75f};
+        for (size_t i = 0; i + 1 < src.n && linear_ok; i++)
+            if (segment_error(a, je, &src.k[i], &src.k[i + 1], mid, 1, 0, size) > a->tol) linear_ok = 0;
+        for (size_t i = 0; i + 1 < src.n && linear_ok; i++)
+            if (segment_error(a, je, &src.k[i], &src.k[i + 1], quarters, 2, 0, size) > a->tol) linear_ok = 0;
+    }
+    if (*mode == KEYS_STEP || linear_ok || src.n < 2) {
+        free(out->k);
+        *out = src;
+        return MR_OK;
+    }
+    *mode = KEYS_CUBIC;
+    mr_status st = MR_OK;
+    if (push_key(out, &src.k[0])) st = cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    for (size_t i = 1; i < src.n && st == MR_OK; i++) st = emit_cubic(a, je, out, src.k[i], size, 0);
+    free(src.k);
+    return st;
+}
+
+/* Fills one track (which: 0 translation, 1 rotation, 2 scale) from the
+ * keys; a constant track keeps one key, one equal to the rest value none. */
+static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, const float *rest, int mode)
+{
+    int comps = which == 1 ? 4 : 3, off = which == 0 ? 0 : which == 1 ? 3 : 7;
+    const float *first = k[0].v + off;
+    int constant = 1, at_rest = 1;
+    for (size_t i = 0; i < n && constant; i++)
+        for (int c = 0; c < comps; c++) {
+            float scale = 1.0f + fabsf(first[c]);
+            if (fabsf(k[i].v[off + c] - first[c]) > 1e-5f * scale) constant = 0;
+            if (mode == KEYS_CUBIC && i + 1 < n &&
+                fabsf(k[i].tout[off + c]) * (float)(k[i + 1].t - k[i].t) > 1e-5f * scale)
+                constant = 0;
+            if (mode == KEYS_CUBIC && i > 0 &&
+                fabsf(k[i].tin[off + c]) * (float)(k[i].t - k[i - 1].t) > 1e-5f * scale)
+                constant = 0;
+        }
+    if (constant) {
+        float dot = 0;
+        for (int c = 0; c < comps; c++) dot += first[c] * rest[c];
+        for (int c = 0; c < comps && at_rest; c++) {
+            float r = which == 1 && dot < 0 ? -rest[c] : rest[c];
+            if (fabsf(first[c] - r) > 1e-5f * (1.0f + fabsf(r))) at_rest = 0;
+        }
+        if (at_rest) return MR_OK;
+        n = 1;
+        mode = KEYS_LINEAR;
+    }
+    mr_interp interp = mode == KEYS_STEP ? MR_INTERP_STEP : mode == KEYS_CUBIC ? MR_INTERP_CUBIC : MR_INTERP_LINEAR;
+    mr_status st = mr_track_alloc(tr, (int)n, interp);
+    if (st != MR_OK) return st;
+    for (size_t i = 0; i < n; i++) {
+        tr->times[i] = (float)k[i].t;
+        if (interp == MR_INTERP_CUBIC) {
+            float *dst = tr->values + i * 3 * (size_t)comps;
+            memcpy(dst, k[i].tin + off, (size_t)comps * sizeof(float));
+            memcpy(dst + comps, k[i].v + off, (size_t)comps * sizeof(float));
+            memcpy(dst + 2 * comps, k[i].tout + off, (size_t)comps * sizeof(float));
+        } else {
+            memcpy(tr->values + i * (size_t)comps, k[i].v + off, (size_t)comps * sizeof(float));
+        }
+    }
+    mr_track_finish(tr);
+    return MR_OK;
+}
+
+/* ---- clips ------------------------------------------------------------------------- */
+
+static int in_animations(xmlNode *anim, xmlNode *const *set, int n)
+{
+    for (xmlNode *p = anim; p && cl_is(p, "animation"); p = p->parent)
+        for (int i = 0; i < n; i++)
+            if (set[i] == p) return 1;
+    return 0;
+}
+
+typedef struct node_key {
+    uintptr_t node;      /* the target <node> element's address */
+    int index;           /* channel index, document order */
+} node_key;
+
+static int cmp_node_key(const void *x, const void *y)
+{
+    const node_key *a = x, *b = y;
+    if (a->node != b->node) return a->node < b->node ? -1 : 1;
+    return a->index - b->index;
+}
+
+/* Orders channels by target node (document order within one node, so a
+ * later channel on the same value wins). */
+static mr_status index_channels(anim_ctx *a)
+{
+    node_key *keys = mr_alloc_array((size_t)a->channel_count + 1, sizeof *keys);
+    a->by_node = mr_alloc_array((size_t)a->channel_count + 1, sizeof *a->by_node);
+    if (!keys || !a->by_node) {
+        free(keys);
+        return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    for (int i = 0; i < a->channel_count; i++) keys[i] = (node_key){(uintptr_t)a->channels[i].node_el, i};
+    qsort(keys, (size_t)a->channel_count, sizeof *keys, cmp_node_key);
+    for (int i = 0; i < a->channel_count; i++) a->by_node[i] = keys[i].index;
+    free(keys);
+    return MR_OK;
+}
+
+/* Position in by_node of the first channel on node el (channel_count when
+ * there is none). */
+static int first_channel(const anim_ctx *a, const xmlNode *el)
+{
+    int lo = 0, hi = a->channel_count;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if ((uintptr_t)a->channels[a->by_node[mid]].node_el < (uintptr_t)el) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Builds a clip from the channels selected by `set` (NULL: all). */
+static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, int nset, double end, float size,
+                            mr_model *model, int *used)
+{
+    const cl_scene *s = a->s;
+    const mr_skeleton *sk = &model->skeleton;
+    mr_clip *clip = mr_clip_make(name, sk->joint_count);
+    if (!clip) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    const channel **chs = mr_alloc_array((size_t)a->channel_count + 1, sizeof *chs);
+    int maxxf = 1;
+    for (int i = 0; i < s->node_count; i++)
+        if (s->nodes[i].xf_count > maxxf) maxxf = s->nodes[i].xf_count;
+    float(*vals)[16] = mr_alloc_array((size_t)maxxf, sizeof *vals);
+    stack_op *ops = mr_alloc_array((size_t)maxxf, sizeof *ops);
+    unsigned char *animated = mr_alloc_array((size_t)maxxf, 1);
+    key_list keys = {0};
+    mr_status st = MR_OK;
+    if (!chs || !vals || !ops || !animated) st = cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    double last = 0;
+    int any_joint = 0;
+    double rate_step = -1;
+    int uniform = 1;
+    for (int i = 0; i < s->node_count && st == MR_OK; i++) {
+        const cl_node *n = &s->nodes[i];
+        if (n->joint < 0) continue;
+        int nch = 0;
+        for (int k = first_channel(a, n->el); k < a->channel_count; k++) {
+            const channel *ch = &a->channels[a->by_node[k]];
+            if (ch->node_el != n->el) break;
+            if (ch->xf >= n->xf_count) continue;
+            if (set && !in_animations(ch->anim, set, nset)) continue;
+            chs[nch++] = ch;
+            used[ch->index] = 1;
+        }
+        if (!nch) continue;
+        any_joint = 1;
+        for (int c = 0; c < nch; c++) {
+            const sampler *sm = chs[c]->s;
+            last = fmax(last, key_time(sm, sm->count - 1));
+            for (int k = 1; k < sm->count && uniform; k++) {
+                double dt = key_time(sm, k) - key_time(sm, k - 1);
+                if (rate_step < 0) rate_step = dt;
+                else if (fabs(dt - rate_step) > 1e-4 * rate_step) uniform = 0;
+            }
+        }
+        joint_eval je = {n, chs, nch, vals, ops, 0, a->conv->scale};
+        if (n->parent >= 0) {
+            const cl_node *p = &s->nodes[n->parent];
+            float ps = 0;
+            for (int c = 0; c < 3; c++) ps = fmaxf(ps, glm_vec3_norm((float *)p->world[c]));
+            je.parent_scale = ps * a->conv->scale;
+        }
+        prepare_ops(&je, animated);
+        int mode;
+        if ((st = joint_keys(a, &je, size, &keys, &mode)) != MR_OK) break;
+        int j = n->joint;
+        mr_joint_tracks *jt = &clip->tracks[j];
+        if ((st = fill_track(&jt->t, keys.k, keys.n, 0, sk->rest_t[j], mode)) != MR_OK) break;
+        if ((st = fill_track(&jt->r, keys.k, keys.n, 1, sk->rest_r[j], mode)) != MR_OK) break;
+        if ((st = fill_track(&jt->s, keys.k, keys.n, 2, sk->rest_s[j], mode)) != MR_OK) break;
+    }
+    free(keys.k);
+    free(chs);
+    free(vals);
+    free(ops);
+    free(animated);
+    if (st == MR_OK && !any_joint) {
+        mr_clip_free(clip);
+        return MR_OK;  /* nothing in this clip moves the skeleton */
+    }
+    if (st != MR_OK) {
+        mr_clip_free(clip);
+        return st;
+    }
+    clip->duration = (float)(end > 0 ? end : last);
+    if (uniform && rate_step > 1e-6) clip->rate = (float)(1.0 / rate_step);
+    if ((st = mr_model_add_clip(model, clip)) != MR_OK) {
+        mr_clip_free(clip);
+        return cl_fail_status(a->d, st, NULL, "out of memory");
+    }
+    return MR_OK;
+}
+
+static void anim_free(anim_ctx *a)
+{
+    for (int i = 0; i < a->sampler_count; i++) {
+        a->samplers[i]->el->_private = NULL;
+        sampler_free(a->samplers[i]);
+    }
+    free(a->samplers);
+    free(a->channels);
+    free(a->by_node);
+}
+
+static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
+{
+    cl_doc *d = a->d;
+    xmlNode *lib_clips = cl_child(d->root, "library_animation_clips");
+    int nclips = 0;
+    for (xmlNode *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
+        for (xmlNode *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) nclips++;
+    if (!nclips) {
+        char *stem = mr_path_stem(d->name);
+        const char *name = stem && *stem ? stem : "default";
+        mr_status st = build_clip(a, name, NULL, 0, 0, size, model, used);
+        free(stem);
+        return st;
+    }
+    for (xmlNode *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
+        for (xmlNode *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) {
+            int n = 0;
+            for (xmlNode *ia = cl_child(c, "instance_animation"); ia; ia = cl_next(ia, "instance_animation")) n++;
+            xmlNode **set = mr_alloc_array((size_t)n + 1, sizeof *set);
+            if (!set) return cl_fail_status(d, MR_ERR_NO_MEMORY, c, "out of memory");
+            int k = 0;
+            mr_status st = MR_OK;
+            for (xmlNode *ia = cl_child(c, "instance_animation"); ia && st == MR_OK; ia = cl_next(ia, "instance_animation"))
+                st = cl_ref(d, ia, "url", "animation", &set[k++]);
+            double end = 0;
+            const char *e = cl_attr(c, "end");
+            if (st == MR_OK && e) {
+                char *stop;
+                end = strtod(e, &stop);
+                if (stop == e || !isfinite(end) || end < 0) st = cl_fail(d, c, "end=\"%s\" is not a time", e);
+            }
+            const char *name = cl_attr(c, "name");
+            if (!name) name = cl_attr(c, "id");
+            if (st == MR_OK) st = build_clip(a, name ? name : "clip", set, k, end, size, model, used);
+            free(set);
+            if (st != MR_OK) return st;
+        }
+    return MR_OK;
+}
+
+mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, float size, mr_model *model)
+{
+    anim_ctx a = {0};
+    a.d = d;
+    a.s = s;
+    a.conv = conv;
+    a.tol = (float)(CL_TOLERANCE * size);
+    mr_status st = MR_OK;
+    for (xmlNode *lib = cl_child(d->root, "library_animations"); lib && st == MR_OK;
+         lib = cl_next(lib, "library_animations"))
+        st = read_animation(&a, lib, 0);
+    int *used = NULL;
+    if (st == MR_OK && a.channel_count) {
+        used = mr_alloc_array((size_t)a.channel_count, sizeof *used);
+        if (!used) st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    }
+    if (st == MR_OK && a.channel_count) st = index_channels(&a);
+    if (st == MR_OK && a.channel_count) st = read_clips(&a, size, model, used);
+    if (st == MR_OK) {
+        long unused = 0, outside = 0;
+        for (int c = 0; c < a.channel_count; c++) {
+            if (used[c]) continue;
+            /* Channels on nodes outside the skeleton (cameras, lights). */
+            int in_skel = 0;
+            const char *id = cl_attr(a.channels[c].node_el, "id");
+            for (int i = cl_scene_find(s, NULL, 0, id, 1); i >= 0 && !in_skel; i = cl_scene_next(s, i, 1))
+                in_skel = s->nodes[i].el == a.channels[c].node_el && s->nodes[i].joint >= 0;
+            if (in_skel) unused++;
+            else outside++;
+        }
+        if (a.skipped)
+            mr_model_warn(model, "%ld animation channel(s) target something other than a node transform (e.g. '%s'): ignored",
+                          a.skipped, a.skipped_example);
+        if (outside) mr_model_warn(model, "%ld animation channel(s) move nodes outside the skeleton: ignored", outside);
+        if (unused) mr_model_warn(model, "%ld animation channel(s) are in no <animation_clip>: ignored", unused);
+    }
+    free(used);
+    anim_free(&a);
+    return st;
+}

@@ -1,0 +1,277 @@
+/* collada_internal.h — private declarations shared by the collada_*.c files.
+ *
+ * The reader works in passes over one libxml2 DOM:
+ *   collada_xml.c       parse (safe options), #id table, errors with element
+ *                       path + line, fast number parsing, <source>/<accessor>
+ *   collada_scene.c     visual scene -> flat node instances with transform
+ *                       stacks; transform composition and TRS decomposition
+ *   collada_material.c  materials, effects, images, texture path lookup
+ *   collada_geometry.c  <mesh> primitives -> triangle meshes (de-duplicated)
+ *   collada_skin.c      <controller><skin> -> joints, inverse binds, weights
+ *   collada_anim.c      samplers, channels, curve evaluation, clips -> tracks
+ *   collada_read.c      assembly into mr_model and the Y-up metre conversion
+ * Everything here is file-space (the document's axes and unit) unless a name
+ * says otherwise; collada_read.c converts once at the end.
+ */
+#ifndef MR_FORMATS_COLLADA_INTERNAL_H
+#define MR_FORMATS_COLLADA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libxml/tree.h>
+
+#include "anim/model.h"
+#include "core/error.h"
+
+/* ---- document, ids, errors (collada_xml.c) ---------------------------- */
+
+/* Parsed arrays hang off xmlNode._private so each is parsed once. */
+typedef struct cl_array {
+    int kind;            /* CL_ARRAY_FLOAT or CL_ARRAY_NAME */
+    size_t count;
+    float *f;            /* count floats */
+    char **names;        /* count tokens (pointers into buf) */
+    char *buf;
+    struct cl_array *next;  /* list of all arrays, for freeing */
+} cl_array;
+
+enum { CL_ARRAY_FLOAT = 1, CL_ARRAY_NAME };
+
+typedef struct cl_id {
+    const char *id;
+    xmlNode *node;
+} cl_id;
+
+typedef struct cl_doc {
+    const char *name;    /* file name used in messages */
+    char *dir;           /* directory of the file (texture lookup) */
+    xmlDoc *xml;
+    xmlNode *root;       /* <COLLADA> */
+    int version_major, version_minor;
+    cl_id *ids;          /* open-addressing table, ids_cap a power of two */
+    size_t ids_cap, ids_count;
+    cl_array *arrays;    /* everything parsed, freed by cl_doc_close */
+    mr_error *err;
+    mr_model *model;     /* receives warnings */
+    mr_up_axis up;       /* <asset><up_axis> of the root asset */
+    double meter;        /* <asset><unit meter> */
+} cl_doc;
+
+/* Parses buf as a COLLADA document (libxml2 with XML_PARSE_NONET, no entity
+ * substitution, no DTD loading; libxml2's own output silenced). Checks the
+ * root element and version, builds the #id table and reads the root asset.
+ * On failure err is set and the doc is closed. */
+mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err);
+void cl_doc_close(cl_doc *d);
+/* The libxml2 parser options cl_doc_open uses (exposed for the tests). */
+int cl_xml_options(void);
+
+/* "collada: NAME: /COLLADA/.../elem[@id='x'] (line N): message"; returns
+ * MR_ERR_BAD_FILE (or `status` for cl_fail_status). at may be NULL. */
+mr_status cl_fail(cl_doc *d, const xmlNode *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+mr_status cl_fail_status(cl_doc *d, mr_status status, const xmlNode *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Element path of n into buf (always NUL-terminated). */
+void cl_path(const xmlNode *n, char *buf, size_t cap);
+long cl_line(const xmlNode *n);
+
+/* Element helpers: local names only (namespaces ignored). */
+int cl_is(const xmlNode *n, const char *name);
+xmlNode *cl_child(const xmlNode *n, const char *name);           /* first element child named */
+xmlNode *cl_next(const xmlNode *n, const char *name);            /* next element sibling named */
+xmlNode *cl_first_elem(const xmlNode *n);                       /* first element child */
+xmlNode *cl_next_elem(const xmlNode *n);                        /* next element sibling */
+const char *cl_attr(const xmlNode *n, const char *name);         /* value or NULL, no copy */
+
+/* Text content of an element. Usually a pointer into the DOM; when the text
+ * is split over several nodes it is joined into *owned (free it). */
+const char *cl_text(const xmlNode *n, size_t *len, char **owned);
+
+/* Resolves a "#id" URI (percent-decoded when needed) to an element; NULL
+ * when dangling. cl_ref reads attribute attr of `at` (or its text when attr
+ * is NULL) and fails with a message when the reference is missing, external,
+ * dangling or names an element other than `want` (NULL: any). */
+xmlNode *cl_lookup(cl_doc *d, const char *uri);
+xmlNode *cl_find_id(cl_doc *d, const char *id, size_t len);
+mr_status cl_ref(cl_doc *d, xmlNode *at, const char *attr, const char *want, xmlNode **out);
+
+/* Arrays. cl_floats parses a <float_array> (count checked, NaN/inf refused);
+ * cl_names a <Name_array>/<IDREF_array>. Results are cached and owned by d. */
+mr_status cl_floats(cl_doc *d, xmlNode *array, const cl_array **out);
+mr_status cl_names(cl_doc *d, xmlNode *array, const cl_array **out);
+/* Parses exactly n floats from the element's text (matrix, translate, ...). */
+mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n);
+/* Parses whitespace-separated integers (>= min_value) into a new array
+ * (*out freed by caller); *count gets how many. */
+mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count);
+
+/* A <source> seen through its <accessor>: element k, component c is
+ * f[k * stride + c] (c < stride), or names[k * stride] for name sources. */
+typedef struct cl_source {
+    xmlNode *el;         /* the <source> */
+    int count, stride;
+    const float *f;      /* NULL for name sources */
+    char *const *names;  /* NULL for float sources */
+} cl_source;
+
+/* Reads source element src (expects a float array when want_names is 0,
+ * a Name/IDREF array otherwise) and checks stride >= min_stride and that
+ * the accessor stays inside the array. */
+mr_status cl_source_read(cl_doc *d, xmlNode *src, int want_names, int min_stride, cl_source *out);
+/* Same through an <input source="#..."> element. */
+mr_status cl_input_source(cl_doc *d, xmlNode *input, int want_names, int min_stride, cl_source *out);
+
+/* Integer attribute with a default; fails on junk or a value < min. */
+mr_status cl_int_attr(cl_doc *d, xmlNode *el, const char *name, long dflt, long min, long *out);
+
+/* Percent-decodes s into a new string. */
+char *cl_url_decode(const char *s);
+
+/* ---- scene and transforms (collada_scene.c) ---------------------------- */
+
+enum { CL_XF_MATRIX = 1, CL_XF_TRANSLATE, CL_XF_ROTATE, CL_XF_SCALE, CL_XF_LOOKAT, CL_XF_SKEW };
+
+typedef struct cl_xform {
+    int type;
+    int n;               /* value count: 16, 3, 4, 3, 9, 7 */
+    float v[16];         /* document values (matrix row-major, rotate axis+degrees) */
+    xmlNode *el;
+} cl_xform;
+
+/* One node instance in the scene (library nodes instanced twice appear
+ * twice). Nodes are in depth-first document order: parent < child. */
+typedef struct cl_node {
+    xmlNode *el;         /* the <node> */
+    int parent;          /* index or -1 */
+    const char *id, *sid, *name;
+    int is_joint;        /* type="JOINT" */
+    int xf_count;
+    cl_xform *xf;        /* transform stack in document order */
+    mat4 local;          /* composed rest transform (file space) */
+    mat4 world;          /* rest world (file space) */
+    int end;             /* one past the last node of this node's subtree */
+    int joint;           /* skeleton index, -1 when not in the skeleton */
+    int needed;
+} cl_node;
+
+/* An <instance_geometry> or <instance_controller> found in the scene. */
+typedef struct cl_instance {
+    xmlNode *el;
+    int node;            /* node holding it */
+    int is_controller;
+} cl_instance;
+
+typedef struct cl_scene {
+    int node_count;
+    size_t node_cap;
+    cl_node *nodes;
+    int inst_count;
+    size_t inst_cap;
+    cl_instance *insts;
+    xmlNode *visual_scene;
+    void *index;         /* sid/id/name lookup tables (collada_scene.c) */
+} cl_scene;
+
+mr_status cl_scene_build(cl_doc *d, cl_scene *s);
+void cl_scene_free(cl_scene *s);
+/* First node (depth-first order) whose sid, id or name (field 0, 1, 2)
+ * equals key, inside the subtree of one of the roots (node indices; a root
+ * of -1, or roots == NULL, means the whole scene). -1 when none. */
+int cl_scene_find(const cl_scene *s, const int *roots, int root_count, const char *key, int field);
+/* Next node after i (depth-first order) with the same key in that field. */
+int cl_scene_next(const cl_scene *s, int i, int field);
+
+/* Transform math (file space). */
+void cl_xform_matrix(const cl_xform *x, const float *values, mat4 out);
+void cl_stack_matrix(const cl_xform *xf, int count, const float *const *values, mat4 out);
+/* Row-major 16 floats -> cglm column-major. */
+void cl_mat_from_rows(const float *rows, mat4 out);
+/* Splits an affine matrix into T, unit quaternion, S (negative determinant
+ * puts the sign on x). Returns the residual shear (0 for a pure TRS). */
+float cl_decompose(const mat4 m, vec3 t, versor q, vec3 s);
+void cl_compose(const vec3 t, const versor q, const vec3 s, mat4 out);
+
+/* ---- materials (collada_material.c) ------------------------------------ */
+
+/* Fills mat from the <material> element (effect colours, diffuse texture
+ * resolved beside the model). Never fails on missing pieces: defaults and
+ * warnings instead; fails only on malformed data. */
+mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat);
+/* Resolves an image reference to a path that exists beside the model, or
+ * the joined path plus a warning. New string. */
+char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at);
+
+/* ---- geometry (collada_geometry.c) -------------------------------------- */
+
+/* One triangle list built from a primitive: vertices de-duplicated per
+ * unique index tuple, file-space positions. */
+typedef struct cl_prim {
+    mr_mesh mesh;        /* positions/normals/uvs/indices, no joints yet */
+    int *pos_index;      /* per vertex: index into the <vertices> positions */
+    int has_normals;
+    const char *symbol;  /* material symbol of the primitive (may be NULL) */
+    xmlNode *el;
+} cl_prim;
+
+typedef struct cl_geometry {
+    int prim_count;
+    cl_prim *prims;
+    int position_count;  /* size of the POSITION source */
+    const char *name;
+} cl_geometry;
+
+mr_status cl_geometry_read(cl_doc *d, xmlNode *geometry, cl_geometry *g);
+void cl_geometry_free(cl_geometry *g);
+
+/* ---- skin (collada_skin.c) ---------------------------------------------- */
+
+/* Skin weights: an influence on joint -1, and whatever the weights of a
+ * vertex leave short of 1 (by more than CL_BIND_SHAPE_EPS), stay on the
+ * bind shape: the mesh as its own node places it, without the bind shape
+ * matrix. That is how the Khronos conformance references treat
+ * un-normalised weights (skin_4_influence). Weights adding up to more than
+ * 1 are normalised. */
+#define CL_BIND_SHAPE_EPS 1e-3f
+
+typedef struct cl_skin {
+    xmlNode *controller, *skin_el, *geometry;
+    mat4 bind_shape;     /* file space */
+    int joint_count;
+    int *joint_node;     /* scene node per skin joint */
+    mat4 *inv_bind;      /* per skin joint, file space */
+    int vertex_count;    /* = positions in the base mesh */
+    int *offsets;        /* vertex_count + 1: influences of vertex v are [offsets[v], offsets[v+1]) */
+    int *joints;         /* skin joint index, -1 = bind shape */
+    float *weights;
+    int uses_bind_shape; /* some weight stays on the bind shape */
+} cl_skin;
+
+/* Reads the controller instanced by inst (an <instance_controller>), binds
+ * its joints to scene nodes through the <skeleton> roots. */
+mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl_skin *skin);
+void cl_skin_free(cl_skin *skin);
+
+/* ---- animation (collada_anim.c) ----------------------------------------- */
+
+/* Builds the model's clips from <library_animations> and
+ * <library_animation_clips>. Tracks are file-space until
+ * cl_anim_convert-like handling in collada_read.c: this function takes the
+ * conversion (conjugation by conv, translation scaled) itself so tracks come
+ * out in the model frame. size is the model extent (file units) used for
+ * the resampling tolerance. */
+typedef struct cl_frame_conv {
+    mat3 rot;            /* file axes -> Y-up axes (signed permutation) */
+    float scale;         /* metres per file unit */
+    double meter;        /* the same in double, for single-rounding conversions */
+    int identity_rot;    /* Y_UP: rot is the identity */
+} cl_frame_conv;
+
+mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, float size,
+                       mr_model *model);
+
+/* Local rest matrix of a node converted to the model frame. */
+void cl_conv_matrix(const cl_frame_conv *c, const mat4 in, mat4 out);
+
+#endif

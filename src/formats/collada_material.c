@@ -1,0 +1,268 @@
+/* collada_material.c — <material> -> <effect> -> mr_material, and finding
+ * the texture files a model references.
+ *
+ * Colours come from the <profile_COMMON> technique (phong, blinn, lambert
+ * or constant). A diffuse <texture> is followed through its <sampler2D>
+ * and <surface> newparams (COLLADA 1.4) or <instance_image> (1.5) to the
+ * <image>'s <init_from>. Image paths are URL-decoded and looked up beside
+ * the model: the path relative to the model's directory, then the base
+ * name in that directory, then a file there whose name matches ignoring
+ * case, spaces, '_' and '-'. Absolute and file:// paths (an exporter's
+ * machine) are reduced to their base name first. A texture that cannot be
+ * found keeps the joined path and adds a model warning; it never fails.
+ */
+#include "formats/collada_internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/file.h"
+
+/* ---- texture files ------------------------------------------------------ */
+
+/* Lower-cased name without spaces, '_' and '-' (for the fuzzy match). */
+static void fuzzy_key(const char *s, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (; *s && j + 1 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == ' ' || c == '_' || c == '-') continue;
+        out[j++] = (char)tolower(c);
+    }
+    out[j] = '\0';
+}
+
+static char *find_fuzzy(const char *dir, const char *base)
+{
+    char want[256], have[256];
+    fuzzy_key(base, want, sizeof want);
+    if (!want[0]) return NULL;
+    DIR *dp = opendir(dir);
+    if (!dp) return NULL;
+    char *found = NULL;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        fuzzy_key(e->d_name, have, sizeof have);
+        if (strcmp(have, want) == 0) {
+            char *p = mr_path_join(dir, e->d_name);
+            if (p && mr_file_exists(p)) {
+                found = p;
+                break;
+            }
+            free(p);
+        }
+    }
+    closedir(dp);
+    return found;
+}
+
+char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at)
+{
+    char *path = cl_url_decode(ref);
+    if (!path) return NULL;
+    /* Trim, turn backslashes into slashes, drop a file:// scheme. */
+    char *p = path;
+    while (*p && isspace((unsigned char)*p)) p++;
+    memmove(path, p, strlen(p) + 1);
+    size_t n = strlen(path);
+    while (n && isspace((unsigned char)path[n - 1])) path[--n] = '\0';
+    for (char *c = path; *c; c++)
+        if (*c == '\\') *c = '/';
+    if (!strncasecmp(path, "file://", 7)) {
+        const char *rest = path + 7;
+        if (rest[0] == '/' && isalpha((unsigned char)rest[1]) && rest[2] == ':') rest++;  /* file:///C:/ */
+        memmove(path, rest, strlen(rest) + 1);
+    }
+    while (path[0] == '.' && path[1] == '/') memmove(path, path + 2, strlen(path + 2) + 1);
+    int absolute = path[0] == '/' || (isalpha((unsigned char)path[0]) && path[1] == ':');
+    const char *base = mr_path_basename(path);
+
+    char *cand = NULL;
+    if (!absolute && path[0]) {
+        cand = mr_path_join(d->dir, path);
+        if (cand && mr_file_exists(cand)) {
+            free(path);
+            return cand;
+        }
+        free(cand);
+    }
+    if (base[0]) {
+        cand = mr_path_join(d->dir, base);
+        if (cand && mr_file_exists(cand)) {
+            free(path);
+            return cand;
+        }
+        free(cand);
+        cand = find_fuzzy(d->dir, base);
+        if (cand) {
+            free(path);
+            return cand;
+        }
+    }
+    char *fallback = mr_path_join(d->dir, absolute ? base : path);
+    if (d->model) {
+        char where[64] = "";
+        if (at) snprintf(where, sizeof where, " (line %ld)", cl_line(at));
+        mr_model_warn(d->model, "texture '%s'%s not found beside the model; kept as '%s'", ref, where,
+                      fallback ? fallback : "?");
+    }
+    free(path);
+    return fallback;
+}
+
+/* ---- effects ------------------------------------------------------------- */
+
+/* <newparam sid="sid"> in the profile, then in the effect. */
+static xmlNode *find_newparam(xmlNode *profile, xmlNode *effect, const char *sid)
+{
+    xmlNode *scopes[2] = {profile, effect};
+    for (int k = 0; k < 2; k++) {
+        if (!scopes[k]) continue;
+        for (xmlNode *c = cl_child(scopes[k], "newparam"); c; c = cl_next(c, "newparam")) {
+            const char *s = cl_attr(c, "sid");
+            if (s && !strcmp(s, sid)) return c;
+        }
+    }
+    return NULL;
+}
+
+static char *trimmed_text(xmlNode *el)
+{
+    if (!el) return NULL;
+    char *owned;
+    size_t len;
+    const char *t = cl_text(el, &len, &owned);
+    if (!t) return NULL;
+    while (len && isspace((unsigned char)*t)) t++, len--;
+    while (len && isspace((unsigned char)t[len - 1])) len--;
+    char *out = mr_strndup(t, len);
+    free(owned);
+    return out;
+}
+
+/* Path text of an <image>: <init_from>path</init_from> (1.4) or
+ * <init_from><ref>path</ref></init_from> (1.5). */
+static char *image_ref(xmlNode *image)
+{
+    xmlNode *init = cl_child(image, "init_from");
+    if (!init) return NULL;
+    xmlNode *ref = cl_child(init, "ref");
+    return trimmed_text(ref ? ref : init);
+}
+
+/* Resolves <texture texture="X"> to its <image>, or NULL. */
+static xmlNode *texture_image(cl_doc *d, xmlNode *profile, xmlNode *effect, const char *tex)
+{
+    xmlNode *np = find_newparam(profile, effect, tex);
+    if (np) {
+        xmlNode *sampler = cl_child(np, "sampler2D");
+        if (!sampler) return NULL;
+        xmlNode *ii = cl_child(sampler, "instance_image");  /* 1.5 */
+        if (ii) return cl_lookup(d, cl_attr(ii, "url"));
+        char *surf_sid = trimmed_text(cl_child(sampler, "source"));
+        if (!surf_sid) return NULL;
+        xmlNode *sp = find_newparam(profile, effect, surf_sid);
+        free(surf_sid);
+        xmlNode *surface = sp ? cl_child(sp, "surface") : NULL;
+        char *img_id = trimmed_text(surface ? cl_child(surface, "init_from") : NULL);
+        if (!img_id) return NULL;
+        xmlNode *img = cl_find_id(d, img_id, strlen(img_id));
+        free(img_id);
+        return img && cl_is(img, "image") ? img : NULL;
+    }
+    /* Some exporters name the image directly. */
+    xmlNode *img = cl_find_id(d, tex, strlen(tex));
+    return img && cl_is(img, "image") ? img : NULL;
+}
+
+static mr_status read_color(cl_doc *d, xmlNode *slot, float out[4])
+{
+    xmlNode *color = cl_child(slot, "color");
+    if (!color) return MR_OK;
+    float v[4] = {0, 0, 0, 1};
+    char *owned;
+    size_t len;
+    const char *t = cl_text(color, &len, &owned);
+    if (!t) return cl_fail_status(d, MR_ERR_NO_MEMORY, color, "out of memory");
+    /* RGB or RGBA. */
+    int n = 0;
+    const char *p = t, *end = t + len;
+    while (n < 4) {
+        while (p < end && isspace((unsigned char)*p)) p++;
+        if (p >= end) break;
+        char *q;
+        double x = strtod(p, &q);
+        if (q == p || !isfinite(x)) {
+            free(owned);
+            return cl_fail(d, color, "expected 3 or 4 numbers");
+        }
+        v[n++] = (float)x;
+        p = q;
+    }
+    free(owned);
+    if (n < 3) return cl_fail(d, color, "expected 3 or 4 numbers, found %d", n);
+    memcpy(out, v, sizeof v);
+    return MR_OK;
+}
+
+mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat)
+{
+    const char *name = cl_attr(material, "name");
+    if (!name) name = cl_attr(material, "id");
+    free(mat->name);
+    mat->name = mr_strdup(name ? name : "material");
+    xmlNode *ie = cl_child(material, "instance_effect");
+    if (!ie) return MR_OK;
+    xmlNode *effect;
+    mr_status st = cl_ref(d, ie, "url", "effect", &effect);
+    if (st != MR_OK) return st;
+    xmlNode *profile = cl_child(effect, "profile_COMMON");
+    if (!profile) return MR_OK;  /* only shader profiles: keep defaults */
+    xmlNode *tech = cl_child(profile, "technique");
+    xmlNode *model = NULL;
+    for (xmlNode *c = tech ? cl_first_elem(tech) : NULL; c; c = cl_next_elem(c))
+        if (cl_is(c, "phong") || cl_is(c, "blinn") || cl_is(c, "lambert") || cl_is(c, "constant")) {
+            model = c;
+            break;
+        }
+    if (!model) return MR_OK;
+    static const char *slots[4] = {"emission", "ambient", "diffuse", "specular"};
+    float *dst[4] = {mat->emission, mat->ambient, mat->diffuse, mat->specular};
+    for (int k = 0; k < 4; k++) {
+        xmlNode *slot = cl_child(model, slots[k]);
+        if (slot && (st = read_color(d, slot, dst[k])) != MR_OK) return st;
+    }
+    if (cl_is(model, "lambert") || cl_is(model, "constant")) memcpy(mat->specular, (float[4]){0, 0, 0, 1}, sizeof mat->specular);
+    if (cl_is(model, "constant")) {
+        memcpy(mat->diffuse, mat->emission, sizeof mat->diffuse);
+        mat->diffuse[3] = 1.0f;
+    }
+    xmlNode *shin = cl_child(model, "shininess");
+    xmlNode *f = shin ? cl_child(shin, "float") : NULL;
+    if (f) {
+        float v;
+        if ((st = cl_fixed_floats(d, f, &v, 1)) != MR_OK) return st;
+        mat->shininess = v;
+    }
+    xmlNode *diffuse = cl_child(model, "diffuse");
+    xmlNode *tex = diffuse ? cl_child(diffuse, "texture") : NULL;
+    const char *tex_name = tex ? cl_attr(tex, "texture") : NULL;
+    if (tex_name) {
+        xmlNode *img = texture_image(d, profile, effect, tex_name);
+        char *ref = img ? image_ref(img) : NULL;
+        if (ref && ref[0]) {
+            free(mat->diffuse_map);
+            mat->diffuse_map = cl_texture_path(d, ref, img);
+            memcpy(mat->diffuse, (float[4]){1, 1, 1, 1}, sizeof mat->diffuse);
+        } else if (d->model) {
+            mr_model_warn(d->model, "material '%s': diffuse texture '%s' (line %ld) does not lead to an image",
+                          mat->name, tex_name, cl_line(tex));
+        }
+        free(ref);
+    }
+    return MR_OK;
+}
