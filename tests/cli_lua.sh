@@ -69,9 +69,13 @@ check_msg error_in_unload.lua "error_in_unload.lua:1: unload failed on purpose"
 check_msg infinite_loop_gc.lua "infinite_loop_gc.lua:2: setmetatable: __gc metamethods are disabled"
 check_msg load_not_function.lua "load_not_function.lua: update is a number, not a function"
 check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
+check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
+check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'rotate' (unknown joint 'nek'; did you mean 'neck'?)"
 
 # ---- examples: each runs headless and writes its picture ---------------------------
-for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31; do
+for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \
+         wave_while_walking:31 walk_run_crossfade:79 reach_target:46 head_tracking:71 sword_in_hand:20 \
+         timeline_two_characters:101; do
     name=${e%%:*}
     if "$M" run --headless "examples/$name.lua" --frames "${e##*:}" --out "$tmp/ex" >/dev/null 2>"$tmp/err" &&
        [ -s "$tmp/ex/$name.png" ] && [ -s "examples/$name.png" ]; then

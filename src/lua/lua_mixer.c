@@ -170,9 +170,7 @@ static mr_play_opts check_play_opts(lua_State *L, int arg)
     o.repeat = (int)opt_number(L, arg, "repetitions", 0, 0, 1e6);
     o.speed = opt_number(L, arg, "speed", 1.0f, -1e6, 1e6);
     o.start = opt_number(L, arg, "start", -1.0f, -1e9, 1e9);
-    o.weight = opt_number(L, arg, "weight", -1.0f, 0, 1);
-    if (lua_getfield(L, arg, "weight") == LUA_TNIL) o.weight = -1.0f;
-    lua_pop(L, 1);
+    o.weight = opt_number(L, arg, "weight", -1.0f, 0, 1);   /* absent: -1 keeps the track's */
     o.fade = opt_number(L, arg, "fade", 0.0f, 0, 1e6);
     o.delay = opt_number(L, arg, "delay", 0.0f, 0, 1e6);
     if (lua_getfield(L, arg, "curve") != LUA_TNIL) {
