@@ -20,7 +20,7 @@ ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(shell ./scripts/install-deps.sh >&2)
 endif
 
-CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g \
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread $(SANFLAGS)
@@ -40,18 +40,21 @@ marrow: $(EXE)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC    $<"
+	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(EXE): $(BUILD)/src/app/main.o $(LIB)
-	$(CC) -o $@ $^ $(LDLIBS)
+	@echo "  LINK  $@"
+	@$(CC) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/test.h $(LIB)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+	@echo "  TEST  $@"
+	@$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
 run: marrow
 	./scripts/demo.sh

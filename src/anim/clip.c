@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_dense.h"
 #include "core/alloc.h"
 
 mr_clip *mr_clip_make(const char *name, int joint_count)
@@ -45,9 +46,36 @@ void mr_clip_free(mr_clip *clip)
             track_release(&clip->tracks[j].r);
             track_release(&clip->tracks[j].s);
         }
+    for (int i = 0; i < clip->marker_count; i++) free(clip->markers[i].name);
+    free(clip->markers);
     free(clip->tracks);
+    mr_clip_dense_free(clip->dense);
     free(clip->name);
     free(clip);
+}
+
+mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
+{
+    if (!clip || !name || !name[0]) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time) || time < 0.0f || time > clip->duration) return MR_ERR_INVALID_ARGUMENT;
+    if (clip->marker_count >= MR_MAX_MARKERS) return MR_ERR_LIMIT;
+    char *copy = mr_strdup(name);
+    if (!copy) return MR_ERR_NO_MEMORY;
+    mr_marker *grown = realloc(clip->markers, (size_t)(clip->marker_count + 1) * sizeof *grown);
+    if (!grown) {
+        free(copy);
+        return MR_ERR_NO_MEMORY;
+    }
+    clip->markers = grown;
+    int at = clip->marker_count;
+    while (at > 0 && grown[at - 1].time > time) {
+        grown[at] = grown[at - 1];
+        at--;
+    }
+    grown[at].time = time;
+    grown[at].name = copy;
+    clip->marker_count++;
+    return MR_OK;
 }
 
 mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp)
@@ -133,6 +161,23 @@ mr_status mr_clip_validate(const mr_clip *clip, mr_error *err)
         if ((st = validate_track(clip, j, &jt->r, "rotation", err)) != MR_OK) return st;
         if ((st = validate_track(clip, j, &jt->s, "scale", err)) != MR_OK) return st;
     }
+    if (clip->marker_count < 0 || (clip->marker_count > 0 && !clip->markers))
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': marker list is missing",
+                            clip->name);
+    for (int i = 0; i < clip->marker_count; i++) {
+        const mr_marker *m = &clip->markers[i];
+        if (!m->name || !m->name[0])
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "clip '%s': marker %d has no name",
+                                clip->name, i);
+        if (!(m->time >= 0.0f && m->time <= clip->duration))
+            return mr_error_set(err, MR_ERR_BAD_TIME,
+                                "clip '%s': marker '%s' at %g is outside [0, %g]", clip->name,
+                                m->name, m->time, clip->duration);
+        if (i > 0 && m->time < clip->markers[i - 1].time)
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                "clip '%s': marker '%s' at %g is before the previous one",
+                                clip->name, m->name, m->time);
+    }
     return MR_OK;
 }
 
@@ -149,16 +194,15 @@ float mr_clip_wrap_time(const mr_clip *clip, float time, mr_wrap wrap)
 }
 
 /* Index i of the key interval [times[i], times[i+1]] holding t (0 <= i <= n-2)
- * and the fraction through it; t outside the keys is clamped. */
-static inline int find_key(const mr_track *tr, float t, float *alpha)
+ * and the fraction through it; t outside the keys is clamped. rate > 0 says
+ * the keys are evenly spaced at that many per second (O(1) lookup). */
+static inline int find_key_in(const float *times, int n, float rate, float t, float *alpha)
 {
-    const float *times = tr->times;
-    int n = tr->key_count;
     if (t <= times[0]) { *alpha = 0.0f; return 0; }
     if (t >= times[n - 1]) { *alpha = 1.0f; return n - 2; }
     int i;
-    if (tr->uniform_rate > 0) {
-        i = (int)((t - times[0]) * tr->uniform_rate);
+    if (rate > 0) {
+        i = (int)((t - times[0]) * rate);
         if (i > n - 2) i = n - 2;
         /* Rounding can put i one key off; step to the right interval. */
         while (i > 0 && times[i] > t) i--;
@@ -175,6 +219,11 @@ static inline int find_key(const mr_track *tr, float t, float *alpha)
     return i;
 }
 
+static inline int find_key(const mr_track *tr, float t, float *alpha)
+{
+    return find_key_in(tr->times, tr->key_count, tr->uniform_rate, t, alpha);
+}
+
 static inline void normalize4(float *q)
 {
     float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
@@ -183,21 +232,40 @@ static inline void normalize4(float *q)
     q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
 }
 
-void mr_track_sample(const mr_track *tr, float t, float *out)
+/* Linear keys, the common case: translation/scale lerp, rotation
+ * shortest-path nlerp. Small enough to inline into the sampling loops. */
+static inline void lerp_key(const mr_track *tr, int i, float a, float *out)
+{
+    if (tr->components == 4) {
+        const float *v0 = tr->values + (size_t)i * 4, *v1 = v0 + 4;
+        /* Shortest path: flip the second key when the two disagree in sign. */
+        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+        float b = d < 0 ? -a : a, a0 = 1.0f - a;
+        out[0] = a0 * v0[0] + b * v1[0];
+        out[1] = a0 * v0[1] + b * v1[1];
+        out[2] = a0 * v0[2] + b * v1[2];
+        out[3] = a0 * v0[3] + b * v1[3];
+        normalize4(out);
+    } else {
+        const float *v0 = tr->values + (size_t)i * 3, *v1 = v0 + 3;
+        out[0] = v0[0] + a * (v1[0] - v0[0]);
+        out[1] = v0[1] + a * (v1[1] - v0[1]);
+        out[2] = v0[2] + a * (v1[2] - v0[2]);
+    }
+}
+
+/* Interpolates key interval i at fraction a into out, any interpolation. */
+static inline void interp_track(const mr_track *tr, int i, float a, float *out)
 {
     int c = tr->components;
-    if (tr->key_count == 1) {
-        const float *v = tr->values + (tr->interp == MR_INTERP_CUBIC ? c : 0);
-        for (int k = 0; k < c; k++) out[k] = v[k];
-        if (c == 4) normalize4(out);
+    if (tr->interp == MR_INTERP_LINEAR) {
+        lerp_key(tr, i, a, out);
         return;
     }
-    float a;
-    int i = find_key(tr, t, &a);
     if (tr->interp == MR_INTERP_STEP) {
         const float *v = tr->values + (size_t)(a >= 1.0f ? i + 1 : i) * c;
         for (int k = 0; k < c; k++) out[k] = v[k];
-    } else if (tr->interp == MR_INTERP_CUBIC) {
+    } else {
         const float *k0 = tr->values + (size_t)i * 3 * c;   /* in, value, out */
         const float *k1 = k0 + 3 * c;
         float dt = tr->times[i + 1] - tr->times[i];
@@ -206,19 +274,58 @@ void mr_track_sample(const mr_track *tr, float t, float *out)
         float h01 = -2 * a3 + 3 * a2, h11 = a3 - a2;
         for (int k = 0; k < c; k++)
             out[k] = h00 * k0[c + k] + h10 * dt * k0[2 * c + k] + h01 * k1[c + k] + h11 * dt * k1[k];
-    } else {
-        const float *v0 = tr->values + (size_t)i * c;
-        const float *v1 = v0 + c;
-        if (c == 4) {
-            /* Shortest path: flip the second key when the two disagree in sign. */
-            float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
-            float b = d < 0 ? -a : a;
-            for (int k = 0; k < 4; k++) out[k] = v0[k] + (b * v1[k] - a * v0[k]);
-        } else {
-            for (int k = 0; k < c; k++) out[k] = v0[k] + a * (v1[k] - v0[k]);
-        }
     }
     if (c == 4) normalize4(out);
+}
+
+static inline void hold_first(const mr_track *tr, float *out)
+{
+    const float *v = tr->values + (tr->interp == MR_INTERP_CUBIC ? tr->components : 0);
+    for (int k = 0; k < tr->components; k++) out[k] = v[k];
+    if (tr->components == 4) normalize4(out);
+}
+
+void mr_track_sample(const mr_track *tr, float t, float *out)
+{
+    if (tr->key_count == 1) {
+        hold_first(tr, out);
+        return;
+    }
+    float a;
+    int i = find_key(tr, t, &a);
+    interp_track(tr, i, a, out);
+}
+
+void mr_clip_finish(mr_clip *clip)
+{
+    clip->shared_keys = 0;
+    mr_clip_dense_free(clip->dense);
+    clip->dense = NULL;
+    clip->shared_times = NULL;
+    clip->shared_rate = 0.0f;
+    const mr_track *ref = NULL;
+    for (int j = 0; j < clip->joint_count; j++) {
+        mr_track *tracks[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        for (int k = 0; k < 3; k++) {
+            mr_track_finish(tracks[k]);
+            if (tracks[k]->key_count > 1 && !ref) ref = tracks[k];
+        }
+    }
+    if (!ref) return;
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_track *tracks[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = tracks[k];
+            if (tr->key_count <= 1) continue;
+            if (tr->key_count != ref->key_count ||
+                memcmp(tr->times, ref->times, (size_t)tr->key_count * sizeof *tr->times) != 0)
+                return;
+        }
+    }
+    clip->shared_keys = ref->key_count;
+    clip->shared_times = ref->times;
+    clip->shared_rate = ref->uniform_rate;
+    clip->dense = mr_clip_dense_build(clip);
 }
 
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
@@ -230,7 +337,31 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
     if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count)
         return MR_ERR_JOINT_COUNT;
     float t = mr_clip_wrap_time(clip, time, wrap);
-    for (int j = 0; j < sk->joint_count; j++) {
+    int n = sk->joint_count;
+    if (clip->shared_keys > 1) {
+        /* Every animated track shares one time line (every MD5 clip, most
+         * baked exports): find the key once. */
+        float a;
+        int i = find_key_in(clip->shared_times, clip->shared_keys, clip->shared_rate, t, &a);
+        if (clip->dense) {
+            mr_clip_dense_sample(clip->dense, sk, i, a, pose);
+            return MR_OK;
+        }
+        for (int j = 0; j < n; j++) {
+            const mr_joint_tracks *jt = &clip->tracks[j];
+            if (jt->t.key_count > 1) interp_track(&jt->t, i, a, pose->t[j]);
+            else if (jt->t.key_count) hold_first(&jt->t, pose->t[j]);
+            else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+            if (jt->r.key_count > 1) interp_track(&jt->r, i, a, pose->r[j]);
+            else if (jt->r.key_count) hold_first(&jt->r, pose->r[j]);
+            else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+            if (jt->s.key_count > 1) interp_track(&jt->s, i, a, pose->s[j]);
+            else if (jt->s.key_count) hold_first(&jt->s, pose->s[j]);
+            else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+        }
+        return MR_OK;
+    }
+    for (int j = 0; j < n; j++) {
         const mr_joint_tracks *jt = &clip->tracks[j];
         if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
         else glm_vec3_copy(sk->rest_t[j], pose->t[j]);

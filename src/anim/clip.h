@@ -13,6 +13,9 @@
  * CUBIC is a Hermite spline with glTF's layout: per key, in-tangent, value,
  * out-tangent (3 * components floats), tangents scaled by the key interval.
  *
+ * Markers name instants of a clip ("footstep" at 0.4 s); the mixer reports
+ * them as events when playback crosses them (see mixer.h).
+ *
  * Sampling allocates nothing. When a track's keys are evenly spaced
  * (`uniform_rate` > 0, set by mr_track_finish) the key is found in O(1);
  * otherwise by binary search.
@@ -46,12 +49,23 @@ typedef struct mr_joint_tracks {
     mr_track t, r, s;
 } mr_joint_tracks;
 
+typedef struct mr_marker {
+    float time;          /* seconds, 0 <= time <= duration */
+    char *name;          /* owned, non-empty */
+} mr_marker;
+
 typedef struct mr_clip {
     char *name;
     float duration;      /* seconds, >= 0 */
     float rate;          /* source frames per second, 0 when the source has none */
     int joint_count;     /* must equal the skeleton's */
     mr_joint_tracks *tracks;  /* joint_count entries */
+    int marker_count;
+    mr_marker *markers;  /* marker_count entries sorted by time (owned), or NULL */
+    int shared_keys;     /* set by mr_clip_finish: > 1 when every track with more than */
+    const float *shared_times;  /* one key uses these same key times (borrowed) */
+    float shared_rate;   /* their uniform_rate */
+    struct mr_clip_dense *dense;  /* owned SIMD bake of a shared time line (clip_dense.h), or NULL */
 } mr_clip;
 
 /* Allocates a clip with joint_count empty tracks (components preset). The
@@ -59,13 +73,28 @@ typedef struct mr_clip {
 mr_clip *mr_clip_make(const char *name, int joint_count);
 void mr_clip_free(mr_clip *clip);
 
+/* Adds a marker named name (copied) at time, kept sorted by time; a marker
+ * at the same time as existing ones goes after them. Fails with
+ * MR_ERR_INVALID_ARGUMENT for an empty name or a time outside [0, duration]
+ * (set the duration first), MR_ERR_LIMIT beyond MR_MAX_MARKERS. Allocates
+ * (load time, not per frame); mr_clip_free releases the markers. */
+#define MR_MAX_MARKERS 4096
+mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name);
+
 /* Allocates key_count keys for a track (times and values zeroed). */
 mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
 
+/* Finishes every track (mr_track_finish) and detects a time line shared by
+ * all animated tracks, so sampling finds the key once per clip instead of
+ * once per track. mr_model_add_clip calls it; call it again after editing
+ * keys of a clip that is already in a model. */
+void mr_clip_finish(mr_clip *clip);
+
 /* Deep checks, run once at load: ascending finite times, finite values,
- * non-zero rotations, duration covering the keys. */
+ * non-zero rotations, duration covering the keys, markers sorted and inside
+ * [0, duration]. */
 mr_status mr_clip_validate(const mr_clip *clip, mr_error *err);
 
 /* Samples the clip at time into pose (all joints; untracked channels take

@@ -109,6 +109,7 @@ mr_status mr_model_convert_frame(mr_model *m, mr_frame to, mr_error *err)
             map_track(&clip->tracks[j].r, r, s, 1);
             map_track(&clip->tracks[j].s, r, s, 2);
         }
+        mr_clip_finish(clip);  /* the keys changed: rebake the sampling cache */
     }
     m->frame = to;
     return MR_OK;

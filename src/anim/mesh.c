@@ -7,15 +7,19 @@
 
 #include "core/alloc.h"
 
+static void set_rgba(float *dst, float r, float g, float b, float a)
+{
+    /* Plain stores: material colours are not 16-byte aligned, so no SIMD copies. */
+    dst[0] = r; dst[1] = g; dst[2] = b; dst[3] = a;
+}
+
 void mr_material_defaults(mr_material *mat)
 {
     memset(mat, 0, sizeof *mat);
-    /* The colours are plain float[4] (not 16-byte aligned inside the
-     * struct): memcpy, not cglm's aligned vec4 stores. */
-    memcpy(mat->diffuse, (float[4]){0.8f, 0.8f, 0.8f, 1.0f}, sizeof mat->diffuse);
-    memcpy(mat->ambient, (float[4]){0.2f, 0.2f, 0.2f, 1.0f}, sizeof mat->ambient);
-    memcpy(mat->specular, (float[4]){0.2f, 0.2f, 0.2f, 1.0f}, sizeof mat->specular);
-    memcpy(mat->emission, (float[4]){0.0f, 0.0f, 0.0f, 1.0f}, sizeof mat->emission);
+    set_rgba(mat->diffuse, 0.8f, 0.8f, 0.8f, 1.0f);
+    set_rgba(mat->ambient, 0.2f, 0.2f, 0.2f, 1.0f);
+    set_rgba(mat->specular, 0.2f, 0.2f, 0.2f, 1.0f);
+    set_rgba(mat->emission, 0.0f, 0.0f, 0.0f, 1.0f);
     mat->shininess = 32.0f;
 }
 

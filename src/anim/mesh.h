@@ -15,6 +15,8 @@
 
 #define MR_MAX_INFLUENCES 4
 
+/* Colours are plain float[4] (not 16-byte aligned): copy them with memcpy or
+ * element-wise, never with cglm's SIMD glm_vec4_* functions. */
 typedef struct mr_material {
     char *name;
     float diffuse[4];    /* RGBA multiplier, or the colour when there is no map */

@@ -61,6 +61,7 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
             free(alt);
         }
     }
+    mr_clip_finish(clip);
     mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);
     if (!grown) return MR_ERR_NO_MEMORY;
     m->clips = grown;

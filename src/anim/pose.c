@@ -89,6 +89,41 @@ void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out)
     compose_trs(pose->t[j], pose->r[j], pose->s[j], out);
 }
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+
+/* out = parent * TRS(t, q, s), composed in registers: the local matrix is
+ * never stored, each output column is a weighted sum of parent columns. */
+static inline void compose_child(const mat4 parent, const float *t, const float *q, const float *s,
+                                 mat4 out)
+{
+    float x = q[0], y = q[1], z = q[2], w = q[3];
+    float xx = x * x, yy = y * y, zz = z * z;
+    float xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+    __m128 p0 = _mm_load_ps(parent[0]), p1 = _mm_load_ps(parent[1]);
+    __m128 p2 = _mm_load_ps(parent[2]), p3 = _mm_load_ps(parent[3]);
+#define MR_COLUMN(a, b, c) \
+    _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)), _mm_mul_ps(p1, _mm_set1_ps(b))), \
+               _mm_mul_ps(p2, _mm_set1_ps(c)))
+    _mm_store_ps(out[0], MR_COLUMN((1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0],
+                                   2.0f * (xz - wy) * s[0]));
+    _mm_store_ps(out[1], MR_COLUMN(2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1],
+                                   2.0f * (yz + wx) * s[1]));
+    _mm_store_ps(out[2], MR_COLUMN(2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2],
+                                   (1.0f - 2.0f * (xx + yy)) * s[2]));
+    _mm_store_ps(out[3], _mm_add_ps(MR_COLUMN(t[0], t[1], t[2]), p3));
+#undef MR_COLUMN
+}
+#else
+static inline void compose_child(const mat4 parent, const float *t, const float *q, const float *s,
+                                 mat4 out)
+{
+    mat4 local;
+    compose_trs(t, q, s, local);
+    glm_mul((vec4 *)parent, local, out);
+}
+#endif
+
 mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
 {
     if (!sk || !pose || !model) return MR_ERR_INVALID_ARGUMENT;
@@ -96,13 +131,8 @@ mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *mod
     const int *parents = sk->parents;
     for (int i = 0; i < sk->joint_count; i++) {
         int p = parents[i];
-        if (p < 0) {
-            compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
-        } else {
-            mat4 local;
-            compose_trs(pose->t[i], pose->r[i], pose->s[i], local);
-            glm_mul(model[p], local, model[i]);
-        }
+        if (p < 0) compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+        else compose_child(model[p], pose->t[i], pose->r[i], pose->s[i], model[i]);
     }
     return MR_OK;
 }

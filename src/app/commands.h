@@ -11,4 +11,13 @@ typedef struct mr_command {
     const char *summary;  /* what it does, for `marrow --help` */
 } mr_command;
 
+int mr_cmd_info(int argc, char **argv);
+int mr_cmd_pose(int argc, char **argv);
+int mr_cmd_convert(int argc, char **argv);
+int mr_cmd_bench(int argc, char **argv);
+int mr_cmd_run(int argc, char **argv);
+int mr_cmd_make_mannequin(int argc, char **argv);
+int mr_cmd_view(int argc, char **argv);
+int mr_cmd_test(int argc, char **argv);
+
 #endif

@@ -7,6 +7,23 @@
  * Errors are one line: "md5: FILE:LINE: expected X, found Y". On failure
  * nothing is leaked and *out stays NULL (or the model is left unchanged, for
  * anims). Parsing never allocates more than the file's own size justifies.
+ *
+ * What the reader does with the file (src/formats/md5_mesh.c, md5_anim.c):
+ * - joints are the model-space bind: the skeleton gets the local rest pose
+ *   derived from them and inverse_bind = inverse of the file's matrices;
+ *   quaternions get w = -sqrt(1 - x²-y²-z²);
+ * - vertices: bind position from the weight formula, influences packed to 4
+ *   (one model warning counts the vertices cut, another those whose biases
+ *   did not sum to 1); triangles turned counter-clockwise; v' = 1 - v;
+ *   smooth normals;
+ * - a mesh is named after its shader's base name ("mesh<i>" without one);
+ *   the diffuse map is that base name found beside the .md5mesh, as is or
+ *   with .png/.tga/.jpg, in any letter case (a warning when none exists),
+ *   the normal map <stem>_normal.* or <stem>_local.* beside it;
+ * - an anim's frame i is a key at i / frameRate (linear); channel groups
+ *   without animated components get one key from the baseframe;
+ * - text after the last mesh or frame (other than another "mesh"/"frame")
+ *   is ignored with a warning: real exporters leave such fragments.
  */
 #ifndef MR_FORMATS_MD5_H
 #define MR_FORMATS_MD5_H
@@ -30,8 +47,13 @@ mr_status mr_md5_parse_anim(mr_model *model, const char *name, const char *clip_
                             const char *text, size_t len, mr_error *err);
 
 /* Writers. The model must be in MD5's frame (as loaded from MD5, or converted
- * by the caller). An anim is written from the clip sampled at its rate (or
- * 30 fps when it has none). */
+ * by the caller). Joints come from inverse(inverse_bind), one weight per
+ * positive influence; a model without a skeleton gets one "origin" joint.
+ * An anim is written from the clip sampled at its rate (or 30 fps when it
+ * has none) over [0, duration]: changing components are animated, the rest
+ * go to the baseframe. MD5 cannot hold scale: bind or clip scale is dropped
+ * and a comment in the file says so. Numbers read back as the same floats.
+ * Files are replaced whole (mr_file_write); errors as for mr_file_write. */
 mr_status mr_md5_write_mesh(const mr_model *model, const char *path, mr_error *err);
 mr_status mr_md5_write_anim(const mr_model *model, const mr_clip *clip, const char *path,
                             mr_error *err);

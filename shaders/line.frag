@@ -1,0 +1,9 @@
+#version 330 core
+// line.frag — flat colour.
+in vec4 v_color;
+out vec4 frag_color;
+
+void main()
+{
+    frag_color = v_color;
+}

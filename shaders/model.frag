@@ -1,0 +1,47 @@
+#version 330 core
+// model.frag — material colour x diffuse texture x tint, optional tangent-
+// space normal map, lit by lighting.glsl.
+#include "lighting.glsl"
+
+in vec3 v_world;
+in vec3 v_normal;
+in vec4 v_tangent;
+in vec2 v_uv;
+
+uniform sampler2D u_diffuse_map;
+uniform sampler2D u_normal_map;
+uniform int u_has_diffuse_map;
+uniform int u_has_normal_map;
+uniform int u_alpha_cutout;
+uniform vec4 u_diffuse;
+uniform vec4 u_specular;
+uniform vec4 u_emission;
+uniform float u_shininess;
+uniform vec4 u_tint;
+uniform int u_wireframe;
+
+out vec4 frag_color;
+
+void main()
+{
+    vec4 base = u_diffuse * u_tint;
+    if (u_has_diffuse_map != 0) {
+        vec4 t = texture(u_diffuse_map, v_uv);
+        if (u_alpha_cutout != 0 && t.a < 0.5) discard;
+        base *= t;
+    }
+    vec3 n = normalize(v_normal);
+    if (u_has_normal_map != 0) {
+        vec3 t = v_tangent.xyz - n * dot(n, v_tangent.xyz);
+        float tl = length(t);
+        if (tl > 1e-6) {
+            t /= tl;
+            vec3 b = cross(n, t) * v_tangent.w;
+            vec3 m = texture(u_normal_map, v_uv).xyz * 2.0 - 1.0;
+            n = normalize(mat3(t, b, n) * m);
+        }
+    }
+    vec3 c = shade(base.rgb, u_specular.rgb, u_shininess, n, v_world) + u_emission.rgb;
+    if (u_wireframe != 0) c = mix(c, vec3(0.05), 0.6);
+    frag_color = vec4(c, 1.0);
+}

@@ -1,0 +1,5 @@
+#version 330 core
+// shadow.frag — depth only.
+void main()
+{
+}

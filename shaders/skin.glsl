@@ -1,0 +1,21 @@
+// skin.glsl — linear blend skinning from the bone palette (included by
+// model.vert and shadow.vert). The palette is a texture buffer of RGBA32F
+// texels, four per matrix (the columns); a draw's matrices start at
+// u_palette_offset. An offset < 0 means the bind pose (static meshes, or a
+// draw without skin matrices).
+uniform samplerBuffer u_palette;
+uniform int u_palette_offset;
+
+mat4 palette_matrix(uint joint)
+{
+    int base = (u_palette_offset + int(joint)) * 4;
+    return mat4(texelFetch(u_palette, base), texelFetch(u_palette, base + 1),
+                texelFetch(u_palette, base + 2), texelFetch(u_palette, base + 3));
+}
+
+mat4 skin_matrix(uvec4 joints, vec4 weights)
+{
+    if (u_palette_offset < 0) return mat4(1.0);
+    return palette_matrix(joints.x) * weights.x + palette_matrix(joints.y) * weights.y +
+           palette_matrix(joints.z) * weights.z + palette_matrix(joints.w) * weights.w;
+}

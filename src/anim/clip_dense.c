@@ -1,0 +1,167 @@
+/* clip_dense.c — baking shared-time-line clips into SIMD rows, and sampling
+ * them 4 joints at a time (see clip_dense.h). */
+#include "anim/clip_dense.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+#define DENSE_MAX_BYTES ((size_t)64 << 20)
+
+enum { ROW_RX, ROW_RY, ROW_RZ, ROW_RW, ROW_TX, ROW_TY, ROW_TZ, ROW_SX, ROW_SY, ROW_SZ, ROWS };
+
+static void bake_channel(mr_clip_dense *d, const mr_track *tr, int joint, int first_row)
+{
+    for (int k = 0; k < d->keys; k++) {
+        const float *v = tr->values + (tr->key_count > 1 ? (size_t)k * tr->components : 0);
+        float *row = d->data + ((size_t)k * ROWS + first_row) * d->lanes + joint;
+        for (int c = 0; c < tr->components; c++) row[(size_t)c * d->lanes] = v[c];
+    }
+}
+
+mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
+{
+    if (clip->shared_keys < 2) return NULL;
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        const mr_track *tracks[3] = {&jt->t, &jt->r, &jt->s};
+        for (int c = 0; c < 3; c++)
+            if (tracks[c]->key_count > 0 && tracks[c]->interp != MR_INTERP_LINEAR) return NULL;
+    }
+    mr_clip_dense *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->keys = clip->shared_keys;
+    d->joints = clip->joint_count;
+    d->lanes = (clip->joint_count + 3) & ~3;
+    size_t floats = (size_t)d->keys * ROWS * d->lanes;
+    d->rest = mr_alloc_array((size_t)clip->joint_count * 3, sizeof *d->rest);
+    if (floats * sizeof(float) > DENSE_MAX_BYTES || !d->rest ||
+        posix_memalign((void **)&d->data, 16, floats * sizeof(float)) != 0) {
+        d->data = NULL;
+        mr_clip_dense_free(d);
+        return NULL;
+    }
+    /* Padding lanes hold the identity so the SIMD pass never divides by zero. */
+    for (size_t i = 0; i < floats; i++) d->data[i] = 0.0f;
+    for (int k = 0; k < d->keys; k++)
+        for (int l = 0; l < d->lanes; l++) {
+            float *base = d->data + (size_t)k * ROWS * d->lanes + l;
+            base[ROW_RW * d->lanes] = 1.0f;
+            base[ROW_SX * d->lanes] = base[ROW_SY * d->lanes] = base[ROW_SZ * d->lanes] = 1.0f;
+        }
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        const mr_track *tracks[3] = {&jt->t, &jt->r, &jt->s};
+        const int rows[3] = {ROW_TX, ROW_RX, ROW_SX};
+        for (int c = 0; c < 3; c++) {
+            if (tracks[c]->key_count == 0) d->rest[d->rest_count++] = j * 4 + c;
+            else bake_channel(d, tracks[c], j, rows[c]);
+        }
+    }
+    return d;
+}
+
+void mr_clip_dense_free(mr_clip_dense *d)
+{
+    if (!d) return;
+    free(d->data);
+    free(d->rest);
+    free(d);
+}
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+
+void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key, float alpha,
+                          mr_pose *pose)
+{
+    const size_t lanes = (size_t)d->lanes;
+    const float *r0 = d->data + (size_t)key * ROWS * lanes;
+    const float *r1 = r0 + ROWS * lanes;
+    const __m128 a = _mm_set1_ps(alpha), a0 = _mm_set1_ps(1.0f - alpha);
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    for (int j = 0; j < d->joints; j += 4) {
+        /* Rotations: nlerp with the second key flipped when the dot is negative. */
+        __m128 x0 = _mm_load_ps(r0 + ROW_RX * lanes + j), x1 = _mm_load_ps(r1 + ROW_RX * lanes + j);
+        __m128 y0 = _mm_load_ps(r0 + ROW_RY * lanes + j), y1 = _mm_load_ps(r1 + ROW_RY * lanes + j);
+        __m128 z0 = _mm_load_ps(r0 + ROW_RZ * lanes + j), z1 = _mm_load_ps(r1 + ROW_RZ * lanes + j);
+        __m128 w0 = _mm_load_ps(r0 + ROW_RW * lanes + j), w1 = _mm_load_ps(r1 + ROW_RW * lanes + j);
+        __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x1), _mm_mul_ps(y0, y1)),
+                                           _mm_mul_ps(z0, z1)), _mm_mul_ps(w0, w1));
+        __m128 neg = _mm_cmplt_ps(dot, _mm_setzero_ps());
+        __m128 b = _mm_xor_ps(a, _mm_and_ps(neg, sign));
+        __m128 qx = _mm_add_ps(_mm_mul_ps(a0, x0), _mm_mul_ps(b, x1));
+        __m128 qy = _mm_add_ps(_mm_mul_ps(a0, y0), _mm_mul_ps(b, y1));
+        __m128 qz = _mm_add_ps(_mm_mul_ps(a0, z0), _mm_mul_ps(b, z1));
+        __m128 qw = _mm_add_ps(_mm_mul_ps(a0, w0), _mm_mul_ps(b, w1));
+        __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, qx), _mm_mul_ps(qy, qy)),
+                                            _mm_mul_ps(qz, qz)), _mm_mul_ps(qw, qw));
+        __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+        qx = _mm_mul_ps(qx, inv);
+        qy = _mm_mul_ps(qy, inv);
+        qz = _mm_mul_ps(qz, inv);
+        qw = _mm_mul_ps(qw, inv);
+        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);   /* now one quaternion per register */
+        __m128 lerp[6];
+        static const int lin_rows[6] = {ROW_TX, ROW_TY, ROW_TZ, ROW_SX, ROW_SY, ROW_SZ};
+        for (int c = 0; c < 6; c++) {
+            __m128 v0 = _mm_load_ps(r0 + lin_rows[c] * lanes + j);
+            __m128 v1 = _mm_load_ps(r1 + lin_rows[c] * lanes + j);
+            lerp[c] = _mm_add_ps(v0, _mm_mul_ps(a, _mm_sub_ps(v1, v0)));
+        }
+        float ts[6][4] __attribute__((aligned(16)));
+        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
+        __m128 q[4] = {qx, qy, qz, qw};
+        int count = d->joints - j < 4 ? d->joints - j : 4;
+        for (int l = 0; l < count; l++) {
+            _mm_store_ps(pose->r[j + l], q[l]);
+            pose->t[j + l][0] = ts[0][l];
+            pose->t[j + l][1] = ts[1][l];
+            pose->t[j + l][2] = ts[2][l];
+            pose->s[j + l][0] = ts[3][l];
+            pose->s[j + l][1] = ts[4][l];
+            pose->s[j + l][2] = ts[5][l];
+        }
+    }
+    for (int i = 0; i < d->rest_count; i++) {
+        int j = d->rest[i] >> 2, c = d->rest[i] & 3;
+        if (c == 0) glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        else if (c == 1) glm_quat_copy(sk->rest_r[j], pose->r[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+#else
+void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key, float alpha,
+                          mr_pose *pose)
+{
+    const size_t lanes = (size_t)d->lanes;
+    const float *r0 = d->data + (size_t)key * ROWS * lanes;
+    const float *r1 = r0 + ROWS * lanes;
+    for (int j = 0; j < d->joints; j++) {
+        float q[4], q1[4], dot = 0;
+        for (int c = 0; c < 4; c++) {
+            q[c] = r0[(ROW_RX + c) * lanes + j];
+            q1[c] = r1[(ROW_RX + c) * lanes + j];
+            dot += q[c] * q1[c];
+        }
+        float b = dot < 0 ? -alpha : alpha, len2 = 0;
+        for (int c = 0; c < 4; c++) { q[c] = (1.0f - alpha) * q[c] + b * q1[c]; len2 += q[c] * q[c]; }
+        float inv = 1.0f / sqrtf(len2);
+        for (int c = 0; c < 4; c++) pose->r[j][c] = q[c] * inv;
+        for (int c = 0; c < 3; c++) {
+            float t0 = r0[(ROW_TX + c) * lanes + j], t1 = r1[(ROW_TX + c) * lanes + j];
+            float s0 = r0[(ROW_SX + c) * lanes + j], s1 = r1[(ROW_SX + c) * lanes + j];
+            pose->t[j][c] = t0 + alpha * (t1 - t0);
+            pose->s[j][c] = s0 + alpha * (s1 - s0);
+        }
+    }
+    for (int i = 0; i < d->rest_count; i++) {
+        int j = d->rest[i] >> 2, c = d->rest[i] & 3;
+        if (c == 0) glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        else if (c == 1) glm_quat_copy(sk->rest_r[j], pose->r[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+#endif

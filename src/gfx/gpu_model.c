@@ -1,0 +1,378 @@
+/* gpu_model.c — uploading mr_models to vertex/index buffers, the model pool
+ * behind mr_gpu_model handles (generation-checked), and posed bounds. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "gfx/internal.h"
+
+/* Interleaved vertex as the shaders read it. */
+typedef struct gfx_vertex {
+    float pos[3];
+    float nrm[3];
+    float uv[2];
+    float tan[4];
+    uint16_t joints[4];
+    float weights[4];
+} gfx_vertex;
+
+#define SLOT_BITS 16u
+#define SLOT_MASK ((1u << SLOT_BITS) - 1u)
+
+gfx_model *gfx_model_get(const mr_renderer *r, mr_gpu_model m)
+{
+    uint32_t slot = (m.id & SLOT_MASK);
+    if (slot == 0 || (int)slot > r->model_cap) return NULL;
+    gfx_model *g = &r->models[slot - 1];
+    if (!g->live || g->generation != (m.id >> SLOT_BITS)) return NULL;
+    return g;
+}
+
+int mr_renderer_model_valid(const mr_renderer *r, mr_gpu_model m)
+{
+    return gfx_model_get(r, m) != NULL;
+}
+
+/* Per-vertex tangents from uv gradients, orthogonalised against the normal;
+ * w is the bitangent's handedness. */
+static void compute_tangents(const mr_mesh *mesh, gfx_vertex *v, vec3 *bitan)
+{
+    for (int i = 0; i + 2 < mesh->index_count; i += 3) {
+        uint32_t a = mesh->indices[i], b = mesh->indices[i + 1], c = mesh->indices[i + 2];
+        vec3 e1, e2;
+        glm_vec3_sub(mesh->positions[b], mesh->positions[a], e1);
+        glm_vec3_sub(mesh->positions[c], mesh->positions[a], e2);
+        float du1 = mesh->uvs[b][0] - mesh->uvs[a][0], dv1 = mesh->uvs[b][1] - mesh->uvs[a][1];
+        float du2 = mesh->uvs[c][0] - mesh->uvs[a][0], dv2 = mesh->uvs[c][1] - mesh->uvs[a][1];
+        float det = du1 * dv2 - du2 * dv1;
+        if (fabsf(det) < 1e-12f) continue;
+        float f = 1.0f / det;
+        vec3 t, bt;
+        for (int k = 0; k < 3; k++) {
+            t[k] = f * (dv2 * e1[k] - dv1 * e2[k]);
+            bt[k] = f * (du1 * e2[k] - du2 * e1[k]);
+        }
+        uint32_t idx[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) {
+            for (int j = 0; j < 3; j++) v[idx[k]].tan[j] += t[j];
+            glm_vec3_add(bitan[idx[k]], bt, bitan[idx[k]]);
+        }
+    }
+    for (int i = 0; i < mesh->vertex_count; i++) {
+        vec3 n, t;
+        glm_vec3_copy(mesh->normals[i], n);
+        glm_vec3_copy(v[i].tan, t);
+        glm_vec3_muladds(n, -glm_vec3_dot(n, t), t);
+        float len = glm_vec3_norm(t);
+        if (len < 1e-8f) {
+            /* No uv gradient: any vector perpendicular to the normal. */
+            vec3 axis = {fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0};
+            glm_vec3_cross(axis, n, t);
+            len = glm_vec3_norm(t);
+            if (len < 1e-8f) { t[0] = 1; t[1] = t[2] = 0; len = 1; }
+        }
+        glm_vec3_scale(t, 1.0f / len, t);
+        vec3 nxt;
+        glm_vec3_cross(n, t, nxt);
+        v[i].tan[0] = t[0];
+        v[i].tan[1] = t[1];
+        v[i].tan[2] = t[2];
+        v[i].tan[3] = glm_vec3_dot(nxt, bitan[i]) < 0.0f ? -1.0f : 1.0f;
+    }
+}
+
+static void free_model_gl(gfx_model *g)
+{
+    for (int i = 0; i < g->mesh_count; i++) {
+        gfx_mesh *m = &g->meshes[i];
+        glDeleteVertexArrays(1, &m->vao);
+        glDeleteBuffers(1, &m->vbo);
+        glDeleteBuffers(1, &m->ibo);
+    }
+    free(g->meshes);
+    free(g->joint_spheres);
+    g->meshes = NULL;
+    g->joint_spheres = NULL;
+    g->mesh_count = 0;
+}
+
+/* Checks what the GPU would read out of bounds on: indices and joints. */
+static mr_status check_mesh(const mr_model *model, const mr_mesh *mesh, int mi, mr_error *err)
+{
+    const char *mname = mesh->name ? mesh->name : "";
+    for (int i = 0; i < mesh->index_count; i++)
+        if (mesh->indices[i] >= (uint32_t)mesh->vertex_count)
+            return mr_error_set(err, MR_ERR_BAD_FILE,
+                                "gfx: %s: mesh %d '%s': index %d is %u, but the mesh has %d vertices",
+                                model->path, mi, mname, i, mesh->indices[i], mesh->vertex_count);
+    if (!mesh->joints) return MR_OK;
+    for (int v = 0; v < mesh->vertex_count; v++)
+        for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+            if (mesh->joints[v][k] >= model->skeleton.joint_count && mesh->weights[v][k] != 0.0f)
+                return mr_error_set(err, MR_ERR_BAD_FILE,
+                                    "gfx: %s: mesh %d '%s': vertex %d uses joint %d, but the "
+                                    "skeleton has %d joints",
+                                    model->path, mi, mname, v, mesh->joints[v][k],
+                                    model->skeleton.joint_count);
+    return MR_OK;
+}
+
+static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
+                             int joint_count, mr_error *err)
+{
+    int nv = mesh->vertex_count;
+    gfx_vertex *v = mr_alloc_array((size_t)nv, sizeof *v);
+    vec3 *bitan = mesh->material.normal_map ? mr_alloc_array((size_t)nv, sizeof *bitan) : NULL;
+    if (!v || (mesh->material.normal_map && !bitan)) {
+        free(v);
+        free(bitan);
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory uploading mesh '%s'",
+                            mesh->name ? mesh->name : "");
+    }
+    for (int i = 0; i < nv; i++) {
+        memcpy(v[i].pos, mesh->positions[i], sizeof v[i].pos);
+        memcpy(v[i].nrm, mesh->normals[i], sizeof v[i].nrm);
+        memcpy(v[i].uv, mesh->uvs[i], sizeof v[i].uv);
+        if (mesh->joints) {
+            for (int k = 0; k < 4; k++) {
+                /* Unused slots (weight 0) may name any joint; keep them in range. */
+                uint16_t j = mesh->joints[i][k];
+                v[i].joints[k] = j < joint_count ? j : 0;
+                v[i].weights[k] = mesh->weights[i][k];
+            }
+        }
+    }
+    if (bitan) compute_tangents(mesh, v, bitan);
+    free(bitan);
+
+    glGenVertexArrays(1, &out->vao);
+    glGenBuffers(1, &out->vbo);
+    glGenBuffers(1, &out->ibo);
+    glBindVertexArray(out->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, out->vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)nv * sizeof *v), v, GL_STATIC_DRAW);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, out->ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)((size_t)mesh->index_count * sizeof(uint32_t)),
+                 mesh->indices, GL_STATIC_DRAW);
+    GLsizei stride = sizeof(gfx_vertex);
+    glEnableVertexAttribArray(ATTR_POSITION);
+    glVertexAttribPointer(ATTR_POSITION, 3, GL_FLOAT, GL_FALSE, stride,
+                          (void *)offsetof(gfx_vertex, pos));
+    glEnableVertexAttribArray(ATTR_NORMAL);
+    glVertexAttribPointer(ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, stride,
+                          (void *)offsetof(gfx_vertex, nrm));
+    glEnableVertexAttribArray(ATTR_UV);
+    glVertexAttribPointer(ATTR_UV, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_vertex, uv));
+    glEnableVertexAttribArray(ATTR_TANGENT);
+    glVertexAttribPointer(ATTR_TANGENT, 4, GL_FLOAT, GL_FALSE, stride,
+                          (void *)offsetof(gfx_vertex, tan));
+    glEnableVertexAttribArray(ATTR_JOINTS);
+    glVertexAttribIPointer(ATTR_JOINTS, 4, GL_UNSIGNED_SHORT, stride,
+                           (void *)offsetof(gfx_vertex, joints));
+    glEnableVertexAttribArray(ATTR_WEIGHTS);
+    glVertexAttribPointer(ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, stride,
+                          (void *)offsetof(gfx_vertex, weights));
+    glBindVertexArray(0);
+    free(v);
+
+    out->index_count = mesh->index_count;
+    out->skinned = mesh->joints != NULL && mesh->weights != NULL;
+    const mr_material *mat = &mesh->material;
+    /* Material colours are unaligned float[4]: no SIMD copies. */
+    memcpy(out->diffuse, mat->diffuse, sizeof out->diffuse);
+    memcpy(out->ambient, mat->ambient, sizeof out->ambient);
+    memcpy(out->specular, mat->specular, sizeof out->specular);
+    memcpy(out->emission, mat->emission, sizeof out->emission);
+    out->shininess = mat->shininess > 0 ? mat->shininess : 32.0f;
+    out->diffuse_tex = mat->diffuse_map ? gfx_texture_get(r, mat->diffuse_map, &out->alpha_cutout) : 0;
+    out->normal_tex = mat->normal_map ? gfx_texture_get(r, mat->normal_map, NULL) : 0;
+    /* A missing normal map falls back to the checker; a flat normal is the
+     * better fallback there, so drop it. */
+    if (out->normal_tex == r->checker_tex) out->normal_tex = 0;
+    return MR_OK;
+}
+
+/* Bounding spheres per joint (around the vertices it weighs most) and a box
+ * for static meshes, in the model's frame. */
+static void compute_bounds(const mr_model *model, gfx_model *g)
+{
+    int nj = model->skeleton.joint_count;
+    vec3 *mn = nj ? mr_alloc_array((size_t)nj, sizeof *mn) : NULL;
+    vec3 *mx = nj ? mr_alloc_array((size_t)nj, sizeof *mx) : NULL;
+    for (int j = 0; j < nj && mn && mx; j++) {
+        glm_vec3_fill(mn[j], FLT_MAX);
+        glm_vec3_fill(mx[j], -FLT_MAX);
+    }
+    glm_vec3_fill(g->static_min, FLT_MAX);
+    glm_vec3_fill(g->static_max, -FLT_MAX);
+    for (int i = 0; i < model->mesh_count; i++) {
+        const mr_mesh *mesh = &model->meshes[i];
+        for (int v = 0; v < mesh->vertex_count; v++) {
+            if (mesh->joints && mn && mx) {
+                int best = 0;
+                for (int k = 1; k < MR_MAX_INFLUENCES; k++)
+                    if (mesh->weights[v][k] > mesh->weights[v][best]) best = k;
+                int j = mesh->joints[v][best];
+                if (j >= nj) continue;
+                glm_vec3_minv(mn[j], mesh->positions[v], mn[j]);
+                glm_vec3_maxv(mx[j], mesh->positions[v], mx[j]);
+            } else if (!mesh->joints) {
+                glm_vec3_minv(g->static_min, mesh->positions[v], g->static_min);
+                glm_vec3_maxv(g->static_max, mesh->positions[v], g->static_max);
+                g->has_static = 1;
+            }
+        }
+    }
+    g->joint_spheres = nj ? mr_alloc_array((size_t)nj, sizeof *g->joint_spheres) : NULL;
+    for (int j = 0; j < nj && g->joint_spheres; j++) {
+        if (!mn || !mx || mn[j][0] > mx[j][0]) {
+            g->joint_spheres[j][3] = -1.0f;
+            continue;
+        }
+        vec3 c, h;
+        glm_vec3_add(mn[j], mx[j], c);
+        glm_vec3_scale(c, 0.5f, c);
+        glm_vec3_sub(mx[j], mn[j], h);
+        glm_vec3_copy(c, g->joint_spheres[j]);
+        g->joint_spheres[j][3] = 0.5f * glm_vec3_norm(h);
+    }
+    free(mn);
+    free(mx);
+}
+
+mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu_model *out,
+                                   mr_error *err)
+{
+    out->id = 0;
+    if (!model) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gfx: upload of a NULL model");
+    const char *path = model->path ? model->path : "";
+    if (model->skeleton.joint_count > MR_GFX_MAX_JOINTS)
+        return mr_error_set(err, MR_ERR_LIMIT,
+                            "gfx: %s has %d joints; the renderer's bone palette holds at most %d",
+                            path, model->skeleton.joint_count, MR_GFX_MAX_JOINTS);
+    for (int i = 0; i < model->mesh_count; i++) {
+        mr_status st = check_mesh(model, &model->meshes[i], i, err);
+        if (st != MR_OK) return st;
+    }
+
+    /* A free slot, growing the pool when full. */
+    int slot = -1;
+    for (int i = 0; i < r->model_cap; i++)
+        if (!r->models[i].live) { slot = i; break; }
+    if (slot < 0) {
+        if (r->model_cap >= (int)SLOT_MASK)
+            return mr_error_set(err, MR_ERR_LIMIT, "gfx: too many models on the GPU (%d)", r->model_cap);
+        int ncap = r->model_cap ? r->model_cap * 2 : 16;
+        if (ncap > (int)SLOT_MASK) ncap = (int)SLOT_MASK;
+        gfx_model *grown = realloc(r->models, (size_t)ncap * sizeof *grown);
+        if (!grown) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+        memset(grown + r->model_cap, 0, (size_t)(ncap - r->model_cap) * sizeof *grown);
+        slot = r->model_cap;
+        r->models = grown;
+        r->model_cap = ncap;
+    }
+    gfx_model *g = &r->models[slot];
+    uint32_t gen = g->generation;
+    memset(g, 0, sizeof *g);
+    g->generation = gen ? gen : 1;
+    g->joint_count = model->skeleton.joint_count;
+    g->meshes = mr_alloc_array((size_t)model->mesh_count, sizeof *g->meshes);
+    if (!g->meshes) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+    for (int i = 0; i < model->mesh_count; i++) {
+        mr_status st = upload_mesh(r, &model->meshes[i], &g->meshes[i], g->joint_count, err);
+        g->mesh_count = i + (st == MR_OK);
+        if (st != MR_OK) {
+            free_model_gl(g);
+            return st;
+        }
+        g->triangles += model->meshes[i].index_count / 3;
+    }
+    compute_bounds(model, g);
+    g->live = 1;
+    out->id = (g->generation << SLOT_BITS) | (uint32_t)(slot + 1);
+    return MR_OK;
+}
+
+void mr_renderer_release_model(mr_renderer *r, mr_gpu_model m)
+{
+    gfx_model *g = gfx_model_get(r, m);
+    if (!g) return;
+    free_model_gl(g);
+    g->live = 0;
+    g->generation = (g->generation + 1) & SLOT_MASK;
+    if (g->generation == 0) g->generation = 1;
+}
+
+void gfx_models_release_all(mr_renderer *r)
+{
+    for (int i = 0; i < r->model_cap; i++)
+        if (r->models[i].live) {
+            free_model_gl(&r->models[i]);
+            r->models[i].live = 0;
+        }
+    free(r->models);
+    r->models = NULL;
+    r->model_cap = 0;
+}
+
+/* Largest axis scale of the upper 3x3 of m. */
+static float max_scale(const mat4 m)
+{
+    float s = 0;
+    for (int c = 0; c < 3; c++) {
+        float l = sqrtf(m[c][0] * m[c][0] + m[c][1] * m[c][1] + m[c][2] * m[c][2]);
+        if (l > s) s = l;
+    }
+    return s;
+}
+
+int mr_renderer_model_bounds(const mr_renderer *r, mr_gpu_model m, const mat4 *skin,
+                             int joint_count, const mat4 world, vec3 min, vec3 max)
+{
+    const gfx_model *g = gfx_model_get(r, m);
+    glm_vec3_fill(min, FLT_MAX);
+    glm_vec3_fill(max, -FLT_MAX);
+    if (!g) return 0;
+    if (skin && joint_count != g->joint_count) skin = NULL;
+    mat4 w;                      /* aligned copies of the caller's matrices */
+    memcpy(w, world, sizeof w);
+    int any = 0;
+    for (int j = 0; j < g->joint_count && g->joint_spheres; j++) {
+        const float *s = g->joint_spheres[j];
+        if (s[3] < 0) continue;
+        mat4 full, sj;
+        if (skin) {
+            memcpy(sj, skin[j], sizeof sj);
+            glm_mat4_mul(w, sj, full);
+        } else {
+            glm_mat4_copy(w, full);
+        }
+        vec3 c;
+        glm_mat4_mulv3(full, (float *)s, 1.0f, c);
+        float rad = s[3] * max_scale(full);
+        for (int k = 0; k < 3; k++) {
+            if (c[k] - rad < min[k]) min[k] = c[k] - rad;
+            if (c[k] + rad > max[k]) max[k] = c[k] + rad;
+        }
+        any = 1;
+    }
+    if (g->has_static) {
+        for (int i = 0; i < 8; i++) {
+            vec3 p = {(i & 1) ? g->static_max[0] : g->static_min[0],
+                      (i & 2) ? g->static_max[1] : g->static_min[1],
+                      (i & 4) ? g->static_max[2] : g->static_min[2]};
+            vec3 q;
+            glm_mat4_mulv3(w, p, 1.0f, q);
+            glm_vec3_minv(min, q, min);
+            glm_vec3_maxv(max, q, max);
+        }
+        any = 1;
+    }
+    if (!any) {
+        glm_vec3_zero(min);
+        glm_vec3_zero(max);
+    }
+    return any;
+}

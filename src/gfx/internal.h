@@ -1,0 +1,175 @@
+/* internal.h — gfx-internal: the renderer's state shared by the files of
+ * src/gfx (renderer.c runs the passes; gpu_model.c, texture.c, lines.c,
+ * text.c and frame_target.c each own one part). Not for use outside src/gfx. */
+#ifndef MR_GFX_INTERNAL_H
+#define MR_GFX_INTERNAL_H
+
+#include <epoxy/gl.h>
+
+#include "gfx/renderer.h"
+
+/* Vertex attribute locations, shared by every program that reads meshes. */
+enum {
+    ATTR_POSITION = 0, ATTR_NORMAL, ATTR_UV, ATTR_TANGENT, ATTR_JOINTS, ATTR_WEIGHTS,
+};
+
+/* One uploaded mesh. */
+typedef struct gfx_mesh {
+    GLuint vao, vbo, ibo;
+    int index_count;
+    int skinned;                 /* 0: ignores the palette */
+    GLuint diffuse_tex;          /* 0: material colour only */
+    GLuint normal_tex;           /* 0: no normal map */
+    int alpha_cutout;            /* the diffuse texture has transparent texels */
+    vec4 diffuse, ambient, specular, emission;
+    float shininess;
+} gfx_mesh;
+
+/* A slot of the model pool. A handle's id is (generation << 16) | (slot + 1). */
+typedef struct gfx_model {
+    uint32_t generation;
+    int live;
+    int joint_count;
+    int mesh_count;
+    gfx_mesh *meshes;
+    int triangles;
+    /* Bounds: a sphere (model frame centre, radius) per joint around the
+     * vertices it dominates in the bind pose, and a box for static meshes. */
+    vec4 *joint_spheres;         /* joint_count; radius < 0 when no vertex */
+    int has_static;
+    vec3 static_min, static_max;
+} gfx_model;
+
+typedef struct gfx_draw {
+    int slot;                    /* model pool slot */
+    int palette_offset;          /* first matrix in the palette, -1 for the bind pose */
+    mat4 world;
+    mat4 normal;                 /* inverse transpose of world (upper 3x3 used) */
+    vec4 tint;
+    int wireframe, cast_shadow;
+} gfx_draw;
+
+/* Line and point vertices share one layout (size: point size in pixels). */
+typedef struct gfx_line_vertex {
+    float pos[3];
+    float color[4];
+    float size;
+} gfx_line_vertex;
+
+typedef struct gfx_text_vertex {
+    float pos[2], uv[2];
+    float color[4];
+} gfx_text_vertex;
+
+typedef struct gfx_texture {
+    char *path;
+    GLuint tex;
+    int cutout;
+} gfx_texture;
+
+/* A growable array of POD elements: count in use, capacity. */
+#define GFX_ARRAY(T) struct { T *data; size_t count, cap; }
+typedef GFX_ARRAY(gfx_line_vertex) gfx_line_array;
+
+struct mr_renderer {
+    mr_renderer_desc desc;
+    char *shader_dir;
+    int width, height, samples;
+
+    /* programs, and the uniform locations set per draw */
+    struct {
+        GLuint model, shadow, floor, sky, line, text;
+    } prog;
+    struct {
+        GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess,
+            tint, wireframe, has_diffuse_map, has_normal_map, alpha_cutout;
+    } mu;
+    GLint shadow_world, shadow_palette_offset;
+
+    /* framebuffers */
+    GLuint msaa_fbo, msaa_color, msaa_depth;
+    GLuint resolve_fbo, resolve_color;
+    GLuint shadow_fbo, shadow_tex;
+    int shadow_size;
+
+    /* bone palette: a texture buffer of RGBA32F, four texels per matrix */
+    GLuint palette_buf, palette_tex;
+    size_t palette_gpu_cap;      /* matrices the GL buffer holds */
+    size_t palette_max;          /* matrices GL_MAX_TEXTURE_BUFFER_SIZE allows */
+    GFX_ARRAY(mat4) palette;
+
+    /* model pool */
+    gfx_model *models;
+    int model_cap;
+
+    /* texture cache and fallbacks */
+    GFX_ARRAY(gfx_texture) textures;
+    GLuint checker_tex;
+
+    /* frame recording */
+    int in_frame;
+    mr_scene scene;
+    mat4 view, proj, view_proj;
+    vec3 eye;
+    GFX_ARRAY(gfx_draw) draws;
+    gfx_line_array lines;                      /* depth-tested, pairs */
+    gfx_line_array overlay_lines;              /* on top, pairs */
+    gfx_line_array points;                     /* on top */
+    GFX_ARRAY(gfx_text_vertex) text;           /* 6 vertices per glyph */
+
+    GLuint empty_vao;            /* for full-screen and generated geometry */
+    GLuint floor_vao, floor_vbo;
+    GLuint line_vao, line_vbo;
+    size_t line_vbo_cap;         /* bytes */
+    GLuint text_vao, text_vbo;
+    size_t text_vbo_cap;         /* bytes */
+
+    /* font */
+    int has_font;
+    GLuint font_tex;
+    int font_w, font_h;
+    float font_px, font_ascent, font_line;
+    void *baked;                 /* stbtt_bakedchar[95] for ' '..'~' */
+
+    uint8_t *readback;           /* screenshot pixels, kept between frames */
+    size_t readback_size;
+
+    mr_frame_stats stats;
+};
+
+/* Grows a GFX_ARRAY to hold `need` elements; returns 0 or -1 (no memory). */
+#define GFX_RESERVE(arr, need) \
+    mr_array_reserve((void **)&(arr).data, &(arr).cap, (need), sizeof *(arr).data)
+
+/* Pool lookups (gpu_model.c): the slot for a live handle, or NULL. */
+gfx_model *gfx_model_get(const mr_renderer *r, mr_gpu_model m);
+void gfx_models_release_all(mr_renderer *r);
+
+/* Texture cache (texture.c). gfx_texture_get returns the texture for path,
+ * loading it (rows flipped so v = 0 is the image's bottom row) on first use;
+ * an unreadable file gives the checker and one warning. */
+GLuint gfx_texture_get(mr_renderer *r, const char *path, int *cutout);
+int gfx_textures_init(mr_renderer *r);
+void gfx_textures_free(mr_renderer *r);
+
+/* Font (text.c). */
+void gfx_font_init(mr_renderer *r);
+void gfx_font_free(mr_renderer *r);
+void gfx_text_draw(mr_renderer *r);
+
+/* Lines and points (lines.c). */
+void gfx_lines_init(mr_renderer *r);
+void gfx_lines_free(mr_renderer *r);
+void gfx_lines_draw(mr_renderer *r, int overlay);
+
+/* Framebuffers (target.c): the MSAA + resolve pair of width x height, and
+ * the shadow map. */
+mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err);
+void gfx_targets_free(mr_renderer *r);
+mr_status gfx_shadow_create(mr_renderer *r, mr_error *err);
+void gfx_shadow_free(mr_renderer *r);
+
+/* A warning on stderr (unless desc.quiet), counted in stats. */
+void gfx_warn(mr_renderer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,668 @@
+/* renderer.c — the renderer's lifetime, frame recording and the passes run
+ * by mr_renderer_end_frame: bone palette upload, shadow map, sky, models,
+ * floor, lines, overlay, text, MSAA resolve; and reading the result back. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "gfx/internal.h"
+#include "gfx/shader.h"
+
+enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
+
+/* --- programs ------------------------------------------------------------ */
+
+typedef struct programs {
+    GLuint model, shadow, floor, sky, line, text;
+} programs;
+
+static void delete_programs(programs *p)
+{
+    GLuint all[] = {p->model, p->shadow, p->floor, p->sky, p->line, p->text};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]) glDeleteProgram(all[i]);
+    memset(p, 0, sizeof *p);
+}
+
+static mr_status build_programs(const char *dir, programs *p, mr_error *err)
+{
+    memset(p, 0, sizeof *p);
+    struct { GLuint *out; const char *vs, *fs; } list[] = {
+        {&p->model, "model.vert", "model.frag"}, {&p->shadow, "shadow.vert", "shadow.frag"},
+        {&p->floor, "floor.vert", "floor.frag"}, {&p->sky, "sky.vert", "sky.frag"},
+        {&p->line, "line.vert", "line.frag"},    {&p->text, "text.vert", "text.frag"},
+    };
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+        *list[i].out = mr_shader_program(dir, list[i].vs, list[i].fs, NULL, err);
+        if (!*list[i].out) {
+            delete_programs(p);
+            return err ? err->status : MR_ERR_BAD_FILE;
+        }
+    }
+    return MR_OK;
+}
+
+static void set_sampler(GLuint prog, const char *name, int unit)
+{
+    glUseProgram(prog);
+    GLint loc = glGetUniformLocation(prog, name);
+    if (loc >= 0) glUniform1i(loc, unit);
+}
+
+/* Installs freshly built programs and looks up their uniforms. */
+static void install_programs(mr_renderer *r, programs *p)
+{
+    programs old = {r->prog.model, r->prog.shadow, r->prog.floor, r->prog.sky, r->prog.line,
+                    r->prog.text};
+    delete_programs(&old);
+    r->prog.model = p->model;
+    r->prog.shadow = p->shadow;
+    r->prog.floor = p->floor;
+    r->prog.sky = p->sky;
+    r->prog.line = p->line;
+    r->prog.text = p->text;
+    GLuint m = r->prog.model;
+    r->mu.world = glGetUniformLocation(m, "u_world");
+    r->mu.normal_matrix = glGetUniformLocation(m, "u_normal_matrix");
+    r->mu.palette_offset = glGetUniformLocation(m, "u_palette_offset");
+    r->mu.diffuse = glGetUniformLocation(m, "u_diffuse");
+    r->mu.specular = glGetUniformLocation(m, "u_specular");
+    r->mu.emission = glGetUniformLocation(m, "u_emission");
+    r->mu.shininess = glGetUniformLocation(m, "u_shininess");
+    r->mu.tint = glGetUniformLocation(m, "u_tint");
+    r->mu.wireframe = glGetUniformLocation(m, "u_wireframe");
+    r->mu.has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map");
+    r->mu.has_normal_map = glGetUniformLocation(m, "u_has_normal_map");
+    r->mu.alpha_cutout = glGetUniformLocation(m, "u_alpha_cutout");
+    set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
+    set_sampler(m, "u_normal_map", UNIT_NORMAL);
+    set_sampler(m, "u_shadow_map", UNIT_SHADOW);
+    set_sampler(m, "u_palette", UNIT_PALETTE);
+    set_sampler(r->prog.floor, "u_shadow_map", UNIT_SHADOW);
+    set_sampler(r->prog.shadow, "u_palette", UNIT_PALETTE);
+    r->shadow_world = glGetUniformLocation(r->prog.shadow, "u_world");
+    r->shadow_palette_offset = glGetUniformLocation(r->prog.shadow, "u_palette_offset");
+    glUseProgram(0);
+}
+
+mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
+{
+    programs p;
+    mr_status st = build_programs(r->shader_dir, &p, err);
+    if (st != MR_OK) return st;
+    install_programs(r, &p);
+    return MR_OK;
+}
+
+/* --- lifetime ------------------------------------------------------------ */
+
+mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr_error *err)
+{
+    *out = NULL;
+    mr_renderer *r = calloc(1, sizeof *r);
+    if (!r) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+    if (desc) r->desc = *desc;
+    int w = r->desc.width > 0 ? r->desc.width : 960;
+    int h = r->desc.height > 0 ? r->desc.height : 540;
+    GLint max_samples = 1;
+    glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
+    r->samples = r->desc.samples > 0 ? r->desc.samples : 4;
+    if (r->samples > max_samples) r->samples = max_samples;
+    r->shader_dir = mr_strdup(r->desc.shader_dir ? r->desc.shader_dir : mr_gfx_shader_dir());
+    r->desc.shader_dir = NULL;  /* not kept: r->shader_dir is our copy */
+    r->desc.font_path = NULL;
+    const char *font = desc ? desc->font_path : NULL;
+
+    programs p;
+    mr_status st = r->shader_dir ? build_programs(r->shader_dir, &p, err)
+                                 : mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+    if (st != MR_OK) {
+        free(r->shader_dir);
+        free(r);
+        return st;
+    }
+    install_programs(r, &p);
+    st = gfx_targets_create(r, w, h, err);
+    if (st == MR_OK) st = gfx_shadow_create(r, err);
+    if (st != MR_OK) {
+        mr_renderer_destroy(r);
+        return st;
+    }
+    gfx_textures_init(r);
+    gfx_lines_init(r);
+    r->desc.font_path = font;
+    gfx_font_init(r);
+    r->desc.font_path = NULL;
+
+    glGenVertexArrays(1, &r->empty_vao);
+    GLint max_texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+    r->palette_max = (size_t)(max_texels > 0 ? max_texels : 65536) / 4;
+    glGenBuffers(1, &r->palette_buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, r->palette_buf);
+    r->palette_gpu_cap = 256;
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(r->palette_gpu_cap * sizeof(mat4)), NULL,
+                 GL_STREAM_DRAW);
+    glGenTextures(1, &r->palette_tex);
+    glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, r->palette_buf);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        mr_renderer_destroy(r);
+        return mr_error_set(err, MR_ERR_IO, "gfx: OpenGL error 0x%x while creating the renderer", e);
+    }
+    *out = r;
+    return MR_OK;
+}
+
+void mr_renderer_destroy(mr_renderer *r)
+{
+    if (!r) return;
+    gfx_models_release_all(r);
+    gfx_textures_free(r);
+    gfx_font_free(r);
+    gfx_lines_free(r);
+    gfx_targets_free(r);
+    gfx_shadow_free(r);
+    programs p = {r->prog.model, r->prog.shadow, r->prog.floor, r->prog.sky, r->prog.line,
+                  r->prog.text};
+    delete_programs(&p);
+    if (r->empty_vao) glDeleteVertexArrays(1, &r->empty_vao);
+    if (r->palette_tex) glDeleteTextures(1, &r->palette_tex);
+    if (r->palette_buf) glDeleteBuffers(1, &r->palette_buf);
+    free(r->palette.data);
+    free(r->draws.data);
+    free(r->readback);
+    free(r->shader_dir);
+    free(r);
+}
+
+mr_status mr_renderer_resize(mr_renderer *r, int width, int height, mr_error *err)
+{
+    if (width == r->width && height == r->height) return MR_OK;
+    int ow = r->width, oh = r->height;
+    mr_status st = gfx_targets_create(r, width, height, err);
+    if (st != MR_OK) gfx_targets_create(r, ow, oh, NULL);
+    return st;
+}
+
+void mr_renderer_size(const mr_renderer *r, int *width, int *height)
+{
+    *width = r->width;
+    *height = r->height;
+}
+
+void mr_renderer_stats(const mr_renderer *r, mr_frame_stats *out)
+{
+    *out = r->stats;
+}
+
+/* --- recording ----------------------------------------------------------- */
+
+static int is_zero3(const float *v)
+{
+    return v[0] == 0 && v[1] == 0 && v[2] == 0;
+}
+
+mr_status mr_renderer_begin_frame(mr_renderer *r, const mr_scene *scene)
+{
+    r->scene = scene ? *scene : (mr_scene){0};
+    mr_scene *s = &r->scene;
+    if (is_zero3(s->ambient)) glm_vec3_copy((vec3){0.30f, 0.32f, 0.36f}, s->ambient);
+    static const mr_light defaults[2] = {
+        {{0.45f, 1.0f, 0.55f}, {0.95f, 0.90f, 0.82f}},
+        {{-0.6f, 0.35f, -0.45f}, {0.28f, 0.32f, 0.40f}},
+    };
+    for (int i = 0; i < 2; i++) {
+        if (is_zero3(s->lights[i].direction)) s->lights[i] = defaults[i];
+        glm_vec3_normalize(s->lights[i].direction);
+    }
+    static const float top[4] = {0.30f, 0.42f, 0.58f, 1}, bottom[4] = {0.74f, 0.78f, 0.82f, 1};
+    if (s->sky_top[3] == 0) memcpy(s->sky_top, top, sizeof top);
+    if (s->sky_bottom[3] == 0) memcpy(s->sky_bottom, bottom, sizeof bottom);
+
+    mr_camera_matrices(&s->camera, (float)r->width / (float)r->height, r->view, r->proj);
+    glm_mat4_mul(r->proj, r->view, r->view_proj);
+    mr_camera_eye(&s->camera, r->eye);
+
+    r->draws.count = 0;
+    r->palette.count = 0;
+    r->lines.count = 0;
+    r->overlay_lines.count = 0;
+    r->points.count = 0;
+    r->text.count = 0;
+    r->stats.draws = r->stats.triangles = r->stats.lines = r->stats.glyphs = 0;
+    r->in_frame = 1;
+    return MR_OK;
+}
+
+mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *skin,
+                                 int joint_count, const mat4 world, const mr_draw_style *style)
+{
+    if (!r->in_frame) return MR_ERR_INVALID_ARGUMENT;
+    gfx_model *g = gfx_model_get(r, m);
+    if (!g) return MR_ERR_INVALID_ARGUMENT;
+    if (skin && joint_count != g->joint_count) return MR_ERR_JOINT_COUNT;
+    if (GFX_RESERVE(r->draws, r->draws.count + 1) != 0) return MR_ERR_NO_MEMORY;
+    int offset = -1;
+    if (skin && joint_count > 0) {
+        if (r->palette.count + (size_t)joint_count > r->palette_max) return MR_ERR_LIMIT;
+        if (GFX_RESERVE(r->palette, r->palette.count + (size_t)joint_count) != 0)
+            return MR_ERR_NO_MEMORY;
+        offset = (int)r->palette.count;
+        memcpy(r->palette.data + r->palette.count, skin, (size_t)joint_count * sizeof(mat4));
+        r->palette.count += (size_t)joint_count;
+    }
+    gfx_draw *d = &r->draws.data[r->draws.count++];
+    d->slot = (int)(g - r->models);
+    d->palette_offset = offset;
+    memcpy(d->world, world, sizeof d->world);
+    glm_mat4_inv(d->world, d->normal);
+    glm_mat4_transpose(d->normal);
+    glm_vec4_one(d->tint);
+    d->wireframe = 0;
+    d->cast_shadow = 1;
+    if (style) {
+        if (style->tint[0] || style->tint[1] || style->tint[2] || style->tint[3])
+            memcpy(d->tint, style->tint, sizeof d->tint);
+        d->wireframe = style->wireframe != 0;
+        d->cast_shadow = !style->no_shadow;
+    }
+    return MR_OK;
+}
+
+int mr_renderer_project(const mr_renderer *r, const vec3 p, float *x, float *y)
+{
+    vec4 c;
+    glm_mat4_mulv((vec4 *)r->view_proj, (vec4){p[0], p[1], p[2], 1.0f}, c);
+    if (c[3] <= 1e-6f) return 0;
+    *x = (c[0] / c[3] * 0.5f + 0.5f) * (float)r->width;
+    *y = (0.5f - c[1] / c[3] * 0.5f) * (float)r->height;
+    return 1;
+}
+
+mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const mat4 *joint_model,
+                                    const mat4 world, const mr_skeleton_style *style)
+{
+    if (!r->in_frame) return MR_ERR_INVALID_ARGUMENT;
+    float bone[4] = {1.0f, 0.85f, 0.2f, 1}, joint[4] = {1, 1, 1, 1};
+    float psize = 6.0f;
+    int names = 0;
+    mat4 w;
+    memcpy(w, world, sizeof w);
+    if (style) {
+        if (style->bone_color[3] > 0) memcpy(bone, style->bone_color, sizeof bone);
+        if (style->joint_color[3] > 0) memcpy(joint, style->joint_color, sizeof joint);
+        if (style->point_size > 0) psize = style->point_size;
+        names = style->names;
+    }
+    for (int j = 0; j < sk->joint_count; j++) {
+        vec3 tail, jt = {joint_model[j][3][0], joint_model[j][3][1], joint_model[j][3][2]};
+        glm_mat4_mulv3(w, jt, 1.0f, tail);
+        mr_renderer_point(r, tail, joint, psize);
+        if (names && sk->names && sk->names[j]) {
+            float x, y;
+            if (mr_renderer_project(r, tail, &x, &y))
+                mr_renderer_text(r, x + 5, y - 6, sk->names[j], NULL);
+        }
+        int p = sk->parents[j];
+        if (p < 0) continue;
+        vec3 head, axis, pt = {joint_model[p][3][0], joint_model[p][3][1], joint_model[p][3][2]};
+        glm_mat4_mulv3(w, pt, 1.0f, head);
+        glm_vec3_sub(tail, head, axis);
+        float len = glm_vec3_norm(axis);
+        if (len < 1e-7f) continue;
+        /* A wire octahedron: head, a square ring at 15% of the length with
+         * 10% radius, tail. */
+        vec3 dir, u, v, helper = {0, 1, 0};
+        glm_vec3_scale(axis, 1.0f / len, dir);
+        if (fabsf(dir[1]) > 0.9f) glm_vec3_copy((vec3){1, 0, 0}, helper);
+        glm_vec3_crossn(dir, helper, u);
+        glm_vec3_crossn(dir, u, v);
+        vec3 ring[4], mid;
+        glm_vec3_copy(head, mid);
+        glm_vec3_muladds(axis, 0.15f, mid);
+        for (int k = 0; k < 4; k++) {
+            float a = (float)k * GLM_PI_2f;
+            glm_vec3_copy(mid, ring[k]);
+            glm_vec3_muladds(u, cosf(a) * 0.1f * len, ring[k]);
+            glm_vec3_muladds(v, sinf(a) * 0.1f * len, ring[k]);
+        }
+        for (int k = 0; k < 4; k++) {
+            mr_renderer_line(r, head, ring[k], bone, MR_LINE_OVERLAY);
+            mr_renderer_line(r, ring[k], tail, bone, MR_LINE_OVERLAY);
+            mr_renderer_line(r, ring[k], ring[(k + 1) & 3], bone, MR_LINE_OVERLAY);
+        }
+    }
+    return MR_OK;
+}
+
+/* --- passes -------------------------------------------------------------- */
+
+/* Bounds of everything drawn this frame; 0 when nothing is. */
+static int frame_bounds(const mr_renderer *r, vec3 min, vec3 max)
+{
+    glm_vec3_fill(min, FLT_MAX);
+    glm_vec3_fill(max, -FLT_MAX);
+    int any = 0;
+    for (size_t i = 0; i < r->draws.count; i++) {
+        const gfx_draw *d = &r->draws.data[i];
+        const gfx_model *g = &r->models[d->slot];
+        mr_gpu_model h = {(g->generation << 16) | (uint32_t)(d->slot + 1)};
+        const mat4 *skin = d->palette_offset >= 0 ? r->palette.data + d->palette_offset : NULL;
+        vec3 a, b;
+        if (mr_renderer_model_bounds(r, h, skin, g->joint_count, d->world, a, b)) {
+            glm_vec3_minv(min, a, min);
+            glm_vec3_maxv(max, b, max);
+            any = 1;
+        }
+    }
+    return any;
+}
+
+/* A round grid step (1, 2 or 5 times a power of ten) near x. */
+static float nice_step(float x)
+{
+    if (!(x > 0) || !isfinite(x)) return 1.0f;
+    float p = powf(10.0f, floorf(log10f(x)));
+    float m = x / p;
+    return p * (m < 1.5f ? 1.0f : m < 3.5f ? 2.0f : m < 7.5f ? 5.0f : 10.0f);
+}
+
+/* Fills the floor defaults from the frame's bounds. */
+static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const vec3 max)
+{
+    mr_scene *s = &r->scene;
+    if (s->floor_extent <= 0) {
+        if (have_bounds) {
+            float sx = max[0] - min[0], sy = max[1] - min[1], sz = max[2] - min[2];
+            float size = fmaxf(fmaxf(sx, sz), sy);
+            s->floor_extent = fmaxf(size * 2.5f, 1e-3f);
+            s->floor_center[0] = 0.5f * (min[0] + max[0]);
+            s->floor_center[1] = 0.5f * (min[2] + max[2]);
+        } else {
+            s->floor_extent = 5.0f;
+        }
+    }
+    if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
+}
+
+/* Light 0's view-projection covering the sphere (centre, radius). The
+ * sphere's centre is snapped to whole shadow texels in the light's view, so
+ * a moving fit does not make shadow edges crawl. */
+static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, mat4 out,
+                         float *texel_world)
+{
+    radius = fmaxf(radius, 1e-3f);
+    const float *l = r->scene.lights[0].direction;
+    vec3 up = {0, 1, 0}, origin = {0, 0, 0}, c;
+    if (fabsf(l[1]) > 0.99f) glm_vec3_copy((vec3){0, 0, 1}, up);
+    mat4 rot;                          /* rotation only: light view about the origin */
+    glm_lookat((float *)l, origin, up, rot);
+    glm_mat4_mulv3(rot, (float *)centre, 1.0f, c);
+    float texel = 2.0f * radius / (float)r->shadow_size;
+    c[0] = floorf(c[0] / texel + 0.5f) * texel;
+    c[1] = floorf(c[1] / texel + 0.5f) * texel;
+    mat4 proj, view;
+    glm_ortho(c[0] - radius, c[0] + radius, c[1] - radius, c[1] + radius, -c[2] - radius * 2.0f,
+              -c[2] + radius * 2.0f, proj);
+    glm_mat4_copy(rot, view);
+    glm_mat4_mul(proj, view, out);
+    *texel_world = texel;
+}
+
+static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp, int shadows,
+                         float texel_world)
+{
+    const mr_scene *s = &r->scene;
+    glUniform3fv(glGetUniformLocation(prog, "u_eye"), 1, r->eye);
+    glUniform3fv(glGetUniformLocation(prog, "u_ambient"), 1, s->ambient);
+    float dirs[6], cols[6];
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++) {
+            dirs[i * 3 + k] = s->lights[i].direction[k];
+            cols[i * 3 + k] = s->lights[i].color[k];
+        }
+    glUniform3fv(glGetUniformLocation(prog, "u_light_dir"), 2, dirs);
+    glUniform3fv(glGetUniformLocation(prog, "u_light_color"), 2, cols);
+    glUniformMatrix4fv(glGetUniformLocation(prog, "u_light_view_proj"), 1, GL_FALSE,
+                       (const float *)light_vp);
+    glUniform1i(glGetUniformLocation(prog, "u_shadows"), shadows);
+    glUniform1f(glGetUniformLocation(prog, "u_shadow_offset"), texel_world * 1.5f);
+    glUniformMatrix4fv(glGetUniformLocation(prog, "u_view_proj"), 1, GL_FALSE,
+                       (const float *)r->view_proj);
+}
+
+static void upload_palette(mr_renderer *r)
+{
+    glBindBuffer(GL_TEXTURE_BUFFER, r->palette_buf);
+    if (r->palette.count > r->palette_gpu_cap) {
+        size_t cap = r->palette_gpu_cap;
+        while (cap < r->palette.count) cap *= 2;
+        glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(cap * sizeof(mat4)), NULL, GL_STREAM_DRAW);
+        r->palette_gpu_cap = cap;
+    }
+    if (r->palette.count)
+        glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)(r->palette.count * sizeof(mat4)),
+                        r->palette.data);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    glActiveTexture(GL_TEXTURE0 + UNIT_PALETTE);
+    glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
+}
+
+static void shadow_pass(mr_renderer *r, const mat4 light_vp)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
+    glViewport(0, 0, r->shadow_size, r->shadow_size);
+    glClearDepth(1.0);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.5f, 3.0f);
+    glUseProgram(r->prog.shadow);
+    glUniformMatrix4fv(glGetUniformLocation(r->prog.shadow, "u_light_view_proj"), 1, GL_FALSE,
+                       (const float *)light_vp);
+    for (size_t i = 0; i < r->draws.count; i++) {
+        const gfx_draw *d = &r->draws.data[i];
+        if (!d->cast_shadow) continue;
+        const gfx_model *g = &r->models[d->slot];
+        glUniformMatrix4fv(r->shadow_world, 1, GL_FALSE, (const float *)d->world);
+        for (int k = 0; k < g->mesh_count; k++) {
+            const gfx_mesh *m = &g->meshes[k];
+            glUniform1i(r->shadow_palette_offset, m->skinned ? d->palette_offset : -1);
+            glBindVertexArray(m->vao);
+            glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
+        }
+    }
+    glDisable(GL_POLYGON_OFFSET_FILL);
+}
+
+static void model_pass(mr_renderer *r)
+{
+    glUseProgram(r->prog.model);
+    for (size_t i = 0; i < r->draws.count; i++) {
+        const gfx_draw *d = &r->draws.data[i];
+        const gfx_model *g = &r->models[d->slot];
+        glUniformMatrix4fv(r->mu.world, 1, GL_FALSE, (const float *)d->world);
+        glUniformMatrix4fv(r->mu.normal_matrix, 1, GL_FALSE, (const float *)d->normal);
+        glUniform4fv(r->mu.tint, 1, d->tint);
+        glUniform1i(r->mu.wireframe, d->wireframe);
+        if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+        for (int k = 0; k < g->mesh_count; k++) {
+            const gfx_mesh *m = &g->meshes[k];
+            glUniform1i(r->mu.palette_offset, m->skinned ? d->palette_offset : -1);
+            glUniform4fv(r->mu.diffuse, 1, m->diffuse);
+            glUniform4fv(r->mu.specular, 1, m->specular);
+            glUniform4fv(r->mu.emission, 1, m->emission);
+            glUniform1f(r->mu.shininess, m->shininess);
+            glUniform1i(r->mu.has_diffuse_map, m->diffuse_tex != 0);
+            glUniform1i(r->mu.has_normal_map, m->normal_tex != 0);
+            glUniform1i(r->mu.alpha_cutout, m->alpha_cutout);
+            glActiveTexture(GL_TEXTURE0 + UNIT_DIFFUSE);
+            glBindTexture(GL_TEXTURE_2D, m->diffuse_tex ? m->diffuse_tex : r->checker_tex);
+            glActiveTexture(GL_TEXTURE0 + UNIT_NORMAL);
+            glBindTexture(GL_TEXTURE_2D, m->normal_tex ? m->normal_tex : r->checker_tex);
+            glBindVertexArray(m->vao);
+            glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
+            r->stats.triangles += m->index_count / 3;
+        }
+        if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        r->stats.draws++;
+    }
+}
+
+mr_status mr_renderer_end_frame(mr_renderer *r)
+{
+    if (!r->in_frame) return MR_ERR_INVALID_ARGUMENT;
+    r->in_frame = 0;
+    const mr_scene *s = &r->scene;
+
+    vec3 bmin, bmax;
+    int have_bounds = frame_bounds(r, bmin, bmax);
+    resolve_floor(r, have_bounds, bmin, bmax);
+    int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex;
+    mat4 light_vp;
+    float texel_world = 0.01f;
+    glm_mat4_identity(light_vp);
+    if (shadows) {
+        vec3 centre;
+        float radius = s->shadow_radius;
+        if (radius > 0) {
+            memcpy(centre, s->shadow_center, sizeof centre);
+        } else {
+            vec3 half;
+            glm_vec3_center(bmin, bmax, centre);
+            glm_vec3_sub(bmax, bmin, half);
+            radius = 0.5f * glm_vec3_norm(half) * 1.05f;
+        }
+        light_matrix(r, centre, radius, light_vp, &texel_world);
+    }
+
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glDisable(GL_STENCIL_TEST);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    upload_palette(r);
+    if (shadows) shadow_pass(r, light_vp);
+
+    glBindFramebuffer(GL_FRAMEBUFFER, r->msaa_fbo);
+    glViewport(0, 0, r->width, r->height);
+    glEnable(GL_MULTISAMPLE);
+    glDepthMask(GL_TRUE);
+    glClearDepth(1.0);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glActiveTexture(GL_TEXTURE0 + UNIT_SHADOW);
+    glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
+
+    /* models first, so the floor and sky behind them fail the depth test
+     * instead of being shaded (llvmpipe pays for every fragment) */
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glUseProgram(r->prog.model);
+    set_lighting(r, r->prog.model, light_vp, shadows, texel_world);
+    model_pass(r);
+
+    /* floor: opaque, its edge faded into the sky colour by the shader */
+    glBindVertexArray(r->empty_vao);
+    if (!s->hide_floor) {
+        glUseProgram(r->prog.floor);
+        set_lighting(r, r->prog.floor, light_vp, shadows, texel_world);
+        glUniform2fv(glGetUniformLocation(r->prog.floor, "u_floor_center"), 1, s->floor_center);
+        glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_extent"), s->floor_extent);
+        glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_y"), s->floor_y);
+        glUniform1f(glGetUniformLocation(r->prog.floor, "u_grid_step"), s->grid_step);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_top"), 1, s->sky_top);
+        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_bottom"), 1, s->sky_bottom);
+        glUniform2f(glGetUniformLocation(r->prog.floor, "u_screen"), (float)r->width, (float)r->height);
+        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    }
+
+    /* sky: at the far plane, wherever nothing was drawn (no colour clear needed) */
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glUseProgram(r->prog.sky);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
+    glUniform2f(glGetUniformLocation(r->prog.sky, "u_screen"), (float)r->width, (float)r->height);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+
+    /* lines: depth-tested, then the overlay on top */
+    gfx_lines_draw(r, 0);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    gfx_lines_draw(r, 1);
+    gfx_text_draw(r);
+    glDisable(GL_BLEND);
+    glDepthMask(GL_TRUE);
+
+    /* resolve the samples */
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->msaa_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo);
+    glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
+                      GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    GLenum e = glGetError();
+    return e == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+}
+
+/* --- output -------------------------------------------------------------- */
+
+void mr_renderer_present(mr_renderer *r, int fb_width, int fb_height)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->resolve_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    int same = fb_width == r->width && fb_height == r->height;
+    glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, fb_width, fb_height, GL_COLOR_BUFFER_BIT,
+                      same ? GL_NEAREST : GL_LINEAR);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size)
+{
+    size_t row = (size_t)r->width * 4;
+    if (!rgba || size < row * (size_t)r->height) return MR_ERR_INVALID_ARGUMENT;
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->resolve_fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, r->width, r->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    /* GL's first row is the bottom one; images start at the top. */
+    uint8_t tmp[4096];
+    for (int y = 0; y < r->height / 2; y++) {
+        uint8_t *a = rgba + (size_t)y * row, *b = rgba + (size_t)(r->height - 1 - y) * row;
+        for (size_t off = 0; off < row; off += sizeof tmp) {
+            size_t n = row - off < sizeof tmp ? row - off : sizeof tmp;
+            memcpy(tmp, a + off, n);
+            memcpy(a + off, b + off, n);
+            memcpy(b + off, tmp, n);
+        }
+    }
+    return glGetError() == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+}
+
+mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err)
+{
+    size_t size = (size_t)r->width * (size_t)r->height * 4;
+    if (size > r->readback_size) {   /* kept: a PNG sequence reuses it */
+        uint8_t *grown = realloc(r->readback, size);
+        if (!grown) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory for a screenshot");
+        r->readback = grown;
+        r->readback_size = size;
+    }
+    mr_status st = mr_renderer_read_pixels(r, r->readback, size);
+    if (st != MR_OK) return mr_error_set(err, st, "gfx: cannot read the frame back");
+    return mr_gfx_write_png(path, r->readback, r->width, r->height, err);
+}

@@ -1,0 +1,246 @@
+/* renderer.h — marrow's OpenGL 3.3 core renderer: GPU-skinned models with
+ * Blinn-Phong lighting, a shadowed floor with a grid, a sky gradient, debug
+ * lines, a skeleton overlay and HUD text, drawn offscreen and read back as
+ * pixels or PNG files.
+ *
+ * Use
+ *   A GL 3.3 core context must be current (platform/window.h makes one, in a
+ *   window or headless). Then, once:
+ *       mr_renderer *r; mr_renderer_create(&(mr_renderer_desc){.width = 640,
+ *                                          .height = 480}, &r, &err);
+ *       mr_gpu_model bob; mr_renderer_upload_model(r, model, &bob, &err);
+ *   and every frame:
+ *       mr_renderer_begin_frame(r, &scene);         camera, lights, floor, sky
+ *       mr_renderer_draw_model(r, bob, skin, n, world, NULL);
+ *       mr_renderer_draw_skeleton(r, &model->skeleton, joint_mats, world, NULL);
+ *       mr_renderer_line(r, a, b, colour, 0);
+ *       mr_renderer_text(r, 10, 10, "hello", NULL);
+ *       mr_renderer_end_frame(r);                   draws everything queued
+ *       mr_renderer_screenshot(r, "out.png", &err); or mr_renderer_present()
+ *
+ * Drawing is deferred: the draw/line/text calls only record (copying what
+ * they are given, so callers may reuse their arrays at once), and
+ * mr_renderer_end_frame runs the passes: shadow map (skinned, from light 0),
+ * models, floor, sky (behind everything), lines, overlay, text, then the 4x
+ * MSAA resolve. The
+ * frame is drawn into the renderer's own framebuffer of the desc size, so a
+ * window (mr_renderer_present blits it) and a headless run produce the same
+ * pixels. Recording allocates only when a frame needs more room than any
+ * before it.
+ *
+ * Alignment: matrices and colours given to these functions are copied with
+ * memcpy, so they need no more than float alignment (cglm's SIMD paths
+ * would fault on Lua userdata or packed structs); colour fields are float[4].
+ *
+ * Frames: world space is Y-up, metres. A model's meshes and skin matrices are
+ * in the model's own frame; the world matrix passed at draw time carries it
+ * into the world (use mr_model_display_matrix for MD5's Z-up inches). World
+ * matrices are expected to be rotation, translation and scale (normals use
+ * their inverse transpose).
+ *
+ * Resources: models live on the GPU behind small handles (mr_gpu_model) from
+ * a pool with generation counters: a handle to a released model fails with
+ * MR_ERR_INVALID_ARGUMENT instead of drawing garbage. Textures are cached by
+ * path for the renderer's lifetime; a texture that is missing or unreadable
+ * draws as a magenta checker and is reported once on stderr. Shaders are read
+ * at run time from the shader directory (mr_gfx_shader_dir) and can be
+ * reloaded; a compile or link error is returned with the GLSL log.
+ *
+ * Limits: MR_GFX_MAX_JOINTS joints per model (the bone palette is a texture
+ * buffer holding every draw's matrices for the frame); more fails the upload
+ * with MR_ERR_LIMIT.
+ */
+#ifndef MR_GFX_RENDERER_H
+#define MR_GFX_RENDERER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anim/model.h"
+#include "gfx/camera.h"
+
+/* Joints per model the bone palette holds (= MR_MAX_JOINTS). */
+#define MR_GFX_MAX_JOINTS MR_MAX_JOINTS
+
+typedef struct mr_renderer mr_renderer;
+
+/* A model uploaded to the GPU. id 0 is never valid. */
+typedef struct mr_gpu_model { uint32_t id; } mr_gpu_model;
+
+/* Renderer settings; zero fields take the default in brackets. */
+typedef struct mr_renderer_desc {
+    int width, height;        /* offscreen frame size in pixels [960x540] */
+    int samples;              /* MSAA samples [4]; clamped to GL_MAX_SAMPLES; 1 = off */
+    int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
+                               * to the models' bounds each frame */
+    const char *shader_dir;   /* GLSL directory [mr_gfx_shader_dir()] */
+    const char *font_path;    /* TrueType font [DejaVuSans]; missing: no text, one warning */
+    float font_px;            /* text height in pixels [15] */
+    int quiet;                /* 1: no warnings on stderr (they are still counted) */
+} mr_renderer_desc;
+
+/* A directional light. */
+typedef struct mr_light {
+    vec3 direction;           /* world direction towards the light (need not be unit) */
+    vec3 color;               /* intensity per channel */
+} mr_light;
+
+/* What a frame looks like besides the models. Zero fields take defaults. */
+typedef struct mr_scene {
+    mr_camera camera;
+    vec3 ambient;             /* [0.32 0.34 0.38] */
+    mr_light lights[2];       /* [a warm key light from above-front, a cool fill];
+                               * lights[0] casts the shadow. A light whose
+                               * direction is zero takes its default. */
+    float sky_top[4], sky_bottom[4]; /* background gradient; alpha 0 = default */
+    int hide_floor;           /* 1: no floor and no floor shadow */
+    int no_shadows;           /* 1: no shadow map at all */
+    float floor_y;            /* world height of the floor */
+    float floor_center[2];    /* world x, z of the floor's middle */
+    float floor_extent;       /* half size of the floor [from the models drawn] */
+    float grid_step;          /* grid cell size [a round number ~ extent/12] */
+    float shadow_center[3];   /* world sphere the shadow map covers; radius 0 = */
+    float shadow_radius;      /* [the models drawn this frame]. A fixed sphere
+                               * (e.g. around a whole clip) keeps shadow edges
+                               * from shimmering as the fit changes per frame. */
+} mr_scene;
+
+/* Per-draw options; NULL or zero fields take the defaults. */
+typedef struct mr_draw_style {
+    float tint[4];            /* multiplies the material colour [white]; all zero = white */
+    int wireframe;            /* 1: triangle edges only */
+    int no_shadow;            /* 1: casts no shadow */
+} mr_draw_style;
+
+/* Skeleton overlay options; NULL or zero fields take the defaults. */
+typedef struct mr_skeleton_style {
+    float bone_color[4];      /* [yellow]; alpha 0 = default */
+    float joint_color[4];     /* [white]; alpha 0 = default */
+    int names;                /* 1: joint names beside the joints */
+    float point_size;         /* joint marker size in pixels [6] */
+} mr_skeleton_style;
+
+/* Text options; NULL or zero fields take the defaults. */
+typedef struct mr_text_style {
+    float color[4];           /* [white]; all zero = white */
+    int no_shadow;            /* 1: no dark drop shadow behind the glyphs */
+} mr_text_style;
+
+/* Line flags. */
+enum { MR_LINE_OVERLAY = 1 };  /* drawn over everything (no depth test) */
+
+typedef struct mr_frame_stats {
+    int draws;                /* models drawn last frame */
+    int triangles;            /* triangles drawn last frame (main pass) */
+    int lines, glyphs;
+    int warnings;             /* warnings since creation (missing textures, font) */
+} mr_frame_stats;
+
+/* --- lifetime ---------------------------------------------------------- */
+
+/* Creates a renderer on the current GL context: compiles the shaders, makes
+ * the offscreen framebuffers, shadow map and font atlas. On failure *out is
+ * NULL and err holds the reason (a shader error includes the GLSL log).
+ * Destroy (with the same context current) with mr_renderer_destroy, which
+ * also releases every uploaded model and texture. */
+mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr_error *err);
+void mr_renderer_destroy(mr_renderer *r);
+
+/* Rebuilds the shaders from the shader directory. On error the old shaders
+ * stay in use and err holds the GLSL log. */
+mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err);
+
+/* Changes the offscreen frame size (e.g. when the window is resized). */
+mr_status mr_renderer_resize(mr_renderer *r, int width, int height, mr_error *err);
+void mr_renderer_size(const mr_renderer *r, int *width, int *height);
+
+/* --- models ------------------------------------------------------------ */
+
+/* Uploads every mesh of model (vertices, joints as integers, weights,
+ * tangents for normal maps, indices; textures through the cache). The model
+ * is not referenced afterwards. Fails with MR_ERR_LIMIT beyond
+ * MR_GFX_MAX_JOINTS joints and MR_ERR_BAD_FILE when a vertex names a joint
+ * the skeleton does not have. */
+mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu_model *out,
+                                   mr_error *err);
+/* Frees the model's GPU memory; the handle (and copies of it) become invalid. */
+void mr_renderer_release_model(mr_renderer *r, mr_gpu_model m);
+int mr_renderer_model_valid(const mr_renderer *r, mr_gpu_model m);
+
+/* World-space bounds of the model posed by skin (model frame skinning
+ * matrices, joint_count of them, or NULL for the bind pose) under world.
+ * Uses per-joint bounding spheres, so it is cheap and slightly generous.
+ * Returns 0 for an invalid handle or an empty model. */
+int mr_renderer_model_bounds(const mr_renderer *r, mr_gpu_model m, const mat4 *skin,
+                             int joint_count, const mat4 world, vec3 min, vec3 max);
+
+/* --- a frame ----------------------------------------------------------- */
+
+/* Starts recording a frame seen through scene->camera. */
+mr_status mr_renderer_begin_frame(mr_renderer *r, const mr_scene *scene);
+
+/* Draws model m posed by skin (joint_count matrices from mr_pose_skinning,
+ * in the model's frame; NULL draws the bind pose) placed by world. Static
+ * meshes of the model ignore skin. joint_count must be the model's. */
+mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *skin,
+                                 int joint_count, const mat4 world,
+                                 const mr_draw_style *style);
+
+/* Skeleton overlay: a wire octahedron per bone from each joint to its parent,
+ * a point per joint, optionally the names. joint_model holds the joints'
+ * model-space matrices (mr_pose_to_model); world places them. Drawn over the
+ * models. */
+mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk,
+                                    const mat4 *joint_model, const mat4 world,
+                                    const mr_skeleton_style *style);
+
+/* A world-space line from a to b; flags MR_LINE_OVERLAY draws it on top. */
+void mr_renderer_line(mr_renderer *r, const vec3 a, const vec3 b, const float color[4], int flags);
+/* A world-space point marker size pixels wide, drawn on top. */
+void mr_renderer_point(mr_renderer *r, const vec3 p, const float color[4], float size);
+
+/* Text at pixel position (x, y) = top-left of the first line, y down, in
+ * the frame's pixels. '\n' starts a new line; characters outside printable
+ * ASCII show as '?'. Returns the width in pixels of the widest line (0 when
+ * there is no font). */
+float mr_renderer_text(mr_renderer *r, float x, float y, const char *s,
+                       const mr_text_style *style);
+/* Height in pixels of a line of text (0 when there is no font). */
+float mr_renderer_text_height(const mr_renderer *r);
+
+/* Projects a world point to frame pixels (x right, y down); returns 0 when
+ * the point is behind the camera. Valid between begin and end. */
+int mr_renderer_project(const mr_renderer *r, const vec3 p, float *x, float *y);
+
+/* Runs the passes for everything recorded since begin_frame. */
+mr_status mr_renderer_end_frame(mr_renderer *r);
+
+/* --- output ------------------------------------------------------------ */
+
+/* Blits the last frame into the current default framebuffer (a window) of
+ * fb_width x fb_height pixels, scaled when the sizes differ. */
+void mr_renderer_present(mr_renderer *r, int fb_width, int fb_height);
+
+/* Copies the last frame as RGBA8, top row first, into rgba (width*height*4
+ * bytes, caller-owned). */
+mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size);
+
+/* Writes the last frame as a PNG (top row first) to path, atomically. */
+mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err);
+
+void mr_renderer_stats(const mr_renderer *r, mr_frame_stats *out);
+
+/* --- files --------------------------------------------------------------- */
+
+/* The shader directory: $MARROW_SHADERS when set, else the project's
+ * shaders/ found from the executable (/proc/self/exe, e.g.
+ * build/release/marrow -> ../../../shaders), else "shaders". The returned
+ * string is static. */
+const char *mr_gfx_shader_dir(void);
+
+/* Encodes rgba (width*height*4 bytes, top row first) as PNG into path
+ * (temporary file + rename). */
+mr_status mr_gfx_write_png(const char *path, const uint8_t *rgba, int width, int height,
+                           mr_error *err);
+
+#endif

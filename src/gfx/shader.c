@@ -1,0 +1,176 @@
+/* shader.c — loads, expands (#include) and compiles GLSL files into programs,
+ * and finds the project's shaders/ directory. */
+#include "gfx/shader.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/file.h"
+#include "gfx/renderer.h"
+
+/* Reads dir/name and replaces each `#include "x"` line with dir/x's text. */
+static char *load_source(const char *dir, const char *name, mr_error *err)
+{
+    char *path = mr_path_join(dir, name);
+    if (!path) {
+        mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+        return NULL;
+    }
+    mr_error ioerr = {0};
+    char *text = mr_file_read(path, NULL, &ioerr);
+    free(path);
+    if (!text) {
+        mr_error_set(err, MR_ERR_IO, "gfx: cannot read shader: %s (shader directory %s; set "
+                     "MARROW_SHADERS to override)", ioerr.msg, dir);
+        return NULL;
+    }
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p + 1) : strlen(p);
+        const char *piece = p;
+        size_t piece_len = n;
+        char *inc = NULL;
+        const char *s = p;
+        while (*s == ' ' || *s == '\t') s++;
+        if (strncmp(s, "#include", 8) == 0) {
+            const char *q1 = memchr(s, '"', n - (size_t)(s - p));
+            const char *q2 = q1 ? memchr(q1 + 1, '"', n - (size_t)(q1 + 1 - p)) : NULL;
+            if (!q2) {
+                mr_error_set(err, MR_ERR_BAD_FILE, "gfx: %s/%s: expected #include \"file\"", dir, name);
+                free(text);
+                free(out);
+                return NULL;
+            }
+            char *inc_name = mr_strndup(q1 + 1, (size_t)(q2 - q1 - 1));
+            char *inc_path = inc_name ? mr_path_join(dir, inc_name) : NULL;
+            inc = inc_path ? mr_file_read(inc_path, &piece_len, &ioerr) : NULL;
+            free(inc_name);
+            free(inc_path);
+            if (!inc) {
+                mr_error_set(err, MR_ERR_IO, "gfx: %s/%s: cannot include: %s", dir, name, ioerr.msg);
+                free(text);
+                free(out);
+                return NULL;
+            }
+            piece = inc;
+        }
+        if (mr_array_reserve((void **)&out, &cap, len + piece_len + 2, 1) != 0) {
+            free(inc);
+            free(text);
+            free(out);
+            mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+            return NULL;
+        }
+        memcpy(out + len, piece, piece_len);
+        len += piece_len;
+        if (inc && (piece_len == 0 || piece[piece_len - 1] != '\n')) out[len++] = '\n';
+        out[len] = 0;
+        free(inc);
+        p += n;
+    }
+    free(text);
+    if (!out) out = mr_strdup("");
+    return out;
+}
+
+static GLuint compile(GLenum type, const char *dir, const char *name, mr_error *err)
+{
+    char *src = load_source(dir, name, err);
+    if (!src) return 0;
+    GLuint sh = glCreateShader(type);
+    const char *srcs[1] = {src};
+    glShaderSource(sh, 1, srcs, NULL);
+    glCompileShader(sh);
+    free(src);
+    GLint ok = 0;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[800];
+        GLsizei n = 0;
+        glGetShaderInfoLog(sh, sizeof log, &n, log);
+        while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = 0;
+        mr_error_set(err, MR_ERR_BAD_FILE, "gfx: shader %s/%s does not compile:\n%s", dir, name, log);
+        glDeleteShader(sh);
+        return 0;
+    }
+    return sh;
+}
+
+GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name,
+                         const char *const *attribs, mr_error *err)
+{
+    GLuint vs = compile(GL_VERTEX_SHADER, dir, vert_name, err);
+    if (!vs) return 0;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, frag_name, err);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    for (int i = 0; attribs && attribs[i]; i++) glBindAttribLocation(prog, (GLuint)i, attribs[i]);
+    glLinkProgram(prog);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[800];
+        GLsizei n = 0;
+        glGetProgramInfoLog(prog, sizeof log, &n, log);
+        while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = 0;
+        mr_error_set(err, MR_ERR_BAD_FILE, "gfx: shaders %s/%s + %s do not link:\n%s", dir,
+                     vert_name, frag_name, log);
+        glDeleteProgram(prog);
+        return 0;
+    }
+    return prog;
+}
+
+/* Is dir/model.vert there? */
+static int has_shaders(const char *dir)
+{
+    char *p = mr_path_join(dir, "model.vert");
+    int ok = p && mr_file_exists(p);
+    free(p);
+    return ok;
+}
+
+const char *mr_gfx_shader_dir(void)
+{
+    static char found[PATH_MAX];
+    const char *env = getenv("MARROW_SHADERS");
+    if (env && *env) return env;
+    if (found[0]) return found;
+
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = 0;
+        /* build/release/marrow, build/release/tests/test_x, or beside the exe */
+        static const char *const ups[] = {"/../../shaders", "/../../../shaders", "/shaders",
+                                          "/../shaders"};
+        for (size_t i = 0; i < sizeof ups / sizeof ups[0]; i++) {
+            char cand[PATH_MAX];
+            if ((size_t)snprintf(cand, sizeof cand, "%s%s", exe, ups[i]) >= sizeof cand) continue;
+            if (has_shaders(cand)) {
+                char *real = realpath(cand, NULL);
+                snprintf(found, sizeof found, "%s", real ? real : cand);
+                free(real);
+                return found;
+            }
+        }
+    }
+    snprintf(found, sizeof found, "shaders");
+    return found;
+}

@@ -1,0 +1,19 @@
+/* shader.h — gfx-internal: GLSL programs read from the shader directory.
+ *
+ * A source file may pull in another with a line `#include "name.glsl"`
+ * (one level, resolved in the same directory), so the skinning and shadow
+ * code is written once. Errors name the file and carry the GLSL log. */
+#ifndef MR_GFX_SHADER_H
+#define MR_GFX_SHADER_H
+
+#include <epoxy/gl.h>
+
+#include "core/error.h"
+
+/* Compiles dir/vert_name and dir/frag_name and links them, binding the
+ * vertex attributes named in attribs (index = position in the array,
+ * NULL-terminated). Returns the program or 0 with err set. */
+GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name,
+                         const char *const *attribs, mr_error *err);
+
+#endif

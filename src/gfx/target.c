@@ -1,0 +1,117 @@
+/* target.c — the framebuffers a frame is drawn into: a multisampled colour +
+ * depth target, the single-sample target it resolves to (read back, or
+ * blitted to a window), and the shadow map's depth texture. */
+#include "gfx/internal.h"
+
+static const char *fbo_status_name(GLenum s)
+{
+    switch (s) {
+    case GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT: return "incomplete attachment";
+    case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT: return "missing attachment";
+    case GL_FRAMEBUFFER_UNSUPPORTED: return "unsupported";
+    case GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE: return "incomplete multisample";
+    default: return "incomplete";
+    }
+}
+
+void gfx_targets_free(mr_renderer *r)
+{
+    if (r->msaa_fbo) glDeleteFramebuffers(1, &r->msaa_fbo);
+    if (r->msaa_color) glDeleteRenderbuffers(1, &r->msaa_color);
+    if (r->msaa_depth) glDeleteRenderbuffers(1, &r->msaa_depth);
+    if (r->resolve_fbo) glDeleteFramebuffers(1, &r->resolve_fbo);
+    if (r->resolve_color) glDeleteRenderbuffers(1, &r->resolve_color);
+    r->msaa_fbo = r->msaa_color = r->msaa_depth = r->resolve_fbo = r->resolve_color = 0;
+}
+
+mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err)
+{
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+    if (width < 1 || height < 1 || width > max_size || height > max_size)
+        return mr_error_set(err, MR_ERR_LIMIT, "gfx: frame size %dx%d is outside 1x1..%dx%d", width,
+                            height, max_size, max_size);
+    gfx_targets_free(r);
+    int samples = r->samples > 1 ? r->samples : 0;
+
+    glGenRenderbuffers(1, &r->msaa_color);
+    glBindRenderbuffer(GL_RENDERBUFFER, r->msaa_color);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
+    glGenRenderbuffers(1, &r->msaa_depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, r->msaa_depth);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
+    glGenFramebuffers(1, &r->msaa_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->msaa_fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->msaa_color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, r->msaa_depth);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        gfx_targets_free(r);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d %d-sample framebuffer: %s", width, height,
+                            samples, fbo_status_name(st));
+    }
+
+    glGenRenderbuffers(1, &r->resolve_color);
+    glBindRenderbuffer(GL_RENDERBUFFER, r->resolve_color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glGenFramebuffers(1, &r->resolve_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->resolve_color);
+    st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        gfx_targets_free(r);
+        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve framebuffer: %s", width, height,
+                            fbo_status_name(st));
+    }
+    r->width = width;
+    r->height = height;
+    /* Start from a defined image, so reading before the first frame gives
+     * the clear colour rather than whatever memory held. */
+    glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo);
+    glClearColor(0, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return MR_OK;
+}
+
+void gfx_shadow_free(mr_renderer *r)
+{
+    if (r->shadow_fbo) glDeleteFramebuffers(1, &r->shadow_fbo);
+    if (r->shadow_tex) glDeleteTextures(1, &r->shadow_tex);
+    r->shadow_fbo = r->shadow_tex = 0;
+}
+
+mr_status gfx_shadow_create(mr_renderer *r, mr_error *err)
+{
+    GLint max_tex = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
+    int size = r->desc.shadow_size > 0 ? r->desc.shadow_size : 1024;
+    if (size > max_tex) size = max_tex;
+    glGenTextures(1, &r->shadow_tex);
+    glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, size, size, 0, GL_DEPTH_COMPONENT,
+                 GL_UNSIGNED_INT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &r->shadow_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, r->shadow_tex, 0);
+    glDrawBuffer(GL_NONE);
+    glReadBuffer(GL_NONE);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        gfx_shadow_free(r);
+        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d shadow map: %s", size, size, fbo_status_name(st));
+    }
+    r->shadow_size = size;
+    return MR_OK;
+}

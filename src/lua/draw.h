@@ -1,0 +1,36 @@
+/* draw.h — connects a script context to the renderer (src/gfx). lua_draw.c
+ * is the only file where Lua meets the renderer's API.
+ *
+ * During draw() the script's drawing calls (marrow.draw, draw_skeleton,
+ * line, text, ...) are recorded into buffers owned by the context (grown
+ * when a frame needs more, never shrunk, so a steady scene allocates
+ * nothing per frame). mr_lua_gfx_render then starts a renderer frame with
+ * the script's camera and lights (set anywhere during the frame), replays
+ * the recording, overlays the console and the current error, ends the frame
+ * and writes the screenshots the script asked for.
+ *
+ * Without a renderer attached (unit tests, bench) the calls are checked and
+ * recorded exactly the same and mr_lua_gfx_render just drops them.
+ */
+#ifndef MR_LUA_DRAW_H
+#define MR_LUA_DRAW_H
+
+#include "core/error.h"
+#include "lua/script.h"
+
+struct mr_renderer;
+
+/* Attaches r (not owned; NULL detaches). Models are uploaded on first draw
+ * and released by mr_lua_ctx_destroy, so destroy the context before the
+ * renderer, with its GL context current. */
+void mr_lua_gfx_attach(mr_lua_ctx *ctx, struct mr_renderer *r);
+
+/* Renders what draw() recorded (see above). Returns 0, or -1 when a
+ * screenshot could not be written (the context's error says why) or the
+ * renderer failed. */
+int mr_lua_gfx_render(mr_lua_ctx *ctx);
+
+/* Number of model draws recorded in the last draw() (for tests). */
+int mr_lua_gfx_recorded(const mr_lua_ctx *ctx);
+
+#endif

@@ -1,0 +1,867 @@
+/* lua_mixer.c — marrow.mixer and the mixer and track userdata: the
+ * choreography engine of src/anim/mixer.h for scripts.
+ *
+ *   marrow.mixer(model [, {tracks = 8, clips = 4}]) -> mixer
+ *   mixer:track(i [, {additive = bool, mask = mask|false, weight = w}]) -> track
+ *       tracks are stacked in index order (1 = the bottom); a track object
+ *       stays valid as long as its mixer (it keeps the mixer alive)
+ *   mixer:tracks() -> count
+ *   Per track (track:f(...); mixer:f(...) is the same on track 1):
+ *     :play(clip, opts)            opts: loop = "once"|"repeat"|"pingpong" (or
+ *                                  true = "repeat"), repetitions (0 = forever),
+ *                                  speed (negative plays backward), start
+ *                                  (clip time), weight (the track's), restart,
+ *                                  fade (seconds), curve = "smooth"|"linear",
+ *                                  sync, root_motion
+ *     :crossfade(clip, seconds [, opts])   play with opts.fade = seconds
+ *     :queue(clip [, opts])        starts when the current clip ends; opts.delay,
+ *                                  opts.fade and the play opts
+ *     :play_blendspace(bs, x [, y] [, opts])   :set_param(x [, y])
+ *     :stop([fade])  :pause()  :resume()  :seek(t)  :set_speed(s)
+ *     :time() -> clip time   :weight() -> track weight   :set_weight(w [, fade])
+ *     :clip_weight(clip) -> weight   :playing() -> {{clip, time, weight, speed,
+ *                                  current, ended}, ...} (current first)
+ *     :set_mask(mask | nil)  :set_additive(bool)
+ *   mixer:set_mask(i, mask | nil)  the mask of track i
+ *   mixer:update(dt)               advances time, fades and queues, then calls
+ *                                  the event handlers of what happened
+ *   mixer:pose([out]) -> pose      evaluates (sample, blend, layer, on_pose)
+ *   mixer:on(event, fn) -> fn      fn(e) for every event named `event` (a marker
+ *                                  name, "start", "loop", "end", or "*" for all),
+ *                                  e = {name, clip, track, time, offset}
+ *   mixer:off(event [, fn])        removes fn (or every handler of event)
+ *   mixer:on_pose(fn | nil)        fn(pose) edits the layered local pose before
+ *                                  model matrices are made (IK, overrides)
+ *   mixer:set_root_motion(joint | nil [, {translation = true, yaw = true}])
+ *   mixer:root_motion() -> vec3, yaw   motion of the last update in the model
+ *                                  frame (model units) and degrees about up
+ *   mixer:close()
+ *
+ * mixer:pose() without an argument evaluates into the mixer's own pose only
+ * when something changed since the last call (an update, a play, ...), so
+ * overrides a script applies to the returned pose in update() are still
+ * there when draw() calls mixer:pose() again; mixer:pose(out) always
+ * evaluates into out.
+ *
+ * Events are collected during the update by the C mixer and handed to the
+ * Lua handlers after it returned, in the order they happened; an error in a
+ * handler propagates out of mixer:update as any script error does (the
+ * mixer stays consistent; later events of that update are not delivered).
+ * Handlers may call any mixer function except update and close. The on_pose
+ * callback runs inside the C evaluation under pcall; its error is raised
+ * again once the evaluation has finished.
+ *
+ * User values keep everything the C mixer refers to alive: 1 = the model,
+ * 2 = refs (lightuserdata clip/space -> the clip or blend space userdata),
+ * 3 = handlers (event name -> list of functions), 4 = the own pose,
+ * 5 = the on_pose function, 6 = a pending on_pose error.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "anim/mixer.h"
+#include "lua/lua_internal.h"
+
+enum { UV_MODEL = 1, UV_REFS, UV_HANDLERS, UV_POSE, UV_HOOK, UV_HOOK_ERR, UV_COUNT = UV_HOOK_ERR };
+
+typedef struct mr_lua_mixer {
+    mr_mixer *mx;            /* NULL once released */
+    const mr_skeleton *sk;
+    mr_cache_entry *entry;
+    int tracks;
+    int dirty;               /* the own pose is stale */
+    int busy;                /* delivering events: update and close refused */
+    lua_State *L;            /* during evaluation: for the pose hook */
+    int self_idx, out_idx;   /* during evaluation: stack slots of mixer and pose */
+    int hook_failed;
+} mr_lua_mixer;
+
+typedef struct mr_lua_track {
+    int index;               /* 0-based; user value 1 = the mixer userdata */
+} mr_lua_track;
+
+static mr_lua_mixer *check_mixer(lua_State *L, int arg)
+{
+    mr_lua_mixer *m = luaL_checkudata(L, arg, MR_LUA_MIXER);
+    if (!m->mx) luaL_error(L, "attempt to use a closed mixer");
+    return m;
+}
+
+/* self at index 1 is a mixer (track 0) or a track. Leaves the stack alone. */
+static mr_lua_mixer *check_target(lua_State *L, int *track)
+{
+    mr_lua_track *t = luaL_testudata(L, 1, MR_LUA_TRACK);
+    if (!t) {
+        *track = 0;
+        return check_mixer(L, 1);
+    }
+    lua_getiuservalue(L, 1, 1);
+    mr_lua_mixer *m = luaL_checkudata(L, -1, MR_LUA_MIXER);
+    lua_pop(L, 1);                     /* the track keeps the mixer alive */
+    if (!m->mx) luaL_error(L, "attempt to use a closed mixer");
+    *track = t->index;
+    return m;
+}
+
+static int fail(lua_State *L, const char *what, mr_status st, const mr_error *err)
+{
+    return luaL_error(L, "%s: %s", what, err->msg[0] ? err->msg : mr_status_string(st));
+}
+
+/* Remembers the userdata at idx under key (keeps it alive while the mixer is).
+ * The mixer userdata is found at self_idx (a mixer; for a track its user value). */
+static void keep_ref(lua_State *L, int self, const void *key, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (luaL_testudata(L, self, MR_LUA_TRACK)) {
+        lua_getiuservalue(L, self, 1);
+        lua_getiuservalue(L, -1, UV_REFS);
+        lua_remove(L, -2);
+    } else {
+        lua_getiuservalue(L, self, UV_REFS);
+    }
+    lua_pushlightuserdata(L, (void *)key);
+    lua_pushvalue(L, idx);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static float opt_number(lua_State *L, int opts, const char *name, float def, double lo, double hi)
+{
+    float v = def;
+    if (lua_getfield(L, opts, name) != LUA_TNIL) {
+        int isnum;
+        lua_Number n = lua_tonumberx(L, -1, &isnum);
+        if (!isnum || !(n >= lo && n <= hi))
+            luaL_argerror(L, opts, lua_pushfstring(L, "opts.%s must be a number within %f..%f, got %s", name,
+                                                   lo, hi, luaL_tolstring(L, -1, NULL)));
+        v = (float)n;
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+static int opt_flag(lua_State *L, int opts, const char *name, int def)
+{
+    int v = lua_getfield(L, opts, name) == LUA_TNIL ? def : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Reads play options at arg (nil or a table). */
+static mr_play_opts check_play_opts(lua_State *L, int arg)
+{
+    mr_play_opts o = mr_play_opts_default();
+    if (lua_isnoneornil(L, arg)) return o;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int t = lua_getfield(L, arg, "loop");
+    if (t == LUA_TBOOLEAN) {
+        o.loop = lua_toboolean(L, -1) ? MR_LOOP_REPEAT : MR_LOOP_ONCE;
+    } else if (t != LUA_TNIL) {
+        const char *s = lua_tostring(L, -1);
+        if (t == LUA_TSTRING && !strcmp(s, "once")) o.loop = MR_LOOP_ONCE;
+        else if (t == LUA_TSTRING && !strcmp(s, "repeat")) o.loop = MR_LOOP_REPEAT;
+        else if (t == LUA_TSTRING && !strcmp(s, "pingpong")) o.loop = MR_LOOP_PINGPONG;
+        else
+            luaL_argerror(L, arg, lua_pushfstring(L, "opts.loop must be 'once', 'repeat' or 'pingpong', got %s",
+                                                  luaL_tolstring(L, -1, NULL)));
+    }
+    lua_pop(L, 1);
+    o.repeat = (int)opt_number(L, arg, "repetitions", 0, 0, 1e6);
+    o.speed = opt_number(L, arg, "speed", 1.0f, -1e6, 1e6);
+    o.start = opt_number(L, arg, "start", -1.0f, -1e9, 1e9);
+    o.weight = opt_number(L, arg, "weight", -1.0f, 0, 1);   /* absent: -1 keeps the track's */
+    o.fade = opt_number(L, arg, "fade", 0.0f, 0, 1e6);
+    o.delay = opt_number(L, arg, "delay", 0.0f, 0, 1e6);
+    if (lua_getfield(L, arg, "curve") != LUA_TNIL) {
+        const char *s = lua_tostring(L, -1);
+        if (lua_type(L, -1) == LUA_TSTRING && !strcmp(s, "smooth")) o.curve = MR_CURVE_SMOOTH;
+        else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(s, "linear")) o.curve = MR_CURVE_LINEAR;
+        else
+            luaL_argerror(L, arg, lua_pushfstring(L, "opts.curve must be 'smooth' or 'linear', got %s",
+                                                  luaL_tolstring(L, -1, NULL)));
+    }
+    lua_pop(L, 1);
+    o.sync = opt_flag(L, arg, "sync", 0);
+    o.root_motion = opt_flag(L, arg, "root_motion", 0);
+    o.restart = opt_flag(L, arg, "restart", 0);
+    return o;
+}
+
+/* A clip of the mixer's skeleton at arg. */
+static const mr_clip *check_mixer_clip(lua_State *L, int arg, const mr_lua_mixer *m)
+{
+    const mr_clip *c = mr_lua_check_clip(L, arg)->clip;
+    if (c->joint_count != m->sk->joint_count)
+        luaL_argerror(L, arg, lua_pushfstring(L, "clip '%s' animates %d joints but the mixer's skeleton has %d",
+                                              c->name, c->joint_count, m->sk->joint_count));
+    return c;
+}
+
+/* ---- marrow.mixer ---------------------------------------------------------------- */
+
+static int l_mixer(lua_State *L)
+{
+    mr_lua_model *mo = mr_lua_check_model(L, 1);
+    mr_mixer_desc d = {0};
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        d.max_tracks = (int)opt_number(L, 2, "tracks", 8, 1, MR_MIXER_MAX_TRACKS);
+        d.max_clips_per_track = (int)opt_number(L, 2, "clips", 4, 2, MR_MIXER_MAX_CLIPS);
+    }
+    mr_lua_mixer *m = lua_newuserdatauv(L, sizeof *m, UV_COUNT);
+    memset(m, 0, sizeof *m);           /* released state until the mixer exists */
+    luaL_setmetatable(L, MR_LUA_MIXER);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, UV_MODEL);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, UV_REFS);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, UV_HANDLERS);
+    mr_lua_push_pose(L, 1, NULL);
+    lua_setiuservalue(L, -2, UV_POSE);
+    mr_error err = {0};
+    m->mx = mr_mixer_make(&mo->model->skeleton, mo->model->frame.up, &d, &err);
+    if (!m->mx) return fail(L, "mixer", MR_ERR_NO_MEMORY, &err);
+    m->sk = &mo->model->skeleton;
+    m->entry = mo->entry;
+    m->tracks = mr_mixer_track_count(m->mx);
+    m->dirty = 1;
+    return 1;
+}
+
+static int mixer_release(lua_State *L)
+{
+    mr_lua_mixer *m = luaL_checkudata(L, 1, MR_LUA_MIXER);
+    if (m->busy) return luaL_error(L, "mixer:close called from one of its callbacks");
+    mr_mixer_destroy(m->mx);
+    m->mx = NULL;
+    return 0;
+}
+
+static int mixer_tostring(lua_State *L)
+{
+    mr_lua_mixer *m = luaL_checkudata(L, 1, MR_LUA_MIXER);
+    if (!m->mx) lua_pushliteral(L, "mixer (closed)");
+    else lua_pushfstring(L, "mixer (%d tracks, %d joints)", m->tracks, m->sk->joint_count);
+    return 1;
+}
+
+static int check_track_index(lua_State *L, int arg, const mr_lua_mixer *m)
+{
+    lua_Integer i = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, i >= 1 && i <= m->tracks, arg,
+                  lua_pushfstring(L, "track %d out of range 1..%d", (int)i, m->tracks));
+    return (int)i - 1;
+}
+
+static void set_mask_at(lua_State *L, mr_lua_mixer *m, int track, int arg)
+{
+    mr_error err = {0};
+    const mr_mask *mask = NULL;
+    if (!lua_isnoneornil(L, arg) && !(lua_isboolean(L, arg) && !lua_toboolean(L, arg)))
+        mask = &mr_lua_check_mask(L, arg, m->sk)->mask;
+    mr_status st = mr_mixer_set_mask(m->mx, track, mask, &err);
+    if (st != MR_OK) fail(L, "set_mask", st, &err);
+    m->dirty = 1;
+}
+
+static int mixer_track(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    int i = check_track_index(L, 2, m);
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        mr_error err = {0};
+        if (lua_getfield(L, 3, "mask") != LUA_TNIL) set_mask_at(L, m, i, lua_gettop(L));
+        lua_pop(L, 1);
+        if (lua_getfield(L, 3, "additive") != LUA_TNIL) {
+            mr_status st = mr_mixer_set_additive(m->mx, i, lua_toboolean(L, -1), &err);
+            if (st != MR_OK) return fail(L, "track", st, &err);
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 3, "weight") != LUA_TNIL) {
+            float w = opt_number(L, 3, "weight", 1, 0, 1);
+            mr_status st = mr_mixer_set_weight(m->mx, i, w, 0.0f, &err);
+            if (st != MR_OK) return fail(L, "track", st, &err);
+        }
+        lua_pop(L, 1);
+        m->dirty = 1;
+    }
+    mr_lua_track *t = lua_newuserdatauv(L, sizeof *t, 1);
+    t->index = i;
+    luaL_setmetatable(L, MR_LUA_TRACK);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static int mixer_tracks(lua_State *L)
+{
+    lua_pushinteger(L, check_mixer(L, 1)->tracks);
+    return 1;
+}
+
+static int mixer_set_mask(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    set_mask_at(L, m, check_track_index(L, 2, m), 3);
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* ---- per-track methods -------------------------------------------------------------- */
+
+static int track_play(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    const mr_clip *c = check_mixer_clip(L, 2, m);
+    mr_play_opts o = check_play_opts(L, 3);
+    mr_error err = {0};
+    keep_ref(L, 1, c, 2);
+    mr_status st = mr_mixer_play(m->mx, tr, c, &o, &err);
+    if (st != MR_OK) return fail(L, "play", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_crossfade(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    const mr_clip *c = check_mixer_clip(L, 2, m);
+    lua_Number s = luaL_checknumber(L, 3);
+    luaL_argcheck(L, s >= 0 && s <= 1e6, 3, "seconds must be a finite number >= 0");
+    mr_play_opts o = check_play_opts(L, 4);
+    mr_error err = {0};
+    keep_ref(L, 1, c, 2);
+    mr_status st = mr_mixer_crossfade(m->mx, tr, c, (float)s, o.curve, &o, &err);
+    if (st != MR_OK) return fail(L, "crossfade", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_queue(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    const mr_clip *c = check_mixer_clip(L, 2, m);
+    mr_play_opts o = check_play_opts(L, 3);
+    mr_error err = {0};
+    keep_ref(L, 1, c, 2);
+    mr_status st = mr_mixer_queue(m->mx, tr, c, &o, &err);
+    if (st != MR_OK) return fail(L, "queue", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_play_blendspace(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    const mr_blendspace *bs = mr_lua_check_blendspace(L, 2, m->sk);
+    lua_Number x = luaL_checknumber(L, 3);
+    int opts = 4;
+    lua_Number y = 0;
+    if (lua_type(L, 4) == LUA_TNUMBER) {
+        y = lua_tonumber(L, 4);
+        opts = 5;
+    }
+    luaL_argcheck(L, isfinite(x) && isfinite(y), 3, "parameters must be finite numbers");
+    mr_play_opts o = check_play_opts(L, opts);
+    mr_error err = {0};
+    keep_ref(L, 1, bs, 2);             /* the space keeps its clips alive */
+    lua_getiuservalue(L, 2, 2);        /* and its clips are named in events */
+    for (int i = 0; i < bs->count; i++) {
+        lua_geti(L, -1, i + 1);
+        keep_ref(L, 1, ((mr_lua_clip *)lua_touserdata(L, -1))->clip, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    mr_status st = mr_mixer_play_blendspace(m->mx, tr, bs, (float)x, (float)y, &o, &err);
+    if (st != MR_OK) return fail(L, "play_blendspace", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_set_param(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    lua_Number x = luaL_checknumber(L, 2), y = luaL_optnumber(L, 3, 0);
+    luaL_argcheck(L, isfinite(x) && isfinite(y), 2, "parameters must be finite numbers");
+    mr_error err = {0};
+    mr_status st = mr_mixer_set_param(m->mx, tr, (float)x, (float)y, &err);
+    if (st != MR_OK) return fail(L, "set_param", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_stop(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    lua_Number f = luaL_optnumber(L, 2, 0);
+    luaL_argcheck(L, f >= 0 && f <= 1e6, 2, "fade must be a finite number >= 0");
+    mr_error err = {0};
+    mr_status st = mr_mixer_stop(m->mx, tr, (float)f, &err);
+    if (st != MR_OK) return fail(L, "stop", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int do_pause(lua_State *L, int paused)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    mr_error err = {0};
+    mr_status st = mr_mixer_pause(m->mx, tr, paused, &err);
+    if (st != MR_OK) return fail(L, paused ? "pause" : "resume", st, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_pause(lua_State *L) { return do_pause(L, 1); }
+static int track_resume(lua_State *L) { return do_pause(L, 0); }
+
+static int track_seek(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    lua_Number t = luaL_checknumber(L, 2);
+    luaL_argcheck(L, isfinite(t), 2, "time must be a finite number");
+    mr_error err = {0};
+    mr_status st = mr_mixer_seek(m->mx, tr, (float)t, &err);
+    if (st != MR_OK) return fail(L, "seek", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_set_speed(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    lua_Number s = luaL_checknumber(L, 2);
+    luaL_argcheck(L, s >= -1e6 && s <= 1e6, 2, "speed must be a finite number");
+    mr_error err = {0};
+    mr_status st = mr_mixer_set_speed(m->mx, tr, (float)s, &err);
+    if (st != MR_OK) return fail(L, "set_speed", st, &err);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_time(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    float t = 0;
+    mr_mixer_time(m->mx, tr, &t);
+    lua_pushnumber(L, t);
+    return 1;
+}
+
+static int track_weight(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    float w = 0;
+    mr_mixer_weight(m->mx, tr, &w);
+    lua_pushnumber(L, w);
+    return 1;
+}
+
+static int track_set_weight(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    lua_Number w = luaL_checknumber(L, 2), f = luaL_optnumber(L, 3, 0);
+    luaL_argcheck(L, w >= 0 && w <= 1, 2, "weight must be within 0..1");
+    luaL_argcheck(L, f >= 0 && f <= 1e6, 3, "fade must be a finite number >= 0");
+    mr_error err = {0};
+    mr_status st = mr_mixer_set_weight(m->mx, tr, (float)w, (float)f, &err);
+    if (st != MR_OK) return fail(L, "set_weight", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_clip_weight(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    const mr_clip *c = mr_lua_check_clip(L, 2)->clip;
+    float w = 0;
+    mr_mixer_clip_weight(m->mx, tr, c, &w);
+    lua_pushnumber(L, w);
+    return 1;
+}
+
+/* Pushes the clip userdata the mixer remembers for c (nil if unknown). */
+static void push_ref(lua_State *L, int mixer_idx, const void *c)
+{
+    lua_getiuservalue(L, mixer_idx, UV_REFS);
+    lua_pushlightuserdata(L, (void *)c);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+}
+
+/* Pushes the mixer userdata of self (index 1); returns its absolute index. */
+static int push_mixer_of(lua_State *L)
+{
+    if (luaL_testudata(L, 1, MR_LUA_TRACK)) lua_getiuservalue(L, 1, 1);
+    else lua_pushvalue(L, 1);
+    return lua_gettop(L);
+}
+
+static int track_playing(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    mr_mixer_clip_info info[MR_MIXER_MAX_CLIPS];
+    int n = mr_mixer_playing(m->mx, tr, info, MR_MIXER_MAX_CLIPS);
+    if (n > MR_MIXER_MAX_CLIPS) n = MR_MIXER_MAX_CLIPS;
+    int mi = push_mixer_of(L);
+    lua_createtable(L, n > 0 ? n : 0, 0);
+    for (int i = 0; i < n; i++) {
+        lua_createtable(L, 0, 7);
+        push_ref(L, mi, info[i].clip);
+        lua_setfield(L, -2, "clip");
+        lua_pushnumber(L, info[i].time);
+        lua_setfield(L, -2, "time");
+        lua_pushnumber(L, info[i].weight);
+        lua_setfield(L, -2, "weight");
+        lua_pushnumber(L, info[i].speed);
+        lua_setfield(L, -2, "speed");
+        lua_pushboolean(L, info[i].current);
+        lua_setfield(L, -2, "current");
+        lua_pushboolean(L, info[i].ended);
+        lua_setfield(L, -2, "ended");
+        lua_pushboolean(L, info[i].is_blendspace);
+        lua_setfield(L, -2, "blendspace");
+        lua_seti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int track_set_mask(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    set_mask_at(L, m, tr, 2);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_set_additive(lua_State *L)
+{
+    int tr;
+    mr_lua_mixer *m = check_target(L, &tr);
+    luaL_checktype(L, 2, LUA_TBOOLEAN);
+    mr_error err = {0};
+    mr_status st = mr_mixer_set_additive(m->mx, tr, lua_toboolean(L, 2), &err);
+    if (st != MR_OK) return fail(L, "set_additive", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int track_index(lua_State *L)
+{
+    int tr;
+    check_target(L, &tr);
+    lua_pushinteger(L, tr + 1);
+    return 1;
+}
+
+static int track_tostring(lua_State *L)
+{
+    mr_lua_track *t = luaL_checkudata(L, 1, MR_LUA_TRACK);
+    lua_pushfstring(L, "track %d", t->index + 1);
+    return 1;
+}
+
+/* ---- update, events, pose ------------------------------------------------------------ */
+
+/* Calls the handlers in the list at `list` with the event table at ev, each
+ * under pcall so busy can be cleared before an error is raised again.
+ * Returns 0 when one failed (its message on top). */
+static int call_handlers(lua_State *L, int list, int ev)
+{
+    int n = (int)luaL_len(L, list);
+    for (int k = 1; k <= n; k++) {
+        lua_geti(L, list, k);
+        lua_pushvalue(L, ev);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) return 0;
+    }
+    return 1;
+}
+
+static int mixer_update(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    lua_Number dt = luaL_checknumber(L, 2);
+    luaL_argcheck(L, dt >= 0 && dt <= 1e6, 2, "dt must be a finite number >= 0");
+    if (m->busy) return luaL_error(L, "mixer:update called from one of its event handlers");
+    mr_error err = {0};
+    mr_status st = mr_mixer_update(m->mx, (float)dt, &err);
+    if (st != MR_OK) return fail(L, "update", st, &err);
+    m->dirty = 1;
+    int count = 0;
+    const mr_mixer_event *ev = mr_mixer_events(m->mx, &count);
+    if (count == 0) return 0;
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, UV_HANDLERS);            /* 2 */
+    int any = lua_getfield(L, 2, "*") == LUA_TTABLE;  /* 3 */
+    /* The event list stays valid while handlers run: they cannot update
+     * (busy is set only around the calls, so no other error leaves it set). */
+    for (int i = 0; i < count; i++) {
+        int has = lua_getfield(L, 2, ev[i].name) == LUA_TTABLE;  /* 4 */
+        if (!has && !any) {
+            lua_settop(L, 3);
+            continue;
+        }
+        lua_createtable(L, 0, 5);      /* 5 */
+        lua_pushstring(L, ev[i].name);
+        lua_setfield(L, 5, "name");
+        push_ref(L, 1, ev[i].clip);
+        lua_setfield(L, 5, "clip");
+        lua_pushinteger(L, ev[i].track + 1);
+        lua_setfield(L, 5, "track");
+        lua_pushnumber(L, ev[i].time);
+        lua_setfield(L, 5, "time");
+        lua_pushnumber(L, ev[i].offset);
+        lua_setfield(L, 5, "offset");
+        m->busy = 1;
+        int ok = (!has || call_handlers(L, 4, 5)) && (!any || call_handlers(L, 3, 5));
+        m->busy = 0;
+        if (!ok) {
+            m->dirty = 1;
+            return lua_error(L);
+        }
+        lua_settop(L, 3);
+    }
+    m->dirty = 1;                      /* handlers may have played clips */
+    return 0;
+}
+
+/* The C pose hook: calls the script's on_pose function with the pose being
+ * evaluated (under pcall; an error is raised again after evaluation). */
+static void pose_hook(void *user, const mr_skeleton *sk, mr_pose *pose)
+{
+    (void)sk;
+    (void)pose;                        /* the same arrays as the pose userdata at out_idx */
+    mr_lua_mixer *m = user;
+    lua_State *L = m->L;
+    if (!L || m->hook_failed) return;
+    if (!lua_checkstack(L, 4)) {
+        m->hook_failed = 1;
+        return;
+    }
+    lua_getiuservalue(L, m->self_idx, UV_HOOK);
+    if (!lua_isfunction(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushvalue(L, m->out_idx);
+    ((mr_lua_pose *)lua_touserdata(L, m->out_idx))->model_valid = 0;
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        m->hook_failed = 1;
+        lua_setiuservalue(L, m->self_idx, UV_HOOK_ERR);
+    }
+}
+
+/* Evaluates into the pose userdata at out_idx. */
+static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
+{
+    mr_lua_pose *p = mr_lua_check_pose(L, out_idx);
+    if (p->pose.joint_count != m->sk->joint_count)
+        luaL_argerror(L, out_idx, lua_pushfstring(L, "pose has %d joints but the mixer's skeleton has %d",
+                                                  p->pose.joint_count, m->sk->joint_count));
+    m->L = L;
+    m->self_idx = 1;
+    m->out_idx = lua_absindex(L, out_idx);
+    m->hook_failed = 0;
+    mr_error err = {0};
+    mr_status st = mr_mixer_evaluate(m->mx, &p->pose, NULL, &err);
+    m->L = NULL;
+    p->model_valid = 0;
+    if (st != MR_OK) fail(L, "pose", st, &err);
+    if (m->hook_failed) {
+        m->hook_failed = 0;
+        m->dirty = 1;
+        lua_getiuservalue(L, 1, UV_HOOK_ERR);
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, UV_HOOK_ERR);
+        if (lua_isnil(L, -1)) luaL_error(L, "on_pose: stack overflow");
+        lua_error(L);
+    }
+}
+
+static int mixer_pose(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        evaluate(L, m, 2);
+        lua_settop(L, 2);
+        return 1;
+    }
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, UV_POSE);
+    if (m->dirty) {
+        m->dirty = 0;
+        evaluate(L, m, 2);
+    }
+    return 1;
+}
+
+static int mixer_on(lua_State *L)
+{
+    check_mixer(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_getiuservalue(L, 1, UV_HANDLERS);
+    if (lua_getfield(L, -1, name) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, name);
+    }
+    lua_pushvalue(L, 3);
+    lua_seti(L, -2, luaL_len(L, -2) + 1);
+    lua_settop(L, 3);
+    return 1;
+}
+
+static int mixer_off(lua_State *L)
+{
+    check_mixer(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_settop(L, 3);
+    lua_getiuservalue(L, 1, UV_HANDLERS);     /* 4 */
+    if (lua_isnoneornil(L, 3) || lua_getfield(L, 4, name) != LUA_TTABLE) {
+        lua_pushnil(L);
+        lua_setfield(L, 4, name);
+        return 0;
+    }
+    /* A new list without fn (the old one may be being iterated). */
+    int n = (int)luaL_len(L, 5), k = 0;
+    lua_newtable(L);                   /* 6 */
+    for (int i = 1; i <= n; i++) {
+        lua_geti(L, 5, i);
+        if (lua_rawequal(L, -1, 3)) lua_pop(L, 1);
+        else lua_seti(L, 6, ++k);
+    }
+    if (k == 0) lua_pushnil(L);
+    else lua_pushvalue(L, 6);
+    lua_setfield(L, 4, name);
+    return 0;
+}
+
+static int mixer_on_pose(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    int on = !lua_isnoneornil(L, 2);
+    if (on) luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    lua_setiuservalue(L, 1, UV_HOOK);
+    mr_mixer_set_pose_hook(m->mx, on ? pose_hook : NULL, m);
+    m->dirty = 1;
+    return 0;
+}
+
+static int mixer_set_root_motion(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    int joint = -1;
+    unsigned flags = 0;
+    if (!lua_isnoneornil(L, 2)) {
+        joint = mr_lua_check_joint(L, 2, m->sk);
+        flags = MR_ROOT_TRANSLATION | MR_ROOT_YAW;
+        if (!lua_isnoneornil(L, 3)) {
+            luaL_checktype(L, 3, LUA_TTABLE);
+            flags = (opt_flag(L, 3, "translation", 1) ? MR_ROOT_TRANSLATION : 0) |
+                    (opt_flag(L, 3, "yaw", 1) ? MR_ROOT_YAW : 0);
+        }
+    }
+    mr_error err = {0};
+    mr_status st = mr_mixer_set_root_motion(m->mx, joint < 0 ? 0 : joint, flags, &err);
+    if (st != MR_OK) return fail(L, "set_root_motion", st, &err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int mixer_root_motion(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    mr_root_delta d;
+    mr_mixer_root_delta(m->mx, &d);
+    mr_lua_push_vec3(L, d.translation);
+    lua_pushnumber(L, glm_deg(d.yaw));
+    return 2;
+}
+
+static const luaL_Reg track_methods[] = {
+    {"play", track_play},         {"crossfade", track_crossfade},
+    {"queue", track_queue},       {"play_blendspace", track_play_blendspace},
+    {"set_param", track_set_param}, {"stop", track_stop},
+    {"pause", track_pause},       {"resume", track_resume},
+    {"seek", track_seek},         {"set_speed", track_set_speed},
+    {"time", track_time},         {"weight", track_weight},
+    {"set_weight", track_set_weight}, {"clip_weight", track_clip_weight},
+    {"playing", track_playing},   {"set_additive", track_set_additive},
+    {NULL, NULL},
+};
+
+static const luaL_Reg mixer_methods[] = {
+    {"track", mixer_track},       {"tracks", mixer_tracks},
+    {"set_mask", mixer_set_mask}, {"update", mixer_update},
+    {"pose", mixer_pose},         {"on", mixer_on},
+    {"off", mixer_off},           {"on_pose", mixer_on_pose},
+    {"set_root_motion", mixer_set_root_motion}, {"root_motion", mixer_root_motion},
+    {"close", mixer_release},
+    {NULL, NULL},
+};
+
+static const luaL_Reg mixer_meta[] = {
+    {"__gc", mixer_release}, {"__close", mixer_release}, {"__tostring", mixer_tostring},
+    {"__index", NULL},
+    {NULL, NULL},
+};
+
+static const luaL_Reg track_meta[] = {
+    {"__tostring", track_tostring}, {"__index", NULL},
+    {NULL, NULL},
+};
+
+void mr_lua_open_mixer(lua_State *L)
+{
+    luaL_newmetatable(L, MR_LUA_MIXER);
+    luaL_setfuncs(L, mixer_meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, track_methods, 0);   /* on the mixer they act on track 1 */
+    luaL_setfuncs(L, mixer_methods, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, MR_LUA_TRACK);
+    luaL_setfuncs(L, track_meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, track_methods, 0);
+    lua_pushcfunction(L, track_set_mask);
+    lua_setfield(L, -2, "set_mask");
+    lua_pushcfunction(L, track_index);
+    lua_setfield(L, -2, "index");
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_mixer);
+    lua_setfield(L, -2, "mixer");
+}

@@ -1,0 +1,131 @@
+/* lua_scene.c — reads the `scene` table of a regression scene script into a
+ * plain struct (see scene.h). Runs in a protected call so a table with odd
+ * metamethods cannot raise through the host. */
+#include "lua/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lua/lua_internal.h"
+
+typedef struct read_args {
+    mr_scene_decl *d;
+    char *err;
+    size_t err_size;
+    const char *script;
+} read_args;
+
+/* Reads number field `name` of the table at -1 (called `table` in messages); 0 when absent, 1 when
+ * present (in *v), -1 when not a number (message written). */
+static int num_field(lua_State *L, read_args *a, const char *table, const char *name, double *v)
+{
+    int t = lua_getfield(L, -1, name);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    int ok = 0;
+    *v = lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok || !isfinite(*v)) {
+        snprintf(a->err, a->err_size, "%s: %s.%s must be a number", a->script, table, name);
+        return -1;
+    }
+    return 1;
+}
+
+#define FAIL(...) do { snprintf(a->err, a->err_size, __VA_ARGS__); return 0; } while (0)
+
+static int read_scene(lua_State *L)
+{
+    read_args *a = lua_touserdata(L, 1);
+    mr_scene_decl *d = a->d;
+    const char *s = a->script;
+    *d = (mr_scene_decl){.width = 320, .height = 240, .fps = 30, .threshold = -1, .max_diff = -1,
+                         .max_aa = -1};
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    if (lua_getfield(L, -1, "scene") != LUA_TTABLE)
+        FAIL("%s: no global table `scene` (e.g. scene = {size = {320, 240}, shots = {0, 30}})", s);
+    if (lua_getfield(L, -1, "size") != LUA_TNIL) {
+        lua_Integer w = 0, h = 0;
+        if (lua_istable(L, -1)) {
+            lua_geti(L, -1, 1);
+            lua_geti(L, -2, 2);
+            w = lua_isinteger(L, -2) ? lua_tointeger(L, -2) : 0;
+            h = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+            lua_pop(L, 2);
+        }
+        if (w < 16 || h < 16 || w > 4096 || h > 4096)
+            FAIL("%s: scene.size must be {width, height} in 16..4096", s);
+        d->width = (int)w;
+        d->height = (int)h;
+    }
+    lua_pop(L, 1);
+    double v;
+    int r = num_field(L, a, "scene", "fps", &v);
+    if (r < 0) return 0;
+    if (r && !(v > 0 && v <= 1000)) FAIL("%s: scene.fps must be in (0, 1000]", s);
+    if (r) d->fps = v;
+    double frames = 0;
+    int have_frames = num_field(L, a, "scene", "frames", &frames);
+    if (have_frames < 0) return 0;
+    if (have_frames && !(frames >= 1 && frames <= 100000 && frames == floor(frames)))
+        FAIL("%s: scene.frames must be a whole number in 1..100000", s);
+
+    if (lua_getfield(L, -1, "shots") != LUA_TTABLE) FAIL("%s: scene.shots must be a list of frame numbers", s);
+    lua_Integer n = luaL_len(L, -1);
+    if (n < 1) FAIL("%s: scene.shots is empty", s);
+    if (n > MR_SCENE_MAX_SHOTS) FAIL("%s: scene.shots has %lld entries (at most %d)", s, (long long)n, MR_SCENE_MAX_SHOTS);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 100000)
+            FAIL("%s: scene.shots[%lld] must be a frame number >= 0", s, (long long)i);
+        int f = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (i > 1 && f <= d->shots[i - 2])
+            FAIL("%s: scene.shots[%lld] = %d must be greater than the shot before it", s, (long long)i, f);
+        d->shots[d->shot_count++] = f;
+    }
+    lua_pop(L, 1);
+    int last = d->shots[d->shot_count - 1];
+    d->frames = have_frames ? (int)frames : last + 1;
+    if (last >= d->frames)
+        FAIL("%s: scene.shots[%d] = %d is not below scene.frames = %d", s, d->shot_count, last, d->frames);
+
+    if (lua_getfield(L, -1, "tolerance") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) FAIL("%s: scene.tolerance must be a table", s);
+        if ((r = num_field(L, a, "scene.tolerance", "threshold", &v)) < 0) return 0;
+        if (r && !(v >= 0 && v <= 255)) FAIL("%s: scene.tolerance.threshold must be in 0..255", s);
+        if (r) d->threshold = (int)v;
+        if ((r = num_field(L, a, "scene.tolerance", "max_diff", &v)) < 0) return 0;
+        if (r && !(v >= 0 && v <= 1)) FAIL("%s: scene.tolerance.max_diff must be a share in 0..1", s);
+        if (r) d->max_diff = v;
+        if ((r = num_field(L, a, "scene.tolerance", "max_aa", &v)) < 0) return 0;
+        if (r && !(v >= 0 && v <= 1)) FAIL("%s: scene.tolerance.max_aa must be a share in 0..1", s);
+        if (r) d->max_aa = v;
+    }
+    a->err[0] = '\0';
+    return 0;
+}
+
+int mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, char *err, size_t err_size)
+{
+    if (!ctx->cur) {
+        snprintf(err, err_size, "%s: the script is not running", ctx->script);
+        return -1;
+    }
+    lua_State *L = ctx->cur->L;
+    int top = lua_gettop(L);
+    read_args a = {.d = out, .err = err, .err_size = err_size, .script = ctx->script};
+    snprintf(err, err_size, "%s: scene table could not be read", ctx->script);
+    lua_pushcfunction(L, read_scene);
+    lua_pushlightuserdata(L, &a);
+    int st = lua_pcall(L, 1, 0, 0);
+    if (st != LUA_OK) {
+        snprintf(err, err_size, "%s: reading scene: %s", ctx->script,
+                 lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    }
+    lua_settop(L, top);
+    return st == LUA_OK && !err[0] ? 0 : -1;
+}

@@ -1,0 +1,24 @@
+/* context.h — platform-internal: the two ways to get a GL context. Used only
+ * by window.c; the rest of marrow goes through window.h. */
+#ifndef MR_PLATFORM_CONTEXT_H
+#define MR_PLATFORM_CONTEXT_H
+
+#include "core/error.h"
+
+/* Headless EGL (egl.c). */
+typedef struct mr_egl mr_egl;
+mr_egl *mr_egl_create(mr_error *err);
+void mr_egl_destroy(mr_egl *egl);
+
+/* GLFW window (glfw.c). mr_glfw_available says whether a display server can
+ * be reached at all (glfwInit succeeds); on failure why is set to a reason. */
+struct mr_window_desc;
+struct mr_input;
+typedef struct mr_glfw mr_glfw;
+mr_glfw *mr_glfw_create(const struct mr_window_desc *desc, mr_error *err);
+void mr_glfw_destroy(mr_glfw *g);
+void mr_glfw_framebuffer_size(const mr_glfw *g, int *w, int *h);
+void mr_glfw_poll(mr_glfw *g, struct mr_input *in);
+void mr_glfw_swap(mr_glfw *g);
+
+#endif

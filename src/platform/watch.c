@@ -1,0 +1,229 @@
+/* watch.c — file change notification by inotify on directories, with a
+ * polling fallback (see watch.h). */
+#include "platform/watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/file.h"
+
+typedef struct watch_dir {
+    char *path;
+    int wd;                  /* inotify watch descriptor, -1 when polling */
+} watch_dir;
+
+typedef struct watch_entry {
+    char *dir;               /* directory (as watched) */
+    char *name;              /* file name in dir, NULL = every file of dir */
+    int tag;
+    /* polling: last seen state (of the file, or a digest of the directory) */
+    long long size, mtime_ns, ino;
+} watch_entry;
+
+struct mr_watch {
+    int fd;                  /* inotify fd, -1 when polling */
+    watch_dir *dirs;
+    size_t dir_count, dir_cap;
+    watch_entry *entries;
+    size_t entry_count, entry_cap;
+    unsigned pending;        /* tags with events not yet settled */
+    double last_event;       /* time of the newest event */
+    double settle;
+    double last_poll;        /* polling mode: time of the last scan */
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+mr_watch *mr_watch_create(void)
+{
+    mr_watch *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->settle = 0.03;
+    const char *mode = getenv("MARROW_WATCH");
+    w->fd = mode && !strcmp(mode, "poll") ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    return w;
+}
+
+int mr_watch_uses_inotify(const mr_watch *w) { return w->fd >= 0; }
+
+void mr_watch_set_settle(mr_watch *w, double seconds) { w->settle = seconds; }
+
+void mr_watch_clear(mr_watch *w)
+{
+    for (size_t i = 0; i < w->dir_count; i++) {
+        if (w->fd >= 0 && w->dirs[i].wd >= 0) inotify_rm_watch(w->fd, w->dirs[i].wd);
+        free(w->dirs[i].path);
+    }
+    for (size_t i = 0; i < w->entry_count; i++) {
+        free(w->entries[i].dir);
+        free(w->entries[i].name);
+    }
+    w->dir_count = w->entry_count = 0;
+    w->pending = 0;
+}
+
+void mr_watch_destroy(mr_watch *w)
+{
+    if (!w) return;
+    mr_watch_clear(w);
+    free(w->dirs);
+    free(w->entries);
+    if (w->fd >= 0) close(w->fd);
+    free(w);
+}
+
+/* Polling state of a file, or for a directory a digest of its files. */
+static void scan(const watch_entry *e, long long *size, long long *mtime, long long *ino)
+{
+    *size = *mtime = *ino = -1;
+    if (e->name) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", e->dir, e->name);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            *size = (long long)st.st_size;
+            *mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+            *ino = (long long)st.st_ino;
+        }
+        return;
+    }
+    DIR *d = opendir(e->dir);
+    if (!d) return;
+    long long s = 0, m = 0, n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", e->dir, de->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        s += (long long)st.st_size;
+        m ^= (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec + (long long)st.st_ino * 7919;
+        n++;
+    }
+    closedir(d);
+    *size = s;
+    *mtime = m;
+    *ino = n;
+}
+
+static int add_dir(mr_watch *w, const char *dir)
+{
+    for (size_t i = 0; i < w->dir_count; i++)
+        if (!strcmp(w->dirs[i].path, dir)) return 0;
+    if (mr_array_reserve((void **)&w->dirs, &w->dir_cap, w->dir_count + 1, sizeof *w->dirs)) return -1;
+    watch_dir *d = &w->dirs[w->dir_count];
+    d->wd = -1;
+    if (w->fd >= 0) {
+        d->wd = inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
+                                              IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM);
+        if (d->wd < 0) return -1;
+    }
+    if (!(d->path = mr_strdup(dir))) return -1;
+    w->dir_count++;
+    return 0;
+}
+
+static int add_entry(mr_watch *w, const char *dir, const char *name, int tag)
+{
+    if (tag < 1 || tag > 30) return -1;
+    if (add_dir(w, dir) != 0) return -1;
+    if (mr_array_reserve((void **)&w->entries, &w->entry_cap, w->entry_count + 1, sizeof *w->entries))
+        return -1;
+    watch_entry *e = &w->entries[w->entry_count];
+    memset(e, 0, sizeof *e);
+    e->dir = mr_strdup(dir);
+    e->name = name ? mr_strdup(name) : NULL;
+    if (!e->dir || (name && !e->name)) {
+        free(e->dir);
+        free(e->name);
+        return -1;
+    }
+    e->tag = tag;
+    scan(e, &e->size, &e->mtime_ns, &e->ino);
+    w->entry_count++;
+    return 0;
+}
+
+int mr_watch_file(mr_watch *w, const char *path, int tag)
+{
+    char *dir = mr_path_dirname(path);
+    if (!dir) return -1;
+    int rc = add_entry(w, dir, mr_path_basename(path), tag);
+    free(dir);
+    return rc;
+}
+
+int mr_watch_dir(mr_watch *w, const char *dir, int tag)
+{
+    return add_entry(w, dir, NULL, tag);
+}
+
+static void read_events(mr_watch *w, double now)
+{
+    char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t n = read(w->fd, buf, sizeof buf);
+        if (n <= 0) return;            /* EAGAIN: nothing more */
+        for (char *p = buf; p < buf + n;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            p += sizeof *ev + ev->len;
+            const char *dir = NULL;
+            for (size_t i = 0; i < w->dir_count; i++)
+                if (w->dirs[i].wd == ev->wd) dir = w->dirs[i].path;
+            if (!dir) continue;
+            for (size_t i = 0; i < w->entry_count; i++) {
+                watch_entry *e = &w->entries[i];
+                if (strcmp(e->dir, dir)) continue;
+                if (e->name && (!ev->len || strcmp(e->name, ev->name))) continue;
+                if (!e->name && ev->len && ev->name[0] == '.') continue;  /* editor swap files */
+                w->pending |= 1u << e->tag;
+                w->last_event = now;
+            }
+        }
+    }
+}
+
+static void poll_files(mr_watch *w, double now)
+{
+    if (now - w->last_poll < 0.05) return;
+    w->last_poll = now;
+    for (size_t i = 0; i < w->entry_count; i++) {
+        watch_entry *e = &w->entries[i];
+        long long s, m, ino;
+        scan(e, &s, &m, &ino);
+        if (s != e->size || m != e->mtime_ns || ino != e->ino) {
+            e->size = s;
+            e->mtime_ns = m;
+            e->ino = ino;
+            w->pending |= 1u << e->tag;
+            w->last_event = now;
+        }
+    }
+}
+
+unsigned mr_watch_poll(mr_watch *w)
+{
+    double now = now_seconds();
+    if (w->fd >= 0) read_events(w, now);
+    else poll_files(w, now);
+    if (!w->pending || now - w->last_event < w->settle) return 0;
+    unsigned out = w->pending;
+    w->pending = 0;
+    return out;
+}

@@ -1,0 +1,45 @@
+/* watch.h — tells when files change on disk, for live reload.
+ *
+ * Files are watched through their directories (inotify on Linux), so a save
+ * that writes a new file and renames it over the old one (vim, VS Code) is
+ * seen like a write in place. Each watched entry carries a tag; a whole
+ * directory can be watched too (every file in it, e.g. the shaders).
+ * When inotify is not available (or MARROW_WATCH=poll is set) the watcher
+ * polls: it compares size, mtime and inode of every watched file at most
+ * every 50 ms.
+ *
+ * Editors write in several steps, so a change is reported only once no
+ * further event came for `settle` seconds (default 30 ms): poll often (each
+ * frame) and a save is picked up within ~100 ms.
+ *
+ * Everything is single-threaded and non-blocking; nothing is allocated in
+ * mr_watch_poll once the watch list is set.
+ */
+#ifndef MR_PLATFORM_WATCH_H
+#define MR_PLATFORM_WATCH_H
+
+typedef struct mr_watch mr_watch;
+
+/* New watcher; NULL on no memory. Free with mr_watch_destroy. */
+mr_watch *mr_watch_create(void);
+void mr_watch_destroy(mr_watch *w);
+
+/* 1 when changes come from inotify, 0 when polling. */
+int mr_watch_uses_inotify(const mr_watch *w);
+
+/* Removes every watched entry. */
+void mr_watch_clear(mr_watch *w);
+/* Watches one file (tag > 0, up to 30). The file need not exist yet.
+ * Returns 0, or -1 when its directory cannot be watched. */
+int mr_watch_file(mr_watch *w, const char *path, int tag);
+/* Watches every file directly in dir. */
+int mr_watch_dir(mr_watch *w, const char *dir, int tag);
+
+/* Bit (1 << tag) set for each tag with a settled change since the last
+ * call. Non-blocking. */
+unsigned mr_watch_poll(mr_watch *w);
+
+/* The settle time in seconds (default 0.03). */
+void mr_watch_set_settle(mr_watch *w, double seconds);
+
+#endif

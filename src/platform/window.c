@@ -1,0 +1,117 @@
+/* window.c — chooses between a GLFW window and a headless EGL context, and
+ * gives both the same small interface (window.h). */
+#include <epoxy/gl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "platform/context.h"
+#include "platform/window.h"
+
+struct mr_window {
+    mr_egl *egl;               /* headless */
+    mr_glfw *glfw;             /* windowed */
+    int width, height;         /* asked size (headless framebuffer size) */
+};
+
+static int said_headless;     /* the automatic fallback is explained once */
+
+static void say_headless(const char *why)
+{
+    if (said_headless) return;
+    said_headless = 1;
+    fprintf(stderr, "marrow: %s; rendering headless\n", why);
+}
+
+static int have_display(void)
+{
+    const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    return (x && *x) || (wl && *wl);
+}
+
+mr_window *mr_window_open(const mr_window_desc *desc_in, mr_error *err)
+{
+    mr_window_desc desc = desc_in ? *desc_in : (mr_window_desc){0};
+    if (desc.width <= 0) desc.width = 960;
+    if (desc.height <= 0) desc.height = 540;
+    if (!desc.title) desc.title = "marrow";
+
+    mr_window *win = calloc(1, sizeof *win);
+    if (!win) {
+        mr_error_set(err, MR_ERR_NO_MEMORY, "window: out of memory");
+        return NULL;
+    }
+    win->width = desc.width;
+    win->height = desc.height;
+
+    if (!desc.headless) {
+        if (!have_display()) {
+            say_headless("no display (DISPLAY and WAYLAND_DISPLAY are unset)");
+        } else {
+            mr_error why = {0};
+            win->glfw = mr_glfw_create(&desc, &why);
+            if (win->glfw) return win;
+            char msg[1100];
+            snprintf(msg, sizeof msg, "%s", why.msg);
+            say_headless(msg);
+        }
+    }
+    win->egl = mr_egl_create(err);
+    if (!win->egl) {
+        free(win);
+        return NULL;
+    }
+    return win;
+}
+
+void mr_window_close(mr_window *win)
+{
+    if (!win) return;
+    if (win->glfw) mr_glfw_destroy(win->glfw);
+    if (win->egl) mr_egl_destroy(win->egl);
+    free(win);
+}
+
+int mr_window_is_headless(const mr_window *win)
+{
+    return win->glfw == NULL;
+}
+
+void mr_window_framebuffer_size(const mr_window *win, int *w, int *h)
+{
+    if (win->glfw) {
+        mr_glfw_framebuffer_size(win->glfw, w, h);
+    } else {
+        *w = win->width;
+        *h = win->height;
+    }
+}
+
+void mr_window_poll(mr_window *win, mr_input *in)
+{
+    memset(in, 0, sizeof *in);
+    if (win->glfw) mr_glfw_poll(win->glfw, in);
+}
+
+void mr_window_swap(mr_window *win)
+{
+    if (win->glfw) mr_glfw_swap(win->glfw);
+}
+
+const char *mr_window_gl_renderer(void)
+{
+    static char buf[256];
+    const char *r = (const char *)glGetString(GL_RENDERER);
+    const char *v = (const char *)glGetString(GL_VERSION);
+    snprintf(buf, sizeof buf, "%s, OpenGL %s", r ? r : "?", v ? v : "?");
+    return buf;
+}
+
+double mr_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,1 @@
+function draw() undefined_function() end

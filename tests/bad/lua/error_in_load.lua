@@ -1,0 +1,1 @@
+function load() error("load failed on purpose") end

@@ -1,0 +1,1 @@
+function unload() error("unload failed on purpose") end

@@ -1,0 +1,1 @@
+function update(dt) local n = nil; return n + dt end

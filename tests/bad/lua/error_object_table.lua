@@ -1,0 +1,2 @@
+-- error() with a table, not a string.
+function update() error({code = 7}) end

@@ -1,0 +1,1 @@
+function update(dt) while true do end end

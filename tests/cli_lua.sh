@@ -1,0 +1,205 @@
+#!/bin/sh
+# cli_lua.sh — Lua scripting through `marrow run`:
+#   1. the binding tests tests/lua/test_*.lua (each prints ok/FAIL lines),
+#   2. the bad-script corpus tests/bad/lua/*.lua: each ends headless with exit
+#      code 4 and an error naming the script, never a crash or a hang
+#      (timeout 120 s; the script budgets are CPU time, so a loaded machine
+#      only makes them slower in wall time),
+#   3. headless determinism: the same script twice gives byte-identical PNGs,
+#   4. live reload in a real window under Xvfb (skipped, and said so, when
+#      xvfb-run is missing): in-place and rename-over saves show within a
+#      second, a syntax error keeps the program running and is drawn over the
+#      scene, and fixing it brings the same picture back.
+# Ends with "lua: N passed, N failed".
+set -u
+M=${MARROW:-./marrow}
+pass=0; fail=0
+live_pid=""
+tmp=$(mktemp -d); trap '[ -n "$live_pid" ] && kill "$live_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+ok()  { pass=$((pass + 1)); echo "  ok   $1"; }
+bad() { fail=$((fail + 1)); echo "  FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/       /'; }
+
+# ---- 1. binding tests ---------------------------------------------------------
+for t in tests/lua/test_*.lua; do
+    out=$(timeout 120 "$M" run --headless "$t" --frames 5 --size 320x200 --out "$tmp/draw" -- "$tmp/draw" 2>&1)
+    st=$?
+    p=$(printf '%s\n' "$out" | grep -c '^  ok ')
+    f=$(printf '%s\n' "$out" | grep -c '^  FAIL')
+    printf '%s\n' "$out" | grep -E '^  (ok|FAIL) |^       ' | sed "s|^  \(ok  \|FAIL\) |  \1 $(basename "$t" .lua): |"
+    pass=$((pass + p)); fail=$((fail + f))
+    if [ "$p" -eq 0 ] || { [ "$st" -ne 0 ] && [ "$f" -eq 0 ]; }; then
+        bad "$t ran to exit $st with $p checks" "$(printf '%s\n' "$out" | tail -n 6)"
+    fi
+done
+
+# ---- 2. bad-script corpus ----------------------------------------------------------
+for s in tests/bad/lua/*.lua; do
+    name=$(basename "$s")
+    case $name in input_*) want=0 ;; *) want=4 ;; esac   # input callbacks never run headless
+    timeout 120 "$M" run --headless "$s" --frames 3 --memory 256 --budget 0.5 >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    if [ "$st" -ne "$want" ]; then
+        bad "bad/lua/$name: exit $st, expected $want" "$(head -n 4 "$tmp/err")"
+    elif [ "$want" -eq 4 ] && ! grep -q "$name" "$tmp/err"; then
+        bad "bad/lua/$name: the error does not name the script" "$(head -n 4 "$tmp/err")"
+    else
+        ok "bad/lua/$name: exit $st, $(head -n 1 "$tmp/err" | cut -c1-110)"
+    fi
+done
+
+# Errors that name file:line for the common mistakes.
+check_msg() {  # script needle...  ($opts: extra options)
+    s=$1; shift
+    "$M" run --headless "tests/bad/lua/$s" --frames 2 --memory 256 --budget 0.5 ${opts:-} >/dev/null 2>"$tmp/err"
+    for needle in "$@"; do
+        if ! grep -qF "$needle" "$tmp/err"; then bad "bad/lua/$s message has '$needle'" "$(head -n 3 "$tmp/err")"; return; fi
+    done
+    ok "bad/lua/$s message: $*"
+}
+check_msg wrong_type_rotate.lua "wrong_type_rotate.lua:5: bad argument #2 to 'rotate' (quat expected, got number)"
+check_msg unknown_joint.lua "unknown_joint.lua:5: bad argument #1 to 'rotate' (unknown joint 'upperarm.L'; did you mean 'upperarm_l'"
+check_msg syntax_error.lua "syntax_error.lua:3:"
+check_msg infinite_loop_update.lua "infinite_loop_update.lua:1: update() ran past its time budget of 0.5 s"
+check_msg infinite_loop_chunk.lua "infinite_loop_chunk.lua:3:" "ran past its time budget"
+check_msg stack_overflow.lua "stack_overflow.lua:1:" "stack overflow"
+opts="--memory 32 --budget 5"; check_msg huge_alloc_pose.lua "huge_alloc_pose.lua: update(): not enough memory"; opts=""
+opts="--memory 32 --budget 5"; check_msg huge_alloc_table.lua "huge_alloc_table.lua: update(): not enough memory (a Lua state may use at most 32 MiB)"; opts=""
+check_msg error_in_unload.lua "error_in_unload.lua:1: unload failed on purpose"
+check_msg infinite_loop_gc.lua "infinite_loop_gc.lua:2: setmetatable: __gc metamethods are disabled"
+check_msg load_not_function.lua "load_not_function.lua: update is a number, not a function"
+check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
+check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
+check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'rotate' (unknown joint 'nek'; did you mean 'neck'?)"
+
+# ---- examples: each runs headless and writes its picture ---------------------------
+for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \
+         wave_while_walking:31 walk_run_crossfade:79 reach_target:46 head_tracking:71 sword_in_hand:20 \
+         timeline_two_characters:101; do
+    name=${e%%:*}
+    if "$M" run --headless "examples/$name.lua" --frames "${e##*:}" --out "$tmp/ex" >/dev/null 2>"$tmp/err" &&
+       [ -s "$tmp/ex/$name.png" ] && [ -s "examples/$name.png" ]; then
+        ok "examples/$name.lua runs headless and writes $name.png"
+    else
+        bad "examples/$name.lua runs headless and writes $name.png" "$(head -n 3 "$tmp/err")"
+    fi
+done
+
+# ---- 3. headless determinism -----------------------------------------------------------
+cat >"$tmp/det.lua" <<'EOF'
+local m = require "marrow"
+local man, pose, walk, spots = nil, nil, nil, {}
+function load()
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
+  pose = m.pose(man); walk = man:clip("walk")
+  for i = 1, 5 do spots[i] = m.vec3(math.random() * 4 - 2, 0, math.random() * -3) end
+end
+function update(dt) walk:sample(m.time() + os.clock(), pose) end
+function draw()
+  m.camera{target = {0, 1, -1}, distance = 6, yaw = 20, pitch = 20}
+  for i = 1, #spots do m.draw(man, pose, {transform = m.mat4.translate(spots[i])}) end
+  m.text(10, 10, string.format("t = %.3f", m.time()))
+  if m.frame() == 4 then m.screenshot("det.png") end
+end
+EOF
+"$M" run --headless "$tmp/det.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d1" >/dev/null 2>&1
+"$M" run --headless "$tmp/det.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d2" >/dev/null 2>&1
+if [ -s "$tmp/d1/det.png" ] && cmp -s "$tmp/d1/det.png" "$tmp/d2/det.png"; then
+    ok "headless: two runs give byte-identical PNGs"
+else
+    bad "headless: two runs give byte-identical PNGs"
+fi
+"$M" run --headless "$tmp/det.lua" --frames 5 --fps 30 --size 320x240 --out "$tmp/d3" >/dev/null 2>&1
+if [ -s "$tmp/d3/det.png" ] && ! cmp -s "$tmp/d1/det.png" "$tmp/d3/det.png"; then
+    ok "headless: another --fps gives another picture (time is simulated)"
+else
+    bad "headless: another --fps gives another picture (time is simulated)"
+fi
+
+# ---- 4. live reload under Xvfb ----------------------------------------------------------
+# wait_for FILE PATTERN SECONDS: 0 when PATTERN appears in FILE in time.
+wait_for() {
+    i=0; n=$(($3 * 20))
+    while [ "$i" -lt "$n" ]; do
+        grep -qF "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05; i=$((i + 1))
+    done
+    return 1
+}
+# live_script VERSION BODY_EXTRA: a static scene that prints its version and
+# keeps writing shot.png (so pictures can be compared).
+live_script() {
+    cat <<EOF
+local m = require "marrow"
+local man
+function load()
+  man = assert(m.model("models/mannequin.md5mesh"))
+  m.console(false)
+  print("version $1")
+end
+function draw()
+  m.camera{target = {0, 1, 0}, distance = 4, yaw = 30, pitch = 10}
+  m.draw(man, nil, {tint = {$2}})
+  if m.frame() % 5 == 0 then m.screenshot("$tmp/live/shot.png") end
+end
+EOF
+}
+if command -v xvfb-run >/dev/null 2>&1; then
+    mkdir -p "$tmp/live"
+    cp -r shaders "$tmp/shaders"
+    live_script 1 "1, 1, 1" >"$tmp/live/live.lua"
+    # The shell under xvfb-run writes its pid and becomes marrow, so the test
+    # can stop marrow itself (xvfb-run then stops its X server).
+    MARROW_SHADERS="$tmp/shaders" xvfb-run -a -s "-screen 0 1024x768x24" \
+        sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$tmp/live/pid" "$M" run "$tmp/live/live.lua" --size 320x240 \
+        >"$tmp/live/log" 2>&1 &
+    xvfb_pid=$!
+    i=0; while [ ! -s "$tmp/live/pid" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+    live_pid=$(cat "$tmp/live/pid" 2>/dev/null)
+    if wait_for "$tmp/live/log" "version 1" 60; then
+        ok "xvfb: the script runs in a window"
+        # in-place save
+        live_script 2 "1, 0.3, 0.3" >"$tmp/live/live.lua"
+        if wait_for "$tmp/live/log" "version 2" 1; then ok "xvfb: an in-place save shows within a second"
+        else bad "xvfb: an in-place save shows within a second" "$(tail -n 5 "$tmp/live/log")"; fi
+        # rename-over save (vim, VS Code)
+        live_script 3 "0.3, 0.3, 1" >"$tmp/live/live.lua.new"
+        mv "$tmp/live/live.lua.new" "$tmp/live/live.lua"
+        if wait_for "$tmp/live/log" "version 3" 1; then ok "xvfb: a rename-over save shows within a second"
+        else bad "xvfb: a rename-over save shows within a second" "$(tail -n 5 "$tmp/live/log")"; fi
+        sleep 1; cp "$tmp/live/shot.png" "$tmp/live/good.png"
+        # a syntax error: the program keeps running and shows it
+        printf 'local m = require "marrow"\nfunction draw()\n  m.draw(\nend\n' >"$tmp/live/live.lua"
+        if wait_for "$tmp/live/log" "live.lua:4:" 1 && kill -0 "$live_pid" 2>/dev/null; then
+            ok "xvfb: a syntax error is reported and the program keeps running"
+        else bad "xvfb: a syntax error is reported and the program keeps running" "$(tail -n 5 "$tmp/live/log")"; fi
+        sleep 1; cp "$tmp/live/shot.png" "$tmp/live/error.png"
+        if ! cmp -s "$tmp/live/good.png" "$tmp/live/error.png"; then ok "xvfb: the error is drawn over the last good scene"
+        else bad "xvfb: the error is drawn over the last good scene"; fi
+        # fixed: the same picture as before the error
+        live_script 3 "0.3, 0.3, 1" >"$tmp/live/live.lua"
+        i=0; until [ "$(grep -c 'version 3' "$tmp/live/log")" -ge 2 ] || [ $i -ge 20 ]; do sleep 0.05; i=$((i + 1)); done
+        if [ "$(grep -c 'version 3' "$tmp/live/log")" -ge 2 ]; then ok "xvfb: fixing the script resumes it within a second"
+        else bad "xvfb: fixing the script resumes it within a second" "$(tail -n 5 "$tmp/live/log")"; fi
+        sleep 1; cp "$tmp/live/shot.png" "$tmp/live/fixed.png"
+        if cmp -s "$tmp/live/good.png" "$tmp/live/fixed.png"; then ok "xvfb: after the fix the error is gone (same picture as before)"
+        else bad "xvfb: after the fix the error is gone (same picture as before)"; fi
+        # a shader edit: a compile error keeps the old program and shows the log
+        cp "$tmp/shaders/model.frag" "$tmp/model.frag.good"
+        echo "this is not GLSL;" >>"$tmp/shaders/model.frag"
+        if wait_for "$tmp/live/log" "shaders:" 2 && kill -0 "$live_pid" 2>/dev/null; then
+            ok "xvfb: a shader compile error is reported and the old program kept"
+        else bad "xvfb: a shader compile error is reported and the old program kept" "$(tail -n 5 "$tmp/live/log")"; fi
+        cp "$tmp/model.frag.good" "$tmp/shaders/model.frag"
+        if wait_for "$tmp/live/log" "reloaded shaders" 2; then ok "xvfb: a fixed shader reloads"
+        else bad "xvfb: a fixed shader reloads" "$(tail -n 5 "$tmp/live/log")"; fi
+    else
+        bad "xvfb: the script runs in a window" "$(tail -n 5 "$tmp/live/log")"
+    fi
+    kill "$live_pid" 2>/dev/null; wait "$xvfb_pid" 2>/dev/null; live_pid=""
+else
+    echo "  skip xvfb live-reload tests: xvfb-run is not installed"
+fi
+
+echo "lua: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

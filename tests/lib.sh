@@ -1,0 +1,36 @@
+# lib.sh — helpers for the shell test suites (tests/cli_*.sh).
+#   . tests/lib.sh; suite NAME; ...; check "what" COMMAND...; summary
+# MARROW is the program under test (set by tests/run.sh; ./marrow otherwise).
+: "${MARROW:=./marrow}"
+SHARED=../shared/models
+T_PASSED=0; T_FAILED=0; T_SUITE=cli
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+
+suite() { T_SUITE=$1; }
+pass() { T_PASSED=$((T_PASSED + 1)); echo "  ok   $1"; }
+fail() { T_FAILED=$((T_FAILED + 1)); echo "  FAIL $1"; shift; for l in "$@"; do echo "       $l"; done; }
+
+# run CMD...: runs it, keeping stdout in $OUT, stderr in $ERR, status in $RC.
+run() {
+    "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?
+    OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err")
+}
+
+# expect_exit NAME CODE CMD...: the command exits with CODE.
+expect_exit() {
+    name=$1; code=$2; shift 2
+    run "$@"
+    if [ "$RC" -eq "$code" ]; then pass "$name"
+    else fail "$name" "expected exit $code, got $RC: $*" "stderr: $(echo "$ERR" | head -3)"; fi
+}
+
+# expect_match NAME TEXT REGEX: TEXT matches the extended regex.
+expect_match() {
+    if printf '%s\n' "$2" | grep -Eq -- "$3"; then pass "$1"
+    else fail "$1" "no match for /$3/ in:" "$(printf '%s\n' "$2" | head -5)"; fi
+}
+
+summary() {
+    echo "$T_SUITE: $T_PASSED passed, $T_FAILED failed"
+    [ "$T_FAILED" -eq 0 ]
+}

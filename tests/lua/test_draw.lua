@@ -1,0 +1,49 @@
+-- Drawing functions: arguments, attach, camera, and a screenshot written
+-- under --out after the frame.
+local m = require "marrow"
+local H = require "harness"
+local man, pose, walk
+
+function load()
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
+  pose = m.pose(man)
+  walk = man:clip("walk")
+  local w, h = m.window()
+  H.check("window size is --size", w == 320 and h == 200, w .. "x" .. h)
+  H.check("headless", m.headless())
+end
+
+function update(dt)
+  walk:sample(m.time(), pose)
+end
+
+function draw()
+  local eye, target = m.camera{target = {0, 1, 0}, distance = 4, yaw = 0, pitch = 0}
+  H.check("camera returns the eye", H.vnear(eye, m.vec3(0, 1, 4), 1e-4) and target == m.vec3(0, 1, 0), tostring(eye))
+  m.light(1, {direction = {1, 2, 1}, colour = {1, 0.9, 0.8}})
+  m.scene{ambient = {0.3, 0.3, 0.3}}
+  m.draw(man, pose, {transform = m.mat4.translate({0.5, 0, 0}), tint = {1, 0.5, 0.5}})
+  m.draw(man, nil, {wireframe = true})
+  m.draw_skeleton(man, pose)
+  local hand = m.attach(man, pose, "hand_l")
+  local expect = man:display_matrix() * pose:model("hand_l"):translation()
+  H.check("attach gives the joint's world position", H.vnear(hand:translation(), expect, 1e-4))
+  local moved = m.attach(man, pose, "hand_l", {transform = m.mat4.translate({1, 0, 0})})
+  H.check("attach follows the transform", H.vnear(moved:translation(), expect + m.vec3(1, 0, 0), 1e-4))
+  m.line({0, 0, 0}, {0, 2, 0}, {1, 0, 0})
+  m.point({0, 2, 0}, {0, 1, 0}, 8)
+  m.text(10, 10, "frame " .. m.frame())
+  H.raises("draw wants a model", function() m.draw(pose) end, "bad argument #1 to 'draw' (model expected, got pose)")
+  H.raises("transform must be a mat4", function() m.draw(man, pose, {transform = 3}) end, "opts.transform must be a mat4")
+  H.raises("light index", function() m.light(3, {}) end, "light index must be 1 or 2")
+  H.raises("colour", function() m.line({0, 0, 0}, {1, 1, 1}, "red") end, "table expected, got string")
+  if m.frame() == 1 then
+    H.check("screenshot path is under --out", m.screenshot("sub/shot.png"):find("/sub/shot.png", 1, true) ~= nil)
+  end
+  if m.frame() == 2 then
+    local f = io.open(arg[1] .. "/sub/shot.png", "rb")
+    H.check("screenshot written after the frame", f ~= nil and f:read(4) == "\137PNG")
+    if f then f:close() end
+    H.finish()
+  end
+end

@@ -1,0 +1,76 @@
+-- scripts/statemachine.lua: transitions by condition, time and clip end,
+-- cross-fades on the mixer, blend-space states, errors.
+local m = require "marrow"
+local H = require "harness"
+local sm = require "statemachine"
+
+function load()
+  local man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk", "run", "wave"}}))
+  local idle, walk, run, wave = man:clip("idle"), man:clip("walk"), man:clip("run"), man:clip("wave")
+  local mixer = m.mixer(man)
+  local entered, changes = {}, {}
+  local brain = sm.new(mixer, {
+    initial = "idle",
+    states = {
+      idle = {clip = idle, loop = "repeat", enter = function(_, from) entered[#entered + 1] = "idle<" .. tostring(from) end},
+      walk = {clip = walk, loop = "repeat"},
+      run = {clip = run, loop = "repeat"},
+      wave = {clip = wave},
+    },
+    transitions = {
+      {from = "idle", to = "walk", when = function(ctx) return ctx.speed > 0.1 end, fade = 0.3},
+      {from = "walk", to = "run", when = function(ctx) return ctx.speed > 2 end, fade = 0.4, sync = true},
+      {from = {"walk", "run"}, to = "idle", when = function(ctx) return ctx.speed < 0.1 end, fade = 0.5},
+      {from = "wave", to = "idle", at_end = true, fade = 0.2},
+      {from = "idle", to = "wave", after = 3},
+    },
+  })
+  brain:on_change(function(_, from, to) changes[#changes + 1] = tostring(from) .. ">" .. to end)
+  H.check("starts in the initial state", brain.state == "idle" and mixer:playing()[1].clip:name() == "idle")
+  local function step(n, ctx)
+    for _ = 1, n do brain:update(1 / 30, ctx); mixer:update(1 / 30) end
+  end
+  step(10, {speed = 0})
+  H.check("stays while no condition holds", brain.state == "idle")
+  step(1, {speed = 1})
+  H.check("a condition moves to walk", brain.state == "walk" and brain.time == 0)
+  step(4, {speed = 1})
+  local w = mixer:clip_weight(walk)
+  H.check("the move cross-fades", w > 0 and w < 1 and mixer:clip_weight(idle) > 0, w)
+  step(10, {speed = 1})
+  H.check("the fade completes", mixer:clip_weight(walk) == 1)
+  step(1, {speed = 3})
+  local t_walk = mixer:playing()[2] and mixer:playing()[2].time
+  H.check("walk -> run with sync starts run at walk's phase", brain.state == "run" and
+    H.near(mixer:time() / run:duration(), t_walk / walk:duration(), 0.05), tostring(mixer:time()) .. " " .. tostring(t_walk))
+  step(30, {speed = 0})
+  H.check("a list of sources", brain.state == "idle")
+  step(3 * 30 + 2, {speed = 0})
+  H.check("'after' seconds in a state", brain.state == "wave")
+  step(70, {speed = 0})
+  H.check("at_end waits for the clip's end", brain.state == "idle", brain.state)
+  H.check("enter and on_change are called", #entered >= 2 and entered[1] == "idle<nil" and entered[2] == "idle<run" and changes[1] == "idle>walk", table.concat(changes, " "))
+  brain:set("run", 0)
+  H.check("set forces a state", brain.state == "run" and mixer:clip_weight(run) == 1)
+
+  -- a blend-space state on a track
+  local bs = m.blendspace1d(man, {{idle, 0}, {walk, 1.5}, {run, 4}})
+  local mx2 = m.mixer(man)
+  local loco = sm.new(mx2:track(2), {initial = "move", states = {move = {blendspace = bs, loop = "repeat",
+    param = function(ctx) return ctx.speed end}}})
+  loco:update(0, {speed = 1.5}); mx2:update(0.1)
+  H.check("blend-space state follows its parameter", H.near(mx2:track(2):playing()[1].weight, 1) and
+    mx2:track(2):playing()[1].blendspace == true)
+
+  H.raises("unknown target state", function() sm.new(mixer, {initial = "idle", states = {idle = {clip = idle}},
+    transitions = {{from = "idle", to = "jump"}}}) end, "transition 1 goes to unknown state 'jump'")
+  H.raises("state without a clip", function() sm.new(mixer, {initial = "a", states = {a = {}}}) end,
+    "state 'a' needs a clip or a blendspace")
+  H.raises("bad initial", function() sm.new(mixer, {initial = "b", states = {a = {clip = idle}}}) end,
+    "def.initial must name a state")
+  H.raises("a condition that errors propagates", function()
+    sm.new(mixer, {initial = "a", states = {a = {clip = idle}, b = {clip = walk}},
+      transitions = {{from = "a", to = "b", when = function() error("condition failed on purpose") end}}}):update(0.1, {})
+  end, "condition failed on purpose")
+  H.finish()
+end

@@ -1,0 +1,331 @@
+/* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
+#include "anim_fixture.h"
+#include "test.h"
+
+static float angle_about_z(const float *q) { return 2.0f * atan2f(q[2], q[3]); }
+
+TEST(clip_sample_interpolates_rotation_and_translation)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = fixture_clip();
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    CHECK(mr_clip_sample(c, &sk, 0.25f, MR_WRAP_CLAMP, &p) == MR_OK);
+    /* nlerp between 0 and 45 degrees at the midpoint is exactly 22.5. */
+    CHECK_NEAR(glm_deg(angle_about_z(p.r[1])), 22.5, 1e-3);
+    CHECK_NEAR(p.t[0][1], 0.5, 1e-6);
+    /* Untracked channels keep the rest pose. */
+    CHECK_NEAR(p.t[1][0], 1.0, 1e-6);
+    CHECK_NEAR(p.r[2][3], 1.0, 1e-6);
+    CHECK_NEAR(p.s[1][0], 1.0, 1e-6);
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_sample_clamps_outside_keys)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = fixture_clip();
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    mr_clip_sample(c, &sk, -5.0f, MR_WRAP_CLAMP, &p);
+    CHECK_NEAR(angle_about_z(p.r[1]), 0.0, 1e-6);
+    mr_clip_sample(c, &sk, 7.0f, MR_WRAP_CLAMP, &p);
+    CHECK_NEAR(glm_deg(angle_about_z(p.r[1])), 90.0, 1e-3);
+    CHECK_NEAR(p.t[0][1], 2.0, 1e-6);
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_sample_loops)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = fixture_clip();
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    mr_clip_sample(c, &sk, 2.25f, MR_WRAP_LOOP, &p);
+    CHECK_NEAR(p.t[0][1], 0.5, 1e-5);
+    mr_clip_sample(c, &sk, -0.75f, MR_WRAP_LOOP, &p);   /* negative time wraps too */
+    CHECK_NEAR(p.t[0][1], 0.5, 1e-5);
+    CHECK_NEAR(mr_clip_wrap_time(c, 3.0f, MR_WRAP_LOOP), 0.0, 1e-6);
+    CHECK_NEAR(mr_clip_wrap_time(c, 3.0f, MR_WRAP_CLAMP), 1.0, 1e-6);
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_sample_nan_time_leaves_pose)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = fixture_clip();
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    p.t[0][0] = 42.0f;
+    CHECK(mr_clip_sample(c, &sk, NAN, MR_WRAP_LOOP, &p) == MR_ERR_BAD_TIME);
+    CHECK(mr_clip_sample(c, &sk, INFINITY, MR_WRAP_CLAMP, &p) == MR_ERR_BAD_TIME);
+    CHECK(p.t[0][0] == 42.0f);
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_sample_mismatched_joint_counts)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = mr_clip_make("short", 2);
+    mr_pose p, small;
+    mr_pose_make(&p, 3);
+    mr_pose_make(&small, 2);
+    CHECK(mr_clip_sample(c, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_JOINT_COUNT);
+    mr_clip *ok = fixture_clip();
+    CHECK(mr_clip_sample(ok, &sk, 0, MR_WRAP_CLAMP, &small) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_clip_sample(NULL, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_INVALID_ARGUMENT);
+    mr_pose_destroy(&p);
+    mr_pose_destroy(&small);
+    mr_clip_free(c);
+    mr_clip_free(ok);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_empty_clip_is_refused)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = mr_clip_make("empty", 0);
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    mr_error err = {0};
+    CHECK(mr_clip_sample(c, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_EMPTY_CLIP);
+    CHECK(mr_clip_validate(c, &err) == MR_ERR_EMPTY_CLIP);
+    CHECK_STR_CONTAINS(err.msg, "empty");
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_zero_length_clip_holds_its_only_pose)
+{
+    /* A 1-frame clip: duration 0, looping must not divide by zero. */
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = mr_clip_make("still", 3);
+    mr_track *t = &c->tracks[2].t;
+    mr_track_alloc(t, 1, MR_INTERP_LINEAR);
+    t->values[0] = 5.0f;
+    mr_pose p;
+    mr_pose_make(&p, 3);
+    mr_error err = {0};
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    CHECK(mr_clip_sample(c, &sk, 3.7f, MR_WRAP_LOOP, &p) == MR_OK);
+    CHECK(p.t[2][0] == 5.0f);
+    CHECK(mr_clip_wrap_time(c, 3.7f, MR_WRAP_LOOP) == 0.0f);
+    mr_pose_destroy(&p);
+    mr_clip_free(c);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_validate_rejects_bad_keys)
+{
+    mr_clip *c = fixture_clip();
+    mr_error err = {0};
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    c->tracks[1].r.times[2] = 0.5f;  /* not strictly ascending */
+    CHECK(mr_clip_validate(c, &err) != MR_OK);
+    CHECK_STR_CONTAINS(err.msg, "does not follow");
+    c->tracks[1].r.times[2] = NAN;
+    CHECK(mr_clip_validate(c, &err) == MR_ERR_BAD_TIME);
+    c->tracks[1].r.times[2] = 1.0f;
+    c->tracks[0].t.values[1] = INFINITY;
+    CHECK(mr_clip_validate(c, &err) != MR_OK);
+    CHECK_STR_CONTAINS(err.msg, "not finite");
+    c->tracks[0].t.values[1] = 0;
+    for (int k = 0; k < 4; k++) c->tracks[1].r.values[4 + k] = 0;
+    CHECK(mr_clip_validate(c, &err) != MR_OK);
+    CHECK_STR_CONTAINS(err.msg, "zero quaternion");
+    c->tracks[1].r.values[7] = 1;
+    c->duration = NAN;
+    CHECK(mr_clip_validate(c, &err) != MR_OK);
+    mr_clip_free(c);
+    CHECK(mr_clip_validate(NULL, &err) == MR_ERR_INVALID_ARGUMENT);
+}
+
+TEST(clip_rotation_takes_shortest_path)
+{
+    /* Keys q and -q' an angle apart: interpolation must not swing the long way. */
+    mr_track tr = {.components = 4};
+    mr_track_alloc(&tr, 2, MR_INTERP_LINEAR);
+    tr.times[0] = 0;
+    tr.times[1] = 1;
+    versor a, b;
+    glm_quatv(a, glm_rad(170.0f), (vec3){0, 0, 1});
+    glm_quatv(b, glm_rad(-170.0f), (vec3){0, 0, 1});  /* 20 degrees further on */
+    glm_vec4_copy(a, tr.values);
+    glm_vec4_copy(b, tr.values + 4);
+    mr_track_finish(&tr);
+    float q[4];
+    mr_track_sample(&tr, 0.5f, q);
+    float deg = glm_deg(angle_about_z(q));
+    if (deg < 0) deg += 360.0f;
+    CHECK_NEAR(fmod(deg, 360.0), 180.0, 1e-2);
+    CHECK_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-5);
+    free(tr.times);
+    free(tr.values);
+}
+
+TEST(clip_step_and_cubic_interpolation)
+{
+    mr_track st = {.components = 3};
+    mr_track_alloc(&st, 2, MR_INTERP_STEP);
+    st.times[1] = 1;
+    st.values[3] = 10;
+    float v[4];
+    mr_track_sample(&st, 0.99f, v);
+    CHECK(v[0] == 0.0f);
+    mr_track_sample(&st, 1.0f, v);
+    CHECK(v[0] == 10.0f);
+    free(st.times);
+    free(st.values);
+
+    /* Hermite with zero tangents is smoothstep: 0.5 at the middle, 0.15625*k at 0.25. */
+    mr_track cu = {.components = 3};
+    mr_track_alloc(&cu, 2, MR_INTERP_CUBIC);
+    cu.times[1] = 2;
+    cu.values[9 + 3] = 8;  /* key 1 value.x */
+    mr_track_sample(&cu, 1.0f, v);
+    CHECK_NEAR(v[0], 4.0, 1e-5);
+    mr_track_sample(&cu, 0.5f, v);
+    CHECK_NEAR(v[0], 8.0 * (3 * 0.0625 - 2 * 0.015625), 1e-5);
+    /* A linear-consistent tangent (slope 4/s) gives a straight line. */
+    cu.values[6] = 4;       /* key 0 out-tangent.x */
+    cu.values[9 + 0] = 4;   /* key 1 in-tangent.x */
+    mr_track_sample(&cu, 0.5f, v);
+    CHECK_NEAR(v[0], 2.0, 1e-5);
+    free(cu.times);
+    free(cu.values);
+}
+
+TEST(clip_uniform_lookup_matches_binary_search)
+{
+    /* Evenly spaced keys take the O(1) path; the result must equal the search. */
+    mr_track a = {.components = 3}, b = {.components = 3};
+    int n = 97;
+    mr_track_alloc(&a, n, MR_INTERP_LINEAR);
+    mr_track_alloc(&b, n, MR_INTERP_LINEAR);
+    for (int i = 0; i < n; i++) {
+        a.times[i] = b.times[i] = 0.25f + i / 24.0f;
+        a.values[3 * i] = b.values[3 * i] = sinf(i * 0.7f);
+    }
+    mr_track_finish(&a);
+    CHECK_NEAR(a.uniform_rate, 24.0, 1e-3);
+    CHECK(b.uniform_rate == 0.0f);  /* never finished: binary search */
+    for (int k = 0; k <= 1000; k++) {
+        float t = -0.1f + k * 0.0045f, va[3], vb[3];
+        mr_track_sample(&a, t, va);
+        mr_track_sample(&b, t, vb);
+        CHECK_MSG(va[0] == vb[0], "t=%g: %g vs %g", t, va[0], vb[0]);
+    }
+    a.times[5] += 0.01f;  /* uneven: no fast path */
+    mr_track_finish(&a);
+    CHECK(a.uniform_rate == 0.0f);
+    free(a.times); free(a.values); free(b.times); free(b.values);
+}
+
+/* A clip with a shared time line: 5 joints (a padded SIMD lane), animated
+ * rotations and translations, one constant track, untracked channels. */
+static mr_clip *shared_line_clip(void)
+{
+    mr_clip *c = mr_clip_make("line", 5);
+    c->duration = 2.0f;
+    for (int j = 0; j < 5; j++) {
+        mr_track *r = &c->tracks[j].r, *t = &c->tracks[j].t;
+        mr_track_alloc(r, 9, MR_INTERP_LINEAR);
+        for (int k = 0; k < 9; k++) {
+            r->times[k] = k * 0.25f;
+            versor q;
+            glm_quatv(q, 0.9f * k + j, (vec3){0.3f, 0.4f * j, 1});
+            if (k % 3 == 1) glm_vec4_negate(q);  /* sign flips exercise the shortest path */
+            memcpy(r->values + 4 * k, q, sizeof q);
+        }
+        if (j == 3) continue;                  /* joint 3: translation keeps the rest pose */
+        mr_track_alloc(t, j == 4 ? 1 : 9, MR_INTERP_LINEAR);
+        for (int k = 0; k < t->key_count; k++) {
+            t->times[k] = k * 0.25f;
+            for (int e = 0; e < 3; e++) t->values[3 * k + e] = sinf(k + e + j);
+        }
+    }
+    return c;
+}
+
+TEST(clip_finish_shared_line_samples_identically)
+{
+    mr_skeleton sk;
+    mr_skeleton_make(&sk, 5);
+    for (int j = 0; j < 5; j++) {
+        sk.names[j] = mr_strfmt("j%d", j);
+        sk.rest_t[j][1] = 7.0f + j;
+    }
+    mr_clip *plain = shared_line_clip(), *fast = shared_line_clip();
+    for (int j = 0; j < 5; j++) {
+        mr_track_finish(&plain->tracks[j].t);
+        mr_track_finish(&plain->tracks[j].r);
+    }
+    mr_clip_finish(fast);
+    CHECK(fast->shared_keys == 9);
+    CHECK(fast->dense != NULL);
+    CHECK(plain->shared_keys == 0);
+    mr_pose a, b;
+    mr_pose_make(&a, 5);
+    mr_pose_make(&b, 5);
+    int same = 1;
+    for (int s = -3; s < 230; s++) {
+        float t = s * 0.01f;
+        mr_clip_sample(plain, &sk, t, MR_WRAP_CLAMP, &a);
+        mr_clip_sample(fast, &sk, t, MR_WRAP_CLAMP, &b);
+        if (memcmp(a.r, b.r, 5 * sizeof *a.r) || memcmp(a.t, b.t, 5 * sizeof *a.t) ||
+            memcmp(a.s, b.s, 5 * sizeof *a.s))
+            same = 0;
+    }
+    CHECK_MSG(same, "the baked shared-line path differs from per-track sampling");
+    CHECK(b.t[3][1] == 10.0f);  /* untracked channel: the rest value */
+    /* A non-shared clip (one track with different times) is not baked. */
+    fast->tracks[2].t.times[4] += 0.01f;
+    mr_clip_finish(fast);
+    CHECK(fast->shared_keys == 0 && fast->dense == NULL);
+    mr_pose_destroy(&a);
+    mr_pose_destroy(&b);
+    mr_clip_free(plain);
+    mr_clip_free(fast);
+    mr_skeleton_destroy(&sk);
+}
+
+TEST(clip_key_count_is_longest_track)
+{
+    mr_clip *c = fixture_clip();
+    CHECK(mr_clip_key_count(c) == 3);
+    mr_clip_free(c);
+}
+
+int main(void)
+{
+    RUN(clip_sample_interpolates_rotation_and_translation);
+    RUN(clip_sample_clamps_outside_keys);
+    RUN(clip_sample_loops);
+    RUN(clip_sample_nan_time_leaves_pose);
+    RUN(clip_sample_mismatched_joint_counts);
+    RUN(clip_empty_clip_is_refused);
+    RUN(clip_zero_length_clip_holds_its_only_pose);
+    RUN(clip_validate_rejects_bad_keys);
+    RUN(clip_rotation_takes_shortest_path);
+    RUN(clip_step_and_cubic_interpolation);
+    RUN(clip_uniform_lookup_matches_binary_search);
+    RUN(clip_finish_shared_line_samples_identically);
+    RUN(clip_key_count_is_longest_track);
+    return test_summary("clip");
+}

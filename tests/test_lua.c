@@ -1,0 +1,467 @@
+/* test_lua.c — the script lifecycle (src/lua/script.c), live reload and its
+ * hand-over, error containment (every callback, time budget, memory cap,
+ * stack overflow), 1000 reloads without memory growth, the file watcher, and
+ * the bindings on a hand-built model. Lua-level binding tests on the
+ * mannequin live in tests/lua/ (run by tests/cli_lua.sh). */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "anim_fixture.h"
+#include "lua/draw.h"
+#include "lua/script.h"
+#include "platform/watch.h"
+#include "test.h"
+
+static char dir[64];
+
+static const char *path_of(const char *name)
+{
+    static char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return p;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    FILE *f = fopen(path_of(name), "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A context for dir/name holding the chain fixture as "test:chain". */
+static mr_lua_ctx *make_ctx(const char *name, const char *text, double budget, size_t mem)
+{
+    write_file(name, text);
+    mr_lua_desc d = {.script = path_of(name), .headless = 1, .quiet = 1, .budget = budget,
+                     .memory_limit = mem};
+    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
+    mr_model *m = mr_model_new("test:chain", "test");
+    fixture_chain(&m->skeleton);
+    mr_model_add_clip(m, fixture_clip());
+    mr_lua_cache_add(ctx, "test:chain", m);
+    return ctx;
+}
+
+/* The console line that was printed last. */
+static const char *last_line(mr_lua_ctx *ctx)
+{
+    const char *last = NULL;
+    for (int i = 0; mr_lua_console_line(ctx, i); i++) last = mr_lua_console_line(ctx, i);
+    return last ? last : "";
+}
+
+static int console_has(mr_lua_ctx *ctx, const char *s)
+{
+    for (int i = 0; mr_lua_console_line(ctx, i); i++)
+        if (strstr(mr_lua_console_line(ctx, i), s)) return 1;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+TEST(lifecycle_calls_every_callback_in_order)
+{
+    mr_lua_ctx *ctx = make_ctx("life.lua",
+        "function load(s) print('load', s) end\n"
+        "function update(dt) print('update', dt) end\n"
+        "function draw() print('draw', require('marrow').frame()) end\n"
+        "function keypressed(k) print('key', k) end\n"
+        "function mousemoved(x, y, dx, dy) print('mouse', x, y, dx, dy) end\n"
+        "function resize(w, h) print('resize', w, h) end\n"
+        "function unload() print('unload') end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "load    nil");
+    CHECK(mr_lua_update(ctx, 0.5) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "update  0.5");
+    CHECK(mr_lua_draw(ctx) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "draw    0");
+    mr_lua_end_frame(ctx);
+    CHECK_NEAR(mr_lua_time(ctx), 0.5, 1e-12);
+    CHECK(mr_lua_keypressed(ctx, "space") == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "key     space");
+    CHECK(mr_lua_mousemoved(ctx, 10, 20, 1, -2) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "mouse   10.0    20.0    1.0     -2.0");
+    CHECK(mr_lua_resize(ctx, 640, 480) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "resize  640.0   480.0");
+    mr_lua_stop(ctx);
+    CHECK_STR_CONTAINS(last_line(ctx), "unload");
+    CHECK(!mr_lua_running(ctx));
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(reload_hands_unload_state_to_load)
+{
+    mr_lua_ctx *ctx = make_ctx("hand.lua",
+        "local m = require 'marrow'\n"
+        "local model, pose\n"
+        "function load(s) model = m.model('test:chain'); pose = m.pose(model) end\n"
+        "function unload()\n"
+        "  pose:set_local('a', {1, 2, 3})\n"
+        "  local t = {n = 5, v = m.vec3(1, 2, 3), q = m.quat.euler(0, 90, 0), pose = pose,\n"
+        "             model = model, clip = model:clip('bend'), f = print}\n"
+        "  t.self = t\n"
+        "  return t\n"
+        "end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    write_file("hand.lua",
+        "function load(s)\n"
+        "  print('got', s.n, tostring(s.v), #s.pose, s.pose:get_local('a').y, s.clip:name(),\n"
+        "        s.self == s, s.f == nil, s.model:skeleton():name(2))\n"
+        "end\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_error(ctx) == NULL);
+    CHECK(console_has(ctx, "got     5       vec3(1, 2, 3)   3       2.0     bend    true    true    a"));
+    CHECK(console_has(ctx, "could not be kept (first: state.f is a function)"));
+    CHECK(console_has(ctx, "reloaded"));
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(reload_syntax_error_keeps_last_good_script)
+{
+    mr_lua_ctx *ctx = make_ctx("syn.lua", "function update() print('v1') end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    write_file("syn.lua", "function update() print('v2') \n\nend end\n");
+    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK(mr_lua_error(ctx) != NULL);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "syn.lua:3:");
+    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "v1");
+    write_file("syn.lua", "function update() print('v3') end\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_error(ctx) == NULL);
+    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "v3");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(reload_failing_load_returns_to_old_script_with_its_state)
+{
+    mr_lua_ctx *ctx = make_ctx("rev.lua",
+        "local n = 0\n"
+        "function load(s) n = s and s.n or 1; print('old load', n) end\n"
+        "function update() print('old', n) end\n"
+        "function unload() return {n = n + 10} end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    write_file("rev.lua", "function load(s) error('broken load') end\n");
+    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "rev.lua:1: broken load");
+    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "old     11");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(errors_in_every_callback_name_file_line_and_callback)
+{
+    static const char *const cbs[] = {"load", "update", "draw", "keypressed", "mousemoved", "resize",
+                                       "unload"};
+    for (size_t i = 0; i < sizeof cbs / sizeof *cbs; i++) {
+        char src[256];
+        snprintf(src, sizeof src, "\n\nfunction %s() local x = nil; return x.field end\n", cbs[i]);
+        mr_lua_ctx *ctx = make_ctx("cb.lua", src, 1, 0);
+        int rc = mr_lua_start(ctx);
+        rc |= mr_lua_update(ctx, 0.1);
+        rc |= mr_lua_draw(ctx);
+        rc |= mr_lua_keypressed(ctx, "a");
+        rc |= mr_lua_mousemoved(ctx, 1, 2, 3, 4);
+        rc |= mr_lua_resize(ctx, 10, 10);
+        mr_lua_stop(ctx);
+        CHECK_MSG(rc != 0 || !strcmp(cbs[i], "unload"), "%s: no error reported", cbs[i]);
+        CHECK_MSG(mr_lua_error(ctx) && strstr(mr_lua_error(ctx), "cb.lua:3: attempt to index a nil value"),
+                  "%s: error is %s", cbs[i], mr_lua_error(ctx) ? mr_lua_error(ctx) : "(none)");
+        CHECK_MSG(mr_lua_error(ctx) && strstr(mr_lua_error(ctx), cbs[i]), "%s: callback not named", cbs[i]);
+        mr_lua_ctx_destroy(ctx);
+    }
+}
+
+TEST(time_budget_stops_endless_loops_even_inside_pcall)
+{
+    mr_lua_ctx *ctx = make_ctx("loop.lua",
+        "function update()\n"
+        "  while true do end\n"
+        "end\n"
+        "function draw()\n"
+        "  while true do pcall(function() while true do end end) end\n"
+        "end\n"
+        "function keypressed() print('still alive') end\n", 0.2, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    double t0 = now_s();
+    CHECK(mr_lua_update(ctx, 0.1) == -1);
+    CHECK(now_s() - t0 < 2.0);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "loop.lua:2: update() ran past its time budget of 0.2 s");
+    t0 = now_s();
+    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK(now_s() - t0 < 2.0);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "draw() ran past its time budget");
+    CHECK(mr_lua_keypressed(ctx, "x") == 0);   /* the state is usable afterwards */
+    CHECK_STR_CONTAINS(last_line(ctx), "still alive");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(memory_cap_turns_huge_allocations_into_errors)
+{
+    mr_lua_ctx *ctx = make_ctx("mem.lua",
+        "function update() local t = {} for i = 1, 1e9 do t[i] = {i} end end\n"
+        "function draw() local s = string.rep('x', 1 << 30) end\n"
+        "function keypressed() print('fine', collectgarbage('count') < 32 * 1024) end\n", 30, 64u << 20);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "not enough memory");
+    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "not enough memory");
+    CHECK(mr_lua_memory(ctx) <= 64u << 20);
+    CHECK(mr_lua_keypressed(ctx, "x") == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "fine    true");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(stack_overflow_is_a_lua_error)
+{
+    mr_lua_ctx *ctx = make_ctx("stack.lua",
+        "local function f(n) return 1 + f(n + 1) end\n"
+        "function update() f(1) end\n"
+        "function draw() local t = setmetatable({}, {__index = function(t, k) return t[k] end}); return t.x end\n",
+        5, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "stack overflow");
+    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "stack overflow");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(thousand_reloads_do_not_grow_memory_or_reload_models)
+{
+    const char *bob = SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh";
+    char src[1024];
+    snprintf(src, sizeof src,
+             "local m = require 'marrow'\n"
+             "local bob, pose, clip\n"
+             "function load(s)\n"
+             "  bob = assert(m.model('%s', {anims = {'Bob'}}))\n"
+             "  pose = s and s.pose or m.pose(bob); clip = bob:clip(1)\n"
+             "end\n"
+             "function update(dt) clip:sample(m.time(), pose); pose:rotate(2, m.quat.euler(0, 0, 10)) end\n"
+             "function unload() return {pose = pose, v = m.vec3(1, 2, 3), t = {1, 2, 'x'}} end\n",
+             bob);
+    mr_lua_ctx *ctx = make_ctx("many.lua", src, 5, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    size_t before = 0;
+    for (int i = 0; i < 1100; i++) {
+        if (i == 100) before = mallinfo2().uordblks;
+        if (mr_lua_reload(ctx) != 0 || mr_lua_update(ctx, 1 / 60.0) != 0) {
+            CHECK_MSG(0, "reload %d failed: %s", i, mr_lua_error(ctx) ? mr_lua_error(ctx) : "");
+            break;
+        }
+        mr_lua_end_frame(ctx);
+    }
+    size_t after = mallinfo2().uordblks;
+    CHECK_MSG(after < before + 64 * 1024, "heap grew from %zu to %zu bytes over 1000 reloads", before, after);
+    CHECK(mr_lua_cache_loads(ctx) == 1);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(require_finds_modules_beside_the_script_and_watches_them)
+{
+    write_file("helper_mod.lua", "return {value = 41}\n");
+    mr_lua_ctx *ctx = make_ctx("req.lua",
+        "local h = require 'helper_mod'\n"
+        "function update() print('value', h.value + 1) end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    const char *const *paths;
+    int n = mr_lua_watched(ctx, &paths);
+    CHECK(n == 2);
+    CHECK(n == 2 && strstr(paths[1], "helper_mod.lua"));
+    write_file("helper_mod.lua", "return {value = 99}\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "value   100");
+    /* A module with a syntax error is still watched, so fixing it reloads. */
+    write_file("helper_mod.lua", "return {value = }\n");
+    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "helper_mod.lua:1:");
+    n = mr_lua_watched(ctx, &paths);
+    CHECK(n == 2);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(binding_errors_name_the_script_line)
+{
+    mr_lua_ctx *ctx = make_ctx("bind.lua",
+        "local m = require 'marrow'\n"
+        "local model = m.model('test:chain')\n"
+        "local pose = m.pose(model:skeleton())\n"
+        "function update() pose:rotate('a', 5) end\n"
+        "function draw() pose:rotate('bb', m.quat()) end\n"
+        "function keypressed() m.draw(model, 7) end\n"
+        "function mousemoved() pose:rotate(4, m.quat()) end\n"
+        "function resize() m.quat.euler('x') end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:4: bad argument #2 to 'rotate' (quat expected, got number)");
+    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:5: bad argument #1 to 'rotate' (unknown joint 'bb'; did you mean 'b'?)");
+    CHECK(mr_lua_keypressed(ctx, "k") == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:6: bad argument #2 to 'draw' (pose expected, got number)");
+    CHECK(mr_lua_mousemoved(ctx, 0, 0, 0, 0) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:7: bad argument #1 to 'rotate' (joint index 4 out of range 1..3)");
+    CHECK(mr_lua_resize(ctx, 1, 1) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:8: bad argument #1 to 'euler' (number expected, got string)");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(bindings_on_the_chain_fixture)
+{
+    mr_lua_ctx *ctx = make_ctx("chain.lua",
+        "local m = require 'marrow'\n"
+        "local model = m.model('test:chain')\n"
+        "local sk = model:skeleton()\n"
+        "local function near(a, b) return math.abs(a - b) < 1e-5 end\n"
+        "function update()\n"
+        "  local p = m.pose(sk)\n"
+        "  assert(#sk == 3 and sk:joint('b') == 3 and sk:parent(1) == 0 and sk:parent(3) == 2)\n"
+        "  assert(#sk:children(1) == 1 and sk:children(1)[1] == 2 and sk:name(2) == 'a')\n"
+        "  local c = model:clip('bend')\n"
+        "  c:sample(0.5, p)\n"
+        "  local b = p:position('b')\n"
+        "  assert(near(b.x, 1 + math.cos(math.rad(45))) and near(b.y, 1 + math.sin(math.rad(45))), tostring(b))\n"
+        "  p:rotate('a', m.quat.euler(0, 0, -45))\n"
+        "  b = p:position('b')\n"
+        "  assert(near(b.x, 2) and near(b.y, 1), tostring(b))\n"
+        "  local before = p:model('a')\n"
+        "  assert(p:model('a') == before)\n"
+        "  p:set_rotation('a', m.quat.euler(0, 0, 90), {space = 'model'})\n"
+        "  assert(near(p:position('b').x, 1) and near(p:position('b').y, 2))\n"
+        "  print('chain ok')\n"
+        "end\n"
+        "function draw() m.draw(model, m.pose(sk)); m.draw(model) end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0) == 0);
+    CHECK_MSG(mr_lua_error(ctx) == NULL, "%s", mr_lua_error(ctx));
+    CHECK_STR_CONTAINS(last_line(ctx), "chain ok");
+    CHECK(mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_gfx_recorded(ctx) == 2);
+    CHECK(mr_lua_gfx_render(ctx) == 0);     /* no renderer: dropped */
+    CHECK(mr_lua_gfx_recorded(ctx) == 0);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(headless_is_deterministic)
+{
+    const char *src = "function update() print(math.random(1, 1000000), os.clock(), os.time()) end\n";
+    char first[160] = "";
+    for (int run = 0; run < 2; run++) {
+        mr_lua_ctx *ctx = make_ctx("det.lua", src, 1, 0);
+        CHECK(mr_lua_start(ctx) == 0);
+        mr_lua_update(ctx, 0.25);
+        mr_lua_end_frame(ctx);
+        mr_lua_update(ctx, 0.25);
+        if (run == 0) snprintf(first, sizeof first, "%s", last_line(ctx));
+        else CHECK(!strcmp(first, last_line(ctx)));
+        CHECK_STR_CONTAINS(last_line(ctx), "0.25    0");
+        mr_lua_ctx_destroy(ctx);
+    }
+}
+
+TEST(quit_and_os_exit_end_the_run_cleanly)
+{
+    mr_lua_ctx *ctx = make_ctx("quit.lua", "function update() os.exit(3) end\n", 1, 0);
+    int code = -1;
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(!mr_lua_quit_requested(ctx, &code));
+    CHECK(mr_lua_update(ctx, 0) == 0);
+    CHECK(mr_lua_quit_requested(ctx, &code) && code == 3);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(bad_corpus_input_callbacks_fail_cleanly)
+{
+    mr_lua_desc d = {.script = "tests/bad/lua/input_error_keypressed.lua", .headless = 1, .quiet = 1};
+    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_keypressed(ctx, "q") == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:2: keypressed failed: q");
+    CHECK(mr_lua_mousemoved(ctx, 1, 2, 3, 4) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:3: mousemoved failed");
+    CHECK(mr_lua_resize(ctx, 100, 50) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:4: resize failed");
+    CHECK(mr_lua_update(ctx, 0.1) == 0);    /* the rest of the script keeps running */
+    mr_lua_ctx_destroy(ctx);
+}
+
+/* ---- watcher ---------------------------------------------------------------- */
+
+static unsigned wait_change(mr_watch *w, double seconds)
+{
+    double t0 = now_s();
+    unsigned c;
+    while (!(c = mr_watch_poll(w)) && now_s() - t0 < seconds) usleep(5000);
+    return c;
+}
+
+static void watcher_suite(int polling)
+{
+    if (polling) setenv("MARROW_WATCH", "poll", 1);
+    mr_watch *w = mr_watch_create();
+    unsetenv("MARROW_WATCH");
+    CHECK(mr_watch_uses_inotify(w) == !polling);
+    write_file("w.lua", "one");
+    write_file("other.txt", "x");
+    CHECK(mr_watch_file(w, path_of("w.lua"), 3) == 0);
+    CHECK(mr_watch_poll(w) == 0);
+    usleep(20000);                     /* mtime granularity for the poller */
+    write_file("other.txt", "y");      /* another file in the same directory */
+    CHECK(wait_change(w, 0.3) == 0);
+    double t0 = now_s();
+    write_file("w.lua", "two!");       /* in place */
+    CHECK(wait_change(w, 1.0) == 1u << 3);
+    CHECK(now_s() - t0 < 0.2);
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", path_of("w.lua.tmp"));
+    FILE *f = fopen(tmp, "w");
+    fputs("three", f);
+    fclose(f);
+    t0 = now_s();
+    CHECK(rename(tmp, path_of("w.lua")) == 0);  /* rename-over, like vim */
+    CHECK(wait_change(w, 1.0) == 1u << 3);
+    CHECK(now_s() - t0 < 0.2);
+    mr_watch_destroy(w);
+}
+
+TEST(watcher_inotify_sees_writes_and_rename_over) { watcher_suite(0); }
+TEST(watcher_polling_sees_writes_and_rename_over) { watcher_suite(1); }
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/marrow_test_lua_XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    RUN(lifecycle_calls_every_callback_in_order);
+    RUN(reload_hands_unload_state_to_load);
+    RUN(reload_syntax_error_keeps_last_good_script);
+    RUN(reload_failing_load_returns_to_old_script_with_its_state);
+    RUN(errors_in_every_callback_name_file_line_and_callback);
+    RUN(time_budget_stops_endless_loops_even_inside_pcall);
+    RUN(memory_cap_turns_huge_allocations_into_errors);
+    RUN(stack_overflow_is_a_lua_error);
+    RUN(thousand_reloads_do_not_grow_memory_or_reload_models);
+    RUN(require_finds_modules_beside_the_script_and_watches_them);
+    RUN(binding_errors_name_the_script_line);
+    RUN(bindings_on_the_chain_fixture);
+    RUN(headless_is_deterministic);
+    RUN(quit_and_os_exit_end_the_run_cleanly);
+    RUN(bad_corpus_input_callbacks_fail_cleanly);
+    RUN(watcher_inotify_sees_writes_and_rename_over);
+    RUN(watcher_polling_sees_writes_and_rename_over);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) printf("  (could not remove %s)\n", dir);
+    return test_summary("lua_unit");
+}
