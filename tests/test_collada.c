@@ -24,6 +24,7 @@
 #include "core/file.h"
 #include "formats/collada.h"
 #include "formats/collada_internal.h"
+#include "formats/md5.h"
 
 #include "collada_ref.h"
 
@@ -1647,6 +1648,156 @@ TEST(md5_model_round_trips_through_collada)
     free(path);
 }
 
+/* Angle between two rotations (radians). */
+static double quat_angle(const float *a, const float *b)
+{
+    /* From the chord, not acos of the dot product (which is blind near 1). */
+    double dot = 0, chord = 0;
+    for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
+    for (int i = 0; i < 4; i++) {
+        double d = (double)a[i] - (dot < 0 ? -1.0 : 1.0) * b[i];
+        chord += d * d;
+    }
+    return 4 * asin(fmin(1.0, sqrt(chord) / 2));
+}
+
+/* MD5 -> COLLADA -> MD5 with real files: every joint (by name), every
+ * vertex (corner by corner) and every frame's translations match within
+ * 1e-5 (relative). Rotations are compared as angles, within 1e-4 rad: MD5
+ * stores x, y, z and rebuilds w = -sqrt(1 - x^2 - y^2 - z^2), so near a
+ * half turn (w ~ 0.001) a one-ulp change of x, y or z (any trip through
+ * matrices) moves w by up to ~4e-5; the posed mesh stays within 1e-5 of its
+ * size. */
+static int md5_round_trip(const char *mesh_path, const char *const *anims, int nanims)
+{
+    mr_model *a = NULL, *c = NULL;
+    mr_error err = {0};
+    int bad = 0;
+    if (mr_md5_load_mesh(mesh_path, &a, &err) != MR_OK) {
+        TEST_FAIL_AT("%s", err.msg);
+        return 1;
+    }
+    for (int i = 0; i < nanims; i++)
+        if (mr_md5_load_anim(a, anims[i], &err) != MR_OK) TEST_FAIL_AT("%s", err.msg);
+    char *dir = tmp_dir();
+    char *dae = mr_path_join(dir, "model.dae"), *mesh2 = mr_path_join(dir, "model.md5mesh");
+    CHECK_MSG(mr_collada_write(a, dae, &err) == MR_OK, "%s", err.msg);
+    mr_model *b = load(dae);
+    if (b) {
+        CHECK(mr_model_convert_frame(b, a->frame, &err) == MR_OK);  /* Y-up metres -> Z-up inches */
+        CHECK_MSG(mr_md5_write_mesh(b, mesh2, &err) == MR_OK, "%s", err.msg);
+        CHECK_MSG(mr_md5_load_mesh(mesh2, &c, &err) == MR_OK, "%s", err.msg);
+        for (int i = 0; c && i < b->clip_count; i++) {
+            char *anim = mr_strfmt("%s/%s.md5anim", dir, b->clips[i]->name);
+            CHECK_MSG(mr_md5_write_anim(b, b->clips[i], anim, &err) == MR_OK, "%s", err.msg);
+            CHECK_MSG(mr_md5_load_anim(c, anim, &err) == MR_OK, "%s", err.msg);
+            free(anim);
+        }
+    }
+    const double eps = 1e-5;
+    double worst_angle = 0, worst_mesh = 0;
+    if (c) {
+        const mr_skeleton *sa = &a->skeleton, *sc = &c->skeleton;
+        CHECK(sa->joint_count == sc->joint_count);
+        int *map = calloc((size_t)sa->joint_count + 1, sizeof *map);
+        for (int j = 0; j < sa->joint_count; j++) {
+            map[j] = mr_skeleton_find(sc, sa->names[j]);
+            if (map[j] < 0) {
+                bad++;
+                map[j] = 0;
+            }
+        }
+        for (int j = 0; j < sa->joint_count; j++) {
+            int k = map[j];
+            bad += sa->parents[j] < 0 ? sc->parents[k] >= 0 : sc->parents[k] != map[sa->parents[j]];
+            for (int x = 0; x < 3; x++) bad += !close_rel(sa->rest_t[j][x], sc->rest_t[k][x], eps);
+            bad += quat_angle(sa->rest_r[j], sc->rest_r[k]) > 1e-4;
+            for (int x = 0; x < 4; x++)
+                for (int y = 0; y < 4; y++) bad += !close_rel(sa->inverse_bind[j][x][y], sc->inverse_bind[k][x][y], eps);
+        }
+        CHECK(a->mesh_count == c->mesh_count);
+        for (int i = 0; i < a->mesh_count && i < c->mesh_count; i++) {
+            const mr_mesh *ma = &a->meshes[i], *mc = &c->meshes[i];
+            CHECK(ma->index_count == mc->index_count);
+            for (int q = 0; q < ma->index_count && q < mc->index_count; q++) {
+                uint32_t va = ma->indices[q], vc = mc->indices[q];
+                for (int x = 0; x < 3; x++) bad += !close_rel(ma->positions[va][x], mc->positions[vc][x], eps);
+                for (int x = 0; x < 2; x++) bad += !close_rel(ma->uvs[va][x], mc->uvs[vc][x], eps);
+                for (int k = 0; k < 4; k++) {
+                    if (ma->weights[va][k] == 0) continue;
+                    int found = 0;
+                    for (int l = 0; l < 4; l++)
+                        found |= mc->joints[vc][l] == map[ma->joints[va][k]] &&
+                                 close_rel(mc->weights[vc][l], ma->weights[va][k], eps);
+                    bad += !found;
+                }
+            }
+        }
+        CHECK(a->clip_count == c->clip_count);
+        for (int i = 0; i < a->clip_count; i++) {
+            const mr_clip *ca = a->clips[i], *cc = mr_model_find_clip(c, ca->name);
+            CHECK_MSG(cc != NULL, "clip %s lost", ca->name);
+            if (!cc) continue;
+            CHECK(close_rel(ca->duration, cc->duration, eps) && close_rel(ca->rate, cc->rate, eps));
+            /* Compare the poses at every frame: key layouts may differ (a
+             * constant channel may be one key or none) but not values. */
+            mr_pose pa, pc;
+            mr_pose_make(&pa, sa->joint_count);
+            mr_pose_make(&pc, sc->joint_count);
+            int frames = (int)lroundf(ca->duration * ca->rate);
+            vec3 lo, hi;
+            mr_model_bounds(a, lo, hi);
+            double size = glm_vec3_distance(lo, hi);
+            for (int f = 0; f <= frames; f++) {
+                float t = (float)f / ca->rate;
+                mr_clip_sample(ca, sa, t, MR_WRAP_CLAMP, &pa);
+                mr_clip_sample(cc, sc, t, MR_WRAP_CLAMP, &pc);
+                for (int j = 0; j < sa->joint_count; j++) {
+                    for (int x = 0; x < 3; x++) bad += !close_rel(pa.t[j][x], pc.t[map[j]][x], eps);
+                    double angle = quat_angle(pa.r[j], pc.r[map[j]]);
+                    worst_angle = fmax(worst_angle, angle);
+                    bad += angle > 1e-4;
+                }
+                if (f % 10 == 0 || f == frames) {  /* the posed mesh, corner by corner */
+                    int na, nc;
+                    vec3 *pa_ = posed_corners(a, ca, t, &na), *pc_ = posed_corners(c, cc, t, &nc);
+                    for (int q = 0; q < na && na == nc; q++)
+                        worst_mesh = fmax(worst_mesh, glm_vec3_distance(pa_[q], pc_[q]) / size);
+                    free(pa_);
+                    free(pc_);
+                }
+            }
+            mr_pose_destroy(&pa);
+            mr_pose_destroy(&pc);
+        }
+        free(map);
+    }
+    CHECK_MSG(bad == 0, "%s: %d values differ after MD5 -> COLLADA -> MD5", mesh_path, bad);
+    CHECK(worst_mesh <= 1e-5);
+    printf("       %-40s largest rotation change %.1e rad, posed mesh %.1e of the size\n", mr_path_basename(mesh_path),
+           worst_angle, worst_mesh);
+    mr_model_free(a);
+    mr_model_free(b);
+    mr_model_free(c);
+    remove_tree(dir);
+    free(dir);
+    free(dae);
+    free(mesh2);
+    return bad;
+}
+
+TEST(md5_files_round_trip_through_collada)
+{
+    const char *bob_anim[1] = {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"};
+    md5_round_trip(SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", bob_anim, 1);
+#define SNOUT SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/"
+    const char *snout_anims[7] = {SNOUT "idle.md5anim", SNOUT "forward.md5anim", SNOUT "backward.md5anim",
+                                  SNOUT "shotgun_shoot.md5anim", SNOUT "dying.md5anim", SNOUT "jump.md5anim",
+                                  SNOUT "pain.md5anim"};
+    md5_round_trip(SNOUT "snoutx10k.md5mesh", snout_anims, 7);
+#undef SNOUT
+}
+
 TEST(shared_models_round_trip_through_the_writer)
 {
     static const char *files[] = {
@@ -1828,6 +1979,7 @@ int main(void)
     RUN(named_clips_and_default_clip);
     RUN(texture_paths_are_found_beside_the_model);
     RUN(md5_model_round_trips_through_collada);
+    RUN(md5_files_round_trip_through_collada);
     RUN(shared_models_round_trip_through_the_writer);
     RUN(writer_refuses_what_it_cannot_write);
     RUN(float_parser_matches_strtof);

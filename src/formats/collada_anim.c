@@ -782,21 +782,22 @@ static mr_status joint_keys(anim_ctx *a, joint_eval *je, float size, key_list *o
 }
 
 /* Fills one track (which: 0 translation, 1 rotation, 2 scale) from the
- * keys; a constant track keeps one key, one equal to the rest value none. */
-static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, const float *rest, int mode)
+ * keys. A track that never moves by more than float noise keeps one key,
+ * or none when that is the rest value. Noise is 1e-8 of the model size for
+ * translations (a file's own units survive a write and read back) and
+ * 1e-6 relative for rotation and scale components. */
+static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, const float *rest, int mode, float size)
 {
     int comps = which == 1 ? 4 : 3, off = which == 0 ? 0 : which == 1 ? 3 : 7;
     const float *first = k[0].v + off;
     int constant = 1, at_rest = 1;
     for (size_t i = 0; i < n && constant; i++)
         for (int c = 0; c < comps; c++) {
-            float scale = 1.0f + fabsf(first[c]);
-            if (fabsf(k[i].v[off + c] - first[c]) > 1e-5f * scale) constant = 0;
-            if (mode == KEYS_CUBIC && i + 1 < n &&
-                fabsf(k[i].tout[off + c]) * (float)(k[i + 1].t - k[i].t) > 1e-5f * scale)
+            float eps = which == 0 ? 1e-8f * size : 1e-6f * (1.0f + fabsf(first[c]));
+            if (fabsf(k[i].v[off + c] - first[c]) > eps) constant = 0;
+            if (mode == KEYS_CUBIC && i + 1 < n && fabsf(k[i].tout[off + c]) * (float)(k[i + 1].t - k[i].t) > eps)
                 constant = 0;
-            if (mode == KEYS_CUBIC && i > 0 &&
-                fabsf(k[i].tin[off + c]) * (float)(k[i].t - k[i - 1].t) > 1e-5f * scale)
+            if (mode == KEYS_CUBIC && i > 0 && fabsf(k[i].tin[off + c]) * (float)(k[i].t - k[i - 1].t) > eps)
                 constant = 0;
         }
     if (constant) {
@@ -804,7 +805,8 @@ static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, con
         for (int c = 0; c < comps; c++) dot += first[c] * rest[c];
         for (int c = 0; c < comps && at_rest; c++) {
             float r = which == 1 && dot < 0 ? -rest[c] : rest[c];
-            if (fabsf(first[c] - r) > 1e-5f * (1.0f + fabsf(r))) at_rest = 0;
+            float eps = which == 0 ? 1e-8f * size : 1e-6f * (1.0f + fabsf(r));
+            if (fabsf(first[c] - r) > eps) at_rest = 0;
         }
         if (at_rest) return MR_OK;
         n = 1;
@@ -881,8 +883,8 @@ static int first_channel(const anim_ctx *a, const xmlNode *el)
 }
 
 /* Builds a clip from the channels selected by `set` (NULL: all). */
-static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, int nset, double end, float size,
-                            mr_model *model, int *used)
+static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, int nset, double end, double rate,
+                            float size, mr_model *model, int *used)
 {
     const cl_scene *s = a->s;
     const mr_skeleton *sk = &model->skeleton;
@@ -937,9 +939,9 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
         if ((st = joint_keys(a, &je, size, &keys, &mode)) != MR_OK) break;
         int j = n->joint;
         mr_joint_tracks *jt = &clip->tracks[j];
-        if ((st = fill_track(&jt->t, keys.k, keys.n, 0, sk->rest_t[j], mode)) != MR_OK) break;
-        if ((st = fill_track(&jt->r, keys.k, keys.n, 1, sk->rest_r[j], mode)) != MR_OK) break;
-        if ((st = fill_track(&jt->s, keys.k, keys.n, 2, sk->rest_s[j], mode)) != MR_OK) break;
+        if ((st = fill_track(&jt->t, keys.k, keys.n, 0, sk->rest_t[j], mode, size)) != MR_OK) break;
+        if ((st = fill_track(&jt->r, keys.k, keys.n, 1, sk->rest_r[j], mode, size)) != MR_OK) break;
+        if ((st = fill_track(&jt->s, keys.k, keys.n, 2, sk->rest_s[j], mode, size)) != MR_OK) break;
     }
     free(keys.k);
     free(chs);
@@ -955,7 +957,8 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
         return st;
     }
     clip->duration = (float)(end > 0 ? end : last);
-    if (uniform && rate_step > 1e-6) clip->rate = (float)(1.0 / rate_step);
+    if (rate > 0) clip->rate = (float)rate;
+    else if (uniform && rate_step > 1e-6) clip->rate = (float)(1.0 / rate_step);
     if ((st = mr_model_add_clip(model, clip)) != MR_OK) {
         mr_clip_free(clip);
         return cl_fail_status(a->d, st, NULL, "out of memory");
@@ -984,7 +987,7 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
     if (!nclips) {
         char *stem = mr_path_stem(d->name);
         const char *name = stem && *stem ? stem : "default";
-        mr_status st = build_clip(a, name, NULL, 0, 0, size, model, used);
+        mr_status st = build_clip(a, name, NULL, 0, 0, 0, size, model, used);
         free(stem);
         return st;
     }
@@ -1005,9 +1008,18 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
                 end = strtod(e, &stop);
                 if (stop == e || !isfinite(end) || end < 0) st = cl_fail(d, c, "end=\"%s\" is not a time", e);
             }
+            /* marrow's writer keeps the frame rate in an <extra>. */
+            double rate = 0;
+            for (xmlNode *ex = cl_child(c, "extra"); ex && st == MR_OK; ex = cl_next(ex, "extra"))
+                for (xmlNode *te = cl_child(ex, "technique"); te; te = cl_next(te, "technique")) {
+                    const char *prof = cl_attr(te, "profile");
+                    xmlNode *fr = prof && !strcmp(prof, "marrow") ? cl_child(te, "frame_rate") : NULL;
+                    float v;
+                    if (fr && cl_fixed_floats(d, fr, &v, 1) == MR_OK && v > 0) rate = v;
+                }
             const char *name = cl_attr(c, "name");
             if (!name) name = cl_attr(c, "id");
-            if (st == MR_OK) st = build_clip(a, name ? name : "clip", set, k, end, size, model, used);
+            if (st == MR_OK) st = build_clip(a, name ? name : "clip", set, k, end, rate, size, model, used);
             free(set);
             if (st != MR_OK) return st;
         }

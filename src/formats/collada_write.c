@@ -24,7 +24,8 @@
  *               reader) become LINEAR keys at their key times plus as many
  *               in between as keep them within 1e-4 of the model size of
  *               the curve. <library_animation_clips> names every clip,
- *               start 0, end = duration.
+ *               start 0, end = duration, and keeps the clip's rate in an
+ *               <extra><technique profile="marrow"><frame_rate>.
  * Floats are written with 9 significant digits, so every value reads back
  * as the same float.
  */
@@ -577,9 +578,16 @@ static int write_animations(sb *b, const mr_model *m, unsigned char *animated)
         if (c->joint_count != nj) continue;
         sb_printf(b, "    <animation_clip id=\"clip%d\" name=\"", ci);
         sb_escaped(b, c->name);
-        sb_printf(b, "\" start=\"0\" end=\"%.9g\">\n", (double)c->duration);
+        sb_printf(b, "\" start=\"0\" end=\"");
+        sb_float(b, c->duration);
+        sb_printf(b, "\">\n");
         for (int j = 0; j < nj; j++)
             if (animated[ci * nj + j]) sb_printf(b, "      <instance_animation url=\"#c%d-J%d\"/>\n", ci, j);
+        if (c->rate > 0) {  /* COLLADA has no frame rate; keep it for the round trip */
+            sb_printf(b, "      <extra><technique profile=\"marrow\"><frame_rate>");
+            sb_float(b, c->rate);
+            sb_printf(b, "</frame_rate></technique></extra>\n");
+        }
         sb_printf(b, "    </animation_clip>\n");
     }
     sb_printf(b, "  </library_animation_clips>\n");
