@@ -29,7 +29,7 @@ $MARROW pose "$TMP/back/mannequin.md5mesh" "$TMP/back/walk.md5anim" --time 0.4 -
 for f in a b; do grep '^v ' "$TMP/$f.obj" | awk '{ printf "%.2f %.2f %.2f\n", $2, $3, $4 }' | sort >"$TMP/$f.sorted"; done
 same=$(paste -d' ' "$TMP/a.sorted" "$TMP/b.sorted" | awk '{ n++; if ($1 == $4 && $2 == $5 && $3 == $6) s++ } END { printf "%d of %d", s, n }')
 case "$same" in
-    "2960 of 2960"|"29[0-9][0-9] of 2960") pass "posed round trip: vertices agree to 0.01 in ($same)" ;;
+    "2960 of 2960"|29[0-9][0-9]" of 2960") pass "posed round trip: vertices agree to 0.01 in ($same)" ;;
     *) fail "posed round trip: vertices agree to 0.01 in" "$same" ;;
 esac
 
