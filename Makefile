@@ -71,8 +71,10 @@ asan:
 bench: marrow
 	./marrow bench
 
+MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim
 models: marrow
 	./marrow make-mannequin models
+	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.dae
 
 clean:
 	rm -rf build marrow out
