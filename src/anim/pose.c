@@ -84,6 +84,11 @@ static inline void compose_trs(const float *t, const float *q, const float *s, m
     m[3][3] = 1.0f;
 }
 
+void mr_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out)
+{
+    compose_trs(t, q, s, out);
+}
+
 void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out)
 {
     compose_trs(pose->t[j], pose->r[j], pose->s[j], out);

@@ -26,6 +26,9 @@ mr_status mr_pose_set_rest(mr_pose *pose, const mr_skeleton *sk);
 /* Copies src into dst (same joint count). */
 mr_status mr_pose_copy(mr_pose *dst, const mr_pose *src);
 
+/* T * R * S as an affine matrix (q a unit quaternion). */
+void mr_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out);
+
 /* Local TRS of joint j as a matrix (T * R * S). */
 void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);
 

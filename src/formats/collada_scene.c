@@ -121,25 +121,7 @@ void cl_stack_matrix(const cl_xform *xf, int count, const float *const *values, 
 
 void cl_compose(const vec3 t, const versor q, const vec3 s, mat4 m)
 {
-    float x = q[0], y = q[1], z = q[2], w = q[3];
-    float xx = x * x, yy = y * y, zz = z * z;
-    float xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    m[0][0] = (1.0f - 2.0f * (yy + zz)) * s[0];
-    m[0][1] = 2.0f * (xy + wz) * s[0];
-    m[0][2] = 2.0f * (xz - wy) * s[0];
-    m[0][3] = 0.0f;
-    m[1][0] = 2.0f * (xy - wz) * s[1];
-    m[1][1] = (1.0f - 2.0f * (xx + zz)) * s[1];
-    m[1][2] = 2.0f * (yz + wx) * s[1];
-    m[1][3] = 0.0f;
-    m[2][0] = 2.0f * (xz + wy) * s[2];
-    m[2][1] = 2.0f * (yz - wx) * s[2];
-    m[2][2] = (1.0f - 2.0f * (xx + yy)) * s[2];
-    m[2][3] = 0.0f;
-    m[3][0] = t[0];
-    m[3][1] = t[1];
-    m[3][2] = t[2];
-    m[3][3] = 1.0f;
+    mr_trs_matrix(t, q, s, m);
 }
 
 /* Quaternion of an orthonormal rotation matrix (columns c0, c1, c2). */
