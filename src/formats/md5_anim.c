@@ -44,18 +44,11 @@ typedef struct anim_reader {
     float *times;        /* frames key times */
     mr_clip *clip;
     int trailing_line;   /* line of text found after the last frame, or 0 */
-    int no_memory;
 } anim_reader;
 
 static int out_of_memory(anim_reader *r)
 {
-    if (!r->lx.failed) {
-        r->lx.failed = 1;
-        r->no_memory = 1;
-        mr_error_set(r->lx.err, MR_ERR_NO_MEMORY, "md5: %s:%d: out of memory", r->lx.name,
-                     r->lx.line);
-    }
-    return -1;
+    return md5_out_of_memory(&r->lx);
 }
 
 static int popcount6(int flags)
@@ -304,7 +297,7 @@ mr_status mr_md5_parse_anim(mr_model *model, const char *name, const char *clip_
     if (!clip_name && !stem) return mr_error_set(err, MR_ERR_NO_MEMORY, "md5: %s: out of memory", name);
     int failed = read_header(&r) || read_hierarchy(&r) || read_bounds_and_base(&r) ||
                  make_tracks(&r, clip_name ? clip_name : stem) || read_frames(&r);
-    mr_status status = r.no_memory ? MR_ERR_NO_MEMORY : MR_ERR_BAD_FILE;
+    mr_status status = r.lx.no_memory ? MR_ERR_NO_MEMORY : MR_ERR_BAD_FILE;
     if (!failed) {
         for (int i = 0; i < r.joints; i++) {
             mr_track_finish(&r.clip->tracks[i].t);

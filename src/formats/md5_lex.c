@@ -410,3 +410,13 @@ double md5_quat_from_xyz(const float xyz[3], float out[4])
     }
     return s;
 }
+
+int md5_out_of_memory(md5_lex *lx)
+{
+    if (!lx->failed) {
+        lx->failed = 1;
+        lx->no_memory = 1;
+        mr_error_set(lx->err, MR_ERR_NO_MEMORY, "md5: %s:%d: out of memory", lx->name, lx->line);
+    }
+    return -1;
+}

@@ -30,10 +30,15 @@ typedef struct md5_lex {
     const char *tok;     /* start of the last token read (for "found") */
     int tok_line;        /* its line */
     int failed;          /* an error has been written */
+    int no_memory;       /* ... and it was an allocation failure */
     mr_error *err;       /* may be NULL */
 } md5_lex;
 
 void md5_lex_init(md5_lex *lx, const char *name, const char *text, size_t len, mr_error *err);
+
+/* Records "out of memory" at the current line (unless an error is already
+ * written); returns -1 so readers can `return md5_out_of_memory(lx);`. */
+int md5_out_of_memory(md5_lex *lx);
 
 /* Skips whitespace and comments. -1 on an unterminated block comment. */
 int md5_skip(md5_lex *lx);

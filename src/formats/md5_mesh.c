@@ -69,18 +69,11 @@ typedef struct mesh_reader {
     int missing;         /* shaders whose image was not found */
     int cut;             /* vertices with more than 4 weights */
     int renormalised;    /* vertices whose biases did not sum to 1 */
-    int no_memory;
 } mesh_reader;
 
 static int out_of_memory(mesh_reader *r)
 {
-    if (!r->lx.failed) {
-        r->lx.failed = 1;
-        r->no_memory = 1;
-        mr_error_set(r->lx.err, MR_ERR_NO_MEMORY, "md5: %s:%d: out of memory", r->lx.name,
-                     r->lx.line);
-    }
-    return -1;
+    return md5_out_of_memory(&r->lx);
 }
 
 /* Refuses negative counts and counts the rest of the file cannot hold. */
@@ -563,7 +556,7 @@ mr_status mr_md5_parse_mesh(const char *name, const char *text, size_t len, mr_m
     r.model->frame_note = mr_strdup("MD5 is kept in id Tech 4's frame (Z-up, inches) and "
                                     "displayed as Y-up metres");
     int failed = read_model(&r) != 0;
-    mr_status status = r.no_memory ? MR_ERR_NO_MEMORY : MR_ERR_BAD_FILE;
+    mr_status status = r.lx.no_memory ? MR_ERR_NO_MEMORY : MR_ERR_BAD_FILE;
     if (!failed) {
         mr_error verr;
         if (mr_skeleton_validate(&r.model->skeleton, &verr) != MR_OK) {

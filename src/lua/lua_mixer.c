@@ -108,6 +108,16 @@ static int fail(lua_State *L, const char *what, mr_status st, const mr_error *er
     return luaL_error(L, "%s: %s", what, err->msg[0] ? err->msg : mr_status_string(st));
 }
 
+/* The end of a mixer command: raise on failure, else mark the pose stale and
+ * return the receiver for chaining. */
+static int changed(lua_State *L, mr_lua_mixer *m, const char *what, mr_status st, const mr_error *err)
+{
+    if (st != MR_OK) return fail(L, what, st, err);
+    m->dirty = 1;
+    lua_settop(L, 1);
+    return 1;
+}
+
 /* Remembers the userdata at idx under key (keeps it alive while the mixer is).
  * The mixer userdata is found at self_idx (a mixer; for a track its user value). */
 static void keep_ref(lua_State *L, int self, const void *key, int idx)
@@ -321,10 +331,7 @@ static int track_play(lua_State *L)
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_play(m->mx, tr, c, &o, &err);
-    if (st != MR_OK) return fail(L, "play", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "play", st, &err);
 }
 
 static int track_crossfade(lua_State *L)
@@ -338,10 +345,7 @@ static int track_crossfade(lua_State *L)
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_crossfade(m->mx, tr, c, (float)s, o.curve, &o, &err);
-    if (st != MR_OK) return fail(L, "crossfade", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "crossfade", st, &err);
 }
 
 static int track_queue(lua_State *L)
@@ -353,10 +357,7 @@ static int track_queue(lua_State *L)
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_queue(m->mx, tr, c, &o, &err);
-    if (st != MR_OK) return fail(L, "queue", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "queue", st, &err);
 }
 
 static int track_play_blendspace(lua_State *L)
@@ -383,10 +384,7 @@ static int track_play_blendspace(lua_State *L)
     }
     lua_pop(L, 1);
     mr_status st = mr_mixer_play_blendspace(m->mx, tr, bs, (float)x, (float)y, &o, &err);
-    if (st != MR_OK) return fail(L, "play_blendspace", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "play_blendspace", st, &err);
 }
 
 static int track_set_param(lua_State *L)
@@ -397,10 +395,7 @@ static int track_set_param(lua_State *L)
     luaL_argcheck(L, isfinite(x) && isfinite(y), 2, "parameters must be finite numbers");
     mr_error err = {0};
     mr_status st = mr_mixer_set_param(m->mx, tr, (float)x, (float)y, &err);
-    if (st != MR_OK) return fail(L, "set_param", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "set_param", st, &err);
 }
 
 static int track_stop(lua_State *L)
@@ -411,10 +406,7 @@ static int track_stop(lua_State *L)
     luaL_argcheck(L, f >= 0 && f <= 1e6, 2, "fade must be a finite number >= 0");
     mr_error err = {0};
     mr_status st = mr_mixer_stop(m->mx, tr, (float)f, &err);
-    if (st != MR_OK) return fail(L, "stop", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "stop", st, &err);
 }
 
 static int do_pause(lua_State *L, int paused)
@@ -439,10 +431,7 @@ static int track_seek(lua_State *L)
     luaL_argcheck(L, isfinite(t), 2, "time must be a finite number");
     mr_error err = {0};
     mr_status st = mr_mixer_seek(m->mx, tr, (float)t, &err);
-    if (st != MR_OK) return fail(L, "seek", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "seek", st, &err);
 }
 
 static int track_set_speed(lua_State *L)
@@ -487,10 +476,7 @@ static int track_set_weight(lua_State *L)
     luaL_argcheck(L, f >= 0 && f <= 1e6, 3, "fade must be a finite number >= 0");
     mr_error err = {0};
     mr_status st = mr_mixer_set_weight(m->mx, tr, (float)w, (float)f, &err);
-    if (st != MR_OK) return fail(L, "set_weight", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "set_weight", st, &err);
 }
 
 static int track_clip_weight(lua_State *L)
@@ -567,10 +553,7 @@ static int track_set_additive(lua_State *L)
     luaL_checktype(L, 2, LUA_TBOOLEAN);
     mr_error err = {0};
     mr_status st = mr_mixer_set_additive(m->mx, tr, lua_toboolean(L, 2), &err);
-    if (st != MR_OK) return fail(L, "set_additive", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "set_additive", st, &err);
 }
 
 static int track_index(lua_State *L)
@@ -794,10 +777,7 @@ static int mixer_set_root_motion(lua_State *L)
     }
     mr_error err = {0};
     mr_status st = mr_mixer_set_root_motion(m->mx, joint < 0 ? 0 : joint, flags, &err);
-    if (st != MR_OK) return fail(L, "set_root_motion", st, &err);
-    m->dirty = 1;
-    lua_settop(L, 1);
-    return 1;
+    return changed(L, m, "set_root_motion", st, &err);
 }
 
 static int mixer_root_motion(lua_State *L)
