@@ -57,8 +57,8 @@ check_msg() {  # script needle...  ($opts: extra options)
     done
     ok "bad/lua/$s message: $*"
 }
-check_msg wrong_type_rotate.lua "wrong_type_rotate.lua:5: bad argument #2 to 'rotate' (quat expected, got number)"
-check_msg unknown_joint.lua "unknown_joint.lua:5: bad argument #1 to 'rotate' (unknown joint 'upperarm.L'; did you mean 'upperarm_l'"
+check_msg wrong_type_rotate.lua "wrong_type_rotate.lua:5: bad argument #2 to 'pose:rotate' (quat expected, got number)"
+check_msg unknown_joint.lua "unknown_joint.lua:5: bad argument #1 to 'pose:rotate' (unknown joint 'upperarm.L'; did you mean 'upperarm_l'"
 check_msg syntax_error.lua "syntax_error.lua:3:"
 check_msg infinite_loop_update.lua "infinite_loop_update.lua:1: update() ran past its time budget of 0.5 s"
 check_msg infinite_loop_chunk.lua "infinite_loop_chunk.lua:3:" "ran past its time budget"
@@ -70,7 +70,7 @@ check_msg infinite_loop_gc.lua "infinite_loop_gc.lua:2: setmetatable: __gc metam
 check_msg load_not_function.lua "load_not_function.lua: update is a number, not a function"
 check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
 check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
-check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'rotate' (unknown joint 'nek'; did you mean 'neck'?)"
+check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'pose:rotate' (unknown joint 'nek'; did you mean 'neck'?)"
 
 # ---- examples: each runs headless and writes its picture ---------------------------
 for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \

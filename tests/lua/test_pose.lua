@@ -75,11 +75,11 @@ function load()
     H.vnear(b1:position("hand_r"), idle:position("hand_r"), 1e-3))
 
   -- errors
-  H.raises("bad override quat", function() p:rotate("head", 5) end, "bad argument #2 to 'rotate' (quat expected, got number)", "test_pose.lua:")
+  H.raises("bad override quat", function() p:rotate("head", 5) end, "bad argument #2 to 'pose:rotate' (quat expected, got number)", "test_pose.lua:")
   H.raises("bad opts.space", function() p:rotate("head", m.quat(), {space = "world"}) end, "opts.space must be 'local' or 'model'")
   H.raises("bad opts.mode", function() p:rotate("head", m.quat(), {mode = "mul"}) end, "opts.mode must be 'add' or 'replace'")
   H.raises("bad opts.weight", function() p:rotate("head", m.quat(), {weight = 2}) end, "opts.weight must be a number within 0..1")
-  H.raises("scale is local only", function() p:scale("head", 2, {space = "model"}) end, "opts.space must be 'local' here")
+  H.raises("scale is local only", function() p:scale("head", 2, {space = "model"}) end, "opts.space must be 'local', got 'model'")
   H.raises("non-finite override", function() p:rotate("head", m.quat(0/0, 0, 0, 1)) end, "rotation override")
   local other = m.pose(m.model("../shared/models/assimp/test/models-nonbsd/MD5/Bob.md5mesh"))
   H.raises("blend needs the same joint count", function() p:blend(other, 0.5) end, "pose has")

@@ -1,4 +1,5 @@
-/* lua_mixer.c — marrow.mixer and the mixer and track userdata: the
+/* wrap_mixer.c — marrow.mixer and the mixer and track userdata with all
+ * their methods (a track's methods also work on a mixer, for track 1): the
  * choreography engine of src/anim/mixer.h for scripts.
  *
  *   marrow.mixer(model [, {tracks = 8, clips = 4}]) -> mixer
@@ -60,14 +61,13 @@
 #include <string.h>
 
 #include "anim/mixer.h"
-#include "lua/lua_internal.h"
+#include "lua/wrap.h"
 
 enum { UV_MODEL = 1, UV_REFS, UV_HANDLERS, UV_POSE, UV_HOOK, UV_HOOK_ERR, UV_COUNT = UV_HOOK_ERR };
 
 typedef struct mr_lua_mixer {
     mr_mixer *mx;            /* NULL once released */
     const mr_skeleton *sk;
-    mr_cache_entry *entry;
     int tracks;
     int dirty;               /* the own pose is stale */
     int busy;                /* delivering events: update and close refused */
@@ -82,8 +82,8 @@ typedef struct mr_lua_track {
 
 static mr_lua_mixer *check_mixer(lua_State *L, int arg)
 {
-    mr_lua_mixer *m = luaL_checkudata(L, arg, MR_LUA_MIXER);
-    if (!m->mx) luaL_error(L, "attempt to use a closed mixer");
+    mr_lua_mixer *m = mr_lua_check_udata(L, arg, MR_LUA_MIXER);
+    if (!m->mx) mr_lua_raise(L, "attempt to use a closed mixer");
     return m;
 }
 
@@ -96,23 +96,23 @@ static mr_lua_mixer *check_target(lua_State *L, int *track)
         return check_mixer(L, 1);
     }
     lua_getiuservalue(L, 1, 1);
-    mr_lua_mixer *m = luaL_checkudata(L, -1, MR_LUA_MIXER);
+    mr_lua_mixer *m = mr_lua_check_udata(L, -1, MR_LUA_MIXER);
     lua_pop(L, 1);                     /* the track keeps the mixer alive */
-    if (!m->mx) luaL_error(L, "attempt to use a closed mixer");
+    if (!m->mx) mr_lua_raise(L, "attempt to use a closed mixer");
     *track = t->index;
     return m;
 }
 
-static int fail(lua_State *L, const char *what, mr_status st, const mr_error *err)
+static int fail(lua_State *L, mr_status st, const mr_error *err)
 {
-    return luaL_error(L, "%s: %s", what, err->msg[0] ? err->msg : mr_status_string(st));
+    return mr_lua_raise(L, "%s", err->msg[0] ? err->msg : mr_status_string(st));
 }
 
 /* The end of a mixer command: raise on failure, else mark the pose stale and
  * return the receiver for chaining. */
-static int changed(lua_State *L, mr_lua_mixer *m, const char *what, mr_status st, const mr_error *err)
+static int changed(lua_State *L, mr_lua_mixer *m, mr_status st, const mr_error *err)
 {
-    if (st != MR_OK) return fail(L, what, st, err);
+    if (st != MR_OK) return fail(L, st, err);
     m->dirty = 1;
     lua_settop(L, 1);
     return 1;
@@ -136,65 +136,31 @@ static void keep_ref(lua_State *L, int self, const void *key, int idx)
     lua_pop(L, 1);
 }
 
-static float opt_number(lua_State *L, int opts, const char *name, float def, double lo, double hi)
-{
-    float v = def;
-    if (lua_getfield(L, opts, name) != LUA_TNIL) {
-        int isnum;
-        lua_Number n = lua_tonumberx(L, -1, &isnum);
-        if (!isnum || !(n >= lo && n <= hi))
-            luaL_argerror(L, opts, lua_pushfstring(L, "opts.%s must be a number within %f..%f, got %s", name,
-                                                   lo, hi, luaL_tolstring(L, -1, NULL)));
-        v = (float)n;
-    }
-    lua_pop(L, 1);
-    return v;
-}
-
-static int opt_flag(lua_State *L, int opts, const char *name, int def)
-{
-    int v = lua_getfield(L, opts, name) == LUA_TNIL ? def : lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
+static const char *const loops[] = {"once", "repeat", "pingpong", NULL};
+static const char *const curves[] = {"smooth", "linear", NULL};
 
 /* Reads play options at arg (nil or a table). */
 static mr_play_opts check_play_opts(lua_State *L, int arg)
 {
     mr_play_opts o = mr_play_opts_default();
-    if (lua_isnoneornil(L, arg)) return o;
-    luaL_checktype(L, arg, LUA_TTABLE);
-    int t = lua_getfield(L, arg, "loop");
-    if (t == LUA_TBOOLEAN) {
-        o.loop = lua_toboolean(L, -1) ? MR_LOOP_REPEAT : MR_LOOP_ONCE;
-    } else if (t != LUA_TNIL) {
-        const char *s = lua_tostring(L, -1);
-        if (t == LUA_TSTRING && !strcmp(s, "once")) o.loop = MR_LOOP_ONCE;
-        else if (t == LUA_TSTRING && !strcmp(s, "repeat")) o.loop = MR_LOOP_REPEAT;
-        else if (t == LUA_TSTRING && !strcmp(s, "pingpong")) o.loop = MR_LOOP_PINGPONG;
-        else
-            luaL_argerror(L, arg, lua_pushfstring(L, "opts.loop must be 'once', 'repeat' or 'pingpong', got %s",
-                                                  luaL_tolstring(L, -1, NULL)));
-    }
+    mr_lua_opts t = mr_lua_check_opts(L, arg, "opts");
+    if (!t.idx) return o;
+    static const mr_loop loop_modes[] = {MR_LOOP_ONCE, MR_LOOP_REPEAT, MR_LOOP_PINGPONG};
+    int type = mr_lua_opt_field(L, &t, "loop");
+    if (type == LUA_TBOOLEAN) o.loop = lua_toboolean(L, -1) ? MR_LOOP_REPEAT : MR_LOOP_ONCE;  /* true = "repeat" */
+    else if (type != LUA_TNIL) o.loop = loop_modes[mr_lua_opt_enum(L, &t, "loop", 0, loops)];
     lua_pop(L, 1);
-    o.repeat = (int)opt_number(L, arg, "repetitions", 0, 0, 1e6);
-    o.speed = opt_number(L, arg, "speed", 1.0f, -1e6, 1e6);
-    o.start = opt_number(L, arg, "start", -1.0f, -1e9, 1e9);
-    o.weight = opt_number(L, arg, "weight", -1.0f, 0, 1);   /* absent: -1 keeps the track's */
-    o.fade = opt_number(L, arg, "fade", 0.0f, 0, 1e6);
-    o.delay = opt_number(L, arg, "delay", 0.0f, 0, 1e6);
-    if (lua_getfield(L, arg, "curve") != LUA_TNIL) {
-        const char *s = lua_tostring(L, -1);
-        if (lua_type(L, -1) == LUA_TSTRING && !strcmp(s, "smooth")) o.curve = MR_CURVE_SMOOTH;
-        else if (lua_type(L, -1) == LUA_TSTRING && !strcmp(s, "linear")) o.curve = MR_CURVE_LINEAR;
-        else
-            luaL_argerror(L, arg, lua_pushfstring(L, "opts.curve must be 'smooth' or 'linear', got %s",
-                                                  luaL_tolstring(L, -1, NULL)));
-    }
-    lua_pop(L, 1);
-    o.sync = opt_flag(L, arg, "sync", 0);
-    o.root_motion = opt_flag(L, arg, "root_motion", 0);
-    o.restart = opt_flag(L, arg, "restart", 0);
+    o.repeat = mr_lua_opt_int(L, &t, "repetitions", 0, 0, 1000000);
+    o.speed = mr_lua_opt_num(L, &t, "speed", 1.0f, -1e6, 1e6);
+    o.start = mr_lua_opt_num(L, &t, "start", -1.0f, -1e9, 1e9);
+    o.weight = mr_lua_opt_num(L, &t, "weight", -1.0f, 0, 1);   /* absent: -1 keeps the track's */
+    o.fade = mr_lua_opt_num(L, &t, "fade", 0.0f, 0, 1e6);
+    o.delay = mr_lua_opt_num(L, &t, "delay", 0.0f, 0, 1e6);
+    o.curve = mr_lua_opt_enum(L, &t, "curve", o.curve == MR_CURVE_LINEAR, curves) ? MR_CURVE_LINEAR
+                                                                                    : MR_CURVE_SMOOTH;
+    o.sync = mr_lua_opt_bool(L, &t, "sync", 0);
+    o.root_motion = mr_lua_opt_bool(L, &t, "root_motion", 0);
+    o.restart = mr_lua_opt_bool(L, &t, "restart", 0);
     return o;
 }
 
@@ -203,7 +169,7 @@ static const mr_clip *check_mixer_clip(lua_State *L, int arg, const mr_lua_mixer
 {
     const mr_clip *c = mr_lua_check_clip(L, arg)->clip;
     if (c->joint_count != m->sk->joint_count)
-        luaL_argerror(L, arg, lua_pushfstring(L, "clip '%s' animates %d joints but the mixer's skeleton has %d",
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "clip '%s' animates %d joints but the mixer's skeleton has %d",
                                               c->name, c->joint_count, m->sk->joint_count));
     return c;
 }
@@ -214,10 +180,10 @@ static int l_mixer(lua_State *L)
 {
     mr_lua_model *mo = mr_lua_check_model(L, 1);
     mr_mixer_desc d = {0};
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        d.max_tracks = (int)opt_number(L, 2, "tracks", 8, 1, MR_MIXER_MAX_TRACKS);
-        d.max_clips_per_track = (int)opt_number(L, 2, "clips", 4, 2, MR_MIXER_MAX_CLIPS);
+    mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+    if (o.idx) {
+        d.max_tracks = (int)mr_lua_opt_num(L, &o, "tracks", 8, 1, MR_MIXER_MAX_TRACKS);
+        d.max_clips_per_track = (int)mr_lua_opt_num(L, &o, "clips", 4, 2, MR_MIXER_MAX_CLIPS);
     }
     mr_lua_mixer *m = lua_newuserdatauv(L, sizeof *m, UV_COUNT);
     memset(m, 0, sizeof *m);           /* released state until the mixer exists */
@@ -232,9 +198,8 @@ static int l_mixer(lua_State *L)
     lua_setiuservalue(L, -2, UV_POSE);
     mr_error err = {0};
     m->mx = mr_mixer_make(&mo->model->skeleton, mo->model->frame.up, &d, &err);
-    if (!m->mx) return fail(L, "mixer", MR_ERR_NO_MEMORY, &err);
+    if (!m->mx) return fail(L, MR_ERR_NO_MEMORY, &err);
     m->sk = &mo->model->skeleton;
-    m->entry = mo->entry;
     m->tracks = mr_mixer_track_count(m->mx);
     m->dirty = 1;
     return 1;
@@ -242,7 +207,7 @@ static int l_mixer(lua_State *L)
 
 static int mixer_release(lua_State *L)
 {
-    mr_lua_mixer *m = luaL_checkudata(L, 1, MR_LUA_MIXER);
+    mr_lua_mixer *m = mr_lua_check_udata(L, 1, MR_LUA_MIXER);
     if (m->busy) return luaL_error(L, "mixer:close called from one of its callbacks");
     mr_mixer_destroy(m->mx);
     m->mx = NULL;
@@ -251,7 +216,7 @@ static int mixer_release(lua_State *L)
 
 static int mixer_tostring(lua_State *L)
 {
-    mr_lua_mixer *m = luaL_checkudata(L, 1, MR_LUA_MIXER);
+    mr_lua_mixer *m = mr_lua_check_udata(L, 1, MR_LUA_MIXER);
     if (!m->mx) lua_pushliteral(L, "mixer (closed)");
     else lua_pushfstring(L, "mixer (%d tracks, %d joints)", m->tracks, m->sk->joint_count);
     return 1;
@@ -259,8 +224,8 @@ static int mixer_tostring(lua_State *L)
 
 static int check_track_index(lua_State *L, int arg, const mr_lua_mixer *m)
 {
-    lua_Integer i = luaL_checkinteger(L, arg);
-    luaL_argcheck(L, i >= 1 && i <= m->tracks, arg,
+    lua_Integer i = mr_lua_check_integer(L, arg);
+    mr_lua_arg_check(L, i >= 1 && i <= m->tracks, arg,
                   lua_pushfstring(L, "track %d out of range 1..%d", (int)i, m->tracks));
     return (int)i - 1;
 }
@@ -272,7 +237,7 @@ static void set_mask_at(lua_State *L, mr_lua_mixer *m, int track, int arg)
     if (!lua_isnoneornil(L, arg) && !(lua_isboolean(L, arg) && !lua_toboolean(L, arg)))
         mask = &mr_lua_check_mask(L, arg, m->sk)->mask;
     mr_status st = mr_mixer_set_mask(m->mx, track, mask, &err);
-    if (st != MR_OK) fail(L, "set_mask", st, &err);
+    if (st != MR_OK) fail(L, st, &err);
     m->dirty = 1;
 }
 
@@ -280,22 +245,21 @@ static int mixer_track(lua_State *L)
 {
     mr_lua_mixer *m = check_mixer(L, 1);
     int i = check_track_index(L, 2, m);
-    if (!lua_isnoneornil(L, 3)) {
-        luaL_checktype(L, 3, LUA_TTABLE);
+    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    if (o.idx) {
         mr_error err = {0};
-        if (lua_getfield(L, 3, "mask") != LUA_TNIL) set_mask_at(L, m, i, lua_gettop(L));
+        if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) set_mask_at(L, m, i, lua_gettop(L));
         lua_pop(L, 1);
-        if (lua_getfield(L, 3, "additive") != LUA_TNIL) {
+        if (mr_lua_opt_field(L, &o, "additive") != LUA_TNIL) {
             mr_status st = mr_mixer_set_additive(m->mx, i, lua_toboolean(L, -1), &err);
-            if (st != MR_OK) return fail(L, "track", st, &err);
+            if (st != MR_OK) return fail(L, st, &err);
         }
         lua_pop(L, 1);
-        if (lua_getfield(L, 3, "weight") != LUA_TNIL) {
-            float w = opt_number(L, 3, "weight", 1, 0, 1);
+        float w = mr_lua_opt_num(L, &o, "weight", -1, 0, 1);
+        if (w >= 0) {
             mr_status st = mr_mixer_set_weight(m->mx, i, w, 0.0f, &err);
-            if (st != MR_OK) return fail(L, "track", st, &err);
+            if (st != MR_OK) return fail(L, st, &err);
         }
-        lua_pop(L, 1);
         m->dirty = 1;
     }
     mr_lua_track *t = lua_newuserdatauv(L, sizeof *t, 1);
@@ -331,7 +295,7 @@ static int track_play(lua_State *L)
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_play(m->mx, tr, c, &o, &err);
-    return changed(L, m, "play", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_crossfade(lua_State *L)
@@ -339,13 +303,13 @@ static int track_crossfade(lua_State *L)
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
     const mr_clip *c = check_mixer_clip(L, 2, m);
-    lua_Number s = luaL_checknumber(L, 3);
-    luaL_argcheck(L, s >= 0 && s <= 1e6, 3, "seconds must be a finite number >= 0");
+    lua_Number s = mr_lua_check_number(L, 3);
+    mr_lua_arg_check(L, s >= 0 && s <= 1e6, 3, "seconds must be a finite number >= 0");
     mr_play_opts o = check_play_opts(L, 4);
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_crossfade(m->mx, tr, c, (float)s, o.curve, &o, &err);
-    return changed(L, m, "crossfade", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_queue(lua_State *L)
@@ -357,22 +321,22 @@ static int track_queue(lua_State *L)
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
     mr_status st = mr_mixer_queue(m->mx, tr, c, &o, &err);
-    return changed(L, m, "queue", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_play_blendspace(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    const mr_blendspace *bs = mr_lua_check_blendspace(L, 2, m->sk);
-    lua_Number x = luaL_checknumber(L, 3);
+    const mr_blendspace *bs = &mr_lua_check_blendspace(L, 2, m->sk)->bs;
+    lua_Number x = mr_lua_check_number(L, 3);
     int opts = 4;
     lua_Number y = 0;
     if (lua_type(L, 4) == LUA_TNUMBER) {
         y = lua_tonumber(L, 4);
         opts = 5;
     }
-    luaL_argcheck(L, isfinite(x) && isfinite(y), 3, "parameters must be finite numbers");
+    mr_lua_arg_check(L, isfinite(x) && isfinite(y), 3, "parameters must be finite numbers");
     mr_play_opts o = check_play_opts(L, opts);
     mr_error err = {0};
     keep_ref(L, 1, bs, 2);             /* the space keeps its clips alive */
@@ -384,29 +348,29 @@ static int track_play_blendspace(lua_State *L)
     }
     lua_pop(L, 1);
     mr_status st = mr_mixer_play_blendspace(m->mx, tr, bs, (float)x, (float)y, &o, &err);
-    return changed(L, m, "play_blendspace", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_set_param(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    lua_Number x = luaL_checknumber(L, 2), y = luaL_optnumber(L, 3, 0);
-    luaL_argcheck(L, isfinite(x) && isfinite(y), 2, "parameters must be finite numbers");
+    lua_Number x = mr_lua_check_number(L, 2), y = mr_lua_opt_number(L, 3, 0);
+    mr_lua_arg_check(L, isfinite(x) && isfinite(y), 2, "parameters must be finite numbers");
     mr_error err = {0};
     mr_status st = mr_mixer_set_param(m->mx, tr, (float)x, (float)y, &err);
-    return changed(L, m, "set_param", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_stop(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    lua_Number f = luaL_optnumber(L, 2, 0);
-    luaL_argcheck(L, f >= 0 && f <= 1e6, 2, "fade must be a finite number >= 0");
+    lua_Number f = mr_lua_opt_number(L, 2, 0);
+    mr_lua_arg_check(L, f >= 0 && f <= 1e6, 2, "fade must be a finite number >= 0");
     mr_error err = {0};
     mr_status st = mr_mixer_stop(m->mx, tr, (float)f, &err);
-    return changed(L, m, "stop", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int do_pause(lua_State *L, int paused)
@@ -415,7 +379,7 @@ static int do_pause(lua_State *L, int paused)
     mr_lua_mixer *m = check_target(L, &tr);
     mr_error err = {0};
     mr_status st = mr_mixer_pause(m->mx, tr, paused, &err);
-    if (st != MR_OK) return fail(L, paused ? "pause" : "resume", st, &err);
+    if (st != MR_OK) return fail(L, st, &err);
     lua_settop(L, 1);
     return 1;
 }
@@ -427,22 +391,22 @@ static int track_seek(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    lua_Number t = luaL_checknumber(L, 2);
-    luaL_argcheck(L, isfinite(t), 2, "time must be a finite number");
+    lua_Number t = mr_lua_check_number(L, 2);
+    mr_lua_arg_check(L, isfinite(t), 2, "time must be a finite number");
     mr_error err = {0};
     mr_status st = mr_mixer_seek(m->mx, tr, (float)t, &err);
-    return changed(L, m, "seek", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_set_speed(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    lua_Number s = luaL_checknumber(L, 2);
-    luaL_argcheck(L, s >= -1e6 && s <= 1e6, 2, "speed must be a finite number");
+    lua_Number s = mr_lua_check_number(L, 2);
+    mr_lua_arg_check(L, s >= -1e6 && s <= 1e6, 2, "speed must be a finite number");
     mr_error err = {0};
     mr_status st = mr_mixer_set_speed(m->mx, tr, (float)s, &err);
-    if (st != MR_OK) return fail(L, "set_speed", st, &err);
+    if (st != MR_OK) return fail(L, st, &err);
     lua_settop(L, 1);
     return 1;
 }
@@ -471,12 +435,12 @@ static int track_set_weight(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    lua_Number w = luaL_checknumber(L, 2), f = luaL_optnumber(L, 3, 0);
-    luaL_argcheck(L, w >= 0 && w <= 1, 2, "weight must be within 0..1");
-    luaL_argcheck(L, f >= 0 && f <= 1e6, 3, "fade must be a finite number >= 0");
+    lua_Number w = mr_lua_check_number(L, 2), f = mr_lua_opt_number(L, 3, 0);
+    mr_lua_arg_check(L, w >= 0 && w <= 1, 2, "weight must be within 0..1");
+    mr_lua_arg_check(L, f >= 0 && f <= 1e6, 3, "fade must be a finite number >= 0");
     mr_error err = {0};
     mr_status st = mr_mixer_set_weight(m->mx, tr, (float)w, (float)f, &err);
-    return changed(L, m, "set_weight", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_clip_weight(lua_State *L)
@@ -550,10 +514,10 @@ static int track_set_additive(lua_State *L)
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    luaL_checktype(L, 2, LUA_TBOOLEAN);
+    mr_lua_check_type(L, 2, LUA_TBOOLEAN);
     mr_error err = {0};
     mr_status st = mr_mixer_set_additive(m->mx, tr, lua_toboolean(L, 2), &err);
-    return changed(L, m, "set_additive", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int track_index(lua_State *L)
@@ -566,7 +530,7 @@ static int track_index(lua_State *L)
 
 static int track_tostring(lua_State *L)
 {
-    mr_lua_track *t = luaL_checkudata(L, 1, MR_LUA_TRACK);
+    mr_lua_track *t = mr_lua_check_udata(L, 1, MR_LUA_TRACK);
     lua_pushfstring(L, "track %d", t->index + 1);
     return 1;
 }
@@ -590,12 +554,12 @@ static int call_handlers(lua_State *L, int list, int ev)
 static int mixer_update(lua_State *L)
 {
     mr_lua_mixer *m = check_mixer(L, 1);
-    lua_Number dt = luaL_checknumber(L, 2);
-    luaL_argcheck(L, dt >= 0 && dt <= 1e6, 2, "dt must be a finite number >= 0");
+    lua_Number dt = mr_lua_check_number(L, 2);
+    mr_lua_arg_check(L, dt >= 0 && dt <= 1e6, 2, "dt must be a finite number >= 0");
     if (m->busy) return luaL_error(L, "mixer:update called from one of its event handlers");
     mr_error err = {0};
     mr_status st = mr_mixer_update(m->mx, (float)dt, &err);
-    if (st != MR_OK) return fail(L, "update", st, &err);
+    if (st != MR_OK) return fail(L, st, &err);
     m->dirty = 1;
     int count = 0;
     const mr_mixer_event *ev = mr_mixer_events(m->mx, &count);
@@ -666,7 +630,7 @@ static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
 {
     mr_lua_pose *p = mr_lua_check_pose(L, out_idx);
     if (p->pose.joint_count != m->sk->joint_count)
-        luaL_argerror(L, out_idx, lua_pushfstring(L, "pose has %d joints but the mixer's skeleton has %d",
+        mr_lua_arg_error(L, out_idx, lua_pushfstring(L, "pose has %d joints but the mixer's skeleton has %d",
                                                   p->pose.joint_count, m->sk->joint_count));
     m->L = L;
     m->self_idx = 1;
@@ -676,7 +640,7 @@ static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
     mr_status st = mr_mixer_evaluate(m->mx, &p->pose, NULL, &err);
     m->L = NULL;
     p->model_valid = 0;
-    if (st != MR_OK) fail(L, "pose", st, &err);
+    if (st != MR_OK) fail(L, st, &err);
     if (m->hook_failed) {
         m->hook_failed = 0;
         m->dirty = 1;
@@ -708,8 +672,8 @@ static int mixer_pose(lua_State *L)
 static int mixer_on(lua_State *L)
 {
     check_mixer(L, 1);
-    const char *name = luaL_checkstring(L, 2);
-    luaL_checktype(L, 3, LUA_TFUNCTION);
+    const char *name = mr_lua_check_string(L, 2);
+    mr_lua_check_type(L, 3, LUA_TFUNCTION);
     lua_getiuservalue(L, 1, UV_HANDLERS);
     if (lua_getfield(L, -1, name) != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -726,8 +690,8 @@ static int mixer_on(lua_State *L)
 static int mixer_off(lua_State *L)
 {
     check_mixer(L, 1);
-    const char *name = luaL_checkstring(L, 2);
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+    const char *name = mr_lua_check_string(L, 2);
+    if (!lua_isnoneornil(L, 3)) mr_lua_check_type(L, 3, LUA_TFUNCTION);
     lua_settop(L, 3);
     lua_getiuservalue(L, 1, UV_HANDLERS);     /* 4 */
     if (lua_isnoneornil(L, 3) || lua_getfield(L, 4, name) != LUA_TTABLE) {
@@ -753,7 +717,7 @@ static int mixer_on_pose(lua_State *L)
 {
     mr_lua_mixer *m = check_mixer(L, 1);
     int on = !lua_isnoneornil(L, 2);
-    if (on) luaL_checktype(L, 2, LUA_TFUNCTION);
+    if (on) mr_lua_check_type(L, 2, LUA_TFUNCTION);
     lua_settop(L, 2);
     lua_setiuservalue(L, 1, UV_HOOK);
     mr_mixer_set_pose_hook(m->mx, on ? pose_hook : NULL, m);
@@ -769,15 +733,13 @@ static int mixer_set_root_motion(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         joint = mr_lua_check_joint(L, 2, m->sk);
         flags = MR_ROOT_TRANSLATION | MR_ROOT_YAW;
-        if (!lua_isnoneornil(L, 3)) {
-            luaL_checktype(L, 3, LUA_TTABLE);
-            flags = (opt_flag(L, 3, "translation", 1) ? MR_ROOT_TRANSLATION : 0) |
-                    (opt_flag(L, 3, "yaw", 1) ? MR_ROOT_YAW : 0);
-        }
+        mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+        flags = (mr_lua_opt_bool(L, &o, "translation", 1) ? MR_ROOT_TRANSLATION : 0) |
+                (mr_lua_opt_bool(L, &o, "yaw", 1) ? MR_ROOT_YAW : 0);
     }
     mr_error err = {0};
     mr_status st = mr_mixer_set_root_motion(m->mx, joint < 0 ? 0 : joint, flags, &err);
-    return changed(L, m, "set_root_motion", st, &err);
+    return changed(L, m, st, &err);
 }
 
 static int mixer_root_motion(lua_State *L)
@@ -826,22 +788,23 @@ static const luaL_Reg track_meta[] = {
 void mr_lua_open_mixer(lua_State *L)
 {
     luaL_newmetatable(L, MR_LUA_MIXER);
-    luaL_setfuncs(L, mixer_meta, 0);
+    mr_lua_setfuncs(L, "mixer.", mixer_meta);
     lua_newtable(L);
-    luaL_setfuncs(L, track_methods, 0);   /* on the mixer they act on track 1 */
-    luaL_setfuncs(L, mixer_methods, 0);
+    mr_lua_setfuncs(L, "mixer:", track_methods);   /* on the mixer they act on track 1 */
+    mr_lua_setfuncs(L, "mixer:", mixer_methods);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
+    static const luaL_Reg track_only[] = {
+        {"set_mask", track_set_mask}, {"index", track_index},
+        {NULL, NULL},
+    };
     luaL_newmetatable(L, MR_LUA_TRACK);
-    luaL_setfuncs(L, track_meta, 0);
+    mr_lua_setfuncs(L, "track.", track_meta);
     lua_newtable(L);
-    luaL_setfuncs(L, track_methods, 0);
-    lua_pushcfunction(L, track_set_mask);
-    lua_setfield(L, -2, "set_mask");
-    lua_pushcfunction(L, track_index);
-    lua_setfield(L, -2, "index");
+    mr_lua_setfuncs(L, "track:", track_methods);
+    mr_lua_setfuncs(L, "track:", track_only);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
-    lua_pushcfunction(L, l_mixer);
+    mr_lua_pushfunc(L, l_mixer, "marrow.mixer", 0);
     lua_setfield(L, -2, "mixer");
 }

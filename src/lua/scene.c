@@ -1,4 +1,4 @@
-/* lua_scene.c — reads the `scene` table of a regression scene script into a
+/* scene.c — reads the `scene` table of a regression scene script into a
  * plain struct (see scene.h). Runs in a protected call so a table with odd
  * metamethods cannot raise through the host. */
 #include "lua/scene.h"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lua/lua_internal.h"
+#include "lua/wrap.h"
 
 typedef struct read_args {
     mr_scene_decl *d;
@@ -111,19 +111,20 @@ static int read_scene(lua_State *L)
 
 int mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, char *err, size_t err_size)
 {
-    if (!ctx->cur) {
-        snprintf(err, err_size, "%s: the script is not running", ctx->script);
+    const char *script = mr_lua_script(ctx);
+    lua_State *L = mr_lua_current_state(ctx);
+    if (!L) {
+        snprintf(err, err_size, "%s: the script is not running", script);
         return -1;
     }
-    lua_State *L = ctx->cur->L;
     int top = lua_gettop(L);
-    read_args a = {.d = out, .err = err, .err_size = err_size, .script = ctx->script};
-    snprintf(err, err_size, "%s: scene table could not be read", ctx->script);
+    read_args a = {.d = out, .err = err, .err_size = err_size, .script = script};
+    snprintf(err, err_size, "%s: scene table could not be read", script);
     lua_pushcfunction(L, read_scene);
     lua_pushlightuserdata(L, &a);
     int st = lua_pcall(L, 1, 0, 0);
     if (st != LUA_OK) {
-        snprintf(err, err_size, "%s: reading scene: %s", ctx->script,
+        snprintf(err, err_size, "%s: reading scene: %s", script,
                  lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
     }
     lua_settop(L, top);

@@ -1,5 +1,5 @@
-/* lua_blendspace.c — 1D and 2D blend spaces (src/anim/blendspace.h) for
- * scripts.
+/* wrap_blendspace.c — the blend space userdata (src/anim/blendspace.h) with
+ * all its methods, and marrow.blendspace1d/2d.
  *
  *   marrow.blendspace1d(model, {{clip, x}, ...}) -> blendspace
  *   marrow.blendspace2d(model, {{clip, x, y}, ...}) -> blendspace
@@ -14,39 +14,22 @@
  *   A mixer track plays one with track:play_blendspace(bs, x [, y] [, opts])
  *   and moves its parameter with track:set_param(x [, y]).
  *
- * User values: 1 = the model, 2 = the list of clip userdata (kept alive),
- * 3 = a scratch pose for sampling.
+ * User values (layout in wrap.h): 1 = the model, 2 = the list of clip
+ * userdata (kept alive), 3 = a scratch pose for sampling.
  */
 #include <math.h>
 #include <string.h>
 
 #include "anim/blendspace.h"
-#include "lua/lua_internal.h"
+#include "lua/wrap.h"
 
-typedef struct mr_lua_blendspace {
-    mr_blendspace bs;
-    const mr_skeleton *sk;
-} mr_lua_blendspace;
-
-static mr_lua_blendspace *check_bs(lua_State *L, int arg)
-{
-    return luaL_checkudata(L, arg, MR_LUA_BLENDSPACE);
-}
-
-const mr_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skeleton *sk)
-{
-    mr_lua_blendspace *b = check_bs(L, arg);
-    if (sk && b->sk->joint_count != sk->joint_count)
-        luaL_argerror(L, arg, lua_pushfstring(L, "blend space of %d joints, expected %d", b->sk->joint_count,
-                                              sk->joint_count));
-    return &b->bs;
-}
+static mr_lua_blendspace *check_bs(lua_State *L, int arg) { return mr_lua_check_blendspace(L, arg, NULL); }
 
 static int make(lua_State *L, int dims)
 {
     mr_lua_model *mo = mr_lua_check_model(L, 1);
     const mr_skeleton *sk = &mo->model->skeleton;
-    luaL_checktype(L, 2, LUA_TTABLE);
+    mr_lua_check_type(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
     mr_lua_blendspace *b = lua_newuserdatauv(L, sizeof *b, 3);   /* 3 */
     memset(b, 0, sizeof *b);
@@ -57,17 +40,17 @@ static int make(lua_State *L, int dims)
     lua_setiuservalue(L, 3, 1);
     lua_newtable(L);                   /* 4: clips */
     int n = (int)luaL_len(L, 2);
-    luaL_argcheck(L, n >= 1 && n <= MR_BLENDSPACE_MAX, 2, "1 to 16 clips expected");
+    mr_lua_arg_check(L, n >= 1 && n <= MR_BLENDSPACE_MAX, 2, "1 to 16 clips expected");
     for (int i = 1; i <= n; i++) {
         if (lua_geti(L, 2, i) != LUA_TTABLE)                          /* 5 */
-            luaL_argerror(L, 2, lua_pushfstring(L, dims == 1 ? "entry %d: {clip, x} expected"
+            mr_lua_arg_error(L, 2, lua_pushfstring(L, dims == 1 ? "entry %d: {clip, x} expected"
                                                              : "entry %d: {clip, x, y} expected", i));
         lua_geti(L, 5, 1);                                            /* 6 */
         if (!luaL_testudata(L, 6, MR_LUA_CLIP))
-            luaL_argerror(L, 2, lua_pushfstring(L, "entry %d: clip expected, got %s", i, luaL_typename(L, 6)));
+            mr_lua_arg_error(L, 2, lua_pushfstring(L, "entry %d: clip expected, got %s", i, luaL_typename(L, 6)));
         const mr_clip *c = mr_lua_check_clip(L, 6)->clip;
         if (c->joint_count != sk->joint_count)
-            luaL_argerror(L, 2, lua_pushfstring(L, "entry %d: clip '%s' animates %d joints, the model has %d", i,
+            mr_lua_arg_error(L, 2, lua_pushfstring(L, "entry %d: clip '%s' animates %d joints, the model has %d", i,
                                                 c->name, c->joint_count, sk->joint_count));
         float p[2] = {0, 0};
         for (int k = 0; k < dims; k++) {
@@ -75,18 +58,18 @@ static int make(lua_State *L, int dims)
             int isnum;
             lua_Number v = lua_tonumberx(L, -1, &isnum);
             if (!isnum || !isfinite(v))
-                luaL_argerror(L, 2, lua_pushfstring(L, "entry %d: parameter %d must be a finite number", i, k + 1));
+                mr_lua_arg_error(L, 2, lua_pushfstring(L, "entry %d: parameter %d must be a finite number", i, k + 1));
             p[k] = (float)v;
             lua_pop(L, 1);
         }
         mr_status st = mr_blendspace_add(&b->bs, c, p[0], p[1]);
         if (st != MR_OK)
-            luaL_argerror(L, 2, lua_pushfstring(L, "entry %d: %s (a point already taken?)", i, mr_status_string(st)));
+            mr_lua_arg_error(L, 2, lua_pushfstring(L, "entry %d: %s (a point already taken?)", i, mr_status_string(st)));
         lua_seti(L, 4, i);             /* the clip userdata */
         lua_pop(L, 1);
     }
     mr_error err = {0};
-    if (mr_blendspace_validate(&b->bs, sk, &err) != MR_OK) return luaL_error(L, "blendspace: %s", err.msg);
+    if (mr_blendspace_validate(&b->bs, sk, &err) != MR_OK) return mr_lua_raise(L, "%s", err.msg);
     lua_setiuservalue(L, 3, 2);
     mr_lua_push_pose(L, 1, NULL);
     lua_setiuservalue(L, 3, 3);
@@ -106,12 +89,12 @@ static void check_param(lua_State *L, int arg, const mr_lua_blendspace *b, float
         lua_geti(L, arg, 2);
         *x = (float)lua_tonumber(L, -2);
         *y = (float)lua_tonumber(L, -1);
-        if (!lua_isnumber(L, -2) || !lua_isnumber(L, -1)) luaL_argerror(L, arg, "{x, y} expected");
+        if (!lua_isnumber(L, -2) || !lua_isnumber(L, -1)) mr_lua_arg_error(L, arg, "{x, y} expected");
         lua_pop(L, 2);
     } else {
-        luaL_typeerror(L, arg, b->bs.dims == 1 ? "number" : "{x, y}");
+        mr_lua_type_error(L, arg, b->bs.dims == 1 ? "number" : "{x, y}");
     }
-    luaL_argcheck(L, isfinite(*x) && isfinite(*y), arg, "parameters must be finite");
+    mr_lua_arg_check(L, isfinite(*x) && isfinite(*y), arg, "parameters must be finite");
 }
 
 static int bs_weights(lua_State *L)
@@ -143,20 +126,15 @@ static int bs_sample(lua_State *L)
     mr_lua_blendspace *b = check_bs(L, 1);
     float x, y, w[MR_BLENDSPACE_MAX];
     check_param(L, 2, b, &x, &y);
-    lua_Number phase = luaL_checknumber(L, 3);
-    luaL_argcheck(L, isfinite(phase), 3, "phase must be a finite number");
-    mr_lua_pose *p = mr_lua_check_pose(L, 4);
-    if (p->pose.joint_count != b->sk->joint_count)
-        return luaL_argerror(L, 4, lua_pushfstring(L, "pose has %d joints, expected %d", p->pose.joint_count,
-                                                   b->sk->joint_count));
+    lua_Number phase = mr_lua_check_number(L, 3);
+    mr_lua_arg_check(L, isfinite(phase), 3, "phase must be a finite number");
+    mr_lua_pose *p = mr_lua_check_pose_of(L, 4, b->sk);
     lua_getiuservalue(L, 1, 3);
     mr_lua_pose *scratch = lua_touserdata(L, -1);
     lua_pop(L, 1);
     mr_blendspace_weights(&b->bs, x, y, w);
-    mr_error err = {0};
-    (void)err;
     mr_status st = mr_blendspace_sample(&b->bs, b->sk, w, (float)phase, &scratch->pose, &p->pose);
-    if (st != MR_OK) return luaL_error(L, "blendspace sample: %s", mr_status_string(st));
+    if (st != MR_OK) return mr_lua_raise(L, "%s", mr_status_string(st));
     p->model_valid = 0;
     lua_settop(L, 4);
     return 1;
@@ -193,13 +171,10 @@ static const luaL_Reg bs_meta[] = {
 
 void mr_lua_open_blendspace(lua_State *L)
 {
-    luaL_newmetatable(L, MR_LUA_BLENDSPACE);
-    luaL_setfuncs(L, bs_meta, 0);
-    luaL_newlib(L, bs_methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-    lua_pushcfunction(L, l_blendspace1d);
-    lua_setfield(L, -2, "blendspace1d");
-    lua_pushcfunction(L, l_blendspace2d);
-    lua_setfield(L, -2, "blendspace2d");
+    mr_lua_newtype(L, MR_LUA_BLENDSPACE, bs_meta, bs_methods);
+    static const luaL_Reg funcs[] = {
+        {"blendspace1d", l_blendspace1d}, {"blendspace2d", l_blendspace2d},
+        {NULL, NULL},
+    };
+    mr_lua_setfuncs(L, "marrow.", funcs);
 }

@@ -1,4 +1,4 @@
-/* lua_marrow.c — the `marrow` module opener (preloaded: require "marrow")
+/* wrap_marrow.c — the `marrow` module opener (preloaded: require "marrow")
  * and its small functions that are not about one type:
  *
  *   marrow.time()      simulated seconds since the start (fixed steps headless)
@@ -8,42 +8,42 @@
  *   marrow.quit([code])  ends the run after this frame (os.exit does the same)
  *   marrow.version
  *
- * The types live in lua_math.c (vec3, quat, mat4), lua_model.c (model,
- * skeleton, clip), lua_pose.c (pose) and lua_draw.c (drawing).
+ * Each type's functions and methods are in its wrap_<type>.c (wrap.h lists
+ * them); the opener calls each file's opener once.
  */
-#include "lua/lua_internal.h"
+#include "lua/wrap.h"
 
 static int l_time(lua_State *L)
 {
-    lua_pushnumber(L, mr_lua_state_of(L)->ctx->time);
+    lua_pushnumber(L, mr_lua_host_of(L)->time);
     return 1;
 }
 
 static int l_frame(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)mr_lua_state_of(L)->ctx->frame);
+    lua_pushinteger(L, (lua_Integer)mr_lua_host_of(L)->frame);
     return 1;
 }
 
 static int l_window(lua_State *L)
 {
-    mr_lua_ctx *ctx = mr_lua_state_of(L)->ctx;
-    lua_pushinteger(L, ctx->width);
-    lua_pushinteger(L, ctx->height);
+    mr_lua_host *h = mr_lua_host_of(L);
+    lua_pushinteger(L, h->width);
+    lua_pushinteger(L, h->height);
     return 2;
 }
 
 static int l_headless(lua_State *L)
 {
-    lua_pushboolean(L, mr_lua_state_of(L)->ctx->desc.headless);
+    lua_pushboolean(L, mr_lua_host_of(L)->headless);
     return 1;
 }
 
 static int l_quit(lua_State *L)
 {
-    mr_lua_ctx *ctx = mr_lua_state_of(L)->ctx;
-    ctx->quit = 1;
-    ctx->quit_code = (int)luaL_optinteger(L, 1, 0);
+    mr_lua_host *h = mr_lua_host_of(L);
+    h->quit = 1;
+    h->quit_code = (int)mr_lua_opt_integer(L, 1, 0);
     return 0;
 }
 
@@ -55,16 +55,18 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_marrow(lua_State *L)
 {
-    luaL_newlib(L, funcs);
+    lua_newtable(L);
+    mr_lua_setfuncs(L, "marrow.", funcs);
     lua_pushliteral(L, "marrow 0.1");
     lua_setfield(L, -2, "version");
     mr_lua_open_math(L);
     mr_lua_open_model(L);
+    mr_lua_open_skeleton(L);
+    mr_lua_open_clip(L);
     mr_lua_open_pose(L);
-    mr_lua_open_draw(L);
     mr_lua_open_mask(L);
     mr_lua_open_blendspace(L);
     mr_lua_open_mixer(L);
-    mr_lua_open_ik(L);
+    mr_lua_open_draw(L);
     return 1;
 }

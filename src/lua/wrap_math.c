@@ -1,4 +1,4 @@
-/* lua_math.c — marrow.vec3, marrow.quat, marrow.mat4: small math values as
+/* wrap_math.c — marrow.vec3, marrow.quat, marrow.mat4: small math values as
  * full userdata (floats), with __index/__newindex fields, __mul, __add,
  * __eq and __tostring.
  *
@@ -17,118 +17,18 @@
  *   m * m, m * v (a point), :translation() :rotation() :inverse() :transpose()
  *
  * Angles are degrees everywhere. Userdata memory is only 8-byte aligned, so
- * values are copied to stack variables before any cglm SIMD function. A
- * plain table {x, y, z} (or {x=, y=, z=}) is accepted wherever a vec3 is
- * expected, and {x, y, z, w} for a quat.
+ * values are copied to stack variables before any cglm SIMD function.
+ * Pushing and checking the values (a table {x, y, z} is accepted for a
+ * vec3, {x, y, z, w} for a quat) is in udata.c.
  */
 #include <math.h>
 #include <string.h>
 
-#include "lua/lua_internal.h"
-
-/* ---- pushing and checking ------------------------------------------------ */
-
-static float *push_floats(lua_State *L, int n, const char *mt)
-{
-    float *f = lua_newuserdatauv(L, sizeof(float) * (size_t)n, 0);
-    luaL_setmetatable(L, mt);
-    return f;
-}
-
-float *mr_lua_push_vec3(lua_State *L, const float v[3])
-{
-    float *f = push_floats(L, 3, MR_LUA_VEC3);
-    memcpy(f, v, sizeof(float) * 3);
-    return f;
-}
-
-float *mr_lua_push_quat(lua_State *L, const float q[4])
-{
-    float *f = push_floats(L, 4, MR_LUA_QUAT);
-    memcpy(f, q, sizeof(float) * 4);
-    return f;
-}
-
-float *mr_lua_push_mat4(lua_State *L, const mat4 m)
-{
-    float *f = push_floats(L, 16, MR_LUA_MAT4);
-    memcpy(f, m, sizeof(float) * 16);
-    return f;
-}
-
-/* Reads n numbers from a table: t[1..n], else t.x, t.y, t.z(, t.w). */
-static int table_floats(lua_State *L, int arg, int n, float *out)
-{
-    static const char *const keys[4] = {"x", "y", "z", "w"};
-    int by_index = lua_geti(L, arg, 1) != LUA_TNIL;
-    lua_pop(L, 1);
-    for (int i = 0; i < n; i++) {
-        if (by_index) lua_geti(L, arg, i + 1);
-        else lua_getfield(L, arg, keys[i]);
-        int isnum;
-        lua_Number v = lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum) return 0;
-        out[i] = (float)v;
-    }
-    return 1;
-}
-
-static void check_floats(lua_State *L, int arg, int n, const char *tname, float *out)
-{
-    const float *f = luaL_testudata(L, arg, tname);
-    if (f) {
-        memcpy(out, f, sizeof(float) * (size_t)n);
-        return;
-    }
-    if (lua_type(L, arg) == LUA_TTABLE) {
-        if (table_floats(L, arg, n, out)) return;
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got a table without %d numbers",
-                                              tname, n));
-    }
-    luaL_typeerror(L, arg, tname);
-}
-
-void mr_lua_check_vec3(lua_State *L, int arg, float out[3])
-{
-    check_floats(L, arg, 3, MR_LUA_VEC3, out);
-}
-
-void mr_lua_check_quat(lua_State *L, int arg, float out[4])
-{
-    check_floats(L, arg, 4, MR_LUA_QUAT, out);
-}
-
-void mr_lua_check_mat4(lua_State *L, int arg, mat4 out)
-{
-    const float *f = luaL_checkudata(L, arg, MR_LUA_MAT4);
-    memcpy(out, f, sizeof(float) * 16);
-}
-
-void mr_lua_check_colour(lua_State *L, int arg, float out[4])
-{
-    luaL_checktype(L, arg, LUA_TTABLE);
-    out[3] = 1.0f;
-    static const char *const keys[4] = {"r", "g", "b", "a"};
-    int by_index = lua_geti(L, arg, 1) != LUA_TNIL;
-    lua_pop(L, 1);
-    for (int i = 0; i < 4; i++) {
-        if (by_index) lua_geti(L, arg, i + 1);
-        else lua_getfield(L, arg, keys[i]);
-        int isnum;
-        lua_Number v = lua_tonumberx(L, -1, &isnum);
-        int nil = lua_isnil(L, -1);
-        lua_pop(L, 1);
-        if (i == 3 && nil) break;
-        if (!isnum)
-            luaL_argerror(L, arg, "colour expected: a table {r, g, b [, a]} of numbers 0..1");
-        out[i] = (float)v;
-    }
-}
+#include "lua/wrap.h"
 
 static float optnum(lua_State *L, int arg, float def)
 {
-    return (float)luaL_optnumber(L, arg, def);
+    return (float)mr_lua_opt_number(L, arg, def);
 }
 
 /* Formats a float like %g but always readable ("0", "1.5", "-0.25"). */
@@ -221,7 +121,7 @@ static void quat_from_matrix(const mat4 m_in, float out[4])
 
 /* ---- vec3 ------------------------------------------------------------------ */
 
-static float *checkv(lua_State *L, int i) { return luaL_checkudata(L, i, MR_LUA_VEC3); }
+static float *checkv(lua_State *L, int i) { return mr_lua_check_udata(L, i, MR_LUA_VEC3); }
 
 static int vec3_new(lua_State *L)
 {
@@ -267,7 +167,7 @@ static int vec3_newindex(lua_State *L)
         i = (int)lua_tointeger(L, 2) - 1;
     if (i < 0) return luaL_error(L, "vec3 has no field '%s' (fields are x, y, z)",
                                  luaL_tolstring(L, 2, NULL));
-    v[i] = (float)luaL_checknumber(L, 3);
+    v[i] = (float)mr_lua_check_number(L, 3);
     return 0;
 }
 
@@ -315,7 +215,7 @@ static int vec3_div(lua_State *L)
 {
     float a[3], r[3];
     mr_lua_check_vec3(L, 1, a);
-    float s = (float)luaL_checknumber(L, 2);
+    float s = (float)mr_lua_check_number(L, 2);
     for (int i = 0; i < 3; i++) r[i] = a[i] / s;
     mr_lua_push_vec3(L, r);
     return 1;
@@ -386,7 +286,7 @@ static int vec3_lerp(lua_State *L)
     float a[3], b[3], r[3];
     mr_lua_check_vec3(L, 1, a);
     mr_lua_check_vec3(L, 2, b);
-    float t = (float)luaL_checknumber(L, 3);
+    float t = (float)mr_lua_check_number(L, 3);
     for (int i = 0; i < 3; i++) r[i] = a[i] + (b[i] - a[i]) * t;
     mr_lua_push_vec3(L, r);
     return 1;
@@ -414,14 +314,14 @@ static const luaL_Reg vec3_meta[] = {
 
 /* ---- quat ------------------------------------------------------------------ */
 
-static float *checkq(lua_State *L, int i) { return luaL_checkudata(L, i, MR_LUA_QUAT); }
+static float *checkq(lua_State *L, int i) { return mr_lua_check_udata(L, i, MR_LUA_QUAT); }
 
 static int quat_new(lua_State *L)
 {
     float q[4] = {0, 0, 0, 1};
     if (lua_istable(L, 2) || lua_isuserdata(L, 2)) mr_lua_check_quat(L, 2, q);
     else if (!lua_isnoneornil(L, 2))
-        for (int i = 0; i < 4; i++) q[i] = (float)luaL_checknumber(L, i + 2);
+        for (int i = 0; i < 4; i++) q[i] = (float)mr_lua_check_number(L, i + 2);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -434,8 +334,8 @@ static int quat_identity(lua_State *L)
 
 static int quat_euler(lua_State *L)
 {
-    float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2),
-          z = (float)luaL_checknumber(L, 3);
+    float x = (float)mr_lua_check_number(L, 1), y = (float)mr_lua_check_number(L, 2),
+          z = (float)mr_lua_check_number(L, 3);
     float qx[4], qy[4], qz[4], t[4], r[4];
     quat_axis_angle((float[3]){1, 0, 0}, x, qx);
     quat_axis_angle((float[3]){0, 1, 0}, y, qy);
@@ -450,8 +350,8 @@ static int quat_axis_angle_l(lua_State *L)
 {
     float axis[3], q[4];
     mr_lua_check_vec3(L, 1, axis);
-    float deg = (float)luaL_checknumber(L, 2);
-    luaL_argcheck(L, axis[0] != 0 || axis[1] != 0 || axis[2] != 0, 1, "axis must not be zero");
+    float deg = (float)mr_lua_check_number(L, 2);
+    mr_lua_arg_check(L, axis[0] != 0 || axis[1] != 0 || axis[2] != 0, 1, "axis must not be zero");
     quat_axis_angle(axis, deg, q);
     mr_lua_push_quat(L, q);
     return 1;
@@ -463,7 +363,7 @@ static int quat_look_rotation(lua_State *L)
     mr_lua_check_vec3(L, 1, f);
     if (!lua_isnoneornil(L, 2)) mr_lua_check_vec3(L, 2, up);
     vec3 fw = {f[0], f[1], f[2]}, u = {up[0], up[1], up[2]}, r;
-    luaL_argcheck(L, glm_vec3_norm(fw) > 1e-12f, 1, "forward must not be zero");
+    mr_lua_arg_check(L, glm_vec3_norm(fw) > 1e-12f, 1, "forward must not be zero");
     glm_vec3_normalize(fw);
     glm_vec3_cross(u, fw, r);
     if (glm_vec3_norm(r) < 1e-6f) {         /* up parallel to forward: pick another */
@@ -487,7 +387,7 @@ static int quat_slerp_l(lua_State *L)
     float a[4], b[4], r[4];
     mr_lua_check_quat(L, 1, a);
     mr_lua_check_quat(L, 2, b);
-    quat_slerp(a, b, (float)luaL_checknumber(L, 3), r);
+    quat_slerp(a, b, (float)mr_lua_check_number(L, 3), r);
     mr_lua_push_quat(L, r);
     return 1;
 }
@@ -516,7 +416,7 @@ static int quat_newindex(lua_State *L)
     if (!(k && len == 1 && ((k[0] >= 'x' && k[0] <= 'z') || k[0] == 'w')))
         return luaL_error(L, "quat has no field '%s' (fields are x, y, z, w)",
                           luaL_tolstring(L, 2, NULL));
-    q[k[0] == 'w' ? 3 : k[0] - 'x'] = (float)luaL_checknumber(L, 3);
+    q[k[0] == 'w' ? 3 : k[0] - 'x'] = (float)mr_lua_check_number(L, 3);
     return 0;
 }
 
@@ -618,7 +518,7 @@ static const luaL_Reg quat_funcs[] = {
 
 /* ---- mat4 ------------------------------------------------------------------ */
 
-static float *checkm(lua_State *L, int i) { return luaL_checkudata(L, i, MR_LUA_MAT4); }
+static float *checkm(lua_State *L, int i) { return mr_lua_check_udata(L, i, MR_LUA_MAT4); }
 
 static int mat4_new(lua_State *L)
 {
@@ -627,14 +527,14 @@ static int mat4_new(lua_State *L)
         if (luaL_testudata(L, 2, MR_LUA_MAT4)) {
             mr_lua_check_mat4(L, 2, m);
         } else {
-            luaL_checktype(L, 2, LUA_TTABLE);
-            luaL_argcheck(L, lua_rawlen(L, 2) == 16, 1, "mat4 expects 16 numbers (column-major)");
+            mr_lua_check_type(L, 2, LUA_TTABLE);
+            mr_lua_arg_check(L, lua_rawlen(L, 2) == 16, 1, "mat4 expects 16 numbers (column-major)");
             float *f = &m[0][0];
             for (int i = 0; i < 16; i++) {
                 lua_geti(L, 2, i + 1);
                 int isnum;
                 f[i] = (float)lua_tonumberx(L, -1, &isnum);
-                if (!isnum) luaL_argerror(L, 1, "mat4 expects 16 numbers (column-major)");
+                if (!isnum) mr_lua_arg_error(L, 1, "mat4 expects 16 numbers (column-major)");
                 lua_pop(L, 1);
             }
         }
@@ -679,7 +579,7 @@ static int mat4_translate(lua_State *L)
 
 static int mat4_rotate(lua_State *L)
 {
-    luaL_checkany(L, 1);
+    mr_lua_check_any(L, 1);
     lua_settop(L, 1);
     lua_pushnil(L);
     lua_insert(L, 1);
@@ -689,7 +589,7 @@ static int mat4_rotate(lua_State *L)
 
 static int mat4_scale(lua_State *L)
 {
-    luaL_checkany(L, 1);
+    mr_lua_check_any(L, 1);
     lua_settop(L, 1);
     lua_pushnil(L);
     lua_insert(L, 1);
@@ -720,7 +620,7 @@ static int mat4_newindex(lua_State *L)
     lua_Integer i = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : 0;
     if (i < 1 || i > 16)
         return luaL_error(L, "mat4 index must be an integer 1..16, got %s", luaL_tolstring(L, 2, NULL));
-    m[i - 1] = (float)luaL_checknumber(L, 3);
+    m[i - 1] = (float)mr_lua_check_number(L, 3);
     return 0;
 }
 
@@ -737,7 +637,7 @@ static int mat4_mul(lua_State *L)
     }
     float v[3];
     if (!luaL_testudata(L, 2, MR_LUA_VEC3) && !lua_istable(L, 2))
-        return luaL_typeerror(L, 2, "mat4 or vec3");
+        return mr_lua_type_error(L, 2, "mat4 or vec3");
     mr_lua_check_vec3(L, 2, v);
     vec3 p = {v[0], v[1], v[2]}, r;
     glm_mat4_mulv3(a, p, 1.0f, r);
@@ -827,20 +727,25 @@ static const luaL_Reg mat4_funcs[] = {
 /* ---- opener ---------------------------------------------------------------- */
 
 /* Makes the metatable (with a "methods" table for __index) and the module
- * table `name` (constructor via __call, plus funcs) inside the table at -1. */
+ * table marrow.<name> (constructor via __call, plus funcs) inside the table at -1. */
 static void make_type(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods,
                       const luaL_Reg *funcs, lua_CFunction ctor)
 {
+    char prefix[64];
     luaL_newmetatable(L, name);
-    luaL_setfuncs(L, meta, 0);
+    snprintf(prefix, sizeof prefix, "%s.", name);
+    mr_lua_setfuncs(L, prefix, meta);
     lua_newtable(L);
-    luaL_setfuncs(L, methods, 0);
+    snprintf(prefix, sizeof prefix, "%s:", name);
+    mr_lua_setfuncs(L, prefix, methods);
     lua_setfield(L, -2, "methods");
     lua_pop(L, 1);
     lua_newtable(L);                   /* marrow.<name> */
-    if (funcs) luaL_setfuncs(L, funcs, 0);
+    snprintf(prefix, sizeof prefix, "marrow.%s.", name);
+    if (funcs) mr_lua_setfuncs(L, prefix, funcs);
     lua_newtable(L);                   /* its metatable: __call = constructor */
-    lua_pushcfunction(L, ctor);
+    snprintf(prefix, sizeof prefix, "marrow.%s", name);
+    mr_lua_pushfunc(L, ctor, prefix, 1);   /* argument 1 is marrow.<name> itself */
     lua_setfield(L, -2, "__call");
     lua_setmetatable(L, -2);
     lua_setfield(L, -2, name);

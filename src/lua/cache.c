@@ -1,0 +1,34 @@
+/* cache.c — the model cache (see cache.h). */
+#include "lua/cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key)
+{
+    for (size_t i = 0; i < c->count; i++)
+        if (!strcmp(c->entries[i].key, key)) return c->entries[i].model;
+    return NULL;
+}
+
+int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded)
+{
+    if (mr_array_reserve((void **)&c->entries, &c->cap, c->count + 1, sizeof *c->entries)) return -1;
+    char *copy = mr_strdup(key);
+    if (!copy) return -1;
+    c->entries[c->count++] = (mr_lua_cache_entry){copy, model};
+    c->loads += loaded;
+    return 0;
+}
+
+void mr_lua_cache_clear(mr_lua_cache *c)
+{
+    for (size_t i = 0; i < c->count; i++) {
+        mr_model_free(c->entries[i].model);
+        free(c->entries[i].key);
+    }
+    free(c->entries);
+    *c = (mr_lua_cache){0};
+}

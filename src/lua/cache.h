@@ -1,0 +1,31 @@
+/* cache.h — the model cache of a script context (internal to src/lua):
+ * models loaded once per key (resolved path + "\n" + resolved anims) and
+ * shared by every script state, so a reload loads nothing. The cache owns
+ * its models until mr_lua_cache_clear; a model pointer stays valid that long
+ * (bindings and the drawing glue rely on it). It holds no GPU state: the
+ * drawing glue keeps its own map from model to GPU handle. */
+#ifndef MR_LUA_CACHE_H
+#define MR_LUA_CACHE_H
+
+#include "anim/model.h"
+
+typedef struct mr_lua_cache_entry {
+    char *key;
+    mr_model *model;         /* owned */
+} mr_lua_cache_entry;
+
+typedef struct mr_lua_cache {
+    mr_lua_cache_entry *entries;
+    size_t count, cap;
+    int loads;               /* models loaded from disk (mr_lua_cache_insert with loaded = 1) */
+} mr_lua_cache;
+
+/* The model under key, or NULL. */
+mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key);
+/* Adds model under key (the cache takes it; counted as a load when
+ * loaded). 0, or -1 on no memory (model not taken). */
+int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded);
+/* Frees every model and the tables. */
+void mr_lua_cache_clear(mr_lua_cache *c);
+
+#endif

@@ -1,0 +1,354 @@
+/* draw.c — the drawing glue: records what the script's draw() asks for
+ * (through the hooks it registers in the context, see wrap.h) and replays
+ * it on the renderer (see draw.h). The only file of src/lua that calls the
+ * renderer's API; it also keeps the map from a cached model to its GPU
+ * handle, so the model cache holds no GPU state.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/alloc.h"
+#include "gfx/renderer.h"
+#include "lua/draw.h"
+#include "lua/wrap.h"
+
+typedef struct draw_cmd {
+    mat4 world;              /* model and skeleton: transform * display */
+    int kind;                /* MR_LUA_DRAW_* */
+    const mr_model *model;   /* model and skeleton */
+    long mat_first;          /* first matrix in mats, -1 for the bind pose */
+    int mat_count;
+    float colour[4];         /* tint, line/point/text colour */
+    int wireframe, no_shadow, names, overlay;
+    float a[3], b[3];        /* line ends, point position */
+    float x, y, size;        /* text position, point size */
+    long text;               /* offset of the text in texts */
+} draw_cmd;
+
+typedef struct gpu_entry {
+    const mr_model *model;
+    uint32_t id;             /* renderer handle, 0 until uploaded */
+    int failed;              /* upload failed once: don't retry every frame */
+} gpu_entry;
+
+typedef struct mr_lua_gfx {
+    mr_lua_ctx *ctx;
+    mr_renderer *r;          /* NULL: recorded, then dropped by mr_lua_gfx_render */
+    draw_cmd *cmds;
+    size_t cmd_count, cmd_cap;
+    mat4 *mats;
+    size_t mat_count, mat_cap;
+    char *texts;
+    size_t text_len, text_cap;
+    char **shots;            /* screenshot paths asked for this frame */
+    size_t shot_count, shot_cap;
+    gpu_entry *gpu;          /* model -> GPU handle */
+    size_t gpu_count, gpu_cap;
+} mr_lua_gfx;
+
+static mr_lua_gfx *gfx_of(mr_lua_ctx *ctx)
+{
+    mr_lua_host *h = mr_lua_host_of_ctx(ctx);
+    return h->draw ? h->draw_user : NULL;
+}
+
+/* ---- the hooks: recording ------------------------------------------------------ */
+
+static void begin(void *user)
+{
+    mr_lua_gfx *g = user;
+    g->cmd_count = 0;
+    g->mat_count = 0;
+    g->text_len = 0;
+}
+
+static int record(void *user, const mr_lua_draw_cmd *in, char *err, size_t err_size)
+{
+    mr_lua_gfx *g = user;
+    size_t text_len = in->kind == MR_LUA_DRAW_TEXT ? strlen(in->text) : 0;
+    int n = in->mats ? in->mat_count : 0;
+    if (mr_array_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
+        mr_array_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
+        (text_len && mr_array_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1))) {
+        snprintf(err, err_size, "out of memory recording a draw");
+        return -1;
+    }
+    draw_cmd *c = &g->cmds[g->cmd_count++];
+    memset(c, 0, sizeof *c);
+    c->kind = in->kind;
+    glm_mat4_copy((vec4 *)in->world, c->world);
+    c->model = in->model;
+    c->mat_first = -1;
+    c->mat_count = in->mat_count;
+    if (n) {
+        c->mat_first = (long)g->mat_count;
+        if (in->kind == MR_LUA_DRAW_MODEL) mr_pose_skinning(&in->model->skeleton, in->mats, g->mats + c->mat_first);
+        else memcpy(g->mats + c->mat_first, in->mats, sizeof(mat4) * (size_t)n);
+        g->mat_count += (size_t)n;
+    }
+    memcpy(c->colour, in->colour, sizeof c->colour);
+    c->wireframe = in->wireframe;
+    c->no_shadow = in->no_shadow;
+    c->names = in->names;
+    c->overlay = in->overlay;
+    memcpy(c->a, in->a, sizeof c->a);
+    memcpy(c->b, in->b, sizeof c->b);
+    c->x = in->x;
+    c->y = in->y;
+    c->size = in->size;
+    if (in->kind == MR_LUA_DRAW_TEXT) {
+        c->text = (long)g->text_len;
+        memcpy(g->texts + g->text_len, in->text, text_len + 1);
+        g->text_len += text_len + 1;
+    }
+    return 0;
+}
+
+static int screenshot(void *user, const char *path, char *err, size_t err_size)
+{
+    mr_lua_gfx *g = user;
+    char *copy = NULL;
+    if (mr_array_reserve((void **)&g->shots, &g->shot_cap, g->shot_count + 1, sizeof *g->shots) ||
+        !(copy = mr_strdup(path))) {
+        snprintf(err, err_size, "out of memory");
+        return -1;
+    }
+    g->shots[g->shot_count++] = copy;
+    return 0;
+}
+
+static void clear_shots(mr_lua_gfx *g)
+{
+    for (size_t i = 0; i < g->shot_count; i++) free(g->shots[i]);
+    g->shot_count = 0;
+}
+
+static void release(void *user)
+{
+    mr_lua_gfx *g = user;
+    for (size_t i = 0; i < g->gpu_count; i++)
+        if (g->r && g->gpu[i].id) mr_renderer_release_model(g->r, (mr_gpu_model){g->gpu[i].id});
+    clear_shots(g);
+    free(g->gpu);
+    free(g->shots);
+    free(g->cmds);
+    free(g->mats);
+    free(g->texts);
+    free(g);
+}
+
+static const mr_lua_draw_hooks hooks = {begin, record, screenshot, release};
+
+/* ---- host side ------------------------------------------------------------------ */
+
+void mr_lua_gfx_attach(mr_lua_ctx *ctx, mr_renderer *r)
+{
+    mr_lua_host *h = mr_lua_host_of_ctx(ctx);
+    if (!h->draw) {
+        mr_lua_gfx *g = calloc(1, sizeof *g);
+        if (!g) return;
+        g->ctx = ctx;
+        h->draw = &hooks;
+        h->draw_user = g;
+    }
+    ((mr_lua_gfx *)h->draw_user)->r = r;
+}
+
+int mr_lua_gfx_recorded(const mr_lua_ctx *ctx)
+{
+    const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
+    int n = 0;
+    if (g)
+        for (size_t i = 0; i < g->cmd_count; i++) n += g->cmds[i].kind == MR_LUA_DRAW_MODEL;
+    return n;
+}
+
+/* Uploads a model on first use; 0 when it cannot be drawn. */
+static uint32_t gpu_model(mr_lua_gfx *g, const mr_model *model)
+{
+    gpu_entry *e = NULL;
+    for (size_t i = 0; i < g->gpu_count && !e; i++)
+        if (g->gpu[i].model == model) e = &g->gpu[i];
+    if (!e) {
+        if (mr_array_reserve((void **)&g->gpu, &g->gpu_cap, g->gpu_count + 1, sizeof *g->gpu)) return 0;
+        e = &g->gpu[g->gpu_count++];
+        *e = (gpu_entry){model, 0, 0};
+    }
+    if (e->id && mr_renderer_model_valid(g->r, (mr_gpu_model){e->id})) return e->id;
+    if (e->failed) return 0;
+    mr_gpu_model h;
+    mr_error err = {0};
+    if (mr_renderer_upload_model(g->r, model, &h, &err) != MR_OK) {
+        e->failed = 1;
+        char line[1100];
+        snprintf(line, sizeof line, "marrow.draw: %s cannot be drawn: %s", model->path, err.msg);
+        fprintf(stderr, "%s\n", line);
+        mr_lua_console_add(g->ctx, line);
+        return 0;
+    }
+    e->id = h.id;
+    return h.id;
+}
+
+/* Creates the directories above path. */
+static void make_parents(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0777);
+            *p = '/';
+        }
+}
+
+static void auto_frame(mr_lua_gfx *g, const mr_lua_host *h, mr_camera *cam)
+{
+    vec3 lo = {1e30f, 1e30f, 1e30f}, hi = {-1e30f, -1e30f, -1e30f};
+    int any = 0;
+    for (size_t i = 0; i < g->cmd_count; i++) {
+        draw_cmd *c = &g->cmds[i];
+        if (c->kind != MR_LUA_DRAW_MODEL) continue;
+        uint32_t id = gpu_model(g, c->model);
+        vec3 a, b;
+        if (!id || !mr_renderer_model_bounds(g->r, (mr_gpu_model){id}, NULL, 0, c->world, a, b)) continue;
+        glm_vec3_minv(lo, a, lo);
+        glm_vec3_maxv(hi, b, hi);
+        any = 1;
+    }
+    if (any) mr_camera_frame_bounds(cam, lo, hi, (float)h->width / (float)h->height);
+}
+
+static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
+{
+    mr_renderer *r = g->r;
+    float lh = mr_renderer_text_height(r);
+    if (lh <= 0) return;
+    int w, ht;
+    mr_renderer_size(r, &w, &ht);
+    /* Console: the last lines printed, bottom-left, for 10 s of script time. */
+    if (!h->console.hidden) {
+        int shown = 0;
+        double t;
+        for (int i = 0; mr_lua_console_get(&h->console, i, &t); i++)
+            if (h->time - t < 10.0) shown++;
+        float y = (float)ht - 8.0f - lh * (float)shown;
+        mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
+        const char *line;
+        for (int i = 0; (line = mr_lua_console_get(&h->console, i, &t)); i++) {
+            if (h->time - t >= 10.0) continue;
+            mr_renderer_text(r, 8.0f, y, line, &grey);
+            y += lh;
+        }
+    }
+    /* The error, over the scene, top-left, at most 24 lines. */
+    const char *err = mr_lua_error(g->ctx);
+    if (err) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", err);
+        int lines = 1;
+        for (char *p = buf; *p; p++) {
+            if (*p == '\t') *p = ' ';
+            if (*p == '\n' && ++lines > 24) {
+                *p = '\0';
+                break;
+            }
+        }
+        mr_text_style red = {.color = {1.0f, 0.35f, 0.3f, 1}};
+        mr_renderer_text(r, 8.0f, 8.0f, buf, &red);
+    }
+}
+
+/* The renderer's scene from what the script set. */
+static mr_scene scene_of(const mr_lua_view *v)
+{
+    mr_scene s = {0};
+    s.camera = v->camera;
+    memcpy(s.ambient, v->ambient, sizeof s.ambient);
+    for (int i = 0; i < 2; i++) {
+        memcpy(s.lights[i].direction, v->light_direction[i], sizeof(float) * 3);
+        memcpy(s.lights[i].color, v->light_colour[i], sizeof(float) * 3);
+    }
+    memcpy(s.sky_top, v->sky_top, sizeof s.sky_top);
+    memcpy(s.sky_bottom, v->sky_bottom, sizeof s.sky_bottom);
+    s.hide_floor = v->hide_floor;
+    s.no_shadows = v->no_shadows;
+    return s;
+}
+
+int mr_lua_gfx_render(mr_lua_ctx *ctx)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (!g) return 0;
+    const mr_lua_host *h = mr_lua_host_of_ctx(ctx);
+    int rc = 0;
+    if (!g->r) {
+        if (g->shot_count) {
+            mr_lua_set_error(ctx, "marrow.screenshot: no renderer in this run");
+            rc = -1;
+        }
+        clear_shots(g);
+        begin(g);
+        return rc;
+    }
+    mr_scene scene = scene_of(&h->view);
+    if (!h->view.camera_set) auto_frame(g, h, &scene.camera);
+    if (mr_renderer_begin_frame(g->r, &scene) != MR_OK) {
+        mr_lua_set_error(ctx, "renderer: cannot begin a frame");
+        return -1;
+    }
+    for (size_t i = 0; i < g->cmd_count; i++) {
+        draw_cmd *c = &g->cmds[i];
+        switch (c->kind) {
+        case MR_LUA_DRAW_MODEL: {
+            uint32_t id = gpu_model(g, c->model);
+            if (!id) break;
+            mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow};
+            memcpy(st.tint, c->colour, sizeof(float) * 4);
+            mr_renderer_draw_model(g->r, (mr_gpu_model){id}, c->mat_first >= 0 ? g->mats + c->mat_first : NULL,
+                                   c->mat_count, c->world, &st);
+            break;
+        }
+        case MR_LUA_DRAW_SKELETON: {
+            mr_skeleton_style st = {0};
+            if (c->colour[3] > 0) memcpy(st.bone_color, c->colour, sizeof(float) * 4);
+            st.names = c->names;
+            mr_renderer_draw_skeleton(g->r, &c->model->skeleton, g->mats + c->mat_first, c->world, &st);
+            break;
+        }
+        case MR_LUA_DRAW_LINE:
+            mr_renderer_line(g->r, c->a, c->b, c->colour, c->overlay ? MR_LINE_OVERLAY : 0);
+            break;
+        case MR_LUA_DRAW_POINT:
+            mr_renderer_point(g->r, c->a, c->colour, c->size);
+            break;
+        case MR_LUA_DRAW_TEXT: {
+            mr_text_style st = {0};
+            memcpy(st.color, c->colour, sizeof(float) * 4);
+            mr_renderer_text(g->r, c->x, c->y, g->texts + c->text, &st);
+            break;
+        }
+        }
+    }
+    overlay(g, h);
+    if (mr_renderer_end_frame(g->r) != MR_OK) {
+        mr_lua_set_error(ctx, "renderer: the frame failed");
+        rc = -1;
+    }
+    for (size_t i = 0; i < g->shot_count; i++) {
+        mr_error err = {0};
+        make_parents(g->shots[i]);
+        if (mr_renderer_screenshot(g->r, g->shots[i], &err) != MR_OK) {
+            char *msg = mr_strfmt("marrow.screenshot: %s", err.msg);
+            mr_lua_set_error(ctx, msg ? msg : "marrow.screenshot failed");
+            free(msg);
+            rc = -1;
+        }
+    }
+    clear_shots(g);
+    begin(g);
+    return rc;
+}

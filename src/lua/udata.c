@@ -1,0 +1,361 @@
+/* udata.c — the userdata of every marrow type: pushing and checking them
+ * (layouts in wrap.h). The methods live in wrap_<type>.c; this file is what
+ * those files share, so none of them calls another.
+ *
+ * Math values are full userdata of floats (only 8-byte aligned: copy to
+ * stack variables before cglm SIMD functions). A plain table {x, y, z} (or
+ * {x=, y=, z=}) is accepted wherever a vec3 is expected, {x, y, z, w} for a
+ * quat. Poses and masks keep their arrays inside their userdata block, so
+ * they come from the script's capped allocator and the GC sees their size.
+ * Views (skeleton, clip, pose, mask) keep their model userdata alive through
+ * user value 1.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lua/wrap.h"
+
+/* ---- math values ------------------------------------------------------------ */
+
+static float *push_floats(lua_State *L, int n, const char *mt)
+{
+    float *f = lua_newuserdatauv(L, sizeof(float) * (size_t)n, 0);
+    luaL_setmetatable(L, mt);
+    return f;
+}
+
+float *mr_lua_push_vec3(lua_State *L, const float v[3])
+{
+    return memcpy(push_floats(L, 3, MR_LUA_VEC3), v, sizeof(float) * 3);
+}
+
+float *mr_lua_push_quat(lua_State *L, const float q[4])
+{
+    return memcpy(push_floats(L, 4, MR_LUA_QUAT), q, sizeof(float) * 4);
+}
+
+float *mr_lua_push_mat4(lua_State *L, const mat4 m)
+{
+    return memcpy(push_floats(L, 16, MR_LUA_MAT4), m, sizeof(float) * 16);
+}
+
+/* Reads n numbers from the table at idx: t[1..n], else t.<keys[i]>. With
+ * optional_last the last one may be absent (left as it is). */
+static int table_floats(lua_State *L, int idx, int n, const char *const keys[], int optional_last, float *out)
+{
+    idx = lua_absindex(L, idx);
+    int by_index = lua_geti(L, idx, 1) != LUA_TNIL;
+    lua_pop(L, 1);
+    for (int i = 0; i < n; i++) {
+        if (by_index) lua_geti(L, idx, i + 1);
+        else lua_getfield(L, idx, keys[i]);
+        int isnum, nil = lua_isnil(L, -1);
+        lua_Number v = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (optional_last && i == n - 1 && nil) break;
+        if (!isnum) return 0;
+        out[i] = (float)v;
+    }
+    return 1;
+}
+
+static const char *const xyzw[4] = {"x", "y", "z", "w"};
+
+static int to_floats(lua_State *L, int idx, int n, const char *tname, float *out)
+{
+    const float *f = luaL_testudata(L, idx, tname);
+    if (f) {
+        memcpy(out, f, sizeof(float) * (size_t)n);
+        return 1;
+    }
+    float tmp[4];
+    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, n, xyzw, 0, tmp)) return 0;
+    memcpy(out, tmp, sizeof(float) * (size_t)n);
+    return 1;
+}
+
+int mr_lua_to_vec3(lua_State *L, int idx, float out[3]) { return to_floats(L, idx, 3, MR_LUA_VEC3, out); }
+int mr_lua_to_quat(lua_State *L, int idx, float out[4]) { return to_floats(L, idx, 4, MR_LUA_QUAT, out); }
+
+int mr_lua_to_mat4(lua_State *L, int idx, mat4 out)
+{
+    const float *f = luaL_testudata(L, idx, MR_LUA_MAT4);
+    if (f) memcpy(out, f, sizeof(float) * 16);
+    return f != NULL;
+}
+
+int mr_lua_to_colour(lua_State *L, int idx, float out[4])
+{
+    static const char *const rgba[4] = {"r", "g", "b", "a"};
+    float c[4] = {0, 0, 0, 1};
+    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, 4, rgba, 1, c)) return 0;
+    memcpy(out, c, sizeof c);
+    return 1;
+}
+
+static void check_floats(lua_State *L, int arg, int n, const char *tname, float *out)
+{
+    if (to_floats(L, arg, n, tname, out)) return;
+    if (lua_type(L, arg) == LUA_TTABLE)
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s expected, got a table without %d numbers", tname, n));
+    mr_lua_type_error(L, arg, tname);
+}
+
+void mr_lua_check_vec3(lua_State *L, int arg, float out[3]) { check_floats(L, arg, 3, MR_LUA_VEC3, out); }
+void mr_lua_check_quat(lua_State *L, int arg, float out[4]) { check_floats(L, arg, 4, MR_LUA_QUAT, out); }
+
+void mr_lua_check_mat4(lua_State *L, int arg, mat4 out)
+{
+    if (!mr_lua_to_mat4(L, arg, out)) mr_lua_type_error(L, arg, MR_LUA_MAT4);
+}
+
+void mr_lua_check_colour(lua_State *L, int arg, float out[4])
+{
+    mr_lua_check_type(L, arg, LUA_TTABLE);
+    if (!mr_lua_to_colour(L, arg, out))
+        mr_lua_arg_error(L, arg, "colour expected: a table {r, g, b [, a]} of numbers 0..1");
+}
+
+/* ---- models and their views -------------------------------------------------- */
+
+mr_lua_model *mr_lua_check_model(lua_State *L, int arg)
+{
+    mr_lua_model *m = mr_lua_check_udata(L, arg, MR_LUA_MODEL);
+    if (!m->model) mr_lua_raise(L, "attempt to use a closed model");
+    return m;
+}
+
+mr_lua_skeleton *mr_lua_check_skeleton(lua_State *L, int arg)
+{
+    return mr_lua_check_udata(L, arg, MR_LUA_SKELETON);
+}
+
+mr_lua_clip *mr_lua_check_clip(lua_State *L, int arg)
+{
+    return mr_lua_check_udata(L, arg, MR_LUA_CLIP);
+}
+
+void mr_lua_push_model(lua_State *L, mr_model *model)
+{
+    mr_lua_model *m = lua_newuserdatauv(L, sizeof *m, 0);
+    m->model = NULL;                   /* released until set up */
+    m->owner = NULL;
+    luaL_setmetatable(L, MR_LUA_MODEL);
+    m->model = m->owner = model;
+}
+
+void mr_lua_push_skeleton(lua_State *L, int model_idx)
+{
+    model_idx = lua_absindex(L, model_idx);
+    mr_lua_model *m = mr_lua_check_model(L, model_idx);
+    mr_lua_skeleton *s = lua_newuserdatauv(L, sizeof *s, 1);
+    s->sk = &m->model->skeleton;
+    s->owner = m->model;
+    luaL_setmetatable(L, MR_LUA_SKELETON);
+    lua_pushvalue(L, model_idx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
+{
+    model_idx = lua_absindex(L, model_idx);
+    mr_lua_model *m = mr_lua_check_model(L, model_idx);
+    mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 1);
+    c->clip = clip;
+    c->owner = m->model;
+    c->owned = NULL;
+    luaL_setmetatable(L, MR_LUA_CLIP);
+    lua_pushvalue(L, model_idx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
+{
+    mr_lua_push_clip(L, model_idx, clip);
+    ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
+}
+
+/* ---- poses --------------------------------------------------------------------- */
+
+mr_lua_pose *mr_lua_check_pose(lua_State *L, int arg)
+{
+    mr_lua_pose *p = mr_lua_check_udata(L, arg, MR_LUA_POSE);
+    if (!p->pose.t) mr_lua_raise(L, "attempt to use a closed pose");
+    return p;
+}
+
+mr_lua_pose *mr_lua_check_pose_of(lua_State *L, int arg, const mr_skeleton *sk)
+{
+    mr_lua_pose *p = mr_lua_check_pose(L, arg);
+    if (sk && p->pose.joint_count != sk->joint_count)
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "pose has %d joints, expected %d", p->pose.joint_count,
+                                                 sk->joint_count));
+    return p;
+}
+
+/* Rotations and matrices need 16-byte alignment (cglm SIMD); Lua aligns
+ * userdata to 8, so the block has 15 spare bytes to align the arrays. */
+static size_t pose_bytes(int n)
+{
+    return sizeof(mr_lua_pose) + 15 + (size_t)n * (sizeof(versor) + sizeof(mat4) + 2 * sizeof(vec3));
+}
+
+mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
+{
+    model_idx = lua_absindex(L, model_idx);
+    mr_lua_model *m = mr_lua_check_model(L, model_idx);
+    const mr_skeleton *sk = &m->model->skeleton;
+    int n = sk->joint_count;
+    mr_lua_pose *p = lua_newuserdatauv(L, pose_bytes(n), 1);
+    memset(p, 0, sizeof *p);           /* released state until the arrays are set */
+    luaL_setmetatable(L, MR_LUA_POSE);
+    lua_pushvalue(L, model_idx);
+    lua_setiuservalue(L, -2, 1);
+    uintptr_t base = ((uintptr_t)(p + 1) + 15) & ~(uintptr_t)15;
+    p->pose.r = (versor *)base;
+    p->model = (mat4 *)(base + (size_t)n * sizeof(versor));
+    p->pose.t = (vec3 *)((char *)p->model + (size_t)n * sizeof(mat4));
+    p->pose.s = p->pose.t + n;
+    p->pose.joint_count = n;
+    p->sk = sk;
+    p->owner = m->model;
+    if (src) mr_pose_copy(&p->pose, src);
+    else mr_pose_set_rest(&p->pose, sk);
+    return p;
+}
+
+const mat4 *mr_lua_pose_model(mr_lua_pose *p)
+{
+    if (!p->model_valid) {
+        mr_pose_to_model(p->sk, &p->pose, p->model);
+        p->model_valid = 1;
+    }
+    return (const mat4 *)p->model;
+}
+
+/* ---- masks and blend spaces ------------------------------------------------------ */
+
+mr_lua_mask *mr_lua_check_mask(lua_State *L, int arg, const mr_skeleton *sk)
+{
+    mr_lua_mask *m = mr_lua_check_udata(L, arg, MR_LUA_MASK);
+    if (sk && m->mask.joint_count != sk->joint_count)
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "mask has %d joints, expected %d", m->mask.joint_count,
+                                                 sk->joint_count));
+    return m;
+}
+
+mr_lua_mask *mr_lua_push_mask(lua_State *L, int model_idx, float fill)
+{
+    model_idx = lua_absindex(L, model_idx);
+    mr_lua_model *mo = mr_lua_check_model(L, model_idx);
+    int n = mo->model->skeleton.joint_count;
+    mr_lua_mask *m = lua_newuserdatauv(L, sizeof *m + (size_t)n * sizeof(float), 1);
+    m->mask.joint_count = n;
+    m->mask.w = (float *)(m + 1);
+    for (int j = 0; j < n; j++) m->mask.w[j] = fill;
+    m->sk = &mo->model->skeleton;
+    luaL_setmetatable(L, MR_LUA_MASK);
+    lua_pushvalue(L, model_idx);
+    lua_setiuservalue(L, -2, 1);
+    return m;
+}
+
+mr_lua_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skeleton *sk)
+{
+    mr_lua_blendspace *b = mr_lua_check_udata(L, arg, MR_LUA_BLENDSPACE);
+    if (sk && b->sk->joint_count != sk->joint_count)
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "blend space of %d joints, expected %d", b->sk->joint_count,
+                                                 sk->joint_count));
+    return b;
+}
+
+/* ---- joints ---------------------------------------------------------------------- */
+
+/* Case-insensitive edit distance, names cut at 63 characters. */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
+    int row[64];
+    for (int j = 0; j <= lb; j++) row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* Pushes "; did you mean 'a', 'b'?" (or a hint listing names) for name. */
+static void push_suggestions(lua_State *L, const mr_skeleton *sk, const char *name)
+{
+    int best[3] = {-1, -1, -1}, dist[3] = {1 << 30, 1 << 30, 1 << 30};
+    int limit = (int)strlen(name) / 3;
+    if (limit < 1) limit = 1;
+    for (int j = 0; j < sk->joint_count; j++) {
+        int d = edit_distance(name, sk->names[j]);
+        if (d > limit) continue;
+        for (int k = 0; k < 3; k++)
+            if (d < dist[k]) {
+                for (int m = 2; m > k; m--) {
+                    dist[m] = dist[m - 1];
+                    best[m] = best[m - 1];
+                }
+                dist[k] = d;
+                best[k] = j;
+                break;
+            }
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (best[0] >= 0) {
+        luaL_addstring(&b, "; did you mean ");
+        for (int k = 0; k < 3 && best[k] >= 0; k++) {
+            if (k) luaL_addstring(&b, k == 2 || best[k + 1 < 3 ? k + 1 : k] < 0 ? " or " : ", ");
+            luaL_addchar(&b, '\'');
+            luaL_addstring(&b, sk->names[best[k]]);
+            luaL_addchar(&b, '\'');
+        }
+        luaL_addchar(&b, '?');
+    } else if (sk->joint_count <= 16) {
+        luaL_addstring(&b, "; joints are");
+        for (int j = 0; j < sk->joint_count; j++) {
+            luaL_addstring(&b, j ? ", '" : " '");
+            luaL_addstring(&b, sk->names[j]);
+            luaL_addchar(&b, '\'');
+        }
+    } else {
+        lua_pushfstring(L, "; the skeleton has %d joints (skeleton:names() lists them)", sk->joint_count);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+}
+
+int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk)
+{
+    int t = lua_type(L, arg);
+    if (t == LUA_TNUMBER) {
+        int isint;
+        lua_Integer i = lua_tointegerx(L, arg, &isint);
+        if (!isint || i < 1 || i > sk->joint_count)
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "joint index %s out of range 1..%d",
+                                                     luaL_tolstring(L, arg, NULL), sk->joint_count));
+        return (int)i - 1;
+    }
+    if (t == LUA_TSTRING) {
+        const char *name = lua_tostring(L, arg);
+        int j = mr_skeleton_find(sk, name);
+        if (j >= 0) return j;
+        push_suggestions(L, sk, name);
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "unknown joint '%s'%s", name, lua_tostring(L, -1)));
+    }
+    return mr_lua_type_error(L, arg, "joint name or index");
+}

@@ -1,0 +1,290 @@
+/* wrap.h — internal to src/lua: what the binding files share. The shape
+ * follows LÖVE's wrap_<Type> files and Lua's liolib.c: every Lua type has
+ * one wrap_<type>.c holding all its methods and its module functions, and
+ * registers them from one opener. What several of them need (the userdata
+ * layouts, pushing and checking each type, argument and option checking)
+ * lives below them in udata.c and args.c.
+ *
+ * Files and the one direction calls and #includes run (a file only uses
+ * files below it; grep the #includes of src/lua to see it):
+ *
+ *   script.c          the lifecycle of a running script (script.h)
+ *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
+ *   transfer.c        the reload hand-over; owns the list of types it copies
+ *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
+ *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
+ *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
+ *                     one per type (wrap_draw.c: the drawing functions);
+ *                     none calls another
+ *   udata.c           userdata layouts, push/check of every type, joints
+ *   args.c            argument and option checking, function names
+ *   sandbox.c console.c cache.c
+ *                     the Lua state, the printed lines, the models; these
+ *                     know nothing of each other or of the bindings
+ *
+ * script.c and draw.c meet only through mr_lua_host (below): the host side
+ * fills it, bindings read and write it; drawing goes through the hooks a
+ * renderer registers (mr_lua_draw_hooks), so without one a script runs
+ * with every drawing call checked and dropped.
+ */
+#ifndef MR_LUA_WRAP_H
+#define MR_LUA_WRAP_H
+
+#include <stdint.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "anim/blendspace.h"
+#include "anim/mask.h"
+#include "anim/model.h"
+#include "gfx/camera.h"
+#include "lua/cache.h"
+#include "lua/console.h"
+#include "lua/sandbox.h"
+
+/* Metatable names (also the type names in error messages). */
+#define MR_LUA_VEC3 "vec3"
+#define MR_LUA_QUAT "quat"
+#define MR_LUA_MAT4 "mat4"
+#define MR_LUA_MODEL "model"
+#define MR_LUA_SKELETON "skeleton"
+#define MR_LUA_CLIP "clip"
+#define MR_LUA_POSE "pose"
+#define MR_LUA_MIXER "mixer"
+#define MR_LUA_TRACK "track"
+#define MR_LUA_MASK "mask"
+#define MR_LUA_BLENDSPACE "blendspace"
+
+/* ---- the host, as bindings see it ------------------------------------------ */
+
+/* One recorded drawing call (see wrap_draw.c for the Lua side). Pointers
+ * are valid during the hook call only: a recorder copies what it keeps. */
+enum { MR_LUA_DRAW_MODEL, MR_LUA_DRAW_SKELETON, MR_LUA_DRAW_LINE, MR_LUA_DRAW_POINT, MR_LUA_DRAW_TEXT };
+
+typedef struct mr_lua_draw_cmd {
+    int kind;
+    mat4 world;              /* model and skeleton: transform * display */
+    const mr_model *model;   /* model and skeleton (owned by the cache) */
+    const mat4 *mats;        /* model-space joint matrices (the pose); a model
+                              * drawn without a pose: NULL (the bind pose) */
+    int mat_count;
+    float colour[4];         /* tint, bone, line, point or text colour */
+    int wireframe, no_shadow, names, overlay;
+    float a[3], b[3];        /* line ends, point position */
+    float x, y, size;        /* text position, point size */
+    const char *text;
+} mr_lua_draw_cmd;
+
+/* Registered by a renderer (draw.c's mr_lua_gfx_attach). Each returns 0, or
+ * -1 with a message in err (a Lua error at the script's line). */
+typedef struct mr_lua_draw_hooks {
+    void (*begin)(void *user);                                 /* draw() starts: drop the recording */
+    int (*record)(void *user, const mr_lua_draw_cmd *cmd, char *err, size_t err_size);
+    int (*screenshot)(void *user, const char *path, char *err, size_t err_size);
+    void (*release)(void *user);                               /* the context is destroyed */
+} mr_lua_draw_hooks;
+
+/* What the script sets about the view (camera, lights, sky); the renderer
+ * reads it at the end of the frame. Zero fields take the renderer's
+ * defaults (see mr_scene in gfx/renderer.h). */
+typedef struct mr_lua_view {
+    mr_camera camera;
+    int camera_set;          /* the script set a target or distance */
+    float light_direction[2][3], light_colour[2][3];
+    float ambient[3], sky_top[4], sky_bottom[4];
+    int hide_floor, no_shadows;
+} mr_lua_view;
+
+/* Per context; the sandbox's user pointer of every state is this struct. */
+typedef struct mr_lua_host {
+    mr_lua_cache cache;
+    mr_lua_console console;
+    mr_lua_view view;
+    double time;             /* simulated seconds */
+    uint64_t frame;
+    int width, height;
+    int headless;
+    int quit, quit_code;
+    const char *out_dir;     /* base of relative screenshot paths, NULL = cwd */
+    const mr_lua_draw_hooks *draw;  /* NULL: no renderer, drawing calls are dropped */
+    void *draw_user;
+} mr_lua_host;
+
+static inline mr_lua_host *mr_lua_host_of(lua_State *L) { return mr_sandbox_user(L); }
+
+/* ---- arguments and options (args.c) ---------------------------------------- */
+
+/* Sets each function of l into the table at -1 as a closure that knows its
+ * name: prefix + name ("marrow." for module functions, "pose:" for methods,
+ * "vec3." for metamethods). Every error raised through the helpers below
+ * names the function that way; for methods (prefix ending in ':') argument
+ * numbers skip self, as Lua's own messages for obj:method() calls do. */
+void mr_lua_setfuncs(lua_State *L, const char *prefix, const luaL_Reg *l);
+/* Pushes f as a closure named name; shift = arguments not counted in
+ * messages (1 for methods and for constructors called through __call). */
+void mr_lua_pushfunc(lua_State *L, lua_CFunction f, const char *name, int shift);
+/* Makes the metatable `tname` with meta (prefix "tname.") and methods
+ * (prefix "tname:") as __index. */
+void mr_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods);
+
+/* "bad argument #arg to 'name' (msg)"; "calling 'name' on bad self (msg)". */
+int mr_lua_arg_error(lua_State *L, int arg, const char *msg);
+/* "... (tname expected, got <what the value is>)". */
+int mr_lua_type_error(lua_State *L, int arg, const char *tname);
+#define mr_lua_arg_check(L, cond, arg, msg) ((void)((cond) || mr_lua_arg_error(L, (arg), (msg))))
+/* "name: <message>" at the script's line (luaL_error with the function's name). */
+int mr_lua_raise(lua_State *L, const char *fmt, ...);
+/* Pushes a short description of the value at idx for messages: 5, 'abc',
+ * a table of 2 numbers, a pose, nil. */
+const char *mr_lua_describe(lua_State *L, int idx);
+
+lua_Number mr_lua_check_number(lua_State *L, int arg);
+lua_Number mr_lua_opt_number(lua_State *L, int arg, lua_Number def);
+/* A finite number within lo..hi ("<what> must be ..."). */
+lua_Number mr_lua_check_range(lua_State *L, int arg, const char *what, double lo, double hi);
+lua_Integer mr_lua_check_integer(lua_State *L, int arg);
+lua_Integer mr_lua_opt_integer(lua_State *L, int arg, lua_Integer def);
+const char *mr_lua_check_string(lua_State *L, int arg);
+void mr_lua_check_type(lua_State *L, int arg, int t);
+void mr_lua_check_any(lua_State *L, int arg);
+void *mr_lua_check_udata(lua_State *L, int arg, const char *tname);
+
+/* An option table: argument arg (none or nil: every field absent). Messages
+ * call its fields <name>.<field> ("opts.weight"), or just <field> when name
+ * is "" (marrow.camera{target = ...}). */
+typedef struct mr_lua_opts {
+    int arg;                 /* the argument messages name */
+    int idx;                 /* stack index of the table; 0: absent */
+    const char *name;
+} mr_lua_opts;
+
+mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name);
+/* Pushes field key (nil when absent) and returns its type. */
+int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key);
+/* "<name>.<key> must be <what>, got <value>" as an argument error. */
+int mr_lua_opt_error(lua_State *L, const mr_lua_opts *o, const char *key, const char *what, int value_idx);
+/* Field readers: def when absent; raise naming the field otherwise. */
+float mr_lua_opt_num(lua_State *L, const mr_lua_opts *o, const char *key, float def, double lo, double hi);
+int mr_lua_opt_int(lua_State *L, const mr_lua_opts *o, const char *key, int def, int lo, int hi);
+int mr_lua_opt_bool(lua_State *L, const mr_lua_opts *o, const char *key, int def);  /* any value: its truth */
+/* One of names (NULL-terminated), as its index (luaL_checkoption for a field). */
+int mr_lua_opt_enum(lua_State *L, const mr_lua_opts *o, const char *key, int def, const char *const names[]);
+/* Present: 1 and out filled; absent: 0, out untouched. */
+int mr_lua_opt_vec3(lua_State *L, const mr_lua_opts *o, const char *key, float out[3]);
+int mr_lua_opt_mat4(lua_State *L, const mr_lua_opts *o, const char *key, mat4 out);
+int mr_lua_opt_colour(lua_State *L, const mr_lua_opts *o, const char *key, float out[4]);
+/* A list field: pushes it and returns its length (0..max); absent: pushes
+ * nil and returns -1. */
+int mr_lua_opt_list(lua_State *L, const mr_lua_opts *o, const char *key, int max);
+
+/* ---- userdata layouts (udata.c) --------------------------------------------- */
+
+typedef struct mr_lua_model {
+    mr_model *model;         /* NULL once released; owned by the cache */
+    mr_model *owner;         /* the cached model (kept after release, for the hand-over) */
+} mr_lua_model;
+
+/* skeleton and clip: a view into a model; user value 1 = the model userdata. */
+typedef struct mr_lua_skeleton {
+    const mr_skeleton *sk;
+    mr_model *owner;
+} mr_lua_skeleton;
+
+typedef struct mr_lua_clip {
+    const mr_clip *clip;
+    mr_model *owner;
+    mr_clip *owned;          /* a clip made by a script (marrow.additive), freed by __gc; else NULL */
+} mr_lua_clip;
+
+/* mask: weights follow this struct in the same userdata block; user value
+ * 1 = the model userdata. */
+typedef struct mr_lua_mask {
+    mr_mask mask;
+    const mr_skeleton *sk;
+} mr_lua_mask;
+
+/* pose: its arrays follow this struct in the same userdata block; user
+ * value 1 = the model userdata. */
+typedef struct mr_lua_pose {
+    mr_pose pose;            /* pose.t NULL once released */
+    const mr_skeleton *sk;
+    mr_model *owner;
+    mat4 *model;             /* model-space matrices, computed lazily */
+    int model_valid;         /* model[] matches the pose */
+} mr_lua_pose;
+
+/* blend space: user values 1 = the model, 2 = the list of clip userdata,
+ * 3 = a scratch pose. */
+typedef struct mr_lua_blendspace {
+    mr_blendspace bs;
+    const mr_skeleton *sk;
+} mr_lua_blendspace;
+
+/* ---- pushing and checking (udata.c) ------------------------------------------ */
+
+float *mr_lua_push_vec3(lua_State *L, const float v[3]);
+float *mr_lua_push_quat(lua_State *L, const float q[4]);
+float *mr_lua_push_mat4(lua_State *L, const mat4 m);
+/* Readers: a vec3 userdata or a table {x, y, z} / {x=, y=, z=}; a quat
+ * userdata or {x, y, z, w}; a mat4 userdata; a colour table {r, g, b [, a]}
+ * (0..1; a missing alpha is 1). 1 when the value at idx is one. */
+int mr_lua_to_vec3(lua_State *L, int idx, float out[3]);
+int mr_lua_to_quat(lua_State *L, int idx, float out[4]);
+int mr_lua_to_mat4(lua_State *L, int idx, mat4 out);
+int mr_lua_to_colour(lua_State *L, int idx, float out[4]);
+/* Checkers: as above or raise a bad-argument error. */
+void mr_lua_check_vec3(lua_State *L, int arg, float out[3]);
+void mr_lua_check_quat(lua_State *L, int arg, float out[4]);
+void mr_lua_check_mat4(lua_State *L, int arg, mat4 out);
+void mr_lua_check_colour(lua_State *L, int arg, float out[4]);
+
+mr_lua_model *mr_lua_check_model(lua_State *L, int arg);
+mr_lua_skeleton *mr_lua_check_skeleton(lua_State *L, int arg);
+mr_lua_clip *mr_lua_check_clip(lua_State *L, int arg);
+mr_lua_pose *mr_lua_check_pose(lua_State *L, int arg);
+/* A pose of sk's joint count (sk NULL: any). */
+mr_lua_pose *mr_lua_check_pose_of(lua_State *L, int arg, const mr_skeleton *sk);
+/* A mask of the given skeleton (NULL: any; raises on another joint count). */
+mr_lua_mask *mr_lua_check_mask(lua_State *L, int arg, const mr_skeleton *sk);
+mr_lua_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skeleton *sk);
+/* A joint argument: a name or a 1-based index. Returns the 0-based index or
+ * raises an error naming close matches. */
+int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk);
+
+/* Pushes a model userdata for a cached model (a new one each call). */
+void mr_lua_push_model(lua_State *L, mr_model *model);
+/* Views of the model userdata at model_idx. */
+void mr_lua_push_skeleton(lua_State *L, int model_idx);
+void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip);
+/* A clip userdata that owns clip (freed by its __gc). */
+void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
+/* New pose for the model at model_idx, set to src (or the rest pose). */
+mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
+/* New mask of the model at model_idx, every weight `fill`. */
+mr_lua_mask *mr_lua_push_mask(lua_State *L, int model_idx, float fill);
+/* Model-space matrices of a pose, computed when stale. */
+const mat4 *mr_lua_pose_model(mr_lua_pose *p);
+
+/* ---- for the host side (draw.c, scene.c); in script.c ------------------------- */
+
+mr_lua_host *mr_lua_host_of_ctx(mr_lua_ctx *ctx);
+/* The running script's state (NULL before a start), and its path. */
+lua_State *mr_lua_current_state(mr_lua_ctx *ctx);
+const char *mr_lua_script(const mr_lua_ctx *ctx);
+
+/* ---- openers (one per wrap file; each adds its functions to the module
+ * table at -1 and registers its metatables) ---------------------------------- */
+
+int luaopen_marrow(lua_State *L);
+void mr_lua_open_math(lua_State *L);
+void mr_lua_open_model(lua_State *L);
+void mr_lua_open_skeleton(lua_State *L);
+void mr_lua_open_clip(lua_State *L);
+void mr_lua_open_pose(lua_State *L);
+void mr_lua_open_mask(lua_State *L);
+void mr_lua_open_blendspace(lua_State *L);
+void mr_lua_open_mixer(lua_State *L);
+void mr_lua_open_draw(lua_State *L);
+
+#endif

@@ -1,0 +1,156 @@
+/* wrap_clip.c — the clip userdata with all its methods, and marrow.additive.
+ *
+ *   clip:name() :duration() :rate() :sample(t, pose [, loop = true]) -> pose
+ *   clip:marker(t, name) -> clip   adds a named instant (the mixer reports it);
+ *       adding the same name at the same time again does nothing (reloads)
+ *   clip:markers() -> {{time =, name =}, ...}
+ *   marrow.additive(clip, reference_pose | time) -> clip
+ *       the delta of clip against a pose (or clip's own pose at that time),
+ *       for an additive mixer track; the new clip is owned by the script
+ *
+ * A clip is a view into its model (user value 1) unless a script made it
+ * (marrow.additive): then its __gc frees it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "lua/wrap.h"
+
+/* ---- methods ----------------------------------------------------------------- */
+
+static int clip_name(lua_State *L)
+{
+    lua_pushstring(L, mr_lua_check_clip(L, 1)->clip->name);
+    return 1;
+}
+
+static int clip_duration(lua_State *L)
+{
+    lua_pushnumber(L, mr_lua_check_clip(L, 1)->clip->duration);
+    return 1;
+}
+
+static int clip_rate(lua_State *L)
+{
+    lua_pushnumber(L, mr_lua_check_clip(L, 1)->clip->rate);
+    return 1;
+}
+
+static int clip_sample(lua_State *L)
+{
+    const mr_clip *c = mr_lua_check_clip(L, 1)->clip;
+    lua_Number t = mr_lua_check_number(L, 2);
+    mr_lua_pose *p = mr_lua_check_pose(L, 3);
+    int loop = lua_isnoneornil(L, 4) ? 1 : lua_toboolean(L, 4);
+    mr_lua_arg_check(L, isfinite(t), 1, "time must be a finite number");
+    if (c->joint_count != p->pose.joint_count)
+        return luaL_error(L, "clip '%s' animates %d joints but the pose has %d", c->name,
+                          c->joint_count, p->pose.joint_count);
+    mr_status st = mr_clip_sample(c, p->sk, (float)t, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, &p->pose);
+    if (st != MR_OK)
+        return luaL_error(L, "clip '%s': %s", c->name, mr_status_string(st));
+    p->model_valid = 0;
+    lua_settop(L, 3);
+    return 1;
+}
+
+static int clip_tostring(lua_State *L)
+{
+    const mr_clip *c = mr_lua_check_clip(L, 1)->clip;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3g s, %.3g fps", c->duration, c->rate);
+    lua_pushfstring(L, "clip '%s' (%s)", c->name, buf);
+    return 1;
+}
+
+static int clip_gc(lua_State *L)
+{
+    /* A view (the model, user value 1, owns the data) unless a script made it. */
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    mr_clip_free(c->owned);
+    c->owned = NULL;
+    return 0;
+}
+
+static int l_additive(lua_State *L)
+{
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    lua_getiuservalue(L, 1, 1);        /* the model */
+    int model_idx = lua_gettop(L);
+    const mr_skeleton *sk = &mr_lua_check_model(L, model_idx)->model->skeleton;
+    const mr_pose *ref = NULL;
+    float ref_time = 0.0f;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Number t = lua_tonumber(L, 2);
+        mr_lua_arg_check(L, isfinite(t), 2, "time must be a finite number");
+        ref_time = (float)t;
+    } else if (luaL_testudata(L, 2, MR_LUA_POSE)) {
+        mr_lua_pose *p = mr_lua_check_pose(L, 2);
+        if (p->pose.joint_count != sk->joint_count)
+            mr_lua_arg_error(L, 2, lua_pushfstring(L, "pose has %d joints, expected %d", p->pose.joint_count,
+                                                sk->joint_count));
+        ref = &p->pose;
+    } else if (!lua_isnoneornil(L, 2)) {
+        return mr_lua_type_error(L, 2, "pose or time");
+    }
+    mr_clip *out = NULL;
+    mr_error err = {0};
+    mr_status st = mr_clip_make_additive(c->clip, sk, ref, ref_time, &out, &err);
+    if (st != MR_OK) return luaL_error(L, "additive: %s", err.msg[0] ? err.msg : mr_status_string(st));
+    mr_clip_finish(out);
+    mr_lua_push_owned_clip(L, model_idx, out);
+    return 1;
+}
+
+static int clip_marker(lua_State *L)
+{
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    lua_Number t = mr_lua_check_number(L, 2);
+    const char *name = mr_lua_check_string(L, 3);
+    mr_clip *clip = (mr_clip *)c->clip;  /* markers are added to the model's clip, once */
+    mr_lua_arg_check(L, t >= 0 && t <= clip->duration, 2,
+                  lua_pushfstring(L, "time must be within 0..%f", (double)clip->duration));
+    mr_lua_arg_check(L, name[0], 3, "marker name must not be empty");
+    for (int i = 0; i < clip->marker_count; i++)
+        if (clip->markers[i].time == (float)t && !strcmp(clip->markers[i].name, name)) {
+            lua_settop(L, 1);
+            return 1;
+        }
+    mr_status st = mr_clip_add_marker(clip, (float)t, name);
+    if (st != MR_OK) return luaL_error(L, "marker: %s", mr_status_string(st));
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int clip_markers(lua_State *L)
+{
+    const mr_clip *c = mr_lua_check_clip(L, 1)->clip;
+    lua_createtable(L, c->marker_count, 0);
+    for (int i = 0; i < c->marker_count; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushnumber(L, c->markers[i].time);
+        lua_setfield(L, -2, "time");
+        lua_pushstring(L, c->markers[i].name);
+        lua_setfield(L, -2, "name");
+        lua_seti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static const luaL_Reg clip_methods[] = {
+    {"name", clip_name}, {"duration", clip_duration}, {"rate", clip_rate},
+    {"sample", clip_sample}, {"marker", clip_marker}, {"markers", clip_markers},
+    {NULL, NULL},
+};
+
+static const luaL_Reg clip_meta[] = {
+    {"__tostring", clip_tostring}, {"__gc", clip_gc}, {"__index", NULL},
+    {NULL, NULL},
+};
+
+void mr_lua_open_clip(lua_State *L)
+{
+    mr_lua_newtype(L, MR_LUA_CLIP, clip_meta, clip_methods);
+    mr_lua_pushfunc(L, l_additive, "marrow.additive", 0);
+    lua_setfield(L, -2, "additive");
+}

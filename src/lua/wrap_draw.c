@@ -1,0 +1,250 @@
+/* wrap_draw.c — the drawing functions of the marrow module. They check
+ * their arguments and hand each call to the drawing hooks a renderer
+ * registered (mr_lua_host.draw, see draw.c); without a renderer every call
+ * is checked the same and dropped. This file never calls the renderer.
+ *
+ *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
+ *               wireframe = bool, shadow = bool}])
+ *   marrow.draw_skeleton(model, pose [, {transform, colour, names = bool}])
+ *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
+ *       fields not given keep their value; until a target or distance is
+ *       set, the camera frames the models drawn
+ *   marrow.light(i, {direction = vec3, colour = {r,g,b}})   i = 1 (casts the shadow) or 2
+ *   marrow.scene{ambient = {r,g,b}, floor = bool, shadows = bool,
+ *                sky_top = colour, sky_bottom = colour}
+ *   marrow.line(a, b [, colour [, overlay]])  marrow.point(p [, colour [, size]])
+ *   marrow.text(x, y, s [, colour])           pixels, top-left origin
+ *   marrow.screenshot(path) -> path           written when the frame is done;
+ *       relative paths are under --out (headless) or the working directory
+ *   marrow.console(show)                      show (default) or hide the
+ *       on-screen console of printed lines (errors are always shown)
+ *
+ * Drawing calls belong in draw(): what is recorded earlier in the frame is
+ * dropped when draw() starts. World space is Y-up metres; a model is placed
+ * by transform * its display matrix (MD5's Z-up inches to Y-up metres).
+ * marrow.attach (a joint's world frame) is in wrap_pose.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lua/wrap.h"
+
+static void record(lua_State *L, const mr_lua_draw_cmd *c)
+{
+    mr_lua_host *h = mr_lua_host_of(L);
+    char err[256];
+    if (h->draw && h->draw->record(h->draw_user, c, err, sizeof err) != 0) mr_lua_raise(L, "%s", err);
+}
+
+static mr_lua_draw_cmd new_cmd(int kind)
+{
+    mr_lua_draw_cmd c = {.kind = kind, .colour = {1, 1, 1, 1}};
+    glm_mat4_identity(c.world);
+    return c;
+}
+
+/* world = opts.transform * display(model) */
+static void world_matrix(lua_State *L, const mr_lua_opts *o, const mr_model *model, mat4 world)
+{
+    mat4 d, t = GLM_MAT4_IDENTITY_INIT;
+    mr_model_display_matrix(model, d);
+    mr_lua_opt_mat4(L, o, "transform", t);
+    glm_mat4_mul(t, d, world);
+}
+
+static mr_lua_pose *opt_pose(lua_State *L, int arg, const mr_model *model)
+{
+    return lua_isnoneornil(L, arg) ? NULL : mr_lua_check_pose_of(L, arg, &model->skeleton);
+}
+
+static int l_draw(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    mr_lua_pose *p = opt_pose(L, 2, m->model);
+    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_MODEL);
+    world_matrix(L, &o, m->model, c.world);
+    mr_lua_opt_colour(L, &o, "tint", c.colour);
+    c.wireframe = mr_lua_opt_bool(L, &o, "wireframe", 0);
+    c.no_shadow = !mr_lua_opt_bool(L, &o, "shadow", 1);
+    c.model = m->model;
+    c.mat_count = m->model->skeleton.joint_count;
+    if (p && c.mat_count > 0) c.mats = mr_lua_pose_model(p);   /* the recorder skins them */
+    record(L, &c);
+    return 0;
+}
+
+static int l_draw_skeleton(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    mr_lua_pose *p = opt_pose(L, 2, m->model);
+    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_SKELETON);
+    world_matrix(L, &o, m->model, c.world);
+    memset(c.colour, 0, sizeof c.colour);
+    mr_lua_opt_colour(L, &o, "colour", c.colour);
+    mr_lua_opt_colour(L, &o, "color", c.colour);
+    c.names = mr_lua_opt_bool(L, &o, "names", 0);
+    const mr_skeleton *sk = &m->model->skeleton;
+    if (sk->joint_count == 0) return 0;
+    c.model = m->model;
+    c.mat_count = sk->joint_count;
+    if (p) {
+        c.mats = mr_lua_pose_model(p);
+        record(L, &c);
+        return 0;
+    }
+    mr_lua_pose *rest = mr_lua_push_pose(L, 1, NULL);     /* the bind pose, freed by the GC */
+    c.mats = mr_lua_pose_model(rest);
+    record(L, &c);
+    return 0;
+}
+
+static int l_camera(lua_State *L)
+{
+    mr_lua_view *v = &mr_lua_host_of(L)->view;
+    mr_camera *c = &v->camera;
+    mr_lua_opts o = mr_lua_check_opts(L, 1, "");
+    if (o.idx) {
+        mr_camera n = *c;
+        int placed = mr_lua_opt_vec3(L, &o, "target", n.target);
+        if (mr_lua_opt_field(L, &o, "distance") != LUA_TNIL) placed = 1;
+        lua_pop(L, 1);
+        n.distance = mr_lua_opt_num(L, &o, "distance", n.distance, -1e30, 1e30);
+        n.yaw = mr_lua_opt_num(L, &o, "yaw", n.yaw, -1e30, 1e30);
+        n.pitch = mr_lua_opt_num(L, &o, "pitch", n.pitch, -1e30, 1e30);
+        n.fov_y = mr_lua_opt_num(L, &o, "fov", n.fov_y, 0, 178.999);
+        n.near_z = mr_lua_opt_num(L, &o, "near", n.near_z, -1e30, 1e30);
+        n.far_z = mr_lua_opt_num(L, &o, "far", n.far_z, -1e30, 1e30);
+        *c = n;
+        if (placed) v->camera_set = 1;
+    }
+    vec3 eye;
+    mr_camera_eye(c, eye);
+    mr_lua_push_vec3(L, eye);
+    mr_lua_push_vec3(L, c->target);
+    return 2;
+}
+
+static int l_light(lua_State *L)
+{
+    mr_lua_view *v = &mr_lua_host_of(L)->view;
+    lua_Integer i = mr_lua_check_integer(L, 1);
+    mr_lua_arg_check(L, i == 1 || i == 2, 1, "light index must be 1 or 2");
+    mr_lua_check_type(L, 2, LUA_TTABLE);
+    mr_lua_opts o = mr_lua_check_opts(L, 2, "");
+    mr_lua_opt_vec3(L, &o, "direction", v->light_direction[i - 1]);
+    float c[4] = {v->light_colour[i - 1][0], v->light_colour[i - 1][1], v->light_colour[i - 1][2], 1};
+    mr_lua_opt_colour(L, &o, "colour", c);
+    mr_lua_opt_colour(L, &o, "color", c);
+    memcpy(v->light_colour[i - 1], c, sizeof(float) * 3);
+    return 0;
+}
+
+static int l_scene(lua_State *L)
+{
+    mr_lua_view *v = &mr_lua_host_of(L)->view;
+    mr_lua_check_type(L, 1, LUA_TTABLE);
+    mr_lua_opts o = mr_lua_check_opts(L, 1, "");
+    float c[4];
+    if (mr_lua_opt_colour(L, &o, "ambient", c)) memcpy(v->ambient, c, sizeof(float) * 3);
+    mr_lua_opt_colour(L, &o, "sky_top", v->sky_top);
+    mr_lua_opt_colour(L, &o, "sky_bottom", v->sky_bottom);
+    v->hide_floor = !mr_lua_opt_bool(L, &o, "floor", !v->hide_floor);
+    v->no_shadows = !mr_lua_opt_bool(L, &o, "shadows", !v->no_shadows);
+    return 0;
+}
+
+static void opt_arg_colour(lua_State *L, int arg, float out[4])
+{
+    for (int i = 0; i < 4; i++) out[i] = 1.0f;
+    if (!lua_isnoneornil(L, arg)) mr_lua_check_colour(L, arg, out);
+}
+
+static int l_line(lua_State *L)
+{
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_LINE);
+    mr_lua_check_vec3(L, 1, c.a);
+    mr_lua_check_vec3(L, 2, c.b);
+    opt_arg_colour(L, 3, c.colour);
+    c.overlay = lua_toboolean(L, 4);
+    record(L, &c);
+    return 0;
+}
+
+static int l_point(lua_State *L)
+{
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_POINT);
+    mr_lua_check_vec3(L, 1, c.a);
+    opt_arg_colour(L, 2, c.colour);
+    c.size = (float)mr_lua_opt_number(L, 3, 6.0);
+    record(L, &c);
+    return 0;
+}
+
+static int l_text(lua_State *L)
+{
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_TEXT);
+    c.x = (float)mr_lua_check_number(L, 1);
+    c.y = (float)mr_lua_check_number(L, 2);
+    mr_lua_check_any(L, 3);
+    opt_arg_colour(L, 4, c.colour);
+    c.text = luaL_tolstring(L, 3, NULL);
+    record(L, &c);
+    return 0;
+}
+
+static int l_console(lua_State *L)
+{
+    mr_lua_host_of(L)->console.hidden = !lua_toboolean(L, 1);
+    return 0;
+}
+
+/* Creates the directories above path. */
+static void make_parents(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0777);
+            *p = '/';
+        }
+}
+
+static int l_screenshot(lua_State *L)
+{
+    mr_lua_host *h = mr_lua_host_of(L);
+    const char *path = mr_lua_check_string(L, 1);
+    mr_lua_arg_check(L, path[0] != '\0', 1, "empty path");
+    if (path[0] != '/' && h->out_dir) lua_pushfstring(L, "%s/%s", h->out_dir, path);
+    else lua_pushstring(L, path);
+    /* Fail here, at the script's line, when the file cannot be written. */
+    const char *full = lua_tostring(L, -1);
+    make_parents(full);
+    const char *slash = strrchr(full, '/');
+    lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
+    if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
+        return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
+    lua_pop(L, 1);
+    char err[256];
+    if (!h->draw) return mr_lua_raise(L, "no renderer in this run");
+    if (h->draw->screenshot(h->draw_user, full, err, sizeof err) != 0) return mr_lua_raise(L, "%s", err);
+    return 1;
+}
+
+void mr_lua_open_draw(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {
+        {"draw", l_draw},     {"draw_skeleton", l_draw_skeleton},
+        {"camera", l_camera}, {"light", l_light}, {"scene", l_scene},
+        {"line", l_line},     {"point", l_point}, {"text", l_text},
+        {"screenshot", l_screenshot}, {"console", l_console},
+        {NULL, NULL},
+    };
+    mr_lua_setfuncs(L, "marrow.", funcs);
+}

@@ -1,0 +1,299 @@
+/* wrap_model.c — marrow.model and the model userdata with all its methods.
+ *
+ *   marrow.model(path [, {anims = {...}}]) -> model | nil, message
+ *       Anything mr_model_load accepts. An anim given as a bare name ("walk")
+ *       means walk.md5anim beside the mesh. Relative paths are tried as given,
+ *       then beside the script, then under marrow's root. Models are cached by
+ *       path + anims in the context (cache.c), so a reload costs nothing.
+ *   model:skeleton() :clips() :clip(name | index) :meshes() :bounds()
+ *        :path() :format() :display_matrix()
+ *   model:mask{entry, ... [, subtree = true] [, weight = 1] [, invert = false]} -> mask
+ *       each entry is a joint (name or 1-based index) or a table
+ *       {joint, weight = w, subtree = bool, falloff = n}: the joint (and with
+ *       subtree, default true, everything below it) gets weight; falloff = n
+ *       ramps the weight down the chain instead: the joint gets w/n, the next
+ *       joint 2w/n, ..., full w from the n-th joint on. Entries combine by
+ *       maximum; invert gives 1 - w (the rest of the body). model:mask{} is
+ *       all zeros, model:mask{invert = true} all ones.
+ *
+ * Joint indices are 1-based. The cache owns the mr_models; a model userdata
+ * only points at one.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/load.h"
+#include "lua/wrap.h"
+
+/* ---- marrow.model ---------------------------------------------------------- */
+
+/* Pushes the resolved path of an anim entry: a bare name means NAME.md5anim
+ * beside the mesh. */
+static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
+{
+    if (!strchr(anim, '/') && !strchr(anim, '.')) {
+        const char *slash = strrchr(mesh, '/');
+        if (slash) lua_pushfstring(L, "%s/%s.md5anim", lua_pushlstring(L, mesh, (size_t)(slash - mesh)), anim);
+        else lua_pushfstring(L, "%s.md5anim", anim);
+        if (slash) lua_remove(L, -2);
+        return;
+    }
+    mr_sandbox_push_resolved(L, anim);
+}
+
+static int l_model(lua_State *L)
+{
+    mr_lua_cache *cache = &mr_lua_host_of(L)->cache;
+    const char *path = mr_lua_check_string(L, 1);
+    mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+
+    /* A key added by the host (mr_lua_cache_add) matches as given. */
+    mr_model *model = o.idx ? NULL : mr_lua_cache_lookup(cache, path);
+    if (model) {
+        mr_lua_push_model(L, model);
+        return 1;
+    }
+
+    int n = mr_lua_opt_list(L, &o, "anims", 256);     /* the list or nil */
+    int list_idx = lua_gettop(L);
+    /* Everything lives on the Lua stack, so an error frees it all. */
+    mr_sandbox_push_resolved(L, path);
+    int mesh_idx = lua_gettop(L);
+    lua_pushvalue(L, mesh_idx);        /* the cache key */
+    int key_idx = lua_gettop(L);
+    lua_createtable(L, n > 0 ? n : 0, 0);   /* resolved anim paths */
+    int anims_idx = lua_gettop(L);
+    for (int i = 1; i <= n; i++) {
+        lua_geti(L, list_idx, i);
+        if (!lua_isstring(L, -1)) {
+            lua_pushfstring(L, "anims[%d]", i);
+            mr_lua_opt_error(L, &o, lua_tostring(L, -1), "a path", -2);
+        }
+        push_anim_path(L, lua_tostring(L, mesh_idx), lua_tostring(L, -1));
+        lua_pushvalue(L, -1);
+        lua_seti(L, anims_idx, i);
+        lua_pushfstring(L, "%s\n%s", lua_tostring(L, key_idx), lua_tostring(L, -1));
+        lua_replace(L, key_idx);
+        lua_pop(L, 2);
+    }
+    if (n < 0) n = 0;
+    model = mr_lua_cache_lookup(cache, lua_tostring(L, key_idx));
+    if (!model) {
+        const char *anims[256];
+        for (int i = 0; i < n; i++) {
+            lua_geti(L, anims_idx, i + 1);
+            anims[i] = lua_tostring(L, -1);  /* kept alive by the anims table */
+            lua_pop(L, 1);
+        }
+        mr_error err = {0};
+        double t0 = mr_sandbox_clock();
+        mr_status st = mr_model_load(lua_tostring(L, mesh_idx), anims, n, &model, &err);
+        mr_sandbox_budget_extend(L, mr_sandbox_clock() - t0);
+        if (st != MR_OK) {
+            luaL_pushfail(L);
+            lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
+            return 2;
+        }
+        if (mr_lua_cache_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
+            mr_model_free(model);
+            return mr_lua_raise(L, "out of memory");
+        }
+    }
+    mr_lua_push_model(L, model);
+    return 1;
+}
+
+/* ---- model methods ---------------------------------------------------------- */
+
+static int model_release(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_udata(L, 1, MR_LUA_MODEL);
+    m->model = NULL;                   /* the cache keeps the data */
+    return 0;
+}
+
+static int model_tostring(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_udata(L, 1, MR_LUA_MODEL);
+    if (!m->model) {
+        lua_pushliteral(L, "model (closed)");
+        return 1;
+    }
+    int v, t;
+    mr_model_counts(m->model, &v, &t);
+    lua_pushfstring(L, "model '%s' (%d joints, %d meshes, %d triangles, %d clips)", m->model->path,
+                    m->model->skeleton.joint_count, m->model->mesh_count, t, m->model->clip_count);
+    return 1;
+}
+
+static int model_skeleton(lua_State *L)
+{
+    mr_lua_check_model(L, 1);
+    mr_lua_push_skeleton(L, 1);
+    return 1;
+}
+
+static int model_clips(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    lua_createtable(L, m->model->clip_count, 0);
+    for (int i = 0; i < m->model->clip_count; i++) {
+        mr_lua_push_clip(L, 1, m->model->clips[i]);
+        lua_seti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int model_clip(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    const mr_model *mo = m->model;
+    const mr_clip *c = NULL;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer i = mr_lua_check_integer(L, 2);
+        mr_lua_arg_check(L, i >= 1 && i <= mo->clip_count, 2,
+                      lua_pushfstring(L, "clip index out of range 1..%d", mo->clip_count));
+        c = mo->clips[i - 1];
+    } else {
+        const char *name = mr_lua_check_string(L, 2);
+        c = mr_model_find_clip(mo, name);
+        if (!c) {
+            luaL_Buffer b;
+            luaL_buffinit(L, &b);
+            for (int i = 0; i < mo->clip_count; i++) {
+                luaL_addstring(&b, i ? ", '" : "'");
+                luaL_addstring(&b, mo->clips[i]->name);
+                luaL_addchar(&b, '\'');
+            }
+            luaL_pushresult(&b);
+            return mr_lua_arg_error(L, 2, lua_pushfstring(L, "no clip '%s' in %s (clips: %s)", name,
+                                                       mo->path, mo->clip_count ? lua_tostring(L, -1)
+                                                                                : "none"));
+        }
+    }
+    mr_lua_push_clip(L, 1, c);
+    return 1;
+}
+
+static int model_meshes(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    lua_createtable(L, m->model->mesh_count, 0);
+    for (int i = 0; i < m->model->mesh_count; i++) {
+        const mr_mesh *mesh = &m->model->meshes[i];
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, mesh->name ? mesh->name : "");
+        lua_setfield(L, -2, "name");
+        lua_pushinteger(L, mesh->vertex_count);
+        lua_setfield(L, -2, "vertices");
+        lua_pushinteger(L, mesh->index_count / 3);
+        lua_setfield(L, -2, "triangles");
+        lua_pushboolean(L, mesh->joints != NULL);
+        lua_setfield(L, -2, "skinned");
+        lua_pushstring(L, mesh->material.name ? mesh->material.name : "");
+        lua_setfield(L, -2, "material");
+        if (mesh->material.diffuse_map) {
+            lua_pushstring(L, mesh->material.diffuse_map);
+            lua_setfield(L, -2, "texture");
+        }
+        lua_seti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int model_bounds(lua_State *L)
+{
+    mr_lua_model *m = mr_lua_check_model(L, 1);
+    vec3 lo, hi;
+    if (!mr_model_bounds(m->model, lo, hi)) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    mr_lua_push_vec3(L, lo);
+    mr_lua_push_vec3(L, hi);
+    return 2;
+}
+
+static int model_path(lua_State *L)
+{
+    lua_pushstring(L, mr_lua_check_model(L, 1)->model->path);
+    return 1;
+}
+
+static int model_format(lua_State *L)
+{
+    const char *f = mr_lua_check_model(L, 1)->model->format;
+    lua_pushstring(L, f ? f : "");
+    return 1;
+}
+
+static int model_display_matrix(lua_State *L)
+{
+    mat4 d;
+    mr_model_display_matrix(mr_lua_check_model(L, 1)->model, d);
+    mr_lua_push_mat4(L, d);
+    return 1;
+}
+
+/* model:mask(spec): each entry into a scratch mask, combined by maximum. */
+static int model_mask(lua_State *L)
+{
+    mr_lua_model *mo = mr_lua_check_model(L, 1);
+    const mr_skeleton *sk = &mo->model->skeleton;
+    mr_lua_opts spec = mr_lua_check_opts(L, 2, "");
+    lua_settop(L, 2);
+    float weight = mr_lua_opt_num(L, &spec, "weight", 1.0f, 0, 1);
+    int subtree = mr_lua_opt_bool(L, &spec, "subtree", 1);
+    int invert = mr_lua_opt_bool(L, &spec, "invert", 0);
+    mr_lua_mask *out = mr_lua_push_mask(L, 1, 0.0f);     /* 3 */
+    mr_lua_mask *tmp = mr_lua_push_mask(L, 1, 0.0f);     /* 4: one entry at a time */
+    int n = spec.idx ? (int)luaL_len(L, 2) : 0;
+    for (int i = 1; i <= n; i++) {
+        lua_geti(L, 2, i);                                /* 5 */
+        float w = weight;
+        int sub = subtree, falloff = 0, j;
+        if (lua_istable(L, 5)) {
+            lua_geti(L, 5, 1);                            /* 6 */
+            j = mr_lua_check_joint(L, 6, sk);
+            lua_pop(L, 1);
+            lua_pushfstring(L, "[%d]", i);               /* 6: the entry's name in messages */
+            mr_lua_opts e = {2, 5, lua_tostring(L, 6)};
+            w = mr_lua_opt_num(L, &e, "weight", weight, 0, 1);
+            sub = mr_lua_opt_bool(L, &e, "subtree", subtree);
+            falloff = mr_lua_opt_int(L, &e, "falloff", 0, 1, 1000);
+            lua_pop(L, 1);
+        } else {
+            j = mr_lua_check_joint(L, 5, sk);
+        }
+        mr_mask_fill(&tmp->mask, 0.0f);
+        if (falloff > 0) mr_mask_ramp(&tmp->mask, sk, j, falloff, w / (float)falloff, w);
+        else if (sub) mr_mask_set_subtree(&tmp->mask, sk, j, w);
+        else tmp->mask.w[j] = w;
+        mr_mask_union(&out->mask, &out->mask, &tmp->mask);
+        lua_pop(L, 1);
+    }
+    if (invert) mr_mask_invert(&out->mask);
+    lua_settop(L, 3);
+    return 1;
+}
+
+static const luaL_Reg model_methods[] = {
+    {"skeleton", model_skeleton}, {"clips", model_clips},   {"clip", model_clip},
+    {"meshes", model_meshes},     {"bounds", model_bounds}, {"path", model_path},
+    {"format", model_format},     {"display_matrix", model_display_matrix}, {"mask", model_mask},
+    {NULL, NULL},
+};
+
+static const luaL_Reg model_meta[] = {
+    {"__gc", model_release}, {"__close", model_release}, {"__tostring", model_tostring},
+    {"__index", NULL},
+    {NULL, NULL},
+};
+
+void mr_lua_open_model(lua_State *L)
+{
+    mr_lua_newtype(L, MR_LUA_MODEL, model_meta, model_methods);
+    mr_lua_pushfunc(L, l_model, "marrow.model", 0);
+    lua_setfield(L, -2, "model");
+}
