@@ -44,11 +44,11 @@ static int clip_sample(lua_State *L)
     int loop = lua_isnoneornil(L, 4) ? 1 : lua_toboolean(L, 4);
     mr_lua_arg_check(L, isfinite(t), 1, "time must be a finite number");
     if (c->joint_count != p->pose.joint_count)
-        return luaL_error(L, "clip '%s' animates %d joints but the pose has %d", c->name,
+        return mr_lua_raise(L, "clip '%s' animates %d joints but the pose has %d", c->name,
                           c->joint_count, p->pose.joint_count);
     mr_status st = mr_clip_sample(c, p->sk, (float)t, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, &p->pose);
     if (st != MR_OK)
-        return luaL_error(L, "clip '%s': %s", c->name, mr_status_string(st));
+        return mr_lua_raise(L, "clip '%s': %s", c->name, mr_status_string(st));
     p->model_valid = 0;
     lua_settop(L, 3);
     return 1;
@@ -96,7 +96,7 @@ static int l_additive(lua_State *L)
     mr_clip *out = NULL;
     mr_error err = {0};
     mr_status st = mr_clip_make_additive(c->clip, sk, ref, ref_time, &out, &err);
-    if (st != MR_OK) return luaL_error(L, "additive: %s", err.msg[0] ? err.msg : mr_status_string(st));
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
     mr_clip_finish(out);
     mr_lua_push_owned_clip(L, model_idx, out);
     return 1;
@@ -117,7 +117,7 @@ static int clip_marker(lua_State *L)
             return 1;
         }
     mr_status st = mr_clip_add_marker(clip, (float)t, name);
-    if (st != MR_OK) return luaL_error(L, "marker: %s", mr_status_string(st));
+    if (st != MR_OK) return mr_lua_raise(L, "%s", mr_status_string(st));
     lua_settop(L, 1);
     return 1;
 }
