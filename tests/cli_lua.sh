@@ -72,6 +72,14 @@ check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
 check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
 check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'pose:rotate' (unknown joint 'nek'; did you mean 'neck'?)"
 
+# ---- src/lua's one-way calls: a wrap file exports only its opener -----------------
+leaks=$(grep -nE '^[a-z][a-z_ *]*\(' src/lua/wrap_*.c | grep -v ':static ' \
+        | grep -vE ':(void mr_lua_open_[a-z]+|int luaopen_marrow)\(lua_State \*L\)$')
+[ -z "$leaks" ] && ok "src/lua: wrap files export nothing but their openers" \
+    || bad "src/lua: wrap files export more than their openers" "$leaks"
+callers=$(grep -l 'mr_lua_open_[a-z]*(L)' src/lua/*.c | grep -v 'src/lua/wrap_marrow.c')
+[ -z "$callers" ] && ok "src/lua: only wrap_marrow.c calls the openers" || bad "openers called from" "$callers"
+
 # ---- examples: each runs headless and writes its picture ---------------------------
 for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \
          wave_while_walking:31 walk_run_crossfade:79 reach_target:46 head_tracking:71 sword_in_hand:20 \

@@ -194,6 +194,62 @@ void *mr_lua_check_udata(lua_State *L, int arg, const char *tname)
     return p;
 }
 
+/* ---- math values: userdata or tables ------------------------------------------ */
+
+/* Reads n numbers from the table at idx: t[1..n], else t.<keys[i]>. With
+ * optional_last the last one may be absent (left as it is). */
+static int table_floats(lua_State *L, int idx, int n, const char *const keys[], int optional_last, float *out)
+{
+    idx = lua_absindex(L, idx);
+    int by_index = lua_geti(L, idx, 1) != LUA_TNIL;
+    lua_pop(L, 1);
+    for (int i = 0; i < n; i++) {
+        if (by_index) lua_geti(L, idx, i + 1);
+        else lua_getfield(L, idx, keys[i]);
+        int isnum, nil = lua_isnil(L, -1);
+        lua_Number v = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (optional_last && i == n - 1 && nil) break;
+        if (!isnum) return 0;
+        out[i] = (float)v;
+    }
+    return 1;
+}
+
+static const char *const xyzw[4] = {"x", "y", "z", "w"};
+
+static int to_floats(lua_State *L, int idx, int n, const char *tname, float *out)
+{
+    const float *f = luaL_testudata(L, idx, tname);
+    if (f) {
+        memcpy(out, f, sizeof(float) * (size_t)n);
+        return 1;
+    }
+    float tmp[4];
+    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, n, xyzw, 0, tmp)) return 0;
+    memcpy(out, tmp, sizeof(float) * (size_t)n);
+    return 1;
+}
+
+int mr_lua_to_vec3(lua_State *L, int idx, float out[3]) { return to_floats(L, idx, 3, MR_LUA_VEC3, out); }
+int mr_lua_to_quat(lua_State *L, int idx, float out[4]) { return to_floats(L, idx, 4, MR_LUA_QUAT, out); }
+
+int mr_lua_to_mat4(lua_State *L, int idx, mat4 out)
+{
+    const float *f = luaL_testudata(L, idx, MR_LUA_MAT4);
+    if (f) memcpy(out, f, sizeof(float) * 16);
+    return f != NULL;
+}
+
+int mr_lua_to_colour(lua_State *L, int idx, float out[4])
+{
+    static const char *const rgba[4] = {"r", "g", "b", "a"};
+    float c[4] = {0, 0, 0, 1};
+    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, 4, rgba, 1, c)) return 0;
+    memcpy(out, c, sizeof c);
+    return 1;
+}
+
 /* ---- option tables -------------------------------------------------------------- */
 
 mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name)

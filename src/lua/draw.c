@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/alloc.h"
 #include "gfx/renderer.h"
@@ -42,7 +41,8 @@ typedef struct mr_lua_gfx {
     size_t mat_count, mat_cap;
     char *texts;
     size_t text_len, text_cap;
-    char **shots;            /* screenshot paths asked for this frame */
+    char **shots;            /* screenshot paths asked for this frame (their
+                              * directories made by marrow.screenshot) */
     size_t shot_count, shot_cap;
     gpu_entry *gpu;          /* model -> GPU handle */
     size_t gpu_count, gpu_cap;
@@ -192,19 +192,6 @@ static uint32_t gpu_model(mr_lua_gfx *g, const mr_model *model)
     return h.id;
 }
 
-/* Creates the directories above path. */
-static void make_parents(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-}
-
 static void auto_frame(mr_lua_gfx *g, const mr_lua_host *h, mr_camera *cam)
 {
     vec3 lo = {1e30f, 1e30f, 1e30f}, hi = {-1e30f, -1e30f, -1e30f};
@@ -340,7 +327,6 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
     }
     for (size_t i = 0; i < g->shot_count; i++) {
         mr_error err = {0};
-        make_parents(g->shots[i]);
         if (mr_renderer_screenshot(g->r, g->shots[i], &err) != MR_OK) {
             char *msg = mr_strfmt("marrow.screenshot: %s", err.msg);
             mr_lua_set_error(ctx, msg ? msg : "marrow.screenshot failed");

@@ -1,5 +1,7 @@
-/* draw.h — connects a script context to the renderer (src/gfx). lua_draw.c
- * is the only file where Lua meets the renderer's API.
+/* draw.h — connects a script context to the renderer (src/gfx). draw.c is
+ * the only file where Lua meets the renderer's API: attaching registers its
+ * drawing hooks in the context, and the bindings (wrap_draw.c) reach it
+ * only through them.
  *
  * During draw() the script's drawing calls (marrow.draw, draw_skeleton,
  * line, text, ...) are recorded into buffers owned by the context (grown
@@ -9,8 +11,10 @@
  * the recording, overlays the console and the current error, ends the frame
  * and writes the screenshots the script asked for.
  *
- * Without a renderer attached (unit tests, bench) the calls are checked and
- * recorded exactly the same and mr_lua_gfx_render just drops them.
+ * Attached with r = NULL (unit tests) the calls are recorded exactly the
+ * same and mr_lua_gfx_render drops them (a screenshot asked for is an
+ * error). Never attached (bench, a fuzzer without GL), the drawing calls are
+ * checked and dropped, and marrow.screenshot raises "no renderer in this run".
  */
 #ifndef MR_LUA_DRAW_H
 #define MR_LUA_DRAW_H
@@ -20,7 +24,7 @@
 
 struct mr_renderer;
 
-/* Attaches r (not owned; NULL detaches). Models are uploaded on first draw
+/* Attaches r (not owned; NULL: record without drawing). Models are uploaded on first draw
  * and released by mr_lua_ctx_destroy, so destroy the context before the
  * renderer, with its GL context current. */
 void mr_lua_gfx_attach(mr_lua_ctx *ctx, struct mr_renderer *r);

@@ -4,9 +4,9 @@
  * program run. The context outlives every reload: it holds the model cache
  * (models are loaded once per path + anims and shared), the on-screen
  * console, the clock and frame counter, the error being shown, and the
- * drawing glue (lua_draw.c).
+ * state the drawing glue (draw.c) registered.
  *
- * Each (re)load of the script gets a fresh lua_State with
+ * Each (re)load of the script gets a fresh lua_State (sandbox.c) with
  *   - a capped allocator (desc.memory_limit): a huge allocation fails as the
  *     Lua error "not enough memory", never as a crash;
  *   - an instruction-count hook with a clock check: a callback that runs past

@@ -40,63 +40,9 @@ float *mr_lua_push_mat4(lua_State *L, const mat4 m)
     return memcpy(push_floats(L, 16, MR_LUA_MAT4), m, sizeof(float) * 16);
 }
 
-/* Reads n numbers from the table at idx: t[1..n], else t.<keys[i]>. With
- * optional_last the last one may be absent (left as it is). */
-static int table_floats(lua_State *L, int idx, int n, const char *const keys[], int optional_last, float *out)
-{
-    idx = lua_absindex(L, idx);
-    int by_index = lua_geti(L, idx, 1) != LUA_TNIL;
-    lua_pop(L, 1);
-    for (int i = 0; i < n; i++) {
-        if (by_index) lua_geti(L, idx, i + 1);
-        else lua_getfield(L, idx, keys[i]);
-        int isnum, nil = lua_isnil(L, -1);
-        lua_Number v = lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (optional_last && i == n - 1 && nil) break;
-        if (!isnum) return 0;
-        out[i] = (float)v;
-    }
-    return 1;
-}
-
-static const char *const xyzw[4] = {"x", "y", "z", "w"};
-
-static int to_floats(lua_State *L, int idx, int n, const char *tname, float *out)
-{
-    const float *f = luaL_testudata(L, idx, tname);
-    if (f) {
-        memcpy(out, f, sizeof(float) * (size_t)n);
-        return 1;
-    }
-    float tmp[4];
-    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, n, xyzw, 0, tmp)) return 0;
-    memcpy(out, tmp, sizeof(float) * (size_t)n);
-    return 1;
-}
-
-int mr_lua_to_vec3(lua_State *L, int idx, float out[3]) { return to_floats(L, idx, 3, MR_LUA_VEC3, out); }
-int mr_lua_to_quat(lua_State *L, int idx, float out[4]) { return to_floats(L, idx, 4, MR_LUA_QUAT, out); }
-
-int mr_lua_to_mat4(lua_State *L, int idx, mat4 out)
-{
-    const float *f = luaL_testudata(L, idx, MR_LUA_MAT4);
-    if (f) memcpy(out, f, sizeof(float) * 16);
-    return f != NULL;
-}
-
-int mr_lua_to_colour(lua_State *L, int idx, float out[4])
-{
-    static const char *const rgba[4] = {"r", "g", "b", "a"};
-    float c[4] = {0, 0, 0, 1};
-    if (lua_type(L, idx) != LUA_TTABLE || !table_floats(L, idx, 4, rgba, 1, c)) return 0;
-    memcpy(out, c, sizeof c);
-    return 1;
-}
-
 static void check_floats(lua_State *L, int arg, int n, const char *tname, float *out)
 {
-    if (to_floats(L, arg, n, tname, out)) return;
+    if (n == 3 ? mr_lua_to_vec3(L, arg, out) : mr_lua_to_quat(L, arg, out)) return;
     if (lua_type(L, arg) == LUA_TTABLE)
         mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s expected, got a table without %d numbers", tname, n));
     mr_lua_type_error(L, arg, tname);

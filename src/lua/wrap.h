@@ -5,8 +5,9 @@
  * layouts, pushing and checking each type, argument and option checking)
  * lives below them in udata.c and args.c.
  *
- * Files and the one direction calls and #includes run (a file only uses
- * files below it; grep the #includes of src/lua to see it):
+ * Files and the one direction calls run (a file only uses files below it;
+ * tests/cli_lua.sh checks that a wrap file exports nothing but its opener,
+ * so none can call another, and `nm -u` on the objects shows the rest):
  *
  *   script.c          the lifecycle of a running script (script.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
@@ -150,6 +151,14 @@ void mr_lua_check_type(lua_State *L, int arg, int t);
 void mr_lua_check_any(lua_State *L, int arg);
 void *mr_lua_check_udata(lua_State *L, int arg, const char *tname);
 
+/* Value readers (args.c): a vec3 userdata or a table {x, y, z} / {x=, y=, z=}; a quat
+ * userdata or {x, y, z, w}; a mat4 userdata; a colour table {r, g, b [, a]}
+ * (0..1; a missing alpha is 1). 1 when the value at idx is one. */
+int mr_lua_to_vec3(lua_State *L, int idx, float out[3]);
+int mr_lua_to_quat(lua_State *L, int idx, float out[4]);
+int mr_lua_to_mat4(lua_State *L, int idx, mat4 out);
+int mr_lua_to_colour(lua_State *L, int idx, float out[4]);
+
 /* An option table: argument arg (none or nil: every field absent). Messages
  * call its fields <name>.<field> ("opts.weight"), or just <field> when name
  * is "" (marrow.camera{target = ...}). */
@@ -226,13 +235,6 @@ typedef struct mr_lua_blendspace {
 float *mr_lua_push_vec3(lua_State *L, const float v[3]);
 float *mr_lua_push_quat(lua_State *L, const float q[4]);
 float *mr_lua_push_mat4(lua_State *L, const mat4 m);
-/* Readers: a vec3 userdata or a table {x, y, z} / {x=, y=, z=}; a quat
- * userdata or {x, y, z, w}; a mat4 userdata; a colour table {r, g, b [, a]}
- * (0..1; a missing alpha is 1). 1 when the value at idx is one. */
-int mr_lua_to_vec3(lua_State *L, int idx, float out[3]);
-int mr_lua_to_quat(lua_State *L, int idx, float out[4]);
-int mr_lua_to_mat4(lua_State *L, int idx, mat4 out);
-int mr_lua_to_colour(lua_State *L, int idx, float out[4]);
 /* Checkers: as above or raise a bad-argument error. */
 void mr_lua_check_vec3(lua_State *L, int arg, float out[3]);
 void mr_lua_check_quat(lua_State *L, int arg, float out[4]);

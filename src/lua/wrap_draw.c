@@ -60,17 +60,27 @@ static mr_lua_pose *opt_pose(lua_State *L, int arg, const mr_model *model)
     return lua_isnoneornil(L, arg) ? NULL : mr_lua_check_pose_of(L, arg, &model->skeleton);
 }
 
+/* The arguments shared by draw and draw_skeleton: (model [, pose] [, opts]). */
+static mr_lua_draw_cmd model_cmd(lua_State *L, int kind, mr_lua_model **m, mr_lua_pose **p, mr_lua_opts *o)
+{
+    *m = mr_lua_check_model(L, 1);
+    *p = opt_pose(L, 2, (*m)->model);
+    *o = mr_lua_check_opts(L, 3, "opts");
+    mr_lua_draw_cmd c = new_cmd(kind);
+    world_matrix(L, o, (*m)->model, c.world);
+    c.model = (*m)->model;
+    return c;
+}
+
 static int l_draw(lua_State *L)
 {
-    mr_lua_model *m = mr_lua_check_model(L, 1);
-    mr_lua_pose *p = opt_pose(L, 2, m->model);
-    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
-    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_MODEL);
-    world_matrix(L, &o, m->model, c.world);
+    mr_lua_model *m;
+    mr_lua_pose *p;
+    mr_lua_opts o;
+    mr_lua_draw_cmd c = model_cmd(L, MR_LUA_DRAW_MODEL, &m, &p, &o);
     mr_lua_opt_colour(L, &o, "tint", c.colour);
     c.wireframe = mr_lua_opt_bool(L, &o, "wireframe", 0);
     c.no_shadow = !mr_lua_opt_bool(L, &o, "shadow", 1);
-    c.model = m->model;
     c.mat_count = m->model->skeleton.joint_count;
     if (p && c.mat_count > 0) c.mats = mr_lua_pose_model(p);   /* the recorder skins them */
     record(L, &c);
@@ -79,18 +89,16 @@ static int l_draw(lua_State *L)
 
 static int l_draw_skeleton(lua_State *L)
 {
-    mr_lua_model *m = mr_lua_check_model(L, 1);
-    mr_lua_pose *p = opt_pose(L, 2, m->model);
-    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
-    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_SKELETON);
-    world_matrix(L, &o, m->model, c.world);
+    mr_lua_model *m;
+    mr_lua_pose *p;
+    mr_lua_opts o;
+    mr_lua_draw_cmd c = model_cmd(L, MR_LUA_DRAW_SKELETON, &m, &p, &o);
     memset(c.colour, 0, sizeof c.colour);
     mr_lua_opt_colour(L, &o, "colour", c.colour);
     mr_lua_opt_colour(L, &o, "color", c.colour);
     c.names = mr_lua_opt_bool(L, &o, "names", 0);
     const mr_skeleton *sk = &m->model->skeleton;
     if (sk->joint_count == 0) return 0;
-    c.model = m->model;
     c.mat_count = sk->joint_count;
     if (p) {
         c.mats = mr_lua_pose_model(p);

@@ -1,5 +1,5 @@
 -- mixer, track, mask, blend, additive, blend spaces, markers and events from
--- Lua: the choreography bindings (lua_mixer.c, lua_mask.c, lua_blendspace.c).
+-- Lua: the choreography bindings (wrap_mixer.c, wrap_mask.c, wrap_blendspace.c).
 local m = require "marrow"
 local H = require "harness"
 
