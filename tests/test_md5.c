@@ -983,6 +983,72 @@ TEST(md5_bad_corpus_fails_with_one_line_error)
     mr_model_free(pair);
 }
 
+#define QUIRK_DIR "tests/quirks/md5"
+
+/* 1 when two clips hold the same keys (times and values, bit for bit). */
+static int same_clip(const mr_clip *a, const mr_clip *b)
+{
+    if (a->joint_count != b->joint_count || a->duration != b->duration) return 0;
+    for (int i = 0; i < a->joint_count; i++) {
+        const mr_track *ta[3] = {&a->tracks[i].t, &a->tracks[i].r, &a->tracks[i].s};
+        const mr_track *tb[3] = {&b->tracks[i].t, &b->tracks[i].r, &b->tracks[i].s};
+        for (int k = 0; k < 3; k++) {
+            int n = ta[k]->key_count, w = k == 1 ? 4 : 3;
+            if (n != tb[k]->key_count) return 0;
+            if (n && (memcmp(ta[k]->times, tb[k]->times, (size_t)n * sizeof(float)) ||
+                      memcmp(ta[k]->values, tb[k]->values, (size_t)n * w * sizeof(float))))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every tests/quirks/md5 anim (PAIR_ANIM with extra, fewer or no bounds
+ * entries) loads with exactly the warning its first line states, and its
+ * clip is PAIR_ANIM's. */
+TEST(md5_quirk_anims_bounds_count_off_load_with_located_warning)
+{
+    mr_model *ref = pair_model();
+    mr_error e;
+    CHECK(ref && mr_md5_parse_anim(ref, "pair.md5anim", NULL, PAIR_ANIM, strlen(PAIR_ANIM), &e) == MR_OK);
+    DIR *d = opendir(QUIRK_DIR);
+    CHECK(d != NULL);
+    if (!d || !ref || ref->clip_count != 1) {
+        if (d) closedir(d);
+        mr_model_free(ref);
+        return;
+    }
+    int files = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t l = strlen(ent->d_name);
+        if (l < 9 || strcmp(ent->d_name + l - 8, ".md5anim")) continue;
+        char *path = mr_path_join(QUIRK_DIR, ent->d_name);
+        size_t len;
+        char *text = path ? read_text(path, &len) : NULL;
+        int line = 0, at = 0;
+        CHECK_MSG(text && sscanf(text, "// line %d: %n", &line, &at) == 1 && at > 0, "%s: no '// line N: ' header", path);
+        mr_model *m = pair_model();
+        if (text && line > 0 && m) {
+            char want[512];
+            snprintf(want, sizeof want, "%s:%d: %.*s", path, line, (int)strcspn(text + at, "\r\n"), text + at);
+            mr_status st = mr_md5_load_anim(m, path, &e);
+            CHECK_MSG(st == MR_OK, "%s: %s", path, e.msg);
+            CHECK_MSG(m->warning_count == 1 && !strcmp(m->warnings[0], want), "%s: %d warnings, first '%s', want '%s'",
+                      path, m->warning_count, m->warning_count ? m->warnings[0] : "", want);
+            CHECK_MSG(m->clip_count == 1 && same_clip(m->clips[0], ref->clips[0]), "%s: clip differs from PAIR_ANIM's", path);
+            files++;
+        }
+        mr_model_free(m);
+        free(text);
+        free(path);
+    }
+    closedir(d);
+    printf("       %d quirk anims\n", files);
+    CHECK(files >= 3);
+    mr_model_free(ref);
+}
+
 TEST(md5_assimp_invalid_files_fail)
 {
     static const char *const files[] = {
@@ -1561,6 +1627,7 @@ int main(void)
     RUN(md5_parse_mesh_absurd_count_refused_before_allocating);
     RUN(md5_parse_mesh_every_truncation_of_a_cube_fails_cleanly);
     RUN(md5_bad_corpus_fails_with_one_line_error);
+    RUN(md5_quirk_anims_bounds_count_off_load_with_located_warning);
     RUN(md5_assimp_invalid_files_fail);
     RUN(md5_load_missing_file_is_io_error);
     RUN(md5_mutations_of_bob_load_or_fail_cleanly);

@@ -7,6 +7,19 @@
  * Errors are one line: "md5: FILE:LINE: expected X, found Y". On failure
  * nothing is leaked and *out stays NULL (or the model is left unchanged, for
  * anims). Parsing never allocates more than the file's own size justifies.
+ * Accepted with a warning "FILE:LINE: ..." (the meaning is unambiguous and
+ * nothing is read past what the file holds):
+ * - an anim's bounds block with more or fewer entries than numFrames (a
+ *   Blender exporter for Sauerbraten models writes one more): the block
+ *   ends at its '}', each entry is two "( x y z )", and marrow uses no
+ *   bounds (view and the writers compute their own), so extra entries are
+ *   skipped and missing ones are not needed;
+ * - text after the last mesh or frame (below).
+ * Refused, because the count is what says where data ends or what indices
+ * may point at: every other count that disagrees with the entries (joints,
+ * meshes, verts, tris, weights, frames, hierarchy, baseframe, numbers in a
+ * frame), an index out of range, a bounds entry that is not two triples,
+ * a bounds block without its '}'.
  *
  * What the reader does with the file (src/formats/md5_mesh.c, md5_anim.c):
  * - joints are the model-space bind: the skeleton gets the local rest pose
