@@ -105,8 +105,7 @@
  *   ..." for XML syntax, using libxml2's line). That covers: not XML, an
  *   HTML page or a git-lfs pointer saved as .dae, a root other than
  *   <COLLADA>, versions other than 1.4/1.5, counts that disagree with the
- *   data (a float_array holding fewer values than its count; more is read
- *   up to the count with a warning, as one Blender export needs), accessors
+ *   data (an array holding fewer values than its count), accessors
  *   reading past their array, dangling or external (#-less or other-file)
  *   references, indices out of range, NaN/inf/non-numbers, <instance_node>
  *   cycles, bad up_axis/unit, samplers whose times go backwards or whose
@@ -119,6 +118,16 @@
  *   by libxml2's loop check without expanding) and external entities and
  *   DTDs are never read. UTF-16, BOMs, XML escapes in names, empty
  *   elements and COLLADA 1.5's namespace load normally.
+ *
+ *   Quirks accepted with a warning ("FILE: element 'id' (line N): ..."):
+ *   a <float_array>, <Name_array> or <IDREF_array> holding MORE values than
+ *   its count keeps the first count values (one Blender export writes extra
+ *   floats, another repeats the last joint name). The count comes first in
+ *   the file and the values are read in order, so which ones are meant is
+ *   unambiguous; accessors and indices are then checked against the kept
+ *   count, so nothing can point at the ignored ones (an accessor or a
+ *   joint index that reaches them is refused as above). FEWER values than
+ *   the count stays an error: which value is missing cannot be known.
  *
  * Speed. astroBoy_walk.dae (782 KB, 4 meshes, 64 joints, Bezier Euler
  *   channels) loads in about 5 ms at best (~150 MB/s), ThinMatrix's

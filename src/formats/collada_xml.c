@@ -538,8 +538,8 @@ mr_status cl_floats(cl_doc *d, xmlNode *el, const cl_array **out)
     }
     if (declared >= 0 && n > declared) {
         if (d->model)
-            mr_model_warn(d->model, "float_array '%s' (line %ld): count=\"%ld\" but it holds %ld values; extra values ignored",
-                          cl_attr(el, "id") ? cl_attr(el, "id") : "?", cl_line(el), declared, n);
+            mr_model_warn(d->model, "%s: float_array '%s' (line %ld): count=\"%ld\" but it holds %ld values; extra values ignored",
+                          d->name, cl_attr(el, "id") ? cl_attr(el, "id") : "?", cl_line(el), declared, n);
         n = declared;
     }
     a->kind = CL_ARRAY_FLOAT;
@@ -569,9 +569,21 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
     const char *text = cl_text(el, &len, &owned);
     if (!text) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     size_t n = count_tokens(text, text + len);
-    if (declared >= 0 && (size_t)declared != n) {
+    /* As for float arrays: fewer names than declared is an error (which
+     * joint is missing cannot be known); more (a Blender export repeats the
+     * last joint name) keeps the first count names with a warning, and the
+     * accessors and indices are checked against what is kept. */
+    if (declared >= 0 && (size_t)declared > n) {
         free(owned);
-        return cl_fail(d, el, "count=\"%ld\" but the array holds %zu names", declared, n);
+        return cl_fail(d, el, "count=\"%ld\" but the array holds only %zu names", declared, n);
+    }
+    if (declared >= 0 && (size_t)declared < n) {
+        if (d->model)
+            mr_model_warn(d->model, "%s: %s '%s' (line %ld): count=\"%ld\" but it holds %zu names; "
+                          "the first %ld kept, the rest ignored",
+                          d->name, (const char *)el->name, cl_attr(el, "id") ? cl_attr(el, "id") : "?",
+                          cl_line(el), declared, n, declared);
+        n = (size_t)declared;
     }
     cl_array *a = calloc(1, sizeof *a);
     char *buf = mr_alloc_array(len + 1, 1);
@@ -588,11 +600,12 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
     free(owned);
     size_t k = 0;
     char *p = buf, *end = buf + len;
-    while (p < end) {
+    while (p < end && k < n) {
         while (p < end && is_space((unsigned char)*p)) *p++ = '\0';
         if (p >= end) break;
         names[k++] = p;
         while (p < end && !is_space((unsigned char)*p)) p++;
+        if (p < end) *p++ = '\0';   /* ends the name even when it is the last kept */
     }
     a->kind = CL_ARRAY_NAME;
     a->count = k;
