@@ -128,6 +128,13 @@
  *   count, so nothing can point at the ignored ones (an accessor or a
  *   joint index that reaches them is refused as above). FEWER values than
  *   the count stays an error: which value is missing cannot be known.
+ *   A document whose <unit meter> is written with one decimal comma and no
+ *   point ("0,010000": the FBX COLLADA exporter under a comma locale) has
+ *   every number read with ',' as its decimal point (a list never
+ *   separates values by commas, so "21,920870" can only be 21.92087); one
+ *   warning names the <unit> line. Without that declaration a comma in a
+ *   number is refused ("1,5" could be a typo for "1 5", or 15), as is a
+ *   meter with more than one comma.
  *
  * Speed. astroBoy_walk.dae (782 KB, 4 meshes, 64 joints, Bezier Euler
  *   channels) loads in about 5 ms at best (~150 MB/s), ThinMatrix's

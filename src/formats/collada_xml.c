@@ -369,7 +369,7 @@ static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
  * NUL (every cl_text result does), which stops every loop. Up to 19
  * significant digits are used; the value is the digits times a power of
  * ten in double, then rounded to float (see below). */
-static const char *parse_number(const char *p, double *out)
+static const char *parse_number(const char *p, double *out, int comma)
 {
     int neg = *p == '-';
     if (*p == '-' || *p == '+') p++;
@@ -383,7 +383,7 @@ static const char *parse_number(const char *p, double *out)
         p++;
     }
     int any = p != start;
-    if (*p == '.') {
+    if (*p == '.' || (comma && *p == ',')) {
         p++;
         const char *frac = p;
         while ((d = (unsigned)(*p - '0')) < 10u) {
@@ -445,17 +445,27 @@ static void token_at(const char *p, const char *end, char *buf, size_t cap)
 static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end, float *out, size_t max)
 {
     size_t n = 0;
+    if (d->decimal_comma && !d->decimal_comma_warned && d->model) {
+        d->decimal_comma_warned = 1;
+        mr_model_warn(d->model, "%s: <unit> (line %ld) is written with a decimal comma (an exporter "
+                      "under a comma locale): commas in numbers are read as decimal points",
+                      d->name, d->decimal_comma);
+    }
     for (;;) {
         while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
         double v;
-        const char *q = parse_number(p, &v);
+        const char *q = parse_number(p, &v, d->decimal_comma != 0);
         if (!q || (*q && !is_space((unsigned char)*q))) {
             char tok[40];
             token_at(p, end, tok, sizeof tok);
             const char *low = tok[0] == '-' || tok[0] == '+' ? tok + 1 : tok;
             if (!strncasecmp(low, "nan", 3) || !strncasecmp(low, "inf", 3) || strstr(tok, "#"))
                 return cl_fail(d, el, "value %zu ('%s') is not a finite number", n + 1, tok), -1;
+            if (strchr(tok, ',') && !d->decimal_comma)
+                return cl_fail(d, el, "value %zu: expected a number, found '%s' (a decimal comma is "
+                                      "only read as such when <unit meter> is written with one too)",
+                               n + 1, tok), -1;
             return cl_fail(d, el, "value %zu: expected a number, found '%s'", n + 1, tok), -1;
         }
         if (!isfinite(v) || fabs(v) > 3.4028234663852886e38) {
@@ -627,6 +637,17 @@ mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n)
     if (got < 0) return MR_ERR_BAD_FILE;
     if (got != n) return cl_fail(d, el, "expected %d numbers, found %ld", n, got);
     return MR_OK;
+}
+
+mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got)
+{
+    char *owned;
+    size_t len;
+    const char *text = cl_text(el, &len, &owned);
+    if (!text) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    *got = parse_floats(d, el, text, text + len, out, (size_t)max);
+    free(owned);
+    return *got < 0 ? MR_ERR_BAD_FILE : MR_OK;
 }
 
 mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count)
@@ -816,6 +837,23 @@ static mr_status read_asset(cl_doc *d)
             char *end;
             double v = strtod(m, &end);
             while (is_space((unsigned char)*end)) end++;
+            /* "0,010000": an exporter printing under a comma locale (the FBX
+             * COLLADA exporter). One comma, no point, and a positive number
+             * once it is a point: the document's numbers are read that way. */
+            const char *comma = strchr(m, ',');
+            if (*end == ',' && comma && !strchr(comma + 1, ',') && !strchr(m, '.') && strlen(m) < 64) {
+                char fixed[64];
+                snprintf(fixed, sizeof fixed, "%s", m);
+                fixed[comma - m] = '.';
+                char *fend;
+                double fv = strtod(fixed, &fend);
+                while (is_space((unsigned char)*fend)) fend++;
+                if (fend != fixed && !*fend && isfinite(fv) && fv > 0) {
+                    v = fv;
+                    end = (char *)m + strlen(m);
+                    d->decimal_comma = cl_line(unit);
+                }
+            }
             if (end == m || *end || !isfinite(v) || v <= 0)
                 return cl_fail(d, unit, "meter=\"%s\" is not a positive number", m);
             d->meter = v;
