@@ -134,7 +134,11 @@
  *   separates values by commas, so "21,920870" can only be 21.92087); one
  *   warning names the <unit> line. Without that declaration a comma in a
  *   number is refused ("1,5" could be a typo for "1 5", or 15), as is a
- *   meter with more than one comma.
+ *   meter with more than one comma. An <instance_material> whose target
+ *   names no element of the file (an empty <library_materials>) gets the
+ *   default material: only the look is unknown. A target naming another
+ *   kind of element, like every other dangling reference (geometry,
+ *   skeleton, joint, source), stays an error: what it shapes is unknown.
  *
  * Speed. astroBoy_walk.dae (782 KB, 4 meshes, 64 joints, Bezier Euler
  *   channels) loads in about 5 ms at best (~150 MB/s), ThinMatrix's

@@ -83,6 +83,16 @@ static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, m
         for (xmlNode *im = cl_child(tc, "instance_material"); im; im = cl_next(im, "instance_material")) {
             const char *sym = cl_attr(im, "symbol");
             if (sym && !strcmp(sym, symbol)) {
+                /* A target naming nothing in the file (assimp's
+                 * cube_emptyTags.dae has an empty <library_materials>)
+                 * leaves only the look unknown: default material, warned. */
+                const char *target = cl_attr(im, "target");
+                if (target && target[0] == '#' && !cl_lookup(&r->d, target)) {
+                    mr_model_warn(r->model, "%s: instance_material '%s' (line %ld): target '%s' is no "
+                                  "element of the file; default material used",
+                                  r->d.name, sym, cl_line(im), target);
+                    break;
+                }
                 mr_status st = cl_ref(&r->d, im, "target", "material", &mat_el);
                 if (st != MR_OK) return st;
                 break;
