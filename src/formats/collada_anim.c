@@ -5,8 +5,11 @@
  * evaluated as COLLADA defines them, per output component and per key
  * segment: STEP holds, LINEAR lerps, BEZIER is a cubic whose control points
  * are (time, value) pairs when the tangents have two values per component
- * (the curve parameter is solved from time) or values only (parameter
- * linear in time), HERMITE uses the tangents as slopes per unit of the
+ * (the curve parameter is solved from time); with one value per component
+ * (FCollada 1.x, 1.4.0-era Maya and Max) the tangents are offsets from the
+ * keys, C0 = P0 + OUT_TANGENT(k), C1 = P1 - IN_TANGENT(k+1), the parameter
+ * linear in time (the CTS Blessed frames show it: tests/test_collada_cts.c).
+ * HERMITE uses the tangents as slopes per unit of the
  * segment parameter. A channel whose target is a whole <matrix> with
  * LINEAR keys is decomposed at its keys into translation, rotation and
  * scale and played like marrow's LINEAR tracks (lerp, shortest-path
@@ -15,7 +18,18 @@
  *
  * Channel targets name a node id and the sid of one of its transforms,
  * optionally a member: translate / scale (.X .Y .Z), rotate (.X .Y .Z
- * .ANGLE), matrix elements (i)(j) = row i, column j, vector elements (i).
+ * .ANGLE), matrix elements (i)(j), vector elements (i). (i)(j) is row i,
+ * column j as COLLADA says, unless the document says otherwise: FCollada
+ * exporters (3ds Max's ColladaMax above all) write column i, row j, and
+ * bake the bottom row as constant 0 with (3)(3) = 0. One reading per
+ * document (choose_element_order): the one under which no channel drives
+ * a bottom-row element (3)(0..2) away from 0; else the one under which
+ * more first keys equal the static <matrix>; else column first for an
+ * FCollada / ColladaMax / ColladaMaya authoring tool, row first otherwise.
+ * Column first is warned (file, a target and its line). A <matrix>
+ * animated element by element keeps (0, 0, 0, 1) as bottom row whatever
+ * its channels say (one warning when they say something other than that or
+ * FCollada's (3)(3) = 0).
  * Targets outside the skeleton's transforms (materials, cameras, Maya's
  * blendParent, visibility) are skipped and counted in one warning.
  *
