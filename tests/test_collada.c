@@ -1371,7 +1371,7 @@ static char *as_row_first(const char *s)
     char *out = strdup(s);
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
-            char from[16], to[16];
+            char from[32], to[32];
             snprintf(from, sizeof from, "(%d)(%d)\"", i, j);
             snprintf(to, sizeof to, "(%d)\"", i * 4 + j);
             char *next = replace_all(out, from, to);
