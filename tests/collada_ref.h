@@ -5,8 +5,12 @@
  * row-major matrices, straight from the COLLADA 1.4 specification:
  *   node world   = parent world * (transform elements in document order)
  *   channels     override transform values by sid (and member) at time t;
- *                STEP / LINEAR / BEZIER (time solved by bisection) /
- *                HERMITE per component; a whole <matrix> with LINEAR keys
+ *                STEP / LINEAR / BEZIER (time solved by bisection for
+ *                (time, value) tangents; one-value tangents are offsets
+ *                from the keys) / HERMITE per component; "(i)(j)" is
+ *                (row)(column) unless the data or an FCollada authoring
+ *                tool says (column)(row), and a matrix animated by element
+ *                keeps (0, 0, 0, 1) as bottom row; a whole <matrix> with LINEAR keys
  *                is interpolated as decomposed TRS, lerp and normalised
  *                quaternion lerp (the loader's documented choice)
  *   skinned      v' = sum_k w_k * JointWorld_k * INV_BIND_k * BSM * v
@@ -329,6 +333,7 @@ typedef struct ref_channel {
     char sid[128];
     int comp, ncomp;     /* target components */
     int whole_matrix;
+    int mi, mj;          /* "(i)(j)" as written, else -1 */
     ref_src in, out, itan, otan;
     char **interp;
     int ninterp;
@@ -370,7 +375,9 @@ static double ref_sample(const ref_channel *ch, double t, int c)
             double h01 = -2 * u * u * u + 3 * u * u, h11 = u * u * u - u * u;
             return h00 * v0 + h10 * m0 + h01 * v1 + h11 * m1;
         }
-        if (!two) return ref_bez(v0, ot[c], it[c], v1, u);
+        /* One value per component: offsets from the keys (C0 = P0 + OUT,
+         * C1 = P1 - IN), the parameter linear in time. */
+        if (!two) return ref_bez(v0, v0 + ot[c], v1 - it[c], v1, u);
         double c0 = fmin(fmax(ot[2 * c], t0), t1), c1 = fmin(fmax(it[2 * c], t0), t1);
         double lo = 0, hi = 1;
         for (int i = 0; i < 60; i++) {  /* the clamped time curve is monotonic */
@@ -441,13 +448,14 @@ static void ref_read_animations(const ref_doc *d, xmlNode *parent, ref_anim *a)
         }
         if (!kind) continue;
         int i, j;
+        ch.mi = ch.mj = -1;
         if (*member == '.') {
             ch.ncomp = 1;
             ch.comp = !strcmp(member, ".X") ? 0 : !strcmp(member, ".Y") ? 1 : !strcmp(member, ".Z") ? 2
                     : !strcmp(member, ".ANGLE") ? 3 : -1;
             if (ch.comp < 0) continue;
         } else if (sscanf(member, "(%d)(%d)", &i, &j) == 2) {
-            ch.ncomp = 1, ch.comp = i * 4 + j;
+            ch.ncomp = 1, ch.comp = i * 4 + j, ch.mi = i, ch.mj = j;
         } else if (sscanf(member, "(%d)", &i) == 1) {
             ch.ncomp = 1, ch.comp = i;
         } else {
@@ -477,6 +485,49 @@ static void ref_read_animations(const ref_doc *d, xmlNode *parent, ref_anim *a)
         a->ch = realloc(a->ch, (size_t)(a->n + 1) * sizeof *a->ch);
         a->ch[a->n++] = ch;
     }
+}
+
+/* Element order of "(i)(j)" targets, decided for the whole document:
+ * (row)(column) as the specification says unless (column)(row) keeps the
+ * bottom row's first three elements at 0 where (row)(column) does not, or
+ * (on a tie) makes more first keys equal the static <matrix>, or (on a
+ * tie) the authoring tool is FCollada-based. */
+static void ref_element_order(const ref_doc *d, ref_anim *a)
+{
+    int score[2][2] = {{0, 0}, {0, 0}};  /* [reading][bottom-row violations, first-key mismatches] */
+    for (int c = 0; c < a->n; c++) {
+        ref_channel *ch = &a->ch[c];
+        if (ch->mi < 0) continue;
+        const double *stat = NULL;
+        int ns = 0;
+        for (xmlNode *x = ref_id(d, ch->node_id)->children; x; x = x->next) {
+            const char *sid = ref_attr(x, "sid");
+            if (ref_is(x, "matrix") && sid && !strcmp(sid, ch->sid)) stat = ref_numbers_view(x, &ns);
+        }
+        for (int r = 0; r < 2; r++) {
+            int e = r ? ch->mj * 4 + ch->mi : ch->mi * 4 + ch->mj;
+            int nonzero = 0;
+            for (int k = 0; k < ch->out.count; k++) nonzero |= fabs(ref_at(&ch->out, k)[0]) > 1e-6;
+            if (e >= 12 && e < 15 && nonzero) score[r][0]++;
+            if (stat && ns == 16 && fabs(ref_at(&ch->out, 0)[0] - stat[e]) > 1e-4 * (1 + fabs(stat[e]))) score[r][1]++;
+        }
+    }
+    int cols_first;
+    if (score[0][0] != score[1][0]) cols_first = score[1][0] < score[0][0];
+    else if (score[0][1] != score[1][1]) cols_first = score[1][1] < score[0][1];
+    else {
+        cols_first = 0;
+        for (xmlNode *c = ref_child(ref_child(d->root, "asset"), "contributor"); c; c = ref_next(c, "contributor")) {
+            xmlNode *t = ref_child(c, "authoring_tool");
+            xmlChar *txt = t ? xmlNodeGetContent(t) : NULL;
+            if (txt && (strstr((char *)txt, "FCollada") || strstr((char *)txt, "ColladaMax") ||
+                        strstr((char *)txt, "ColladaMaya")))
+                cols_first = 1;
+            xmlFree(txt);
+        }
+    }
+    for (int c = 0; c < a->n; c++)
+        if (a->ch[c].mi >= 0 && cols_first) a->ch[c].comp = a->ch[c].mj * 4 + a->ch[c].mi;
 }
 
 static void ref_anim_free(ref_anim *a)
@@ -540,6 +591,12 @@ static void ref_local(const xmlNode *node, const ref_anim *a, xmlNode *const *se
                 whole = 0;
             }
         }
+        /* A matrix animated element by element stays affine: its bottom
+         * row is (0, 0, 0, 1) whatever the channels say. */
+        for (int c = 0; a && id && sid && !strcmp(kind, "matrix") && c < a->n; c++)
+            if (!strcmp(a->ch[c].node_id, id) && !strcmp(a->ch[c].sid, sid) && a->ch[c].ncomp == 1 &&
+                ref_active(&a->ch[c], set, nset))
+                v[12] = v[13] = v[14] = 0, v[15] = 1;
         if (!whole) ref_xform(kind, v, xm);
         rm_mul(m, xm, m);
         free(v);
@@ -865,6 +922,7 @@ static void ref_eval(const ref_doc *d, const char *clip, double t, ref_points *o
     ref_anim a = {0};
     for (xmlNode *lib = ref_child(d->root, "library_animations"); lib; lib = ref_next(lib, "library_animations"))
         ref_read_animations(d, lib, &a);
+    ref_element_order(d, &a);
     xmlNode *set[256];
     int nset = 0, use_set = 0;
     xmlNode *clips = ref_child(d->root, "library_animation_clips");

@@ -1390,6 +1390,216 @@ TEST(matrix_channels_whole_and_by_element)
     mr_model_free(m);
 }
 
+
+/* ---- 3ds Max (ColladaMax / FCollada) baked matrices ---------------------- */
+
+#define MAX_CHAIN "tests/data/collada/max_chain.dae"
+#define MAX_CHAIN_WHOLE "tests/data/collada/max_chain_whole.dae"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (buf) buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Replaces every occurrence of `from` by `to` (same length or shorter
+ * padded with spaces is not needed: a new string is built). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = strstr(s, from); p; p = strstr(p + fl, from)) n++;
+    char *out = malloc(strlen(s) + n * (tl + 1) + 1), *o = out;
+    for (const char *p = s, *q; (q = strstr(p, from)); p = q + fl) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, tl);
+        o += tl;
+        s = q + fl;
+    }
+    strcpy(o, s);
+    return out;
+}
+
+/* The old reading: "(i)(j)" as row i, column j, written as the flat index
+ * "(4i+j)" that no element-order rule touches. */
+static char *as_row_first(const char *s)
+{
+    char *out = strdup(s);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            char from[32], to[32];
+            snprintf(from, sizeof from, "(%d)(%d)\"", i, j);
+            snprintf(to, sizeof to, "(%d)\"", i * 4 + j);
+            char *next = replace_all(out, from, to);
+            free(out);
+            out = next;
+        }
+    return out;
+}
+
+/* Worst corner distance between two models at time t, as a fraction of b's
+ * rest bounding-box diagonal. */
+static double model_gap(const mr_model *a, const mr_model *b, float t, double diag)
+{
+    int na, nb;
+    vec3 *pa = posed_corners(a, a->clip_count ? a->clips[0] : NULL, t, &na);
+    vec3 *pb = posed_corners(b, b->clip_count ? b->clips[0] : NULL, t, &nb);
+    double worst = na == nb ? 0 : 1e30;
+    for (int i = 0; i < na && na == nb; i++) worst = fmax(worst, glm_vec3_distance(pa[i], pb[i]));
+    free(pa);
+    free(pb);
+    return worst / diag;
+}
+
+static double rest_diag(const mr_model *m)
+{
+    int n;
+    vec3 *p = posed_corners(m, NULL, 0, &n);
+    vec3 lo = {FLT_MAX, FLT_MAX, FLT_MAX}, hi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+    for (int i = 0; i < n; i++) glm_vec3_minv(lo, p[i], lo), glm_vec3_maxv(hi, p[i], hi);
+    free(p);
+    return glm_vec3_distance(lo, hi);
+}
+
+TEST(max_element_channels_pose_like_whole_matrices)
+{
+    mr_model *el = load(MAX_CHAIN), *whole = load(MAX_CHAIN_WHOLE);
+    char *text = read_text(MAX_CHAIN);
+    CHECK(el && whole && text);
+    if (!el || !whole || !text) {
+        mr_model_free(el), mr_model_free(whole), free(text);
+        return;
+    }
+    CHECK(el->clip_count == 1 && whole->clip_count == 1);
+    int warned = 0;
+    for (int i = 0; i < el->warning_count; i++)
+        if (strstr(el->warnings[i], "(column)(row)") && strstr(el->warnings[i], "line ") &&
+            strstr(el->warnings[i], "max_chain.dae"))
+            warned = 1;
+    CHECK_MSG(warned, "no warning names the (column)(row) reading");
+    double diag = rest_diag(whole);
+    /* At the keys the two files hold the same matrices. */
+    double at_keys = 0, between = 0;
+    for (int k = 0; k <= 30; k++) at_keys = fmax(at_keys, model_gap(el, whole, k * 0.033333f, diag));
+    /* Between keys element channels lerp matrix elements, whole matrices
+     * lerp decomposed TRS: a little apart (3 degrees per key here). */
+    for (int k = 0; k < 30; k++) between = fmax(between, model_gap(el, whole, (k + 0.5f) * 0.033333f, diag));
+    printf("       element vs whole-matrix channels: %.6f%% of the size at keys, %.4f%% between keys\n",
+           at_keys * 100, between * 100);
+    CHECK_MSG(at_keys <= 1e-5, "%.6f%% apart at the keys", at_keys * 100);
+    CHECK_MSG(between <= 1e-3, "%.4f%% apart between keys", between * 100);
+
+    /* The data decides, not the authoring tool. */
+    char *anon = replace_all(text, "Feeling ColladaMax", "Somebody's Exporter");
+    mr_error err = {0};
+    mr_model *a = parse_text(MAX_CHAIN, anon, &err);
+    CHECK_MSG(a != NULL, "%s", err.msg);
+    double anon_gap = 0;
+    for (int k = 0; a && k <= 30; k += 5) anon_gap = fmax(anon_gap, model_gap(a, whole, k * 0.033333f, diag));
+    CHECK_MSG(a && anon_gap <= 1e-5, "without the authoring tool: %.4f%% apart", anon_gap * 100);
+
+    /* The row-first reading (marrow before) draws a broken chain. */
+    char *rows = as_row_first(text);
+    mr_model *r = parse_text(MAX_CHAIN, rows, &err);
+    CHECK_MSG(r != NULL, "%s", err.msg);
+    double row_gap = 0;
+    for (int k = 0; r && k <= 30; k += 5) row_gap = fmax(row_gap, model_gap(r, whole, k * 0.033333f, diag));
+    printf("       read row-first instead: %.1f%% of the size apart\n", row_gap * 100);
+    CHECK(row_gap > 0.1);
+
+    /* And the independent evaluator agrees with the loader. */
+    double worst[2] = {0, 0};
+    check_against_reference(MAX_CHAIN, worst);
+    printf("       loader vs collada_ref.h: %.6f%% of the size\n", worst[0] * 100);
+    CHECK(worst[0] <= 1e-4);
+    mr_model_free(a);
+    mr_model_free(r);
+    free(anon);
+    free(rows);
+    free(text);
+    mr_model_free(el);
+    mr_model_free(whole);
+}
+
+TEST(matrix_element_order_from_the_data)
+{
+    /* One node, element targets in both orders of the same motion: x
+     * translation 0 -> 2. (0)(3) under COLLADA's (row)(column); (3)(0)
+     * plus constant-0 bottom-row channels under FCollada's order. */
+    static const char *const targets_fc[] = {"m(3)(0)", "m(0)(3)", "m(1)(3)", "m(2)(3)", "m(3)(3)"};
+    static const char *const values_fc[] = {"0 2", "0 0", "0 0", "0 0", "0 0"};
+    /* A quarter turn about z written element by element: (0)(1) 0 -> -1,
+     * (1)(0) 0 -> 1. First keys equal the static matrix under both
+     * readings and nothing lands in the bottom row: only the authoring tool
+     * decides between +90 degrees (row, column) and -90 (column, row). */
+    static const char *const targets_tool[] = {"m(0)(0)", "m(1)(1)", "m(0)(1)", "m(1)(0)"};
+    static const char *const values_tool[] = {"1 0", "1 0", "0 -1", "0 1"};
+    struct {
+        const char *tool;
+        const char *const *targets, *const *values;
+        int n;
+        int cols_first;
+    } docs[] = {
+        {"", targets_fc, values_fc, 5, 1},
+        {"", targets_tool, values_tool, 4, 0},
+        {"Maya 7.0 | ColladaMaya v2.03b | FCollada v1.13", targets_tool, values_tool, 4, 1},
+        {"OpenCOLLADA2010", targets_tool, values_tool, 4, 0},
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+        char xml[8192];
+        int at = snprintf(xml, sizeof xml,
+                          "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+                          "<asset><contributor><authoring_tool>%s</authoring_tool></contributor>"
+                          "<unit meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n%s<library_animations>",
+                          docs[d].tool, TRI_GEOMETRY);
+        for (int c = 0; c < docs[d].n; c++)
+            at += snprintf(xml + at, sizeof xml - (size_t)at,
+                           "<animation><source id=\"i%d\"><float_array id=\"ia%d\" count=\"2\">0 1</float_array>"
+                           "<technique_common><accessor source=\"#ia%d\" count=\"2\"/></technique_common></source>"
+                           "<source id=\"o%d\"><float_array id=\"oa%d\" count=\"2\">%s</float_array>"
+                           "<technique_common><accessor source=\"#oa%d\" count=\"2\"/></technique_common></source>"
+                           "<sampler id=\"s%d\"><input semantic=\"INPUT\" source=\"#i%d\"/>"
+                           "<input semantic=\"OUTPUT\" source=\"#o%d\"/></sampler>"
+                           "<channel source=\"#s%d\" target=\"e/%s\"/></animation>\n",
+                           c, c, c, c, c, docs[d].values[c], c, c, c, c, c, docs[d].targets[c]);
+        snprintf(xml + at, sizeof xml - (size_t)at,
+                 "</library_animations><library_visual_scenes><visual_scene id=\"s\">"
+                 "<node id=\"e\" name=\"e\"><matrix sid=\"m\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix>"
+                 "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>"
+                 "<scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>");
+        mr_model *m = parse_ok("order.dae", xml);
+        if (!m) continue;
+        CHECK(m->clip_count == 1);
+        int warned = 0;
+        for (int w = 0; w < m->warning_count; w++) warned |= strstr(m->warnings[w], "(column)(row)") != NULL;
+        vec3 p, q;
+        posed_vertex(m, 0, 1.0f, 0, find_vertex(m, 0, 1, 0, 0), p);
+        posed_vertex(m, 0, 1.0f, 0, find_vertex(m, 0, 0, 1, 0), q);
+        if (d == 0) {
+            /* translation 2 along x, the bottom row kept (0, 0, 0, 1) */
+            CHECK_NEAR(p[0], 3, 1e-4);
+            CHECK_NEAR(q[0], 2, 1e-4);
+            CHECK_NEAR(q[1], 1, 1e-4);
+        } else {
+            double turn = docs[d].cols_first ? -1 : 1;  /* (1, 0, 0) -> (0, turn, 0) */
+            CHECK_NEAR(p[0], 0, 1e-4);
+            CHECK_NEAR(p[1], turn, 1e-4);
+            CHECK_NEAR(q[0], -turn, 1e-4);
+        }
+        CHECK_MSG(warned == docs[d].cols_first, "document %zu: warning %d, expected %d", d, warned,
+                  docs[d].cols_first);
+        mr_model_free(m);
+    }
+}
+
 TEST(named_clips_and_default_clip)
 {
     mr_model *m = load(SHARED_MODELS "assimp/test/models/Collada/library_animation_clips.dae");
@@ -2041,6 +2251,8 @@ int main(void)
     RUN(transform_kinds_and_rebound_skins_match_the_reference);
     RUN(interpolations_are_evaluated_as_defined);
     RUN(matrix_channels_whole_and_by_element);
+    RUN(max_element_channels_pose_like_whole_matrices);
+    RUN(matrix_element_order_from_the_data);
     RUN(named_clips_and_default_clip);
     RUN(texture_paths_are_found_beside_the_model);
     RUN(md5_model_round_trips_through_collada);

@@ -66,10 +66,23 @@
  *   COLLADA defines them, per component and per key segment: STEP holds,
  *   LINEAR lerps, BEZIER uses (time, value) control points when tangents
  *   carry two values per component (the curve parameter is solved from
- *   time, control times clamped into the segment) and value-only control
- *   points otherwise, HERMITE treats tangents as slopes per segment. Channel
- *   targets: "node/sid" (whole element), ".X .Y .Z .ANGLE" members,
- *   "(i)" and "(i)(j)" elements — (row)(column) of a <matrix>. A whole
+ *   time, control times clamped into the segment); one-value tangents are
+ *   offsets from the keys, C0 = P0 + OUT_TANGENT, C1 = P1 - IN_TANGENT,
+ *   the parameter linear in time (FCollada 1.x, 1.4.0-era Maya and Max;
+ *   the Khronos CTS Blessed frames agree, tests/test_collada_cts.c).
+ *   HERMITE treats tangents as slopes per segment (the specification; the
+ *   CTS Blessed frames of animation_interpolation_hermite show LINEAR
+ *   playback, a renderer without HERMITE). Channel targets: "node/sid"
+ *   (whole element), ".X .Y .Z .ANGLE" members, "(i)" (flat index) and
+ *   "(i)(j)" elements of a <matrix>. (i)(j) is (row)(column) as COLLADA
+ *   says, or (column)(row) as FCollada exporters (3ds Max's ColladaMax)
+ *   write it, decided once per document from the data: the reading that
+ *   keeps the bottom row's (3)(0..2) at 0, then the one under which the
+ *   first keys reproduce the static <matrix>, then the authoring tool
+ *   (FCollada, ColladaMax, ColladaMaya: column first); column first is
+ *   warned with a target and its line. A <matrix> animated by elements
+ *   keeps (0, 0, 0, 1) as bottom row (Max bakes it as 0 0 0 0; anything
+ *   else than that or 0 0 0 1 is warned and ignored). A whole
  *   <matrix> channel with LINEAR keys is decomposed at its keys and played
  *   like marrow's LINEAR tracks (lerp, shortest-path nlerp), not as an
  *   element-wise matrix lerp (which shrinks limbs between sparse keys).
