@@ -71,8 +71,9 @@
  *   targets: "node/sid" (whole element), ".X .Y .Z .ANGLE" members,
  *   "(i)" and "(i)(j)" elements — (row)(column) of a <matrix>. A whole
  *   <matrix> channel with LINEAR keys is decomposed at its keys and played
- *   like marrow's LINEAR tracks (lerp, shortest-path nlerp), not as an
- *   element-wise matrix lerp (which shrinks limbs between sparse keys).
+ *   like marrow's LINEAR tracks (lerp, shortest-path slerp, as assimp
+ *   plays them), not as an element-wise matrix lerp (which shrinks limbs
+ *   between sparse keys).
  *   Targets that are not node transforms (materials, cameras, Maya's
  *   blendParent) are skipped with one warning.
  *
