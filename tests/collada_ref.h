@@ -11,8 +11,8 @@
  *                (row)(column) unless the data or an FCollada authoring
  *                tool says (column)(row), and a matrix animated by element
  *                keeps (0, 0, 0, 1) as bottom row; a whole <matrix> with LINEAR keys
- *                is interpolated as decomposed TRS, lerp and normalised
- *                quaternion lerp (the loader's documented choice)
+ *                is interpolated as decomposed TRS, lerp and quaternion
+ *                slerp (as assimp plays decomposed matrices)
  *   skinned      v' = sum_k w_k * JointWorld_k * INV_BIND_k * BSM * v
  *                (+ (1 - sum w) * NodeWorld * v when the weights fall short:
  *                the CTS reference convention; normalised when above 1),
@@ -390,7 +390,7 @@ static double ref_sample(const ref_channel *ch, double t, int c)
     return v0 + u * (v1 - v0);
 }
 
-/* Whole-matrix channel: decomposed keys, lerp T and S, nlerp R. */
+/* Whole-matrix channel: decomposed keys, lerp T and S, slerp R. */
 static void ref_sample_matrix(const ref_channel *ch, double t, double *m)
 {
     int n = ch->in.count, st = ch->in.stride;
@@ -411,7 +411,12 @@ static void ref_sample_matrix(const ref_channel *ch, double t, double *m)
         for (int i = 0; i < 4; i++) q1[i] = -q1[i];
         dot = -dot;
     }
-    double a = 1 - u, b = u;  /* normalised lerp, as marrow's LINEAR tracks */
+    double a = 1 - u, b = u;  /* slerp (constant angular speed), as assimp plays them */
+    if (dot < 1 - 1e-12) {
+        double th = acos(dot);
+        a = sin((1 - u) * th) / sin(th);
+        b = sin(u * th) / sin(th);
+    }
     double len = 0;
     for (int i = 0; i < 4; i++) {
         q[i] = a * q0[i] + b * q1[i];

@@ -84,8 +84,9 @@
  *   keeps (0, 0, 0, 1) as bottom row (Max bakes it as 0 0 0 0; anything
  *   else than that or 0 0 0 1 is warned and ignored). A whole
  *   <matrix> channel with LINEAR keys is decomposed at its keys and played
- *   like marrow's LINEAR tracks (lerp, shortest-path nlerp), not as an
- *   element-wise matrix lerp (which shrinks limbs between sparse keys).
+ *   like marrow's LINEAR tracks (lerp, shortest-path slerp, as assimp
+ *   plays them), not as an element-wise matrix lerp (which shrinks limbs
+ *   between sparse keys).
  *   Targets that are not node transforms (materials, cameras, Maya's
  *   blendParent) are skipped with one warning.
  *

@@ -13,8 +13,8 @@
  * segment parameter. A channel whose target is a whole <matrix> with
  * LINEAR keys is decomposed at its keys into translation, rotation and
  * scale and played like marrow's LINEAR tracks (lerp, shortest-path
- * nlerp), not as an element-wise matrix lerp, which is not a rigid motion
- * (it shrinks limbs between sparse keys).
+ * slerp, as assimp plays them), not as an element-wise matrix lerp, which
+ * is not a rigid motion (it shrinks limbs between sparse keys).
  *
  * Channel targets name a node id and the sid of one of its transforms,
  * optionally a member: translate / scale (.X .Y .Z), rotate (.X .Y .Z
@@ -342,16 +342,23 @@ static mr_status sampler_prepare_trs(anim_ctx *a, sampler *s)
     return MR_OK;
 }
 
-/* Shortest-path normalised lerp of unit quaternions: what marrow's LINEAR
- * rotation tracks do, so decomposed matrix keys play back unchanged. */
-static void nlerp(const float *a, const float *b, double u, float *out)
+/* Shortest-path slerp of unit quaternions (in double): what marrow's LINEAR
+ * rotation tracks mean (clip.h), and how other readers (assimp) play
+ * decomposed matrix keys. */
+static void slerp(const float *a, const float *b, double u, float *out)
 {
     double dot = 0;
     for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
-    double sign = dot < 0 ? -1 : 1;
+    double sign = dot < 0 ? -1 : 1, c = fabs(dot);
+    double w0 = 1 - u, w1 = u;
+    if (c < 1 - 1e-12) {
+        double th = acos(c), s = sin(th);
+        w0 = sin((1 - u) * th) / s;
+        w1 = sin(u * th) / s;
+    }
     double q[4], len = 0;
     for (int i = 0; i < 4; i++) {
-        q[i] = (1 - u) * a[i] + sign * u * b[i];
+        q[i] = w0 * a[i] + sign * w1 * b[i];
         len += q[i] * q[i];
     }
     len = sqrt(len);
@@ -376,7 +383,7 @@ static void channel_eval(const channel *ch, double t, float *vals)
         }
         memcpy(q0, p0 + 3, 16);
         memcpy(q1, p1 + 3, 16);
-        nlerp(q0, q1, u, q);
+        slerp(q0, q1, u, q);
         mat4 m;
         cl_compose(tr, q, sc, m);
         for (int row = 0; row < 4; row++)
@@ -626,22 +633,19 @@ static void compose_packed(const float *v, mat4 out)
 }
 
 /* What mr_track_sample gives between k0 and k1 at fraction u: lerp and
- * shortest-path nlerp (LINEAR) or the Hermite curve (CUBIC). */
+ * shortest-path slerp (LINEAR) or the Hermite curve (CUBIC). */
 static void interp_keys(const key *k0, const key *k1, float u, int cubic, mat4 out)
 {
     float v[10];
-    if (cubic) {
+    if (!cubic) {
+        for (int i = 0; i < 10; i++) v[i] = k0->v[i] + u * (k1->v[i] - k0->v[i]);
+        slerp(k0->v + 3, k1->v + 3, u, v + 3);
+    } else {
         float dt = (float)(k1->t - k0->t);
         float u2 = u * u, u3 = u2 * u;
         float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
         for (int i = 0; i < 10; i++)
             v[i] = h00 * k0->v[i] + h10 * dt * k0->tout[i] + h01 * k1->v[i] + h11 * dt * k1->tin[i];
-    } else {
-        float dot = k0->v[3] * k1->v[3] + k0->v[4] * k1->v[4] + k0->v[5] * k1->v[5] + k0->v[6] * k1->v[6];
-        for (int i = 0; i < 10; i++) {
-            float b = (i >= 3 && i < 7 && dot < 0) ? -k1->v[i] : k1->v[i];
-            v[i] = k0->v[i] + u * (b - k0->v[i]);
-        }
     }
     compose_packed(v, out);
 }
