@@ -1488,11 +1488,11 @@ static mr_model *md5_like_model(void)
         glm_vec3_copy((vec3){(float)(v % 4) * 3.25f - 5, (float)(v / 4) * 1.5f, 40.0f + 0.125f * v}, me->positions[v]);
         glm_vec3_normalize_to((vec3){0.1f * v, 1, 0.5f}, me->normals[v]);
         me->uvs[v][0] = 0.04f * v, me->uvs[v][1] = 1 - 0.03f * v;
-        int n = 1 + v % 4;
-        float w[4] = {0}, sum = 0;
-        for (int k = 0; k < n; k++) sum += w[k] = 1.0f + k + v % 3;
+        int n = 1 + v % MR_MAX_INFLUENCES;  /* 1 to 8 influences (joints repeat beyond 6) */
+        float w[MR_MAX_INFLUENCES] = {0}, sum = 0;
+        for (int k = 0; k < n; k++) sum += w[k] = 1.0f + (float)(n - k) + v % 3;  /* heaviest first */
         for (int k = 0; k < n; k++) {
-            me->joints[v][k] = (uint16_t)((v + 2 * k) % 6);
+            me->joints[v][k] = (uint16_t)((v + 5 * k) % 6);
             me->weights[v][k] = w[k] / sum;
         }
     }
@@ -1588,6 +1588,7 @@ TEST(md5_model_round_trips_through_collada)
     if (back->mesh_count == 1) {
         const mr_mesh *ma = &orig->meshes[0], *mb = &back->meshes[0];
         CHECK(ma->index_count == mb->index_count);
+        CHECK(mr_mesh_influence_count(mb) == MR_MAX_INFLUENCES);  /* all 8 slots written and read */
         int bad = 0;
         for (int i = 0; i < ma->index_count && i < mb->index_count; i++) {
             uint32_t va = ma->indices[i], vb = mb->indices[i];
@@ -1597,10 +1598,10 @@ TEST(md5_model_round_trips_through_collada)
             }
             for (int c = 0; c < 2; c++) bad += !close_rel(ma->uvs[va][c], mb->uvs[vb][c], eps);
             /* Same influences, as (joint name, weight) sets. */
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
                 if (ma->weights[va][k] == 0) continue;
                 int found = 0;
-                for (int l = 0; l < 4; l++)
+                for (int l = 0; l < MR_MAX_INFLUENCES; l++)
                     found |= mb->joints[vb][l] == map[ma->joints[va][k]] &&
                              close_rel(mb->weights[vb][l], ma->weights[va][k], eps);
                 bad += !found;
@@ -1721,10 +1722,10 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
                 uint32_t va = ma->indices[q], vc = mc->indices[q];
                 for (int x = 0; x < 3; x++) bad += !close_rel(ma->positions[va][x], mc->positions[vc][x], eps);
                 for (int x = 0; x < 2; x++) bad += !close_rel(ma->uvs[va][x], mc->uvs[vc][x], eps);
-                for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
                     if (ma->weights[va][k] == 0) continue;
                     int found = 0;
-                    for (int l = 0; l < 4; l++)
+                    for (int l = 0; l < MR_MAX_INFLUENCES; l++)
                         found |= mc->joints[vc][l] == map[ma->joints[va][k]] &&
                                  close_rel(mc->weights[vc][l], ma->weights[va][k], eps);
                     bad += !found;

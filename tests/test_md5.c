@@ -703,11 +703,9 @@ static mr_status parse_mesh_text(const char *name, const char *text, mr_model **
     return mr_md5_parse_mesh(name, text, strlen(text), m, e);
 }
 
-TEST(md5_parse_mesh_more_than_8_weights_warns_once)
-{
-    /* Joints a..j at x = 0..9. Vertex 0 has 5 weights (all kept), vertex 1
-     * has 10 and vertex 2 has 9 (both cut to 8). */
-    const char *text =
+/* Joints a..j at x = 0..9. Vertex 0 has 5 weights (all kept), vertex 1
+ * has 10 and vertex 2 has 9 (both cut to 8). */
+static const char *const many_weights_text =
         "MD5Version 10 commandline \"\" numJoints 10 numMeshes 1\n"
         "joints { \"a\" -1 ( 0 0 0 ) ( 0 0 0 ) \"b\" 0 ( 1 0 0 ) ( 0 0 0 ) \"c\" 0 ( 2 0 0 ) ( 0 0 0 )\n"
         "\"d\" 0 ( 3 0 0 ) ( 0 0 0 ) \"e\" 0 ( 4 0 0 ) ( 0 0 0 ) \"f\" 0 ( 5 0 0 ) ( 0 0 0 )\n"
@@ -725,9 +723,12 @@ TEST(md5_parse_mesh_more_than_8_weights_warns_once)
         "weight 15 0 0.2 ( 0 0 1 ) weight 16 1 0.1 ( 0 0 1 ) weight 17 2 0.1 ( 0 0 1 )\n"
         "weight 18 3 0.1 ( 0 0 1 ) weight 19 4 0.1 ( 0 0 1 ) weight 20 5 0.1 ( 0 0 1 )\n"
         "weight 21 6 0.1 ( 0 0 1 ) weight 22 7 0.1 ( 0 0 1 ) weight 23 8 0.1 ( 0 0 1 ) }";
+
+TEST(md5_parse_mesh_more_than_8_weights_warns_once)
+{
     mr_model *m = NULL;
     mr_error e;
-    CHECK(parse_mesh_text("w.md5mesh", text, &m, &e) == MR_OK);
+    CHECK(parse_mesh_text("w.md5mesh", many_weights_text, &m, &e) == MR_OK);
     if (!m) { printf("       %s\n", e.msg); return; }
     CHECK(m->warning_count == 1);
     if (m->warning_count) CHECK_STR_CONTAINS(m->warnings[0], "2 vertices had more than 8 weights: kept the 8 heaviest, renormalised");
@@ -1437,6 +1438,41 @@ TEST(md5_write_read_bob_round_trip)
     free(dir);
 }
 
+/* 5 and 8 influences survive writing and reading back: same joints, same
+ * weights, same slots. */
+TEST(md5_write_read_keeps_8_influences)
+{
+    char *dir = make_temp_dir();
+    mr_model *a = NULL, *b = NULL;
+    mr_error e;
+    CHECK(dir && parse_mesh_text("w.md5mesh", many_weights_text, &a, &e) == MR_OK);
+    if (!dir || !a) { free(dir); mr_model_free(a); return; }
+    char *mesh = mr_path_join(dir, "w.md5mesh");
+    CHECK(mr_md5_write_mesh(a, mesh, &e) == MR_OK);
+    CHECK(mr_model_load(mesh, NULL, 0, &b, &e) == MR_OK);
+    if (b) {
+        const mr_mesh *p = &a->meshes[0], *q = &b->meshes[0];
+        CHECK(mr_mesh_influence_count(q) == MR_MAX_INFLUENCES);
+        CHECK(q->source_over4 == 3 && q->source_over8 == 0);  /* the cut happened on the first read */
+        float worst = 0;
+        for (int v = 0; v < p->vertex_count && v < q->vertex_count; v++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                CHECK(p->joints[v][k] == q->joints[v][k] || p->weights[v][k] == 0);
+                worst = fmaxf(worst, fabsf(p->weights[v][k] - q->weights[v][k]));
+            }
+        CHECK_MSG(worst < 1e-6, "weights differ by %g", worst);
+        for (int w = 0; w < b->warning_count; w++)
+            CHECK_MSG(!strstr(b->warnings[w], "more than"), "%s", b->warnings[w]);
+    } else {
+        printf("       %s\n", e.msg);
+    }
+    mr_model_free(a);
+    mr_model_free(b);
+    free(mesh);
+    remove_dir(dir);
+    free(dir);
+}
+
 TEST(md5_write_read_snoutx10k_all_anims_round_trip)
 {
     char *dir = make_temp_dir();
@@ -1661,6 +1697,7 @@ int main(void)
     RUN(md5_float_parser_matches_strtof_on_real_files);
     RUN(md5_float_parser_matches_strtof_on_random_decimals);
     RUN(md5_write_read_bob_round_trip);
+    RUN(md5_write_read_keeps_8_influences);
     RUN(md5_write_read_snoutx10k_all_anims_round_trip);
     RUN(md5_write_anim_notes_scale_in_a_comment);
     RUN(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names);
