@@ -16,7 +16,10 @@
  *   skinned      v' = sum_k w_k * JointWorld_k * INV_BIND_k * BSM * v
  *                (+ (1 - sum w) * NodeWorld * v when the weights fall short:
  *                the CTS reference convention; normalised when above 1),
- *                optionally limited to the N heaviest influences
+ *                optionally limited to the N heaviest influences (equal
+ *                weights: the joint whose bind origin, inverse of
+ *                INV_BIND_MATRIX, is nearer BSM * v, then the node name,
+ *                else id, else sid: the rule src/anim/mesh.h states)
  *   static       v' = NodeWorld * v
  * and finally the Y-up metre conversion of <asset>. ref_eval() returns the
  * posed position of every triangle corner, in the loader's mesh order
@@ -34,7 +37,7 @@
 #include <libxml/tree.h>
 
 /* 0: every influence (the file's skinning); N: only the N heaviest,
- * renormalised (what a 4-influence runtime can show). */
+ * renormalised (what an N-influence runtime can show). */
 static int ref_max_influences = 0;
 
 typedef struct ref_doc {
@@ -219,6 +222,33 @@ static void rm_mul(const double *a, const double *b, double *out)
             r[i * 4 + j] = s;
         }
     memcpy(out, r, sizeof r);
+}
+
+/* The point an affine row-major matrix sends to the origin: solves
+ * R o + t = 0 by Cramer's rule (the inverse bind's joint origin). */
+static void rm_origin_of(const double *m, double *o)
+{
+    double a[9] = {m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]};
+    double b[3] = {-m[3], -m[7], -m[11]};
+    double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                 a[2] * (a[3] * a[7] - a[4] * a[6]);
+    for (int c = 0; c < 3; c++) {
+        double t[9];
+        memcpy(t, a, sizeof t);
+        for (int r = 0; r < 3; r++) t[r * 3 + c] = b[r];
+        double dc = t[0] * (t[4] * t[8] - t[5] * t[7]) - t[1] * (t[3] * t[8] - t[5] * t[6]) +
+                    t[2] * (t[3] * t[7] - t[4] * t[6]);
+        o[c] = det != 0 ? dc / det : 0;
+    }
+}
+
+/* A node's name as the loader names joints: name, else id, else sid. */
+static const char *ref_node_name(const xmlNode *el)
+{
+    const char *n = ref_attr(el, "name");
+    if (!n || !*n) n = ref_attr(el, "id");
+    if (!n || !*n) n = ref_attr(el, "sid");
+    return n ? n : "";
 }
 
 static void rm_point(const double *m, const double *p, double *out)
@@ -811,6 +841,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
         }
         int nj = names.count;
         double (*skinm)[16] = calloc((size_t)nj + 1, sizeof *skinm);
+        double (*jorg)[3] = calloc((size_t)nj + 1, sizeof *jorg);  /* bind origins, for ties */
         int *jnode = calloc((size_t)nj + 1, sizeof *jnode);
         for (int j = 0; j < nj; j++) {
             const char *nm = names.words[names.offset + j * names.stride];
@@ -822,6 +853,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             if (ibm.v) memcpy(ib, ref_at(&ibm, j), sizeof ib);
             else rm_identity(ib);
             jnode[j] = node;
+            rm_origin_of(ib, jorg[j]);
             rm_mul(s->nodes[node].world, ib, skinm[j]);
             rm_mul(skinm[j], bsm, skinm[j]);
         }
@@ -842,8 +874,9 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
         for (int i = 0; i < nvc && i < pos.count; i++) {
             /* Influences as (weight, posed point); the bind shape (joint -1
              * and what the weights leave short of 1) is one more. */
-            int ni = 0, inode[80];  /* scene node of each influence: ties go to the earlier node */
-            double iw[80], ip[80][3], sum = 0, shape = 0;
+            int ni = 0, inode[80];  /* scene node of each influence */
+            double iw[80], ip[80][3], idist[80], sum = 0, shape = 0, bv[3];
+            rm_point(bsm, ref_at(&pos, i), bv);  /* the vertex in bind space */
             for (int k = 0; k < (int)vc[i]; k++, at++) {
                 int j = (int)v[at * stride + off_j];
                 double w = ref_at(&wsrc, (int)v[at * stride + off_w])[0];
@@ -852,6 +885,8 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
                 } else if (ni < 79 && w > 0) {
                     rm_point(skinm[j], ref_at(&pos, i), ip[ni]);
                     inode[ni] = jnode[j];
+                    idist[ni] = 0;
+                    for (int c = 0; c < 3; c++) idist[ni] += (bv[c] - jorg[j][c]) * (bv[c] - jorg[j][c]);
                     iw[ni++] = w;
                 }
                 sum += w;
@@ -860,18 +895,28 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             if (shape > 0) {
                 rm_point(node_world, ref_at(&pos, i), ip[ni]);
                 inode[ni] = s->inst_node[ii];
+                double so[3] = {bsm[3], bsm[7], bsm[11]};  /* the bind shape's origin */
+                idist[ni] = 0;
+                for (int c = 0; c < 3; c++) idist[ni] += (bv[c] - so[c]) * (bv[c] - so[c]);
                 iw[ni++] = shape;
             }
             if (ref_max_influences > 0) {  /* keep the heaviest, renormalise */
                 for (int a = 0; a < ni; a++)
-                    for (int e = a + 1; e < ni; e++)
-                        if (iw[e] > iw[a] || (iw[e] == iw[a] && inode[e] < inode[a])) {
-                            double tw = iw[a], tp[3];
+                    for (int e = a + 1; e < ni; e++) {
+                        /* Weights compared as the loader stores them (float). */
+                        float fa = (float)iw[a], fe = (float)iw[e];
+                        int c = fe != fa ? (fe > fa ? -1 : 1)
+                              : idist[e] != idist[a] ? (idist[e] < idist[a] ? -1 : 1)
+                              : strcmp(ref_node_name(s->nodes[inode[e]].el), ref_node_name(s->nodes[inode[a]].el));
+                        if (c < 0) {
+                            double tw = iw[a], td = idist[a], tp[3];
                             int tn = inode[a];
                             iw[a] = iw[e], iw[e] = tw;
+                            idist[a] = idist[e], idist[e] = td;
                             inode[a] = inode[e], inode[e] = tn;
                             memcpy(tp, ip[a], sizeof tp), memcpy(ip[a], ip[e], sizeof tp), memcpy(ip[e], tp, sizeof tp);
                         }
+                    }
                 if (ni > ref_max_influences) ni = ref_max_influences;
             }
             double acc[3] = {0, 0, 0}, total = 0;
@@ -882,6 +927,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             for (int c = 0; c < 3; c++) posed[i][c] = total > 0 ? acc[c] / total : 0;
         }
         free(skinm);
+        free(jorg);
         free(jnode);
         ref_src_free(&names), ref_src_free(&ibm), ref_src_free(&wsrc);
     }

@@ -1,7 +1,7 @@
 /* cmd_pose.c — `marrow pose MODEL [ANIM...] --clip NAME --time T --obj OUT.obj`:
  * the posed, CPU-skinned mesh in the model's own coordinates, as OBJ.
  *
- * Skinning uses exactly the 4 influences per vertex the renderer uploads
+ * Skinning uses exactly the (up to 8) influences per vertex the renderer uploads
  * (mr_mesh_skin), so this is the reference the GPU image is checked against. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ static const char pose_help[] =
     "\n"
     "Samples clip NAME (default: the first clip; with no clip, the bind pose) at\n"
     "time T seconds (default 0; clamped to the clip unless --loop), skins the\n"
-    "meshes on the CPU with 4 influences per vertex and writes them as OBJ\n"
+    "meshes on the CPU with up to 8 influences per vertex and writes them as OBJ\n"
     "(v, vn, vt, f; one 'o' group per mesh) in the model's own coordinates.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model does not load or the clip is unknown.\n";
 

@@ -50,8 +50,9 @@
  *   <bind_shape_matrix> is baked into positions and normals, so mesh
  *   positions are bind-pose model space and skin = model * inverse_bind
  *   (mr_pose_skinning) applies unchanged. Weights: zero weights are
- *   dropped; more than 4 influences keep the 4 heaviest, renormalised (one
- *   warning, counting source vertices); a weight on joint -1, or whatever a
+ *   dropped; more than 8 influences keep the 8 heaviest, renormalised (one
+ *   warning, counting source vertices; equal weights by the tie rule of
+ *   anim/mesh.h); a weight on joint -1, or whatever a
  *   vertex's weights leave short of 1, stays on the bind shape — the mesh
  *   where its node puts it — as the Khronos conformance references show
  *   (skin_4_influence); weights above 1 in total are normalised. When a

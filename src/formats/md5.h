@@ -25,10 +25,11 @@
  * - joints are the model-space bind: the skeleton gets the local rest pose
  *   derived from them and inverse_bind = inverse of the file's matrices;
  *   quaternions get w = -sqrt(1 - x²-y²-z²);
- * - vertices: bind position from the weight formula, influences packed to 4
- *   (one model warning counts the vertices cut, another those whose biases
- *   did not sum to 1); triangles turned counter-clockwise; v' = 1 - v;
- *   smooth normals;
+ * - vertices: bind position from the weight formula, influences packed to 8
+ *   (mr_influences_pack: equal weights at the cut go to the joint nearer
+ *   the vertex, then by name; one model warning counts the vertices cut,
+ *   another those whose biases did not sum to 1); triangles turned
+ *   counter-clockwise; v' = 1 - v; smooth normals;
  * - a mesh is named after its shader's base name ("mesh<i>" without one);
  *   the diffuse map is that base name found beside the .md5mesh, as is or
  *   with .png/.tga/.jpg, in any letter case (a warning when none exists),
