@@ -31,6 +31,10 @@ LIB      := $(BUILD)/libmarrow.a
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 EXE      := $(BUILD)/marrow
+# Test-only tools (tests/tools/*.c): built for `make test`, never linked into
+# libmarrow or ./marrow. assimp_pose is the independent skinning reference of
+# tests/cli_reference.sh.
+TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
 
 .PHONY: all run test asan bench models clean help
 all: marrow
@@ -56,10 +60,17 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@echo "  TEST  $@"
 	@$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
+$(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
+	@mkdir -p $(dir $@)
+	@echo "  TOOL  $@"
+	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -Wall -Wextra -Werror -Wshadow \
+	    $(shell pkg-config --cflags assimp 2>/dev/null) $(SANFLAGS) -o $@ $< \
+	    $(shell pkg-config --libs assimp 2>/dev/null) -lm $(SANFLAGS)
+
 run: marrow
 	./scripts/demo.sh
 
-test: $(EXE) $(TEST_BIN)
+test: $(EXE) $(TEST_BIN) $(TOOL_BIN)
 	@MARROW=$(EXE) TEST_BIN_DIR=$(BUILD)/tests ./tests/run.sh
 
 # llvmpipe renders on the test's own thread under the sanitizers: LeakSanitizer's
