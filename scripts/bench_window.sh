@@ -9,10 +9,11 @@
 # 960x540 window for SECONDS (default 60), reads the CPU time (user + sys,
 # all threads, from /proc/PID/stat) marrow and the X server used, and stops
 # marrow with SIGTERM. Scenes: the mannequin walking (examples/hello.lua's
-# scene) and a script whose draw() does nothing.
+# scene), a script whose draw() does nothing, and (with xdotool) the walking
+# mannequin in a window that is unmapped (hidden) once it has started.
 #
 # One line per scene:
-#   window  NAME  SECONDS s: marrow U.UU s CPU (P % of a core), Xvfb ..., N frames (F fps)
+#   window  NAME  SECONDS s: marrow U.UU s CPU (P % of a core), Xvfb ..., N draw() calls (F fps)
 # A figure, not a test: nothing here passes or fails on timing. Works with
 # any marrow binary (before/after comparisons), run from the repository root.
 set -u
@@ -64,14 +65,23 @@ export DISPLAY=":$(cat "$tmp/display")"
 unset WAYLAND_DISPLAY
 
 echo "window: $M run, 960x540 under Xvfb $DISPLAY, ${secs} s per scene ($(nproc) cores)"
-for scene in walk empty; do
+scenes="walk empty"
+command -v xdotool >/dev/null 2>&1 && scenes="$scenes hidden"
+for scene in $scenes; do
+    script=$scene
     case $scene in
         walk) name="mannequin walking";;
         empty) name="empty draw()";;
+        hidden) name="walking, hidden"; script=walk;;
     esac
-    "$M" run "$tmp/$scene.lua" --size 960x540 "$@" >"$tmp/$scene.log" 2>&1 &
+    "$M" run "$tmp/$script.lua" --size 960x540 "$@" >"$tmp/$scene.log" 2>&1 &
     mpid=$!
     sleep 3                                    # start-up (shader compiles, model load) not counted
+    if [ $scene = hidden ]; then
+        wid=$(xdotool search --pid "$mpid" 2>/dev/null | head -n 1)
+        [ -n "$wid" ] && xdotool windowunmap --sync "$wid"
+        sleep 0.5
+    fi
     m0=$(cpu_ticks "$mpid"); x0=$(cpu_ticks "$xpid")
     f0=$(grep '^frames ' "$tmp/$scene.log" | tail -n 1 | cut -d' ' -f2)
     sleep "$secs"
@@ -84,6 +94,6 @@ for scene in walk empty; do
     awk -v n="$name" -v s="$secs" -v t="$tck" -v m0="$m0" -v m1="$m1" -v x0="$x0" -v x1="$x1" \
         -v f0="${f0:-0}" -v f1="${f1:-0}" 'BEGIN {
         mc = (m1 - m0) / t; xc = (x1 - x0) / t
-        printf "window  %-18s %3d s: marrow %6.2f s CPU (%5.1f %% of a core), Xvfb %6.2f s (%5.1f %%), ~%d frames (%.0f fps)\n",
+        printf "window  %-18s %3d s: marrow %6.2f s CPU (%5.1f %% of a core), Xvfb %6.2f s (%5.1f %%), ~%d draw() calls (%.0f fps)\n",
                n, s, mc, 100 * mc / s, xc, 100 * xc / s, f1 - f0, (f1 - f0) / s }'
 done

@@ -18,8 +18,14 @@ void mr_stop_install(void)
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND;   /* no SA_RESTART: a blocking wait returns EINTR */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction old;
+        /* A signal ignored when marrow started (a background job's SIGINT,
+         * nohup) stays ignored, as the shell meant. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 int mr_stop_requested(void) { return (int)stop_signal; }

@@ -18,7 +18,9 @@
 #ifndef MR_PLATFORM_STOP_H
 #define MR_PLATFORM_STOP_H
 
-/* Installs the SIGINT and SIGTERM handlers (idempotent). */
+/* Installs the SIGINT and SIGTERM handlers (idempotent). A signal that is
+ * ignored when this is called (SIGINT of a job started with & by a
+ * non-interactive shell, for one) is left ignored. */
 void mr_stop_install(void);
 /* The signal number that asked to stop, or 0. */
 int mr_stop_requested(void);
