@@ -666,9 +666,9 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
         return rc;
     }
     uint64_t digest = 0;
-    if (g->skip_unchanged && !g->shot_count) {
+    if (g->skip_unchanged) {
         digest = frame_digest(ctx);
-        if (g->have_last && digest == g->last_digest) {
+        if (!g->shot_count && g->have_last && digest == g->last_digest) {
             mr_lua_gfx_begin(ctx);
             return 1;
         }
