@@ -78,8 +78,8 @@ typedef struct run_opts {
 
 static int parse(int argc, char **argv, run_opts *o)
 {
-    *o = (run_opts){.frames = 60, .fps = 60.0f, .fps_cap = (float)MR_FRAME_DEFAULT_CAP, .width = 960, .height = 540, .budget = 1.0f,
-                    .memory_mib = 1024};
+    *o = (run_opts){.frames = 60, .fps = 60.0f, .fps_cap = (float)MR_FRAME_DEFAULT_CAP, .width = 960,
+                    .height = 540, .budget = 1.0f, .memory_mib = 1024};
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     if (!o->argv) return mr_cli_usage_error("run", "out of memory");
     int rest = 0;
@@ -239,7 +239,7 @@ static int run_loop(runner *rn)
             if (dt < 0) dt = 0;
         }
         if (close) break;
-        int visible = rn->headless || mr_window_visible(rn->win);
+        int visible = !rn->headless && mr_window_visible(rn->win);
         if (rn->headless) {
             if (mr_app_frame(rn->ctx, dt, 1) != 0) return MR_EXIT_SCRIPT;
         } else if (visible) {
