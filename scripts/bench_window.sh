@@ -47,13 +47,13 @@ function update(dt) walk:sample(m.time(), pose) end
 function draw()
   m.camera{target = {0, 0.9, 0}, distance = 3.2, yaw = 60, pitch = 12}
   m.draw(man, pose)
-  if m.frame() % 30 == 0 then print("frames " .. m.frame()) end
+  if m.frame() % 10 == 0 then print("frames " .. m.frame()) end
 end
 EOF
 cat >"$tmp/empty.lua" <<'EOF'
 local m = require "marrow"
 function load() m.console(false) end
-function update(dt) if m.frame() % 30 == 0 then print("frames " .. m.frame()) end end
+function update(dt) if m.frame() % 10 == 0 then print("frames " .. m.frame()) end end
 function draw() end
 EOF
 
@@ -64,7 +64,7 @@ i=0; while [ ! -s "$tmp/display" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)
 export DISPLAY=":$(cat "$tmp/display")"
 unset WAYLAND_DISPLAY
 
-echo "window: $M run, 960x540 under Xvfb $DISPLAY, ${secs} s per scene ($(nproc) cores)"
+echo "window: $M run --size 960x540 $*, under Xvfb $DISPLAY, ${secs} s per scene; $(nproc) cores,$(uptime | sed 's/.*load/ load/')"
 scenes="walk empty"
 command -v xdotool >/dev/null 2>&1 && scenes="$scenes hidden"
 for scene in $scenes; do
