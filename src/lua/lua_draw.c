@@ -68,6 +68,9 @@ typedef struct mr_lua_gfx {
     mr_camera camera;
     int camera_set;          /* the script set a target or distance */
     mr_scene scene;
+    int skip_unchanged;      /* mr_lua_gfx_skip_unchanged */
+    int have_last;           /* last_digest is the picture the renderer holds */
+    uint64_t last_digest;
 } mr_lua_gfx;
 
 static mr_lua_gfx *gfx_of(lua_State *L)
@@ -588,6 +591,66 @@ static void overlay(mr_lua_ctx *ctx)
     }
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t digest_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A digest of everything the rendered picture depends on: the recording,
+ * camera, scene, frame size and the overlay (console lines shown, error).
+ * Padding bytes inside the recorded structs are zero (new_cmd, calloc), and
+ * a byte that differs only makes a frame render again, never the reverse. */
+static uint64_t frame_digest(mr_lua_ctx *ctx)
+{
+    mr_lua_gfx *g = ctx->gfx;
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = digest_bytes(h, g->cmds, g->cmd_count * sizeof *g->cmds);
+    h = digest_bytes(h, g->mats, g->mat_count * sizeof *g->mats);
+    h = digest_bytes(h, g->texts, g->text_len);
+    h = digest_bytes(h, &g->camera, sizeof g->camera);
+    h = digest_bytes(h, &g->camera_set, sizeof g->camera_set);
+    h = digest_bytes(h, &g->scene, sizeof g->scene);
+    int size[2];
+    mr_renderer_size(g->r, &size[0], &size[1]);
+    h = digest_bytes(h, size, sizeof size);
+    h = digest_bytes(h, &ctx->console_hidden, sizeof ctx->console_hidden);
+    if (!ctx->console_hidden) {
+        for (int i = 0; mr_lua_console_line(ctx, i); i++) {
+            if (ctx->time - ctx->console_time[(ctx->console_head + i) % MR_LUA_CONSOLE_LINES] >= 10.0) continue;
+            const char *line = mr_lua_console_line(ctx, i);
+            h = digest_bytes(h, line, strlen(line) + 1);
+        }
+    }
+    const char *err = mr_lua_error(ctx);
+    if (err) h = digest_bytes(h, err, strlen(err) + 1);
+    return h;
+}
+
+void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on)
+{
+    if (!ctx->gfx) return;
+    ctx->gfx->skip_unchanged = on;
+    ctx->gfx->have_last = 0;
+}
+
+void mr_lua_gfx_invalidate(mr_lua_ctx *ctx)
+{
+    if (ctx->gfx) ctx->gfx->have_last = 0;
+}
+
+void mr_lua_gfx_drop(mr_lua_ctx *ctx)
+{
+    if (!ctx->gfx) return;
+    clear_shots(ctx->gfx);
+    mr_lua_gfx_begin(ctx);
+}
+
 int mr_lua_gfx_render(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = ctx->gfx;
@@ -602,6 +665,15 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
         mr_lua_gfx_begin(ctx);
         return rc;
     }
+    uint64_t digest = 0;
+    if (g->skip_unchanged) {
+        digest = frame_digest(ctx);
+        if (!g->shot_count && g->have_last && digest == g->last_digest) {
+            mr_lua_gfx_begin(ctx);
+            return 1;
+        }
+    }
+    g->have_last = 0;
     mr_scene scene = g->scene;
     scene.camera = g->camera;
     if (!g->camera_set) auto_frame(ctx, &scene.camera);
@@ -659,5 +731,9 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
     }
     clear_shots(g);
     mr_lua_gfx_begin(ctx);
+    if (rc == 0 && g->skip_unchanged && digest) {
+        g->last_digest = digest;
+        g->have_last = 1;
+    }
     return rc;
 }
