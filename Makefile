@@ -22,6 +22,9 @@ OPT     ?= -O2
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(shell ./scripts/install-deps.sh >&2)
 endif
+ifneq ($(filter fuzz fuzz-smoke,$(MAKECMDGOALS)),)
+  $(shell ./scripts/install-deps.sh --fuzz >&2)
+endif
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
@@ -77,7 +80,7 @@ asan:
 # fuzz_bvh.c there, with a "fuzz-seeds:" line naming their file extensions;
 # nothing here changes). The library is built with clang under ASan + UBSan
 # and libFuzzer's coverage, into its own build directory.
-FUZZ_CC    ?= clang
+FUZZ_CC    ?= clang-14
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
