@@ -101,6 +101,12 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB)
 fuzz-smoke: fuzz
 	@LP_NUM_THREADS=0 FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/smoke.sh build/fuzz/fuzz
 
+# Long runs (scripts/soak.sh): SOAK_FRAMES, SOAK_RELOADS, SOAK_SCENES and
+# SOAK_PHASES pass through from the environment or the command line.
+soak: marrow
+	@SOAK_FRAMES=$(or $(SOAK_FRAMES),100000) SOAK_RELOADS=$(or $(SOAK_RELOADS),10000) \
+	    SOAK_SCENES=$(or $(SOAK_SCENES),500) MARROW=$(EXE) ./scripts/soak.sh
+
 bench: marrow
 	./marrow bench
 

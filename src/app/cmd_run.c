@@ -15,6 +15,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/frame.h"
+#include "app/stats.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
@@ -217,6 +218,7 @@ static int run_loop(runner *rn)
             mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);
             mr_window_swap(rn->win);
         }
+        mr_app_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
         mr_lua_end_frame(rn->ctx);
         if (mr_lua_quit_requested(rn->ctx, &quit_code)) break;
     }
