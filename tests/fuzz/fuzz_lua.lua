@@ -155,8 +155,8 @@ local function seed()
   pool, slot = {}, 0
   for _, v in ipairs({NIL, true, false, 0, 1, -1, 2, 3, 0.5, -0.25, 1 / 30, 1e-7, 30, 255, 1e9, -1e9,
                       1 / 0, -1 / 0, 0 / 0, 2 ^ 31, 2 ^ 53, math.maxinteger, math.mininteger, 1e308,
-                      "", "walk", "run", "wave", "idle", "root", "pelvis", "head", "hand.L",
-                      "upperarm.L", "lowerarm.L", "spine_03", "*", "start", "loop", "end",
+                      "", "walk", "run", "wave", "idle", "root", "pelvis", "head", "hand_l",
+                      "upperarm_l", "lowerarm_l", "spine_01", "spine_03", "neck", "hand_r", "*", "start", "loop", "end",
                       "once", "repeat", "pingpong", "smooth", "linear", "x", "\0",
                       string.rep("j", 300), "nonexistent.md5mesh", "fuzz.png"}) do
     add(v)
