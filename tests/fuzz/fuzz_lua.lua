@@ -171,6 +171,10 @@ local function seed()
   add(function() error("handler error") end)
   add(function() error(setmetatable({}, {__tostring = function() error("again") end})) end)
   add(reentrant)
+  -- tables whose fields run more calls while a C function reads its options
+  add(setmetatable({}, {__index = function(_, k) reentrant(k) end}))
+  add(setmetatable({1, 2, 3}, {__index = function(_, k) reentrant(k); return 0.5 end,
+                               __len = function() reentrant(); return 3 end}))
   for _, mod in ipairs(models) do
     add(mod)
     local ok, sk = pcall(mod.skeleton, mod)
