@@ -9,6 +9,13 @@ libcglm-dev libstb-dev libxml2-dev libegl-dev libegl-mesa0 libgl1-mesa-dri \
 libgles-dev fonts-dejavu-core xvfb xauth xdotool python3 chromium \
 libassimp-dev assimp-testmodels"
 
+# `install-deps.sh --fuzz` (make fuzz, make fuzz-smoke; CI runs those):
+# clang with its libFuzzer and sanitizer runtimes, instead of the list above,
+# so a plain build never pulls in a second compiler.
+if [ "${1:-}" = "--fuzz" ]; then
+    PACKAGES="clang-14 libclang-rt-14-dev"
+fi
+
 missing=""
 for p in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

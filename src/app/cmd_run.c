@@ -20,6 +20,7 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/frame.h"
+#include "app/stats.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
@@ -253,6 +254,7 @@ static int run_loop(runner *rn)
             mr_app_frame_hidden(rn->ctx, dt);
             rn->present = 1;               /* shown again: its contents are gone */
         }
+        mr_app_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
         mr_lua_end_frame(rn->ctx);
         if (mr_lua_quit_requested(rn->ctx, &quit_code)) break;
         if (!rn->headless) mr_pacer_wait(&pacer, visible);

@@ -794,6 +794,10 @@ static void capture_structured(void *ctx, xmlErrorPtr e)
     snprintf(c->msg, sizeof c->msg, "%s", e->message ? e->message : "malformed XML");
     size_t n = strlen(c->msg);
     while (n && (c->msg[n - 1] == '\n' || c->msg[n - 1] == ' ')) c->msg[--n] = '\0';
+    /* libxml2 splits some messages over lines ("...encoding !\nBytes: ..."):
+     * errors are one line. */
+    for (char *p = c->msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
 static void silent_generic(void *ctx, const char *msg, ...)

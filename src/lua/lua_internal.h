@@ -53,7 +53,8 @@ typedef struct mr_lua_skeleton {
 typedef struct mr_lua_clip {
     const mr_clip *clip;
     mr_cache_entry *entry;
-    mr_clip *owned;          /* a clip made by a script (marrow.additive), freed by __gc; else NULL */
+    mr_clip *owned;          /* a clip made by a script (marrow.additive), else NULL; freed by
+                              * the hidden box in user value 2 (lua_model.c) */
 } mr_lua_clip;
 
 /* mask: weights follow this struct in the same userdata block (lua_mask.c);

@@ -111,7 +111,7 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
 {
     model_idx = lua_absindex(L, model_idx);
     mr_lua_model *m = mr_lua_check_model(L, model_idx);
-    mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 1);
+    mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 2);
     c->clip = clip;
     c->entry = m->entry;
     c->owned = NULL;
@@ -585,19 +585,37 @@ static int clip_tostring(lua_State *L)
     return 1;
 }
 
-void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
+/* A clip made by a script is owned by a hidden box userdata (user value 2
+ * of the clip userdata), whose __gc frees it. The clip's own metatable has
+ * no __gc: a script can reach that one (getmetatable(clip).__gc(clip)) and
+ * would free a clip that mixers still sample and the userdata still points
+ * at. Nothing gives a script the box, so it is finalized only once the clip
+ * userdata (which mixers keep in their refs) is unreachable. */
+#define MR_LUA_CLIP_BOX "marrow.clipbox"
+
+static int clip_box_gc(lua_State *L)
 {
-    mr_lua_push_clip(L, model_idx, clip);
-    ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
+    mr_clip **box = luaL_checkudata(L, 1, MR_LUA_CLIP_BOX);
+    mr_clip_free(*box);
+    *box = NULL;
+    return 0;
 }
 
-static int clip_gc(lua_State *L)
+void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
 {
-    /* A view (the model, user value 1, owns the data) unless a script made it. */
-    mr_lua_clip *c = mr_lua_check_clip(L, 1);
-    mr_clip_free(c->owned);
-    c->owned = NULL;
-    return 0;
+    model_idx = lua_absindex(L, model_idx);
+    mr_clip **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, MR_LUA_CLIP_BOX)) {
+        lua_pushcfunction(L, clip_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    *box = clip;                       /* from here on the box frees it */
+    mr_lua_push_clip(L, model_idx, clip);
+    ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
+    lua_insert(L, -2);
+    lua_setiuservalue(L, -2, 2);
 }
 
 static const luaL_Reg clip_methods[] = {
@@ -607,7 +625,7 @@ static const luaL_Reg clip_methods[] = {
 };
 
 static const luaL_Reg clip_meta[] = {
-    {"__tostring", clip_tostring}, {"__gc", clip_gc}, {"__index", NULL},
+    {"__tostring", clip_tostring}, {"__index", NULL},
     {NULL, NULL},
 };
 
