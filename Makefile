@@ -4,6 +4,9 @@
 #   make run      the demo scene (installs missing Debian packages first)
 #   make test     every test; ends with "N passed, N failed"
 #   make asan     the same tests under AddressSanitizer + UBSan
+#   make fuzz     libFuzzer targets (clang) in build/fuzz/fuzz/
+#   make fuzz-smoke  each fuzz target for a bounded time (FUZZ_SECONDS each)
+#   make soak     long runs: frames, reloads, scenes (not part of make test)
 #   make bench    performance figures (marrow bench)
 #   make models   regenerate models/ (the mannequin)
 #   make clean
@@ -19,6 +22,9 @@ OPT     ?= -O2
 ifeq ($(filter clean help,$(MAKECMDGOALS)),)
   $(shell ./scripts/install-deps.sh >&2)
 endif
+ifneq ($(filter fuzz fuzz-smoke,$(MAKECMDGOALS)),)
+  $(shell ./scripts/install-deps.sh --fuzz >&2)
+endif
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
@@ -31,8 +37,12 @@ LIB      := $(BUILD)/libmarrow.a
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 EXE      := $(BUILD)/marrow
+# Test-only tools (tests/tools/*.c): built for `make test`, never linked into
+# libmarrow or ./marrow. assimp_pose is the independent skinning reference of
+# tests/cli_reference.sh.
+TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
 
-.PHONY: all run test asan bench models clean help
+.PHONY: all run test asan bench models clean help fuzz fuzz-targets fuzz-smoke soak
 all: marrow
 
 marrow: $(EXE)
@@ -56,10 +66,17 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@echo "  TEST  $@"
 	@$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
 
+$(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
+	@mkdir -p $(dir $@)
+	@echo "  TOOL  $@"
+	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -Wall -Wextra -Werror -Wshadow \
+	    $(shell pkg-config --cflags assimp 2>/dev/null) $(SANFLAGS) -o $@ $< \
+	    $(shell pkg-config --libs assimp 2>/dev/null) -lm $(SANFLAGS)
+
 run: marrow
 	./scripts/demo.sh
 
-test: $(EXE) $(TEST_BIN)
+test: $(EXE) $(TEST_BIN) $(TOOL_BIN)
 	@MARROW=$(EXE) TEST_BIN_DIR=$(BUILD)/tests ./tests/run.sh
 
 # llvmpipe renders on the test's own thread under the sanitizers: LeakSanitizer's
@@ -67,6 +84,39 @@ test: $(EXE) $(TEST_BIN)
 asan:
 	@LP_NUM_THREADS=0 $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
 	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+# ---- fuzzing ---------------------------------------------------------------
+# One libFuzzer target per reader, plus fuzz_lua for the Lua API: every
+# tests/fuzz/fuzz_*.c is a target (glTF and BVH readers add fuzz_gltf.c and
+# fuzz_bvh.c there, with a "fuzz-seeds:" line naming their file extensions;
+# nothing here changes). The library is built with clang under ASan + UBSan
+# and libFuzzer's coverage, into its own build directory.
+FUZZ_CC    ?= clang-14
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 25
+
+fuzz:
+	@$(MAKE) --no-print-directory fuzz-targets BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 \
+	    SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link"
+
+fuzz-targets: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ  $@"
+	@$(CC) $(CFLAGS) -fsanitize=fuzzer -DMR_FUZZ_ROOT='"$(CURDIR)"' -o $@ $< $(LIB) $(LDLIBS)
+
+# Seeds are copied into build/fuzz/corpus at run time (never into tests/).
+fuzz-smoke: fuzz
+	@LP_NUM_THREADS=0 FUZZ_SECONDS=$(FUZZ_SECONDS) ./tests/fuzz/smoke.sh build/fuzz/fuzz
+
+# Long runs (scripts/soak.sh): SOAK_FRAMES, SOAK_RELOADS, SOAK_SCENES and
+# SOAK_PHASES pass through from the environment or the command line.
+soak: marrow
+	@SOAK_FRAMES=$(or $(SOAK_FRAMES),100000) SOAK_RELOADS=$(or $(SOAK_RELOADS),10000) \
+	    SOAK_SCENES=$(or $(SOAK_SCENES),500) MARROW=$(EXE) ./scripts/soak.sh
 
 bench: marrow
 	./marrow bench

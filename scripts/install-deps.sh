@@ -6,7 +6,15 @@ set -eu
 
 PACKAGES="build-essential pkg-config liblua5.4-dev lua5.4 libglfw3-dev libepoxy-dev \
 libcglm-dev libstb-dev libxml2-dev libegl-dev libegl-mesa0 libgl1-mesa-dri \
-libgles-dev fonts-dejavu-core xvfb xauth python3 chromium"
+libgles-dev fonts-dejavu-core xvfb xauth xdotool python3 chromium \
+libassimp-dev assimp-testmodels"
+
+# `install-deps.sh --fuzz` (make fuzz, make fuzz-smoke; CI runs those):
+# clang with its libFuzzer and sanitizer runtimes, instead of the list above,
+# so a plain build never pulls in a second compiler.
+if [ "${1:-}" = "--fuzz" ]; then
+    PACKAGES="clang-14 libclang-rt-14-dev"
+fi
 
 missing=""
 for p in $PACKAGES; do

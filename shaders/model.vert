@@ -10,6 +10,8 @@ layout(location = 2) in vec2 a_uv;
 layout(location = 3) in vec4 a_tangent;   // xyz, w = bitangent sign
 layout(location = 4) in uvec4 a_joints;
 layout(location = 5) in vec4 a_weights;
+layout(location = 6) in uvec4 a_joints1;  // influences 5-8 (read when u_wide)
+layout(location = 7) in vec4 a_weights1;
 
 uniform mat4 u_world;
 uniform mat4 u_normal_matrix;
@@ -22,7 +24,7 @@ out vec2 v_uv;
 
 void main()
 {
-    mat4 skin = skin_matrix(a_joints, a_weights);
+    mat4 skin = skin_matrix(a_joints, a_weights, a_joints1, a_weights1);
     vec4 p = u_world * (skin * vec4(a_position, 1.0));
     v_world = p.xyz;
     v_normal = mat3(u_normal_matrix) * (mat3(skin) * a_normal);

@@ -2,9 +2,11 @@
 // model.vert and shadow.vert). The palette is a texture buffer of RGBA32F
 // texels, four per matrix (the columns); a draw's matrices start at
 // u_palette_offset. An offset < 0 means the bind pose (static meshes, or a
-// draw without skin matrices).
+// draw without skin matrices). Influences 5-8 come in a second attribute
+// set that only meshes using them have (u_wide); other meshes never read it.
 uniform samplerBuffer u_palette;
 uniform int u_palette_offset;
+uniform bool u_wide;
 
 mat4 palette_matrix(uint joint)
 {
@@ -13,9 +15,13 @@ mat4 palette_matrix(uint joint)
                 texelFetch(u_palette, base + 2), texelFetch(u_palette, base + 3));
 }
 
-mat4 skin_matrix(uvec4 joints, vec4 weights)
+mat4 skin_matrix(uvec4 joints, vec4 weights, uvec4 joints1, vec4 weights1)
 {
     if (u_palette_offset < 0) return mat4(1.0);
-    return palette_matrix(joints.x) * weights.x + palette_matrix(joints.y) * weights.y +
-           palette_matrix(joints.z) * weights.z + palette_matrix(joints.w) * weights.w;
+    mat4 m = palette_matrix(joints.x) * weights.x + palette_matrix(joints.y) * weights.y +
+             palette_matrix(joints.z) * weights.z + palette_matrix(joints.w) * weights.w;
+    if (u_wide)
+        m += palette_matrix(joints1.x) * weights1.x + palette_matrix(joints1.y) * weights1.y +
+             palette_matrix(joints1.z) * weights1.z + palette_matrix(joints1.w) * weights1.w;
+    return m;
 }

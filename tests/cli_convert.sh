@@ -53,6 +53,19 @@ run $MARROW convert "$ASTRO" "$TMP/astro/astroBoy.md5mesh"
 run $MARROW info "$TMP/astro/astroBoy.md5mesh" "$TMP/astro/astroBoy_walk.md5anim"
 [ "$RC" -eq 0 ] && pass "the converted astroBoy loads with its clip" || fail "the converted astroBoy loads with its clip" "exit $RC" "$ERR"
 
+# info counts the vertices with more than 4 and more than 8 influences in the
+# file; converting keeps up to 8, so the MD5 copy reports the same.
+TM=$SHARED/thinmatrix-opengl-animation/Resources/res/model.dae
+run $MARROW info "$TM"
+expect_match "info ThinMatrix counts vertices over 4 influences" "$OUT" '^influences: 158 vertices have more than 4, 0 more than 8'
+mkdir -p "$TMP/tm"
+run $MARROW convert "$TM" "$TMP/tm/tm.md5mesh"
+run $MARROW info "$TMP/tm/tm.md5mesh"
+expect_match "ThinMatrix as MD5 keeps its 5- and 6-influence vertices" "$OUT" '^influences: 158 vertices have more than 4, 0 more than 8'
+run $MARROW info "$SHARED/magnum-plugins/src/MagnumPlugins/AssimpImporter/Test/skin-multiple-sets.dae"
+expect_match "info counts vertices over 8 influences" "$OUT" '^influences: 10 vertices have more than 4, 10 more than 8'
+expect_match "the cut beyond 8 is a warning" "$OUT" '10 skinned vertices had more than 8 joint influences'
+
 # Anim files do not go with a COLLADA model.
 expect_exit "anims after a .dae are refused" 3 $MARROW info "$ASTRO" models/walk.md5anim
 # Every .dae among the shared models loads or fails cleanly (0 or 3).

@@ -5,14 +5,21 @@
  * row-major matrices, straight from the COLLADA 1.4 specification:
  *   node world   = parent world * (transform elements in document order)
  *   channels     override transform values by sid (and member) at time t;
- *                STEP / LINEAR / BEZIER (time solved by bisection) /
- *                HERMITE per component; a whole <matrix> with LINEAR keys
- *                is interpolated as decomposed TRS, lerp and normalised
- *                quaternion lerp (the loader's documented choice)
+ *                STEP / LINEAR / BEZIER (time solved by bisection for
+ *                (time, value) tangents; one-value tangents are offsets
+ *                from the keys) / HERMITE per component; "(i)(j)" is
+ *                (row)(column) unless the data or an FCollada authoring
+ *                tool says (column)(row), and a matrix animated by element
+ *                keeps (0, 0, 0, 1) as bottom row; a whole <matrix> with LINEAR keys
+ *                is interpolated as decomposed TRS, lerp and quaternion
+ *                slerp (as assimp plays decomposed matrices)
  *   skinned      v' = sum_k w_k * JointWorld_k * INV_BIND_k * BSM * v
  *                (+ (1 - sum w) * NodeWorld * v when the weights fall short:
  *                the CTS reference convention; normalised when above 1),
- *                optionally limited to the N heaviest influences
+ *                optionally limited to the N heaviest influences (equal
+ *                weights: the joint whose bind origin, inverse of
+ *                INV_BIND_MATRIX, is nearer BSM * v, then the node name,
+ *                else id, else sid: the rule src/anim/mesh.h states)
  *   static       v' = NodeWorld * v
  * and finally the Y-up metre conversion of <asset>. ref_eval() returns the
  * posed position of every triangle corner, in the loader's mesh order
@@ -30,7 +37,7 @@
 #include <libxml/tree.h>
 
 /* 0: every influence (the file's skinning); N: only the N heaviest,
- * renormalised (what a 4-influence runtime can show). */
+ * renormalised (what an N-influence runtime can show). */
 static int ref_max_influences = 0;
 
 typedef struct ref_doc {
@@ -217,6 +224,33 @@ static void rm_mul(const double *a, const double *b, double *out)
     memcpy(out, r, sizeof r);
 }
 
+/* The point an affine row-major matrix sends to the origin: solves
+ * R o + t = 0 by Cramer's rule (the inverse bind's joint origin). */
+static void rm_origin_of(const double *m, double *o)
+{
+    double a[9] = {m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]};
+    double b[3] = {-m[3], -m[7], -m[11]};
+    double det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) +
+                 a[2] * (a[3] * a[7] - a[4] * a[6]);
+    for (int c = 0; c < 3; c++) {
+        double t[9];
+        memcpy(t, a, sizeof t);
+        for (int r = 0; r < 3; r++) t[r * 3 + c] = b[r];
+        double dc = t[0] * (t[4] * t[8] - t[5] * t[7]) - t[1] * (t[3] * t[8] - t[5] * t[6]) +
+                    t[2] * (t[3] * t[7] - t[4] * t[6]);
+        o[c] = det != 0 ? dc / det : 0;
+    }
+}
+
+/* A node's name as the loader names joints: name, else id, else sid. */
+static const char *ref_node_name(const xmlNode *el)
+{
+    const char *n = ref_attr(el, "name");
+    if (!n || !*n) n = ref_attr(el, "id");
+    if (!n || !*n) n = ref_attr(el, "sid");
+    return n ? n : "";
+}
+
 static void rm_point(const double *m, const double *p, double *out)
 {
     double r[3];
@@ -329,6 +363,7 @@ typedef struct ref_channel {
     char sid[128];
     int comp, ncomp;     /* target components */
     int whole_matrix;
+    int mi, mj;          /* "(i)(j)" as written, else -1 */
     ref_src in, out, itan, otan;
     char **interp;
     int ninterp;
@@ -370,7 +405,9 @@ static double ref_sample(const ref_channel *ch, double t, int c)
             double h01 = -2 * u * u * u + 3 * u * u, h11 = u * u * u - u * u;
             return h00 * v0 + h10 * m0 + h01 * v1 + h11 * m1;
         }
-        if (!two) return ref_bez(v0, ot[c], it[c], v1, u);
+        /* One value per component: offsets from the keys (C0 = P0 + OUT,
+         * C1 = P1 - IN), the parameter linear in time. */
+        if (!two) return ref_bez(v0, v0 + ot[c], v1 - it[c], v1, u);
         double c0 = fmin(fmax(ot[2 * c], t0), t1), c1 = fmin(fmax(it[2 * c], t0), t1);
         double lo = 0, hi = 1;
         for (int i = 0; i < 60; i++) {  /* the clamped time curve is monotonic */
@@ -383,7 +420,7 @@ static double ref_sample(const ref_channel *ch, double t, int c)
     return v0 + u * (v1 - v0);
 }
 
-/* Whole-matrix channel: decomposed keys, lerp T and S, nlerp R. */
+/* Whole-matrix channel: decomposed keys, lerp T and S, slerp R. */
 static void ref_sample_matrix(const ref_channel *ch, double t, double *m)
 {
     int n = ch->in.count, st = ch->in.stride;
@@ -404,7 +441,12 @@ static void ref_sample_matrix(const ref_channel *ch, double t, double *m)
         for (int i = 0; i < 4; i++) q1[i] = -q1[i];
         dot = -dot;
     }
-    double a = 1 - u, b = u;  /* normalised lerp, as marrow's LINEAR tracks */
+    double a = 1 - u, b = u;  /* slerp (constant angular speed), as assimp plays them */
+    if (dot < 1 - 1e-12) {
+        double th = acos(dot);
+        a = sin((1 - u) * th) / sin(th);
+        b = sin(u * th) / sin(th);
+    }
     double len = 0;
     for (int i = 0; i < 4; i++) {
         q[i] = a * q0[i] + b * q1[i];
@@ -441,13 +483,14 @@ static void ref_read_animations(const ref_doc *d, xmlNode *parent, ref_anim *a)
         }
         if (!kind) continue;
         int i, j;
+        ch.mi = ch.mj = -1;
         if (*member == '.') {
             ch.ncomp = 1;
             ch.comp = !strcmp(member, ".X") ? 0 : !strcmp(member, ".Y") ? 1 : !strcmp(member, ".Z") ? 2
                     : !strcmp(member, ".ANGLE") ? 3 : -1;
             if (ch.comp < 0) continue;
         } else if (sscanf(member, "(%d)(%d)", &i, &j) == 2) {
-            ch.ncomp = 1, ch.comp = i * 4 + j;
+            ch.ncomp = 1, ch.comp = i * 4 + j, ch.mi = i, ch.mj = j;
         } else if (sscanf(member, "(%d)", &i) == 1) {
             ch.ncomp = 1, ch.comp = i;
         } else {
@@ -477,6 +520,49 @@ static void ref_read_animations(const ref_doc *d, xmlNode *parent, ref_anim *a)
         a->ch = realloc(a->ch, (size_t)(a->n + 1) * sizeof *a->ch);
         a->ch[a->n++] = ch;
     }
+}
+
+/* Element order of "(i)(j)" targets, decided for the whole document:
+ * (row)(column) as the specification says unless (column)(row) keeps the
+ * bottom row's first three elements at 0 where (row)(column) does not, or
+ * (on a tie) makes more first keys equal the static <matrix>, or (on a
+ * tie) the authoring tool is FCollada-based. */
+static void ref_element_order(const ref_doc *d, ref_anim *a)
+{
+    int score[2][2] = {{0, 0}, {0, 0}};  /* [reading][bottom-row violations, first-key mismatches] */
+    for (int c = 0; c < a->n; c++) {
+        ref_channel *ch = &a->ch[c];
+        if (ch->mi < 0) continue;
+        const double *stat = NULL;
+        int ns = 0;
+        for (xmlNode *x = ref_id(d, ch->node_id)->children; x; x = x->next) {
+            const char *sid = ref_attr(x, "sid");
+            if (ref_is(x, "matrix") && sid && !strcmp(sid, ch->sid)) stat = ref_numbers_view(x, &ns);
+        }
+        for (int r = 0; r < 2; r++) {
+            int e = r ? ch->mj * 4 + ch->mi : ch->mi * 4 + ch->mj;
+            int nonzero = 0;
+            for (int k = 0; k < ch->out.count; k++) nonzero |= fabs(ref_at(&ch->out, k)[0]) > 1e-6;
+            if (e >= 12 && e < 15 && nonzero) score[r][0]++;
+            if (stat && ns == 16 && fabs(ref_at(&ch->out, 0)[0] - stat[e]) > 1e-4 * (1 + fabs(stat[e]))) score[r][1]++;
+        }
+    }
+    int cols_first;
+    if (score[0][0] != score[1][0]) cols_first = score[1][0] < score[0][0];
+    else if (score[0][1] != score[1][1]) cols_first = score[1][1] < score[0][1];
+    else {
+        cols_first = 0;
+        for (xmlNode *c = ref_child(ref_child(d->root, "asset"), "contributor"); c; c = ref_next(c, "contributor")) {
+            xmlNode *t = ref_child(c, "authoring_tool");
+            xmlChar *txt = t ? xmlNodeGetContent(t) : NULL;
+            if (txt && (strstr((char *)txt, "FCollada") || strstr((char *)txt, "ColladaMax") ||
+                        strstr((char *)txt, "ColladaMaya")))
+                cols_first = 1;
+            xmlFree(txt);
+        }
+    }
+    for (int c = 0; c < a->n; c++)
+        if (a->ch[c].mi >= 0 && cols_first) a->ch[c].comp = a->ch[c].mj * 4 + a->ch[c].mi;
 }
 
 static void ref_anim_free(ref_anim *a)
@@ -540,6 +626,12 @@ static void ref_local(const xmlNode *node, const ref_anim *a, xmlNode *const *se
                 whole = 0;
             }
         }
+        /* A matrix animated element by element stays affine: its bottom
+         * row is (0, 0, 0, 1) whatever the channels say. */
+        for (int c = 0; a && id && sid && !strcmp(kind, "matrix") && c < a->n; c++)
+            if (!strcmp(a->ch[c].node_id, id) && !strcmp(a->ch[c].sid, sid) && a->ch[c].ncomp == 1 &&
+                ref_active(&a->ch[c], set, nset))
+                v[12] = v[13] = v[14] = 0, v[15] = 1;
         if (!whole) ref_xform(kind, v, xm);
         rm_mul(m, xm, m);
         free(v);
@@ -749,6 +841,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
         }
         int nj = names.count;
         double (*skinm)[16] = calloc((size_t)nj + 1, sizeof *skinm);
+        double (*jorg)[3] = calloc((size_t)nj + 1, sizeof *jorg);  /* bind origins, for ties */
         int *jnode = calloc((size_t)nj + 1, sizeof *jnode);
         for (int j = 0; j < nj; j++) {
             const char *nm = names.words[names.offset + j * names.stride];
@@ -760,6 +853,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             if (ibm.v) memcpy(ib, ref_at(&ibm, j), sizeof ib);
             else rm_identity(ib);
             jnode[j] = node;
+            rm_origin_of(ib, jorg[j]);
             rm_mul(s->nodes[node].world, ib, skinm[j]);
             rm_mul(skinm[j], bsm, skinm[j]);
         }
@@ -780,8 +874,9 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
         for (int i = 0; i < nvc && i < pos.count; i++) {
             /* Influences as (weight, posed point); the bind shape (joint -1
              * and what the weights leave short of 1) is one more. */
-            int ni = 0, inode[80];  /* scene node of each influence: ties go to the earlier node */
-            double iw[80], ip[80][3], sum = 0, shape = 0;
+            int ni = 0, inode[80];  /* scene node of each influence */
+            double iw[80], ip[80][3], idist[80], sum = 0, shape = 0, bv[3];
+            rm_point(bsm, ref_at(&pos, i), bv);  /* the vertex in bind space */
             for (int k = 0; k < (int)vc[i]; k++, at++) {
                 int j = (int)v[at * stride + off_j];
                 double w = ref_at(&wsrc, (int)v[at * stride + off_w])[0];
@@ -790,6 +885,8 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
                 } else if (ni < 79 && w > 0) {
                     rm_point(skinm[j], ref_at(&pos, i), ip[ni]);
                     inode[ni] = jnode[j];
+                    idist[ni] = 0;
+                    for (int c = 0; c < 3; c++) idist[ni] += (bv[c] - jorg[j][c]) * (bv[c] - jorg[j][c]);
                     iw[ni++] = w;
                 }
                 sum += w;
@@ -798,18 +895,28 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             if (shape > 0) {
                 rm_point(node_world, ref_at(&pos, i), ip[ni]);
                 inode[ni] = s->inst_node[ii];
+                double so[3] = {bsm[3], bsm[7], bsm[11]};  /* the bind shape's origin */
+                idist[ni] = 0;
+                for (int c = 0; c < 3; c++) idist[ni] += (bv[c] - so[c]) * (bv[c] - so[c]);
                 iw[ni++] = shape;
             }
             if (ref_max_influences > 0) {  /* keep the heaviest, renormalise */
                 for (int a = 0; a < ni; a++)
-                    for (int e = a + 1; e < ni; e++)
-                        if (iw[e] > iw[a] || (iw[e] == iw[a] && inode[e] < inode[a])) {
-                            double tw = iw[a], tp[3];
+                    for (int e = a + 1; e < ni; e++) {
+                        /* Weights compared as the loader stores them (float). */
+                        float fa = (float)iw[a], fe = (float)iw[e];
+                        int c = fe != fa ? (fe > fa ? -1 : 1)
+                              : idist[e] != idist[a] ? (idist[e] < idist[a] ? -1 : 1)
+                              : strcmp(ref_node_name(s->nodes[inode[e]].el), ref_node_name(s->nodes[inode[a]].el));
+                        if (c < 0) {
+                            double tw = iw[a], td = idist[a], tp[3];
                             int tn = inode[a];
                             iw[a] = iw[e], iw[e] = tw;
+                            idist[a] = idist[e], idist[e] = td;
                             inode[a] = inode[e], inode[e] = tn;
                             memcpy(tp, ip[a], sizeof tp), memcpy(ip[a], ip[e], sizeof tp), memcpy(ip[e], tp, sizeof tp);
                         }
+                    }
                 if (ni > ref_max_influences) ni = ref_max_influences;
             }
             double acc[3] = {0, 0, 0}, total = 0;
@@ -820,6 +927,7 @@ static void ref_instance(const ref_doc *d, const ref_scene *s, int ii, ref_point
             for (int c = 0; c < 3; c++) posed[i][c] = total > 0 ? acc[c] / total : 0;
         }
         free(skinm);
+        free(jorg);
         free(jnode);
         ref_src_free(&names), ref_src_free(&ibm), ref_src_free(&wsrc);
     }
@@ -865,6 +973,7 @@ static void ref_eval(const ref_doc *d, const char *clip, double t, ref_points *o
     ref_anim a = {0};
     for (xmlNode *lib = ref_child(d->root, "library_animations"); lib; lib = ref_next(lib, "library_animations"))
         ref_read_animations(d, lib, &a);
+    ref_element_order(d, &a);
     xmlNode *set[256];
     int nset = 0, use_set = 0;
     xmlNode *clips = ref_child(d->root, "library_animation_clips");

@@ -247,12 +247,16 @@ TEST(load_every_shared_dae)
 /* ---- posed meshes against the independent reference ---------------------- */
 
 /* Compares the loader with the reference at several times of every clip.
- * worst_out[0]: against the file's own skinning (all influences);
- * worst_out[1]: against the 4 heaviest influences renormalised. */
-static void check_against_reference(const char *path, double *worst_out)
+ * worst_out[0]: against the file's own skinning (all influences), which
+ * must match where no vertex has more than MR_MAX_INFLUENCES;
+ * worst_out[1]: against the MR_MAX_INFLUENCES heaviest renormalised (ties
+ * by the rule of mesh.h), which must always match. *over8 gets the
+ * vertices whose file gives them more than 8 influences. */
+static void check_against_reference(const char *path, double *worst_out, int *over8)
 {
     mr_model *m = load(path);
     if (!m) return;
+    for (int i = 0; i < m->mesh_count; i++) *over8 += m->meshes[i].source_over8;
     ref_doc d;
     CHECK_MSG(ref_open(&d, path) == 0, "reference cannot read %s", path);
     int clips = m->clip_count ? m->clip_count : 1;
@@ -276,9 +280,9 @@ static void check_against_reference(const char *path, double *worst_out)
                 ref_eval(&d, clip && has_clip_lib ? clip->name : NULL, times[k], &rp);
                 double e = compare_corners(m, clip, times[k], &rp);
                 CHECK_MSG(e >= 0, "%s: meshes differ in shape from the reference (%d corners)", path, rp.n);
-                if (variant)
-                    CHECK_MSG(e <= 1e-3, "%s clip %s t=%g: off by %.4f%% of the size", path,
-                              clip ? clip->name : "-", times[k], e * 100);
+                if (variant || *over8 == 0)
+                    CHECK_MSG(e <= 1e-3, "%s clip %s t=%g: off by %.4f%% of the size%s", path,
+                              clip ? clip->name : "-", times[k], e * 100, variant ? "" : " (all influences)");
                 if (e > worst_out[variant]) worst_out[variant] = e;
                 ref_points_free(&rp);
             }
@@ -302,21 +306,15 @@ TEST(posed_meshes_match_independent_reference)
             continue;
         }
         double worst[2] = {0, 0};
-        check_against_reference(files[i], worst);
+        int over8 = 0;
+        check_against_reference(files[i], worst, &over8);
         checked++;
         const char *short_name = files[i] + strlen(SHARED_MODELS);
         if (strlen(short_name) > 70) short_name += strlen(short_name) - 70;
         printf("       %-70s %.5f%% (all influences %.5f%%)\n", short_name, worst[1] * 100, worst[0] * 100);
         /* Against the file's own skinning the only allowed gap is what
-         * dropping influences beyond the 4th costs. */
-        if (worst[0] > 1e-3) {
-            const char *why = strstr(files[i], "thinmatrix") ? "6 influences"
-                            : strstr(files[i], "skin-multiple-sets") ? "12 influences"
-                            : strstr(files[i], "skin_4_influence") ? "4 joints + the bind-shape remainder" : NULL;
-            CHECK_MSG(why != NULL, "%s is %.4f%% off the reference with all influences", files[i], worst[0] * 100);
-            if (why) printf("         more than 4 influences (%s): the 4-influence limit costs %.3f%%\n", why,
-                            worst[0] * 100);
-        }
+         * dropping influences beyond the 8th costs (checked per time above). */
+        if (over8) printf("         %d vertices with more than 8 influences: the cut costs %.3f%%\n", over8, worst[0] * 100);
         free(files[i]);
     }
     free(files);
@@ -324,7 +322,7 @@ TEST(posed_meshes_match_independent_reference)
 }
 
 /* The tracks' error against the exact curves, on a dense time grid: every
- * animated shared file, 121 times per clip (4-influence reference, so only
+ * animated shared file, 121 times per clip (8-influence reference, so only
  * the animation differs). This is the figure collada.h states. */
 TEST(resampled_tracks_stay_within_tolerance)
 {
@@ -525,9 +523,9 @@ TEST(cts_skins_match_their_deformed_references)
         {"reference_2_influence/reference_2_influence.dae", "skin_multi_weight_source/skin_multi_weight_source.dae", 1e-3},
         {"_reference/_reference_long_tube/_reference_long_tube.dae", "skin_long_tube/skin_long_tube.dae", 1e-3},
         {"reference_long_tube/reference_long_tube.dae", "skin_long_tube/skin_long_tube.dae", 1e-3},
-        /* 4 joints plus the bind-shape remainder are 5 influences: keeping
-         * 4 costs about 1.2% here (the reference keeps all 5). */
-        {"_reference/_reference_4_influence/_reference_4_influence.dae", "skin_4_influence/skin_4_influence.dae", 1.5e-2},
+        /* 4 joints plus the bind-shape remainder are 5 influences (keeping
+         * only 4 cost 1.19% here). */
+        {"_reference/_reference_4_influence/_reference_4_influence.dae", "skin_4_influence/skin_4_influence.dae", 1e-3},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
         char ref[512], skin[512];
@@ -1102,25 +1100,88 @@ TEST(skins_bind_shape_influences_and_hierarchy)
     CHECK(v0 >= 0 && v1 >= 0 && v2 >= 0);
     if (v0 >= 0 && v1 >= 0) {
         CHECK(me->joints[v0][0] == 1 && me->weights[v0][0] == 1.0f && me->weights[v0][1] == 0.0f);
-        /* five influences: 0.5 0.2 0.15 0.1 0.05 -> four heaviest, sum 1 */
-        float sum = me->weights[v1][0] + me->weights[v1][1] + me->weights[v1][2] + me->weights[v1][3];
+        /* five influences: 0.5 0.2 0.15 0.1 0.05 -> all five kept, heaviest first */
+        float sum = 0;
+        for (int k = 0; k < MR_MAX_INFLUENCES; k++) sum += me->weights[v1][k];
         CHECK_NEAR(sum, 1, 1e-6);
-        CHECK_NEAR(me->weights[v1][0], 0.5 / 0.95, 1e-6);
+        CHECK_NEAR(me->weights[v1][0], 0.5, 1e-6);
+        CHECK_NEAR(me->weights[v1][4], 0.05, 1e-6);
+        CHECK(me->weights[v1][5] == 0.0f);
         CHECK(me->joints[v1][0] == 2);
+        CHECK(me->source_over4 >= 1 && me->source_over8 == 0);
     }
-    int cut = 0;
     for (int w = 0; w < m->warning_count; w++)
-        if (strstr(m->warnings[w], "more than 4 joint influences")) {
-            cut++;
-            CHECK_STR_CONTAINS(m->warnings[w], "2 skinned vertices");  /* one per instance */
-        }
-    CHECK(cut == 1);
+        CHECK_MSG(!strstr(m->warnings[w], "joint influences"), "unexpected warning: %s", m->warnings[w]);
     /* The rest pose reproduces the bind shape: inverse binds match. */
     vec3 p;
     posed_vertex(m, -1, 0, 0, v2, p);
     CHECK_NEAR(p[1], 2, 1e-5);
     CHECK_NEAR(p[2], 5, 1e-5);
     mr_model_free(m);
+}
+
+/* tests/quirks/collada: files off the letter of COLLADA whose meaning is
+ * unambiguous (a Name_array or IDREF_array holding more names than its
+ * count, as a Blender export that repeats the last joint name) load with one
+ * located warning and pose exactly like their tidy twin. The twin's posed
+ * vertex 1 is checked by hand: j1 rests at (0,1,0) turned 30 degrees about
+ * z and binds at (0,1,0), so (1,1,0) goes to (cos 30, 1 + sin 30, 0). */
+TEST(quirk_files_load_with_one_warning_and_pose_like_their_twin)
+{
+    size_t len;
+    mr_error ioerr;
+    char *manifest = mr_file_read("tests/quirks/collada/EXPECT", &len, &ioerr);
+    CHECK_MSG(manifest, "%s", ioerr.msg);
+    if (!manifest) return;
+    int count = 0;
+    for (char *line = strtok(manifest, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#' || !line[0]) continue;
+        char *tab1 = strchr(line, '\t'), *tab2 = tab1 ? strchr(tab1 + 1, '\t') : NULL;
+        CHECK(tab2 != NULL);
+        if (!tab2) continue;
+        *tab1 = *tab2 = '\0';
+        char path[512], twin_path[512], prefix[600];
+        snprintf(path, sizeof path, "tests/quirks/collada/%s", line);
+        snprintf(twin_path, sizeof twin_path, "tests/quirks/collada/%s", tab1 + 1);
+        snprintf(prefix, sizeof prefix, "%s: ", path);
+        mr_model *m = load(path), *twin = load(twin_path);
+        if (m && twin) {
+            CHECK_MSG(m->warning_count == 1, "%s: %d warnings", path, m->warning_count);
+            if (m->warning_count == 1) {
+                CHECK_MSG(!strncmp(m->warnings[0], prefix, strlen(prefix)), "%s: warning '%s'", path, m->warnings[0]);
+                CHECK_STR_CONTAINS(m->warnings[0], tab2 + 1);
+            }
+            CHECK(twin->warning_count == 0);
+            const mr_skeleton *a = &m->skeleton, *b = &twin->skeleton;
+            CHECK(a->joint_count == b->joint_count && m->mesh_count == 1 && twin->mesh_count == 1);
+            for (int j = 0; j < a->joint_count && j < b->joint_count; j++)
+                CHECK(!strcmp(a->names[j], b->names[j]) && a->parents[j] == b->parents[j]);
+            const mr_mesh *ma = &m->meshes[0], *mb = &twin->meshes[0];
+            CHECK(ma->vertex_count == mb->vertex_count && ma->vertex_count == 3);
+            for (int v = 0; v < ma->vertex_count && v < mb->vertex_count; v++) {
+                CHECK(!memcmp(ma->joints[v], mb->joints[v], sizeof ma->joints[v]));
+                CHECK(!memcmp(ma->weights[v], mb->weights[v], sizeof ma->weights[v]));
+                vec3 pa, pb;
+                posed_vertex(m, -1, 0, 0, v, pa);
+                posed_vertex(twin, -1, 0, 0, v, pb);
+                CHECK_MSG(glm_vec3_distance(pa, pb) == 0, "%s: vertex %d posed differently", path, v);
+            }
+            int v1 = find_vertex(twin, 0, 1, 1, 0);
+            CHECK(v1 >= 0);
+            if (v1 >= 0) {
+                vec3 p;
+                posed_vertex(twin, -1, 0, 0, v1, p);
+                CHECK_NEAR(p[0], cos(M_PI / 6), 1e-5);
+                CHECK_NEAR(p[1], 1.5, 1e-5);
+                CHECK_NEAR(p[2], 0, 1e-5);
+            }
+            count++;
+        }
+        mr_model_free(m);
+        mr_model_free(twin);
+    }
+    free(manifest);
+    CHECK(count >= 2);
 }
 
 TEST(instance_node_twice_gives_unique_joint_names)
@@ -1192,7 +1253,8 @@ TEST(transform_kinds_and_rebound_skins_match_the_reference)
     char *path = mr_path_join(dir, "transforms.dae");
     write_file(path, transform_doc, strlen(transform_doc));
     double worst[2] = {0, 0};
-    check_against_reference(path, worst);
+    int over8 = 0;
+    check_against_reference(path, worst, &over8);
     printf("       transforms.dae: %.6f%% of the size\n", worst[0] * 100);
     CHECK(worst[0] < 1e-4);  /* the resampling tolerance; exact elsewhere */
     /* The second skin's different bind pose was baked exactly (one
@@ -1324,6 +1386,216 @@ TEST(matrix_channels_whole_and_by_element)
         CHECK_NEAR(p[0], 3, 1e-4);  /* 1 + 2 at t = 1 */
     }
     mr_model_free(m);
+}
+
+
+/* ---- 3ds Max (ColladaMax / FCollada) baked matrices ---------------------- */
+
+#define MAX_CHAIN "tests/data/collada/max_chain.dae"
+#define MAX_CHAIN_WHOLE "tests/data/collada/max_chain_whole.dae"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
+    if (buf) buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Replaces every occurrence of `from` by `to` (same length or shorter
+ * padded with spaces is not needed: a new string is built). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = strstr(s, from); p; p = strstr(p + fl, from)) n++;
+    char *out = malloc(strlen(s) + n * (tl + 1) + 1), *o = out;
+    for (const char *p = s, *q; (q = strstr(p, from)); p = q + fl) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, tl);
+        o += tl;
+        s = q + fl;
+    }
+    strcpy(o, s);
+    return out;
+}
+
+/* The old reading: "(i)(j)" as row i, column j, written as the flat index
+ * "(4i+j)" that no element-order rule touches. */
+static char *as_row_first(const char *s)
+{
+    char *out = strdup(s);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            char from[32], to[32];
+            snprintf(from, sizeof from, "(%d)(%d)\"", i, j);
+            snprintf(to, sizeof to, "(%d)\"", i * 4 + j);
+            char *next = replace_all(out, from, to);
+            free(out);
+            out = next;
+        }
+    return out;
+}
+
+/* Worst corner distance between two models at time t, as a fraction of b's
+ * rest bounding-box diagonal. */
+static double model_gap(const mr_model *a, const mr_model *b, float t, double diag)
+{
+    int na, nb;
+    vec3 *pa = posed_corners(a, a->clip_count ? a->clips[0] : NULL, t, &na);
+    vec3 *pb = posed_corners(b, b->clip_count ? b->clips[0] : NULL, t, &nb);
+    double worst = na == nb ? 0 : 1e30;
+    for (int i = 0; i < na && na == nb; i++) worst = fmax(worst, glm_vec3_distance(pa[i], pb[i]));
+    free(pa);
+    free(pb);
+    return worst / diag;
+}
+
+static double rest_diag(const mr_model *m)
+{
+    int n;
+    vec3 *p = posed_corners(m, NULL, 0, &n);
+    vec3 lo = {FLT_MAX, FLT_MAX, FLT_MAX}, hi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+    for (int i = 0; i < n; i++) glm_vec3_minv(lo, p[i], lo), glm_vec3_maxv(hi, p[i], hi);
+    free(p);
+    return glm_vec3_distance(lo, hi);
+}
+
+TEST(max_element_channels_pose_like_whole_matrices)
+{
+    mr_model *el = load(MAX_CHAIN), *whole = load(MAX_CHAIN_WHOLE);
+    char *text = read_text(MAX_CHAIN);
+    CHECK(el && whole && text);
+    if (!el || !whole || !text) {
+        mr_model_free(el), mr_model_free(whole), free(text);
+        return;
+    }
+    CHECK(el->clip_count == 1 && whole->clip_count == 1);
+    int warned = 0;
+    for (int i = 0; i < el->warning_count; i++)
+        if (strstr(el->warnings[i], "(column)(row)") && strstr(el->warnings[i], "line ") &&
+            strstr(el->warnings[i], "max_chain.dae"))
+            warned = 1;
+    CHECK_MSG(warned, "no warning names the (column)(row) reading");
+    double diag = rest_diag(whole);
+    /* At the keys the two files hold the same matrices. */
+    double at_keys = 0, between = 0;
+    for (int k = 0; k <= 30; k++) at_keys = fmax(at_keys, model_gap(el, whole, k * 0.033333f, diag));
+    /* Between keys element channels lerp matrix elements, whole matrices
+     * lerp decomposed TRS: a little apart (3 degrees per key here). */
+    for (int k = 0; k < 30; k++) between = fmax(between, model_gap(el, whole, (k + 0.5f) * 0.033333f, diag));
+    printf("       element vs whole-matrix channels: %.6f%% of the size at keys, %.4f%% between keys\n",
+           at_keys * 100, between * 100);
+    CHECK_MSG(at_keys <= 1e-5, "%.6f%% apart at the keys", at_keys * 100);
+    CHECK_MSG(between <= 1e-3, "%.4f%% apart between keys", between * 100);
+
+    /* The data decides, not the authoring tool. */
+    char *anon = replace_all(text, "Feeling ColladaMax", "Somebody's Exporter");
+    mr_error err = {0};
+    mr_model *a = parse_text(MAX_CHAIN, anon, &err);
+    CHECK_MSG(a != NULL, "%s", err.msg);
+    double anon_gap = 0;
+    for (int k = 0; a && k <= 30; k += 5) anon_gap = fmax(anon_gap, model_gap(a, whole, k * 0.033333f, diag));
+    CHECK_MSG(a && anon_gap <= 1e-5, "without the authoring tool: %.4f%% apart", anon_gap * 100);
+
+    /* The row-first reading (marrow before) draws a broken chain. */
+    char *rows = as_row_first(text);
+    mr_model *r = parse_text(MAX_CHAIN, rows, &err);
+    CHECK_MSG(r != NULL, "%s", err.msg);
+    double row_gap = 0;
+    for (int k = 0; r && k <= 30; k += 5) row_gap = fmax(row_gap, model_gap(r, whole, k * 0.033333f, diag));
+    printf("       read row-first instead: %.1f%% of the size apart\n", row_gap * 100);
+    CHECK(row_gap > 0.1);
+
+    /* And the independent evaluator agrees with the loader. */
+    double worst[2] = {0, 0};
+    check_against_reference(MAX_CHAIN, worst);
+    printf("       loader vs collada_ref.h: %.6f%% of the size\n", worst[0] * 100);
+    CHECK(worst[0] <= 1e-4);
+    mr_model_free(a);
+    mr_model_free(r);
+    free(anon);
+    free(rows);
+    free(text);
+    mr_model_free(el);
+    mr_model_free(whole);
+}
+
+TEST(matrix_element_order_from_the_data)
+{
+    /* One node, element targets in both orders of the same motion: x
+     * translation 0 -> 2. (0)(3) under COLLADA's (row)(column); (3)(0)
+     * plus constant-0 bottom-row channels under FCollada's order. */
+    static const char *const targets_fc[] = {"m(3)(0)", "m(0)(3)", "m(1)(3)", "m(2)(3)", "m(3)(3)"};
+    static const char *const values_fc[] = {"0 2", "0 0", "0 0", "0 0", "0 0"};
+    /* A quarter turn about z written element by element: (0)(1) 0 -> -1,
+     * (1)(0) 0 -> 1. First keys equal the static matrix under both
+     * readings and nothing lands in the bottom row: only the authoring tool
+     * decides between +90 degrees (row, column) and -90 (column, row). */
+    static const char *const targets_tool[] = {"m(0)(0)", "m(1)(1)", "m(0)(1)", "m(1)(0)"};
+    static const char *const values_tool[] = {"1 0", "1 0", "0 -1", "0 1"};
+    struct {
+        const char *tool;
+        const char *const *targets, *const *values;
+        int n;
+        int cols_first;
+    } docs[] = {
+        {"", targets_fc, values_fc, 5, 1},
+        {"", targets_tool, values_tool, 4, 0},
+        {"Maya 7.0 | ColladaMaya v2.03b | FCollada v1.13", targets_tool, values_tool, 4, 1},
+        {"OpenCOLLADA2010", targets_tool, values_tool, 4, 0},
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+        char xml[8192];
+        int at = snprintf(xml, sizeof xml,
+                          "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+                          "<asset><contributor><authoring_tool>%s</authoring_tool></contributor>"
+                          "<unit meter=\"1\"/><up_axis>Y_UP</up_axis></asset>\n%s<library_animations>",
+                          docs[d].tool, TRI_GEOMETRY);
+        for (int c = 0; c < docs[d].n; c++)
+            at += snprintf(xml + at, sizeof xml - (size_t)at,
+                           "<animation><source id=\"i%d\"><float_array id=\"ia%d\" count=\"2\">0 1</float_array>"
+                           "<technique_common><accessor source=\"#ia%d\" count=\"2\"/></technique_common></source>"
+                           "<source id=\"o%d\"><float_array id=\"oa%d\" count=\"2\">%s</float_array>"
+                           "<technique_common><accessor source=\"#oa%d\" count=\"2\"/></technique_common></source>"
+                           "<sampler id=\"s%d\"><input semantic=\"INPUT\" source=\"#i%d\"/>"
+                           "<input semantic=\"OUTPUT\" source=\"#o%d\"/></sampler>"
+                           "<channel source=\"#s%d\" target=\"e/%s\"/></animation>\n",
+                           c, c, c, c, c, docs[d].values[c], c, c, c, c, c, docs[d].targets[c]);
+        snprintf(xml + at, sizeof xml - (size_t)at,
+                 "</library_animations><library_visual_scenes><visual_scene id=\"s\">"
+                 "<node id=\"e\" name=\"e\"><matrix sid=\"m\">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix>"
+                 "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes>"
+                 "<scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>");
+        mr_model *m = parse_ok("order.dae", xml);
+        if (!m) continue;
+        CHECK(m->clip_count == 1);
+        int warned = 0;
+        for (int w = 0; w < m->warning_count; w++) warned |= strstr(m->warnings[w], "(column)(row)") != NULL;
+        vec3 p, q;
+        posed_vertex(m, 0, 1.0f, 0, find_vertex(m, 0, 1, 0, 0), p);
+        posed_vertex(m, 0, 1.0f, 0, find_vertex(m, 0, 0, 1, 0), q);
+        if (d == 0) {
+            /* translation 2 along x, the bottom row kept (0, 0, 0, 1) */
+            CHECK_NEAR(p[0], 3, 1e-4);
+            CHECK_NEAR(q[0], 2, 1e-4);
+            CHECK_NEAR(q[1], 1, 1e-4);
+        } else {
+            double turn = docs[d].cols_first ? -1 : 1;  /* (1, 0, 0) -> (0, turn, 0) */
+            CHECK_NEAR(p[0], 0, 1e-4);
+            CHECK_NEAR(p[1], turn, 1e-4);
+            CHECK_NEAR(q[0], -turn, 1e-4);
+        }
+        CHECK_MSG(warned == docs[d].cols_first, "document %zu: warning %d, expected %d", d, warned,
+                  docs[d].cols_first);
+        mr_model_free(m);
+    }
 }
 
 TEST(named_clips_and_default_clip)
@@ -1490,11 +1762,11 @@ static mr_model *md5_like_model(void)
         glm_vec3_copy((vec3){(float)(v % 4) * 3.25f - 5, (float)(v / 4) * 1.5f, 40.0f + 0.125f * v}, me->positions[v]);
         glm_vec3_normalize_to((vec3){0.1f * v, 1, 0.5f}, me->normals[v]);
         me->uvs[v][0] = 0.04f * v, me->uvs[v][1] = 1 - 0.03f * v;
-        int n = 1 + v % 4;
-        float w[4] = {0}, sum = 0;
-        for (int k = 0; k < n; k++) sum += w[k] = 1.0f + k + v % 3;
+        int n = 1 + v % MR_MAX_INFLUENCES;  /* 1 to 8 influences (joints repeat beyond 6) */
+        float w[MR_MAX_INFLUENCES] = {0}, sum = 0;
+        for (int k = 0; k < n; k++) sum += w[k] = 1.0f + (float)(n - k) + v % 3;  /* heaviest first */
         for (int k = 0; k < n; k++) {
-            me->joints[v][k] = (uint16_t)((v + 2 * k) % 6);
+            me->joints[v][k] = (uint16_t)((v + 5 * k) % 6);
             me->weights[v][k] = w[k] / sum;
         }
     }
@@ -1590,6 +1862,7 @@ TEST(md5_model_round_trips_through_collada)
     if (back->mesh_count == 1) {
         const mr_mesh *ma = &orig->meshes[0], *mb = &back->meshes[0];
         CHECK(ma->index_count == mb->index_count);
+        CHECK(mr_mesh_influence_count(mb) == MR_MAX_INFLUENCES);  /* all 8 slots written and read */
         int bad = 0;
         for (int i = 0; i < ma->index_count && i < mb->index_count; i++) {
             uint32_t va = ma->indices[i], vb = mb->indices[i];
@@ -1599,10 +1872,10 @@ TEST(md5_model_round_trips_through_collada)
             }
             for (int c = 0; c < 2; c++) bad += !close_rel(ma->uvs[va][c], mb->uvs[vb][c], eps);
             /* Same influences, as (joint name, weight) sets. */
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
                 if (ma->weights[va][k] == 0) continue;
                 int found = 0;
-                for (int l = 0; l < 4; l++)
+                for (int l = 0; l < MR_MAX_INFLUENCES; l++)
                     found |= mb->joints[vb][l] == map[ma->joints[va][k]] &&
                              close_rel(mb->weights[vb][l], ma->weights[va][k], eps);
                 bad += !found;
@@ -1723,10 +1996,10 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
                 uint32_t va = ma->indices[q], vc = mc->indices[q];
                 for (int x = 0; x < 3; x++) bad += !close_rel(ma->positions[va][x], mc->positions[vc][x], eps);
                 for (int x = 0; x < 2; x++) bad += !close_rel(ma->uvs[va][x], mc->uvs[vc][x], eps);
-                for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
                     if (ma->weights[va][k] == 0) continue;
                     int found = 0;
-                    for (int l = 0; l < 4; l++)
+                    for (int l = 0; l < MR_MAX_INFLUENCES; l++)
                         found |= mc->joints[vc][l] == map[ma->joints[va][k]] &&
                                  close_rel(mc->weights[vc][l], ma->weights[va][k], eps);
                     bad += !found;
@@ -1972,10 +2245,13 @@ int main(void)
     RUN(up_axis_and_unit_are_converted_to_y_up_metres);
     RUN(primitives_offsets_and_materials);
     RUN(skins_bind_shape_influences_and_hierarchy);
+    RUN(quirk_files_load_with_one_warning_and_pose_like_their_twin);
     RUN(instance_node_twice_gives_unique_joint_names);
     RUN(transform_kinds_and_rebound_skins_match_the_reference);
     RUN(interpolations_are_evaluated_as_defined);
     RUN(matrix_channels_whole_and_by_element);
+    RUN(max_element_channels_pose_like_whole_matrices);
+    RUN(matrix_element_order_from_the_data);
     RUN(named_clips_and_default_clip);
     RUN(texture_paths_are_found_beside_the_model);
     RUN(md5_model_round_trips_through_collada);

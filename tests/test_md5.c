@@ -703,35 +703,129 @@ static mr_status parse_mesh_text(const char *name, const char *text, mr_model **
     return mr_md5_parse_mesh(name, text, strlen(text), m, e);
 }
 
-TEST(md5_parse_mesh_more_than_4_weights_warns_once)
-{
-    const char *text =
-        "MD5Version 10 commandline \"\" numJoints 6 numMeshes 1\n"
+/* Joints a..j at x = 0..9. Vertex 0 has 5 weights (all kept), vertex 1
+ * has 10 and vertex 2 has 9 (both cut to 8). */
+static const char *const many_weights_text =
+        "MD5Version 10 commandline \"\" numJoints 10 numMeshes 1\n"
         "joints { \"a\" -1 ( 0 0 0 ) ( 0 0 0 ) \"b\" 0 ( 1 0 0 ) ( 0 0 0 ) \"c\" 0 ( 2 0 0 ) ( 0 0 0 )\n"
-        "\"d\" 0 ( 3 0 0 ) ( 0 0 0 ) \"e\" 0 ( 4 0 0 ) ( 0 0 0 ) \"f\" 0 ( 5 0 0 ) ( 0 0 0 ) }\n"
+        "\"d\" 0 ( 3 0 0 ) ( 0 0 0 ) \"e\" 0 ( 4 0 0 ) ( 0 0 0 ) \"f\" 0 ( 5 0 0 ) ( 0 0 0 )\n"
+        "\"g\" 0 ( 6 0 0 ) ( 0 0 0 ) \"h\" 0 ( 7 0 0 ) ( 0 0 0 ) \"i\" 0 ( 8 0 0 ) ( 0 0 0 )\n"
+        "\"j\" 0 ( 9 0 0 ) ( 0 0 0 ) }\n"
         "mesh { shader \"\" numverts 3\n"
-        "vert 0 ( 0 0 ) 0 5 vert 1 ( 0 0 ) 5 6 vert 2 ( 0 0 ) 11 1\n"
-        "numtris 1 tri 0 0 1 2 numweights 12\n"
+        "vert 0 ( 0 0 ) 0 5 vert 1 ( 0 0 ) 5 10 vert 2 ( 0 0 ) 15 9\n"
+        "numtris 1 tri 0 0 1 2 numweights 24\n"
         "weight 0 0 0.1 ( 0 0 0 ) weight 1 1 0.3 ( 0 0 0 ) weight 2 2 0.2 ( 0 0 0 )\n"
         "weight 3 3 0.25 ( 0 0 0 ) weight 4 4 0.15 ( 0 0 0 )\n"
-        "weight 5 0 0.1 ( 0 1 0 ) weight 6 1 0.1 ( 0 1 0 ) weight 7 2 0.1 ( 0 1 0 )\n"
-        "weight 8 3 0.1 ( 0 1 0 ) weight 9 4 0.3 ( 0 1 0 ) weight 10 5 0.3 ( 0 1 0 )\n"
-        "weight 11 5 1 ( 0 0 1 ) }";
+        "weight 5 0 0.01 ( 0 1 0 ) weight 6 1 0.02 ( 0 1 0 ) weight 7 2 0.13 ( 0 1 0 )\n"
+        "weight 8 3 0.04 ( 0 1 0 ) weight 9 4 0.15 ( 0 1 0 ) weight 10 5 0.06 ( 0 1 0 )\n"
+        "weight 11 6 0.17 ( 0 1 0 ) weight 12 7 0.08 ( 0 1 0 ) weight 13 8 0.19 ( 0 1 0 )\n"
+        "weight 14 9 0.15 ( 0 1 0 )\n"
+        "weight 15 0 0.2 ( 0 0 1 ) weight 16 1 0.1 ( 0 0 1 ) weight 17 2 0.1 ( 0 0 1 )\n"
+        "weight 18 3 0.1 ( 0 0 1 ) weight 19 4 0.1 ( 0 0 1 ) weight 20 5 0.1 ( 0 0 1 )\n"
+        "weight 21 6 0.1 ( 0 0 1 ) weight 22 7 0.1 ( 0 0 1 ) weight 23 8 0.1 ( 0 0 1 ) }";
+
+TEST(md5_parse_mesh_more_than_8_weights_warns_once)
+{
     mr_model *m = NULL;
     mr_error e;
-    CHECK(parse_mesh_text("w.md5mesh", text, &m, &e) == MR_OK);
+    CHECK(parse_mesh_text("w.md5mesh", many_weights_text, &m, &e) == MR_OK);
     if (!m) { printf("       %s\n", e.msg); return; }
     CHECK(m->warning_count == 1);
-    if (m->warning_count) CHECK_STR_CONTAINS(m->warnings[0], "2 vertices had more than 4 weights: kept the 4 heaviest, renormalised");
+    if (m->warning_count) CHECK_STR_CONTAINS(m->warnings[0], "2 vertices had more than 8 weights: kept the 8 heaviest, renormalised");
     const mr_mesh *mesh = &m->meshes[0];
-    CHECK(mesh->joints[0][0] == 1 && mesh->joints[0][1] == 3 && mesh->joints[0][2] == 2 &&
-          mesh->joints[0][3] == 4);
-    CHECK_NEAR(mesh->weights[0][0], 0.3 / 0.9, 1e-6);
+    CHECK(mesh->source_over4 == 3 && mesh->source_over8 == 2);
+    /* Vertex 0: all 5, heaviest first, unnormalised biases already sum to 1. */
+    static const int want0[5] = {1, 3, 2, 4, 0};
+    for (int k = 0; k < 5; k++) CHECK(mesh->joints[0][k] == want0[k]);
+    CHECK(mesh->weights[0][5] == 0.0f);
+    CHECK_NEAR(mesh->weights[0][0], 0.3, 1e-6);
+    /* Vertex 1: the 8 heaviest of 10 (0.01 and 0.02 cut), renormalised by 0.97. */
+    static const int want1[8] = {8, 6, 4, 9, 2, 7, 5, 3};
+    float sum = 0;
+    for (int k = 0; k < 8; k++) {
+        CHECK_MSG(mesh->joints[1][k] == want1[k], "slot %d: joint %d", k, mesh->joints[1][k]);
+        sum += mesh->weights[1][k];
+    }
+    CHECK_NEAR(sum, 1.0, 1e-6);
+    CHECK_NEAR(mesh->weights[1][0], 0.19 / 0.97, 1e-6);
+    /* Vertex 2: 0.2 on a, then seven of the eight equal 0.1: the dropped one
+     * is i, the joint farthest from the vertex (at about x = 3.6). */
+    CHECK(mesh->joints[2][0] == 0);
+    for (int k = 1; k < 8; k++) CHECK(mesh->joints[2][k] == k);
     /* The bind position uses every weight: sum bias * joint x. */
     CHECK_NEAR(mesh->positions[0][0], 0.3 + 0.4 + 0.75 + 0.6, 1e-6);
     CHECK_NEAR(mesh->positions[1][1], 1.0, 1e-6);
     CHECK(strcmp(mesh->name, "mesh0") == 0 && mesh->material.diffuse_map == NULL);
     mr_model_free(m);
+}
+
+/* An md5mesh with 10 root joints listed in the order `order` (order[i]: the
+ * joint written i-th); joint k is named names[k] and sits at (xs[k], 0, 0).
+ * One vertex (three, for a triangle) has 10 equal weights, at the origin. */
+static char *tie_mesh_text(const int *order, const char *const *names, const float *xs)
+{
+    char *t = malloc(8192);
+    int n = snprintf(t, 8192, "MD5Version 10 numJoints 10 numMeshes 1 joints {\n");
+    for (int i = 0; i < 10; i++)
+        n += snprintf(t + n, 8192 - (size_t)n, "\"%s\" -1 ( %g 0 0 ) ( 0 0 0 )\n", names[order[i]], xs[order[i]]);
+    n += snprintf(t + n, 8192 - (size_t)n,
+                  "} mesh { shader \"\" numverts 3 vert 0 ( 0 0 ) 0 10 vert 1 ( 0 0 ) 0 10 vert 2 ( 0 0 ) 0 10\n"
+                  "numtris 1 tri 0 0 1 2 numweights 10\n");
+    for (int i = 0; i < 10; i++)  /* weights listed by file position: another order again */
+        n += snprintf(t + n, 8192 - (size_t)n, "weight %d %d 0.1 ( %g 0 0 )\n", i, i, -xs[order[i]]);
+    snprintf(t + n, 8192 - (size_t)n, "}\n");
+    return t;
+}
+
+/* The 8 kept joints' names of vertex 0, sorted, joined with spaces. */
+static void kept_names(const mr_model *m, char *out, size_t cap)
+{
+    const char *kept[MR_MAX_INFLUENCES];
+    int n = 0;
+    for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+        if (m->meshes[0].weights[0][k] > 0) kept[n++] = m->skeleton.names[m->meshes[0].joints[0][k]];
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if (strcmp(kept[b], kept[a]) < 0) {
+                const char *t = kept[a];
+                kept[a] = kept[b];
+                kept[b] = t;
+            }
+    out[0] = 0;
+    for (int k = 0; k < n; k++) {
+        strncat(out, kept[k], cap - strlen(out) - 1);
+        if (k + 1 < n) strncat(out, " ", cap - strlen(out) - 1);
+    }
+}
+
+TEST(md5_parse_mesh_equal_weights_cut_does_not_depend_on_joint_order)
+{
+    /* Joint k at x = k + 1 from the vertex; names sort the other way, so
+     * names alone would keep the far ones, index alone depends on the order. */
+    static const char *names[10] = {"z9", "z8", "z7", "z6", "z5", "z4", "z3", "z2", "z1", "z0"};
+    float near_xs[10], same_xs[10];
+    for (int k = 0; k < 10; k++) near_xs[k] = (float)(k + 1), same_xs[k] = 5.0f;
+    static const int orders[4][10] = {
+        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+        {3, 9, 0, 5, 1, 8, 2, 7, 4, 6}, {8, 9, 1, 0, 7, 6, 2, 3, 5, 4}};
+    for (int place = 0; place < 2; place++) {
+        /* By distance: z9..z2 (the 8 nearest); all at one place: by name, z0..z7. */
+        const char *want = place == 0 ? "z2 z3 z4 z5 z6 z7 z8 z9" : "z0 z1 z2 z3 z4 z5 z6 z7";
+        for (int o = 0; o < 4; o++) {
+            char *text = tie_mesh_text(orders[o], names, place == 0 ? near_xs : same_xs);
+            mr_model *m = NULL;
+            mr_error e;
+            CHECK(parse_mesh_text("tie.md5mesh", text, &m, &e) == MR_OK);
+            free(text);
+            if (!m) { printf("       %s\n", e.msg); continue; }
+            CHECK_NEAR(m->meshes[0].positions[0][0], 0.0, 1e-5);
+            char got[128];
+            kept_names(m, got, sizeof got);
+            CHECK_MSG(!strcmp(got, want), "order %d, place %d: kept %s, want %s", o, place, got, want);
+            CHECK(m->meshes[0].source_over8 == 3);
+            mr_model_free(m);
+        }
+    }
 }
 
 TEST(md5_parse_mesh_biases_not_summing_to_1_renormalised)
@@ -981,6 +1075,72 @@ TEST(md5_bad_corpus_fails_with_one_line_error)
     printf("       %d bad files (%d meshes, %d anims)\n", files, meshes, anims);
     CHECK(meshes >= 40 && anims >= 25);
     mr_model_free(pair);
+}
+
+#define QUIRK_DIR "tests/quirks/md5"
+
+/* 1 when two clips hold the same keys (times and values, bit for bit). */
+static int same_clip(const mr_clip *a, const mr_clip *b)
+{
+    if (a->joint_count != b->joint_count || a->duration != b->duration) return 0;
+    for (int i = 0; i < a->joint_count; i++) {
+        const mr_track *ta[3] = {&a->tracks[i].t, &a->tracks[i].r, &a->tracks[i].s};
+        const mr_track *tb[3] = {&b->tracks[i].t, &b->tracks[i].r, &b->tracks[i].s};
+        for (int k = 0; k < 3; k++) {
+            int n = ta[k]->key_count, w = k == 1 ? 4 : 3;
+            if (n != tb[k]->key_count) return 0;
+            if (n && (memcmp(ta[k]->times, tb[k]->times, (size_t)n * sizeof(float)) ||
+                      memcmp(ta[k]->values, tb[k]->values, (size_t)n * w * sizeof(float))))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every tests/quirks/md5 anim (PAIR_ANIM with extra, fewer or no bounds
+ * entries) loads with exactly the warning its first line states, and its
+ * clip is PAIR_ANIM's. */
+TEST(md5_quirk_anims_bounds_count_off_load_with_located_warning)
+{
+    mr_model *ref = pair_model();
+    mr_error e;
+    CHECK(ref && mr_md5_parse_anim(ref, "pair.md5anim", NULL, PAIR_ANIM, strlen(PAIR_ANIM), &e) == MR_OK);
+    DIR *d = opendir(QUIRK_DIR);
+    CHECK(d != NULL);
+    if (!d || !ref || ref->clip_count != 1) {
+        if (d) closedir(d);
+        mr_model_free(ref);
+        return;
+    }
+    int files = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        size_t l = strlen(ent->d_name);
+        if (l < 9 || strcmp(ent->d_name + l - 8, ".md5anim")) continue;
+        char *path = mr_path_join(QUIRK_DIR, ent->d_name);
+        size_t len;
+        char *text = path ? read_text(path, &len) : NULL;
+        int line = 0, at = 0;
+        CHECK_MSG(text && sscanf(text, "// line %d: %n", &line, &at) == 1 && at > 0, "%s: no '// line N: ' header", path);
+        mr_model *m = pair_model();
+        if (text && line > 0 && m) {
+            char want[512];
+            snprintf(want, sizeof want, "%s:%d: %.*s", path, line, (int)strcspn(text + at, "\r\n"), text + at);
+            mr_status st = mr_md5_load_anim(m, path, &e);
+            CHECK_MSG(st == MR_OK, "%s: %s", path, e.msg);
+            CHECK_MSG(m->warning_count == 1 && !strcmp(m->warnings[0], want), "%s: %d warnings, first '%s', want '%s'",
+                      path, m->warning_count, m->warning_count ? m->warnings[0] : "", want);
+            CHECK_MSG(m->clip_count == 1 && same_clip(m->clips[0], ref->clips[0]), "%s: clip differs from PAIR_ANIM's", path);
+            files++;
+        }
+        mr_model_free(m);
+        free(text);
+        free(path);
+    }
+    closedir(d);
+    printf("       %d quirk anims\n", files);
+    CHECK(files >= 3);
+    mr_model_free(ref);
 }
 
 TEST(md5_assimp_invalid_files_fail)
@@ -1344,6 +1504,41 @@ TEST(md5_write_read_bob_round_trip)
     free(dir);
 }
 
+/* 5 and 8 influences survive writing and reading back: same joints, same
+ * weights, same slots. */
+TEST(md5_write_read_keeps_8_influences)
+{
+    char *dir = make_temp_dir();
+    mr_model *a = NULL, *b = NULL;
+    mr_error e;
+    CHECK(dir && parse_mesh_text("w.md5mesh", many_weights_text, &a, &e) == MR_OK);
+    if (!dir || !a) { free(dir); mr_model_free(a); return; }
+    char *mesh = mr_path_join(dir, "w.md5mesh");
+    CHECK(mr_md5_write_mesh(a, mesh, &e) == MR_OK);
+    CHECK(mr_model_load(mesh, NULL, 0, &b, &e) == MR_OK);
+    if (b) {
+        const mr_mesh *p = &a->meshes[0], *q = &b->meshes[0];
+        CHECK(mr_mesh_influence_count(q) == MR_MAX_INFLUENCES);
+        CHECK(q->source_over4 == 3 && q->source_over8 == 0);  /* the cut happened on the first read */
+        float worst = 0;
+        for (int v = 0; v < p->vertex_count && v < q->vertex_count; v++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                CHECK(p->joints[v][k] == q->joints[v][k] || p->weights[v][k] == 0);
+                worst = fmaxf(worst, fabsf(p->weights[v][k] - q->weights[v][k]));
+            }
+        CHECK_MSG(worst < 1e-6, "weights differ by %g", worst);
+        for (int w = 0; w < b->warning_count; w++)
+            CHECK_MSG(!strstr(b->warnings[w], "more than"), "%s", b->warnings[w]);
+    } else {
+        printf("       %s\n", e.msg);
+    }
+    mr_model_free(a);
+    mr_model_free(b);
+    free(mesh);
+    remove_dir(dir);
+    free(dir);
+}
+
 TEST(md5_write_read_snoutx10k_all_anims_round_trip)
 {
     char *dir = make_temp_dir();
@@ -1553,7 +1748,8 @@ int main(void)
     RUN(md5_load_anim_refuses_other_skeleton);
     RUN(md5_parse_anim_hierarchy_differences_name_the_joint);
     RUN(md5_parse_anim_unflagged_group_holds_baseframe);
-    RUN(md5_parse_mesh_more_than_4_weights_warns_once);
+    RUN(md5_parse_mesh_more_than_8_weights_warns_once);
+    RUN(md5_parse_mesh_equal_weights_cut_does_not_depend_on_joint_order);
     RUN(md5_parse_mesh_biases_not_summing_to_1_renormalised);
     RUN(md5_parse_mesh_crlf_tabs_comments_no_final_newline);
     RUN(md5_parse_mesh_resolves_textures_by_base_name);
@@ -1561,12 +1757,14 @@ int main(void)
     RUN(md5_parse_mesh_absurd_count_refused_before_allocating);
     RUN(md5_parse_mesh_every_truncation_of_a_cube_fails_cleanly);
     RUN(md5_bad_corpus_fails_with_one_line_error);
+    RUN(md5_quirk_anims_bounds_count_off_load_with_located_warning);
     RUN(md5_assimp_invalid_files_fail);
     RUN(md5_load_missing_file_is_io_error);
     RUN(md5_mutations_of_bob_load_or_fail_cleanly);
     RUN(md5_float_parser_matches_strtof_on_real_files);
     RUN(md5_float_parser_matches_strtof_on_random_decimals);
     RUN(md5_write_read_bob_round_trip);
+    RUN(md5_write_read_keeps_8_influences);
     RUN(md5_write_read_snoutx10k_all_anims_round_trip);
     RUN(md5_write_anim_notes_scale_in_a_comment);
     RUN(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names);

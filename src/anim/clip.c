@@ -1,6 +1,7 @@
 /* clip.c — clip allocation, validation and sampling. */
 #include "anim/clip.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,19 @@ static void track_release(mr_track *track)
     track->key_count = 0;
 }
 
+static void free_fine(mr_clip *clip)
+{
+    if (clip->fine)
+        for (int j = 0; j < clip->joint_count; j++) {
+            track_release(&clip->fine[j].t);
+            track_release(&clip->fine[j].r);
+            track_release(&clip->fine[j].s);
+        }
+    free(clip->fine);
+    clip->fine = NULL;
+    clip->fine_added = 0;
+}
+
 void mr_clip_free(mr_clip *clip)
 {
     if (!clip) return;
@@ -49,6 +63,8 @@ void mr_clip_free(mr_clip *clip)
     for (int i = 0; i < clip->marker_count; i++) free(clip->markers[i].name);
     free(clip->markers);
     free(clip->tracks);
+    free_fine(clip);
+    free(clip->max_angle);
     mr_clip_dense_free(clip->dense);
     free(clip->name);
     free(clip);
@@ -285,7 +301,9 @@ static inline void hold_first(const mr_track *tr, float *out)
     if (tr->components == 4) normalize4(out);
 }
 
-void mr_track_sample(const mr_track *tr, float t, float *out)
+/* The sampler's per-track step: nlerp for LINEAR rotations (the refinement
+ * keeps it within the fidelity bound). */
+static inline void track_sample_fast(const mr_track *tr, float t, float *out)
 {
     if (tr->key_count == 1) {
         hold_first(tr, out);
@@ -296,6 +314,309 @@ void mr_track_sample(const mr_track *tr, float t, float *out)
     interp_track(tr, i, a, out);
 }
 
+/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
+static void slerp_keys(const float *q0, const float *q1, double u, double *out)
+{
+    double a[4], b[4], la = 0, lb = 0, d = 0;
+    for (int c = 0; c < 4; c++) {
+        a[c] = q0[c];
+        b[c] = q1[c];
+        la += a[c] * a[c];
+        lb += b[c] * b[c];
+    }
+    la = la > 0 ? 1.0 / sqrt(la) : 0.0;
+    lb = lb > 0 ? 1.0 / sqrt(lb) : 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] *= la;
+        b[c] *= lb;
+        d += a[c] * b[c];
+    }
+    if (d < 0) {
+        d = -d;
+        for (int c = 0; c < 4; c++) b[c] = -b[c];
+    }
+    double w0 = 1.0 - u, w1 = u;
+    if (d < 1.0 - 1e-12) {
+        double th = acos(d), s = sin(th);
+        w0 = sin((1.0 - u) * th) / s;
+        w1 = sin(u * th) / s;
+    }
+    double len = 0;
+    for (int c = 0; c < 4; c++) {
+        out[c] = w0 * a[c] + w1 * b[c];
+        len += out[c] * out[c];
+    }
+    len = len > 0 ? 1.0 / sqrt(len) : 0.0;
+    for (int c = 0; c < 4; c++) out[c] *= len;
+}
+
+void mr_track_sample(const mr_track *tr, float t, float *out)
+{
+    if (tr->key_count == 1) {
+        hold_first(tr, out);
+        return;
+    }
+    float a;
+    int i = find_key(tr, t, &a);
+    if (tr->interp == MR_INTERP_LINEAR && tr->components == 4 && a > 0.0f && a < 1.0f) {
+        double q[4];
+        slerp_keys(tr->values + (size_t)i * 4, tr->values + (size_t)(i + 1) * 4, a, q);
+        for (int c = 0; c < 4; c++) out[c] = (float)q[c];
+        return;
+    }
+    interp_track(tr, i, a, out);
+}
+
+/* ---- slerp fidelity (see clip.h) --------------------------------------------- */
+
+/* nlerp's largest angle error over a key interval spanning angle A (radians,
+ * A <= pi) stays below NLERP_ERROR * A^3 (0.00401 for small A, 0.00459 at pi). */
+#define NLERP_ERROR 0.0047
+
+/* Rotation angle (radians, 0..pi) between two key quaternions. */
+static double key_angle(const float *q0, const float *q1)
+{
+    double d = 0, l0 = 0, l1 = 0, m = 0, p = 0;
+    for (int c = 0; c < 4; c++) {
+        d += (double)q0[c] * q1[c];
+        l0 += (double)q0[c] * q0[c];
+        l1 += (double)q1[c] * q1[c];
+    }
+    if (!(l0 > 0 && l1 > 0)) return 0.0;
+    l0 = 1.0 / sqrt(l0);
+    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
+    for (int c = 0; c < 4; c++) {
+        double a = q0[c] * l0, b = q1[c] * l1;
+        m += (a - b) * (a - b);
+        p += (a + b) * (a + b);
+    }
+    return 4.0 * atan2(sqrt(m), sqrt(p));   /* well conditioned for small angles */
+}
+
+/* Pieces an interval of rotation angle `angle` needs so that nlerp stays
+ * within max_angle of slerp on each. */
+static int pieces_for(double angle, double max_angle)
+{
+    if (!(max_angle > 0) || !(angle > 0)) return 1;
+    double m = ceil(angle * cbrt(NLERP_ERROR / max_angle) - 1e-9);
+    if (m < 1) return 1;
+    return m > MR_CLIP_MAX_PIECES ? MR_CLIP_MAX_PIECES : (int)m;
+}
+
+static double joint_max_angle(const mr_clip *clip, int j)
+{
+    return clip->max_angle ? clip->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE;
+}
+
+/* The key times of a refinement: pieces[i] equal parts of each interval i
+ * of times (n keys). Times that do not advance in float are dropped. Fills
+ * seg/u per new key (u = 0 marks a source key); returns the count, or -1
+ * without memory. */
+static int split_times(const float *times, int n, const int *pieces, float **out_t, int **out_seg,
+                       double **out_u)
+{
+    size_t total = 1;
+    for (int i = 0; i + 1 < n; i++) total += (size_t)pieces[i];
+    if (total > (size_t)INT_MAX) return -1;
+    float *t = mr_alloc_array(total, sizeof *t);
+    int *seg = mr_alloc_array(total, sizeof *seg);
+    double *u = mr_alloc_array(total, sizeof *u);
+    if (!t || !seg || !u) {
+        free(t);
+        free(seg);
+        free(u);
+        return -1;
+    }
+    int k = 0;
+    for (int i = 0; i + 1 < n; i++)
+        for (int p = 0; p < pieces[i]; p++) {
+            double f = (double)p / pieces[i];
+            float ti = p == 0 ? times[i] : (float)(times[i] + f * ((double)times[i + 1] - times[i]));
+            if (k > 0 && !(ti > t[k - 1])) continue;
+            if (p > 0 && !(ti < times[i + 1])) continue;
+            t[k] = ti;
+            seg[k] = i;
+            u[k] = p == 0 ? 0.0 : ((double)ti - times[i]) / ((double)times[i + 1] - times[i]);
+            k++;
+        }
+    t[k] = times[n - 1];
+    seg[k] = n - 1;
+    u[k] = 0.0;
+    k++;
+    *out_t = t;
+    *out_seg = seg;
+    *out_u = u;
+    return k;
+}
+
+/* dst = src resampled at the refinement's keys (count keys: times, and the
+ * source interval and fraction of each), exactly on src's curve: STEP holds,
+ * LINEAR lerps translation and scale and slerps rotations. */
+static mr_status resample_track(mr_track *dst, const mr_track *src, int count, const float *times,
+                                const int *seg, const double *u)
+{
+    mr_track tmp = {.components = src->components};
+    mr_status st = mr_track_alloc(&tmp, count, src->interp);
+    if (st != MR_OK) return st;
+    int c = src->components;
+    memcpy(tmp.times, times, (size_t)count * sizeof *times);
+    for (int k = 0; k < count; k++) {
+        const float *v0 = src->values + (size_t)seg[k] * c;
+        float *o = tmp.values + (size_t)k * c;
+        if (u[k] == 0.0 || src->interp == MR_INTERP_STEP) {
+            memcpy(o, v0, (size_t)c * sizeof *o);
+        } else if (c == 4) {
+            double q[4];
+            slerp_keys(v0, v0 + 4, u[k], q);
+            for (int e = 0; e < 4; e++) o[e] = (float)q[e];
+        } else {
+            for (int e = 0; e < c; e++) o[e] = (float)(v0[e] + u[k] * ((double)v0[c + e] - v0[e]));
+        }
+    }
+    mr_track_finish(&tmp);
+    *dst = tmp;
+    return MR_OK;
+}
+
+/* Refinement of a clip whose animated tracks share times (n keys) and are
+ * all LINEAR or STEP: every track is split at the same times, so the shared
+ * time line (and the SIMD bake) survive. Returns 1 when refined, 0 when no
+ * interval needs it, -1 without memory. */
+static int refine_shared(mr_clip *clip, const float *times, int n)
+{
+    int *pieces = mr_alloc_array((size_t)n, sizeof *pieces);
+    if (!pieces) return -1;
+    int any = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        pieces[i] = 1;
+        for (int j = 0; j < clip->joint_count; j++) {
+            const mr_track *r = &clip->tracks[j].r;
+            if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
+            int p = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+                               joint_max_angle(clip, j));
+            if (p > pieces[i]) pieces[i] = p;
+        }
+        any |= pieces[i] > 1;
+    }
+    if (!any) {
+        free(pieces);
+        return 0;
+    }
+    float *t;
+    int *seg;
+    double *u;
+    int count = split_times(times, n, pieces, &t, &seg, &u);
+    free(pieces);
+    if (count < 0) return -1;
+    int ok = count > n;
+    if (ok) clip->fine = mr_alloc_array((size_t)clip->joint_count, sizeof *clip->fine);
+    if (ok && !clip->fine) ok = -1;
+    for (int j = 0; ok > 0 && j < clip->joint_count; j++) {
+        mr_track *src[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        mr_track *dst[3] = {&clip->fine[j].t, &clip->fine[j].r, &clip->fine[j].s};
+        for (int k = 0; k < 3 && ok > 0; k++) {
+            dst[k]->components = src[k]->components;
+            if (src[k]->key_count < 2) continue;
+            if (resample_track(dst[k], src[k], count, t, seg, u) != MR_OK) ok = -1;
+            else clip->fine_added += count - n;
+        }
+    }
+    free(t);
+    free(seg);
+    free(u);
+    return ok;
+}
+
+/* Refinement of each LINEAR rotation track on its own key times (clips
+ * without a shared all-linear time line). */
+static int refine_tracks(mr_clip *clip)
+{
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_track *r = &clip->tracks[j].r;
+        if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
+        int n = r->key_count, any = 0;
+        int *pieces = mr_alloc_array((size_t)n, sizeof *pieces);
+        if (!pieces) return -1;
+        for (int i = 0; i + 1 < n; i++) {
+            pieces[i] = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+                                   joint_max_angle(clip, j));
+            any |= pieces[i] > 1;
+        }
+        float *t = NULL;
+        int *seg = NULL;
+        double *u = NULL;
+        int count = any ? split_times(r->times, n, pieces, &t, &seg, &u) : n;
+        free(pieces);
+        if (count < 0) return -1;
+        if (count > n) {
+            if (!clip->fine) {
+                clip->fine = mr_alloc_array((size_t)clip->joint_count, sizeof *clip->fine);
+                if (!clip->fine) count = -1;
+                for (int k = 0; clip->fine && k < clip->joint_count; k++) {
+                    clip->fine[k].t.components = 3;
+                    clip->fine[k].r.components = 4;
+                    clip->fine[k].s.components = 3;
+                }
+            }
+            if (count > 0 && resample_track(&clip->fine[j].r, r, count, t, seg, u) != MR_OK) count = -1;
+            if (count > 0) clip->fine_added += count - n;
+        }
+        free(t);
+        free(seg);
+        free(u);
+        if (count < 0) return -1;
+    }
+    return 0;
+}
+
+const mr_track *mr_clip_track(const mr_clip *clip, int joint, int channel)
+{
+    const mr_joint_tracks *f = clip->fine ? &clip->fine[joint] : NULL;
+    const mr_joint_tracks *jt = &clip->tracks[joint];
+    if (channel == 0) return f && f->t.key_count ? &f->t : &jt->t;
+    if (channel == 1) return f && f->r.key_count ? &f->r : &jt->r;
+    return f && f->s.key_count ? &f->s : &jt->s;
+}
+
+mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
+{
+    if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    if (!max_angle) {
+        free(clip->max_angle);
+        clip->max_angle = NULL;
+        return MR_OK;
+    }
+    for (int j = 0; j < clip->joint_count; j++)
+        if (!(max_angle[j] > 0)) return MR_ERR_INVALID_ARGUMENT;
+    float *copy = mr_alloc_array((size_t)clip->joint_count, sizeof *copy);
+    if (!copy) return MR_ERR_NO_MEMORY;
+    memcpy(copy, max_angle, (size_t)clip->joint_count * sizeof *copy);
+    free(clip->max_angle);
+    clip->max_angle = copy;
+    return MR_OK;
+}
+
+/* The time line shared by every sampled track with more than one key, or NULL. */
+static const mr_track *shared_line(const mr_clip *clip, int *all_linear)
+{
+    const mr_track *ref = NULL;
+    *all_linear = 1;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count <= 1) continue;
+            if (tr->interp == MR_INTERP_CUBIC) *all_linear = 0;
+            if (!ref) {
+                ref = tr;
+                continue;
+            }
+            if (tr->key_count != ref->key_count ||
+                memcmp(tr->times, ref->times, (size_t)tr->key_count * sizeof *tr->times) != 0)
+                return NULL;
+        }
+    return ref;
+}
+
 void mr_clip_finish(mr_clip *clip)
 {
     clip->shared_keys = 0;
@@ -303,25 +624,21 @@ void mr_clip_finish(mr_clip *clip)
     clip->dense = NULL;
     clip->shared_times = NULL;
     clip->shared_rate = 0.0f;
-    const mr_track *ref = NULL;
+    free_fine(clip);
     for (int j = 0; j < clip->joint_count; j++) {
-        mr_track *tracks[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
-        for (int k = 0; k < 3; k++) {
-            mr_track_finish(tracks[k]);
-            if (tracks[k]->key_count > 1 && !ref) ref = tracks[k];
-        }
+        mr_track_finish(&clip->tracks[j].t);
+        mr_track_finish(&clip->tracks[j].r);
+        mr_track_finish(&clip->tracks[j].s);
     }
+    /* Refine where nlerp would leave slerp (the rule is in clip.h). Without
+     * memory the clip samples unrefined. */
+    int linear;
+    const mr_track *ref = shared_line(clip, &linear);
+    int done = ref && linear ? refine_shared(clip, ref->times, ref->key_count) : 0;
+    if (done == 0 && !(ref && linear)) done = refine_tracks(clip);
+    if (done < 0) free_fine(clip);
+    ref = shared_line(clip, &linear);
     if (!ref) return;
-    for (int j = 0; j < clip->joint_count; j++) {
-        const mr_track *tracks[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
-        for (int k = 0; k < 3; k++) {
-            const mr_track *tr = tracks[k];
-            if (tr->key_count <= 1) continue;
-            if (tr->key_count != ref->key_count ||
-                memcmp(tr->times, ref->times, (size_t)tr->key_count * sizeof *tr->times) != 0)
-                return;
-        }
-    }
     clip->shared_keys = ref->key_count;
     clip->shared_times = ref->times;
     clip->shared_rate = ref->uniform_rate;
@@ -348,26 +665,28 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
             return MR_OK;
         }
         for (int j = 0; j < n; j++) {
-            const mr_joint_tracks *jt = &clip->tracks[j];
-            if (jt->t.key_count > 1) interp_track(&jt->t, i, a, pose->t[j]);
-            else if (jt->t.key_count) hold_first(&jt->t, pose->t[j]);
+            const mr_track *tt = mr_clip_track(clip, j, 0), *tr = mr_clip_track(clip, j, 1),
+                           *ts = mr_clip_track(clip, j, 2);
+            if (tt->key_count > 1) interp_track(tt, i, a, pose->t[j]);
+            else if (tt->key_count) hold_first(tt, pose->t[j]);
             else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-            if (jt->r.key_count > 1) interp_track(&jt->r, i, a, pose->r[j]);
-            else if (jt->r.key_count) hold_first(&jt->r, pose->r[j]);
+            if (tr->key_count > 1) interp_track(tr, i, a, pose->r[j]);
+            else if (tr->key_count) hold_first(tr, pose->r[j]);
             else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-            if (jt->s.key_count > 1) interp_track(&jt->s, i, a, pose->s[j]);
-            else if (jt->s.key_count) hold_first(&jt->s, pose->s[j]);
+            if (ts->key_count > 1) interp_track(ts, i, a, pose->s[j]);
+            else if (ts->key_count) hold_first(ts, pose->s[j]);
             else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
         }
         return MR_OK;
     }
     for (int j = 0; j < n; j++) {
-        const mr_joint_tracks *jt = &clip->tracks[j];
-        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
+        const mr_track *tt = mr_clip_track(clip, j, 0), *tr = mr_clip_track(clip, j, 1),
+                       *ts = mr_clip_track(clip, j, 2);
+        if (tt->key_count) track_sample_fast(tt, t, pose->t[j]);
         else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
+        if (tr->key_count) track_sample_fast(tr, t, pose->r[j]);
         else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        if (ts->key_count) track_sample_fast(ts, t, pose->s[j]);
         else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
     }
     return MR_OK;

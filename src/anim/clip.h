@@ -9,9 +9,45 @@
  * key hold the last.
  *
  * Interpolation: STEP holds the previous key; LINEAR lerps translation and
- * scale and takes the shortest-path nlerp of rotations (normalised);
- * CUBIC is a Hermite spline with glTF's layout: per key, in-tangent, value,
- * out-tangent (3 * components floats), tangents scaled by the key interval.
+ * scale and takes the shortest-path slerp of rotations (constant angular
+ * speed, what glTF, assimp and the MD5 runtime mean); CUBIC is a Hermite
+ * spline with glTF's layout: per key, in-tangent, value, out-tangent
+ * (3 * components floats), tangents scaled by the key interval, rotations
+ * normalised.
+ *
+ * Slerp fidelity. mr_clip_sample does not call acos/sin per joint: it
+ * nlerps (normalised lerp), which matches slerp at the keys and at the
+ * middle of an interval but lags or leads in between, by at most
+ * 0.0047 * A^3 radians over an interval of rotation angle A (1 degree of
+ * error at 90-degree keys). mr_clip_finish therefore refines, once per clip,
+ * every LINEAR rotation interval whose A exceeds what the joint's error
+ * budget allows: it cuts the interval into m equal parts with slerped keys
+ * (translation and scale lerped, so their curves do not change), m the
+ * smallest with 0.0047 * (A/m)^3 <= max_angle[joint], at most
+ * MR_CLIP_MAX_PIECES. The refinement is a sampling cache beside the source
+ * keys (`fine`): tracks, key counts, `info`, writers and Lua keep the
+ * file's keys.
+ *   - Shared time line (every MD5 clip, baked exports): all tracks of the
+ *     clip are cut at the same times (the widest joint decides each
+ *     interval), so the time line stays shared and the SIMD bake
+ *     (clip_dense.h) bakes the refined keys; sampling cost per joint is
+ *     unchanged, only the one key search per clip sees more keys.
+ *   - Otherwise each LINEAR rotation track is cut on its own.
+ *   - STEP and CUBIC tracks are not refined (they do not nlerp).
+ *   - Loops: the sampler wraps time into [0, duration] and never
+ *     interpolates from the last key back to the first, so there is no wrap
+ *     interval to refine.
+ * The budget: a rotation error of e radians at joint j moves a point at
+ * distance L from it by at most e * L, and the errors of a chain add up.
+ * mr_model_add_clip sets max_angle[j] = B / S_j, with B half of
+ * MR_CLIP_FIDELITY times the model size (bounding-box diagonal) and S_j the
+ * largest sum, along a root-to-leaf chain through j, of each joint's reach
+ * (the farthest bind- or rest-pose vertex or joint that it moves), so any
+ * vertex strays from the slerped pose by at most B. Clips outside a model
+ * (and blends built from them) use MR_CLIP_DEFAULT_MAX_ANGLE: chains of up
+ * to 32 joints each reaching as far as the model size. Not covered: animated
+ * scale above 1 lengthens the lever arms beyond the bind-pose reach.
+ * mr_track_sample (one track: root motion, writers) slerps exactly.
  *
  * Markers name instants of a clip ("footstep" at 0.4 s); the mixer reports
  * them as events when playback crosses them (see mixer.h).
@@ -66,7 +102,18 @@ typedef struct mr_clip {
     const float *shared_times;  /* one key uses these same key times (borrowed) */
     float shared_rate;   /* their uniform_rate */
     struct mr_clip_dense *dense;  /* owned SIMD bake of a shared time line (clip_dense.h), or NULL */
+    float *max_angle;    /* joint_count radians (owned), the slerp error budget, or NULL */
+    mr_joint_tracks *fine;  /* owned slerp refinement set by mr_clip_finish, or NULL; an */
+                         /* entry with no keys means the source track is sampled as is */
+    int fine_added;      /* keys the refinement added, over all tracks */
 } mr_clip;
+
+/* Slerp fidelity (see above): the largest sampling error, as a fraction of
+ * the model size, that the refinement allows; the per-joint budget of clips
+ * outside a model; the most parts one key interval is cut into. */
+#define MR_CLIP_FIDELITY 1e-4f
+#define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
+#define MR_CLIP_MAX_PIECES 64
 
 /* Allocates a clip with joint_count empty tracks (components preset). The
  * name is copied. Free with mr_clip_free. */
@@ -86,11 +133,21 @@ mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
 
-/* Finishes every track (mr_track_finish) and detects a time line shared by
- * all animated tracks, so sampling finds the key once per clip instead of
- * once per track. mr_model_add_clip calls it; call it again after editing
- * keys of a clip that is already in a model. */
+/* Finishes every track (mr_track_finish), builds the slerp refinement
+ * (above) and detects a time line shared by all sampled tracks, so sampling
+ * finds the key once per clip instead of once per track. mr_model_add_clip
+ * calls it; call it again after editing keys of a clip that is already in a
+ * model. Allocates (load time); without memory the clip samples unrefined. */
 void mr_clip_finish(mr_clip *clip);
+
+/* Sets the per-joint slerp error budget in radians (joint_count values > 0,
+ * copied), or the default with NULL. Takes effect at the next
+ * mr_clip_finish. MR_ERR_INVALID_ARGUMENT for a value <= 0 or NaN. */
+mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
+
+/* The track mr_clip_sample plays for joint's channel (0 translation,
+ * 1 rotation, 2 scale): the refinement's when there is one, else the source. */
+const mr_track *mr_clip_track(const mr_clip *clip, int joint, int channel);
 
 /* Deep checks, run once at load: ascending finite times, finite values,
  * non-zero rotations, duration covering the keys, markers sorted and inside
@@ -103,7 +160,8 @@ mr_status mr_clip_validate(const mr_clip *clip, mr_error *err);
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
                          mr_wrap wrap, mr_pose *pose);
 
-/* Samples one track at time (already wrapped) into out (components floats). */
+/* Samples one track at time (already wrapped) into out (components floats):
+ * the exact curve (LINEAR rotations slerped, no refinement needed). */
 void mr_track_sample(const mr_track *track, float time, float *out);
 
 /* Wraps time into [0, duration] per mode. */

@@ -25,8 +25,8 @@ mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
 {
     if (clip->shared_keys < 2) return NULL;
     for (int j = 0; j < clip->joint_count; j++) {
-        const mr_joint_tracks *jt = &clip->tracks[j];
-        const mr_track *tracks[3] = {&jt->t, &jt->r, &jt->s};
+        const mr_track *tracks[3] = {mr_clip_track(clip, j, 0), mr_clip_track(clip, j, 1),
+                                     mr_clip_track(clip, j, 2)};
         for (int c = 0; c < 3; c++)
             if (tracks[c]->key_count > 0 && tracks[c]->interp != MR_INTERP_LINEAR) return NULL;
     }
@@ -52,8 +52,8 @@ mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
             base[ROW_SX * d->lanes] = base[ROW_SY * d->lanes] = base[ROW_SZ * d->lanes] = 1.0f;
         }
     for (int j = 0; j < clip->joint_count; j++) {
-        const mr_joint_tracks *jt = &clip->tracks[j];
-        const mr_track *tracks[3] = {&jt->t, &jt->r, &jt->s};
+        const mr_track *tracks[3] = {mr_clip_track(clip, j, 0), mr_clip_track(clip, j, 1),
+                                     mr_clip_track(clip, j, 2)};
         const int rows[3] = {ROW_TX, ROW_RX, ROW_SX};
         for (int c = 0; c < 3; c++) {
             if (tracks[c]->key_count == 0) d->rest[d->rest_count++] = j * 4 + c;

@@ -1,7 +1,8 @@
 /* clip_dense.h — a clip baked for fast sampling (internal to src/anim).
  *
  * When every animated track of a clip shares one time line with linear keys
- * (every MD5 clip, most baked exports), mr_clip_finish bakes the keys into
+ * (every MD5 clip, most baked exports), mr_clip_finish bakes the keys (the
+ * slerp refinement's, when it split the time line: see clip.h) into
  * frame-major structure-of-arrays rows: for each key, the rotation x, y, z, w,
  * translation x, y, z and scale x, y, z of every joint, each row padded to a
  * multiple of 4 joints. Sampling then interpolates 4 joints per SIMD

@@ -87,38 +87,89 @@ void mr_mesh_compute_normals(mr_mesh *mesh)
     }
 }
 
-int mr_influences_pack(const int *joints, const float *weights, int n,
+/* 1 when influence a goes before influence b under the rule of mesh.h. */
+static int influence_before(const int *joints, const float *weights, const mr_influence_rule *rule, int a, int b)
+{
+    if (weights[a] != weights[b]) return weights[a] > weights[b];
+    int ja = joints[a], jb = joints[b];
+    if (ja == jb) return a < b;
+    if (rule && rule->vertex && rule->origins) {
+        float da = glm_vec3_distance2((float *)rule->vertex, (float *)rule->origins[ja]);
+        float db = glm_vec3_distance2((float *)rule->vertex, (float *)rule->origins[jb]);
+        if (da != db) return da < db;
+    }
+    if (rule && rule->names && rule->names[ja] && rule->names[jb]) {
+        int c = strcmp(rule->names[ja], rule->names[jb]);
+        if (c) return c < 0;
+    }
+    return ja < jb;
+}
+
+int mr_influences_pack(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
                        uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES])
 {
+    int max = rule && rule->max > 0 && rule->max < MR_MAX_INFLUENCES ? rule->max : MR_MAX_INFLUENCES;
     int best[MR_MAX_INFLUENCES];
     int kept = 0, positive = 0;
     for (int k = 0; k < MR_MAX_INFLUENCES; k++) { out_j[k] = 0; out_w[k] = 0.0f; best[k] = -1; }
     for (int i = 0; i < n; i++) {
         if (!(weights[i] > 0.0f)) continue;
         positive++;
-        /* Insertion into a sorted top-4 list, heaviest first. */
+        /* Insertion into a sorted top-max list, first in the rule's order first. */
         int pos = kept;
-        while (pos > 0 && (weights[i] > weights[best[pos - 1]] ||
-                           (weights[i] == weights[best[pos - 1]] && joints[i] < joints[best[pos - 1]])))
-            pos--;
-        if (pos >= MR_MAX_INFLUENCES) continue;
-        int last = kept < MR_MAX_INFLUENCES ? kept : MR_MAX_INFLUENCES - 1;
+        while (pos > 0 && influence_before(joints, weights, rule, i, best[pos - 1])) pos--;
+        if (pos >= max) continue;
+        int last = kept < max ? kept : max - 1;
         for (int k = last; k > pos; k--) best[k] = best[k - 1];
         best[pos] = i;
-        if (kept < MR_MAX_INFLUENCES) kept++;
+        if (kept < max) kept++;
     }
     if (positive == 0) {
         out_j[0] = (uint16_t)(n > 0 && joints[0] >= 0 ? joints[0] : 0);
         out_w[0] = 1.0f;
-        return -1;
+        return 0;
     }
+    /* Slot order: heaviest first, equal weights by joint index. Which
+     * influences are kept never depends on that index; their slot order
+     * changes only rounding, and keeps written files as they were. */
+    for (int k = 1; k < kept; k++)
+        for (int t = k; t > 0; t--) {
+            int a = best[t - 1], b = best[t];
+            if (weights[a] > weights[b] || (weights[a] == weights[b] && (joints[a] < joints[b] ||
+                                                                        (joints[a] == joints[b] && a < b))))
+                break;
+            best[t - 1] = b;
+            best[t] = a;
+        }
     float sum = 0.0f;
     for (int k = 0; k < kept; k++) sum += weights[best[k]];
     for (int k = 0; k < kept; k++) {
         out_j[k] = (uint16_t)joints[best[k]];
         out_w[k] = weights[best[k]] / sum;
     }
-    return positive > MR_MAX_INFLUENCES ? 1 : 0;
+    return positive;
+}
+
+void mr_influence_origins(const mr_skeleton *sk, vec3 *out)
+{
+    for (int j = 0; j < sk->joint_count; j++) {
+        mat4 bind;
+        glm_mat4_inv(sk->inverse_bind[j], bind);
+        glm_vec3_copy(bind[3], out[j]);
+    }
+}
+
+int mr_mesh_influence_count(const mr_mesh *mesh)
+{
+    if (!mesh->joints || !mesh->weights) return 0;
+    int most = 0;
+    for (int v = 0; v < mesh->vertex_count; v++)
+        for (int k = MR_MAX_INFLUENCES; k > most; k--)
+            if (mesh->weights[v][k - 1] != 0.0f) {
+                most = k;
+                break;
+            }
+    return most;
 }
 
 void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm)

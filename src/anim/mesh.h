@@ -1,10 +1,21 @@
 /* mesh.h — skinned triangle meshes and their materials, and CPU skinning.
  *
- * Every vertex carries up to 4 joint influences (joints[i][k], weights[i][k],
- * weights summing to 1, unused slots joint 0 weight 0): exactly what the
- * renderer uploads. Loaders reduce more influences with
- * mr_influences_pack. A mesh with joints == NULL is static: it is drawn
+ * Every vertex carries up to 8 joint influences (joints[i][k], weights[i][k],
+ * heaviest first, weights summing to 1, unused slots joint 0 weight 0):
+ * exactly what the renderer uploads (the second four only for meshes that
+ * use them, see mr_mesh_influence_count). Loaders reduce more influences
+ * with mr_influences_pack. A mesh with joints == NULL is static: it is drawn
  * with the model's display transform only.
+ *
+ * Which influences are kept depends on the influences themselves and not
+ * on the order of the skeleton's joints: heavier first; among equal weights
+ * the joint whose bind-pose origin is nearer the vertex (in the bind pose),
+ * then the joint whose name sorts first (strcmp), and only then the lower
+ * joint index (joints at the same place with the same name). The rule
+ * matters when equal weights straddle the cut (12 equal weights, as some
+ * exports write), and it keeps the geometrically local joint. The kept ones
+ * sit heaviest first, equal weights by joint index (slot order changes only
+ * rounding; this keeps files written before the rule byte-identical).
  */
 #ifndef MR_ANIM_MESH_H
 #define MR_ANIM_MESH_H
@@ -13,7 +24,9 @@
 
 #include "anim/skeleton.h"
 
-#define MR_MAX_INFLUENCES 4
+#define MR_MAX_INFLUENCES 8
+/* What one GPU attribute set (and a 4-influence runtime) holds. */
+#define MR_INFLUENCE_SET 4
 
 /* Colours are plain float[4] (not 16-byte aligned): copy them with memcpy or
  * element-wise, never with cglm's SIMD glm_vec4_* functions. */
@@ -37,9 +50,12 @@ typedef struct mr_mesh {
     vec2 *uvs;           /* always present (zeros when none); OpenGL convention:
                           * (0,0) is the image's bottom-left, v = 1 its top row */
     uint16_t (*joints)[MR_MAX_INFLUENCES];  /* NULL for a static mesh */
-    vec4 *weights;       /* NULL for a static mesh */
+    float (*weights)[MR_MAX_INFLUENCES];    /* NULL for a static mesh; plain floats:
+                                             * no SIMD glm_vec4_* on them */
     uint32_t *indices;   /* triangles, counter-clockwise front faces */
     mr_material material;
+    int source_over4;    /* vertices whose source file gave more than 4 positive */
+    int source_over8;    /* ... and more than 8 influences (before the cut); loaders set these */
 } mr_mesh;
 
 /* Allocates vertex and index arrays (zeroed; skinned adds joints/weights).
@@ -51,12 +67,33 @@ void mr_material_defaults(mr_material *mat);
 /* Area-weighted smooth normals from positions and indices. */
 void mr_mesh_compute_normals(mr_mesh *mesh);
 
-/* Keeps the MR_MAX_INFLUENCES heaviest of n influences (ties: lower joint
- * index first), drops non-positive weights, renormalises to sum 1. Returns 1
- * when influences were cut (n > 4 non-zero), 0 otherwise, -1 when no weight
- * is positive (out_j/out_w then bind fully to joints[0] or joint 0). */
-int mr_influences_pack(const int *joints, const float *weights, int n,
+/* How mr_influences_pack cuts and breaks ties (zero fields: defaults). */
+typedef struct mr_influence_rule {
+    int max;                  /* influences to keep, 1..MR_MAX_INFLUENCES; 0: MR_MAX_INFLUENCES */
+    const float *vertex;      /* the vertex's bind-pose position, or NULL */
+    const vec3 *origins;      /* per joint index: its bind-pose origin, same space as vertex; or NULL */
+    const char *const *names; /* per joint index: its name; or NULL */
+} mr_influence_rule;
+
+/* Keeps the rule->max heaviest of n influences (rule may be NULL), ordered
+ * by the rule in the header comment (without vertex/origins the distance
+ * step is skipped, without names the name step), drops non-positive
+ * weights, renormalises the kept ones to sum 1; unused slots get joint 0
+ * weight 0. Returns how many weights were positive (more than max: some were
+ * cut); 0 when none was (out_j/out_w then bind fully to joints[0] or joint 0).
+ * Joint indices index origins and names: the caller guarantees they are in
+ * range. */
+int mr_influences_pack(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
                        uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES]);
+
+/* The bind-pose origin of every joint (the translation of the inverse of
+ * inverse_bind), for mr_influence_rule.origins: out has joint_count entries. */
+void mr_influence_origins(const mr_skeleton *sk, vec3 *out);
+
+/* How many influence slots the mesh uses: 1 + the last slot with a non-zero
+ * weight in any vertex (0 for a static mesh). Above MR_INFLUENCE_SET the
+ * renderer uploads a second joint/weight attribute set. */
+int mr_mesh_influence_count(const mr_mesh *mesh);
 
 /* Linear blend skinning on the CPU with skin matrices from mr_pose_skinning:
  * out_pos/out_nrm get vertex_count entries (caller-owned). A static mesh is

@@ -2,6 +2,7 @@
 #include "anim/model.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,94 @@ mr_clip *mr_model_find_clip(const mr_model *m, const char *name)
     return NULL;
 }
 
+/* Largest distance from joint j's position (pos, 3 floats a joint) to the
+ * point p, and from each of j's ancestors: raises reach along the chain. */
+static void reach_chain(const mr_skeleton *sk, const float *pos, int j, const float *p, double *reach)
+{
+    for (; j >= 0; j = sk->parents[j]) {
+        const float *q = pos + (size_t)j * 3;
+        double d = sqrt(((double)p[0] - q[0]) * ((double)p[0] - q[0]) + ((double)p[1] - q[1]) * ((double)p[1] - q[1]) +
+                        ((double)p[2] - q[2]) * ((double)p[2] - q[2]));
+        if (d > reach[j]) reach[j] = d;
+    }
+}
+
+/* The slerp error budget of each joint (clip.h, "Slerp fidelity"):
+ * B / S_j. Reach is measured in the bind pose (vertices as stored, joints
+ * at their inverse-bind origins) and in the rest pose (each vertex carried
+ * by its joint from bind to rest). Returns NULL when the model has no size
+ * or without memory (the clip keeps the default budget). */
+static float *model_max_angle(const mr_model *m)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int n = sk->joint_count;
+    vec3 lo, hi;
+    if (n <= 0 || !mr_model_bounds(m, lo, hi)) return NULL;
+    double diag = glm_vec3_distance(lo, hi);
+    if (!(diag > 0) || !isfinite(diag)) return NULL;
+    float *bind = mr_alloc_array((size_t)n * 3, sizeof *bind), *rest = mr_alloc_array((size_t)n * 3, sizeof *rest);
+    mat4 *world = mr_alloc_array((size_t)n, sizeof *world), *skin = mr_alloc_array((size_t)n, sizeof *skin);
+    double *reach = mr_alloc_array((size_t)n, sizeof *reach), *down = mr_alloc_array((size_t)n, sizeof *down);
+    double *up = mr_alloc_array((size_t)n, sizeof *up);
+    float *out = mr_alloc_array((size_t)n, sizeof *out);
+    if (!bind || !rest || !world || !skin || !reach || !down || !up || !out) {
+        free(out);
+        out = NULL;
+        goto done;
+    }
+    for (int j = 0; j < n; j++) {
+        mat4 b, local;
+        glm_mat4_inv(sk->inverse_bind[j], b);
+        glm_vec3_copy(b[3], bind + (size_t)j * 3);
+        mr_trs_matrix(sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], local);
+        if (sk->parents[j] >= 0) glm_mat4_mul(world[sk->parents[j]], local, world[j]);
+        else glm_mat4_copy(local, world[j]);
+        glm_vec3_copy(world[j][3], rest + (size_t)j * 3);
+        glm_mat4_mul(world[j], sk->inverse_bind[j], skin[j]);
+        reach[j] = 0;
+    }
+    for (int j = 0; j < n; j++) {
+        if (sk->parents[j] < 0) continue;
+        reach_chain(sk, bind, sk->parents[j], bind + (size_t)j * 3, reach);
+        reach_chain(sk, rest, sk->parents[j], rest + (size_t)j * 3, reach);
+    }
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        if (!me->joints || !me->weights) continue;
+        for (int v = 0; v < me->vertex_count; v++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                int j = me->joints[v][k];
+                if (!(me->weights[v][k] > 0) || j >= n) continue;
+                vec3 p;
+                glm_mat4_mulv3(skin[j], me->positions[v], 1.0f, p);
+                reach_chain(sk, bind, j, me->positions[v], reach);
+                reach_chain(sk, rest, j, p, reach);
+            }
+    }
+    /* S_j = down_j + up_j - reach_j: the heaviest chain through j. */
+    for (int j = 0; j < n; j++) down[j] = reach[j] + (sk->parents[j] >= 0 ? down[sk->parents[j]] : 0.0);
+    for (int j = 0; j < n; j++) up[j] = reach[j];
+    for (int j = n - 1; j >= 0; j--) {
+        int p = sk->parents[j];
+        if (p >= 0 && up[j] + reach[p] > up[p]) up[p] = up[j] + reach[p];
+    }
+    double budget = 0.5 * MR_CLIP_FIDELITY * diag;
+    for (int j = 0; j < n; j++) {
+        double chain = down[j] + up[j] - reach[j];
+        if (chain < 1e-3 * diag) chain = 1e-3 * diag;
+        out[j] = (float)(budget / chain);
+    }
+done:
+    free(bind);
+    free(rest);
+    free(world);
+    free(skin);
+    free(reach);
+    free(down);
+    free(up);
+    return out;
+}
+
 mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
 {
     if (mr_model_find_clip(m, clip->name)) {
@@ -60,6 +149,11 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
             }
             free(alt);
         }
+    }
+    if (clip->joint_count == m->skeleton.joint_count && !clip->max_angle) {
+        float *budget = model_max_angle(m);
+        if (budget) mr_clip_set_max_angle(clip, budget);
+        free(budget);
     }
     mr_clip_finish(clip);
     mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);

@@ -212,17 +212,55 @@ static mr_model *load_pair(const char *dir, const char *mesh, const char *anim, 
     return m;
 }
 
-static void report(const char *label, const mr_bench_render_desc *d)
+/* Prints one row; returns the median frame's process CPU ms (0 on failure). */
+static double report(const char *label, const mr_bench_render_desc *d)
 {
     mr_bench_render_result res;
     mr_error err = {0};
     if (mr_bench_render_run(d, &res, &err) != MR_OK) {
         printf("  %-22s failed: %s\n", label, err.msg);
-        return;
+        return 0;
     }
     printf("  %-22s %8d %7.1f %9.1f %8.1f %8.2f %8.1f %10.1f %8.1f\n", label, res.triangles, res.fps,
            res.frame_ms, res.frame_cpu_ms, res.pose_ms, res.create_ms, res.first_frame_ms,
            res.context_ms);
+    return res.frame_cpu_ms;
+}
+
+/* Keeps each vertex's first (heaviest) MR_INFLUENCE_SET influences,
+ * renormalised: the model as a 4-influence renderer would upload it. */
+static void cut_to_one_set(mr_model *m)
+{
+    for (int i = 0; i < m->mesh_count; i++) {
+        mr_mesh *me = &m->meshes[i];
+        for (int v = 0; me->joints && v < me->vertex_count; v++) {
+            float sum = 0;
+            for (int k = 0; k < MR_INFLUENCE_SET; k++) sum += me->weights[v][k];
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+                me->weights[v][k] = k < MR_INFLUENCE_SET && sum > 0 ? me->weights[v][k] / sum : 0.0f;
+        }
+    }
+}
+
+/* The second GPU influence set: 50 ThinMatrix characters (up to 6
+ * influences) against the same model cut to 4, in this run. */
+static void report_influences(const mr_bench_opts *o, int frames)
+{
+    char *path = mr_path_join(o->root, "thinmatrix-opengl-animation/Resources/res/model.dae");
+    mr_model *wide = NULL, *narrow = NULL;
+    mr_error err = {0};
+    if (!path || !mr_file_exists(path) || mr_model_load(path, NULL, 0, &wide, &err) != MR_OK ||
+        mr_model_load(path, NULL, 0, &narrow, &err) != MR_OK) {
+        printf("  %-22s skipped: %s\n", "ThinMatrix", err.msg[0] ? err.msg : "not found");
+    } else {
+        cut_to_one_set(narrow);
+        double a = report("50 ThinMatrix, 6 infl.", &(mr_bench_render_desc){.model = wide, .instances = 50, .frames = frames});
+        double b = report("50 ThinMatrix, cut to 4", &(mr_bench_render_desc){.model = narrow, .instances = 50, .frames = frames});
+        if (a > 0 && b > 0) printf("  second influence set: %.3fx the cpu ms of one set\n", a / b);
+    }
+    mr_model_free(wide);
+    mr_model_free(narrow);
+    free(path);
 }
 
 void mr_bench_render(const mr_bench_opts *o)
@@ -239,6 +277,7 @@ void mr_bench_render(const mr_bench_opts *o)
     else printf("  %-22s skipped: not found under %s\n", "Bob", o->root);
     if (man) report("50 mannequins", &(mr_bench_render_desc){.model = man, .instances = 50, .frames = frames});
     else if (bob) report("50 Bobs (no mannequin)", &(mr_bench_render_desc){.model = bob, .instances = 50, .frames = frames});
+    report_influences(o, frames);
     printf("  (frame ms = wall time, cpu ms = process CPU time of all llvmpipe threads;\n"
            "   shaders = compile + link ms; 1st frame = first draw incl. llvmpipe JIT, ms)\n");
     mr_model_free(bob);

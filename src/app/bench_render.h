@@ -11,7 +11,9 @@
  *
  * mr_bench_render is the bench section: Bob alone, and a crowd of 50
  * mannequins (models/mannequin.md5mesh + models/walk.md5anim; Bob stands in
- * while those do not exist), at 640x480 with 4x MSAA.
+ * while those do not exist), at 640x480 with 4x MSAA; then 50 of
+ * ThinMatrix's character (up to 6 influences: the GPU's second attribute
+ * set) against the same model cut to 4 influences, as a ratio.
  */
 #ifndef MR_APP_BENCH_RENDER_H
 #define MR_APP_BENCH_RENDER_H

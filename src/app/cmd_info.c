@@ -1,7 +1,8 @@
 /* cmd_info.c — `marrow info MODEL [ANIM...]`: what a model contains.
  *
- * Prints the joint tree, meshes (vertex/triangle counts, texture and its
- * resolution), clips (frames, rate, duration), the frame conversion and
+ * Prints the joint tree, meshes (vertex/triangle counts, how many vertices
+ * the file gives more than 4 and more than 8 joint influences, texture and
+ * its resolution), clips (frames, rate, duration), the frame conversion and
  * the loader's warnings. Exit 3 when the model does not load. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +46,24 @@ static void print_meshes(const mr_model *m)
     int v, t;
     mr_model_counts(m, &v, &t);
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, v, t);
+    int skinned = 0;
+    long over4 = 0, over8 = 0;
+    for (int i = 0; i < m->mesh_count; i++) {
+        skinned |= m->meshes[i].joints != NULL;
+        over4 += m->meshes[i].source_over4;
+        over8 += m->meshes[i].source_over8;
+    }
+    /* Counted in the source file, before the loader cut to MR_MAX_INFLUENCES. */
+    if (skinned)
+        printf("influences: %ld vertices have more than 4, %ld more than %d (those keep the %d heaviest)\n", over4,
+               over8, MR_MAX_INFLUENCES, MR_MAX_INFLUENCES);
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *mesh = &m->meshes[i];
-        printf("  %d %s: %d vertices, %d triangles, %s\n", i, mesh->name ? mesh->name : "(unnamed)",
+        printf("  %d %s: %d vertices, %d triangles, %s", i, mesh->name ? mesh->name : "(unnamed)",
                mesh->vertex_count, mesh->index_count / 3, mesh->joints ? "skinned" : "static");
+        if (mesh->source_over4) printf(" (%d with more than 4 influences", mesh->source_over4);
+        if (mesh->source_over4 && mesh->source_over8) printf(", %d more than 8", mesh->source_over8);
+        printf(mesh->source_over4 ? ")\n" : "\n");
         const float *d = mesh->material.diffuse;
         printf("      material %s: diffuse %.2f %.2f %.2f, shininess %.0f\n",
                mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],

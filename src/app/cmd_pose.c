@@ -1,7 +1,7 @@
 /* cmd_pose.c — `marrow pose MODEL [ANIM...] --clip NAME --time T --obj OUT.obj`:
  * the posed, CPU-skinned mesh in the model's own coordinates, as OBJ.
  *
- * Skinning uses exactly the 4 influences per vertex the renderer uploads
+ * Skinning uses exactly the (up to 8) influences per vertex the renderer uploads
  * (mr_mesh_skin), so this is the reference the GPU image is checked against. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +13,21 @@
 #include "core/file.h"
 
 static const char pose_help[] =
-    "usage: marrow pose MODEL [ANIM...] [--clip NAME] [--time T] [--loop] --obj OUT.obj\n"
+    "usage: marrow pose MODEL [ANIM...] [--clip NAME] [--time T] [--loop] [--rest | --bind]\n"
+    "                   --obj OUT.obj\n"
     "\n"
-    "Samples clip NAME (default: the first clip; with no clip, the bind pose) at\n"
-    "time T seconds (default 0; clamped to the clip unless --loop), skins the\n"
-    "meshes on the CPU with 4 influences per vertex and writes them as OBJ\n"
-    "(v, vn, vt, f; one 'o' group per mesh) in the model's own coordinates.\n"
+    "Samples clip NAME (default: the first clip) at time T seconds (default 0;\n"
+    "clamped to the clip unless --loop), skins the meshes on the CPU with up to\n"
+    "8 influences per vertex and writes them as OBJ (v, vn, vt, f; one 'o' group\n"
+    "per mesh) in the model's own coordinates.\n"
+    "A model without clips, and --rest, give the rest pose: the skeleton as the\n"
+    "file places it (COLLADA: the scene's node transforms), as `marrow view`\n"
+    "draws it. --bind gives the bind pose: the mesh as it was bound to the\n"
+    "skeleton, written as loaded. For MD5 the two are the same.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model does not load or the clip is unknown.\n";
 
-/* Writes every mesh, posed with skin (NULL: bind pose), to an OBJ file. */
+/* Writes every mesh, posed with skin (NULL: the bind pose, as loaded), to an
+ * OBJ file. */
 static int write_obj(const mr_model *m, const mat4 *skin, const char *path, const char *what)
 {
     FILE *f = fopen(path, "w");
@@ -76,7 +82,7 @@ int mr_cmd_pose(int argc, char **argv)
     }
     const char *clip_name = NULL, *obj = NULL, *model_path = NULL;
     const char **anims = calloc((size_t)argc, sizeof *anims);
-    int anim_count = 0, loop = 0;
+    int anim_count = 0, loop = 0, rest = 0, bind = 0;
     float time = 0.0f;
     int code = MR_EXIT_OK;
     for (int i = 1; i < argc && code == MR_EXIT_OK; i++) {
@@ -90,6 +96,10 @@ int mr_cmd_pose(int argc, char **argv)
                 code = mr_cli_usage_error("pose", "--time expects seconds, got '%s'", v);
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
+        } else if (!strcmp(a, "--rest")) {
+            rest = 1;
+        } else if (!strcmp(a, "--bind")) {
+            bind = 1;
         } else if (a[0] == '-' && a[1]) {
             code = mr_cli_usage_error("pose", "unknown option '%s'", a);
         } else if (!model_path) {
@@ -100,6 +110,8 @@ int mr_cmd_pose(int argc, char **argv)
     }
     if (code == MR_EXIT_OK && !model_path) code = mr_cli_usage_error("pose", "missing MODEL");
     if (code == MR_EXIT_OK && !obj) code = mr_cli_usage_error("pose", "missing --obj OUT.obj");
+    if (code == MR_EXIT_OK && rest + bind + (clip_name != NULL) > 1)
+        code = mr_cli_usage_error("pose", "--clip, --rest and --bind choose different poses: give one");
     if (code != MR_EXIT_OK) {
         free(anims);
         return code;
@@ -119,7 +131,7 @@ int mr_cmd_pose(int argc, char **argv)
             mr_model_free(m);
             return MR_EXIT_BAD_INPUT;
         }
-    } else if (m->clip_count > 0) {
+    } else if (m->clip_count > 0 && !rest && !bind) {
         clip = m->clips[0];
     }
 
@@ -137,12 +149,14 @@ int mr_cmd_pose(int argc, char **argv)
             mr_clip_sample(clip, &m->skeleton, time, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, &pose);
             snprintf(what, sizeof what, "clip %s at %g s", clip->name, time);
         } else {
-            snprintf(what, sizeof what, "bind pose");
+            snprintf(what, sizeof what, "%s pose", bind ? "bind" : "rest");
         }
         mr_pose_to_model(&m->skeleton, &pose, model_m);
         mr_pose_skinning(&m->skeleton, model_m, skin);
-        /* With no clip the bind pose is written as loaded, untouched by rounding. */
-        code = write_obj(m, clip ? (const mat4 *)skin : NULL, obj, what);
+        /* The bind pose is written as loaded, untouched by rounding; so is a
+         * model without joints (nothing can move it). */
+        int as_loaded = bind || n == 0;
+        code = write_obj(m, as_loaded ? NULL : (const mat4 *)skin, obj, what);
         if (code == MR_EXIT_OK) printf("wrote %s (%s)\n", obj, what);
     }
     mr_pose_destroy(&pose);

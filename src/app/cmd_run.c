@@ -6,6 +6,11 @@
  * a windowed run (the last good script keeps running and the error is drawn
  * over the scene); headless, the first script error ends the run with exit
  * code 4. See src/lua/script.h for the lifecycle.
+ *
+ * A window's loop is paced (app/frame.h): at most --fps-cap frames a second,
+ * sleeping between frames, and only update() at a low rate while the window
+ * is hidden or minimised. SIGINT/SIGTERM end any run like closing the window
+ * (platform/stop.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,11 +20,13 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/frame.h"
+#include "app/stats.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
 #include "lua/script.h"
 #include "platform/keys.h"
+#include "platform/stop.h"
 #include "platform/watch.h"
 #include "platform/window.h"
 
@@ -37,7 +44,12 @@ static const char run_help[] =
     "\n"
     "In a window, saving the script, a module it required or a shader reloads\n"
     "it at once; errors are shown over the scene and the last good script\n"
-    "keeps running. Headless (--headless, or no display) runs deterministically:\n"
+    "keeps running. The window draws at most --fps-cap frames a second (it\n"
+    "sleeps in between; vsync, where it works, also limits it). While the\n"
+    "window is minimised or hidden nothing is drawn: update(dt) keeps running\n"
+    "at 20 Hz with the real elapsed time (so animations are where the clock\n"
+    "says when the window comes back), and saved files still reload.\n"
+    "Headless (--headless, or no display) runs deterministically:\n"
     "fixed dt = 1/FPS, no wall clock, math.random seeded, and screenshot paths\n"
     "relative to --out; the first script error ends the run with exit code 4.\n"
     "\n"
@@ -45,16 +57,20 @@ static const char run_help[] =
     "  --headless      no window, even when a display is available\n"
     "  --frames N      headless: frames to run (default 60); 0 = until marrow.quit()\n"
     "  --fps F         headless: frames per second of simulated time (default 60)\n"
+    "  --fps-cap N     window: at most N frames per second (default 60); 0 = no cap\n"
     "  --size WxH      frame size in pixels (default 960x540)\n"
     "  --out DIR       where relative screenshot paths go (default: .)\n"
     "  --budget S      seconds a callback may run before it is stopped (default 1)\n"
     "  --memory MIB    memory a script may use (default 1024)\n"
-    "Exit codes: 0 ok (or the code given to marrow.quit), 2 usage, 4 script error.\n";
+    "SIGINT (Ctrl-C) or SIGTERM ends a run like closing the window: unload()\n"
+    "runs and files are flushed; a second one ends it at once.\n"
+    "Exit codes: 0 ok (or the code given to marrow.quit), 2 usage, 4 script error,\n"
+    "130 stopped by SIGINT, 143 stopped by SIGTERM.\n";
 
 typedef struct run_opts {
     const char *script;
     int headless, frames, width, height;
-    float fps, budget;
+    float fps, fps_cap, budget;
     int memory_mib;
     const char *out;
     int argc;                          /* script arguments */
@@ -63,8 +79,8 @@ typedef struct run_opts {
 
 static int parse(int argc, char **argv, run_opts *o)
 {
-    *o = (run_opts){.frames = 60, .fps = 60.0f, .width = 960, .height = 540, .budget = 1.0f,
-                    .memory_mib = 1024};
+    *o = (run_opts){.frames = 60, .fps = 60.0f, .fps_cap = (float)MR_FRAME_DEFAULT_CAP, .width = 960,
+                    .height = 540, .budget = 1.0f, .memory_mib = 1024};
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     if (!o->argv) return mr_cli_usage_error("run", "out of memory");
     int rest = 0;
@@ -88,6 +104,10 @@ static int parse(int argc, char **argv, run_opts *o)
         } else if (!strcmp(a, "--fps")) {
             if (mr_cli_float(v, &o->fps) || !(o->fps > 0 && o->fps <= 10000))
                 return mr_cli_usage_error("run", "--fps needs a number in (0, 10000]");
+            i++;
+        } else if (!strcmp(a, "--fps-cap")) {
+            if (mr_cli_float(v, &o->fps_cap) || !(o->fps_cap >= 0 && o->fps_cap <= 10000))
+                return mr_cli_usage_error("run", "--fps-cap needs a number in [0, 10000] (0 = no cap)");
             i++;
         } else if (!strcmp(a, "--size")) {
             if (mr_cli_size(v, &o->width, &o->height))
@@ -142,6 +162,7 @@ typedef struct runner {
     double mouse_x, mouse_y;
     int have_mouse;
     int fb_w, fb_h;
+    int present;                       /* the window needs the picture again */
 } runner;
 
 static void handle_input(runner *rn, int *close)
@@ -149,6 +170,7 @@ static void handle_input(runner *rn, int *close)
     mr_input in;
     mr_window_poll(rn->win, &in);
     if (in.close) *close = 1;
+    if (in.refresh) rn->present = 1;
     char key[32];
     while (mr_keys_next(key)) mr_lua_keypressed(rn->ctx, key);
     double x, y;
@@ -167,6 +189,7 @@ static void handle_input(runner *rn, int *close)
         mr_error err = {0};
         if (rn->r && mr_renderer_resize(rn->r, w, h, &err) != MR_OK) fprintf(stderr, "%s\n", err.msg);
         mr_lua_resize(rn->ctx, w, h);
+        mr_lua_gfx_invalidate(rn->ctx);
     }
 }
 
@@ -175,11 +198,13 @@ static void handle_changes(runner *rn)
     unsigned changed = mr_watch_poll(rn->watch);
     if (changed & (1u << TAG_SCRIPT)) {
         mr_lua_reload(rn->ctx);
+        mr_lua_gfx_invalidate(rn->ctx);
         rn->shader_error = 0;
         watch_files(rn->watch, rn->ctx);
     }
     if ((changed & (1u << TAG_SHADERS)) && rn->r) {
         mr_error err = {0};
+        mr_lua_gfx_invalidate(rn->ctx);
         if (mr_renderer_reload_shaders(rn->r, &err) != MR_OK) {
             char msg[1100];
             snprintf(msg, sizeof msg, "shaders: %s", err.msg);
@@ -198,8 +223,12 @@ static int run_loop(runner *rn)
 {
     int quit_code = 0;
     double dt = 1.0 / rn->o.fps, last = mr_time_now();
+    mr_pacer pacer;
+    mr_pacer_init(&pacer, rn->o.fps_cap);
     for (int frame = 0;; frame++) {
         if (rn->headless && rn->o.frames > 0 && frame >= rn->o.frames) break;
+        int sig = mr_stop_requested();
+        if (sig) return mr_stop_exit_code(sig);
         int close = 0;
         if (!rn->headless) {
             handle_input(rn, &close);
@@ -211,14 +240,24 @@ static int run_loop(runner *rn)
             if (dt < 0) dt = 0;
         }
         if (close) break;
-        int failed = mr_app_frame(rn->ctx, dt, rn->headless) != 0;
-        if (failed && rn->headless) return MR_EXIT_SCRIPT;
-        if (!rn->headless && rn->r) {
-            mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);
-            mr_window_swap(rn->win);
+        int visible = !rn->headless && mr_window_visible(rn->win);
+        if (rn->headless) {
+            if (mr_app_frame(rn->ctx, dt, 1) != 0) return MR_EXIT_SCRIPT;
+        } else if (visible) {
+            if (mr_app_frame_window(rn->ctx, dt)) rn->present = 1;
+            if (rn->present && rn->r) {
+                mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);
+                mr_window_swap(rn->win);
+            }
+            rn->present = 0;
+        } else {
+            mr_app_frame_hidden(rn->ctx, dt);
+            rn->present = 1;               /* shown again: its contents are gone */
         }
+        mr_app_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
         mr_lua_end_frame(rn->ctx);
         if (mr_lua_quit_requested(rn->ctx, &quit_code)) break;
+        if (!rn->headless) mr_pacer_wait(&pacer, visible);
     }
     return quit_code < 0 || quit_code > 255 ? MR_EXIT_FAILED : quit_code;
 }
@@ -232,6 +271,7 @@ int mr_cmd_run(int argc, char **argv)
         return rc < 0 ? MR_EXIT_OK : rc;  /* -1: --help was printed */
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    mr_stop_install();
 
     mr_error err = {0};
     mr_window_desc wd = {.width = rn.o.width, .height = rn.o.height, .title = rn.o.script,
@@ -263,6 +303,7 @@ int mr_cmd_run(int argc, char **argv)
         goto done;
     }
     mr_lua_gfx_attach(rn.ctx, rn.r);
+    if (!rn.headless) mr_lua_gfx_skip_unchanged(rn.ctx, 1);
     if (!rn.headless) {
         rn.watch = mr_watch_create();
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
@@ -275,6 +316,7 @@ int mr_cmd_run(int argc, char **argv)
     rc = run_loop(&rn);
     mr_lua_stop(rn.ctx);
     if (rn.headless && rc == 0 && mr_lua_error(rn.ctx)) rc = MR_EXIT_SCRIPT;  /* unload() failed */
+    fflush(NULL);
 
 done:
     mr_lua_ctx_destroy(rn.ctx);

@@ -2,7 +2,12 @@
  * window it plays the clips with orbit/zoom/pause/step controls; headless
  * (or with --out) it writes one PNG or a numbered PNG sequence. The same
  * offscreen frame feeds the window and the files, so a window screenshot
- * equals a headless one. */
+ * equals a headless one.
+ *
+ * The window's loop is paced like `marrow run`'s (app/frame.h): at most
+ * --fps-cap frames a second, nothing drawn while the window is hidden or
+ * minimised, and no new frame while paused with no input. SIGINT/SIGTERM
+ * end it like Esc (platform/stop.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,9 +18,11 @@
 
 #include "app/cli.h"
 #include "app/commands.h"
+#include "app/frame.h"
 #include "app/view_scene.h"
 #include "core/alloc.h"
 #include "core/file.h"
+#include "platform/stop.h"
 #include "platform/window.h"
 
 static const char view_help[] =
@@ -42,6 +49,9 @@ static const char view_help[] =
     "  --yaw D, --pitch D   camera angles in degrees [a front three-quarter view]\n"
     "  --zoom F          camera distance factor [1]; < 1 is closer\n"
     "  --quit-after N    end the window session after N frames (scripts, tests)\n"
+    "  --fps-cap N       window: at most N frames per second [60]; 0 = no cap.\n"
+    "                    Nothing is drawn while the window is minimised or\n"
+    "                    hidden, or while paused and nothing changes\n"
     "\n"
     "window keys: drag = orbit, right-drag = pan, wheel = zoom, space = pause,\n"
     "left/right = step a frame, up/down = previous/next clip, S = skeleton,\n"
@@ -49,7 +59,7 @@ static const char view_help[] =
     "F12 = screenshot (marrow-NNNN.png), Esc = quit.\n"
     "\n"
     "Exit codes: 0 ok, 1 no GL context or shaders, 2 usage, 3 the model does not\n"
-    "load or the clip is unknown.\n";
+    "load or the clip is unknown, 130/143 stopped by SIGINT/SIGTERM.\n";
 
 static const char key_help[] =
     "drag orbit | wheel zoom | space pause | left/right step | up/down clip | "
@@ -61,7 +71,7 @@ typedef struct view_args {
     int anim_count;
     const char *out, *clip;
     int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after;
-    float time, fps, zoom, yaw, pitch;
+    float time, fps, fps_cap, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
 } view_args;
 
@@ -71,6 +81,7 @@ static int parse_args(int argc, char **argv, view_args *a)
     a->width = 960;
     a->height = 540;
     a->fps = 30.0f;
+    a->fps_cap = (float)MR_FRAME_DEFAULT_CAP;
     a->zoom = 1.0f;
     a->anims = calloc((size_t)argc, sizeof *a->anims);
     if (!a->anims) return mr_cli_usage_error("view", "out of memory");
@@ -98,6 +109,10 @@ static int parse_args(int argc, char **argv, view_args *a)
             NEED_VALUE();
             if (mr_cli_float(val, &a->fps) != 0 || !(a->fps > 0) || a->fps > 10000)
                 return mr_cli_usage_error("view", "--fps expects a rate > 0, got '%s'", val);
+        } else if (!strcmp(s, "--fps-cap")) {
+            NEED_VALUE();
+            if (mr_cli_float(val, &a->fps_cap) != 0 || !(a->fps_cap >= 0) || a->fps_cap > 10000)
+                return mr_cli_usage_error("view", "--fps-cap expects a rate >= 0 (0 = no cap), got '%s'", val);
         } else if (!strcmp(s, "--size")) {
             NEED_VALUE();
             if (mr_cli_size(val, &a->width, &a->height) != 0)
@@ -183,6 +198,7 @@ static int write_frames(mr_window *win, mr_renderer *r, mr_view *v, const view_a
     int tty = isatty(2);
     char status[128], path[4200];
     for (int i = 0; i < count; i++) {
+        if (mr_stop_requested()) return mr_stop_exit_code(mr_stop_requested());
         v->time = a->time + (float)i / a->fps;
         /* Fixed text only, so every run (and the window) gives the same bytes. */
         snprintf(status, sizeof status, "frame #%d   %g fps (fixed step)", i, (double)a->fps);
@@ -230,17 +246,27 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
 {
     int paused = 0, frame_no = 0;
     double last = mr_time_now(), fps_time = last;
-    int fps_frames = 0;
+    int fps_frames = 0, drawn = 0, last_fw = 0, last_fh = 0;
     float fps = 0;
+    mr_pacer pacer;
+    mr_pacer_init(&pacer, a->fps_cap);
     v->footer = key_help;
     v->time = a->time;
-    for (;;) {
+    for (int iteration = 1;; iteration++) {
+        int sig = mr_stop_requested();
+        if (sig) return mr_stop_exit_code(sig);
         mr_input in;
         mr_window_poll(win, &in);
         if (in.close) break;
         int fw, fh;
         mr_window_framebuffer_size(win, &fw, &fh);
         if (fw > 0 && fh > 0) mr_renderer_resize(r, fw, fh, NULL);
+        /* A paused, untouched view would draw the same picture again. */
+        int changed = !paused || !drawn || fw != last_fw || fh != last_fh || in.drag_dx || in.drag_dy ||
+                      in.pan_dx || in.pan_dy || in.scroll;
+        for (int k = 0; k < MR_KEY_COUNT; k++) changed |= in.pressed[k] != 0;
+        last_fw = fw;
+        last_fh = fh;
         float aspect = fh > 0 ? (float)fw / (float)fh : 1.0f;
 
         float step = mr_view_frame_step(v);
@@ -272,6 +298,18 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
         if (!paused) v->time += dt;
         float dur = mr_view_duration(v);
         if (dur > 0) v->time = fmodf(v->time, dur) + (v->time < 0 ? dur : 0);
+        int visible = mr_window_visible(win);
+        if (!visible || !changed) {
+            if (!visible) drawn = 0;       /* shown again: its contents are gone */
+            else if (in.refresh) {
+                mr_renderer_present(r, fw, fh);
+                mr_window_swap(win);
+            }
+            if (a->quit_after && iteration >= a->quit_after) break;
+            mr_pacer_wait(&pacer, visible);
+            continue;
+        }
+        drawn = 1;
         fps_frames++;
         if (now - fps_time >= 0.5) {
             fps = (float)(fps_frames / (now - fps_time));
@@ -294,7 +332,8 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
         }
         mr_renderer_present(r, fw, fh);
         mr_window_swap(win);
-        if (a->quit_after && frame_no >= a->quit_after) break;
+        if (a->quit_after && iteration >= a->quit_after) break;
+        mr_pacer_wait(&pacer, 1);
     }
     return MR_EXIT_OK;
 }
@@ -306,6 +345,7 @@ int mr_cmd_view(int argc, char **argv)
         return MR_EXIT_OK;
     }
     view_args a;
+    mr_stop_install();
     int code = parse_args(argc, argv, &a);
     if (code != MR_EXIT_OK) {
         free(a.anims);

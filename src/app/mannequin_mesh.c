@@ -66,7 +66,7 @@ typedef struct builder {
     vec3 *pos;
     vec2 *uv;
     uint16_t (*joints)[MR_MAX_INFLUENCES];
-    vec4 *weights;
+    float (*weights)[MR_MAX_INFLUENCES];
     uint32_t *idx;
     int failed;
 } builder;
@@ -155,14 +155,16 @@ static void weigh(const part *p, double s, const vec3 q, uint16_t out_j[MR_MAX_I
         js[n] = bl->joint;
         ws[n++] = f;
     }
-    /* Merge repeated joints before keeping the 4 heaviest. */
+    /* Merge repeated joints before keeping the 4 heaviest (the mannequin is
+     * built for 4-influence runtimes; its joint order is its own, so index
+     * order breaks ties). */
     for (int i = 0; i < n; i++)
         for (int k = i + 1; k < n; k++)
             if (js[k] == js[i] && ws[k] > 0) {
                 ws[i] += ws[k];
                 ws[k] = 0;
             }
-    mr_influences_pack(js, ws, n, out_j, out_w);
+    mr_influences_pack(js, ws, n, &(mr_influence_rule){.max = MR_INFLUENCE_SET}, out_j, out_w);
 }
 
 static void add_vertex(builder *b, const part *p, const vec3 q, double s, double len, double around)

@@ -44,7 +44,7 @@ void mr_view_pose(mr_view *v)
 }
 
 /* World bounds of the CPU-skinned vertices over BOUNDS_SAMPLES poses of the
- * current clip (the bind pose without clips). */
+ * current clip (the rest pose without clips). */
 static void compute_bounds(mr_view *v)
 {
     const mr_model *m = v->model;
@@ -229,7 +229,7 @@ mr_status mr_view_draw(mr_view *v, const char *status)
                      v->clip + 1, v->model->clip_count, c->name, t, c->duration, frame,
                      frames > 0 ? frames : 1);
         } else {
-            snprintf(line, sizeof line, "%s   no clips (bind pose)", name);
+            snprintf(line, sizeof line, "%s   no clips (rest pose)", name);
         }
         mr_renderer_text(v->r, 10, 8, line, NULL);
         if (status) mr_renderer_text(v->r, 10, 8 + mr_renderer_text_height(v->r), status, NULL);

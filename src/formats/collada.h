@@ -50,8 +50,9 @@
  *   <bind_shape_matrix> is baked into positions and normals, so mesh
  *   positions are bind-pose model space and skin = model * inverse_bind
  *   (mr_pose_skinning) applies unchanged. Weights: zero weights are
- *   dropped; more than 4 influences keep the 4 heaviest, renormalised (one
- *   warning, counting source vertices); a weight on joint -1, or whatever a
+ *   dropped; more than 8 influences keep the 8 heaviest, renormalised (one
+ *   warning, counting source vertices; equal weights by the tie rule of
+ *   anim/mesh.h); a weight on joint -1, or whatever a
  *   vertex's weights leave short of 1, stays on the bind shape — the mesh
  *   where its node puts it — as the Khronos conformance references show
  *   (skin_4_influence); weights above 1 in total are normalised. When a
@@ -66,13 +67,27 @@
  *   COLLADA defines them, per component and per key segment: STEP holds,
  *   LINEAR lerps, BEZIER uses (time, value) control points when tangents
  *   carry two values per component (the curve parameter is solved from
- *   time, control times clamped into the segment) and value-only control
- *   points otherwise, HERMITE treats tangents as slopes per segment. Channel
- *   targets: "node/sid" (whole element), ".X .Y .Z .ANGLE" members,
- *   "(i)" and "(i)(j)" elements — (row)(column) of a <matrix>. A whole
+ *   time, control times clamped into the segment); one-value tangents are
+ *   offsets from the keys, C0 = P0 + OUT_TANGENT, C1 = P1 - IN_TANGENT,
+ *   the parameter linear in time (FCollada 1.x, 1.4.0-era Maya and Max;
+ *   the Khronos CTS Blessed frames agree, tests/test_collada_cts.c).
+ *   HERMITE treats tangents as slopes per segment (the specification; the
+ *   CTS Blessed frames of animation_interpolation_hermite show LINEAR
+ *   playback, a renderer without HERMITE). Channel targets: "node/sid"
+ *   (whole element), ".X .Y .Z .ANGLE" members, "(i)" (flat index) and
+ *   "(i)(j)" elements of a <matrix>. (i)(j) is (row)(column) as COLLADA
+ *   says, or (column)(row) as FCollada exporters (3ds Max's ColladaMax)
+ *   write it, decided once per document from the data: the reading that
+ *   keeps the bottom row's (3)(0..2) at 0, then the one under which the
+ *   first keys reproduce the static <matrix>, then the authoring tool
+ *   (FCollada, ColladaMax, ColladaMaya: column first); column first is
+ *   warned with a target and its line. A <matrix> animated by elements
+ *   keeps (0, 0, 0, 1) as bottom row (Max bakes it as 0 0 0 0; anything
+ *   else than that or 0 0 0 1 is warned and ignored). A whole
  *   <matrix> channel with LINEAR keys is decomposed at its keys and played
- *   like marrow's LINEAR tracks (lerp, shortest-path nlerp), not as an
- *   element-wise matrix lerp (which shrinks limbs between sparse keys).
+ *   like marrow's LINEAR tracks (lerp, shortest-path slerp, as assimp
+ *   plays them), not as an element-wise matrix lerp (which shrinks limbs
+ *   between sparse keys).
  *   Targets that are not node transforms (materials, cameras, Maya's
  *   blendParent) are skipped with one warning.
  *
@@ -105,8 +120,7 @@
  *   ..." for XML syntax, using libxml2's line). That covers: not XML, an
  *   HTML page or a git-lfs pointer saved as .dae, a root other than
  *   <COLLADA>, versions other than 1.4/1.5, counts that disagree with the
- *   data (a float_array holding fewer values than its count; more is read
- *   up to the count with a warning, as one Blender export needs), accessors
+ *   data (an array holding fewer values than its count), accessors
  *   reading past their array, dangling or external (#-less or other-file)
  *   references, indices out of range, NaN/inf/non-numbers, <instance_node>
  *   cycles, bad up_axis/unit, samplers whose times go backwards or whose
@@ -119,6 +133,27 @@
  *   by libxml2's loop check without expanding) and external entities and
  *   DTDs are never read. UTF-16, BOMs, XML escapes in names, empty
  *   elements and COLLADA 1.5's namespace load normally.
+ *
+ *   Quirks accepted with a warning ("FILE: element 'id' (line N): ..."):
+ *   a <float_array>, <Name_array> or <IDREF_array> holding MORE values than
+ *   its count keeps the first count values (one Blender export writes extra
+ *   floats, another repeats the last joint name). The count comes first in
+ *   the file and the values are read in order, so which ones are meant is
+ *   unambiguous; accessors and indices are then checked against the kept
+ *   count, so nothing can point at the ignored ones (an accessor or a
+ *   joint index that reaches them is refused as above). FEWER values than
+ *   the count stays an error: which value is missing cannot be known.
+ *   A document whose <unit meter> is written with one decimal comma and no
+ *   point ("0,010000": the FBX COLLADA exporter under a comma locale) has
+ *   every number read with ',' as its decimal point (a list never
+ *   separates values by commas, so "21,920870" can only be 21.92087); one
+ *   warning names the <unit> line. Without that declaration a comma in a
+ *   number is refused ("1,5" could be a typo for "1 5", or 15), as is a
+ *   meter with more than one comma. An <instance_material> whose target
+ *   names no element of the file (an empty <library_materials>) gets the
+ *   default material: only the look is unknown. A target naming another
+ *   kind of element, like every other dangling reference (geometry,
+ *   skeleton, joint, source), stays an error: what it shapes is unknown.
  *
  * Speed. astroBoy_walk.dae (782 KB, 4 meshes, 64 joints, Bezier Euler
  *   channels) loads in about 5 ms at best (~150 MB/s), ThinMatrix's

@@ -5,17 +5,31 @@
  * evaluated as COLLADA defines them, per output component and per key
  * segment: STEP holds, LINEAR lerps, BEZIER is a cubic whose control points
  * are (time, value) pairs when the tangents have two values per component
- * (the curve parameter is solved from time) or values only (parameter
- * linear in time), HERMITE uses the tangents as slopes per unit of the
+ * (the curve parameter is solved from time); with one value per component
+ * (FCollada 1.x, 1.4.0-era Maya and Max) the tangents are offsets from the
+ * keys, C0 = P0 + OUT_TANGENT(k), C1 = P1 - IN_TANGENT(k+1), the parameter
+ * linear in time (the CTS Blessed frames show it: tests/test_collada_cts.c).
+ * HERMITE uses the tangents as slopes per unit of the
  * segment parameter. A channel whose target is a whole <matrix> with
  * LINEAR keys is decomposed at its keys into translation, rotation and
  * scale and played like marrow's LINEAR tracks (lerp, shortest-path
- * nlerp), not as an element-wise matrix lerp, which is not a rigid motion
- * (it shrinks limbs between sparse keys).
+ * slerp, as assimp plays them), not as an element-wise matrix lerp, which
+ * is not a rigid motion (it shrinks limbs between sparse keys).
  *
  * Channel targets name a node id and the sid of one of its transforms,
  * optionally a member: translate / scale (.X .Y .Z), rotate (.X .Y .Z
- * .ANGLE), matrix elements (i)(j) = row i, column j, vector elements (i).
+ * .ANGLE), matrix elements (i)(j), vector elements (i). (i)(j) is row i,
+ * column j as COLLADA says, unless the document says otherwise: FCollada
+ * exporters (3ds Max's ColladaMax above all) write column i, row j, and
+ * bake the bottom row as constant 0 with (3)(3) = 0. One reading per
+ * document (choose_element_order): the one under which no channel drives
+ * a bottom-row element (3)(0..2) away from 0; else the one under which
+ * more first keys equal the static <matrix>; else column first for an
+ * FCollada / ColladaMax / ColladaMaya authoring tool, row first otherwise.
+ * Column first is warned (file, a target and its line). A <matrix>
+ * animated element by element keeps (0, 0, 0, 1) as bottom row whatever
+ * its channels say (one warning when they say something other than that or
+ * FCollada's (3)(3) = 0).
  * Targets outside the skeleton's transforms (materials, cameras, Maya's
  * blendParent, visibility) are skipped and counted in one warning.
  *
@@ -64,6 +78,8 @@ typedef struct channel {
     xmlNode *node_el;
     int xf;              /* index in the node's transform stack */
     int comp, ncomp;
+    int mi, mj;          /* indices of an "(i)(j)" matrix element target, else -1 */
+    int elem_matrix;     /* some elements of a <matrix>: its bottom row is (0, 0, 0, 1) */
     int matrix_trs;      /* whole-matrix LINEAR: interpolate decomposed keys */
     xmlNode *el;         /* the <channel> */
     xmlNode *anim;       /* the enclosing <animation> */
@@ -283,7 +299,9 @@ static double sample_comp(const sampler *s, int k, double t, int c)
             double uu = solve_bezier_time(t0, ot[2 * c], it[2 * c], t1, t);
             return bezier1(v0[c], ot[2 * c + 1], it[2 * c + 1], v1[c], uu);
         }
-        return bezier1(v0[c], ot[c], it[c], v1[c], u);
+        /* One value per component: offsets from the keys (FCollada 1.x,
+         * 1.4.0-era Maya and Max; the CTS Blessed frames show it). */
+        return bezier1(v0[c], v0[c] + ot[c], v1[c] - it[c], v1[c], u);
     }
     case I_HERMITE: {
         const float *ot = s->otan.f + (size_t)k * s->otan.stride;
@@ -324,16 +342,23 @@ static mr_status sampler_prepare_trs(anim_ctx *a, sampler *s)
     return MR_OK;
 }
 
-/* Shortest-path normalised lerp of unit quaternions: what marrow's LINEAR
- * rotation tracks do, so decomposed matrix keys play back unchanged. */
-static void nlerp(const float *a, const float *b, double u, float *out)
+/* Shortest-path slerp of unit quaternions (in double): what marrow's LINEAR
+ * rotation tracks mean (clip.h), and how other readers (assimp) play
+ * decomposed matrix keys. */
+static void slerp(const float *a, const float *b, double u, float *out)
 {
     double dot = 0;
     for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
-    double sign = dot < 0 ? -1 : 1;
+    double sign = dot < 0 ? -1 : 1, c = fabs(dot);
+    double w0 = 1 - u, w1 = u;
+    if (c < 1 - 1e-12) {
+        double th = acos(c), s = sin(th);
+        w0 = sin((1 - u) * th) / s;
+        w1 = sin(u * th) / s;
+    }
     double q[4], len = 0;
     for (int i = 0; i < 4; i++) {
-        q[i] = (1 - u) * a[i] + sign * u * b[i];
+        q[i] = w0 * a[i] + sign * w1 * b[i];
         len += q[i] * q[i];
     }
     len = sqrt(len);
@@ -358,7 +383,7 @@ static void channel_eval(const channel *ch, double t, float *vals)
         }
         memcpy(q0, p0 + 3, 16);
         memcpy(q1, p1 + 3, 16);
-        nlerp(q0, q1, u, q);
+        slerp(q0, q1, u, q);
         mat4 m;
         cl_compose(tr, q, sc, m);
         for (int row = 0; row < 4; row++)
@@ -435,7 +460,7 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         return MR_OK;
     }
     const char *member = sid + sid_len;
-    int comp = 0, ncomp = nvals;
+    int comp = 0, ncomp = nvals, mi = -1, mj = -1;
     if (*member == '.') {
         comp = member_index(member + 1, type);
         if (comp < 0 || type == CL_XF_MATRIX || comp >= nvals) {
@@ -448,7 +473,9 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         if (sscanf(member, "(%d)(%d)%n", &i, &j, &used) == 2 && member[used] == '\0') {
             if (type != CL_XF_MATRIX || i < 0 || i > 3 || j < 0 || j > 3)
                 return cl_fail(d, el, "target '%s': element (%d)(%d) does not exist", target, i, j);
-            comp = i * 4 + j;
+            comp = i * 4 + j;  /* provisional: see choose_element_order */
+            mi = i;
+            mj = j;
         } else if (sscanf(member, "(%d)%n", &i, &used) == 1 && member[used] == '\0') {
             if (i < 0 || i >= nvals) return cl_fail(d, el, "target '%s': element (%d) does not exist", target, i);
             comp = i;
@@ -466,7 +493,7 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         return cl_fail(d, el, "target '%s' takes %d value(s) per key but the sampler's OUTPUT has %d", target, ncomp,
                        s->comps);
     if (s->count == 0) return MR_OK;
-    channel ch = {s, node, xf, comp, ncomp, 0, el, anim, a->channel_count};
+    channel ch = {s, node, xf, comp, ncomp, mi, mj, type == CL_XF_MATRIX && ncomp < 16, 0, el, anim, a->channel_count};
     if (type == CL_XF_MATRIX && ncomp == 16) {
         ch.matrix_trs = 1;
         if ((st = sampler_prepare_trs(a, s)) != MR_OK) return st;
@@ -544,6 +571,12 @@ static void eval_local(const anim_ctx *a, joint_eval *je, double t, mat4 out)
         memcpy(je->vals[ch->xf], n->xf[ch->xf].v, sizeof je->vals[0]);
     }
     for (int c = 0; c < je->nch; c++) channel_eval(je->ch[c], t, je->vals[je->ch[c]->xf]);
+    for (int c = 0; c < je->nch; c++)
+        if (je->ch[c]->elem_matrix) {  /* an affine transform, whatever the bottom-row channels say */
+            float *v = je->vals[je->ch[c]->xf];
+            v[12] = v[13] = v[14] = 0;
+            v[15] = 1;
+        }
     mat4 m, x;
     glm_mat4_identity(m);
     for (int i = 0; i < je->nops; i++) {
@@ -600,22 +633,19 @@ static void compose_packed(const float *v, mat4 out)
 }
 
 /* What mr_track_sample gives between k0 and k1 at fraction u: lerp and
- * shortest-path nlerp (LINEAR) or the Hermite curve (CUBIC). */
+ * shortest-path slerp (LINEAR) or the Hermite curve (CUBIC). */
 static void interp_keys(const key *k0, const key *k1, float u, int cubic, mat4 out)
 {
     float v[10];
-    if (cubic) {
+    if (!cubic) {
+        for (int i = 0; i < 10; i++) v[i] = k0->v[i] + u * (k1->v[i] - k0->v[i]);
+        slerp(k0->v + 3, k1->v + 3, u, v + 3);
+    } else {
         float dt = (float)(k1->t - k0->t);
         float u2 = u * u, u3 = u2 * u;
         float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
         for (int i = 0; i < 10; i++)
             v[i] = h00 * k0->v[i] + h10 * dt * k0->tout[i] + h01 * k1->v[i] + h11 * dt * k1->tin[i];
-    } else {
-        float dot = k0->v[3] * k1->v[3] + k0->v[4] * k1->v[4] + k0->v[5] * k1->v[5] + k0->v[6] * k1->v[6];
-        for (int i = 0; i < 10; i++) {
-            float b = (i >= 3 && i < 7 && dot < 0) ? -k1->v[i] : k1->v[i];
-            v[i] = k0->v[i] + u * (b - k0->v[i]);
-        }
     }
     compose_packed(v, out);
 }
@@ -1026,6 +1056,99 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
     return MR_OK;
 }
 
+/* ---- matrix element order ------------------------------------------------------ */
+
+/* Is the document written by an FCollada-based exporter (Feeling
+ * Software's ColladaMax / ColladaMaya, FCollada itself)? Case matters:
+ * OpenCOLLADA's exporters ("OpenCOLLADA...") write (row)(column). */
+static int fcollada_tool(const cl_doc *d)
+{
+    for (xmlNode *as = cl_child(d->root, "asset"); as; as = cl_next(as, "asset"))
+        for (xmlNode *c = cl_child(as, "contributor"); c; c = cl_next(c, "contributor"))
+            for (xmlNode *t = cl_child(c, "authoring_tool"); t; t = cl_next(t, "authoring_tool")) {
+                size_t len;
+                char *owned = NULL;
+                const char *text = cl_text(t, &len, &owned);
+                char buf[256];
+                snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), text ? text : "");
+                free(owned);
+                if (strstr(buf, "FCollada") || strstr(buf, "ColladaMax") || strstr(buf, "ColladaMaya")) return 1;
+            }
+    return 0;
+}
+
+/* Static value of a channel's target <matrix> at row r, column c, or NAN
+ * when the node is not in the scene. */
+static float static_element(const anim_ctx *a, const channel *ch, int r, int c)
+{
+    const char *id = cl_attr(ch->node_el, "id");
+    for (int i = cl_scene_find(a->s, NULL, 0, id, 1); i >= 0; i = cl_scene_next(a->s, i, 1))
+        if (a->s->nodes[i].el == ch->node_el && ch->xf < a->s->nodes[i].xf_count)
+            return a->s->nodes[i].xf[ch->xf].v[r * 4 + c];
+    return NAN;
+}
+
+/* "(i)(j)" matrix element targets: COLLADA says row i, column j, but
+ * FCollada-based exporters (3ds Max's ColladaMax above all) write column i,
+ * row j. One reading per document, from the data: the reading under which
+ * no channel moves a bottom-row element (0..2) away from 0, then the one
+ * under which more first keys reproduce the static <matrix>, then the
+ * authoring tool. Also warns once when channels drive the bottom row to
+ * anything but (0, 0, 0, 1) (FCollada's (3)(3) = 0 excepted): it is
+ * ignored. */
+static void choose_element_order(anim_ctx *a)
+{
+    int n = 0, offdiag = 0;
+    int bad[2] = {0, 0}, miss[2] = {0, 0};
+    const channel *example = NULL;
+    for (int c = 0; c < a->channel_count; c++) {
+        const channel *ch = &a->channels[c];
+        if (ch->mi < 0) continue;
+        n++;
+        if (ch->mi != ch->mj) offdiag = 1, example = example ? example : ch;
+        const sampler *s = ch->s;
+        for (int r = 0; r < 2; r++) {
+            int row = r ? ch->mj : ch->mi, col = r ? ch->mi : ch->mj;
+            if (row == 3 && col < 3)
+                for (int k = 0; k < s->count; k++)
+                    if (fabsf(s->out.f[(size_t)k * s->out.stride]) > 1e-6f) {
+                        bad[r]++;
+                        break;
+                    }
+            float st = static_element(a, ch, row, col), v0 = s->out.f[0];
+            if (!isnan(st) && fabsf(v0 - st) > 1e-4f * (1 + fabsf(st))) miss[r]++;
+        }
+    }
+    if (!n) return;
+    int cols_first = bad[0] != bad[1] ? bad[1] < bad[0] : miss[0] != miss[1] ? miss[1] < miss[0] : fcollada_tool(a->d);
+    long odd = 0;
+    for (int c = 0; c < a->channel_count; c++) {
+        channel *ch = &a->channels[c];
+        if (ch->mi < 0) continue;
+        int row = cols_first ? ch->mj : ch->mi, col = cols_first ? ch->mi : ch->mj;
+        ch->comp = row * 4 + col;
+        if (row != 3) continue;
+        const sampler *s = ch->s;
+        for (int k = 0; k < s->count; k++) {
+            float v = s->out.f[(size_t)k * s->out.stride];
+            if (col < 3 ? v != 0 : (v != 1 && v != 0)) {
+                odd++;
+                break;
+            }
+        }
+    }
+    if (a->d->model && cols_first && offdiag) {
+        const char *why = bad[0] != bad[1] ? "the bottom row stays 0 only that way"
+                        : miss[0] != miss[1] ? "the first keys reproduce the static <matrix> only that way"
+                                             : "FCollada-based authoring tool; the data does not decide";
+        mr_model_warn(a->d->model, "%s: %d matrix element target(s) (e.g. '%s', line %ld) read as (column)(row): %s",
+                      a->d->name, n, cl_attr(example->el, "target"), cl_line(example->el), why);
+    }
+    if (a->d->model && odd)
+        mr_model_warn(a->d->model, "%s: %ld channel(s) animate a matrix's bottom row away from (0, 0, 0, 1): ignored",
+                      a->d->name, odd);
+}
+
 mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, float size, mr_model *model)
 {
     anim_ctx a = {0};
@@ -1037,6 +1160,7 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
     for (xmlNode *lib = cl_child(d->root, "library_animations"); lib && st == MR_OK;
          lib = cl_next(lib, "library_animations"))
         st = read_animation(&a, lib, 0);
+    if (st == MR_OK) choose_element_order(&a);
     int *used = NULL;
     if (st == MR_OK && a.channel_count) {
         used = mr_alloc_array((size_t)a.channel_count, sizeof *used);

@@ -56,6 +56,8 @@ typedef struct cl_doc {
     mr_model *model;     /* receives warnings */
     mr_up_axis up;       /* <asset><up_axis> of the root asset */
     double meter;        /* <asset><unit meter> */
+    long decimal_comma;  /* line of a <unit meter> written with a decimal comma, else 0 */
+    int decimal_comma_warned;
 } cl_doc;
 
 /* Parses buf as a COLLADA document (libxml2 with XML_PARSE_NONET, no entity
@@ -103,6 +105,9 @@ mr_status cl_floats(cl_doc *d, xmlNode *array, const cl_array **out);
 mr_status cl_names(cl_doc *d, xmlNode *array, const cl_array **out);
 /* Parses exactly n floats from the element's text (matrix, translate, ...). */
 mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n);
+/* Parses the element's floats, storing the first max into out; *got gets
+ * how many it holds (colours: 3 or 4). */
+mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got);
 /* Parses whitespace-separated integers (>= min_value) into a new array
  * (*out freed by caller); *count gets how many. */
 mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count);

@@ -184,27 +184,12 @@ static mr_status read_color(cl_doc *d, xmlNode *slot, float out[4])
     xmlNode *color = cl_child(slot, "color");
     if (!color) return MR_OK;
     float v[4] = {0, 0, 0, 1};
-    char *owned;
-    size_t len;
-    const char *t = cl_text(color, &len, &owned);
-    if (!t) return cl_fail_status(d, MR_ERR_NO_MEMORY, color, "out of memory");
-    /* RGB or RGBA. */
-    int n = 0;
-    const char *p = t, *end = t + len;
-    while (n < 4) {
-        while (p < end && isspace((unsigned char)*p)) p++;
-        if (p >= end) break;
-        char *q;
-        double x = strtod(p, &q);
-        if (q == p || !isfinite(x)) {
-            free(owned);
-            return cl_fail(d, color, "expected 3 or 4 numbers");
-        }
-        v[n++] = (float)x;
-        p = q;
-    }
-    free(owned);
-    if (n < 3) return cl_fail(d, color, "expected 3 or 4 numbers, found %d", n);
+    /* RGB or RGBA, read like every other number of the document (values
+     * past the fourth are ignored, as they always were). */
+    long n;
+    mr_status st = cl_some_floats(d, color, v, 4, &n);
+    if (st != MR_OK) return st;
+    if (n < 3) return cl_fail(d, color, "expected 3 or 4 numbers, found %ld", n);
     memcpy(out, v, sizeof v);
     return MR_OK;
 }

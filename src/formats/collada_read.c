@@ -34,6 +34,7 @@ typedef struct reader {
     int *skin_of_inst;   /* instance -> skin index or -1 */
     mat4 *ibm;           /* per joint, file space: the skeleton's inverse bind */
     int *ibm_skin;       /* per joint: skin that set ibm, -1 for the rest pose */
+    vec3 *origins;       /* per joint, file space: bind-pose origin (influence ties) */
     int mat_count;
     size_t mat_cap;
     mat_cache *mats;
@@ -83,6 +84,16 @@ static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, m
         for (xmlNode *im = cl_child(tc, "instance_material"); im; im = cl_next(im, "instance_material")) {
             const char *sym = cl_attr(im, "symbol");
             if (sym && !strcmp(sym, symbol)) {
+                /* A target naming nothing in the file (assimp's
+                 * cube_emptyTags.dae has an empty <library_materials>)
+                 * leaves only the look unknown: default material, warned. */
+                const char *target = cl_attr(im, "target");
+                if (target && target[0] == '#' && !cl_lookup(&r->d, target)) {
+                    mr_model_warn(r->model, "%s: instance_material '%s' (line %ld): target '%s' is no "
+                                  "element of the file; default material used",
+                                  r->d.name, sym, cl_line(im), target);
+                    break;
+                }
                 mr_status st = cl_ref(&r->d, im, "target", "material", &mat_el);
                 if (st != MR_OK) return st;
                 break;
@@ -226,6 +237,13 @@ static mr_status build_skeleton(reader *r)
         r->ibm_skin[jj] = -2;
     }
     for (j = 0; j < count; j++) cl_conv_matrix(&r->conv, r->ibm[j], sk->inverse_bind[j]);
+    r->origins = mr_alloc_array((size_t)count, sizeof *r->origins);
+    if (count && !r->origins) return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    for (j = 0; j < count; j++) {
+        mat4 bind;
+        glm_mat4_inv(r->ibm[j], bind);
+        glm_vec3_copy(bind[3], r->origins[j]);
+    }
     return MR_OK;
 }
 
@@ -315,17 +333,20 @@ static mr_status skin_prim(reader *r, const cl_skin *skin, int node_joint, const
                 wsum += w;
             }
         }
-        float w4[MR_MAX_INFLUENCES];
-        int res = mr_influences_pack(jbuf, wbuf, n, m->joints[v], w4);
-        memcpy(m->weights[v], w4, sizeof w4);
-        if (res == 1 && !(seen[pi] & 2)) r->cut_vertices++;
-        else if (res < 0 && !(seen[pi] & 4)) r->unweighted_vertices++;
-        seen[pi] |= res == 1 ? 2 : res < 0 ? 4 : 0;
         if (rebind && wsum > 0) {
             if (!same && !(seen[pi] & 8)) r->approx_rebind++;
             if (!same) seen[pi] |= 8;
             glm_vec3_scale(acc, 1.0f / wsum, m->positions[v]);
         }
+        /* Ties by distance in the skeleton's bind space (file units), then name. */
+        mr_influence_rule rule = {.vertex = m->positions[v], .origins = r->origins,
+                                  .names = (const char *const *)r->model->skeleton.names};
+        int res = mr_influences_pack(jbuf, wbuf, n, &rule, m->joints[v], m->weights[v]);
+        m->source_over4 += res > 4;
+        m->source_over8 += res > 8;
+        if (res > MR_MAX_INFLUENCES && !(seen[pi] & 2)) r->cut_vertices++;
+        else if (res == 0 && !(seen[pi] & 4)) r->unweighted_vertices++;
+        seen[pi] |= res > MR_MAX_INFLUENCES ? 2 : res == 0 ? 4 : 0;
     }
     return MR_OK;
 }
@@ -408,7 +429,7 @@ static mr_status build_instance(reader *r, int ii)
         } else {
             for (int v = 0; v < m->vertex_count; v++) {
                 m->joints[v][0] = (uint16_t)joint;
-                memcpy(m->weights[v], (float[4]){1, 0, 0, 0}, sizeof m->weights[v]);
+                m->weights[v][0] = 1.0f;  /* the rest zeroed by mr_alloc_array */
             }
         }
         for (int v = 0; v < m->vertex_count; v++) {
@@ -443,6 +464,7 @@ static void reader_free(reader *r)
     free(r->skin_of_inst);
     free(r->ibm);
     free(r->ibm_skin);
+    free(r->origins);
     for (int i = 0; i < r->mat_count; i++) {
         free(r->mats[i].mat.name);
         free(r->mats[i].mat.diffuse_map);

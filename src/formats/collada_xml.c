@@ -369,7 +369,7 @@ static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
  * NUL (every cl_text result does), which stops every loop. Up to 19
  * significant digits are used; the value is the digits times a power of
  * ten in double, then rounded to float (see below). */
-static const char *parse_number(const char *p, double *out)
+static const char *parse_number(const char *p, double *out, int comma)
 {
     int neg = *p == '-';
     if (*p == '-' || *p == '+') p++;
@@ -383,7 +383,7 @@ static const char *parse_number(const char *p, double *out)
         p++;
     }
     int any = p != start;
-    if (*p == '.') {
+    if (*p == '.' || (comma && *p == ',')) {
         p++;
         const char *frac = p;
         while ((d = (unsigned)(*p - '0')) < 10u) {
@@ -445,17 +445,27 @@ static void token_at(const char *p, const char *end, char *buf, size_t cap)
 static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end, float *out, size_t max)
 {
     size_t n = 0;
+    if (d->decimal_comma && !d->decimal_comma_warned && d->model) {
+        d->decimal_comma_warned = 1;
+        mr_model_warn(d->model, "%s: <unit> (line %ld) is written with a decimal comma (an exporter "
+                      "under a comma locale): commas in numbers are read as decimal points",
+                      d->name, d->decimal_comma);
+    }
     for (;;) {
         while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
         double v;
-        const char *q = parse_number(p, &v);
+        const char *q = parse_number(p, &v, d->decimal_comma != 0);
         if (!q || (*q && !is_space((unsigned char)*q))) {
             char tok[40];
             token_at(p, end, tok, sizeof tok);
             const char *low = tok[0] == '-' || tok[0] == '+' ? tok + 1 : tok;
             if (!strncasecmp(low, "nan", 3) || !strncasecmp(low, "inf", 3) || strstr(tok, "#"))
                 return cl_fail(d, el, "value %zu ('%s') is not a finite number", n + 1, tok), -1;
+            if (strchr(tok, ',') && !d->decimal_comma)
+                return cl_fail(d, el, "value %zu: expected a number, found '%s' (a decimal comma is "
+                                      "only read as such when <unit meter> is written with one too)",
+                               n + 1, tok), -1;
             return cl_fail(d, el, "value %zu: expected a number, found '%s'", n + 1, tok), -1;
         }
         if (!isfinite(v) || fabs(v) > 3.4028234663852886e38) {
@@ -538,8 +548,8 @@ mr_status cl_floats(cl_doc *d, xmlNode *el, const cl_array **out)
     }
     if (declared >= 0 && n > declared) {
         if (d->model)
-            mr_model_warn(d->model, "float_array '%s' (line %ld): count=\"%ld\" but it holds %ld values; extra values ignored",
-                          cl_attr(el, "id") ? cl_attr(el, "id") : "?", cl_line(el), declared, n);
+            mr_model_warn(d->model, "%s: float_array '%s' (line %ld): count=\"%ld\" but it holds %ld values; extra values ignored",
+                          d->name, cl_attr(el, "id") ? cl_attr(el, "id") : "?", cl_line(el), declared, n);
         n = declared;
     }
     a->kind = CL_ARRAY_FLOAT;
@@ -569,9 +579,21 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
     const char *text = cl_text(el, &len, &owned);
     if (!text) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     size_t n = count_tokens(text, text + len);
-    if (declared >= 0 && (size_t)declared != n) {
+    /* As for float arrays: fewer names than declared is an error (which
+     * joint is missing cannot be known); more (a Blender export repeats the
+     * last joint name) keeps the first count names with a warning, and the
+     * accessors and indices are checked against what is kept. */
+    if (declared >= 0 && (size_t)declared > n) {
         free(owned);
-        return cl_fail(d, el, "count=\"%ld\" but the array holds %zu names", declared, n);
+        return cl_fail(d, el, "count=\"%ld\" but the array holds only %zu names", declared, n);
+    }
+    if (declared >= 0 && (size_t)declared < n) {
+        if (d->model)
+            mr_model_warn(d->model, "%s: %s '%s' (line %ld): count=\"%ld\" but it holds %zu names; "
+                          "the first %ld kept, the rest ignored",
+                          d->name, (const char *)el->name, cl_attr(el, "id") ? cl_attr(el, "id") : "?",
+                          cl_line(el), declared, n, declared);
+        n = (size_t)declared;
     }
     cl_array *a = calloc(1, sizeof *a);
     char *buf = mr_alloc_array(len + 1, 1);
@@ -588,11 +610,12 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
     free(owned);
     size_t k = 0;
     char *p = buf, *end = buf + len;
-    while (p < end) {
+    while (p < end && k < n) {
         while (p < end && is_space((unsigned char)*p)) *p++ = '\0';
         if (p >= end) break;
         names[k++] = p;
         while (p < end && !is_space((unsigned char)*p)) p++;
+        if (p < end) *p++ = '\0';   /* ends the name even when it is the last kept */
     }
     a->kind = CL_ARRAY_NAME;
     a->count = k;
@@ -614,6 +637,17 @@ mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n)
     if (got < 0) return MR_ERR_BAD_FILE;
     if (got != n) return cl_fail(d, el, "expected %d numbers, found %ld", n, got);
     return MR_OK;
+}
+
+mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got)
+{
+    char *owned;
+    size_t len;
+    const char *text = cl_text(el, &len, &owned);
+    if (!text) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    *got = parse_floats(d, el, text, text + len, out, (size_t)max);
+    free(owned);
+    return *got < 0 ? MR_ERR_BAD_FILE : MR_OK;
 }
 
 mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count)
@@ -760,6 +794,10 @@ static void capture_structured(void *ctx, xmlErrorPtr e)
     snprintf(c->msg, sizeof c->msg, "%s", e->message ? e->message : "malformed XML");
     size_t n = strlen(c->msg);
     while (n && (c->msg[n - 1] == '\n' || c->msg[n - 1] == ' ')) c->msg[--n] = '\0';
+    /* libxml2 splits some messages over lines ("...encoding !\nBytes: ..."):
+     * errors are one line. */
+    for (char *p = c->msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
 }
 
 static void silent_generic(void *ctx, const char *msg, ...)
@@ -803,6 +841,23 @@ static mr_status read_asset(cl_doc *d)
             char *end;
             double v = strtod(m, &end);
             while (is_space((unsigned char)*end)) end++;
+            /* "0,010000": an exporter printing under a comma locale (the FBX
+             * COLLADA exporter). One comma, no point, and a positive number
+             * once it is a point: the document's numbers are read that way. */
+            const char *comma = strchr(m, ',');
+            if (*end == ',' && comma && !strchr(comma + 1, ',') && !strchr(m, '.') && strlen(m) < 64) {
+                char fixed[64];
+                snprintf(fixed, sizeof fixed, "%s", m);
+                fixed[comma - m] = '.';
+                char *fend;
+                double fv = strtod(fixed, &fend);
+                while (is_space((unsigned char)*fend)) fend++;
+                if (fend != fixed && !*fend && isfinite(fv) && fv > 0) {
+                    v = fv;
+                    end = (char *)m + strlen(m);
+                    d->decimal_comma = cl_line(unit);
+                }
+            }
             if (end == m || *end || !isfinite(v) || v <= 0)
                 return cl_fail(d, unit, "meter=\"%s\" is not a positive number", m);
             d->meter = v;

@@ -7,15 +7,29 @@
  * Errors are one line: "md5: FILE:LINE: expected X, found Y". On failure
  * nothing is leaked and *out stays NULL (or the model is left unchanged, for
  * anims). Parsing never allocates more than the file's own size justifies.
+ * Accepted with a warning "FILE:LINE: ..." (the meaning is unambiguous and
+ * nothing is read past what the file holds):
+ * - an anim's bounds block with more or fewer entries than numFrames (a
+ *   Blender exporter for Sauerbraten models writes one more): the block
+ *   ends at its '}', each entry is two "( x y z )", and marrow uses no
+ *   bounds (view and the writers compute their own), so extra entries are
+ *   skipped and missing ones are not needed;
+ * - text after the last mesh or frame (below).
+ * Refused, because the count is what says where data ends or what indices
+ * may point at: every other count that disagrees with the entries (joints,
+ * meshes, verts, tris, weights, frames, hierarchy, baseframe, numbers in a
+ * frame), an index out of range, a bounds entry that is not two triples,
+ * a bounds block without its '}'.
  *
  * What the reader does with the file (src/formats/md5_mesh.c, md5_anim.c):
  * - joints are the model-space bind: the skeleton gets the local rest pose
  *   derived from them and inverse_bind = inverse of the file's matrices;
  *   quaternions get w = -sqrt(1 - x²-y²-z²);
- * - vertices: bind position from the weight formula, influences packed to 4
- *   (one model warning counts the vertices cut, another those whose biases
- *   did not sum to 1); triangles turned counter-clockwise; v' = 1 - v;
- *   smooth normals;
+ * - vertices: bind position from the weight formula, influences packed to 8
+ *   (mr_influences_pack: equal weights at the cut go to the joint nearer
+ *   the vertex, then by name; one model warning counts the vertices cut,
+ *   another those whose biases did not sum to 1); triangles turned
+ *   counter-clockwise; v' = 1 - v; smooth normals;
  * - a mesh is named after its shader's base name ("mesh<i>" without one);
  *   the diffuse map is that base name found beside the .md5mesh, as is or
  *   with .png/.tga/.jpg, in any letter case (a warning when none exists),

@@ -22,9 +22,9 @@
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
 
-/* Smallest bytes per frame (bounds entry + "frame i { }") and per joint
- * (hierarchy line + baseframe entry) in a valid file. */
-enum { MIN_FRAME = 20, MIN_JOINT = 20 };
+/* Smallest bytes per frame ("frame i{}": the bounds entry may be missing)
+ * and per joint (hierarchy line + baseframe entry) in a valid file. */
+enum { MIN_FRAME = 9, MIN_JOINT = 20 };
 
 typedef struct anim_joint {
     int flags;           /* animated components, bits 1..32 = Tx Ty Tz Qx Qy Qz */
@@ -44,6 +44,9 @@ typedef struct anim_reader {
     float *times;        /* frames key times */
     mr_clip *clip;
     int trailing_line;   /* line of text found after the last frame, or 0 */
+    int bounds;          /* bounds entries read (numFrames in a tidy file) */
+    int bounds_extra_line;  /* line of the first entry beyond numFrames, or 0 */
+    int bounds_end_line; /* line of the bounds block's '}' */
 } anim_reader;
 
 static int out_of_memory(anim_reader *r)
@@ -155,20 +158,35 @@ static int read_hierarchy(anim_reader *r)
     return md5_punct(lx, '}', "after the hierarchy (numJoints)");
 }
 
+/* Bounds entries are read and dropped: nothing in marrow uses them (the
+ * viewer and the writer compute their own from the skinned mesh). Real
+ * exporters write one more than numFrames (a Blender exporter for
+ * Sauerbraten models) or fewer; since the block ends at its '}' and every
+ * entry is two triples, any number of them is unambiguous and accepted
+ * (the reader remembers where, for the warning). Anything else inside the
+ * block is an error. */
 static int read_bounds_and_base(anim_reader *r)
 {
     md5_lex *lx = &r->lx;
     float v[3];
     if (md5_word(lx, "bounds", "after the hierarchy")) return -1;
     if (md5_punct(lx, '{', "after 'bounds'")) return -1;
-    for (int f = 0; f < r->frames; f++) {
-        if (md5_peek_char(lx) != '(')
-            return md5_fail_next(lx, "'(' (bounds of frame %d of %d, numFrames)", f, r->frames);
+    for (int f = 0;; f++) {
+        int c = md5_peek_char(lx);
+        if (c == '}') break;
+        if (c != '(') {
+            if (f < r->frames)
+                return md5_fail_next(lx, "'(' (bounds of frame %d of %d, numFrames)", f, r->frames);
+            return md5_fail_next(lx, "'}' after the bounds (numFrames %d, %d entries read)", r->frames, f);
+        }
+        if (f == r->frames) r->bounds_extra_line = lx->line;
         if (read_vec3(lx, v, "around the bounds minimum") ||
             read_vec3(lx, v, "around the bounds maximum"))
             return -1;
+        r->bounds = f + 1;
     }
     if (md5_punct(lx, '}', "after the bounds (numFrames)")) return -1;
+    r->bounds_end_line = lx->tok_line;
     if (md5_word(lx, "baseframe", "after the bounds")) return -1;
     if (md5_punct(lx, '{', "after 'baseframe'")) return -1;
     for (int i = 0; i < r->joints; i++) {
@@ -313,6 +331,13 @@ mr_status mr_md5_parse_anim(mr_model *model, const char *name, const char *clip_
             status = MR_ERR_NO_MEMORY;
             failed = 1;
         } else {
+            if (r.bounds != r.frames)
+                mr_model_warn(model, "%s:%d: the bounds block holds %d entr%s for numFrames %d: "
+                              "the %s %d %s (marrow does not use bounds)",
+                              name, r.bounds > r.frames ? r.bounds_extra_line : r.bounds_end_line,
+                              r.bounds, r.bounds == 1 ? "y" : "ies", r.frames,
+                              r.bounds > r.frames ? "extra" : "missing", abs(r.bounds - r.frames),
+                              r.bounds > r.frames ? "ignored" : "not needed");
             if (r.trailing_line)
                 mr_model_warn(model, "%s:%d: text after the last frame (numFrames %d) was ignored",
                               name, r.trailing_line, r.frames);

@@ -67,7 +67,7 @@ typedef struct mesh_reader {
     int file_count;
     int listed;          /* 0 not yet, 1 files holds dir's names, -1 look up with stat */
     int missing;         /* shaders whose image was not found */
-    int cut;             /* vertices with more than 4 weights */
+    int cut;             /* vertices with more than MR_MAX_INFLUENCES weights */
     int renormalised;    /* vertices whose biases did not sum to 1 */
 } mesh_reader;
 
@@ -337,9 +337,13 @@ static int build_vertices(mesh_reader *r, mr_mesh *mesh, int nv)
         for (int c = 0; c < 3; c++) mesh->positions[v][c] = (float)pos[c];
         mesh->uvs[v][0] = vt->u;
         mesh->uvs[v][1] = 1.0f - vt->v;
-        float pw[MR_MAX_INFLUENCES];
-        if (mr_influences_pack(r->pack_j, r->pack_w, vt->count, mesh->joints[v], pw) == 1) r->cut++;
-        for (int k = 0; k < MR_MAX_INFLUENCES; k++) mesh->weights[v][k] = pw[k];
+        /* Ties by distance to the joints' bind positions, then joint name. */
+        mr_influence_rule rule = {.vertex = mesh->positions[v], .origins = (const vec3 *)r->jt,
+                                  .names = (const char *const *)r->model->skeleton.names};
+        int used = mr_influences_pack(r->pack_j, r->pack_w, vt->count, &rule, mesh->joints[v], mesh->weights[v]);
+        mesh->source_over4 += used > 4;
+        mesh->source_over8 += used > 8;
+        if (used > MR_MAX_INFLUENCES) r->cut++;
     }
     return 0;
 }

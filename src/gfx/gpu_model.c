@@ -8,15 +8,22 @@
 #include "core/alloc.h"
 #include "gfx/internal.h"
 
-/* Interleaved vertex as the shaders read it. */
+/* Interleaved vertex as the shaders read it: influences 1-4. */
 typedef struct gfx_vertex {
     float pos[3];
     float nrm[3];
     float uv[2];
     float tan[4];
-    uint16_t joints[4];
-    float weights[4];
+    uint16_t joints[MR_INFLUENCE_SET];
+    float weights[MR_INFLUENCE_SET];
 } gfx_vertex;
+
+/* Influences 5-8, in a buffer of their own that only meshes using them get:
+ * 4-influence meshes upload and read nothing more. */
+typedef struct gfx_vertex1 {
+    uint16_t joints[MR_INFLUENCE_SET];
+    float weights[MR_INFLUENCE_SET];
+} gfx_vertex1;
 
 #define SLOT_BITS 16u
 #define SLOT_MASK ((1u << SLOT_BITS) - 1u)
@@ -89,6 +96,7 @@ static void free_model_gl(gfx_model *g)
         gfx_mesh *m = &g->meshes[i];
         glDeleteVertexArrays(1, &m->vao);
         glDeleteBuffers(1, &m->vbo);
+        if (m->vbo1) glDeleteBuffers(1, &m->vbo1);
         glDeleteBuffers(1, &m->ibo);
     }
     free(g->meshes);
@@ -136,13 +144,29 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
         memcpy(v[i].nrm, mesh->normals[i], sizeof v[i].nrm);
         memcpy(v[i].uv, mesh->uvs[i], sizeof v[i].uv);
         if (mesh->joints) {
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < MR_INFLUENCE_SET; k++) {
                 /* Unused slots (weight 0) may name any joint; keep them in range. */
                 uint16_t j = mesh->joints[i][k];
                 v[i].joints[k] = j < joint_count ? j : 0;
                 v[i].weights[k] = mesh->weights[i][k];
             }
         }
+    }
+    gfx_vertex1 *v1 = NULL;
+    if (mr_mesh_influence_count(mesh) > MR_INFLUENCE_SET) {
+        v1 = mr_alloc_array((size_t)nv, sizeof *v1);
+        if (!v1) {
+            free(v);
+            free(bitan);
+            return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory uploading mesh '%s'",
+                                mesh->name ? mesh->name : "");
+        }
+        for (int i = 0; i < nv; i++)
+            for (int k = 0; k < MR_INFLUENCE_SET; k++) {
+                uint16_t j = mesh->joints[i][MR_INFLUENCE_SET + k];
+                v1[i].joints[k] = j < joint_count ? j : 0;
+                v1[i].weights[k] = mesh->weights[i][MR_INFLUENCE_SET + k];
+            }
     }
     if (bitan) compute_tangents(mesh, v, bitan);
     free(bitan);
@@ -174,8 +198,23 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
     glEnableVertexAttribArray(ATTR_WEIGHTS);
     glVertexAttribPointer(ATTR_WEIGHTS, 4, GL_FLOAT, GL_FALSE, stride,
                           (void *)offsetof(gfx_vertex, weights));
+    out->vbo1 = 0;
+    if (v1) {
+        /* The shaders read these only when u_wide is set (out->vbo1 != 0). */
+        glGenBuffers(1, &out->vbo1);
+        glBindBuffer(GL_ARRAY_BUFFER, out->vbo1);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)nv * sizeof *v1), v1, GL_STATIC_DRAW);
+        GLsizei stride1 = sizeof(gfx_vertex1);
+        glEnableVertexAttribArray(ATTR_JOINTS1);
+        glVertexAttribIPointer(ATTR_JOINTS1, 4, GL_UNSIGNED_SHORT, stride1,
+                               (void *)offsetof(gfx_vertex1, joints));
+        glEnableVertexAttribArray(ATTR_WEIGHTS1);
+        glVertexAttribPointer(ATTR_WEIGHTS1, 4, GL_FLOAT, GL_FALSE, stride1,
+                              (void *)offsetof(gfx_vertex1, weights));
+    }
     glBindVertexArray(0);
     free(v);
+    free(v1);
 
     out->index_count = mesh->index_count;
     out->skinned = mesh->joints != NULL && mesh->weights != NULL;

@@ -11,11 +11,13 @@
 /* Vertex attribute locations, shared by every program that reads meshes. */
 enum {
     ATTR_POSITION = 0, ATTR_NORMAL, ATTR_UV, ATTR_TANGENT, ATTR_JOINTS, ATTR_WEIGHTS,
+    ATTR_JOINTS1, ATTR_WEIGHTS1,  /* influences 5-8: only meshes that use them */
 };
 
 /* One uploaded mesh. */
 typedef struct gfx_mesh {
     GLuint vao, vbo, ibo;
+    GLuint vbo1;                 /* influences 5-8, or 0 when no vertex uses them */
     int index_count;
     int skinned;                 /* 0: ignores the palette */
     GLuint diffuse_tex;          /* 0: material colour only */
@@ -82,9 +84,9 @@ struct mr_renderer {
     } prog;
     struct {
         GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess,
-            tint, wireframe, has_diffuse_map, has_normal_map, alpha_cutout;
+            tint, wireframe, has_diffuse_map, has_normal_map, alpha_cutout, wide;
     } mu;
-    GLint shadow_world, shadow_palette_offset;
+    GLint shadow_world, shadow_palette_offset, shadow_wide;
 
     /* framebuffers */
     GLuint msaa_fbo, msaa_color, msaa_depth;

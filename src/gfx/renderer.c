@@ -67,6 +67,7 @@ static void install_programs(mr_renderer *r, programs *p)
     r->mu.world = glGetUniformLocation(m, "u_world");
     r->mu.normal_matrix = glGetUniformLocation(m, "u_normal_matrix");
     r->mu.palette_offset = glGetUniformLocation(m, "u_palette_offset");
+    r->mu.wide = glGetUniformLocation(m, "u_wide");
     r->mu.diffuse = glGetUniformLocation(m, "u_diffuse");
     r->mu.specular = glGetUniformLocation(m, "u_specular");
     r->mu.emission = glGetUniformLocation(m, "u_emission");
@@ -84,6 +85,7 @@ static void install_programs(mr_renderer *r, programs *p)
     set_sampler(r->prog.shadow, "u_palette", UNIT_PALETTE);
     r->shadow_world = glGetUniformLocation(r->prog.shadow, "u_world");
     r->shadow_palette_offset = glGetUniformLocation(r->prog.shadow, "u_palette_offset");
+    r->shadow_wide = glGetUniformLocation(r->prog.shadow, "u_wide");
     glUseProgram(0);
 }
 
@@ -477,6 +479,7 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
             glUniform1i(r->shadow_palette_offset, m->skinned ? d->palette_offset : -1);
+            glUniform1i(r->shadow_wide, m->vbo1 != 0);
             glBindVertexArray(m->vao);
             glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
         }
@@ -498,6 +501,7 @@ static void model_pass(mr_renderer *r)
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
             glUniform1i(r->mu.palette_offset, m->skinned ? d->palette_offset : -1);
+            glUniform1i(r->mu.wide, m->vbo1 != 0);
             glUniform4fv(r->mu.diffuse, 1, m->diffuse);
             glUniform4fv(r->mu.specular, 1, m->specular);
             glUniform4fv(r->mu.emission, 1, m->emission);

@@ -46,6 +46,9 @@ typedef struct mr_lua_gfx {
     size_t shot_count, shot_cap;
     gpu_entry *gpu;          /* model -> GPU handle */
     size_t gpu_count, gpu_cap;
+    int skip_unchanged;      /* mr_lua_gfx_skip_unchanged */
+    int have_last;           /* last_digest is the picture the renderer holds */
+    uint64_t last_digest;
 } mr_lua_gfx;
 
 static mr_lua_gfx *gfx_of(mr_lua_ctx *ctx)
@@ -266,6 +269,65 @@ static mr_scene scene_of(const mr_lua_view *v)
     return s;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t digest_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A digest of everything the rendered picture depends on: the recording,
+ * the view (camera, lights, sky), frame size and the overlay (console lines
+ * shown, error). Recorded commands are zeroed before they are filled, and a
+ * byte that differs only makes a frame render again, never the reverse. */
+static uint64_t frame_digest(mr_lua_gfx *g, const mr_lua_host *h)
+{
+    uint64_t d = 0xcbf29ce484222325ull;
+    d = digest_bytes(d, g->cmds, g->cmd_count * sizeof *g->cmds);
+    d = digest_bytes(d, g->mats, g->mat_count * sizeof *g->mats);
+    d = digest_bytes(d, g->texts, g->text_len);
+    d = digest_bytes(d, &h->view, sizeof h->view);
+    int size[2];
+    mr_renderer_size(g->r, &size[0], &size[1]);
+    d = digest_bytes(d, size, sizeof size);
+    d = digest_bytes(d, &h->console.hidden, sizeof h->console.hidden);
+    if (!h->console.hidden) {
+        double t;
+        const char *line;
+        for (int i = 0; (line = mr_lua_console_get(&h->console, i, &t)); i++)
+            if (h->time - t < 10.0) d = digest_bytes(d, line, strlen(line) + 1);
+    }
+    const char *err = mr_lua_error(g->ctx);
+    if (err) d = digest_bytes(d, err, strlen(err) + 1);
+    return d;
+}
+
+void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (!g) return;
+    g->skip_unchanged = on;
+    g->have_last = 0;
+}
+
+void mr_lua_gfx_invalidate(mr_lua_ctx *ctx)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (g) g->have_last = 0;
+}
+
+void mr_lua_gfx_drop(mr_lua_ctx *ctx)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (!g) return;
+    clear_shots(g);
+    begin(g);
+}
+
 int mr_lua_gfx_render(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = gfx_of(ctx);
@@ -281,6 +343,15 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
         begin(g);
         return rc;
     }
+    uint64_t digest = 0;
+    if (g->skip_unchanged) {
+        digest = frame_digest(g, h);
+        if (!g->shot_count && g->have_last && digest == g->last_digest) {
+            begin(g);
+            return 1;
+        }
+    }
+    g->have_last = 0;
     mr_scene scene = scene_of(&h->view);
     if (!h->view.camera_set) auto_frame(g, h, &scene.camera);
     if (mr_renderer_begin_frame(g->r, &scene) != MR_OK) {
@@ -336,5 +407,9 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
     }
     clear_shots(g);
     begin(g);
+    if (rc == 0 && g->skip_unchanged && digest) {
+        g->last_digest = digest;
+        g->have_last = 1;
+    }
     return rc;
 }

@@ -29,10 +29,24 @@ struct mr_renderer;
  * renderer, with its GL context current. */
 void mr_lua_gfx_attach(mr_lua_ctx *ctx, struct mr_renderer *r);
 
-/* Renders what draw() recorded (see above). Returns 0, or -1 when a
- * screenshot could not be written (the context's error says why) or the
- * renderer failed. */
+/* Renders what draw() recorded (see above). Returns 0, 1 when the frame
+ * was skipped as unchanged (below), or -1 when a screenshot could not be
+ * written (the context's error says why) or the renderer failed. */
 int mr_lua_gfx_render(mr_lua_ctx *ctx);
+
+/* For windowed hosts (off by default: headless runs and tests render every
+ * frame). With on, mr_lua_gfx_render skips a frame whose recording, camera,
+ * scene, frame size, console lines shown and error shown are the same as
+ * those of the frame it rendered last, and no screenshot was asked for: the
+ * renderer still holds that picture, so the host need not present anything
+ * new. mr_lua_gfx_invalidate makes the next frame render whatever (after a
+ * shader or script reload). */
+void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on);
+void mr_lua_gfx_invalidate(mr_lua_ctx *ctx);
+
+/* Drops what was recorded and the screenshots asked for, without rendering
+ * (a frame that is not drawn: a hidden window). */
+void mr_lua_gfx_drop(mr_lua_ctx *ctx);
 
 /* Number of model draws recorded in the last draw() (for tests). */
 int mr_lua_gfx_recorded(const mr_lua_ctx *ctx);

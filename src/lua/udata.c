@@ -107,7 +107,7 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
 {
     model_idx = lua_absindex(L, model_idx);
     mr_lua_model *m = mr_lua_check_model(L, model_idx);
-    mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 1);
+    mr_lua_clip *c = lua_newuserdatauv(L, sizeof *c, 2);
     c->clip = clip;
     c->owner = m->model;
     c->owned = NULL;
@@ -116,10 +116,37 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
     lua_setiuservalue(L, -2, 1);
 }
 
+/* A clip made by a script is owned by a hidden box userdata (user value 2
+ * of the clip userdata), whose __gc frees it. The clip's own metatable has
+ * no __gc: a script can reach that one (getmetatable(clip).__gc(clip)) and
+ * would free a clip that mixers still sample and the userdata still points
+ * at. Nothing gives a script the box, so it is finalized only once the clip
+ * userdata (which mixers keep in their refs) is unreachable. */
+#define MR_LUA_CLIP_BOX "marrow.clipbox"
+
+static int clip_box_gc(lua_State *L)
+{
+    mr_clip **box = luaL_checkudata(L, 1, MR_LUA_CLIP_BOX);
+    mr_clip_free(*box);
+    *box = NULL;
+    return 0;
+}
+
 void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
 {
+    model_idx = lua_absindex(L, model_idx);
+    mr_clip **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, MR_LUA_CLIP_BOX)) {
+        lua_pushcfunction(L, clip_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    *box = clip;                       /* from here on the box frees it */
     mr_lua_push_clip(L, model_idx, clip);
     ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
+    lua_insert(L, -2);
+    lua_setiuservalue(L, -2, 2);
 }
 
 /* ---- poses --------------------------------------------------------------------- */

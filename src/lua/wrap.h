@@ -203,7 +203,8 @@ typedef struct mr_lua_skeleton {
 typedef struct mr_lua_clip {
     const mr_clip *clip;
     mr_model *owner;
-    mr_clip *owned;          /* a clip made by a script (marrow.additive), freed by __gc; else NULL */
+    mr_clip *owned;          /* a clip made by a script (marrow.additive), else NULL; freed by
+                              * the hidden box in user value 2 (udata.c) */
 } mr_lua_clip;
 
 /* mask: weights follow this struct in the same userdata block; user value
@@ -259,7 +260,7 @@ void mr_lua_push_model(lua_State *L, mr_model *model);
 /* Views of the model userdata at model_idx. */
 void mr_lua_push_skeleton(lua_State *L, int model_idx);
 void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip);
-/* A clip userdata that owns clip (freed by its __gc). */
+/* A clip userdata that owns clip (freed by a hidden box once unreachable). */
 void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);

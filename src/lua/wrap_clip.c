@@ -9,7 +9,7 @@
  *       for an additive mixer track; the new clip is owned by the script
  *
  * A clip is a view into its model (user value 1) unless a script made it
- * (marrow.additive): then its __gc frees it.
+ * (marrow.additive): then a hidden box it holds frees it (udata.c).
  */
 #include <math.h>
 #include <string.h>
@@ -61,15 +61,6 @@ static int clip_tostring(lua_State *L)
     snprintf(buf, sizeof buf, "%.3g s, %.3g fps", c->duration, c->rate);
     lua_pushfstring(L, "clip '%s' (%s)", c->name, buf);
     return 1;
-}
-
-static int clip_gc(lua_State *L)
-{
-    /* A view (the model, user value 1, owns the data) unless a script made it. */
-    mr_lua_clip *c = mr_lua_check_clip(L, 1);
-    mr_clip_free(c->owned);
-    c->owned = NULL;
-    return 0;
 }
 
 static int l_additive(lua_State *L)
@@ -144,7 +135,7 @@ static const luaL_Reg clip_methods[] = {
 };
 
 static const luaL_Reg clip_meta[] = {
-    {"__tostring", clip_tostring}, {"__gc", clip_gc}, {"__index", NULL},
+    {"__tostring", clip_tostring}, {"__index", NULL},
     {NULL, NULL},
 };
 

@@ -19,6 +19,7 @@ mr_glfw *mr_glfw_create(const struct mr_window_desc *desc, mr_error *err);
 void mr_glfw_destroy(mr_glfw *g);
 void mr_glfw_framebuffer_size(const mr_glfw *g, int *w, int *h);
 void mr_glfw_poll(mr_glfw *g, struct mr_input *in);
+int mr_glfw_visible(const mr_glfw *g);
 void mr_glfw_swap(mr_glfw *g);
 
 #endif

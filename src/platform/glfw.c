@@ -79,6 +79,12 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
     g->acc.scroll += (float)dy;
 }
 
+static void on_refresh(GLFWwindow *w)
+{
+    mr_glfw *g = glfwGetWindowUserPointer(w);
+    g->acc.refresh = 1;
+}
+
 mr_glfw *mr_glfw_create(const mr_window_desc *desc, mr_error *err)
 {
     glfw_last_error[0] = 0;
@@ -118,6 +124,7 @@ mr_glfw *mr_glfw_create(const mr_window_desc *desc, mr_error *err)
     glfwSetKeyCallback(g->win, on_key);
     glfwSetCursorPosCallback(g->win, on_cursor);
     glfwSetScrollCallback(g->win, on_scroll);
+    glfwSetWindowRefreshCallback(g->win, on_refresh);
     glfwMakeContextCurrent(g->win);
     glfwSwapInterval(1);
     return g;
@@ -145,6 +152,14 @@ void mr_glfw_poll(mr_glfw *g, mr_input *in)
     if (glfwWindowShouldClose(g->win)) g->acc.close = 1;
     *in = g->acc;
     memset(&g->acc, 0, sizeof g->acc);
+}
+
+int mr_glfw_visible(const mr_glfw *g)
+{
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(g->win, &w, &h);
+    return glfwGetWindowAttrib(g->win, GLFW_VISIBLE) && !glfwGetWindowAttrib(g->win, GLFW_ICONIFIED) &&
+           w > 0 && h > 0;
 }
 
 void mr_glfw_swap(mr_glfw *g)

@@ -2,12 +2,14 @@
  * gives both the same small interface (window.h). */
 #include <epoxy/gl.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "platform/context.h"
+#include "platform/stop.h"
 #include "platform/window.h"
 
 struct mr_window {
@@ -95,6 +97,11 @@ void mr_window_poll(mr_window *win, mr_input *in)
     if (win->glfw) mr_glfw_poll(win->glfw, in);
 }
 
+int mr_window_visible(const mr_window *win)
+{
+    return win->glfw ? mr_glfw_visible(win->glfw) : 1;
+}
+
 void mr_window_swap(mr_window *win)
 {
     if (win->glfw) mr_glfw_swap(win->glfw);
@@ -114,4 +121,23 @@ double mr_time_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void mr_sleep_until(double deadline)
+{
+    for (;;) {
+        double now = mr_time_now();
+        if (now >= deadline || mr_stop_requested()) return;
+        double until = deadline - now > 0.05 ? now + 0.05 : deadline;
+        struct timespec ts;
+        ts.tv_sec = (time_t)until;
+        ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        /* Absolute: an early wake-up (EINTR) just goes round again. */
+        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (rc != 0 && rc != EINTR) return;
+    }
 }

@@ -9,7 +9,9 @@
  *     EGL_NO_CONFIG_KHR). It has no default framebuffer: everything is drawn
  *     into framebuffer objects (the renderer always does). The automatic
  *     fallback says why on stderr, once per process.
- *   - windowed: a GLFW window (GLX/Wayland) of the asked size, vsync on.
+ *   - windowed: a GLFW window (GLX/Wayland) of the asked size, vsync asked
+ *     for (swap interval 1). Many setups do not honour it (Xvfb, llvmpipe,
+ *     some compositors), so frame loops pace themselves as well (mr_sleep_until).
  *
  * Input (mr_window_poll) is collected from GLFW callbacks between polls; a
  * headless window reports no input. Only one window may be open at a time
@@ -33,6 +35,8 @@ typedef struct mr_input {
     float pan_dx, pan_dy;      /* pixels moved with the right or middle button held */
     float scroll;              /* wheel steps; positive = towards the screen (zoom in) */
     int close;                 /* the user asked to close the window (or pressed Escape) */
+    int refresh;               /* the window's contents were lost (uncovered,
+                                * shown again): present the frame again */
 } mr_input;
 
 typedef struct mr_window_desc {
@@ -57,6 +61,10 @@ void mr_window_framebuffer_size(const mr_window *win, int *width, int *height);
 /* Handles pending window events and fills *in with what happened since the
  * last call. Headless: *in is zeroed. */
 void mr_window_poll(mr_window *win, mr_input *in);
+/* 1 when what is drawn can be seen: the window is mapped, not minimised and
+ * has a framebuffer larger than 0x0. A hidden or minimised window need not
+ * be drawn. Always 1 headless (there everything drawn goes to files). */
+int mr_window_visible(const mr_window *win);
 /* Shows what was drawn into the default framebuffer (no-op headless). */
 void mr_window_swap(mr_window *win);
 /* GL_RENDERER / GL_VERSION of the current context, for messages. */
@@ -64,5 +72,8 @@ const char *mr_window_gl_renderer(void);
 
 /* Monotonic seconds, for frame timing. */
 double mr_time_now(void);
+/* Sleeps until mr_time_now() >= deadline, in steps of at most 50 ms;
+ * returns early when a stop was requested (platform/stop.h). */
+void mr_sleep_until(double deadline);
 
 #endif

@@ -1,0 +1,106 @@
+/* fuzz.h — shared by the libFuzzer entry points in tests/fuzz (one per
+ * reader, plus fuzz_lua.c for the Lua API).
+ *
+ * Built by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined) into
+ * build/fuzz/fuzz/; `make fuzz-smoke` runs each for a bounded time on seed
+ * corpora (tests/fuzz/smoke.sh). Each target's source names the seed files it
+ * wants on a line "fuzz-seeds: EXT ..." that smoke.sh reads.
+ *
+ * Built with -DMR_FUZZ_STANDALONE (gcc, no libFuzzer) a target gets a main
+ * that runs the entry point once per file named on the command line, for
+ * replaying a crash under valgrind or gdb.
+ *
+ * fuzz_exercise uses a model the way the runtime does (every clip sampled,
+ * posed and skinned), and aborts when a loader let through what it promises
+ * to refuse (bad joint or vertex indices, invalid clips).
+ */
+#ifndef MR_FUZZ_H
+#define MR_FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/model.h"
+#include "core/alloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static inline void fuzz_exercise_clip(const mr_model *m, const mr_clip *clip, mr_pose *pose,
+                               mat4 *model, mat4 *skin)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    for (int k = 0; k < 3; k++) {
+        if (clip) mr_clip_sample(clip, sk, clip->duration * (float)k / 2, MR_WRAP_CLAMP, pose);
+        else mr_pose_set_rest(pose, sk);
+        mr_pose_to_model(sk, pose, model);
+        mr_pose_skinning(sk, model, skin);
+        for (int i = 0; i < m->mesh_count; i++) {
+            const mr_mesh *me = &m->meshes[i];
+            vec3 *pos = mr_alloc_array((size_t)me->vertex_count + 1, sizeof *pos);
+            vec3 *nrm = mr_alloc_array((size_t)me->vertex_count + 1, sizeof *nrm);
+            if (pos && nrm) mr_mesh_skin(me, skin, pos, nrm);
+            free(pos);
+            free(nrm);
+        }
+        if (!clip) break;
+    }
+}
+
+/* Validates m and runs every clip (from clip index first_clip on) through
+ * sample, pose, skinning and CPU skinning. */
+static inline void fuzz_exercise(const mr_model *m, int first_clip)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    mr_error err;
+    if (mr_skeleton_validate(sk, &err) != MR_OK) abort();  /* the loader must not return this */
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        for (int v = 0; me->joints && v < me->vertex_count; v++)
+            for (int q = 0; q < MR_MAX_INFLUENCES; q++)
+                if (me->joints[v][q] >= sk->joint_count) abort();
+        for (int q = 0; q < me->index_count; q++)
+            if (me->indices[q] >= (uint32_t)me->vertex_count) abort();
+    }
+    mr_pose pose;
+    if (mr_pose_make(&pose, sk->joint_count) != MR_OK) return;
+    mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
+    mat4 *skin = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *skin);
+    if (model && skin) {
+        if (first_clip == 0) fuzz_exercise_clip(m, NULL, &pose, model, skin);
+        for (int c = first_clip; c < m->clip_count; c++) {
+            if (mr_clip_validate(m->clips[c], &err) != MR_OK) abort();
+            fuzz_exercise_clip(m, m->clips[c], &pose, model, skin);
+        }
+    }
+    free(model);
+    free(skin);
+    mr_pose_destroy(&pose);
+}
+
+#ifdef MR_FUZZ_STANDALONE
+#include "core/file.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int main(int argc, char **argv)
+{
+    LLVMFuzzerInitialize(&argc, &argv);
+    for (int i = 1; i < argc; i++) {
+        size_t len;
+        mr_error err;
+        char *buf = mr_file_read(argv[i], &len, &err);
+        if (!buf) {
+            fprintf(stderr, "%s\n", err.msg);
+            continue;
+        }
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+        free(buf);
+    }
+    printf("%d inputs ran\n", argc - 1);
+    return 0;
+}
+#endif
+
+#endif
