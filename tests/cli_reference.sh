@@ -196,13 +196,17 @@ else fail "COLLADA: --rest differs from --bind" "only $d% apart"; fi
 BOB=$SHARED/assimp/test/models-nonbsd/MD5
 $MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --rest --obj "$TMP/rest.obj" >/dev/null
 $MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --bind --obj "$TMP/bind.obj" >/dev/null
-$MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --obj "$TMP/clip.obj" >/dev/null
+$MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --time 0 --obj "$TMP/clip.obj" >/dev/null
+$MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --obj "$TMP/none.obj" >/dev/null
 d=$(pct "$TMP/rest.obj" "$TMP/bind.obj")
 if ! gt "$d" 0.001; then pass "MD5: --rest equals --bind ($d%)"
 else fail "MD5: --rest equals --bind" "$d% apart"; fi
 d=$(pct "$TMP/rest.obj" "$TMP/clip.obj")
-if gt "$d" 1; then pass "pose with no --clip on an animated model samples its first clip ($d% from rest)"
-else fail "pose with no --clip on an animated model samples its first clip" "only $d% from rest"; fi
+if gt "$d" 1; then pass "pose --time without --clip samples the first clip ($d% from rest)"
+else fail "pose --time without --clip samples the first clip" "only $d% from rest"; fi
+d=$(pct "$TMP/rest.obj" "$TMP/none.obj")
+if [ "$d" = 0.0000 ]; then pass "pose with neither --clip nor --time on an animated model is the rest pose"
+else fail "pose with neither --clip nor --time on an animated model is the rest pose" "$d% apart"; fi
 expect_exit "pose --bind with --clip is a usage error" 2 $MARROW pose $BOB/Bob.md5mesh $BOB/Bob.md5anim --clip Bob --bind --obj "$TMP/x.obj"
 expect_exit "pose --rest with --bind is a usage error" 2 $MARROW pose "$S2" --rest --bind --obj "$TMP/x.obj"
 run $MARROW pose --help

@@ -16,13 +16,13 @@ static const char pose_help[] =
     "usage: marrow pose MODEL [ANIM...] [--clip NAME] [--time T] [--loop] [--rest | --bind]\n"
     "                   --obj OUT.obj\n"
     "\n"
-    "Samples clip NAME (default: the first clip) at time T seconds (default 0;\n"
-    "clamped to the clip unless --loop), skins the meshes on the CPU with up to\n"
-    "8 influences per vertex and writes them as OBJ (v, vn, vt, f; one 'o' group\n"
-    "per mesh) in the model's own coordinates.\n"
-    "A model without clips, and --rest, give the rest pose: the skeleton as the\n"
-    "file places it (COLLADA: the scene's node transforms), as `marrow view`\n"
-    "draws it. --bind gives the bind pose: the mesh as it was bound to the\n"
+    "Samples clip NAME at time T seconds (default 0; clamped to the clip unless\n"
+    "--loop; --time or --loop without --clip sample the first clip), skins the\n"
+    "meshes on the CPU with up to 8 influences per vertex and writes them as OBJ\n"
+    "(v, vn, vt, f; one 'o' group per mesh) in the model's own coordinates.\n"
+    "With none of --clip, --time, --loop, or with --rest, it writes the rest\n"
+    "pose: the skeleton as the file places it (COLLADA: the scene's node\n"
+    "transforms), as `marrow view` draws it with no clip. --bind gives the bind pose: the mesh as it was bound to the\n"
     "skeleton, written as loaded. For MD5 the two are the same.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model does not load or the clip is unknown.\n";
 
@@ -82,7 +82,7 @@ int mr_cmd_pose(int argc, char **argv)
     }
     const char *clip_name = NULL, *obj = NULL, *model_path = NULL;
     const char **anims = calloc((size_t)argc, sizeof *anims);
-    int anim_count = 0, loop = 0, rest = 0, bind = 0;
+    int anim_count = 0, loop = 0, rest = 0, bind = 0, time_given = 0;
     float time = 0.0f;
     int code = MR_EXIT_OK;
     for (int i = 1; i < argc && code == MR_EXIT_OK; i++) {
@@ -94,6 +94,7 @@ int mr_cmd_pose(int argc, char **argv)
             else if (!strcmp(a, "--obj")) obj = v;
             else if (mr_cli_float(v, &time) != 0)
                 code = mr_cli_usage_error("pose", "--time expects seconds, got '%s'", v);
+            else time_given = 1;
         } else if (!strcmp(a, "--loop")) {
             loop = 1;
         } else if (!strcmp(a, "--rest")) {
@@ -131,7 +132,7 @@ int mr_cmd_pose(int argc, char **argv)
             mr_model_free(m);
             return MR_EXIT_BAD_INPUT;
         }
-    } else if (m->clip_count > 0 && !rest && !bind) {
+    } else if (m->clip_count > 0 && (time_given || loop) && !rest && !bind) {
         clip = m->clips[0];
     }
 
