@@ -107,10 +107,10 @@ run $MARROW test "$E/nogolden.lua" --out "$TMP/eo2"
 
 # A scene that runs too long is stopped and fails; the others go on.
 mkdir -p "$TMP/to"
-printf 'scene = {size = {16, 16}, frames = 100000, shots = {99999}}\n' >"$TMP/to/slow.lua"
+printf 'scene = {size = {640, 480}, frames = 100000, shots = {99999}}\n' >"$TMP/to/slow.lua"
 cp "$E/good.lua" "$TMP/to/"; cp -r "$E/good.golden" "$TMP/to/"
-run $MARROW test "$TMP/to" --timeout 2 --jobs 2 --out "$TMP/too"
-[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'slow.lua: ran past --timeout 2 s and was stopped' \
+run $MARROW test "$TMP/to" --timeout 20 --jobs 2 --out "$TMP/too"
+[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'slow.lua: ran past --timeout 20 s and was stopped' \
     && printf '%s' "$OUT" | grep -q '^\[1/2\] good \.\.\. ok' \
     && pass "--timeout stops a scene that runs too long; the others pass" || fail "--timeout" "exit $RC" "$OUT"
 expect_exit "--timeout 0 is a usage error" 2 $MARROW test --timeout 0
