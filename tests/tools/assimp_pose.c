@@ -227,6 +227,14 @@ typedef struct {
     int count, cap;
 } node_table;
 
+static void node_table_free(node_table *nt)
+{
+    free(nt->node);
+    free(nt->parent);
+    free(nt->local);
+    free(nt->world);
+}
+
 static void collect(node_table *nt, const struct aiNode *n, int parent)
 {
     if (nt->count == nt->cap) {
@@ -513,6 +521,8 @@ int main(int argc, char **argv)
     if (list) {
         list_anims(anim_scene, out);
         if (out != stdout) fclose(out);
+        aiReleaseImport(sc);
+        if (asc) aiReleaseImport(asc);
         return 0;
     }
 
@@ -529,6 +539,8 @@ int main(int argc, char **argv)
                 if (!strcmp(anim_scene->mAnimations[i]->mName.data, anim_sel)) anim = anim_scene->mAnimations[i];
             if (!anim) {
                 fprintf(stderr, "assimp_pose: %s has no animation '%s'\n", model, anim_sel);
+                aiReleaseImport(sc);
+                if (asc) aiReleaseImport(asc);
                 return 3;
             }
         }
@@ -549,6 +561,8 @@ int main(int argc, char **argv)
     if (anim) fprintf(out, " '%s' at %.9g s", anim->mName.data, seconds);
     fprintf(out, ", up %c unit %g\n", up, unit);
     write_instances(out, sc, &rest, &posed, bind_only, up, unit);
+    node_table_free(&rest);
+    node_table_free(&posed);
 
     if (out != stdout && fclose(out) != 0) {
         perror(out_path);
