@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "test_files.h"
 
 #include "anim/frame.h"
 #include "anim/model.h"
@@ -87,34 +88,6 @@ static void remove_tree(const char *dir)
         }
     closedir(dp);
     rmdir(dir);
-}
-
-/* Every .dae below dir (sorted, new strings). */
-static void find_dae(const char *dir, char ***out, int *n)
-{
-    DIR *dp = opendir(dir);
-    if (!dp) return;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        if (e->d_name[0] == '.') continue;
-        char *p = mr_path_join(dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            find_dae(p, out, n);
-            free(p);
-        } else if (strlen(p) > 4 && !strcmp(p + strlen(p) - 4, ".dae")) {
-            *out = realloc(*out, (size_t)(*n + 1) * sizeof **out);
-            (*out)[(*n)++] = p;
-        } else {
-            free(p);
-        }
-    }
-    closedir(dp);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Skinned positions of every mesh at time t of clip (NULL: rest pose),
@@ -203,8 +176,8 @@ TEST(load_every_shared_dae)
 {
     char **files = NULL;
     int n = 0;
-    find_dae(SHARED_MODELS, &files, &n);
-    qsort(files, (size_t)n, sizeof *files, cmp_str);
+    test_find_dae(SHARED_MODELS, &files, &n);
+    qsort(files, (size_t)n, sizeof *files, test_cmp_str);
     CHECK_MSG(n >= 40, "expected the shared models, found %d .dae files", n);
     int ok = 0, failed = 0;
     for (int i = 0; i < n; i++) {
@@ -297,8 +270,8 @@ TEST(posed_meshes_match_independent_reference)
 {
     char **files = NULL;
     int n = 0;
-    find_dae(SHARED_MODELS, &files, &n);
-    qsort(files, (size_t)n, sizeof *files, cmp_str);
+    test_find_dae(SHARED_MODELS, &files, &n);
+    qsort(files, (size_t)n, sizeof *files, test_cmp_str);
     int checked = 0;
     for (int i = 0; i < n; i++) {
         if (strstr(files[i], "formula.dae")) {
@@ -2151,7 +2124,7 @@ TEST(float_parser_matches_strtof)
 {
     char **files = NULL;
     int n = 0;
-    find_dae(SHARED_MODELS, &files, &n);
+    test_find_dae(SHARED_MODELS, &files, &n);
     long total = 0, differ = 0;
     for (int f = 0; f < n; f++) {
         size_t len;

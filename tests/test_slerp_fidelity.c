@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "test.h"
+#include "test_files.h"
 
 #include "anim/model.h"
 #include "core/alloc.h"
@@ -417,33 +418,6 @@ TEST(md5_every_shared_clip_follows_slerp_of_its_frames)
 
 /* ---- COLLADA against collada_ref.h ------------------------------------------------- */
 
-static void find_dae(const char *dir, char ***out, int *n)
-{
-    DIR *dp = opendir(dir);
-    if (!dp) return;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        if (e->d_name[0] == '.') continue;
-        char *p = mr_path_join(dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            find_dae(p, out, n);
-            free(p);
-        } else if (strlen(p) > 4 && !strcmp(p + strlen(p) - 4, ".dae")) {
-            *out = realloc(*out, (size_t)(*n + 1) * sizeof **out);
-            (*out)[(*n)++] = p;
-        } else {
-            free(p);
-        }
-    }
-    closedir(dp);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Worst error of every clip of a COLLADA file against the reference, as a
  * fraction of the model size (bind bounds or the reference's rest pose,
  * the larger: a clip may scale the mesh to nothing); -1 on a shape mismatch. */
@@ -486,8 +460,8 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
 {
     char **files = NULL;
     int n = 0, checked = 0;
-    find_dae(SHARED_MODELS, &files, &n);
-    qsort(files, (size_t)n, sizeof *files, cmp_str);
+    test_find_dae(SHARED_MODELS, &files, &n);
+    qsort(files, (size_t)n, sizeof *files, test_cmp_str);
     double overall = 0;
     for (int i = 0; i < n; i++) {
         mr_model *m = NULL;

@@ -134,6 +134,23 @@ static int vec3_new(lua_State *L)
     return 1;
 }
 
+/* __index tail shared by vec3, quat and mat4: integer keys 1..n read
+ * elements (nil outside), anything else is looked up in the type's methods. */
+static int index_elements_or_method(lua_State *L, const float *v, int n)
+{
+    if (lua_isinteger(L, 2)) {
+        lua_Integer i = lua_tointeger(L, 2);
+        if (i >= 1 && i <= n) lua_pushnumber(L, v[i - 1]);
+        else lua_pushnil(L);
+        return 1;
+    }
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    return 1;
+}
+
 static int vec3_index(lua_State *L)
 {
     float *v = checkv(L, 1);
@@ -143,17 +160,7 @@ static int vec3_index(lua_State *L)
         lua_pushnumber(L, v[k[0] - 'x']);
         return 1;
     }
-    if (lua_isinteger(L, 2)) {
-        lua_Integer i = lua_tointeger(L, 2);
-        if (i >= 1 && i <= 3) lua_pushnumber(L, v[i - 1]);
-        else lua_pushnil(L);
-        return 1;
-    }
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    return 1;
+    return index_elements_or_method(L, v, 3);
 }
 
 static int vec3_newindex(lua_State *L)
@@ -401,11 +408,7 @@ static int quat_index(lua_State *L)
         lua_pushnumber(L, q[k[0] == 'w' ? 3 : k[0] - 'x']);
         return 1;
     }
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    return 1;
+    return index_elements_or_method(L, q, 0);  /* no numbered elements */
 }
 
 static int quat_newindex(lua_State *L)
@@ -600,18 +603,7 @@ static int mat4_scale(lua_State *L)
 
 static int mat4_index(lua_State *L)
 {
-    float *m = checkm(L, 1);
-    if (lua_isinteger(L, 2)) {
-        lua_Integer i = lua_tointeger(L, 2);
-        if (i >= 1 && i <= 16) lua_pushnumber(L, m[i - 1]);
-        else lua_pushnil(L);
-        return 1;
-    }
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    return 1;
+    return index_elements_or_method(L, checkm(L, 1), 16);
 }
 
 static int mat4_newindex(lua_State *L)

@@ -411,25 +411,19 @@ static int track_set_speed(lua_State *L)
     return 1;
 }
 
-static int track_time(lua_State *L)
+/* Pushes one number a mixer getter reads from the target track. */
+static int push_track_number(lua_State *L, mr_status (*get)(const mr_mixer *, int, float *))
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
-    float t = 0;
-    mr_mixer_time(m->mx, tr, &t);
-    lua_pushnumber(L, t);
+    float v = 0;
+    get(m->mx, tr, &v);
+    lua_pushnumber(L, v);
     return 1;
 }
 
-static int track_weight(lua_State *L)
-{
-    int tr;
-    mr_lua_mixer *m = check_target(L, &tr);
-    float w = 0;
-    mr_mixer_weight(m->mx, tr, &w);
-    lua_pushnumber(L, w);
-    return 1;
-}
+static int track_time(lua_State *L) { return push_track_number(L, mr_mixer_time); }
+static int track_weight(lua_State *L) { return push_track_number(L, mr_mixer_weight); }
 
 static int track_set_weight(lua_State *L)
 {
