@@ -15,6 +15,7 @@
 #include "formats/load.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
+#include "ref_quat.h"
 #include "test.h"
 
 #define BOB_DIR SHARED_MODELS "assimp/test/models-nonbsd/MD5/"
@@ -177,26 +178,6 @@ static double ref_w(double x, double y, double z)
 {
     double t = 1.0 - x * x - y * y - z * z;
     return t < 0 ? 0 : -sqrt(t);
-}
-
-static void ref_qmul(const double *a, const double *b, double *o)
-{
-    double r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] + a[1] * b[3] + a[2] * b[0] - a[0] * b[2],
-        a[3] * b[2] + a[2] * b[3] + a[0] * b[1] - a[1] * b[0],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    };
-    memcpy(o, r, sizeof r);
-}
-
-/* q v q^-1 through two products (a different route from the library's). */
-static void ref_qrot(const double *q, const double *v, double *o)
-{
-    double p[4] = {v[0], v[1], v[2], 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4];
-    ref_qmul(q, p, t);
-    ref_qmul(t, c, t);
-    o[0] = t[0]; o[1] = t[1]; o[2] = t[2];
 }
 
 static int ref_read_mesh(const char *path, ref_model *rm)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ref_quat.h"
 #include "test.h"
 #include "test_files.h"
 
@@ -241,25 +242,6 @@ static void md5_free(md5_ref *r)
     free(r->vals);
 }
 
-static void qmul(const double *a, const double *b, double *o)
-{
-    double r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] + a[1] * b[3] + a[2] * b[0] - a[0] * b[2],
-        a[3] * b[2] + a[2] * b[3] + a[0] * b[1] - a[1] * b[0],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    };
-    memcpy(o, r, sizeof r);
-}
-
-static void qrot(const double *q, const double *v, double *o)
-{
-    double p[4] = {v[0], v[1], v[2], 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4];
-    qmul(q, p, t);
-    qmul(t, c, t);
-    o[0] = t[0], o[1] = t[1], o[2] = t[2];
-}
-
 /* Local joint j of frame f: position and unit orientation (w <= 0). */
 static void md5_local(const md5_ref *r, int j, int f, double *t, double *q)
 {
@@ -316,9 +298,9 @@ static double (*md5_posed(const md5_ref *r, double t, int *count))[3]
             memcpy(jq[j], lq, sizeof lq);
         } else {
             double v[3];
-            qrot(jq[p], lt, v);
+            ref_qrot(jq[p], lt, v);
             for (int c = 0; c < 3; c++) jt[j][c] = jt[p][c] + v[c];
-            qmul(jq[p], lq, jq[j]);
+            ref_qmul(jq[p], lq, jq[j]);
         }
     }
     int total = 0;
@@ -342,7 +324,7 @@ static double (*md5_posed(const md5_ref *r, double t, int *count))[3]
             for (int k = 0; k < n && sum > 0; k++) {
                 const md5_weight *w = &me->w[idx[k]];
                 double p[3];
-                qrot(jq[w->joint], w->pos, p);
+                ref_qrot(jq[w->joint], w->pos, p);
                 for (int c = 0; c < 3; c++) out[at][c] += w->bias / sum * (jt[w->joint][c] + p[c]);
             }
         }
