@@ -125,15 +125,7 @@ else
 fi
 
 # ---- 4. live reload under Xvfb ----------------------------------------------------------
-# wait_for FILE PATTERN SECONDS: 0 when PATTERN appears in FILE in time.
-wait_for() {
-    i=0; n=$(($3 * 20))
-    while [ "$i" -lt "$n" ]; do
-        grep -qF "$2" "$1" 2>/dev/null && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    return 1
-}
+. tests/wait.sh
 # live_script VERSION BODY_EXTRA: a static scene that prints its version and
 # keeps writing shot.png (so pictures can be compared).
 live_script() {

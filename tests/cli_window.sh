@@ -20,15 +20,7 @@ M=$MARROW
 xpid=""; mpid=""
 trap '[ -n "$mpid" ] && kill -9 "$mpid" 2>/dev/null; [ -n "$xpid" ] && kill "$xpid" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-# wait_for FILE PATTERN SECONDS: 0 when PATTERN appears in FILE in time.
-wait_for() {
-    i=0; n=$(($3 * 20))
-    while [ "$i" -lt "$n" ]; do
-        grep -qF "$2" "$1" 2>/dev/null && return 0
-        sleep 0.05; i=$((i + 1))
-    done
-    return 1
-}
+. tests/wait.sh
 
 # stop_and_check NAME PID SIGNAL CODE STATUSFILE: sends SIGNAL to PID, and
 # checks the process is gone within 5 s and its exit status (written by the
