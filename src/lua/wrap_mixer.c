@@ -286,7 +286,9 @@ static int mixer_set_mask(lua_State *L)
 
 /* ---- per-track methods -------------------------------------------------------------- */
 
-static int track_play(lua_State *L)
+/* track:play / track:queue (clip, opts): the clip is kept alive by the mixer. */
+static int clip_call(lua_State *L,
+                     mr_status (*act)(mr_mixer *, int, const mr_clip *, const mr_play_opts *, mr_error *))
 {
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
@@ -294,9 +296,11 @@ static int track_play(lua_State *L)
     mr_play_opts o = check_play_opts(L, 3);
     mr_error err = {0};
     keep_ref(L, 1, c, 2);
-    mr_status st = mr_mixer_play(m->mx, tr, c, &o, &err);
+    mr_status st = act(m->mx, tr, c, &o, &err);
     return changed(L, m, st, &err);
 }
+
+static int track_play(lua_State *L) { return clip_call(L, mr_mixer_play); }
 
 static int track_crossfade(lua_State *L)
 {
@@ -312,17 +316,7 @@ static int track_crossfade(lua_State *L)
     return changed(L, m, st, &err);
 }
 
-static int track_queue(lua_State *L)
-{
-    int tr;
-    mr_lua_mixer *m = check_target(L, &tr);
-    const mr_clip *c = check_mixer_clip(L, 2, m);
-    mr_play_opts o = check_play_opts(L, 3);
-    mr_error err = {0};
-    keep_ref(L, 1, c, 2);
-    mr_status st = mr_mixer_queue(m->mx, tr, c, &o, &err);
-    return changed(L, m, st, &err);
-}
+static int track_queue(lua_State *L) { return clip_call(L, mr_mixer_queue); }
 
 static int track_play_blendspace(lua_State *L)
 {
