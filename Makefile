@@ -31,12 +31,28 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-m
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread $(SANFLAGS)
 
-SRC      := $(shell find src -name '*.c' ! -path 'src/app/main.c' | sort)
-OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+# libmarrow.a is the library: core, anim, formats, gfx, platform, lua. The
+# marrow program (src/cli) adds the regression runner (src/testkit) and the
+# benchmarks (src/bench), each its own archive; tools/mannequin is a program of
+# its own (`make models`). Tests link whichever archives they need.
+LIB_DIRS := src/core src/anim src/formats src/gfx src/platform src/lua
+srcs_in   = $(sort $(shell find $(1) -name '*.c'))
+LIB_SRC  := $(call srcs_in,$(LIB_DIRS))
 LIB      := $(BUILD)/libmarrow.a
+TESTKIT  := $(BUILD)/libmarrow_testkit.a
+BENCH    := $(BUILD)/libmarrow_bench.a
+MANNEQUIN_LIB := $(BUILD)/libmannequin.a
+TESTKIT_SRC   := $(call srcs_in,src/testkit)
+BENCH_SRC     := $(call srcs_in,src/bench)
+CLI_SRC       := $(call srcs_in,src/cli)
+MANNEQUIN_SRC := $(filter-out tools/mannequin/main.c,$(call srcs_in,tools/mannequin))
+ALL_SRC  := $(LIB_SRC) $(TESTKIT_SRC) $(BENCH_SRC) $(CLI_SRC) $(call srcs_in,tools/mannequin)
+OBJ      := $(ALL_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_LIBS := $(TESTKIT) $(BENCH) $(MANNEQUIN_LIB) $(LIB)
 EXE      := $(BUILD)/marrow
+MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # Test-only tools (tests/tools/*.c): built for `make test`, never linked into
 # libmarrow or ./marrow. assimp_pose is the independent skinning reference of
 # tests/cli_reference.sh.
@@ -53,18 +69,31 @@ $(BUILD)/%.o: %.c
 	@echo "  CC    $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIB): $(OBJ)
-	@rm -f $@
-	@ar rcs $@ $^
+$(BUILD)/tools/%.o: CFLAGS += -Itools
 
-$(EXE): $(BUILD)/src/app/main.o $(LIB)
+archive = @rm -f $@; ar rcs $@ $^
+$(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
+	$(archive)
+$(TESTKIT): $(TESTKIT_SRC:%.c=$(BUILD)/%.o)
+	$(archive)
+$(BENCH): $(BENCH_SRC:%.c=$(BUILD)/%.o)
+	$(archive)
+$(MANNEQUIN_LIB): $(MANNEQUIN_SRC:%.c=$(BUILD)/%.o)
+	$(archive)
+
+$(EXE): $(CLI_SRC:%.c=$(BUILD)/%.o) $(TESTKIT) $(BENCH) $(LIB)
 	@echo "  LINK  $@"
 	@$(CC) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
+$(MAKE_MANNEQUIN): $(BUILD)/tools/mannequin/main.o $(MANNEQUIN_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	@$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  TEST  $@"
-	@$(CC) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS)
+	@$(CC) $(CFLAGS) -Itests -Itools -o $@ $< $(TEST_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
 	@mkdir -p $(dir $@)
@@ -76,8 +105,8 @@ $(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
 run: marrow
 	./scripts/demo.sh
 
-test: $(EXE) $(TEST_BIN) $(TOOL_BIN)
-	@MARROW=$(EXE) TEST_BIN_DIR=$(BUILD)/tests ./tests/run.sh
+test: $(EXE) $(MAKE_MANNEQUIN) $(TEST_BIN) $(TOOL_BIN)
+	@MARROW=$(EXE) MAKE_MANNEQUIN=$(MAKE_MANNEQUIN) TEST_BIN_DIR=$(BUILD)/tests ./tests/run.sh
 
 # llvmpipe renders on the test's own thread under the sanitizers: LeakSanitizer's
 # stop-the-world tracer has crashed at exit on llvmpipe's rasteriser threads.
@@ -122,8 +151,8 @@ bench: marrow
 	./marrow bench
 
 MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim
-models: marrow
-	./marrow make-mannequin models
+models: marrow $(MAKE_MANNEQUIN)
+	$(MAKE_MANNEQUIN) models
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.dae
 
 clean:
@@ -132,4 +161,4 @@ clean:
 help:
 	@sed -n '2,10p' Makefile
 
--include $(OBJ:.o=.d) $(BUILD)/src/app/main.d
+-include $(OBJ:.o=.d)

@@ -17,7 +17,7 @@
 #   SOAK_RSS_SLACK_KB (8192)  resident growth allowed after the warm-up
 #
 # The counters come from `marrow run` itself (MARROW_STATS_EVERY, see
-# src/app/stats.h); the scene runner's parent is read from /proc.
+# src/cli/stats.h); the scene runner's parent is read from /proc.
 # Scratch files go to build/soak/. Run it niced on a shared machine.
 set -u
 cd "$(dirname "$0")/.."
@@ -156,7 +156,7 @@ LUA
         [ "$rc" -eq 0 ] || failed=$((failed + 1))
         # children come and go: only the parent's memory and descriptors count.
         # The parent keeps one mr_scene_result (~40 kB: 64 shots of 512-byte
-        # messages, src/app/report.h) per scene and reads each whole, so its
+        # messages, src/testkit/report.h) per scene and reads each whole, so its
         # resident memory grows by that much per scene by design.
         sed 's/ children=[0-9]*//; s/ lines=[0-9]*//; s/^t=[0-9]* //' "$dir/scenes.curve" >"$dir/scenes.curve2"
         check_curve scenes "$dir/scenes.curve2" $((SOAK_RSS_SLACK_KB + SOAK_SCENES * 40))

@@ -1,7 +1,7 @@
-/* test_bench_render.c — the render benchmark hook (src/app/bench_render.c):
+/* test_bench_render.c — the render benchmark hook (src/bench/bench_render.c):
  * it opens its own headless context, draws the asked number of instances
  * and reports timings that add up. */
-#include "app/bench_render.h"
+#include "bench/bench_render.h"
 #include "gfx_fixture.h"
 #include "test.h"
 

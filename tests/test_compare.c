@@ -1,9 +1,9 @@
-/* test_compare.c — the golden-image comparator (src/app/image_compare.c) on
+/* test_compare.c — the golden-image comparator (src/testkit/compare.c) on
  * synthetic images: identical, one pixel off by one, a shifted edge, a real
  * change, per-scene tolerance overrides and the diff image. */
 #include <stdlib.h>
 
-#include "app/image_compare.h"
+#include "testkit/compare.h"
 #include "test.h"
 
 #define W 64
@@ -28,7 +28,7 @@ TEST(compare_identical_images_pass_with_no_difference)
     square(a, 10, 30);
     square(b, 10, 30);
     mr_compare_result r;
-    CHECK(mr_image_compare(a, b, W, H, NULL, d, &r) == 1);
+    CHECK(mr_compare_images(a, b, W, H, NULL, d, &r) == 1);
     CHECK(r.diff == 0 && r.aa == 0 && r.max_delta == 0);
     CHECK(r.box[0] == -1);
     CHECK(r.total == W * H);
@@ -41,12 +41,12 @@ TEST(compare_one_pixel_off_by_one_is_within_threshold)
     square(b, 10, 30);
     b[(5 * W + 5) * 4 + 1] += 1;
     mr_compare_result r;
-    CHECK(mr_image_compare(a, b, W, H, NULL, d, &r) == 1);
+    CHECK(mr_compare_images(a, b, W, H, NULL, d, &r) == 1);
     CHECK(r.max_delta == 1);
     CHECK(r.diff == 0 && r.aa == 0);
     /* ... but a zero threshold with zero allowances catches it as a real difference. */
     mr_compare_tol strict = {.threshold = 0, .max_diff = 0, .max_aa = 0};
-    CHECK(mr_image_compare(a, b, W, H, &strict, NULL, &r) == 0);
+    CHECK(mr_compare_images(a, b, W, H, &strict, NULL, &r) == 0);
     CHECK(r.diff == 1);
     CHECK(r.box[0] == 5 && r.box[1] == 5 && r.box[2] == 5 && r.box[3] == 5);
 }
@@ -56,12 +56,12 @@ TEST(compare_edge_shifted_by_one_pixel_counts_as_aa)
     square(a, 10, 30);
     square(b, 11, 30);
     mr_compare_result r;
-    mr_image_compare(a, b, W, H, NULL, d, &r);
+    mr_compare_images(a, b, W, H, NULL, d, &r);
     CHECK(r.diff == 0);
     CHECK(r.aa == 2 * 20);                /* the left and right columns of the square */
     CHECK(r.pass == 0);                   /* 40 of 3072 pixels = 1.3% > 1% AA allowance */
     mr_compare_tol loose = {.threshold = -1, .max_diff = -1, .max_aa = 0.02};
-    CHECK(mr_image_compare(a, b, W, H, &loose, NULL, &r) == 1);
+    CHECK(mr_compare_images(a, b, W, H, &loose, NULL, &r) == 1);
     /* AA pixels are magenta in the diff image. */
     const uint8_t *p = d + (20 * W + 10) * 4;
     CHECK(p[0] == 255 && p[1] == 0 && p[2] == 255);
@@ -77,7 +77,7 @@ TEST(compare_real_change_fails_and_is_boxed_in_red)
             p[0] = p[1] = p[2] = 250;
         }
     mr_compare_result r;
-    CHECK(mr_image_compare(a, b, W, H, NULL, d, &r) == 0);
+    CHECK(mr_compare_images(a, b, W, H, NULL, d, &r) == 0);
     CHECK(r.max_delta == 220);
     CHECK(r.diff >= 8 * 8);                /* the inside of the patch at least */
     CHECK(r.diff + r.aa == 100);
@@ -92,9 +92,9 @@ TEST(compare_large_threshold_accepts_a_faint_change)
     square(a, 10, 30);
     square(b, 10, 40);                     /* the square is 10 lighter */
     mr_compare_result r;
-    CHECK(mr_image_compare(a, b, W, H, NULL, NULL, &r) == 0);
+    CHECK(mr_compare_images(a, b, W, H, NULL, NULL, &r) == 0);
     mr_compare_tol t = {.threshold = 12, .max_diff = -1, .max_aa = -1};
-    CHECK(mr_image_compare(a, b, W, H, &t, NULL, &r) == 1);
+    CHECK(mr_compare_images(a, b, W, H, &t, NULL, &r) == 1);
     CHECK(r.max_delta == 10);
 }
 

@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "anim_fixture.h"
-#include "app/frame.h"
+#include "lua/frame.h"
+#include "platform/pacer.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
@@ -49,10 +50,10 @@ static mr_lua_ctx *make_ctx(const char *src)
     return ctx;
 }
 
-/* mr_app_frame_window then end of frame: 1 when the frame was rendered. */
+/* mr_lua_frame_window then end of frame: 1 when the frame was rendered. */
 static int frame(mr_lua_ctx *ctx)
 {
-    int rendered = mr_app_frame_window(ctx, 1.0 / 60);
+    int rendered = mr_lua_frame_window(ctx, 1.0 / 60);
     mr_lua_end_frame(ctx);
     return rendered;
 }
@@ -119,7 +120,7 @@ TEST(skip_unchanged_console_line_fading_out_renders_again)
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
     /* Console lines show for 10 s of script time. */
-    mr_app_frame_window(ctx, 11.0);
+    mr_lua_frame_window(ctx, 11.0);
     mr_lua_end_frame(ctx);
     int rendered = 0;
     for (int i = 0; i < 3; i++) rendered += frame(ctx);
@@ -145,7 +146,7 @@ TEST(skip_unchanged_off_renders_every_frame)
     mr_lua_ctx *ctx = make_ctx(scene);
     mr_lua_gfx_skip_unchanged(ctx, 0);
     for (int i = 0; i < 3; i++) CHECK(mr_lua_gfx_render(ctx) == 0);
-    CHECK(mr_app_frame(ctx, 1.0 / 60, 1) == 0);
+    CHECK(mr_lua_frame_run(ctx, 1.0 / 60, 1) == 0);
     mr_lua_ctx_destroy(ctx);
 }
 
@@ -161,7 +162,7 @@ TEST(hidden_frame_updates_and_drops_what_was_recorded)
                                "function draw() draws = draws + 1 end\n"
                                "function keypressed() print(updates .. ' ' .. draws) end\n");
     for (int i = 0; i < 3; i++) {
-        CHECK(mr_app_frame_hidden(ctx, 0.05) == 0);
+        CHECK(mr_lua_frame_hidden(ctx, 0.05) == 0);
         mr_lua_end_frame(ctx);
     }
     CHECK(mr_lua_gfx_recorded(ctx) == 0);

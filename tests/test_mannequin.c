@@ -1,11 +1,11 @@
-/* test_mannequin.c — the generated mannequin (src/app/mannequin*.c): skeleton,
+/* test_mannequin.c — the generated mannequin (tools/mannequin/mannequin*.c): skeleton,
  * skinned surface, clips, that building it is deterministic, and that the
- * committed models/ files (written by `marrow make-mannequin`) read back as
+ * committed models/ files (written by `make-mannequin`, `make models`) read back as
  * the model built in memory. tests/cli_make_mannequin.sh checks that the
  * command reproduces those files byte for byte. */
 #include <stdlib.h>
 
-#include "app/mannequin.h"
+#include "mannequin/mannequin.h"
 #include "formats/load.h"
 #include "core/file.h"
 #include "test.h"

@@ -1,6 +1,6 @@
 /* script.h — a running Lua script: its lifecycle, live reload and callbacks.
  *
- * The host (src/app/cmd_run.c, the tests, the bench) makes one mr_lua_ctx per
+ * The host (src/cli/cmd_run.c, src/testkit, the tests, the bench) makes one mr_lua_ctx per
  * program run. The context outlives every reload: it holds the model cache
  * (models are loaded once per path + anims and shared), the on-screen
  * console, the clock and frame counter, the error being shown, and the

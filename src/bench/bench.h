@@ -1,0 +1,24 @@
+/* bench.h — `marrow bench` sections and their shared timing helpers.
+ *
+ * Every figure is the median of repeated runs, and each section measures a
+ * baseline in the same run so speed is reported as a ratio, not only as an
+ * absolute number on a shared, noisy machine. Models come from
+ * ../shared/models (bench_root); a missing file skips that line. */
+#ifndef MR_BENCH_BENCH_H
+#define MR_BENCH_BENCH_H
+
+typedef struct mr_bench_opts {
+    int quick;               /* fewer repetitions (used by the test suite) */
+    const char *root;        /* directory holding the shared models */
+} mr_bench_opts;
+
+double mr_bench_now(void);                  /* monotonic seconds */
+double mr_bench_median(double *values, int n);  /* sorts values in place */
+
+/* Sections. */
+void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */
+void mr_bench_pose(const mr_bench_opts *o);   /* pose evaluation, ns per joint */
+void mr_bench_choreo(const mr_bench_opts *o); /* blends, layers, IK vs plain sampling, ns per joint */
+void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100 characters */
+
+#endif

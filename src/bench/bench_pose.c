@@ -1,0 +1,240 @@
+/* bench_pose.c — model load speed and pose evaluation cost.
+ *
+ * Pose figures are nanoseconds per joint for
+ *   (a) clip sampling + local-to-model,
+ *   (b) (a) + skinning matrices,
+ *   (c) (a) for 1000 characters, each with its own pose at its own time,
+ * stepping time by 1/60 s. The baseline, measured in the same run, is the
+ * textbook version of (a): binary search for every key, slerp, and cglm's
+ * general 4x4 products (glm_quat_mat4 + glm_mat4_mul). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench/bench.h"
+#include "core/alloc.h"
+#include "core/file.h"
+#include "formats/load.h"
+
+double mr_bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double mr_bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct bench_model {
+    const char *label;
+    const char *mesh;        /* relative to the shared models root */
+    const char *anims[8];
+    const char *clip;        /* clip used for the pose figures */
+} bench_model;
+
+static const bench_model bench_models[] = {
+    {"Bob", "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
+     {"assimp/test/models-nonbsd/MD5/Bob.md5anim"}, "Bob"},
+    {"snoutx10k", "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+     {"tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"}, "forward"},
+    {"astroBoy", "lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae", {NULL}, NULL},
+    {"ThinMatrix", "thinmatrix-opengl-animation/Resources/res/model.dae", {NULL}, NULL},
+};
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Loads a bench model from the shared root; NULL (with a note) when absent. */
+static mr_model *load_bench_model(const mr_bench_opts *o, const bench_model *bm, long *bytes)
+{
+    char *mesh = mr_path_join(o->root, bm->mesh);
+    char *anims[8] = {0};
+    int n = 0;
+    long total = file_size(mesh);
+    for (; n < 8 && bm->anims[n]; n++) {
+        anims[n] = mr_path_join(o->root, bm->anims[n]);
+        total += file_size(anims[n]);
+    }
+    mr_model *m = NULL;
+    mr_error err = {0};
+    if (mr_model_load(mesh, (const char *const *)anims, n, &m, &err) != MR_OK)
+        printf("  %-10s skipped: %s\n", bm->label, err.msg);
+    free(mesh);
+    for (int i = 0; i < n; i++) free(anims[i]);
+    if (bytes) *bytes = total;
+    return m;
+}
+
+void mr_bench_load(const mr_bench_opts *o)
+{
+    int reps = o->quick ? 3 : 20;
+    printf("== model load: read + parse + build, median of %d\n", reps);
+    for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
+        long bytes = 0;
+        double times[32];
+        int ok = 1;
+        for (int r = 0; r < reps && ok; r++) {
+            double t0 = mr_bench_now();
+            mr_model *m = load_bench_model(o, &bench_models[i], &bytes);
+            times[r] = mr_bench_now() - t0;
+            ok = m != NULL;
+            mr_model_free(m);
+        }
+        if (!ok) continue;
+        double med = mr_bench_median(times, reps);
+        printf("  %-10s %-28s %7.1f KB %8.3f ms %8.1f MB/s\n", bench_models[i].label,
+               bench_models[i].anims[0] ? "md5mesh + md5anim" : "COLLADA document",
+               bytes / 1024.0, med * 1e3, bytes / med / 1e6);
+    }
+}
+
+/* ---- the textbook baseline for (a) ------------------------------------ */
+
+static void baseline_track(const mr_track *tr, float t, float *out)
+{
+    int n = tr->key_count, lo = 0, hi = n - 1;
+    if (n == 1 || t <= tr->times[0]) { memcpy(out, tr->values, sizeof(float) * tr->components); return; }
+    if (t >= tr->times[n - 1]) {
+        memcpy(out, tr->values + (size_t)(n - 1) * tr->components, sizeof(float) * tr->components);
+        return;
+    }
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (tr->times[mid] <= t) lo = mid; else hi = mid;
+    }
+    float a = (t - tr->times[lo]) / (tr->times[lo + 1] - tr->times[lo]);
+    const float *v0 = tr->values + (size_t)lo * tr->components, *v1 = v0 + tr->components;
+    if (tr->components == 4) {
+        versor q0, q1, q;
+        memcpy(q0, v0, sizeof q0);
+        memcpy(q1, v1, sizeof q1);
+        glm_quat_slerp(q0, q1, a, q);
+        memcpy(out, q, sizeof q);
+    } else {
+        for (int k = 0; k < 3; k++) out[k] = v0[k] + a * (v1[k] - v0[k]);
+    }
+}
+
+static void baseline_sample_to_model(const mr_clip *c, const mr_skeleton *sk, float time, mr_pose *p,
+                                     mat4 *model)
+{
+    float t = mr_clip_wrap_time(c, time, MR_WRAP_LOOP);
+    for (int j = 0; j < sk->joint_count; j++) {
+        const mr_joint_tracks *jt = &c->tracks[j];
+        if (jt->t.key_count) baseline_track(&jt->t, t, p->t[j]); else glm_vec3_copy(sk->rest_t[j], p->t[j]);
+        if (jt->r.key_count) baseline_track(&jt->r, t, p->r[j]); else glm_vec4_copy(sk->rest_r[j], p->r[j]);
+        if (jt->s.key_count) baseline_track(&jt->s, t, p->s[j]); else glm_vec3_copy(sk->rest_s[j], p->s[j]);
+    }
+    for (int j = 0; j < sk->joint_count; j++) {
+        mat4 local, rot;
+        glm_translate_make(local, p->t[j]);
+        glm_quat_mat4(p->r[j], rot);
+        glm_mat4_mul(local, rot, local);
+        glm_scale(local, p->s[j]);
+        if (sk->parents[j] >= 0) glm_mat4_mul(model[sk->parents[j]], local, model[j]);
+        else glm_mat4_copy(local, model[j]);
+    }
+}
+
+/* ---- measurements ------------------------------------------------------ */
+
+enum { CASE_A, CASE_B, CASE_BASELINE };
+
+/* ns per joint of one evaluation, median over runs. */
+static double time_single(const mr_model *m, const mr_clip *c, int which, int runs, int iters)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    mr_pose p;
+    mr_pose_make(&p, sk->joint_count);
+    mat4 *model = mr_alloc_array((size_t)sk->joint_count, sizeof *model);
+    mat4 *skin = mr_alloc_array((size_t)sk->joint_count, sizeof *skin);
+    double samples[64];
+    float t = 0.0f;
+    volatile float sink = 0;
+    for (int r = 0; r < runs; r++) {
+        double t0 = mr_bench_now();
+        for (int i = 0; i < iters; i++) {
+            t += 1.0f / 60.0f;
+            if (which == CASE_BASELINE) {
+                baseline_sample_to_model(c, sk, t, &p, model);
+            } else {
+                mr_clip_sample(c, sk, t, MR_WRAP_LOOP, &p);
+                mr_pose_to_model(sk, &p, model);
+                if (which == CASE_B) mr_pose_skinning(sk, model, skin);
+            }
+            sink += model[sk->joint_count - 1][3][0];
+        }
+        samples[r] = (mr_bench_now() - t0) * 1e9 / ((double)iters * sk->joint_count);
+    }
+    (void)sink;
+    mr_pose_destroy(&p);
+    free(model);
+    free(skin);
+    return mr_bench_median(samples, runs);
+}
+
+/* (c): many characters, each with its own pose and matrices. */
+static double time_crowd(const mr_model *m, const mr_clip *c, int characters, int runs, int frames)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int n = sk->joint_count;
+    mr_pose *poses = mr_alloc_array((size_t)characters, sizeof *poses);
+    mat4 *model = mr_alloc_array((size_t)characters * n, sizeof *model);
+    for (int i = 0; i < characters; i++) mr_pose_make(&poses[i], n);
+    double samples[64];
+    for (int r = -1; r < runs; r++) {   /* run -1 warms caches and pages, untimed */
+        double t0 = mr_bench_now();
+        for (int f = 0; f < frames; f++)
+            for (int i = 0; i < characters; i++) {
+                float t = f / 60.0f + i * 0.0137f;
+                mr_clip_sample(c, sk, t, MR_WRAP_LOOP, &poses[i]);
+                mr_pose_to_model(sk, &poses[i], model + (size_t)i * n);
+            }
+        if (r >= 0) samples[r] = (mr_bench_now() - t0) * 1e9 / ((double)frames * characters * n);
+    }
+    for (int i = 0; i < characters; i++) mr_pose_destroy(&poses[i]);
+    free(poses);
+    free(model);
+    return mr_bench_median(samples, runs);
+}
+
+void mr_bench_pose(const mr_bench_opts *o)
+{
+    int runs = o->quick ? 3 : 15, iters = o->quick ? 200 : 4000, frames = o->quick ? 2 : 10;
+    printf("== pose evaluation: ns per joint, median of %d runs, time stepped by 1/60 s\n", runs);
+    printf("  %-10s %6s %10s %10s %14s %12s %9s\n", "model", "joints", "(a)", "(b)", "(c) 1000 chars",
+           "baseline(a)", "speed-up");
+    for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
+        mr_model *m = load_bench_model(o, &bench_models[i], NULL);
+        if (!m) continue;
+        const mr_clip *c = bench_models[i].clip ? mr_model_find_clip(m, bench_models[i].clip) : NULL;
+        if (!c && m->clip_count) c = m->clips[0];
+        if (!c) {
+            printf("  %-10s skipped: no clip\n", bench_models[i].label);
+            mr_model_free(m);
+            continue;
+        }
+        double a = time_single(m, c, CASE_A, runs, iters);
+        double b = time_single(m, c, CASE_B, runs, iters);
+        double crowd = time_crowd(m, c, 1000, runs, frames);
+        double base = time_single(m, c, CASE_BASELINE, runs, iters);
+        printf("  %-10s %6d %10.1f %10.1f %14.1f %12.1f %8.2fx\n", bench_models[i].label,
+               m->skeleton.joint_count, a, b, crowd, base, base / a);
+        mr_model_free(m);
+    }
+}

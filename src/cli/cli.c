@@ -1,0 +1,77 @@
+/* cli.c — argument parsing helpers and the standard model-loading path. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/load.h"
+
+int mr_cli_float(const char *s, float *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno || !isfinite(v)) return -1;
+    *out = (float)v;
+    return 0;
+}
+
+int mr_cli_int(const char *s, int *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < 0 || v > 1000000000L) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int mr_cli_size(const char *s, int *w, int *h)
+{
+    if (!s) return -1;
+    int a, b;
+    char tail;
+    if (sscanf(s, "%dx%d%c", &a, &b, &tail) != 2) return -1;
+    if (a < 1 || b < 1 || a > 16384 || b > 16384) return -1;
+    *w = a;
+    *h = b;
+    return 0;
+}
+
+int mr_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+int mr_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "marrow %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee 'marrow %s --help'\n", cmd);
+    va_end(ap);
+    return MR_EXIT_USAGE;
+}
+
+mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim_count,
+                            int *exit_code)
+{
+    mr_model *model = NULL;
+    mr_error err = {0};
+    if (mr_model_load(path, anims, anim_count, &model, &err) != MR_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        *exit_code = MR_EXIT_BAD_INPUT;
+        return NULL;
+    }
+    *exit_code = MR_EXIT_OK;
+    return model;
+}

@@ -1,0 +1,26 @@
+/* cli.h — small helpers shared by the subcommands: number parsing, usage
+ * errors, and loading a model with the error printed the standard way. */
+#ifndef MR_CLI_CLI_H
+#define MR_CLI_CLI_H
+
+#include "anim/model.h"
+
+/* Parses a whole string as a finite float / positive int; 0 on success. */
+int mr_cli_float(const char *s, float *out);
+int mr_cli_int(const char *s, int *out);
+/* Parses "WxH" (both 1..16384). */
+int mr_cli_size(const char *s, int *w, int *h);
+
+/* True when argv[i] is --help or -h. */
+int mr_cli_wants_help(int argc, char **argv);
+
+/* Prints "marrow CMD: message" and "see 'marrow CMD --help'" to stderr;
+ * returns MR_EXIT_USAGE. */
+int mr_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Loads path (+ anims) through mr_model_load. On failure prints the loader's
+ * one-line error to stderr and returns NULL with *exit_code = MR_EXIT_BAD_INPUT. */
+mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim_count,
+                            int *exit_code);
+
+#endif

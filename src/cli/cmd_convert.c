@@ -1,0 +1,123 @@
+/* cmd_convert.c — `marrow convert IN [ANIM...] OUT`: MD5 <-> COLLADA.
+ *
+ *   .md5mesh (+ .md5anim files) -> .dae : one document with every clip
+ *   .dae -> .md5mesh                     : the mesh, plus CLIP.md5anim beside
+ *                                          it for every clip in the document
+ *
+ * Each writer gets the model in its format's frame: COLLADA is written in
+ * the model's own frame (an MD5 model stays Z-up inches, declared as such);
+ * a COLLADA model (loaded as Y-up metres) is converted to MD5's Z-up inches
+ * before the MD5 writer sees it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/frame.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "core/alloc.h"
+#include "core/file.h"
+#include "formats/collada.h"
+#include "formats/md5.h"
+
+static const char convert_help[] =
+    "usage: marrow convert IN [ANIM...] OUT\n"
+    "\n"
+    "Converts between MD5 and COLLADA: skeleton, skinned meshes, materials\n"
+    "(texture references) and clips.\n"
+    "  marrow convert bob.md5mesh walk.md5anim run.md5anim bob.dae\n"
+    "  marrow convert astroBoy_walk.dae astroBoy.md5mesh   (also writes one\n"
+    "                                  CLIP.md5anim per clip beside OUT)\n"
+    "MD5 keeps no scale tracks and no colours; what the target cannot hold is\n"
+    "noted in the written file. Exit codes: 0 ok, 1 write failed, 2 usage,\n"
+    "3 the input does not load.\n";
+
+/* MD5 names a texture by its base name, looked up beside the mesh: copy
+ * each texture the model uses next to OUT when it is not there already. */
+static void copy_textures(const mr_model *m, const char *out_dir)
+{
+    for (int i = 0; i < m->mesh_count; i++) {
+        const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
+        for (int k = 0; k < 2; k++) {
+            if (!maps[k] || !mr_file_exists(maps[k])) continue;
+            char *dst = mr_path_join(out_dir, mr_path_basename(maps[k]));
+            if (dst && !mr_file_exists(dst)) {
+                size_t len;
+                mr_error err = {0};
+                char *data = mr_file_read(maps[k], &len, &err);
+                if (data && mr_file_write(dst, data, len, &err) == 0) printf("wrote %s (texture)\n", dst);
+                else fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
+                free(data);
+            }
+            free(dst);
+        }
+    }
+}
+
+static int write_md5(mr_model *m, const char *out)
+{
+    mr_error err = {0};
+    mr_frame md5_frame = {MR_UP_Z, 0.0254f};
+    if (mr_model_convert_frame(m, md5_frame, &err) != MR_OK ||
+        mr_md5_write_mesh(m, out, &err) != MR_OK) {
+        fprintf(stderr, "marrow convert: %s\n", err.msg);
+        return MR_EXIT_FAILED;
+    }
+    printf("wrote %s\n", out);
+    char *dir = mr_path_dirname(out);
+    int code = dir ? MR_EXIT_OK : MR_EXIT_FAILED;
+    if (dir) copy_textures(m, dir);
+    for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
+        /* Clip names may hold characters a file name cannot. */
+        char *name = mr_strfmt("%s.md5anim", m->clips[i]->name);
+        for (char *c = name; c && *c; c++)
+            if (*c == '/' || *c == '\\' || *c == ':' || (unsigned char)*c < 32) *c = '_';
+        char *path = name ? mr_path_join(dir, name) : NULL;
+        if (!path || mr_md5_write_anim(m, m->clips[i], path, &err) != MR_OK) {
+            fprintf(stderr, "marrow convert: %s\n", path ? err.msg : "out of memory");
+            code = MR_EXIT_FAILED;
+        } else {
+            printf("wrote %s (clip %s)\n", path, m->clips[i]->name);
+        }
+        free(name);
+        free(path);
+    }
+    free(dir);
+    return code;
+}
+
+int mr_cmd_convert(int argc, char **argv)
+{
+    if (mr_cli_wants_help(argc, argv)) {
+        fputs(convert_help, stdout);
+        return MR_EXIT_OK;
+    }
+    if (argc < 3) return mr_cli_usage_error("convert", "expected IN [ANIM...] OUT");
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1])
+            return mr_cli_usage_error("convert", "unknown option '%s'", argv[i]);
+    const char *in = argv[1], *out = argv[argc - 1];
+    char in_ext[16], out_ext[16];
+    mr_path_ext(in, in_ext, sizeof in_ext);
+    mr_path_ext(out, out_ext, sizeof out_ext);
+    int to_dae = !strcmp(out_ext, "dae"), to_md5 = !strcmp(out_ext, "md5mesh");
+    if (!to_dae && !to_md5)
+        return mr_cli_usage_error("convert", "OUT must end in .dae or .md5mesh, got '%s'", out);
+    int code;
+    mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
+    if (!m) return code;
+    if (to_dae) {
+        mr_error err = {0};
+        if (mr_collada_write(m, out, &err) != MR_OK) {
+            fprintf(stderr, "marrow convert: %s\n", err.msg);
+            code = MR_EXIT_FAILED;
+        } else {
+            printf("wrote %s (%d joints, %d meshes, %d clips)\n", out, m->skeleton.joint_count,
+                   m->mesh_count, m->clip_count);
+        }
+    } else {
+        code = write_md5(m, out);
+    }
+    mr_model_free(m);
+    return code;
+}

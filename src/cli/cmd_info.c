@@ -1,0 +1,123 @@
+/* cmd_info.c — `marrow info MODEL [ANIM...]`: what a model contains.
+ *
+ * Prints the joint tree, meshes (vertex/triangle counts, how many vertices
+ * the file gives more than 4 and more than 8 joint influences, texture and
+ * its resolution), clips (frames, rate, duration), the frame conversion and
+ * the loader's warnings. Exit 3 when the model does not load. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb_image.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "core/file.h"
+
+static const char info_help[] =
+    "usage: marrow info MODEL [ANIM...]\n"
+    "\n"
+    "Loads MODEL (.md5mesh with any .md5anim files, or .dae) and prints its\n"
+    "joint tree, meshes, materials, clips, the coordinate frame and warnings.\n"
+    "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
+
+static void print_joint_tree(const mr_skeleton *sk)
+{
+    printf("joints: %d\n", sk->joint_count);
+    for (int j = 0; j < sk->joint_count; j++) {
+        int depth = 0;
+        for (int p = sk->parents[j]; p >= 0; p = sk->parents[p]) depth++;
+        printf("  %3d %*s%s\n", j, 2 * depth, "", sk->names[j]);
+    }
+}
+
+static void print_texture(const char *label, const char *path)
+{
+    if (!path) return;
+    int w, h, comp;
+    if (stbi_info(path, &w, &h, &comp))
+        printf("      %s %s (%dx%d)\n", label, path, w, h);
+    else
+        printf("      %s %s (missing or unreadable)\n", label, path);
+}
+
+static void print_meshes(const mr_model *m)
+{
+    int v, t;
+    mr_model_counts(m, &v, &t);
+    printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, v, t);
+    int skinned = 0;
+    long over4 = 0, over8 = 0;
+    for (int i = 0; i < m->mesh_count; i++) {
+        skinned |= m->meshes[i].joints != NULL;
+        over4 += m->meshes[i].source_over4;
+        over8 += m->meshes[i].source_over8;
+    }
+    /* Counted in the source file, before the loader cut to MR_MAX_INFLUENCES. */
+    if (skinned)
+        printf("influences: %ld vertices have more than 4, %ld more than %d (those keep the %d heaviest)\n", over4,
+               over8, MR_MAX_INFLUENCES, MR_MAX_INFLUENCES);
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *mesh = &m->meshes[i];
+        printf("  %d %s: %d vertices, %d triangles, %s", i, mesh->name ? mesh->name : "(unnamed)",
+               mesh->vertex_count, mesh->index_count / 3, mesh->joints ? "skinned" : "static");
+        if (mesh->source_over4) printf(" (%d with more than 4 influences", mesh->source_over4);
+        if (mesh->source_over4 && mesh->source_over8) printf(", %d more than 8", mesh->source_over8);
+        printf(mesh->source_over4 ? ")\n" : "\n");
+        const float *d = mesh->material.diffuse;
+        printf("      material %s: diffuse %.2f %.2f %.2f, shininess %.0f\n",
+               mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],
+               mesh->material.shininess);
+        print_texture("texture", mesh->material.diffuse_map);
+        print_texture("normal map", mesh->material.normal_map);
+    }
+}
+
+static void print_clips(const mr_model *m)
+{
+    printf("clips: %d\n", m->clip_count);
+    for (int i = 0; i < m->clip_count; i++) {
+        const mr_clip *c = m->clips[i];
+        int animated = 0;
+        for (int j = 0; j < c->joint_count; j++) {
+            const mr_joint_tracks *jt = &c->tracks[j];
+            if (jt->t.key_count > 1 || jt->r.key_count > 1 || jt->s.key_count > 1) animated++;
+        }
+        if (c->rate > 0)
+            printf("  %s: %d frames at %g fps, %.3f s, %d joints animated\n", c->name,
+                   mr_clip_key_count(c), c->rate, c->duration, animated);
+        else
+            printf("  %s: %d keys, %.3f s, %d joints animated\n", c->name, mr_clip_key_count(c),
+                   c->duration, animated);
+    }
+}
+
+int mr_cmd_info(int argc, char **argv)
+{
+    if (mr_cli_wants_help(argc, argv)) {
+        fputs(info_help, stdout);
+        return MR_EXIT_OK;
+    }
+    if (argc < 2) return mr_cli_usage_error("info", "missing MODEL");
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1])
+            return mr_cli_usage_error("info", "unknown option '%s'", argv[i]);
+    int code;
+    mr_model *m = mr_cli_load_model(argv[1], (const char *const *)argv + 2, argc - 2, &code);
+    if (!m) return code;
+
+    vec3 lo, hi;
+    mr_model_bounds(m, lo, hi);
+    printf("model: %s (%s)\n", m->path, m->format);
+    static const char *axes[] = {"Y", "Z", "X"};
+    printf("frame: %s-up, %g m per unit%s%s\n", axes[m->frame.up], m->frame.meters_per_unit,
+           m->frame_note ? "; " : "", m->frame_note ? m->frame_note : "");
+    printf("bounds: (%.3f %.3f %.3f) .. (%.3f %.3f %.3f)\n", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    print_joint_tree(&m->skeleton);
+    print_meshes(m);
+    print_clips(m);
+    printf("warnings: %d\n", m->warning_count);
+    for (int i = 0; i < m->warning_count; i++) printf("  %s\n", m->warnings[i]);
+    mr_model_free(m);
+    return MR_EXIT_OK;
+}

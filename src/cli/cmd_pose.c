@@ -1,0 +1,168 @@
+/* cmd_pose.c — `marrow pose MODEL [ANIM...] --clip NAME --time T --obj OUT.obj`:
+ * the posed, CPU-skinned mesh in the model's own coordinates, as OBJ.
+ *
+ * Skinning uses exactly the (up to 8) influences per vertex the renderer uploads
+ * (mr_mesh_skin), so this is the reference the GPU image is checked against. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "core/alloc.h"
+#include "core/file.h"
+
+static const char pose_help[] =
+    "usage: marrow pose MODEL [ANIM...] [--clip NAME] [--time T] [--loop] [--rest | --bind]\n"
+    "                   --obj OUT.obj\n"
+    "\n"
+    "Samples clip NAME at time T seconds (default 0; clamped to the clip unless\n"
+    "--loop; --time or --loop without --clip sample the first clip), skins the\n"
+    "meshes on the CPU with up to 8 influences per vertex and writes them as OBJ\n"
+    "(v, vn, vt, f; one 'o' group per mesh) in the model's own coordinates.\n"
+    "With none of --clip, --time, --loop, or with --rest, it writes the rest\n"
+    "pose: the skeleton as the file places it (COLLADA: the scene's node\n"
+    "transforms), as `marrow view` draws it with no clip. --bind gives the bind pose: the mesh as it was bound to the\n"
+    "skeleton, written as loaded. For MD5 the two are the same.\n"
+    "Exit codes: 0 ok, 2 usage, 3 the model does not load or the clip is unknown.\n";
+
+/* Writes every mesh, posed with skin (NULL: the bind pose, as loaded), to an
+ * OBJ file. */
+static int write_obj(const mr_model *m, const mat4 *skin, const char *path, const char *what)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return MR_EXIT_FAILED;
+    }
+    fprintf(f, "# marrow pose: %s, %s\n", m->path, what);
+    int base = 1;
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *mesh = &m->meshes[i];
+        size_t n = (size_t)mesh->vertex_count;
+        vec3 *pos = mr_alloc_array(n, sizeof *pos);
+        vec3 *nrm = mr_alloc_array(n, sizeof *nrm);
+        if (!pos || !nrm) {
+            free(pos);
+            free(nrm);
+            fclose(f);
+            fprintf(stderr, "marrow pose: out of memory\n");
+            return MR_EXIT_FAILED;
+        }
+        if (skin) mr_mesh_skin(mesh, skin, pos, nrm);
+        else {
+            memcpy(pos, mesh->positions, n * sizeof *pos);
+            memcpy(nrm, mesh->normals, n * sizeof *nrm);
+        }
+        fprintf(f, "o %s\n", mesh->name ? mesh->name : "mesh");
+        for (size_t v = 0; v < n; v++) fprintf(f, "v %.9g %.9g %.9g\n", pos[v][0], pos[v][1], pos[v][2]);
+        for (size_t v = 0; v < n; v++) fprintf(f, "vn %.6f %.6f %.6f\n", nrm[v][0], nrm[v][1], nrm[v][2]);
+        for (size_t v = 0; v < n; v++) fprintf(f, "vt %.6f %.6f\n", mesh->uvs[v][0], mesh->uvs[v][1]);
+        for (int t = 0; t + 2 < mesh->index_count; t += 3) {
+            int a = base + (int)mesh->indices[t], b = base + (int)mesh->indices[t + 1],
+                c = base + (int)mesh->indices[t + 2];
+            fprintf(f, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", a, a, a, b, b, b, c, c, c);
+        }
+        base += mesh->vertex_count;
+        free(pos);
+        free(nrm);
+    }
+    if (fclose(f) != 0) {
+        perror(path);
+        return MR_EXIT_FAILED;
+    }
+    return MR_EXIT_OK;
+}
+
+int mr_cmd_pose(int argc, char **argv)
+{
+    if (mr_cli_wants_help(argc, argv)) {
+        fputs(pose_help, stdout);
+        return MR_EXIT_OK;
+    }
+    const char *clip_name = NULL, *obj = NULL, *model_path = NULL;
+    const char **anims = calloc((size_t)argc, sizeof *anims);
+    int anim_count = 0, loop = 0, rest = 0, bind = 0, time_given = 0;
+    float time = 0.0f;
+    int code = MR_EXIT_OK;
+    for (int i = 1; i < argc && code == MR_EXIT_OK; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--clip") || !strcmp(a, "--time") || !strcmp(a, "--obj")) {
+            if (i + 1 >= argc) { code = mr_cli_usage_error("pose", "%s needs a value", a); break; }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--clip")) clip_name = v;
+            else if (!strcmp(a, "--obj")) obj = v;
+            else if (mr_cli_float(v, &time) != 0)
+                code = mr_cli_usage_error("pose", "--time expects seconds, got '%s'", v);
+            else time_given = 1;
+        } else if (!strcmp(a, "--loop")) {
+            loop = 1;
+        } else if (!strcmp(a, "--rest")) {
+            rest = 1;
+        } else if (!strcmp(a, "--bind")) {
+            bind = 1;
+        } else if (a[0] == '-' && a[1]) {
+            code = mr_cli_usage_error("pose", "unknown option '%s'", a);
+        } else if (!model_path) {
+            model_path = a;
+        } else {
+            anims[anim_count++] = a;
+        }
+    }
+    if (code == MR_EXIT_OK && !model_path) code = mr_cli_usage_error("pose", "missing MODEL");
+    if (code == MR_EXIT_OK && !obj) code = mr_cli_usage_error("pose", "missing --obj OUT.obj");
+    if (code == MR_EXIT_OK && rest + bind + (clip_name != NULL) > 1)
+        code = mr_cli_usage_error("pose", "--clip, --rest and --bind choose different poses: give one");
+    if (code != MR_EXIT_OK) {
+        free(anims);
+        return code;
+    }
+
+    mr_model *m = mr_cli_load_model(model_path, anims, anim_count, &code);
+    free(anims);
+    if (!m) return code;
+
+    const mr_clip *clip = NULL;
+    if (clip_name) {
+        clip = mr_model_find_clip(m, clip_name);
+        if (!clip) {
+            fprintf(stderr, "marrow pose: %s has no clip '%s' (clips:", m->path, clip_name);
+            for (int i = 0; i < m->clip_count; i++) fprintf(stderr, " %s", m->clips[i]->name);
+            fprintf(stderr, "%s)\n", m->clip_count ? "" : " none");
+            mr_model_free(m);
+            return MR_EXIT_BAD_INPUT;
+        }
+    } else if (m->clip_count > 0 && (time_given || loop) && !rest && !bind) {
+        clip = m->clips[0];
+    }
+
+    int n = m->skeleton.joint_count;
+    mr_pose pose;
+    mat4 *model_m = mr_alloc_array((size_t)n, sizeof *model_m);
+    mat4 *skin = mr_alloc_array((size_t)n, sizeof *skin);
+    char what[256];
+    if (mr_pose_make(&pose, n) != MR_OK || !model_m || !skin) {
+        fprintf(stderr, "marrow pose: out of memory\n");
+        code = MR_EXIT_FAILED;
+    } else {
+        mr_pose_set_rest(&pose, &m->skeleton);
+        if (clip) {
+            mr_clip_sample(clip, &m->skeleton, time, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, &pose);
+            snprintf(what, sizeof what, "clip %s at %g s", clip->name, time);
+        } else {
+            snprintf(what, sizeof what, "%s pose", bind ? "bind" : "rest");
+        }
+        mr_pose_to_model(&m->skeleton, &pose, model_m);
+        mr_pose_skinning(&m->skeleton, model_m, skin);
+        /* The bind pose is written as loaded, untouched by rounding; so is a
+         * model without joints (nothing can move it). */
+        int as_loaded = bind || n == 0;
+        code = write_obj(m, as_loaded ? NULL : (const mat4 *)skin, obj, what);
+        if (code == MR_EXIT_OK) printf("wrote %s (%s)\n", obj, what);
+    }
+    mr_pose_destroy(&pose);
+    free(model_m);
+    free(skin);
+    mr_model_free(m);
+    return code;
+}

@@ -1,0 +1,329 @@
+/* cmd_run.c — `marrow run`: runs a Lua script, in a window with live reload
+ * of the script, its modules and the shaders, or headless and deterministic.
+ *
+ * The frame: input callbacks (window), reloads the watcher asks for,
+ * update(dt), draw(), render + screenshots, present. Script errors never end
+ * a windowed run (the last good script keeps running and the error is drawn
+ * over the scene); headless, the first script error ends the run with exit
+ * code 4. See src/lua/script.h for the lifecycle.
+ *
+ * A window's loop is paced (platform/pacer.h): at most --fps-cap frames a second,
+ * sleeping between frames, and only update() at a low rate while the window
+ * is hidden or minimised. SIGINT/SIGTERM end any run like closing the window
+ * (platform/stop.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/stats.h"
+#include "core/file.h"
+#include "gfx/renderer.h"
+#include "lua/draw.h"
+#include "lua/frame.h"
+#include "lua/script.h"
+#include "platform/keys.h"
+#include "platform/pacer.h"
+#include "platform/stop.h"
+#include "platform/watch.h"
+#include "platform/window.h"
+
+#define MAX_DT 0.1                     /* a windowed frame never steps more than this */
+
+enum { TAG_SCRIPT = 1, TAG_SHADERS = 2 };
+
+static const char run_help[] =
+    "usage: marrow run [--headless] SCRIPT.lua [options] [--] [ARGS...]\n"
+    "\n"
+    "Runs SCRIPT.lua, calling load(), update(dt), draw(), keypressed(key),\n"
+    "mousemoved(x, y, dx, dy), resize(w, h) and unload() when it defines them.\n"
+    "ARGS (anything after the script that is not an option, and everything\n"
+    "after --) are the script's arg[1..].\n"
+    "\n"
+    "In a window, saving the script, a module it required or a shader reloads\n"
+    "it at once; errors are shown over the scene and the last good script\n"
+    "keeps running. The window draws at most --fps-cap frames a second (it\n"
+    "sleeps in between; vsync, where it works, also limits it). While the\n"
+    "window is minimised or hidden nothing is drawn: update(dt) keeps running\n"
+    "at 20 Hz with the real elapsed time (so animations are where the clock\n"
+    "says when the window comes back), and saved files still reload.\n"
+    "Headless (--headless, or no display) runs deterministically:\n"
+    "fixed dt = 1/FPS, no wall clock, math.random seeded, and screenshot paths\n"
+    "relative to --out; the first script error ends the run with exit code 4.\n"
+    "\n"
+    "options:\n"
+    "  --headless      no window, even when a display is available\n"
+    "  --frames N      headless: frames to run (default 60); 0 = until marrow.quit()\n"
+    "  --fps F         headless: frames per second of simulated time (default 60)\n"
+    "  --fps-cap N     window: at most N frames per second (default 60); 0 = no cap\n"
+    "  --size WxH      frame size in pixels (default 960x540)\n"
+    "  --out DIR       where relative screenshot paths go (default: .)\n"
+    "  --budget S      seconds a callback may run before it is stopped (default 1)\n"
+    "  --memory MIB    memory a script may use (default 1024)\n"
+    "SIGINT (Ctrl-C) or SIGTERM ends a run like closing the window: unload()\n"
+    "runs and files are flushed; a second one ends it at once.\n"
+    "Exit codes: 0 ok (or the code given to marrow.quit), 2 usage, 4 script error,\n"
+    "130 stopped by SIGINT, 143 stopped by SIGTERM.\n";
+
+typedef struct run_opts {
+    const char *script;
+    int headless, frames, width, height;
+    float fps, fps_cap, budget;
+    int memory_mib;
+    const char *out;
+    int argc;                          /* script arguments */
+    char **argv;
+} run_opts;
+
+static int parse(int argc, char **argv, run_opts *o)
+{
+    *o = (run_opts){.frames = 60, .fps = 60.0f, .fps_cap = (float)MR_PACER_DEFAULT_CAP, .width = 960,
+                    .height = 540, .budget = 1.0f, .memory_mib = 1024};
+    o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
+    if (!o->argv) return mr_cli_usage_error("run", "out of memory");
+    int rest = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (rest) {
+            o->argv[o->argc++] = argv[i];
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            rest = 1;
+        } else if (!o->script && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+            fputs(run_help, stdout);
+            return -1;
+        } else if (!strcmp(a, "--headless")) {
+            o->headless = 1;
+        } else if (!strcmp(a, "--frames")) {
+            if (mr_cli_int(v, &o->frames)) return mr_cli_usage_error("run", "--frames needs a count >= 0");
+            i++;
+        } else if (!strcmp(a, "--fps")) {
+            if (mr_cli_float(v, &o->fps) || !(o->fps > 0 && o->fps <= 10000))
+                return mr_cli_usage_error("run", "--fps needs a number in (0, 10000]");
+            i++;
+        } else if (!strcmp(a, "--fps-cap")) {
+            if (mr_cli_float(v, &o->fps_cap) || !(o->fps_cap >= 0 && o->fps_cap <= 10000))
+                return mr_cli_usage_error("run", "--fps-cap needs a number in [0, 10000] (0 = no cap)");
+            i++;
+        } else if (!strcmp(a, "--size")) {
+            if (mr_cli_size(v, &o->width, &o->height))
+                return mr_cli_usage_error("run", "--size needs WxH, e.g. 640x480");
+            i++;
+        } else if (!strcmp(a, "--out")) {
+            if (!v) return mr_cli_usage_error("run", "--out needs a directory");
+            o->out = v;
+            i++;
+        } else if (!strcmp(a, "--budget")) {
+            if (mr_cli_float(v, &o->budget) || !(o->budget > 0 && o->budget <= 3600))
+                return mr_cli_usage_error("run", "--budget needs seconds in (0, 3600]");
+            i++;
+        } else if (!strcmp(a, "--memory")) {
+            if (mr_cli_int(v, &o->memory_mib) || o->memory_mib < 1 || o->memory_mib > 65536)
+                return mr_cli_usage_error("run", "--memory needs MiB in 1..65536");
+            i++;
+        } else if (a[0] == '-' && a[1] == '-' && !o->script) {
+            return mr_cli_usage_error("run", "unknown option '%s'", a);
+        } else if (!o->script) {
+            o->script = a;
+        } else {
+            o->argv[o->argc++] = argv[i];
+        }
+    }
+    if (!o->script) return mr_cli_usage_error("run", "no script given");
+    if (!mr_file_exists(o->script)) {
+        fprintf(stderr, "marrow run: cannot open '%s'\n", o->script);
+        return MR_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Sets up what the watcher follows: the script's files and the shaders. */
+static void watch_files(mr_watch *w, mr_lua_ctx *ctx)
+{
+    mr_watch_clear(w);
+    const char *const *paths;
+    int n = mr_lua_watched(ctx, &paths);
+    for (int i = 0; i < n; i++) mr_watch_file(w, paths[i], TAG_SCRIPT);
+    mr_watch_dir(w, mr_gfx_shader_dir(), TAG_SHADERS);
+}
+
+typedef struct runner {
+    run_opts o;
+    mr_window *win;
+    mr_renderer *r;
+    mr_lua_ctx *ctx;
+    mr_watch *watch;
+    int headless;
+    int shader_error;                  /* the error shown is a shader log */
+    double mouse_x, mouse_y;
+    int have_mouse;
+    int fb_w, fb_h;
+    int present;                       /* the window needs the picture again */
+} runner;
+
+static void handle_input(runner *rn, int *close)
+{
+    mr_input in;
+    mr_window_poll(rn->win, &in);
+    if (in.close) *close = 1;
+    if (in.refresh) rn->present = 1;
+    char key[32];
+    while (mr_keys_next(key)) mr_lua_keypressed(rn->ctx, key);
+    double x, y;
+    if (mr_keys_cursor(&x, &y)) {
+        if (rn->have_mouse && (x != rn->mouse_x || y != rn->mouse_y))
+            mr_lua_mousemoved(rn->ctx, x, y, x - rn->mouse_x, y - rn->mouse_y);
+        rn->mouse_x = x;
+        rn->mouse_y = y;
+        rn->have_mouse = 1;
+    }
+    int w, h;
+    mr_window_framebuffer_size(rn->win, &w, &h);
+    if (w > 0 && h > 0 && (w != rn->fb_w || h != rn->fb_h)) {
+        rn->fb_w = w;
+        rn->fb_h = h;
+        mr_error err = {0};
+        if (rn->r && mr_renderer_resize(rn->r, w, h, &err) != MR_OK) fprintf(stderr, "%s\n", err.msg);
+        mr_lua_resize(rn->ctx, w, h);
+        mr_lua_gfx_invalidate(rn->ctx);
+    }
+}
+
+static void handle_changes(runner *rn)
+{
+    unsigned changed = mr_watch_poll(rn->watch);
+    if (changed & (1u << TAG_SCRIPT)) {
+        mr_lua_reload(rn->ctx);
+        mr_lua_gfx_invalidate(rn->ctx);
+        rn->shader_error = 0;
+        watch_files(rn->watch, rn->ctx);
+    }
+    if ((changed & (1u << TAG_SHADERS)) && rn->r) {
+        mr_error err = {0};
+        mr_lua_gfx_invalidate(rn->ctx);
+        if (mr_renderer_reload_shaders(rn->r, &err) != MR_OK) {
+            char msg[1100];
+            snprintf(msg, sizeof msg, "shaders: %s", err.msg);
+            mr_lua_set_error(rn->ctx, msg);
+            rn->shader_error = 1;
+        } else {
+            printf("reloaded shaders\n");
+            fflush(stdout);
+            if (rn->shader_error) mr_lua_set_error(rn->ctx, NULL);
+            rn->shader_error = 0;
+        }
+    }
+}
+
+static int run_loop(runner *rn)
+{
+    int quit_code = 0;
+    double dt = 1.0 / rn->o.fps, last = mr_time_now();
+    mr_pacer pacer;
+    mr_pacer_init(&pacer, rn->o.fps_cap);
+    for (int frame = 0;; frame++) {
+        if (rn->headless && rn->o.frames > 0 && frame >= rn->o.frames) break;
+        int sig = mr_stop_requested();
+        if (sig) return mr_stop_exit_code(sig);
+        int close = 0;
+        if (!rn->headless) {
+            handle_input(rn, &close);
+            handle_changes(rn);
+            double now = mr_time_now();
+            dt = now - last;
+            last = now;
+            if (dt > MAX_DT) dt = MAX_DT;
+            if (dt < 0) dt = 0;
+        }
+        if (close) break;
+        int visible = !rn->headless && mr_window_visible(rn->win);
+        if (rn->headless) {
+            if (mr_lua_frame_run(rn->ctx, dt, 1) != 0) return MR_EXIT_SCRIPT;
+        } else if (visible) {
+            if (mr_lua_frame_window(rn->ctx, dt)) rn->present = 1;
+            if (rn->present && rn->r) {
+                mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);
+                mr_window_swap(rn->win);
+            }
+            rn->present = 0;
+        } else {
+            mr_lua_frame_hidden(rn->ctx, dt);
+            rn->present = 1;               /* shown again: its contents are gone */
+        }
+        mr_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
+        mr_lua_end_frame(rn->ctx);
+        if (mr_lua_quit_requested(rn->ctx, &quit_code)) break;
+        if (!rn->headless) mr_pacer_wait(&pacer, visible);
+    }
+    return quit_code < 0 || quit_code > 255 ? MR_EXIT_FAILED : quit_code;
+}
+
+int mr_cmd_run(int argc, char **argv)
+{
+    runner rn = {0};
+    int rc = parse(argc, argv, &rn.o);
+    if (rc) {
+        free(rn.o.argv);
+        return rc < 0 ? MR_EXIT_OK : rc;  /* -1: --help was printed */
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    mr_stop_install();
+
+    mr_error err = {0};
+    mr_window_desc wd = {.width = rn.o.width, .height = rn.o.height, .title = rn.o.script,
+                         .headless = rn.o.headless};
+    rn.win = mr_window_open(&wd, &err);
+    if (!rn.win) {
+        fprintf(stderr, "marrow run: no OpenGL context (%s); drawing is disabled\n", err.msg);
+        rn.headless = 1;
+    } else {
+        rn.headless = mr_window_is_headless(rn.win);
+        mr_window_framebuffer_size(rn.win, &rn.fb_w, &rn.fb_h);
+        mr_renderer_desc rd = {.width = rn.headless ? rn.o.width : rn.fb_w,
+                               .height = rn.headless ? rn.o.height : rn.fb_h};
+        if (mr_renderer_create(&rd, &rn.r, &err) != MR_OK) {
+            fprintf(stderr, "marrow run: %s; drawing is disabled\n", err.msg);
+            rn.r = NULL;
+        }
+        if (!rn.headless) mr_keys_attach();
+    }
+    int w = rn.o.width, h = rn.o.height;
+    if (rn.r) mr_renderer_size(rn.r, &w, &h);
+    mr_lua_desc ld = {.script = rn.o.script, .argc = rn.o.argc, .argv = rn.o.argv,
+                      .headless = rn.headless, .memory_limit = (size_t)rn.o.memory_mib << 20,
+                      .budget = rn.o.budget, .out_dir = rn.o.out, .width = w, .height = h};
+    rn.ctx = mr_lua_ctx_create(&ld);
+    if (!rn.ctx) {
+        fprintf(stderr, "marrow run: out of memory\n");
+        rc = MR_EXIT_FAILED;
+        goto done;
+    }
+    mr_lua_gfx_attach(rn.ctx, rn.r);
+    if (!rn.headless) mr_lua_gfx_skip_unchanged(rn.ctx, 1);
+    if (!rn.headless) {
+        rn.watch = mr_watch_create();
+        if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
+    }
+    if (mr_lua_start(rn.ctx) != 0 && rn.headless) {
+        rc = MR_EXIT_SCRIPT;
+        goto done;
+    }
+    if (rn.watch) watch_files(rn.watch, rn.ctx);
+    rc = run_loop(&rn);
+    mr_lua_stop(rn.ctx);
+    if (rn.headless && rc == 0 && mr_lua_error(rn.ctx)) rc = MR_EXIT_SCRIPT;  /* unload() failed */
+    fflush(NULL);
+
+done:
+    mr_lua_ctx_destroy(rn.ctx);
+    mr_watch_destroy(rn.watch);
+    if (rn.r) mr_renderer_destroy(rn.r);
+    if (rn.win) mr_window_close(rn.win);
+    free(rn.o.argv);
+    return rc;
+}

@@ -1,0 +1,545 @@
+/* cmd_test.c — `marrow test`: runs regression scenes headless and compares
+ * their shots with golden PNGs (see the help text below and README.md).
+ *
+ * Each scene runs in a child process made with fork() before this process
+ * touches OpenGL: a scene that crashes fails alone, and --jobs N runs N of
+ * them at once. A child writes its mr_scene_result to OUT/SCENE/.result; the
+ * parent reads them as the children end and prints progress in scene order,
+ * so the output does not depend on which child finishes first.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "core/alloc.h"
+#include "core/error.h"
+#include "gfx/renderer.h"
+#include "platform/window.h"
+#include "testkit/compare.h"
+#include "testkit/report.h"
+#include "testkit/scene.h"
+
+static const char test_help[] =
+    "usage: marrow test [options] [DIR|SCENE.lua ...]\n"
+    "\n"
+    "Runs every regression scene (*.lua; _*.lua are helper modules) in the\n"
+    "given folders (default tests/scenes) and scene files, headless and\n"
+    "deterministically, and compares each shot the scene declares with its\n"
+    "golden image NAME.golden/FRAME.png beside the scene (FRAME = frame\n"
+    "number, 4 digits: walk.golden/0045.png).\n"
+    "A scene declares what to capture in a global table:\n"
+    "  scene = {size = {320, 240}, fps = 30, frames = 60, shots = {0, 30, 59},\n"
+    "           tolerance = {threshold = 3, max_diff = 0.0005, max_aa = 0.01}}\n"
+    "\n"
+    "options:\n"
+    "  --update        write (or refresh) the goldens of the scenes run instead\n"
+    "                  of comparing; name scene files to approve only those\n"
+    "  --out DIR       actual/expected/diff PNGs, report.html, junit.xml\n"
+    "                  (default out/test)\n"
+    "  --jobs N        run N scenes at once, in separate processes (default 1)\n"
+    "  --shard K/N     run only scenes whose index in the sorted list % N == K-1\n"
+    "  --filter PAT    only scenes whose name contains PAT (or matches it as a\n"
+    "                  glob when PAT has * ? or [)\n"
+    "  --timeout S     a scene running longer is stopped and fails (default 600)\n"
+    "\n"
+    "Each shot is one test; the run ends with 'N passed, N failed'.\n"
+    "Exit codes: 0 all passed, 1 something failed, 2 usage.\n";
+
+typedef struct test_opts {
+    int update, jobs, shard_k, shard_n;
+    float timeout;           /* seconds a scene may run before it is killed */
+    const char *out, *filter;
+    char **paths;            /* scene scripts, owned */
+    int count, cap;
+} test_opts;
+
+/* ---- collecting scenes ------------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int add_path(test_opts *o, char *p)
+{
+    if (!p) return -1;
+    for (int i = 0; i < o->count; i++)
+        if (!strcmp(o->paths[i], p)) {
+            free(p);
+            return 0;
+        }
+    size_t cap = (size_t)o->cap;
+    if (mr_array_reserve((void **)&o->paths, &cap, (size_t)o->count + 1, sizeof *o->paths)) {
+        free(p);
+        return -1;
+    }
+    o->cap = (int)cap;
+    o->paths[o->count++] = p;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Adds the *.lua files of dir, sorted by name; names starting with '_' are
+ * helper modules, not scenes (so are files in subfolders). */
+static int add_dir(test_opts *o, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int first = o->count;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' && e->d_name[0] != '_' && ends_with(e->d_name, ".lua")) {
+            size_t len = strlen(dir);
+            const char *sep = len && dir[len - 1] == '/' ? "" : "/";
+            if (add_path(o, mr_strfmt("%s%s%s", dir, sep, e->d_name))) break;
+        }
+    closedir(d);
+    qsort(o->paths + first, (size_t)(o->count - first), sizeof *o->paths, cmp_str);
+    return 0;
+}
+
+static void scene_name(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (ends_with(base, ".lua")) len -= 4;
+    if (len >= n) len = n - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
+
+static int matches(const char *name, const char *pat)
+{
+    if (!pat) return 1;
+    if (strpbrk(pat, "*?[")) return fnmatch(pat, name, 0) == 0;
+    return strstr(name, pat) != NULL;
+}
+
+/* ---- arguments ------------------------------------------------------------------- */
+
+static int parse(int argc, char **argv, test_opts *o)
+{
+    *o = (test_opts){.jobs = 1, .out = "out/test", .timeout = 600};
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    int ninputs = 0;
+    if (!inputs) return mr_cli_usage_error("test", "out of memory");
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(test_help, stdout);
+            rc = -1;
+        } else if (!strcmp(a, "--update")) {
+            o->update = 1;
+        } else if (!strcmp(a, "--out")) {
+            if (!v || !*v) rc = mr_cli_usage_error("test", "--out needs a directory");
+            o->out = v;
+            i++;
+        } else if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
+            if (mr_cli_int(v, &o->jobs) || o->jobs < 1 || o->jobs > 256)
+                rc = mr_cli_usage_error("test", "--jobs needs a count in 1..256");
+            i++;
+        } else if (!strcmp(a, "--shard")) {
+            char tail;
+            if (!v || sscanf(v, "%d/%d%c", &o->shard_k, &o->shard_n, &tail) != 2 || o->shard_n < 1 ||
+                o->shard_k < 1 || o->shard_k > o->shard_n)
+                rc = mr_cli_usage_error("test", "--shard needs K/N with 1 <= K <= N, e.g. 2/4");
+            i++;
+        } else if (!strcmp(a, "--timeout")) {
+            if (mr_cli_float(v, &o->timeout) || !(o->timeout > 0 && o->timeout <= 86400))
+                rc = mr_cli_usage_error("test", "--timeout needs seconds in (0, 86400]");
+            i++;
+        } else if (!strcmp(a, "--filter")) {
+            if (!v) rc = mr_cli_usage_error("test", "--filter needs a pattern");
+            o->filter = v;
+            i++;
+        } else if (a[0] == '-') {
+            rc = mr_cli_usage_error("test", "unknown option '%s'", a);
+        } else {
+            inputs[ninputs++] = a;
+        }
+    }
+    if (!rc && !ninputs) inputs[ninputs++] = "tests/scenes";
+    for (int i = 0; i < ninputs && !rc; i++) {
+        struct stat st;
+        if (stat(inputs[i], &st) != 0) {
+            rc = mr_cli_usage_error("test", "'%s' does not exist", inputs[i]);
+        } else if (S_ISDIR(st.st_mode)) {
+            if (add_dir(o, inputs[i])) rc = mr_cli_usage_error("test", "cannot read folder '%s'", inputs[i]);
+        } else if (!ends_with(inputs[i], ".lua")) {
+            rc = mr_cli_usage_error("test", "'%s' is not a folder or a .lua scene", inputs[i]);
+        } else if (add_path(o, mr_strdup(inputs[i]))) {
+            rc = mr_cli_usage_error("test", "out of memory");
+        }
+    }
+    free(inputs);
+    if (rc) return rc;
+    /* --filter, then --shard over what is left (both keep the order). */
+    int kept = 0, index = 0;
+    for (int i = 0; i < o->count; i++) {
+        char name[128];
+        scene_name(o->paths[i], name, sizeof name);
+        int keep = matches(name, o->filter);
+        if (keep && o->shard_n) keep = index++ % o->shard_n == o->shard_k - 1;
+        if (keep) o->paths[kept++] = o->paths[i];
+        else free(o->paths[i]);
+    }
+    o->count = kept;
+    /* Outputs go to OUT/NAME: two scenes may not share a name. */
+    for (int i = 0; i < o->count; i++)
+        for (int j = i + 1; j < o->count; j++) {
+            char a[128], b[128];
+            scene_name(o->paths[i], a, sizeof a);
+            scene_name(o->paths[j], b, sizeof b);
+            if (!strcmp(a, b))
+                return mr_cli_usage_error("test", "two scenes are named '%s': %s and %s", a, o->paths[i],
+                                          o->paths[j]);
+        }
+    return 0;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+/* Formats into dst (n bytes), cutting long messages; arguments may point
+ * into the same result struct. */
+static void msgf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void msgf(char *dst, size_t n, const char *fmt, ...)
+{
+    char tmp[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(tmp);
+    if (len >= n) len = n - 1;
+    memcpy(dst, tmp, len);
+    dst[len] = '\0';
+}
+
+static void make_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0777);
+            *p = '/';
+        }
+    mkdir(buf, 0777);
+}
+
+static int write_png(const char *path, const uint8_t *rgba, int w, int h, char *msg, size_t n)
+{
+    mr_error err = {0};
+    if (mr_gfx_write_png(path, rgba, w, h, &err) == MR_OK) return 0;
+    msgf(msg, n, "%s", err.msg);
+    return -1;
+}
+
+/* ---- one scene (in the child) ------------------------------------------------------ */
+
+typedef struct shot_ctx {
+    const test_opts *o;
+    mr_scene_result *res;
+    const char *scene_dir;   /* OUT/SCENE */
+    char golden_dir[1100];   /* beside the scene: NAME.golden */
+    const mr_scene_decl *decl;
+    uint8_t *diff;           /* grown to the frame size */
+    size_t diff_size;
+} shot_ctx;
+
+static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, int h)
+{
+    shot_ctx *c = ud;
+    mr_scene_result *res = c->res;
+    mr_shot_result *s = &res->shots[shot];
+    memset(s, 0, sizeof *s);
+    s->frame = frame;
+    char dir[1400], path[1500], golden[1200];
+    snprintf(dir, sizeof dir, "%s/%04d", c->scene_dir, frame);
+    make_dirs(dir);
+    snprintf(golden, sizeof golden, "%s/%04d.png", c->golden_dir, frame);
+    snprintf(path, sizeof path, "%s/actual.png", dir);
+    if (write_png(path, rgba, w, h, s->msg, sizeof s->msg)) {
+        s->status = MR_SHOT_FAIL;
+        return 0;
+    }
+    char ex[1500], df[1500];
+    snprintf(ex, sizeof ex, "%s/expected.png", dir);
+    snprintf(df, sizeof df, "%s/diff.png", dir);
+    unlink(ex);
+    unlink(df);
+    if (c->o->update) {
+        make_dirs(c->golden_dir);
+        s->status = write_png(golden, rgba, w, h, s->msg, sizeof s->msg) ? MR_SHOT_FAIL : MR_SHOT_UPDATED;
+        if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s", golden);
+        return 0;
+    }
+    int gw, gh, gn;
+    uint8_t *exp = stbi_load(golden, &gw, &gh, &gn, 4);
+    if (!exp) {
+        s->status = MR_SHOT_MISSING;
+        msgf(s->msg, sizeof s->msg, "%s frame %d: no golden image %s; look at %s and approve it with: "
+                 "marrow test --update %s", res->name, frame, golden, path, res->path);
+        return 0;
+    }
+    if (write_png(ex, exp, gw, gh, s->msg, sizeof s->msg) == 0) s->has_expected = 1;
+    if (gw != w || gh != h) {
+        s->status = MR_SHOT_FAIL;
+        msgf(s->msg, sizeof s->msg, "%s frame %d: the frame is %dx%d, the golden %s is %dx%d", res->name,
+                 frame, w, h, golden, gw, gh);
+        stbi_image_free(exp);
+        return 0;
+    }
+    size_t need = (size_t)w * h * 4;
+    if (need > c->diff_size) {
+        free(c->diff);
+        c->diff = malloc(need);
+        c->diff_size = c->diff ? need : 0;
+    }
+    mr_compare_tol tol = {c->decl->threshold, c->decl->max_diff, c->decl->max_aa};
+    mr_compare_result cr;
+    mr_compare_images(exp, rgba, w, h, &tol, c->diff, &cr);
+    stbi_image_free(exp);
+    if (c->diff && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
+    s->diff = cr.diff;
+    s->aa = cr.aa;
+    s->diff_share = cr.diff_share;
+    s->aa_share = cr.aa_share;
+    s->max_delta = cr.max_delta;
+    s->status = cr.pass ? MR_SHOT_PASS : MR_SHOT_FAIL;
+    if (cr.pass)
+        msgf(s->msg, sizeof s->msg, "%s frame %d: ok (%.3f%% differ, %.3f%% as anti-aliasing, largest "
+                 "difference %d)", res->name, frame, 100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta);
+    else
+        msgf(s->msg, sizeof s->msg, "%s frame %d: %.3f%% of pixels differ (%.3f%% more as anti-aliasing), "
+                 "largest difference %d, in x %d..%d y %d..%d; see %s", res->name, frame, 100 * cr.diff_share,
+                 100 * cr.aa_share, cr.max_delta, cr.box[0], cr.box[2], cr.box[1], cr.box[3], df);
+    return 0;
+}
+
+static void run_scene(const test_opts *o, const char *path, mr_scene_result *res)
+{
+    char scene_dir[1200];
+    snprintf(scene_dir, sizeof scene_dir, "%s/%s", o->out, res->name);
+    make_dirs(scene_dir);
+    shot_ctx c = {.o = o, .res = res, .scene_dir = scene_dir};
+    snprintf(c.golden_dir, sizeof c.golden_dir, "%.*s.golden", (int)(strlen(path) - 4), path);
+    mr_scene_decl decl;
+    c.decl = &decl;
+    /* The scene's own output (print, warnings) goes to OUT/SCENE/log.txt. */
+    char log[1300];
+    snprintf(log, sizeof log, "%s/log.txt", scene_dir);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    double t0 = mr_time_now();
+    /* decl is filled before the first frame, so on_shot can read the tolerance. */
+    int rc = mr_scene_run(path, scene_dir, &decl, on_shot, &c, res->message, sizeof res->message);
+    res->seconds = mr_time_now() - t0;
+    res->shot_count = decl.shot_count;
+    for (int i = 0; i < decl.shot_count; i++)
+        if (res->shots[i].frame != decl.shots[i] || (rc && !res->shots[i].msg[0])) {
+            memset(&res->shots[i], 0, sizeof res->shots[i]);
+            res->shots[i].frame = decl.shots[i];
+            res->shots[i].status = MR_SHOT_NOT_RUN;
+            msgf(res->shots[i].msg, sizeof res->shots[i].msg, "%s frame %d: not run (the scene failed)",
+                     res->name, decl.shots[i]);
+        }
+    res->error = rc != 0;
+    free(c.diff);
+}
+
+/* ---- the parent: children, progress, summary ------------------------------------------- */
+
+static void result_path(const test_opts *o, const mr_scene_result *r, char *out, size_t n)
+{
+    snprintf(out, n, "%s/%s/.result", o->out, r->name);
+}
+
+/* Runs scene i in a child; returns its pid, or -1 (the result says why). */
+static pid_t start_child(const test_opts *o, mr_scene_result *r)
+{
+    char rp[1300];
+    result_path(o, r, rp, sizeof rp);
+    unlink(rp);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        r->error = 1;
+        msgf(r->message, sizeof r->message, "cannot start a process: %s", strerror(errno));
+        return -1;
+    }
+    if (pid > 0) return pid;
+    run_scene(o, r->path, r);
+    FILE *f = fopen(rp, "wb");
+    int ok = f && fwrite(r, sizeof *r, 1, f) == 1;
+    if (f && fclose(f) != 0) ok = 0;
+    _exit(ok ? 0 : 3);
+}
+
+static void finish_child(const test_opts *o, mr_scene_result *r, int status, double seconds, int timed_out)
+{
+    char rp[1300];
+    result_path(o, r, rp, sizeof rp);
+    FILE *f = fopen(rp, "rb");
+    mr_scene_result got;
+    int ok = f && fread(&got, sizeof got, 1, f) == 1 && !strcmp(got.path, r->path);
+    if (f) fclose(f);
+    unlink(rp);
+    if (ok) {
+        *r = got;
+        return;
+    }
+    r->error = 1;
+    r->seconds = seconds;
+    if (timed_out)
+        msgf(r->message, sizeof r->message, "%s: ran past --timeout %g s and was stopped", r->path, o->timeout);
+    else if (WIFSIGNALED(status))
+        msgf(r->message, sizeof r->message, "%s: the scene's process died of signal %d (%s); see %s/%s/log.txt",
+                 r->path, WTERMSIG(status), strsignal(WTERMSIG(status)), o->out, r->name);
+    else
+        msgf(r->message, sizeof r->message, "%s: the scene's process ended (exit %d) without a result; "
+                 "see %s/%s/log.txt", r->path, WIFEXITED(status) ? WEXITSTATUS(status) : -1, o->out, r->name);
+}
+
+static const char *scene_verdict(const mr_scene_result *r)
+{
+    if (r->error) return "ERROR";
+    int missing = 0, updated = 0;
+    for (int i = 0; i < r->shot_count; i++) {
+        if (r->shots[i].status == MR_SHOT_FAIL) return "FAIL";
+        missing += r->shots[i].status == MR_SHOT_MISSING;
+        updated += r->shots[i].status == MR_SHOT_UPDATED;
+    }
+    if (missing) return "NO GOLDEN";
+    return updated ? "updated" : "ok";
+}
+
+static void print_result(int i, int n, const mr_scene_result *r)
+{
+    printf("[%d/%d] %s ... %s (%.1f s)\n", i + 1, n, r->name, scene_verdict(r), r->seconds);
+    if (r->error) {
+        /* The message and the first lines of its traceback, indented. */
+        const char *m = r->message;
+        for (int line = 0; *m && line < 8; line++) {
+            const char *nl = strchr(m, '\n');
+            int len = nl ? (int)(nl - m) : (int)strlen(m);
+            printf("    %.*s\n", len, m);
+            m = nl ? nl + 1 : m + len;
+        }
+    }
+    for (int s = 0; s < r->shot_count; s++) {
+        const mr_shot_result *sh = &r->shots[s];
+        if (sh->status == MR_SHOT_FAIL || sh->status == MR_SHOT_MISSING) printf("    %s\n", sh->msg);
+    }
+    fflush(stdout);
+}
+
+int mr_cmd_test(int argc, char **argv)
+{
+    test_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc) {
+        for (int i = 0; i < o.count; i++) free(o.paths[i]);
+        free(o.paths);
+        return rc < 0 ? MR_EXIT_OK : rc;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int n = o.count;
+    if (n == 0) {
+        fprintf(stderr, "marrow test: no scenes to run%s\n", o.filter || o.shard_n ? " (after --filter/--shard)" : "");
+        printf("0 passed, 0 failed\n");
+        free(o.paths);
+        return MR_EXIT_OK;
+    }
+    make_dirs(o.out);
+    mr_scene_result *res = calloc((size_t)n, sizeof *res);
+    pid_t *pids = calloc((size_t)n, sizeof *pids);
+    double *started = calloc((size_t)n, sizeof *started);
+    char *done = calloc((size_t)n, 1), *timed_out = calloc((size_t)n, 1);
+    if (!res || !pids || !started || !done || !timed_out) {
+        fprintf(stderr, "marrow test: out of memory\n");
+        rc = MR_EXIT_FAILED;
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        scene_name(o.paths[i], res[i].name, sizeof res[i].name);
+        snprintf(res[i].path, sizeof res[i].path, "%s", o.paths[i]);
+    }
+    double t0 = mr_time_now();
+    int next = 0, running = 0, printed = 0;
+    while (printed < n) {
+        while (running < o.jobs && next < n) {
+            started[next] = mr_time_now();
+            pids[next] = start_child(&o, &res[next]);
+            if (pids[next] > 0) running++;
+            else done[next] = 1;
+            next++;
+        }
+        if (running > 0) {
+            int status;
+            pid_t pid = waitpid(-1, &status, WNOHANG);
+            if (pid < 0 && errno == EINTR) continue;
+            if (pid < 0) break;
+            if (pid == 0) {            /* none ended: stop the ones past --timeout */
+                double now = mr_time_now();
+                for (int i = 0; i < next; i++)
+                    if (pids[i] > 0 && !done[i] && !timed_out[i] && now - started[i] > o.timeout) {
+                        kill(pids[i], SIGKILL);
+                        timed_out[i] = 1;
+                    }
+                usleep(10000);
+                continue;
+            }
+            for (int i = 0; i < n; i++)
+                if (pids[i] == pid && !done[i]) {
+                    finish_child(&o, &res[i], status, mr_time_now() - started[i], timed_out[i]);
+                    done[i] = 1;
+                    running--;
+                }
+        }
+        while (printed < n && done[printed]) {
+            print_result(printed, n, &res[printed]);
+            printed++;
+        }
+    }
+    double seconds = mr_time_now() - t0;
+    int passed = 0, failed = 0;
+    mr_report_count(res, n, &passed, &failed);
+    if (mr_report_write(o.out, res, n, seconds) == 0)
+        printf("report: %s/report.html, %s/junit.xml\n", o.out, o.out);
+    printf("%d scene%s in %.1f s (%.1f scenes/min, --jobs %d)\n", n, n == 1 ? "" : "s", seconds,
+           seconds > 0 ? 60.0 * n / seconds : 0.0, o.jobs);
+    printf("%d passed, %d failed\n", passed, failed);
+    rc = failed ? MR_EXIT_FAILED : MR_EXIT_OK;
+out:
+    free(res);
+    free(pids);
+    free(started);
+    free(done);
+    free(timed_out);
+    for (int i = 0; i < o.count; i++) free(o.paths[i]);
+    free(o.paths);
+    return rc;
+}

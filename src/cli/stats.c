@@ -1,0 +1,79 @@
+/* stats.c — resource counters for soak runs (see stats.h). */
+#include <epoxy/gl.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/stats.h"
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    long pages = 0, resident = 0;
+    int n = fscanf(f, "%ld %ld", &pages, &resident);
+    fclose(f);
+    return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n - 1;  /* the directory's own descriptor */
+}
+
+/* Live names of one GL object kind: probes 1, 2, ... until 4096 in a row
+ * are not objects. */
+static long gl_count(GLboolean (*is)(GLuint))
+{
+    long count = 0;
+    GLuint gap = 0;
+    for (GLuint name = 1; gap < 4096; name++) {
+        if (is(name)) {
+            count++;
+            gap = 0;
+        } else {
+            gap++;
+        }
+    }
+    return count;
+}
+
+static GLboolean is_buffer(GLuint n) { return glIsBuffer(n); }
+static GLboolean is_texture(GLuint n) { return glIsTexture(n); }
+static GLboolean is_vao(GLuint n) { return glIsVertexArray(n); }
+static GLboolean is_fbo(GLuint n) { return glIsFramebuffer(n); }
+static GLboolean is_rbo(GLuint n) { return glIsRenderbuffer(n); }
+static GLboolean is_program(GLuint n) { return glIsProgram(n); }
+static GLboolean is_shader(GLuint n) { return glIsShader(n); }
+
+void mr_stats_tick(const mr_lua_ctx *ctx, uint64_t frame, int has_gl)
+{
+    static long every = -1;
+    if (every < 0) {
+        const char *env = getenv("MARROW_STATS_EVERY");
+        every = env ? atol(env) : 0;
+        if (every < 0) every = 0;
+    }
+    if (every == 0 || frame % (uint64_t)every != 0) return;
+    long gl[7] = {-1, -1, -1, -1, -1, -1, -1};
+    if (has_gl) {
+        GLboolean (*is[7])(GLuint) = {is_buffer, is_texture, is_vao, is_fbo, is_rbo, is_program, is_shader};
+        for (int i = 0; i < 7; i++) gl[i] = gl_count(is[i]);
+    }
+    fprintf(stderr,
+            "stats: frame=%llu rss_kb=%ld fds=%d lua_kb=%zu gl_buffers=%ld gl_textures=%ld gl_vaos=%ld "
+            "gl_fbos=%ld gl_rbos=%ld gl_programs=%ld gl_shaders=%ld\n",
+            (unsigned long long)frame, rss_kb(), open_fds(), ctx ? mr_lua_memory(ctx) / 1024 : 0, gl[0], gl[1],
+            gl[2], gl[3], gl[4], gl[5], gl[6]);
+    fflush(stderr);
+}

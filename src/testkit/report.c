@@ -1,0 +1,212 @@
+/* report.c — report.html and junit.xml of a `marrow test` run (see
+ * report.h). The HTML page is self-contained: inline CSS and a few lines of
+ * inline JS (blink and slider views), images by relative path, so it opens
+ * from disk in any browser with no server. */
+#include "testkit/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int shot_failed(const mr_shot_result *s)
+{
+    return s->status == MR_SHOT_FAIL || s->status == MR_SHOT_MISSING || s->status == MR_SHOT_NOT_RUN;
+}
+
+void mr_report_count(const mr_scene_result *r, int n, int *passed, int *failed)
+{
+    *passed = *failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (r[i].shot_count == 0) {
+            (*failed)++;           /* failed before its shots were known */
+            continue;
+        }
+        for (int s = 0; s < r[i].shot_count; s++) {
+            int bad = shot_failed(&r[i].shots[s]) || (r[i].error && r[i].shots[s].status != MR_SHOT_FAIL &&
+                                                      r[i].shots[s].status != MR_SHOT_MISSING);
+            /* A scene error after its shots ran (unload() failed) fails them all. */
+            if (bad) (*failed)++;
+            else (*passed)++;
+        }
+    }
+}
+
+/* Text for HTML and XML: & < > " escaped. */
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') fputc('?', f);
+            else fputc(*s, f);
+        }
+    }
+}
+
+/* A path component in a URL: everything but [A-Za-z0-9._-] percent-encoded. */
+static void url(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+            c == '-')
+            fputc(c, f);
+        else
+            fprintf(f, "%%%02X", c);
+    }
+}
+
+static const char *status_word(const mr_scene_result *r, const mr_shot_result *s)
+{
+    switch (s->status) {
+    case MR_SHOT_PASS: return r->error ? "error" : "pass";
+    case MR_SHOT_FAIL: return "fail";
+    case MR_SHOT_MISSING: return "no golden";
+    case MR_SHOT_UPDATED: return r->error ? "error" : "updated";
+    default: return "not run";
+    }
+}
+
+static void img(FILE *f, const mr_scene_result *r, const mr_shot_result *s, const char *file, const char *cls)
+{
+    fputs("<img class=\"", f);
+    fputs(cls, f);
+    fputs("\" src=\"", f);
+    url(f, r->name);
+    fprintf(f, "/%04d/%s\" alt=\"%s\">", s->frame, file, file);
+}
+
+static const char css_js[] =
+    "<style>\n"
+    "body{font:14px/1.4 sans-serif;margin:16px;background:#fafafa;color:#222}\n"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:6px;vertical-align:top;text-align:left}\n"
+    "tr.fail td.st,tr.error td.st,tr.nogolden td.st,tr.notrun td.st{background:#f4c7c3;font-weight:bold}\n"
+    "tr.pass td.st,tr.updated td.st{background:#c8e6c9}\n"
+    "img{width:220px;display:block;image-rendering:pixelated}\n"
+    ".stack{position:relative;display:inline-block}.stack img.top{position:absolute;left:0;top:0}\n"
+    ".msg{font-family:monospace;white-space:pre-wrap;word-break:break-all;width:230px;font-size:11px}\n"
+    "</style>\n<script>\n"
+    "function slide(r){var t=r.parentNode.querySelector('img.top');t.style.clipPath='inset(0 '+(100-r.value)+'% 0 0)';}\n"
+    "function blink(b){var t=b.parentNode.querySelector('img.top');\n"
+    " if(b.timer){clearInterval(b.timer);b.timer=null;t.style.visibility='';b.textContent='blink';return;}\n"
+    " b.textContent='stop';b.timer=setInterval(function(){t.style.visibility=t.style.visibility=='hidden'?'':'hidden';},500);}\n"
+    "</script>\n";
+
+static int write_html(const char *path, const mr_scene_result *r, int n, double seconds)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int passed, failed;
+    mr_report_count(r, n, &passed, &failed);
+    fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>marrow test: %d passed, %d failed"
+               "</title>\n%s</head><body>\n", passed, failed, css_js);
+    fprintf(f, "<h1>marrow test: %d passed, %d failed</h1>\n<p>%d scene%s in %.1f s. Expected is the golden "
+               "image, actual is this run, diff shows real differences in red and anti-aliasing "
+               "differences in magenta over a faded copy of expected. The last column shows actual over "
+               "expected: drag the slider or press blink.</p>\n",
+            passed, failed, n, n == 1 ? "" : "s", seconds);
+    fputs("<table><tr><th>scene, frame, result</th><th>expected</th><th>actual</th><th>diff</th>"
+          "<th>actual over expected</th></tr>\n", f);
+    for (int i = 0; i < n; i++) {
+        const mr_scene_result *sc = &r[i];
+        if (sc->error || sc->shot_count == 0) {
+            fputs("<tr class=\"error\"><td class=\"st\">", f);
+            esc(f, sc->name);
+            fputs("<br>error</td><td colspan=\"4\"><div class=\"msg\" style=\"width:auto\">", f);
+            esc(f, sc->message);
+            fprintf(f, "</div>%.2f s</td></tr>\n", sc->seconds);
+        }
+        for (int s = 0; s < sc->shot_count; s++) {
+            const mr_shot_result *sh = &sc->shots[s];
+            const char *word = status_word(sc, sh);
+            char cls[16];
+            int k = 0;
+            for (const char *p = word; *p && k < 15; p++)
+                if (*p != ' ') cls[k++] = *p;
+            cls[k] = '\0';
+            fprintf(f, "<tr class=\"%s\"><td class=\"st\"><b>", cls);
+            esc(f, sc->name);
+            fprintf(f, "</b> frame %04d: %s<br>scene %.2f s<div class=\"msg\">", sh->frame, word, sc->seconds);
+            esc(f, sh->msg);
+            fputs("</div></td><td>", f);
+            if (sh->has_expected) img(f, sc, sh, "expected.png", "e");
+            fputs("</td><td>", f);
+            if (sh->status != MR_SHOT_NOT_RUN) img(f, sc, sh, "actual.png", "a");
+            fputs("</td><td>", f);
+            if (sh->has_diff) img(f, sc, sh, "diff.png", "d");
+            fputs("</td><td>", f);
+            if (sh->has_expected && sh->status != MR_SHOT_NOT_RUN) {
+                fputs("<div class=\"stack\">", f);
+                img(f, sc, sh, "expected.png", "under");
+                img(f, sc, sh, "actual.png", "top");
+                fputs("</div><br><input type=\"range\" min=\"0\" max=\"100\" value=\"100\" oninput=\"slide(this)\">"
+                      " <button onclick=\"blink(this)\">blink</button>", f);
+            }
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("</table>\n</body></html>\n", f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_junit(const char *path, const mr_scene_result *r, int n, double seconds)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int passed, failed;
+    mr_report_count(r, n, &passed, &failed);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"marrow test\" tests=\"%d\" "
+               "failures=\"%d\" time=\"%.3f\">\n", passed + failed, failed, seconds);
+    for (int i = 0; i < n; i++) {
+        const mr_scene_result *sc = &r[i];
+        int p, fl;
+        mr_report_count(sc, 1, &p, &fl);
+        fputs("  <testsuite name=\"", f);
+        esc(f, sc->name);
+        fprintf(f, "\" tests=\"%d\" failures=\"%d\" time=\"%.3f\">\n", p + fl, fl, sc->seconds);
+        if (sc->shot_count == 0) {
+            fputs("    <testcase classname=\"marrow.scenes.", f);
+            esc(f, sc->name);
+            fprintf(f, "\" name=\"scene\" time=\"%.3f\"><failure message=\"scene error\">", sc->seconds);
+            esc(f, sc->message);
+            fputs("</failure></testcase>\n", f);
+        }
+        for (int s = 0; s < sc->shot_count; s++) {
+            const mr_shot_result *sh = &sc->shots[s];
+            fputs("    <testcase classname=\"marrow.scenes.", f);
+            esc(f, sc->name);
+            fprintf(f, "\" name=\"frame %04d\" time=\"%.3f\">", sh->frame, sc->seconds / sc->shot_count);
+            int bad = shot_failed(sh) || (sc->error && sh->status != MR_SHOT_FAIL && sh->status != MR_SHOT_MISSING);
+            if (bad) {
+                fputs("<failure message=\"", f);
+                esc(f, sh->msg);
+                fputs("\">", f);
+                esc(f, sh->status == MR_SHOT_FAIL || sh->status == MR_SHOT_MISSING ? sh->msg : sc->message);
+                fputs("</failure>", f);
+            }
+            fputs("</testcase>\n", f);
+        }
+        fputs("  </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/report.html", out_dir);
+    if (write_html(path, r, n, seconds)) {
+        fprintf(stderr, "marrow test: cannot write %s\n", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/junit.xml", out_dir);
+    if (write_junit(path, r, n, seconds)) {
+        fprintf(stderr, "marrow test: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}

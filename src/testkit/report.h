@@ -1,0 +1,53 @@
+/* report.h — results of a `marrow test` run, and the files made from them:
+ * report.html (for people: one row per shot with expected, actual and diff
+ * side by side, a blink view, pass/fail and timings; no external resources,
+ * image paths relative to the report) and junit.xml (for CI systems: one
+ * test suite per scene, one test case per shot).
+ *
+ * Output layout under the output folder OUT:
+ *   OUT/report.html  OUT/junit.xml
+ *   OUT/SCENE/FRAME/actual.png, expected.png, diff.png   (FRAME: 4 digits)
+ *   OUT/SCENE/log.txt                                    what the scene printed
+ */
+#ifndef MR_TESTKIT_REPORT_H
+#define MR_TESTKIT_REPORT_H
+
+#include "lua/scene.h"
+
+enum mr_shot_status {
+    MR_SHOT_PASS,            /* matches its golden within the tolerance */
+    MR_SHOT_FAIL,            /* differs, or has another size */
+    MR_SHOT_MISSING,         /* no golden image yet */
+    MR_SHOT_UPDATED,         /* --update wrote the golden */
+    MR_SHOT_NOT_RUN,         /* the scene failed before this shot */
+};
+
+typedef struct mr_shot_result {
+    int frame;
+    int status;              /* enum mr_shot_status */
+    long diff, aa;           /* pixel counts (see testkit/compare.h) */
+    double diff_share, aa_share;
+    int max_delta;
+    int has_expected, has_diff;  /* expected.png / diff.png were written */
+    char msg[512];           /* one line for the terminal and the report */
+} mr_shot_result;
+
+typedef struct mr_scene_result {
+    char name[128];          /* file name without .lua */
+    char path[1024];         /* the scene script */
+    int error;               /* 1: the scene itself failed (message says why) */
+    char message[2048];
+    double seconds;          /* wall time of the scene's run */
+    int shot_count;
+    mr_shot_result shots[MR_SCENE_MAX_SHOTS];
+} mr_scene_result;
+
+/* Shots counted as passed/failed: each shot is one test; a scene that fails
+ * before its shots are known counts as one failed test. */
+void mr_report_count(const mr_scene_result *r, int n, int *passed, int *failed);
+
+/* Writes OUT/report.html and OUT/junit.xml. Returns 0, or -1 with a message
+ * on stderr. */
+int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds);
+
+#endif

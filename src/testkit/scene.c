@@ -1,0 +1,101 @@
+/* scene.c — one regression scene, headless, frame by frame, with the
+ * pixels of each shot passed to a callback (see scene.h). */
+#include "testkit/scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfx/renderer.h"
+#include "lua/draw.h"
+#include "lua/frame.h"
+#include "platform/window.h"
+
+static void copy_error(mr_lua_ctx *ctx, char *err, size_t n, const char *fallback)
+{
+    const char *e = mr_lua_error(ctx);
+    snprintf(err, n, "%s", e ? e : fallback);
+}
+
+int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
+                 char *err, size_t err_size)
+{
+    memset(decl, 0, sizeof *decl);
+    int rc = -1;
+    mr_error e = {0};
+    mr_renderer *r = NULL;
+    mr_lua_ctx *ctx = NULL;
+    uint8_t *pixels = NULL;
+    mr_window *win = mr_window_open(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &e);
+    if (!win) {
+        snprintf(err, err_size, "no headless OpenGL context: %s", e.msg);
+        return -1;
+    }
+    mr_lua_desc ld = {.script = script, .headless = 1, .out_dir = out_dir, .width = 320,
+                      .height = 240};
+    ctx = mr_lua_ctx_create(&ld);
+    if (!ctx) {
+        snprintf(err, err_size, "out of memory");
+        goto done;
+    }
+    if (mr_lua_start(ctx) != 0) {
+        copy_error(ctx, err, err_size, "the script failed to load");
+        goto done;
+    }
+    mr_scene_decl d;
+    if (mr_lua_scene_read(ctx, &d, err, err_size) != 0) goto done;
+    *decl = d;
+    mr_lua_set_size(ctx, d.width, d.height);
+    if (mr_renderer_create(&(mr_renderer_desc){.width = d.width, .height = d.height, .quiet = 1}, &r, &e) !=
+        MR_OK) {
+        snprintf(err, err_size, "renderer: %s", e.msg);
+        r = NULL;
+        goto done;
+    }
+    mr_lua_gfx_attach(ctx, r);
+    size_t size = (size_t)d.width * d.height * 4;
+    pixels = malloc(size);
+    if (!pixels) {
+        snprintf(err, err_size, "out of memory for a %dx%d frame", d.width, d.height);
+        goto done;
+    }
+    double dt = 1.0 / d.fps;
+    int shot = 0;
+    for (int frame = 0; frame < d.frames && shot < d.shot_count; frame++) {
+        if (mr_lua_frame_run(ctx, dt, 1) != 0) {
+            copy_error(ctx, err, err_size, "script error");
+            goto done;
+        }
+        if (frame == d.shots[shot]) {
+            if (mr_renderer_read_pixels(r, pixels, size) != MR_OK) {
+                snprintf(err, err_size, "frame %d: cannot read the pixels back", frame);
+                goto done;
+            }
+            if (fn && fn(ud, shot, frame, pixels, d.width, d.height) != 0) {
+                snprintf(err, err_size, "stopped at frame %d", frame);
+                goto done;
+            }
+            shot++;
+        }
+        mr_lua_end_frame(ctx);
+        int code;
+        if (mr_lua_quit_requested(ctx, &code) && shot < d.shot_count) {
+            snprintf(err, err_size, "%s: the script quit at frame %d, before shot frame %d", script, frame,
+                     d.shots[shot]);
+            goto done;
+        }
+    }
+    mr_lua_stop(ctx);
+    if (mr_lua_error(ctx)) {
+        copy_error(ctx, err, err_size, "unload() failed");
+        goto done;
+    }
+    rc = 0;
+
+done:
+    free(pixels);
+    mr_lua_ctx_destroy(ctx);
+    if (r) mr_renderer_destroy(r);
+    mr_window_close(win);
+    return rc;
+}
