@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "anim/override.h"
+#include "core/quat.h"
 
 static int finite3(const float *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
@@ -65,7 +66,7 @@ static void parent_rotation(const mr_skeleton *sk, const mr_pose *pose, int j, v
 {
     mat4 m;
     mr_pose_model_matrix(sk, pose, sk->parents[j], m);
-    mr_matrix_rotation(m, q);
+    mr_quat_from_matrix(m, q);
 }
 
 mr_status mr_pose_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
@@ -209,7 +210,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     vec3 to_b2, ac, c1, from_mid, to_c2;
     glm_vec3_sub(b2, a, to_b2);
     from_to(ab, to_b2, q1);
-    mr_matrix_rotation(top, ps);
+    mr_quat_from_matrix(top, ps);
     rotate_joint(pose, job->start, ps, q1);
     /* 2: the end moved with it; turn mid so the end reaches c2. */
     glm_vec3_sub(c, a, ac);
@@ -221,7 +222,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     from_to(from_mid, to_c2, q2);
     /* mid's parent turned with start: q1 * its former model rotation. */
     versor pm0;
-    mr_matrix_rotation(mmp, pm0);
+    mr_quat_from_matrix(mmp, pm0);
     glm_quat_mul(q1, pm0, pm);
     rotate_joint(pose, job->mid, pm, q2);
     if (job->weight < 1.0f) {

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "core/quat.h"
+
 static int finite_n(const float *v, int n)
 {
     for (int i = 0; i < n; i++)
@@ -19,17 +21,6 @@ static mr_status check(const mr_skeleton *sk, const mr_pose *pose, int joint, fl
     return MR_OK;
 }
 
-void mr_quat_nlerp(const versor a, const versor b, float t, versor out)
-{
-    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    float s = d < 0 ? -t : t;
-    versor r;
-    for (int k = 0; k < 4; k++) r[k] = a[k] * (1.0f - t) + b[k] * s;
-    float len = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
-    if (len < 1e-12f) { glm_quat_copy((float *)a, out); return; }
-    for (int k = 0; k < 4; k++) out[k] = r[k] / len;
-}
-
 void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat4 out)
 {
     glm_mat4_identity(out);
@@ -43,17 +34,6 @@ void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat
         mr_pose_local_matrix(pose, chain[i], local);
         glm_mul(out, local, out);
     }
-}
-
-void mr_matrix_rotation(mat4 m, versor q)
-{
-    mat4 r;
-    glm_mat4_copy(m, r);
-    for (int c = 0; c < 3; c++) {
-        float len = glm_vec3_norm(r[c]);
-        if (len > 1e-12f) glm_vec3_scale(r[c], 1.0f / len, r[c]);
-    }
-    glm_mat4_quat(r, q);
 }
 
 mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
@@ -72,7 +52,7 @@ mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int jo
         mat4 parent;
         versor p, pinv, tmp;
         mr_pose_model_matrix(sk, pose, sk->parents[joint], parent);
-        mr_matrix_rotation(parent, p);
+        mr_quat_from_matrix(parent, p);
         glm_quat_inv(p, pinv);
         if (mode == MR_OVERRIDE_ADD) {
             glm_quat_mul(pinv, q, tmp);

@@ -33,10 +33,4 @@ mr_status mr_pose_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint
  * (identity for j = -1). O(depth); used by the MODEL space overrides. */
 void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat4 out);
 
-/* Rotation part of an affine matrix as a unit quaternion (scale removed). */
-void mr_matrix_rotation(mat4 m, versor q);
-
-/* Shortest-path normalised lerp of unit quaternions. */
-void mr_quat_nlerp(const versor a, const versor b, float t, versor out);
-
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/quat.h"
 
 /* Hard limits against documents that explode through instancing. */
 #define CL_MAX_NODE_INSTANCES 100000
@@ -124,48 +125,17 @@ void cl_compose(const vec3 t, const versor q, const vec3 s, mat4 m)
     mr_trs_matrix(t, q, s, m);
 }
 
-/* Quaternion of an orthonormal rotation matrix (columns c0, c1, c2). */
+/* Quaternion of an orthonormal rotation matrix (columns c0, c1, c2), with
+ * the canonical sign w >= 0. */
 static void quat_from_basis(const vec3 c0, const vec3 c1, const vec3 c2, versor q)
 {
-    double m00 = c0[0], m10 = c0[1], m20 = c0[2];
-    double m01 = c1[0], m11 = c1[1], m21 = c1[2];
-    double m02 = c2[0], m12 = c2[1], m22 = c2[2];
-    double tr = m00 + m11 + m22, x, y, z, w;
-    if (tr > 0) {
-        double s = sqrt(tr + 1.0) * 2;
-        w = 0.25 * s;
-        x = (m21 - m12) / s;
-        y = (m02 - m20) / s;
-        z = (m10 - m01) / s;
-    } else if (m00 > m11 && m00 > m22) {
-        double s = sqrt(1.0 + m00 - m11 - m22) * 2;
-        w = (m21 - m12) / s;
-        x = 0.25 * s;
-        y = (m01 + m10) / s;
-        z = (m02 + m20) / s;
-    } else if (m11 > m22) {
-        double s = sqrt(1.0 + m11 - m00 - m22) * 2;
-        w = (m02 - m20) / s;
-        x = (m01 + m10) / s;
-        y = 0.25 * s;
-        z = (m12 + m21) / s;
-    } else {
-        double s = sqrt(1.0 + m22 - m00 - m11) * 2;
-        w = (m10 - m01) / s;
-        x = (m02 + m20) / s;
-        y = (m12 + m21) / s;
-        z = 0.25 * s;
-    }
-    double len = sqrt(x * x + y * y + z * z + w * w);
-    if (!(len > 0)) {
-        glm_quat_identity(q);
-        return;
-    }
-    if (w < 0) len = -len;  /* canonical sign: w >= 0 */
-    q[0] = (float)(x / len);
-    q[1] = (float)(y / len);
-    q[2] = (float)(z / len);
-    q[3] = (float)(w / len);
+    const float *col[3] = {c0, c1, c2};
+    double rows[3][3], d[4];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) rows[r][c] = col[c][r];
+    mr_quat_from_rows_d(rows, d);
+    double sign = d[3] < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 4; k++) q[k] = (float)(sign * d[k]);
 }
 
 float cl_decompose(const mat4 m, vec3 t, versor q, vec3 s)

@@ -20,9 +20,9 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/quat.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
-#include "formats/md5_quat.h"
 
 /* Smallest number of bytes each element can take in a valid file; a count
  * larger than bytes_left / these cannot be true. */
@@ -147,14 +147,14 @@ static int read_joints(mesh_reader *r, int count)
         if (p >= 0) {
             double pc[4] = {-r->jq[p][0], -r->jq[p][1], -r->jq[p][2], r->jq[p][3]};
             double d[3] = {t[0] - r->jt[p][0], t[1] - r->jt[p][1], t[2] - r->jt[p][2]};
-            md5_qrot(pc, d, lt);
-            md5_qmul(pc, q, lq);
+            mr_quat_rotate_d(pc, d, lt);
+            mr_quat_mul_d(pc, q, lq);
         }
-        md5_qnormalize(lq);
+        mr_quat_normalize_d(lq);
         for (int k = 0; k < 3; k++) sk->rest_t[i][k] = (float)lt[k];
         for (int k = 0; k < 4; k++) sk->rest_r[i][k] = (float)lq[k];
         double m[3][3];
-        md5_qmatrix(q, m);
+        mr_quat_to_rows_d(q, m);
         mat4 *inv = &sk->inverse_bind[i];
         for (int c = 0; c < 3; c++) {
             for (int row = 0; row < 3; row++) (*inv)[c][row] = (float)m[c][row];  /* R^T */
@@ -318,7 +318,7 @@ static int build_vertices(mesh_reader *r, mr_mesh *mesh, int nv)
             double q[4] = {r->jq[w->joint][0], r->jq[w->joint][1], r->jq[w->joint][2],
                            r->jq[w->joint][3]};
             double wp[3] = {w->pos[0], w->pos[1], w->pos[2]}, rp[3];
-            md5_qrot(q, wp, rp);
+            mr_quat_rotate_d(q, wp, rp);
             for (int c = 0; c < 3; c++) pos[c] += w->bias * (r->jt[w->joint][c] + rp[c]);
             sum += w->bias;
             r->pack_j[k] = w->joint;

@@ -21,9 +21,9 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/quat.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
-#include "formats/md5_quat.h"
 
 #define DEFAULT_RATE 30.0f
 #define MAX_FRAMES 1000000
@@ -113,30 +113,6 @@ typedef struct bind_joint {
     int scaled;          /* the bind matrix had scale or a mirror (dropped) */
 } bind_joint;
 
-/* Unit quaternion of a row-major rotation matrix. */
-static void quat_from_matrix(double m[3][3], double q[4])
-{
-    double tr = m[0][0] + m[1][1] + m[2][2];
-    if (tr > 0) {
-        double s = sqrt(tr + 1.0) * 2;
-        q[3] = s / 4; q[0] = (m[2][1] - m[1][2]) / s;
-        q[1] = (m[0][2] - m[2][0]) / s; q[2] = (m[1][0] - m[0][1]) / s;
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        double s = sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2;
-        q[3] = (m[2][1] - m[1][2]) / s; q[0] = s / 4;
-        q[1] = (m[0][1] + m[1][0]) / s; q[2] = (m[0][2] + m[2][0]) / s;
-    } else if (m[1][1] > m[2][2]) {
-        double s = sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2;
-        q[3] = (m[0][2] - m[2][0]) / s; q[0] = (m[0][1] + m[1][0]) / s;
-        q[1] = s / 4; q[2] = (m[1][2] + m[2][1]) / s;
-    } else {
-        double s = sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2;
-        q[3] = (m[1][0] - m[0][1]) / s; q[0] = (m[0][2] + m[2][0]) / s;
-        q[1] = (m[1][2] + m[2][1]) / s; q[2] = s / 4;
-    }
-    md5_qnormalize(q);
-}
-
 /* Reader's error for xyz against the unit quaternion q (w <= 0). */
 static double xyz_error(const float xyz[3], const double q[4])
 {
@@ -212,7 +188,7 @@ static void bind_from_inverse(const mat4 inv, bind_joint *bj)
             for (int row = 0; row < 3; row++) r[row][c] /= n;
     }
     double q[4];
-    quat_from_matrix(r, q);
+    mr_quat_from_rows_d(r, q);
     quat_to_xyz(q, bj->xyz);
     md5_quat_from_xyz(bj->xyz, bj->q);
 }
@@ -247,7 +223,7 @@ static void put_weight(wbuf *b, int index, int joint, float bias, const bind_joi
     double q[4] = {-bj->q[0], -bj->q[1], -bj->q[2], bj->q[3]};
     double d[3] = {(double)pos[0] - bj->t[0], (double)pos[1] - bj->t[1], (double)pos[2] - bj->t[2]};
     double w[3];
-    md5_qrot(q, d, w);
+    mr_quat_rotate_d(q, d, w);
     float wf[3] = {(float)w[0], (float)w[1], (float)w[2]};
     char bs[32];
     put(b, "\tweight %d %d %s ", index, joint, num(bs, bias));
@@ -412,7 +388,7 @@ static mr_status sample_all(anim_writer *w)
         for (int j = 0; j < w->joints; j++) {
             float *v = w->vals + ((size_t)f * w->joints + j) * 6;
             double q[4] = {pose.r[j][0], pose.r[j][1], pose.r[j][2], pose.r[j][3]};
-            md5_qnormalize(q);
+            mr_quat_normalize_d(q);
             quat_to_xyz(q, v + 3);
             for (int k = 0; k < 3; k++) {
                 v[k] = pose.t[j][k];

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/quat.h"
 #include "lua/wrap.h"
 
 static float optnum(lua_State *L, int arg, float def)
@@ -107,15 +108,7 @@ static void quat_slerp(const float a[4], const float b_in[4], float t, float out
 
 static void quat_from_matrix(const mat4 m_in, float out[4])
 {
-    mat4 m;
-    glm_mat4_copy((vec4 *)m_in, m);
-    for (int c = 0; c < 3; c++) {
-        float len = glm_vec3_norm(m[c]);
-        if (len > 1e-20f) glm_vec3_scale(m[c], 1.0f / len, m[c]);
-    }
-    versor q;
-    glm_mat4_quat(m, q);
-    memcpy(out, q, sizeof(float) * 4);
+    mr_quat_from_matrix((vec4 *)m_in, out);
     quat_normalize(out);
 }
 
@@ -341,15 +334,10 @@ static int quat_identity(lua_State *L)
 
 static int quat_euler(lua_State *L)
 {
-    float x = (float)mr_lua_check_number(L, 1), y = (float)mr_lua_check_number(L, 2),
-          z = (float)mr_lua_check_number(L, 3);
-    float qx[4], qy[4], qz[4], t[4], r[4];
-    quat_axis_angle((float[3]){1, 0, 0}, x, qx);
-    quat_axis_angle((float[3]){0, 1, 0}, y, qy);
-    quat_axis_angle((float[3]){0, 0, 1}, z, qz);
-    quat_mul(qy, qx, t);
-    quat_mul(qz, t, r);
-    mr_lua_push_quat(L, r);
+    double xyz[3] = {mr_lua_check_number(L, 1), mr_lua_check_number(L, 2), mr_lua_check_number(L, 3)};
+    float q[4];
+    mr_quat_from_euler_deg(q, xyz);
+    mr_lua_push_quat(L, q);
     return 1;
 }
 

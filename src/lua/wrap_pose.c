@@ -57,6 +57,7 @@
 #include "anim/blend.h"
 #include "anim/ik.h"
 #include "anim/override.h"
+#include "core/quat.h"
 #include "lua/wrap.h"
 
 #define MAX_BLEND 32

@@ -14,6 +14,7 @@
  * (positive turns to the left). Arms are described for the left side and
  * mirrored in the XZ plane for the right.
  */
+#include "core/quat.h"
 #include "mannequin/mannequin.h"
 
 #include <math.h>
@@ -44,26 +45,7 @@ typedef struct body {
 
 /* ---- small rotation helpers ---- */
 
-static void q_axis(versor q, double deg, double x, double y, double z)
-{
-    double len = sqrt(x * x + y * y + z * z);
-    double h = 0.5 * deg * RAD, s = sin(h) / len;
-    q[0] = (float)(x * s);
-    q[1] = (float)(y * s);
-    q[2] = (float)(z * s);
-    q[3] = (float)cos(h);
-}
 
-/* yaw * pitch * roll: roll about X first, then pitch about Y, then yaw about Z. */
-static void q_euler(versor q, const double rpy[3])
-{
-    versor r, p, y, t;
-    q_axis(r, rpy[0], 1, 0, 0);
-    q_axis(p, rpy[1], 0, 1, 0);
-    q_axis(y, rpy[2], 0, 0, 1);
-    glm_quat_mul(y, p, t);
-    glm_quat_mul(t, r, q);
-}
 
 /* Reflection of a rotation in the XZ plane (left side <-> right side). */
 static void q_mirror(versor q)
@@ -141,16 +123,16 @@ static void elbow_axis(vec3 k)
 static void arm_locals(const arm_params *a, versor clav, versor upper, versor lower, versor hand)
 {
     versor x, y, z;
-    q_axis(x, a->clav_raise, 1, 0, 0);
-    q_axis(z, -a->clav_fwd, 0, 0, 1);
+    mr_quat_from_axis_deg(x, a->clav_raise, 1, 0, 0);
+    mr_quat_from_axis_deg(z, -a->clav_fwd, 0, 0, 1);
     glm_quat_mul(z, x, clav);
-    q_axis(x, -a->adduct, 1, 0, 0);
-    q_axis(y, -a->swing, 0, 1, 0);
+    mr_quat_from_axis_deg(x, -a->adduct, 1, 0, 0);
+    mr_quat_from_axis_deg(y, -a->swing, 0, 1, 0);
     glm_quat_mul(y, x, upper);
     vec3 k;
     elbow_axis(k);
-    q_axis(lower, a->elbow, k[0], k[1], k[2]);
-    q_axis(hand, -a->wrist, 1, 0, 0);
+    mr_quat_from_axis_deg(lower, a->elbow, k[0], k[1], k[2]);
+    mr_quat_from_axis_deg(hand, -a->wrist, 1, 0, 0);
 }
 
 /* Two-bone IK for one leg: thigh and calf put the ankle on target (or as
@@ -189,11 +171,11 @@ static void solve_leg(rig *r, const body *b, int side)
     model_rotation(r, MR_MQ_PELVIS, q_pelvis);
     q_frames(down, x, thigh_dir, fwd, q_thigh);
     q_frames(down, x, calf_dir, fwd, q_calf);
-    q_axis(q_foot, -b->pitch[side], 0, 1, 0);
+    mr_quat_from_axis_deg(q_foot, -b->pitch[side], 0, 1, 0);
     q_local(q_pelvis, q_thigh, r->pose.r[th]);
     q_local(q_thigh, q_calf, r->pose.r[th + 1]);
     q_local(q_calf, q_foot, r->pose.r[th + 2]);
-    q_axis(q_ball, -b->toe[side], 0, 1, 0);
+    mr_quat_from_axis_deg(q_ball, -b->toe[side], 0, 1, 0);
     glm_quat_copy(q_ball, r->pose.r[th + 3]);
 }
 
@@ -202,10 +184,10 @@ static void apply_body(rig *r, const body *b)
     const mr_skeleton *sk = r->sk;
     mr_pose_set_rest(&r->pose, sk);
     for (int c = 0; c < 3; c++) r->pose.t[MR_MQ_PELVIS][c] += (float)b->pelvis_t[c];
-    q_euler(r->pose.r[MR_MQ_PELVIS], b->pelvis);
-    for (int i = 0; i < 3; i++) q_euler(r->pose.r[MR_MQ_SPINE_01 + i], b->spine[i]);
-    q_euler(r->pose.r[MR_MQ_NECK], b->neck);
-    q_euler(r->pose.r[MR_MQ_HEAD], b->head);
+    mr_quat_from_euler_deg(r->pose.r[MR_MQ_PELVIS], b->pelvis);
+    for (int i = 0; i < 3; i++) mr_quat_from_euler_deg(r->pose.r[MR_MQ_SPINE_01 + i], b->spine[i]);
+    mr_quat_from_euler_deg(r->pose.r[MR_MQ_NECK], b->neck);
+    mr_quat_from_euler_deg(r->pose.r[MR_MQ_HEAD], b->head);
     for (int side = 0; side < 2; side++) {
         int cl = side ? MR_MQ_CLAVICLE_R : MR_MQ_CLAVICLE_L;
         versor *q = r->pose.r + cl;
@@ -475,10 +457,10 @@ static void wave_arm(const rig *r, double env, double osc, double lag, versor cl
     glm_quat_rotatev(q, (float *)x, xr);
     glm_quat_rotatev(q, k, kr);
     double a = atan2(kr[2], xr[2]);
-    q_axis(twist, a / RAD, ARM_DIR[0], ARM_DIR[1], ARM_DIR[2]);
+    mr_quat_from_axis_deg(twist, a / RAD, ARM_DIR[0], ARM_DIR[1], ARM_DIR[2]);
     versor up_w, lo_w, ha_w;
     glm_quat_mul(raise, twist, up_w);
-    q_axis(lo_w, 58.0 + osc, k[0], k[1], k[2]);
+    mr_quat_from_axis_deg(lo_w, 58.0 + osc, k[0], k[1], k[2]);
     /* Palm forwards: twist the hand about the forearm as far as 70 degrees. */
     versor fore_model, dev, flex, htw;
     glm_quat_mul(clav_model, up_w, q);
@@ -489,9 +471,9 @@ static void wave_arm(const rig *r, double env, double osc, double lag, versor cl
     double ht = atan2(p2[0], p1[0]) / RAD;
     if (ht > 70) ht = 70;
     if (ht < -70) ht = -70;
-    q_axis(htw, ht, ARM_DIR[0], ARM_DIR[1], ARM_DIR[2]);
-    q_axis(dev, 0.6 * lag, k[0], k[1], k[2]);
-    q_axis(flex, -8.0, 1, 0, 0);
+    mr_quat_from_axis_deg(htw, ht, ARM_DIR[0], ARM_DIR[1], ARM_DIR[2]);
+    mr_quat_from_axis_deg(dev, 0.6 * lag, k[0], k[1], k[2]);
+    mr_quat_from_axis_deg(flex, -8.0, 1, 0, 0);
     glm_quat_mul(htw, dev, q);
     glm_quat_mul(q, flex, ha_w);
     glm_quat_slerp(upper_idle, up_w, (float)env, upper);
