@@ -6,14 +6,14 @@
 #include <stdlib.h>
 
 #include "anim/clip.h"
-#include "core/alloc.h"
+#include "core/str.h"
 
 static inline void fixture_chain(mr_skeleton *sk)
 {
-    mr_skeleton_make(sk, 3);
+    mr_skeleton_init(sk, 3);
     const char *names[3] = {"root", "a", "b"};
     for (int i = 0; i < 3; i++) {
-        sk->names[i] = mr_strdup(names[i]);
+        sk->names[i] = mr_str_dup(names[i]);
         sk->parents[i] = i - 1;
         if (i > 0) sk->rest_t[i][0] = 1.0f;
     }
@@ -28,7 +28,7 @@ static inline mr_clip *fixture_clip(void)
     c->duration = 1.0f;
     c->rate = 2.0f;
     mr_track *r = &c->tracks[1].r;
-    mr_track_alloc(r, 3, MR_INTERP_LINEAR);
+    mr_track_init(r, 3, MR_INTERP_LINEAR);
     for (int i = 0; i < 3; i++) {
         r->times[i] = 0.5f * i;
         versor q;
@@ -37,7 +37,7 @@ static inline mr_clip *fixture_clip(void)
     }
     mr_track_finish(r);
     mr_track *t = &c->tracks[0].t;
-    mr_track_alloc(t, 2, MR_INTERP_LINEAR);
+    mr_track_init(t, 2, MR_INTERP_LINEAR);
     t->times[0] = 0.0f;
     t->times[1] = 1.0f;
     t->values[4] = 2.0f;  /* key 1: (0, 2, 0) */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "anim/clip.h"
-#include "core/alloc.h"
+#include "core/str.h"
 
 enum {
     J_PELVIS, J_SPINE1, J_SPINE2, J_SPINE3, J_NECK, J_HEAD,
@@ -29,9 +29,9 @@ static inline void fixture_humanoid(mr_skeleton *sk)
         {"foot_l", 13, {0, 0, -18}},      {"thigh_r", 0, {-4, 0, -2}},
         {"calf_r", 15, {0, 0, -18}},      {"foot_r", 16, {0, 0, -18}},
     };
-    mr_skeleton_make(sk, J_COUNT);
+    mr_skeleton_init(sk, J_COUNT);
     for (int i = 0; i < J_COUNT; i++) {
-        sk->names[i] = mr_strdup(j[i].name);
+        sk->names[i] = mr_str_dup(j[i].name);
         sk->parents[i] = j[i].parent;
         for (int k = 0; k < 3; k++) sk->rest_t[i][k] = j[i].t[k];
     }
@@ -55,7 +55,7 @@ static inline mr_clip *fixture_cycle(const char *name, float duration, float amp
     int keys = (int)lroundf(duration * 30.0f) + 1;
     for (int j = 0; j < J_COUNT; j++) {
         mr_track *r = &c->tracks[j].r;
-        mr_track_alloc(r, keys, MR_INTERP_LINEAR);
+        mr_track_init(r, keys, MR_INTERP_LINEAR);
         vec3 axis = {j % 3 == 0, j % 3 == 1, j % 3 == 2};
         for (int i = 0; i < keys; i++) {
             float t = duration * i / (keys - 1);
@@ -68,7 +68,7 @@ static inline mr_clip *fixture_cycle(const char *name, float duration, float amp
         mr_track_finish(r);
     }
     mr_track *t = &c->tracks[J_PELVIS].t;
-    mr_track_alloc(t, keys, MR_INTERP_LINEAR);
+    mr_track_init(t, keys, MR_INTERP_LINEAR);
     for (int i = 0; i < keys; i++) {
         float tt = duration * i / (keys - 1);
         t->times[i] = tt;

@@ -6,7 +6,7 @@
  * the head a generated texture, the arms a texture path that does not exist
  * (the renderer's checker fallback).
  *
- *   mr_model *m = fixture_model(texture_dir);   (caller frees with mr_model_free)
+ *   mr_model *m = fixture_model(texture_dir);   (caller frees with mr_model_destroy)
  *   fixture_pose(m, t, pose);                   a deterministic bend for time t
  */
 #ifndef MR_TEST_GFX_FIXTURE_H
@@ -18,8 +18,9 @@
 
 #include "anim/model.h"
 #include "anim/pose.h"
-#include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "gfx/renderer.h"
 
 enum { FX_ROOT, FX_HIPS, FX_CHEST, FX_HEAD, FX_ARM_L, FX_ARM_R, FX_JOINTS };
@@ -32,7 +33,7 @@ static inline void fx_tube(mr_mesh *m, const float a[3], const float b[3], float
                     int rings, fx_blend_fn blend)
 {
     int nv = (rings + 1) * segs + 2, ni = rings * segs * 6 + segs * 6;
-    mr_mesh_alloc(m, nv, ni, blend != NULL);
+    mr_mesh_init(m, nv, ni, blend != NULL);
     vec3 axis, u, v, helper = {1, 0, 0};
     glm_vec3_sub((float *)b, (float *)a, axis);
     if (fabsf(axis[0]) > fabsf(axis[2])) glm_vec3_copy((vec3){0, 0, 1}, helper);
@@ -115,7 +116,7 @@ static inline void fx_arm_r_blend(float t, uint16_t j[4], float w[4])
 static inline void fx_sphere(mr_mesh *m, const float c[3], float radius, int segs, int rings, int joint)
 {
     int nv = (rings + 1) * (segs + 1), ni = rings * segs * 6;
-    mr_mesh_alloc(m, nv, ni, 1);
+    mr_mesh_init(m, nv, ni, 1);
     int k = 0;
     for (int r = 0; r <= rings; r++) {
         float th = GLM_PIf * (float)r / (float)rings;
@@ -142,7 +143,7 @@ static inline void fx_sphere(mr_mesh *m, const float c[3], float radius, int seg
 
 static inline void fx_box(mr_mesh *m, const float lo[3], const float hi[3])
 {
-    mr_mesh_alloc(m, 24, 36, 0);
+    mr_mesh_init(m, 24, 36, 0);
     static const int faces[6][4][3] = {
         {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}, {1, 0, 0}}, {{0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}},
         {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}}, {{0, 1, 0}, {0, 1, 1}, {1, 1, 1}, {1, 1, 0}},
@@ -180,17 +181,17 @@ static inline void fx_write_texture(const char *dir)
 static inline mr_model *fixture_model(const char *texture_dir)
 {
     mr_model *m = mr_model_new("fixture.md5mesh", "md5");
-    m->frame.up = MR_UP_Z;
-    m->frame.meters_per_unit = 0.0254f;
+    m->axes.up = MR_UP_Z;
+    m->axes.meters_per_unit = 0.0254f;
     mr_skeleton *sk = &m->skeleton;
-    mr_skeleton_make(sk, FX_JOINTS);
+    mr_skeleton_init(sk, FX_JOINTS);
     static const char *names[FX_JOINTS] = {"root", "hips", "chest", "head", "arm.L", "arm.R"};
     static const int parents[FX_JOINTS] = {-1, 0, 1, 2, 2, 2};
     static const float model_pos[FX_JOINTS][3] = {
         {0, 0, 0}, {0, 0, 24}, {0, 0, 46}, {0, 0, 60}, {0, 8, 52}, {0, -8, 52},
     };
     for (int j = 0; j < FX_JOINTS; j++) {
-        sk->names[j] = mr_strdup(names[j]);
+        sk->names[j] = mr_str_dup(names[j]);
         sk->parents[j] = parents[j];
         int p = parents[j];
         for (int i = 0; i < 3; i++)
@@ -206,7 +207,7 @@ static inline mr_model *fixture_model(const char *texture_dir)
     fx_sphere(&m->meshes[3], (float[]){0, 0, 65}, 6.0f, 20, 12, FX_HEAD);
     fx_box(&m->meshes[4], (float[]){14, 8, 0}, (float[]){22, 16, 8});
     static const char *mesh_names[5] = {"body", "arm.L", "arm.R", "head", "crate"};
-    for (int i = 0; i < 5; i++) m->meshes[i].name = mr_strdup(mesh_names[i]);
+    for (int i = 0; i < 5; i++) m->meshes[i].name = mr_str_dup(mesh_names[i]);
     /* material colours are unaligned float[4]: plain stores */
     static const float body[4] = {0.35f, 0.55f, 0.85f, 1}, crate[4] = {0.8f, 0.3f, 0.25f, 1},
                        white[4] = {1, 1, 1, 1};
@@ -217,7 +218,7 @@ static inline mr_model *fixture_model(const char *texture_dir)
         fx_write_texture(texture_dir);
         m->meshes[3].material.diffuse_map = mr_path_join(texture_dir, "head.png");
         m->meshes[1].material.diffuse_map = mr_path_join(texture_dir, "no-such-texture.png");
-        m->meshes[2].material.diffuse_map = mr_strdup(m->meshes[1].material.diffuse_map);
+        m->meshes[2].material.diffuse_map = mr_str_dup(m->meshes[1].material.diffuse_map);
     }
     return m;
 }

@@ -10,7 +10,7 @@
 static void posed(mr_skeleton *sk, mr_pose *p)
 {
     fixture_humanoid(sk);
-    mr_pose_make(p, J_COUNT);
+    mr_pose_init(p, J_COUNT);
     mr_pose_set_rest(p, sk);
     glm_quatv(p->r[J_UPPERARM_R], glm_rad(-50.0f), (vec3){0, 1, 0});
     glm_quatv(p->r[J_HAND_R], glm_rad(30.0f), (vec3){1, 0, 0});
@@ -28,7 +28,7 @@ TEST(attach_places_a_prop_in_the_joint_frame)
     CHECK(mr_attach_offset((vec3){-10, 0, 0}, r, NULL, offset) == MR_OK);
     CHECK(mr_attach_model(&sk, &p, NULL, J_HAND_R, offset, m) == MR_OK);
     vec3 tip;
-    mr_pose_point_to_model(&sk, &p, J_HAND_R, (vec3){-10, 0, 0}, tip);
+    mr_ik_point_to_model(&sk, &p, J_HAND_R, (vec3){-10, 0, 0}, tip);
     CHECK(glm_vec3_distance(m[3], tip) < 1e-4f);
     /* Its X axis is the hand's Z axis turned: R_hand * R_offset. */
     mr_pose_model_matrix(&sk, &p, J_HAND_R, hand);
@@ -44,8 +44,8 @@ TEST(attach_places_a_prop_in_the_joint_frame)
     /* No offset: the joint itself. */
     mr_attach_model(&sk, &p, NULL, J_HAND_R, NULL, m2);
     CHECK(glm_vec3_distance(m2[3], hand[3]) < 1e-5f);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(attach_world_goes_through_the_display_matrix)
@@ -54,8 +54,8 @@ TEST(attach_world_goes_through_the_display_matrix)
     mr_pose p;
     posed(&sk, &p);
     mr_model *model = mr_model_new("hand-built", "test");
-    model->frame.up = MR_UP_Z;
-    model->frame.meters_per_unit = 0.0254f;
+    model->axes.up = MR_UP_Z;
+    model->axes.meters_per_unit = 0.0254f;
     mat4 display, m, w;
     mr_model_display_matrix(model, display);
     mr_attach_model(&sk, &p, NULL, J_HEAD, NULL, m);
@@ -66,9 +66,9 @@ TEST(attach_world_goes_through_the_display_matrix)
     vec3 back;
     CHECK(mr_attach_world_to_model(display, w[3], back) == MR_OK);
     CHECK(glm_vec3_distance(back, m[3]) < 1e-3f);
-    mr_model_free(model);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_model_destroy(model);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(attach_offset_applies_scale)
@@ -85,15 +85,15 @@ TEST(attach_refuses_joint_out_of_range_and_bad_sizes)
     mr_skeleton sk;
     mr_pose p, small;
     posed(&sk, &p);
-    mr_pose_make(&small, 3);
+    mr_pose_init(&small, 3);
     mat4 m;
     CHECK(mr_attach_model(&sk, &p, NULL, J_COUNT, NULL, m) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_attach_model(&sk, &p, NULL, -1, NULL, m) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_attach_model(&sk, &small, NULL, 0, NULL, m) == MR_ERR_JOINT_COUNT);
     CHECK(mr_attach_model(&sk, NULL, NULL, 0, NULL, m) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&small);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&small);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(attach_refuses_nan_offset_and_zero_rotation)

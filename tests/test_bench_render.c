@@ -41,6 +41,6 @@ int main(void)
     fig = fixture_model(NULL);
     RUN(bench_render_reports_one_off_and_steady_costs);
     RUN(bench_render_draws_every_instance);
-    mr_model_free(fig);
+    mr_model_destroy(fig);
     return test_summary("bench_render");
 }

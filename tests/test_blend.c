@@ -1,5 +1,5 @@
-/* test_blend.c — mr_pose_blend (weights, sign alignment, rest fallback,
- * masks), override layers, additive clips and mr_pose_add, and a negative
+/* test_blend.c — mr_blend_run (weights, sign alignment, rest fallback,
+ * masks), override layers, additive clips and mr_blend_additive, and a negative
  * test per invalid configuration. */
 #include "anim/blend.h"
 #include "choreo_fixture.h"
@@ -13,9 +13,9 @@ typedef struct world {
 static void world_make(world *w)
 {
     fixture_humanoid(&w->sk);
-    mr_pose_make(&w->a, J_COUNT);
-    mr_pose_make(&w->b, J_COUNT);
-    mr_pose_make(&w->out, J_COUNT);
+    mr_pose_init(&w->a, J_COUNT);
+    mr_pose_init(&w->b, J_COUNT);
+    mr_pose_init(&w->out, J_COUNT);
     mr_pose_set_rest(&w->a, &w->sk);
     mr_pose_set_rest(&w->b, &w->sk);
     /* a: head turned 0 deg, spine moved; b: head turned 60 deg about Z. */
@@ -28,10 +28,10 @@ static void world_make(world *w)
 
 static void world_free(world *w)
 {
-    mr_pose_destroy(&w->a);
-    mr_pose_destroy(&w->b);
-    mr_pose_destroy(&w->out);
-    mr_skeleton_destroy(&w->sk);
+    mr_pose_deinit(&w->a);
+    mr_pose_deinit(&w->b);
+    mr_pose_deinit(&w->out);
+    mr_skeleton_deinit(&w->sk);
 }
 
 static float z_angle_deg(const float *q) { return glm_deg(2.0f * atan2f(q[2], q[3])); }
@@ -40,7 +40,7 @@ static mr_status blend2(world *w, float wa, float wb, const mr_mask *ma, const m
 {
     mr_blend_layer layers[2] = {{&w->a, wa, ma}, {&w->b, wb, mb}};
     mr_blend_job job = {&w->sk, layers, 2, thr, &w->out};
-    return mr_pose_blend(&job, NULL);
+    return mr_blend_run(&job, NULL);
 }
 
 TEST(blend_equal_weights_give_the_midpoint)
@@ -110,12 +110,12 @@ TEST(blend_mask_restricts_a_layer_per_joint)
     world w;
     world_make(&w);
     mr_mask m;
-    mr_mask_make(&m, J_COUNT, 0.0f);
+    mr_mask_init(&m, J_COUNT, 0.0f);
     mr_mask_set_subtree(&m, &w.sk, J_NECK, 1.0f);   /* b only drives neck and head */
     blend2(&w, 1.0f, 1.0f, NULL, &m, 0.0f);
     CHECK_NEAR(w.out.t[J_PELVIS][0], 0.0, 1e-6);      /* a alone at the pelvis */
     CHECK_NEAR(z_angle_deg(w.out.r[J_HEAD]), 30.0, 1e-3);
-    mr_mask_destroy(&m);
+    mr_mask_deinit(&m);
     world_free(&w);
 }
 
@@ -125,7 +125,7 @@ TEST(blend_output_may_alias_an_input)
     world_make(&w);
     mr_blend_layer layers[2] = {{&w.a, 1.0f, NULL}, {&w.b, 1.0f, NULL}};
     mr_blend_job job = {&w.sk, layers, 2, 0.0f, &w.a};
-    CHECK(mr_pose_blend(&job, NULL) == MR_OK);
+    CHECK(mr_blend_run(&job, NULL) == MR_OK);
     CHECK_NEAR(w.a.t[J_PELVIS][0], 5.0, 1e-5);
     CHECK_NEAR(z_angle_deg(w.a.r[J_HEAD]), 30.0, 1e-3);
     world_free(&w);
@@ -136,27 +136,27 @@ TEST(layer_mask_zero_leaves_joints_bitwise)
     world w;
     world_make(&w);
     mr_pose lower;
-    mr_pose_make(&lower, J_COUNT);
+    mr_pose_init(&lower, J_COUNT);
     mr_pose_copy(&lower, &w.a);
     mr_mask m;
-    mr_mask_make(&m, J_COUNT, 0.0f);
+    mr_mask_init(&m, J_COUNT, 0.0f);
     mr_mask_set_subtree(&m, &w.sk, J_UPPERARM_R, 1.0f);
     mr_mask_ramp(&m, &w.sk, J_SPINE3, 2, 0.0f, 0.5f);   /* some partial weights too */
     glm_quatv(w.b.r[J_UPPERARM_R], 1.0f, (vec3){1, 0, 0});
-    CHECK(mr_pose_layer(&w.a, &w.b, 0.8f, &m) == MR_OK);
+    CHECK(mr_blend_override(&w.a, &w.b, 0.8f, &m) == MR_OK);
     for (int j = 0; j < J_COUNT; j++)
         if (m.w[j] == 0.0f) CHECK_MSG(fixture_pose_equal(&w.a, &lower, j), "joint %d changed", j);
     CHECK(!fixture_pose_equal(&w.a, &lower, J_UPPERARM_R));
     /* Weight 1 with mask 1 copies the layer exactly. */
     mr_mask_fill(&m, 1.0f);
-    mr_pose_layer(&w.a, &w.b, 1.0f, &m);
+    mr_blend_override(&w.a, &w.b, 1.0f, &m);
     for (int j = 0; j < J_COUNT; j++) CHECK(fixture_pose_equal(&w.a, &w.b, j));
     /* Weight 0 without a mask leaves everything. */
     mr_pose_copy(&w.a, &lower);
-    mr_pose_layer(&w.a, &w.b, 0.0f, NULL);
+    mr_blend_override(&w.a, &w.b, 0.0f, NULL);
     for (int j = 0; j < J_COUNT; j++) CHECK(fixture_pose_equal(&w.a, &lower, j));
-    mr_mask_destroy(&m);
-    mr_pose_destroy(&lower);
+    mr_mask_deinit(&m);
+    mr_pose_deinit(&lower);
     world_free(&w);
 }
 
@@ -165,27 +165,27 @@ TEST(additive_weight_zero_is_identity)
     world w;
     world_make(&w);
     mr_clip *c = fixture_cycle("wave", 1.0f, 30.0f, 0.0f, 0.0f), *d = NULL;
-    CHECK(mr_clip_make_additive(c, &w.sk, NULL, 0.0f, &d, NULL) == MR_OK);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, 0.0f, &d, NULL) == MR_OK);
     mr_pose delta, before;
-    mr_pose_make(&delta, J_COUNT);
-    mr_pose_make(&before, J_COUNT);
+    mr_pose_init(&delta, J_COUNT);
+    mr_pose_init(&before, J_COUNT);
     mr_clip_sample(d, &w.sk, 0.37f, MR_WRAP_LOOP, &delta);
     mr_pose_copy(&before, &w.b);
-    CHECK(mr_pose_add(&w.b, &delta, 0.0f, NULL) == MR_OK);
+    CHECK(mr_blend_additive(&w.b, &delta, 0.0f, NULL) == MR_OK);
     for (int j = 0; j < J_COUNT; j++) CHECK(fixture_pose_equal(&w.b, &before, j));
     /* Masked: joints with mask 0 are untouched even at weight 1. */
     mr_mask m;
-    mr_mask_make(&m, J_COUNT, 0.0f);
+    mr_mask_init(&m, J_COUNT, 0.0f);
     mr_mask_set_subtree(&m, &w.sk, J_SPINE3, 1.0f);
-    mr_pose_add(&w.b, &delta, 1.0f, &m);
+    mr_blend_additive(&w.b, &delta, 1.0f, &m);
     for (int j = 0; j < J_COUNT; j++)
         if (m.w[j] == 0.0f) CHECK(fixture_pose_equal(&w.b, &before, j));
     CHECK(!fixture_pose_equal(&w.b, &before, J_HEAD));
-    mr_mask_destroy(&m);
-    mr_pose_destroy(&delta);
-    mr_pose_destroy(&before);
-    mr_clip_free(c);
-    mr_clip_free(d);
+    mr_mask_deinit(&m);
+    mr_pose_deinit(&delta);
+    mr_pose_deinit(&before);
+    mr_clip_destroy(c);
+    mr_clip_destroy(d);
     world_free(&w);
 }
 
@@ -195,18 +195,18 @@ TEST(additive_clip_added_to_its_reference_restores_the_clip)
     world_make(&w);
     mr_clip *c = fixture_cycle("wave", 1.2f, 35.0f, 0.4f, 3.0f), *d = NULL;
     /* Reference: the clip itself at t = 0.3. */
-    CHECK(mr_clip_make_additive(c, &w.sk, NULL, 0.3f, &d, NULL) == MR_OK);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, 0.3f, &d, NULL) == MR_OK);
     CHECK(strcmp(d->name, "wave.additive") == 0);
     CHECK(d->duration == c->duration);
     mr_pose ref, delta, want;
-    mr_pose_make(&ref, J_COUNT);
-    mr_pose_make(&delta, J_COUNT);
-    mr_pose_make(&want, J_COUNT);
+    mr_pose_init(&ref, J_COUNT);
+    mr_pose_init(&delta, J_COUNT);
+    mr_pose_init(&want, J_COUNT);
     for (float t = 0.0f; t <= 1.2f; t += 0.07f) {
         mr_clip_sample(c, &w.sk, 0.3f, MR_WRAP_CLAMP, &ref);
         mr_clip_sample(d, &w.sk, t, MR_WRAP_CLAMP, &delta);
         mr_clip_sample(c, &w.sk, t, MR_WRAP_CLAMP, &want);
-        mr_pose_add(&ref, &delta, 1.0f, NULL);
+        mr_blend_additive(&ref, &delta, 1.0f, NULL);
         CHECK_MSG(fixture_max_move(&w.sk, &ref, &want) < 1e-3f, "t=%g moved %g", t,
                   fixture_max_move(&w.sk, &ref, &want));
     }
@@ -217,11 +217,11 @@ TEST(additive_clip_added_to_its_reference_restores_the_clip)
         CHECK_NEAR(fabsf(delta.r[j][3]), 1.0, 1e-5);
         CHECK_NEAR(delta.s[j][0], 1.0, 1e-6);
     }
-    mr_pose_destroy(&ref);
-    mr_pose_destroy(&delta);
-    mr_pose_destroy(&want);
-    mr_clip_free(c);
-    mr_clip_free(d);
+    mr_pose_deinit(&ref);
+    mr_pose_deinit(&delta);
+    mr_pose_deinit(&want);
+    mr_clip_destroy(c);
+    mr_clip_destroy(d);
     world_free(&w);
 }
 
@@ -234,18 +234,18 @@ TEST(additive_clip_against_a_given_pose_covers_untracked_channels)
     /* Reference: the rest pose. Scale is untracked in c: the delta's scale
      * track must exist and hold exactly 1, not fall back to rest. */
     mr_pose rest;
-    mr_pose_make(&rest, J_COUNT);
+    mr_pose_init(&rest, J_COUNT);
     mr_pose_set_rest(&rest, &w.sk);
-    CHECK(mr_clip_make_additive(c, &w.sk, &rest, 0.0f, &d, NULL) == MR_OK);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, &rest, 0.0f, &d, NULL) == MR_OK);
     for (int j = 0; j < J_COUNT; j++) {
         CHECK(d->tracks[j].s.key_count == 1);
         CHECK(d->tracks[j].t.key_count >= 1);
     }
     CHECK(d->tracks[J_HEAD].t.values[0] == 0.0f && d->tracks[J_HEAD].s.values[0] == 1.0f);
     CHECK(d->marker_count == 1 && strcmp(d->markers[0].name, "tick") == 0);
-    mr_pose_destroy(&rest);
-    mr_clip_free(c);
-    mr_clip_free(d);
+    mr_pose_deinit(&rest);
+    mr_clip_destroy(c);
+    mr_clip_destroy(d);
     world_free(&w);
 }
 
@@ -254,7 +254,7 @@ TEST(streaming_blend_matches_the_blend_job)
     world w;
     world_make(&w);
     mr_pose acc;
-    mr_pose_make(&acc, J_COUNT);
+    mr_pose_init(&acc, J_COUNT);
     CHECK(mr_blend_begin(&acc) == MR_OK);
     CHECK(mr_blend_add(&acc, &w.a, 0.3f) == MR_OK);
     CHECK(mr_blend_add(&acc, &w.b, 0.6f) == MR_OK);
@@ -269,7 +269,7 @@ TEST(streaming_blend_matches_the_blend_job)
     mr_blend_add(&acc, &w.b, 0.05f);
     mr_blend_end(&acc, &w.sk, 0.05f, 0.1f);
     CHECK_NEAR(acc.t[J_PELVIS][0], 5.0, 1e-4);
-    mr_pose_destroy(&acc);
+    mr_pose_deinit(&acc);
     world_free(&w);
 }
 
@@ -278,8 +278,8 @@ TEST(streaming_blend_refuses_nan_weight_and_sizes)
     world w;
     world_make(&w);
     mr_pose acc, small;
-    mr_pose_make(&acc, J_COUNT);
-    mr_pose_make(&small, 2);
+    mr_pose_init(&acc, J_COUNT);
+    mr_pose_init(&small, 2);
     mr_blend_begin(&acc);
     CHECK(mr_blend_add(&acc, &w.a, NAN) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_blend_add(&acc, &w.a, -1.0f) == MR_ERR_INVALID_ARGUMENT);
@@ -287,8 +287,8 @@ TEST(streaming_blend_refuses_nan_weight_and_sizes)
     CHECK(mr_blend_end(&acc, &w.sk, NAN, 0.0f) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_blend_end(&small, &w.sk, 1.0f, 0.0f) == MR_ERR_JOINT_COUNT);
     CHECK(mr_blend_begin(NULL) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&acc);
-    mr_pose_destroy(&small);
+    mr_pose_deinit(&acc);
+    mr_pose_deinit(&small);
     world_free(&w);
 }
 
@@ -299,18 +299,18 @@ TEST(blend_refuses_mismatched_joint_counts)
     world w;
     world_make(&w);
     mr_pose small;
-    mr_pose_make(&small, J_COUNT - 1);
+    mr_pose_init(&small, J_COUNT - 1);
     mr_blend_layer layers[2] = {{&w.a, 1.0f, NULL}, {&small, 1.0f, NULL}};
     mr_blend_job job = {&w.sk, layers, 2, 0.0f, &w.out};
     mr_error err = {0};
     mr_pose_copy(&w.out, &w.b);
-    CHECK(mr_pose_blend(&job, &err) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_run(&job, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "layer 1 pose has 17 joints");
     CHECK(fixture_pose_equal(&w.out, &w.b, J_HEAD));   /* output untouched */
     mr_blend_job job2 = {&w.sk, layers, 1, 0.0f, &small};
-    CHECK(mr_pose_blend(&job2, &err) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_run(&job2, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "output pose");
-    mr_pose_destroy(&small);
+    mr_pose_deinit(&small);
     world_free(&w);
 }
 
@@ -321,7 +321,7 @@ TEST(blend_refuses_nan_weight)
     mr_error err = {0};
     mr_blend_layer layers[2] = {{&w.a, 1.0f, NULL}, {&w.b, NAN, NULL}};
     mr_blend_job job = {&w.sk, layers, 2, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&job, &err) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&job, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "layer 1 weight nan");
     world_free(&w);
 }
@@ -349,15 +349,15 @@ TEST(blend_refuses_mask_of_wrong_size)
     world w;
     world_make(&w);
     mr_mask m;
-    mr_mask_make(&m, 4, 1.0f);
+    mr_mask_init(&m, 4, 1.0f);
     mr_error err = {0};
     mr_blend_layer layers[1] = {{&w.a, 1.0f, &m}};
     mr_blend_job job = {&w.sk, layers, 1, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&job, &err) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_run(&job, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "layer 0 mask has 4 joints");
-    CHECK(mr_pose_layer(&w.a, &w.b, 1.0f, &m) == MR_ERR_JOINT_COUNT);
-    CHECK(mr_pose_add(&w.a, &w.b, 1.0f, &m) == MR_ERR_JOINT_COUNT);
-    mr_mask_destroy(&m);
+    CHECK(mr_blend_override(&w.a, &w.b, 1.0f, &m) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_additive(&w.a, &w.b, 1.0f, &m) == MR_ERR_JOINT_COUNT);
+    mr_mask_deinit(&m);
     world_free(&w);
 }
 
@@ -367,16 +367,16 @@ TEST(blend_refuses_missing_pieces)
     world_make(&w);
     mr_blend_layer layers[1] = {{NULL, 1.0f, NULL}};
     mr_blend_job no_pose = {&w.sk, layers, 1, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&no_pose, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&no_pose, NULL) == MR_ERR_INVALID_ARGUMENT);
     mr_blend_job no_layers = {&w.sk, NULL, 2, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&no_layers, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&no_layers, NULL) == MR_ERR_INVALID_ARGUMENT);
     mr_blend_job no_out = {&w.sk, NULL, 0, 0.0f, NULL};
-    CHECK(mr_pose_blend(&no_out, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&no_out, NULL) == MR_ERR_INVALID_ARGUMENT);
     mr_blend_job no_sk = {NULL, NULL, 0, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&no_sk, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_blend(NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&no_sk, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
     mr_blend_job negative = {&w.sk, NULL, -1, 0.0f, &w.out};
-    CHECK(mr_pose_blend(&negative, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_run(&negative, NULL) == MR_ERR_INVALID_ARGUMENT);
     world_free(&w);
 }
 
@@ -385,15 +385,15 @@ TEST(layer_and_add_refuse_bad_weight_and_sizes)
     world w;
     world_make(&w);
     mr_pose small;
-    mr_pose_make(&small, 3);
-    CHECK(mr_pose_layer(&w.a, &w.b, NAN, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_layer(&w.a, &w.b, 1.5f, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_add(&w.a, &w.b, -0.1f, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_add(&w.a, &w.b, NAN, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_layer(&w.a, &small, 1.0f, NULL) == MR_ERR_JOINT_COUNT);
-    CHECK(mr_pose_add(&w.a, &small, 1.0f, NULL) == MR_ERR_JOINT_COUNT);
-    CHECK(mr_pose_add(&w.a, NULL, 1.0f, NULL) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&small);
+    mr_pose_init(&small, 3);
+    CHECK(mr_blend_override(&w.a, &w.b, NAN, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_override(&w.a, &w.b, 1.5f, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_additive(&w.a, &w.b, -0.1f, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_additive(&w.a, &w.b, NAN, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_override(&w.a, &small, 1.0f, NULL) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_additive(&w.a, &small, 1.0f, NULL) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_additive(&w.a, NULL, 1.0f, NULL) == MR_ERR_INVALID_ARGUMENT);
+    mr_pose_deinit(&small);
     world_free(&w);
 }
 
@@ -404,24 +404,24 @@ TEST(make_additive_refuses_bad_inputs)
     mr_clip *c = fixture_cycle("x", 1.0f, 10.0f, 0.0f, 0.0f), *d = (mr_clip *)&w;
     mr_clip *wrong = mr_clip_make("wrong", 5);
     mr_error err = {0};
-    CHECK(mr_clip_make_additive(c, &w.sk, NULL, NAN, &d, &err) == MR_ERR_BAD_TIME);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, NAN, &d, &err) == MR_ERR_BAD_TIME);
     CHECK(d == NULL);
-    CHECK(mr_clip_make_additive(wrong, &w.sk, NULL, 0.0f, &d, &err) == MR_ERR_JOINT_COUNT);
+    CHECK(mr_blend_make_additive_clip(wrong, &w.sk, NULL, 0.0f, &d, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "clip 'wrong' has 5 joints");
     mr_pose small;
-    mr_pose_make(&small, 2);
-    CHECK(mr_clip_make_additive(c, &w.sk, &small, 0.0f, &d, &err) == MR_ERR_JOINT_COUNT);
+    mr_pose_init(&small, 2);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, &small, 0.0f, &d, &err) == MR_ERR_JOINT_COUNT);
     w.a.s[J_HEAD][1] = 0.0f;
-    CHECK(mr_clip_make_additive(c, &w.sk, &w.a, 0.0f, &d, &err) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, &w.a, 0.0f, &d, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "zero scale");
     CHECK(d == NULL);
     mr_clip *empty = mr_clip_make("empty", 0);
-    CHECK(mr_clip_make_additive(empty, &w.sk, NULL, 0.0f, &d, &err) == MR_ERR_EMPTY_CLIP);
-    CHECK(mr_clip_make_additive(c, &w.sk, NULL, 0.0f, NULL, &err) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&small);
-    mr_clip_free(c);
-    mr_clip_free(wrong);
-    mr_clip_free(empty);
+    CHECK(mr_blend_make_additive_clip(empty, &w.sk, NULL, 0.0f, &d, &err) == MR_ERR_EMPTY_CLIP);
+    CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, 0.0f, NULL, &err) == MR_ERR_INVALID_ARGUMENT);
+    mr_pose_deinit(&small);
+    mr_clip_destroy(c);
+    mr_clip_destroy(wrong);
+    mr_clip_destroy(empty);
     world_free(&w);
 }
 

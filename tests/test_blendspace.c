@@ -22,13 +22,13 @@ static void world_make(world *w)
 
 static void world_free(world *w)
 {
-    mr_clip_free(w->idle);
-    mr_clip_free(w->walk);
-    mr_clip_free(w->run);
-    mr_clip_free(w->left);
-    mr_clip_free(w->right);
-    mr_clip_free(w->back);
-    mr_skeleton_destroy(&w->sk);
+    mr_clip_destroy(w->idle);
+    mr_clip_destroy(w->walk);
+    mr_clip_destroy(w->run);
+    mr_clip_destroy(w->left);
+    mr_clip_destroy(w->right);
+    mr_clip_destroy(w->back);
+    mr_skeleton_deinit(&w->sk);
 }
 
 static void space_2d(world *w, mr_blendspace *bs)
@@ -120,11 +120,11 @@ TEST(blendspace_sample_shares_the_normalised_phase)
     mr_blendspace_add(&bs, w.walk, 1.0f, 0);
     mr_blendspace_add(&bs, w.run, 3.0f, 0);
     mr_pose out, scratch, a, b, want;
-    mr_pose_make(&out, J_COUNT);
-    mr_pose_make(&scratch, J_COUNT);
-    mr_pose_make(&a, J_COUNT);
-    mr_pose_make(&b, J_COUNT);
-    mr_pose_make(&want, J_COUNT);
+    mr_pose_init(&out, J_COUNT);
+    mr_pose_init(&scratch, J_COUNT);
+    mr_pose_init(&a, J_COUNT);
+    mr_pose_init(&b, J_COUNT);
+    mr_pose_init(&want, J_COUNT);
     float wt[2];
     /* Only run: run at phase 0.25 = 0.15 s, exactly. */
     mr_blendspace_weights(&bs, 3.0f, 0, wt);
@@ -138,13 +138,13 @@ TEST(blendspace_sample_shares_the_normalised_phase)
     mr_clip_sample(w.run, &w.sk, 0.15f, MR_WRAP_CLAMP, &b);
     mr_blend_layer layers[2] = {{&a, 0.5f, NULL}, {&b, 0.5f, NULL}};
     mr_blend_job job = {&w.sk, layers, 2, 0.0f, &want};
-    mr_pose_blend(&job, NULL);
+    mr_blend_run(&job, NULL);
     CHECK(fixture_max_move(&w.sk, &out, &want) < 1e-4f);
-    mr_pose_destroy(&out);
-    mr_pose_destroy(&scratch);
-    mr_pose_destroy(&a);
-    mr_pose_destroy(&b);
-    mr_pose_destroy(&want);
+    mr_pose_deinit(&out);
+    mr_pose_deinit(&scratch);
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    mr_pose_deinit(&want);
     world_free(&w);
 }
 
@@ -224,12 +224,12 @@ TEST(blendspace_validate_refuses_mismatched_joint_counts)
     CHECK_STR_CONTAINS(err.msg, "clip 'small' has 4 joints");
     float wt[2] = {0.5f, 0.5f};
     mr_pose out, scratch;
-    mr_pose_make(&out, J_COUNT);
-    mr_pose_make(&scratch, J_COUNT);
+    mr_pose_init(&out, J_COUNT);
+    mr_pose_init(&scratch, J_COUNT);
     CHECK(mr_blendspace_sample(&bs, &w.sk, wt, 0.0f, &scratch, &out) == MR_ERR_JOINT_COUNT);
-    mr_pose_destroy(&out);
-    mr_pose_destroy(&scratch);
-    mr_clip_free(small);
+    mr_pose_deinit(&out);
+    mr_pose_deinit(&scratch);
+    mr_clip_destroy(small);
     world_free(&w);
 }
 
@@ -244,7 +244,7 @@ TEST(blendspace_validate_refuses_zero_duration_clip)
     mr_error err = {0};
     CHECK(mr_blendspace_validate(&bs, &w.sk, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "duration 0");
-    mr_clip_free(still);
+    mr_clip_destroy(still);
     world_free(&w);
 }
 
@@ -281,14 +281,14 @@ TEST(blendspace_sample_refuses_nan_phase_and_aliased_scratch)
     float wt[MR_BLENDSPACE_MAX];
     mr_blendspace_weights(&bs, 0.5f, 0.5f, wt);
     mr_pose out, scratch;
-    mr_pose_make(&out, J_COUNT);
-    mr_pose_make(&scratch, J_COUNT);
+    mr_pose_init(&out, J_COUNT);
+    mr_pose_init(&scratch, J_COUNT);
     CHECK(mr_blendspace_sample(&bs, &w.sk, wt, NAN, &scratch, &out) == MR_ERR_BAD_TIME);
     CHECK(mr_blendspace_sample(&bs, &w.sk, wt, 0.0f, &out, &out) == MR_ERR_INVALID_ARGUMENT);
     wt[0] = NAN;
     CHECK(mr_blendspace_sample(&bs, &w.sk, wt, 0.0f, &scratch, &out) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&out);
-    mr_pose_destroy(&scratch);
+    mr_pose_deinit(&out);
+    mr_pose_deinit(&scratch);
     world_free(&w);
 }
 

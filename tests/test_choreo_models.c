@@ -18,7 +18,7 @@ static mr_model *load_mannequin(void)
     const char *anims[] = {"models/idle.md5anim", "models/walk.md5anim", "models/wave.md5anim"};
     mr_model *m = NULL;
     mr_error err = {0};
-    if (mr_model_load("models/mannequin.md5mesh", anims, 3, &m, &err) != MR_OK) printf("       %s\n", err.msg);
+    if (mr_load_model("models/mannequin.md5mesh", anims, 3, &m, &err) != MR_OK) printf("       %s\n", err.msg);
     return m;
 }
 
@@ -27,7 +27,7 @@ static mr_model *load_snout(void)
     const char *anims[] = {SNOUT "forward.md5anim", SNOUT "idle.md5anim", SNOUT "shotgun_shoot.md5anim"};
     mr_model *m = NULL;
     mr_error err = {0};
-    if (mr_model_load(SNOUT "snoutx10k.md5mesh", anims, 3, &m, &err) != MR_OK) printf("       %s\n", err.msg);
+    if (mr_load_model(SNOUT "snoutx10k.md5mesh", anims, 3, &m, &err) != MR_OK) printf("       %s\n", err.msg);
     return m;
 }
 
@@ -48,15 +48,15 @@ static void check_fade(const mr_model *m, const char *a, const char *b, const ch
     const mr_clip *ca = mr_model_find_clip(m, a), *cb = mr_model_find_clip(m, b), *cc = c ? mr_model_find_clip(m, c) : NULL;
     CHECK(ca && cb && (!c || cc));
     if (!ca || !cb || (c && !cc)) return;
-    mr_mixer *mx = mr_mixer_make(sk, m->frame.up, NULL, NULL);
+    mr_mixer *mx = mr_mixer_make(sk, m->axes.up, NULL, NULL);
     mr_play_opts o = mr_play_opts_default();
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, ca, &o, NULL);
     mr_pose pose, src[3], prev_src[3];
-    mr_pose_make(&pose, n);
+    mr_pose_init(&pose, n);
     for (int i = 0; i < 3; i++) {
-        mr_pose_make(&src[i], n);
-        mr_pose_make(&prev_src[i], n);
+        mr_pose_init(&src[i], n);
+        mr_pose_init(&prev_src[i], n);
     }
     mat4 *cur = mr_alloc_array((size_t)n, sizeof *cur), *prev = mr_alloc_array((size_t)n, sizeof *prev);
     mat4 *s0 = mr_alloc_array((size_t)n, sizeof *s0), *s1 = mr_alloc_array((size_t)n, sizeof *s1);
@@ -106,10 +106,10 @@ static void check_fade(const mr_model *m, const char *a, const char *b, const ch
     }
     CHECK(bad == 0);
     for (int i = 0; i < 3; i++) {
-        mr_pose_destroy(&src[i]);
-        mr_pose_destroy(&prev_src[i]);
+        mr_pose_deinit(&src[i]);
+        mr_pose_deinit(&prev_src[i]);
     }
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     free(cur);
     free(prev);
     free(s0);
@@ -124,7 +124,7 @@ TEST(mannequin_fades_are_continuous)
     if (!m) return;
     check_fade(m, "walk", "idle", NULL);
     check_fade(m, "walk", "idle", "wave");
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(snoutx10k_fades_are_continuous)
@@ -133,7 +133,7 @@ TEST(snoutx10k_fades_are_continuous)
     CHECK(m != NULL);
     if (!m) return;
     check_fade(m, "forward", "idle", "shotgun_shoot");
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(mannequin_wave_over_walk_leaves_the_legs_bitwise)
@@ -143,10 +143,10 @@ TEST(mannequin_wave_over_walk_leaves_the_legs_bitwise)
     if (!m) return;
     const mr_skeleton *sk = &m->skeleton;
     mr_mask upper;
-    mr_mask_make(&upper, sk->joint_count, 0.0f);
+    mr_mask_init(&upper, sk->joint_count, 0.0f);
     mr_mask_set_subtree(&upper, sk, mr_skeleton_find(sk, "spine_02"), 1.0f);
     mr_mask_ramp(&upper, sk, mr_skeleton_find(sk, "spine_02"), 2, 0.5f, 1.0f);
-    mr_mixer *base = mr_mixer_make(sk, m->frame.up, NULL, NULL), *mx = mr_mixer_make(sk, m->frame.up, NULL, NULL);
+    mr_mixer *base = mr_mixer_make(sk, m->axes.up, NULL, NULL), *mx = mr_mixer_make(sk, m->axes.up, NULL, NULL);
     mr_play_opts o = mr_play_opts_default();
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(base, 0, mr_model_find_clip(m, "walk"), &o, NULL);
@@ -154,8 +154,8 @@ TEST(mannequin_wave_over_walk_leaves_the_legs_bitwise)
     mr_mixer_set_mask(mx, 1, &upper, NULL);
     mr_mixer_play(mx, 1, mr_model_find_clip(m, "wave"), &o, NULL);
     mr_pose a, b;
-    mr_pose_make(&a, sk->joint_count);
-    mr_pose_make(&b, sk->joint_count);
+    mr_pose_init(&a, sk->joint_count);
+    mr_pose_init(&b, sk->joint_count);
     int legs = 0, differ = 0;
     for (int f = 0; f < 90; f++) {
         mr_mixer_update(base, 1.0f / 30, NULL);
@@ -170,12 +170,12 @@ TEST(mannequin_wave_over_walk_leaves_the_legs_bitwise)
         }
     }
     CHECK(legs > 0 && differ > 0);
-    mr_pose_destroy(&a);
-    mr_pose_destroy(&b);
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
     mr_mixer_destroy(base);
     mr_mixer_destroy(mx);
-    mr_mask_destroy(&upper);
-    mr_model_free(m);
+    mr_mask_deinit(&upper);
+    mr_model_destroy(m);
 }
 
 static float rnd(unsigned *s)
@@ -192,7 +192,7 @@ static void check_reach(const mr_model *m, const char *clip, const char *j0, con
     CHECK(s >= 0 && mid >= 0 && e >= 0 && c);
     if (s < 0 || mid < 0 || e < 0 || !c) return;
     mr_pose p;
-    mr_pose_make(&p, sk->joint_count);
+    mr_pose_init(&p, sk->joint_count);
     unsigned seed = 11;
     int misses = 0, tried = 0;
     for (int i = 0; i < 200; i++) {
@@ -216,7 +216,7 @@ static void check_reach(const mr_model *m, const char *clip, const char *j0, con
         if (glm_vec3_distance(me[3], target) > 1e-3f * (l1 + l2)) misses++;
     }
     CHECK_MSG(misses == 0 && tried > 150, "%s: %d of %d targets missed", m->path, misses, tried);
-    mr_pose_destroy(&p);
+    mr_pose_deinit(&p);
 }
 
 TEST(mannequin_and_snoutx10k_arms_reach_their_targets)
@@ -226,14 +226,14 @@ TEST(mannequin_and_snoutx10k_arms_reach_their_targets)
     if (m) {
         check_reach(m, "walk", "upperarm_r", "lowerarm_r", "hand_r");
         check_reach(m, "idle", "thigh_l", "calf_l", "foot_l");
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     m = load_snout();
     CHECK(m != NULL);
     if (m) {
         check_reach(m, "forward", "UpperArm.L", "LowerArm.L", "Hand.L");
         check_reach(m, "idle", "Thigh.R", "Shin.R", "UpperFoot.R");
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }
 
@@ -246,14 +246,14 @@ TEST(mannequin_head_looks_at_a_point)
     int chain[3] = {mr_skeleton_find(sk, "spine_03"), mr_skeleton_find(sk, "neck"), mr_skeleton_find(sk, "head")};
     static const float shares[3] = {0.2f, 0.3f, 0.5f};
     mr_pose p;
-    mr_pose_make(&p, sk->joint_count);
+    mr_pose_init(&p, sk->joint_count);
     mr_clip_sample(mr_model_find_clip(m, "walk"), sk, 0.3f, MR_WRAP_CLAMP, &p);
     /* Aim the head's local +X (whatever it is) at a point beside the head. */
     mr_aim_job job = {sk, &p, chain, shares, NULL, 3, {30, 40, 65}, {1, 0, 0}, {0, 0, 0}, 1.0f, 0.0f};
     CHECK(mr_ik_aim(&job, NULL) == MR_OK);
     CHECK_MSG(job.error < 1e-3f, "error %g", job.error);
-    mr_pose_destroy(&p);
-    mr_model_free(m);
+    mr_pose_deinit(&p);
+    mr_model_destroy(m);
 }
 
 TEST(snoutx10k_events_count_per_loop_for_any_dt)
@@ -267,7 +267,7 @@ TEST(snoutx10k_events_count_per_loop_for_any_dt)
     static const float dts[] = {1.0f / 240, 1.0f / 60, 0.1f, 0.5f, 2.0f};
     for (int d = 0; d < 5; d++)
         for (int dir = 0; dir < 2; dir++) {
-            mr_mixer *mx = mr_mixer_make(&m->skeleton, m->frame.up, NULL, NULL);
+            mr_mixer *mx = mr_mixer_make(&m->skeleton, m->axes.up, NULL, NULL);
             mr_play_opts o = mr_play_opts_default();
             o.loop = MR_LOOP_REPEAT;
             o.speed = dir ? -1.0f : 1.0f;
@@ -288,7 +288,7 @@ TEST(snoutx10k_events_count_per_loop_for_any_dt)
             CHECK_MSG(steps == 6 && loops == 3, "dt %g dir %d: %d steps, %d loops", dts[d], dir, steps, loops);
             mr_mixer_destroy(mx);
         }
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 int main(void)

@@ -1,5 +1,6 @@
 /* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
 #include "anim_fixture.h"
+#include "core/str.h"
 #include "test.h"
 
 static float angle_about_z(const float *q) { return 2.0f * atan2f(q[2], q[3]); }
@@ -10,7 +11,7 @@ TEST(clip_sample_interpolates_rotation_and_translation)
     fixture_chain(&sk);
     mr_clip *c = fixture_clip();
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     CHECK(mr_clip_sample(c, &sk, 0.25f, MR_WRAP_CLAMP, &p) == MR_OK);
     /* nlerp between 0 and 45 degrees at the midpoint is exactly 22.5. */
     CHECK_NEAR(glm_deg(angle_about_z(p.r[1])), 22.5, 1e-3);
@@ -19,9 +20,9 @@ TEST(clip_sample_interpolates_rotation_and_translation)
     CHECK_NEAR(p.t[1][0], 1.0, 1e-6);
     CHECK_NEAR(p.r[2][3], 1.0, 1e-6);
     CHECK_NEAR(p.s[1][0], 1.0, 1e-6);
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_sample_clamps_outside_keys)
@@ -30,15 +31,15 @@ TEST(clip_sample_clamps_outside_keys)
     fixture_chain(&sk);
     mr_clip *c = fixture_clip();
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_clip_sample(c, &sk, -5.0f, MR_WRAP_CLAMP, &p);
     CHECK_NEAR(angle_about_z(p.r[1]), 0.0, 1e-6);
     mr_clip_sample(c, &sk, 7.0f, MR_WRAP_CLAMP, &p);
     CHECK_NEAR(glm_deg(angle_about_z(p.r[1])), 90.0, 1e-3);
     CHECK_NEAR(p.t[0][1], 2.0, 1e-6);
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_sample_loops)
@@ -47,16 +48,16 @@ TEST(clip_sample_loops)
     fixture_chain(&sk);
     mr_clip *c = fixture_clip();
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_clip_sample(c, &sk, 2.25f, MR_WRAP_LOOP, &p);
     CHECK_NEAR(p.t[0][1], 0.5, 1e-5);
     mr_clip_sample(c, &sk, -0.75f, MR_WRAP_LOOP, &p);   /* negative time wraps too */
     CHECK_NEAR(p.t[0][1], 0.5, 1e-5);
     CHECK_NEAR(mr_clip_wrap_time(c, 3.0f, MR_WRAP_LOOP), 0.0, 1e-6);
     CHECK_NEAR(mr_clip_wrap_time(c, 3.0f, MR_WRAP_CLAMP), 1.0, 1e-6);
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_sample_nan_time_leaves_pose)
@@ -65,14 +66,14 @@ TEST(clip_sample_nan_time_leaves_pose)
     fixture_chain(&sk);
     mr_clip *c = fixture_clip();
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     p.t[0][0] = 42.0f;
     CHECK(mr_clip_sample(c, &sk, NAN, MR_WRAP_LOOP, &p) == MR_ERR_BAD_TIME);
     CHECK(mr_clip_sample(c, &sk, INFINITY, MR_WRAP_CLAMP, &p) == MR_ERR_BAD_TIME);
     CHECK(p.t[0][0] == 42.0f);
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_sample_mismatched_joint_counts)
@@ -81,17 +82,17 @@ TEST(clip_sample_mismatched_joint_counts)
     fixture_chain(&sk);
     mr_clip *c = mr_clip_make("short", 2);
     mr_pose p, small;
-    mr_pose_make(&p, 3);
-    mr_pose_make(&small, 2);
+    mr_pose_init(&p, 3);
+    mr_pose_init(&small, 2);
     CHECK(mr_clip_sample(c, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_JOINT_COUNT);
     mr_clip *ok = fixture_clip();
     CHECK(mr_clip_sample(ok, &sk, 0, MR_WRAP_CLAMP, &small) == MR_ERR_JOINT_COUNT);
     CHECK(mr_clip_sample(NULL, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&p);
-    mr_pose_destroy(&small);
-    mr_clip_free(c);
-    mr_clip_free(ok);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_pose_deinit(&small);
+    mr_clip_destroy(c);
+    mr_clip_destroy(ok);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_empty_clip_is_refused)
@@ -100,14 +101,14 @@ TEST(clip_empty_clip_is_refused)
     fixture_chain(&sk);
     mr_clip *c = mr_clip_make("empty", 0);
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_error err = {0};
     CHECK(mr_clip_sample(c, &sk, 0, MR_WRAP_CLAMP, &p) == MR_ERR_EMPTY_CLIP);
     CHECK(mr_clip_validate(c, &err) == MR_ERR_EMPTY_CLIP);
     CHECK_STR_CONTAINS(err.msg, "empty");
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_zero_length_clip_holds_its_only_pose)
@@ -117,18 +118,18 @@ TEST(clip_zero_length_clip_holds_its_only_pose)
     fixture_chain(&sk);
     mr_clip *c = mr_clip_make("still", 3);
     mr_track *t = &c->tracks[2].t;
-    mr_track_alloc(t, 1, MR_INTERP_LINEAR);
+    mr_track_init(t, 1, MR_INTERP_LINEAR);
     t->values[0] = 5.0f;
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_error err = {0};
     CHECK(mr_clip_validate(c, &err) == MR_OK);
     CHECK(mr_clip_sample(c, &sk, 3.7f, MR_WRAP_LOOP, &p) == MR_OK);
     CHECK(p.t[2][0] == 5.0f);
     CHECK(mr_clip_wrap_time(c, 3.7f, MR_WRAP_LOOP) == 0.0f);
-    mr_pose_destroy(&p);
-    mr_clip_free(c);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_validate_rejects_bad_keys)
@@ -152,7 +153,7 @@ TEST(clip_validate_rejects_bad_keys)
     c->tracks[1].r.values[7] = 1;
     c->duration = NAN;
     CHECK(mr_clip_validate(c, &err) != MR_OK);
-    mr_clip_free(c);
+    mr_clip_destroy(c);
     CHECK(mr_clip_validate(NULL, &err) == MR_ERR_INVALID_ARGUMENT);
 }
 
@@ -160,7 +161,7 @@ TEST(clip_rotation_takes_shortest_path)
 {
     /* Keys q and -q' an angle apart: interpolation must not swing the long way. */
     mr_track tr = {.components = 4};
-    mr_track_alloc(&tr, 2, MR_INTERP_LINEAR);
+    mr_track_init(&tr, 2, MR_INTERP_LINEAR);
     tr.times[0] = 0;
     tr.times[1] = 1;
     versor a, b;
@@ -182,7 +183,7 @@ TEST(clip_rotation_takes_shortest_path)
 TEST(clip_step_and_cubic_interpolation)
 {
     mr_track st = {.components = 3};
-    mr_track_alloc(&st, 2, MR_INTERP_STEP);
+    mr_track_init(&st, 2, MR_INTERP_STEP);
     st.times[1] = 1;
     st.values[3] = 10;
     float v[4];
@@ -195,7 +196,7 @@ TEST(clip_step_and_cubic_interpolation)
 
     /* Hermite with zero tangents is smoothstep: 0.5 at the middle, 0.15625*k at 0.25. */
     mr_track cu = {.components = 3};
-    mr_track_alloc(&cu, 2, MR_INTERP_CUBIC);
+    mr_track_init(&cu, 2, MR_INTERP_CUBIC);
     cu.times[1] = 2;
     cu.values[9 + 3] = 8;  /* key 1 value.x */
     mr_track_sample(&cu, 1.0f, v);
@@ -216,8 +217,8 @@ TEST(clip_uniform_lookup_matches_binary_search)
     /* Evenly spaced keys take the O(1) path; the result must equal the search. */
     mr_track a = {.components = 3}, b = {.components = 3};
     int n = 97;
-    mr_track_alloc(&a, n, MR_INTERP_LINEAR);
-    mr_track_alloc(&b, n, MR_INTERP_LINEAR);
+    mr_track_init(&a, n, MR_INTERP_LINEAR);
+    mr_track_init(&b, n, MR_INTERP_LINEAR);
     for (int i = 0; i < n; i++) {
         a.times[i] = b.times[i] = 0.25f + i / 24.0f;
         a.values[3 * i] = b.values[3 * i] = sinf(i * 0.7f);
@@ -245,7 +246,7 @@ static mr_clip *shared_line_clip(void)
     c->duration = 2.0f;
     for (int j = 0; j < 5; j++) {
         mr_track *r = &c->tracks[j].r, *t = &c->tracks[j].t;
-        mr_track_alloc(r, 9, MR_INTERP_LINEAR);
+        mr_track_init(r, 9, MR_INTERP_LINEAR);
         for (int k = 0; k < 9; k++) {
             r->times[k] = k * 0.25f;
             versor q;
@@ -254,7 +255,7 @@ static mr_clip *shared_line_clip(void)
             memcpy(r->values + 4 * k, q, sizeof q);
         }
         if (j == 3) continue;                  /* joint 3: translation keeps the rest pose */
-        mr_track_alloc(t, j == 4 ? 1 : 9, MR_INTERP_LINEAR);
+        mr_track_init(t, j == 4 ? 1 : 9, MR_INTERP_LINEAR);
         for (int k = 0; k < t->key_count; k++) {
             t->times[k] = k * 0.25f;
             for (int e = 0; e < 3; e++) t->values[3 * k + e] = sinf(k + e + j);
@@ -279,9 +280,9 @@ static double quat_angle(const float *a, const float *b)
 TEST(clip_finish_shared_line_samples_identically)
 {
     mr_skeleton sk;
-    mr_skeleton_make(&sk, 5);
+    mr_skeleton_init(&sk, 5);
     for (int j = 0; j < 5; j++) {
-        sk.names[j] = mr_strfmt("j%d", j);
+        sk.names[j] = mr_str_fmt("j%d", j);
         sk.rest_t[j][1] = 7.0f + j;
     }
     mr_clip *fast = shared_line_clip();
@@ -291,11 +292,11 @@ TEST(clip_finish_shared_line_samples_identically)
     CHECK(fast->shared_keys > 9 && mr_clip_key_count(fast) == 9);
     CHECK(fast->dense != NULL);
     mr_pose a, b;
-    mr_pose_make(&a, 5);
-    mr_pose_make(&b, 5);
+    mr_pose_init(&a, 5);
+    mr_pose_init(&b, 5);
     mr_pose *dense = calloc(233, sizeof *dense);
     for (int s = 0; s < 233; s++) {
-        mr_pose_make(&dense[s], 5);
+        mr_pose_init(&dense[s], 5);
         mr_clip_sample(fast, &sk, (s - 3) * 0.01f, MR_WRAP_CLAMP, &dense[s]);
     }
     /* The same refined keys through the per-track shared path. */
@@ -316,7 +317,7 @@ TEST(clip_finish_shared_line_samples_identically)
             double e = quat_angle(q, b.r[j]);
             if (e > worst) worst = e;
         }
-        mr_pose_destroy(d);
+        mr_pose_deinit(d);
     }
     free(dense);
     fast->dense = bake;
@@ -327,17 +328,17 @@ TEST(clip_finish_shared_line_samples_identically)
     fast->tracks[2].t.times[4] += 0.01f;
     mr_clip_finish(fast);
     CHECK(fast->shared_keys == 0 && fast->dense == NULL);
-    mr_pose_destroy(&a);
-    mr_pose_destroy(&b);
-    mr_clip_free(fast);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    mr_clip_destroy(fast);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(clip_key_count_is_longest_track)
 {
     mr_clip *c = fixture_clip();
     CHECK(mr_clip_key_count(c) == 3);
-    mr_clip_free(c);
+    mr_clip_destroy(c);
 }
 
 int main(void)

@@ -19,7 +19,7 @@
 #include "test.h"
 #include "test_files.h"
 
-#include "anim/frame.h"
+#include "anim/axes.h"
 #include "anim/model.h"
 #include "core/alloc.h"
 #include "core/file.h"
@@ -28,6 +28,8 @@
 #include "formats/md5.h"
 
 #include "collada_ref.h"
+#include "core/path.h"
+#include "core/str.h"
 
 /* Under the sanitizers (make asan) fewer sample times: the point there is
  * memory and UB checking, and the evaluator is slow under ASan. */
@@ -64,7 +66,7 @@ static char *tmp_dir(void)
 {
     char tmpl[] = "/tmp/marrow-collada-XXXXXX";
     char *d = mkdtemp(tmpl);
-    return d ? mr_strdup(d) : NULL;
+    return d ? mr_str_dup(d) : NULL;
 }
 
 static void write_file(const char *path, const char *data, size_t len)
@@ -96,7 +98,7 @@ static vec3 *posed_corners(const mr_model *m, const mr_clip *clip, float t, int 
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     if (clip) CHECK(mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &pose) == MR_OK);
     else mr_pose_set_rest(&pose, sk);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
@@ -118,7 +120,7 @@ static vec3 *posed_corners(const mr_model *m, const mr_clip *clip, float t, int 
     }
     free(model);
     free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     *count = total;
     return out;
 }
@@ -193,13 +195,13 @@ TEST(load_every_shared_dae)
             ok++;
             CHECK_MSG(!reason, "%s should have been refused", files[i]);
             CHECK(m && !strcmp(m->format, "collada"));
-            CHECK(m->frame.up == MR_UP_Y && m->frame.meters_per_unit == 1.0f);
-            CHECK(m->frame_note && strstr(m->frame_note, "COLLADA"));
+            CHECK(m->axes.up == MR_UP_Y && m->axes.meters_per_unit == 1.0f);
+            CHECK(m->axes_note && strstr(m->axes_note, "COLLADA"));
             mr_error verr;
             CHECK_MSG(mr_skeleton_validate(&m->skeleton, &verr) == MR_OK, "%s: %s", files[i], verr.msg);
             for (int c = 0; c < m->clip_count; c++)
                 CHECK_MSG(mr_clip_validate(m->clips[c], &verr) == MR_OK, "%s: %s", files[i], verr.msg);
-            mr_model_free(m);
+            mr_model_destroy(m);
         } else {
             failed++;
             printf("       refused %s\n         %s\n", files[i], err.msg);
@@ -263,7 +265,7 @@ static void check_against_reference(const char *path, double *worst_out, int *ov
     }
     ref_max_influences = 0;
     ref_close(&d);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(posed_meshes_match_independent_reference)
@@ -322,7 +324,7 @@ TEST(resampled_tracks_stay_within_tolerance)
         mr_model *m = load(files[f]);
         ref_doc d;
         if (!m || ref_open(&d, files[f])) {
-            mr_model_free(m);
+            mr_model_destroy(m);
             continue;
         }
         xmlNode *lib = ref_child(d.root, "library_animation_clips");
@@ -356,7 +358,7 @@ TEST(resampled_tracks_stay_within_tolerance)
         if (worst > overall) overall = worst, worst_file = files[f];
         CHECK_MSG(worst <= 1e-4, "%s: %.4f%% of the size off the exact curves", files[f], worst * 100);
         ref_close(&d);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     ref_max_influences = 0;
     printf("       max over all: %.5f%% of the model size (%s)\n", overall * 100, mr_path_basename(worst_file));
@@ -427,7 +429,7 @@ static vec3 *posed_vertices(const mr_model *m, int *count)
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     mr_pose_set_rest(&pose, sk);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
     mat4 *skin = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *skin);
@@ -442,7 +444,7 @@ static vec3 *posed_vertices(const mr_model *m, int *count)
         at += m->meshes[i].vertex_count;
     }
     free(nrm), free(model), free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     *count = total;
     return out;
 }
@@ -453,8 +455,8 @@ static double point_set_distance(const char *a_path, const char *b_path)
 {
     mr_model *a = load(a_path), *b = load(b_path);
     if (!a || !b) {
-        mr_model_free(a);
-        mr_model_free(b);
+        mr_model_destroy(a);
+        mr_model_destroy(b);
         return -1;
     }
     int na, nb;
@@ -474,8 +476,8 @@ static double point_set_distance(const char *a_path, const char *b_path)
     free(ga.start), free(ga.items), free(gb.start), free(gb.items);
     free(pa);
     free(pb);
-    mr_model_free(a);
-    mr_model_free(b);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
     return worst / diag;
 }
 
@@ -608,7 +610,7 @@ TEST(damaged_copies_of_a_valid_file_fail_cleanly)
             loaded++;
             mr_error verr;
             CHECK(mr_skeleton_validate(&m->skeleton, &verr) == MR_OK);
-            mr_model_free(m);
+            mr_model_destroy(m);
         } else {
             refused++;
             CHECK_MSG(st == MR_ERR_BAD_FILE || st == MR_ERR_LIMIT, "round %d: status %d: %s", round, st, err.msg);
@@ -639,7 +641,7 @@ static const char *small_doc_body =
 
 TEST(billion_laughs_is_not_expanded)
 {
-    char *doc = mr_strfmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [\n"
+    char *doc = mr_str_fmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [\n"
                           " <!ENTITY lol \"lol\">\n"
                           " <!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n"
                           " <!ENTITY lol2 \"&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;\">\n"
@@ -664,7 +666,7 @@ TEST(billion_laughs_is_not_expanded)
     CHECK(secs < 2.0);
     if (m) {
         CHECK(m->mesh_count == 1);
-        mr_model_free(m);
+        mr_model_destroy(m);
     } else {
         CHECK(err.status == MR_ERR_BAD_FILE);
     }
@@ -681,7 +683,7 @@ TEST(parser_options_never_substitute_entities)
     CHECK(!(o & XML_PARSE_XINCLUDE));
     CHECK(!(o & XML_PARSE_HUGE));
     /* Even an internal entity stays a reference: its text is not data. */
-    char *doc = mr_strfmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY pos \"0 0 0 1 0 0 0 1 0\"> ]>\n%s%s",
+    char *doc = mr_str_fmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY pos \"0 0 0 1 0 0 0 1 0\"> ]>\n%s%s",
                           small_doc_head, small_doc_body);
     char *at = strstr(doc, ">0 0 0 1 0 0 0 1 0<");
     CHECK(at != NULL);
@@ -692,7 +694,7 @@ TEST(parser_options_never_substitute_entities)
     mr_model *m = parse_text("entity.dae", doc, &err);
     CHECK(m == NULL);
     CHECK_STR_CONTAINS(err.msg, "holds only 0 values");
-    mr_model_free(m);
+    mr_model_destroy(m);
     free(doc);
 }
 
@@ -712,7 +714,7 @@ TEST(libxml2_stays_silent)
         mr_model *m = NULL;
         mr_error err;
         mr_collada_parse("noise.dae", docs[i], strlen(docs[i]), &m, &err);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     fflush(stderr);
     dup2(saved, 2);
@@ -733,7 +735,7 @@ TEST(external_entities_are_never_read)
     write_file(secret, numbers, strlen(numbers));
     /* If the SYSTEM entity were read, the float_array would hold 9 values
      * and the file would load; unread, the array is empty. */
-    char *doc = mr_strfmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY xxe SYSTEM \"file://%s\"> ]>\n"
+    char *doc = mr_str_fmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY xxe SYSTEM \"file://%s\"> ]>\n"
                           "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
                           "<library_geometries><geometry id=\"g\" name=\"tri\"><mesh>\n"
                           "<source id=\"p\"><float_array id=\"pa\" count=\"9\">&xxe;</float_array>\n"
@@ -751,22 +753,22 @@ TEST(external_entities_are_never_read)
     mr_status st = mr_collada_load(path, &m, &err);
     CHECK_MSG(st == MR_ERR_BAD_FILE, "the external entity was read: status %d", st);
     CHECK_STR_CONTAINS(err.msg, "holds only 0 values");
-    if (m) mr_model_free(m);
+    if (m) mr_model_destroy(m);
     /* In an attribute, libxml2 refuses the reference outright. */
-    char *attr_doc = mr_strfmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY xxe SYSTEM \"file://%s\"> ]>\n"
+    char *attr_doc = mr_str_fmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA [ <!ENTITY xxe SYSTEM \"file://%s\"> ]>\n"
                                "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">"
                                "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\" name=\"&xxe;\"/>"
                                "</visual_scene></library_visual_scenes></COLLADA>\n", secret);
     m = parse_text("xxe-attr.dae", attr_doc, &err);
     CHECK(m == NULL && err.status == MR_ERR_BAD_FILE);
-    mr_model_free(m);
+    mr_model_destroy(m);
     free(attr_doc);
     /* An external DTD is not fetched either. */
     char *dtd = mr_path_join(dir, "evil.dtd");
     const char *dtd_text = "<!ENTITY pos \"0 0 0 1 0 0 0 1 0\">";
     write_file(dtd, dtd_text, strlen(dtd_text));
-    char *doc2 = mr_strfmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA SYSTEM \"file://%s\">\n%s", dtd, small_doc_head);
-    char *full2 = mr_strfmt("%s%s", doc2, small_doc_body);
+    char *doc2 = mr_str_fmt("<?xml version=\"1.0\"?>\n<!DOCTYPE COLLADA SYSTEM \"file://%s\">\n%s", dtd, small_doc_head);
+    char *full2 = mr_str_fmt("%s%s", doc2, small_doc_body);
     char *rep = strstr(full2, "0 0 0 1 0 0 0 1 0");
     CHECK(rep != NULL);
     if (rep) {
@@ -775,7 +777,7 @@ TEST(external_entities_are_never_read)
     }
     m = parse_text(path, full2, &err);
     CHECK_MSG(m == NULL, "the external DTD was loaded");
-    mr_model_free(m);
+    mr_model_destroy(m);
     free(doc2);
     free(full2);
     free(dtd);
@@ -789,7 +791,7 @@ TEST(external_entities_are_never_read)
 TEST(utf16_bom_and_special_characters_load)
 {
     /* UTF-16LE with a BOM, converted here from an ASCII document. */
-    char *ascii = mr_strfmt("<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n%s%s", small_doc_head, small_doc_body);
+    char *ascii = mr_str_fmt("<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n%s%s", small_doc_head, small_doc_body);
     size_t n = strlen(ascii);
     char *utf16 = malloc(2 * n + 2);
     utf16[0] = (char)0xFF, utf16[1] = (char)0xFE;
@@ -799,28 +801,28 @@ TEST(utf16_bom_and_special_characters_load)
     CHECK_MSG(mr_collada_parse("utf16.dae", utf16, 2 * n + 2, &m, &err) == MR_OK, "%s", err.msg);
     if (m) {
         CHECK(m->mesh_count == 1 && m->meshes[0].index_count == 3);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     free(utf16);
     free(ascii);
     m = load(SHARED_MODELS "assimp/test/models/Collada/cube_UTF8BOM.dae");
     if (m) {
         CHECK(m->mesh_count == 1);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     m = load(SHARED_MODELS "assimp/test/models/Collada/cube_xmlspecialchars.dae");
     if (m) {
         CHECK(m->mesh_count == 1);
         CHECK_MSG(m->mesh_count && !strcmp(m->meshes[0].name, "\"&<box>&\""), "mesh name '%s'",
                   m->mesh_count ? m->meshes[0].name : "");
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     /* COLLADA 1.5's namespace. */
     m = load(SHARED_MODELS "khronos-collada-cts/StandardDataSets/1_5/collada/library_controllers/controller/skin/"
                            "bind_shape_matrix/non_identity/non_identity.dae");
     if (m) {
         CHECK(m->mesh_count == 1 && m->skeleton.joint_count >= 4);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     /* Empty elements and a document without a scene. */
     m = parse_text("empty.dae",
@@ -831,7 +833,7 @@ TEST(utf16_bom_and_special_characters_load)
     if (m) {
         CHECK(m->mesh_count == 0 && m->skeleton.joint_count == 0 && m->clip_count == 0);
         CHECK(m->warning_count >= 1);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }
 
@@ -863,7 +865,7 @@ static void posed_vertex(const mr_model *m, int c, float t, int i, int v, vec3 o
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     if (c >= 0) mr_clip_sample(m->clips[c], sk, t, MR_WRAP_CLAMP, &pose);
     else mr_pose_set_rest(&pose, sk);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
@@ -875,7 +877,7 @@ static void posed_vertex(const mr_model *m, int c, float t, int i, int v, vec3 o
     mr_mesh_skin(me, skin, pos, nrm);
     glm_vec3_copy(pos[v], out);
     free(pos), free(nrm), free(model), free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 /* Index of the vertex of mesh i whose rest position is nearest p. */
@@ -904,8 +906,8 @@ TEST(up_axis_and_unit_are_converted_to_y_up_metres)
         "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
     mr_model *m = parse_ok("zup.dae", z_up);
     if (!m) return;
-    CHECK(m->frame.up == MR_UP_Y && m->frame.meters_per_unit == 1.0f);
-    CHECK_STR_CONTAINS(m->frame_note, "COLLADA Z_UP, unit 0.01 m: converted to Y-up metres");
+    CHECK(m->axes.up == MR_UP_Y && m->axes.meters_per_unit == 1.0f);
+    CHECK_STR_CONTAINS(m->axes_note, "COLLADA Z_UP, unit 0.01 m: converted to Y-up metres");
     CHECK(m->skeleton.joint_count == 1);
     CHECK_NEAR(m->skeleton.rest_t[0][0], 0, 1e-6);
     CHECK_NEAR(m->skeleton.rest_t[0][1], 1, 1e-6);
@@ -927,20 +929,20 @@ TEST(up_axis_and_unit_are_converted_to_y_up_metres)
         CHECK_NEAR(p[1], 2.01f, 1e-5);
         CHECK_NEAR(p[2], 0, 1e-5);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
 
     const char *x_up = DOC_HEAD("X_UP", "2") TRI_GEOMETRY
         "<library_visual_scenes><visual_scene id=\"s\"><node id=\"j\" name=\"j\"><translate sid=\"t\">1 0 0</translate>"
         "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
     m = parse_ok("xup.dae", x_up);
     if (!m) return;
-    CHECK_STR_CONTAINS(m->frame_note, "COLLADA X_UP, unit 2 m");
+    CHECK_STR_CONTAINS(m->axes_note, "COLLADA X_UP, unit 2 m");
     /* (x, y, z) -> (-y, x, z) * 2: the node 1 unit up is 2 m up. */
     CHECK_NEAR(m->skeleton.rest_t[0][1], 2, 1e-6);
     CHECK(find_vertex(m, 0, 0, 4, 0) >= 0);            /* (1 0 0) + (1 0 0) -> (0, 2, 0) * 2 */
     CHECK(find_vertex(m, 0, -2, 2, 0) >= 0);           /* (0 1 0) */
     CHECK(find_vertex(m, 0, 0, 2, 2) >= 0);            /* (0 0 1) */
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(primitives_offsets_and_materials)
@@ -982,7 +984,7 @@ TEST(primitives_offsets_and_materials)
     if (!m) return;
     CHECK(m->mesh_count == 4);
     if (m->mesh_count != 4) {
-        mr_model_free(m);
+        mr_model_destroy(m);
         return;
     }
     /* polylist: 2 + 1 triangles; tuples (pos, nrm, uv) de-duplicated: the
@@ -1016,7 +1018,7 @@ TEST(primitives_offsets_and_materials)
     int lines = 0;
     for (int w = 0; w < m->warning_count; w++) lines += strstr(m->warnings[w], "line primitive") != NULL;
     CHECK(lines == 1);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* A 3-joint chain skinned with more influences than 4, zero weights and a
@@ -1090,7 +1092,7 @@ TEST(skins_bind_shape_influences_and_hierarchy)
     posed_vertex(m, -1, 0, 0, v2, p);
     CHECK_NEAR(p[1], 2, 1e-5);
     CHECK_NEAR(p[2], 5, 1e-5);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* tests/quirks/collada: files off the letter of COLLADA whose meaning is
@@ -1150,8 +1152,8 @@ TEST(quirk_files_load_with_one_warning_and_pose_like_their_twin)
             }
             count++;
         }
-        mr_model_free(m);
-        mr_model_free(twin);
+        mr_model_destroy(m);
+        mr_model_destroy(twin);
     }
     free(manifest);
     CHECK(count >= 2);
@@ -1170,7 +1172,7 @@ TEST(instance_node_twice_gives_unique_joint_names)
     CHECK(mr_skeleton_find(&m->skeleton, "prop") >= 0);
     CHECK(mr_skeleton_find(&m->skeleton, "prop#2") >= 0);
     CHECK(find_vertex(m, 1, 2, 5, 0) >= 0);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* Transform kinds, arbitrary rotation axes, an animated arbitrary-axis
@@ -1236,21 +1238,21 @@ TEST(transform_kinds_and_rebound_skins_match_the_reference)
     if (m) {
         CHECK(m->mesh_count == 3);
         for (int w = 0; w < m->warning_count; w++) CHECK_MSG(!strstr(m->warnings[w], "rebound"), "%s", m->warnings[w]);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     /* A skew cannot be a joint's translation/rotation/scale: it loads,
      * approximated, with a warning. */
-    char *skewed = mr_strfmt("%s", transform_doc);
+    char *skewed = mr_str_fmt("%s", transform_doc);
     char *at = strstr(skewed, "<lookat>");
     if (at) {
-        char *doc2 = mr_strfmt("%.*s<skew>20 0 1 0 1 0 0</skew>%s", (int)(at - skewed), skewed, at);
+        char *doc2 = mr_str_fmt("%.*s<skew>20 0 1 0 1 0 0</skew>%s", (int)(at - skewed), skewed, at);
         mr_error err = {0};
         mr_model *m2 = parse_text("skew.dae", doc2, &err);
         CHECK_MSG(m2 != NULL, "%s", err.msg);
         int sheared = 0;
         for (int w = 0; m2 && w < m2->warning_count; w++) sheared += strstr(m2->warnings[w], "shear") != NULL;
         CHECK(sheared == 1);
-        mr_model_free(m2);
+        mr_model_destroy(m2);
         free(doc2);
     }
     free(skewed);
@@ -1289,13 +1291,13 @@ TEST(interpolations_are_evaluated_as_defined)
     if (!m) return;
     CHECK(m->clip_count == 1);
     if (!m->clip_count) {
-        mr_model_free(m);
+        mr_model_destroy(m);
         return;
     }
     const mr_clip *c = m->clips[0];
     CHECK_NEAR(c->duration, 4, 1e-6);
     mr_pose pose;
-    mr_pose_make(&pose, m->skeleton.joint_count);
+    mr_pose_init(&pose, m->skeleton.joint_count);
     int j = mr_skeleton_find(&m->skeleton, "j");
     /* Before the first key: the first key's value (document time). */
     mr_clip_sample(c, &m->skeleton, 0, MR_WRAP_CLAMP, &pose);
@@ -1322,8 +1324,8 @@ TEST(interpolations_are_evaluated_as_defined)
     CHECK_NEAR(pose.t[j][0], 10, 1e-4);
     mr_clip_sample(c, &m->skeleton, 4.0f, MR_WRAP_CLAMP, &pose);
     CHECK_NEAR(pose.t[j][0], 20, 1e-4);
-    mr_pose_destroy(&pose);
-    mr_model_free(m);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
 }
 
 TEST(matrix_channels_whole_and_by_element)
@@ -1358,9 +1360,8 @@ TEST(matrix_channels_whole_and_by_element)
         posed_vertex(m, 0, 1.0f, 1, find_vertex(m, 1, 1, 0, 0), p);
         CHECK_NEAR(p[0], 3, 1e-4);  /* 1 + 2 at t = 1 */
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
-
 
 /* ---- 3ds Max (ColladaMax / FCollada) baked matrices ---------------------- */
 
@@ -1446,7 +1447,7 @@ TEST(max_element_channels_pose_like_whole_matrices)
     char *text = read_text(MAX_CHAIN);
     CHECK(el && whole && text);
     if (!el || !whole || !text) {
-        mr_model_free(el), mr_model_free(whole), free(text);
+        mr_model_destroy(el), mr_model_destroy(whole), free(text);
         return;
     }
     CHECK(el->clip_count == 1 && whole->clip_count == 1);
@@ -1492,13 +1493,13 @@ TEST(max_element_channels_pose_like_whole_matrices)
     check_against_reference(MAX_CHAIN, worst, &over8);
     printf("       loader vs collada_ref.h: %.6f%% of the size\n", worst[0] * 100);
     CHECK(worst[0] <= 1e-4);
-    mr_model_free(a);
-    mr_model_free(r);
+    mr_model_destroy(a);
+    mr_model_destroy(r);
     free(anon);
     free(rows);
     free(text);
-    mr_model_free(el);
-    mr_model_free(whole);
+    mr_model_destroy(el);
+    mr_model_destroy(whole);
 }
 
 TEST(matrix_element_order_from_the_data)
@@ -1568,7 +1569,7 @@ TEST(matrix_element_order_from_the_data)
         }
         CHECK_MSG(warned == docs[d].cols_first, "document %zu: warning %d, expected %d", d, warned,
                   docs[d].cols_first);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }
 
@@ -1580,7 +1581,7 @@ TEST(named_clips_and_default_clip)
         CHECK(mr_model_find_clip(m, "bend") != NULL);
         CHECK(mr_model_find_clip(m, "turn") != NULL);
         if (mr_model_find_clip(m, "bend")) CHECK_NEAR(mr_model_find_clip(m, "bend")->duration, 0.625, 1e-6);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     m = load(ASTROBOY);
     if (m) {
@@ -1601,7 +1602,7 @@ TEST(named_clips_and_default_clip)
         int blend = 0;
         for (int w = 0; w < m->warning_count; w++) blend += strstr(m->warnings[w], "blendParent1") != NULL;
         CHECK(blend == 1);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }
 
@@ -1609,7 +1610,7 @@ TEST(named_clips_and_default_clip)
 
 static char *texture_doc(const char *image)
 {
-    return mr_strfmt(DOC_HEAD("Y_UP", "1")
+    return mr_str_fmt(DOC_HEAD("Y_UP", "1")
                      "<library_images><image id=\"img\"><init_from>%s</init_from></image></library_images>"
                      "<library_effects><effect id=\"fx\"><profile_COMMON>"
                      "<newparam sid=\"surf\"><surface type=\"2D\"><init_from>img</init_from></surface></newparam>"
@@ -1628,20 +1629,20 @@ static char *texture_of(const char *dir, const char *image, int *warnings)
 {
     char *doc = texture_doc(image);
     /* Geometry primitives name no material: bind the symbol via the id. */
-    char *fixed = mr_strfmt("%s", doc);
+    char *fixed = mr_str_fmt("%s", doc);
     char *tri = strstr(fixed, "<triangles count=\"1\">");
     char *out = NULL;
     if (tri) {
-        char *with = mr_strfmt("%.*s<triangles count=\"1\" material=\"M\">%s", (int)(tri - fixed), fixed,
+        char *with = mr_str_fmt("%.*s<triangles count=\"1\" material=\"M\">%s", (int)(tri - fixed), fixed,
                                tri + strlen("<triangles count=\"1\">"));
         char *path = mr_path_join(dir, "model.dae");
         write_file(path, with, strlen(with));
         mr_model *m = load(path);
         if (m && m->mesh_count == 1) {
-            out = mr_strdup(m->meshes[0].material.diffuse_map);
+            out = mr_str_dup(m->meshes[0].material.diffuse_map);
             *warnings = m->warning_count;
         }
-        mr_model_free(m);
+        mr_model_destroy(m);
         free(path);
         free(with);
     }
@@ -1688,7 +1689,7 @@ TEST(texture_paths_are_found_beside_the_model)
         for (int w = 0; w < m->warning_count; w++) warned += strstr(m->warnings[w], "character%20Texture.png") != NULL;
         CHECK(warned == 1);
         CHECK(m->mesh_count == 1 && m->meshes[0].material.diffuse_map);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
     m = load(ASTROBOY);
     if (m) {
@@ -1696,7 +1697,7 @@ TEST(texture_paths_are_found_beside_the_model)
         for (int i = 0; i < m->mesh_count; i++)
             found += m->meshes[i].material.diffuse_map && mr_file_exists(m->meshes[i].material.diffuse_map);
         CHECK(found >= 1);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }
 
@@ -1713,13 +1714,13 @@ static int close_rel(double a, double b, double eps)
 static mr_model *md5_like_model(void)
 {
     mr_model *m = mr_model_new("bob.md5mesh", "md5");
-    m->frame.up = MR_UP_Z;
-    m->frame.meters_per_unit = 0.0254f;
+    m->axes.up = MR_UP_Z;
+    m->axes.meters_per_unit = 0.0254f;
     static const char *names[6] = {"origin", "spine", "leg_l", "head", "arm & <hand>", "foot"};
     static const int parents[6] = {-1, 0, 0, 1, 1, 2};
-    mr_skeleton_make(&m->skeleton, 6);
+    mr_skeleton_init(&m->skeleton, 6);
     for (int j = 0; j < 6; j++) {
-        m->skeleton.names[j] = mr_strdup(names[j]);
+        m->skeleton.names[j] = mr_str_dup(names[j]);
         m->skeleton.parents[j] = parents[j];
         glm_vec3_copy((vec3){1.5f * j, -2.25f + j, 10.0f + 7.0f * j}, m->skeleton.rest_t[j]);
         glm_quatv(m->skeleton.rest_r[j], 0.3f * j + 0.1f, (vec3){0.2f, 0.5f * j, 1});
@@ -1729,9 +1730,9 @@ static mr_model *md5_like_model(void)
     m->meshes = calloc(1, sizeof *m->meshes);
     m->mesh_count = 1;
     mr_mesh *me = &m->meshes[0];
-    mr_mesh_alloc(me, 24, 36, 1);
-    me->name = mr_strdup("body");
-    me->material.name = mr_strdup("skin");
+    mr_mesh_init(me, 24, 36, 1);
+    me->name = mr_str_dup("body");
+    me->material.name = mr_str_dup("skin");
     for (int v = 0; v < 24; v++) {
         glm_vec3_copy((vec3){(float)(v % 4) * 3.25f - 5, (float)(v / 4) * 1.5f, 40.0f + 0.125f * v}, me->positions[v]);
         glm_vec3_normalize_to((vec3){0.1f * v, 1, 0.5f}, me->normals[v]);
@@ -1753,9 +1754,9 @@ static mr_model *md5_like_model(void)
         clip->duration = (float)(keys - 1) / 24;
         for (int j = 0; j < 6; j++) {
             mr_joint_tracks *jt = &clip->tracks[j];
-            mr_track_alloc(&jt->t, keys, MR_INTERP_LINEAR);
-            mr_track_alloc(&jt->r, keys, MR_INTERP_LINEAR);
-            if (j == 2) mr_track_alloc(&jt->s, keys, MR_INTERP_LINEAR);
+            mr_track_init(&jt->t, keys, MR_INTERP_LINEAR);
+            mr_track_init(&jt->r, keys, MR_INTERP_LINEAR);
+            if (j == 2) mr_track_init(&jt->s, keys, MR_INTERP_LINEAR);
             for (int k = 0; k < keys; k++) {
                 float t = (float)k / 24;
                 jt->t.times[k] = jt->r.times[k] = t;
@@ -1804,14 +1805,14 @@ TEST(md5_model_round_trips_through_collada)
     free(text);
     mr_model *back = load(path);
     if (!back) {
-        mr_model_free(orig);
+        mr_model_destroy(orig);
         remove_tree(dir), free(dir), free(path);
         return;
     }
-    CHECK(back->frame.up == MR_UP_Y && back->frame.meters_per_unit == 1.0f);
-    CHECK_STR_CONTAINS(back->frame_note, "COLLADA Z_UP, unit 0.0254 m");
+    CHECK(back->axes.up == MR_UP_Y && back->axes.meters_per_unit == 1.0f);
+    CHECK_STR_CONTAINS(back->axes_note, "COLLADA Z_UP, unit 0.0254 m");
     /* Back into MD5's frame, then every number must match. */
-    CHECK(mr_model_convert_frame(back, orig->frame, &err) == MR_OK);
+    CHECK(mr_axes_convert_model(back, orig->axes, &err) == MR_OK);
     const double eps = 1e-5;
     const mr_skeleton *a = &orig->skeleton, *b = &back->skeleton;
     CHECK(a->joint_count == b->joint_count);
@@ -1888,8 +1889,8 @@ TEST(md5_model_round_trips_through_collada)
         }
         CHECK_MSG(bad == 0, "clip %s: %d key values differ", ca->name, bad);
     }
-    mr_model_free(back);
-    mr_model_free(orig);
+    mr_model_destroy(back);
+    mr_model_destroy(orig);
     remove_tree(dir);
     free(dir);
     free(path);
@@ -1931,11 +1932,11 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
     CHECK_MSG(mr_collada_write(a, dae, &err) == MR_OK, "%s", err.msg);
     mr_model *b = load(dae);
     if (b) {
-        CHECK(mr_model_convert_frame(b, a->frame, &err) == MR_OK);  /* Y-up metres -> Z-up inches */
+        CHECK(mr_axes_convert_model(b, a->axes, &err) == MR_OK);  /* Y-up metres -> Z-up inches */
         CHECK_MSG(mr_md5_write_mesh(b, mesh2, &err) == MR_OK, "%s", err.msg);
         CHECK_MSG(mr_md5_load_mesh(mesh2, &c, &err) == MR_OK, "%s", err.msg);
         for (int i = 0; c && i < b->clip_count; i++) {
-            char *anim = mr_strfmt("%s/%s.md5anim", dir, b->clips[i]->name);
+            char *anim = mr_str_fmt("%s/%s.md5anim", dir, b->clips[i]->name);
             CHECK_MSG(mr_md5_write_anim(b, b->clips[i], anim, &err) == MR_OK, "%s", err.msg);
             CHECK_MSG(mr_md5_load_anim(c, anim, &err) == MR_OK, "%s", err.msg);
             free(anim);
@@ -1989,8 +1990,8 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
             /* Compare the poses at every frame: key layouts may differ (a
              * constant channel may be one key or none) but not values. */
             mr_pose pa, pc;
-            mr_pose_make(&pa, sa->joint_count);
-            mr_pose_make(&pc, sc->joint_count);
+            mr_pose_init(&pa, sa->joint_count);
+            mr_pose_init(&pc, sc->joint_count);
             int frames = (int)lroundf(ca->duration * ca->rate);
             vec3 lo, hi;
             mr_model_bounds(a, lo, hi);
@@ -2014,8 +2015,8 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
                     free(pc_);
                 }
             }
-            mr_pose_destroy(&pa);
-            mr_pose_destroy(&pc);
+            mr_pose_deinit(&pa);
+            mr_pose_deinit(&pc);
         }
         free(map);
     }
@@ -2023,9 +2024,9 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
     CHECK(worst_mesh <= 1e-5);
     printf("       %-40s largest rotation change %.1e rad, posed mesh %.1e of the size\n", mr_path_basename(mesh_path),
            worst_angle, worst_mesh);
-    mr_model_free(a);
-    mr_model_free(b);
-    mr_model_free(c);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
+    mr_model_destroy(c);
     remove_tree(dir);
     free(dir);
     free(dae);
@@ -2068,7 +2069,7 @@ TEST(shared_models_round_trip_through_the_writer)
         CHECK_MSG(mr_collada_write(a, path, &err) == MR_OK, "%s", err.msg);
         mr_model *b = load(path);
         if (!b) {
-            mr_model_free(a);
+            mr_model_destroy(a);
             free(path);
             continue;
         }
@@ -2096,8 +2097,8 @@ TEST(shared_models_round_trip_through_the_writer)
         printf("       %-70s written and read back: %.6f%% of the size apart\n", mr_path_basename(files[f]), worst * 100);
         /* Exact but for cubic tracks, which are written resampled at 60 Hz. */
         CHECK(worst < 1e-3);
-        mr_model_free(a);
-        mr_model_free(b);
+        mr_model_destroy(a);
+        mr_model_destroy(b);
         remove(path);
         free(path);
     }
@@ -2115,7 +2116,7 @@ TEST(writer_refuses_what_it_cannot_write)
     m->meshes[0].joints[3][0] = 0;
     CHECK(mr_collada_write(m, "/nonexistent-dir/x.dae", &err) == MR_ERR_IO);
     CHECK_STR_CONTAINS(err.msg, "/nonexistent-dir/x.dae");
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* The hand-written number parser agrees with strtof on every number of
@@ -2139,7 +2140,7 @@ TEST(float_parser_matches_strtof)
                 char *owned;
                 size_t tl;
                 const char *t = cl_text(d.ids[i].node, &tl, &owned);
-                char *copy = mr_strndup(t, tl), *p = copy;
+                char *copy = mr_str_ndup(t, tl), *p = copy;
                 for (size_t k = 0; k < arr->count; k++, total++) {
                     char *e;
                     float want = strtof(p, &e);
@@ -2181,7 +2182,7 @@ static double median_load_ms(const char *path, size_t *bytes)
         clock_gettime(CLOCK_MONOTONIC, &a);
         mr_collada_parse(path, buf, len, &m, &err);
         clock_gettime(CLOCK_MONOTONIC, &b);
-        mr_model_free(m);
+        mr_model_destroy(m);
         ms[i] = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6;
     }
     free(buf);

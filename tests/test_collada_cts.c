@@ -340,7 +340,7 @@ static void render_mask(const mr_model *m, const cam *c, float t, unsigned char 
     memset(mask, 0, (size_t)w * h);
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     if (m->clip_count) mr_clip_sample(m->clips[0], sk, t, MR_WRAP_CLAMP, &pose);
     else mr_pose_set_rest(&pose, sk);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
@@ -370,7 +370,7 @@ static void render_mask(const mr_model *m, const cam *c, float t, unsigned char 
     }
     free(model);
     free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 /* ---- Blessed frames ------------------------------------------------------------- */
@@ -600,7 +600,7 @@ TEST(blessed_frames_match_the_right_reading_only)
             double v[FRAMES];
             frame_ious(m, &c, &b, cs->start - (r == READ_LATE ? 1.0 / 30 : 0), cs->period, v);
             w[r] = worst(v);
-            mr_model_free(m);
+            mr_model_destroy(m);
         }
         const char *name = strrchr(cs->file, '/') + 1;
         printf("       %-40s worst-frame IoU: right %.3f", name, w[READ_RIGHT]);
@@ -656,8 +656,8 @@ TEST(one_value_bezier_tangents_are_offsets)
             CHECK_MSG(worst(vr) >= PASS_IOU && worst(va) < PASS_IOU, "%s: offsets %.3f, absolute %.3f",
                       files[i], worst(vr), worst(va));
         }
-        mr_model_free(right);
-        mr_model_free(abs);
+        mr_model_destroy(right);
+        mr_model_destroy(abs);
         blessed_free(&b);
     }
 }
@@ -693,7 +693,7 @@ TEST(frame_clocks_are_the_measured_ones)
         CHECK_MSG(m && clocks[best][0] == cs->start && clocks[best][1] == cs->period,
                   "%s: best clock %g + k * %g (mean IoU %.3f), table says %g + k * %g", cs->file, clocks[best][0],
                   clocks[best][1], mean[best], cs->start, cs->period);
-        mr_model_free(m);
+        mr_model_destroy(m);
         blessed_free(&b);
     }
 }

@@ -48,9 +48,9 @@ static void world_make(world *w)
 
 static void world_free(world *w)
 {
-    mr_clip_free(w->walk);
-    mr_clip_free(w->other);
-    mr_skeleton_destroy(&w->sk);
+    mr_clip_destroy(w->walk);
+    mr_clip_destroy(w->other);
+    mr_skeleton_deinit(&w->sk);
 }
 
 /* Plays walk with opts for `total` seconds in steps of dt, logging events. */
@@ -369,7 +369,7 @@ TEST(events_of_a_blend_space_come_from_its_dominant_clip)
     CHECK(l.ev[1].clip == run && l.ev[1].time == 0.125f);
     CHECK_NEAR(l.ev[1].offset, 0.625f * 0.25f, 1e-5);
     mr_mixer_destroy(mx);
-    mr_clip_free(run);
+    mr_clip_destroy(run);
     world_free(&w);
 }
 
@@ -393,7 +393,7 @@ TEST(events_beyond_the_list_are_counted_and_do_not_hang)
     mr_mixer_time(mx, 0, &t);
     CHECK(t >= 0.0f && t <= 0.01f);
     mr_mixer_destroy(mx);
-    mr_clip_free(tick);
+    mr_clip_destroy(tick);
     world_free(&w);
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/file.h"
+#include "core/path.h"
 
 /* Appends every .dae below dir to *out (new strings, *n of them; the
  * caller frees each and the array). Order is the directory's: sort with

@@ -1,5 +1,5 @@
 /* test_frame.c — what keeps an idle window cheap, without timing anything:
- * mr_lua_gfx_skip_unchanged (a frame equal to the last is not rendered, and
+ * mr_lua_draw_skip_unchanged (a frame equal to the last is not rendered, and
  * everything the picture depends on makes it render again), hidden frames
  * (update only; recorded drawing and screenshots dropped), and the stop
  * request (SIGTERM sets a flag, the process lives on, waits return). Runs on
@@ -12,6 +12,7 @@
 
 #include "anim_fixture.h"
 #include "lua/frame.h"
+#include "platform/clock.h"
 #include "platform/pacer.h"
 #include "core/file.h"
 #include "gfx/renderer.h"
@@ -44,8 +45,8 @@ static mr_lua_ctx *make_ctx(const char *src)
     mr_model *m = mr_model_new("test:chain", "test");
     fixture_chain(&m->skeleton);
     mr_lua_cache_add(ctx, "test:chain", m);
-    mr_lua_gfx_attach(ctx, rend);
-    mr_lua_gfx_skip_unchanged(ctx, 1);
+    mr_lua_draw_attach(ctx, rend);
+    mr_lua_draw_skip_unchanged(ctx, 1);
     CHECK(mr_lua_start(ctx) == 0);
     return ctx;
 }
@@ -102,7 +103,7 @@ TEST(skip_unchanged_renders_again_when_anything_shown_changes)
     CHECK(frame(ctx) == 0);
     mr_lua_set_error(ctx, NULL);       /* ... and cleared */
     CHECK(frame(ctx) == 1);
-    mr_lua_gfx_invalidate(ctx);        /* the host asks (shader reload, resize) */
+    mr_lua_draw_invalidate(ctx);        /* the host asks (shader reload, resize) */
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
     mr_error err = {0};
@@ -144,8 +145,8 @@ TEST(skip_unchanged_never_skips_a_screenshot)
 TEST(skip_unchanged_off_renders_every_frame)
 {
     mr_lua_ctx *ctx = make_ctx(scene);
-    mr_lua_gfx_skip_unchanged(ctx, 0);
-    for (int i = 0; i < 3; i++) CHECK(mr_lua_gfx_render(ctx) == 0);
+    mr_lua_draw_skip_unchanged(ctx, 0);
+    for (int i = 0; i < 3; i++) CHECK(mr_lua_draw_render(ctx) == 0);
     CHECK(mr_lua_frame_run(ctx, 1.0 / 60, 1) == 0);
     mr_lua_ctx_destroy(ctx);
 }
@@ -165,10 +166,10 @@ TEST(hidden_frame_updates_and_drops_what_was_recorded)
         CHECK(mr_lua_frame_hidden(ctx, 0.05) == 0);
         mr_lua_end_frame(ctx);
     }
-    CHECK(mr_lua_gfx_recorded(ctx) == 0);
+    CHECK(mr_lua_draw_recorded(ctx) == 0);
     CHECK(mr_lua_update(ctx, 0) == 0);  /* a recording is there until something drops it */
-    CHECK(mr_lua_gfx_recorded(ctx) == 1);
-    mr_lua_gfx_drop(ctx);
+    CHECK(mr_lua_draw_recorded(ctx) == 1);
+    mr_lua_draw_drop(ctx);
     mr_lua_keypressed(ctx, "x");
     const char *last = NULL;
     for (int i = 0; mr_lua_console_line(ctx, i); i++) last = mr_lua_console_line(ctx, i);
@@ -187,7 +188,7 @@ TEST(stop_request_sets_a_flag_and_waits_return)
     CHECK(mr_stop_exit_code(SIGTERM) == 143);
     CHECK(mr_stop_exit_code(SIGINT) == 130);
     /* With a stop requested, a wait returns at once instead of in an hour. */
-    mr_sleep_until(mr_time_now() + 3600);
+    mr_clock_sleep_until(mr_clock_now() + 3600);
     mr_pacer p;
     mr_pacer_init(&p, 0.001);
     mr_pacer_wait(&p, 1);
@@ -217,7 +218,7 @@ int main(void)
     RUN(hidden_frame_updates_and_drops_what_was_recorded);
     RUN(stop_request_sets_a_flag_and_waits_return);
     mr_renderer_destroy(rend);
-    mr_window_close(win);
+    mr_window_destroy(win);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

@@ -15,6 +15,8 @@
 #include <epoxy/gl.h>
 #include <stb_image.h>
 
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/load.h"
 #include "gfx_fixture.h"
 #include "platform/window.h"
@@ -68,7 +70,7 @@ static void camera_for(mr_scene *sc, const mat4 disp)
 static void render(const shot *s, uint8_t *out)
 {
     mr_pose pose;
-    mr_pose_make(&pose, FX_JOINTS);
+    mr_pose_init(&pose, FX_JOINTS);
     fixture_pose(fig, s->t, &pose);
     mat4 model[FX_JOINTS], skin[FX_JOINTS], disp;
     mr_pose_to_model(&fig->skeleton, &pose, model);
@@ -89,7 +91,7 @@ static void render(const shot *s, uint8_t *out)
     if (s->text) mr_renderer_text(ren, 8, 8, s->text, NULL);
     CHECK(mr_renderer_end_frame(ren) == MR_OK);
     CHECK(mr_renderer_read_pixels(ren, out, (size_t)W * H * 4) == MR_OK);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 static int luma(const uint8_t *p) { return p[0] + p[1] + p[2]; }
@@ -115,7 +117,7 @@ static int count_diff(const uint8_t *a, const uint8_t *b, int threshold)
 static void figure_centre_px(float t, float *x, float *y)
 {
     mr_pose pose;
-    mr_pose_make(&pose, FX_JOINTS);
+    mr_pose_init(&pose, FX_JOINTS);
     fixture_pose(fig, t, &pose);
     mat4 model[FX_JOINTS], skin[FX_JOINTS], disp;
     mr_pose_to_model(&fig->skeleton, &pose, model);
@@ -129,15 +131,15 @@ static void figure_centre_px(float t, float *x, float *y)
     mr_renderer_begin_frame(ren, &sc);
     mr_renderer_project(ren, hips, x, y);
     mr_renderer_end_frame(ren);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 TEST(renderer_reports_llvmpipe_context_and_finds_shaders)
 {
     CHECK(ren != NULL);
     CHECK_STR_CONTAINS(mr_window_gl_renderer(), "OpenGL");
-    char *p = mr_path_join(mr_gfx_shader_dir(), "model.vert");
-    CHECK_MSG(mr_file_exists(p), "no model.vert in %s", mr_gfx_shader_dir());
+    char *p = mr_path_join(mr_renderer_shader_dir(), "model.vert");
+    CHECK_MSG(mr_file_exists(p), "no model.vert in %s", mr_renderer_shader_dir());
     free(p);
 }
 
@@ -232,29 +234,29 @@ TEST(rendering_is_deterministic)
 static mr_model *cpu_skinned_copy(float t)
 {
     mr_pose pose;
-    mr_pose_make(&pose, FX_JOINTS);
+    mr_pose_init(&pose, FX_JOINTS);
     fixture_pose(fig, t, &pose);
     mat4 model[FX_JOINTS], skin[FX_JOINTS];
     mr_pose_to_model(&fig->skeleton, &pose, model);
     mr_pose_skinning(&fig->skeleton, model, skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 
     mr_model *m = mr_model_new("cpu.md5mesh", "md5");
-    m->frame = fig->frame;
+    m->axes = fig->axes;
     mr_skeleton_copy(&m->skeleton, &fig->skeleton);
     m->mesh_count = fig->mesh_count;
     m->meshes = calloc((size_t)m->mesh_count, sizeof *m->meshes);
     for (int i = 0; i < fig->mesh_count; i++) {
         const mr_mesh *src = &fig->meshes[i];
         mr_mesh *dst = &m->meshes[i];
-        mr_mesh_alloc(dst, src->vertex_count, src->index_count, 0);
+        mr_mesh_init(dst, src->vertex_count, src->index_count, 0);
         mr_mesh_skin(src, skin, dst->positions, dst->normals);
         memcpy(dst->uvs, src->uvs, (size_t)src->vertex_count * sizeof *src->uvs);
         memcpy(dst->indices, src->indices, (size_t)src->index_count * sizeof *src->indices);
         memcpy(dst->material.diffuse, src->material.diffuse, sizeof dst->material.diffuse);
         memcpy(dst->material.specular, src->material.specular, sizeof dst->material.specular);
         dst->material.shininess = src->material.shininess;
-        dst->material.diffuse_map = mr_strdup(src->material.diffuse_map);
+        dst->material.diffuse_map = mr_str_dup(src->material.diffuse_map);
     }
     return m;
 }
@@ -289,7 +291,7 @@ TEST(gpu_skinning_matches_cpu_skinning)
         CHECK_MSG(over <= W * H / 2000, "t=%.2f: %d pixels differ by more than 24 (worst %d)",
                   times[k], over, worst);
         mr_renderer_release_model(ren, cpu_gpu);
-        mr_model_free(cpu);
+        mr_model_destroy(cpu);
     }
     /* The comparison has teeth: the skinned figure drawn without skin
      * matrices (bind pose) looks clearly different from a posed frame. */
@@ -302,17 +304,17 @@ TEST(gpu_skinning_matches_cpu_skinning)
 static mr_model *palette_model(int joint_count)
 {
     mr_model *m = mr_model_new("palette", "test");
-    mr_skeleton_make(&m->skeleton, joint_count);
+    mr_skeleton_init(&m->skeleton, joint_count);
     for (int j = 0; j < joint_count; j++) {
         char name[32];
         snprintf(name, sizeof name, "j%d", j);
-        m->skeleton.names[j] = mr_strdup(name);
+        m->skeleton.names[j] = mr_str_dup(name);
         m->skeleton.parents[j] = j - 1;
     }
     m->mesh_count = 1;
     m->meshes = calloc(1, sizeof *m->meshes);
     mr_mesh *q = &m->meshes[0];
-    mr_mesh_alloc(q, 4, 6, 1);
+    mr_mesh_init(q, 4, 6, 1);
     const float p[4][3] = {{-0.5f, 0, 0}, {0.5f, 0, 0}, {0.5f, 1, 0}, {-0.5f, 1, 0}};
     const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     for (int i = 0; i < 4; i++) {
@@ -361,7 +363,7 @@ TEST(bone_palette_holds_max_joints_and_refuses_more)
     CHECK(mr_renderer_draw_model(ren, g, skin, 3, world, NULL) == MR_ERR_JOINT_COUNT);
     mr_renderer_end_frame(ren);
     mr_renderer_release_model(ren, g);
-    mr_model_free(m);
+    mr_model_destroy(m);
 
     /* One joint over the limit: refused with the limit in the message. The
      * skeleton cannot be made that big, so the count is raised by hand and
@@ -373,7 +375,7 @@ TEST(bone_palette_holds_max_joints_and_refuses_more)
     CHECK_STR_CONTAINS(err.msg, "1025 joints");
     CHECK_STR_CONTAINS(err.msg, "at most 1024");
     m->skeleton.joint_count = 4;
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(upload_refuses_out_of_range_joints_and_indices)
@@ -388,7 +390,7 @@ TEST(upload_refuses_out_of_range_joints_and_indices)
     m->meshes[0].indices[4] = 4;
     CHECK(mr_renderer_upload_model(ren, m, &g, &err) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(err.msg, "index 4 is 4");
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(released_handles_go_stale)
@@ -414,7 +416,7 @@ TEST(released_handles_go_stale)
     mr_renderer_release_model(ren, a);   /* stale: ignored */
     CHECK(mr_renderer_model_valid(ren, b));
     mr_renderer_release_model(ren, b);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(missing_texture_is_a_checker_and_one_warning)
@@ -447,21 +449,21 @@ TEST(corrupt_and_giant_textures_fall_back_to_the_checker)
                                     8, 6, 0, 0, 0, 0, 0, 0, 0};
     mr_file_write(giant, hdr, sizeof hdr, NULL);
     mr_model *m = palette_model(2);
-    m->meshes[0].material.diffuse_map = mr_strdup(junk);
+    m->meshes[0].material.diffuse_map = mr_str_dup(junk);
     mr_frame_stats before, after;
     mr_renderer_stats(ren, &before);
     mr_gpu_model a, b;
     mr_error err = {0};
     CHECK(mr_renderer_upload_model(ren, m, &a, &err) == MR_OK);
     free(m->meshes[0].material.diffuse_map);
-    m->meshes[0].material.diffuse_map = mr_strdup(giant);
+    m->meshes[0].material.diffuse_map = mr_str_dup(giant);
     CHECK(mr_renderer_upload_model(ren, m, &b, &err) == MR_OK);
     CHECK(mr_renderer_upload_model(ren, m, &b, &err) == MR_OK);   /* cached: no new warning */
     mr_renderer_stats(ren, &after);
     CHECK(after.warnings == before.warnings + 2);
     mr_renderer_release_model(ren, a);
     mr_renderer_release_model(ren, b);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(texture_rows_follow_the_uv_convention)
@@ -470,11 +472,11 @@ TEST(texture_rows_follow_the_uv_convention)
      * 1 at the top pole to 0 at the bottom, so the head's top is orange. */
     render(&(shot){.t = 0.0f, .no_shadows = 1}, img_a);
     mr_pose pose;
-    mr_pose_make(&pose, FX_JOINTS);
+    mr_pose_init(&pose, FX_JOINTS);
     fixture_pose(fig, 0.0f, &pose);
     mat4 model[FX_JOINTS], disp;
     mr_pose_to_model(&fig->skeleton, &pose, model);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     mr_model_display_matrix(fig, disp);
     mr_scene sc = {0};
     camera_for(&sc, disp);
@@ -559,7 +561,7 @@ static void copy_shaders(const char *dir, const char *broken, const char *text)
                                   "text.vert", "text.frag"};
     mkdir(dir, 0777);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char *src = mr_path_join(mr_gfx_shader_dir(), files[i]);
+        char *src = mr_path_join(mr_renderer_shader_dir(), files[i]);
         char *dst = mr_path_join(dir, files[i]);
         size_t n = 0;
         char *body = mr_file_read(src, &n, NULL);
@@ -639,7 +641,7 @@ TEST(normal_map_changes_shading)
     mr_gpu_model flat, bumped;
     mr_error err = {0};
     CHECK(mr_renderer_upload_model(ren, m, &flat, &err) == MR_OK);
-    m->meshes[0].material.normal_map = mr_strdup(nm_path);
+    m->meshes[0].material.normal_map = mr_str_dup(nm_path);
     CHECK(mr_renderer_upload_model(ren, m, &bumped, &err) == MR_OK);
     mr_scene sc = {0};
     sc.camera.distance = 2;
@@ -660,7 +662,7 @@ TEST(normal_map_changes_shading)
               pa[0], pa[1], pa[2], pb[0], pb[1], pb[2]);
     mr_renderer_release_model(ren, flat);
     mr_renderer_release_model(ren, bumped);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* --- real models (../shared/models) ----------------------------------------- */
@@ -692,14 +694,14 @@ static void render_real(const real_shot *s, uint8_t *out)
 static mr_model *cpu_copy(const mr_model *m, const mat4 *skin, int max_influences)
 {
     mr_model *c = mr_model_new("cpu-copy", m->format);
-    c->frame = m->frame;
+    c->axes = m->axes;
     mr_skeleton_copy(&c->skeleton, &m->skeleton);
     c->mesh_count = m->mesh_count;
     c->meshes = calloc((size_t)m->mesh_count, sizeof *c->meshes);
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *src = &m->meshes[i];
         mr_mesh *dst = &c->meshes[i];
-        mr_mesh_alloc(dst, src->vertex_count, src->index_count, 0);
+        mr_mesh_init(dst, src->vertex_count, src->index_count, 0);
         if (max_influences > 0 && src->joints) {
             mr_mesh cut = *src;
             cut.weights = calloc((size_t)src->vertex_count, sizeof *cut.weights);
@@ -716,9 +718,9 @@ static mr_model *cpu_copy(const mr_model *m, const mat4 *skin, int max_influence
         memcpy(dst->uvs, src->uvs, (size_t)src->vertex_count * sizeof *src->uvs);
         memcpy(dst->indices, src->indices, (size_t)src->index_count * sizeof *src->indices);
         memcpy(&dst->material, &src->material, sizeof dst->material);
-        dst->material.name = mr_strdup(src->material.name);
-        dst->material.diffuse_map = mr_strdup(src->material.diffuse_map);
-        dst->material.normal_map = mr_strdup(src->material.normal_map);
+        dst->material.name = mr_str_dup(src->material.name);
+        dst->material.diffuse_map = mr_str_dup(src->material.diffuse_map);
+        dst->material.normal_map = mr_str_dup(src->material.normal_map);
     }
     return c;
 }
@@ -735,11 +737,11 @@ static void check_real_model(const char *label, const char *mesh, const char *an
     mr_model *m = NULL;
     mr_error err = {0};
     const char *anims[1] = {anim};
-    CHECK_MSG(mr_model_load(mesh, anims, anim ? 1 : 0, &m, &err) == MR_OK, "%s: %s", label, err.msg);
+    CHECK_MSG(mr_load_model(mesh, anims, anim ? 1 : 0, &m, &err) == MR_OK, "%s: %s", label, err.msg);
     if (!m) return;
     int nj = m->skeleton.joint_count;
     mr_pose pose;
-    mr_pose_make(&pose, nj);
+    mr_pose_init(&pose, nj);
     mat4 *jm = calloc((size_t)nj, sizeof *jm), *skin = calloc((size_t)nj, sizeof *skin);
     CHECK(mr_clip_sample(m->clips[0], &m->skeleton, t, MR_WRAP_LOOP, &pose) == MR_OK);
     mr_pose_to_model(&m->skeleton, &pose, jm);
@@ -847,16 +849,16 @@ static void check_real_model(const char *label, const char *mesh, const char *an
                (double)total4 / (W * H), count_diff(img_a, img_b, 24));
         CHECK_MSG(total4 > total, "%s: the GPU is no nearer the 8-influence skinning than the 4-influence cut", label);
         mr_renderer_release_model(ren, c4);
-        mr_model_free(cpu4);
+        mr_model_destroy(cpu4);
     }
 
     mr_renderer_release_model(ren, cg);
     mr_renderer_release_model(ren, s.gpu);
-    mr_model_free(cpu);
+    mr_model_destroy(cpu);
     free(jm);
     free(skin);
-    mr_pose_destroy(&pose);
-    mr_model_free(m);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
 }
 
 TEST(bob_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
@@ -885,17 +887,17 @@ TEST(thinmatrix_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
 static mr_model *eight_influence_sheet(mat4 skin[8])
 {
     mr_model *m = mr_model_new("sheet8", "test");
-    mr_skeleton_make(&m->skeleton, 8);
+    mr_skeleton_init(&m->skeleton, 8);
     for (int j = 0; j < 8; j++) {
         char name[16];
         snprintf(name, sizeof name, "j%d", j);
-        m->skeleton.names[j] = mr_strdup(name);
+        m->skeleton.names[j] = mr_str_dup(name);
     }
     enum { N = 24 };
     m->mesh_count = 1;
     m->meshes = calloc(1, sizeof *m->meshes);
     mr_mesh *q = &m->meshes[0];
-    mr_mesh_alloc(q, (N + 1) * (N + 1), N * N * 6, 1);
+    mr_mesh_init(q, (N + 1) * (N + 1), N * N * 6, 1);
     for (int y = 0; y <= N; y++)
         for (int x = 0; x <= N; x++) {
             int v = y * (N + 1) + x;
@@ -984,9 +986,9 @@ TEST(gpu_skinning_with_8_influences_matches_cpu)
     mr_renderer_release_model(ren, c4);
     mr_renderer_release_model(ren, cg);
     mr_renderer_release_model(ren, s.gpu);
-    mr_model_free(cpu4);
-    mr_model_free(cpu);
-    mr_model_free(m);
+    mr_model_destroy(cpu4);
+    mr_model_destroy(cpu);
+    mr_model_destroy(m);
 }
 
 TEST(mannequin_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
@@ -1009,7 +1011,7 @@ TEST(window_shows_the_same_pixels_as_headless)
     /* Tear the headless renderer down, open a window, render again. */
     mr_renderer_release_model(ren, fig_gpu);
     mr_renderer_destroy(ren);
-    mr_window_close(win);
+    mr_window_destroy(win);
     mr_error err = {0};
     win = mr_window_open(&(mr_window_desc){.width = W, .height = H, .hidden = 0}, &err);
     CHECK(win && !mr_window_is_headless(win));
@@ -1098,8 +1100,8 @@ int main(void)
     RUN(window_shows_the_same_pixels_as_headless);
     mr_renderer_release_model(ren, fig_gpu);
     mr_renderer_destroy(ren);
-    mr_window_close(win);
-    mr_model_free(fig);
+    mr_window_destroy(win);
+    mr_model_destroy(fig);
     rm_tree(tmpdir);
     return test_summary("gfx");
 }

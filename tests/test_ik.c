@@ -15,8 +15,8 @@ typedef struct world {
 static void world_make(world *w)
 {
     fixture_humanoid(&w->sk);
-    mr_pose_make(&w->pose, J_COUNT);
-    mr_pose_make(&w->before, J_COUNT);
+    mr_pose_init(&w->pose, J_COUNT);
+    mr_pose_init(&w->before, J_COUNT);
     mr_pose_set_rest(&w->pose, &w->sk);
     /* Turn the torso a little so model space differs from the rest frame. */
     glm_quatv(w->pose.r[J_SPINE2], glm_rad(20.0f), (vec3){0.3f, 0.2f, 1.0f});
@@ -26,9 +26,9 @@ static void world_make(world *w)
 
 static void world_free(world *w)
 {
-    mr_pose_destroy(&w->pose);
-    mr_pose_destroy(&w->before);
-    mr_skeleton_destroy(&w->sk);
+    mr_pose_deinit(&w->pose);
+    mr_pose_deinit(&w->before);
+    mr_skeleton_deinit(&w->sk);
 }
 
 static void joint_pos(const world *w, int j, vec3 out)
@@ -233,20 +233,20 @@ TEST(point_to_model_converts_from_a_joint_frame)
     world w;
     world_make(&w);
     vec3 p, hand;
-    CHECK(mr_pose_point_to_model(&w.sk, &w.pose, J_HAND_R, (vec3){0, 0, 0}, p) == MR_OK);
+    CHECK(mr_ik_point_to_model(&w.sk, &w.pose, J_HAND_R, (vec3){0, 0, 0}, p) == MR_OK);
     joint_pos(&w, J_HAND_R, hand);
     CHECK(glm_vec3_distance(p, hand) < 1e-5f);
     /* 3 units along the hand's local -X lies 3 units from the hand. */
-    mr_pose_point_to_model(&w.sk, &w.pose, J_HAND_R, (vec3){-3, 0, 0}, p);
+    mr_ik_point_to_model(&w.sk, &w.pose, J_HAND_R, (vec3){-3, 0, 0}, p);
     CHECK_NEAR(glm_vec3_distance(p, hand), 3.0, 1e-4);
     /* Reaching for a point given in the chest's frame (in front of it). */
     vec3 grip;
-    mr_pose_point_to_model(&w.sk, &w.pose, J_SPINE3, (vec3){-8, 9, 2}, grip);
+    mr_ik_point_to_model(&w.sk, &w.pose, J_SPINE3, (vec3){-8, 9, 2}, grip);
     mr_two_bone_job job = arm_job(&w, grip, (vec3){0, -1, 0});
     mr_ik_two_bone(&job, NULL);
     joint_pos(&w, J_HAND_R, hand);
     CHECK(glm_vec3_distance(hand, grip) < 1e-3f * 21);
-    mr_pose_point_to_model(&w.sk, &w.pose, -1, (vec3){1, 2, 3}, p);
+    mr_ik_point_to_model(&w.sk, &w.pose, -1, (vec3){1, 2, 3}, p);
     CHECK(p[0] == 1.0f && p[1] == 2.0f && p[2] == 3.0f);
     world_free(&w);
 }
@@ -426,7 +426,7 @@ TEST(two_bone_refuses_mismatched_joint_counts)
     world w;
     world_make(&w);
     mr_pose small;
-    mr_pose_make(&small, 4);
+    mr_pose_init(&small, 4);
     mr_two_bone_job job = arm_job(&w, (vec3){0, 0, 50}, (vec3){0, 1, 0});
     job.pose = &small;
     mr_error err = {0};
@@ -435,7 +435,7 @@ TEST(two_bone_refuses_mismatched_joint_counts)
     job.pose = NULL;
     CHECK(mr_ik_two_bone(&job, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_ik_two_bone(NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&small);
+    mr_pose_deinit(&small);
     world_free(&w);
 }
 
@@ -508,8 +508,8 @@ TEST(aim_refuses_negative_limit_zero_forward_and_nan_target)
     job = head_job(&w, (vec3){0, 50, 70});
     job.weight = -1.0f;
     CHECK(mr_ik_aim(&job, NULL) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_point_to_model(&w.sk, &w.pose, J_COUNT, (vec3){0, 0, 0}, job.target) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_pose_point_to_model(&w.sk, &w.pose, 0, (vec3){NAN, 0, 0}, job.target) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_ik_point_to_model(&w.sk, &w.pose, J_COUNT, (vec3){0, 0, 0}, job.target) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_ik_point_to_model(&w.sk, &w.pose, 0, (vec3){NAN, 0, 0}, job.target) == MR_ERR_INVALID_ARGUMENT);
     world_free(&w);
 }
 

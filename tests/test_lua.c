@@ -343,15 +343,15 @@ TEST(bindings_on_the_chain_fixture)
         "  print('chain ok')\n"
         "end\n"
         "function draw() m.draw(model, m.pose(sk)); m.draw(model) end\n", 1, 0);
-    mr_lua_gfx_attach(ctx, NULL);           /* record without a renderer */
+    mr_lua_draw_attach(ctx, NULL);           /* record without a renderer */
     CHECK(mr_lua_start(ctx) == 0);
     CHECK(mr_lua_update(ctx, 0) == 0);
     CHECK_MSG(mr_lua_error(ctx) == NULL, "%s", mr_lua_error(ctx));
     CHECK_STR_CONTAINS(last_line(ctx), "chain ok");
     CHECK(mr_lua_draw(ctx) == 0);
-    CHECK(mr_lua_gfx_recorded(ctx) == 2);
-    CHECK(mr_lua_gfx_render(ctx) == 0);     /* no renderer: dropped */
-    CHECK(mr_lua_gfx_recorded(ctx) == 0);
+    CHECK(mr_lua_draw_recorded(ctx) == 2);
+    CHECK(mr_lua_draw_render(ctx) == 0);     /* no renderer: dropped */
+    CHECK(mr_lua_draw_recorded(ctx) == 0);
     mr_lua_ctx_destroy(ctx);
 }
 

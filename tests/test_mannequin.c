@@ -40,8 +40,8 @@ TEST(skeleton_has_conventional_joints_parents_first)
     CHECK(sk->parents[find("calf_l")] == find("thigh_l"));
     CHECK(sk->parents[find("hand_r")] == find("lowerarm_r"));
     CHECK(sk->parents[find("head")] == find("neck"));
-    CHECK(model->frame.up == MR_UP_Z);
-    CHECK_NEAR(model->frame.meters_per_unit, 0.0254, 1e-7);
+    CHECK(model->axes.up == MR_UP_Z);
+    CHECK_NEAR(model->axes.meters_per_unit, 0.0254, 1e-7);
 }
 
 TEST(stands_on_the_ground_about_70_inches_tall_facing_x)
@@ -329,7 +329,7 @@ static float lowest_shoe(const mat4 *mats, int side_sign)
 TEST(walk_alternates_the_feet_and_plants_them)
 {
     mr_pose pose;
-    mr_pose_make(&pose, model->skeleton.joint_count);
+    mr_pose_init(&pose, model->skeleton.joint_count);
     mat4 mats[MR_MQ_JOINT_COUNT];
     int fl = find("foot_l"), fr = find("foot_r"), pelvis = find("pelvis");
     enum { N = MR_MQ_WALK_FRAMES };
@@ -374,13 +374,13 @@ TEST(walk_alternates_the_feet_and_plants_them)
     CHECK(lowest > -0.05f);  /* never into the floor */
     CHECK(bob_hi - bob_lo > 0.8f && bob_hi - bob_lo < 2.5f);
     CHECK(root_x == 0.0f);  /* in place: no root motion forward */
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 TEST(idle_keeps_the_feet_planted)
 {
     mr_pose pose;
-    mr_pose_make(&pose, model->skeleton.joint_count);
+    mr_pose_init(&pose, model->skeleton.joint_count);
     mat4 mats[MR_MQ_JOINT_COUNT];
     vec3 rest_l;
     joint_model_pos(&model->skeleton, find("foot_l"), rest_l);
@@ -393,13 +393,13 @@ TEST(idle_keeps_the_feet_planted)
     }
     CHECK(drift < 0.02f);
     CHECK(chest_hi - chest_lo > 0.05f);  /* it breathes */
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 TEST(wave_raises_the_right_hand_above_the_head_and_back)
 {
     mr_pose pose;
-    mr_pose_make(&pose, model->skeleton.joint_count);
+    mr_pose_init(&pose, model->skeleton.joint_count);
     mat4 mats[MR_MQ_JOINT_COUNT];
     int hr = find("hand_r"), hl = find("hand_l"), head = find("head");
     sample_model("wave", 0.0f, &pose, mats);
@@ -414,7 +414,7 @@ TEST(wave_raises_the_right_hand_above_the_head_and_back)
         hi_y = fmaxf(hi_y, mats[hr][3][1]);
     }
     CHECK(hi_y - lo_y > 3);  /* it waves side to side */
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 TEST(build_is_deterministic)
@@ -442,7 +442,7 @@ TEST(build_is_deterministic)
                 CHECK(!memcmp(ta->values, tb->values, (size_t)ta->key_count * 4 * sizeof(float)));
         }
     }
-    mr_model_free(again);
+    mr_model_destroy(again);
 }
 
 TEST(committed_md5_files_read_back_as_the_built_model)
@@ -451,10 +451,10 @@ TEST(committed_md5_files_read_back_as_the_built_model)
                                         "models/wave.md5anim", "models/run.md5anim"};
     mr_model *read = NULL;
     mr_error err = {0};
-    CHECK_MSG(mr_model_load("models/mannequin.md5mesh", anims, 4, &read, &err) == MR_OK, "%s", err.msg);
+    CHECK_MSG(mr_load_model("models/mannequin.md5mesh", anims, 4, &read, &err) == MR_OK, "%s", err.msg);
     if (!read) return;
     const mr_skeleton *a = &model->skeleton, *b = &read->skeleton;
-    CHECK(read->frame.up == MR_UP_Z);
+    CHECK(read->axes.up == MR_UP_Z);
     CHECK_MSG(read->warning_count == 0, "%s", read->warning_count ? read->warnings[0] : "");
     CHECK(b->joint_count == a->joint_count);
     if (b->joint_count != a->joint_count) goto done;
@@ -491,8 +491,8 @@ TEST(committed_md5_files_read_back_as_the_built_model)
     /* Every key of every clip gives the same joints in model space. */
     CHECK(read->clip_count == model->clip_count);
     mr_pose pa, pb;
-    mr_pose_make(&pa, a->joint_count);
-    mr_pose_make(&pb, a->joint_count);
+    mr_pose_init(&pa, a->joint_count);
+    mr_pose_init(&pb, a->joint_count);
     mat4 wa[MR_MQ_JOINT_COUNT], wb[MR_MQ_JOINT_COUNT];
     for (int c = 0; c < model->clip_count; c++) {
         const mr_clip *ca = model->clips[c], *cb = mr_model_find_clip(read, ca->name);
@@ -517,10 +517,10 @@ TEST(committed_md5_files_read_back_as_the_built_model)
         }
         CHECK_MSG(dj < 1e-4f && dr < 1e-5f, "clip %s: joints differ by %g in, rotations by %g", ca->name, dj, dr);
     }
-    mr_pose_destroy(&pa);
-    mr_pose_destroy(&pb);
+    mr_pose_deinit(&pa);
+    mr_pose_deinit(&pb);
 done:
-    mr_model_free(read);
+    mr_model_destroy(read);
 }
 
 /* The run: about 0.7 s, the walk's foot phases (left foot lands at t = 0
@@ -530,7 +530,7 @@ done:
 TEST(run_has_the_walks_foot_phases_and_a_flight_phase)
 {
     mr_pose pose;
-    mr_pose_make(&pose, model->skeleton.joint_count);
+    mr_pose_init(&pose, model->skeleton.joint_count);
     mat4 mats[MR_MQ_JOINT_COUNT];
     int fl = find("foot_l"), fr = find("foot_r");
     enum { N = MR_MQ_RUN_FRAMES };
@@ -554,7 +554,7 @@ TEST(run_has_the_walks_foot_phases_and_a_flight_phase)
     for (int i = 0; i < N; i++) { min_x = fminf(min_x, xl[i]); max_x = fmaxf(max_x, xl[i]); }
     CHECK_MSG(max_x - min_x > 22.0f, "stride %g in", max_x - min_x);
     CHECK(lowest > -0.1f);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 /* The sword prop: one joint, a steel blade and a hilt, closed surfaces,
@@ -578,15 +578,15 @@ TEST(sword_is_a_one_joint_prop_with_blade_and_hilt)
     CHECK(s->meshes[0].material.diffuse[2] > 0.75f);   /* steel: light, slightly blue */
     mr_model *read = NULL;
     mr_error err = {0};
-    CHECK_MSG(mr_model_load("models/sword.md5mesh", NULL, 0, &read, &err) == MR_OK, "%s", err.msg);
+    CHECK_MSG(mr_load_model("models/sword.md5mesh", NULL, 0, &read, &err) == MR_OK, "%s", err.msg);
     if (read) {
         int va, ta, vb, tb;
         mr_model_counts(s, &va, &ta);
         mr_model_counts(read, &vb, &tb);
         CHECK(va == vb && ta == tb && read->skeleton.joint_count == 1);
-        mr_model_free(read);
+        mr_model_destroy(read);
     }
-    mr_model_free(s);
+    mr_model_destroy(s);
 }
 
 TEST(unknown_clip_name_gives_null)
@@ -618,6 +618,6 @@ int main(void)
     RUN(run_has_the_walks_foot_phases_and_a_flight_phase);
     RUN(sword_is_a_one_joint_prop_with_blade_and_hilt);
     RUN(unknown_clip_name_gives_null);
-    mr_model_free(model);
+    mr_model_destroy(model);
     return test_summary("mannequin");
 }

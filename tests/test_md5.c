@@ -10,8 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/load.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
@@ -129,7 +130,7 @@ static char *make_temp_dir(void)
 {
     char tmpl[] = "/tmp/marrow-md5-XXXXXX";
     char *d = mkdtemp(tmpl);
-    return d ? mr_strdup(d) : NULL;
+    return d ? mr_str_dup(d) : NULL;
 }
 
 static void remove_dir(const char *dir)
@@ -318,10 +319,10 @@ TEST(md5_load_mesh_bob_counts_frame_and_materials)
     CHECK(v == 875 && t == 1027);
     CHECK(strcmp(m->format, "md5") == 0);
     CHECK(strcmp(m->path, BOB_MESH) == 0);
-    CHECK(m->frame.up == MR_UP_Z);
-    CHECK_NEAR(m->frame.meters_per_unit, 0.0254, 1e-9);
-    CHECK_STR_CONTAINS(m->frame_note, "Z-up, inches");
-    CHECK_STR_CONTAINS(m->frame_note, "Y-up metres");
+    CHECK(m->axes.up == MR_UP_Z);
+    CHECK_NEAR(m->axes.meters_per_unit, 0.0254, 1e-9);
+    CHECK_STR_CONTAINS(m->axes_note, "Z-up, inches");
+    CHECK_STR_CONTAINS(m->axes_note, "Y-up metres");
     CHECK(m->warning_count == 0);
     CHECK(strcmp(m->skeleton.names[0], "origin") == 0 && m->skeleton.parents[0] == -1);
     CHECK(strcmp(m->skeleton.names[32], "tiptoe.L") == 0 && m->skeleton.parents[32] == 31);
@@ -333,7 +334,7 @@ TEST(md5_load_mesh_bob_counts_frame_and_materials)
     CHECK(m->meshes[0].vertex_count == 494);
     mr_error ve;
     CHECK(mr_skeleton_validate(&m->skeleton, &ve) == MR_OK);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_mesh_bob_normals_point_outward)
@@ -375,7 +376,7 @@ TEST(md5_load_mesh_bob_normals_point_outward)
     printf("       Bob body: mean dot(normal, dir from centroid) %.3f, %d of %d outward\n", mean,
            outward, b->vertex_count);
     CHECK(mean > 0.3);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_mesh_flips_winding_and_v)
@@ -389,7 +390,7 @@ TEST(md5_load_mesh_flips_winding_and_v)
     CHECK_NEAR(m->meshes[0].uvs[0][1], 1.0 - 0.513672, 1e-7);
     uint32_t *ix = m->meshes[0].indices;
     CHECK(ix[0] == 0 && ix[1] == 1 && ix[2] == 2);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_mesh_rest_pose_rebuilds_file_bind)
@@ -402,7 +403,7 @@ TEST(md5_load_mesh_rest_pose_rebuilds_file_bind)
     ref_read_mesh(BOB_MESH, rm);
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     mr_pose_set_rest(&pose, sk);
     mat4 *world = calloc((size_t)sk->joint_count, sizeof *world);
     mr_pose_to_model(sk, &pose, world);
@@ -428,8 +429,8 @@ TEST(md5_load_mesh_rest_pose_rebuilds_file_bind)
     CHECK(worst_q < 1e-5);
     CHECK(worst_i < 5e-5);   /* translations near 50 in float */
     free(world);
-    mr_pose_destroy(&pose);
-    mr_model_free(m);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
     ref_free_mesh(rm);
     free(rm);
 }
@@ -455,7 +456,7 @@ TEST(md5_load_mesh_vertices_follow_weight_formula)
             CHECK_NEAR(sum, 1.0, 1e-5);
         }
     CHECK(worst < 1e-4);
-    mr_model_free(m);
+    mr_model_destroy(m);
     ref_free_mesh(rm);
     free(rm);
 }
@@ -487,7 +488,7 @@ TEST(md5_load_anim_bob_clip)
         CHECK_NEAR(c->tracks[0].t.values[1], 0.016430, 1e-7);
         CHECK(mr_clip_validate(c, &e) == MR_OK);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_skinning_bob_frames_match_md5_formula)
@@ -504,7 +505,7 @@ TEST(md5_skinning_bob_frames_match_md5_formula)
     const mr_skeleton *sk = &m->skeleton;
     int nj = sk->joint_count;
     mr_pose pose;
-    mr_pose_make(&pose, nj);
+    mr_pose_init(&pose, nj);
     mat4 *world = calloc((size_t)nj, sizeof *world), *skin = calloc((size_t)nj, sizeof *skin);
     double (*t)[3] = calloc((size_t)nj, sizeof *t);
     double (*q)[4] = calloc((size_t)nj, sizeof *q);
@@ -548,8 +549,8 @@ TEST(md5_skinning_bob_frames_match_md5_formula)
     free(ra);
     ref_free_mesh(rm);
     free(rm);
-    mr_pose_destroy(&pose);
-    mr_model_free(m);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_anim_one_frame_is_valid)
@@ -565,11 +566,11 @@ TEST(md5_load_anim_one_frame_is_valid)
         CHECK_NEAR(m->clips[0]->duration, 0.0, 0);
         CHECK(mr_clip_key_count(m->clips[0]) == 1);
         mr_pose pose;
-        mr_pose_make(&pose, m->skeleton.joint_count);
+        mr_pose_init(&pose, m->skeleton.joint_count);
         CHECK(mr_clip_sample(m->clips[0], &m->skeleton, 0.5f, MR_WRAP_LOOP, &pose) == MR_OK);
-        mr_pose_destroy(&pose);
+        mr_pose_deinit(&pose);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_all_snoutx10k_anims)
@@ -592,7 +593,7 @@ TEST(md5_load_all_snoutx10k_anims)
     /* backward.md5anim ends with fragments of text after its last frame. */
     CHECK(m->warning_count == 1);
     if (m->warning_count) CHECK_STR_CONTAINS(m->warnings[0], "backward.md5anim:6330: text after the last frame");
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_load_anim_refuses_other_skeleton)
@@ -605,7 +606,7 @@ TEST(md5_load_anim_refuses_other_skeleton)
     CHECK(well_formed_error(st, &e, BOB_ANIM));
     CHECK_STR_CONTAINS(e.msg, "expected joint 'Root' (joint 0 of the model's skeleton), found '\"origin\"'");
     CHECK(m->clip_count == 0);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* PAIR_ANIM with one line replaced. */
@@ -634,7 +635,7 @@ TEST(md5_parse_anim_hierarchy_differences_name_the_joint)
     CHECK(m->clip_count == 0);
     CHECK(mr_md5_parse_anim(m, "pair.md5anim", NULL, PAIR_ANIM, strlen(PAIR_ANIM), &e) == MR_OK);
     CHECK(m->clip_count == 1);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_parse_anim_unflagged_group_holds_baseframe)
@@ -674,7 +675,7 @@ TEST(md5_parse_anim_unflagged_group_holds_baseframe)
         CHECK_NEAR(c->tracks[1].r.values[3], -0.8, 1e-6);
         CHECK(c->tracks[1].s.key_count == 0);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* ---- hand-written meshes ---- */
@@ -737,7 +738,7 @@ TEST(md5_parse_mesh_more_than_8_weights_warns_once)
     CHECK_NEAR(mesh->positions[0][0], 0.3 + 0.4 + 0.75 + 0.6, 1e-6);
     CHECK_NEAR(mesh->positions[1][1], 1.0, 1e-6);
     CHECK(strcmp(mesh->name, "mesh0") == 0 && mesh->material.diffuse_map == NULL);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 /* An md5mesh with 10 root joints listed in the order `order` (order[i]: the
@@ -804,7 +805,7 @@ TEST(md5_parse_mesh_equal_weights_cut_does_not_depend_on_joint_order)
             kept_names(m, got, sizeof got);
             CHECK_MSG(!strcmp(got, want), "order %d, place %d: kept %s, want %s", o, place, got, want);
             CHECK(m->meshes[0].source_over8 == 3);
-            mr_model_free(m);
+            mr_model_destroy(m);
         }
     }
 }
@@ -826,7 +827,7 @@ TEST(md5_parse_mesh_biases_not_summing_to_1_renormalised)
     CHECK_NEAR(m->meshes[0].positions[1][1], 2.0, 1e-6);
     CHECK_NEAR(m->meshes[0].positions[2][2], 3.0, 1e-6);
     CHECK_NEAR(m->meshes[0].weights[0][0], 1.0, 0);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_parse_mesh_crlf_tabs_comments_no_final_newline)
@@ -878,8 +879,8 @@ TEST(md5_parse_mesh_crlf_tabs_comments_no_final_newline)
     const char *cr = "MD5Version 10\rnumJoints 1\rnumMeshes 0\rjoints {\r\"a\" -1 ( 0 0 0 ) ( 0 x 0 )\r}";
     CHECK(parse_mesh_text("cr.md5mesh", cr, &c, &e) == MR_ERR_BAD_FILE);
     CHECK(error_line(&e, "cr.md5mesh") == 5);
-    mr_model_free(a);
-    mr_model_free(b);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
     free(lf);
     free(crlf);
 }
@@ -939,7 +940,7 @@ TEST(md5_parse_mesh_resolves_textures_by_base_name)
     } else {
         printf("       %s\n", e.msg);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
     free(path);
     remove_dir(dir);
     free(dir);
@@ -963,7 +964,7 @@ TEST(md5_parse_mesh_missing_texture_warnings_are_capped)
         CHECK_STR_CONTAINS(m->warnings[8], "2 more textures were not found");
     }
     CHECK(strcmp(m->meshes[11].material.diffuse_map, "/nonexistent/dir/gone1.tga") == 0);
-    mr_model_free(m);
+    mr_model_destroy(m);
 }
 
 TEST(md5_parse_mesh_absurd_count_refused_before_allocating)
@@ -980,7 +981,7 @@ TEST(md5_parse_mesh_absurd_count_refused_before_allocating)
     mr_model *p = pair_model();
     CHECK(p && mr_md5_parse_anim(p, "big.md5anim", NULL, anim, strlen(anim), &e) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(e.msg, "expected numFrames that fits the file");
-    mr_model_free(p);
+    mr_model_destroy(p);
 }
 
 TEST(md5_parse_mesh_every_truncation_of_a_cube_fails_cleanly)
@@ -997,7 +998,7 @@ TEST(md5_parse_mesh_every_truncation_of_a_cube_fails_cleanly)
         mr_model *m = NULL;
         mr_error e;
         mr_status st = mr_md5_parse_mesh("cube.md5mesh", buf, n, &m, &e);
-        if (st == MR_OK) { ok++; mr_model_free(m); }
+        if (st == MR_OK) { ok++; mr_model_destroy(m); }
         else if (well_formed_error(st, &e, "cube.md5mesh") && m == NULL) bad++;
         else CHECK_MSG(0, "prefix %zu: status %d '%s'", n, st, e.msg);
     }
@@ -1027,7 +1028,7 @@ static int check_bad_file(const char *path, mr_model *pair)
     int good = st == MR_ERR_BAD_FILE && line == expect && m == NULL && pair->clip_count == 0;
     CHECK_MSG(good, "%s: status %d, line %d (want %d): %s", path, st, line, expect, e.msg);
     if (getenv("MD5_SHOW_ERRORS")) printf("       %s\n", e.msg);
-    mr_model_free(m);
+    mr_model_destroy(m);
     return good;
 }
 
@@ -1055,7 +1056,7 @@ TEST(md5_bad_corpus_fails_with_one_line_error)
     closedir(d);
     printf("       %d bad files (%d meshes, %d anims)\n", files, meshes, anims);
     CHECK(meshes >= 40 && anims >= 25);
-    mr_model_free(pair);
+    mr_model_destroy(pair);
 }
 
 #define QUIRK_DIR "tests/quirks/md5"
@@ -1090,7 +1091,7 @@ TEST(md5_quirk_anims_bounds_count_off_load_with_located_warning)
     CHECK(d != NULL);
     if (!d || !ref || ref->clip_count != 1) {
         if (d) closedir(d);
-        mr_model_free(ref);
+        mr_model_destroy(ref);
         return;
     }
     int files = 0;
@@ -1114,14 +1115,14 @@ TEST(md5_quirk_anims_bounds_count_off_load_with_located_warning)
             CHECK_MSG(m->clip_count == 1 && same_clip(m->clips[0], ref->clips[0]), "%s: clip differs from PAIR_ANIM's", path);
             files++;
         }
-        mr_model_free(m);
+        mr_model_destroy(m);
         free(text);
         free(path);
     }
     closedir(d);
     printf("       %d quirk anims\n", files);
     CHECK(files >= 3);
-    mr_model_free(ref);
+    mr_model_destroy(ref);
 }
 
 TEST(md5_assimp_invalid_files_fail)
@@ -1152,7 +1153,7 @@ TEST(md5_load_missing_file_is_io_error)
     CHECK_STR_CONTAINS(e.msg, "md5: no/such/file.md5mesh: ");
     mr_model *p = pair_model();
     CHECK(p && mr_md5_load_anim(p, "no/such/walk.md5anim", &e) == MR_ERR_IO);
-    mr_model_free(p);
+    mr_model_destroy(p);
 }
 
 /* ---- mutations ---- */
@@ -1218,7 +1219,7 @@ static char *mini_mesh(const char *full)
     for (int i = 0; i < 3 && m; i++) m = strstr(m + 1, "mesh {");
     const char *next = m ? strstr(m + 1, "mesh {") : NULL;
     if (!first || !m || !next) return NULL;
-    char *out = mr_strfmt("%.*s%.*s", (int)(first - full), full, (int)(next - m), m);
+    char *out = mr_str_fmt("%.*s%.*s", (int)(first - full), full, (int)(next - m), m);
     char *n = out ? strstr(out, "numMeshes 6") : NULL;
     if (n) n[10] = '1';
     return out;
@@ -1232,7 +1233,7 @@ static char *mini_anim(const char *full)
     if (!bounds || !base || !f3) return NULL;
     const char *b = bounds + 9;
     for (int i = 0; i < 3; i++) b = strchr(b, '\n') + 1;
-    char *out = mr_strfmt("%.*s%.*s}\n\n%.*s", (int)(bounds - full), full, (int)(b - bounds), bounds,
+    char *out = mr_str_fmt("%.*s%.*s}\n\n%.*s", (int)(bounds - full), full, (int)(b - bounds), bounds,
                           (int)(f3 - base), base);
     char *n = out ? strstr(out, "numFrames 140") : NULL;
     if (n) memcpy(n, "numFrames 3  ", 13);
@@ -1252,10 +1253,10 @@ static void run_mutations(const char *name, const char *text, int count, mr_mode
         mr_model *m = NULL;
         if (model) {
             st = mr_md5_parse_anim(model, name, NULL, buf, n, &e);
-            if (st == MR_OK) mr_clip_free(model->clips[--model->clip_count]);
+            if (st == MR_OK) mr_clip_destroy(model->clips[--model->clip_count]);
         } else {
             st = mr_md5_parse_mesh(name, buf, n, &m, &e);
-            if (st == MR_OK) mr_model_free(m);
+            if (st == MR_OK) mr_model_destroy(m);
         }
         if (st == MR_OK) (*ok)++;
         else if (well_formed_error(st, &e, name) && m == NULL) (*failed)++;
@@ -1276,9 +1277,9 @@ TEST(md5_mutations_of_bob_load_or_fail_cleanly)
     if (mm && ma && bob) {
         mr_model *check = NULL;
         CHECK(mr_md5_parse_mesh(BOB_MESH, mm, strlen(mm), &check, &e) == MR_OK);
-        mr_model_free(check);
+        mr_model_destroy(check);
         CHECK(mr_md5_parse_anim(bob, BOB_ANIM, NULL, ma, strlen(ma), &e) == MR_OK);
-        if (bob->clip_count) mr_clip_free(bob->clips[--bob->clip_count]);
+        if (bob->clip_count) mr_clip_destroy(bob->clips[--bob->clip_count]);
         int ok = 0, failed = 0;
         rng_state = 0x9E3779B97F4A7C15ull;
         run_mutations(BOB_MESH, mm, 2500, NULL, &ok, &failed);
@@ -1289,7 +1290,7 @@ TEST(md5_mutations_of_bob_load_or_fail_cleanly)
         CHECK(ok + failed == 5120);
         CHECK(failed > 2500);
     }
-    mr_model_free(bob);
+    mr_model_destroy(bob);
     free(mm);
     free(ma);
     free(mesh);
@@ -1428,8 +1429,8 @@ static float compare_clips(const mr_model *ma, const mr_clip *a, const mr_model 
     CHECK(mr_clip_key_count(a) == mr_clip_key_count(b));
     int n = ma->skeleton.joint_count;
     mr_pose pa, pb;
-    mr_pose_make(&pa, n);
-    mr_pose_make(&pb, n);
+    mr_pose_init(&pa, n);
+    mr_pose_init(&pb, n);
     float worst = 0;
     int frames = mr_clip_key_count(a);
     for (int f = 0; f < frames; f++) {
@@ -1447,8 +1448,8 @@ static float compare_clips(const mr_model *ma, const mr_clip *a, const mr_model 
                 worst = fmaxf(worst, quat_diff(ta->values + 4 * f, tb->values + 4 * f));
         }
     }
-    mr_pose_destroy(&pa);
-    mr_pose_destroy(&pb);
+    mr_pose_deinit(&pa);
+    mr_pose_deinit(&pb);
     return worst;
 }
 
@@ -1458,13 +1459,13 @@ TEST(md5_write_read_bob_round_trip)
     mr_model *a = NULL, *b = NULL;
     mr_error e;
     const char *anims[] = {BOB_ANIM};
-    CHECK(dir && mr_model_load(BOB_MESH, anims, 1, &a, &e) == MR_OK);
+    CHECK(dir && mr_load_model(BOB_MESH, anims, 1, &a, &e) == MR_OK);
     if (!dir || !a) { free(dir); return; }
     char *mesh = mr_path_join(dir, "Bob.md5mesh"), *anim = mr_path_join(dir, "Bob.md5anim");
     CHECK(mr_md5_write_mesh(a, mesh, &e) == MR_OK);
     CHECK(mr_md5_write_anim(a, a->clips[0], anim, &e) == MR_OK);
     const char *back[] = {anim};
-    CHECK(mr_model_load(mesh, back, 1, &b, &e) == MR_OK);
+    CHECK(mr_load_model(mesh, back, 1, &b, &e) == MR_OK);
     if (b) {
         float worst[2] = {0, 0};
         compare_models(a, b, worst);
@@ -1477,8 +1478,8 @@ TEST(md5_write_read_bob_round_trip)
     } else {
         printf("       %s\n", e.msg);
     }
-    mr_model_free(a);
-    mr_model_free(b);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
     free(mesh);
     free(anim);
     remove_dir(dir);
@@ -1493,10 +1494,10 @@ TEST(md5_write_read_keeps_8_influences)
     mr_model *a = NULL, *b = NULL;
     mr_error e;
     CHECK(dir && parse_mesh_text("w.md5mesh", many_weights_text, &a, &e) == MR_OK);
-    if (!dir || !a) { free(dir); mr_model_free(a); return; }
+    if (!dir || !a) { free(dir); mr_model_destroy(a); return; }
     char *mesh = mr_path_join(dir, "w.md5mesh");
     CHECK(mr_md5_write_mesh(a, mesh, &e) == MR_OK);
-    CHECK(mr_model_load(mesh, NULL, 0, &b, &e) == MR_OK);
+    CHECK(mr_load_model(mesh, NULL, 0, &b, &e) == MR_OK);
     if (b) {
         const mr_mesh *p = &a->meshes[0], *q = &b->meshes[0];
         CHECK(mr_mesh_influence_count(q) == MR_MAX_INFLUENCES);
@@ -1513,8 +1514,8 @@ TEST(md5_write_read_keeps_8_influences)
     } else {
         printf("       %s\n", e.msg);
     }
-    mr_model_free(a);
-    mr_model_free(b);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
     free(mesh);
     remove_dir(dir);
     free(dir);
@@ -1525,18 +1526,18 @@ TEST(md5_write_read_snoutx10k_all_anims_round_trip)
     char *dir = make_temp_dir();
     mr_model *a = NULL, *b = NULL;
     mr_error e;
-    CHECK(dir && mr_model_load(SNOUT_MESH, snout_anims, SNOUT_ANIMS, &a, &e) == MR_OK);
+    CHECK(dir && mr_load_model(SNOUT_MESH, snout_anims, SNOUT_ANIMS, &a, &e) == MR_OK);
     if (!dir || !a) { free(dir); return; }
     char *mesh = mr_path_join(dir, "snout.md5mesh");
     char *paths[SNOUT_ANIMS];
     CHECK(mr_md5_write_mesh(a, mesh, &e) == MR_OK);
     for (int i = 0; i < SNOUT_ANIMS; i++) {
-        char *file = mr_strfmt("%s.md5anim", a->clips[i]->name);
+        char *file = mr_str_fmt("%s.md5anim", a->clips[i]->name);
         paths[i] = mr_path_join(dir, file);
         free(file);
         CHECK(mr_md5_write_anim(a, a->clips[i], paths[i], &e) == MR_OK);
     }
-    CHECK(mr_model_load(mesh, (const char *const *)paths, SNOUT_ANIMS, &b, &e) == MR_OK);
+    CHECK(mr_load_model(mesh, (const char *const *)paths, SNOUT_ANIMS, &b, &e) == MR_OK);
     if (b) {
         float worst[2] = {0, 0}, wk = 0;
         compare_models(a, b, worst);
@@ -1550,8 +1551,8 @@ TEST(md5_write_read_snoutx10k_all_anims_round_trip)
         printf("       %s\n", e.msg);
     }
     for (int i = 0; i < SNOUT_ANIMS; i++) free(paths[i]);
-    mr_model_free(a);
-    mr_model_free(b);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
     free(mesh);
     remove_dir(dir);
     free(dir);
@@ -1563,10 +1564,10 @@ TEST(md5_write_anim_notes_scale_in_a_comment)
     mr_model *m = pair_model();
     mr_error e;
     CHECK(dir && m && mr_md5_parse_anim(m, "pair.md5anim", NULL, PAIR_ANIM, strlen(PAIR_ANIM), &e) == MR_OK);
-    if (!dir || !m || !m->clip_count) { free(dir); mr_model_free(m); return; }
+    if (!dir || !m || !m->clip_count) { free(dir); mr_model_destroy(m); return; }
     mr_clip *c = m->clips[0];
     mr_track *s = &c->tracks[1].s;
-    mr_track_alloc(s, 1, MR_INTERP_LINEAR);
+    mr_track_init(s, 1, MR_INTERP_LINEAR);
     s->values[0] = s->values[1] = s->values[2] = 2.0f;
     mr_clip_finish(c);  /* keys of a clip already in a model were edited */
     char *path = mr_path_join(dir, "scaled.md5anim");
@@ -1585,7 +1586,7 @@ TEST(md5_write_anim_notes_scale_in_a_comment)
     CHECK(m->clip_count == 3 && mr_clip_key_count(m->clips[2]) == 31);
     CHECK(m->clip_count == 3 && m->clips[2]->rate == 30.0f);
     free(path);
-    mr_model_free(m);
+    mr_model_destroy(m);
     remove_dir(dir);
     free(dir);
 }
@@ -1594,17 +1595,17 @@ TEST(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names)
 {
     char *dir = make_temp_dir();
     mr_model *m = mr_model_new("static.dae", "collada");
-    if (!dir || !m) { CHECK(0); free(dir); mr_model_free(m); return; }
+    if (!dir || !m) { CHECK(0); free(dir); mr_model_destroy(m); return; }
     m->meshes = calloc(1, sizeof *m->meshes);
     m->mesh_count = 1;
     mr_mesh *mesh = &m->meshes[0];
-    mr_mesh_alloc(mesh, 3, 3, 0);
+    mr_mesh_init(mesh, 3, 3, 0);
     float p[3][3] = {{0, 0, 0}, {10, 0, 0}, {0, 10, 5}};
     for (int i = 0; i < 3; i++) glm_vec3_copy(p[i], mesh->positions[i]);
     mesh->indices[0] = 0; mesh->indices[1] = 1; mesh->indices[2] = 2;
     mesh->uvs[2][1] = 0.25f;
-    mesh->name = mr_strdup("pla\nte");            /* goes into a // comment */
-    mesh->material.name = mr_strdup("st\"e\x01l");  /* goes into the shader string */
+    mesh->name = mr_str_dup("pla\nte");            /* goes into a // comment */
+    mesh->material.name = mr_str_dup("st\"e\x01l");  /* goes into the shader string */
     char *path = mr_path_join(dir, "plate.md5mesh");
     mr_error e;
     CHECK(mr_md5_write_mesh(m, path, &e) == MR_OK);
@@ -1618,8 +1619,8 @@ TEST(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names)
         CHECK(b->meshes[0].indices[1] == 1 && b->meshes[0].indices[2] == 2);
         CHECK(strcmp(b->meshes[0].material.name, "st_e_l") == 0);
     }
-    mr_model_free(b);
-    mr_model_free(m);
+    mr_model_destroy(b);
+    mr_model_destroy(m);
     free(path);
     remove_dir(dir);
     free(dir);
@@ -1631,10 +1632,10 @@ TEST(model_load_refuses_unknown_extension)
 {
     mr_model *m = (mr_model *)&m;
     mr_error e;
-    CHECK(mr_model_load("models/thing.OBJ", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
+    CHECK(mr_load_model("models/thing.OBJ", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK(m == NULL);
     CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh or .dae)") == 0);
-    CHECK(mr_model_load("models/thing", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
+    CHECK(mr_load_model("models/thing", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(e.msg, "unsupported model format");
 }
 
@@ -1643,17 +1644,17 @@ TEST(model_load_md5_with_anims_and_anim_errors)
     mr_model *m = NULL;
     mr_error e;
     const char *ok[] = {SNOUT_DIR "jump.md5anim", SNOUT_DIR "pain.md5anim"};
-    CHECK(mr_model_load(SNOUT_MESH, ok, 2, &m, &e) == MR_OK);
+    CHECK(mr_load_model(SNOUT_MESH, ok, 2, &m, &e) == MR_OK);
     CHECK(m && m->clip_count == 2 && strcmp(m->clips[1]->name, "pain") == 0);
-    mr_model_free(m);
+    mr_model_destroy(m);
     m = (mr_model *)&m;
     const char *wrong[] = {SNOUT_DIR "jump.md5anim", BOB_ANIM};
-    CHECK(mr_model_load(SNOUT_MESH, wrong, 2, &m, &e) == MR_ERR_BAD_FILE);
+    CHECK(mr_load_model(SNOUT_MESH, wrong, 2, &m, &e) == MR_ERR_BAD_FILE);
     CHECK(m == NULL);
     CHECK_STR_CONTAINS(e.msg, "md5: " BOB_ANIM ":10: expected joint 'Root'");
     m = (mr_model *)&m;
     const char *missing[] = {"nowhere.md5anim"};
-    CHECK(mr_model_load(SNOUT_MESH, missing, 1, &m, &e) == MR_ERR_IO);
+    CHECK(mr_load_model(SNOUT_MESH, missing, 1, &m, &e) == MR_ERR_IO);
     CHECK(m == NULL);
 }
 
@@ -1699,8 +1700,8 @@ TEST(md5_parse_speed_of_real_files)
             else st = mr_md5_parse_mesh(files[f], text, len, &m, &e);
             t[r] = clock_s(CLOCK_MONOTONIC) - t0;
             cpu[r] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-            if (anim && st == MR_OK) mr_clip_free(owner->clips[--owner->clip_count]);
-            mr_model_free(m);
+            if (anim && st == MR_OK) mr_clip_destroy(owner->clips[--owner->clip_count]);
+            mr_model_destroy(m);
             CHECK(st == MR_OK);
         }
         qsort(t, (size_t)runs, sizeof *t, cmp_double);
@@ -1711,8 +1712,8 @@ TEST(md5_parse_speed_of_real_files)
     }
     free(t);
     free(cpu);
-    mr_model_free(bob);
-    mr_model_free(snout);
+    mr_model_destroy(bob);
+    mr_model_destroy(snout);
 }
 
 int main(void)

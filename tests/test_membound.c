@@ -161,7 +161,7 @@ static size_t measure(load_fn fn, const char *path, const char *text, size_t len
     mr_error err = {0};
     *st = fn(path, text, len, &m, &err);
     size_t peak = atomic_load(&peak_bytes) - base;
-    if (m) mr_model_free(m);
+    if (m) mr_model_destroy(m);
     if (msg) snprintf(msg, msg_size, "%s", *st == MR_OK ? "" : err.msg);
     if (atomic_load(&live_bytes) > 0) counting_works = 1;
     return peak;
@@ -210,7 +210,7 @@ static mr_status load_file(const char *path, const char *text, size_t len, mr_mo
 {
     (void)text;
     (void)len;
-    return mr_model_load(path, NULL, 0, out, err);
+    return mr_load_model(path, NULL, 0, out, err);
 }
 
 static int has_suffix(const char *s, const char *suffix)

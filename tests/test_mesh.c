@@ -9,7 +9,7 @@ TEST(influences_pack_keeps_eight_heaviest_renormalised)
     float w[10] = {0.05f, 0.3f, 0.1f, 0.25f, 0.2f, 0.1f, 0.02f, 0.03f, 0.01f, 0.04f};
     uint16_t oj[MR_MAX_INFLUENCES];
     float ow[MR_MAX_INFLUENCES];
-    CHECK(mr_influences_pack(j, w, 10, NULL, oj, ow) == 10);  /* 10 positive: 2 cut */
+    CHECK(mr_mesh_pack_influences(j, w, 10, NULL, oj, ow) == 10);  /* 10 positive: 2 cut */
     static const uint16_t want[8] = {3, 1, 4, 2, 9, 7, 14, 12};  /* tie 0.1/0.1: joint index without a rule */
     for (int k = 0; k < 8; k++) CHECK_MSG(oj[k] == want[k], "slot %d: joint %d, want %d", k, oj[k], want[k]);
     float sum = 0;
@@ -25,7 +25,7 @@ TEST(influences_pack_max_four_keeps_four_heaviest)
     float w[6] = {0.05f, 0.3f, 0.1f, 0.25f, 0.2f, 0.1f};
     uint16_t oj[MR_MAX_INFLUENCES];
     float ow[MR_MAX_INFLUENCES];
-    CHECK(mr_influences_pack(j, w, 6, &(mr_influence_rule){.max = 4}, oj, ow) == 6);
+    CHECK(mr_mesh_pack_influences(j, w, 6, &(mr_influence_rule){.max = 4}, oj, ow) == 6);
     CHECK(oj[0] == 3 && oj[1] == 1 && oj[2] == 4);
     CHECK(oj[3] == 2);  /* tie 0.1 vs 0.1, no positions or names: lower joint index wins */
     CHECK_NEAR(ow[0] + ow[1] + ow[2] + ow[3], 1.0, 1e-6);
@@ -39,7 +39,7 @@ TEST(influences_pack_drops_zero_and_negative_weights)
     float w[5] = {0.0f, 0.5f, -1.0f, 0.5f, 0.0f};
     uint16_t oj[MR_MAX_INFLUENCES];
     float ow[MR_MAX_INFLUENCES];
-    CHECK(mr_influences_pack(j, w, 5, NULL, oj, ow) == 2);  /* only 2 positive: nothing cut */
+    CHECK(mr_mesh_pack_influences(j, w, 5, NULL, oj, ow) == 2);  /* only 2 positive: nothing cut */
     CHECK(oj[0] == 2 && oj[1] == 4);
     CHECK(ow[2] == 0.0f && ow[3] == 0.0f);
     CHECK_NEAR(ow[0], 0.5, 1e-6);
@@ -51,7 +51,7 @@ TEST(influences_pack_no_positive_weight)
     float w[2] = {0.0f, NAN};
     uint16_t oj[MR_MAX_INFLUENCES];
     float ow[MR_MAX_INFLUENCES];
-    CHECK(mr_influences_pack(j, w, 2, NULL, oj, ow) == 0);
+    CHECK(mr_mesh_pack_influences(j, w, 2, NULL, oj, ow) == 0);
     CHECK(oj[0] == 6 && ow[0] == 1.0f);
 }
 
@@ -88,7 +88,7 @@ static void pack_permuted(const int *perm, const vec3 *origins, const float *ver
     uint16_t oj[MR_MAX_INFLUENCES];
     float ow[MR_MAX_INFLUENCES];
     mr_influence_rule rule = {.vertex = vertex, .origins = (const vec3 *)org, .names = names};
-    CHECK(mr_influences_pack(j, w, TIE_JOINTS, &rule, oj, ow) == TIE_JOINTS);
+    CHECK(mr_mesh_pack_influences(j, w, TIE_JOINTS, &rule, oj, ow) == TIE_JOINTS);
     for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
         out_names[k] = names[oj[k]];
         CHECK_NEAR(ow[k], 0.125, 1e-6);
@@ -138,18 +138,18 @@ TEST(influence_origins_are_bind_pose_joint_positions)
     glm_quatv(sk.rest_r[1], glm_rad(90.0f), (vec3){0, 0, 1});  /* a turns b to (1, 1, 0) */
     mr_skeleton_compute_inverse_bind(&sk);
     vec3 o[3];
-    mr_influence_origins(&sk, o);
+    mr_mesh_influence_origins(&sk, o);
     CHECK_NEAR(o[0][0], 0.0, 1e-6);
     CHECK_NEAR(o[1][0], 1.0, 1e-6);
     CHECK_NEAR(o[2][0], 1.0, 1e-6);
     CHECK_NEAR(o[2][1], 1.0, 1e-6);
     CHECK_NEAR(o[2][2], 0.0, 1e-6);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 static void make_quad(mr_mesh *m, int skinned)
 {
-    mr_mesh_alloc(m, 4, 6, skinned);
+    mr_mesh_init(m, 4, 6, skinned);
     float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     for (int i = 0; i < 4; i++) glm_vec3_copy(p[i], m->positions[i]);
     uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
@@ -162,15 +162,15 @@ TEST(mesh_normals_face_counter_clockwise_side)
     make_quad(&m, 0);
     mr_mesh_compute_normals(&m);
     for (int i = 0; i < 4; i++) CHECK_NEAR(m.normals[i][2], 1.0, 1e-6);
-    mr_mesh_destroy(&m);
+    mr_mesh_deinit(&m);
 }
 
 TEST(mesh_alloc_refuses_bad_counts)
 {
     mr_mesh m;
-    CHECK(mr_mesh_alloc(&m, 3, 4, 0) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_mesh_alloc(&m, -1, 3, 0) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_mesh_alloc(&m, 1 << 30, 3, 1) == MR_ERR_NO_MEMORY);
+    CHECK(mr_mesh_init(&m, 3, 4, 0) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_mesh_init(&m, -1, 3, 0) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_mesh_init(&m, 1 << 30, 3, 1) == MR_ERR_NO_MEMORY);
 }
 
 TEST(mesh_skin_blends_two_joints)
@@ -187,7 +187,7 @@ TEST(mesh_skin_blends_two_joints)
         m.weights[i][1] = 0.5f;
     }
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_pose_set_rest(&p, &sk);
     p.t[0][2] = 2.0f;  /* root up by 2: every vertex moves up by 2 */
     glm_quatv(p.r[1], glm_rad(90.0f), (vec3){0, 0, 1});
@@ -203,9 +203,9 @@ TEST(mesh_skin_blends_two_joints)
     CHECK_NEAR(pos[0][0], 0.5, 1e-5);
     CHECK_NEAR(pos[0][1], -0.5, 1e-5);
     CHECK_NEAR(nrm[0][2], 1.0, 1e-5);  /* rotation about Z keeps +Z normals */
-    mr_pose_destroy(&p);
-    mr_mesh_destroy(&m);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_mesh_deinit(&m);
+    mr_skeleton_deinit(&sk);
 }
 
 /* Eight joints, each a different translation: the vertex moves by the
@@ -242,7 +242,7 @@ TEST(mesh_skin_blends_eight_joints)
     CHECK(mr_mesh_influence_count(&m) == 8);  /* other vertices still use slot 8 */
     for (int i = 0; i < 4; i++) m.weights[i][7] = m.weights[i][6] = m.weights[i][5] = m.weights[i][4] = 0;
     CHECK(mr_mesh_influence_count(&m) == 4);
-    mr_mesh_destroy(&m);
+    mr_mesh_deinit(&m);
 }
 
 TEST(mesh_skin_static_mesh_is_copied)
@@ -252,7 +252,7 @@ TEST(mesh_skin_static_mesh_is_copied)
     vec3 pos[4], nrm[4];
     mr_mesh_skin(&m, NULL, pos, nrm);
     CHECK(pos[2][0] == 1.0f && pos[2][1] == 1.0f);
-    mr_mesh_destroy(&m);
+    mr_mesh_deinit(&m);
 }
 
 int main(void)

@@ -23,20 +23,20 @@ static void world_make(world *w)
     w->idle = fixture_cycle("idle", 2.0f, 4.0f, 2.1f, 0.0f);
     w->wave = fixture_cycle("wave", 1.5f, 60.0f, 0.7f, 0.0f);
     w->walk_fwd = fixture_cycle("walk_fwd", 1.0f, 25.0f, 0.0f, 40.0f);   /* pelvis moves +Y 40 in/s */
-    mr_pose_make(&w->pose, J_COUNT);
-    mr_pose_make(&w->want, J_COUNT);
+    mr_pose_init(&w->pose, J_COUNT);
+    mr_pose_init(&w->want, J_COUNT);
 }
 
 static void world_free(world *w)
 {
-    mr_clip_free(w->walk);
-    mr_clip_free(w->run);
-    mr_clip_free(w->idle);
-    mr_clip_free(w->wave);
-    mr_clip_free(w->walk_fwd);
-    mr_pose_destroy(&w->pose);
-    mr_pose_destroy(&w->want);
-    mr_skeleton_destroy(&w->sk);
+    mr_clip_destroy(w->walk);
+    mr_clip_destroy(w->run);
+    mr_clip_destroy(w->idle);
+    mr_clip_destroy(w->wave);
+    mr_clip_destroy(w->walk_fwd);
+    mr_pose_deinit(&w->pose);
+    mr_pose_deinit(&w->want);
+    mr_skeleton_deinit(&w->sk);
 }
 
 static mr_play_opts looping(void)
@@ -140,8 +140,8 @@ static float run_checked(world *w, mr_mixer *mx, int frames, const mr_clip *cons
     static float prev_spread;
     mr_pose src[4], src_prev[4];
     for (int i = 0; i < nclips; i++) {
-        mr_pose_make(&src[i], J_COUNT);
-        mr_pose_make(&src_prev[i], J_COUNT);
+        mr_pose_init(&src[i], J_COUNT);
+        mr_pose_init(&src_prev[i], J_COUNT);
     }
     float worst = 0.0f;
     for (int f = 0; f < frames; f++) {
@@ -181,8 +181,8 @@ static float run_checked(world *w, mr_mixer *mx, int frames, const mr_clip *cons
         memcpy(prev_w, cw, sizeof cw);
     }
     for (int i = 0; i < nclips; i++) {
-        mr_pose_destroy(&src[i]);
-        mr_pose_destroy(&src_prev[i]);
+        mr_pose_deinit(&src[i]);
+        mr_pose_deinit(&src_prev[i]);
     }
     return worst;
 }
@@ -195,7 +195,7 @@ TEST(mixer_crossfade_is_continuous_and_weights_sum_to_one)
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_pose prev;
-    mr_pose_make(&prev, J_COUNT);
+    mr_pose_init(&prev, J_COUNT);
     const mr_clip *clips[2] = {w.walk, w.run};
     float pw[4] = {1, 0, 0, 0};
     int bad = 0;
@@ -219,7 +219,7 @@ TEST(mixer_crossfade_is_continuous_and_weights_sum_to_one)
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_evaluate(mx, &w.pose, NULL, NULL);
     CHECK(frame_move(&w, &w.pose, &prev) > 3.0f);
-    mr_pose_destroy(&prev);
+    mr_pose_deinit(&prev);
     mr_mixer_destroy(mx);
     world_free(&w);
 }
@@ -232,7 +232,7 @@ TEST(mixer_three_way_fade_keeps_weights_summing_to_one_without_a_pop)
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_pose prev;
-    mr_pose_make(&prev, J_COUNT);
+    mr_pose_init(&prev, J_COUNT);
     const mr_clip *clips[3] = {w.walk, w.run, w.idle};
     float pw[4] = {1, 0, 0, 0};
     int bad = 0;
@@ -252,7 +252,7 @@ TEST(mixer_three_way_fade_keeps_weights_summing_to_one_without_a_pop)
     CHECK(bad == 0);
     CHECK(clip_weight(mx, 0, w.idle) == 1.0f);
     CHECK(mr_mixer_playing(mx, 0, info, 4) == 1);
-    mr_pose_destroy(&prev);
+    mr_pose_deinit(&prev);
     mr_mixer_destroy(mx);
     world_free(&w);
 }
@@ -414,7 +414,7 @@ TEST(mixer_masked_layer_leaves_unmasked_joints_bitwise)
     mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
     mr_play_opts o = looping();
     mr_mask upper;
-    mr_mask_make(&upper, J_COUNT, 0.0f);
+    mr_mask_init(&upper, J_COUNT, 0.0f);
     mr_mask_set_subtree(&upper, &w.sk, J_UPPERARM_R, 1.0f);
     mr_mask_ramp(&upper, &w.sk, J_SPINE2, 2, 0.0f, 0.5f);   /* and a soft spine */
     mr_mask_set_subtree(&upper, &w.sk, J_UPPERARM_R, 1.0f);
@@ -432,7 +432,7 @@ TEST(mixer_masked_layer_leaves_unmasked_joints_bitwise)
             if (upper.w[j] == 0.0f) CHECK_MSG(fixture_pose_equal(&w.pose, &w.want, j), "frame %d joint %d", f, j);
         CHECK(!fixture_pose_equal(&w.pose, &w.want, J_HAND_R) || !fixture_pose_equal(&w.pose, &w.want, J_UPPERARM_R));
     }
-    mr_mask_destroy(&upper);
+    mr_mask_deinit(&upper);
     mr_mixer_destroy(base);
     mr_mixer_destroy(mx);
     world_free(&w);
@@ -443,7 +443,7 @@ TEST(mixer_additive_track_weight_zero_is_identity_and_one_adds_the_delta)
     world w;
     world_make(&w);
     mr_clip *nod = NULL;
-    mr_clip_make_additive(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
+    mr_blend_make_additive_clip(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
     mr_mixer *base = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
     mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
     mr_play_opts o = looping();
@@ -457,18 +457,18 @@ TEST(mixer_additive_track_weight_zero_is_identity_and_one_adds_the_delta)
     mr_mixer_evaluate(base, &w.want, NULL, NULL);
     mr_mixer_evaluate(mx, &w.pose, NULL, NULL);
     for (int j = 0; j < J_COUNT; j++) CHECK(fixture_pose_equal(&w.pose, &w.want, j));
-    /* Weight 1: base + delta, as mr_pose_add computes it. */
+    /* Weight 1: base + delta, as mr_blend_additive computes it. */
     mr_mixer_set_weight(mx, 3, 1.0f, 0.0f, NULL);
     mr_mixer_evaluate(mx, &w.pose, NULL, NULL);
     mr_pose delta;
-    mr_pose_make(&delta, J_COUNT);
+    mr_pose_init(&delta, J_COUNT);
     mr_clip_sample(nod, &w.sk, 0.37f, MR_WRAP_CLAMP, &delta);
-    mr_pose_add(&w.want, &delta, 1.0f, NULL);
+    mr_blend_additive(&w.want, &delta, 1.0f, NULL);
     CHECK(fixture_max_move(&w.sk, &w.pose, &w.want) < 1e-4f);
-    mr_pose_destroy(&delta);
+    mr_pose_deinit(&delta);
     mr_mixer_destroy(base);
     mr_mixer_destroy(mx);
-    mr_clip_free(nod);
+    mr_clip_destroy(nod);
     world_free(&w);
 }
 
@@ -541,7 +541,7 @@ TEST(mixer_plays_blend_spaces_in_sync)
     float wt[2];
     mr_blendspace_weights(&bs, 2.0f, 0, wt);
     mr_pose scratch;
-    mr_pose_make(&scratch, J_COUNT);
+    mr_pose_init(&scratch, J_COUNT);
     mr_blendspace_sample(&bs, &w.sk, wt, 0.25f, &scratch, &w.want);
     CHECK(fixture_max_move(&w.sk, &w.pose, &w.want) < 1e-4f);
     CHECK_NEAR(clip_weight(mx, 0, w.walk), 0.5, 1e-6);
@@ -552,7 +552,7 @@ TEST(mixer_plays_blend_spaces_in_sync)
     mr_mixer_evaluate(mx, &w.pose, NULL, NULL);
     mr_clip_sample(w.run, &w.sk, 0.3f, MR_WRAP_CLAMP, &w.want);
     CHECK(fixture_max_move(&w.sk, &w.pose, &w.want) < 1e-3f);
-    mr_pose_destroy(&scratch);
+    mr_pose_deinit(&scratch);
     mr_mixer_destroy(mx);
     world_free(&w);
 }
@@ -638,7 +638,7 @@ TEST(mixer_root_motion_reports_yaw_of_a_turning_clip)
     mr_clip *turn = mr_clip_make("turn", J_COUNT);
     turn->duration = 1.0f;
     mr_track *r = &turn->tracks[J_PELVIS].r;
-    mr_track_alloc(r, 31, MR_INTERP_LINEAR);
+    mr_track_init(r, 31, MR_INTERP_LINEAR);
     for (int i = 0; i <= 30; i++) {
         r->times[i] = i / 30.0f;
         versor q;
@@ -662,7 +662,7 @@ TEST(mixer_root_motion_reports_yaw_of_a_turning_clip)
     }
     CHECK_NEAR(glm_deg(yaw), 135.0, 0.01);
     mr_mixer_destroy(mx);
-    mr_clip_free(turn);
+    mr_clip_destroy(turn);
     world_free(&w);
 }
 
@@ -733,9 +733,9 @@ TEST(mixer_update_and_evaluate_allocate_nothing)
     world_make(&w);
     mr_clip_add_marker(w.walk, 0.5f, "step");
     mr_clip *nod = NULL;
-    mr_clip_make_additive(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
+    mr_blend_make_additive_clip(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
     mr_mask upper;
-    mr_mask_make(&upper, J_COUNT, 0.0f);
+    mr_mask_init(&upper, J_COUNT, 0.0f);
     mr_mask_set_subtree(&upper, &w.sk, J_SPINE3, 1.0f);
     mr_blendspace bs;
     mr_blendspace_init(&bs, 1);
@@ -765,8 +765,8 @@ TEST(mixer_update_and_evaluate_allocate_nothing)
     }
     CHECK_MSG(heap_in_use() == before, "heap grew by %zu bytes", heap_in_use() - before);
     mr_mixer_destroy(mx);
-    mr_mask_destroy(&upper);
-    mr_clip_free(nod);
+    mr_mask_deinit(&upper);
+    mr_clip_destroy(nod);
     world_free(&w);
 }
 
@@ -850,7 +850,7 @@ TEST(mixer_refuses_clip_with_mismatched_joint_count)
     CHECK(mr_mixer_queue(mx, 0, other, NULL, NULL) == MR_ERR_JOINT_COUNT);
     CHECK(mr_mixer_play(mx, 0, NULL, NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_playing(mx, 0, NULL, 0) == 0);
-    mr_clip_free(other);
+    mr_clip_destroy(other);
     mr_mixer_destroy(mx);
     world_free(&w);
 }
@@ -952,16 +952,16 @@ TEST(mixer_refuses_mask_of_wrong_size)
     world_make(&w);
     mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
     mr_mask small, bad;
-    mr_mask_make(&small, 5, 1.0f);
-    mr_mask_make(&bad, J_COUNT, 1.0f);
+    mr_mask_init(&small, 5, 1.0f);
+    mr_mask_init(&bad, J_COUNT, 1.0f);
     bad.w[3] = NAN;
     mr_error err = {0};
     CHECK(mr_mixer_set_mask(mx, 1, &small, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "mask has 5 joints");
     CHECK(mr_mixer_set_mask(mx, 1, &bad, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_set_mask(mx, 1, NULL, NULL) == MR_OK);
-    mr_mask_destroy(&small);
-    mr_mask_destroy(&bad);
+    mr_mask_deinit(&small);
+    mr_mask_deinit(&bad);
     mr_mixer_destroy(mx);
     world_free(&w);
 }
@@ -1019,12 +1019,12 @@ TEST(mixer_evaluate_refuses_pose_of_wrong_size)
     world_make(&w);
     mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
     mr_pose small;
-    mr_pose_make(&small, 3);
+    mr_pose_init(&small, 3);
     mr_error err = {0};
     CHECK(mr_mixer_evaluate(mx, &small, NULL, &err) == MR_ERR_JOINT_COUNT);
     CHECK(mr_mixer_evaluate(mx, NULL, NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_update(NULL, 0.1f, NULL) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&small);
+    mr_pose_deinit(&small);
     mr_mixer_destroy(mx);
     world_free(&w);
 }

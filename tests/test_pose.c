@@ -13,10 +13,10 @@ static float mat_diff(mat4 a, mat4 b)
 TEST(pose_make_is_identity)
 {
     mr_pose p;
-    CHECK(mr_pose_make(&p, 2) == MR_OK);
+    CHECK(mr_pose_init(&p, 2) == MR_OK);
     CHECK(p.r[1][3] == 1.0f && p.s[0][2] == 1.0f && p.t[1][0] == 0.0f);
-    mr_pose_destroy(&p);
-    CHECK(mr_pose_make(&p, MR_MAX_JOINTS + 1) == MR_ERR_LIMIT);
+    mr_pose_deinit(&p);
+    CHECK(mr_pose_init(&p, MR_MAX_JOINTS + 1) == MR_ERR_LIMIT);
 }
 
 TEST(pose_set_rest_mismatched_joint_count)
@@ -24,16 +24,16 @@ TEST(pose_set_rest_mismatched_joint_count)
     mr_skeleton sk;
     fixture_chain(&sk);
     mr_pose p;
-    mr_pose_make(&p, 2);
+    mr_pose_init(&p, 2);
     CHECK(mr_pose_set_rest(&p, &sk) == MR_ERR_JOINT_COUNT);
     mat4 model[3];
     CHECK(mr_pose_to_model(&sk, &p, model) == MR_ERR_JOINT_COUNT);
     mr_pose q;
-    mr_pose_make(&q, 3);
+    mr_pose_init(&q, 3);
     CHECK(mr_pose_copy(&q, &p) == MR_ERR_JOINT_COUNT);
-    mr_pose_destroy(&p);
-    mr_pose_destroy(&q);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_pose_deinit(&q);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(pose_to_model_null_arguments)
@@ -41,14 +41,14 @@ TEST(pose_to_model_null_arguments)
     mr_skeleton sk;
     fixture_chain(&sk);
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mat4 model[3];
     CHECK(mr_pose_to_model(NULL, &p, model) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_pose_to_model(&sk, NULL, model) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_pose_to_model(&sk, &p, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_pose_skinning(&sk, NULL, model) == MR_ERR_INVALID_ARGUMENT);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(pose_to_model_matches_matrix_products)
@@ -57,7 +57,7 @@ TEST(pose_to_model_matches_matrix_products)
     mr_skeleton sk;
     fixture_chain(&sk);
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_pose_set_rest(&p, &sk);
     glm_quatv(p.r[0], 0.3f, (vec3){0.0f, 0.6f, 0.8f});
     glm_quatv(p.r[1], -1.1f, (vec3){1, 0, 0});
@@ -73,8 +73,8 @@ TEST(pose_to_model_matches_matrix_products)
         glm_mat4_mul(expect, local, expect);
         CHECK(mat_diff(model[j], expect) < 1e-5f);
     }
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(pose_skinning_is_identity_at_rest)
@@ -82,15 +82,15 @@ TEST(pose_skinning_is_identity_at_rest)
     mr_skeleton sk;
     fixture_chain(&sk);
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_pose_set_rest(&p, &sk);
     mat4 model[3], skin[3], id;
     glm_mat4_identity(id);
     mr_pose_to_model(&sk, &p, model);
     CHECK(mr_pose_skinning(&sk, model, skin) == MR_OK);
     for (int j = 0; j < 3; j++) CHECK(mat_diff(skin[j], id) < 1e-6f);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(pose_child_follows_parent_rotation)
@@ -98,7 +98,7 @@ TEST(pose_child_follows_parent_rotation)
     mr_skeleton sk;
     fixture_chain(&sk);
     mr_pose p;
-    mr_pose_make(&p, 3);
+    mr_pose_init(&p, 3);
     mr_pose_set_rest(&p, &sk);
     glm_quatv(p.r[1], glm_rad(90.0f), (vec3){0, 0, 1});
     mat4 model[3];
@@ -106,8 +106,8 @@ TEST(pose_child_follows_parent_rotation)
     /* a at (1,0,0); b one unit along a's rotated X, i.e. +Y. */
     CHECK_NEAR(model[2][3][0], 1.0, 1e-6);
     CHECK_NEAR(model[2][3][1], 1.0, 1e-6);
-    mr_pose_destroy(&p);
-    mr_skeleton_destroy(&sk);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
 }
 
 int main(void)

@@ -1,26 +1,27 @@
 /* test_skeleton.c — mr_skeleton: allocation, validation, lookup, inverse bind. */
 #include "anim_fixture.h"
+#include "core/str.h"
 #include "test.h"
 
 TEST(skeleton_make_identity_rest_pose)
 {
     mr_skeleton sk;
-    CHECK(mr_skeleton_make(&sk, 4) == MR_OK);
+    CHECK(mr_skeleton_init(&sk, 4) == MR_OK);
     CHECK(sk.joint_count == 4);
     for (int i = 0; i < 4; i++) {
         CHECK(sk.parents[i] == -1);
         CHECK(sk.rest_r[i][3] == 1.0f);
         CHECK(sk.rest_s[i][1] == 1.0f);
     }
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
     CHECK(sk.joint_count == 0 && sk.names == NULL);
 }
 
 TEST(skeleton_make_refuses_too_many_joints)
 {
     mr_skeleton sk;
-    CHECK(mr_skeleton_make(&sk, MR_MAX_JOINTS + 1) == MR_ERR_LIMIT);
-    CHECK(mr_skeleton_make(&sk, -1) == MR_ERR_LIMIT);
+    CHECK(mr_skeleton_init(&sk, MR_MAX_JOINTS + 1) == MR_ERR_LIMIT);
+    CHECK(mr_skeleton_init(&sk, -1) == MR_ERR_LIMIT);
 }
 
 TEST(skeleton_validate_accepts_chain)
@@ -29,7 +30,7 @@ TEST(skeleton_validate_accepts_chain)
     fixture_chain(&sk);
     mr_error err = {0};
     CHECK(mr_skeleton_validate(&sk, &err) == MR_OK);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_validate_parent_after_child)
@@ -42,7 +43,7 @@ TEST(skeleton_validate_parent_after_child)
     CHECK_STR_CONTAINS(err.msg, "'a'");
     sk.parents[1] = 1;  /* its own parent */
     CHECK(mr_skeleton_validate(&sk, &err) != MR_OK);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_validate_duplicate_and_missing_names)
@@ -51,14 +52,14 @@ TEST(skeleton_validate_duplicate_and_missing_names)
     fixture_chain(&sk);
     mr_error err = {0};
     free(sk.names[2]);
-    sk.names[2] = mr_strdup("a");
+    sk.names[2] = mr_str_dup("a");
     CHECK(mr_skeleton_validate(&sk, &err) != MR_OK);
     CHECK_STR_CONTAINS(err.msg, "share the name");
     free(sk.names[2]);
     sk.names[2] = NULL;
     CHECK(mr_skeleton_validate(&sk, &err) != MR_OK);
     CHECK_STR_CONTAINS(err.msg, "no name");
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_validate_nan_and_non_unit_rotation)
@@ -73,7 +74,7 @@ TEST(skeleton_validate_nan_and_non_unit_rotation)
     sk.rest_r[2][3] = 2.0f;
     CHECK(mr_skeleton_validate(&sk, &err) != MR_OK);
     CHECK_STR_CONTAINS(err.msg, "unit quaternion");
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_find_by_name)
@@ -83,7 +84,7 @@ TEST(skeleton_find_by_name)
     CHECK(mr_skeleton_find(&sk, "b") == 2);
     CHECK(mr_skeleton_find(&sk, "nope") == -1);
     CHECK(mr_skeleton_find(&sk, NULL) == -1);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_inverse_bind_undoes_rest_model_matrix)
@@ -97,7 +98,7 @@ TEST(skeleton_inverse_bind_undoes_rest_model_matrix)
     glm_mat4_inv(sk.inverse_bind[2], bind);
     CHECK_NEAR(bind[3][0], 1.0 + cos(glm_rad(30.0f)), 1e-5);
     CHECK_NEAR(bind[3][2], -sin(glm_rad(30.0f)), 1e-5);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
 }
 
 TEST(skeleton_copy_is_deep)
@@ -108,9 +109,9 @@ TEST(skeleton_copy_is_deep)
     CHECK(copy.names[1] != sk.names[1]);
     CHECK(strcmp(copy.names[1], "a") == 0);
     CHECK(copy.parents[2] == 1);
-    mr_skeleton_destroy(&sk);
+    mr_skeleton_deinit(&sk);
     CHECK(strcmp(copy.names[2], "b") == 0);
-    mr_skeleton_destroy(&copy);
+    mr_skeleton_deinit(&copy);
 }
 
 int main(void)

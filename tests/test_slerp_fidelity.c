@@ -32,6 +32,8 @@
 #include "formats/load.h"
 
 #include "collada_ref.h"
+#include "core/path.h"
+#include "core/str.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define STEPS 20
@@ -47,7 +49,7 @@ static vec3 *posed(const mr_model *m, const mr_clip *clip, float t, int corners,
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose pose;
-    mr_pose_make(&pose, sk->joint_count);
+    mr_pose_init(&pose, sk->joint_count);
     CHECK(mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &pose) == MR_OK);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
     mat4 *skin = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *skin);
@@ -71,7 +73,7 @@ static vec3 *posed(const mr_model *m, const mr_clip *clip, float t, int corners,
     }
     free(model);
     free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     *count = total;
     return out;
 }
@@ -342,7 +344,7 @@ static double md5_check(const char *mesh, const char *anim, int *added)
     mr_model *m = NULL;
     mr_error err = {0};
     const char *anims[1] = {anim};
-    CHECK_MSG(mr_model_load(mesh, anims, 1, &m, &err) == MR_OK, "%s: %s", anim, err.msg);
+    CHECK_MSG(mr_load_model(mesh, anims, 1, &m, &err) == MR_OK, "%s: %s", anim, err.msg);
     if (!m) return -1;
     md5_ref r = {0};
     CHECK(md5_read_mesh(mesh, &r) == 0 && md5_read_anim(anim, &r) == 0);
@@ -366,7 +368,7 @@ static double md5_check(const char *mesh, const char *anim, int *added)
         free(ref);
     }
     md5_free(&r);
-    mr_model_free(m);
+    mr_model_destroy(m);
     return worst;
 }
 
@@ -449,7 +451,7 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
         mr_model *m = NULL;
         mr_error err = {0};
         if (mr_collada_load(files[i], &m, &err) != MR_OK || m->clip_count == 0 || m->mesh_count == 0) {
-            mr_model_free(m);   /* not animated, or one of the corpus's broken files */
+            mr_model_destroy(m);   /* not animated, or one of the corpus's broken files */
             free(files[i]);
             continue;
         }
@@ -462,7 +464,7 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
         CHECK_MSG(e <= MR_CLIP_FIDELITY, "%s: %.5f%% of the size from the exact curves", files[i], e * 100);
         overall = fmax(overall, e);
         checked++;
-        mr_model_free(m);
+        mr_model_destroy(m);
         free(files[i]);
     }
     free(files);
@@ -478,17 +480,17 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
 static void wide_keys(float degrees, int in_model, double *worst_angle, double *worst_pos, int *added)
 {
     mr_model *m = mr_model_new("arm", "test");
-    mr_skeleton_make(&m->skeleton, 2);
+    mr_skeleton_init(&m->skeleton, 2);
     mr_skeleton *sk = &m->skeleton;
-    sk->names[0] = mr_strdup("root");
-    sk->names[1] = mr_strdup("tip");
+    sk->names[0] = mr_str_dup("root");
+    sk->names[1] = mr_str_dup("tip");
     sk->parents[1] = 0;
     sk->rest_t[1][0] = 1.0f;
     mr_skeleton_compute_inverse_bind(sk);
     mr_clip *c = mr_clip_make("turn", 2);
     c->duration = 1.0f;
     mr_track *r = &c->tracks[0].r;
-    mr_track_alloc(r, 2, MR_INTERP_LINEAR);
+    mr_track_init(r, 2, MR_INTERP_LINEAR);
     r->times[1] = 1.0f;
     glm_quatv(r->values, glm_rad(10.0f), (vec3){0, 0, 1});
     glm_quatv(r->values + 4, glm_rad(10.0f + degrees), (vec3){0, 0, 1});
@@ -496,7 +498,7 @@ static void wide_keys(float degrees, int in_model, double *worst_angle, double *
     else mr_clip_finish(c);
     *added = c->fine_added;
     mr_pose p;
-    mr_pose_make(&p, 2);
+    mr_pose_init(&p, 2);
     mat4 world[2];
     *worst_angle = *worst_pos = 0;
     for (int k = 0; k <= 120; k++) {
@@ -509,11 +511,11 @@ static void wide_keys(float degrees, int in_model, double *worst_angle, double *
         double dx = world[1][3][0] - cos(a), dy = world[1][3][1] - sin(a);
         if (sqrt(dx * dx + dy * dy) > *worst_pos) *worst_pos = sqrt(dx * dx + dy * dy);
     }
-    mr_pose_destroy(&p);
-    if (in_model) mr_model_free(m);
+    mr_pose_deinit(&p);
+    if (in_model) mr_model_destroy(m);
     else {
-        mr_clip_free(c);
-        mr_model_free(m);
+        mr_clip_destroy(c);
+        mr_model_destroy(m);
     }
 }
 
@@ -536,7 +538,7 @@ TEST(clip_finish_wide_keys_follow_slerp)
         }
     /* Without refinement the same keys are far off: what the cut repairs. */
     mr_track tr = {.components = 4};
-    mr_track_alloc(&tr, 2, MR_INTERP_LINEAR);
+    mr_track_init(&tr, 2, MR_INTERP_LINEAR);
     tr.times[1] = 1.0f;
     glm_quatv(tr.values, 0.0f, (vec3){0, 0, 1});
     glm_quatv(tr.values + 4, glm_rad(90.0f), (vec3){0, 0, 1});

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/str.h"
 
 /* ---- validation --------------------------------------------------------- */
 
@@ -174,7 +174,7 @@ static int aliases_input(const mr_blend_job *job)
     return 0;
 }
 
-mr_status mr_pose_blend(const mr_blend_job *job, mr_error *err)
+mr_status mr_blend_run(const mr_blend_job *job, mr_error *err)
 {
     mr_status st = mr_blend_validate(job, err);
     if (st != MR_OK) return st;
@@ -284,7 +284,7 @@ static inline float joint_weight(float weight, const mr_mask *mask, int j)
     return a > 0.0f ? (a < 1.0f ? a : 1.0f) : 0.0f;
 }
 
-mr_status mr_pose_layer(mr_pose *pose, const mr_pose *layer, float weight, const mr_mask *mask)
+mr_status mr_blend_override(mr_pose *pose, const mr_pose *layer, float weight, const mr_mask *mask)
 {
     mr_status st = check_layer_args(pose, layer, weight, mask);
     if (st != MR_OK) return st;
@@ -311,7 +311,7 @@ mr_status mr_pose_layer(mr_pose *pose, const mr_pose *layer, float weight, const
     return MR_OK;
 }
 
-mr_status mr_pose_add(mr_pose *pose, const mr_pose *delta, float weight, const mr_mask *mask)
+mr_status mr_blend_additive(mr_pose *pose, const mr_pose *delta, float weight, const mr_mask *mask)
 {
     mr_status st = check_layer_args(pose, delta, weight, mask);
     if (st != MR_OK) return st;
@@ -366,7 +366,7 @@ static void delta_values(mr_track *tr, char kind, const float *ref, const float 
 
 static mr_status copy_track(mr_track *dst, const mr_track *src)
 {
-    mr_status st = mr_track_alloc(dst, src->key_count, src->interp);
+    mr_status st = mr_track_init(dst, src->key_count, src->interp);
     if (st != MR_OK) return st;
     size_t per = (size_t)src->components * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
     memcpy(dst->times, src->times, (size_t)src->key_count * sizeof *dst->times);
@@ -378,7 +378,7 @@ static mr_status copy_track(mr_track *dst, const mr_track *src)
 /* One-key track holding v (components floats). */
 static mr_status constant_track(mr_track *dst, const float *v)
 {
-    mr_status st = mr_track_alloc(dst, 1, MR_INTERP_LINEAR);
+    mr_status st = mr_track_init(dst, 1, MR_INTERP_LINEAR);
     if (st != MR_OK) return st;
     for (int k = 0; k < dst->components; k++) dst->values[k] = v[k];
     return MR_OK;
@@ -413,7 +413,7 @@ static mr_status build_delta(const mr_clip *clip, const mr_skeleton *sk, const m
     return MR_OK;
 }
 
-mr_status mr_clip_make_additive(const mr_clip *clip, const mr_skeleton *sk, const mr_pose *ref,
+mr_status mr_blend_make_additive_clip(const mr_clip *clip, const mr_skeleton *sk, const mr_pose *ref,
                                 float ref_time, mr_clip **out, mr_error *err)
 {
     if (!out) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "additive: no output");
@@ -431,7 +431,7 @@ mr_status mr_clip_make_additive(const mr_clip *clip, const mr_skeleton *sk, cons
         return mr_error_set(err, MR_ERR_BAD_TIME, "additive: reference time %g is not finite", ref_time);
     mr_pose sampled = {0};
     if (!ref) {
-        if (mr_pose_make(&sampled, sk->joint_count) != MR_OK)
+        if (mr_pose_init(&sampled, sk->joint_count) != MR_OK)
             return mr_error_set(err, MR_ERR_NO_MEMORY, "additive: out of memory");
         mr_clip_sample(clip, sk, ref_time, MR_WRAP_CLAMP, &sampled);
         ref = &sampled;
@@ -445,16 +445,16 @@ mr_status mr_clip_make_additive(const mr_clip *clip, const mr_skeleton *sk, cons
                                   "additive: reference joint %d is not finite or has a zero scale", j);
                 break;
             }
-    char *name = st == MR_OK ? mr_strfmt("%s.additive", clip->name ? clip->name : "clip") : NULL;
+    char *name = st == MR_OK ? mr_str_fmt("%s.additive", clip->name ? clip->name : "clip") : NULL;
     mr_clip *d = name ? mr_clip_make(name, clip->joint_count) : NULL;
     free(name);
     if (st == MR_OK && !d) st = mr_error_set(err, MR_ERR_NO_MEMORY, "additive: out of memory");
     if (st == MR_OK && (st = build_delta(clip, sk, ref, d)) != MR_OK)
         mr_error_set(err, st, "additive: cannot build the delta of clip '%s': %s", clip->name,
                      mr_status_string(st));
-    mr_pose_destroy(&sampled);
+    mr_pose_deinit(&sampled);
     if (st != MR_OK) {
-        mr_clip_free(d);
+        mr_clip_destroy(d);
         return st;
     }
     *out = d;

@@ -6,7 +6,7 @@
  * argument they return an error status (and a one-line message in err when
  * given) without touching the output.
  *
- * mr_pose_blend — N weighted poses -> one (the ozz-animation BlendingJob shape):
+ * mr_blend_run — N weighted poses -> one (the ozz-animation BlendingJob shape):
  *   per joint, w_i = layer weight * mask weight (mask may be NULL = 1);
  *   translation and scale are the weighted means, rotations are accumulated
  *   with their sign aligned to the running sum (so q and -q agree) and
@@ -15,16 +15,16 @@
  *   (threshold - total): the result eases to the rest pose instead of
  *   snapping, and with no weight at all it is the rest pose.
  *
- * mr_pose_layer — override with a mask: per joint a = weight * mask,
+ * mr_blend_override — override with a mask: per joint a = weight * mask,
  *   pose = lerp(pose, layer, a) (nlerp for rotations). a == 0 leaves the
  *   joint bit-for-bit unchanged; a == 1 copies the layer's values exactly.
  *
- * mr_pose_add — additive: pose = pose (+) delta scaled by a = weight * mask:
+ * mr_blend_additive — additive: pose = pose (+) delta scaled by a = weight * mask:
  *   translation += a * delta.t, rotation = rotation * nlerp(identity,
  *   delta.r, a), scale *= 1 + a * (delta.s - 1). a == 0 leaves the joint
  *   bit-for-bit unchanged (weight 0 is the identity).
  *
- * mr_clip_make_additive — a delta clip from a clip and a reference pose:
+ * mr_blend_make_additive_clip — a delta clip from a clip and a reference pose:
  *   per key, translation t - ref.t, rotation ref.r^-1 * q, scale s / ref.s,
  *   so that sampling the delta at time t and adding it to ref with weight 1
  *   gives the original clip at t.
@@ -56,9 +56,9 @@ typedef struct mr_blend_job {
  * of the right size, threshold finite and >= 0. */
 mr_status mr_blend_validate(const mr_blend_job *job, mr_error *err);
 /* Validates, then blends into job->out. */
-mr_status mr_pose_blend(const mr_blend_job *job, mr_error *err);
+mr_status mr_blend_run(const mr_blend_job *job, mr_error *err);
 
-/* Streaming form of mr_pose_blend, for callers that produce the inputs one
+/* Streaming form of mr_blend_run, for callers that produce the inputs one
  * at a time (blend spaces, the mixer): no array of input poses is needed.
  *   mr_blend_begin(acc); mr_blend_add(acc, p_i, w_i) ...;
  *   mr_blend_end(acc, sk, sum of w_i, threshold);
@@ -72,11 +72,11 @@ mr_status mr_blend_end(mr_pose *acc, const mr_skeleton *sk, float total, float t
 
 /* Override layer (see above). weight in [0, 1]; mask NULL or of pose's size;
  * pose and layer of equal joint counts. */
-mr_status mr_pose_layer(mr_pose *pose, const mr_pose *layer, float weight, const mr_mask *mask);
+mr_status mr_blend_override(mr_pose *pose, const mr_pose *layer, float weight, const mr_mask *mask);
 
 /* Additive layer (see above). weight in [0, 1]; delta is a pose sampled from
  * an additive clip. */
-mr_status mr_pose_add(mr_pose *pose, const mr_pose *delta, float weight, const mr_mask *mask);
+mr_status mr_blend_additive(mr_pose *pose, const mr_pose *delta, float weight, const mr_mask *mask);
 
 /* Builds a delta clip of clip against a reference pose: ref when not NULL,
  * otherwise clip itself sampled at ref_time (clamped to the clip). The new
@@ -84,9 +84,9 @@ mr_status mr_pose_add(mr_pose *pose, const mr_pose *delta, float weight, const m
  * interpolation and markers, and a track on every channel (channels the
  * source leaves at rest get one key, rest relative to the reference), so
  * sampling it never falls back to the rest pose. On success *out owns the new
- * clip (free with mr_clip_free); on failure *out is NULL and err says why
+ * clip (free with mr_clip_destroy); on failure *out is NULL and err says why
  * (joint counts, NaN ref_time, a zero reference scale, no memory). */
-mr_status mr_clip_make_additive(const mr_clip *clip, const mr_skeleton *sk, const mr_pose *ref,
+mr_status mr_blend_make_additive_clip(const mr_clip *clip, const mr_skeleton *sk, const mr_pose *ref,
                                 float ref_time, mr_clip **out, mr_error *err);
 
 #endif

@@ -8,16 +8,17 @@
 
 #include "anim/clip_dense.h"
 #include "core/alloc.h"
+#include "core/str.h"
 
 mr_clip *mr_clip_make(const char *name, int joint_count)
 {
     if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return NULL;
     mr_clip *clip = calloc(1, sizeof *clip);
     if (!clip) return NULL;
-    clip->name = mr_strdup(name ? name : "clip");
+    clip->name = mr_str_dup(name ? name : "clip");
     clip->tracks = mr_alloc_array((size_t)joint_count, sizeof *clip->tracks);
     if (!clip->name || !clip->tracks) {
-        mr_clip_free(clip);
+        mr_clip_destroy(clip);
         return NULL;
     }
     clip->joint_count = joint_count;
@@ -51,7 +52,7 @@ static void free_fine(mr_clip *clip)
     clip->fine_added = 0;
 }
 
-void mr_clip_free(mr_clip *clip)
+void mr_clip_destroy(mr_clip *clip)
 {
     if (!clip) return;
     if (clip->tracks)
@@ -65,7 +66,7 @@ void mr_clip_free(mr_clip *clip)
     free(clip->tracks);
     free_fine(clip);
     free(clip->max_angle);
-    mr_clip_dense_free(clip->dense);
+    mr_clip_dense_destroy(clip->dense);
     free(clip->name);
     free(clip);
 }
@@ -75,7 +76,7 @@ mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
     if (!clip || !name || !name[0]) return MR_ERR_INVALID_ARGUMENT;
     if (!isfinite(time) || time < 0.0f || time > clip->duration) return MR_ERR_INVALID_ARGUMENT;
     if (clip->marker_count >= MR_MAX_MARKERS) return MR_ERR_LIMIT;
-    char *copy = mr_strdup(name);
+    char *copy = mr_str_dup(name);
     if (!copy) return MR_ERR_NO_MEMORY;
     mr_marker *grown = realloc(clip->markers, (size_t)(clip->marker_count + 1) * sizeof *grown);
     if (!grown) {
@@ -94,7 +95,7 @@ mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
     return MR_OK;
 }
 
-mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp)
+mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp)
 {
     track_release(track);
     if (key_count < 0) return MR_ERR_INVALID_ARGUMENT;
@@ -456,7 +457,7 @@ static mr_status resample_track(mr_track *dst, const mr_track *src, int count, c
                                 const int *seg, const double *u)
 {
     mr_track tmp = {.components = src->components};
-    mr_status st = mr_track_alloc(&tmp, count, src->interp);
+    mr_status st = mr_track_init(&tmp, count, src->interp);
     if (st != MR_OK) return st;
     int c = src->components;
     memcpy(tmp.times, times, (size_t)count * sizeof *times);
@@ -620,7 +621,7 @@ static const mr_track *shared_line(const mr_clip *clip, int *all_linear)
 void mr_clip_finish(mr_clip *clip)
 {
     clip->shared_keys = 0;
-    mr_clip_dense_free(clip->dense);
+    mr_clip_dense_destroy(clip->dense);
     clip->dense = NULL;
     clip->shared_times = NULL;
     clip->shared_rate = 0.0f;

@@ -116,20 +116,20 @@ typedef struct mr_clip {
 #define MR_CLIP_MAX_PIECES 64
 
 /* Allocates a clip with joint_count empty tracks (components preset). The
- * name is copied. Free with mr_clip_free. */
+ * name is copied. Free with mr_clip_destroy. */
 mr_clip *mr_clip_make(const char *name, int joint_count);
-void mr_clip_free(mr_clip *clip);
+void mr_clip_destroy(mr_clip *clip);
 
 /* Adds a marker named name (copied) at time, kept sorted by time; a marker
  * at the same time as existing ones goes after them. Fails with
  * MR_ERR_INVALID_ARGUMENT for an empty name or a time outside [0, duration]
  * (set the duration first), MR_ERR_LIMIT beyond MR_MAX_MARKERS. Allocates
- * (load time, not per frame); mr_clip_free releases the markers. */
+ * (load time, not per frame); mr_clip_destroy releases the markers. */
 #define MR_MAX_MARKERS 4096
 mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name);
 
 /* Allocates key_count keys for a track (times and values zeroed). */
-mr_status mr_track_alloc(mr_track *track, int key_count, mr_interp interp);
+mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
 

@@ -40,7 +40,7 @@ mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
     if (floats * sizeof(float) > DENSE_MAX_BYTES || !d->rest ||
         posix_memalign((void **)&d->data, 16, floats * sizeof(float)) != 0) {
         d->data = NULL;
-        mr_clip_dense_free(d);
+        mr_clip_dense_destroy(d);
         return NULL;
     }
     /* Padding lanes hold the identity so the SIMD pass never divides by zero. */
@@ -63,7 +63,7 @@ mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
     return d;
 }
 
-void mr_clip_dense_free(mr_clip_dense *d)
+void mr_clip_dense_destroy(mr_clip_dense *d)
 {
     if (!d) return;
     free(d->data);

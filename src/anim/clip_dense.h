@@ -26,7 +26,7 @@ typedef struct mr_clip_dense {
 /* Bakes clip (already finished: shared_keys > 1); NULL when the clip does not
  * qualify (non-linear keys, or more than 64 MiB of rows). */
 mr_clip_dense *mr_clip_dense_build(const mr_clip *clip);
-void mr_clip_dense_free(mr_clip_dense *dense);
+void mr_clip_dense_destroy(mr_clip_dense *dense);
 
 /* Interpolates row key..key+1 at alpha into pose (joint counts checked by the caller). */
 void mr_clip_dense_sample(const mr_clip_dense *dense, const mr_skeleton *sk, int key, float alpha,

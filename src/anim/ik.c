@@ -69,7 +69,7 @@ static void parent_rotation(const mr_skeleton *sk, const mr_pose *pose, int j, v
     mr_quat_from_matrix(m, q);
 }
 
-mr_status mr_pose_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
+mr_status mr_ik_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
                                  vec3 out)
 {
     if (!sk || !pose || !local || !out) return MR_ERR_INVALID_ARGUMENT;

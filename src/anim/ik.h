@@ -7,7 +7,7 @@
  * only local rotations of the chain joints, so they compose with sampling,
  * blending, masks and bone overrides: run them on the layered local pose
  * (the mixer's pose hook is the place) before local-to-model. Targets and
- * pole vectors are in model space; mr_pose_point_to_model converts a point
+ * pole vectors are in model space; mr_ik_point_to_model converts a point
  * given in a joint's local frame (and attach.h converts from world space).
  *
  * Two-bone: joints start -> mid -> end (mid a descendant of start, end of
@@ -78,7 +78,7 @@ mr_status mr_ik_aim(mr_aim_job *job, mr_error *err);
 
 /* Model-space position of a point given in joint's local frame (joint -1:
  * the point is already in model space). */
-mr_status mr_pose_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
+mr_status mr_ik_point_to_model(const mr_skeleton *sk, const mr_pose *pose, int joint, const vec3 local,
                                  vec3 out);
 
 #endif

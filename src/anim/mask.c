@@ -11,7 +11,7 @@ static int unit(float w) { return w >= 0.0f && w <= 1.0f; }   /* false for NaN *
 
 static int usable(const mr_mask *m) { return m && m->w && m->joint_count >= 0; }
 
-mr_status mr_mask_make(mr_mask *mask, int joint_count, float fill)
+mr_status mr_mask_init(mr_mask *mask, int joint_count, float fill)
 {
     if (!mask) return MR_ERR_INVALID_ARGUMENT;
     memset(mask, 0, sizeof *mask);
@@ -24,7 +24,7 @@ mr_status mr_mask_make(mr_mask *mask, int joint_count, float fill)
     return MR_OK;
 }
 
-void mr_mask_destroy(mr_mask *mask)
+void mr_mask_deinit(mr_mask *mask)
 {
     if (!mask) return;
     free(mask->w);

@@ -6,14 +6,14 @@
  * a script asks) with the helpers below and then only read per frame.
  *
  *   mr_mask m;
- *   mr_mask_make(&m, sk->joint_count, 0.0f);              // nothing
+ *   mr_mask_init(&m, sk->joint_count, 0.0f);              // nothing
  *   mr_mask_set_subtree(&m, sk, mr_skeleton_find(sk, "spine_01"), 1.0f);  // upper body
  *   mr_mask_ramp(&m, sk, mr_skeleton_find(sk, "spine_01"), 3, 0.25f, 1.0f); // ease in
  *   ...
- *   mr_mask_destroy(&m);
+ *   mr_mask_deinit(&m);
  *
- * Ownership: the caller owns the mr_mask struct; mr_mask_make allocates the
- * weights and mr_mask_destroy frees them. Every helper works in place on
+ * Ownership: the caller owns the mr_mask struct; mr_mask_init allocates the
+ * weights and mr_mask_deinit frees them. Every helper works in place on
  * caller-owned masks, allocates nothing, and returns MR_OK or
  * MR_ERR_JOINT_COUNT (masks or skeleton of different sizes) /
  * MR_ERR_INVALID_ARGUMENT (joint out of range, weight not in [0, 1] or NaN).
@@ -30,15 +30,15 @@ typedef struct mr_mask {
 } mr_mask;
 
 /* Allocates joint_count weights, all set to fill (in [0, 1]). */
-mr_status mr_mask_make(mr_mask *mask, int joint_count, float fill);
-void mr_mask_destroy(mr_mask *mask);
+mr_status mr_mask_init(mr_mask *mask, int joint_count, float fill);
+void mr_mask_deinit(mr_mask *mask);
 /* Copies src's weights into dst (same joint count). */
 mr_status mr_mask_copy(mr_mask *dst, const mr_mask *src);
 
 /* Every weight becomes value. */
 mr_status mr_mask_fill(mr_mask *mask, float value);
 /* joint and all its descendants get weight; other joints are unchanged.
- * Start from mr_mask_make(.., 0) for "this subtree only". */
+ * Start from mr_mask_init(.., 0) for "this subtree only". */
 mr_status mr_mask_set_subtree(mr_mask *mask, const mr_skeleton *sk, int joint, float weight);
 /* Falloff along a chain: joints of joint's subtree at depth d below joint
  * (joint itself is depth 0) get from + (to - from) * min(d, count-1)/(count-1),

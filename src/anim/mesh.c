@@ -23,7 +23,7 @@ void mr_material_defaults(mr_material *mat)
     mat->shininess = 32.0f;
 }
 
-mr_status mr_mesh_alloc(mr_mesh *mesh, int vertex_count, int index_count, int skinned)
+mr_status mr_mesh_init(mr_mesh *mesh, int vertex_count, int index_count, int skinned)
 {
     memset(mesh, 0, sizeof *mesh);
     mr_material_defaults(&mesh->material);
@@ -40,7 +40,7 @@ mr_status mr_mesh_alloc(mr_mesh *mesh, int vertex_count, int index_count, int sk
         ok = mesh->joints && mesh->weights;
     }
     if (!ok) {
-        mr_mesh_destroy(mesh);
+        mr_mesh_deinit(mesh);
         return MR_ERR_NO_MEMORY;
     }
     mesh->vertex_count = vertex_count;
@@ -48,7 +48,7 @@ mr_status mr_mesh_alloc(mr_mesh *mesh, int vertex_count, int index_count, int sk
     return MR_OK;
 }
 
-void mr_mesh_destroy(mr_mesh *mesh)
+void mr_mesh_deinit(mr_mesh *mesh)
 {
     if (!mesh) return;
     free(mesh->name);
@@ -105,7 +105,7 @@ static int influence_before(const int *joints, const float *weights, const mr_in
     return ja < jb;
 }
 
-int mr_influences_pack(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
+int mr_mesh_pack_influences(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
                        uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES])
 {
     int max = rule && rule->max > 0 && rule->max < MR_MAX_INFLUENCES ? rule->max : MR_MAX_INFLUENCES;
@@ -150,7 +150,7 @@ int mr_influences_pack(const int *joints, const float *weights, int n, const mr_
     return positive;
 }
 
-void mr_influence_origins(const mr_skeleton *sk, vec3 *out)
+void mr_mesh_influence_origins(const mr_skeleton *sk, vec3 *out)
 {
     for (int j = 0; j < sk->joint_count; j++) {
         mat4 bind;

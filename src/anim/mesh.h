@@ -4,7 +4,7 @@
  * heaviest first, weights summing to 1, unused slots joint 0 weight 0):
  * exactly what the renderer uploads (the second four only for meshes that
  * use them, see mr_mesh_influence_count). Loaders reduce more influences
- * with mr_influences_pack. A mesh with joints == NULL is static: it is drawn
+ * with mr_mesh_pack_influences. A mesh with joints == NULL is static: it is drawn
  * with the model's display transform only.
  *
  * Which influences are kept depends on the influences themselves and not
@@ -60,14 +60,14 @@ typedef struct mr_mesh {
 
 /* Allocates vertex and index arrays (zeroed; skinned adds joints/weights).
  * The material gets defaults (light grey, shininess 32). */
-mr_status mr_mesh_alloc(mr_mesh *mesh, int vertex_count, int index_count, int skinned);
-void mr_mesh_destroy(mr_mesh *mesh);
+mr_status mr_mesh_init(mr_mesh *mesh, int vertex_count, int index_count, int skinned);
+void mr_mesh_deinit(mr_mesh *mesh);
 void mr_material_defaults(mr_material *mat);
 
 /* Area-weighted smooth normals from positions and indices. */
 void mr_mesh_compute_normals(mr_mesh *mesh);
 
-/* How mr_influences_pack cuts and breaks ties (zero fields: defaults). */
+/* How mr_mesh_pack_influences cuts and breaks ties (zero fields: defaults). */
 typedef struct mr_influence_rule {
     int max;                  /* influences to keep, 1..MR_MAX_INFLUENCES; 0: MR_MAX_INFLUENCES */
     const float *vertex;      /* the vertex's bind-pose position, or NULL */
@@ -83,12 +83,12 @@ typedef struct mr_influence_rule {
  * cut); 0 when none was (out_j/out_w then bind fully to joints[0] or joint 0).
  * Joint indices index origins and names: the caller guarantees they are in
  * range. */
-int mr_influences_pack(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
+int mr_mesh_pack_influences(const int *joints, const float *weights, int n, const mr_influence_rule *rule,
                        uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES]);
 
 /* The bind-pose origin of every joint (the translation of the inverse of
  * inverse_bind), for mr_influence_rule.origins: out has joint_count entries. */
-void mr_influence_origins(const mr_skeleton *sk, vec3 *out);
+void mr_mesh_influence_origins(const mr_skeleton *sk, vec3 *out);
 
 /* How many influence slots the mesh uses: 1 + the last slot with a non-zero
  * weight in any vertex (0 for a static mesh). Above MR_INFLUENCE_SET the

@@ -132,15 +132,15 @@ mr_mixer *mr_mixer_make(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_des
     mx->slot_storage = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->slot_storage);
     mx->events = mr_alloc_array((size_t)d.max_events, sizeof *mx->events);
     if (!mx->tracks || !mx->slot_storage || !mx->events) goto oom;
-    if (mr_pose_make(&mx->acc, sk->joint_count) || mr_pose_make(&mx->tmp, sk->joint_count) ||
-        mr_pose_make(&mx->tmp2, sk->joint_count))
+    if (mr_pose_init(&mx->acc, sk->joint_count) || mr_pose_init(&mx->tmp, sk->joint_count) ||
+        mr_pose_init(&mx->tmp2, sk->joint_count))
         goto oom;
     for (int i = 0; i < d.max_tracks; i++) {
         track *t = &mx->tracks[i];
         t->slots = mx->slot_storage + (size_t)i * d.max_clips_per_track;
         t->target = -1;
         t->weight = 1.0f;
-        if (mr_mask_make(&t->mask, sk->joint_count, 1.0f) != MR_OK) goto oom;
+        if (mr_mask_init(&t->mask, sk->joint_count, 1.0f) != MR_OK) goto oom;
     }
     mr_root_motion_init(&mx->rm, sk, -1, up, 0);
     return mx;
@@ -154,13 +154,13 @@ void mr_mixer_destroy(mr_mixer *mx)
 {
     if (!mx) return;
     if (mx->tracks)
-        for (int i = 0; i < mx->track_count; i++) mr_mask_destroy(&mx->tracks[i].mask);
+        for (int i = 0; i < mx->track_count; i++) mr_mask_deinit(&mx->tracks[i].mask);
     free(mx->tracks);
     free(mx->slot_storage);
     free(mx->events);
-    mr_pose_destroy(&mx->acc);
-    mr_pose_destroy(&mx->tmp);
-    mr_pose_destroy(&mx->tmp2);
+    mr_pose_deinit(&mx->acc);
+    mr_pose_deinit(&mx->tmp);
+    mr_pose_deinit(&mx->tmp2);
     free(mx);
 }
 
@@ -731,7 +731,7 @@ static void on_segment(void *user, double a, double b)
         for (int k = 0; k < 3; k++) seg.translation[k] += src->bw[i] * one.translation[k];
         seg.yaw += src->bw[i] * one.yaw;
     }
-    mr_root_delta_compose(&m->mx->rm, &m->acc, &seg);
+    mr_root_motion_delta_compose(&m->mx->rm, &m->acc, &seg);
 }
 
 /* Advances every clip of the track by dt seconds. snap >= 0 moves that slot
@@ -766,7 +766,7 @@ static void advance_slots(mr_mixer *mx, int ti, float dt, float offset, int snap
     if (motion && wsum > 0.0f) {
         for (int k = 0; k < 3; k++) step_motion.translation[k] /= wsum;
         step_motion.yaw /= wsum;
-        mr_root_delta_compose(&mx->rm, &t->motion, &step_motion);
+        mr_root_motion_delta_compose(&mx->rm, &t->motion, &step_motion);
     }
 }
 
@@ -968,8 +968,8 @@ mr_status mr_mixer_evaluate(mr_mixer *mx, mr_pose *out, mat4 *model, mr_error *e
             return mr_error_set(err, st, "mixer: track %d: cannot sample: %s", ti, mr_status_string(st));
         if (direct) continue;
         const mr_mask *mask = t->has_mask ? &t->mask : NULL;
-        if (t->additive) mr_pose_add(out, &mx->acc, a, mask);
-        else mr_pose_layer(out, &mx->acc, a, mask);
+        if (t->additive) mr_blend_additive(out, &mx->acc, a, mask);
+        else mr_blend_override(out, &mx->acc, a, mask);
     }
     if (!covered) mr_pose_set_rest(out, mx->sk);
     if (mx->hook) mx->hook(mx->hook_user, mx->sk, out);

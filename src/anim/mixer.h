@@ -16,8 +16,8 @@
  * all present from the start, evaluated in index order: track 0 is the
  * bottom. Each track has a weight (0..1, fadeable), an optional mask, and a
  * mode: override (default) replaces the layers below per joint by
- * weight x mask (mr_pose_layer), additive adds its clips as deltas
- * (mr_pose_add; play clips made with mr_clip_make_additive there). Below
+ * weight x mask (mr_blend_override), additive adds its clips as deltas
+ * (mr_blend_additive; play clips made with mr_blend_make_additive_clip there). Below
  * track 0 lies the skeleton's rest pose.
  *
  * Clips on a track. A track plays one current clip (or blend space) and,
@@ -81,7 +81,7 @@
 #include "anim/blendspace.h"
 #include "anim/model.h"
 #include "anim/playhead.h"
-#include "anim/rootmotion.h"
+#include "anim/root_motion.h"
 
 #define MR_MIXER_MAX_TRACKS 64
 #define MR_MIXER_MAX_CLIPS 16        /* per track */

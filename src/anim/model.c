@@ -9,33 +9,34 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 
 mr_model *mr_model_new(const char *path, const char *format)
 {
     mr_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->path = mr_strdup(path ? path : "");
-    m->format = mr_strdup(format ? format : "");
-    m->frame.up = MR_UP_Y;
-    m->frame.meters_per_unit = 1.0f;
+    m->path = mr_str_dup(path ? path : "");
+    m->format = mr_str_dup(format ? format : "");
+    m->axes.up = MR_UP_Y;
+    m->axes.meters_per_unit = 1.0f;
     if (!m->path || !m->format) {
-        mr_model_free(m);
+        mr_model_destroy(m);
         return NULL;
     }
     return m;
 }
 
-void mr_model_free(mr_model *m)
+void mr_model_destroy(mr_model *m)
 {
     if (!m) return;
-    mr_skeleton_destroy(&m->skeleton);
-    for (int i = 0; i < m->mesh_count; i++) mr_mesh_destroy(&m->meshes[i]);
+    mr_skeleton_deinit(&m->skeleton);
+    for (int i = 0; i < m->mesh_count; i++) mr_mesh_deinit(&m->meshes[i]);
     free(m->meshes);
-    for (int i = 0; i < m->clip_count; i++) mr_clip_free(m->clips[i]);
+    for (int i = 0; i < m->clip_count; i++) mr_clip_destroy(m->clips[i]);
     free(m->clips);
     for (int i = 0; i < m->warning_count; i++) free(m->warnings[i]);
     free(m->warnings);
-    free(m->frame_note);
+    free(m->axes_note);
     free(m->path);
     free(m->format);
     free(m);
@@ -87,7 +88,7 @@ static float *model_max_angle(const mr_model *m)
         mat4 b, local;
         glm_mat4_inv(sk->inverse_bind[j], b);
         glm_vec3_copy(b[3], bind + (size_t)j * 3);
-        mr_trs_matrix(sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], local);
+        mr_pose_trs_matrix(sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], local);
         if (sk->parents[j] >= 0) glm_mat4_mul(world[sk->parents[j]], local, world[j]);
         else glm_mat4_copy(local, world[j]);
         glm_vec3_copy(world[j][3], rest + (size_t)j * 3);
@@ -140,7 +141,7 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
 {
     if (mr_model_find_clip(m, clip->name)) {
         for (int k = 2;; k++) {
-            char *alt = mr_strfmt("%s#%d", clip->name, k);
+            char *alt = mr_str_fmt("%s#%d", clip->name, k);
             if (!alt) return MR_ERR_NO_MEMORY;
             if (!mr_model_find_clip(m, alt)) {
                 free(clip->name);
@@ -173,7 +174,7 @@ void mr_model_warn(mr_model *m, const char *fmt, ...)
     char **grown = realloc(m->warnings, (size_t)(m->warning_count + 1) * sizeof *grown);
     if (!grown) return;
     m->warnings = grown;
-    m->warnings[m->warning_count] = mr_strdup(buf);
+    m->warnings[m->warning_count] = mr_str_dup(buf);
     if (m->warnings[m->warning_count]) m->warning_count++;
 }
 
@@ -207,11 +208,11 @@ int mr_model_bounds(const mr_model *m, vec3 min, vec3 max)
 void mr_model_display_matrix(const mr_model *m, mat4 out)
 {
     glm_mat4_identity(out);
-    if (m->frame.up == MR_UP_Z)       /* (x, y, z) -> (x, z, -y) */
+    if (m->axes.up == MR_UP_Z)       /* (x, y, z) -> (x, z, -y) */
         glm_rotate_x(out, -GLM_PI_2f, out);
-    else if (m->frame.up == MR_UP_X)  /* (x, y, z) -> (-y, x, z) */
+    else if (m->axes.up == MR_UP_X)  /* (x, y, z) -> (-y, x, z) */
         glm_rotate_z(out, GLM_PI_2f, out);
-    float s = m->frame.meters_per_unit > 0 ? m->frame.meters_per_unit : 1.0f;
+    float s = m->axes.meters_per_unit > 0 ? m->axes.meters_per_unit : 1.0f;
     glm_scale_uni(out, s);
 }
 

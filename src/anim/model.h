@@ -2,12 +2,12 @@
  *
  * Loaders (src/formats) build an mr_model; everything above them (info, pose,
  * renderer, Lua) uses only this struct. The model owns everything it points to;
- * mr_model_free releases it all.
+ * mr_model_destroy releases it all.
  *
- * Frames: vertex data and skeleton stay in the coordinates the model is kept
- * in (`frame`). MD5 keeps its own frame (Z-up, inches); COLLADA is converted to
- * Y-up metres at load. mr_model_display_matrix gives the transform from the
- * model's frame to marrow's world (Y-up, metres), used by the renderer and the
+ * Axes: vertex data and skeleton stay in the coordinates the model is kept
+ * in (`axes`: up axis and unit). MD5 keeps its own (Z-up, inches); COLLADA is
+ * converted to Y-up metres at load. mr_model_display_matrix gives the
+ * transform from the model's axes to marrow's world (Y-up, metres), used by the renderer and the
  * camera; `marrow pose` writes model coordinates.
  */
 #ifndef MR_ANIM_MODEL_H
@@ -18,10 +18,10 @@
 
 typedef enum mr_up_axis { MR_UP_Y = 0, MR_UP_Z, MR_UP_X } mr_up_axis;
 
-typedef struct mr_frame {
+typedef struct mr_axes {
     mr_up_axis up;       /* up axis of the model's coordinates */
     float meters_per_unit;  /* 0.0254 for MD5 inches, 1 for converted COLLADA */
-} mr_frame;
+} mr_axes;
 
 typedef struct mr_model {
     char *path;          /* as given to the loader */
@@ -31,15 +31,15 @@ typedef struct mr_model {
     mr_mesh *meshes;
     int clip_count;
     mr_clip **clips;     /* owned */
-    mr_frame frame;
-    char *frame_note;    /* what the loader converted, for `info` (may be NULL) */
+    mr_axes axes;        /* up axis and unit of the coordinates the model is kept in */
+    char *axes_note;    /* what the loader converted, for `info` (may be NULL) */
     int warning_count;
     char **warnings;     /* owned strings, shown by `info` */
 } mr_model;
 
 /* A new empty model (no joints, meshes or clips) for path. */
 mr_model *mr_model_new(const char *path, const char *format);
-void mr_model_free(mr_model *model);
+void mr_model_destroy(mr_model *model);
 
 /* Takes ownership of clip and appends it. A clip with the same name replaces
  * nothing: names are made unique by appending "#2", "#3". */
@@ -53,7 +53,7 @@ void mr_model_warn(mr_model *model, const char *fmt, ...) __attribute__((format(
  * (joint positions when there are no vertices). Returns 0 when empty. */
 int mr_model_bounds(const mr_model *model, vec3 min, vec3 max);
 
-/* Model frame to world (Y-up metres). */
+/* Model axes to world (Y-up metres). */
 void mr_model_display_matrix(const mr_model *model, mat4 out);
 
 /* Total vertex and triangle counts over all meshes. */

@@ -36,7 +36,7 @@ void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat
     }
 }
 
-mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
+mr_status mr_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
                                     const versor q_in, mr_space space, mr_override_mode mode,
                                     float weight)
 {
@@ -67,7 +67,7 @@ mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int jo
     return MR_OK;
 }
 
-mr_status mr_pose_override_translation(const mr_skeleton *sk, mr_pose *pose, int joint,
+mr_status mr_override_translation(const mr_skeleton *sk, mr_pose *pose, int joint,
                                        const vec3 v_in, mr_space space, mr_override_mode mode,
                                        float weight)
 {
@@ -91,7 +91,7 @@ mr_status mr_pose_override_translation(const mr_skeleton *sk, mr_pose *pose, int
     return MR_OK;
 }
 
-mr_status mr_pose_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint, const vec3 s_in,
+mr_status mr_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint, const vec3 s_in,
                                  mr_override_mode mode, float weight)
 {
     mr_status st = check(sk, pose, joint, weight);

@@ -20,13 +20,13 @@
 typedef enum mr_space { MR_SPACE_LOCAL = 0, MR_SPACE_MODEL } mr_space;
 typedef enum mr_override_mode { MR_OVERRIDE_ADD = 0, MR_OVERRIDE_REPLACE } mr_override_mode;
 
-mr_status mr_pose_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
+mr_status mr_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
                                     const versor q, mr_space space, mr_override_mode mode,
                                     float weight);
-mr_status mr_pose_override_translation(const mr_skeleton *sk, mr_pose *pose, int joint,
+mr_status mr_override_translation(const mr_skeleton *sk, mr_pose *pose, int joint,
                                        const vec3 v, mr_space space, mr_override_mode mode,
                                        float weight);
-mr_status mr_pose_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint,
+mr_status mr_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint,
                                  const vec3 s, mr_override_mode mode, float weight);
 
 /* Model-space transform of joint j computed by walking its parent chain

@@ -11,7 +11,7 @@
 
 #include "core/alloc.h"
 
-mr_status mr_pose_make(mr_pose *pose, int joint_count)
+mr_status mr_pose_init(mr_pose *pose, int joint_count)
 {
     memset(pose, 0, sizeof *pose);
     if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return MR_ERR_LIMIT;
@@ -20,7 +20,7 @@ mr_status mr_pose_make(mr_pose *pose, int joint_count)
     pose->r = mr_alloc_array(n, sizeof *pose->r);
     pose->s = mr_alloc_array(n, sizeof *pose->s);
     if (!pose->t || !pose->r || !pose->s) {
-        mr_pose_destroy(pose);
+        mr_pose_deinit(pose);
         return MR_ERR_NO_MEMORY;
     }
     pose->joint_count = joint_count;
@@ -31,7 +31,7 @@ mr_status mr_pose_make(mr_pose *pose, int joint_count)
     return MR_OK;
 }
 
-void mr_pose_destroy(mr_pose *pose)
+void mr_pose_deinit(mr_pose *pose)
 {
     if (!pose) return;
     free(pose->t);
@@ -84,7 +84,7 @@ static inline void compose_trs(const float *t, const float *q, const float *s, m
     m[3][3] = 1.0f;
 }
 
-void mr_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out)
+void mr_pose_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out)
 {
     compose_trs(t, q, s, out);
 }

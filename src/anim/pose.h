@@ -1,7 +1,7 @@
 /* pose.h — a skeleton's pose as structure-of-arrays local TRS, and the jobs
  * that turn it into model-space and skinning matrices.
  *
- * The caller owns every array. mr_pose_make allocates once; the per-frame
+ * The caller owns every array. mr_pose_init allocates once; the per-frame
  * functions (mr_pose_to_model, mr_pose_skinning, mr_pose_set_rest) allocate
  * nothing and validate their inputs first.
  */
@@ -18,8 +18,8 @@ typedef struct mr_pose {
 } mr_pose;
 
 /* Allocates a pose for joint_count joints, set to identity. */
-mr_status mr_pose_make(mr_pose *pose, int joint_count);
-void mr_pose_destroy(mr_pose *pose);
+mr_status mr_pose_init(mr_pose *pose, int joint_count);
+void mr_pose_deinit(mr_pose *pose);
 
 /* Copies the skeleton's rest pose into pose. */
 mr_status mr_pose_set_rest(mr_pose *pose, const mr_skeleton *sk);
@@ -27,7 +27,7 @@ mr_status mr_pose_set_rest(mr_pose *pose, const mr_skeleton *sk);
 mr_status mr_pose_copy(mr_pose *dst, const mr_pose *src);
 
 /* T * R * S as an affine matrix (q a unit quaternion). */
-void mr_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out);
+void mr_pose_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out);
 
 /* Local TRS of joint j as a matrix (T * R * S). */
 void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 
-mr_status mr_skeleton_make(mr_skeleton *sk, int joint_count)
+mr_status mr_skeleton_init(mr_skeleton *sk, int joint_count)
 {
     memset(sk, 0, sizeof *sk);
     if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return MR_ERR_LIMIT;
@@ -19,7 +20,7 @@ mr_status mr_skeleton_make(mr_skeleton *sk, int joint_count)
     sk->rest_s = mr_alloc_array(n, sizeof *sk->rest_s);
     sk->inverse_bind = mr_alloc_array(n, sizeof *sk->inverse_bind);
     if (!sk->names || !sk->parents || !sk->rest_t || !sk->rest_r || !sk->rest_s || !sk->inverse_bind) {
-        mr_skeleton_destroy(sk);
+        mr_skeleton_deinit(sk);
         return MR_ERR_NO_MEMORY;
     }
     sk->joint_count = joint_count;
@@ -32,7 +33,7 @@ mr_status mr_skeleton_make(mr_skeleton *sk, int joint_count)
     return MR_OK;
 }
 
-void mr_skeleton_destroy(mr_skeleton *sk)
+void mr_skeleton_deinit(mr_skeleton *sk)
 {
     if (!sk) return;
     if (sk->names)
@@ -105,13 +106,13 @@ int mr_skeleton_find(const mr_skeleton *sk, const char *name)
 
 mr_status mr_skeleton_copy(mr_skeleton *dst, const mr_skeleton *src)
 {
-    mr_status st = mr_skeleton_make(dst, src->joint_count);
+    mr_status st = mr_skeleton_init(dst, src->joint_count);
     if (st != MR_OK) return st;
     size_t n = (size_t)src->joint_count;
     for (size_t i = 0; i < n; i++) {
-        dst->names[i] = mr_strdup(src->names[i]);
+        dst->names[i] = mr_str_dup(src->names[i]);
         if (src->names[i] && !dst->names[i]) {
-            mr_skeleton_destroy(dst);
+            mr_skeleton_deinit(dst);
             return MR_ERR_NO_MEMORY;
         }
     }

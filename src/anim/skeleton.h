@@ -28,9 +28,9 @@ typedef struct mr_skeleton {
 
 /* Allocates arrays for joint_count joints: names NULL, parents -1, rest pose
  * identity, inverse_bind identity. Returns MR_OK or MR_ERR_NO_MEMORY /
- * MR_ERR_LIMIT (more than MR_MAX_JOINTS). Free with mr_skeleton_destroy. */
-mr_status mr_skeleton_make(mr_skeleton *sk, int joint_count);
-void mr_skeleton_destroy(mr_skeleton *sk);
+ * MR_ERR_LIMIT (more than MR_MAX_JOINTS). Free with mr_skeleton_deinit. */
+mr_status mr_skeleton_init(mr_skeleton *sk, int joint_count);
+void mr_skeleton_deinit(mr_skeleton *sk);
 
 /* Checks the invariants above (depth-first parents, names present and unique,
  * finite rest pose, unit rotations). Returns MR_OK or sets err. */

@@ -3,7 +3,7 @@
  * Nanoseconds per joint (median of runs, time stepped by 1/60 s) of
  *   sample     one clip sampled into a local pose (the baseline),
  *   mixer-1    the mixer playing that one clip (update + evaluate),
- *   blend-2    two clips sampled and blended (mr_pose_blend),
+ *   blend-2    two clips sampled and blended (mr_blend_run),
  *   layers-4   the mixer with four tracks: a base clip, two masked override
  *              layers and one additive layer (update + evaluate),
  *   IK         one two-bone solve (arm), per solve and per skeleton joint,
@@ -22,8 +22,8 @@
 #include "anim/ik.h"
 #include "anim/mixer.h"
 #include "bench/bench.h"
-#include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/load.h"
 
 typedef struct choreo_model {
@@ -63,11 +63,11 @@ static mr_model *load(const mr_bench_opts *o, const choreo_model *cm)
 {
     char *paths[5] = {0};
     int n = 0;
-    paths[0] = cm->shared ? mr_path_join(o->root, cm->mesh) : mr_strdup(cm->mesh);
-    for (; n < 4 && cm->anims[n]; n++) paths[n + 1] = cm->shared ? mr_path_join(o->root, cm->anims[n]) : mr_strdup(cm->anims[n]);
+    paths[0] = cm->shared ? mr_path_join(o->root, cm->mesh) : mr_str_dup(cm->mesh);
+    for (; n < 4 && cm->anims[n]; n++) paths[n + 1] = cm->shared ? mr_path_join(o->root, cm->anims[n]) : mr_str_dup(cm->anims[n]);
     mr_model *m = NULL;
     mr_error err = {0};
-    if (mr_model_load(paths[0], (const char *const *)paths + 1, n, &m, &err) != MR_OK)
+    if (mr_load_model(paths[0], (const char *const *)paths + 1, n, &m, &err) != MR_OK)
         printf("  %-10s skipped: %s\n", cm->label, err.msg);
     for (int i = 0; i <= n; i++) free(paths[i]);
     return m;
@@ -103,22 +103,22 @@ static int rig_make(rig *r, const mr_model *m, const choreo_model *cm)
     }
     int n = sk->joint_count;
     mr_error err = {0};
-    if (mr_clip_make_additive(add, sk, NULL, 0.0f, &r->add, &err) != MR_OK) {
+    if (mr_blend_make_additive_clip(add, sk, NULL, 0.0f, &r->add, &err) != MR_OK) {
         printf("  %-10s skipped: %s\n", cm->label, err.msg);
         return 0;
     }
-    mr_mask_make(&r->upper_mask, n, 0.0f);
-    mr_mask_make(&r->head_mask, n, 0.0f);
-    mr_mask_make(&r->add_mask, n, 0.0f);
+    mr_mask_init(&r->upper_mask, n, 0.0f);
+    mr_mask_init(&r->head_mask, n, 0.0f);
+    mr_mask_init(&r->add_mask, n, 0.0f);
     mr_mask_set_subtree(&r->upper_mask, sk, uj, 1.0f);
     mr_mask_set_subtree(&r->head_mask, sk, hj, 1.0f);
     mr_mask_ramp(&r->add_mask, sk, aj, 3, 0.3f, 1.0f);
-    mr_pose_make(&r->pose, n);
-    mr_pose_make(&r->a, n);
-    mr_pose_make(&r->b, n);
+    mr_pose_init(&r->pose, n);
+    mr_pose_init(&r->a, n);
+    mr_pose_init(&r->b, n);
     mr_mixer_desc d = {.max_tracks = 4};
-    r->one = mr_mixer_make(sk, m->frame.up, &d, NULL);
-    r->four = mr_mixer_make(sk, m->frame.up, &d, NULL);
+    r->one = mr_mixer_make(sk, m->axes.up, &d, NULL);
+    r->four = mr_mixer_make(sk, m->axes.up, &d, NULL);
     mr_play_opts p = mr_play_opts_default();
     p.loop = MR_LOOP_REPEAT;
     mr_mixer_play(r->one, 0, r->base, &p, NULL);
@@ -140,13 +140,13 @@ static void rig_free(rig *r)
 {
     mr_mixer_destroy(r->one);
     mr_mixer_destroy(r->four);
-    mr_pose_destroy(&r->pose);
-    mr_pose_destroy(&r->a);
-    mr_pose_destroy(&r->b);
-    mr_mask_destroy(&r->upper_mask);
-    mr_mask_destroy(&r->head_mask);
-    mr_mask_destroy(&r->add_mask);
-    mr_clip_free(r->add);
+    mr_pose_deinit(&r->pose);
+    mr_pose_deinit(&r->a);
+    mr_pose_deinit(&r->b);
+    mr_mask_deinit(&r->upper_mask);
+    mr_mask_deinit(&r->head_mask);
+    mr_mask_deinit(&r->add_mask);
+    mr_clip_destroy(r->add);
 }
 
 enum { C_SAMPLE, C_MIXER1, C_BLEND2, C_LAYERS4, C_IK, C_COUNT };
@@ -167,7 +167,7 @@ static void run_case(rig *r, int which, float t, int i)
         mr_clip_sample(r->other, sk, t, MR_WRAP_LOOP, &r->b);
         mr_blend_layer layers[2] = {{&r->a, 0.6f, NULL}, {&r->b, 0.4f, NULL}};
         mr_blend_job job = {sk, layers, 2, 0.0f, &r->pose};
-        mr_pose_blend(&job, NULL);
+        mr_blend_run(&job, NULL);
         break;
     }
     case C_LAYERS4:
@@ -225,7 +225,7 @@ void mr_bench_choreo(const mr_bench_opts *o)
         rig r;
         if (!rig_make(&r, m, &models[k])) {
             rig_free(&r);
-            mr_model_free(m);
+            mr_model_destroy(m);
             continue;
         }
         double ns[C_COUNT];
@@ -235,6 +235,6 @@ void mr_bench_choreo(const mr_bench_opts *o)
                ns[C_SAMPLE], ns[C_MIXER1], ns[C_MIXER1] / ns[C_SAMPLE], ns[C_BLEND2], ns[C_BLEND2] / ns[C_SAMPLE],
                ns[C_LAYERS4], ns[C_LAYERS4] / ns[C_SAMPLE], ns[C_IK] * n, ns[C_IK]);
         rig_free(&r);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }

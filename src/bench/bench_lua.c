@@ -2,7 +2,7 @@
  * one clip sample and one model-space bone override from a script's
  * update(dt), in microseconds per frame. The baseline, measured in the same
  * run, is the same work called from C directly (mr_clip_sample +
- * mr_pose_override_rotation), so the ratio is the price of scripting it.
+ * mr_override_rotation), so the ratio is the price of scripting it.
  * The second table does the same for 100 mixers (a looping clip on track 1,
  * the clip again at half speed through a mask on track 2; mixer:update +
  * mixer:pose against mr_mixer_update + mr_mixer_evaluate). */
@@ -15,8 +15,8 @@
 #include "anim/mixer.h"
 #include "anim/override.h"
 #include "bench/bench.h"
-#include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/load.h"
 #include "lua/script.h"
 
@@ -84,9 +84,9 @@ static double time_c_mixer(const mr_model *m, const char *joint, int runs, int f
     mr_pose out;
     mr_mask mask;
     double result = -1;
-    if (mr_pose_make(&out, sk->joint_count) != MR_OK) return -1;
-    if (mr_mask_make(&mask, sk->joint_count, 0.0f) != MR_OK) {
-        mr_pose_destroy(&out);
+    if (mr_pose_init(&out, sk->joint_count) != MR_OK) return -1;
+    if (mr_mask_init(&mask, sk->joint_count, 0.0f) != MR_OK) {
+        mr_pose_deinit(&out);
         return -1;
     }
     int j = mr_skeleton_find(sk, joint);
@@ -94,7 +94,7 @@ static double time_c_mixer(const mr_model *m, const char *joint, int runs, int f
     const mr_clip *clip = m->clips[0];
     int ok = 1;
     for (int i = 0; i < CHARACTERS && ok; i++) {
-        mx[i] = mr_mixer_make(sk, m->frame.up, NULL, NULL);
+        mx[i] = mr_mixer_make(sk, m->axes.up, NULL, NULL);
         mr_play_opts o = mr_play_opts_default();
         o.loop = MR_LOOP_REPEAT;
         o.start = clip->duration > 0 ? fmodf(i * 0.0137f, clip->duration) : 0;
@@ -118,8 +118,8 @@ static double time_c_mixer(const mr_model *m, const char *joint, int runs, int f
         result = mr_bench_median(samples, runs);
     }
     for (int i = 0; i < CHARACTERS; i++) mr_mixer_destroy(mx[i]);
-    mr_mask_destroy(&mask);
-    mr_pose_destroy(&out);
+    mr_mask_deinit(&mask);
+    mr_pose_deinit(&out);
     return result;
 }
 
@@ -128,7 +128,7 @@ static double time_c(const mr_model *m, const char *joint, int runs, int frames)
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose poses[CHARACTERS];
-    for (int i = 0; i < CHARACTERS; i++) mr_pose_make(&poses[i], sk->joint_count);
+    for (int i = 0; i < CHARACTERS; i++) mr_pose_init(&poses[i], sk->joint_count);
     int j = mr_skeleton_find(sk, joint);
     if (j < 0) j = sk->joint_count > 1 ? 1 : 0;
     versor q;
@@ -139,11 +139,11 @@ static double time_c(const mr_model *m, const char *joint, int runs, int frames)
         for (int f = 0; f < frames; f++)
             for (int i = 0; i < CHARACTERS; i++) {
                 mr_clip_sample(m->clips[0], sk, f / 60.0f + i * 0.0137f, MR_WRAP_LOOP, &poses[i]);
-                mr_pose_override_rotation(sk, &poses[i], j, q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 0.8f);
+                mr_override_rotation(sk, &poses[i], j, q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 0.8f);
             }
         samples[r] = (mr_bench_now() - t0) * 1e6 / frames;
     }
-    for (int i = 0; i < CHARACTERS; i++) mr_pose_destroy(&poses[i]);
+    for (int i = 0; i < CHARACTERS; i++) mr_pose_deinit(&poses[i]);
     return mr_bench_median(samples, runs);
 }
 
@@ -154,8 +154,8 @@ static double time_lua(const char *mesh, const char *anim, const char *joint, in
     char path[] = "/tmp/marrow_bench_lua_XXXXXX.lua";
     int fd = mkstemps(path, 4);
     if (fd < 0) return -1;
-    char *src = mixers ? mr_strfmt(mixer_script_fmt, mesh, anim, joint, CHARACTERS)
-                       : mr_strfmt(script_fmt, mesh, anim, CHARACTERS, joint);
+    char *src = mixers ? mr_str_fmt(mixer_script_fmt, mesh, anim, joint, CHARACTERS)
+                       : mr_str_fmt(script_fmt, mesh, anim, CHARACTERS, joint);
     ssize_t len = src ? (ssize_t)strlen(src) : -1;
     int wrote = src && write(fd, src, (size_t)len) == len;
     close(fd);
@@ -190,12 +190,12 @@ static void bench_table(const mr_bench_opts *o, int mixers, int runs, int frames
            "Lua memory");
     for (size_t i = 0; i < sizeof lua_models / sizeof *lua_models; i++) {
         const lua_bench_model *b = &lua_models[i];
-        char *mesh = b->shared ? mr_path_join(o->root, b->mesh) : mr_strdup(b->mesh);
-        char *anim = b->shared ? mr_path_join(o->root, b->anim) : mr_strdup(b->anim);
+        char *mesh = b->shared ? mr_path_join(o->root, b->mesh) : mr_str_dup(b->mesh);
+        char *anim = b->shared ? mr_path_join(o->root, b->anim) : mr_str_dup(b->anim);
         const char *anims[1] = {anim};
         mr_model *m = NULL;
         mr_error err = {0};
-        if (!mesh || !anim || mr_model_load(mesh, anims, 1, &m, &err) != MR_OK || !m->clip_count) {
+        if (!mesh || !anim || mr_load_model(mesh, anims, 1, &m, &err) != MR_OK || !m->clip_count) {
             printf("  %-10s skipped: %s\n", b->label, err.msg[0] ? err.msg : "no clip");
         } else {
             size_t mem = 0;
@@ -205,7 +205,7 @@ static void bench_table(const mr_bench_opts *o, int mixers, int runs, int frames
                 printf("  %-10s %6d %12.1f %14.1f %8.2fx %8.0f KB\n", b->label, m->skeleton.joint_count, lua,
                        c, lua / c, mem / 1024.0);
         }
-        mr_model_free(m);
+        mr_model_destroy(m);
         free(mesh);
         free(anim);
     }

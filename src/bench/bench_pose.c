@@ -15,7 +15,7 @@
 
 #include "bench/bench.h"
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
 #include "formats/load.h"
 
 double mr_bench_now(void)
@@ -72,7 +72,7 @@ static mr_model *load_bench_model(const mr_bench_opts *o, const bench_model *bm,
     }
     mr_model *m = NULL;
     mr_error err = {0};
-    if (mr_model_load(mesh, (const char *const *)anims, n, &m, &err) != MR_OK)
+    if (mr_load_model(mesh, (const char *const *)anims, n, &m, &err) != MR_OK)
         printf("  %-10s skipped: %s\n", bm->label, err.msg);
     free(mesh);
     for (int i = 0; i < n; i++) free(anims[i]);
@@ -93,7 +93,7 @@ void mr_bench_load(const mr_bench_opts *o)
             mr_model *m = load_bench_model(o, &bench_models[i], &bytes);
             times[r] = mr_bench_now() - t0;
             ok = m != NULL;
-            mr_model_free(m);
+            mr_model_destroy(m);
         }
         if (!ok) continue;
         double med = mr_bench_median(times, reps);
@@ -160,7 +160,7 @@ static double time_single(const mr_model *m, const mr_clip *c, int which, int ru
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose p;
-    mr_pose_make(&p, sk->joint_count);
+    mr_pose_init(&p, sk->joint_count);
     mat4 *model = mr_alloc_array((size_t)sk->joint_count, sizeof *model);
     mat4 *skin = mr_alloc_array((size_t)sk->joint_count, sizeof *skin);
     double samples[64];
@@ -182,7 +182,7 @@ static double time_single(const mr_model *m, const mr_clip *c, int which, int ru
         samples[r] = (mr_bench_now() - t0) * 1e9 / ((double)iters * sk->joint_count);
     }
     (void)sink;
-    mr_pose_destroy(&p);
+    mr_pose_deinit(&p);
     free(model);
     free(skin);
     return mr_bench_median(samples, runs);
@@ -195,7 +195,7 @@ static double time_crowd(const mr_model *m, const mr_clip *c, int characters, in
     int n = sk->joint_count;
     mr_pose *poses = mr_alloc_array((size_t)characters, sizeof *poses);
     mat4 *model = mr_alloc_array((size_t)characters * n, sizeof *model);
-    for (int i = 0; i < characters; i++) mr_pose_make(&poses[i], n);
+    for (int i = 0; i < characters; i++) mr_pose_init(&poses[i], n);
     double samples[64];
     for (int r = -1; r < runs; r++) {   /* run -1 warms caches and pages, untimed */
         double t0 = mr_bench_now();
@@ -207,7 +207,7 @@ static double time_crowd(const mr_model *m, const mr_clip *c, int characters, in
             }
         if (r >= 0) samples[r] = (mr_bench_now() - t0) * 1e9 / ((double)frames * characters * n);
     }
-    for (int i = 0; i < characters; i++) mr_pose_destroy(&poses[i]);
+    for (int i = 0; i < characters; i++) mr_pose_deinit(&poses[i]);
     free(poses);
     free(model);
     return mr_bench_median(samples, runs);
@@ -226,7 +226,7 @@ void mr_bench_pose(const mr_bench_opts *o)
         if (!c && m->clip_count) c = m->clips[0];
         if (!c) {
             printf("  %-10s skipped: no clip\n", bench_models[i].label);
-            mr_model_free(m);
+            mr_model_destroy(m);
             continue;
         }
         double a = time_single(m, c, CASE_A, runs, iters);
@@ -235,6 +235,6 @@ void mr_bench_pose(const mr_bench_opts *o)
         double base = time_single(m, c, CASE_BASELINE, runs, iters);
         printf("  %-10s %6d %10.1f %10.1f %14.1f %12.1f %8.2fx\n", bench_models[i].label,
                m->skeleton.joint_count, a, b, crowd, base, base / a);
-        mr_model_free(m);
+        mr_model_destroy(m);
     }
 }

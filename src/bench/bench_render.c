@@ -12,6 +12,7 @@
 #include "anim/pose.h"
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "formats/load.h"
 #include "gfx/renderer.h"
 #include "platform/window.h"
@@ -27,7 +28,7 @@ typedef struct crowd {
 
 static void crowd_free(crowd *c)
 {
-    mr_pose_destroy(&c->pose);
+    mr_pose_deinit(&c->pose);
     free(c->model);
     free(c->skin);
     free(c->world);
@@ -75,7 +76,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
 
     crowd c = {.n = d.instances, .joints = m->skeleton.joint_count};
     size_t nj = (size_t)c.joints, n = (size_t)c.n;
-    if (mr_pose_make(&c.pose, c.joints) != MR_OK) goto oom;
+    if (mr_pose_init(&c.pose, c.joints) != MR_OK) goto oom;
     c.model = mr_alloc_array(nj, sizeof *c.model);
     c.skin = mr_alloc_array(nj * n, sizeof *c.skin);
     c.world = mr_alloc_array(n, sizeof *c.world);
@@ -97,7 +98,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     mr_model_display_matrix(m, display);
     vec3 mn, mx;
     mr_model_bounds(m, mn, mx);
-    float s = m->frame.meters_per_unit > 0 ? m->frame.meters_per_unit : 1.0f;
+    float s = m->axes.meters_per_unit > 0 ? m->axes.meters_per_unit : 1.0f;
     float span = fmaxf(glm_vec3_distance(mn, mx) * s * 0.6f, 1e-3f);
     int cols = (int)ceilf(sqrtf((float)c.n));
     float dur = m->clip_count ? m->clips[0]->duration : 0.0f;
@@ -184,7 +185,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
         out->fps = out->frame_ms > 0 ? 1e3 / out->frame_ms : 0;
     }
     if (r) mr_renderer_destroy(r);
-    mr_window_close(win);
+    mr_window_destroy(win);
     free(times);
     free(pose_times);
     free(cpu_times);
@@ -204,7 +205,7 @@ static mr_model *load_pair(const char *dir, const char *mesh, const char *anim, 
     mr_error err = {0};
     if (mp && ap && mr_file_exists(mp)) {
         const char *anims[1] = {ap};
-        if (mr_model_load(mp, anims, mr_file_exists(ap) ? 1 : 0, &m, &err) != MR_OK)
+        if (mr_load_model(mp, anims, mr_file_exists(ap) ? 1 : 0, &m, &err) != MR_OK)
             printf("  %-22s skipped: %s\n", label, err.msg);
     }
     free(mp);
@@ -249,8 +250,8 @@ static void report_influences(const mr_bench_opts *o, int frames)
     char *path = mr_path_join(o->root, "thinmatrix-opengl-animation/Resources/res/model.dae");
     mr_model *wide = NULL, *narrow = NULL;
     mr_error err = {0};
-    if (!path || !mr_file_exists(path) || mr_model_load(path, NULL, 0, &wide, &err) != MR_OK ||
-        mr_model_load(path, NULL, 0, &narrow, &err) != MR_OK) {
+    if (!path || !mr_file_exists(path) || mr_load_model(path, NULL, 0, &wide, &err) != MR_OK ||
+        mr_load_model(path, NULL, 0, &narrow, &err) != MR_OK) {
         printf("  %-22s skipped: %s\n", "ThinMatrix", err.msg[0] ? err.msg : "not found");
     } else {
         cut_to_one_set(narrow);
@@ -258,8 +259,8 @@ static void report_influences(const mr_bench_opts *o, int frames)
         double b = report("50 ThinMatrix, cut to 4", &(mr_bench_render_desc){.model = narrow, .instances = 50, .frames = frames});
         if (a > 0 && b > 0) printf("  second influence set: %.3fx the cpu ms of one set\n", a / b);
     }
-    mr_model_free(wide);
-    mr_model_free(narrow);
+    mr_model_destroy(wide);
+    mr_model_destroy(narrow);
     free(path);
 }
 
@@ -280,6 +281,6 @@ void mr_bench_render(const mr_bench_opts *o)
     report_influences(o, frames);
     printf("  (frame ms = wall time, cpu ms = process CPU time of all llvmpipe threads;\n"
            "   shaders = compile + link ms; 1st frame = first draw incl. llvmpipe JIT, ms)\n");
-    mr_model_free(bob);
-    mr_model_free(man);
+    mr_model_destroy(bob);
+    mr_model_destroy(man);
 }

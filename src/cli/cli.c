@@ -67,7 +67,7 @@ mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim
 {
     mr_model *model = NULL;
     mr_error err = {0};
-    if (mr_model_load(path, anims, anim_count, &model, &err) != MR_OK) {
+    if (mr_load_model(path, anims, anim_count, &model, &err) != MR_OK) {
         fprintf(stderr, "%s\n", err.msg);
         *exit_code = MR_EXIT_BAD_INPUT;
         return NULL;

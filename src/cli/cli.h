@@ -18,7 +18,7 @@ int mr_cli_wants_help(int argc, char **argv);
  * returns MR_EXIT_USAGE. */
 int mr_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Loads path (+ anims) through mr_model_load. On failure prints the loader's
+/* Loads path (+ anims) through mr_load_model. On failure prints the loader's
  * one-line error to stderr and returns NULL with *exit_code = MR_EXIT_BAD_INPUT. */
 mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim_count,
                             int *exit_code);

@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/frame.h"
+#include "anim/axes.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/collada.h"
 #include "formats/md5.h"
 
@@ -57,8 +58,8 @@ static void copy_textures(const mr_model *m, const char *out_dir)
 static int write_md5(mr_model *m, const char *out)
 {
     mr_error err = {0};
-    mr_frame md5_frame = {MR_UP_Z, 0.0254f};
-    if (mr_model_convert_frame(m, md5_frame, &err) != MR_OK ||
+    mr_axes md5_frame = {MR_UP_Z, 0.0254f};
+    if (mr_axes_convert_model(m, md5_frame, &err) != MR_OK ||
         mr_md5_write_mesh(m, out, &err) != MR_OK) {
         fprintf(stderr, "marrow convert: %s\n", err.msg);
         return MR_EXIT_FAILED;
@@ -69,7 +70,7 @@ static int write_md5(mr_model *m, const char *out)
     if (dir) copy_textures(m, dir);
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
         /* Clip names may hold characters a file name cannot. */
-        char *name = mr_strfmt("%s.md5anim", m->clips[i]->name);
+        char *name = mr_str_fmt("%s.md5anim", m->clips[i]->name);
         for (char *c = name; c && *c; c++)
             if (*c == '/' || *c == '\\' || *c == ':' || (unsigned char)*c < 32) *c = '_';
         char *path = name ? mr_path_join(dir, name) : NULL;
@@ -118,6 +119,6 @@ int mr_cmd_convert(int argc, char **argv)
     } else {
         code = write_md5(m, out);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
     return code;
 }

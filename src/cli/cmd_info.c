@@ -12,7 +12,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "core/file.h"
 
 static const char info_help[] =
     "usage: marrow info MODEL [ANIM...]\n"
@@ -110,14 +109,14 @@ int mr_cmd_info(int argc, char **argv)
     mr_model_bounds(m, lo, hi);
     printf("model: %s (%s)\n", m->path, m->format);
     static const char *axes[] = {"Y", "Z", "X"};
-    printf("frame: %s-up, %g m per unit%s%s\n", axes[m->frame.up], m->frame.meters_per_unit,
-           m->frame_note ? "; " : "", m->frame_note ? m->frame_note : "");
+    printf("frame: %s-up, %g m per unit%s%s\n", axes[m->axes.up], m->axes.meters_per_unit,
+           m->axes_note ? "; " : "", m->axes_note ? m->axes_note : "");
     printf("bounds: (%.3f %.3f %.3f) .. (%.3f %.3f %.3f)\n", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     print_joint_tree(&m->skeleton);
     print_meshes(m);
     print_clips(m);
     printf("warnings: %d\n", m->warning_count);
     for (int i = 0; i < m->warning_count; i++) printf("  %s\n", m->warnings[i]);
-    mr_model_free(m);
+    mr_model_destroy(m);
     return MR_EXIT_OK;
 }

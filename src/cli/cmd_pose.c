@@ -10,7 +10,6 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "core/alloc.h"
-#include "core/file.h"
 
 static const char pose_help[] =
     "usage: marrow pose MODEL [ANIM...] [--clip NAME] [--time T] [--loop] [--rest | --bind]\n"
@@ -129,7 +128,7 @@ int mr_cmd_pose(int argc, char **argv)
             fprintf(stderr, "marrow pose: %s has no clip '%s' (clips:", m->path, clip_name);
             for (int i = 0; i < m->clip_count; i++) fprintf(stderr, " %s", m->clips[i]->name);
             fprintf(stderr, "%s)\n", m->clip_count ? "" : " none");
-            mr_model_free(m);
+            mr_model_destroy(m);
             return MR_EXIT_BAD_INPUT;
         }
     } else if (m->clip_count > 0 && (time_given || loop) && !rest && !bind) {
@@ -141,7 +140,7 @@ int mr_cmd_pose(int argc, char **argv)
     mat4 *model_m = mr_alloc_array((size_t)n, sizeof *model_m);
     mat4 *skin = mr_alloc_array((size_t)n, sizeof *skin);
     char what[256];
-    if (mr_pose_make(&pose, n) != MR_OK || !model_m || !skin) {
+    if (mr_pose_init(&pose, n) != MR_OK || !model_m || !skin) {
         fprintf(stderr, "marrow pose: out of memory\n");
         code = MR_EXIT_FAILED;
     } else {
@@ -160,9 +159,9 @@ int mr_cmd_pose(int argc, char **argv)
         code = write_obj(m, as_loaded ? NULL : (const mat4 *)skin, obj, what);
         if (code == MR_EXIT_OK) printf("wrote %s (%s)\n", obj, what);
     }
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     free(model_m);
     free(skin);
-    mr_model_free(m);
+    mr_model_destroy(m);
     return code;
 }

@@ -25,6 +25,7 @@
 #include "lua/draw.h"
 #include "lua/frame.h"
 #include "lua/script.h"
+#include "platform/clock.h"
 #include "platform/keys.h"
 #include "platform/pacer.h"
 #include "platform/stop.h"
@@ -149,7 +150,7 @@ static void watch_files(mr_watch *w, mr_lua_ctx *ctx)
     const char *const *paths;
     int n = mr_lua_watched(ctx, &paths);
     for (int i = 0; i < n; i++) mr_watch_file(w, paths[i], TAG_SCRIPT);
-    mr_watch_dir(w, mr_gfx_shader_dir(), TAG_SHADERS);
+    mr_watch_dir(w, mr_renderer_shader_dir(), TAG_SHADERS);
 }
 
 typedef struct runner {
@@ -190,7 +191,7 @@ static void handle_input(runner *rn, int *close)
         mr_error err = {0};
         if (rn->r && mr_renderer_resize(rn->r, w, h, &err) != MR_OK) fprintf(stderr, "%s\n", err.msg);
         mr_lua_resize(rn->ctx, w, h);
-        mr_lua_gfx_invalidate(rn->ctx);
+        mr_lua_draw_invalidate(rn->ctx);
     }
 }
 
@@ -199,13 +200,13 @@ static void handle_changes(runner *rn)
     unsigned changed = mr_watch_poll(rn->watch);
     if (changed & (1u << TAG_SCRIPT)) {
         mr_lua_reload(rn->ctx);
-        mr_lua_gfx_invalidate(rn->ctx);
+        mr_lua_draw_invalidate(rn->ctx);
         rn->shader_error = 0;
         watch_files(rn->watch, rn->ctx);
     }
     if ((changed & (1u << TAG_SHADERS)) && rn->r) {
         mr_error err = {0};
-        mr_lua_gfx_invalidate(rn->ctx);
+        mr_lua_draw_invalidate(rn->ctx);
         if (mr_renderer_reload_shaders(rn->r, &err) != MR_OK) {
             char msg[1100];
             snprintf(msg, sizeof msg, "shaders: %s", err.msg);
@@ -223,7 +224,7 @@ static void handle_changes(runner *rn)
 static int run_loop(runner *rn)
 {
     int quit_code = 0;
-    double dt = 1.0 / rn->o.fps, last = mr_time_now();
+    double dt = 1.0 / rn->o.fps, last = mr_clock_now();
     mr_pacer pacer;
     mr_pacer_init(&pacer, rn->o.fps_cap);
     for (int frame = 0;; frame++) {
@@ -234,7 +235,7 @@ static int run_loop(runner *rn)
         if (!rn->headless) {
             handle_input(rn, &close);
             handle_changes(rn);
-            double now = mr_time_now();
+            double now = mr_clock_now();
             dt = now - last;
             last = now;
             if (dt > MAX_DT) dt = MAX_DT;
@@ -303,8 +304,8 @@ int mr_cmd_run(int argc, char **argv)
         rc = MR_EXIT_FAILED;
         goto done;
     }
-    mr_lua_gfx_attach(rn.ctx, rn.r);
-    if (!rn.headless) mr_lua_gfx_skip_unchanged(rn.ctx, 1);
+    mr_lua_draw_attach(rn.ctx, rn.r);
+    if (!rn.headless) mr_lua_draw_skip_unchanged(rn.ctx, 1);
     if (!rn.headless) {
         rn.watch = mr_watch_create();
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
@@ -323,7 +324,7 @@ done:
     mr_lua_ctx_destroy(rn.ctx);
     mr_watch_destroy(rn.watch);
     if (rn.r) mr_renderer_destroy(rn.r);
-    if (rn.win) mr_window_close(rn.win);
+    if (rn.win) mr_window_destroy(rn.win);
     free(rn.o.argv);
     return rc;
 }

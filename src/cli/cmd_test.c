@@ -26,8 +26,9 @@
 #include "cli/cmd.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/str.h"
 #include "gfx/renderer.h"
-#include "platform/window.h"
+#include "platform/clock.h"
 #include "testkit/compare.h"
 #include "testkit/report.h"
 #include "testkit/scene.h"
@@ -83,7 +84,7 @@ static int add_path(test_opts *o, char *p)
             return 0;
         }
     size_t cap = (size_t)o->cap;
-    if (mr_array_reserve((void **)&o->paths, &cap, (size_t)o->count + 1, sizeof *o->paths)) {
+    if (mr_alloc_reserve((void **)&o->paths, &cap, (size_t)o->count + 1, sizeof *o->paths)) {
         free(p);
         return -1;
     }
@@ -106,7 +107,7 @@ static int add_dir(test_opts *o, const char *dir)
         if (e->d_name[0] != '.' && e->d_name[0] != '_' && ends_with(e->d_name, ".lua")) {
             size_t len = strlen(dir);
             const char *sep = len && dir[len - 1] == '/' ? "" : "/";
-            if (add_path(o, mr_strfmt("%s%s%s", dir, sep, e->d_name))) break;
+            if (add_path(o, mr_str_fmt("%s%s%s", dir, sep, e->d_name))) break;
         }
     closedir(d);
     qsort(o->paths + first, (size_t)(o->count - first), sizeof *o->paths, cmp_str);
@@ -184,7 +185,7 @@ static int parse(int argc, char **argv, test_opts *o)
             if (add_dir(o, inputs[i])) rc = mr_cli_usage_error("test", "cannot read folder '%s'", inputs[i]);
         } else if (!ends_with(inputs[i], ".lua")) {
             rc = mr_cli_usage_error("test", "'%s' is not a folder or a .lua scene", inputs[i]);
-        } else if (add_path(o, mr_strdup(inputs[i]))) {
+        } else if (add_path(o, mr_str_dup(inputs[i]))) {
             rc = mr_cli_usage_error("test", "out of memory");
         }
     }
@@ -353,10 +354,10 @@ static void run_scene(const test_opts *o, const char *path, mr_scene_result *res
         dup2(fd, 2);
         close(fd);
     }
-    double t0 = mr_time_now();
+    double t0 = mr_clock_now();
     /* decl is filled before the first frame, so on_shot can read the tolerance. */
     int rc = mr_scene_run(path, scene_dir, &decl, on_shot, &c, res->message, sizeof res->message);
-    res->seconds = mr_time_now() - t0;
+    res->seconds = mr_clock_now() - t0;
     res->shot_count = decl.shot_count;
     for (int i = 0; i < decl.shot_count; i++)
         if (res->shots[i].frame != decl.shots[i] || (rc && !res->shots[i].msg[0])) {
@@ -487,11 +488,11 @@ int mr_cmd_test(int argc, char **argv)
         scene_name(o.paths[i], res[i].name, sizeof res[i].name);
         snprintf(res[i].path, sizeof res[i].path, "%s", o.paths[i]);
     }
-    double t0 = mr_time_now();
+    double t0 = mr_clock_now();
     int next = 0, running = 0, printed = 0;
     while (printed < n) {
         while (running < o.jobs && next < n) {
-            started[next] = mr_time_now();
+            started[next] = mr_clock_now();
             pids[next] = start_child(&o, &res[next]);
             if (pids[next] > 0) running++;
             else done[next] = 1;
@@ -503,7 +504,7 @@ int mr_cmd_test(int argc, char **argv)
             if (pid < 0 && errno == EINTR) continue;
             if (pid < 0) break;
             if (pid == 0) {            /* none ended: stop the ones past --timeout */
-                double now = mr_time_now();
+                double now = mr_clock_now();
                 for (int i = 0; i < next; i++)
                     if (pids[i] > 0 && !done[i] && !timed_out[i] && now - started[i] > o.timeout) {
                         kill(pids[i], SIGKILL);
@@ -514,7 +515,7 @@ int mr_cmd_test(int argc, char **argv)
             }
             for (int i = 0; i < n; i++)
                 if (pids[i] == pid && !done[i]) {
-                    finish_child(&o, &res[i], status, mr_time_now() - started[i], timed_out[i]);
+                    finish_child(&o, &res[i], status, mr_clock_now() - started[i], timed_out[i]);
                     done[i] = 1;
                     running--;
                 }
@@ -524,7 +525,7 @@ int mr_cmd_test(int argc, char **argv)
             printed++;
         }
     }
-    double seconds = mr_time_now() - t0;
+    double seconds = mr_clock_now() - t0;
     int passed = 0, failed = 0;
     mr_report_count(res, n, &passed, &failed);
     if (mr_report_write(o.out, res, n, seconds) == 0)

@@ -19,9 +19,10 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/view.h"
-#include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "lua/frame.h"
+#include "platform/clock.h"
 #include "platform/pacer.h"
 #include "platform/stop.h"
 #include "platform/window.h"
@@ -246,7 +247,7 @@ static void screenshot_name(char *buf, size_t size)
 static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_args *a)
 {
     int paused = 0, frame_no = 0;
-    double last = mr_time_now(), fps_time = last;
+    double last = mr_clock_now(), fps_time = last;
     int fps_frames = 0, drawn = 0, last_fw = 0, last_fh = 0;
     float fps = 0;
     mr_pacer pacer;
@@ -293,7 +294,7 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
         if (fh > 0) mr_camera_pan(&v->camera, -in.pan_dx / (float)fh, in.pan_dy / (float)fh);
         if (in.scroll != 0) mr_camera_zoom(&v->camera, powf(0.88f, in.scroll));
 
-        double now = mr_time_now();
+        double now = mr_clock_now();
         float dt = (float)(now - last);
         last = now;
         if (!paused) v->time += dt;
@@ -365,7 +366,7 @@ int mr_cmd_view(int argc, char **argv)
             fprintf(stderr, "marrow view: %s has no clip '%s' (clips:", model->path, a.clip);
             for (int i = 0; i < model->clip_count; i++) fprintf(stderr, " %s", model->clips[i]->name);
             fprintf(stderr, "%s)\n", model->clip_count ? "" : " none");
-            mr_model_free(model);
+            mr_model_destroy(model);
             return MR_EXIT_BAD_INPUT;
         }
     }
@@ -378,23 +379,23 @@ int mr_cmd_view(int argc, char **argv)
                                     &err);
     if (!win) {
         fprintf(stderr, "marrow view: %s\n", err.msg);
-        mr_model_free(model);
+        mr_model_destroy(model);
         return MR_EXIT_FAILED;
     }
     mr_renderer *r = NULL;
     if (mr_renderer_create(&(mr_renderer_desc){.width = a.width, .height = a.height}, &r, &err) !=
         MR_OK) {
         fprintf(stderr, "marrow view: %s\n", err.msg);
-        mr_window_close(win);
-        mr_model_free(model);
+        mr_window_destroy(win);
+        mr_model_destroy(model);
         return MR_EXIT_FAILED;
     }
     mr_view v;
     if (mr_view_init(&v, r, model, &err) != MR_OK) {
         fprintf(stderr, "marrow view: %s\n", err.msg);
         mr_renderer_destroy(r);
-        mr_window_close(win);
-        mr_model_free(model);
+        mr_window_destroy(win);
+        mr_model_destroy(model);
         return err.status == MR_ERR_NO_MEMORY ? MR_EXIT_FAILED : MR_EXIT_BAD_INPUT;
     }
     if (clip > 0) mr_view_set_clip(&v, clip);
@@ -409,7 +410,7 @@ int mr_cmd_view(int argc, char **argv)
 
     mr_view_deinit(&v);
     mr_renderer_destroy(r);
-    mr_window_close(win);
-    mr_model_free(model);
+    mr_window_destroy(win);
+    mr_model_destroy(model);
     return code;
 }

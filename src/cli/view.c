@@ -10,7 +10,7 @@
 
 #include "anim/clip.h"
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
 
 /* Poses sampled over a clip to find where it takes the model. */
 #define BOUNDS_SAMPLES 48
@@ -135,7 +135,7 @@ mr_status mr_view_init(mr_view *v, mr_renderer *r, const mr_model *model, mr_err
     v->hud = 1;
     v->clip = model->clip_count > 0 ? 0 : -1;
     int nj = model->skeleton.joint_count;
-    if (mr_pose_make(&v->pose, nj) != MR_OK)
+    if (mr_pose_init(&v->pose, nj) != MR_OK)
         return mr_error_set(err, MR_ERR_NO_MEMORY, "view: out of memory");
     v->joint_model = mr_alloc_array((size_t)nj, sizeof *v->joint_model);
     v->skin = mr_alloc_array((size_t)nj, sizeof *v->skin);
@@ -167,7 +167,7 @@ mr_status mr_view_init(mr_view *v, mr_renderer *r, const mr_model *model, mr_err
 void mr_view_deinit(mr_view *v)
 {
     if (v->r && v->gpu.id) mr_renderer_release_model(v->r, v->gpu);
-    mr_pose_destroy(&v->pose);
+    mr_pose_deinit(&v->pose);
     free(v->joint_model);
     free(v->skin);
     memset(v, 0, sizeof *v);

@@ -15,7 +15,7 @@ void *mr_alloc_array(size_t count, size_t size)
     return calloc(total ? total : 1, 1);
 }
 
-int mr_array_reserve(void **array, size_t *cap, size_t need, size_t size)
+int mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return 0;
     size_t grown = *cap ? *cap : 16;
@@ -31,34 +31,4 @@ int mr_array_reserve(void **array, size_t *cap, size_t need, size_t size)
     *array = p;
     *cap = grown;
     return 0;
-}
-
-char *mr_strndup(const char *s, size_t n)
-{
-    if (!s) return NULL;
-    char *d = malloc(n + 1);
-    if (!d) return NULL;
-    memcpy(d, s, n);
-    d[n] = '\0';
-    return d;
-}
-
-char *mr_strdup(const char *s)
-{
-    return s ? mr_strndup(s, strlen(s)) : NULL;
-}
-
-char *mr_strfmt(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s) return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
 }

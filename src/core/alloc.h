@@ -1,4 +1,4 @@
-/* alloc.h — overflow-checked allocation and small string helpers.
+/* alloc.h — overflow-checked allocation.
  *
  * Every size computed from file content goes through mr_alloc_array, which
  * refuses count*size overflow and absurd totals (MR_ALLOC_LIMIT) instead of
@@ -20,12 +20,6 @@ void *mr_alloc_array(size_t count, size_t size);
 /* Resizes *array (capacity *cap elements) so it holds at least need elements,
  * growing geometrically. Returns 0 on success, -1 on overflow or no memory
  * (the old block stays valid). New elements are zeroed. */
-int mr_array_reserve(void **array, size_t *cap, size_t need, size_t size);
-
-/* Copies of strings; NULL in gives NULL out. Free with free(). */
-char *mr_strdup(const char *s);
-char *mr_strndup(const char *s, size_t n);
-/* printf into a new string. */
-char *mr_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size);
 
 #endif

@@ -1,4 +1,4 @@
-/* file.c — whole-file reads, atomic writes and path helpers. */
+/* file.c — whole-file reads and atomic writes (see file.h). */
 #include "core/file.h"
 
 #include <ctype.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 
 char *mr_file_read(const char *path, size_t *size, mr_error *err)
 {
@@ -46,7 +47,7 @@ char *mr_file_read(const char *path, size_t *size, mr_error *err)
 
 int mr_file_write(const char *path, const void *data, size_t len, mr_error *err)
 {
-    char *tmp = mr_strfmt("%s.tmp%ld", path, (long)getpid());
+    char *tmp = mr_str_fmt("%s.tmp%ld", path, (long)getpid());
     if (!tmp) return mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path), -1;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
@@ -70,43 +71,4 @@ int mr_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-const char *mr_path_basename(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-char *mr_path_dirname(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) return mr_strdup(".");
-    if (slash == path) return mr_strdup("/");
-    return mr_strndup(path, (size_t)(slash - path));
-}
-
-char *mr_path_stem(const char *path)
-{
-    const char *base = mr_path_basename(path);
-    const char *dot = strrchr(base, '.');
-    return dot && dot != base ? mr_strndup(base, (size_t)(dot - base)) : mr_strdup(base);
-}
-
-const char *mr_path_ext(const char *path, char *buf, size_t bufsize)
-{
-    const char *base = mr_path_basename(path);
-    const char *dot = strrchr(base, '.');
-    size_t i = 0;
-    if (dot && bufsize)
-        for (dot++; *dot && i + 1 < bufsize; dot++) buf[i++] = (char)tolower((unsigned char)*dot);
-    if (bufsize) buf[i] = '\0';
-    return buf;
-}
-
-char *mr_path_join(const char *dir, const char *name)
-{
-    if (!dir || !*dir || name[0] == '/') return mr_strdup(name);
-    size_t n = strlen(dir);
-    return mr_strfmt("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
 }

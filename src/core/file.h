@@ -1,4 +1,4 @@
-/* file.h — whole-file reads and path helpers.
+/* file.h — whole-file reads and writes.
  *
  * Paths are plain '/'-separated strings. Returned strings are owned by the
  * caller (free()) unless the function says it returns a pointer into its input.
@@ -20,16 +20,5 @@ char *mr_file_read(const char *path, size_t *size, mr_error *err);
 int mr_file_write(const char *path, const void *data, size_t len, mr_error *err);
 
 int mr_file_exists(const char *path);
-
-/* Pointer into path after the last '/'. */
-const char *mr_path_basename(const char *path);
-/* Directory part of path ("." when none), new string. */
-char *mr_path_dirname(const char *path);
-/* Base name without its last extension ("walk" for "a/walk.md5anim"), new string. */
-char *mr_path_stem(const char *path);
-/* Extension after the last '.', lower-cased into buf ("" when none). */
-const char *mr_path_ext(const char *path, char *buf, size_t bufsize);
-/* dir + "/" + name, or name alone when name is absolute or dir is empty. */
-char *mr_path_join(const char *dir, const char *name);
 
 #endif

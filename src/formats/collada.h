@@ -6,7 +6,7 @@
  *
  * Frame. The model comes out in marrow's frame, Y-up metres:
  *   model->frame = {MR_UP_Y, 1}, model->format = "collada", and
- *   model->frame_note says what was converted ("COLLADA Z_UP, unit 0.01 m:
+ *   model->axes_note says what was converted ("COLLADA Z_UP, unit 0.01 m:
  *   converted to Y-up metres"). <up_axis> Z_UP maps (x, y, z) to (x, z, -y),
  *   X_UP to (-y, x, z); <unit meter> scales. Everything is converted, not
  *   just a root: vertex data, every joint's rest transform, inverse binds and
@@ -167,7 +167,7 @@
  *   frame: <up_axis> from model->frame.up and <unit meter> from its
  *   meters_per_unit, numbers unchanged — an MD5 model (Z-up inches) is
  *   written Z_UP with unit 0.0254 and reads back converted to Y-up metres
- *   like any COLLADA file; mr_model_convert_frame (anim/frame.h) takes it
+ *   like any COLLADA file; mr_axes_convert_model (anim/frame.h) takes it
  *   back to MD5's frame. Joints become JOINT nodes (id/sid "J<index>", the
  *   name in name=) with their rest pose as <matrix>; skinned meshes go
  *   through <controller><skin> (all joints, their inverse binds, identity
@@ -189,7 +189,7 @@
 #include "anim/model.h"
 
 /* Reads the file at path into a new model (*out; the caller frees it with
- * mr_model_free). model->path is path; textures are looked up beside it.
+ * mr_model_destroy). model->path is path; textures are looked up beside it.
  * On failure *out stays NULL and err says why (see above). */
 mr_status mr_collada_load(const char *path, mr_model **out, mr_error *err);
 

@@ -54,7 +54,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
 
 #define CL_MAX_HZ 1920.0
 #define CL_TOLERANCE 1e-5
@@ -218,7 +218,7 @@ static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
     s->all_step = 1;
     for (int k = 0; k + 1 < s->count; k++)
         if (s->interp[k] != I_STEP) s->all_step = 0;
-    if (mr_array_reserve((void **)&a->samplers, &a->sampler_cap, (size_t)a->sampler_count + 1, sizeof *a->samplers)) {
+    if (mr_alloc_reserve((void **)&a->samplers, &a->sampler_cap, (size_t)a->sampler_count + 1, sizeof *a->samplers)) {
         sampler_free(s);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     }
@@ -498,7 +498,7 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         ch.matrix_trs = 1;
         if ((st = sampler_prepare_trs(a, s)) != MR_OK) return st;
     }
-    if (mr_array_reserve((void **)&a->channels, &a->channel_cap, (size_t)a->channel_count + 1, sizeof *a->channels))
+    if (mr_alloc_reserve((void **)&a->channels, &a->channel_cap, (size_t)a->channel_count + 1, sizeof *a->channels))
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     a->channels[a->channel_count++] = ch;
     return MR_OK;
@@ -691,7 +691,7 @@ typedef struct key_list {
 
 static int push_key(key_list *l, const key *k)
 {
-    if (mr_array_reserve((void **)&l->k, &l->cap, l->n + 1, sizeof *l->k)) return -1;
+    if (mr_alloc_reserve((void **)&l->k, &l->cap, l->n + 1, sizeof *l->k)) return -1;
     l->k[l->n++] = *k;
     return 0;
 }
@@ -843,7 +843,7 @@ static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, con
         mode = KEYS_LINEAR;
     }
     mr_interp interp = mode == KEYS_STEP ? MR_INTERP_STEP : mode == KEYS_CUBIC ? MR_INTERP_CUBIC : MR_INTERP_LINEAR;
-    mr_status st = mr_track_alloc(tr, (int)n, interp);
+    mr_status st = mr_track_init(tr, (int)n, interp);
     if (st != MR_OK) return st;
     for (size_t i = 0; i < n; i++) {
         tr->times[i] = (float)k[i].t;
@@ -979,18 +979,18 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
     free(ops);
     free(animated);
     if (st == MR_OK && !any_joint) {
-        mr_clip_free(clip);
+        mr_clip_destroy(clip);
         return MR_OK;  /* nothing in this clip moves the skeleton */
     }
     if (st != MR_OK) {
-        mr_clip_free(clip);
+        mr_clip_destroy(clip);
         return st;
     }
     clip->duration = (float)(end > 0 ? end : last);
     if (rate > 0) clip->rate = (float)rate;
     else if (uniform && rate_step > 1e-6) clip->rate = (float)(1.0 / rate_step);
     if ((st = mr_model_add_clip(model, clip)) != MR_OK) {
-        mr_clip_free(clip);
+        mr_clip_destroy(clip);
         return cl_fail_status(a->d, st, NULL, "out of memory");
     }
     return MR_OK;

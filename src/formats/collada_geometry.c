@@ -34,7 +34,7 @@ typedef struct corner_list {
 
 static int push_corner(corner_list *l, corner c)
 {
-    if (l->n == l->cap && mr_array_reserve((void **)&l->c, &l->cap, l->n + 1, sizeof *l->c) != 0) return -1;
+    if (l->n == l->cap && mr_alloc_reserve((void **)&l->c, &l->cap, l->n + 1, sizeof *l->c) != 0) return -1;
     l->c[l->n++] = c;
     return 0;
 }
@@ -280,12 +280,12 @@ static mr_status build_prim(cl_doc *d, xmlNode *prim, const prim_inputs *in, con
         }
     }
     free(table);
-    mr_status st = mr_mesh_alloc(&out->mesh, nv, (int)cl->n, 0);
+    mr_status st = mr_mesh_init(&out->mesh, nv, (int)cl->n, 0);
     out->pos_index = st == MR_OK ? mr_alloc_array((size_t)nv, sizeof *out->pos_index) : NULL;
     if (st != MR_OK || !out->pos_index) {
         free(remap);
         free(uniq);
-        mr_mesh_destroy(&out->mesh);
+        mr_mesh_deinit(&out->mesh);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, prim, "out of memory for %d vertices", nv);
     }
     mr_mesh *m = &out->mesh;
@@ -370,7 +370,7 @@ mr_status cl_geometry_read(cl_doc *d, xmlNode *geometry, cl_geometry *g)
 void cl_geometry_free(cl_geometry *g)
 {
     for (int i = 0; i < g->prim_count; i++) {
-        mr_mesh_destroy(&g->prims[i].mesh);
+        mr_mesh_deinit(&g->prims[i].mesh);
         free(g->prims[i].pos_index);
     }
     free(g->prims);

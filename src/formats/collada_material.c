@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 
 /* ---- texture files ------------------------------------------------------ */
 
@@ -139,7 +140,7 @@ static char *trimmed_text(xmlNode *el)
     if (!t) return NULL;
     while (len && isspace((unsigned char)*t)) t++, len--;
     while (len && isspace((unsigned char)t[len - 1])) len--;
-    char *out = mr_strndup(t, len);
+    char *out = mr_str_ndup(t, len);
     free(owned);
     return out;
 }
@@ -199,7 +200,7 @@ mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat)
     const char *name = cl_attr(material, "name");
     if (!name) name = cl_attr(material, "id");
     free(mat->name);
-    mat->name = mr_strdup(name ? name : "material");
+    mat->name = mr_str_dup(name ? name : "material");
     xmlNode *ie = cl_child(material, "instance_effect");
     if (!ie) return MR_OK;
     xmlNode *effect;

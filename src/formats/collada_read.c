@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/str.h"
 #include "formats/collada_internal.h"
 
 typedef struct mat_cache {
@@ -106,13 +107,13 @@ static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, m
     }
     if (!mat_el) {
         free(out->name);
-        out->name = mr_strdup(symbol ? symbol : "default");
+        out->name = mr_str_dup(symbol ? symbol : "default");
         return MR_OK;
     }
     for (int i = 0; i < r->mat_count; i++)
         if (r->mats[i].el == mat_el) {
             const mr_material *c = &r->mats[i].mat;
-            char *name = mr_strdup(c->name), *dm = mr_strdup(c->diffuse_map), *nm = mr_strdup(c->normal_map);
+            char *name = mr_str_dup(c->name), *dm = mr_str_dup(c->diffuse_map), *nm = mr_str_dup(c->normal_map);
             free(out->name);
             free(out->diffuse_map);
             free(out->normal_map);
@@ -124,13 +125,13 @@ static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, m
         }
     mr_status st = cl_material_read(&r->d, mat_el, out);
     if (st != MR_OK) return st;
-    if (mr_array_reserve((void **)&r->mats, &r->mat_cap, (size_t)r->mat_count + 1, sizeof *r->mats) == 0) {
+    if (mr_alloc_reserve((void **)&r->mats, &r->mat_cap, (size_t)r->mat_count + 1, sizeof *r->mats) == 0) {
         mat_cache *c = &r->mats[r->mat_count++];
         c->el = mat_el;
         c->mat = *out;
-        c->mat.name = mr_strdup(out->name);
-        c->mat.diffuse_map = mr_strdup(out->diffuse_map);
-        c->mat.normal_map = mr_strdup(out->normal_map);
+        c->mat.name = mr_str_dup(out->name);
+        c->mat.diffuse_map = mr_str_dup(out->diffuse_map);
+        c->mat.normal_map = mr_str_dup(out->normal_map);
     }
     return MR_OK;
 }
@@ -157,13 +158,13 @@ static mr_status read_skins(reader *r)
 static char *joint_name(const mr_skeleton *sk, int count, const cl_node *n, int index)
 {
     const char *base = n->name && *n->name ? n->name : n->id && *n->id ? n->id : n->sid && *n->sid ? n->sid : NULL;
-    char *name = base ? mr_strdup(base) : mr_strfmt("node%d", index);
+    char *name = base ? mr_str_dup(base) : mr_str_fmt("node%d", index);
     for (int k = 2; name; k++) {
         int clash = 0;
         for (int j = 0; j < count && !clash; j++) clash = !strcmp(sk->names[j], name);
         if (!clash) return name;
         free(name);
-        name = mr_strfmt("%s#%d", base ? base : "node", k);
+        name = mr_str_fmt("%s#%d", base ? base : "node", k);
     }
     return NULL;
 }
@@ -189,7 +190,7 @@ static mr_status build_skeleton(reader *r)
         return cl_fail_status(d, MR_ERR_LIMIT, s->visual_scene, "the skeleton would have %d joints (limit %d)", count,
                               MR_MAX_JOINTS);
     mr_skeleton *sk = &r->model->skeleton;
-    mr_status st = mr_skeleton_make(sk, count);
+    mr_status st = mr_skeleton_init(sk, count);
     if (st != MR_OK) return cl_fail_status(d, st, NULL, "out of memory for %d joints", count);
     r->ibm = mr_alloc_array((size_t)count, sizeof *r->ibm);
     r->ibm_skin = mr_alloc_array((size_t)count, sizeof *r->ibm_skin);
@@ -341,7 +342,7 @@ static mr_status skin_prim(reader *r, const cl_skin *skin, int node_joint, const
         /* Ties by distance in the skeleton's bind space (file units), then name. */
         mr_influence_rule rule = {.vertex = m->positions[v], .origins = r->origins,
                                   .names = (const char *const *)r->model->skeleton.names};
-        int res = mr_influences_pack(jbuf, wbuf, n, &rule, m->joints[v], m->weights[v]);
+        int res = mr_mesh_pack_influences(jbuf, wbuf, n, &rule, m->joints[v], m->weights[v]);
         m->source_over4 += res > 4;
         m->source_over8 += res > 8;
         if (res > MR_MAX_INFLUENCES && !(seen[pi] & 2)) r->cut_vertices++;
@@ -443,8 +444,8 @@ static mr_status build_instance(reader *r, int ii)
         }
         if (!prim->has_normals) mr_mesh_compute_normals(m);
         if ((st = material_for(r, inst->el, prim->symbol, &m->material)) != MR_OK) break;
-        m->name = g.prim_count > 1 ? mr_strfmt("%s/%s", g.name, prim->symbol ? prim->symbol : "?")
-                                   : mr_strdup(g.name);
+        m->name = g.prim_count > 1 ? mr_str_fmt("%s/%s", g.name, prim->symbol ? prim->symbol : "?")
+                                   : mr_str_dup(g.name);
         if ((st = append_mesh(r, m)) != MR_OK) break;
         free(prim->pos_index);
         prim->pos_index = NULL;
@@ -514,12 +515,12 @@ static mr_status read_model(reader *r)
         return cl_fail(&r->d, r->s.visual_scene, "skeleton: %s", verr.msg);
     for (int c = 0; c < r->model->clip_count; c++)
         if (mr_clip_validate(r->model->clips[c], &verr) != MR_OK) return cl_fail(&r->d, NULL, "%s", verr.msg);
-    r->model->frame.up = MR_UP_Y;
-    r->model->frame.meters_per_unit = 1.0f;
+    r->model->axes.up = MR_UP_Y;
+    r->model->axes.meters_per_unit = 1.0f;
     if (r->d.up == MR_UP_Y && r->d.meter == 1.0)
-        r->model->frame_note = mr_strfmt("COLLADA Y_UP, unit 1 m: already Y-up metres");
+        r->model->axes_note = mr_str_fmt("COLLADA Y_UP, unit 1 m: already Y-up metres");
     else
-        r->model->frame_note = mr_strfmt("COLLADA %s, unit %g m: converted to Y-up metres", axis_name(r->d.up), r->d.meter);
+        r->model->axes_note = mr_str_fmt("COLLADA %s, unit %g m: converted to Y-up metres", axis_name(r->d.up), r->d.meter);
     return MR_OK;
 }
 
@@ -532,13 +533,13 @@ mr_status mr_collada_parse(const char *name, const char *buf, size_t len, mr_mod
     mr_model *model = mr_model_new(name, "collada");
     if (!r || !model) {
         free(r);
-        mr_model_free(model);
+        mr_model_destroy(model);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "collada: %s: out of memory", name);
     }
     mr_status st = cl_doc_open(&r->d, name, buf, len, err);
     if (st != MR_OK) {
         free(r);
-        mr_model_free(model);
+        mr_model_destroy(model);
         return st;
     }
     r->model = model;
@@ -548,7 +549,7 @@ mr_status mr_collada_parse(const char *name, const char *buf, size_t len, mr_mod
     reader_free(r);
     free(r);
     if (st != MR_OK) {
-        mr_model_free(model);
+        mr_model_destroy(model);
         return st;
     }
     *out = model;

@@ -122,7 +122,7 @@ void cl_stack_matrix(const cl_xform *xf, int count, const float *const *values, 
 
 void cl_compose(const vec3 t, const versor q, const vec3 s, mat4 m)
 {
-    mr_trs_matrix(t, q, s, m);
+    mr_pose_trs_matrix(t, q, s, m);
 }
 
 /* Quaternion of an orthonormal rotation matrix (columns c0, c1, c2), with
@@ -239,7 +239,7 @@ typedef struct walk {
 static mr_status add_instance(walk *w, xmlNode *el, int node, int is_controller)
 {
     cl_scene *s = w->s;
-    if (mr_array_reserve((void **)&s->insts, &s->inst_cap, (size_t)s->inst_count + 1,
+    if (mr_alloc_reserve((void **)&s->insts, &s->inst_cap, (size_t)s->inst_count + 1,
                          sizeof *s->insts) != 0)
         return cl_fail_status(w->d, MR_ERR_NO_MEMORY, el, "out of memory");
     s->insts[s->inst_count++] = (cl_instance){el, node, is_controller};
@@ -282,7 +282,7 @@ static mr_status visit(walk *w, xmlNode *el, int parent)
         return cl_fail_status(d, MR_ERR_LIMIT, el, "nodes nested deeper than %d levels", CL_MAX_NODE_DEPTH);
     if (s->node_count >= CL_MAX_NODE_INSTANCES)
         return cl_fail_status(d, MR_ERR_LIMIT, el, "more than %d node instances", CL_MAX_NODE_INSTANCES);
-    if (mr_array_reserve((void **)&s->nodes, &s->node_cap, (size_t)s->node_count + 1,
+    if (mr_alloc_reserve((void **)&s->nodes, &s->node_cap, (size_t)s->node_count + 1,
                          sizeof *s->nodes) != 0)
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     int self = s->node_count++;

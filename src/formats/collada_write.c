@@ -40,6 +40,8 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 
 /* Cubic tracks are written as linear keys this close to the curve, as a
  * fraction of the model's size. */
@@ -56,7 +58,7 @@ typedef struct sb {
 static void sb_add(sb *b, const char *s, size_t n)
 {
     if (b->oom) return;
-    if (mr_array_reserve((void **)&b->p, &b->cap, b->n + n + 1, 1)) {
+    if (mr_alloc_reserve((void **)&b->p, &b->cap, b->n + n + 1, 1)) {
         b->oom = 1;
         return;
     }
@@ -153,7 +155,7 @@ static char *absolute_path(const char *path)
     char cwd[4096];
     sb full = {0};
     if (path[0] != '/') {
-        if (!getcwd(cwd, sizeof cwd)) return mr_strdup(path);
+        if (!getcwd(cwd, sizeof cwd)) return mr_str_dup(path);
         sb_add(&full, cwd, strlen(cwd));
         sb_add(&full, "/", 1);
     }
@@ -191,7 +193,7 @@ static char *relative_path(const char *dir, const char *target)
     if (!d || !t) {
         free(d);
         free(t);
-        return mr_strdup(target);
+        return mr_str_dup(target);
     }
     /* Longest common run of whole components. */
     size_t i = 0, last = 0;
@@ -226,8 +228,8 @@ static void sb_uri_path(sb *b, const char *path)
 
 static void write_asset(sb *b, const mr_model *m)
 {
-    const char *up = m->frame.up == MR_UP_Z ? "Z_UP" : m->frame.up == MR_UP_X ? "X_UP" : "Y_UP";
-    float unit = m->frame.meters_per_unit > 0 ? m->frame.meters_per_unit : 1.0f;
+    const char *up = m->axes.up == MR_UP_Z ? "Z_UP" : m->axes.up == MR_UP_X ? "X_UP" : "Y_UP";
+    float unit = m->axes.meters_per_unit > 0 ? m->axes.meters_per_unit : 1.0f;
     sb_printf(b, "  <asset>\n    <contributor><authoring_tool>marrow</authoring_tool></contributor>\n");
     sb_printf(b, "    <unit meter=\"");
     sb_float(b, unit);
@@ -434,7 +436,7 @@ typedef struct float_list {
 
 static int push_time(float_list *l, float t)
 {
-    if (mr_array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return -1;
+    if (mr_alloc_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return -1;
     l->v[l->n++] = t;
     return 0;
 }

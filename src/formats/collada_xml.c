@@ -22,7 +22,7 @@
 #include <libxml/xmlerror.h>
 
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
 
 /* ---- errors ------------------------------------------------------------- */
 

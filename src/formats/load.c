@@ -1,13 +1,13 @@
 /* load.c — picks the loader by file extension (load.h). */
 #include "formats/load.h"
 
-#include "core/file.h"
+#include "core/path.h"
 #include "formats/collada.h"
 #include "formats/md5.h"
 
 #include <string.h>
 
-mr_status mr_model_load(const char *path, const char *const *anims, int anim_count,
+mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err)
 {
     if (out) *out = NULL;
@@ -36,7 +36,7 @@ mr_status mr_model_load(const char *path, const char *const *anims, int anim_cou
     for (int i = 0; i < anim_count; i++) {
         st = mr_md5_load_anim(m, anims[i], err);
         if (st != MR_OK) {
-            mr_model_free(m);
+            mr_model_destroy(m);
             return st;
         }
     }

@@ -10,7 +10,7 @@
 
 #include "anim/model.h"
 
-mr_status mr_model_load(const char *path, const char *const *anims, int anim_count,
+mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err);
 
 #endif

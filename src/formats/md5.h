@@ -26,7 +26,7 @@
  *   derived from them and inverse_bind = inverse of the file's matrices;
  *   quaternions get w = -sqrt(1 - x²-y²-z²);
  * - vertices: bind position from the weight formula, influences packed to 8
- *   (mr_influences_pack: equal weights at the cut go to the joint nearer
+ *   (mr_mesh_pack_influences: equal weights at the cut go to the joint nearer
  *   the vertex, then by name; one model warning counts the vertices cut,
  *   another those whose biases did not sum to 1); triangles turned
  *   counter-clockwise; v' = 1 - v; smooth normals;
@@ -46,7 +46,7 @@
 
 #include "anim/model.h"
 
-/* Reads an .md5mesh file into a new model (caller frees with mr_model_free). */
+/* Reads an .md5mesh file into a new model (caller frees with mr_model_destroy). */
 mr_status mr_md5_load_mesh(const char *path, mr_model **out, mr_error *err);
 /* Same from memory; name is used in messages and as model->path. text must
  * be NUL-terminated at text[len]. */

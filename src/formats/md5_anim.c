@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
 
@@ -230,8 +231,8 @@ static int make_tracks(anim_reader *r, const char *clip_name)
         const anim_joint *j = &r->aj[i];
         mr_track *t = &r->clip->tracks[i].t, *q = &r->clip->tracks[i].r;
         int nt = (j->flags & 7) ? r->frames : 1, nq = (j->flags & 56) ? r->frames : 1;
-        if (mr_track_alloc(t, nt, MR_INTERP_LINEAR) != MR_OK ||
-            mr_track_alloc(q, nq, MR_INTERP_LINEAR) != MR_OK)
+        if (mr_track_init(t, nt, MR_INTERP_LINEAR) != MR_OK ||
+            mr_track_init(q, nq, MR_INTERP_LINEAR) != MR_OK)
             return out_of_memory(r);
         memcpy(t->times, r->times, (size_t)nt * sizeof *t->times);
         memcpy(q->times, r->times, (size_t)nq * sizeof *q->times);
@@ -344,7 +345,7 @@ mr_status mr_md5_parse_anim(mr_model *model, const char *name, const char *clip_
             r.clip = NULL;   /* the model owns it now */
         }
     }
-    mr_clip_free(r.clip);
+    mr_clip_destroy(r.clip);
     free(stem);
     free(r.aj);
     free(r.owner);

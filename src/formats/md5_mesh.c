@@ -20,7 +20,9 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "core/quat.h"
+#include "core/str.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
 
@@ -60,7 +62,7 @@ typedef struct mesh_reader {
     size_t verts_cap;
     md5_weight *weights;
     size_t weights_cap;
-    int *pack_j;         /* one vertex's weights, for mr_influences_pack */
+    int *pack_j;         /* one vertex's weights, for mr_mesh_pack_influences */
     float *pack_w;
     size_t pack_j_cap, pack_w_cap;
     char **files;        /* names in dir, read when the first texture is looked up */
@@ -101,7 +103,7 @@ static int read_joints(mesh_reader *r, int count)
 {
     md5_lex *lx = &r->lx;
     mr_skeleton *sk = &r->model->skeleton;
-    if (mr_skeleton_make(sk, count) != MR_OK) return out_of_memory(r);
+    if (mr_skeleton_init(sk, count) != MR_OK) return out_of_memory(r);
     r->jt = mr_alloc_array((size_t)count, sizeof *r->jt);
     r->jq = mr_alloc_array((size_t)count, sizeof *r->jq);
     if (!r->jt || !r->jq) return out_of_memory(r);
@@ -117,7 +119,7 @@ static int read_joints(mesh_reader *r, int count)
         for (int k = 0; k < i; k++)
             if (strlen(sk->names[k]) == n && memcmp(sk->names[k], s, n) == 0)
                 return md5_fail(lx, "a joint name not used before (joint %d has it)", k);
-        sk->names[i] = mr_strndup(s, n);
+        sk->names[i] = mr_str_ndup(s, n);
         if (!sk->names[i]) return out_of_memory(r);
         int parent;
         if (md5_int(lx, &parent, "a parent joint index")) return -1;
@@ -185,8 +187,8 @@ static void list_dir(mesh_reader *r)
     while (ok && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         ok = r->file_count < MAX_LISTED &&
-             mr_array_reserve((void **)&r->files, &cap, (size_t)r->file_count + 1, sizeof *r->files) == 0 &&
-             (r->files[r->file_count] = mr_strdup(e->d_name)) != NULL;
+             mr_alloc_reserve((void **)&r->files, &cap, (size_t)r->file_count + 1, sizeof *r->files) == 0 &&
+             (r->files[r->file_count] = mr_str_dup(e->d_name)) != NULL;
         if (ok) r->file_count++;
     }
     closedir(d);
@@ -198,7 +200,7 @@ static void list_dir(mesh_reader *r)
  * the path uses the name as it is on disk. */
 static char *existing(mesh_reader *r, const char *prefix, size_t n, const char *suffix)
 {
-    char *name = mr_strfmt("%.*s%s", (int)n, prefix, suffix);
+    char *name = mr_str_fmt("%.*s%s", (int)n, prefix, suffix);
     if (!name) return NULL;
     if (!r->listed) list_dir(r);
     char *path = NULL;
@@ -240,7 +242,7 @@ static char *find_normal_map(mesh_reader *r, const char *diffuse)
     char *found = NULL;
     static const char *const suffixes[] = {"_normal", "_local"};
     for (int s = 0; stem && !found && s < 2; s++) {
-        char *name = mr_strfmt("%s%s", stem, suffixes[s]);
+        char *name = mr_str_fmt("%s%s", stem, suffixes[s]);
         for (size_t e = 0; name && !found && e < N_IMAGE_EXTS; e++)
             found = existing(r, name, strlen(name), image_exts[e]);
         free(name);
@@ -269,10 +271,10 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
     if (*base) {
         const mr_mesh *prev = same_shader(r, index, shader);
         mesh->name = mr_path_stem(base);
-        mesh->material.name = mr_strdup(shader);
+        mesh->material.name = mr_str_dup(shader);
         if (prev) {
-            mesh->material.diffuse_map = mr_strdup(prev->material.diffuse_map);
-            mesh->material.normal_map = mr_strdup(prev->material.normal_map);
+            mesh->material.diffuse_map = mr_str_dup(prev->material.diffuse_map);
+            mesh->material.normal_map = mr_str_dup(prev->material.normal_map);
             if (!mesh->material.diffuse_map || (prev->material.normal_map && !mesh->material.normal_map))
                 return out_of_memory(r);
         } else if ((mesh->material.diffuse_map = find_image(r, base))) {
@@ -285,8 +287,8 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
                               index, mesh->name ? mesh->name : "", shader, mesh->material.diffuse_map);
         }
     } else {
-        mesh->name = mr_strfmt("mesh%d", index);
-        mesh->material.name = mr_strdup(mesh->name);
+        mesh->name = mr_str_fmt("mesh%d", index);
+        mesh->material.name = mr_str_dup(mesh->name);
     }
     if (!mesh->name || !mesh->material.name) return out_of_memory(r);
     /* MD5's only material is its texture: where one was found, it is the
@@ -300,7 +302,7 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
 
 static int reserve(mesh_reader *r, void **array, size_t *cap, size_t need, size_t size)
 {
-    if (mr_array_reserve(array, cap, need, size) != 0) return out_of_memory(r);
+    if (mr_alloc_reserve(array, cap, need, size) != 0) return out_of_memory(r);
     return 0;
 }
 
@@ -340,7 +342,7 @@ static int build_vertices(mesh_reader *r, mr_mesh *mesh, int nv)
         /* Ties by distance to the joints' bind positions, then joint name. */
         mr_influence_rule rule = {.vertex = mesh->positions[v], .origins = (const vec3 *)r->jt,
                                   .names = (const char *const *)r->model->skeleton.names};
-        int used = mr_influences_pack(r->pack_j, r->pack_w, vt->count, &rule, mesh->joints[v], mesh->weights[v]);
+        int used = mr_mesh_pack_influences(r->pack_j, r->pack_w, vt->count, &rule, mesh->joints[v], mesh->weights[v]);
         mesh->source_over4 += used > 4;
         mesh->source_over8 += used > 8;
         if (used > MR_MAX_INFLUENCES) r->cut++;
@@ -359,7 +361,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
     size_t n;
     if (md5_word(lx, "shader", "at the start of the mesh")) return -1;
     if (md5_string(lx, &s, &n, "the shader path in quotes")) return -1;
-    char *shader = mr_strndup(s, n);
+    char *shader = mr_str_ndup(s, n);
     if (!shader) return out_of_memory(r);
 
     int nv, nt, nw;
@@ -413,7 +415,7 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         md5_fail(lx, "numtris of at most %d", INT32_MAX / 3);
         goto fail;
     }
-    if (mr_mesh_alloc(mesh, nv, nt * 3, 1) != MR_OK) {
+    if (mr_mesh_init(mesh, nv, nt * 3, 1) != MR_OK) {
         out_of_memory(r);
         goto fail;
     }
@@ -549,15 +551,15 @@ mr_status mr_md5_parse_mesh(const char *name, const char *text, size_t len, mr_m
     memset(&r, 0, sizeof r);
     md5_lex_init(&r.lx, name, text, len, err);
     r.model = mr_model_new(name, "md5");
-    r.dir = strchr(name, '/') ? mr_path_dirname(name) : mr_strdup("");
+    r.dir = strchr(name, '/') ? mr_path_dirname(name) : mr_str_dup("");
     if (!r.model || !r.dir) {
-        mr_model_free(r.model);
+        mr_model_destroy(r.model);
         free(r.dir);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "md5: %s: out of memory", name);
     }
-    r.model->frame.up = MR_UP_Z;
-    r.model->frame.meters_per_unit = 0.0254f;
-    r.model->frame_note = mr_strdup("MD5 is kept in id Tech 4's frame (Z-up, inches) and "
+    r.model->axes.up = MR_UP_Z;
+    r.model->axes.meters_per_unit = 0.0254f;
+    r.model->axes_note = mr_str_dup("MD5 is kept in id Tech 4's frame (Z-up, inches) and "
                                     "displayed as Y-up metres");
     int failed = read_model(&r) != 0;
     mr_status status = r.lx.no_memory ? MR_ERR_NO_MEMORY : MR_ERR_BAD_FILE;
@@ -579,7 +581,7 @@ mr_status mr_md5_parse_mesh(const char *name, const char *text, size_t len, mr_m
     for (int i = 0; i < r.file_count; i++) free(r.files[i]);
     free(r.files);
     if (failed) {
-        mr_model_free(r.model);
+        mr_model_destroy(r.model);
         return status;
     }
     *out = r.model;

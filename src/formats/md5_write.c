@@ -46,7 +46,7 @@ static void put(wbuf *b, const char *fmt, ...)
         va_end(ap);
         if (n < 0) { b->failed = 1; return; }
         if ((size_t)n < room) { b->len += (size_t)n; return; }
-        if (mr_array_reserve((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1) != 0) {
+        if (mr_alloc_reserve((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1) != 0) {
             b->failed = 1;
             return;
         }
@@ -373,7 +373,7 @@ static mr_status sample_all(anim_writer *w)
     for (int m = 0; m < w->model->mesh_count; m++)
         if (w->model->meshes[m].vertex_count > most) most = w->model->meshes[m].vertex_count;
     mr_pose pose;
-    mr_status st = mr_pose_make(&pose, w->joints);
+    mr_status st = mr_pose_init(&pose, w->joints);
     mat4 *world = mr_alloc_array((size_t)w->joints, sizeof *world);
     mat4 *skin = mr_alloc_array((size_t)w->joints, sizeof *skin);
     vec3 *pos = mr_alloc_array((size_t)most, sizeof *pos);
@@ -403,7 +403,7 @@ static mr_status sample_all(anim_writer *w)
             pose_bounds(w->model, world, skin, pos, nrm, w->bounds + 6 * (size_t)f,
                         w->bounds + 6 * (size_t)f + 3);
     }
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
     free(world);
     free(skin);
     free(pos);

@@ -19,7 +19,7 @@ static void png_append(void *ctx, void *data, int size)
 {
     png_buf *b = ctx;
     if (b->failed || size <= 0) return;
-    if (mr_array_reserve((void **)&b->data, &b->cap, b->len + (size_t)size, 1) != 0) {
+    if (mr_alloc_reserve((void **)&b->data, &b->cap, b->len + (size_t)size, 1) != 0) {
         b->failed = 1;
         return;
     }

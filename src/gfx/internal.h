@@ -6,6 +6,7 @@
 
 #include <epoxy/gl.h>
 
+#include "core/alloc.h"
 #include "gfx/renderer.h"
 
 /* Vertex attribute locations, shared by every program that reads meshes. */
@@ -141,7 +142,7 @@ struct mr_renderer {
 
 /* Grows a GFX_ARRAY to hold `need` elements; returns 0 or -1 (no memory). */
 #define GFX_RESERVE(arr, need) \
-    mr_array_reserve((void **)&(arr).data, &(arr).cap, (need), sizeof *(arr).data)
+    mr_alloc_reserve((void **)&(arr).data, &(arr).cap, (need), sizeof *(arr).data)
 
 /* Pool lookups (gpu_model.c): the slot for a live handle, or NULL. */
 gfx_model *gfx_model_get(const mr_renderer *r, mr_gpu_model m);

@@ -2,7 +2,6 @@
  * frame, streamed into one vertex buffer and drawn by renderer.c's passes. */
 #include <string.h>
 
-#include "core/alloc.h"
 #include "gfx/internal.h"
 
 void gfx_lines_init(mr_renderer *r)

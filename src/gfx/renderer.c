@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
+#include "core/str.h"
 #include "gfx/internal.h"
 #include "gfx/shader.h"
 
@@ -112,7 +112,7 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
     r->samples = r->desc.samples > 0 ? r->desc.samples : 4;
     if (r->samples > max_samples) r->samples = max_samples;
-    r->shader_dir = mr_strdup(r->desc.shader_dir ? r->desc.shader_dir : mr_gfx_shader_dir());
+    r->shader_dir = mr_str_dup(r->desc.shader_dir ? r->desc.shader_dir : mr_renderer_shader_dir());
     r->desc.shader_dir = NULL;  /* not kept: r->shader_dir is our copy */
     r->desc.font_path = NULL;
     const char *font = desc ? desc->font_path : NULL;

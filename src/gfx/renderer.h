@@ -43,7 +43,7 @@
  * MR_ERR_INVALID_ARGUMENT instead of drawing garbage. Textures are cached by
  * path for the renderer's lifetime; a texture that is missing or unreadable
  * draws as a magenta checker and is reported once on stderr. Shaders are read
- * at run time from the shader directory (mr_gfx_shader_dir) and can be
+ * at run time from the shader directory (mr_renderer_shader_dir) and can be
  * reloaded; a compile or link error is returned with the GLSL log.
  *
  * Limits: MR_GFX_MAX_JOINTS joints per model (the bone palette is a texture
@@ -73,7 +73,7 @@ typedef struct mr_renderer_desc {
     int samples;              /* MSAA samples [4]; clamped to GL_MAX_SAMPLES; 1 = off */
     int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
                                * to the models' bounds each frame */
-    const char *shader_dir;   /* GLSL directory [mr_gfx_shader_dir()] */
+    const char *shader_dir;   /* GLSL directory [mr_renderer_shader_dir()] */
     const char *font_path;    /* TrueType font [DejaVuSans]; missing: no text, one warning */
     float font_px;            /* text height in pixels [15] */
     int quiet;                /* 1: no warnings on stderr (they are still counted) */
@@ -236,7 +236,7 @@ void mr_renderer_stats(const mr_renderer *r, mr_frame_stats *out);
  * shaders/ found from the executable (/proc/self/exe, e.g.
  * build/release/marrow -> ../../../shaders), else "shaders". The returned
  * string is static. */
-const char *mr_gfx_shader_dir(void);
+const char *mr_renderer_shader_dir(void);
 
 /* Encodes rgba (width*height*4 bytes, top row first) as PNG into path
  * (temporary file + rename). */

@@ -10,6 +10,8 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "gfx/renderer.h"
 
 /* Reads dir/name and replaces each `#include "x"` line with dir/x's text. */
@@ -48,7 +50,7 @@ static char *load_source(const char *dir, const char *name, mr_error *err)
                 free(out);
                 return NULL;
             }
-            char *inc_name = mr_strndup(q1 + 1, (size_t)(q2 - q1 - 1));
+            char *inc_name = mr_str_ndup(q1 + 1, (size_t)(q2 - q1 - 1));
             char *inc_path = inc_name ? mr_path_join(dir, inc_name) : NULL;
             inc = inc_path ? mr_file_read(inc_path, &piece_len, &ioerr) : NULL;
             free(inc_name);
@@ -61,7 +63,7 @@ static char *load_source(const char *dir, const char *name, mr_error *err)
             }
             piece = inc;
         }
-        if (mr_array_reserve((void **)&out, &cap, len + piece_len + 2, 1) != 0) {
+        if (mr_alloc_reserve((void **)&out, &cap, len + piece_len + 2, 1) != 0) {
             free(inc);
             free(text);
             free(out);
@@ -76,7 +78,7 @@ static char *load_source(const char *dir, const char *name, mr_error *err)
         p += n;
     }
     free(text);
-    if (!out) out = mr_strdup("");
+    if (!out) out = mr_str_dup("");
     return out;
 }
 
@@ -144,7 +146,7 @@ static int has_shaders(const char *dir)
     return ok;
 }
 
-const char *mr_gfx_shader_dir(void)
+const char *mr_renderer_shader_dir(void)
 {
     static char found[PATH_MAX];
     const char *env = getenv("MARROW_SHADERS");

@@ -6,7 +6,6 @@
 
 #include <stb_truetype.h>
 
-#include "core/alloc.h"
 #include "core/file.h"
 #include "gfx/internal.h"
 

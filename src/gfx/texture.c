@@ -11,7 +11,7 @@
 
 #include <stb_image.h>
 
-#include "core/alloc.h"
+#include "core/str.h"
 #include "gfx/internal.h"
 
 static GLuint make_texture(const uint8_t *rgba, int w, int h, int mipmaps)
@@ -72,7 +72,7 @@ GLuint gfx_texture_get(mr_renderer *r, const char *path, int *cutout)
         }
 
     gfx_texture t = {0};
-    t.path = mr_strdup(path);
+    t.path = mr_str_dup(path);
     int w = 0, h = 0, comp = 0;
     GLint max_size = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);

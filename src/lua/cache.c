@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 
 mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key)
 {
@@ -15,8 +16,8 @@ mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key)
 
 int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded)
 {
-    if (mr_array_reserve((void **)&c->entries, &c->cap, c->count + 1, sizeof *c->entries)) return -1;
-    char *copy = mr_strdup(key);
+    if (mr_alloc_reserve((void **)&c->entries, &c->cap, c->count + 1, sizeof *c->entries)) return -1;
+    char *copy = mr_str_dup(key);
     if (!copy) return -1;
     c->entries[c->count++] = (mr_lua_cache_entry){copy, model};
     c->loads += loaded;
@@ -26,7 +27,7 @@ int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int l
 void mr_lua_cache_clear(mr_lua_cache *c)
 {
     for (size_t i = 0; i < c->count; i++) {
-        mr_model_free(c->entries[i].model);
+        mr_model_destroy(c->entries[i].model);
         free(c->entries[i].key);
     }
     free(c->entries);

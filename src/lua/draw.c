@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
 #include "lua/wrap.h"
@@ -34,7 +35,7 @@ typedef struct gpu_entry {
 
 typedef struct mr_lua_gfx {
     mr_lua_ctx *ctx;
-    mr_renderer *r;          /* NULL: recorded, then dropped by mr_lua_gfx_render */
+    mr_renderer *r;          /* NULL: recorded, then dropped by mr_lua_draw_render */
     draw_cmd *cmds;
     size_t cmd_count, cmd_cap;
     mat4 *mats;
@@ -46,7 +47,7 @@ typedef struct mr_lua_gfx {
     size_t shot_count, shot_cap;
     gpu_entry *gpu;          /* model -> GPU handle */
     size_t gpu_count, gpu_cap;
-    int skip_unchanged;      /* mr_lua_gfx_skip_unchanged */
+    int skip_unchanged;      /* mr_lua_draw_skip_unchanged */
     int have_last;           /* last_digest is the picture the renderer holds */
     uint64_t last_digest;
 } mr_lua_gfx;
@@ -72,9 +73,9 @@ static int record(void *user, const mr_lua_draw_cmd *in, char *err, size_t err_s
     mr_lua_gfx *g = user;
     size_t text_len = in->kind == MR_LUA_DRAW_TEXT ? strlen(in->text) : 0;
     int n = in->mats ? in->mat_count : 0;
-    if (mr_array_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
-        mr_array_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
-        (text_len && mr_array_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1))) {
+    if (mr_alloc_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
+        mr_alloc_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
+        (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1))) {
         snprintf(err, err_size, "out of memory recording a draw");
         return -1;
     }
@@ -113,8 +114,8 @@ static int screenshot(void *user, const char *path, char *err, size_t err_size)
 {
     mr_lua_gfx *g = user;
     char *copy = NULL;
-    if (mr_array_reserve((void **)&g->shots, &g->shot_cap, g->shot_count + 1, sizeof *g->shots) ||
-        !(copy = mr_strdup(path))) {
+    if (mr_alloc_reserve((void **)&g->shots, &g->shot_cap, g->shot_count + 1, sizeof *g->shots) ||
+        !(copy = mr_str_dup(path))) {
         snprintf(err, err_size, "out of memory");
         return -1;
     }
@@ -146,7 +147,7 @@ static const mr_lua_draw_hooks hooks = {begin, record, screenshot, release};
 
 /* ---- host side ------------------------------------------------------------------ */
 
-void mr_lua_gfx_attach(mr_lua_ctx *ctx, mr_renderer *r)
+void mr_lua_draw_attach(mr_lua_ctx *ctx, mr_renderer *r)
 {
     mr_lua_host *h = mr_lua_host_of_ctx(ctx);
     if (!h->draw) {
@@ -159,7 +160,7 @@ void mr_lua_gfx_attach(mr_lua_ctx *ctx, mr_renderer *r)
     ((mr_lua_gfx *)h->draw_user)->r = r;
 }
 
-int mr_lua_gfx_recorded(const mr_lua_ctx *ctx)
+int mr_lua_draw_recorded(const mr_lua_ctx *ctx)
 {
     const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
     int n = 0;
@@ -175,7 +176,7 @@ static uint32_t gpu_model(mr_lua_gfx *g, const mr_model *model)
     for (size_t i = 0; i < g->gpu_count && !e; i++)
         if (g->gpu[i].model == model) e = &g->gpu[i];
     if (!e) {
-        if (mr_array_reserve((void **)&g->gpu, &g->gpu_cap, g->gpu_count + 1, sizeof *g->gpu)) return 0;
+        if (mr_alloc_reserve((void **)&g->gpu, &g->gpu_cap, g->gpu_count + 1, sizeof *g->gpu)) return 0;
         e = &g->gpu[g->gpu_count++];
         *e = (gpu_entry){model, 0, 0};
     }
@@ -306,7 +307,7 @@ static uint64_t frame_digest(mr_lua_gfx *g, const mr_lua_host *h)
     return d;
 }
 
-void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on)
+void mr_lua_draw_skip_unchanged(mr_lua_ctx *ctx, int on)
 {
     mr_lua_gfx *g = gfx_of(ctx);
     if (!g) return;
@@ -314,13 +315,13 @@ void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on)
     g->have_last = 0;
 }
 
-void mr_lua_gfx_invalidate(mr_lua_ctx *ctx)
+void mr_lua_draw_invalidate(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = gfx_of(ctx);
     if (g) g->have_last = 0;
 }
 
-void mr_lua_gfx_drop(mr_lua_ctx *ctx)
+void mr_lua_draw_drop(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = gfx_of(ctx);
     if (!g) return;
@@ -328,7 +329,7 @@ void mr_lua_gfx_drop(mr_lua_ctx *ctx)
     begin(g);
 }
 
-int mr_lua_gfx_render(mr_lua_ctx *ctx)
+int mr_lua_draw_render(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = gfx_of(ctx);
     if (!g) return 0;
@@ -399,7 +400,7 @@ int mr_lua_gfx_render(mr_lua_ctx *ctx)
     for (size_t i = 0; i < g->shot_count; i++) {
         mr_error err = {0};
         if (mr_renderer_screenshot(g->r, g->shots[i], &err) != MR_OK) {
-            char *msg = mr_strfmt("marrow.screenshot: %s", err.msg);
+            char *msg = mr_str_fmt("marrow.screenshot: %s", err.msg);
             mr_lua_set_error(ctx, msg ? msg : "marrow.screenshot failed");
             free(msg);
             rc = -1;

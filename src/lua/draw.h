@@ -6,13 +6,13 @@
  * During draw() the script's drawing calls (marrow.draw, draw_skeleton,
  * line, text, ...) are recorded into buffers owned by the context (grown
  * when a frame needs more, never shrunk, so a steady scene allocates
- * nothing per frame). mr_lua_gfx_render then starts a renderer frame with
+ * nothing per frame). mr_lua_draw_render then starts a renderer frame with
  * the script's camera and lights (set anywhere during the frame), replays
  * the recording, overlays the console and the current error, ends the frame
  * and writes the screenshots the script asked for.
  *
  * Attached with r = NULL (unit tests) the calls are recorded exactly the
- * same and mr_lua_gfx_render drops them (a screenshot asked for is an
+ * same and mr_lua_draw_render drops them (a screenshot asked for is an
  * error). Never attached (bench, a fuzzer without GL), the drawing calls are
  * checked and dropped, and marrow.screenshot raises "no renderer in this run".
  */
@@ -27,28 +27,28 @@ struct mr_renderer;
 /* Attaches r (not owned; NULL: record without drawing). Models are uploaded on first draw
  * and released by mr_lua_ctx_destroy, so destroy the context before the
  * renderer, with its GL context current. */
-void mr_lua_gfx_attach(mr_lua_ctx *ctx, struct mr_renderer *r);
+void mr_lua_draw_attach(mr_lua_ctx *ctx, struct mr_renderer *r);
 
 /* Renders what draw() recorded (see above). Returns 0, 1 when the frame
  * was skipped as unchanged (below), or -1 when a screenshot could not be
  * written (the context's error says why) or the renderer failed. */
-int mr_lua_gfx_render(mr_lua_ctx *ctx);
+int mr_lua_draw_render(mr_lua_ctx *ctx);
 
 /* For windowed hosts (off by default: headless runs and tests render every
- * frame). With on, mr_lua_gfx_render skips a frame whose recording, camera,
+ * frame). With on, mr_lua_draw_render skips a frame whose recording, camera,
  * scene, frame size, console lines shown and error shown are the same as
  * those of the frame it rendered last, and no screenshot was asked for: the
  * renderer still holds that picture, so the host need not present anything
- * new. mr_lua_gfx_invalidate makes the next frame render whatever (after a
+ * new. mr_lua_draw_invalidate makes the next frame render whatever (after a
  * shader or script reload). */
-void mr_lua_gfx_skip_unchanged(mr_lua_ctx *ctx, int on);
-void mr_lua_gfx_invalidate(mr_lua_ctx *ctx);
+void mr_lua_draw_skip_unchanged(mr_lua_ctx *ctx, int on);
+void mr_lua_draw_invalidate(mr_lua_ctx *ctx);
 
 /* Drops what was recorded and the screenshots asked for, without rendering
  * (a frame that is not drawn: a hidden window). */
-void mr_lua_gfx_drop(mr_lua_ctx *ctx);
+void mr_lua_draw_drop(mr_lua_ctx *ctx);
 
 /* Number of model draws recorded in the last draw() (for tests). */
-int mr_lua_gfx_recorded(const mr_lua_ctx *ctx);
+int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
 
 #endif

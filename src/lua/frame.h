@@ -2,7 +2,7 @@
  * `marrow view` and the regression runner (src/testkit): update(dt), draw(),
  * then rendering (and the screenshots the script asked for). A frame whose
  * picture would be the last one again (nothing moved: see
- * mr_lua_gfx_skip_unchanged) is neither rendered nor presented, so a still
+ * mr_lua_draw_skip_unchanged) is neither rendered nor presented, so a still
  * scene costs almost nothing. How often frames run is the pacer's job
  * (platform/pacer.h). */
 #ifndef MR_LUA_FRAME_H
@@ -10,7 +10,7 @@
 
 #include "lua/script.h"
 
-/* Runs update(dt), draw() and mr_lua_gfx_render. With stop_on_error (headless
+/* Runs update(dt), draw() and mr_lua_draw_render. With stop_on_error (headless
  * runs) the steps after a failing one are skipped. Returns 0, or -1 when a
  * step failed (the context's error says why). The caller presents the frame
  * if it has a window, then calls mr_lua_end_frame. */
@@ -18,7 +18,7 @@ int mr_lua_frame_run(mr_lua_ctx *ctx, double dt, int stop_on_error);
 
 /* A frame of a window: update(dt), draw(), render, each run whatever the
  * others did (errors are shown on screen, see lua/script.h). With
- * mr_lua_gfx_skip_unchanged on, a frame equal to the last one is not
+ * mr_lua_draw_skip_unchanged on, a frame equal to the last one is not
  * rendered again. Returns 1 when there is a new picture to present, 0 when
  * the renderer still holds the last one. */
 int mr_lua_frame_window(mr_lua_ctx *ctx, double dt);

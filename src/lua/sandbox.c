@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/str.h"
 
 #define HOOK_COUNT 1000            /* instructions between clock checks */
 #define HEADLESS_SEED 20240101
@@ -162,13 +163,13 @@ int mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, 
         return 0;
     }
     if (st == LUA_ERRMEM)
-        *msg = mr_strfmt("%s: %s: not enough memory (a Lua state may use at most %zu MiB)", s->desc.script,
+        *msg = mr_str_fmt("%s: %s: not enough memory (a Lua state may use at most %zu MiB)", s->desc.script,
                          what, s->desc.memory_limit >> 20);
     else if (st == LUA_ERRERR)
-        *msg = mr_strfmt("%s: %s: error while handling an error (%s)", s->desc.script, what,
+        *msg = mr_str_fmt("%s: %s: error while handling an error (%s)", s->desc.script, what,
                          lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     else
-        *msg = mr_strfmt("%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error without a message)");
+        *msg = mr_str_fmt("%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error without a message)");
     lua_settop(L, top);
     if (*msg) trim_traceback(*msg);
     lua_gc(L, LUA_GCCOLLECT);
@@ -198,10 +199,10 @@ static void record_required(mr_sandbox *s, const char *path)
     for (int i = 0; i < s->required_count; i++)
         if (!strcmp(s->required[i], path)) return;
     size_t cap = (size_t)s->required_cap;
-    if (mr_array_reserve((void **)&s->required, &cap, (size_t)s->required_count + 1, sizeof(char *)))
+    if (mr_alloc_reserve((void **)&s->required, &cap, (size_t)s->required_count + 1, sizeof(char *)))
         return;
     s->required_cap = (int)cap;
-    char *copy = mr_strdup(path);
+    char *copy = mr_str_dup(path);
     if (copy) s->required[s->required_count++] = copy;
 }
 

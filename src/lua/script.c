@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "lua/transfer.h"
 #include "lua/wrap.h"
 
@@ -97,11 +98,11 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
     h->view.camera.pitch = 15.0f;
     h->view.camera.distance = 4.0f;
     h->view.camera.target[1] = 1.0f;
-    ctx->script = mr_strdup(desc->script);
+    ctx->script = mr_str_dup(desc->script);
     ctx->script_dir = mr_path_dirname(desc->script);
-    ctx->scripts_dir = mr_strdup(desc->scripts_dir ? desc->scripts_dir : mr_lua_scripts_dir());
+    ctx->scripts_dir = mr_str_dup(desc->scripts_dir ? desc->scripts_dir : mr_lua_scripts_dir());
     ctx->root_dir = ctx->scripts_dir ? mr_path_dirname(ctx->scripts_dir) : NULL;
-    ctx->out_dir = desc->out_dir ? mr_strdup(desc->out_dir) : NULL;
+    ctx->out_dir = desc->out_dir ? mr_str_dup(desc->out_dir) : NULL;
     int argc = desc->argc > 0 ? desc->argc : 0;
     ctx->argv = calloc((size_t)argc + 1, sizeof *ctx->argv);
     if (!ctx->script || !ctx->script_dir || !ctx->scripts_dir || !ctx->root_dir || !ctx->argv ||
@@ -110,7 +111,7 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
         return NULL;
     }
     for (int i = 0; i < argc; i++)
-        if (!(ctx->argv[i] = mr_strdup(desc->argv[i]))) {
+        if (!(ctx->argv[i] = mr_str_dup(desc->argv[i]))) {
             mr_lua_ctx_destroy(ctx);
             return NULL;
         }
@@ -184,7 +185,7 @@ void mr_lua_set_error(mr_lua_ctx *ctx, const char *msg)
     }
     ctx->error_count++;
     if (ctx->error && !strcmp(ctx->error, msg)) return;  /* same error every frame: say it once */
-    char *copy = mr_strdup(msg);
+    char *copy = mr_str_dup(msg);
     if (copy) {
         free(ctx->error);
         ctx->error = copy;
@@ -295,7 +296,7 @@ static int run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char *what,
     if (mr_sandbox_run(s->sb, protected_call, a, what, budget, &msg) == 0) return 0;
     /* Say in which callback it happened unless the message already does. */
     if (msg && a->kind != CALL_CHUNK && !strstr(msg, what)) {
-        char *m2 = mr_strfmt("%s\n  (in %s)", msg, what);
+        char *m2 = mr_str_fmt("%s\n  (in %s)", msg, what);
         if (m2) {
             free(msg);
             msg = m2;
@@ -367,10 +368,10 @@ static void watched_add(mr_lua_ctx *ctx, const char *path)
     for (int i = 0; i < ctx->watched_count; i++)
         if (!strcmp(ctx->watched[i], path)) return;
     size_t cap = (size_t)ctx->watched_cap;
-    if (mr_array_reserve((void **)&ctx->watched, &cap, (size_t)ctx->watched_count + 1, sizeof(char *)))
+    if (mr_alloc_reserve((void **)&ctx->watched, &cap, (size_t)ctx->watched_count + 1, sizeof(char *)))
         return;
     ctx->watched_cap = (int)cap;
-    char *copy = mr_strdup(path);
+    char *copy = mr_str_dup(path);
     if (copy) ctx->watched[ctx->watched_count++] = copy;
 }
 
@@ -455,7 +456,7 @@ int mr_lua_reload(mr_lua_ctx *ctx)
     if (call_load(ctx, s, ref == LUA_REFNIL ? NULL : old, ref) != 0) {
         /* The new load() failed: back to the old script, given its own state
          * again. The new error stays on screen. */
-        char *err = ctx->error ? mr_strdup(ctx->error) : NULL;
+        char *err = ctx->error ? mr_str_dup(ctx->error) : NULL;
         watched_rebuild(ctx, s);
         state_free(ctx, s);
         call_load(ctx, old, NULL, ref);

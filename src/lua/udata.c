@@ -127,7 +127,7 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
 static int clip_box_gc(lua_State *L)
 {
     mr_clip **box = luaL_checkudata(L, 1, MR_LUA_CLIP_BOX);
-    mr_clip_free(*box);
+    mr_clip_destroy(*box);
     *box = NULL;
     return 0;
 }

@@ -77,7 +77,7 @@ typedef struct mr_lua_draw_cmd {
     const char *text;
 } mr_lua_draw_cmd;
 
-/* Registered by a renderer (draw.c's mr_lua_gfx_attach). Each returns 0, or
+/* Registered by a renderer (draw.c's mr_lua_draw_attach). Each returns 0, or
  * -1 with a message in err (a Lua error at the script's line). */
 typedef struct mr_lua_draw_hooks {
     void (*begin)(void *user);                                 /* draw() starts: drop the recording */

@@ -86,7 +86,7 @@ static int l_additive(lua_State *L)
     }
     mr_clip *out = NULL;
     mr_error err = {0};
-    mr_status st = mr_clip_make_additive(c->clip, sk, ref, ref_time, &out, &err);
+    mr_status st = mr_blend_make_additive_clip(c->clip, sk, ref, ref_time, &out, &err);
     if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
     mr_clip_finish(out);
     mr_lua_push_owned_clip(L, model_idx, out);

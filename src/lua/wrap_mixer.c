@@ -197,7 +197,7 @@ static int l_mixer(lua_State *L)
     mr_lua_push_pose(L, 1, NULL);
     lua_setiuservalue(L, -2, UV_POSE);
     mr_error err = {0};
-    m->mx = mr_mixer_make(&mo->model->skeleton, mo->model->frame.up, &d, &err);
+    m->mx = mr_mixer_make(&mo->model->skeleton, mo->model->axes.up, &d, &err);
     if (!m->mx) return fail(L, MR_ERR_NO_MEMORY, &err);
     m->sk = &mo->model->skeleton;
     m->tracks = mr_mixer_track_count(m->mx);

@@ -1,7 +1,7 @@
 /* wrap_model.c — marrow.model and the model userdata with all its methods.
  *
  *   marrow.model(path [, {anims = {...}}]) -> model | nil, message
- *       Anything mr_model_load accepts. An anim given as a bare name ("walk")
+ *       Anything mr_load_model accepts. An anim given as a bare name ("walk")
  *       means walk.md5anim beside the mesh. Relative paths are tried as given,
  *       then beside the script, then under marrow's root. Models are cached by
  *       path + anims in the context (cache.c), so a reload costs nothing.
@@ -88,7 +88,7 @@ static int l_model(lua_State *L)
         }
         mr_error err = {0};
         double t0 = mr_sandbox_clock();
-        mr_status st = mr_model_load(lua_tostring(L, mesh_idx), anims, n, &model, &err);
+        mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
         mr_sandbox_budget_extend(L, mr_sandbox_clock() - t0);
         if (st != MR_OK) {
             luaL_pushfail(L);
@@ -96,7 +96,7 @@ static int l_model(lua_State *L)
             return 2;
         }
         if (mr_lua_cache_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
-            mr_model_free(model);
+            mr_model_destroy(model);
             return mr_lua_raise(L, "out of memory");
         }
     }

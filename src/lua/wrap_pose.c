@@ -254,7 +254,7 @@ static int do_rotate(lua_State *L, mr_override_mode mode)
     float q[4];
     mr_lua_check_quat(L, 3, q);
     override_opts o = check_opts(L, 4, mode, 1);
-    mr_status st = mr_pose_override_rotation(p->sk, &p->pose, j, q, o.space, o.mode, o.weight);
+    mr_status st = mr_override_rotation(p->sk, &p->pose, j, q, o.space, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "rotation override");
 }
@@ -266,7 +266,7 @@ static int do_translate(lua_State *L, mr_override_mode mode)
     float v[3];
     mr_lua_check_vec3(L, 3, v);
     override_opts o = check_opts(L, 4, mode, 1);
-    mr_status st = mr_pose_override_translation(p->sk, &p->pose, j, v, o.space, o.mode, o.weight);
+    mr_status st = mr_override_translation(p->sk, &p->pose, j, v, o.space, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "translation override");
 }
@@ -284,7 +284,7 @@ static int pose_scale(lua_State *L)
     if (lua_isnumber(L, 3)) s[0] = s[1] = s[2] = (float)lua_tonumber(L, 3);
     else mr_lua_check_vec3(L, 3, s);
     override_opts o = check_opts(L, 4, MR_OVERRIDE_ADD, 0);
-    mr_status st = mr_pose_override_scale(p->sk, &p->pose, j, s, o.mode, o.weight);
+    mr_status st = mr_override_scale(p->sk, &p->pose, j, s, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "scale override");
 }
@@ -450,7 +450,7 @@ static int l_blend(lua_State *L)
     }
     mr_blend_job job = {out->sk, n ? layers : NULL, n, 0.0f, &out->pose};
     mr_error err = {0};
-    mr_status st = mr_pose_blend(&job, &err);
+    mr_status st = mr_blend_run(&job, &err);
     if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
     out->model_valid = 0;
     lua_settop(L, 1);

@@ -10,7 +10,7 @@
  * process at once (the handlers are one-shot: SA_RESETHAND), so a hung
  * unload() can still be stopped.
  *
- * Waits in the loops go through mr_sleep_until (window.h), which returns as
+ * Waits in the loops go through mr_clock_sleep_until (clock.h), which returns as
  * soon as a stop was requested and never sleeps more than 50 ms at a time,
  * so a stop is seen within one frame even when the signal went to another
  * thread (the GL driver's).

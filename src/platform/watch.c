@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 
 typedef struct watch_dir {
     char *path;
@@ -126,7 +127,7 @@ static int add_dir(mr_watch *w, const char *dir)
 {
     for (size_t i = 0; i < w->dir_count; i++)
         if (!strcmp(w->dirs[i].path, dir)) return 0;
-    if (mr_array_reserve((void **)&w->dirs, &w->dir_cap, w->dir_count + 1, sizeof *w->dirs)) return -1;
+    if (mr_alloc_reserve((void **)&w->dirs, &w->dir_cap, w->dir_count + 1, sizeof *w->dirs)) return -1;
     watch_dir *d = &w->dirs[w->dir_count];
     d->wd = -1;
     if (w->fd >= 0) {
@@ -134,7 +135,7 @@ static int add_dir(mr_watch *w, const char *dir)
                                               IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM);
         if (d->wd < 0) return -1;
     }
-    if (!(d->path = mr_strdup(dir))) return -1;
+    if (!(d->path = mr_str_dup(dir))) return -1;
     w->dir_count++;
     return 0;
 }
@@ -143,12 +144,12 @@ static int add_entry(mr_watch *w, const char *dir, const char *name, int tag)
 {
     if (tag < 1 || tag > 30) return -1;
     if (add_dir(w, dir) != 0) return -1;
-    if (mr_array_reserve((void **)&w->entries, &w->entry_cap, w->entry_count + 1, sizeof *w->entries))
+    if (mr_alloc_reserve((void **)&w->entries, &w->entry_cap, w->entry_count + 1, sizeof *w->entries))
         return -1;
     watch_entry *e = &w->entries[w->entry_count];
     memset(e, 0, sizeof *e);
-    e->dir = mr_strdup(dir);
-    e->name = name ? mr_strdup(name) : NULL;
+    e->dir = mr_str_dup(dir);
+    e->name = name ? mr_str_dup(name) : NULL;
     if (!e->dir || (name && !e->name)) {
         free(e->dir);
         free(e->name);

@@ -2,14 +2,11 @@
  * gives both the same small interface (window.h). */
 #include <epoxy/gl.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "platform/context.h"
-#include "platform/stop.h"
 #include "platform/window.h"
 
 struct mr_window {
@@ -68,7 +65,7 @@ mr_window *mr_window_open(const mr_window_desc *desc_in, mr_error *err)
     return win;
 }
 
-void mr_window_close(mr_window *win)
+void mr_window_destroy(mr_window *win)
 {
     if (!win) return;
     if (win->glfw) mr_glfw_destroy(win->glfw);
@@ -114,30 +111,4 @@ const char *mr_window_gl_renderer(void)
     const char *v = (const char *)glGetString(GL_VERSION);
     snprintf(buf, sizeof buf, "%s, OpenGL %s", r ? r : "?", v ? v : "?");
     return buf;
-}
-
-double mr_time_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void mr_sleep_until(double deadline)
-{
-    for (;;) {
-        double now = mr_time_now();
-        if (now >= deadline || mr_stop_requested()) return;
-        double until = deadline - now > 0.05 ? now + 0.05 : deadline;
-        struct timespec ts;
-        ts.tv_sec = (time_t)until;
-        ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        /* Absolute: an early wake-up (EINTR) just goes round again. */
-        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        if (rc != 0 && rc != EINTR) return;
-    }
 }

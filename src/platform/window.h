@@ -11,7 +11,7 @@
  *     fallback says why on stderr, once per process.
  *   - windowed: a GLFW window (GLX/Wayland) of the asked size, vsync asked
  *     for (swap interval 1). Many setups do not honour it (Xvfb, llvmpipe,
- *     some compositors), so frame loops pace themselves as well (mr_sleep_until).
+ *     some compositors), so frame loops pace themselves as well (platform/pacer.h).
  *
  * Input (mr_window_poll) is collected from GLFW callbacks between polls; a
  * headless window reports no input. Only one window may be open at a time
@@ -50,9 +50,9 @@ typedef struct mr_window mr_window;
 
 /* Opens a window or a headless context (see above) and makes its GL context
  * current. Returns NULL with err set when no context at all can be made.
- * Free with mr_window_close. */
+ * Free with mr_window_destroy. */
 mr_window *mr_window_open(const mr_window_desc *desc, mr_error *err);
-void mr_window_close(mr_window *win);
+void mr_window_destroy(mr_window *win);
 
 int mr_window_is_headless(const mr_window *win);
 /* Size in pixels of the window's default framebuffer (the desc size when
@@ -69,11 +69,5 @@ int mr_window_visible(const mr_window *win);
 void mr_window_swap(mr_window *win);
 /* GL_RENDERER / GL_VERSION of the current context, for messages. */
 const char *mr_window_gl_renderer(void);
-
-/* Monotonic seconds, for frame timing. */
-double mr_time_now(void);
-/* Sleeps until mr_time_now() >= deadline, in steps of at most 50 ms;
- * returns early when a stop was requested (platform/stop.h). */
-void mr_sleep_until(double deadline);
 
 #endif

@@ -52,7 +52,7 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
         r = NULL;
         goto done;
     }
-    mr_lua_gfx_attach(ctx, r);
+    mr_lua_draw_attach(ctx, r);
     size_t size = (size_t)d.width * d.height * 4;
     pixels = malloc(size);
     if (!pixels) {
@@ -96,6 +96,6 @@ done:
     free(pixels);
     mr_lua_ctx_destroy(ctx);
     if (r) mr_renderer_destroy(r);
-    mr_window_close(win);
+    mr_window_destroy(win);
     return rc;
 }

@@ -64,7 +64,7 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
             if (me->indices[q] >= (uint32_t)me->vertex_count) abort();
     }
     mr_pose pose;
-    if (mr_pose_make(&pose, sk->joint_count) != MR_OK) return;
+    if (mr_pose_init(&pose, sk->joint_count) != MR_OK) return;
     mat4 *model = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *model);
     mat4 *skin = mr_alloc_array((size_t)sk->joint_count + 1, sizeof *skin);
     if (model && skin) {
@@ -76,7 +76,7 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
     }
     free(model);
     free(skin);
-    mr_pose_destroy(&pose);
+    mr_pose_deinit(&pose);
 }
 
 #ifdef MR_FUZZ_STANDALONE

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mr_status st = mr_collada_parse("fuzz.dae", (const char *)data, size, &m, &err);
     if (st == MR_OK) {
         fuzz_exercise(m, 0);
-        mr_model_free(m);
+        mr_model_destroy(m);
     } else if (m) {
         abort();  /* failures leave *out NULL */
     } else if (st != MR_ERR_NO_MEMORY && (strncmp(err.msg, "collada: ", 9) != 0 || strchr(err.msg, '\n'))) {

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) lua_pop(L, 1);
     mr_lua_update(ctx, 1.0 / 30);
     mr_lua_draw(ctx);
-    mr_lua_gfx_render(ctx);
+    mr_lua_draw_render(ctx);
     mr_lua_end_frame(ctx);
     mr_lua_stop(ctx);
     mr_lua_set_error(ctx, NULL);

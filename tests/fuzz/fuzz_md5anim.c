@@ -39,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* Takes clips and warnings added since (clips, warnings) off m again. */
 static void restore(mr_model *m, int clips, int warnings)
 {
-    while (m->clip_count > clips) mr_clip_free(m->clips[--m->clip_count]);
+    while (m->clip_count > clips) mr_clip_destroy(m->clips[--m->clip_count]);
     while (m->warning_count > warnings) free(m->warnings[--m->warning_count]);
 }
 

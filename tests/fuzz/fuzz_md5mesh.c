@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_md5_check_error(st, &e, FUZZ_MESH);
     if (st == MR_OK) {
         fuzz_exercise(m, 0);
-        mr_model_free(m);
+        mr_model_destroy(m);
     } else if (m) {
         abort();  /* failures leave *out NULL */
     }

@@ -10,8 +10,8 @@
 
 #include <stb_image_write.h>
 
-#include "core/alloc.h"
-#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "formats/md5.h"
 #include "mannequin/mannequin.h"
 
@@ -28,7 +28,7 @@ static const char make_mannequin_help[] =
 /* mkdir -p: creates dir and its missing parents. 0 or -1 (errno set). */
 static int make_dirs(const char *dir)
 {
-    char *p = mr_strdup(dir);
+    char *p = mr_str_dup(dir);
     if (!p) {
         errno = ENOMEM;
         return -1;
@@ -73,7 +73,7 @@ static int write_mesh(const char *dir, mr_model *m, const char *name)
 {
     for (int i = 0; i < m->mesh_count; i++) {
         mr_mesh *mesh = &m->meshes[i];
-        char *png = mr_strfmt("%s_%s.png", name, mesh->name);
+        char *png = mr_str_fmt("%s_%s.png", name, mesh->name);
         char *path = png ? mr_path_join(dir, png) : NULL;
         if (!path || write_colour_png(path, mesh->material.diffuse) != 0) {
             fprintf(stderr, "make-mannequin: cannot write %s\n", path ? path : "(out of memory)");
@@ -86,7 +86,7 @@ static int write_mesh(const char *dir, mr_model *m, const char *name)
         mesh->material.diffuse_map = png;
         free(path);
     }
-    char *file = mr_strfmt("%s.md5mesh", name);
+    char *file = mr_str_fmt("%s.md5mesh", name);
     char *path = file ? mr_path_join(dir, file) : NULL;
     free(file);
     mr_error err = {0};
@@ -140,12 +140,12 @@ int main(int argc, char **argv)
             code = MR_EXIT_FAILED;
         } else {
             code = write_mesh(dir, sword, "sword");
-            mr_model_free(sword);
+            mr_model_destroy(sword);
         }
     }
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
         const mr_clip *clip = m->clips[i];
-        char *name = mr_strfmt("%s.md5anim", clip->name);
+        char *name = mr_str_fmt("%s.md5anim", clip->name);
         path = name ? mr_path_join(dir, name) : NULL;
         free(name);
         if (!path || mr_md5_write_anim(m, clip, path, &err) != MR_OK) {
@@ -157,6 +157,6 @@ int main(int argc, char **argv)
         }
         free(path);
     }
-    mr_model_free(m);
+    mr_model_destroy(m);
     return code;
 }

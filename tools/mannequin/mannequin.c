@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "core/alloc.h"
+#include "core/str.h"
 
 /* Shoulder-to-elbow and elbow-to-wrist lengths; the arms point 45 degrees
  * below horizontal in the bind pose (an A-pose). */
@@ -54,12 +54,12 @@ mr_status mr_mannequin_skeleton(mr_skeleton *sk)
 {
     joint_def j[MR_MQ_JOINT_COUNT];
     joint_table(j);
-    mr_status st = mr_skeleton_make(sk, MR_MQ_JOINT_COUNT);
+    mr_status st = mr_skeleton_init(sk, MR_MQ_JOINT_COUNT);
     if (st != MR_OK) return st;
     for (int i = 0; i < MR_MQ_JOINT_COUNT; i++) {
-        sk->names[i] = mr_strdup(j[i].name);
+        sk->names[i] = mr_str_dup(j[i].name);
         if (!sk->names[i]) {
-            mr_skeleton_destroy(sk);
+            mr_skeleton_deinit(sk);
             return MR_ERR_NO_MEMORY;
         }
         int p = j[i].parent;
@@ -79,8 +79,8 @@ mr_model *mr_mannequin_build(void)
 {
     mr_model *m = mr_model_new("mannequin", "mannequin");
     if (!m) return NULL;
-    m->frame.up = MR_UP_Z;
-    m->frame.meters_per_unit = 0.0254f;
+    m->axes.up = MR_UP_Z;
+    m->axes.meters_per_unit = 0.0254f;
     if (mr_mannequin_skeleton(&m->skeleton) != MR_OK ||
         mr_mannequin_meshes(&m->skeleton, &m->meshes, &m->mesh_count) != MR_OK)
         goto fail;
@@ -89,12 +89,12 @@ mr_model *mr_mannequin_build(void)
         mr_clip *c = mr_mannequin_clip(&m->skeleton, clips[i]);
         if (!c) goto fail;
         if (mr_model_add_clip(m, c) != MR_OK) {
-            mr_clip_free(c);
+            mr_clip_destroy(c);
             goto fail;
         }
     }
     return m;
 fail:
-    mr_model_free(m);
+    mr_model_destroy(m);
     return NULL;
 }

@@ -73,20 +73,20 @@ enum {
 /* The whole mannequin: skeleton, meshes and the clips idle, walk, wave, in
  * the MD5 frame (model->frame = {MR_UP_Z, 0.0254}), path "mannequin",
  * format "mannequin". Returns a new model the caller frees with
- * mr_model_free, or NULL when out of memory. */
+ * mr_model_destroy, or NULL when out of memory. */
 mr_model *mr_mannequin_build(void);
 
 /* The parts, for tests and tools. mr_mannequin_skeleton fills an
- * uninitialised sk (free with mr_skeleton_destroy). mr_mannequin_meshes
- * returns a new array of *count meshes (each freed with mr_mesh_destroy, then
+ * uninitialised sk (free with mr_skeleton_deinit). mr_mannequin_meshes
+ * returns a new array of *count meshes (each freed with mr_mesh_deinit, then
  * the array with free()); normals are computed. mr_mannequin_clip builds the
  * named clip ("idle", "walk", "wave", "run") for that skeleton, or returns NULL for
- * another name or when out of memory (free with mr_clip_free). */
+ * another name or when out of memory (free with mr_clip_destroy). */
 mr_status mr_mannequin_skeleton(mr_skeleton *sk);
 mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *count);
 mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name);
 /* The sword prop as a model of one joint (frame as the mannequin's, path
- * "sword"); NULL when out of memory. Free with mr_model_free. */
+ * "sword"); NULL when out of memory. Free with mr_model_destroy. */
 mr_model *mr_mannequin_sword(void);
 
 #endif

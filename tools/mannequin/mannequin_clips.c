@@ -46,7 +46,6 @@ typedef struct body {
 /* ---- small rotation helpers ---- */
 
 
-
 /* Reflection of a rotation in the XZ plane (left side <-> right side). */
 static void q_mirror(versor q)
 {
@@ -544,13 +543,13 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
 
     mr_clip *clip = mr_clip_make(name, MR_MQ_JOINT_COUNT);
     rig r = {.sk = sk};
-    if (!clip || mr_pose_make(&r.pose, MR_MQ_JOINT_COUNT) != MR_OK) goto fail;
+    if (!clip || mr_pose_init(&r.pose, MR_MQ_JOINT_COUNT) != MR_OK) goto fail;
     int keys = frames + 1;
     clip->rate = MR_MQ_RATE;
     clip->duration = (float)frames / MR_MQ_RATE;
     for (int j = 0; j < MR_MQ_JOINT_COUNT; j++) {
-        if (mr_track_alloc(&clip->tracks[j].r, keys, MR_INTERP_LINEAR) != MR_OK) goto fail;
-        if (j == MR_MQ_PELVIS && mr_track_alloc(&clip->tracks[j].t, keys, MR_INTERP_LINEAR) != MR_OK)
+        if (mr_track_init(&clip->tracks[j].r, keys, MR_INTERP_LINEAR) != MR_OK) goto fail;
+        if (j == MR_MQ_PELVIS && mr_track_init(&clip->tracks[j].t, keys, MR_INTERP_LINEAR) != MR_OK)
             goto fail;
     }
     for (int i = 0; i < keys; i++) {
@@ -575,10 +574,10 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
         mr_track_finish(&clip->tracks[j].r);
         mr_track_finish(&clip->tracks[j].t);
     }
-    mr_pose_destroy(&r.pose);
+    mr_pose_deinit(&r.pose);
     return clip;
 fail:
-    mr_pose_destroy(&r.pose);
-    mr_clip_free(clip);
+    mr_pose_deinit(&r.pose);
+    mr_clip_destroy(clip);
     return NULL;
 }

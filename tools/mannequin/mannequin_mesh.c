@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 
 #define PI 3.14159265358979323846
 
@@ -120,11 +121,11 @@ static int grow(builder *b, int nv, int ni)
 {
     if (b->failed) return -1;
     size_t v = (size_t)(b->nv + nv), i = (size_t)(b->ni + ni);
-    if (mr_array_reserve((void **)&b->pos, &b->cap_v, v, sizeof *b->pos) ||
-        mr_array_reserve((void **)&b->uv, &b->cap_uv, v, sizeof *b->uv) ||
-        mr_array_reserve((void **)&b->joints, &b->cap_j, v, sizeof *b->joints) ||
-        mr_array_reserve((void **)&b->weights, &b->cap_w, v, sizeof *b->weights) ||
-        mr_array_reserve((void **)&b->idx, &b->cap_i, i, sizeof *b->idx)) {
+    if (mr_alloc_reserve((void **)&b->pos, &b->cap_v, v, sizeof *b->pos) ||
+        mr_alloc_reserve((void **)&b->uv, &b->cap_uv, v, sizeof *b->uv) ||
+        mr_alloc_reserve((void **)&b->joints, &b->cap_j, v, sizeof *b->joints) ||
+        mr_alloc_reserve((void **)&b->weights, &b->cap_w, v, sizeof *b->weights) ||
+        mr_alloc_reserve((void **)&b->idx, &b->cap_i, i, sizeof *b->idx)) {
         b->failed = 1;
         return -1;
     }
@@ -164,7 +165,7 @@ static void weigh(const part *p, double s, const vec3 q, uint16_t out_j[MR_MAX_I
                 ws[i] += ws[k];
                 ws[k] = 0;
             }
-    mr_influences_pack(js, ws, n, &(mr_influence_rule){.max = MR_INFLUENCE_SET}, out_j, out_w);
+    mr_mesh_pack_influences(js, ws, n, &(mr_influence_rule){.max = MR_INFLUENCE_SET}, out_j, out_w);
 }
 
 static void add_vertex(builder *b, const part *p, const vec3 q, double s, double len, double around)
@@ -444,7 +445,7 @@ static void add_foot(builder *b, const mr_skeleton *sk, int side)
 
 static mr_status finish(builder *b, mr_mesh *mesh, const char *name, const float rgb[3])
 {
-    mr_status st = b->failed ? MR_ERR_NO_MEMORY : mr_mesh_alloc(mesh, b->nv, b->ni, 1);
+    mr_status st = b->failed ? MR_ERR_NO_MEMORY : mr_mesh_init(mesh, b->nv, b->ni, 1);
     if (st == MR_OK) {
         size_t nv = (size_t)b->nv;
         memcpy(mesh->positions, b->pos, nv * sizeof *b->pos);
@@ -453,17 +454,17 @@ static mr_status finish(builder *b, mr_mesh *mesh, const char *name, const float
         memcpy(mesh->weights, b->weights, nv * sizeof *b->weights);
         memcpy(mesh->indices, b->idx, (size_t)b->ni * sizeof *b->idx);
         mr_mesh_compute_normals(mesh);
-        mesh->name = mr_strdup(name);
+        mesh->name = mr_str_dup(name);
         /* An empty material name: the MD5 writer turns it into an empty
          * shader, which readers take as "no texture" (a named shader would be
          * looked up as an image beside the model and, missing, be drawn as
          * the renderer's checker). MD5 keeps neither this name nor colours. */
-        mesh->material.name = mr_strdup("");
+        mesh->material.name = mr_str_dup("");
         for (int c = 0; c < 3; c++) mesh->material.diffuse[c] = rgb[c];  /* float[4]: unaligned */
         mesh->material.diffuse[3] = 1.0f;
         mesh->material.shininess = 24.0f;
         if (!mesh->name || !mesh->material.name) {
-            mr_mesh_destroy(mesh);
+            mr_mesh_deinit(mesh);
             st = MR_ERR_NO_MEMORY;
         }
     }
@@ -497,7 +498,7 @@ mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *coun
     if (st == MR_OK) {
         for (int side = 0; side < 2; side++) add_foot(&b, sk, side);
         st = finish(&b, &out[1], "shoes", shoe_rgb);
-        if (st != MR_OK) mr_mesh_destroy(&out[0]);
+        if (st != MR_OK) mr_mesh_deinit(&out[0]);
     }
     if (st != MR_OK) {
         free(out);
@@ -547,11 +548,11 @@ mr_model *mr_mannequin_sword(void)
 {
     mr_model *m = mr_model_new("sword", "mannequin");
     if (!m) return NULL;
-    m->frame.up = MR_UP_Z;
-    m->frame.meters_per_unit = 0.0254f;
+    m->axes.up = MR_UP_Z;
+    m->axes.meters_per_unit = 0.0254f;
     mr_skeleton *sk = &m->skeleton;
     mr_mesh *out = NULL;
-    if (mr_skeleton_make(sk, 1) != MR_OK || !(sk->names[0] = mr_strdup("sword"))) goto fail;
+    if (mr_skeleton_init(sk, 1) != MR_OK || !(sk->names[0] = mr_str_dup("sword"))) goto fail;
     sk->parents[0] = -1;
     mr_skeleton_compute_inverse_bind(sk);
     out = mr_alloc_array(2, sizeof *out);
@@ -563,7 +564,7 @@ mr_model *mr_mannequin_sword(void)
     if (finish(&b, &out[0], "blade", steel_rgb) != MR_OK) goto fail;
     add_sword_hilt(&b);
     if (finish(&b, &out[1], "hilt", hilt_rgb) != MR_OK) {
-        mr_mesh_destroy(&out[0]);
+        mr_mesh_deinit(&out[0]);
         goto fail;
     }
     out[0].material.shininess = 96.0f;
@@ -572,6 +573,6 @@ mr_model *mr_mannequin_sword(void)
     return m;
 fail:
     free(out);
-    mr_model_free(m);
+    mr_model_destroy(m);
     return NULL;
 }

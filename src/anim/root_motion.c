@@ -1,5 +1,5 @@
 /* rootmotion.c — root-motion extraction (see rootmotion.h). */
-#include "anim/rootmotion.h"
+#include "anim/root_motion.h"
 
 #include <math.h>
 #include <string.h>
@@ -93,7 +93,7 @@ void mr_root_motion_remove(const mr_root_motion *rm, const mr_clip *clip, const 
     mr_root_motion_pin(rm, pose, t0, yaw0);
 }
 
-void mr_root_delta_compose(const mr_root_motion *rm, mr_root_delta *acc, const mr_root_delta *step)
+void mr_root_motion_delta_compose(const mr_root_motion *rm, mr_root_delta *acc, const mr_root_delta *step)
 {
     /* Rotate the step's translation by the yaw accumulated so far (about the
      * model up axis), then add; yaws add. */
@@ -125,5 +125,5 @@ void mr_root_motion_step(const mr_root_motion *rm, const mr_clip *clip, const mr
         glm_mat3_mulv((vec3 *)rm->to_model, d, step.translation);
     }
     if (rm->flags & MR_ROOT_YAW) step.yaw = wrap_angle(y1 - y0);
-    mr_root_delta_compose(rm, acc, &step);
+    mr_root_motion_delta_compose(rm, acc, &step);
 }

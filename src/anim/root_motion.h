@@ -2,7 +2,7 @@
  * clip, so a character can walk through the world instead of on the spot.
  *
  * The ground plane is the model frame's plane perpendicular to its up axis
- * (mr_frame.up): XY for a Z-up model (MD5), XZ for a Y-up one. For the
+ * (mr_axes.up): XY for a Z-up model (MD5), XZ for a Y-up one. For the
  * chosen joint, "horizontal translation" is its local translation's
  * component in that plane and "yaw" its rotation about the up axis (the
  * twist of a swing-twist split); both are taken in the joint's parent frame,
@@ -66,6 +66,6 @@ void mr_root_motion_remove(const mr_root_motion *rm, const mr_clip *clip, const 
 void mr_root_motion_step(const mr_root_motion *rm, const mr_clip *clip, const mr_skeleton *sk, double t0,
                          double t1, mr_root_delta *acc);
 /* Composes step onto acc (acc = acc then step). */
-void mr_root_delta_compose(const mr_root_motion *rm, mr_root_delta *acc, const mr_root_delta *step);
+void mr_root_motion_delta_compose(const mr_root_motion *rm, mr_root_delta *acc, const mr_root_delta *step);
 
 #endif

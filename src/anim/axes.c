@@ -1,10 +1,10 @@
-/* frame.c — converting a model's numbers from one up axis / unit to another. */
-#include "anim/frame.h"
+/* axes.c — converting a model's numbers from one up axis / unit to another. */
+#include "anim/axes.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Frame -> world rotation (columns: where the frame's x, y, z go). */
+/* Axes -> world rotation (columns: where the model's x, y, z go). */
 static void to_world(mr_up_axis up, mat3 r)
 {
     glm_mat3_identity(r);
@@ -15,7 +15,7 @@ static void to_world(mr_up_axis up, mat3 r)
     }
 }
 
-void mr_frame_conversion(mr_frame from, mr_frame to, mat3 rot, float *scale)
+void mr_axes_conversion(mr_axes from, mr_axes to, mat3 rot, float *scale)
 {
     mat3 a, b;
     to_world(from.up, a);
@@ -25,7 +25,7 @@ void mr_frame_conversion(mr_frame from, mr_frame to, mat3 rot, float *scale)
     *scale = (float)((double)from.meters_per_unit / (double)to.meters_per_unit);
 }
 
-static double conversion_scale(mr_frame from, mr_frame to)
+static double conversion_scale(mr_axes from, mr_axes to)
 {
     return (double)from.meters_per_unit / (double)to.meters_per_unit;
 }
@@ -80,14 +80,14 @@ static void map_track(mr_track *t, const mat3 r, double s, int which)
     }
 }
 
-mr_status mr_model_convert_frame(mr_model *m, mr_frame to, mr_error *err)
+mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
 {
-    if (!(to.meters_per_unit > 0) || !isfinite(to.meters_per_unit) || !(m->frame.meters_per_unit > 0))
+    if (!(to.meters_per_unit > 0) || !isfinite(to.meters_per_unit) || !(m->axes.meters_per_unit > 0))
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "frame conversion: unit must be a positive number");
     mat3 r;
     float fs;
-    mr_frame_conversion(m->frame, to, r, &fs);
-    double s = conversion_scale(m->frame, to);
+    mr_axes_conversion(m->axes, to, r, &fs);
+    double s = conversion_scale(m->axes, to);
     mr_skeleton *sk = &m->skeleton;
     for (int j = 0; j < sk->joint_count; j++) {
         map3(r, s, sk->rest_t[j]);
@@ -111,6 +111,6 @@ mr_status mr_model_convert_frame(mr_model *m, mr_frame to, mr_error *err)
         }
         mr_clip_finish(clip);  /* the keys changed: rebake the sampling cache */
     }
-    m->frame = to;
+    m->axes = to;
     return MR_OK;
 }

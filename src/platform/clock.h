@@ -1,0 +1,11 @@
+/* clock.h — monotonic time and sleeping, for frame timing and pacing. */
+#ifndef MR_PLATFORM_CLOCK_H
+#define MR_PLATFORM_CLOCK_H
+
+/* Monotonic seconds, for frame timing. */
+double mr_clock_now(void);
+/* Sleeps until mr_clock_now() >= deadline, in steps of at most 50 ms;
+ * returns early when a stop was requested (platform/stop.h). */
+void mr_clock_sleep_until(double deadline);
+
+#endif
