@@ -330,7 +330,12 @@ static int read_hierarchy(bvh_reader *r)
         } else if (tok_is(r, "}")) {
             open = r->joints[open].parent;
         } else {
-            return fail(r, "'JOINT', 'End Site' or '}' in joint '%s'", r->joints[open].name);
+            const bvh_joint *j = &r->joints[open];
+            for (int k = 0; k < CH_COUNT; k++)
+                if (tok_is(r, channel_names[k]) && !j->end_site)
+                    return fail(r, "'JOINT', 'End Site' or '}' in joint '%s' (its CHANNELS %d names "
+                                   "fewer channels than follow it)", j->name, j->channels);
+            return fail(r, "'JOINT', 'End Site' or '}' in joint '%s'", j->name);
         }
     }
 }
@@ -344,7 +349,13 @@ static int read_motion_header(bvh_reader *r)
     next(r);
     if (!tok_is(r, ":")) r->p = r->tok, r->line = r->tok_line;  /* no ':': read it again */
     if (read_count(r, &r->frames, "a frame count (Frames: N)")) return -1;
-    int frames_line = r->tok_line;
+    /* Every number of a frame takes at least two bytes (a digit and a
+     * separator; the very last may lack the separator): check the count
+     * against the bytes left before allocating anything for the frames. */
+    size_t left = (size_t)(r->end - r->p);
+    if (r->columns > 0 && (uint64_t)r->frames * (uint64_t)r->columns > ((uint64_t)left + 1) / 2)
+        return fail(r, "a frame count that fits the file (Frames %d of %d numbers each; %zu bytes left)",
+                    r->frames, r->columns, left);
     if (keyword(r, "Frame", "after Frames (Frame Time: T)")) return -1;
     next(r);
     if (!tok_is(r, "Time:") && !tok_is(r, "Time")) return fail(r, "'Time' after 'Frame'");
@@ -353,14 +364,6 @@ static int read_motion_header(bvh_reader *r)
     if (read_float(r, &r->frame_time, "a number of seconds (Frame Time: T)")) return -1;
     r->frame_time_line = r->tok_line;
     if (!(r->frame_time > 0)) return fail(r, "a Frame Time above 0 seconds");
-    /* Every number of a frame takes at least two bytes (a digit and a
-     * separator; the very last may lack the separator): check the count
-     * against the bytes left before allocating anything for the frames. */
-    size_t left = (size_t)(r->end - r->p);
-    if (r->columns > 0 && (uint64_t)r->frames * (uint64_t)r->columns > ((uint64_t)left + 1) / 2)
-        return fail_at(r, frames_line,
-                       "a frame count that fits the file (Frames %d of %d numbers each; %zu bytes left)",
-                       r->frames, r->columns, left);
     return 0;
 }
 
