@@ -79,7 +79,7 @@ static void euler_matrix(const int axes[3], const double deg[3], double out[3][3
 {
     double r[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int k = 0; k < 3; k++) {
-        double a = deg[k] * M_PI / 180, c = cos(a), s = sin(a), m[3][3] = {{0}};
+        double a = deg[k] * 3.14159265358979323846 / 180, c = cos(a), s = sin(a), m[3][3] = {{0}};
         int i = (axes[k] + 1) % 3, j = (axes[k] + 2) % 3;
         m[axes[k]][axes[k]] = 1;
         m[i][i] = c;
