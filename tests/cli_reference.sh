@@ -178,6 +178,59 @@ while IFS='|' read -r model anims times rexpect expect reason; do
         note_row "$short" "$clip" "$worst" "$expect"
     done
 done <"$TMP/table"
+# ---- BVH: joint positions (models without meshes) ------------------------------
+# assimp reads BVH into a node tree whose root is the ROOT joint, and adds a
+# mesh of its own built from the skeleton; marrow has no mesh, and `marrow
+# pose` writes the joints. So joints are compared by name (assimp_pose
+# --joints, compare_poses.py joints): rest pose, then the first, middle and
+# last key and two times between keys; the worst distance in percent of the
+# rest pose's joint bounds diagonal, same limit. Both keep the file's numbers
+# (marrow assumes a unit for display only), so no frame arguments.
+# Rows: file | expectation (ok or xfail:E) | reason.
+BVH_TABLE=$(cat <<'EOF2'
+/usr/share/assimp/models/BVH/01_01.bvh|ok|
+/usr/share/assimp/models/BVH/01_03.bvh|ok|
+/usr/share/assimp/models/BVH/Boxing_Toes.bvh|ok|one frame line more than Frames: both read Frames
+EOF2
+)
+echo "$BVH_TABLE" >"$TMP/bvhtable"
+while IFS='|' read -r path expect reason; do
+    [ -z "$path" ] && continue
+    short=$(basename "$path")
+    if [ ! -f "$path" ]; then fail "$short: model present" "$path is missing (assimp-testmodels)"; continue; fi
+    run $MARROW pose "$path" --rest --obj "$TMP/rest.obj"
+    if [ "$RC" -ne 0 ]; then fail "$short: marrow pose --rest" "$ERR"; continue; fi
+    $REF "$path" --joints --rest -o "$TMP/a0.txt" 2>/dev/null </dev/null
+    res=$($CMP joints "$TMP/rest.obj" "$TMP/rest.obj" "$TMP/a0.txt")
+    judge "$short rest pose joints" "$(pct_of "$res")" "$expect" "$reason" "$res"
+    keys=$($REF "$path" --list 2>/dev/null </dev/null | head -n 1 | sed 's/.* keys //')
+    if [ -z "$keys" ]; then fail "$short: assimp reads an animation"; continue; fi
+    clip=$(basename "$path" .bvh)
+    k=0; pairs=""; broken=""
+    for t in $(times_of $keys); do
+        k=$((k + 1))
+        run $MARROW pose "$path" --clip "$clip" --time "$t" --obj "$TMP/m$k.obj"
+        [ "$RC" -ne 0 ] && broken="marrow pose --time $t: $ERR"
+        $REF "$path" --joints --time "$t" -o "$TMP/a$k.txt" 2>/dev/null </dev/null || broken="assimp_pose --joints --time $t failed"
+        pairs="$pairs $TMP/m$k.obj $TMP/a$k.txt"
+    done
+    if [ -n "$broken" ]; then fail "$short clip $clip" "$broken"; continue; fi
+    worst=0; detail=""
+    lines=$($CMP joints "$TMP/rest.obj" $pairs)
+    k=0
+    for t in $(times_of $keys); do
+        k=$((k + 1))
+        res=$(echo "$lines" | sed -n "${k}p")
+        echo "       $short $clip t=$t: $res"
+        w=$(pct_of "$res")
+        if [ -z "$w" ]; then worst=; detail="t=$t: $res"; break; fi
+        [ "$(unmatched_of "$res")" = 0 ] || { worst=; detail="t=$t: unmatched joints: $res"; break; }
+        if gt "$w" "$worst"; then worst=$w; detail="t=$t: $res"; fi
+    done
+    judge "$short clip $clip joints (all)" "$worst" "$expect" "$reason" "$detail"
+    note_row "$short" "$clip" "$worst" "$expect"
+done <"$TMP/bvhtable"
+
 # ---- pose modes (issue 10 item 6) ----------------------------------------------
 # pct A.obj B.obj: symmetric nearest-vertex distance, % of A's diagonal
 pct() { $CMP points "$1" "$2" | sed -n 's/^worst \([0-9.]*\)%.*/\1/p'; }
@@ -255,4 +308,5 @@ echo "  worst error per file and clip (% of the rest-pose bounding-box diagonal)
 printf '%s' "$SUMMARY"
 echo "  reasons:"
 sed -n 's/^\([^|]*\)|[^|]*|[^|]*|[^|]*|[^|]*|\(..*\)$/    \1: \2/p' "$TMP/table"
+sed -n 's/^\([^|]*\)|[^|]*|\(..*\)$/    \1: \2/p' "$TMP/bvhtable"
 summary

@@ -6,6 +6,8 @@ and prints facts the shell suites check:
                              the real differences in a `marrow test` diff.png
                              ("0 -1 -1 -1 -1" when there are none)
   png_stats.py colours FILE  number of distinct colours
+  png_stats.py yellow FILE   number of yellow pixels (r > 200, g > 170, b < 120):
+                             the renderer's default skeleton bones
 """
 import struct
 import sys
@@ -72,8 +74,15 @@ def main():
             for x in range(w):
                 seen.add(bytes(line[x * bpp:x * bpp + 3]))
         print(len(seen))
+    elif what == "yellow":
+        n = 0
+        for line in rows:
+            for x in range(w):
+                r, g, b = line[x * bpp:x * bpp + 3]
+                n += r > 200 and g > 170 and b < 120
+        print(n)
     else:
-        raise SystemExit("usage: png_stats.py red|colours FILE")
+        raise SystemExit("usage: png_stats.py red|colours|yellow FILE")
 
 
 main()

@@ -15,10 +15,11 @@
  * asan) the same counts come from ASan's allocation hooks instead.
  * Peak = the highest live total during one load, minus the total before it.
  *
- * Corpora: every file of tests/bad/md5 and tests/bad/collada, the invalid
+ * Corpora: every file of tests/bad/md5, tests/bad/collada and
+ * tests/data/bvh/bad, the invalid
  * MD5 files of ../shared/models/assimp/test/models/MD5/invalid, and files
  * generated here that claim huge counts (joints, meshes, vertices,
- * triangles, weights, frames, components, array and accessor counts) in a
+ * triangles, weights, frames (MD5 and BVH), components, array and accessor counts) in a
  * few hundred bytes. Valid models are measured too (they must fit the same
  * bound), and the generated ones must be refused.
  */
@@ -32,6 +33,7 @@
 #include <dirent.h>
 
 #include "core/file.h"
+#include "formats/bvh.h"
 #include "formats/collada.h"
 #include "formats/load.h"
 #include "formats/md5.h"
@@ -190,6 +192,11 @@ static mr_status parse_dae(const char *path, const char *text, size_t len, mr_mo
     return mr_collada_parse(path, text, len, out, err);
 }
 
+static mr_status parse_bvh(const char *path, const char *text, size_t len, mr_model **out, mr_error *err)
+{
+    return mr_bvh_parse(path, text, len, out, err);
+}
+
 /* Anims are read against a two-joint skeleton, as tests/bad/md5 expects. */
 static const char PAIR_MESH[] = "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 0\njoints {\n"
                                 "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
@@ -233,6 +240,7 @@ static int measure_dir(const char *dir)
         if (has_suffix(de->d_name, ".md5mesh")) fn = parse_mesh;
         else if (has_suffix(de->d_name, ".md5anim")) fn = parse_anim;
         else if (has_suffix(de->d_name, ".dae")) fn = parse_dae;
+        else if (has_suffix(de->d_name, ".bvh")) fn = parse_bvh;
         if (!fn) continue;
         size_t len;
         mr_error ioerr;
@@ -272,6 +280,11 @@ TEST(bad_corpora_stay_within_the_bound)
     int n = measure_dir("tests/bad/md5") + measure_dir("tests/bad/collada");
     CHECK(n >= 90);
     CHECK(counting_works);
+}
+
+TEST(bad_bvh_corpus_stays_within_the_bound)
+{
+    CHECK(measure_dir("tests/data/bvh/bad") >= 25);
 }
 
 TEST(assimp_invalid_md5_stay_within_the_bound)
@@ -335,6 +348,14 @@ static const char DAE[] =
     "</visual_scene></library_visual_scenes>\n"
     "<scene><instance_visual_scene url=\"#scene\"/></scene>\n"
     "</COLLADA>\n";
+
+/* A valid BVH: a root with 6 channels, a joint with 3, an End Site, 2 frames. */
+static const char BVH[] =
+    "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n"
+    "\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+    "\tJOINT Chest\n\t{\n\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n"
+    "\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 5 0\n\t\t}\n\t}\n}\n"
+    "MOTION\nFrames: 2\nFrame Time: 0.05\n0 20 0 0 0 0 0 0 0\n1 20 0 10 0 0 5 0 0\n";
 
 /* Copies tmpl with the first occurrence of from replaced by to. */
 static char *replace(const char *tmpl, const char *from, const char *to)
@@ -426,6 +447,15 @@ TEST(collada_huge_counts_are_refused_within_the_bound)
     CHECK(run_claims("generated.dae", DAE, parse_dae, c, (int)(sizeof c / sizeof c[0])) == 27);
 }
 
+TEST(bvh_huge_counts_are_refused_within_the_bound)
+{
+    static const claim c[] = {
+        {"Frames: 2", "Frames: %s"},
+        {"CHANNELS 3 Zrotation", "CHANNELS %s Zrotation"},
+    };
+    CHECK(run_claims("generated.bvh", BVH, parse_bvh, c, (int)(sizeof c / sizeof c[0])) == 6);
+}
+
 /* Real models load within the same bound (file read included). */
 TEST(valid_models_stay_within_the_bound)
 {
@@ -434,6 +464,8 @@ TEST(valid_models_stay_within_the_bound)
         "models/mannequin.dae",
         "models/sword.md5mesh",
         SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
+        "/usr/share/assimp/models/BVH/01_01.bvh",
+        "tests/data/bvh/order_zxy.bvh",
     };
     for (int i = 0; i < (int)(sizeof files / sizeof files[0]); i++) {
         size_t len;
@@ -456,10 +488,12 @@ int main(void)
     counting_start();
     RUN(counting_sees_an_untouched_calloc);
     RUN(bad_corpora_stay_within_the_bound);
+    RUN(bad_bvh_corpus_stays_within_the_bound);
     RUN(assimp_invalid_md5_stay_within_the_bound);
     RUN(md5mesh_huge_counts_are_refused_within_the_bound);
     RUN(md5anim_huge_counts_are_refused_within_the_bound);
     RUN(collada_huge_counts_are_refused_within_the_bound);
+    RUN(bvh_huge_counts_are_refused_within_the_bound);
     RUN(valid_models_stay_within_the_bound);
     printf("largest peak for an input under 4 KB: %zu bytes; largest peak / size: %.1f (%s)\n",
            worst_small_peak, worst_ratio, worst_name);

@@ -16,7 +16,7 @@
 static const char info_help[] =
     "usage: marrow info MODEL [ANIM...]\n"
     "\n"
-    "Loads MODEL (.md5mesh with any .md5anim files, or .dae) and prints its\n"
+    "Loads MODEL (.md5mesh with any .md5anim files, .dae or .bvh) and prints its\n"
     "joint tree, meshes, materials, clips, the coordinate frame and warnings.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 

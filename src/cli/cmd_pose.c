@@ -1,5 +1,6 @@
 /* cmd_pose.c — `marrow pose MODEL [ANIM...] --clip NAME --time T --obj OUT.obj`:
- * the posed, CPU-skinned mesh in the model's own coordinates, as OBJ.
+ * the posed, CPU-skinned mesh in the model's own coordinates, as OBJ (a model
+ * without meshes, such as a BVH file: its posed joints and bones).
  *
  * Skinning uses exactly the (up to 8) influences per vertex the renderer uploads
  * (mr_mesh_skin), so this is the reference the GPU image is checked against. */
@@ -22,12 +23,32 @@ static const char pose_help[] =
     "With none of --clip, --time, --loop, or with --rest, it writes the rest\n"
     "pose: the skeleton as the file places it (COLLADA: the scene's node\n"
     "transforms), as `marrow view` draws it with no clip. --bind gives the bind pose: the mesh as it was bound to the\n"
-    "skeleton, written as loaded. For MD5 the two are the same.\n"
+    "skeleton, written as loaded. For MD5 and BVH the two are the same.\n"
+    "A model without meshes (BVH) is written as its skeleton: one v per joint\n"
+    "(model space, skeleton order, each after a '# joint I NAME' line) and one\n"
+    "l element per bone.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model does not load or the clip is unknown.\n";
 
+/* A model without meshes (BVH) is written as its skeleton: a "# joint I
+ * NAME" line and a v line (model-space position) per joint, in skeleton
+ * order, then one l line per bone (parent to child). */
+static void write_joints(FILE *f, const mr_skeleton *sk, const mat4 *joints)
+{
+    fprintf(f, "# no meshes: the skeleton, one vertex per joint, one line element per bone\n");
+    fprintf(f, "o skeleton\n");
+    for (int j = 0; j < sk->joint_count; j++) {
+        fprintf(f, "# joint %d %s\n", j, sk->names[j]);
+        fprintf(f, "v %.9g %.9g %.9g\n", joints[j][3][0], joints[j][3][1], joints[j][3][2]);
+    }
+    for (int j = 0; j < sk->joint_count; j++)
+        if (sk->parents[j] >= 0) fprintf(f, "l %d %d\n", sk->parents[j] + 1, j + 1);
+}
+
 /* Writes every mesh, posed with skin (NULL: the bind pose, as loaded), to an
- * OBJ file. */
-static int write_obj(const mr_model *m, const mat4 *skin, const char *path, const char *what)
+ * OBJ file; a model without meshes gets its joints (model-space matrices
+ * `joints`) instead. */
+static int write_obj(const mr_model *m, const mat4 *skin, const mat4 *joints, const char *path,
+                     const char *what)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -35,6 +56,7 @@ static int write_obj(const mr_model *m, const mat4 *skin, const char *path, cons
         return MR_EXIT_FAILED;
     }
     fprintf(f, "# marrow pose: %s, %s\n", m->path, what);
+    if (m->mesh_count == 0 && joints) write_joints(f, &m->skeleton, joints);
     int base = 1;
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *mesh = &m->meshes[i];
@@ -156,7 +178,9 @@ int mr_cmd_pose(int argc, char **argv)
         /* The bind pose is written as loaded, untouched by rounding; so is a
          * model without joints (nothing can move it). */
         int as_loaded = bind || n == 0;
-        code = write_obj(m, as_loaded ? NULL : (const mat4 *)skin, obj, what);
+        /* Joints of the bind pose are where the inverse binds put them. */
+        for (int j = 0; bind && j < n; j++) glm_mat4_inv(m->skeleton.inverse_bind[j], model_m[j]);
+        code = write_obj(m, as_loaded ? NULL : (const mat4 *)skin, model_m, obj, what);
         if (code == MR_EXIT_OK) printf("wrote %s (%s)\n", obj, what);
     }
     mr_pose_deinit(&pose);

@@ -30,9 +30,10 @@
 static const char view_help[] =
     "usage: marrow view MODEL [ANIM...] [options]\n"
     "\n"
-    "Shows MODEL (.md5mesh with .md5anim clips, or .dae) playing its clips,\n"
+    "Shows MODEL (.md5mesh with .md5anim clips, .dae or .bvh) playing its clips,\n"
     "lit, on a floor with its shadow, framed whole from a front three-quarter\n"
-    "view. Without a display (DISPLAY and WAYLAND_DISPLAY unset), or with\n"
+    "view. A model without a mesh (BVH) is drawn as its skeleton. Without a\n"
+    "display (DISPLAY and WAYLAND_DISPLAY unset), or with\n"
     "--headless, it renders offscreen (EGL) and writes PNG files instead.\n"
     "\n"
     "options:\n"

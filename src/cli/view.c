@@ -44,7 +44,8 @@ void mr_view_pose(mr_view *v)
 }
 
 /* World bounds of the CPU-skinned vertices over BOUNDS_SAMPLES poses of the
- * current clip (the rest pose without clips). */
+ * current clip (the rest pose without clips); of the joints for a model
+ * without vertices (BVH), whose skeleton is what is drawn. */
 static void compute_bounds(mr_view *v)
 {
     const mr_model *m = v->model;
@@ -57,7 +58,7 @@ static void compute_bounds(mr_view *v)
     glm_vec3_fill(v->bounds_max, -FLT_MAX);
     float saved = v->time, dur = mr_view_duration(v);
     int samples = current_clip(v) && dur > 0 ? BOUNDS_SAMPLES : 1;
-    int any = 0;
+    int any = 0, joints_only = maxv == 0;
     for (int s = 0; s < samples && pos && nrm; s++) {
         v->time = samples > 1 ? dur * (float)s / (float)(samples - 1) : 0.0f;
         /* clamp the last sample inside the clip (LOOP would wrap it to 0) */
@@ -74,6 +75,13 @@ static void compute_bounds(mr_view *v)
                 glm_vec3_maxv(v->bounds_max, w, v->bounds_max);
                 any = 1;
             }
+        }
+        for (int j = 0; joints_only && j < m->skeleton.joint_count; j++) {
+            vec3 w;
+            glm_mat4_mulv3(v->display, v->joint_model[j][3], 1.0f, w);
+            glm_vec3_minv(v->bounds_min, w, v->bounds_min);
+            glm_vec3_maxv(v->bounds_max, w, v->bounds_max);
+            any = 1;
         }
     }
     free(pos);
@@ -92,35 +100,46 @@ static void compute_bounds(mr_view *v)
 /* Which way a character faces, guessed from its bind pose: feet stick out
  * forward of the shins. Compares the horizontal centroid of the lowest 8% of
  * the vertices (by height) with that of the band above (8-35%), in world
- * space, and snaps the offset to the nearest of +-X, +-Z. Returns the yaw
- * (degrees) of a camera looking at the face, or fallback when the offset is
- * too small to mean anything (not a biped, a T-posed cube, ...). */
+ * space, and snaps the offset to the nearest of +-X, +-Z. A model without
+ * vertices (BVH) uses its bind-pose joints the same way (toes and their End
+ * Sites against ankles and knees). Returns the yaw (degrees) of a camera
+ * looking at the face, or fallback when the offset is too small to mean
+ * anything (not a biped, a T-posed cube, ...). */
 static float facing_yaw(const mr_view *v, float fallback)
 {
     const mr_model *m = v->model;
+    int nv;
+    mr_model_counts(m, &nv, NULL);
+    int joints = nv == 0, n = joints ? m->skeleton.joint_count : nv;
+    vec3 *w = mr_alloc_array((size_t)n, sizeof *w);
+    if (!w) return fallback;
+    int k = 0;
+    for (int i = 0; i < m->mesh_count; i++)
+        for (int q = 0; q < m->meshes[i].vertex_count; q++, k++)
+            glm_mat4_mulv3((vec4 *)v->display, m->meshes[i].positions[q], 1.0f, w[k]);
+    for (int j = 0; joints && j < n; j++) {
+        mat4 bind;
+        glm_mat4_inv(m->skeleton.inverse_bind[j], bind);
+        glm_mat4_mulv3((vec4 *)v->display, bind[3], 1.0f, w[j]);
+    }
     float lo = FLT_MAX, hi = -FLT_MAX;
-    for (int i = 0; i < m->mesh_count; i++)
-        for (int k = 0; k < m->meshes[i].vertex_count; k++) {
-            vec3 w;
-            glm_mat4_mulv3((vec4 *)v->display, m->meshes[i].positions[k], 1.0f, w);
-            if (w[1] < lo) lo = w[1];
-            if (w[1] > hi) hi = w[1];
-        }
+    for (int i = 0; i < n; i++) {
+        if (w[i][1] < lo) lo = w[i][1];
+        if (w[i][1] > hi) hi = w[i][1];
+    }
     float height = hi - lo;
-    if (!(height > 0)) return fallback;
     double feet[3] = {0}, legs[3] = {0};   /* x sum, z sum, count */
-    for (int i = 0; i < m->mesh_count; i++)
-        for (int k = 0; k < m->meshes[i].vertex_count; k++) {
-            vec3 w;
-            glm_mat4_mulv3((vec4 *)v->display, m->meshes[i].positions[k], 1.0f, w);
-            float h = (w[1] - lo) / height;
-            double *acc = h < 0.08f ? feet : h < 0.35f ? legs : NULL;
-            if (!acc) continue;
-            acc[0] += w[0];
-            acc[1] += w[2];
-            acc[2] += 1;
-        }
-    if (feet[2] < 8 || legs[2] < 8) return fallback;
+    for (int i = 0; i < n && height > 0; i++) {
+        float h = (w[i][1] - lo) / height;
+        double *acc = h < 0.08f ? feet : h < 0.35f ? legs : NULL;
+        if (!acc) continue;
+        acc[0] += w[i][0];
+        acc[1] += w[i][2];
+        acc[2] += 1;
+    }
+    free(w);
+    int least = joints ? 1 : 8;   /* a skeleton has a few joints per foot */
+    if (!(height > 0) || feet[2] < least || legs[2] < least) return fallback;
     double dx = feet[0] / feet[2] - legs[0] / legs[2], dz = feet[1] / feet[2] - legs[1] / legs[2];
     if (fabs(dx) < 0.01 * height && fabs(dz) < 0.01 * height) return fallback;
     if (fabs(dx) > fabs(dz)) return dx > 0 ? 90.0f : -90.0f;
@@ -214,7 +233,9 @@ mr_status mr_view_draw(mr_view *v, const char *status)
     mr_draw_style style = {.wireframe = v->wireframe};
     st = mr_renderer_draw_model(v->r, v->gpu, nj ? (const mat4 *)v->skin : NULL, nj, v->display,
                                 &style);
-    if (v->skeleton && nj)
+    int nv;
+    mr_model_counts(v->model, &nv, NULL);
+    if ((v->skeleton || nv == 0) && nj)   /* a model without a mesh (BVH) is its skeleton */
         mr_renderer_draw_skeleton(v->r, &v->model->skeleton, v->joint_model, v->display,
                                   &(mr_skeleton_style){.names = v->names});
     if (v->hud) {

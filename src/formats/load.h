@@ -2,6 +2,8 @@
  *
  *   .md5mesh  MD5 mesh, plus any .md5anim files in anims
  *   .dae      COLLADA (anims must be empty: clips come from the file)
+ *   .bvh      BVH motion capture: skeleton and one clip, no mesh (bvh.h);
+ *             anims must be empty
  *
  * On success *out owns a new model; on failure *out is NULL and err says why.
  */

@@ -10,7 +10,7 @@
  * (clock_nanosleep), never a spin. Where vsync works at 60 Hz or less the
  * swap already waits and the sleep is ~0. While the window cannot be seen
  * (hidden, minimised) the loop only polls events and files and runs
- * update() at MR_FRAME_IDLE_HZ, without drawing. */
+ * update() at MR_PACER_IDLE_HZ, without drawing. */
 #ifndef MR_PLATFORM_PACER_H
 #define MR_PLATFORM_PACER_H
 

@@ -1,7 +1,7 @@
 /* assimp_pose.c — an independent skinning reference for tests/cli_reference.sh.
  *
  *   assimp_pose MODEL [--anim-file FILE] [--anim INDEX|NAME] [--time T]
- *               [--rest | --bind] [--up X|Y|Z --unit M] [--list] [-o OUT]
+ *               [--rest | --bind] [--up X|Y|Z --unit M] [--list] [--joints] [-o OUT]
  *
  * Reads MODEL with assimp (its own readers, not marrow's), poses it and skins
  * EVERY vertex with ALL of its bone weights, and writes one line per vertex:
@@ -43,6 +43,14 @@
  * COLLADA defines it (and marrow documents in src/formats/collada.h): Z_UP
  * (x, y, z) -> (x, z, -y), X_UP (x, y, z) -> (-y, x, z), then scale by M.
  *
+ * --joints writes, instead of the meshes, one line per node in depth-first
+ * order, "joint NAME x y z": the node's posed world position. It keeps the
+ * root node's transform and animates it: for files whose root node is the
+ * file's own first joint with no frame convention added (BVH: assimp makes
+ * the ROOT joint the scene root and adds a mesh of its own, built from the
+ * skeleton, which has no counterpart in marrow). Used by tests/cli_bvh.sh
+ * and tests/cli_reference.sh for mesh-less files.
+ *
  * --list prints, per animation: "anim INDEX NAME SECONDS tps TPS keys t0 t1 ..."
  * (the union of its key times, in seconds).
  */
@@ -57,6 +65,8 @@
 #include <assimp/scene.h>
 
 typedef struct { double m[4][4]; } mat; /* row-major, acts on column vectors */
+
+static int keep_root; /* --joints: the root node is the file's, not assimp's frame */
 
 static mat mat_identity(void)
 {
@@ -251,7 +261,7 @@ static void collect(node_table *nt, const struct aiNode *n, int parent)
     int me = nt->count++;
     nt->node[me] = n;
     nt->parent[me] = parent;
-    nt->local[me] = parent < 0 ? mat_identity() : mat_from_ai(&n->mTransformation);
+    nt->local[me] = parent < 0 && !keep_root ? mat_identity() : mat_from_ai(&n->mTransformation);
     for (unsigned i = 0; i < n->mNumChildren; i++) collect(nt, n->mChildren[i], me);
 }
 
@@ -283,7 +293,7 @@ static void apply_anim(node_table *nt, const struct aiAnimation *a, double secon
             fprintf(stderr, "assimp_pose: channel for unknown node '%s' skipped\n", ch->mNodeName.data);
             continue;
         }
-        if (nt->parent[n] < 0) continue; /* the root carries assimp's frame, dropped */
+        if (nt->parent[n] < 0 && !keep_root) continue; /* the root carries assimp's frame, dropped */
         double t[3], q[4], s[3];
         decompose(&nt->local[n], t, q, s);
         if (ch->mNumPositionKeys) eval_vec(ch->mPositionKeys, ch->mNumPositionKeys, tick, t);
@@ -474,10 +484,20 @@ static void write_instances(FILE *out, const struct aiScene *sc, const node_tabl
             write_mesh(out, sc->mMeshes[posed->node[n]->mMeshes[k]], rest, posed, n, bind_only, up, unit);
 }
 
+/* --joints: every node's posed world position. */
+static void write_joints(FILE *out, const node_table *posed, char up, double unit)
+{
+    for (int n = 0; n < posed->count; n++) {
+        double p[3] = {posed->world[n].m[0][3], posed->world[n].m[1][3], posed->world[n].m[2][3]};
+        to_frame(up, unit, p, 1);
+        fprintf(out, "joint %s %.9g %.9g %.9g\n", posed->node[n]->mName.data, p[0], p[1], p[2]);
+    }
+}
+
 static int usage(void)
 {
     fputs("usage: assimp_pose MODEL [--anim-file FILE] [--anim INDEX|NAME] [--time T]\n"
-          "                   [--rest | --bind] [--up X|Y|Z --unit M] [--list] [-o OUT]\n",
+          "                   [--rest | --bind] [--up X|Y|Z --unit M] [--list] [--joints] [-o OUT]\n",
           stderr);
     return 2;
 }
@@ -500,6 +520,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--rest")) rest_only = 1;
         else if (!strcmp(a, "--bind")) bind_only = 1;
         else if (!strcmp(a, "--list")) list = 1;
+        else if (!strcmp(a, "--joints")) keep_root = 1;
         else if (a[0] != '-' && !model) model = a;
         else return usage();
     }
@@ -550,7 +571,7 @@ int main(int argc, char **argv)
     collect(&rest, sc->mRootNode, -1);
     collect(&posed, sc->mRootNode, -1);
     mat root = mat_from_ai(&sc->mRootNode->mTransformation);
-    fprintf(stderr, "assimp_pose: dropped the root transform [");
+    fprintf(stderr, "assimp_pose: %s the root transform [", keep_root ? "kept" : "dropped");
     for (int i = 0; i < 16; i++) fprintf(stderr, "%s%.6g", i ? " " : "", root.m[i / 4][i % 4]);
     fprintf(stderr, "]\n");
     if (anim) apply_anim(&posed, anim, seconds);
@@ -560,7 +581,8 @@ int main(int argc, char **argv)
     fprintf(out, "# assimp_pose: %s, %s", model, bind_only ? "bind pose" : rest_only || !anim ? "rest pose" : "animation");
     if (anim) fprintf(out, " '%s' at %.9g s", anim->mName.data, seconds);
     fprintf(out, ", up %c unit %g\n", up, unit);
-    write_instances(out, sc, &rest, &posed, bind_only, up, unit);
+    if (keep_root) write_joints(out, &posed, up, unit);
+    else write_instances(out, sc, &rest, &posed, bind_only, up, unit);
     node_table_free(&rest);
     node_table_free(&posed);
 

@@ -20,6 +20,14 @@
       way), in percent of marrow's rest-pose bounding-box
       diagonal.
 
+  compare_poses.py joints REST.obj POSED.obj REF.txt [POSED.obj REF.txt ...]
+      For models without meshes (BVH): REST.obj / POSED.obj are `marrow pose`
+      skeletons ("# joint I NAME" before each v line), REF.txt is
+      `assimp_pose --joints` ("joint NAME x y z"). Joints are paired by name;
+      assimp names an End Site "EndSite_P", marrow "P_end". Prints per pair:
+      "worst W% mean M% at JOINT matched N/T unmatched U diag D", W the
+      largest distance in percent of the diagonal of REST's joint bounds.
+
   compare_poses.py points A.obj B.obj
       Symmetric nearest-vertex distance between two OBJ vertex sets (for meshes
       that share no vertex order, as the Khronos CTS references), in percent of
@@ -163,7 +171,58 @@ def points(a_obj, b_obj):
     return 0
 
 
+def read_joints_obj(path):
+    names, pos, name = [], [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith('# joint '):
+                name = line.split(None, 3)[3].strip()
+            elif line.startswith('v '):
+                names.append(name)
+                pos.append(tuple(float(x) for x in line.split()[1:4]))
+                name = None
+    return names, pos
+
+
+def read_joints_ref(path):
+    ref = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith('joint '):
+                _, name, x, y, z = line.split()
+                if name.startswith('EndSite_'):
+                    name = name[len('EndSite_'):] + '_end'
+                ref[name] = (float(x), float(y), float(z))
+    return ref
+
+
+def joints(rest_obj, pairs):
+    _, rest = read_joints_obj(rest_obj)
+    if not rest:
+        print("error: no joints in %s" % rest_obj)
+        return 1
+    diag = diagonal(rest)
+    for posed_obj, ref_txt in pairs:
+        names, posed = read_joints_obj(posed_obj)
+        ref = read_joints_ref(ref_txt)
+        worst, total, at, matched = 0.0, 0.0, '-', 0
+        for name, p in zip(names, posed):
+            if name not in ref:
+                continue
+            matched += 1
+            d = math.dist(p, ref[name])
+            total += d
+            if d > worst:
+                worst, at = d, name
+        n = len(names)
+        print("worst %.4f%% mean %.4f%% at %s matched %d/%d unmatched %d diag %.6g" %
+              (100 * worst / diag, 100 * total / max(matched, 1) / diag, at, matched, n, n - matched, diag))
+    return 0
+
+
 if __name__ == '__main__':
+    if len(sys.argv) >= 5 and len(sys.argv) % 2 == 1 and sys.argv[1] == 'joints':
+        sys.exit(joints(sys.argv[2], list(zip(sys.argv[3::2], sys.argv[4::2]))))
     if len(sys.argv) >= 5 and len(sys.argv) % 2 == 1 and sys.argv[1] == 'match':
         sys.exit(match(sys.argv[2], list(zip(sys.argv[3::2], sys.argv[4::2]))))
     if len(sys.argv) == 4 and sys.argv[1] == 'points':
