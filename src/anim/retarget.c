@@ -434,6 +434,11 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         rs = rs == -2 ? s : common_ancestor(ss, rs, s);
     }
     if (rt < 0 || rs < 0) rt = rs = -1;
+    if (rs >= 0 && ss->parents[rs] >= 0) {
+        /* a map of a part (an arm): its root follows its parent, unmoved */
+        int hips = mr_joint_map_find_role(ss, MR_ROLE_HIPS, MR_SIDE_CENTRE);
+        if (hips < 0 || !(hips == rs || is_ancestor(ss, rs, hips))) rt = rs = -1;
+    }
 
     /* Rest alignment, in the target's model space. */
     for (int j = 0; j < nt; j++) {

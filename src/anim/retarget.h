@@ -23,7 +23,9 @@
  * mapped joint; the pelvis of most rigs) moves by the displacement from
  * rest of the source's root of the map, times `scale`: by default the
  * ratio of the legs' lengths (thigh to foot, target over source, both in
- * the target's units), else the ratio of the models' heights.
+ * the target's units), else the ratio of the models' heights. A map of a
+ * part only (its source root neither a root joint nor the hips or above
+ * them, e.g. just an arm) moves no joint's translation.
  *
  * Keys: at every key time of the source clip, with gaps longer than
  * 1/MR_RETARGET_MIN_RATE seconds cut evenly; the output is LINEAR.
@@ -74,7 +76,7 @@ typedef struct mr_retarget_contact {
 
 typedef struct mr_retarget_info {
     float scale;             /* root translation scale used */
-    int root_source, root_target;  /* the roots of the map (joint indices) */
+    int root_source, root_target;  /* the roots of the map (joint indices), -1 when nothing moves */
     int keys;                /* keys per track of the new clip */
     int contact_count;       /* contacts found (all; the first MR_RETARGET_MAX_CONTACTS listed) */
     mr_retarget_contact contacts[MR_RETARGET_MAX_CONTACTS];
