@@ -144,19 +144,23 @@ TEST(joint_map_auto_pairs_mannequin_bob_and_astroboy)
         const mr_skeleton *s = &man->skeleton, *t = &bob->skeleton;
         CHECK(mapped_to(&map, s, t, "pelvis", "pelvis"));
         CHECK(mapped_to(&map, s, t, "spine_03", "spine"));   /* a chain of one takes the top */
-        CHECK(mapped_to(&map, s, t, "upperarm_l", "upperarm.L"));
-        CHECK(mapped_to(&map, s, t, "lowerarm_r", "forearm.R"));
-        CHECK(mapped_to(&map, s, t, "hand_l", "wrist.L"));
-        CHECK(mapped_to(&map, s, t, "thigh_r", "thigh.R"));
-        CHECK(mapped_to(&map, s, t, "calf_l", "shin.L"));
-        CHECK(mapped_to(&map, s, t, "foot_l", "ankle.L"));
-        CHECK(mapped_to(&map, s, t, "ball_r", "toe.R"));
+        /* Bob's left-named joints lie on his right (he faces -Y, thigh.L is
+         * at -X): sides are paired by body */
+        CHECK(map.swapped_sides == 1);
+        CHECK(mapped_to(&map, s, t, "upperarm_l", "upperarm.R"));
+        CHECK(mapped_to(&map, s, t, "lowerarm_r", "forearm.L"));
+        CHECK(mapped_to(&map, s, t, "hand_l", "wrist.R"));
+        CHECK(mapped_to(&map, s, t, "thigh_r", "thigh.L"));
+        CHECK(mapped_to(&map, s, t, "calf_l", "shin.R"));
+        CHECK(mapped_to(&map, s, t, "foot_l", "ankle.R"));
+        CHECK(mapped_to(&map, s, t, "ball_r", "toe.L"));
         CHECK(mapped_to(&map, s, t, "head", "head"));
         CHECK(map.source_of[mr_skeleton_find(t, "origin")] < 0);
         CHECK(map.source_of[mr_skeleton_find(t, "tiptoe.L")] < 0);
         CHECK(mr_joint_map_count(&map) == 18);  /* Bob has no clavicles and one spine joint */
         char *report = mr_joint_map_report(&map, s, t);
-        CHECK_STR_CONTAINS(report, "upperarm.L <- upperarm_l (upperarm, left)");
+        CHECK_STR_CONTAINS(report, "upperarm.L <- upperarm_r (upperarm, left)");
+        CHECK_STR_CONTAINS(report, "left and right names are mirrored");
         CHECK_STR_CONTAINS(report, "unmapped target joints (keep their rest pose): origin sheath sword pubis");
         free(report);
         mr_joint_map_deinit(&map);
@@ -165,6 +169,7 @@ TEST(joint_map_auto_pairs_mannequin_bob_and_astroboy)
         mr_joint_map map;
         CHECK(mr_joint_map_auto(&map, &man->skeleton, &astro->skeleton, &e) == MR_OK);
         const mr_skeleton *s = &man->skeleton, *t = &astro->skeleton;
+        CHECK(map.swapped_sides == 0);
         CHECK(mapped_to(&map, s, t, "pelvis", "hips"));
         CHECK(mapped_to(&map, s, t, "spine_01", "spine01"));
         CHECK(mapped_to(&map, s, t, "spine_03", "spine02"));
@@ -531,6 +536,71 @@ TEST(retarget_feet_hold_planted_feet_within_one_percent_of_the_leg)
     mr_model_free(man);
 }
 
+/* A copy of clip whose root moves forward by `speed` model units per
+ * second along x (a treadmill walk turned into one that travels). */
+static mr_clip *travelling(const mr_clip *clip, const mr_skeleton *sk, float speed)
+{
+    mr_clip *c = mr_clip_make("travelling", clip->joint_count);
+    for (int j = 0; c && j < clip->joint_count; j++) {
+        const mr_track *src[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        mr_track *dst[3] = {&c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s};
+        for (int k = 0; k < 3; k++) {
+            if (!src[k]->key_count) continue;
+            mr_track_alloc(dst[k], src[k]->key_count, src[k]->interp);
+            memcpy(dst[k]->times, src[k]->times, sizeof(float) * (size_t)src[k]->key_count);
+            memcpy(dst[k]->values, src[k]->values, sizeof(float) * (size_t)src[k]->key_count * (size_t)src[k]->components);
+        }
+    }
+    if (!c || sk->parents[0] >= 0 || !c->tracks[0].t.key_count) {
+        mr_clip_free(c);
+        return NULL;
+    }
+    for (int i = 0; i < c->tracks[0].t.key_count; i++) c->tracks[0].t.values[3 * i] += speed * c->tracks[0].t.times[i];
+    c->duration = clip->duration;
+    mr_clip_finish(c);
+    return c;
+}
+
+TEST(retarget_feet_on_a_travelling_walk_hold_feet_still)
+{
+    mr_model *man = load_mannequin();
+    if (!man) { CHECK(man != NULL); return; }
+    mr_model *target = long_shins(man);
+    mr_clip *walk = mr_model_find_clip(man, "walk");
+    vec3 ground;
+    source_ground_velocity(man, walk, ground);
+    mr_clip *moving = travelling(walk, &man->skeleton, -ground[0]);
+    CHECK(moving != NULL);
+    if (moving && target) {
+        vec3 still;
+        source_ground_velocity(man, moving, still);
+        CHECK_MSG(glm_vec3_norm(still) < 0.5f, "the travelling walk's feet still move %g", glm_vec3_norm(still));
+        mr_joint_map map;
+        mr_error e = {0};
+        CHECK(mr_joint_map_auto(&map, &man->skeleton, &target->skeleton, &e) == MR_OK);
+        mr_retarget_opts opts = {.feet = 1};
+        mr_retarget_info info;
+        mr_clip *out = NULL;
+        CHECK(mr_retarget_clip(moving, man, target, &map, &opts, &out, &info, &e) == MR_OK);
+        if (out) {
+            mr_clip_finish(out);
+            int contacts;
+            vec3 zero = {0, 0, 0};
+            double slide = contact_slide(target, out, &info, zero, &contacts);
+            printf("       travelling walk: %d contacts, planted foot moves %.3g %% of the leg, ground %.3g\n",
+                   contacts, 100 * slide, glm_vec3_norm(info.ground_velocity));
+            CHECK(contacts >= 2);
+            CHECK(glm_vec3_norm(info.ground_velocity) < 0.01f * mr_retarget_leg_length(&target->skeleton));
+            CHECK_MSG(slide < 0.01, "planted foot moves %g of the leg", slide);
+            mr_clip_free(out);
+        }
+        mr_joint_map_deinit(&map);
+    }
+    mr_clip_free(moving);
+    mr_model_free(target);
+    mr_model_free(man);
+}
+
 TEST(retarget_clip_rejects_mismatched_counts_bad_scale_and_empty_maps)
 {
     mr_model *man = load_mannequin();
@@ -567,6 +637,7 @@ int main(void)
     RUN(retarget_clip_onto_its_own_skeleton_gives_it_back);
     RUN(retarget_onto_turned_axes_scaled_and_reframed_copies_keeps_world_directions);
     RUN(retarget_feet_hold_planted_feet_within_one_percent_of_the_leg);
+    RUN(retarget_feet_on_a_travelling_walk_hold_feet_still);
     RUN(retarget_clip_rejects_mismatched_counts_bad_scale_and_empty_maps);
     return test_summary("retarget");
 }

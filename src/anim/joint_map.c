@@ -3,11 +3,13 @@
 #include "anim/joint_map.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/pose.h"
 #include "core/alloc.h"
 
 static const char *const role_names[MR_ROLE_COUNT] = {
@@ -197,6 +199,46 @@ static int name_eq_ci(const char *a, const char *b)
     return *a == *b;
 }
 
+/* +1 when the joints named left lie on the character's left (its feet
+ * point forward, its head up), -1 when the names are mirrored, 0 when the
+ * skeleton lacks hips or head, thighs, feet or toes to tell. */
+static int handedness(const mr_skeleton *sk)
+{
+    int top = mr_joint_map_find_role(sk, MR_ROLE_HEAD, MR_SIDE_CENTRE);
+    if (top < 0) top = mr_joint_map_find_role(sk, MR_ROLE_NECK, MR_SIDE_CENTRE);
+    int hips = mr_joint_map_find_role(sk, MR_ROLE_HIPS, MR_SIDE_CENTRE);
+    int j[6];
+    for (int k = 0; k < 2; k++) {
+        mr_joint_side sd = k ? MR_SIDE_RIGHT : MR_SIDE_LEFT;
+        j[3 * k] = mr_joint_map_find_role(sk, MR_ROLE_THIGH, sd);
+        j[3 * k + 1] = mr_joint_map_find_role(sk, MR_ROLE_FOOT, sd);
+        j[3 * k + 2] = mr_joint_map_find_role(sk, MR_ROLE_TOE, sd);
+    }
+    if (top < 0 || hips < 0) return 0;
+    for (int k = 0; k < 6; k++)
+        if (j[k] < 0) return 0;
+    mr_pose rest = {0};
+    mat4 *m = mr_alloc_array((size_t)sk->joint_count, sizeof *m);
+    int result = 0;
+    if (m && mr_pose_make(&rest, sk->joint_count) == MR_OK && mr_pose_set_rest(&rest, sk) == MR_OK &&
+        mr_pose_to_model(sk, &rest, m) == MR_OK) {
+        vec3 up, fwd = {0, 0, 0}, across, d, side;
+        glm_vec3_sub(m[top][3], m[hips][3], up);
+        for (int k = 0; k < 2; k++) {
+            glm_vec3_sub(m[j[3 * k + 2]][3], m[j[3 * k + 1]][3], d);
+            glm_vec3_add(fwd, d, fwd);
+        }
+        glm_vec3_sub(m[j[0]][3], m[j[3]][3], across);
+        glm_vec3_cross(up, fwd, side);      /* the character's left */
+        float dot = glm_vec3_dot(side, across);
+        float scale = glm_vec3_norm(side) * glm_vec3_norm(across);
+        if (scale > 0 && fabsf(dot) > 0.3f * scale) result = dot > 0 ? 1 : -1;
+    }
+    mr_pose_destroy(&rest);
+    free(m);
+    return result;
+}
+
 mr_status mr_joint_map_auto(mr_joint_map *map, const mr_skeleton *source, const mr_skeleton *target,
                             mr_error *err)
 {
@@ -213,10 +255,13 @@ mr_status mr_joint_map_auto(mr_joint_map *map, const mr_skeleton *source, const 
     signed char *ss = sr + MR_MAX_JOINTS, *tr = sr + 2 * MR_MAX_JOINTS, *ts = sr + 3 * MR_MAX_JOINTS;
     classify(source, sr, ss);
     classify(target, tr, ts);
+    int hs = handedness(source), ht = handedness(target);
+    map->swapped_sides = hs * ht < 0;
     int sc[MR_MAX_JOINTS], tc[MR_MAX_JOINTS];
     for (int r = 0; r < MR_ROLE_COUNT; r++)
         for (int sd = 0; sd < 3; sd++) {
-            int ns = collect(source, sr, ss, r, sd, sc, MR_MAX_JOINTS);
+            int ssd = map->swapped_sides && sd != MR_SIDE_CENTRE ? 3 - sd : sd;
+            int ns = collect(source, sr, ss, r, ssd, sc, MR_MAX_JOINTS);
             int nt = collect(target, tr, ts, r, sd, tc, MR_MAX_JOINTS);
             if (ns == 0 || nt == 0) continue;
             if (r == MR_ROLE_SPINE || r == MR_ROLE_NECK) {
@@ -324,6 +369,9 @@ char *mr_joint_map_report(const mr_joint_map *map, const mr_skeleton *source, co
     size_t len = 0, cap = 0;
     int ok = append(&buf, &len, &cap, "mapped %d of %d target joints:\n", mr_joint_map_count(map),
                     map->target_count);
+    if (ok && map->swapped_sides)
+        ok = append(&buf, &len, &cap, "  (one skeleton's left and right names are mirrored: its left-named "
+                                      "joints lie on its right; sides are paired by body, not by name)\n");
     unsigned char *used = calloc((size_t)map->source_count + 1, 1);
     if (!used) ok = 0;
     for (int t = 0; ok && t < map->target_count; t++) {

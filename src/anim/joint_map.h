@@ -24,6 +24,11 @@
  *       toe       toe toes toebase ball toeball
  *     Names that only contain these words do not match ("headEnd",
  *     "LeftHandIndex1", "upperarm_twist_01_l", "tiptoe.R").
+ * Sides follow the body, not the name, when one skeleton's names are
+ * mirrored (Bob's "thigh.L" lies on his right: up from hips to head,
+ * forward from feet to toes and the left-named thigh disagree with the
+ * other skeleton's): left is then paired with right-named joints
+ * (`swapped_sides`, and the report says so).
  * Per side and role the joint nearest the root is taken (astroBoy's
  * L_elbow over its twist joint L_forearm, L_knee_01 over L_knee_02); the
  * chains (spine, neck) are paired by rank, first with first and last with
@@ -57,6 +62,7 @@ typedef struct mr_joint_map {
     int *source_of;          /* target_count entries: the source joint driving target joint j, or -1 */
     signed char *role_of;    /* target_count entries: the role j was matched by (MR_ROLE_*), */
                              /* MR_ROLE_NONE for name or given pairs and unmapped joints */
+    int swapped_sides;       /* 1: left and right paired crosswise (mirrored names, see above) */
 } mr_joint_map;
 
 /* Reads a joint name as role and side (side may be NULL). MR_ROLE_SHOULDER

@@ -259,8 +259,9 @@ static void end_velocity(const ctx *c, const vec3 *p, int i, int nkeys, vec3 v)
 
 /* The ground's velocity under the source's feet: zero for a clip that
  * moves its root, the treadmill speed for one that walks in place. The
- * horizontal velocity most of the feet's low samples share (the densest
- * cluster: lift-off and touch-down, which would drag a mean, spread out). */
+ * horizontal velocity most of the feet's moves between two low keys share
+ * (the densest cluster: lift-off and touch-down, which would drag a mean,
+ * spread out). */
 static void ground_velocity(const ctx *c, const limb *limbs, int nlimbs, int nkeys, float leg, int up,
                             const float *minh, vec3 out)
 {
@@ -270,9 +271,15 @@ static void ground_velocity(const ctx *c, const limb *limbs, int nlimbs, int nke
     for (int l = 0; v && l < nlimbs; l++) {
         if (!limbs[l].foot) continue;
         const vec3 *p = c->src_end + (size_t)l * nkeys;
-        for (int i = 0; i < nkeys; i++) {
-            if (p[i][up] - minh[l] >= CONTACT_HEIGHT * leg) continue;
-            end_velocity(c, p, i, nkeys, v + 3 * n);
+        for (int i = 0; i + 1 < nkeys; i++) {
+            /* between two low keys: a central difference would mix in the
+             * swing at a contact's ends */
+            float dt = c->times[i + 1] - c->times[i];
+            if (p[i][up] - minh[l] >= CONTACT_HEIGHT * leg || p[i + 1][up] - minh[l] >= CONTACT_HEIGHT * leg ||
+                !(dt > 0))
+                continue;
+            glm_vec3_sub((float *)p[i + 1], (float *)p[i], v + 3 * n);
+            glm_vec3_scale(v + 3 * n, 1.0f / dt, v + 3 * n);
             v[3 * n + up] = 0;
             n++;
         }
@@ -440,9 +447,34 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         if (hips < 0 || !(hips == rs || is_ancestor(ss, rs, hips))) rt = rs = -1;
     }
 
-    /* Rest alignment, in the target's model space. */
+    /* Rest alignment, in the target's model space. First the body as a
+     * whole (a character may face another way than the source): up from the
+     * hips to the head, across from the right thigh to the left. */
+    versor body = GLM_QUAT_IDENTITY_INIT;
+    if (!opts->keep_rest) {
+        int pick[4][2] = {{MR_ROLE_HEAD, MR_ROLE_NECK}, {MR_ROLE_HIPS, MR_ROLE_SPINE},
+                          {MR_ROLE_THIGH, MR_ROLE_UPPERARM}, {MR_ROLE_THIGH, MR_ROLE_UPPERARM}};
+        const mr_joint_side side[4] = {MR_SIDE_CENTRE, MR_SIDE_CENTRE, MR_SIDE_LEFT, MR_SIDE_RIGHT};
+        int tj[4], ok = 1;
+        for (int k = 0; k < 4; k++) {
+            tj[k] = mr_joint_map_find_role(ts, pick[k][0], side[k]);
+            if (tj[k] < 0 || map->source_of[tj[k]] < 0) tj[k] = mr_joint_map_find_role(ts, pick[k][1], side[k]);
+            if (tj[k] < 0 || map->source_of[tj[k]] < 0) ok = 0;
+        }
+        if (ok && tj[2] == tj[3]) ok = 0;
+        if (ok) {
+            vec3 tu, tx, su, sx;
+            glm_vec3_sub(c.tp0[tj[0]], c.tp0[tj[1]], tu);
+            glm_vec3_sub(c.tp0[tj[2]], c.tp0[tj[3]], tx);
+            glm_vec3_sub(c.sp0[map->source_of[tj[0]]], c.sp0[map->source_of[tj[1]]], su);
+            glm_vec3_sub(c.sp0[map->source_of[tj[2]]], c.sp0[map->source_of[tj[3]]], sx);
+            if (glm_vec3_norm(tu) > 1e-8f && glm_vec3_norm(su) > 1e-8f) align(tu, tx, su, sx, 2, body);
+        }
+    }
+    /* Then each joint: its bones (toward its mapped children) turned onto
+     * the source's, starting from the body's turn. */
     for (int j = 0; j < nt; j++) {
-        glm_quat_identity(c.align[j]);
+        glm_quat_copy(body, c.align[j]);
         int s = map->source_of[j];
         if (s < 0 || opts->keep_rest) continue;
         int kids[2], nk = 0;
@@ -460,6 +492,19 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
                     glm_quat_copy(c.align[a], c.align[j]);
                     break;
                 }
+            continue;
+        }
+        if (nk == 1) {
+            /* one bone: turn it (already turned with the body) onto the source's */
+            vec3 t1, s1, tb;
+            glm_vec3_sub(c.tp0[kids[0]], c.tp0[j], t1);
+            glm_vec3_sub(c.sp0[map->source_of[kids[0]]], c.sp0[s], s1);
+            if (glm_vec3_norm(t1) < 1e-8f || glm_vec3_norm(s1) < 1e-8f) continue;
+            glm_quat_rotatev(body, t1, tb);
+            versor turn;
+            from_to(tb, s1, turn);
+            glm_quat_mul(turn, body, c.align[j]);
+            glm_quat_normalize(c.align[j]);
             continue;
         }
         vec3 t1, t2 = {0, 0, 0}, s1, s2 = {0, 0, 0};

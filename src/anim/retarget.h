@@ -11,11 +11,14 @@
  * rotation: with G the model-space rotation of a joint,
  *     G_target(t) = G_source(t) * G_source(rest)^-1 * A * G_target(rest)
  * so two skeletons whose joints have different local axes move alike.
- * A (on unless opts.keep_rest) aligns the rests first: the rotation that
- * turns the target joint's rest bone (toward its mapped child joints; two
- * of them fix the twist too) onto the source's, so a T-pose clip lifts an
+ * A (on unless opts.keep_rest) aligns the rests first. The body as a
+ * whole: B turns the target's up (hips to head) and across (right to left
+ * thigh, or upper arm) onto the source's, for characters that face other
+ * ways. Then per joint: with two mapped child joints, the rotation turning
+ * both bones toward them onto the source's; with one, the shortest turn of
+ * that bone (turned by B) onto the source's, after B; with none, its
+ * nearest mapped ancestor's A (B for none). So a T-pose clip lifts an
  * A-pose character's arms as far as the source's, not 45 degrees further.
- * A joint without mapped children takes its nearest mapped ancestor's A.
  * Unmapped target joints keep their rest local rotation; every target joint
  * keeps its rest translation (its own bone lengths) and scale, except:
  *
@@ -33,9 +36,9 @@
  * Contacts (opts.feet, opts.hands). The ground may move under the source:
  * a clip that walks in place (the mannequin's walk) runs its feet over a
  * treadmill. Its velocity is the one most of the source's feet share
- * while they are low (within 2 % of a leg length of their lowest point):
- * the densest cluster of their horizontal velocities (a tenth of the
- * contact speed wide), zero for a clip that moves its root. A foot (hand)
+ * between two keys at which they are low (within 2 % of a leg length of
+ * their lowest point): the densest cluster of those horizontal velocities
+ * (a tenth of the contact speed wide); zero for a clip that moves its root. A foot (hand)
  * of the source is in contact while it moves with the ground (within 0.25
  * leg lengths per second) and, for a foot, is low; two keys or more make a
  * contact. The target's limb (thigh/calf/foot or upperarm/forearm/hand, by
