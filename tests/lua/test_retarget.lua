@@ -63,6 +63,8 @@ function load()
     local c, rep = m.retarget(man:clip("walk"), man, astro, {feet = true})
     H.check("walk onto astroBoy holds contacts", rep:find("contacts held", 1, true) ~= nil, rep)
     H.check("astroBoy's clip lasts as long", H.near(c:duration(), man:clip("walk"):duration()))
+    local h = m.retarget(wave, man, astro, {hands = true, scale = 0.5, keep_rest = true})
+    H.check("hands, a given scale and keep_rest retarget too", H.near(h:duration(), wave:duration()))
   end
 
   H.raises("a clip of another model raises", function() m.retarget(wave, bob or man, man) end, "not a clip of source_model")
