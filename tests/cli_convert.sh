@@ -66,6 +66,24 @@ run $MARROW info "$SHARED/magnum-plugins/src/MagnumPlugins/AssimpImporter/Test/s
 expect_match "info counts vertices over 8 influences" "$OUT" '^influences: 10 vertices have more than 4, 10 more than 8'
 expect_match "the cut beyond 8 is a warning" "$OUT" '10 skinned vertices had more than 8 joint influences'
 
+# --retarget: the mannequin's clips played by Bob (MD5) and astroBoy (COLLADA).
+BOB=$SHARED/assimp/test/models-nonbsd/MD5/Bob.md5mesh
+expect_exit "--retarget without TARGET is a usage error" 2 $MARROW convert models/mannequin.md5mesh "$TMP/x.dae" --retarget
+expect_exit "--feet without --retarget is a usage error" 2 $MARROW convert models/mannequin.md5mesh --feet "$TMP/x.dae"
+expect_exit "--retarget onto a missing model is bad input" 3 $MARROW convert models/mannequin.md5mesh models/wave.md5anim --retarget /nonexistent.dae "$TMP/x.dae"
+mkdir -p "$TMP/rt"
+run $MARROW convert models/mannequin.md5mesh models/wave.md5anim models/walk.md5anim --retarget "$BOB" --feet "$TMP/rt/bob.md5mesh"
+[ "$RC" -eq 0 ] && pass "mannequin clips retargeted onto Bob" || fail "mannequin clips retargeted onto Bob" "exit $RC" "$ERR"
+expect_match "the joint map is printed" "$OUT" '^  upperarm\.R <- upperarm_l \(upperarm, right\)$'
+expect_match "what stays unmapped is printed" "$OUT" '^unmapped target joints \(keep their rest pose\): origin sheath sword pubis'
+expect_match "feet contacts are held" "$OUT" '^retargeted walk: .* [1-9][0-9]* contacts held, 0 keys out of reach$'
+run $MARROW info "$TMP/rt/bob.md5mesh" "$TMP/rt/wave.md5anim"
+expect_match "Bob plays the wave as an md5anim" "$OUT" 'wave: 61 frames at 30 fps, 2.000 s, 19 joints animated'
+run $MARROW convert models/mannequin.md5mesh models/wave.md5anim --retarget "$ASTRO" "$TMP/rt/astro.dae"
+[ "$RC" -eq 0 ] && pass "the wave retargeted onto astroBoy (COLLADA)" || fail "the wave retargeted onto astroBoy (COLLADA)" "exit $RC" "$ERR"
+run $MARROW info "$TMP/rt/astro.dae"
+expect_match "astroBoy's document holds only the wave" "$OUT" '^clips: 1$'
+
 # Anim files do not go with a COLLADA model.
 expect_exit "anims after a .dae are refused" 3 $MARROW info "$ASTRO" models/walk.md5anim
 # Every .dae among the shared models loads or fails cleanly (0 or 3).

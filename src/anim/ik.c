@@ -22,33 +22,6 @@ static const char *joint_name(const mr_skeleton *sk, int j)
     return sk->names && j >= 0 && j < sk->joint_count && sk->names[j] ? sk->names[j] : "?";
 }
 
-/* Unit quaternion turning direction u onto direction v (any lengths). */
-static void from_to(const vec3 u_in, const vec3 v_in, versor q)
-{
-    vec3 u, v, axis;
-    glm_vec3_normalize_to((float *)u_in, u);
-    glm_vec3_normalize_to((float *)v_in, v);
-    float d = glm_vec3_dot(u, v);
-    if (d > 1.0f - 1e-7f) {
-        glm_quat_identity(q);
-        return;
-    }
-    if (d < -1.0f + 1e-7f) {          /* opposite: half a turn about any perpendicular */
-        vec3 other = {1, 0, 0};
-        if (fabsf(u[0]) > 0.9f) glm_vec3_copy((vec3){0, 1, 0}, other);
-        glm_vec3_cross(u, other, axis);
-        glm_vec3_normalize(axis);
-        glm_quatv(q, GLM_PIf, axis);
-        return;
-    }
-    glm_vec3_cross(u, v, axis);
-    q[0] = axis[0];
-    q[1] = axis[1];
-    q[2] = axis[2];
-    q[3] = 1.0f + d;
-    glm_quat_normalize(q);
-}
-
 /* Applies model-space rotation q to joint j, whose parent's model rotation
  * is parent_r: local = parent^-1 * q * parent * local. */
 static void rotate_joint(mr_pose *pose, int j, const versor parent_r, const versor q)
@@ -209,7 +182,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     versor q1, ps, pm;
     vec3 to_b2, ac, c1, from_mid, to_c2;
     glm_vec3_sub(b2, a, to_b2);
-    from_to(ab, to_b2, q1);
+    mr_quat_from_to(ab, to_b2, q1);
     mr_quat_from_matrix(top, ps);
     rotate_joint(pose, job->start, ps, q1);
     /* 2: the end moved with it; turn mid so the end reaches c2. */
@@ -219,7 +192,7 @@ mr_status mr_ik_two_bone(mr_two_bone_job *job, mr_error *err)
     glm_vec3_sub(c1, b2, from_mid);
     glm_vec3_sub(c2, b2, to_c2);
     versor q2;
-    from_to(from_mid, to_c2, q2);
+    mr_quat_from_to(from_mid, to_c2, q2);
     /* mid's parent turned with start: q1 * its former model rotation. */
     versor pm0;
     mr_quat_from_matrix(mmp, pm0);
@@ -300,12 +273,12 @@ static int aim_rotation(const vec3 p, const vec3 o, const vec3 f, const vec3 tar
     if (disc >= 0.0f && -b + sqrtf(disc) > 0.0f) {
         glm_vec3_copy(rel, on_ray);
         glm_vec3_muladds((float *)f, -b + sqrtf(disc), on_ray);
-        from_to(on_ray, v, q);
+        mr_quat_from_to(on_ray, v, q);
     } else {
         vec3 to;
         glm_vec3_sub((float *)target, (float *)o, to);
         if (glm_vec3_norm(to) < 1e-9f) return 0;
-        from_to(f, to, q);
+        mr_quat_from_to(f, to, q);
     }
     return 1;
 }

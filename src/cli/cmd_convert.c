@@ -1,4 +1,6 @@
 /* cmd_convert.c — `marrow convert IN [ANIM...] OUT`: MD5 <-> COLLADA.
+ * With `--retarget TARGET`: IN's clips retargeted onto TARGET (anim/
+ * retarget.h), written as TARGET's model with those clips in OUT's format.
  *
  *   .md5mesh (+ .md5anim files) -> .dae : one document with every clip
  *   .dae -> .md5mesh                     : the mesh, plus CLIP.md5anim beside
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "anim/axes.h"
+#include "anim/retarget.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "core/file.h"
@@ -31,7 +34,60 @@ static const char convert_help[] =
     "                                  CLIP.md5anim per clip beside OUT)\n"
     "MD5 keeps no scale tracks and no colours; what the target cannot hold is\n"
     "noted in the written file. Exit codes: 0 ok, 1 write failed, 2 usage,\n"
-    "3 the input does not load.\n";
+    "3 the input does not load.\n"
+    "\n"
+    "  marrow convert SRC [ANIM...] --retarget TARGET [--feet] OUT\n"
+    "plays SRC's clips on TARGET (joints paired by name across rig conventions,\n"
+    "motion taken relative to each rest pose, root path scaled by the legs'\n"
+    "ratio; --feet holds planted feet with IK) and writes TARGET with those\n"
+    "clips. The joint map is printed.\n"
+    "  marrow convert mannequin.md5mesh wave.md5anim --retarget Bob.md5mesh out/bob.md5mesh\n";
+
+/* Replaces src by target carrying src's clips retargeted (its own clips
+ * dropped). Frees src; returns the target model, or NULL with *code set. */
+static mr_model *retarget_into(mr_model *src, const char *target_path, int feet, int *code)
+{
+    mr_model *dst = mr_cli_load_model(target_path, NULL, 0, code);
+    if (!dst) {
+        mr_model_destroy(src);
+        return NULL;
+    }
+    mr_joint_map map;
+    mr_error err = {0};
+    if (mr_joint_map_auto(&map, &src->skeleton, &dst->skeleton, &err) != MR_OK) goto fail;
+    char *report = mr_joint_map_report(&map, &src->skeleton, &dst->skeleton);
+    if (report) fputs(report, stdout);
+    free(report);
+    for (int i = 0; i < dst->clip_count; i++) mr_clip_destroy(dst->clips[i]);
+    dst->clip_count = 0;
+    mr_retarget_opts opts = {.feet = feet};
+    for (int i = 0; i < src->clip_count; i++) {
+        mr_clip *clip = NULL;
+        mr_retarget_info info;
+        if (mr_retarget_clip(src->clips[i], src, dst, &map, &opts, &clip, &info, &err) != MR_OK) {
+            mr_joint_map_deinit(&map);
+            goto fail;
+        }
+        printf("retargeted %s: %d keys, root path scale %.4g", clip->name, info.keys, (double)info.scale);
+        if (feet) printf(", %d contacts held, %d keys out of reach", info.contact_count, info.unreached);
+        printf("\n");
+        if (mr_model_add_clip(dst, clip) != MR_OK) {
+            mr_clip_destroy(clip);
+            mr_joint_map_deinit(&map);
+            mr_error_set(&err, MR_ERR_NO_MEMORY, "out of memory");
+            goto fail;
+        }
+    }
+    mr_joint_map_deinit(&map);
+    mr_model_destroy(src);
+    return dst;
+fail:
+    fprintf(stderr, "marrow convert: %s\n", err.msg);
+    *code = MR_EXIT_FAILED;
+    mr_model_destroy(src);
+    mr_model_destroy(dst);
+    return NULL;
+}
 
 /* MD5 names a texture by its base name, looked up beside the mesh: copy
  * each texture the model uses next to OUT when it is not there already. */
@@ -87,12 +143,40 @@ static int write_md5(mr_model *m, const char *out)
     return code;
 }
 
+static int convert(int argc, char **argv, const char *retarget, int feet);
+
 int mr_cmd_convert(int argc, char **argv)
 {
     if (mr_cli_wants_help(argc, argv)) {
         fputs(convert_help, stdout);
         return MR_EXIT_OK;
     }
+    /* --retarget TARGET and --feet may stand anywhere; the rest is positional. */
+    const char *retarget = NULL;
+    int feet = 0, n = 0;
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (!pos) return MR_EXIT_FAILED;
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && !strcmp(argv[i], "--retarget")) {
+            if (i + 1 >= argc) {
+                free(pos);
+                return mr_cli_usage_error("convert", "--retarget needs a TARGET model");
+            }
+            retarget = argv[++i];
+        } else if (i > 0 && !strcmp(argv[i], "--feet")) {
+            feet = 1;
+        } else {
+            pos[n++] = argv[i];
+        }
+    }
+    int code = convert(n, pos, retarget, feet);
+    free(pos);
+    return code;
+}
+
+static int convert(int argc, char **argv, const char *retarget, int feet)
+{
+    if (feet && !retarget) return mr_cli_usage_error("convert", "--feet goes with --retarget");
     if (argc < 3) return mr_cli_usage_error("convert", "expected IN [ANIM...] OUT");
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '-' && argv[i][1])
@@ -106,6 +190,7 @@ int mr_cmd_convert(int argc, char **argv)
         return mr_cli_usage_error("convert", "OUT must end in .dae or .md5mesh, got '%s'", out);
     int code;
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
+    if (m && retarget) m = retarget_into(m, retarget, feet, &code);
     if (!m) return code;
     if (to_dae) {
         mr_error err = {0};

@@ -67,3 +67,29 @@ void mr_quat_from_euler_deg(versor q, const double xyz[3])
     glm_quat_mul(rz, ry, t);
     glm_quat_mul(t, rx, q);
 }
+
+void mr_quat_from_to(const vec3 u_in, const vec3 v_in, versor q)
+{
+    vec3 u, v, axis;
+    glm_vec3_normalize_to((float *)u_in, u);
+    glm_vec3_normalize_to((float *)v_in, v);
+    float d = glm_vec3_dot(u, v);
+    if (d > 1.0f - 1e-7f) {
+        glm_quat_identity(q);
+        return;
+    }
+    if (d < -1.0f + 1e-7f) {          /* opposite: half a turn about any perpendicular */
+        vec3 other = {1, 0, 0};
+        if (fabsf(u[0]) > 0.9f) glm_vec3_copy((vec3){0, 1, 0}, other);
+        glm_vec3_cross(u, other, axis);
+        glm_vec3_normalize(axis);
+        glm_quatv(q, GLM_PIf, axis);
+        return;
+    }
+    glm_vec3_cross(u, v, axis);
+    q[0] = axis[0];
+    q[1] = axis[1];
+    q[2] = axis[2];
+    q[3] = 1.0f + d;
+    glm_quat_normalize(q);
+}

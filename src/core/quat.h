@@ -84,4 +84,8 @@ void mr_quat_from_axis_deg(versor q, double deg, double x, double y, double z);
  * roll, pitch, yaw for a Z-up model. */
 void mr_quat_from_euler_deg(versor q, const double xyz[3]);
 
+/* The shortest rotation turning direction u onto direction v (any lengths);
+ * opposite directions turn half a turn about an axis perpendicular to u. */
+void mr_quat_from_to(const vec3 u, const vec3 v, versor q);
+
 #endif

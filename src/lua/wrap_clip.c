@@ -8,12 +8,24 @@
  *       the delta of clip against a pose (or clip's own pose at that time),
  *       for an additive mixer track; the new clip is owned by the script
  *
+ *   marrow.retarget(clip, source_model, target_model [, opts]) -> clip, report
+ *       clip (of source_model) played by target_model (anim/retarget.h); the
+ *       new clip is owned by the script. opts: map = {source_joint =
+ *       "target_joint", ...} (else the joints are paired by name,
+ *       anim/joint_map.h), scale = root path scale (default: legs' ratio),
+ *       feet = true / hands = true (hold contacts with IK), keep_rest = true
+ *       (no rest-pose alignment). report: the map and what was left out.
+ *
  * A clip is a view into its model (user value 1) unless a script made it
- * (marrow.additive): then a hidden box it holds frees it (udata.c).
+ * (marrow.additive, marrow.retarget): then a hidden box it holds frees it
+ * (udata.c).
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "anim/retarget.h"
 #include "lua/wrap.h"
 
 /* ---- methods ----------------------------------------------------------------- */
@@ -93,6 +105,77 @@ static int l_additive(lua_State *L)
     return 1;
 }
 
+/* opts.map as name pairs (source, target) in pairs[]; the strings stay in
+ * the table at map_idx. Returns the pair count. */
+static int map_pairs(lua_State *L, const mr_lua_opts *o, int map_idx, const char **pairs, int max)
+{
+    int n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, map_idx)) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            mr_lua_opt_error(L, o, "map", "a table of joint names (source = target)", map_idx);
+        if (n >= max) mr_lua_opt_error(L, o, "map", "at most as many pairs as target joints", map_idx);
+        pairs[2 * n] = lua_tostring(L, -2);
+        pairs[2 * n + 1] = lua_tostring(L, -1);
+        n++;
+        lua_pop(L, 1);
+    }
+    return n;
+}
+
+static int l_retarget(lua_State *L)
+{
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    mr_lua_model *src = mr_lua_check_model(L, 2);
+    mr_lua_model *dst = mr_lua_check_model(L, 3);
+    mr_lua_opts o = mr_lua_check_opts(L, 4, "opts");
+    if (c->owner != src->model)
+        return mr_lua_arg_error(L, 1, lua_pushfstring(L, "clip '%s' is not a clip of source_model", c->clip->name));
+    mr_retarget_opts opts = {
+        .scale = mr_lua_opt_num(L, &o, "scale", 0.0f, 0.0, 1e6),
+        .feet = mr_lua_opt_bool(L, &o, "feet", 0),
+        .hands = mr_lua_opt_bool(L, &o, "hands", 0),
+        .keep_rest = mr_lua_opt_bool(L, &o, "keep_rest", 0),
+    };
+    const mr_skeleton *ss = &src->model->skeleton, *ts = &dst->model->skeleton;
+    mr_joint_map map;
+    mr_error err = {0};
+    mr_status st;
+    int t = mr_lua_opt_field(L, &o, "map");
+    if (t == LUA_TTABLE) {
+        const char **pairs = lua_newuserdatauv(L, sizeof(char *) * 2 * (size_t)(ts->joint_count + 1), 0);
+        int n = map_pairs(L, &o, lua_gettop(L) - 1, pairs, ts->joint_count);
+        st = mr_joint_map_pairs(&map, ss, ts, pairs, n, &err);
+    } else if (t == LUA_TNIL) {
+        st = mr_joint_map_auto(&map, ss, ts, &err);
+    } else {
+        return mr_lua_opt_error(L, &o, "map", "a table of joint names (source = target)", lua_gettop(L));
+    }
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg);
+    mr_clip *out = NULL;
+    mr_retarget_info info;
+    st = mr_retarget_clip(c->clip, src->model, dst->model, &map, &opts, &out, &info, &err);
+    char *report = st == MR_OK ? mr_joint_map_report(&map, ss, ts) : NULL;
+    mr_joint_map_deinit(&map);
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg);
+    mr_clip_finish(out);
+    mr_lua_push_owned_clip(L, 3, out);
+    lua_pushfstring(L, "%s", report ? report : "");
+    free(report);
+    if (opts.feet || opts.hands) {
+        char line[128];
+        snprintf(line, sizeof line, "root path scale %.4g; %d contacts held, %d keys out of reach\n",
+                 (double)info.scale, info.contact_count, info.unreached);
+        lua_pushstring(L, line);
+    } else {
+        char line[64];
+        snprintf(line, sizeof line, "root path scale %.4g\n", (double)info.scale);
+        lua_pushstring(L, line);
+    }
+    lua_concat(L, 2);
+    return 2;
+}
+
 static int clip_marker(lua_State *L)
 {
     mr_lua_clip *c = mr_lua_check_clip(L, 1);
@@ -144,4 +227,6 @@ void mr_lua_open_clip(lua_State *L)
     mr_lua_newtype(L, MR_LUA_CLIP, clip_meta, clip_methods);
     mr_lua_pushfunc(L, l_additive, "marrow.additive", 0);
     lua_setfield(L, -2, "additive");
+    mr_lua_pushfunc(L, l_retarget, "marrow.retarget", 0);
+    lua_setfield(L, -2, "retarget");
 }
