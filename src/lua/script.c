@@ -98,6 +98,7 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
     h->width = desc->width > 0 ? desc->width : 960;
     h->height = desc->height > 0 ? desc->height : 540;
     h->headless = desc->headless;
+    h->console.hidden = desc->headless && !desc->console;  /* printing never changes a headless picture */
     h->view.camera.yaw = 30.0f;
     h->view.camera.pitch = 15.0f;
     h->view.camera.distance = 4.0f;

@@ -62,6 +62,10 @@ typedef struct mr_lua_desc {
     const char *scripts_dir; /* marrow's helper modules [mr_lua_scripts_dir()] */
     int width, height;       /* frame size reported by marrow.window() [960x540] */
     int quiet;               /* 1: print() and errors only go to the console */
+    int console;             /* headless: 1 draws the console of printed lines into
+                              * the pictures; 0 (default) keeps it out of them
+                              * (the script can still call marrow.console(true));
+                              * a window always starts with it shown */
 } mr_lua_desc;
 
 /* Makes a context (copies every string of desc). NULL on no memory.
