@@ -163,6 +163,16 @@ else
     bad "run: a run that wrote its screenshot gives no warning"
 fi
 
+# README's minimal script, as printed there, writes its picture.
+awk '/^    local m = require "marrow"$/{c++} c==1 {print substr($0,5)} c==1 && /^    end$/ && ++e==3 {exit}' \
+    README.md >"$tmp/readme_min.lua"
+"$M" run --headless "$tmp/readme_min.lua" --frames 31 --out "$tmp/rm" >/dev/null 2>"$tmp/rm.err"; st=$?
+if [ $st -eq 0 ] && [ -s "$tmp/rm/hello.png" ] && [ ! -s "$tmp/rm.err" ]; then
+    ok "README's minimal script writes hello.png headless, without a warning"
+else
+    bad "README's minimal script writes hello.png headless, without a warning" "exit $st: $(cat "$tmp/rm.err")"
+fi
+
 # ---- 4. live reload under Xvfb ----------------------------------------------------------
 . tests/wait.sh
 # live_script VERSION BODY_EXTRA: a static scene that prints its version and
