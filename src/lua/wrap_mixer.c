@@ -20,10 +20,17 @@
  *     :play_blendspace(bs, x [, y] [, opts])   :set_param(x [, y])
  *     :stop([fade])  :pause()  :resume()  :seek(t)  :set_speed(s)
  *     :time() -> clip time   :weight() -> track weight   :set_weight(w [, fade])
- *     :clip_weight(clip) -> weight   :playing() -> {{clip, time, weight, speed,
- *                                  current, ended}, ...} (current first)
+ *     :clip_weight(clip) -> weight   the clip's share of the track's mix (0..1;
+ *                                  instances and blend-space members summed,
+ *                                  fading; the track's own weight not applied)
+ *     :playing() -> {{clip, time, weight, speed, current, ended}, ...}
+ *                                  (current first)
  *     :set_mask(mask | nil)  :set_additive(bool)
  *   mixer:set_mask(i, mask | nil)  the mask of track i
+ *   mixer:clip_weight(clip) -> w   unlike the other track methods, every
+ *                                  track: sum over tracks of track weight x the
+ *                                  clip's share of that track (masks and the
+ *                                  tracks layered above are not applied)
  *   mixer:update(dt)               advances time, fades and queues, then calls
  *                                  the event handlers of what happened
  *   mixer:pose([out]) -> pose      evaluates (sample, blend, layer, on_pose)
@@ -442,6 +449,24 @@ static int track_clip_weight(lua_State *L)
     return 1;
 }
 
+/* mixer:clip_weight(clip): the clip wherever it plays, not only on track 1:
+ * the sum over the tracks of the track's weight times the clip's share of
+ * the track (both fading). */
+static int mixer_clip_weight(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    const mr_clip *c = mr_lua_check_clip(L, 2)->clip;
+    float sum = 0;
+    for (int i = 0; i < m->tracks; i++) {
+        float share = 0, weight = 0;
+        mr_mixer_clip_weight(m->mx, i, c, &share);
+        mr_mixer_weight(m->mx, i, &weight);
+        sum += share * weight;
+    }
+    lua_pushnumber(L, sum);
+    return 1;
+}
+
 /* Pushes the clip userdata the mixer remembers for c (nil if unknown). */
 static void push_ref(lua_State *L, int mixer_idx, const void *c)
 {
@@ -758,6 +783,7 @@ static const luaL_Reg mixer_methods[] = {
     {"pose", mixer_pose},         {"on", mixer_on},
     {"off", mixer_off},           {"on_pose", mixer_on_pose},
     {"set_root_motion", mixer_set_root_motion}, {"root_motion", mixer_root_motion},
+    {"clip_weight", mixer_clip_weight}, /* replaces the track-1 one */
     {"close", mixer_release},
     {NULL, NULL},
 };
