@@ -65,6 +65,7 @@
  * 5 = the on_pose function, 6 = a pending on_pose error.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "anim/mixer.h"
@@ -99,6 +100,11 @@ static mr_lua_mixer *check_target(lua_State *L, int *track)
 {
     mr_lua_track *t = luaL_testudata(L, 1, MR_LUA_TRACK);
     if (!t) {
+        /* A track method (named "track:...") called on something else
+         * expects a track; the same function on the mixer, a mixer. */
+        const char *name = lua_tostring(L, lua_upvalueindex(1));
+        if (name && !strncmp(name, "track:", 6) && !luaL_testudata(L, 1, MR_LUA_MIXER))
+            mr_lua_type_error(L, 1, MR_LUA_TRACK);
         *track = 0;
         return check_mixer(L, 1);
     }
@@ -112,6 +118,11 @@ static mr_lua_mixer *check_target(lua_State *L, int *track)
 
 static int fail(lua_State *L, mr_status st, const mr_error *err)
 {
+    /* The C mixer counts tracks from 0 ("mixer: track 0 plays nothing");
+     * scripts count from 1, so such a message is told with the script's number. */
+    int n, used = 0;
+    if (sscanf(err->msg, "mixer: track %d%n", &n, &used) == 1 && used > 0)
+        return mr_lua_raise(L, "track %d%s", n + 1, err->msg + used);
     return mr_lua_raise(L, "%s", err->msg[0] ? err->msg : mr_status_string(st));
 }
 
