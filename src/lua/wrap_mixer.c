@@ -266,7 +266,12 @@ static int mixer_track(lua_State *L)
     mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
     if (o.idx) {
         mr_error err = {0};
-        if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) set_mask_at(L, m, i, lua_gettop(L));
+        if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) {
+            int top = lua_gettop(L);
+            if (!luaL_testudata(L, top, MR_LUA_MASK) && !(lua_isboolean(L, top) && !lua_toboolean(L, top)))
+                mr_lua_opt_error(L, &o, "mask", "a mask or false", top);
+            set_mask_at(L, m, i, top);
+        }
         lua_pop(L, 1);
         if (mr_lua_opt_field(L, &o, "additive") != LUA_TNIL) {
             mr_status st = mr_mixer_set_additive(m->mx, i, lua_toboolean(L, -1), &err);

@@ -100,6 +100,48 @@ function load()
   H.raises("bad self", function() pose.rotate(5, "head", m.quat()) end,
            "calling 'pose:rotate' on bad self (pose expected, got number)")
 
+  -- Every field of every documented option table (docs/API.md), given a
+  -- value of the wrong type, is named in the error. Booleans take any value
+  -- (its truth), so they are not swept. Each function with options needs a
+  -- valid call here, so a new option table cannot go unswept.
+  local calls = {
+    ["marrow.model"] = function(o) return m.model("models/mannequin.md5mesh", o) end,
+    ["marrow.attach"] = function(o) return m.attach(man, pose, "hand_r", o) end,
+    ["marrow.mixer"] = function(o) return m.mixer(man, o) end,
+    ["marrow.draw"] = function(o) return m.draw(man, pose, o) end,
+    ["marrow.draw_skeleton"] = function(o) return m.draw_skeleton(man, pose, o) end,
+    ["marrow.camera"] = function(o) return m.camera(o) end,
+    ["marrow.light"] = function(o) return m.light(2, o) end,
+    ["marrow.scene"] = function(o) return m.scene(o) end,
+    ["pose:rotate"] = function(o) return pose:rotate("head", m.quat(), o) end,
+    ["pose:translate"] = function(o) return pose:translate("head", m.vec3(), o) end,
+    ["pose:scale"] = function(o) return pose:scale("head", 1, o) end,
+    ["pose:set_rotation"] = function(o) return pose:set_rotation("head", m.quat(), o) end,
+    ["pose:set_translation"] = function(o) return pose:set_translation("head", m.vec3(), o) end,
+    ["pose:two_bone_ik"] = function(o) return pose:two_bone_ik("upperarm_r", "lowerarm_r", "hand_r", m.vec3(), o) end,
+    ["pose:aim"] = function(o) return pose:aim({{"head", 1}}, m.vec3(), o) end,
+    ["mixer:track"] = function(o) return mx:track(3, o) end,
+    ["mixer:set_root_motion"] = function(o) return mx:set_root_motion("pelvis", o) end,
+    ["track:play"] = function(o) return mx:track(4):play(walk, o) end,
+  }
+  local fields = 0
+  for _, name in ipairs(doc.order) do
+    local opts = doc.options[name]
+    if opts then
+      H.check(name .. " has an option call in this test", calls[name] ~= nil)
+      for _, o in ipairs(calls[name] and opts or {}) do
+        if not o.type:find("boolean", 1, true) then
+          local ok, err = pcall(calls[name], {[o.field] = BAD})
+          H.check(name .. " names a wrong " .. o.field, not ok and tostring(err):find(name, 1, true) and
+                  (tostring(err):find("opts." .. o.field .. " must be", 1, true) or
+                   tostring(err):find("(" .. o.field .. " must be", 1, true)), ok and "no error" or err)
+          fields = fields + 1
+        end
+      end
+    end
+  end
+  H.check("option fields swept", fields >= 30, fields)
+
   -- Option fields by name.
   H.raises("camera names the field", function() m.camera{target = {0, 1}} end,
            "bad argument #1 to 'marrow.camera' (target must be a vec3, got a table of 2 numbers)")
