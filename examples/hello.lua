@@ -11,7 +11,7 @@ function load()
   man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "idle", "wave"}}))
   pose = m.pose(man)
   walk = man:clip("walk")
-  print(man)                                   -- to stdout and the on-screen console
+  print(man)                                   -- to stdout (and the console of a window)
 end
 
 function update(dt)

@@ -26,17 +26,44 @@
 --     mixer:update(dt)
 --   end
 --
--- update(dt, ctx) checks the transitions out of the current state in the
--- order given and takes the first whose conditions all hold: `when(ctx,
--- machine)` returns true, `after` seconds have passed in the state,
--- `at_end` the state's clip has reached its end. A transition with none of
--- them is taken at once. Taking one cross-fades the track to the new
--- state's clip over `fade` seconds (default 0.25; opts curve, sync) and
--- calls the states' exit(machine, to) and enter(machine, from). At most one
--- transition per update. Blend-space states get their parameter from
+-- States: {clip = c | blendspace = bs, param = fn(ctx), loop, speed, restart,
+-- sync, enter = fn(machine, from), exit = fn(machine, to)}.
+--   restart (default true): entering the state starts its clip from the
+--     beginning, also when the track already plays that clip (the same clip
+--     shared by two states, or a transition back into the state itself);
+--     restart = false lets a clip the track already plays go on where it is
+--     (the mixer's play of its current clip) and starts any other from 0.
+--   sync (default false): the entered clip starts at the normalised phase
+--     of the clip being left and stays phase-locked with it during the fade
+--     (the mixer's sync: feet together from walk to run). A transition's own
+--     `sync` overrides the state's for that transition.
+--
+-- update(dt, ctx) first adds dt to machine.time, then checks the
+-- transitions out of the current state in the order given and takes the
+-- first whose conditions all hold; at most one transition per update. A
+-- transition leaves the current state when its `from` is the state's name,
+-- a list holding it, or "*"; one whose `to` is the current state is only
+-- considered when `from` is that name itself (so "*" never re-enters a
+-- state). Conditions:
+--   when(ctx, machine) returns true;
+--   after = s: machine.time >= s, where machine.time is the seconds since
+--     the current state was last entered. Every state change, a transition
+--     into the same state included, sets machine.time back to 0; so `after`
+--     is not a one-shot timer: {from = "idle", to = "idle", after = 5} fires
+--     every 5 s (restarting idle's clip each time unless idle has
+--     restart = false), and idle -> wave -> idle with `after` on the first
+--     transition takes it again 5 s after every return to idle;
+--   at_end: the track's current clip has ended (a "once" clip at its end,
+--     a finite loop after its last cycle; an endless loop never ends).
+-- A transition with none of them is taken at once. Taking one calls the
+-- old state's exit(machine, to), plays the new state on the track with a
+-- cross-fade of `fade` seconds (default 0.25; `curve` too), sets
+-- machine.state and machine.time = 0, then calls enter(machine, from) and
+-- every on_change listener. Blend-space states get their parameter from
 -- param(ctx) (a number, or x, y) on every update.
---   machine.state, machine.time (seconds in the state), machine:set(name [, fade]),
---   machine:on_change(fn(machine, from, to))
+--   machine.state, machine.time (seconds in the state), machine:set(name [, fade])
+--   (enters a state now, with the same restart/sync rules and no
+--   transition), machine:on_change(fn(machine, from, to))
 local sm = {}
 sm.__index = sm
 
@@ -82,8 +109,10 @@ function sm:set(name, fade, t, ctx)
   local from = self.state
   local old = from and self.states[from]
   if old and old.exit then old.exit(self, name) end
+  local sync = s.sync or false
+  if t and t.sync ~= nil then sync = t.sync end
   local opts = {loop = s.loop or "once", speed = s.speed, fade = fade or 0.25,
-                curve = t and t.curve, sync = t and t.sync, restart = true}
+                curve = t and t.curve, sync = sync, restart = s.restart ~= false}
   if s.blendspace then
     local x, y = param_of(s, ctx)
     self.track:play_blendspace(s.blendspace, x, y, opts)

@@ -110,7 +110,7 @@ function draw()
   if m.frame() == 4 then m.screenshot("det.png") end
 end
 EOF
-"$M" run --headless "$tmp/det.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d1" >/dev/null 2>&1
+"$M" run --headless "$tmp/det.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d1" >/dev/null 2>"$tmp/d1.err"
 "$M" run --headless "$tmp/det.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d2" >/dev/null 2>&1
 if [ -s "$tmp/d1/det.png" ] && cmp -s "$tmp/d1/det.png" "$tmp/d2/det.png"; then
     ok "headless: two runs give byte-identical PNGs"
@@ -122,6 +122,55 @@ if [ -s "$tmp/d3/det.png" ] && ! cmp -s "$tmp/d1/det.png" "$tmp/d3/det.png"; the
     ok "headless: another --fps gives another picture (time is simulated)"
 else
     bad "headless: another --fps gives another picture (time is simulated)"
+fi
+# print() never changes a headless picture unless --console asks for the console.
+sed 's/^function update(dt) /function update(dt) print("frame", m.frame()) /' "$tmp/det.lua" >"$tmp/det_print.lua"
+"$M" run --headless "$tmp/det_print.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d4" >"$tmp/d4.out" 2>&1
+"$M" run --headless "$tmp/det_print.lua" --frames 5 --fps 24 --size 320x240 --out "$tmp/d5" --console >/dev/null 2>&1
+if grep -q "^frame" "$tmp/d4.out" && cmp -s "$tmp/d1/det.png" "$tmp/d4/det.png" 2>/dev/null; then
+    ok "headless: print() goes to stdout, not into the picture"
+else
+    bad "headless: print() goes to stdout, not into the picture"
+fi
+if [ -s "$tmp/d5/det.png" ] && ! cmp -s "$tmp/d1/det.png" "$tmp/d5/det.png"; then
+    ok "headless: --console draws the printed lines into the picture"
+else
+    bad "headless: --console draws the printed lines into the picture"
+fi
+
+# Arguments: options anywhere before `--`, a typo is a usage error, the
+# script gets the rest in arg; a run that writes no image says so.
+cat >"$tmp/args.lua" <<'EOF'
+local m = require "marrow"
+function load() print("args", #arg, table.concat(arg, "|")) end
+EOF
+"$M" run --headless "$tmp/args.lua" --frame 5 >"$tmp/a.out" 2>"$tmp/a.err"; st=$?
+if [ $st -eq 2 ] && grep -q "unknown option '--frame' (did you mean --frames?)" "$tmp/a.err"; then
+    ok "run: a mistyped option after the script is a usage error naming the right one"
+else
+    bad "run: a mistyped option after the script is a usage error naming the right one" "exit $st: $(cat "$tmp/a.err")"
+fi
+"$M" run --headless "$tmp/args.lua" one --frames 2 -5 -- --speed 2 >"$tmp/a.out" 2>"$tmp/a.err"; st=$?
+if [ $st -eq 0 ] && grep -q "^args	4	one|-5|--speed|2$" "$tmp/a.out" &&
+   grep -q "ran 2 frame(s) headless and wrote no image" "$tmp/a.err"; then
+    ok "run: words and everything after -- reach arg; no screenshot is warned about"
+else
+    bad "run: words and everything after -- reach arg; no screenshot is warned about" "exit $st: $(cat "$tmp/a.out" "$tmp/a.err")"
+fi
+if [ -s "$tmp/d1/det.png" ] && ! grep -q "wrote no image" "$tmp/d1.err"; then
+    ok "run: a run that wrote its screenshot gives no warning"
+else
+    bad "run: a run that wrote its screenshot gives no warning"
+fi
+
+# README's minimal script, as printed there, writes its picture.
+awk '/^    local m = require "marrow"$/{c++} c==1 {print substr($0,5)} c==1 && /^    end$/ && ++e==3 {exit}' \
+    README.md >"$tmp/readme_min.lua"
+"$M" run --headless "$tmp/readme_min.lua" --frames 31 --out "$tmp/rm" >/dev/null 2>"$tmp/rm.err"; st=$?
+if [ $st -eq 0 ] && [ -s "$tmp/rm/hello.png" ] && [ ! -s "$tmp/rm.err" ]; then
+    ok "README's minimal script writes hello.png headless, without a warning"
+else
+    bad "README's minimal script writes hello.png headless, without a warning" "exit $st: $(cat "$tmp/rm.err")"
 fi
 
 # ---- 4. live reload under Xvfb ----------------------------------------------------------

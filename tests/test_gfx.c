@@ -47,6 +47,7 @@ typedef struct shot {
     float t;               /* pose time */
     int no_figure, hide_floor, no_shadows, skeleton, wireframe;
     const char *text;
+    int panel;             /* a red opaque panel at (20, 10) 40x20, before the text */
     mr_gpu_model model;    /* 0: the figure */
     int cpu_pose;          /* model holds pre-skinned static meshes: no skin matrices */
 } shot;
@@ -88,6 +89,7 @@ static void render(const shot *s, uint8_t *out)
                                      s->cpu_pose ? 0 : FX_JOINTS, disp, &style) == MR_OK);
     }
     if (s->skeleton) mr_renderer_draw_skeleton(ren, &fig->skeleton, model, disp, NULL);
+    if (s->panel) mr_renderer_panel(ren, 20, 10, 40, 20, (const float[4]){1, 0, 0, 1});
     if (s->text) mr_renderer_text(ren, 8, 8, s->text, NULL);
     CHECK(mr_renderer_end_frame(ren) == MR_OK);
     CHECK(mr_renderer_read_pixels(ren, out, (size_t)W * H * 4) == MR_OK);
@@ -550,6 +552,31 @@ TEST(text_draws_glyphs)
     CHECK_MSG(in_box > 60, "text changed %d pixels", in_box);
     CHECK(outside == 0);
     CHECK(mr_renderer_text_height(ren) > 10);
+}
+
+TEST(panel_fills_its_rectangle_behind_later_text)
+{
+    render(&(shot){.t = 0.7f, .no_figure = 1}, img_a);
+    render(&(shot){.t = 0.7f, .no_figure = 1, .panel = 1}, img_b);
+    int inside_red = 0, inside = 0, outside = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *p = img_b + (y * W + x) * 4;
+            if (x >= 21 && x < 59 && y >= 11 && y < 29) {
+                inside++;
+                inside_red += p[0] > 240 && p[1] < 15 && p[2] < 15;
+            } else if (x < 19 || x > 60 || y < 9 || y > 30) {
+                outside += pixel_diff(img_a + (y * W + x) * 4, p) > 0;
+            }
+        }
+    CHECK_MSG(inside_red == inside, "%d of %d pixels inside are the panel's red", inside_red, inside);
+    CHECK(outside == 0);
+    /* Text drawn after it lies on top: some pixels in the panel are not red. */
+    render(&(shot){.t = 0.7f, .no_figure = 1, .panel = 1, .text = "MMMMMM"}, img_a);
+    int covered = 0;
+    for (int y = 11; y < 29; y++)
+        for (int x = 21; x < 59; x++) covered += pixel_diff(img_a + (y * W + x) * 4, img_b + (y * W + x) * 4) > 60;
+    CHECK_MSG(covered > 20, "text changed %d panel pixels", covered);
 }
 
 /* Copies the project's shaders into dir, replacing one file's text. */
@@ -1089,6 +1116,7 @@ int main(void)
     RUN(read_pixels_puts_the_top_row_first);
     RUN(skeleton_overlay_and_wireframe_change_the_picture);
     RUN(text_draws_glyphs);
+    RUN(panel_fills_its_rectangle_behind_later_text);
     RUN(shader_errors_carry_the_glsl_log);
     RUN(missing_font_skips_text_with_one_warning);
     RUN(normal_map_changes_shading);

@@ -159,6 +159,62 @@ TEST(reload_failing_load_returns_to_old_script_with_its_state)
     mr_lua_ctx_destroy(ctx);
 }
 
+TEST(reload_draw_error_in_first_frame_keeps_last_good_callbacks)
+{
+    mr_lua_ctx *ctx = make_ctx("drw.lua",
+        "local n = 0\n"
+        "function load(s) n = s and s.n or 1 end\n"
+        "function update() n = n + 1 end\n"
+        "function draw() print('good draw', n) end\n"
+        "function unload() return {n = n + 100} end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    mr_lua_end_frame(ctx);
+    CHECK_STR_CONTAINS(last_line(ctx), "good draw       2");
+    write_file("drw.lua",
+        "function update() end\n"
+        "function draw() local t = nil; print(t.x) end\n");
+    CHECK(mr_lua_reload(ctx) == 0);   /* chunk and load() are fine */
+    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK(mr_lua_draw(ctx) == -1);    /* the new draw() fails ... */
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "drw.lua:2:");
+    /* ... and the old script, given its own unload() state back (n = 102),
+     * drew this frame and keeps running its callbacks. */
+    CHECK_STR_CONTAINS(last_line(ctx), "good draw       102");
+    mr_lua_end_frame(ctx);
+    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "good draw       103");
+    CHECK(mr_lua_error(ctx) != NULL);  /* shown until a fixed save loads */
+    mr_lua_end_frame(ctx);
+    write_file("drw.lua", "function draw() print('fixed draw') end\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_error(ctx) == NULL);
+    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "fixed draw");
+    mr_lua_end_frame(ctx);
+    /* A clean frame made it the good one: a later error stays in it. */
+    write_file("drw.lua", "function draw() error('late') end\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(last_line(ctx), "fixed draw");
+    mr_lua_end_frame(ctx);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(reload_error_after_a_clean_frame_stays_in_the_new_script)
+{
+    mr_lua_ctx *ctx = make_ctx("late.lua", "function draw() print('v1') end\n", 1, 0);
+    CHECK(mr_lua_start(ctx) == 0);
+    write_file("late.lua", "local k = 0\nfunction draw() k = k + 1; if k > 1 then error('second') end; print('v2') end\n");
+    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    mr_lua_end_frame(ctx);
+    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "late.lua:2: second");
+    CHECK_STR_CONTAINS(last_line(ctx), "v2");   /* no v1: v2 passed its first frame */
+    mr_lua_ctx_destroy(ctx);
+}
+
 TEST(errors_in_every_callback_name_file_line_and_callback)
 {
     static const char *const cbs[] = {"load", "update", "draw", "keypressed", "mousemoved", "resize",
@@ -448,6 +504,8 @@ int main(void)
     RUN(reload_hands_unload_state_to_load);
     RUN(reload_syntax_error_keeps_last_good_script);
     RUN(reload_failing_load_returns_to_old_script_with_its_state);
+    RUN(reload_draw_error_in_first_frame_keeps_last_good_callbacks);
+    RUN(reload_error_after_a_clean_frame_stays_in_the_new_script);
     RUN(errors_in_every_callback_name_file_line_and_callback);
     RUN(time_budget_stops_endless_loops_even_inside_pcall);
     RUN(memory_cap_turns_huge_allocations_into_errors);

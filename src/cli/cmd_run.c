@@ -41,8 +41,14 @@ static const char run_help[] =
     "\n"
     "Runs SCRIPT.lua, calling load(), update(dt), draw(), keypressed(key),\n"
     "mousemoved(x, y, dx, dy), resize(w, h) and unload() when it defines them.\n"
-    "ARGS (anything after the script that is not an option, and everything\n"
-    "after --) are the script's arg[1..].\n"
+    "ARGS reach the script as the global table `arg`: arg[0] is the script's\n"
+    "path, arg[1..] the words after the script that are not options, then\n"
+    "everything after --. Options may come before or after the script; before\n"
+    "--, a word starting with '-' must be one of the options below (a typo is\n"
+    "a usage error), so script arguments that start with '-' go after --:\n"
+    "  marrow run --headless walk.lua --frames 90 -- --speed 2 fast\n"
+    "A headless run writes only the images the script asks for with\n"
+    "marrow.screenshot(path) in draw(); a run that wrote none says so on stderr.\n"
     "\n"
     "In a window, saving the script, a module it required or a shader reloads\n"
     "it at once; errors are shown over the scene and the last good script\n"
@@ -64,6 +70,9 @@ static const char run_help[] =
     "  --out DIR       where relative screenshot paths go (default: .)\n"
     "  --budget S      seconds a callback may run before it is stopped (default 1)\n"
     "  --memory MIB    memory a script may use (default 1024)\n"
+    "  --console       headless: draw the console of printed lines into the\n"
+    "                  pictures (default: only in a window; print() always\n"
+    "                  writes to stdout)\n"
     "SIGINT (Ctrl-C) or SIGTERM ends a run like closing the window: unload()\n"
     "runs and files are flushed; a second one ends it at once.\n"
     "Exit codes: 0 ok (or the code given to marrow.quit), 2 usage, 4 script error,\n"
@@ -74,10 +83,47 @@ typedef struct run_opts {
     int headless, frames, width, height;
     float fps, fps_cap, budget;
     int memory_mib;
+    int console;
     const char *out;
     int argc;                          /* script arguments */
     char **argv;
 } run_opts;
+
+static const char *const run_options[] = {"--headless", "--frames", "--fps", "--fps-cap", "--size", "--out",
+                                          "--budget", "--memory", "--console", "--help", NULL};
+
+/* Edit distance of a and b (short strings), capped at 9. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 30 || lb > 30) return 9;
+    int d[32][32];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb] > 9 ? 9 : d[la][lb];
+}
+
+/* The known option closest to a typo (within 2 edits), or NULL. */
+static const char *closest_option(const char *a)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; run_options[i]; i++) {
+        int d = distance(a, run_options[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = run_options[i];
+        }
+    }
+    return best;
+}
 
 static int parse(int argc, char **argv, run_opts *o)
 {
@@ -95,11 +141,13 @@ static int parse(int argc, char **argv, run_opts *o)
         }
         if (!strcmp(a, "--")) {
             rest = 1;
-        } else if (!o->script && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(run_help, stdout);
             return -1;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
+        } else if (!strcmp(a, "--console")) {
+            o->console = 1;
         } else if (!strcmp(a, "--frames")) {
             if (mr_cli_int(v, &o->frames)) return mr_cli_usage_error("run", "--frames needs a count >= 0");
             i++;
@@ -127,8 +175,16 @@ static int parse(int argc, char **argv, run_opts *o)
             if (mr_cli_int(v, &o->memory_mib) || o->memory_mib < 1 || o->memory_mib > 65536)
                 return mr_cli_usage_error("run", "--memory needs MiB in 1..65536");
             i++;
-        } else if (a[0] == '-' && a[1] == '-' && !o->script) {
-            return mr_cli_usage_error("run", "unknown option '%s'", a);
+        } else if (a[0] == '-' && (a[1] == '-' || (a[1] >= 'a' && a[1] <= 'z') || (a[1] >= 'A' && a[1] <= 'Z'))) {
+            /* Before `--`, anything that looks like an option is one: a typo
+             * (--frame 5) must not reach the script while the run silently
+             * does its default. */
+            const char *near = closest_option(a);
+            if (near)
+                return mr_cli_usage_error("run", "unknown option '%s' (did you mean %s?); arguments for the "
+                                          "script that start with '-' go after '--'", a, near);
+            return mr_cli_usage_error("run", "unknown option '%s'; arguments for the script that start "
+                                      "with '-' go after '--'", a);
         } else if (!o->script) {
             o->script = a;
         } else {
@@ -297,7 +353,8 @@ int mr_cmd_run(int argc, char **argv)
     if (rn.r) mr_renderer_size(rn.r, &w, &h);
     mr_lua_desc ld = {.script = rn.o.script, .argc = rn.o.argc, .argv = rn.o.argv,
                       .headless = rn.headless, .memory_limit = (size_t)rn.o.memory_mib << 20,
-                      .budget = rn.o.budget, .out_dir = rn.o.out, .width = w, .height = h};
+                      .budget = rn.o.budget, .out_dir = rn.o.out, .width = w, .height = h,
+                      .console = rn.o.console};
     rn.ctx = mr_lua_ctx_create(&ld);
     if (!rn.ctx) {
         fprintf(stderr, "marrow run: out of memory\n");
@@ -318,6 +375,11 @@ int mr_cmd_run(int argc, char **argv)
     rc = run_loop(&rn);
     mr_lua_stop(rn.ctx);
     if (rn.headless && rc == 0 && mr_lua_error(rn.ctx)) rc = MR_EXIT_SCRIPT;  /* unload() failed */
+    if (rn.headless && rn.r && rc == 0 && mr_lua_draw_screenshots(rn.ctx) == 0)
+        fprintf(stderr, "marrow run: warning: %s ran %llu frame(s) headless and wrote no image; a headless "
+                        "run only writes what the script asks for: call marrow.screenshot(\"NAME.png\") "
+                        "in draw() (relative paths go under --out)\n",
+                rn.o.script, (unsigned long long)mr_lua_frame(rn.ctx));
     fflush(NULL);
 
 done:

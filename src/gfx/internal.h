@@ -129,6 +129,7 @@ struct mr_renderer {
 
     /* font */
     int has_font;
+    int has_solid;               /* the atlas's last texel is solid (panels) */
     GLuint font_tex;
     int font_w, font_h;
     float font_px, font_ascent, font_line;

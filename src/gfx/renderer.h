@@ -205,6 +205,11 @@ void mr_renderer_point(mr_renderer *r, const vec3 p, const float color[4], float
  * there is no font). */
 float mr_renderer_text(mr_renderer *r, float x, float y, const char *s,
                        const mr_text_style *style);
+/* A filled rectangle at pixel (x, y) (top-left, y down), w x h pixels, in
+ * color (alpha blends): drawn in the text pass in call order, so text added
+ * after it lies on top (a panel behind an overlay). Needs the font (without
+ * one, nothing is drawn, like text). */
+void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float color[4]);
 /* Height in pixels of a line of text (0 when there is no font). */
 float mr_renderer_text_height(const mr_renderer *r);
 

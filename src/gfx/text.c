@@ -31,7 +31,8 @@ void gfx_font_init(mr_renderer *r)
     stbtt_fontinfo info;
     int ok = bitmap && baked && stbtt_GetNumberOfFonts(ttf) > 0 &&
              stbtt_InitFont(&info, ttf, stbtt_GetFontOffsetForIndex(ttf, 0));
-    if (ok) ok = stbtt_BakeFontBitmap(ttf, 0, r->font_px, bitmap, w, h, FONT_FIRST, FONT_COUNT, baked) > 0;
+    int used_rows = 0;
+    if (ok) ok = (used_rows = stbtt_BakeFontBitmap(ttf, 0, r->font_px, bitmap, w, h, FONT_FIRST, FONT_COUNT, baked)) > 0;
     if (!ok) {
         gfx_warn(r, "font '%s' cannot be used (not a TrueType font, or too large for the atlas); "
                  "text is skipped", path);
@@ -46,6 +47,12 @@ void gfx_font_init(mr_renderer *r)
     r->font_ascent = (float)ascent * scale;
     r->font_line = (float)(ascent - descent + gap) * scale;
     free(ttf);
+
+    /* One solid texel in the corner no glyph reached: panels sample it. */
+    if (used_rows < h) {
+        bitmap[(size_t)(h - 1) * (size_t)w + (size_t)(w - 1)] = 255;
+        r->has_solid = 1;
+    }
 
     glGenTextures(1, &r->font_tex);
     glBindTexture(GL_TEXTURE_2D, r->font_tex);
@@ -86,6 +93,7 @@ void gfx_font_free(mr_renderer *r)
     memset(&r->text, 0, sizeof r->text);
     r->baked = NULL;
     r->has_font = 0;
+    r->has_solid = 0;
 }
 
 float mr_renderer_text_height(const mr_renderer *r)
@@ -139,6 +147,23 @@ float mr_renderer_text(mr_renderer *r, float x, float y, const char *s, const mr
         emit(r, x + 1, y + 1, s, shadow);
     }
     return emit(r, x, y, s, color);
+}
+
+void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float color[4])
+{
+    if (!r->has_solid || !r->in_frame || !(w > 0) || !(h > 0)) return;
+    if (GFX_RESERVE(r->text, r->text.count + 6) != 0) return;
+    /* The centre of the solid texel: bilinear filtering reads it alone. */
+    float s = ((float)r->font_w - 0.5f) / (float)r->font_w, t = ((float)r->font_h - 0.5f) / (float)r->font_h;
+    const float quad[6][2] = {{x, y}, {x + w, y}, {x + w, y + h}, {x, y}, {x + w, y + h}, {x, y + h}};
+    for (int i = 0; i < 6; i++) {
+        gfx_text_vertex *v = &r->text.data[r->text.count++];
+        v->pos[0] = quad[i][0];
+        v->pos[1] = quad[i][1];
+        v->uv[0] = s;
+        v->uv[1] = t;
+        memcpy(v->color, color, sizeof v->color);
+    }
 }
 
 void gfx_text_draw(mr_renderer *r)

@@ -45,6 +45,7 @@ typedef struct mr_lua_gfx {
     char **shots;            /* screenshot paths asked for this frame (their
                               * directories made by marrow.screenshot) */
     size_t shot_count, shot_cap;
+    int shots_written;       /* screenshots written since attaching */
     gpu_entry *gpu;          /* model -> GPU handle */
     size_t gpu_count, gpu_cap;
     int skip_unchanged;      /* mr_lua_draw_skip_unchanged */
@@ -160,6 +161,12 @@ void mr_lua_draw_attach(mr_lua_ctx *ctx, mr_renderer *r)
     ((mr_lua_gfx *)h->draw_user)->r = r;
 }
 
+int mr_lua_draw_screenshots(const mr_lua_ctx *ctx)
+{
+    const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
+    return g ? g->shots_written : 0;
+}
+
 int mr_lua_draw_recorded(const mr_lua_ctx *ctx)
 {
     const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
@@ -235,7 +242,8 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
             y += lh;
         }
     }
-    /* The error, over the scene, top-left, at most 24 lines. */
+    /* The error, at most 24 lines, on its own dark panel across the top:
+     * the script's own text underneath is covered, not mixed into it. */
     const char *err = mr_lua_error(g->ctx);
     if (err) {
         char buf[4096];
@@ -248,7 +256,9 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
                 break;
             }
         }
-        mr_text_style red = {.color = {1.0f, 0.35f, 0.3f, 1}};
+        static const float panel[4] = {0.08f, 0.02f, 0.02f, 0.88f};
+        mr_renderer_panel(r, 0.0f, 0.0f, (float)w, 16.0f + lh * (float)lines, panel);
+        mr_text_style red = {.color = {1.0f, 0.45f, 0.4f, 1}};
         mr_renderer_text(r, 8.0f, 8.0f, buf, &red);
     }
 }
@@ -399,7 +409,9 @@ int mr_lua_draw_render(mr_lua_ctx *ctx)
     }
     for (size_t i = 0; i < g->shot_count; i++) {
         mr_error err = {0};
-        if (mr_renderer_screenshot(g->r, g->shots[i], &err) != MR_OK) {
+        if (mr_renderer_screenshot(g->r, g->shots[i], &err) == MR_OK) {
+            g->shots_written++;
+        } else {
             char *msg = mr_str_fmt("marrow.screenshot: %s", err.msg);
             mr_lua_set_error(ctx, msg ? msg : "marrow.screenshot failed");
             free(msg);

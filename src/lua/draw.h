@@ -48,6 +48,10 @@ void mr_lua_draw_invalidate(mr_lua_ctx *ctx);
  * (a frame that is not drawn: a hidden window). */
 void mr_lua_draw_drop(mr_lua_ctx *ctx);
 
+/* Screenshots written since the renderer was attached (a headless host
+ * warns when a run wrote none: nothing else of it is seen). */
+int mr_lua_draw_screenshots(const mr_lua_ctx *ctx);
+
 /* Number of model draws recorded in the last draw() (for tests). */
 int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
 

@@ -34,7 +34,12 @@ struct mr_lua_ctx {
     mr_lua_desc desc;        /* strings below own copies */
     char *script, *script_dir, *root_dir, *out_dir, *scripts_dir;
     char **argv;
-    mr_lua_state *cur;       /* the last good script, NULL before the first */
+    mr_lua_state *cur;       /* the running script, NULL before the first */
+    mr_lua_state *prev;      /* while cur is on probation (reloaded, no clean frame
+                              * yet): the last good script, its unload() already
+                              * run and its result kept in prev->unload_ref */
+    int frame_failed;        /* a callback of cur failed in this frame */
+    int frame_drawn;         /* draw() of cur ran in this frame */
     char *error;             /* shown error, NULL when none */
     int error_count;
     char **watched;          /* cur + last failed attempt's module files */
@@ -94,6 +99,7 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
     h->width = desc->width > 0 ? desc->width : 960;
     h->height = desc->height > 0 ? desc->height : 540;
     h->headless = desc->headless;
+    h->console.hidden = desc->headless && !desc->console;  /* printing never changes a headless picture */
     h->view.camera.yaw = 30.0f;
     h->view.camera.pitch = 15.0f;
     h->view.camera.distance = 4.0f;
@@ -467,7 +473,13 @@ int mr_lua_reload(mr_lua_ctx *ctx)
         return -1;
     }
     ctx->cur = s;
-    state_free(ctx, old);
+    /* The new version is on probation until a frame of it ran update() and
+     * draw() without an error: until then the last good script is kept
+     * (its unload() result too) to go back to. A reload during probation
+     * replaces the unproven version and keeps the same last good one. */
+    if (ctx->prev) state_free(ctx, old);
+    else ctx->prev = old;
+    ctx->frame_failed = ctx->frame_drawn = 0;
     watched_rebuild(ctx, NULL);
     mr_lua_set_error(ctx, NULL);
     char line[PATH_MAX + 16];
@@ -482,7 +494,10 @@ int mr_lua_reload(mr_lua_ctx *ctx)
 
 void mr_lua_stop(mr_lua_ctx *ctx)
 {
-    if (!ctx || !ctx->cur) return;
+    if (!ctx) return;
+    state_free(ctx, ctx->prev);        /* its unload() has run already */
+    ctx->prev = NULL;
+    if (!ctx->cur) return;
     call_args u = {.kind = CALL_FUNCTION, .fn = "unload"};
     run(ctx, ctx->cur, &u, "unload()", ctx->desc.budget);
     state_free(ctx, ctx->cur);
@@ -496,44 +511,80 @@ const char *mr_lua_script(const mr_lua_ctx *ctx) { return ctx->script; }
 
 /* ---- callbacks ----------------------------------------------------------------------- */
 
-static int callback(mr_lua_ctx *ctx, call_args *a, const char *what)
+/* A callback of a script on probation failed: drop it and go back to the
+ * last good script, handing it its own unload() result again (as when a
+ * new load() fails). The error stays on screen until a fixed save loads. */
+static void roll_back(mr_lua_ctx *ctx)
+{
+    mr_lua_state *failed = ctx->cur, *good = ctx->prev;
+    char *err = ctx->error ? mr_str_dup(ctx->error) : NULL;
+    ctx->cur = good;
+    ctx->prev = NULL;
+    watched_rebuild(ctx, failed);
+    state_free(ctx, failed);
+    int ref = good->unload_ref == LUA_NOREF ? LUA_REFNIL : good->unload_ref;
+    call_load(ctx, good, NULL, ref);
+    if (err) {
+        free(ctx->error);
+        ctx->error = err;
+    }
+    const char *line = "the new version failed in its first frame: the last good script keeps running";
+    if (!ctx->desc.quiet) fprintf(stderr, "%s\n", line);
+    mr_lua_console_add(ctx, line);
+}
+
+static int callback(mr_lua_ctx *ctx, call_args *a, const char *what, int is_draw)
 {
     if (!ctx->cur) return 0;
     a->kind = CALL_FUNCTION;
-    return run(ctx, ctx->cur, a, what, ctx->desc.budget);
+    int rc = run(ctx, ctx->cur, a, what, ctx->desc.budget);
+    if (rc == 0) {
+        ctx->frame_drawn |= is_draw;
+        return 0;
+    }
+    ctx->frame_failed = 1;
+    if (ctx->prev) {
+        roll_back(ctx);
+        /* The same callback again, on the script that is running now: the
+         * frame shows the last good script's picture, not an empty one. */
+        if (is_draw && ctx->host.draw) ctx->host.draw->begin(ctx->host.draw_user);
+        call_args again = *a;
+        run(ctx, ctx->cur, &again, what, ctx->desc.budget);
+    }
+    return -1;
 }
 
 int mr_lua_update(mr_lua_ctx *ctx, double dt)
 {
     ctx->pending_dt = dt;
     call_args a = {.fn = "update", .nnum = 1, .num = {dt}};
-    return callback(ctx, &a, "update()");
+    return callback(ctx, &a, "update()", 0);
 }
 
 int mr_lua_draw(mr_lua_ctx *ctx)
 {
     if (ctx->host.draw) ctx->host.draw->begin(ctx->host.draw_user);
     call_args a = {.fn = "draw"};
-    return callback(ctx, &a, "draw()");
+    return callback(ctx, &a, "draw()", 1);
 }
 
 int mr_lua_keypressed(mr_lua_ctx *ctx, const char *key)
 {
     call_args a = {.fn = "keypressed", .str = key};
-    return callback(ctx, &a, "keypressed()");
+    return callback(ctx, &a, "keypressed()", 0);
 }
 
 int mr_lua_mousemoved(mr_lua_ctx *ctx, double x, double y, double dx, double dy)
 {
     call_args a = {.fn = "mousemoved", .nnum = 4, .num = {x, y, dx, dy}};
-    return callback(ctx, &a, "mousemoved()");
+    return callback(ctx, &a, "mousemoved()", 0);
 }
 
 int mr_lua_resize(mr_lua_ctx *ctx, int width, int height)
 {
     mr_lua_set_size(ctx, width, height);
     call_args a = {.fn = "resize", .nnum = 2, .num = {width, height}};
-    return callback(ctx, &a, "resize()");
+    return callback(ctx, &a, "resize()", 0);
 }
 
 void mr_lua_end_frame(mr_lua_ctx *ctx)
@@ -541,6 +592,11 @@ void mr_lua_end_frame(mr_lua_ctx *ctx)
     ctx->host.time += ctx->pending_dt;
     ctx->pending_dt = 0;
     ctx->host.frame++;
+    if (ctx->prev && ctx->frame_drawn && !ctx->frame_failed) {
+        state_free(ctx, ctx->prev);    /* the new version drew a clean frame: it is the good one */
+        ctx->prev = NULL;
+    }
+    ctx->frame_failed = ctx->frame_drawn = 0;
 }
 
 /* ---- small accessors ------------------------------------------------------------------ */

@@ -23,6 +23,14 @@
  * the old script's unload() called, its return value copied into the new
  * state (plain data, math values, models, clips, poses) and passed to the
  * new load(state). If anything fails the last good script keeps running.
+ * A new version that loaded is on probation until a frame of it ran
+ * update() and draw() without an error (mr_lua_end_frame decides): the last
+ * good script is kept meanwhile, and when a callback of the new version
+ * fails in that first frame the host goes back to it (its load() gets its
+ * own unload() result again) and runs the same callback on it, so the
+ * window keeps showing the last good script's picture and callbacks until
+ * a fixed save loads. An error in a later frame stays in the new version
+ * (shown every frame it happens).
  *
  * Errors never end the program: each failure sets the context's error (the
  * message with a Lua traceback), prints it to stderr once, and returns -1.
@@ -54,6 +62,10 @@ typedef struct mr_lua_desc {
     const char *scripts_dir; /* marrow's helper modules [mr_lua_scripts_dir()] */
     int width, height;       /* frame size reported by marrow.window() [960x540] */
     int quiet;               /* 1: print() and errors only go to the console */
+    int console;             /* headless: 1 draws the console of printed lines into
+                              * the pictures; 0 (default) keeps it out of them
+                              * (the script can still call marrow.console(true));
+                              * a window always starts with it shown */
 } mr_lua_desc;
 
 /* Makes a context (copies every string of desc). NULL on no memory.

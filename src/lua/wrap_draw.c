@@ -16,8 +16,11 @@
  *   marrow.text(x, y, s [, colour])           pixels, top-left origin
  *   marrow.screenshot(path) -> path           written when the frame is done;
  *       relative paths are under --out (headless) or the working directory
- *   marrow.console(show)                      show (default) or hide the
- *       on-screen console of printed lines (errors are always shown)
+ *   marrow.console(show)                      show or hide the on-screen
+ *       console of printed lines: shown by default in a window, hidden by
+ *       default headless (screenshots and regression shots stay clean;
+ *       `marrow run --console` or marrow.console(true) draws it there too);
+ *       errors are always shown, on their own panel
  *
  * Drawing calls belong in draw(): what is recorded earlier in the frame is
  * dropped when draw() starts. World space is Y-up metres; a model is placed

@@ -165,8 +165,7 @@ static int vec3_newindex(lua_State *L)
     if (k && len == 1 && k[0] >= 'x' && k[0] <= 'z') i = k[0] - 'x';
     else if (lua_isinteger(L, 2) && lua_tointeger(L, 2) >= 1 && lua_tointeger(L, 2) <= 3)
         i = (int)lua_tointeger(L, 2) - 1;
-    if (i < 0) return luaL_error(L, "vec3 has no field '%s' (fields are x, y, z)",
-                                 luaL_tolstring(L, 2, NULL));
+    if (i < 0) return luaL_error(L, "vec3 has no field %s (fields are x, y, z)", mr_lua_describe(L, 2));
     v[i] = (float)mr_lua_check_number(L, 3);
     return 0;
 }
@@ -405,8 +404,7 @@ static int quat_newindex(lua_State *L)
     size_t len;
     const char *k = lua_tolstring(L, 2, &len);
     if (!(k && len == 1 && ((k[0] >= 'x' && k[0] <= 'z') || k[0] == 'w')))
-        return luaL_error(L, "quat has no field '%s' (fields are x, y, z, w)",
-                          luaL_tolstring(L, 2, NULL));
+        return luaL_error(L, "quat has no field %s (fields are x, y, z, w)", mr_lua_describe(L, 2));
     q[k[0] == 'w' ? 3 : k[0] - 'x'] = (float)mr_lua_check_number(L, 3);
     return 0;
 }
@@ -568,25 +566,27 @@ static int mat4_translate(lua_State *L)
     return mat4_trs(L);
 }
 
+/* rotate and scale read their one argument themselves, so a wrong one is
+ * reported as argument #1 (not as the slot it would take in trs). */
 static int mat4_rotate(lua_State *L)
 {
-    mr_lua_check_any(L, 1);
-    lua_settop(L, 1);
-    lua_pushnil(L);
-    lua_insert(L, 1);
-    lua_pushnil(L);
-    return mat4_trs(L);
+    float t[3] = {0, 0, 0}, r[4], s[3] = {1, 1, 1};
+    mr_lua_check_quat(L, 1, r);
+    mat4 m;
+    trs_matrix(t, r, s, m);
+    mr_lua_push_mat4(L, m);
+    return 1;
 }
 
 static int mat4_scale(lua_State *L)
 {
-    mr_lua_check_any(L, 1);
-    lua_settop(L, 1);
-    lua_pushnil(L);
-    lua_insert(L, 1);
-    lua_pushnil(L);
-    lua_insert(L, 1);
-    return mat4_trs(L);
+    float t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, s[3];
+    if (lua_type(L, 1) == LUA_TNUMBER) s[0] = s[1] = s[2] = (float)lua_tonumber(L, 1);
+    else if (!mr_lua_to_vec3(L, 1, s)) mr_lua_type_error(L, 1, "number or vec3");
+    mat4 m;
+    trs_matrix(t, r, s, m);
+    mr_lua_push_mat4(L, m);
+    return 1;
 }
 
 static int mat4_index(lua_State *L)
@@ -599,7 +599,7 @@ static int mat4_newindex(lua_State *L)
     float *m = checkm(L, 1);
     lua_Integer i = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : 0;
     if (i < 1 || i > 16)
-        return luaL_error(L, "mat4 index must be an integer 1..16, got %s", luaL_tolstring(L, 2, NULL));
+        return luaL_error(L, "mat4 index must be an integer 1..16, got %s", mr_lua_describe(L, 2));
     m[i - 1] = (float)mr_lua_check_number(L, 3);
     return 0;
 }

@@ -20,10 +20,17 @@
  *     :play_blendspace(bs, x [, y] [, opts])   :set_param(x [, y])
  *     :stop([fade])  :pause()  :resume()  :seek(t)  :set_speed(s)
  *     :time() -> clip time   :weight() -> track weight   :set_weight(w [, fade])
- *     :clip_weight(clip) -> weight   :playing() -> {{clip, time, weight, speed,
- *                                  current, ended}, ...} (current first)
+ *     :clip_weight(clip) -> weight   the clip's share of the track's mix (0..1;
+ *                                  instances and blend-space members summed,
+ *                                  fading; the track's own weight not applied)
+ *     :playing() -> {{clip, time, weight, speed, current, ended}, ...}
+ *                                  (current first)
  *     :set_mask(mask | nil)  :set_additive(bool)
  *   mixer:set_mask(i, mask | nil)  the mask of track i
+ *   mixer:clip_weight(clip) -> w   unlike the other track methods, every
+ *                                  track: sum over tracks of track weight x the
+ *                                  clip's share of that track (masks and the
+ *                                  tracks layered above are not applied)
  *   mixer:update(dt)               advances time, fades and queues, then calls
  *                                  the event handlers of what happened
  *   mixer:pose([out]) -> pose      evaluates (sample, blend, layer, on_pose)
@@ -58,6 +65,7 @@
  * 5 = the on_pose function, 6 = a pending on_pose error.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "anim/mixer.h"
@@ -92,6 +100,11 @@ static mr_lua_mixer *check_target(lua_State *L, int *track)
 {
     mr_lua_track *t = luaL_testudata(L, 1, MR_LUA_TRACK);
     if (!t) {
+        /* A track method (named "track:...") called on something else
+         * expects a track; the same function on the mixer, a mixer. */
+        const char *name = lua_tostring(L, lua_upvalueindex(1));
+        if (name && !strncmp(name, "track:", 6) && !luaL_testudata(L, 1, MR_LUA_MIXER))
+            mr_lua_type_error(L, 1, MR_LUA_TRACK);
         *track = 0;
         return check_mixer(L, 1);
     }
@@ -105,6 +118,11 @@ static mr_lua_mixer *check_target(lua_State *L, int *track)
 
 static int fail(lua_State *L, mr_status st, const mr_error *err)
 {
+    /* The C mixer counts tracks from 0 ("mixer: track 0 plays nothing");
+     * scripts count from 1, so such a message is told with the script's number. */
+    int n, used = 0;
+    if (sscanf(err->msg, "mixer: track %d%n", &n, &used) == 1 && used > 0)
+        return mr_lua_raise(L, "track %d%s", n + 1, err->msg + used);
     return mr_lua_raise(L, "%s", err->msg[0] ? err->msg : mr_status_string(st));
 }
 
@@ -248,7 +266,12 @@ static int mixer_track(lua_State *L)
     mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
     if (o.idx) {
         mr_error err = {0};
-        if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) set_mask_at(L, m, i, lua_gettop(L));
+        if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) {
+            int top = lua_gettop(L);
+            if (!luaL_testudata(L, top, MR_LUA_MASK) && !(lua_isboolean(L, top) && !lua_toboolean(L, top)))
+                mr_lua_opt_error(L, &o, "mask", "a mask or false", top);
+            set_mask_at(L, m, i, top);
+        }
         lua_pop(L, 1);
         if (mr_lua_opt_field(L, &o, "additive") != LUA_TNIL) {
             mr_status st = mr_mixer_set_additive(m->mx, i, lua_toboolean(L, -1), &err);
@@ -439,6 +462,24 @@ static int track_clip_weight(lua_State *L)
     float w = 0;
     mr_mixer_clip_weight(m->mx, tr, c, &w);
     lua_pushnumber(L, w);
+    return 1;
+}
+
+/* mixer:clip_weight(clip): the clip wherever it plays, not only on track 1:
+ * the sum over the tracks of the track's weight times the clip's share of
+ * the track (both fading). */
+static int mixer_clip_weight(lua_State *L)
+{
+    mr_lua_mixer *m = check_mixer(L, 1);
+    const mr_clip *c = mr_lua_check_clip(L, 2)->clip;
+    float sum = 0;
+    for (int i = 0; i < m->tracks; i++) {
+        float share = 0, weight = 0;
+        mr_mixer_clip_weight(m->mx, i, c, &share);
+        mr_mixer_weight(m->mx, i, &weight);
+        sum += share * weight;
+    }
+    lua_pushnumber(L, sum);
     return 1;
 }
 
@@ -758,6 +799,7 @@ static const luaL_Reg mixer_methods[] = {
     {"pose", mixer_pose},         {"on", mixer_on},
     {"off", mixer_off},           {"on_pose", mixer_on_pose},
     {"set_root_motion", mixer_set_root_motion}, {"root_motion", mixer_root_motion},
+    {"clip_weight", mixer_clip_weight}, /* replaces the track-1 one */
     {"close", mixer_release},
     {NULL, NULL},
 };

@@ -303,9 +303,10 @@ static ik_space check_space(lua_State *L, const mr_lua_opts *o, const mr_lua_pos
     ik_space s = {0};
     glm_mat4_identity(s.to_world);
     s.world = mr_lua_opt_enum(L, o, "space", 0, ik_spaces);
+    mat4 t = GLM_MAT4_IDENTITY_INIT;
+    mr_lua_opt_mat4(L, o, "transform", t);       /* checked even when unused */
     if (s.world) {
-        mat4 t = GLM_MAT4_IDENTITY_INIT, d;
-        mr_lua_opt_mat4(L, o, "transform", t);
+        mat4 d;
         mr_model_display_matrix(p->owner, d);
         glm_mat4_mul(t, d, s.to_world);
     }

@@ -174,6 +174,25 @@ local function crossfades()
   H.check("sync starts at the same phase", H.near(s:time() / idle:duration(), 0.5, 1e-3), s:time())
 end
 
+-- mixer:clip_weight sums the clip over every track (track weight x share);
+-- track:clip_weight is the share of that one track.
+local function clip_weight_everywhere()
+  local mx = m.mixer(man)
+  mx:play(walk, {loop = "repeat"})
+  mx:track(2):play(wave, {loop = "repeat", weight = 0.5})
+  mx:track(3):play(wave, {loop = "repeat", weight = 0.25})
+  mx:update(0.1)
+  H.check("mixer:clip_weight of a clip on tracks 2 and 3 only", H.near(mx:clip_weight(wave), 0.75), mx:clip_weight(wave))
+  H.check("track:clip_weight is that track's share", mx:track(2):clip_weight(wave) == 1 and mx:track(1):clip_weight(wave) == 0)
+  H.check("mixer:clip_weight on track 1 alone", mx:clip_weight(walk) == 1)
+  mx:track(3):crossfade(walk, 1, {curve = "linear", loop = "repeat"}); mx:update(0.5)
+  H.check("a fading instance on another track counts with the track weight",
+    H.near(mx:clip_weight(walk), 1 + 0.25 * 0.5, 1e-4) and H.near(mx:clip_weight(wave), 0.5 + 0.25 * 0.5, 1e-4),
+    mx:clip_weight(walk) .. " " .. mx:clip_weight(wave))
+  mx:track(2):set_weight(0)
+  H.check("a track at weight 0 adds nothing", H.near(mx:clip_weight(wave), 0.125, 1e-4), mx:clip_weight(wave))
+end
+
 local function layers()
   local upper = man:mask{"spine_01"}
   H.check("mask of a subtree", upper:get("head") == 1 and upper:get("hand_r") == 1 and upper:get("thigh_l") == 0 and upper:get("pelvis") == 0)
@@ -309,6 +328,7 @@ function load()
   basics()
   events()
   crossfades()
+  clip_weight_everywhere()
   layers()
   root_motion()
   hooks()

@@ -53,6 +53,31 @@ function load()
   brain:set("run", 0)
   H.check("set forces a state", brain.state == "run" and mixer:clip_weight(run) == 1)
 
+  -- per state: restart = false continues a clip the track already plays; sync
+  -- starts at the phase of the clip being left; `after` re-fires on a self-transition
+  local mx3 = m.mixer(man)
+  local cont = sm.new(mx3, {initial = "a", states = {a = {clip = walk, loop = "repeat"},
+    b = {clip = walk, loop = "repeat", restart = false}, c = {clip = walk, loop = "repeat"},
+    d = {clip = run, loop = "repeat", sync = true}}})
+  for _ = 1, 10 do mx3:update(1 / 30) end
+  local t0 = mx3:time()
+  cont:set("b", 0)
+  H.check("restart = false: the same clip goes on", H.near(mx3:time(), t0, 1e-5) and cont.time == 0, mx3:time())
+  cont:set("c", 0)
+  H.check("restart (default): the same clip starts over", H.near(mx3:time(), 0, 1e-5), mx3:time())
+  for _ = 1, 12 do mx3:update(1 / 30) end
+  local phase = mx3:time() / walk:duration()
+  cont:set("d", 0.3)
+  H.check("sync = true on the state: run starts at walk's phase", H.near(mx3:time() / run:duration(), phase, 0.02),
+    tostring(mx3:time() / run:duration()) .. " vs " .. phase)
+  local mx4 = m.mixer(man)
+  local fires = 0
+  local rep = sm.new(mx4, {initial = "idle", states = {idle = {clip = idle, loop = "repeat"}},
+    transitions = {{from = "idle", to = "idle", after = 1}, {from = "*", to = "idle", after = 0.1}}})
+  rep:on_change(function() fires = fires + 1 end)
+  for _ = 1, 100 do rep:update(1 / 30); mx4:update(1 / 30) end  -- ~3.3 s
+  H.check("after on a self-transition fires every period; '*' never re-enters", fires == 3, fires)
+
   -- a blend-space state on a track
   local bs = m.blendspace1d(man, {{idle, 0}, {walk, 1.5}, {run, 4}})
   local mx2 = m.mixer(man)
