@@ -2,6 +2,7 @@
  *
  *   .md5mesh  MD5 mesh, plus any .md5anim files in anims
  *   .dae      COLLADA (anims must be empty: clips come from the file)
+ *   .gltf .glb  glTF 2.0 (anims must be empty: clips come from the file)
  *
  * On success *out owns a new model; on failure *out is NULL and err says why.
  */
