@@ -39,7 +39,8 @@
  * both readers is the visual scene / a node the reader made, with no transform
  * of the file's own, so this tool drops the root node's transform (the
  * output is in the file's own coordinates) and prints what it dropped on
- * stderr. --up A --unit M then map the file's frame to Y-up metres the way
+ * stderr (.gltf and .glb excepted: assimp's glTF2 reader adds nothing there,
+ * so the root's own transform and animation are kept). --up A --unit M then map the file's frame to Y-up metres the way
  * COLLADA defines it (and marrow documents in src/formats/collada.h): Z_UP
  * (x, y, z) -> (x, z, -y), X_UP (x, y, z) -> (-y, x, z), then scale by M.
  *
@@ -50,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <assimp/cimport.h>
 #include <assimp/config.h>
@@ -235,6 +237,11 @@ static void node_table_free(node_table *nt)
     free(nt->world);
 }
 
+/* glTF: assimp's glTF2 reader puts no convention into the root (a file's
+ * single root node becomes assimp's root, transform and animation included),
+ * so nothing is dropped for .gltf/.glb (set by the extension). */
+static int keep_root;
+
 static void collect(node_table *nt, const struct aiNode *n, int parent)
 {
     if (nt->count == nt->cap) {
@@ -251,7 +258,7 @@ static void collect(node_table *nt, const struct aiNode *n, int parent)
     int me = nt->count++;
     nt->node[me] = n;
     nt->parent[me] = parent;
-    nt->local[me] = parent < 0 ? mat_identity() : mat_from_ai(&n->mTransformation);
+    nt->local[me] = parent < 0 && !keep_root ? mat_identity() : mat_from_ai(&n->mTransformation);
     for (unsigned i = 0; i < n->mNumChildren; i++) collect(nt, n->mChildren[i], me);
 }
 
@@ -283,7 +290,7 @@ static void apply_anim(node_table *nt, const struct aiAnimation *a, double secon
             fprintf(stderr, "assimp_pose: channel for unknown node '%s' skipped\n", ch->mNodeName.data);
             continue;
         }
-        if (nt->parent[n] < 0) continue; /* the root carries assimp's frame, dropped */
+        if (nt->parent[n] < 0 && !keep_root) continue; /* the root carries assimp's frame, dropped */
         double t[3], q[4], s[3];
         decompose(&nt->local[n], t, q, s);
         if (ch->mNumPositionKeys) eval_vec(ch->mPositionKeys, ch->mNumPositionKeys, tick, t);
@@ -505,6 +512,8 @@ int main(int argc, char **argv)
     }
     if (!model || (up != 'X' && up != 'Y' && up != 'Z') || !(unit > 0)) return usage();
 
+    const char *dot = strrchr(model, '.');
+    keep_root = dot && (!strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb"));
     const struct aiScene *sc = import(model), *asc = NULL;
     if (!sc) return 3;
     const struct aiScene *anim_scene = sc;
@@ -550,7 +559,7 @@ int main(int argc, char **argv)
     collect(&rest, sc->mRootNode, -1);
     collect(&posed, sc->mRootNode, -1);
     mat root = mat_from_ai(&sc->mRootNode->mTransformation);
-    fprintf(stderr, "assimp_pose: dropped the root transform [");
+    fprintf(stderr, "assimp_pose: %s the root transform [", keep_root ? "kept" : "dropped");
     for (int i = 0; i < 16; i++) fprintf(stderr, "%s%.6g", i ? " " : "", root.m[i / 4][i % 4]);
     fprintf(stderr, "]\n");
     if (anim) apply_anim(&posed, anim, seconds);
