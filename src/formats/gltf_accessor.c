@@ -243,9 +243,11 @@ mr_status gl_accessor_floats(gl_doc *d, int i, int types, int float_only, const 
         size_t n = (size_t)a.count * (size_t)a.comps;
         for (size_t k = 0; k < n; k++)
             if (!isfinite(f[k])) {
+                uint32_t bits;  /* NaN or infinity by the bits: the exponent is all ones either way */
+                memcpy(&bits, &f[k], 4);
                 free(f);
                 return gl_fail(d, a.path, "element %zu component %zu is %s (expected finite numbers)", k / (size_t)a.comps,
-                               k % (size_t)a.comps, isnan(f[k]) ? "NaN" : "infinite");
+                               k % (size_t)a.comps, (bits & 0x7fffffu) ? "NaN" : "infinite");
             }
     }
     out->count = a.count;
