@@ -15,7 +15,8 @@
  * asan) the same counts come from ASan's allocation hooks instead.
  * Peak = the highest live total during one load, minus the total before it.
  *
- * Corpora: every file of tests/bad/md5 and tests/bad/collada, the invalid
+ * Corpora: every file of tests/bad/md5, tests/bad/collada and
+ * tests/data/gltf/bad, the invalid
  * MD5 files of ../shared/models/assimp/test/models/MD5/invalid, and files
  * generated here that claim huge counts (joints, meshes, vertices,
  * triangles, weights, frames, components, array and accessor counts) in a
@@ -33,6 +34,7 @@
 
 #include "core/file.h"
 #include "formats/collada.h"
+#include "formats/gltf.h"
 #include "formats/load.h"
 #include "formats/md5.h"
 #include "test.h"
@@ -190,6 +192,11 @@ static mr_status parse_dae(const char *path, const char *text, size_t len, mr_mo
     return mr_collada_parse(path, text, len, out, err);
 }
 
+static mr_status parse_gltf(const char *path, const char *text, size_t len, mr_model **out, mr_error *err)
+{
+    return mr_gltf_parse(path, text, len, out, err);
+}
+
 /* Anims are read against a two-joint skeleton, as tests/bad/md5 expects. */
 static const char PAIR_MESH[] = "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 0\njoints {\n"
                                 "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
@@ -219,7 +226,7 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Measures every .md5mesh/.md5anim/.dae in dir; returns how many. */
+/* Measures every .md5mesh/.md5anim/.dae/.gltf/.glb in dir; returns how many. */
 static int measure_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -233,6 +240,7 @@ static int measure_dir(const char *dir)
         if (has_suffix(de->d_name, ".md5mesh")) fn = parse_mesh;
         else if (has_suffix(de->d_name, ".md5anim")) fn = parse_anim;
         else if (has_suffix(de->d_name, ".dae")) fn = parse_dae;
+        else if (has_suffix(de->d_name, ".gltf") || has_suffix(de->d_name, ".glb")) fn = parse_gltf;
         if (!fn) continue;
         size_t len;
         mr_error ioerr;
@@ -272,6 +280,11 @@ TEST(bad_corpora_stay_within_the_bound)
     int n = measure_dir("tests/bad/md5") + measure_dir("tests/bad/collada");
     CHECK(n >= 90);
     CHECK(counting_works);
+}
+
+TEST(gltf_bad_files_stay_within_the_bound)
+{
+    CHECK(measure_dir("tests/data/gltf/bad") >= 18);
 }
 
 TEST(assimp_invalid_md5_stay_within_the_bound)
@@ -434,6 +447,10 @@ TEST(valid_models_stay_within_the_bound)
         "models/mannequin.dae",
         "models/sword.md5mesh",
         SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
+        SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb",
+        SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb",
+        SHARED_MODELS "blender-3.4-gltf/magnum_skin.gltf",
+        "tests/data/gltf/hard.gltf",
     };
     for (int i = 0; i < (int)(sizeof files / sizeof files[0]); i++) {
         size_t len;
@@ -456,6 +473,7 @@ int main(void)
     counting_start();
     RUN(counting_sees_an_untouched_calloc);
     RUN(bad_corpora_stay_within_the_bound);
+    RUN(gltf_bad_files_stay_within_the_bound);
     RUN(assimp_invalid_md5_stay_within_the_bound);
     RUN(md5mesh_huge_counts_are_refused_within_the_bound);
     RUN(md5anim_huge_counts_are_refused_within_the_bound);

@@ -22,6 +22,8 @@ mr_status gl_fail_status(gl_doc *d, mr_status status, const char *path, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    for (char *c = msg; *c; c++)  /* file-supplied text (uris, jansson's "near ...") stays one line */
+        if ((unsigned char)*c < 32) *c = '?';
     if (path && *path) return mr_error_set(d->err, status, "gltf: %s: %s: %s", d->name, path, msg);
     return mr_error_set(d->err, status, "gltf: %s: %s", d->name, msg);
 }
