@@ -1633,7 +1633,7 @@ TEST(model_load_refuses_unknown_extension)
     mr_error e;
     CHECK(mr_model_load("models/thing.OBJ", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK(m == NULL);
-    CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh or .dae)") == 0);
+    CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh, .dae, .gltf or .glb)") == 0);
     CHECK(mr_model_load("models/thing", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(e.msg, "unsupported model format");
 }

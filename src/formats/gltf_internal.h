@@ -25,7 +25,9 @@
 
 /* JSON paths for messages are built with snprintf into fixed buffers; a
  * path cut short only shortens a message. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 typedef struct gl_buffer {
     int loaded;
