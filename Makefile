@@ -11,7 +11,7 @@
 #   make models   regenerate models/ (the mannequin)
 #   make clean
 
-PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl
+PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson
 CC      ?= cc
 BUILD   ?= build/release
 SANFLAGS ?=
@@ -29,7 +29,7 @@ endif
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread $(SANFLAGS)
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmeshoptimizer -lm -lpthread $(SANFLAGS)
 
 # libmarrow.a is the library: core, anim, formats, gfx, platform, lua. The
 # marrow program (src/cli) adds the regression runner (src/testkit) and the

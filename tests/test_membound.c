@@ -16,7 +16,7 @@
  * Peak = the highest live total during one load, minus the total before it.
  *
  * Corpora: every file of tests/bad/md5, tests/bad/collada and
- * tests/data/bvh/bad, the invalid
+ * tests/data/bvh/bad, tests/data/gltf/bad, the invalid
  * MD5 files of ../shared/models/assimp/test/models/MD5/invalid, and files
  * generated here that claim huge counts (joints, meshes, vertices,
  * triangles, weights, frames (MD5 and BVH), components, array and accessor counts) in a
@@ -35,6 +35,7 @@
 #include "core/file.h"
 #include "formats/bvh.h"
 #include "formats/collada.h"
+#include "formats/gltf.h"
 #include "formats/load.h"
 #include "formats/md5.h"
 #include "test.h"
@@ -197,6 +198,11 @@ static mr_status parse_bvh(const char *path, const char *text, size_t len, mr_mo
     return mr_bvh_parse(path, text, len, out, err);
 }
 
+static mr_status parse_gltf(const char *path, const char *text, size_t len, mr_model **out, mr_error *err)
+{
+    return mr_gltf_parse(path, text, len, out, err);
+}
+
 /* Anims are read against a two-joint skeleton, as tests/bad/md5 expects. */
 static const char PAIR_MESH[] = "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 0\njoints {\n"
                                 "\t\"root\"\t-1 ( 0 0 0 ) ( 0 0 0 )\n"
@@ -226,7 +232,7 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* Measures every .md5mesh/.md5anim/.dae in dir; returns how many. */
+/* Measures every .md5mesh/.md5anim/.dae/.gltf/.glb in dir; returns how many. */
 static int measure_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -241,6 +247,7 @@ static int measure_dir(const char *dir)
         else if (has_suffix(de->d_name, ".md5anim")) fn = parse_anim;
         else if (has_suffix(de->d_name, ".dae")) fn = parse_dae;
         else if (has_suffix(de->d_name, ".bvh")) fn = parse_bvh;
+        else if (has_suffix(de->d_name, ".gltf") || has_suffix(de->d_name, ".glb")) fn = parse_gltf;
         if (!fn) continue;
         size_t len;
         mr_error ioerr;
@@ -285,6 +292,11 @@ TEST(bad_corpora_stay_within_the_bound)
 TEST(bad_bvh_corpus_stays_within_the_bound)
 {
     CHECK(measure_dir("tests/data/bvh/bad") >= 25);
+}
+
+TEST(gltf_bad_files_stay_within_the_bound)
+{
+    CHECK(measure_dir("tests/data/gltf/bad") >= 18);
 }
 
 TEST(assimp_invalid_md5_stay_within_the_bound)
@@ -466,6 +478,10 @@ TEST(valid_models_stay_within_the_bound)
         SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
         "/usr/share/assimp/models/BVH/01_01.bvh",
         "tests/data/bvh/order_zxy.bvh",
+        SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb",
+        SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb",
+        SHARED_MODELS "blender-3.4-gltf/magnum_skin.gltf",
+        "tests/data/gltf/hard.gltf",
     };
     for (int i = 0; i < (int)(sizeof files / sizeof files[0]); i++) {
         size_t len;
@@ -489,6 +505,7 @@ int main(void)
     RUN(counting_sees_an_untouched_calloc);
     RUN(bad_corpora_stay_within_the_bound);
     RUN(bad_bvh_corpus_stays_within_the_bound);
+    RUN(gltf_bad_files_stay_within_the_bound);
     RUN(assimp_invalid_md5_stay_within_the_bound);
     RUN(md5mesh_huge_counts_are_refused_within_the_bound);
     RUN(md5anim_huge_counts_are_refused_within_the_bound);

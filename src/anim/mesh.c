@@ -61,6 +61,8 @@ void mr_mesh_deinit(mr_mesh *mesh)
     free(mesh->material.name);
     free(mesh->material.diffuse_map);
     free(mesh->material.normal_map);
+    free(mesh->material.diffuse_bytes);
+    free(mesh->material.normal_bytes);
     memset(mesh, 0, sizeof *mesh);
 }
 

@@ -20,6 +20,7 @@
 #ifndef MR_ANIM_MESH_H
 #define MR_ANIM_MESH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "anim/skeleton.h"
@@ -39,6 +40,13 @@ typedef struct mr_material {
     float shininess;     /* Blinn-Phong exponent */
     char *diffuse_map;   /* image path as resolved by the loader (may not exist), or NULL */
     char *normal_map;    /* tangent-space normal map path, or NULL */
+    /* An image embedded in the model file (glTF: a .glb buffer view or a
+     * data: URI): its encoded bytes (PNG/JPEG, owned), and the map's path is
+     * then only its name ("model.glb#/images/0"). NULL: read the path. */
+    unsigned char *diffuse_bytes;
+    size_t diffuse_bytes_len;
+    unsigned char *normal_bytes;
+    size_t normal_bytes_len;
 } mr_material;
 
 typedef struct mr_mesh {

@@ -6,10 +6,12 @@
  */
 #include "anim/pose.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/quat.h"
 
 mr_status mr_pose_init(mr_pose *pose, int joint_count)
 {
@@ -148,4 +150,60 @@ mr_status mr_pose_skinning(const mr_skeleton *sk, const mat4 *model, mat4 *skin)
     for (int i = 0; i < sk->joint_count; i++)
         glm_mul((vec4 *)model[i], sk->inverse_bind[i], skin[i]);
     return MR_OK;
+}
+
+/* Quaternion of an orthonormal rotation matrix (columns c0, c1, c2), with
+ * the canonical sign w >= 0. */
+static void quat_from_basis(const vec3 c0, const vec3 c1, const vec3 c2, versor q)
+{
+    const float *col[3] = {c0, c1, c2};
+    double rows[3][3], d[4];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) rows[r][c] = col[c][r];
+    mr_quat_from_rows_d(rows, d);
+    double sign = d[3] < 0 ? -1.0 : 1.0;
+    for (int k = 0; k < 4; k++) q[k] = (float)(sign * d[k]);
+}
+
+float mr_pose_trs_from_matrix(const mat4 m, vec3 t, versor q, vec3 s)
+{
+    t[0] = m[3][0];
+    t[1] = m[3][1];
+    t[2] = m[3][2];
+    vec3 c[3];
+    for (int i = 0; i < 3; i++) {
+        glm_vec3_copy((float *)m[i], c[i]);
+        s[i] = glm_vec3_norm(c[i]);
+    }
+    vec3 cr;
+    glm_vec3_cross(c[1], c[2], cr);
+    if (glm_vec3_dot(c[0], cr) < 0) s[0] = -s[0];
+    /* Normalise; a vanishing axis is rebuilt from the other two. */
+    int zero = -1;
+    for (int i = 0; i < 3; i++) {
+        if (fabsf(s[i]) > 1e-30f) glm_vec3_scale(c[i], 1.0f / s[i], c[i]);
+        else zero = i;
+    }
+    float shear = 0.0f;
+    if (zero >= 0) {
+        int a = (zero + 1) % 3, b = (zero + 2) % 3;
+        if (fabsf(s[a]) <= 1e-30f) glm_vec3_copy((vec3){a == 0, a == 1, a == 2}, c[a]);
+        if (fabsf(s[b]) <= 1e-30f || fabsf(glm_vec3_dot(c[a], c[b])) > 0.999f) glm_vec3_ortho(c[a], c[b]);
+        glm_vec3_normalize(c[b]);
+        glm_vec3_cross(c[a], c[b], c[zero]);
+        glm_vec3_normalize(c[zero]);
+    } else {
+        float d01 = fabsf(glm_vec3_dot(c[0], c[1])), d02 = fabsf(glm_vec3_dot(c[0], c[2]));
+        float d12 = fabsf(glm_vec3_dot(c[1], c[2]));
+        shear = fmaxf(d01, fmaxf(d02, d12));
+    }
+    /* Gram-Schmidt keeps the result a rotation when there is shear or
+     * rounding noise. */
+    glm_vec3_normalize(c[0]);
+    glm_vec3_muladds(c[0], -glm_vec3_dot(c[0], c[1]), c[1]);
+    glm_vec3_normalize(c[1]);
+    vec3 c2;
+    glm_vec3_cross(c[0], c[1], c2);
+    quat_from_basis(c[0], c[1], c2, q);
+    return shear;
 }

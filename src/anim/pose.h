@@ -28,6 +28,11 @@ mr_status mr_pose_copy(mr_pose *dst, const mr_pose *src);
 
 /* T * R * S as an affine matrix (q a unit quaternion). */
 void mr_pose_trs_matrix(const vec3 t, const versor q, const vec3 s, mat4 out);
+/* The inverse: splits an affine matrix into T, a unit quaternion (w >= 0)
+ * and S; a negative determinant puts the sign on S's x, a vanishing axis is
+ * rebuilt from the other two. Returns the residual shear (the largest |cos|
+ * between the axes; 0 for a pure TRS). */
+float mr_pose_trs_from_matrix(const mat4 m, vec3 t, versor q, vec3 s);
 
 /* Local TRS of joint j as a matrix (T * R * S). */
 void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);

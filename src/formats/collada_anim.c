@@ -329,7 +329,7 @@ static mr_status sampler_prepare_trs(anim_ctx *a, sampler *s)
         float *p = s->trs + (size_t)k * 10;
         vec3 t, sc;
         versor q;
-        cl_decompose(m, t, q, sc);
+        mr_pose_trs_from_matrix(m, t, q, sc);
         memcpy(p, t, 12);
         memcpy(p + 3, q, 16);
         memcpy(p + 7, sc, 12);
@@ -385,7 +385,7 @@ static void channel_eval(const channel *ch, double t, float *vals)
         memcpy(q1, p1 + 3, 16);
         slerp(q0, q1, u, q);
         mat4 m;
-        cl_compose(tr, q, sc, m);
+        mr_pose_trs_matrix(tr, q, sc, m);
         for (int row = 0; row < 4; row++)
             for (int col = 0; col < 4; col++) vals[row * 4 + col] = m[col][row];
         return;
@@ -610,7 +610,7 @@ static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align
     k->t = t;
     vec3 tr, sc;
     versor q;
-    cl_decompose(m, tr, q, sc);
+    mr_pose_trs_from_matrix(m, tr, q, sc);
     memcpy(k->v, tr, 12);
     memcpy(k->v + 3, q, 16);
     memcpy(k->v + 7, sc, 12);
@@ -629,7 +629,7 @@ static void compose_packed(const float *v, mat4 out)
         for (int i = 0; i < 4; i++) q[i] /= len;
     else
         glm_quat_identity(q);
-    cl_compose(t, q, s, out);
+    mr_pose_trs_matrix(t, q, s, out);
 }
 
 /* What mr_track_sample gives between k0 and k1 at fraction u: lerp and

@@ -193,10 +193,6 @@ void cl_xform_matrix(const cl_xform *x, const float *values, mat4 out);
 void cl_stack_matrix(const cl_xform *xf, int count, const float *const *values, mat4 out);
 /* Row-major 16 floats -> cglm column-major. */
 void cl_mat_from_rows(const float *rows, mat4 out);
-/* Splits an affine matrix into T, unit quaternion, S (negative determinant
- * puts the sign on x). Returns the residual shear (0 for a pure TRS). */
-float cl_decompose(const mat4 m, vec3 t, versor q, vec3 s);
-void cl_compose(const vec3 t, const versor q, const vec3 s, mat4 out);
 
 /* ---- materials (collada_material.c) ------------------------------------ */
 

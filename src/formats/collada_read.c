@@ -206,7 +206,7 @@ static mr_status build_skeleton(reader *r)
         sk->parents[j] = n->parent >= 0 ? s->nodes[n->parent].joint : -1;
         mat4 local;
         cl_conv_matrix(&r->conv, n->local, local);
-        if (cl_decompose(local, sk->rest_t[j], sk->rest_r[j], sk->rest_s[j]) > 1e-4f) {
+        if (mr_pose_trs_from_matrix(local, sk->rest_t[j], sk->rest_r[j], sk->rest_s[j]) > 1e-4f) {
             sheared++;
             sheared_name = sk->names[j];
         }

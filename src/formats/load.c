@@ -1,43 +1,30 @@
 /* load.c — picks the loader by file extension (load.h). */
 #include "formats/load.h"
 
+#include <string.h>
+
 #include "core/path.h"
 #include "formats/bvh.h"
 #include "formats/collada.h"
+#include "formats/gltf.h"
 #include "formats/md5.h"
 
-#include <string.h>
+#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb or .bvh"
 
-mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
-                        mr_model **out, mr_error *err)
+/* The formats that bring their own clips, by extension. */
+static const struct {
+    const char *ext, *name;
+    mr_status (*load)(const char *path, mr_model **out, mr_error *err);
+} self_contained[] = {
+    {"dae", "COLLADA", mr_collada_load},
+    {"gltf", "glTF", mr_gltf_load},
+    {"glb", "glTF", mr_gltf_load},
+    {"bvh", "BVH", mr_bvh_load},
+};
+
+static mr_status load_md5(const char *path, const char *const *anims, int anim_count,
+                          mr_model **out, mr_error *err)
 {
-    if (out) *out = NULL;
-    if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "load: no path, output or anim list");
-    char ext[16];
-    mr_path_ext(path, ext, sizeof ext);
-    if (!ext[0])
-        return mr_error_set(err, MR_ERR_BAD_FILE,
-                            "%s: unsupported model format (no file extension; expected .md5mesh, .dae or .bvh)",
-                            path);
-    if (strcmp(ext, "dae") == 0) {
-        if (anim_count > 0)
-            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
-                                "%s: a COLLADA file brings its own clips; extra anim files (%s) are not "
-                                "supported", path, anims[0]);
-        return mr_collada_load(path, out, err);
-    }
-    if (strcmp(ext, "bvh") == 0) {
-        if (anim_count > 0)
-            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
-                                "%s: a BVH file brings its own clip; extra anim files (%s) are not "
-                                "supported", path, anims[0]);
-        return mr_bvh_load(path, out, err);
-    }
-    if (strcmp(ext, "md5mesh") != 0)
-        return mr_error_set(err, MR_ERR_BAD_FILE,
-                            "%s: unsupported model format '.%s' (expected .md5mesh, .dae or .bvh)", path,
-                            ext);
     mr_model *m;
     mr_status st = mr_md5_load_mesh(path, &m, err);
     if (st != MR_OK) return st;
@@ -50,4 +37,29 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
     }
     *out = m;
     return MR_OK;
+}
+
+mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
+                        mr_model **out, mr_error *err)
+{
+    if (out) *out = NULL;
+    if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "load: no path, output or anim list");
+    char ext[16];
+    mr_path_ext(path, ext, sizeof ext);
+    if (!ext[0])
+        return mr_error_set(err, MR_ERR_BAD_FILE,
+                            "%s: unsupported model format (no file extension; " EXPECTED ")", path);
+    for (size_t i = 0; i < sizeof self_contained / sizeof self_contained[0]; i++) {
+        if (strcmp(ext, self_contained[i].ext) != 0) continue;
+        if (anim_count > 0)
+            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                "%s: a %s file brings its own clips; extra anim files (%s) are not "
+                                "supported", path, self_contained[i].name, anims[0]);
+        return self_contained[i].load(path, out, err);
+    }
+    if (strcmp(ext, "md5mesh") != 0)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: unsupported model format '.%s' (" EXPECTED ")",
+                            path, ext);
+    return load_md5(path, anims, anim_count, out, err);
 }

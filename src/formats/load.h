@@ -1,11 +1,13 @@
 /* load.h — load any supported model by file extension.
  *
- *   .md5mesh  MD5 mesh, plus any .md5anim files in anims
- *   .dae      COLLADA (anims must be empty: clips come from the file)
- *   .bvh      BVH motion capture: skeleton and one clip, no mesh (bvh.h);
- *             anims must be empty
+ *   .md5mesh     MD5 mesh, plus any .md5anim files in anims
+ *   .dae         COLLADA (collada.h)
+ *   .gltf .glb   glTF 2.0 (gltf.h)
+ *   .bvh         BVH motion capture: skeleton and one clip, no mesh (bvh.h)
  *
- * On success *out owns a new model; on failure *out is NULL and err says why.
+ * Only MD5 takes anim files: the other formats bring their own clips, and
+ * extra anims given with them are refused. On success *out owns a new model;
+ * on failure *out is NULL and err says why.
  */
 #ifndef MR_FORMATS_LOAD_H
 #define MR_FORMATS_LOAD_H

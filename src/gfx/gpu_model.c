@@ -225,8 +225,8 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
     memcpy(out->specular, mat->specular, sizeof out->specular);
     memcpy(out->emission, mat->emission, sizeof out->emission);
     out->shininess = mat->shininess > 0 ? mat->shininess : 32.0f;
-    out->diffuse_tex = mat->diffuse_map ? gfx_texture_get(r, mat->diffuse_map, &out->alpha_cutout) : 0;
-    out->normal_tex = mat->normal_map ? gfx_texture_get(r, mat->normal_map, NULL) : 0;
+    out->diffuse_tex = mat->diffuse_map ? gfx_texture_get(r, mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len, &out->alpha_cutout) : 0;
+    out->normal_tex = mat->normal_map ? gfx_texture_get(r, mat->normal_map, mat->normal_bytes, mat->normal_bytes_len, NULL) : 0;
     /* A missing normal map falls back to the checker; a flat normal is the
      * better fallback there, so drop it. */
     if (out->normal_tex == r->checker_tex) out->normal_tex = 0;

@@ -4,6 +4,7 @@
  * Mesh uvs follow OpenGL's convention ((0,0) = the image's bottom-left), and
  * GL's first texel row is t = 0, so rows are flipped on upload: the image's
  * bottom row goes first. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ void gfx_textures_free(mr_renderer *r)
     r->checker_tex = 0;
 }
 
-GLuint gfx_texture_get(mr_renderer *r, const char *path, int *cutout)
+GLuint gfx_texture_get(mr_renderer *r, const char *path, const unsigned char *bytes, size_t len, int *cutout)
 {
     if (cutout) *cutout = 0;
     for (size_t i = 0; i < r->textures.count; i++)
@@ -79,10 +80,14 @@ GLuint gfx_texture_get(mr_renderer *r, const char *path, int *cutout)
     uint8_t *img = NULL;
     /* The header first: a file claiming a giant image is refused before
      * anything is allocated for it. */
-    if (stbi_info(path, &w, &h, &comp) && (w > max_size || h > max_size))
+    int too_big = bytes && len > (size_t)INT_MAX;
+    if (too_big)
+        gfx_warn(r, "texture '%s' is %zu bytes, more than stb_image reads; drawing a checker instead", path, len);
+    else if (bytes ? stbi_info_from_memory(bytes, (int)len, &w, &h, &comp) && (w > max_size || h > max_size)
+                   : stbi_info(path, &w, &h, &comp) && (w > max_size || h > max_size))
         gfx_warn(r, "texture '%s' is %dx%d, larger than this GL allows (%d); drawing a checker "
                  "instead", path, w, h, max_size);
-    else if (!(img = stbi_load(path, &w, &h, &comp, 4))) {
+    else if (!(img = bytes ? stbi_load_from_memory(bytes, (int)len, &w, &h, &comp, 4) : stbi_load(path, &w, &h, &comp, 4))) {
         const char *why = stbi_failure_reason();
         gfx_warn(r, "texture '%s' cannot be read (%s); drawing a checker instead", path,
                  why ? why : "unknown reason");

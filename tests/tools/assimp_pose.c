@@ -39,7 +39,8 @@
  * both readers is the visual scene / a node the reader made, with no transform
  * of the file's own, so this tool drops the root node's transform (the
  * output is in the file's own coordinates) and prints what it dropped on
- * stderr. --up A --unit M then map the file's frame to Y-up metres the way
+ * stderr (.gltf and .glb excepted: assimp's glTF2 reader adds nothing there,
+ * so the root's own transform and animation are kept). --up A --unit M then map the file's frame to Y-up metres the way
  * COLLADA defines it (and marrow documents in src/formats/collada.h): Z_UP
  * (x, y, z) -> (x, z, -y), X_UP (x, y, z) -> (-y, x, z), then scale by M.
  *
@@ -58,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <assimp/cimport.h>
 #include <assimp/config.h>
@@ -66,7 +68,12 @@
 
 typedef struct { double m[4][4]; } mat; /* row-major, acts on column vectors */
 
-static int keep_root; /* --joints: the root node is the file's, not assimp's frame */
+/* The root node's transform and animation are the file's, not assimp's
+ * convention: kept for --joints (assimp makes a BVH ROOT the scene root) and
+ * for glTF (assimp's glTF2 reader puts no convention into the root: a file's
+ * single root node becomes assimp's root, transform and animation included). */
+static int keep_root;
+static int joints_only; /* --joints: write joint positions, not meshes */
 
 static mat mat_identity(void)
 {
@@ -244,6 +251,7 @@ static void node_table_free(node_table *nt)
     free(nt->local);
     free(nt->world);
 }
+
 
 static void collect(node_table *nt, const struct aiNode *n, int parent)
 {
@@ -520,12 +528,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--rest")) rest_only = 1;
         else if (!strcmp(a, "--bind")) bind_only = 1;
         else if (!strcmp(a, "--list")) list = 1;
-        else if (!strcmp(a, "--joints")) keep_root = 1;
+        else if (!strcmp(a, "--joints")) joints_only = 1;
         else if (a[0] != '-' && !model) model = a;
         else return usage();
     }
     if (!model || (up != 'X' && up != 'Y' && up != 'Z') || !(unit > 0)) return usage();
 
+    const char *dot = strrchr(model, '.');
+    keep_root = joints_only || (dot && (!strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb")));
     const struct aiScene *sc = import(model), *asc = NULL;
     if (!sc) return 3;
     const struct aiScene *anim_scene = sc;
@@ -581,7 +591,7 @@ int main(int argc, char **argv)
     fprintf(out, "# assimp_pose: %s, %s", model, bind_only ? "bind pose" : rest_only || !anim ? "rest pose" : "animation");
     if (anim) fprintf(out, " '%s' at %.9g s", anim->mName.data, seconds);
     fprintf(out, ", up %c unit %g\n", up, unit);
-    if (keep_root) write_joints(out, &posed, up, unit);
+    if (joints_only) write_joints(out, &posed, up, unit);
     else write_instances(out, sc, &rest, &posed, bind_only, up, unit);
     node_table_free(&rest);
     node_table_free(&posed);

@@ -1,0 +1,292 @@
+/* gltf_accessor.c — accessors: every component type, normalized integers,
+ * byteStride, sparse substitution; min/max are never trusted (unused). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/gltf_internal.h"
+
+static int csize(int ctype)
+{
+    switch (ctype) {
+    case GL_BYTE:
+    case GL_UBYTE: return 1;
+    case GL_SHORT:
+    case GL_USHORT: return 2;
+    case GL_UINT:
+    case GL_FLOAT: return 4;
+    default: return 0;
+    }
+}
+
+static const char *ctype_name(int ctype)
+{
+    switch (ctype) {
+    case GL_BYTE: return "BYTE";
+    case GL_UBYTE: return "UNSIGNED_BYTE";
+    case GL_SHORT: return "SHORT";
+    case GL_USHORT: return "UNSIGNED_SHORT";
+    case GL_UINT: return "UNSIGNED_INT";
+    default: return "FLOAT";
+    }
+}
+
+/* One component as a double (normalized per the glTF spec). */
+static double comp_value(const unsigned char *p, int ctype, int normalized)
+{
+    switch (ctype) {
+    case GL_BYTE: {
+        double v = (double)(int8_t)p[0];
+        return normalized ? fmax(v / 127.0, -1.0) : v;
+    }
+    case GL_UBYTE: return normalized ? p[0] / 255.0 : p[0];
+    case GL_SHORT: {
+        int16_t s;
+        memcpy(&s, p, 2);
+        return normalized ? fmax(s / 32767.0, -1.0) : s;
+    }
+    case GL_USHORT: {
+        uint16_t s;
+        memcpy(&s, p, 2);
+        return normalized ? s / 65535.0 : s;
+    }
+    case GL_UINT: {
+        uint32_t u;
+        memcpy(&u, p, 4);
+        return normalized ? u / 4294967295.0 : u;
+    }
+    default: {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    }
+}
+
+typedef struct acc_info {
+    char path[128];
+    int count, comps, ctype, normalized, mat_pad;
+    const unsigned char *data;   /* first element, or NULL (zeros) */
+    size_t stride;               /* bytes between elements */
+    json_t *sparse;
+} acc_info;
+
+static int type_comps(const char *t, int *mask)
+{
+    static const struct { const char *name; int n, mask; } types[] = {
+        {"SCALAR", 1, GL_T_SCALAR}, {"VEC2", 2, GL_T_VEC2}, {"VEC3", 3, GL_T_VEC3}, {"VEC4", 4, GL_T_VEC4},
+        {"MAT2", 4, 0},             {"MAT3", 9, 0},         {"MAT4", 16, GL_T_MAT4},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(t, types[i].name)) {
+            *mask = types[i].mask;
+            return types[i].n;
+        }
+    return 0;
+}
+
+static void mask_names(int types, char *buf, size_t cap)
+{
+    static const char *names[] = {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT4"};
+    buf[0] = 0;
+    for (int i = 0; i < 5; i++)
+        if (types & (1 << i)) {
+            size_t l = strlen(buf);
+            snprintf(buf + l, cap - l, "%s%s", l ? " or " : "", names[i]);
+        }
+}
+
+static mr_status acc_open(gl_doc *d, int i, int types, const char *use, acc_info *a)
+{
+    memset(a, 0, sizeof *a);
+    snprintf(a->path, sizeof a->path, "/accessors/%d", i);
+    json_t *o;
+    mr_status st = gl_elem(d, "accessors", i, use, &o);
+    if (st != MR_OK) return st;
+    long long ct = 0, count = 0, off = 0;
+    const char *type = NULL;
+    int view = -1;
+    if ((st = gl_int(d, o, a->path, "componentType", GL_REQUIRED, 0, 1 << 20, &ct)) != MR_OK) return st;
+    if (!csize((int)ct))
+        return gl_fail(d, a->path, "'componentType': %lld (expected 5120, 5121, 5122, 5123, 5125 or 5126)", ct);
+    if ((st = gl_int(d, o, a->path, "count", GL_REQUIRED, 1, INT32_MAX, &count)) != MR_OK) return st;
+    if ((st = gl_str(d, o, a->path, "type", GL_REQUIRED, &type)) != MR_OK) return st;
+    int mask = 0;
+    a->comps = type_comps(type, &mask);
+    if (!a->comps) return gl_fail(d, a->path, "'type': \"%s\" (expected SCALAR, VEC2..4 or MAT2..4)", type);
+    if (!(mask & types)) {
+        char want[64];
+        mask_names(types, want, sizeof want);
+        return gl_fail(d, a->path, "'type' is %s but %s needs %s", type, use, want);
+    }
+    json_t *norm = json_object_get(o, "normalized");
+    if (norm && !json_is_boolean(norm)) return gl_fail(d, a->path, "'normalized': expected a boolean");
+    a->normalized = norm && json_is_true(norm);
+    if (a->normalized && (ct == GL_FLOAT || ct == GL_UINT))
+        return gl_fail(d, a->path, "'normalized' is true for %s components (expected BYTE, SHORT or their unsigned)",
+                       ctype_name((int)ct));
+    a->ctype = (int)ct;
+    a->count = (int)count;
+    if ((st = gl_ref(d, o, a->path, "bufferView", GL_OPTIONAL, "bufferViews", &view)) != MR_OK) return st;
+    if ((st = gl_int(d, o, a->path, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off)) != MR_OK) return st;
+    json_t *sp = NULL;
+    if ((st = gl_obj(d, o, a->path, "sparse", GL_OPTIONAL, &sp)) != MR_OK) return st;
+    a->sparse = sp;
+    size_t esize = (size_t)csize(a->ctype) * (size_t)a->comps;
+    if (view >= 0) {
+        const unsigned char *data;
+        size_t len;
+        int stride;
+        if ((st = gl_view_get(d, view, &data, &len, &stride)) != MR_OK) return st;
+        a->stride = stride ? (size_t)stride : esize;
+        /* A matrix of 1- or 2-byte columns pads each column to 4 bytes; we only
+         * read MAT4 of floats (inverse binds), so esize is exact there. */
+        if ((unsigned long long)off > len || esize > len - (size_t)off ||
+            (size_t)(a->count - 1) > (len - (size_t)off - esize) / a->stride)
+            return gl_fail(d, a->path, "%d elements of %zu bytes (stride %zu) from byteOffset %lld run past the end of "
+                           "bufferView %d (%zu bytes)", a->count, esize, a->stride, off, view, len);
+        a->data = data + off;
+    } else if (!sp) {
+        return gl_fail(d, a->path, "no 'bufferView' and no 'sparse' (all zeros is allowed only with sparse)");
+    }
+    return MR_OK;
+}
+
+/* Sparse indices and values: checked, then handed to put(). */
+typedef void (*put_fn)(void *out, int comps, int index, const unsigned char *src, int ctype, int normalized);
+
+static mr_status apply_sparse(gl_doc *d, acc_info *a, void *out, put_fn put)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/sparse", a->path);
+    long long count = 0, ict = 0, ioff = 0, voff = 0;
+    json_t *ind, *val;
+    int iview = -1, vview = -1;
+    mr_status st = gl_int(d, a->sparse, path, "count", GL_REQUIRED, 1, a->count, &count);
+    if (st == MR_OK) st = gl_obj(d, a->sparse, path, "indices", GL_REQUIRED, &ind);
+    if (st == MR_OK) st = gl_obj(d, a->sparse, path, "values", GL_REQUIRED, &val);
+    if (st != MR_OK) return st;
+    char ipath[256], vpath[256];
+    snprintf(ipath, sizeof ipath, "%s/indices", path);
+    snprintf(vpath, sizeof vpath, "%s/values", path);
+    if ((st = gl_ref(d, ind, ipath, "bufferView", GL_REQUIRED, "bufferViews", &iview)) != MR_OK) return st;
+    if ((st = gl_int(d, ind, ipath, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &ioff)) != MR_OK) return st;
+    if ((st = gl_int(d, ind, ipath, "componentType", GL_REQUIRED, 0, 1 << 20, &ict)) != MR_OK) return st;
+    if (ict != GL_UBYTE && ict != GL_USHORT && ict != GL_UINT)
+        return gl_fail(d, ipath, "'componentType': %lld (expected 5121, 5123 or 5125)", ict);
+    if ((st = gl_ref(d, val, vpath, "bufferView", GL_REQUIRED, "bufferViews", &vview)) != MR_OK) return st;
+    if ((st = gl_int(d, val, vpath, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &voff)) != MR_OK) return st;
+    const unsigned char *idata, *vdata;
+    size_t ilen, vlen;
+    int istride, vstride;
+    if ((st = gl_view_get(d, iview, &idata, &ilen, &istride)) != MR_OK) return st;
+    if ((st = gl_view_get(d, vview, &vdata, &vlen, &vstride)) != MR_OK) return st;
+    size_t is = (size_t)csize((int)ict), vs = (size_t)csize(a->ctype) * (size_t)a->comps;
+    if ((unsigned long long)ioff > ilen || (size_t)count > (ilen - (size_t)ioff) / is)
+        return gl_fail(d, ipath, "%lld indices from byteOffset %lld run past the end of bufferView %d (%zu bytes)", count,
+                       ioff, iview, ilen);
+    if ((unsigned long long)voff > vlen || (size_t)count > (vlen - (size_t)voff) / vs)
+        return gl_fail(d, vpath, "%lld values from byteOffset %lld run past the end of bufferView %d (%zu bytes)", count,
+                       voff, vview, vlen);
+    long long prev = -1;
+    for (long long k = 0; k < count; k++) {
+        long long ix = (long long)comp_value(idata + ioff + (size_t)k * is, (int)ict, 0);
+        if (ix >= a->count)
+            return gl_fail(d, ipath, "index %lld (entry %lld) is out of range (accessor count %d)", ix, k, a->count);
+        if (ix <= prev)
+            return gl_fail(d, ipath, "index %lld (entry %lld) does not increase (expected strictly increasing)", ix, k);
+        prev = ix;
+        put(out, a->comps, (int)ix, vdata + voff + (size_t)k * vs, a->ctype, a->normalized);
+    }
+    return MR_OK;
+}
+
+static void put_float(void *out, int comps, int index, const unsigned char *src, int ctype, int normalized)
+{
+    float *f = (float *)out + (size_t)index * (size_t)comps;
+    int cs = csize(ctype);
+    for (int c = 0; c < comps; c++) f[c] = (float)comp_value(src + c * cs, ctype, normalized);
+}
+
+static void put_uint(void *out, int comps, int index, const unsigned char *src, int ctype, int normalized)
+{
+    uint32_t *u = (uint32_t *)out + (size_t)index * (size_t)comps;
+    int cs = csize(ctype);
+    for (int c = 0; c < comps; c++) u[c] = (uint32_t)comp_value(src + c * cs, ctype, 0);
+    (void)normalized;
+}
+
+mr_status gl_accessor_floats(gl_doc *d, int i, int types, int float_only, const char *use, gl_accessor *out)
+{
+    memset(out, 0, sizeof *out);
+    acc_info a;
+    mr_status st = acc_open(d, i, types, use, &a);
+    if (st != MR_OK) return st;
+    if (float_only && a.ctype != GL_FLOAT)
+        return gl_fail(d, a.path, "'componentType' is %s but %s needs FLOAT", ctype_name(a.ctype), use);
+    float *f;
+    if ((st = gl_alloc(d, a.path, (size_t)a.count * (size_t)a.comps, sizeof *f, &f)) != MR_OK) return st;
+    if (a.data) {
+        if (a.ctype == GL_FLOAT && a.stride == (size_t)a.comps * 4) {
+            memcpy(f, a.data, (size_t)a.count * (size_t)a.comps * 4);
+        } else {
+            for (int k = 0; k < a.count; k++) put_float(f, a.comps, k, a.data + (size_t)k * a.stride, a.ctype, a.normalized);
+        }
+    }
+    if (a.sparse && (st = apply_sparse(d, &a, f, put_float)) != MR_OK) {
+        free(f);
+        return st;
+    }
+    if (a.ctype == GL_FLOAT) {
+        size_t n = (size_t)a.count * (size_t)a.comps;
+        for (size_t k = 0; k < n; k++)
+            if (!isfinite(f[k])) {
+                uint32_t bits;  /* NaN or infinity by the bits: the exponent is all ones either way */
+                memcpy(&bits, &f[k], 4);
+                free(f);
+                return gl_fail(d, a.path, "element %zu component %zu is %s (expected finite numbers)", k / (size_t)a.comps,
+                               k % (size_t)a.comps, (bits & 0x7fffffu) ? "NaN" : "infinite");
+            }
+    }
+    out->count = a.count;
+    out->comps = a.comps;
+    out->ctype = a.ctype;
+    out->normalized = a.normalized;
+    out->f = f;
+    return MR_OK;
+}
+
+mr_status gl_accessor_uints(gl_doc *d, int i, int types, const char *use, gl_accessor *out)
+{
+    memset(out, 0, sizeof *out);
+    acc_info a;
+    mr_status st = acc_open(d, i, types, use, &a);
+    if (st != MR_OK) return st;
+    if (a.ctype != GL_UBYTE && a.ctype != GL_USHORT && a.ctype != GL_UINT)
+        return gl_fail(d, a.path, "'componentType' is %s but %s needs UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
+                       ctype_name(a.ctype), use);
+    if (a.normalized) return gl_fail(d, a.path, "'normalized' is true but %s needs plain integers", use);
+    uint32_t *u;
+    if ((st = gl_alloc(d, a.path, (size_t)a.count * (size_t)a.comps, sizeof *u, &u)) != MR_OK) return st;
+    if (a.data)
+        for (int k = 0; k < a.count; k++) put_uint(u, a.comps, k, a.data + (size_t)k * a.stride, a.ctype, 0);
+    if (a.sparse && (st = apply_sparse(d, &a, u, put_uint)) != MR_OK) {
+        free(u);
+        return st;
+    }
+    out->count = a.count;
+    out->comps = a.comps;
+    out->ctype = a.ctype;
+    out->u = u;
+    return MR_OK;
+}
+
+void gl_accessor_free(gl_doc *d, gl_accessor *a)
+{
+    size_t bytes = (size_t)a->count * (size_t)a->comps * 4;
+    if (a->f || a->u) d->spent -= bytes < d->spent ? bytes : d->spent;
+    free(a->f);
+    free(a->u);
+    memset(a, 0, sizeof *a);
+}

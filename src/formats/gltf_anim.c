@@ -1,0 +1,190 @@
+/* gltf_anim.c — animations -> clips: one clip per animation, channels on
+ * translation / rotation / scale of skeleton joints, LINEAR / STEP /
+ * CUBICSPLINE kept as they are (marrow's CUBIC has glTF's layout). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/str.h"
+#include "formats/gltf_internal.h"
+
+typedef struct anim_counts {
+    long weights, unused_nodes, duplicates, equal_times;
+} anim_counts;
+
+static mr_status read_channel(gl_doc *d, const gl_scene *s, json_t *anim, const char *apath, int c, mr_clip *clip,
+                              float *duration, anim_counts *cnt)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/channels/%d", apath, c);
+    json_t *ch = json_array_get(json_object_get(anim, "channels"), (size_t)c), *target, *samplers;
+    if (!json_is_object(ch)) return gl_fail(d, path, "expected an object");
+    long long si = 0;
+    mr_status st = gl_obj(d, ch, path, "target", GL_REQUIRED, &target);
+    if (st == MR_OK) st = gl_arr(d, anim, apath, "samplers", GL_REQUIRED, &samplers);
+    if (st == MR_OK) st = gl_int(d, ch, path, "sampler", GL_REQUIRED, 0, (long long)json_array_size(samplers) - 1, &si);
+    if (st != MR_OK) return st;
+    char tpath[256];
+    snprintf(tpath, sizeof tpath, "%s/target", path);
+    const char *what;
+    long long node = -1;
+    if ((st = gl_str(d, target, tpath, "path", GL_REQUIRED, &what)) != MR_OK) return st;
+    if ((st = gl_int(d, target, tpath, "node", GL_OPTIONAL, 0, s->node_count - 1, &node)) != MR_OK) return st;
+    int comps = !strcmp(what, "rotation") ? 4 : !strcmp(what, "translation") || !strcmp(what, "scale") ? 3 : 0;
+    if (!strcmp(what, "weights")) {
+        cnt->weights++;
+        return MR_OK;
+    }
+    if (!comps)
+        return gl_fail(d, tpath, "'path': \"%s\" (expected translation, rotation, scale or weights)", what);
+    if (node < 0) return MR_OK;  /* an extension's target (KHR_animation_pointer) */
+    int joint = s->joint[node];
+    if (joint < 0) {
+        cnt->unused_nodes++;
+        return MR_OK;
+    }
+    char spath[256];
+    snprintf(spath, sizeof spath, "%s/samplers/%lld", apath, si);
+    json_t *smp = json_array_get(samplers, (size_t)si);
+    if (!json_is_object(smp)) return gl_fail(d, spath, "expected an object");
+    int in = -1, out = -1;
+    const char *interp_s = "LINEAR";
+    if ((st = gl_ref(d, smp, spath, "input", GL_REQUIRED, "accessors", &in)) != MR_OK) return st;
+    if ((st = gl_ref(d, smp, spath, "output", GL_REQUIRED, "accessors", &out)) != MR_OK) return st;
+    if ((st = gl_str(d, smp, spath, "interpolation", GL_OPTIONAL, &interp_s)) != MR_OK) return st;
+    mr_interp interp;
+    if (!strcmp(interp_s, "LINEAR")) interp = MR_INTERP_LINEAR;
+    else if (!strcmp(interp_s, "STEP")) interp = MR_INTERP_STEP;
+    else if (!strcmp(interp_s, "CUBICSPLINE")) interp = MR_INTERP_CUBIC;
+    else return gl_fail(d, spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", interp_s);
+    char use_in[256], use_out[112];
+    snprintf(use_in, sizeof use_in, "%s/input", spath);
+    snprintf(use_out, sizeof use_out, "%s/output", spath);
+    gl_accessor ti, vo;
+    if ((st = gl_accessor_floats(d, in, GL_T_SCALAR, 1, use_in, &ti)) != MR_OK) return st;
+    st = gl_accessor_floats(d, out, comps == 4 ? GL_T_VEC4 : GL_T_VEC3, 0, use_out, &vo);
+    if (st != MR_OK) {
+        gl_accessor_free(d, &ti);
+        return st;
+    }
+    int per = interp == MR_INTERP_CUBIC ? 3 : 1;
+    int n = ti.count;
+    if ((long long)vo.count != (long long)n * per) {
+        st = gl_fail(d, use_out, "accessor %d has %d values for %d key times (expected %d for %s)", out, vo.count, n,
+                     n * per, interp_s);
+        goto done;
+    }
+    if (interp == MR_INTERP_CUBIC && n < 2) interp = MR_INTERP_LINEAR;  /* one key: a constant */
+    /* Keys with the same time as the one before are dropped (the first of them wins). */
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+        if (k > 0 && ti.f[k] < ti.f[k - 1]) {
+            st = gl_fail(d, use_in, "key %d time %g is before key %d's %g (expected increasing times; accessor %d)", k,
+                         ti.f[k], k - 1, ti.f[k - 1], in);
+            goto done;
+        }
+        kept += !(k > 0 && ti.f[k] == ti.f[k - 1]);
+    }
+    cnt->equal_times += n - kept;
+    mr_joint_tracks *jt = &clip->tracks[joint];
+    mr_track *tr = comps == 4 ? &jt->r : !strcmp(what, "translation") ? &jt->t : &jt->s;
+    if (tr->key_count) cnt->duplicates++;
+    if ((st = gl_charge(d, spath, (size_t)kept, sizeof(float) * (1 + (size_t)comps * (size_t)per))) != MR_OK) goto done;
+    if (mr_track_init(tr, kept, interp) != MR_OK) {
+        st = gl_fail_status(d, MR_ERR_NO_MEMORY, spath, "out of memory");
+        goto done;
+    }
+    int stride = comps * (interp == MR_INTERP_CUBIC ? 3 : 1);
+    for (int k = 0, o = 0; k < n; k++) {
+        if (k > 0 && ti.f[k] == ti.f[k - 1]) continue;
+        tr->times[o] = ti.f[k];
+        float *dst = tr->values + (size_t)o * (size_t)stride;
+        if (per == 3 && interp == MR_INTERP_CUBIC) {
+            memcpy(dst, vo.f + (size_t)k * 3 * (size_t)comps, (size_t)stride * sizeof *dst);
+        } else {
+            memcpy(dst, vo.f + ((size_t)k * (size_t)per + (per == 3 ? 1 : 0)) * (size_t)comps,
+                   (size_t)comps * sizeof *dst);
+        }
+        if (comps == 4) {
+            float *q = dst + (interp == MR_INTERP_CUBIC ? 4 : 0);
+            float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            if (!(len > 1e-6f)) {
+                st = gl_fail(d, use_out, "key %d is a zero quaternion (accessor %d)", k, out);
+                goto done;
+            }
+            if (interp != MR_INTERP_CUBIC)
+                for (int e = 0; e < 4; e++) q[e] /= len;
+        }
+        o++;
+    }
+    if (kept && tr->times[kept - 1] > *duration) *duration = tr->times[kept - 1];
+done:
+    gl_accessor_free(d, &ti);
+    gl_accessor_free(d, &vo);
+    return st;
+}
+
+mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
+{
+    json_t *anims;
+    int count;
+    mr_status st = gl_top(d, "animations", &anims, &count);
+    if (st != MR_OK) return st;
+    anim_counts cnt = {0};
+    int joints = d->model->skeleton.joint_count;
+    for (int a = 0; a < count; a++) {
+        char path[128];
+        snprintf(path, sizeof path, "/animations/%d", a);
+        json_t *anim, *channels;
+        const char *name = NULL;
+        if ((st = gl_elem(d, "animations", a, path, &anim)) != MR_OK) return st;
+        if ((st = gl_arr(d, anim, path, "channels", GL_REQUIRED, &channels)) != MR_OK) return st;
+        if ((st = gl_str(d, anim, path, "name", GL_OPTIONAL, &name)) != MR_OK) return st;
+        if (joints == 0) continue;
+        char *fallback = name && *name ? NULL : mr_str_fmt("animation%d", a);
+        mr_clip *clip = mr_clip_make(fallback ? fallback : name, joints);
+        free(fallback);
+        if (!clip) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+        float duration = 0;
+        int nc = (int)json_array_size(channels);
+        for (int c = 0; c < nc && st == MR_OK; c++) st = read_channel(d, s, anim, path, c, clip, &duration, &cnt);
+        if (st != MR_OK) {
+            mr_clip_destroy(clip);
+            return st;
+        }
+        clip->duration = duration;
+        /* rate: the spacing shared by every track's keys, when there is one */
+        float rate = -1;
+        for (int j = 0; j < joints && rate != 0; j++) {
+            mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+            for (int k = 0; k < 3; k++) {
+                if (tr[k]->key_count < 2) continue;
+                mr_track_finish(tr[k]);
+                float u = tr[k]->uniform_rate;
+                if (rate < 0) rate = u;
+                else if (fabsf(u - rate) > 1e-3f * rate) rate = 0;
+            }
+        }
+        clip->rate = rate > 0 ? rate : 0;
+        mr_error verr;
+        if (mr_clip_validate(clip, &verr) != MR_OK) {
+            mr_clip_destroy(clip);
+            return gl_fail(d, path, "%s", verr.msg);
+        }
+        if ((st = mr_model_add_clip(d->model, clip)) != MR_OK) {
+            mr_clip_destroy(clip);
+            return gl_fail_status(d, st, path, "cannot add the clip");
+        }
+    }
+    if (cnt.weights)
+        mr_model_warn(d->model, "%s: %ld morph-target weights channels are not kept (morph targets are not drawn)",
+                      d->name, cnt.weights);
+    if (cnt.duplicates)
+        mr_model_warn(d->model, "%s: %ld channels animate a property another channel of the same animation already "
+                      "animates; the later one is kept", d->name, cnt.duplicates);
+    if (cnt.equal_times)
+        mr_model_warn(d->model, "%s: %ld animation keys repeat the time of the key before; the first of each is kept",
+                      d->name, cnt.equal_times);
+    return MR_OK;
+}

@@ -1,0 +1,584 @@
+/* gltf_doc.c — the glTF container: .glb chunks or plain JSON (jansson),
+ * errors with JSON paths, typed member access, buffers, buffer views and
+ * the allocation budget (gltf_internal.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <meshoptimizer.h>
+
+#include "core/alloc.h"
+#include "core/path.h"
+#include "formats/gltf_internal.h"
+
+mr_status gl_fail_status(gl_doc *d, mr_status status, const char *path, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *c = msg; *c; c++)  /* file-supplied text (uris, jansson's "near ...") stays one line */
+        if ((unsigned char)*c < 32) *c = '?';
+    if (path && *path) return mr_error_set(d->err, status, "gltf: %s: %s: %s", d->name, path, msg);
+    return mr_error_set(d->err, status, "gltf: %s: %s", d->name, msg);
+}
+
+mr_status gl_fail(gl_doc *d, const char *path, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gl_fail_status(d, MR_ERR_BAD_FILE, path, "%s", msg);
+}
+
+mr_status gl_charge(gl_doc *d, const char *path, size_t count, size_t size)
+{
+    size_t cap = d->budget + GL_BUDGET_FACTOR * d->input_bytes;
+    if (size && count > (cap - (d->spent < cap ? d->spent : cap)) / size)
+        return gl_fail_status(d, MR_ERR_LIMIT, path,
+                              "needs %zu x %zu bytes, more than this file's data can describe "
+                              "(limit %d x the input + %zu bytes)", count, size, GL_BUDGET_FACTOR,
+                              (size_t)GL_BUDGET_CONST);
+    d->spent += count * size;
+    return MR_OK;
+}
+
+mr_status gl_alloc(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr)
+{
+    void **out = out_ptr;
+    *out = NULL;
+    size_t cap = d->budget + GL_BUDGET_FACTOR * d->input_bytes;
+    if (size && count > (cap - (d->spent < cap ? d->spent : cap)) / size)
+        return gl_fail_status(d, MR_ERR_LIMIT, path,
+                              "needs %zu x %zu bytes, more than this file's data can describe "
+                              "(limit %d x the input + %zu bytes)", count, size, GL_BUDGET_FACTOR,
+                              (size_t)GL_BUDGET_CONST);
+    *out = mr_alloc_array(count, size);
+    if (!*out) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    d->spent += count * size;
+    return MR_OK;
+}
+
+/* ---- member access ------------------------------------------------------ */
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static json_t *member(gl_doc *d, json_t *o, const char *path, const char *key, int required, mr_status *st)
+{
+    *st = MR_OK;
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    if (!v && required) *st = gl_fail(d, path, "missing required member '%s'", key);
+    return v;
+}
+
+mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count)
+{
+    *out = NULL;
+    *count = 0;
+    json_t *v = json_object_get(d->root, key);
+    if (!v) return MR_OK;
+    if (!json_is_array(v)) return gl_fail(d, "", "/%s: expected an array, found %s", key, type_name(v));
+    if (json_array_size(v) > (size_t)1 << 24)
+        return gl_fail_status(d, MR_ERR_LIMIT, "", "/%s: more than 2^24 entries", key);
+    *out = v;
+    *count = (int)json_array_size(v);
+    return MR_OK;
+}
+
+mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, json_t **out)
+{
+    json_t *arr;
+    int n;
+    mr_status st = gl_top(d, key, &arr, &n);
+    if (st != MR_OK) return st;
+    if (i < 0 || i >= n)
+        return gl_fail(d, from, "index %d is out of range (/%s has %d entries)", i, key, n);
+    json_t *v = json_array_get(arr, (size_t)i);
+    if (!json_is_object(v)) return gl_fail(d, "", "/%s/%d: expected an object, found %s", key, i, type_name(v));
+    *out = v;
+    return MR_OK;
+}
+
+mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+{
+    mr_status st;
+    json_t *v = member(d, o, path, key, required, &st);
+    if (!v) return st;
+    if (!json_is_object(v)) return gl_fail(d, path, "'%s': expected an object, found %s", key, type_name(v));
+    *out = v;
+    return MR_OK;
+}
+
+mr_status gl_arr(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+{
+    mr_status st;
+    json_t *v = member(d, o, path, key, required, &st);
+    if (!v) return st;
+    if (!json_is_array(v)) return gl_fail(d, path, "'%s': expected an array, found %s", key, type_name(v));
+    *out = v;
+    return MR_OK;
+}
+
+mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int required, long long min,
+                 long long max, long long *out)
+{
+    mr_status st;
+    json_t *v = member(d, o, path, key, required, &st);
+    if (!v) return st;
+    long long x;
+    if (json_is_integer(v)) x = json_integer_value(v);
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) && fabs(json_real_value(v)) < 9e15)
+        x = (long long)json_real_value(v);
+    else return gl_fail(d, path, "'%s': expected an integer, found %s", key, type_name(v));
+    if (x < min || x > max)
+        return gl_fail(d, path, "'%s': %lld is out of range (expected %lld..%lld)", key, x, min, max);
+    *out = x;
+    return MR_OK;
+}
+
+mr_status gl_ref(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char *into,
+                 int *out)
+{
+    long long x = -1;
+    mr_status st = gl_int(d, o, path, key, required, 0, INT32_MAX, &x);
+    if (st != MR_OK || x < 0) return st;
+    json_t *arr;
+    int n;
+    if ((st = gl_top(d, into, &arr, &n)) != MR_OK) return st;
+    if (x >= n) return gl_fail(d, path, "'%s': index %lld is out of range (/%s has %d entries)", key, x, into, n);
+    *out = (int)x;
+    return MR_OK;
+}
+
+mr_status gl_num(gl_doc *d, json_t *o, const char *path, const char *key, int required, double *out)
+{
+    mr_status st;
+    json_t *v = member(d, o, path, key, required, &st);
+    if (!v) return st;
+    if (!json_is_number(v)) return gl_fail(d, path, "'%s': expected a number, found %s", key, type_name(v));
+    *out = json_number_value(v);
+    return MR_OK;
+}
+
+mr_status gl_nums(gl_doc *d, json_t *o, const char *path, const char *key, int required, int n, float *out)
+{
+    json_t *a = NULL;
+    mr_status st = gl_arr(d, o, path, key, required, &a);
+    if (st != MR_OK || !a) return st;
+    if (json_array_size(a) != (size_t)n)
+        return gl_fail(d, path, "'%s': expected %d numbers, found %zu", key, n, json_array_size(a));
+    float tmp[16];
+    for (int i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, (size_t)i);
+        if (!json_is_number(v))
+            return gl_fail(d, path, "'%s'[%d]: expected a number, found %s", key, i, type_name(v));
+        double x = json_number_value(v);
+        if (!isfinite(x) || fabs(x) > 3.4e38) return gl_fail(d, path, "'%s'[%d]: not a finite float", key, i);
+        tmp[i] = (float)x;
+    }
+    memcpy(out, tmp, (size_t)n * sizeof *out);
+    return MR_OK;
+}
+
+mr_status gl_str(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char **out)
+{
+    mr_status st;
+    json_t *v = member(d, o, path, key, required, &st);
+    if (!v) return st;
+    if (!json_is_string(v)) return gl_fail(d, path, "'%s': expected a string, found %s", key, type_name(v));
+    *out = json_string_value(v);
+    return MR_OK;
+}
+
+/* ---- URIs ----------------------------------------------------------------- */
+
+static int b64_value(int c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+mr_status gl_data_uri(gl_doc *d, const char *path, const char *uri, unsigned char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    const char *comma = strchr(uri, ',');
+    if (strncmp(uri, "data:", 5) != 0 || !comma)
+        return gl_fail(d, path, "'uri': a data: URI without ',' (expected data:<type>;base64,<data>)");
+    size_t hl = (size_t)(comma - uri);
+    if (hl < 7 || memcmp(comma - 7, ";base64", 7) != 0)
+        return gl_fail(d, path, "'uri': data: URI is not base64 (expected ';base64,' before the data)");
+    const char *s = comma + 1;
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '=') n--;
+    unsigned char *buf;
+    mr_status st = gl_alloc(d, path, n / 4 * 3 + 3, 1, &buf);
+    if (st != MR_OK) return st;
+    size_t o = 0;
+    unsigned acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64_value((unsigned char)s[i]);
+        if (v < 0) {
+            free(buf);
+            return gl_fail(d, path, "'uri': data: URI has a character that is not base64 at offset %zu ('%c')",
+                           (size_t)(s - uri) + i, s[i] >= 32 && s[i] < 127 ? s[i] : '?');
+        }
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            buf[o++] = (unsigned char)(acc >> bits);
+        }
+    }
+    if (n % 4 == 1) {
+        free(buf);
+        return gl_fail(d, path, "'uri': truncated base64 data (length %zu is not a whole number of bytes)", n);
+    }
+    *out = buf;
+    *len = o;
+    return MR_OK;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+mr_status gl_local_path(gl_doc *d, const char *path, const char *uri, char **out)
+{
+    *out = NULL;
+    size_t n = strlen(uri);
+    char *dec = malloc(n + 1);
+    if (!dec) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (uri[i] == '%' && i + 2 < n + 0 && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
+            dec[o++] = (char)(hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]));
+            i += 2;
+        } else dec[o++] = uri[i];
+    }
+    dec[o] = 0;
+    const char *why = NULL;
+    if (o == 0) why = "it is empty";
+    else if (strlen(dec) != o) why = "it holds a NUL byte";
+    else if (dec[0] == '/' || dec[0] == '\\') why = "it is an absolute path";
+    else {
+        const char *colon = strchr(dec, ':'), *slash = strchr(dec, '/');
+        if (colon && (!slash || colon < slash)) why = "it names a scheme or drive (only relative paths are read)";
+        for (const char *p = dec; !why && *p;) {
+            const char *e = p + strcspn(p, "/\\");
+            if (e - p == 2 && p[0] == '.' && p[1] == '.') why = "it climbs out of the model's folder ('..')";
+            p = *e ? e + 1 : e;
+        }
+    }
+    if (why) {
+        mr_status st = gl_fail(d, path, "'uri': \"%s\" refused: %s", uri, why);
+        free(dec);
+        return st;
+    }
+    *out = mr_path_join(d->dir, dec);
+    free(dec);
+    if (!*out) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    return MR_OK;
+}
+
+/* ---- buffers and views ---------------------------------------------------- */
+
+static mr_status read_external(gl_doc *d, const char *path, const char *uri, size_t need, gl_buffer *b)
+{
+    char *file;
+    mr_status st = gl_local_path(d, path, uri, &file);
+    if (st != MR_OK) return st;
+    struct stat sb;
+    FILE *f = NULL;
+    if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode) || !(f = fopen(file, "rb"))) {
+        st = gl_fail_status(d, MR_ERR_IO, path, "'uri': cannot read '%s' (%s)", file,
+                            errno ? strerror(errno) : "not a regular file");
+        free(file);
+        return st;
+    }
+    if ((unsigned long long)sb.st_size < need) {
+        fclose(f);
+        st = gl_fail(d, path, "'byteLength' is %zu but '%s' holds only %lld bytes", need, file, (long long)sb.st_size);
+        free(file);
+        return st;
+    }
+    d->input_bytes += need;
+    b->owned = mr_alloc_array(need, 1);
+    if (!b->owned) {
+        fclose(f);
+        free(file);
+        return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    }
+    d->spent += need;
+    size_t got = need ? fread(b->owned, 1, need, f) : 0;
+    fclose(f);
+    if (got != need) {
+        st = gl_fail_status(d, MR_ERR_IO, path, "'uri': reading '%s' stopped after %zu of %zu bytes", file, got, need);
+        free(file);
+        return st;
+    }
+    free(file);
+    b->data = b->owned;
+    return MR_OK;
+}
+
+mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/buffers/%d", i);
+    if (i < 0 || i >= d->buffer_count) return gl_fail(d, path, "no such buffer");
+    gl_buffer *b = &d->buffers[i];
+    if (!b->loaded) {
+        json_t *o;
+        mr_status st = gl_elem(d, "buffers", i, path, &o);
+        long long bl = 0;
+        const char *uri = NULL;
+        if (st == MR_OK) st = gl_int(d, o, path, "byteLength", GL_REQUIRED, 1, INT64_MAX / 2, &bl);
+        if (st == MR_OK) st = gl_str(d, o, path, "uri", GL_OPTIONAL, &uri);
+        if (st != MR_OK) return st;
+        json_t *ext = json_object_get(json_object_get(o, "extensions"), "EXT_meshopt_compression");
+        if (!uri) {
+            if (i == 0 && d->bin) {
+                if ((unsigned long long)bl > d->bin_len)
+                    return gl_fail(d, path, "'byteLength' is %lld but the GLB BIN chunk holds %zu bytes", bl, d->bin_len);
+                b->data = d->bin;
+            } else if (ext && json_is_true(json_object_get(ext, "fallback"))) {
+                return gl_fail(d, path, "is an EXT_meshopt_compression fallback buffer without data, but "
+                               "a buffer view that is not compressed reads it");
+            } else {
+                return gl_fail(d, path, "no 'uri' (expected a uri, or the BIN chunk of a .glb for buffer 0)");
+            }
+        } else if (!strncmp(uri, "data:", 5)) {
+            size_t got;
+            if ((st = gl_data_uri(d, path, uri, &b->owned, &got)) != MR_OK) return st;
+            if (got < (unsigned long long)bl)
+                return gl_fail(d, path, "'byteLength' is %lld but its data: URI holds %zu bytes", bl, got);
+            b->data = b->owned;
+        } else {
+            if ((st = read_external(d, path, uri, (size_t)bl, b)) != MR_OK) return st;
+        }
+        b->len = (size_t)bl;
+        b->loaded = 1;
+    }
+    *data = b->data;
+    *len = b->len;
+    return MR_OK;
+}
+
+static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long long view_len, gl_view *v)
+{
+    char epath[256];
+    snprintf(epath, sizeof epath, "%s/extensions/EXT_meshopt_compression", path);
+    int buf = -1;
+    long long off = 0, len = 0, stride = 0, count = 0;
+    const char *mode = NULL, *filter = "NONE";
+    mr_status st = gl_ref(d, ext, epath, "buffer", GL_REQUIRED, "buffers", &buf);
+    if (st == MR_OK) st = gl_int(d, ext, epath, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off);
+    if (st == MR_OK) st = gl_int(d, ext, epath, "byteLength", GL_REQUIRED, 0, INT64_MAX / 2, &len);
+    if (st == MR_OK) st = gl_int(d, ext, epath, "byteStride", GL_REQUIRED, 1, 256, &stride);
+    if (st == MR_OK) st = gl_int(d, ext, epath, "count", GL_REQUIRED, 0, INT32_MAX, &count);
+    if (st == MR_OK) st = gl_str(d, ext, epath, "mode", GL_REQUIRED, &mode);
+    if (st == MR_OK) st = gl_str(d, ext, epath, "filter", GL_OPTIONAL, &filter);
+    if (st != MR_OK) return st;
+    const unsigned char *src;
+    size_t src_len;
+    if ((st = gl_buffer_get(d, buf, &src, &src_len)) != MR_OK) return st;
+    if ((unsigned long long)off > src_len || (unsigned long long)len > src_len - (size_t)off)
+        return gl_fail(d, epath, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + len, buf,
+                       src_len);
+    if ((unsigned long long)count * (unsigned long long)stride > (unsigned long long)view_len)
+        return gl_fail(d, epath, "count %lld x byteStride %lld is more than the view's byteLength %lld", count, stride,
+                       view_len);
+    int attrs = !strcmp(mode, "ATTRIBUTES"), tris = !strcmp(mode, "TRIANGLES"), idx = !strcmp(mode, "INDICES");
+    if (!attrs && !tris && !idx)
+        return gl_fail(d, epath, "'mode': \"%s\" (expected ATTRIBUTES, TRIANGLES or INDICES)", mode);
+    if (attrs && stride % 4) return gl_fail(d, epath, "'byteStride' %lld is not a multiple of 4", stride);
+    if (!attrs && stride != 2 && stride != 4) return gl_fail(d, epath, "'byteStride' %lld (expected 2 or 4)", stride);
+    if (tris && count % 3) return gl_fail(d, epath, "'count' %lld is not a multiple of 3 for TRIANGLES", count);
+    if ((st = gl_alloc(d, epath, (size_t)view_len, 1, &v->owned)) != MR_OK) return st;
+    int rc = attrs ? meshopt_decodeVertexBuffer(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len)
+           : tris ? meshopt_decodeIndexBuffer(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len)
+                  : meshopt_decodeIndexSequence(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len);
+    if (rc != 0) return gl_fail(d, epath, "meshopt data does not decode (libmeshoptimizer error %d)", rc);
+    if (!strcmp(filter, "OCTAHEDRAL")) {
+        if (stride != 4 && stride != 8) return gl_fail(d, epath, "OCTAHEDRAL filter needs byteStride 4 or 8");
+        meshopt_decodeFilterOct(v->owned, (size_t)count, (size_t)stride);
+    } else if (!strcmp(filter, "QUATERNION")) {
+        if (stride != 8) return gl_fail(d, epath, "QUATERNION filter needs byteStride 8");
+        meshopt_decodeFilterQuat(v->owned, (size_t)count, (size_t)stride);
+    } else if (!strcmp(filter, "EXPONENTIAL")) {
+        meshopt_decodeFilterExp(v->owned, (size_t)count, (size_t)stride);
+    } else if (strcmp(filter, "NONE") != 0) {
+        return gl_fail(d, epath, "'filter': \"%s\" (expected NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL)", filter);
+    }
+    v->decoded = 1;
+    return MR_OK;
+}
+
+mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len, int *stride)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/bufferViews/%d", i);
+    json_t *o;
+    mr_status st = gl_elem(d, "bufferViews", i, path, &o);
+    int buf = -1;
+    long long off = 0, bl = 0, bs = 0;
+    if (st == MR_OK) st = gl_ref(d, o, path, "buffer", GL_REQUIRED, "buffers", &buf);
+    if (st == MR_OK) st = gl_int(d, o, path, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off);
+    if (st == MR_OK) st = gl_int(d, o, path, "byteLength", GL_REQUIRED, 1, INT64_MAX / 2, &bl);
+    if (st == MR_OK) st = gl_int(d, o, path, "byteStride", GL_OPTIONAL, 4, 252, &bs);
+    if (st != MR_OK) return st;
+    if (bs % 4) return gl_fail(d, path, "'byteStride' %lld is not a multiple of 4", bs);
+    *stride = (int)bs;
+    json_t *ext = json_object_get(json_object_get(o, "extensions"), "EXT_meshopt_compression");
+    if (ext) {
+        if (!json_is_object(ext)) return gl_fail(d, path, "extensions/EXT_meshopt_compression: expected an object");
+        gl_view *v = &d->views[i];
+        if (!v->decoded && (st = meshopt_decode(d, path, ext, bl, v)) != MR_OK) return st;
+        *data = v->owned;
+        *len = (size_t)bl;
+        return MR_OK;
+    }
+    const unsigned char *b;
+    size_t blen;
+    if ((st = gl_buffer_get(d, buf, &b, &blen)) != MR_OK) return st;
+    if ((unsigned long long)off > blen || (unsigned long long)bl > blen - (size_t)off)
+        return gl_fail(d, path, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + bl, buf, blen);
+    *data = b + off;
+    *len = (size_t)bl;
+    return MR_OK;
+}
+
+/* ---- container ------------------------------------------------------------ */
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* jansson's tree costs ~50-80 bytes per value; a JSON of nothing but tiny
+ * values ("[0,0,0,...") would cost 25x its size. Count the values first
+ * (commas, opening brackets, outside strings) and refuse what would break
+ * the budget. */
+static mr_status check_density(gl_doc *d, const unsigned char *s, size_t n)
+{
+    size_t values = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = 0;
+        } else if (c == '"') in_str = 1;
+        else if (c == ',' || c == '[' || c == '{') values++;
+    }
+    size_t cap = (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96;
+    if (values > cap)
+        return gl_fail_status(d, MR_ERR_LIMIT, NULL, "the JSON holds about %zu values, more than the reader keeps "
+                              "for a file of %zu bytes (%zu)", values, d->input_bytes, cap);
+    return MR_OK;
+}
+
+mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, size_t len, mr_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->name = name;
+    d->err = err;
+    d->input_bytes = len;
+    d->budget = GL_BUDGET_CONST;
+    d->dir = mr_path_dirname(name);
+    if (!d->dir) return mr_error_set(err, MR_ERR_NO_MEMORY, "gltf: %s: out of memory", name);
+    const unsigned char *json = buf;
+    size_t json_len = len;
+    if (len >= 4 && !memcmp(buf, "glTF", 4)) {
+        if (len < 12) return gl_fail(d, NULL, "GLB header: the file is %zu bytes (expected at least 12)", len);
+        uint32_t version = le32(buf + 4), total = le32(buf + 8);
+        if (version != 2) return gl_fail(d, NULL, "GLB header: version %u (expected 2)", version);
+        if (total != len)
+            return gl_fail(d, NULL, "GLB header: length %u but the file has %zu bytes", total, len);
+        size_t at = 12;
+        int chunk = 0;
+        json = NULL;
+        while (at < len) {
+            if (len - at < 8) return gl_fail(d, NULL, "GLB chunk %d at byte %zu: header cut short", chunk, at);
+            uint32_t clen = le32(buf + at), ctype = le32(buf + at + 4);
+            at += 8;
+            if (clen > len - at)
+                return gl_fail(d, NULL, "GLB chunk %d at byte %zu: length %u but only %zu bytes follow", chunk,
+                               at - 8, clen, len - at);
+            if (chunk == 0) {
+                if (ctype != 0x4E4F534Au) return gl_fail(d, NULL, "GLB chunk 0 is not JSON (type 0x%08x)", ctype);
+                json = buf + at;
+                json_len = clen;
+            } else if (ctype == 0x004E4942u && !d->bin) {
+                d->bin = buf + at;
+                d->bin_len = clen;
+            }
+            at += clen;
+            chunk++;
+        }
+        if (!json) return gl_fail(d, NULL, "GLB has no JSON chunk");
+    }
+    mr_status st = check_density(d, json, json_len);
+    if (st != MR_OK) return st;
+    json_error_t je;
+    d->root = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES, &je);
+    if (!d->root) {
+        if (len >= 4 && !memcmp(buf, "glTF", 4))
+            return gl_fail(d, NULL, "JSON chunk line %d, column %d: %s", je.line, je.column, je.text);
+        return gl_fail(d, NULL, "line %d, column %d: %s (expected glTF JSON or a .glb)", je.line, je.column, je.text);
+    }
+    if (!json_is_object(d->root)) return gl_fail(d, "/", "expected a JSON object, found %s", type_name(d->root));
+    json_t *asset;
+    const char *version;
+    if ((st = gl_obj(d, d->root, "", "asset", GL_REQUIRED, &asset)) != MR_OK) return st;
+    if ((st = gl_str(d, asset, "/asset", "version", GL_REQUIRED, &version)) != MR_OK) return st;
+    if (version[0] != '2' || (version[1] && version[1] != '.'))
+        return gl_fail(d, "/asset/version", "\"%s\" (expected a glTF 2.x version)", version);
+    json_t *arr;
+    if ((st = gl_top(d, "buffers", &arr, &d->buffer_count)) != MR_OK) return st;
+    if ((st = gl_top(d, "bufferViews", &arr, &d->view_count)) != MR_OK) return st;
+    d->buffers = mr_alloc_array((size_t)d->buffer_count, sizeof *d->buffers);
+    d->views = mr_alloc_array((size_t)d->view_count, sizeof *d->views);
+    if (!d->buffers || !d->views) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    return MR_OK;
+}
+
+void gl_doc_close(gl_doc *d)
+{
+    for (int i = 0; i < d->buffer_count; i++) free(d->buffers[i].owned);
+    for (int i = 0; i < d->view_count; i++) free(d->views[i].owned);
+    free(d->buffers);
+    free(d->views);
+    if (d->root) json_decref(d->root);
+    free(d->dir);
+    memset(d, 0, sizeof *d);
+}

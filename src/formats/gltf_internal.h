@@ -1,0 +1,165 @@
+/* gltf_internal.h — private declarations shared by the glTF reader's files.
+ *
+ *   gltf_doc.c       container (.gltf / .glb), jansson, errors with JSON
+ *                    paths, typed member access, buffers (data: URIs,
+ *                    external files inside the model's folder, the GLB BIN
+ *                    chunk), buffer views (EXT_meshopt_compression), the
+ *                    allocation budget
+ *   gltf_accessor.c  accessors: component types, normalized integers,
+ *                    byteStride, sparse
+ *   gltf_scene.c     nodes -> skeleton, skins, meshes and primitives
+ *   gltf_material.c  materials, textures, images
+ *   gltf_anim.c      animations -> clips
+ *   gltf_read.c      assembly and the public entry points
+ */
+#ifndef MR_FORMATS_GLTF_INTERNAL_H
+#define MR_FORMATS_GLTF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "anim/model.h"
+#include "core/error.h"
+
+/* JSON paths for messages are built with snprintf into fixed buffers; a
+ * path cut short only shortens a message. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+typedef struct gl_buffer {
+    int loaded;
+    const unsigned char *data;   /* borrowed (GLB chunk) or owned */
+    unsigned char *owned;
+    size_t len;                  /* byteLength */
+} gl_buffer;
+
+typedef struct gl_view {
+    int decoded;                 /* EXT_meshopt_compression decoded into owned */
+    unsigned char *owned;
+} gl_view;
+
+typedef struct gl_doc {
+    const char *name;            /* file name used in messages */
+    char *dir;                   /* the model's folder: the only one external URIs may name */
+    json_t *root;
+    const unsigned char *bin;    /* GLB BIN chunk or NULL */
+    size_t bin_len;
+    int buffer_count, view_count;
+    gl_buffer *buffers;
+    gl_view *views;
+    size_t input_bytes;          /* the file plus every external buffer read */
+    size_t spent, budget;        /* bytes allocated from file-driven counts, and the cap */
+    mr_error *err;
+    mr_model *model;
+} gl_doc;
+
+/* The budget: what the reader may allocate from counts in the file is
+ * GL_BUDGET_FACTOR x (the file's bytes plus external buffers) + GL_BUDGET_CONST. */
+#define GL_BUDGET_FACTOR 6
+#define GL_BUDGET_CONST ((size_t)2 << 20)
+
+/* "gltf: NAME: PATH: message" (PATH a JSON pointer such as /accessors/3/count,
+ * or NULL); returns MR_ERR_BAD_FILE, or status for gl_fail_status. */
+mr_status gl_fail(gl_doc *d, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+mr_status gl_fail_status(gl_doc *d, mr_status status, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Zeroed count*size bytes charged to the budget (MR_ERR_LIMIT beyond it,
+ * with a message naming path). */
+mr_status gl_alloc(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr);
+/* Charges count*size bytes allocated elsewhere (mr_mesh_init, clips). */
+mr_status gl_charge(gl_doc *d, const char *path, size_t count, size_t size);
+
+/* Parses the container: GLB header and chunks, or plain JSON. */
+mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, size_t len, mr_error *err);
+void gl_doc_close(gl_doc *d);
+
+/* Member access. Each checks the JSON type and fails with path/key and what
+ * was expected. "Optional" getters leave *out unchanged when the member is
+ * absent. */
+#define GL_REQUIRED 1
+#define GL_OPTIONAL 0
+/* Top-level array by name (absent: *out NULL, count 0). */
+mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count);
+/* Element i of top-level array key, which must be an object. */
+mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, json_t **out);
+mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out);
+mr_status gl_arr(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out);
+mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int required, long long min,
+                 long long max, long long *out);
+/* An index into top-level array `into` (checked in range). */
+mr_status gl_ref(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char *into,
+                 int *out);
+mr_status gl_num(gl_doc *d, json_t *o, const char *path, const char *key, int required, double *out);
+/* Exactly n numbers (finite). */
+mr_status gl_nums(gl_doc *d, json_t *o, const char *path, const char *key, int required, int n, float *out);
+mr_status gl_str(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char **out);
+
+/* Bytes of buffer i (loaded on first use). */
+mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *len);
+/* Bytes of buffer view i (decoded when EXT_meshopt_compression), its
+ * byteStride (0 when absent) and its path for messages. */
+mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len, int *stride);
+
+/* Decodes a data: URI's payload (base64) into *out (budgeted); *mime gets
+ * a pointer to the media type inside uri (not terminated; *mime_len). */
+mr_status gl_data_uri(gl_doc *d, const char *path, const char *uri, unsigned char **out, size_t *len);
+/* Resolves a relative URI inside the model's folder (percent-decoded);
+ * refuses absolute paths, schemes and "..". New string or NULL + error. */
+mr_status gl_local_path(gl_doc *d, const char *path, const char *uri, char **out);
+
+/* ---- accessors (gltf_accessor.c) ---------------------------------------- */
+
+enum { GL_BYTE = 5120, GL_UBYTE = 5121, GL_SHORT = 5122, GL_USHORT = 5123, GL_UINT = 5125, GL_FLOAT = 5126 };
+
+typedef struct gl_accessor {
+    int count;
+    int comps;           /* 1 SCALAR, 2, 3, 4, 16 MAT4 (9 MAT3, 4 MAT2) */
+    int ctype;           /* component type */
+    int normalized;
+    float *f;            /* count*comps floats (gl_accessor_floats) */
+    uint32_t *u;         /* count*comps integers (gl_accessor_uints) */
+} gl_accessor;
+
+/* Type masks for what a use of an accessor accepts. */
+#define GL_T_SCALAR 1
+#define GL_T_VEC2 2
+#define GL_T_VEC3 4
+#define GL_T_VEC4 8
+#define GL_T_MAT4 16
+
+/* Reads accessor i as floats (any component type: normalized integers to
+ * [0,1] / [-1,1], others by value), applying sparse substitution; NaN and
+ * infinities refused. types: accepted GL_T_* mask; float_only: refuse
+ * integer types (times, matrices). `use` names the user in messages. */
+mr_status gl_accessor_floats(gl_doc *d, int i, int types, int float_only, const char *use, gl_accessor *out);
+/* Reads accessor i as unsigned integers (UNSIGNED_BYTE/SHORT/INT, not
+ * normalized): indices and JOINTS_n. */
+mr_status gl_accessor_uints(gl_doc *d, int i, int types, const char *use, gl_accessor *out);
+/* Frees and gives the bytes back to the budget. */
+void gl_accessor_free(gl_doc *d, gl_accessor *a);
+
+/* ---- materials (gltf_material.c) ---------------------------------------- */
+
+/* Material i (-1: the default) into out (which holds defaults). */
+mr_status gl_material_read(gl_doc *d, int i, mr_material *out, int *uses_texcoord);
+
+/* ---- scene (gltf_scene.c) and animation (gltf_anim.c) ------------------- */
+
+typedef struct gl_scene {
+    int node_count;
+    int *parent;         /* per node, -1 for roots */
+    int *joint;          /* per node: skeleton joint or -1 */
+    mat4 *world;         /* per node: rest world matrix */
+    int root_count;
+    int *roots;          /* nodes of the scene's "nodes" */
+} gl_scene;
+
+mr_status gl_scene_read(gl_doc *d, gl_scene *s);
+void gl_scene_free(gl_scene *s);
+mr_status gl_anim_read(gl_doc *d, const gl_scene *s);
+
+#endif

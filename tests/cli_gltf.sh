@@ -1,0 +1,54 @@
+# cli_gltf.sh — `marrow info`, `pose` and `view` on glTF files, and the exit
+# code and one-line message for every malformed one (tests/data/gltf/bad).
+. tests/lib.sh
+suite cli_gltf
+BL=$SHARED/blender-3.4-gltf
+
+for f in $BL/astroBoy_walk.glb $BL/thinmatrix_model.glb $BL/letter-f-animated.glb $BL/skinnedcube.gltf \
+         $BL/magnum_skin.gltf tests/data/gltf/hard.gltf tests/data/gltf/hard.glb; do
+    b=$(basename "$f")
+    run $MARROW info "$f"
+    if [ "$RC" -eq 0 ]; then pass "info $b"; else fail "info $b" "exit $RC" "$ERR"; fi
+    expect_match "info $b states glTF's axes" "$OUT" '^frame: Y-up, 1 m per unit; glTF: Y-up metres, \+Z forward$'
+done
+run $MARROW info $BL/astroBoy_walk.glb
+expect_match "info astroBoy names its embedded texture" "$OUT" 'astroBoy_walk.glb#/images/0'
+expect_match "info astroBoy lists its walk" "$OUT" 'deformation_rigAction: 25 frames at 24 fps'
+run $MARROW info tests/data/gltf/hard.gltf
+expect_match "info warns that morph weights channels are not drawn" "$OUT" 'weights channels are not kept'
+
+# Every malformed file: exit 3 and one line "gltf: FILE: ..." naming the file.
+for f in tests/data/gltf/bad/*; do
+    b=$(basename "$f")
+    run $MARROW info "$f"
+    lines=$(printf '%s\n' "$ERR" | grep -c .)
+    if [ "$RC" -eq 3 ] && [ "$lines" -eq 1 ] && printf '%s' "$ERR" | grep -q "^gltf: $f: "; then
+        pass "info refuses $b with one line naming the file"
+    else
+        fail "info refuses $b with one line naming the file" "exit $RC, stderr:" "$ERR"
+    fi
+done
+run $MARROW info tests/data/gltf/bad/escape.gltf
+expect_match "a ../ uri is refused, not read" "$ERR" "climbs out of the model's folder"
+
+# assimp-testmodels' glTF2 folder: every file loads or is refused cleanly (0 or 3).
+find /usr/share/assimp/models/glTF2 -name '*.gltf' -o -name '*.glb' | sort >"$TMP/list"
+: >"$TMP/unclean"
+while read -r f; do
+    run $MARROW info "$f"
+    if [ "$RC" -ne 0 ] && [ "$RC" -ne 3 ]; then echo "info $f: exit $RC" >>"$TMP/unclean"; fi
+done <"$TMP/list"
+if [ -s "$TMP/unclean" ]; then fail "info on every assimp glTF2 file exits 0 or 3" "$(cat "$TMP/unclean")"
+else pass "info on every assimp glTF2 file exits 0 or 3 ($(grep -c . "$TMP/list") files)"; fi
+
+# pose and view through the same loader
+run $MARROW pose $BL/astroBoy_walk.glb --time 0.5 --obj "$TMP/astro.obj"
+[ "$RC" -eq 0 ] && [ -s "$TMP/astro.obj" ] && pass "pose astroBoy .glb at 0.5 s" || fail "pose astroBoy .glb" "$ERR"
+run $MARROW view $BL/astroBoy_walk.glb --headless --time 0.5 --size 320x240 --out "$TMP/astro.png"
+if [ "$RC" -eq 0 ] && [ -s "$TMP/astro.png" ] && ! printf '%s' "$ERR$OUT" | grep -q "checker"; then
+    pass "view astroBoy .glb headless, its embedded texture read (no checker)"
+else
+    fail "view astroBoy .glb headless" "exit $RC" "$ERR"
+fi
+expect_exit "a .glb with extra anim files is refused (exit 3)" 3 $MARROW info $BL/astroBoy_walk.glb x.md5anim
+summary
