@@ -216,9 +216,9 @@ static char *relative_path(const char *dir, const char *target)
             i++;
         }
         if (!d[i] && (t[i] == '/' || !t[i])) last = i;
-        if (last == 0 && d[1] == '\0') last = 0;  /* dir is "/" */
         size_t ups = 0;
-        for (const char *p = d + last; *p; p++) ups += *p == '/';
+        if (d[1])  /* dir is not "/" */
+            for (const char *p = d + last; *p; p++) ups += *p == '/';
         const char *rest = t + last + (t[last] == '/');
         out = malloc(ups * 3 + strlen(rest) + 1);
         if (out) {
@@ -744,6 +744,11 @@ mr_status mr_gltf_write(const mr_model *model, const char *path, mr_error *err)
         json_object_set_new(doc, "buffers", json_pack("[o]", buffer));
     }
     if (doc) json = json_dumps(doc, JSON_REAL_PRECISION(9) | (glb ? JSON_COMPACT : JSON_INDENT(1)));
+    if (json && !glb) {  /* a text file ends with a newline */
+        char *nl = mr_strfmt("%s\n", json);
+        free(json);
+        json = nl;
+    }
     if (!json || g.oom || (!glb && g.n && !bin_path)) {
         st = mr_error_set(err, MR_ERR_NO_MEMORY, "gltf: %s: out of memory building the document", path);
     } else if (glb) {
