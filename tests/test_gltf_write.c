@@ -246,9 +246,7 @@ static mr_model *decode_gltf(const char *path, const char **why)
         free(nrm);
         free(uv);
         for (int set = 0; skinned && set < 2; set++) {
-            char jn[16], wn[16];
-            snprintf(jn, sizeof jn, "JOINTS_%d", set);
-            snprintf(wn, sizeof wn, "WEIGHTS_%d", set);
+            const char *jn = set ? "JOINTS_1" : "JOINTS_0", *wn = set ? "WEIGHTS_1" : "WEIGHTS_0";
             if (!json_object_get(attrs, jn)) continue;
             float *jt = accessor(&d, jint(attrs, jn, -1), &count, &nc);
             float *w = accessor(&d, jint(attrs, wn, -1), &count, &nc);

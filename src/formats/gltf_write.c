@@ -406,12 +406,10 @@ static int add_influences(gw *g, const mr_mesh *me, int set, json_t *attrs)
             else ((uint8_t *)joints)[v * 4 + k] = (uint8_t)jt;
             weights[v * 4 + k] = w;
         }
-    char name[16];
-    snprintf(name, sizeof name, "JOINTS_%d", set);
-    json_object_set_new(attrs, name, json_integer(add_accessor(g, joints, wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE,
-                                                               (int)nv, "VEC4", GL_ARRAY_BUFFER, 0)));
-    snprintf(name, sizeof name, "WEIGHTS_%d", set);
-    json_object_set_new(attrs, name,
+    int jtype = wide ? GL_UNSIGNED_SHORT : GL_UNSIGNED_BYTE;
+    json_object_set_new(attrs, set ? "JOINTS_1" : "JOINTS_0",
+                        json_integer(add_accessor(g, joints, jtype, (int)nv, "VEC4", GL_ARRAY_BUFFER, 0)));
+    json_object_set_new(attrs, set ? "WEIGHTS_1" : "WEIGHTS_0",
                         json_integer(add_accessor(g, weights, GL_FLOAT, (int)nv, "VEC4", GL_ARRAY_BUFFER, 0)));
     free(joints);
     free(weights);
