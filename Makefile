@@ -8,7 +8,7 @@
 #   make fuzz-smoke  each fuzz target for a bounded time (FUZZ_SECONDS each)
 #   make soak     long runs: frames, reloads, scenes (not part of make test)
 #   make bench    performance figures (marrow bench)
-#   make models   regenerate models/ (the mannequin)
+#   make models   regenerate models/ (the mannequin: MD5, .dae, .glb)
 #   make clean
 
 PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson
@@ -154,6 +154,7 @@ MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim m
 models: marrow $(MAKE_MANNEQUIN)
 	$(MAKE_MANNEQUIN) models
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.dae
+	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.glb
 
 clean:
 	rm -rf build marrow out

@@ -1,15 +1,18 @@
-/* cmd_convert.c — `marrow convert IN [ANIM...] OUT`: MD5 <-> COLLADA.
+/* cmd_convert.c — `marrow convert IN [ANIM...] OUT`: between MD5, COLLADA
+ * and glTF (any to any; glTF is written, read through load.h).
  * With `--retarget TARGET`: IN's clips retargeted onto TARGET (anim/
  * retarget.h), written as TARGET's model with those clips in OUT's format.
  *
  *   .md5mesh (+ .md5anim files) -> .dae : one document with every clip
  *   .dae -> .md5mesh                     : the mesh, plus CLIP.md5anim beside
  *                                          it for every clip in the document
+ *   any model -> .gltf (+ STEM.bin) / .glb: every clip as an animation
  *
- * Each writer gets the model in its format's frame: COLLADA is written in
- * the model's own frame (an MD5 model stays Z-up inches, declared as such);
+ * Each writer gets the model in its format's axes: COLLADA is written in
+ * the model's own axes (an MD5 model stays Z-up inches, declared as such);
  * a COLLADA model (loaded as Y-up metres) is converted to MD5's Z-up inches
- * before the MD5 writer sees it. */
+ * before the MD5 writer sees it; glTF is Y-up metres, so an MD5 model is
+ * converted from Z-up inches before the glTF writer sees it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +25,18 @@
 #include "core/path.h"
 #include "core/str.h"
 #include "formats/collada.h"
+#include "formats/gltf_write.h"
 #include "formats/md5.h"
 
 static const char convert_help[] =
     "usage: marrow convert IN [ANIM...] OUT\n"
     "\n"
-    "Converts between MD5 and COLLADA: skeleton, skinned meshes, materials\n"
-    "(texture references) and clips.\n"
+    "Converts between MD5, COLLADA and glTF 2.0 (any to any): skeleton,\n"
+    "skinned meshes, materials (texture references) and clips.\n"
     "  marrow convert bob.md5mesh walk.md5anim run.md5anim bob.dae\n"
+    "  marrow convert bob.md5mesh walk.md5anim bob.glb    (.gltf: JSON plus\n"
+    "                                  STEM.bin beside it; .glb: one file with\n"
+    "                                  the textures embedded)\n"
     "  marrow convert astroBoy_walk.dae astroBoy.md5mesh   (also writes one\n"
     "                                  CLIP.md5anim per clip beside OUT)\n"
     "MD5 keeps no scale tracks and no colours; what the target cannot hold is\n"
@@ -145,6 +152,19 @@ static int write_md5(mr_model *m, const char *out)
 
 static int convert(int argc, char **argv, const char *retarget, int feet);
 
+/* glTF is Y-up metres: the model is converted to that frame first. */
+static int write_gltf(mr_model *m, const char *out)
+{
+    mr_error err = {0};
+    mr_axes gltf_frame = {MR_UP_Y, 1.0f};
+    if (mr_axes_convert_model(m, gltf_frame, &err) != MR_OK || mr_gltf_write(m, out, &err) != MR_OK) {
+        fprintf(stderr, "marrow convert: %s\n", err.msg);
+        return MR_EXIT_FAILED;
+    }
+    printf("wrote %s (%d joints, %d meshes, %d clips)\n", out, m->skeleton.joint_count, m->mesh_count, m->clip_count);
+    return MR_EXIT_OK;
+}
+
 int mr_cmd_convert(int argc, char **argv)
 {
     if (mr_cli_wants_help(argc, argv)) {
@@ -186,8 +206,9 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     mr_path_ext(in, in_ext, sizeof in_ext);
     mr_path_ext(out, out_ext, sizeof out_ext);
     int to_dae = !strcmp(out_ext, "dae"), to_md5 = !strcmp(out_ext, "md5mesh");
-    if (!to_dae && !to_md5)
-        return mr_cli_usage_error("convert", "OUT must end in .dae or .md5mesh, got '%s'", out);
+    int to_gltf = !strcmp(out_ext, "gltf") || !strcmp(out_ext, "glb");
+    if (!to_dae && !to_md5 && !to_gltf)
+        return mr_cli_usage_error("convert", "OUT must end in .dae, .md5mesh, .gltf or .glb, got '%s'", out);
     int code;
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
     if (m && retarget) m = retarget_into(m, retarget, feet, &code);
@@ -201,6 +222,8 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
             printf("wrote %s (%d joints, %d meshes, %d clips)\n", out, m->skeleton.joint_count,
                    m->mesh_count, m->clip_count);
         }
+    } else if (to_gltf) {
+        code = write_gltf(m, out);
     } else {
         code = write_md5(m, out);
     }

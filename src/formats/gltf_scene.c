@@ -242,6 +242,21 @@ static char *unique_name(const mr_skeleton *sk, int count, const char *base, int
     return NULL;
 }
 
+/* 1 when every primitive of mesh mi has JOINTS_0 and WEIGHTS_0: a node
+ * drawing only such primitives needs no joint of its own (glTF ignores the
+ * transform of a skinned mesh's node), so writing and reading a file adds
+ * no joint. A shape error here is reported when the mesh itself is read. */
+static int mesh_fully_skinned(const gl_doc *d, int mi)
+{
+    json_t *prims = json_object_get(json_array_get(json_object_get(d->root, "meshes"), (size_t)mi), "primitives");
+    if (!json_is_array(prims) || json_array_size(prims) == 0) return 0;
+    for (size_t p = 0; p < json_array_size(prims); p++) {
+        json_t *attrs = json_object_get(json_array_get(prims, p), "attributes");
+        if (!json_object_get(attrs, "JOINTS_0") || !json_object_get(attrs, "WEIGHTS_0")) return 0;
+    }
+    return 1;
+}
+
 static mr_status build_skeleton(scene_reader *r)
 {
     gl_doc *d = r->d;
@@ -251,11 +266,12 @@ static mr_status build_skeleton(scene_reader *r)
     mr_status st = gl_alloc(d, "/nodes", (size_t)n + 1, sizeof *stack, &stack);
     if (st != MR_OK) return st;
     for (int i = 0; i < s->root_count; i++) dfs(r, s->roots[i], stack);
-    /* Needed: nodes with a mesh in the scene, the joints of their skins. */
+    /* Needed: nodes with a mesh in the scene (but not those whose mesh is
+     * skinned throughout), the joints of their skins. */
     for (int q = 0; q < r->order_count; q++) {
         node_info *ni = &r->nodes[r->order[q]];
         if (ni->mesh < 0) continue;
-        ni->needed = 1;
+        ni->needed = ni->skin < 0 || !mesh_fully_skinned(d, ni->mesh);
         if (ni->skin < 0) continue;
         if ((st = read_skin(r, ni->skin)) != MR_OK) break;
         for (int j = 0; j < r->skin_njoints[ni->skin]; j++) r->nodes[r->skin_joints[ni->skin][j]].needed = 1;
