@@ -111,8 +111,32 @@ static void normalize_rotations_scalar(float *r, const versor *fallback, int fro
     }
 }
 
+/* dst = w * src (first) or dst += w * src, count floats; and dst *= f. */
+static void flat_weighted(float *dst, const float *src, float w, int count, int first);
+static void flat_scale(float *dst, float f, int count);
+
 #if defined(__SSE__)
 #include <xmmintrin.h>
+
+static void flat_weighted(float *dst, const float *src, float w, int count, int first)
+{
+    const __m128 wv = _mm_set1_ps(w);
+    int k = 0;
+    if (first)
+        for (; k + 4 <= count; k += 4) _mm_storeu_ps(dst + k, _mm_mul_ps(wv, _mm_loadu_ps(src + k)));
+    else
+        for (; k + 4 <= count; k += 4)
+            _mm_storeu_ps(dst + k, _mm_add_ps(_mm_loadu_ps(dst + k), _mm_mul_ps(wv, _mm_loadu_ps(src + k))));
+    for (; k < count; k++) dst[k] = first ? w * src[k] : dst[k] + w * src[k];
+}
+
+static void flat_scale(float *dst, float f, int count)
+{
+    const __m128 fv = _mm_set1_ps(f);
+    int k = 0;
+    for (; k + 4 <= count; k += 4) _mm_storeu_ps(dst + k, _mm_mul_ps(_mm_loadu_ps(dst + k), fv));
+    for (; k < count; k++) dst[k] *= f;
+}
 
 static void add_rotations(float *acc, const float *ref, const float *q, float w, int n)
 {
@@ -167,6 +191,16 @@ static void normalize_rotations(float *r, const versor *fallback, int n)
     normalize_rotations_scalar(r, fallback, j, n);
 }
 #else
+static void flat_weighted(float *dst, const float *src, float w, int count, int first)
+{
+    for (int k = 0; k < count; k++) dst[k] = first ? w * src[k] : dst[k] + w * src[k];
+}
+
+static void flat_scale(float *dst, float f, int count)
+{
+    for (int k = 0; k < count; k++) dst[k] *= f;
+}
+
 static void add_rotations(float *acc, const float *ref, const float *q, float w, int n)
 {
     add_rotations_scalar(acc, ref, q, w, 0, n);
@@ -185,11 +219,9 @@ static void blend_finish(const mr_skeleton *sk, mr_pose *out, const float *total
     if (!total && total_all >= threshold && total_all > 0.0f) {
         /* One total above the threshold (unmasked): flat loops. */
         int n = sk->joint_count;
-        float inv = 1.0f / total_all, *t = out->t[0], *s = out->s[0];
-        for (int k = 0; k < 3 * n; k++) {
-            t[k] *= inv;
-            s[k] *= inv;
-        }
+        float inv = 1.0f / total_all;
+        flat_scale(out->t[0], inv, 3 * n);
+        flat_scale(out->s[0], inv, 3 * n);
         normalize_rotations(out->r[0], (const versor *)sk->rest_r, n);
         return;
     }
@@ -230,18 +262,12 @@ static void blend_unmasked(const mr_blend_job *job, float threshold)
         float w = l->weight;
         if (!(w > 0.0f)) continue;
         const float *t = l->pose->t[0], *s = l->pose->s[0], *r = l->pose->r[0];
+        flat_weighted(ot, t, w, 3 * n, !ref);
+        flat_weighted(os, s, w, 3 * n, !ref);
         if (!ref) {
-            for (int k = 0; k < 3 * n; k++) {
-                ot[k] = w * t[k];
-                os[k] = w * s[k];
-            }
-            for (int k = 0; k < 4 * n; k++) orr[k] = w * r[k];
+            flat_weighted(orr, r, w, 4 * n, 1);
             ref = r;
         } else {
-            for (int k = 0; k < 3 * n; k++) {
-                ot[k] += w * t[k];
-                os[k] += w * s[k];
-            }
             add_rotations(orr, ref, r, w, n);
         }
         total += w;
@@ -346,12 +372,8 @@ mr_status mr_blend_add(mr_pose *acc, const mr_pose *in, float weight)
     if (!(isfinite(weight) && weight >= 0.0f)) return MR_ERR_INVALID_ARGUMENT;
     if (weight == 0.0f) return MR_OK;
     int n = acc->joint_count;
-    float *at = acc->t[0], *as = acc->s[0];
-    const float *it = in->t[0], *is = in->s[0];
-    for (int k = 0; k < 3 * n; k++) {
-        at[k] += weight * it[k];
-        as[k] += weight * is[k];
-    }
+    flat_weighted(acc->t[0], in->t[0], weight, 3 * n, 0);
+    flat_weighted(acc->s[0], in->s[0], weight, 3 * n, 0);
     add_rotations(acc->r[0], acc->r[0], in->r[0], weight, n);
     return MR_OK;
 }
@@ -370,11 +392,8 @@ mr_status mr_blend_end(mr_pose *acc, const mr_skeleton *sk, float total, float t
     if (rest_w > 0.0f)
         for (int j = 0; j < n; j++)
             accumulate(acc->t[j], acc->r[j], acc->s[j], sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], rest_w);
-    float *t = acc->t[0], *s = acc->s[0];
-    for (int k = 0; k < 3 * n; k++) {
-        t[k] *= inv;
-        s[k] *= inv;
-    }
+    flat_scale(acc->t[0], inv, 3 * n);
+    flat_scale(acc->s[0], inv, 3 * n);
     normalize_rotations(acc->r[0], (const versor *)sk->rest_r, n);
     return MR_OK;
 }
