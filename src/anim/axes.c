@@ -108,6 +108,7 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
             map_track(&clip->tracks[j].t, r, s, 0);
             map_track(&clip->tracks[j].r, r, s, 1);
             map_track(&clip->tracks[j].s, r, s, 2);
+            if (clip->max_move) clip->max_move[j] *= (float)s;   /* model units */
         }
         mr_clip_finish(clip);  /* the keys changed: rebake the sampling cache */
     }

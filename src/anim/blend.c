@@ -73,10 +73,158 @@ static inline void normalize_quat(const float *q, float *out, const float *fallb
     for (int k = 0; k < 4; k++) out[k] = q[k] * inv;
 }
 
+/* ---- rotation kernels: 4 joints at a time --------------------------------- */
+
+/* acc_j += w_j' * q_j for n joints, w_j' = w with the sign of dot(ref_j, q_j)
+ * (so q and -q agree); ref may be acc itself (the running sum). The dots are
+ * taken over structure-of-arrays (4 joints' x, y, z, w in one register
+ * each), in the scalar order, so both paths give identical floats. */
+static void add_rotations(float *acc, const float *ref, const float *q, float w, int n);
+/* r_j = r_j / |r_j|, or fallback_j when |r_j|^2 <= 1e-24, for n joints. */
+static void normalize_rotations(float *r, const versor *fallback, int n);
+
+static void add_rotations_scalar(float *acc, const float *ref, const float *q, float w, int from, int n)
+{
+    for (int j = from; j < n; j++) {
+        const float *p = ref + 4 * j, *r = q + 4 * j;
+        float d = p[0] * r[0] + p[1] * r[1] + p[2] * r[2] + p[3] * r[3];
+        float wr = d < 0.0f ? -w : w;
+        float *a = acc + 4 * j;
+        a[0] += wr * r[0];
+        a[1] += wr * r[1];
+        a[2] += wr * r[2];
+        a[3] += wr * r[3];
+    }
+}
+
+static void normalize_rotations_scalar(float *r, const versor *fallback, int from, int n)
+{
+    for (int j = from; j < n; j++) {
+        float *q = r + 4 * j;
+        float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        if (!(len2 > 1e-24f)) {
+            for (int k = 0; k < 4; k++) q[k] = fallback[j][k];
+            continue;
+        }
+        float inv = 1.0f / sqrtf(len2);
+        for (int k = 0; k < 4; k++) q[k] *= inv;
+    }
+}
+
+/* dst = w * src (first) or dst += w * src, count floats; and dst *= f. */
+static void flat_weighted(float *dst, const float *src, float w, int count, int first);
+static void flat_scale(float *dst, float f, int count);
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+
+static void flat_weighted(float *dst, const float *src, float w, int count, int first)
+{
+    const __m128 wv = _mm_set1_ps(w);
+    int k = 0;
+    if (first)
+        for (; k + 4 <= count; k += 4) _mm_storeu_ps(dst + k, _mm_mul_ps(wv, _mm_loadu_ps(src + k)));
+    else
+        for (; k + 4 <= count; k += 4)
+            _mm_storeu_ps(dst + k, _mm_add_ps(_mm_loadu_ps(dst + k), _mm_mul_ps(wv, _mm_loadu_ps(src + k))));
+    for (; k < count; k++) dst[k] = first ? w * src[k] : dst[k] + w * src[k];
+}
+
+static void flat_scale(float *dst, float f, int count)
+{
+    const __m128 fv = _mm_set1_ps(f);
+    int k = 0;
+    for (; k + 4 <= count; k += 4) _mm_storeu_ps(dst + k, _mm_mul_ps(_mm_loadu_ps(dst + k), fv));
+    for (; k < count; k++) dst[k] *= f;
+}
+
+static void add_rotations(float *acc, const float *ref, const float *q, float w, int n)
+{
+    const __m128 wv = _mm_set1_ps(w), sign = _mm_set1_ps(-0.0f), zero = _mm_setzero_ps();
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m128 p0 = _mm_loadu_ps(ref + 4 * j), p1 = _mm_loadu_ps(ref + 4 * j + 4);
+        __m128 p2 = _mm_loadu_ps(ref + 4 * j + 8), p3 = _mm_loadu_ps(ref + 4 * j + 12);
+        __m128 q0 = _mm_loadu_ps(q + 4 * j), q1 = _mm_loadu_ps(q + 4 * j + 4);
+        __m128 q2 = _mm_loadu_ps(q + 4 * j + 8), q3 = _mm_loadu_ps(q + 4 * j + 12);
+        __m128 x0 = p0, y0 = p1, z0 = p2, w0 = p3, x1 = q0, y1 = q1, z1 = q2, w1 = q3;
+        _MM_TRANSPOSE4_PS(x0, y0, z0, w0);   /* structure of arrays: one component of 4 joints */
+        _MM_TRANSPOSE4_PS(x1, y1, z1, w1);
+        __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x1), _mm_mul_ps(y0, y1)),
+                                           _mm_mul_ps(z0, z1)), _mm_mul_ps(w0, w1));
+        __m128 wr = _mm_xor_ps(wv, _mm_and_ps(_mm_cmplt_ps(dot, zero), sign));
+        float *a = acc + 4 * j;
+        _mm_storeu_ps(a, _mm_add_ps(_mm_loadu_ps(a), _mm_mul_ps(_mm_shuffle_ps(wr, wr, 0x00), q0)));
+        _mm_storeu_ps(a + 4, _mm_add_ps(_mm_loadu_ps(a + 4), _mm_mul_ps(_mm_shuffle_ps(wr, wr, 0x55), q1)));
+        _mm_storeu_ps(a + 8, _mm_add_ps(_mm_loadu_ps(a + 8), _mm_mul_ps(_mm_shuffle_ps(wr, wr, 0xAA), q2)));
+        _mm_storeu_ps(a + 12, _mm_add_ps(_mm_loadu_ps(a + 12), _mm_mul_ps(_mm_shuffle_ps(wr, wr, 0xFF), q3)));
+    }
+    add_rotations_scalar(acc, ref, q, w, j, n);
+}
+
+static void normalize_rotations(float *r, const versor *fallback, int n)
+{
+    const __m128 one = _mm_set1_ps(1.0f), tiny = _mm_set1_ps(1e-24f);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        float *q = r + 4 * j;
+        __m128 x = _mm_loadu_ps(q), y = _mm_loadu_ps(q + 4), z = _mm_loadu_ps(q + 8), w = _mm_loadu_ps(q + 12);
+        _MM_TRANSPOSE4_PS(x, y, z, w);
+        __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z)),
+                                 _mm_mul_ps(w, w));
+        int ok = _mm_movemask_ps(_mm_cmpgt_ps(len2, tiny));
+        if (ok != 0xF) {                  /* a zero sum: the scalar path takes the fallback */
+            normalize_rotations_scalar(r, fallback, j, j + 4);
+            continue;
+        }
+        __m128 inv = _mm_div_ps(one, _mm_sqrt_ps(len2));
+        x = _mm_mul_ps(x, inv);
+        y = _mm_mul_ps(y, inv);
+        z = _mm_mul_ps(z, inv);
+        w = _mm_mul_ps(w, inv);
+        _MM_TRANSPOSE4_PS(x, y, z, w);
+        _mm_storeu_ps(q, x);
+        _mm_storeu_ps(q + 4, y);
+        _mm_storeu_ps(q + 8, z);
+        _mm_storeu_ps(q + 12, w);
+    }
+    normalize_rotations_scalar(r, fallback, j, n);
+}
+#else
+static void flat_weighted(float *dst, const float *src, float w, int count, int first)
+{
+    for (int k = 0; k < count; k++) dst[k] = first ? w * src[k] : dst[k] + w * src[k];
+}
+
+static void flat_scale(float *dst, float f, int count)
+{
+    for (int k = 0; k < count; k++) dst[k] *= f;
+}
+
+static void add_rotations(float *acc, const float *ref, const float *q, float w, int n)
+{
+    add_rotations_scalar(acc, ref, q, w, 0, n);
+}
+
+static void normalize_rotations(float *r, const versor *fallback, int n)
+{
+    normalize_rotations_scalar(r, fallback, 0, n);
+}
+#endif
+
 /* Divides the sums by the joint's total weight, easing to the rest pose
  * below the threshold (see blend.h). total NULL: every joint has total_all. */
 static void blend_finish(const mr_skeleton *sk, mr_pose *out, const float *total, float total_all, float threshold)
 {
+    if (!total && total_all >= threshold && total_all > 0.0f) {
+        /* One total above the threshold (unmasked): flat loops. */
+        int n = sk->joint_count;
+        float inv = 1.0f / total_all;
+        flat_scale(out->t[0], inv, 3 * n);
+        flat_scale(out->s[0], inv, 3 * n);
+        normalize_rotations(out->r[0], (const versor *)sk->rest_r, n);
+        return;
+    }
     for (int j = 0; j < sk->joint_count; j++) {
         float tw = total ? total[j] : total_all;
         if (tw < threshold) {
@@ -114,28 +262,13 @@ static void blend_unmasked(const mr_blend_job *job, float threshold)
         float w = l->weight;
         if (!(w > 0.0f)) continue;
         const float *t = l->pose->t[0], *s = l->pose->s[0], *r = l->pose->r[0];
+        flat_weighted(ot, t, w, 3 * n, !ref);
+        flat_weighted(os, s, w, 3 * n, !ref);
         if (!ref) {
-            for (int k = 0; k < 3 * n; k++) {
-                ot[k] = w * t[k];
-                os[k] = w * s[k];
-            }
-            for (int k = 0; k < 4 * n; k++) orr[k] = w * r[k];
+            flat_weighted(orr, r, w, 4 * n, 1);
             ref = r;
         } else {
-            for (int k = 0; k < 3 * n; k++) {
-                ot[k] += w * t[k];
-                os[k] += w * s[k];
-            }
-            for (int j = 0; j < n; j++) {
-                const float *q = r + 4 * j, *p = ref + 4 * j;
-                float d = p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3];
-                float wr = d < 0.0f ? -w : w;
-                float *a = orr + 4 * j;
-                a[0] += wr * q[0];
-                a[1] += wr * q[1];
-                a[2] += wr * q[2];
-                a[3] += wr * q[3];
-            }
+            add_rotations(orr, ref, r, w, n);
         }
         total += w;
     }
@@ -238,8 +371,10 @@ mr_status mr_blend_add(mr_pose *acc, const mr_pose *in, float weight)
     if (acc->joint_count != in->joint_count) return MR_ERR_JOINT_COUNT;
     if (!(isfinite(weight) && weight >= 0.0f)) return MR_ERR_INVALID_ARGUMENT;
     if (weight == 0.0f) return MR_OK;
-    for (int j = 0; j < acc->joint_count; j++)
-        accumulate(acc->t[j], acc->r[j], acc->s[j], in->t[j], in->r[j], in->s[j], weight);
+    int n = acc->joint_count;
+    flat_weighted(acc->t[0], in->t[0], weight, 3 * n, 0);
+    flat_weighted(acc->s[0], in->s[0], weight, 3 * n, 0);
+    add_rotations(acc->r[0], acc->r[0], in->r[0], weight, n);
     return MR_OK;
 }
 
@@ -253,15 +388,13 @@ mr_status mr_blend_end(mr_pose *acc, const mr_skeleton *sk, float total, float t
     if (total <= 0.0f) return mr_pose_set_rest(acc, sk);
     float rest_w = total < threshold ? threshold - total : 0.0f;
     float inv = 1.0f / (total + rest_w);
-    for (int j = 0; j < acc->joint_count; j++) {
-        if (rest_w > 0.0f)
+    int n = acc->joint_count;
+    if (rest_w > 0.0f)
+        for (int j = 0; j < n; j++)
             accumulate(acc->t[j], acc->r[j], acc->s[j], sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], rest_w);
-        for (int k = 0; k < 3; k++) {
-            acc->t[j][k] *= inv;
-            acc->s[j][k] *= inv;
-        }
-        normalize_quat(acc->r[j], acc->r[j], sk->rest_r[j]);
-    }
+    flat_scale(acc->t[0], inv, 3 * n);
+    flat_scale(acc->s[0], inv, 3 * n);
+    normalize_rotations(acc->r[0], (const versor *)sk->rest_r, n);
     return MR_OK;
 }
 

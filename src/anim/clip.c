@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "anim/clip_dense.h"
+#include "anim/clip_optimize.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -50,6 +51,7 @@ static void free_fine(mr_clip *clip)
     free(clip->fine);
     clip->fine = NULL;
     clip->fine_added = 0;
+    clip->fine_dropped = 0;
 }
 
 void mr_clip_destroy(mr_clip *clip)
@@ -66,6 +68,7 @@ void mr_clip_destroy(mr_clip *clip)
     free(clip->tracks);
     free_fine(clip);
     free(clip->max_angle);
+    free(clip->max_move);
     mr_clip_dense_destroy(clip->dense);
     free(clip->name);
     free(clip);
@@ -638,6 +641,9 @@ void mr_clip_finish(mr_clip *clip)
     int done = ref && linear ? refine_shared(clip, ref->times, ref->key_count) : 0;
     if (done == 0 && !(ref && linear)) done = refine_tracks(clip);
     if (done < 0) free_fine(clip);
+    /* Thin what interpolation reproduces (clip_optimize.h); without memory
+     * the clip may stay partly thinned, each track still a valid one. */
+    mr_clip_thin(clip);
     ref = shared_line(clip, &linear);
     if (!ref) return;
     clip->shared_keys = ref->key_count;

@@ -49,6 +49,12 @@
  * scale above 1 lengthens the lever arms beyond the bind-pose reach.
  * mr_track_sample (one track: root motion, writers) slerps exactly.
  *
+ * Key thinning (clip_optimize.h), opt-in with mr_clip_optimize: after the
+ * refinement, mr_clip_finish drops from the sampling layer the keys that
+ * interpolation reproduces within a per-joint budget in model units; the
+ * clip then stays within the tolerance (a fraction of the model size,
+ * default MR_CLIP_FIDELITY) of its exact curves, nlerp included.
+ *
  * Markers name instants of a clip ("footstep" at 0.4 s); the mixer reports
  * them as events when playback crosses them (see mixer.h).
  *
@@ -106,6 +112,10 @@ typedef struct mr_clip {
     mr_joint_tracks *fine;  /* owned slerp refinement set by mr_clip_finish, or NULL; an */
                          /* entry with no keys means the source track is sampled as is */
     int fine_added;      /* keys the refinement added, over all tracks */
+    float *max_move;     /* joint_count model units (owned), the thinning budget of */
+                         /* translations, or NULL: 0 (clip_optimize.h) */
+    float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
+    int fine_dropped;    /* keys thinning dropped from the sampling layer, over all tracks */
 } mr_clip;
 
 /* Slerp fidelity (see above): the largest sampling error, as a fraction of
@@ -134,7 +144,8 @@ mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp);
 void mr_track_finish(mr_track *track);
 
 /* Finishes every track (mr_track_finish), builds the slerp refinement
- * (above) and detects a time line shared by all sampled tracks, so sampling
+ * (above), thins keys when asked to (mr_clip_optimize, clip_optimize.h)
+ * and detects a time line shared by all sampled tracks, so sampling
  * finds the key once per clip instead of once per track. mr_model_add_clip
  * calls it; call it again after editing keys of a clip that is already in a
  * model. Allocates (load time); without memory the clip samples unrefined. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_optimize.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -62,12 +63,14 @@ static void reach_chain(const mr_skeleton *sk, const float *pos, int j, const fl
 }
 
 /* The slerp error budget of each joint (clip.h, "Slerp fidelity"):
- * B / S_j. Reach is measured in the bind pose (vertices as stored, joints
+ * B / S_j, and in *max_move the thinning budget of its translations
+ * (clip_optimize.h): B / S_j * reach_j / 2, NULL without memory. Reach is measured in the bind pose (vertices as stored, joints
  * at their inverse-bind origins) and in the rest pose (each vertex carried
  * by its joint from bind to rest). Returns NULL when the model has no size
  * or without memory (the clip keeps the default budget). */
-static float *model_max_angle(const mr_model *m)
+static float *model_max_angle(const mr_model *m, float **max_move)
 {
+    *max_move = NULL;
     const mr_skeleton *sk = &m->skeleton;
     int n = sk->joint_count;
     vec3 lo, hi;
@@ -126,6 +129,8 @@ static float *model_max_angle(const mr_model *m)
         if (chain < 1e-3 * diag) chain = 1e-3 * diag;
         out[j] = (float)(budget / chain);
     }
+    *max_move = mr_alloc_array((size_t)n, sizeof **max_move);
+    for (int j = 0; *max_move && j < n; j++) (*max_move)[j] = (float)(0.5 * out[j] * reach[j]);
 done:
     free(bind);
     free(rest);
@@ -152,9 +157,11 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
         }
     }
     if (clip->joint_count == m->skeleton.joint_count && !clip->max_angle) {
-        float *budget = model_max_angle(m);
+        float *move = NULL, *budget = model_max_angle(m, &move);
         if (budget) mr_clip_set_max_angle(clip, budget);
+        if (budget && move) mr_clip_set_max_move(clip, move);
         free(budget);
+        free(move);
     }
     mr_clip_finish(clip);
     mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);

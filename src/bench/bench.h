@@ -7,6 +7,8 @@
 #ifndef MR_BENCH_BENCH_H
 #define MR_BENCH_BENCH_H
 
+#include <stddef.h>
+
 typedef struct mr_bench_opts {
     int quick;               /* fewer repetitions (used by the test suite) */
     const char *root;        /* directory holding the shared models */
@@ -15,10 +17,17 @@ typedef struct mr_bench_opts {
 double mr_bench_now(void);                  /* monotonic seconds */
 double mr_bench_median(double *values, int n);  /* sorts values in place */
 
+/* assimp, opened at run time when installed (bench_assimp.c): 1 and its
+ * version in version when available; the seconds of one aiImportFile +
+ * aiReleaseImport of path, < 0 when assimp is absent or fails. */
+int mr_bench_assimp_open(char *version, size_t size);
+double mr_bench_assimp_load(const char *path);
+
 /* Sections. */
 void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */
 void mr_bench_pose(const mr_bench_opts *o);   /* pose evaluation, ns per joint */
 void mr_bench_choreo(const mr_bench_opts *o); /* blends, layers, IK vs plain sampling, ns per joint */
 void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100 characters */
+void mr_bench_recorded(void);                 /* ozz-animation and assimp ratios recorded in issue 18 */
 
 #endif

@@ -1,0 +1,292 @@
+/* test_clip_optimize.c — key thinning (anim/clip_optimize.h).
+ *
+ * The bound: every shared model clip, thinned at load, sampled at 241
+ * times through the public sampler, stays within MR_CLIP_FIDELITY of the
+ * model size of the exact curves of its SOURCE keys (each track through
+ * mr_track_sample: lerp and slerp), measured on the skinned vertices and the
+ * joint origins in model space. test_slerp_fidelity.c checks the same clips
+ * against references that read the files themselves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "test_files.h"
+
+#include "anim/clip_optimize.h"
+#include "anim/model.h"
+#include "core/alloc.h"
+#include "core/path.h"
+#include "core/str.h"
+#include "formats/collada.h"
+#include "formats/load.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STEPS 40
+#else
+#define STEPS 240
+#endif
+
+/* The exact pose: every source track sampled on its own curve. */
+static void exact_pose(const mr_clip *c, const mr_skeleton *sk, float t, mr_pose *p)
+{
+    t = mr_clip_wrap_time(c, t, MR_WRAP_CLAMP);
+    mr_pose_set_rest(p, sk);
+    for (int j = 0; j < sk->joint_count; j++) {
+        const mr_joint_tracks *jt = &c->tracks[j];
+        if (jt->t.key_count) mr_track_sample(&jt->t, t, p->t[j]);
+        if (jt->r.key_count) mr_track_sample(&jt->r, t, p->r[j]);
+        if (jt->s.key_count) mr_track_sample(&jt->s, t, p->s[j]);
+    }
+}
+
+/* Joint origins then skinned vertices of pose p (count points). */
+static vec3 *points(const mr_model *m, const mr_pose *p, int *count)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int n = sk->joint_count, total = n;
+    for (int i = 0; i < m->mesh_count; i++) total += m->meshes[i].vertex_count;
+    mat4 *model = mr_alloc_array((size_t)n + 1, sizeof *model), *skin = mr_alloc_array((size_t)n + 1, sizeof *skin);
+    vec3 *out = mr_alloc_array((size_t)total + 1, sizeof *out);
+    CHECK(mr_pose_to_model(sk, p, model) == MR_OK);
+    CHECK(mr_pose_skinning(sk, model, skin) == MR_OK);
+    for (int j = 0; j < n; j++) glm_vec3_copy(model[j][3], out[j]);
+    int at = n;
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        vec3 *nrm = mr_alloc_array((size_t)me->vertex_count + 1, sizeof *nrm);
+        mr_mesh_skin(me, skin, out + at, nrm);
+        at += me->vertex_count;
+        free(nrm);
+    }
+    free(model);
+    free(skin);
+    *count = total;
+    return out;
+}
+
+static int dropped_keys(const mr_model *m)
+{
+    int n = 0;
+    for (int c = 0; c < m->clip_count; c++) n += m->clips[c]->fine_dropped;
+    return n;
+}
+
+static double model_size(const mr_model *m)
+{
+    vec3 lo, hi;
+    return mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 0.0;
+}
+
+/* Worst distance over the model's clips from the exact curves, as a fraction
+ * of the model size; adds the clips' sampled and source key counts. */
+static double worst_error(const mr_model *m, long *sampled, long *source)
+{
+    *sampled = *source = 0;
+    const mr_skeleton *sk = &m->skeleton;
+    double size = model_size(m), worst = 0;
+    mr_pose a, b;
+    mr_pose_init(&a, sk->joint_count);
+    mr_pose_init(&b, sk->joint_count);
+    for (int c = 0; c < m->clip_count; c++) {
+        const mr_clip *clip = m->clips[c];
+        for (int j = 0; j < clip->joint_count; j++)
+            for (int k = 0; k < 3; k++) {
+                const mr_track *src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
+                *source += src->key_count;
+                *sampled += mr_clip_track(clip, j, k)->key_count;
+            }
+        for (int s = 0; s <= STEPS; s++) {
+            float t = clip->duration * (float)s / STEPS;
+            CHECK(mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &a) == MR_OK);
+            exact_pose(clip, sk, t, &b);
+            int na = 0, nb = 0;
+            vec3 *pa = points(m, &a, &na), *pb = points(m, &b, &nb);
+            for (int i = 0; i < na && na == nb; i++) {
+                double e = glm_vec3_distance(pa[i], pb[i]) / size;
+                if (e > worst) worst = e;
+            }
+            free(pa);
+            free(pb);
+        }
+    }
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    return worst;
+}
+
+/* Thins every clip of m at tolerance, checks the bound; adds to the totals. */
+static void check_model(mr_model *m, const char *label, float tolerance, long *dropped_all, double *overall)
+{
+    int dense = 1;
+    for (int c = 0; c < m->clip_count; c++) {
+        int had = m->clips[c]->dense != NULL;
+        CHECK(mr_clip_optimize(m->clips[c], tolerance) == MR_OK);
+        dense &= !had || m->clips[c]->dense != NULL;
+    }
+    long sampled, source;
+    double e = worst_error(m, &sampled, &source);
+    if (strlen(label) > 50) label += strlen(label) - 50;
+    printf("       %-50s %.6f%%, keys %ld -> %ld (%d dropped)%s\n", label, e * 100, source, sampled, dropped_keys(m),
+           dense ? "" : " lost the SIMD bake");
+    CHECK_MSG(e <= (tolerance > 0 ? tolerance : MR_CLIP_FIDELITY), "%s: %.5f%% of the size from the exact curves", label, e * 100);
+    CHECK_MSG(dense, "%s: thinning lost a shared time line", label);
+    *dropped_all += dropped_keys(m);
+    *overall = fmax(*overall, e);
+}
+
+static void sweep(float tolerance, long *dropped_all)
+{
+    static const char *const snout[] = {"pain", "forward", "dying", "backward", "shotgun_shoot", "jump", "idle"};
+    char **files = NULL;
+    int n = 0, checked = 0;
+    double overall = 0;
+    printf("       tolerance %g of the model size\n", tolerance);
+    /* MD5: Bob and every snoutx10k clip. */
+    for (int s = -1; s < 7; s++) {
+        char mesh[512], anim[512];
+        if (s < 0) {
+            snprintf(mesh, sizeof mesh, "%sassimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS);
+            snprintf(anim, sizeof anim, "%sassimp/test/models-nonbsd/MD5/Bob.md5anim", SHARED_MODELS);
+        } else {
+            snprintf(mesh, sizeof mesh, "%stomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+                     SHARED_MODELS);
+            snprintf(anim, sizeof anim, "%stomatenquark-essential/packages/models/snoutx10k/%s.md5anim",
+                     SHARED_MODELS, snout[s]);
+        }
+        const char *anims[1] = {anim};
+        mr_model *m = NULL;
+        mr_error err = {0};
+        CHECK_MSG(mr_load_model(mesh, anims, 1, &m, &err) == MR_OK, "%s: %s", anim, err.msg);
+        if (!m) continue;
+        check_model(m, mr_path_basename(anim), tolerance, dropped_all, &overall);
+        checked++;
+        mr_model_destroy(m);
+    }
+    /* COLLADA: every animated .dae of the shared models. */
+    test_find_dae(SHARED_MODELS, &files, &n);
+    qsort(files, (size_t)n, sizeof *files, test_cmp_str);
+    for (int i = 0; i < n; i++) {
+        mr_model *m = NULL;
+        mr_error err = {0};
+        if (mr_collada_load(files[i], &m, &err) == MR_OK && m->clip_count > 0 && model_size(m) > 0) {
+            check_model(m, files[i] + strlen(SHARED_MODELS), tolerance, dropped_all, &overall);
+            checked++;
+        }
+        mr_model_destroy(m);
+        free(files[i]);
+    }
+    free(files);
+    printf("       %d files, worst %.6f%% of the size, %ld keys dropped\n", checked, overall * 100, *dropped_all);
+    CHECK(checked >= 20);
+}
+
+TEST(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys)
+{
+    long dropped_default = 0, dropped_loose = 0;
+    sweep(0.0f, &dropped_default);
+    sweep(1e-3f, &dropped_loose);
+    CHECK(dropped_default > 0);
+    CHECK(dropped_loose > dropped_default);
+}
+
+/* ---- synthetic: keys that matter and keys that do not ----------------------------- */
+
+/* A three-joint arm (root, mid 1 unit along x, tip 1 further) with a 9-key
+ * clip: the root's rotation zig-zags +-20 degrees about z every key (each
+ * key matters), its translation moves along a straight line (only the ends
+ * matter), and mid's rotation is flat but for one 0.5 degree bump at key 4.
+ * shift: the translation keys' times move off the shared time line. */
+static mr_model *arm_model(float shift, mr_clip **out)
+{
+    mr_model *m = mr_model_new("arm", "test");
+    mr_skeleton_init(&m->skeleton, 3);
+    mr_skeleton *sk = &m->skeleton;
+    sk->names[0] = mr_str_dup("root");
+    sk->names[1] = mr_str_dup("mid");
+    sk->names[2] = mr_str_dup("tip");
+    sk->parents[1] = 0;
+    sk->parents[2] = 1;
+    sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
+    mr_skeleton_compute_inverse_bind(sk);
+    mr_clip *c = mr_clip_make("zigzag", 3);
+    c->duration = 1.0f;
+    mr_track *r = &c->tracks[0].r, *t = &c->tracks[0].t, *mid = &c->tracks[1].r;
+    mr_track_init(r, 9, MR_INTERP_LINEAR);
+    mr_track_init(t, 9, MR_INTERP_LINEAR);
+    mr_track_init(mid, 9, MR_INTERP_LINEAR);
+    for (int i = 0; i < 9; i++) {
+        r->times[i] = mid->times[i] = i / 8.0f;
+        t->times[i] = i / 8.0f + (i > 0 && i < 8 ? shift : 0.0f);
+        glm_quatv(r->values + 4 * i, glm_rad(i % 2 ? 20.0f : -20.0f), (vec3){0, 0, 1});
+        t->values[3 * i] = 2.0f * t->times[i];
+        t->values[3 * i + 1] = -1.0f * t->times[i];
+        glm_quatv(mid->values + 4 * i, glm_rad(i == 4 ? 0.5f : 0.0f), (vec3){0, 1, 0});
+    }
+    CHECK(mr_model_add_clip(m, c) == MR_OK);
+    CHECK(c->fine_dropped == 0);   /* opt-in: loading thins nothing */
+    CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
+    *out = c;
+    return m;
+}
+
+TEST(clip_thin_keeps_keys_that_matter_and_drops_the_rest)
+{
+    mr_clip *c;
+    mr_model *m = arm_model(0.0f, &c);
+    /* The arm's time line is shared: thinned as a whole, a key stays when
+     * any joint needs it, so all 9 zig-zag keys stay (refinement may add). */
+    CHECK(c->shared_keys >= 9);
+    CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);
+    long sampled = 0, source = 0;
+    double e = worst_error(m, &sampled, &source);
+    CHECK_MSG(e <= MR_CLIP_FIDELITY, "zig-zag arm: %.3g of the size", e);
+    mr_model_destroy(m);
+
+    /* Tracks on their own time lines are thinned one by one. */
+    m = arm_model(0.01f, &c);
+    CHECK(c->shared_keys == 0);
+    CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);   /* every zig-zag key matters */
+    CHECK(mr_clip_track(c, 0, 0)->key_count == 2);   /* a straight line: the ends */
+    const mr_track *mid = mr_clip_track(c, 1, 1);
+    CHECK(mid->key_count == 5);                      /* first, around the bump, last */
+    CHECK(mid->key_count >= 3 && mid->times[mid->key_count / 2] == 0.5f);
+    CHECK(c->fine_dropped > 0);
+    CHECK(mr_clip_key_count(c) == 9);                /* the source keys stay */
+    sampled = source = 0;
+    e = worst_error(m, &sampled, &source);
+    CHECK_MSG(e <= MR_CLIP_FIDELITY, "separate time lines: %.3g of the size", e);
+
+    /* Without a translation budget a straight line still thins (exactly). */
+    CHECK(mr_clip_set_max_move(c, NULL) == MR_OK);
+    mr_clip_finish(c);
+    CHECK(mr_clip_track(c, 0, 0)->key_count == 2);
+    CHECK(mr_clip_track(c, 1, 1)->key_count == 5);
+    mr_model_destroy(m);
+}
+
+TEST(clip_set_max_move_refuses_negative_and_nan)
+{
+    mr_clip *c = mr_clip_make("c", 2);
+    float bad[2] = {0.1f, -1.0f}, nan2[2] = {NAN, 0.1f}, good[2] = {0.0f, 0.5f};
+    CHECK(mr_clip_set_max_move(c, bad) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_set_max_move(c, nan2) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(c->max_move == NULL);
+    CHECK(mr_clip_set_max_move(c, good) == MR_OK);
+    CHECK(c->max_move && c->max_move[1] == 0.5f);
+    CHECK(mr_clip_set_max_move(NULL, good) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_optimize(c, -1.0f) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_optimize(c, NAN) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_optimize(c, INFINITY) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(c->thin_tolerance == 0.0f);
+    mr_clip_destroy(c);
+}
+
+int main(void)
+{
+    RUN(clip_set_max_move_refuses_negative_and_nan);
+    RUN(clip_thin_keeps_keys_that_matter_and_drops_the_rest);
+    RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
+    return test_summary("clip_optimize");
+}
