@@ -11,7 +11,7 @@
 #   make models   regenerate models/ (the mannequin)
 #   make clean
 
-PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl
+PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl libpng
 CC      ?= cc
 BUILD   ?= build/release
 SANFLAGS ?=
