@@ -48,6 +48,10 @@ void mr_lua_gfx_invalidate(mr_lua_ctx *ctx);
  * (a frame that is not drawn: a hidden window). */
 void mr_lua_gfx_drop(mr_lua_ctx *ctx);
 
+/* 1 when the script asked for a marrow.screenshot this frame (the frame
+ * must then be rendered), else 0. */
+int mr_lua_gfx_screenshots_pending(const mr_lua_ctx *ctx);
+
 /* Number of model draws recorded in the last draw() (for tests). */
 int mr_lua_gfx_recorded(const mr_lua_ctx *ctx);
 
