@@ -57,7 +57,7 @@ static const char test_help[] =
     "                  of comparing; name scene files to approve only those\n"
     "  --out DIR       actual/expected/diff PNGs, report.html, junit.xml\n"
     "                  (default out/test)\n"
-    "  --jobs N        run N scenes at once, in separate processes (default 1)\n"
+    "  --jobs N        run N scenes at once, in N worker processes (default 1)\n"
     "  --shard K/N     run only scenes whose index in the sorted list % N == K-1\n"
     "  --filter PAT    only scenes whose name contains PAT (or matches it as a\n"
     "                  glob when PAT has * ? or [)\n"
