@@ -11,7 +11,7 @@
 #   make models   regenerate models/ (the mannequin: MD5, .dae, .glb)
 #   make clean
 
-PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson
+PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson libpng
 CC      ?= cc
 BUILD   ?= build/release
 SANFLAGS ?=

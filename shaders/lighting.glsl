@@ -1,19 +1,26 @@
 // lighting.glsl — Blinn-Phong with a hemispheric ambient and two directional
 // lights; light 0 casts the shadow (a depth-compare shadow map, 4 bilinear
 // PCF taps).
-// Included by model.frag and floor.frag.
+// Included by model.frag and floor.frag. The renderer compiles each of those
+// twice: MR_SHADOWS 1 (defined before this file) with the shadow lookups,
+// 0 without (everything lit) — a variant rather than a branch, because
+// llvmpipe runs both sides of a branch for every fragment.
+#ifndef MR_SHADOWS
+#define MR_SHADOWS 1
+#endif
 uniform vec3 u_eye;
 uniform vec3 u_ambient;
 uniform vec3 u_light_dir[2];     // unit, towards the light
 uniform vec3 u_light_color[2];
 uniform sampler2DShadow u_shadow_map;
 uniform mat4 u_light_view_proj;
-uniform int u_shadows;           // 0: everything lit
 uniform float u_shadow_offset;   // normal offset in world units (about one texel)
 
 float shadow_factor(vec3 world, vec3 n)
 {
-    if (u_shadows == 0) return 1.0;
+#if MR_SHADOWS == 0
+    return 1.0;
+#else
     // Push the lookup off the surface along the normal, more at grazing
     // light, so surfaces do not shadow themselves (acne).
     float slope = 1.0 - max(dot(n, u_light_dir[0]), 0.0);
@@ -33,6 +40,7 @@ float shadow_factor(vec3 world, vec3 n)
                 texture(u_shadow_map, vec3(s.xy + vec2(-1.0, 1.0) * texel, z)) +
                 texture(u_shadow_map, vec3(s.xy + vec2(1.0, 1.0) * texel, z));
     return sum * 0.25;
+#endif
 }
 
 vec3 shade(vec3 albedo, vec3 spec_color, float shininess, vec3 n, vec3 world)

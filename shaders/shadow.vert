@@ -5,7 +5,7 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 4) in uvec4 a_joints;
 layout(location = 5) in vec4 a_weights;
-layout(location = 6) in uvec4 a_joints1;  // influences 5-8 (read when u_wide)
+layout(location = 6) in uvec4 a_joints1;  // influences 5-8 (read when MR_SKIN == 2)
 layout(location = 7) in vec4 a_weights1;
 
 uniform mat4 u_world;

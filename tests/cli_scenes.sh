@@ -107,13 +107,33 @@ run $MARROW test "$E/nogolden.lua" --out "$TMP/eo2"
 
 # A scene that runs too long is stopped and fails; the others go on.
 mkdir -p "$TMP/to"
-printf 'scene = {size = {640, 480}, frames = 100000, shots = {99999}}\n' >"$TMP/to/slow.lua"
+# Slow in update(), which every frame runs (frames that are not shots are not rendered).
+printf 'scene = {size = {640, 480}, frames = 100000, shots = {99999}}\nfunction update() for i = 1, 1000000 do end end\n' >"$TMP/to/slow.lua"
 cp "$E/good.lua" "$TMP/to/"; cp -r "$E/good.golden" "$TMP/to/"
 run $MARROW test "$TMP/to" --timeout 20 --jobs 2 --out "$TMP/too"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'slow.lua: ran past --timeout 20 s and was stopped' \
     && printf '%s' "$OUT" | grep -q '^\[1/2\] good \.\.\. ok' \
     && pass "--timeout stops a scene that runs too long; the others pass" || fail "--timeout" "exit $RC" "$OUT"
 expect_exit "--timeout 0 is a usage error" 2 $MARROW test --timeout 0
+
+# A scene whose process dies fails alone: with --jobs 1 one worker would run
+# both scenes; it is killed inside the first (SIGKILL: under ASan a SIGSEGV
+# would be caught and turned into exit 1), and a new worker runs the second.
+. tests/wait.sh
+mkdir -p "$TMP/cr"
+printf 'scene = {size = {64, 48}, frames = 100000, shots = {99999}}\nprint("spinning")\nfunction update() for i = 1, 1000000 do end end\n' >"$TMP/cr/a_crash.lua"
+cp "$E/good.lua" "$TMP/cr/"; cp -r "$E/good.golden" "$TMP/cr/"
+$MARROW test "$TMP/cr" --jobs 1 --out "$TMP/cro" >"$TMP/cr.txt" 2>&1 &
+MPID=$!
+if wait_for "$TMP/cro/a_crash/log.txt" spinning 60; then
+    kill -KILL $(pgrep -P "$MPID") 2>/dev/null
+fi
+wait "$MPID"; RC=$?
+OUT=$(cat "$TMP/cr.txt")
+[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q "a_crash.lua: the scene's process died of signal 9" \
+    && printf '%s' "$OUT" | grep -q '^\[2/2\] good \.\.\. ok' \
+    && pass "a scene whose worker dies fails naming the signal; a new worker runs the next scene" \
+    || fail "crashing worker" "exit $RC" "$OUT"
 
 # --- a deliberately broken scene: the diff points at the arm ------------------------------
 B=$TMP/broken

@@ -8,7 +8,7 @@
 #include "cli/cmd.h"
 
 static const char bench_help[] =
-    "usage: marrow bench [--quick] [--models DIR]\n"
+    "usage: marrow bench [--quick] [--models DIR] [--only SECTION]\n"
     "\n"
     "Prints performance figures, each the median of repeated runs, with a\n"
     "baseline measured in the same run:\n"
@@ -19,7 +19,8 @@ static const char bench_help[] =
     "  assimp's import of the same COLLADA files when libassimp is installed (ratio);\n"
     "  the ozz-animation and assimp ratios recorded in issue 18 (constants, with provenance).\n"
     "Models are read from DIR (default ../shared/models). --quick runs few\n"
-    "repetitions (a smoke test, not a figure).\n";
+    "repetitions (a smoke test, not a figure). --only runs one section: load,\n"
+    "pose, choreo, render or lua.\n";
 
 int mr_cmd_bench(int argc, char **argv)
 {
@@ -28,16 +29,26 @@ int mr_cmd_bench(int argc, char **argv)
         return MR_EXIT_OK;
     }
     mr_bench_opts o = {.quick = 0, .root = "../shared/models"};
+    static const struct { const char *name; void (*run)(const mr_bench_opts *); } sections[] = {
+        {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo},
+        {"render", mr_bench_render}, {"lua", mr_bench_lua},
+    };
+    enum { NSECTIONS = sizeof sections / sizeof sections[0] };
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) o.quick = 1;
         else if (!strcmp(argv[i], "--models") && i + 1 < argc) o.root = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else return mr_cli_usage_error("bench", "unknown argument '%s'", argv[i]);
     }
-    mr_bench_load(&o);
-    mr_bench_pose(&o);
-    mr_bench_choreo(&o);
-    mr_bench_render(&o);
-    mr_bench_lua(&o);
-    mr_bench_recorded();
+    int ran = 0;
+    for (int i = 0; i < NSECTIONS; i++)
+        if (!only || !strcmp(only, sections[i].name)) {
+            sections[i].run(&o);
+            ran++;
+        }
+    if (!ran)
+        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, render, lua (not '%s')", only);
+    if (!only) mr_bench_recorded();
     return MR_EXIT_OK;
 }

@@ -1,11 +1,17 @@
 /* cmd_test.c — `marrow test`: runs regression scenes headless and compares
  * their shots with golden PNGs (see the help text below and README.md).
  *
- * Each scene runs in a child process made with fork() before this process
- * touches OpenGL: a scene that crashes fails alone, and --jobs N runs N of
- * them at once. A child writes its mr_scene_result to OUT/SCENE/.result; the
- * parent reads them as the children end and prints progress in scene order,
- * so the output does not depend on which child finishes first.
+ * Scenes run in worker processes made with fork() before this process
+ * touches OpenGL; --jobs N keeps N of them. A worker opens its GL context
+ * and renderer once (testkit/scene.h: a runner) and runs the scenes the
+ * parent hands it one after another, each with a fresh Lua state, so the
+ * driver load, shader compile and llvmpipe JIT are paid once per worker
+ * instead of once per scene. For each scene a worker writes its
+ * mr_scene_result to OUT/SCENE/.result, then the scene's index on its pipe.
+ * A scene that crashes its worker (or passes --timeout, which kills it)
+ * fails alone: the parent reports it from the exit status and starts a new
+ * worker for the scenes left. Progress is printed in scene order, so the
+ * output does not depend on which worker finishes first.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -26,6 +33,7 @@
 #include "cli/cmd.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/file.h"
 #include "core/str.h"
 #include "gfx/renderer.h"
 #include "platform/clock.h"
@@ -50,7 +58,7 @@ static const char test_help[] =
     "                  of comparing; name scene files to approve only those\n"
     "  --out DIR       actual/expected/diff PNGs, report.html, junit.xml\n"
     "                  (default out/test)\n"
-    "  --jobs N        run N scenes at once, in separate processes (default 1)\n"
+    "  --jobs N        run N scenes at once, in N worker processes (default 1)\n"
     "  --shard K/N     run only scenes whose index in the sorted list % N == K-1\n"
     "  --filter PAT    only scenes whose name contains PAT (or matches it as a\n"
     "                  glob when PAT has * ? or [)\n"
@@ -254,6 +262,15 @@ static int write_png(const char *path, const uint8_t *rgba, int w, int h, char *
     return -1;
 }
 
+static int copy_file(const char *from, const char *to)
+{
+    size_t n = 0;
+    char *data = mr_file_read(from, &n, NULL);
+    int rc = data ? mr_file_write(to, data, n, NULL) : -1;
+    free(data);
+    return rc;
+}
+
 /* ---- one scene (in the child) ------------------------------------------------------ */
 
 typedef struct shot_ctx {
@@ -301,7 +318,7 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
                  "marrow test --update %s", res->name, frame, golden, path, res->path);
         return 0;
     }
-    if (write_png(ex, exp, gw, gh, s->msg, sizeof s->msg) == 0) s->has_expected = 1;
+    if (copy_file(golden, ex) == 0) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
     if (gw != w || gh != h) {
         s->status = MR_SHOT_FAIL;
         msgf(s->msg, sizeof s->msg, "%s frame %d: the frame is %dx%d, the golden %s is %dx%d", res->name,
@@ -336,7 +353,7 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     return 0;
 }
 
-static void run_scene(const test_opts *o, const char *path, mr_scene_result *res)
+static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *path, mr_scene_result *res)
 {
     char scene_dir[1200];
     snprintf(scene_dir, sizeof scene_dir, "%s/%s", o->out, res->name);
@@ -349,14 +366,26 @@ static void run_scene(const test_opts *o, const char *path, mr_scene_result *res
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", scene_dir);
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    fflush(NULL);
     if (fd >= 0) {
         dup2(fd, 1);
         dup2(fd, 2);
         close(fd);
     }
     double t0 = mr_clock_now();
+    int rc = -1;
+    memset(&decl, 0, sizeof decl);
+    if (!*runner) {        /* the worker's first scene opens the context (its errors go to this scene) */
+        mr_error e = {0};
+        if (mr_scene_runner_create(runner, &e) != MR_OK) {
+            msgf(res->message, sizeof res->message, "%s", e.msg);
+            *runner = NULL;
+        }
+    }
     /* decl is filled before the first frame, so on_shot can read the tolerance. */
-    int rc = mr_scene_run(path, scene_dir, &decl, on_shot, &c, res->message, sizeof res->message);
+    if (*runner)
+        rc = mr_scene_runner_run(*runner, path, scene_dir, &decl, on_shot, &c, res->message, sizeof res->message);
+    fflush(NULL);
     res->seconds = mr_clock_now() - t0;
     res->shot_count = decl.shot_count;
     for (int i = 0; i < decl.shot_count; i++)
@@ -378,25 +407,86 @@ static void result_path(const test_opts *o, const mr_scene_result *r, char *out,
     snprintf(out, n, "%s/%s/.result", o->out, r->name);
 }
 
-/* Runs scene i in a child; returns its pid, or -1 (the result says why). */
-static pid_t start_child(const test_opts *o, mr_scene_result *r)
+/* A worker process: runs the scenes whose indices it reads from its task
+ * pipe, answering each with the index on its done pipe. */
+typedef struct worker {
+    pid_t pid;               /* 0: none */
+    int task_fd, done_fd;    /* the parent's ends */
+    int current;             /* scene being run, or -1 */
+} worker;
+
+static int write_int(int fd, int v)
 {
-    char rp[1300];
-    result_path(o, r, rp, sizeof rp);
-    unlink(rp);
+    ssize_t n;
+    do n = write(fd, &v, sizeof v);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof v ? 0 : -1;
+}
+
+static int read_int(int fd, int *v)
+{
+    ssize_t n;
+    do n = read(fd, v, sizeof *v);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof *v ? 0 : -1;
+}
+
+/* The worker's body (never returns). */
+static void worker_main(const test_opts *o, mr_scene_result *res, int n, int task_fd, int done_fd)
+{
+    mr_scene_runner *runner = NULL;
+    int i;
+    while (read_int(task_fd, &i) == 0 && i >= 0 && i < n) {
+        mr_scene_result *r = &res[i];
+        run_scene(o, &runner, r->path, r);
+        char rp[1300];
+        result_path(o, r, rp, sizeof rp);
+        FILE *f = fopen(rp, "wb");
+        int ok = f && fwrite(r, sizeof *r, 1, f) == 1;
+        if (f && fclose(f) != 0) ok = 0;
+        if (!ok || write_int(done_fd, i) != 0) break;
+    }
+    mr_scene_runner_destroy(runner);
+    _exit(0);
+}
+
+/* Starts a worker in slot w; 0, or -1 with errno set. The new process
+ * closes the other workers' pipes, so each worker sees the end of its task
+ * pipe when the parent closes it. */
+static int start_worker(const test_opts *o, mr_scene_result *res, int n, worker *ws, int nw, int w)
+{
+    int task[2], done[2];
+    if (pipe(task) != 0) return -1;
+    if (pipe(done) != 0) {
+        close(task[0]);
+        close(task[1]);
+        return -1;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        r->error = 1;
-        msgf(r->message, sizeof r->message, "cannot start a process: %s", strerror(errno));
+        int e = errno;
+        close(task[0]);
+        close(task[1]);
+        close(done[0]);
+        close(done[1]);
+        errno = e;
         return -1;
     }
-    if (pid > 0) return pid;
-    run_scene(o, r->path, r);
-    FILE *f = fopen(rp, "wb");
-    int ok = f && fwrite(r, sizeof *r, 1, f) == 1;
-    if (f && fclose(f) != 0) ok = 0;
-    _exit(ok ? 0 : 3);
+    if (pid == 0) {
+        for (int k = 0; k < nw; k++)
+            if (ws[k].pid > 0) {
+                close(ws[k].task_fd);
+                close(ws[k].done_fd);
+            }
+        close(task[1]);
+        close(done[0]);
+        worker_main(o, res, n, task[0], done[1]);
+    }
+    close(task[0]);
+    close(done[1]);
+    ws[w] = (worker){.pid = pid, .task_fd = task[1], .done_fd = done[0], .current = -1};
+    return 0;
 }
 
 static void finish_child(const test_opts *o, mr_scene_result *r, int status, double seconds, int timed_out)
@@ -476,10 +566,10 @@ int mr_cmd_test(int argc, char **argv)
     }
     make_dirs(o.out);
     mr_scene_result *res = calloc((size_t)n, sizeof *res);
-    pid_t *pids = calloc((size_t)n, sizeof *pids);
+    worker *workers = calloc((size_t)(o.jobs < n ? o.jobs : n), sizeof *workers);
     double *started = calloc((size_t)n, sizeof *started);
     char *done = calloc((size_t)n, 1), *timed_out = calloc((size_t)n, 1);
-    if (!res || !pids || !started || !done || !timed_out) {
+    if (!res || !workers || !started || !done || !timed_out) {
         fprintf(stderr, "marrow test: out of memory\n");
         rc = MR_EXIT_FAILED;
         goto out;
@@ -489,42 +579,92 @@ int mr_cmd_test(int argc, char **argv)
         snprintf(res[i].path, sizeof res[i].path, "%s", o.paths[i]);
     }
     double t0 = mr_clock_now();
-    int next = 0, running = 0, printed = 0;
-    while (printed < n) {
-        while (running < o.jobs && next < n) {
-            started[next] = mr_clock_now();
-            pids[next] = start_child(&o, &res[next]);
-            if (pids[next] > 0) running++;
-            else done[next] = 1;
-            next++;
-        }
-        if (running > 0) {
-            int status;
-            pid_t pid = waitpid(-1, &status, WNOHANG);
-            if (pid < 0 && errno == EINTR) continue;
-            if (pid < 0) break;
-            if (pid == 0) {            /* none ended: stop the ones past --timeout */
-                double now = mr_clock_now();
-                for (int i = 0; i < next; i++)
-                    if (pids[i] > 0 && !done[i] && !timed_out[i] && now - started[i] > o.timeout) {
-                        kill(pids[i], SIGKILL);
-                        timed_out[i] = 1;
-                    }
-                usleep(10000);
+    /* A worker that died leaves its task pipe: writing there must fail, not kill us. */
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+    int nw = o.jobs < n ? o.jobs : n, next = 0, printed = 0;
+    for (;;) {
+        /* Hand out scenes: idle workers first, then new workers in empty slots. */
+        for (int w = 0; w < nw && next < n; w++) {
+            if (workers[w].pid == 0 && start_worker(&o, res, n, workers, nw, w) != 0) {
+                res[next].error = 1;
+                msgf(res[next].message, sizeof res[next].message, "cannot start a process: %s",
+                     strerror(errno));
+                done[next++] = 1;
                 continue;
             }
-            for (int i = 0; i < n; i++)
-                if (pids[i] == pid && !done[i]) {
-                    finish_child(&o, &res[i], status, mr_clock_now() - started[i], timed_out[i]);
-                    done[i] = 1;
-                    running--;
-                }
+            if (workers[w].current >= 0) continue;
+            char rp[1300];
+            result_path(&o, &res[next], rp, sizeof rp);
+            unlink(rp);
+            started[next] = mr_clock_now();
+            workers[w].current = next;
+            if (write_int(workers[w].task_fd, next) != 0) {
+                kill(workers[w].pid, SIGKILL);   /* reaped below; the scene fails with its status */
+            }
+            next++;
         }
         while (printed < n && done[printed]) {
             print_result(printed, n, &res[printed]);
             printed++;
         }
+        if (printed == n) break;
+        struct pollfd pfd[256];
+        int np = 0;
+        for (int w = 0; w < nw; w++)
+            if (workers[w].pid > 0) pfd[np++] = (struct pollfd){.fd = workers[w].done_fd, .events = POLLIN};
+        if (np == 0) continue;             /* no worker could start: the next round fails the scenes */
+        poll(pfd, (nfds_t)np, 20);
+        /* Finished scenes. */
+        for (int w = 0; w < nw; w++) {
+            worker *wk = &workers[w];
+            struct pollfd q = {.fd = wk->done_fd, .events = POLLIN};
+            while (wk->pid > 0 && wk->current >= 0 && poll(&q, 1, 0) == 1 && (q.revents & POLLIN)) {
+                int i;
+                if (read_int(wk->done_fd, &i) != 0 || i != wk->current) break;
+                finish_child(&o, &res[i], 0, mr_clock_now() - started[i], 0);
+                done[i] = 1;
+                wk->current = -1;
+            }
+        }
+        /* Workers that ended: the scene they were running fails with their status. */
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+            for (int w = 0; w < nw; w++) {
+                worker *wk = &workers[w];
+                if (wk->pid != pid) continue;
+                int i = wk->current, got;
+                if (i >= 0 && read_int(wk->done_fd, &got) == 0 && got == i) {
+                    finish_child(&o, &res[i], 0, mr_clock_now() - started[i], 0);
+                } else if (i >= 0) {
+                    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = 3 << 8;  /* no result */
+                    finish_child(&o, &res[i], status, mr_clock_now() - started[i], timed_out[i]);
+                }
+                if (i >= 0) done[i] = 1;
+                close(wk->task_fd);
+                close(wk->done_fd);
+                *wk = (worker){.current = -1};
+            }
+        /* Scenes past --timeout: their worker is stopped (and reaped above next time). */
+        double now = mr_clock_now();
+        for (int w = 0; w < nw; w++) {
+            int i = workers[w].current;
+            if (workers[w].pid > 0 && i >= 0 && !timed_out[i] && now - started[i] > o.timeout) {
+                kill(workers[w].pid, SIGKILL);
+                timed_out[i] = 1;
+            }
+        }
     }
+    /* No more scenes: closing the task pipes ends the workers. */
+    for (int w = 0; w < nw; w++)
+        if (workers[w].pid > 0) {
+            close(workers[w].task_fd);
+            close(workers[w].done_fd);
+            int status;
+            while (waitpid(workers[w].pid, &status, 0) < 0 && errno == EINTR) {
+            }
+        }
+    signal(SIGPIPE, old_pipe);
     double seconds = mr_clock_now() - t0;
     int passed = 0, failed = 0;
     mr_report_count(res, n, &passed, &failed);
@@ -536,7 +676,7 @@ int mr_cmd_test(int argc, char **argv)
     rc = failed ? MR_EXIT_FAILED : MR_EXIT_OK;
 out:
     free(res);
-    free(pids);
+    free(workers);
     free(started);
     free(done);
     free(timed_out);

@@ -74,20 +74,34 @@ typedef struct gfx_texture {
 #define GFX_ARRAY(T) struct { T *data; size_t count, cap; }
 typedef GFX_ARRAY(gfx_line_vertex) gfx_line_array;
 
+/* Skinning variants of the mesh programs: which one a mesh draws with. */
+enum { GFX_SKIN_STATIC, GFX_SKIN_4, GFX_SKIN_8, GFX_SKIN_VARIANTS };
+
+typedef struct gfx_model_program {
+    GLuint id;
+    GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess, tint, wireframe,
+        has_diffuse_map, has_normal_map, alpha_cutout;
+} gfx_model_program;
+
+typedef struct gfx_shadow_program {
+    GLuint id;
+    GLint world, palette_offset, light_view_proj;
+} gfx_shadow_program;
+
 struct mr_renderer {
     mr_renderer_desc desc;
     char *shader_dir;
     int width, height, samples;
 
-    /* programs, and the uniform locations set per draw */
+    /* programs, and the uniform locations set per draw. The model and
+     * shadow programs come in skinning variants (GFX_SKIN_*: MR_SKIN in
+     * skin.glsl), the model and floor programs with and without the shadow
+     * lookups ([0] without, [1] with: MR_SHADOWS in lighting.glsl). */
     struct {
-        GLuint model, shadow, floor, sky, line, text;
+        gfx_model_program model[2][GFX_SKIN_VARIANTS];
+        gfx_shadow_program shadow[GFX_SKIN_VARIANTS];
+        GLuint floor[2], sky, line, text;
     } prog;
-    struct {
-        GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess,
-            tint, wireframe, has_diffuse_map, has_normal_map, alpha_cutout, wide;
-    } mu;
-    GLint shadow_world, shadow_palette_offset, shadow_wide;
 
     /* framebuffers */
     GLuint msaa_fbo, msaa_color, msaa_depth;

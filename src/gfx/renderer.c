@@ -14,28 +14,48 @@ enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 
 /* --- programs ------------------------------------------------------------ */
 
+/* Every program the renderer uses; ids only, uniform locations are looked
+ * up when installed. */
 typedef struct programs {
-    GLuint model, shadow, floor, sky, line, text;
+    GLuint model[2][GFX_SKIN_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line, text;
 } programs;
+
+#define PROGRAM_COUNT (sizeof(programs) / sizeof(GLuint))
 
 static void delete_programs(programs *p)
 {
-    GLuint all[] = {p->model, p->shadow, p->floor, p->sky, p->line, p->text};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    GLuint *all = (GLuint *)p;
+    for (size_t i = 0; i < PROGRAM_COUNT; i++)
         if (all[i]) glDeleteProgram(all[i]);
     memset(p, 0, sizeof *p);
 }
 
+static const char *const skin_defines[GFX_SKIN_VARIANTS] = {
+    "#define MR_SKIN 0\n", "#define MR_SKIN 1\n", "#define MR_SKIN 2\n"};
+
+typedef struct program_src { GLuint *out; const char *vs, *fs, *defines; } program_src;
+
 static mr_status build_programs(const char *dir, programs *p, mr_error *err)
 {
     memset(p, 0, sizeof *p);
-    struct { GLuint *out; const char *vs, *fs; } list[] = {
-        {&p->model, "model.vert", "model.frag"}, {&p->shadow, "shadow.vert", "shadow.frag"},
-        {&p->floor, "floor.vert", "floor.frag"}, {&p->sky, "sky.vert", "sky.frag"},
-        {&p->line, "line.vert", "line.frag"},    {&p->text, "text.vert", "text.frag"},
-    };
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        *list[i].out = mr_shader_program(dir, list[i].vs, list[i].fs, NULL, err);
+    char defines[GFX_SKIN_VARIANTS * 2][64];
+    program_src list[16];
+    size_t n = 0;
+    for (int sh = 0; sh < 2; sh++)
+        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+            char *d = defines[sh * GFX_SKIN_VARIANTS + k];
+            snprintf(d, sizeof defines[0], "#define MR_SHADOWS %d\n%s", sh, skin_defines[k]);
+            list[n++] = (program_src){&p->model[sh][k], "model.vert", "model.frag", d};
+        }
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
+        list[n++] = (program_src){&p->shadow[k], "shadow.vert", "shadow.frag", skin_defines[k]};
+    list[n++] = (program_src){&p->floor[0], "floor.vert", "floor.frag", "#define MR_SHADOWS 0\n"};
+    list[n++] = (program_src){&p->floor[1], "floor.vert", "floor.frag", "#define MR_SHADOWS 1\n"};
+    list[n++] = (program_src){&p->sky, "sky.vert", "sky.frag", NULL};
+    list[n++] = (program_src){&p->line, "line.vert", "line.frag", NULL};
+    list[n++] = (program_src){&p->text, "text.vert", "text.frag", NULL};
+    for (size_t i = 0; i < n; i++) {
+        *list[i].out = mr_shader_program(dir, list[i].vs, list[i].fs, list[i].defines, NULL, err);
         if (!*list[i].out) {
             delete_programs(p);
             return err ? err->status : MR_ERR_BAD_FILE;
@@ -51,42 +71,73 @@ static void set_sampler(GLuint prog, const char *name, int unit)
     if (loc >= 0) glUniform1i(loc, unit);
 }
 
+static programs installed(const mr_renderer *r)
+{
+    programs p;
+    for (int sh = 0; sh < 2; sh++)
+        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.model[sh][k] = r->prog.model[sh][k].id;
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.shadow[k] = r->prog.shadow[k].id;
+    p.floor[0] = r->prog.floor[0];
+    p.floor[1] = r->prog.floor[1];
+    p.sky = r->prog.sky;
+    p.line = r->prog.line;
+    p.text = r->prog.text;
+    return p;
+}
+
 /* Installs freshly built programs and looks up their uniforms. */
 static void install_programs(mr_renderer *r, programs *p)
 {
-    programs old = {r->prog.model, r->prog.shadow, r->prog.floor, r->prog.sky, r->prog.line,
-                    r->prog.text};
+    programs old = installed(r);
     delete_programs(&old);
-    r->prog.model = p->model;
-    r->prog.shadow = p->shadow;
-    r->prog.floor = p->floor;
+    for (int sh = 0; sh < 2; sh++)
+        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+            GLuint m = p->model[sh][k];
+            r->prog.model[sh][k] = (gfx_model_program){
+                .id = m,
+                .world = glGetUniformLocation(m, "u_world"),
+                .normal_matrix = glGetUniformLocation(m, "u_normal_matrix"),
+                .palette_offset = glGetUniformLocation(m, "u_palette_offset"),
+                .diffuse = glGetUniformLocation(m, "u_diffuse"),
+                .specular = glGetUniformLocation(m, "u_specular"),
+                .emission = glGetUniformLocation(m, "u_emission"),
+                .shininess = glGetUniformLocation(m, "u_shininess"),
+                .tint = glGetUniformLocation(m, "u_tint"),
+                .wireframe = glGetUniformLocation(m, "u_wireframe"),
+                .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
+                .has_normal_map = glGetUniformLocation(m, "u_has_normal_map"),
+                .alpha_cutout = glGetUniformLocation(m, "u_alpha_cutout"),
+            };
+            set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
+            set_sampler(m, "u_normal_map", UNIT_NORMAL);
+            set_sampler(m, "u_shadow_map", UNIT_SHADOW);
+            set_sampler(m, "u_palette", UNIT_PALETTE);
+        }
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+        GLuint s = p->shadow[k];
+        r->prog.shadow[k] = (gfx_shadow_program){
+            .id = s,
+            .world = glGetUniformLocation(s, "u_world"),
+            .palette_offset = glGetUniformLocation(s, "u_palette_offset"),
+            .light_view_proj = glGetUniformLocation(s, "u_light_view_proj"),
+        };
+        set_sampler(s, "u_palette", UNIT_PALETTE);
+    }
+    for (int sh = 0; sh < 2; sh++) {
+        r->prog.floor[sh] = p->floor[sh];
+        set_sampler(p->floor[sh], "u_shadow_map", UNIT_SHADOW);
+    }
     r->prog.sky = p->sky;
     r->prog.line = p->line;
     r->prog.text = p->text;
-    GLuint m = r->prog.model;
-    r->mu.world = glGetUniformLocation(m, "u_world");
-    r->mu.normal_matrix = glGetUniformLocation(m, "u_normal_matrix");
-    r->mu.palette_offset = glGetUniformLocation(m, "u_palette_offset");
-    r->mu.wide = glGetUniformLocation(m, "u_wide");
-    r->mu.diffuse = glGetUniformLocation(m, "u_diffuse");
-    r->mu.specular = glGetUniformLocation(m, "u_specular");
-    r->mu.emission = glGetUniformLocation(m, "u_emission");
-    r->mu.shininess = glGetUniformLocation(m, "u_shininess");
-    r->mu.tint = glGetUniformLocation(m, "u_tint");
-    r->mu.wireframe = glGetUniformLocation(m, "u_wireframe");
-    r->mu.has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map");
-    r->mu.has_normal_map = glGetUniformLocation(m, "u_has_normal_map");
-    r->mu.alpha_cutout = glGetUniformLocation(m, "u_alpha_cutout");
-    set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
-    set_sampler(m, "u_normal_map", UNIT_NORMAL);
-    set_sampler(m, "u_shadow_map", UNIT_SHADOW);
-    set_sampler(m, "u_palette", UNIT_PALETTE);
-    set_sampler(r->prog.floor, "u_shadow_map", UNIT_SHADOW);
-    set_sampler(r->prog.shadow, "u_palette", UNIT_PALETTE);
-    r->shadow_world = glGetUniformLocation(r->prog.shadow, "u_world");
-    r->shadow_palette_offset = glGetUniformLocation(r->prog.shadow, "u_palette_offset");
-    r->shadow_wide = glGetUniformLocation(r->prog.shadow, "u_wide");
     glUseProgram(0);
+}
+
+/* The skinning variant a mesh of a draw needs. */
+static int skin_variant(const gfx_mesh *m, const gfx_draw *d)
+{
+    if (!m->skinned || d->palette_offset < 0) return GFX_SKIN_STATIC;
+    return m->vbo1 ? GFX_SKIN_8 : GFX_SKIN_4;
 }
 
 mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
@@ -171,8 +222,7 @@ void mr_renderer_destroy(mr_renderer *r)
     gfx_lines_free(r);
     gfx_targets_free(r);
     gfx_shadow_free(r);
-    programs p = {r->prog.model, r->prog.shadow, r->prog.floor, r->prog.sky, r->prog.line,
-                  r->prog.text};
+    programs p = installed(r);
     delete_programs(&p);
     if (r->empty_vao) glDeleteVertexArrays(1, &r->empty_vao);
     if (r->palette_tex) glDeleteTextures(1, &r->palette_tex);
@@ -418,8 +468,8 @@ static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, 
     *texel_world = texel;
 }
 
-static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp, int shadows,
-                         float texel_world)
+/* Sets the lighting uniforms (and u_view_proj) of prog, which must be in use. */
+static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp, float texel_world)
 {
     const mr_scene *s = &r->scene;
     glUniform3fv(glGetUniformLocation(prog, "u_eye"), 1, r->eye);
@@ -434,7 +484,6 @@ static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp,
     glUniform3fv(glGetUniformLocation(prog, "u_light_color"), 2, cols);
     glUniformMatrix4fv(glGetUniformLocation(prog, "u_light_view_proj"), 1, GL_FALSE,
                        (const float *)light_vp);
-    glUniform1i(glGetUniformLocation(prog, "u_shadows"), shadows);
     glUniform1f(glGetUniformLocation(prog, "u_shadow_offset"), texel_world * 1.5f);
     glUniformMatrix4fv(glGetUniformLocation(prog, "u_view_proj"), 1, GL_FALSE,
                        (const float *)r->view_proj);
@@ -468,18 +517,22 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
     glDepthMask(GL_TRUE);
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 3.0f);
-    glUseProgram(r->prog.shadow);
-    glUniformMatrix4fv(glGetUniformLocation(r->prog.shadow, "u_light_view_proj"), 1, GL_FALSE,
-                       (const float *)light_vp);
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+        glUseProgram(r->prog.shadow[k].id);
+        glUniformMatrix4fv(r->prog.shadow[k].light_view_proj, 1, GL_FALSE, (const float *)light_vp);
+    }
+    const gfx_shadow_program *cur = NULL;
     for (size_t i = 0; i < r->draws.count; i++) {
         const gfx_draw *d = &r->draws.data[i];
         if (!d->cast_shadow) continue;
         const gfx_model *g = &r->models[d->slot];
-        glUniformMatrix4fv(r->shadow_world, 1, GL_FALSE, (const float *)d->world);
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
-            glUniform1i(r->shadow_palette_offset, m->skinned ? d->palette_offset : -1);
-            glUniform1i(r->shadow_wide, m->vbo1 != 0);
+            const gfx_shadow_program *p = &r->prog.shadow[skin_variant(m, d)];
+            if (p != cur) glUseProgram(p->id);
+            cur = p;
+            glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
+            glUniform1i(p->palette_offset, d->palette_offset);
             glBindVertexArray(m->vao);
             glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
         }
@@ -487,28 +540,32 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
-static void model_pass(mr_renderer *r)
+/* Draws the models with the programs of one shadow setting (lighting
+ * already set on each). */
+static void model_pass(mr_renderer *r, int shadows)
 {
-    glUseProgram(r->prog.model);
+    const gfx_model_program *cur = NULL;
     for (size_t i = 0; i < r->draws.count; i++) {
         const gfx_draw *d = &r->draws.data[i];
         const gfx_model *g = &r->models[d->slot];
-        glUniformMatrix4fv(r->mu.world, 1, GL_FALSE, (const float *)d->world);
-        glUniformMatrix4fv(r->mu.normal_matrix, 1, GL_FALSE, (const float *)d->normal);
-        glUniform4fv(r->mu.tint, 1, d->tint);
-        glUniform1i(r->mu.wireframe, d->wireframe);
         if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
-            glUniform1i(r->mu.palette_offset, m->skinned ? d->palette_offset : -1);
-            glUniform1i(r->mu.wide, m->vbo1 != 0);
-            glUniform4fv(r->mu.diffuse, 1, m->diffuse);
-            glUniform4fv(r->mu.specular, 1, m->specular);
-            glUniform4fv(r->mu.emission, 1, m->emission);
-            glUniform1f(r->mu.shininess, m->shininess);
-            glUniform1i(r->mu.has_diffuse_map, m->diffuse_tex != 0);
-            glUniform1i(r->mu.has_normal_map, m->normal_tex != 0);
-            glUniform1i(r->mu.alpha_cutout, m->alpha_cutout);
+            const gfx_model_program *p = &r->prog.model[shadows][skin_variant(m, d)];
+            if (p != cur) glUseProgram(p->id);
+            cur = p;
+            glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
+            glUniformMatrix4fv(p->normal_matrix, 1, GL_FALSE, (const float *)d->normal);
+            glUniform4fv(p->tint, 1, d->tint);
+            glUniform1i(p->wireframe, d->wireframe);
+            glUniform1i(p->palette_offset, d->palette_offset);
+            glUniform4fv(p->diffuse, 1, m->diffuse);
+            glUniform4fv(p->specular, 1, m->specular);
+            glUniform4fv(p->emission, 1, m->emission);
+            glUniform1f(p->shininess, m->shininess);
+            glUniform1i(p->has_diffuse_map, m->diffuse_tex != 0);
+            glUniform1i(p->has_normal_map, m->normal_tex != 0);
+            glUniform1i(p->alpha_cutout, m->alpha_cutout);
             glActiveTexture(GL_TEXTURE0 + UNIT_DIFFUSE);
             glBindTexture(GL_TEXTURE_2D, m->diffuse_tex ? m->diffuse_tex : r->checker_tex);
             glActiveTexture(GL_TEXTURE0 + UNIT_NORMAL);
@@ -531,7 +588,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     vec3 bmin, bmax;
     int have_bounds = frame_bounds(r, bmin, bmax);
     resolve_floor(r, have_bounds, bmin, bmax);
-    int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex;
+    int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex ? 1 : 0;
     mat4 light_vp;
     float texel_world = 0.01f;
     glm_mat4_identity(light_vp);
@@ -571,22 +628,25 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
-    glUseProgram(r->prog.model);
-    set_lighting(r, r->prog.model, light_vp, shadows, texel_world);
-    model_pass(r);
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+        glUseProgram(r->prog.model[shadows][k].id);
+        set_lighting(r, r->prog.model[shadows][k].id, light_vp, texel_world);
+    }
+    model_pass(r, shadows);
 
     /* floor: opaque, its edge faded into the sky colour by the shader */
     glBindVertexArray(r->empty_vao);
     if (!s->hide_floor) {
-        glUseProgram(r->prog.floor);
-        set_lighting(r, r->prog.floor, light_vp, shadows, texel_world);
-        glUniform2fv(glGetUniformLocation(r->prog.floor, "u_floor_center"), 1, s->floor_center);
-        glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_extent"), s->floor_extent);
-        glUniform1f(glGetUniformLocation(r->prog.floor, "u_floor_y"), s->floor_y);
-        glUniform1f(glGetUniformLocation(r->prog.floor, "u_grid_step"), s->grid_step);
-        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_top"), 1, s->sky_top);
-        glUniform4fv(glGetUniformLocation(r->prog.floor, "u_sky_bottom"), 1, s->sky_bottom);
-        glUniform2f(glGetUniformLocation(r->prog.floor, "u_screen"), (float)r->width, (float)r->height);
+        GLuint floor = r->prog.floor[shadows];
+        glUseProgram(floor);
+        set_lighting(r, floor, light_vp, texel_world);
+        glUniform2fv(glGetUniformLocation(floor, "u_floor_center"), 1, s->floor_center);
+        glUniform1f(glGetUniformLocation(floor, "u_floor_extent"), s->floor_extent);
+        glUniform1f(glGetUniformLocation(floor, "u_floor_y"), s->floor_y);
+        glUniform1f(glGetUniformLocation(floor, "u_grid_step"), s->grid_step);
+        glUniform4fv(glGetUniformLocation(floor, "u_sky_top"), 1, s->sky_top);
+        glUniform4fv(glGetUniformLocation(floor, "u_sky_bottom"), 1, s->sky_bottom);
+        glUniform2f(glGetUniformLocation(floor, "u_screen"), (float)r->width, (float)r->height);
         glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     }
 

@@ -82,13 +82,21 @@ static char *load_source(const char *dir, const char *name, mr_error *err)
     return out;
 }
 
-static GLuint compile(GLenum type, const char *dir, const char *name, mr_error *err)
+static GLuint compile(GLenum type, const char *dir, const char *name, const char *defines, mr_error *err)
 {
     char *src = load_source(dir, name, err);
     if (!src) return 0;
     GLuint sh = glCreateShader(type);
-    const char *srcs[1] = {src};
-    glShaderSource(sh, 1, srcs, NULL);
+    /* The defines go after the #version line (which must come first); a
+     * #line directive keeps the log's line numbers those of the file. */
+    const char *body = src;
+    if (strncmp(src, "#version", 8) == 0) {
+        const char *eol = strchr(src, '\n');
+        body = eol ? eol + 1 : src + strlen(src);
+    }
+    const char *srcs[4] = {src, defines ? defines : "", body != src ? "#line 2\n" : "", body};
+    GLint lens[4] = {(GLint)(body - src), -1, -1, -1};
+    glShaderSource(sh, 4, srcs, lens);
     glCompileShader(sh);
     free(src);
     GLint ok = 0;
@@ -98,19 +106,20 @@ static GLuint compile(GLenum type, const char *dir, const char *name, mr_error *
         GLsizei n = 0;
         glGetShaderInfoLog(sh, sizeof log, &n, log);
         while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = 0;
-        mr_error_set(err, MR_ERR_BAD_FILE, "gfx: shader %s/%s does not compile:\n%s", dir, name, log);
+        mr_error_set(err, MR_ERR_BAD_FILE, "gfx: shader %s/%s does not compile%s%s:\n%s", dir, name,
+                     defines && *defines ? " with " : "", defines && *defines ? defines : "", log);
         glDeleteShader(sh);
         return 0;
     }
     return sh;
 }
 
-GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name,
+GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name, const char *defines,
                          const char *const *attribs, mr_error *err)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, dir, vert_name, err);
+    GLuint vs = compile(GL_VERTEX_SHADER, dir, vert_name, defines, err);
     if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, frag_name, err);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, frag_name, defines, err);
     if (!fs) {
         glDeleteShader(vs);
         return 0;

@@ -12,8 +12,11 @@
 
 /* Compiles dir/vert_name and dir/frag_name and links them, binding the
  * vertex attributes named in attribs (index = position in the array,
- * NULL-terminated). Returns the program or 0 with err set. */
-GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name,
+ * NULL-terminated). defines (may be NULL) is GLSL put right after each
+ * file's #version line, e.g. "#define MR_SHADOWS 0\n": how one source
+ * becomes several variants; the log's line numbers stay the file's.
+ * Returns the program or 0 with err set. */
+GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name, const char *defines,
                          const char *const *attribs, mr_error *err);
 
 #endif

@@ -339,6 +339,12 @@ void mr_lua_draw_drop(mr_lua_ctx *ctx)
     begin(g);
 }
 
+int mr_lua_draw_screenshots_pending(const mr_lua_ctx *ctx)
+{
+    const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
+    return g && g->shot_count > 0;
+}
+
 int mr_lua_draw_render(mr_lua_ctx *ctx)
 {
     mr_lua_gfx *g = gfx_of(ctx);

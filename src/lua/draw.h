@@ -52,6 +52,10 @@ void mr_lua_draw_drop(mr_lua_ctx *ctx);
  * warns when a run wrote none: nothing else of it is seen). */
 int mr_lua_draw_screenshots(const mr_lua_ctx *ctx);
 
+/* 1 when the script asked for a marrow.screenshot this frame (the frame
+ * must then be rendered), else 0. */
+int mr_lua_draw_screenshots_pending(const mr_lua_ctx *ctx);
+
 /* Number of model draws recorded in the last draw() (for tests). */
 int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
 

@@ -16,6 +16,15 @@
  * if it has a window, then calls mr_lua_end_frame. */
 int mr_lua_frame_run(mr_lua_ctx *ctx, double dt, int stop_on_error);
 
+/* A frame of the regression runner (src/testkit): update(dt) and draw()
+ * always run, so what a script does in draw() (state it keeps, prints,
+ * errors) happens on every frame as in `marrow run`; the recording is
+ * rendered only when render is non-zero (a shot frame) or the script asked
+ * for a marrow.screenshot, and dropped otherwise. Errors stop the frame as
+ * with stop_on_error. Returns 0, or -1 (the context's error says why). The
+ * caller then calls mr_lua_end_frame. */
+int mr_lua_frame_step(mr_lua_ctx *ctx, double dt, int render);
+
 /* A frame of a window: update(dt), draw(), render, each run whatever the
  * others did (errors are shown on screen, see lua/script.h). With
  * mr_lua_draw_skip_unchanged on, a frame equal to the last one is not

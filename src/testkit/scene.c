@@ -1,5 +1,6 @@
-/* scene.c — one regression scene, headless, frame by frame, with the
- * pixels of each shot passed to a callback (see scene.h). */
+/* scene.c — regression scenes, headless, frame by frame, with the pixels
+ * of each shot passed to a callback; a runner keeps the GL context and the
+ * renderer from one scene to the next (see scene.h). */
 #include "testkit/scene.h"
 
 #include <stdio.h>
@@ -11,29 +12,56 @@
 #include "lua/frame.h"
 #include "platform/window.h"
 
+struct mr_scene_runner {
+    mr_window *win;
+    mr_renderer *r;
+};
+
+mr_status mr_scene_runner_create(mr_scene_runner **out, mr_error *err)
+{
+    *out = NULL;
+    mr_scene_runner *run = calloc(1, sizeof *run);
+    if (!run) return mr_error_set(err, MR_ERR_NO_MEMORY, "scene runner: out of memory");
+    mr_error e = {0};
+    run->win = mr_window_open(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &e);
+    if (!run->win) {
+        free(run);
+        return mr_error_set(err, e.status ? e.status : MR_ERR_IO, "no headless OpenGL context: %s", e.msg);
+    }
+    mr_status st = mr_renderer_create(&(mr_renderer_desc){.width = 320, .height = 240, .quiet = 1}, &run->r, &e);
+    if (st != MR_OK) {
+        mr_window_destroy(run->win);
+        free(run);
+        return mr_error_set(err, st, "renderer: %s", e.msg);
+    }
+    *out = run;
+    return MR_OK;
+}
+
+void mr_scene_runner_destroy(mr_scene_runner *run)
+{
+    if (!run) return;
+    mr_renderer_destroy(run->r);
+    mr_window_destroy(run->win);
+    free(run);
+}
+
 static void copy_error(mr_lua_ctx *ctx, char *err, size_t n, const char *fallback)
 {
     const char *e = mr_lua_error(ctx);
     snprintf(err, n, "%s", e ? e : fallback);
 }
 
-int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
-                 char *err, size_t err_size)
+int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *out_dir, mr_scene_decl *decl,
+                        mr_shot_fn fn, void *ud, char *err, size_t err_size)
 {
     memset(decl, 0, sizeof *decl);
     int rc = -1;
     mr_error e = {0};
-    mr_renderer *r = NULL;
-    mr_lua_ctx *ctx = NULL;
     uint8_t *pixels = NULL;
-    mr_window *win = mr_window_open(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &e);
-    if (!win) {
-        snprintf(err, err_size, "no headless OpenGL context: %s", e.msg);
-        return -1;
-    }
     mr_lua_desc ld = {.script = script, .headless = 1, .out_dir = out_dir, .width = 320,
                       .height = 240};
-    ctx = mr_lua_ctx_create(&ld);
+    mr_lua_ctx *ctx = mr_lua_ctx_create(&ld);
     if (!ctx) {
         snprintf(err, err_size, "out of memory");
         goto done;
@@ -46,13 +74,11 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
     if (mr_lua_scene_read(ctx, &d, err, err_size) != 0) goto done;
     *decl = d;
     mr_lua_set_size(ctx, d.width, d.height);
-    if (mr_renderer_create(&(mr_renderer_desc){.width = d.width, .height = d.height, .quiet = 1}, &r, &e) !=
-        MR_OK) {
+    if (mr_renderer_resize(run->r, d.width, d.height, &e) != MR_OK) {
         snprintf(err, err_size, "renderer: %s", e.msg);
-        r = NULL;
         goto done;
     }
-    mr_lua_draw_attach(ctx, r);
+    mr_lua_draw_attach(ctx, run->r);
     size_t size = (size_t)d.width * d.height * 4;
     pixels = malloc(size);
     if (!pixels) {
@@ -62,12 +88,13 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
     double dt = 1.0 / d.fps;
     int shot = 0;
     for (int frame = 0; frame < d.frames && shot < d.shot_count; frame++) {
-        if (mr_lua_frame_run(ctx, dt, 1) != 0) {
+        int is_shot = frame == d.shots[shot];
+        if (mr_lua_frame_step(ctx, dt, is_shot) != 0) {
             copy_error(ctx, err, err_size, "script error");
             goto done;
         }
-        if (frame == d.shots[shot]) {
-            if (mr_renderer_read_pixels(r, pixels, size) != MR_OK) {
+        if (is_shot) {
+            if (mr_renderer_read_pixels(run->r, pixels, size) != MR_OK) {
                 snprintf(err, err_size, "frame %d: cannot read the pixels back", frame);
                 goto done;
             }
@@ -94,8 +121,21 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
 
 done:
     free(pixels);
-    mr_lua_ctx_destroy(ctx);
-    if (r) mr_renderer_destroy(r);
-    mr_window_destroy(win);
+    mr_lua_ctx_destroy(ctx);   /* releases the scene's models while the context is current */
+    return rc;
+}
+
+int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
+                 char *err, size_t err_size)
+{
+    memset(decl, 0, sizeof *decl);
+    mr_scene_runner *run;
+    mr_error e = {0};
+    if (mr_scene_runner_create(&run, &e) != MR_OK) {
+        snprintf(err, err_size, "%s", e.msg);
+        return -1;
+    }
+    int rc = mr_scene_runner_run(run, script, out_dir, decl, fn, ud, err, err_size);
+    mr_scene_runner_destroy(run);
     return rc;
 }
