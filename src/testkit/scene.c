@@ -17,6 +17,17 @@ static void copy_error(mr_lua_ctx *ctx, char *err, size_t n, const char *fallbac
     snprintf(err, n, "%s", e ? e : fallback);
 }
 
+typedef struct pose_watch {
+    mr_pose_shot poses;
+    mr_error err;            /* the first failure to record one */
+} pose_watch;
+
+static void watch_pose(void *ud, const mr_model *model, const mat4 *joints)
+{
+    pose_watch *w = ud;
+    if (w->err.status == MR_OK) mr_pose_shot_add(&w->poses, model, joints, &w->err);
+}
+
 int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
                  char *err, size_t err_size)
 {
@@ -26,6 +37,7 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
     mr_renderer *r = NULL;
     mr_lua_ctx *ctx = NULL;
     uint8_t *pixels = NULL;
+    pose_watch watch = {0};
     mr_window *win = mr_window_open(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &e);
     if (!win) {
         snprintf(err, err_size, "no headless OpenGL context: %s", e.msg);
@@ -62,16 +74,27 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
     double dt = 1.0 / d.fps;
     int shot = 0;
     for (int frame = 0; frame < d.frames && shot < d.shot_count; frame++) {
-        if (mr_lua_frame_run(ctx, dt, 1) != 0) {
+        int is_shot = frame == d.shots[shot];
+        mr_pose_shot_clear(&watch.poses);
+        if (is_shot) mr_lua_gfx_watch_poses(ctx, watch_pose, &watch);
+        int failed = mr_lua_frame_run(ctx, dt, 1) != 0;
+        mr_lua_gfx_watch_poses(ctx, NULL, NULL);
+        if (failed) {
             copy_error(ctx, err, err_size, "script error");
             goto done;
         }
-        if (frame == d.shots[shot]) {
+        if (watch.err.status != MR_OK) {
+            snprintf(err, err_size, "frame %d: recording the poses drawn: %s", frame, watch.err.msg);
+            goto done;
+        }
+        if (is_shot) {
+            mr_scene_shot_info info = {.poses = &watch.poses};
+            info.text_box_count = mr_lua_gfx_text_boxes(ctx, &info.text_boxes);
             if (mr_renderer_read_pixels(r, pixels, size) != MR_OK) {
                 snprintf(err, err_size, "frame %d: cannot read the pixels back", frame);
                 goto done;
             }
-            if (fn && fn(ud, shot, frame, pixels, d.width, d.height) != 0) {
+            if (fn && fn(ud, shot, frame, pixels, d.width, d.height, &info) != 0) {
                 snprintf(err, err_size, "stopped at frame %d", frame);
                 goto done;
             }
@@ -93,6 +116,7 @@ int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, m
     rc = 0;
 
 done:
+    mr_pose_shot_deinit(&watch.poses);
     free(pixels);
     mr_lua_ctx_destroy(ctx);
     if (r) mr_renderer_destroy(r);

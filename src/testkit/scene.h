@@ -9,6 +9,8 @@
  * run, so marrow.window() reports the default size until then.
  * What the script prints, and its errors, go to stdout/stderr as in
  * `marrow run` (`marrow test` sends them to OUT/SCENE/log.txt).
+ * On a shot's frame the poses drawn (every marrow.draw and draw_skeleton,
+ * testkit/pose_golden.h) and the boxes of the text drawn are recorded too.
  */
 #ifndef MR_TESTKIT_SCENE_H
 #define MR_TESTKIT_SCENE_H
@@ -17,10 +19,19 @@
 #include <stdint.h>
 
 #include "lua/scene.h"
+#include "testkit/pose_golden.h"
+
+/* What else a shot's frame drew (valid during the callback only). */
+typedef struct mr_scene_shot_info {
+    const mr_pose_shot *poses;    /* the poses drawn, in drawing order */
+    const int (*text_boxes)[4];   /* marrow.text boxes: x0, y0, x1, y1 inclusive, y down */
+    int text_box_count;
+} mr_scene_shot_info;
 
 /* Called once per shot, in order, with the frame's RGBA8 pixels (top row
  * first, valid during the call only). Return 0 to go on, non-zero to stop. */
-typedef int (*mr_shot_fn)(void *ud, int shot, int frame, const uint8_t *rgba, int width, int height);
+typedef int (*mr_shot_fn)(void *ud, int shot, int frame, const uint8_t *rgba, int width, int height,
+                          const mr_scene_shot_info *info);
 
 /* Runs script with relative marrow.screenshot paths under out_dir (may be
  * NULL). *decl receives the scene declaration (shot_count 0 when it could
