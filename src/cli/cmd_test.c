@@ -31,7 +31,7 @@
 #include "platform/window.h"
 #include "testkit/approve.h"
 #include "testkit/compare.h"
-#include "testkit/mask.h"
+#include "testkit/pixel_mask.h"
 #include "testkit/pose_golden.h"
 #include "testkit/report.h"
 #include "testkit/scene.h"
@@ -342,10 +342,10 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
         mask = c->mask;
         memset(mask, 0, need / 4);
         for (int i = 0; i < d->ignore_count; i++)
-            mr_mask_rect(mask, w, h, d->ignore[i][0], d->ignore[i][1], d->ignore[i][2], d->ignore[i][3]);
+            mr_pixel_mask_rect(mask, w, h, d->ignore[i][0], d->ignore[i][1], d->ignore[i][2], d->ignore[i][3]);
         for (int i = 0; d->ignore_text && i < info->text_box_count; i++) {
             const int *b = info->text_boxes[i];
-            mr_mask_rect(mask, w, h, b[0], b[1], b[2] - b[0] + 1, b[3] - b[1] + 1);
+            mr_pixel_mask_rect(mask, w, h, b[0], b[1], b[2] - b[0] + 1, b[3] - b[1] + 1);
         }
     }
     mr_compare_tol tol = {d->threshold, d->max_diff, d->max_aa};

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "testkit/mask.h"
+#include "testkit/pixel_mask.h"
 
 mr_compare_tol mr_compare_default_tol(void)
 {
@@ -106,7 +106,7 @@ int mr_compare_images_masked(const uint8_t *expected, const uint8_t *actual, int
             }
         }
     out->total -= out->masked;
-    if (mask && diff) mr_mask_hatch(mask, diff, w, h);
+    if (mask && diff) mr_pixel_mask_hatch(mask, diff, w, h);
     out->diff_share = out->total ? (double)out->diff / (double)out->total : 0;
     out->aa_share = out->total ? (double)out->aa / (double)out->total : 0;
     out->pass = out->diff_share <= t.max_diff && out->aa_share <= t.max_aa;

@@ -53,7 +53,7 @@ int mr_compare_images(const uint8_t *expected, const uint8_t *actual, int w, int
                      const mr_compare_tol *tol, uint8_t *diff, mr_compare_result *out);
 
 /* The same with mask (w*h bytes, non-zero = ignored; NULL = none, see
- * testkit/mask.h): ignored pixels are neither compared nor counted (shares
+ * testkit/pixel_mask.h): ignored pixels are neither compared nor counted (shares
  * are of the pixels compared) and are hatched in the diff image. A pixel
  * next to an ignored one is still compared with all its neighbours. */
 int mr_compare_images_masked(const uint8_t *expected, const uint8_t *actual, int w, int h,

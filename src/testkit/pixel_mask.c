@@ -1,9 +1,9 @@
-/* mask.c — ignored-pixel masks (see mask.h). */
-#include "testkit/mask.h"
+/* pixel_mask.c — ignored-pixel masks (see pixel_mask.h). */
+#include "testkit/pixel_mask.h"
 
 #include <string.h>
 
-void mr_mask_rect(uint8_t *mask, int w, int h, int x, int y, int rw, int rh)
+void mr_pixel_mask_rect(uint8_t *mask, int w, int h, int x, int y, int rw, int rh)
 {
     if (rw <= 0 || rh <= 0) return;
     long x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
@@ -14,14 +14,14 @@ void mr_mask_rect(uint8_t *mask, int w, int h, int x, int y, int rw, int rh)
         if (x1 > x0) memset(mask + row * w + x0, 1, (size_t)(x1 - x0));
 }
 
-long mr_mask_count(const uint8_t *mask, int w, int h)
+long mr_pixel_mask_count(const uint8_t *mask, int w, int h)
 {
     long n = 0;
     for (long i = 0; i < (long)w * h; i++) n += mask[i] != 0;
     return n;
 }
 
-void mr_mask_hatch(const uint8_t *mask, uint8_t *rgba, int w, int h)
+void mr_pixel_mask_hatch(const uint8_t *mask, uint8_t *rgba, int w, int h)
 {
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
