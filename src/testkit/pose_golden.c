@@ -430,11 +430,14 @@ static int by_moved(const void *a, const void *b)
     return x->index - y->index;
 }
 
-/* Larger turns first; equal turns (a chain turned as one) root-most first. */
+/* Larger turns first, in steps of 0.01 degree so that equal turns (a chain
+ * turned as one) come root-most first. */
 static int by_turned(const void *a, const void *b)
 {
     const joint_diff *x = a, *y = b;
-    if (fabs(x->turned - y->turned) > 0.01) return x->turned < y->turned ? 1 : -1;
+    double qx = isfinite(x->turned) ? floor(x->turned * 100) : 1e9;
+    double qy = isfinite(y->turned) ? floor(y->turned * 100) : 1e9;
+    if (qx != qy) return qx < qy ? 1 : -1;
     return x->index - y->index;
 }
 
@@ -527,6 +530,8 @@ static int compare_draw(const mr_pose_shot *es, const mr_pose_shot *as, int i, c
             double rel = fabs((double)aj->v[k] - ej->v[k]) / fmax(fabs((double)ej->v[k]), 1e-6);
             if (rel > jd.scaled) jd.scaled = rel;
         }
+        if (isnan(jd.moved)) jd.moved = INFINITY;     /* sorts first, prints as non-finite */
+        if (isnan(jd.turned)) jd.turned = INFINITY;
         if (!isfinite(jd.moved) || !isfinite(jd.turned) || !isfinite(jd.scaled) || jd.moved > dist_tol ||
             jd.turned > angle_tol || jd.scaled > MR_POSE_SCALE_TOL)
             d[count++] = jd;
