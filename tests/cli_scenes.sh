@@ -144,7 +144,9 @@ grep -q 'euler(-10' "$B/override_lower_arm.lua" || fail "broken copy was edited"
 run $MARROW test "$B" --out "$TMP/bo"
 [ "$RC" -eq 1 ] && pass "an arm lowered by 10 instead of 40 fails (exit 1)" || fail "broken scene fails" "exit $RC" "$OUT"
 expect_match "the message names scene, frame, share and largest difference" "$OUT" \
-    "override_lower_arm frame 16: [0-9.]+% of pixels differ .*largest difference [0-9]+"
+    "override_lower_arm frame 16: .*[0-9.]+% of pixels differ .*largest difference [0-9]+"
+expect_match "the message names the arm's joints first (pose golden)" "$OUT" \
+    "override_lower_arm frame 16: pose of mannequin\.md5mesh differs in [0-9]+ of [0-9]+ joints: hand_l moved [0-9.]+ cm, lowerarm_l [0-9.]+ cm; upperarm_l turned 30\.0°"
 D=$TMP/bo/override_lower_arm/0016
 [ -s "$D/actual.png" ] && [ -s "$D/expected.png" ] && [ -s "$D/diff.png" ] \
     && pass "actual.png, expected.png and diff.png are written" || fail "failure images"
@@ -166,12 +168,12 @@ else
 fi
 
 # A per-scene tolerance loose enough for the change lets the same scene pass.
-sed 's/^scene = {size = {320, 240}, fps = 30, shots = {6, 16}}$/scene = {size = {320, 240}, fps = 30, shots = {6, 16}, tolerance = {threshold = 8, max_diff = 0.05, max_aa = 0.05}}/' \
+sed 's/^scene = {size = {320, 240}, fps = 30, shots = {6, 16}}$/scene = {size = {320, 240}, fps = 30, shots = {6, 16}, tolerance = {threshold = 8, max_diff = 0.05, max_aa = 0.05, pose = 20, pose_angle = 45}}/' \
     "$B/override_lower_arm.lua" >"$B/loose.lua"
 cp -r "$B/override_lower_arm.golden" "$B/loose.golden"
 grep -q 'tolerance = {threshold = 8' "$B/loose.lua" || fail "loose copy was edited"
 run $MARROW test "$B/loose.lua" --out "$TMP/lo"
-[ "$RC" -eq 0 ] && pass "scene.tolerance overrides the defaults (a 2% change passes with max_diff = 0.05)" \
+[ "$RC" -eq 0 ] && pass "scene.tolerance overrides the defaults (a 2% change passes with max_diff = 0.05, pose = 20 inches)" \
     || fail "scene.tolerance override" "exit $RC" "$OUT"
 sed 's/max_diff = 0.05/max_diff = "lots"/' "$B/loose.lua" >"$B/badtol.lua"
 run $MARROW test "$B/badtol.lua" --out "$TMP/lo"

@@ -8,6 +8,8 @@ and prints facts the shell suites check:
   png_stats.py colours FILE  number of distinct colours
   png_stats.py yellow FILE   number of yellow pixels (r > 200, g > 170, b < 120):
                              the renderer's default skeleton bones
+  png_stats.py hatch FILE    "COUNT X0 Y0 X1 Y1" of the hatch colours (70,70,100)
+                             and (200,200,230): pixels scene.ignore left out
 """
 import struct
 import sys
@@ -59,12 +61,12 @@ def read_png(path):
 def main():
     what, path = sys.argv[1], sys.argv[2]
     w, h, bpp, rows = read_png(path)
-    if what == "red":
+    if what in ("red", "hatch"):
+        want = [(255, 0, 0)] if what == "red" else [(70, 70, 100), (200, 200, 230)]
         n, x0, y0, x1, y1 = 0, w, h, -1, -1
         for y, line in enumerate(rows):
             for x in range(w):
-                r, g, b = line[x * bpp:x * bpp + 3]
-                if r == 255 and g == 0 and b == 0:
+                if tuple(line[x * bpp:x * bpp + 3]) in want:
                     n += 1
                     x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
         print(n, *(x0, y0, x1, y1) if n else (-1, -1, -1, -1))
@@ -82,7 +84,7 @@ def main():
                 n += r > 200 and g > 170 and b < 120
         print(n)
     else:
-        raise SystemExit("usage: png_stats.py red|colours|yellow FILE")
+        raise SystemExit("usage: png_stats.py red|hatch|colours|yellow FILE")
 
 
 main()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "testkit/compare.h"
+#include "testkit/pixel_mask.h"
 #include "test.h"
 
 #define W 64
@@ -98,6 +99,32 @@ TEST(compare_large_threshold_accepts_a_faint_change)
     CHECK(r.max_delta == 10);
 }
 
+TEST(compare_masked_change_passes_and_is_hatched)
+{
+    square(a, 10, 30);
+    square(b, 10, 30);
+    for (int y = 2; y < 8; y++)            /* a "clock" top-right changes */
+        for (int x = 50; x < 62; x++) b[(y * W + x) * 4] = 0;
+    static uint8_t mask[W * H];
+    memset(mask, 0, sizeof mask);
+    mr_compare_result r;
+    CHECK(mr_compare_images_masked(a, b, W, H, NULL, mask, d, &r) == 0);   /* empty mask: fails */
+    mr_pixel_mask_rect(mask, W, H, 48, -5, 100, 12);                       /* cut to x 48..63, y 0..6 */
+    CHECK(mr_pixel_mask_count(mask, W, H) == 16 * 7);
+    CHECK(mr_compare_images_masked(a, b, W, H, NULL, mask, d, &r) == 0);   /* row 7 still differs */
+    mr_pixel_mask_rect(mask, W, H, 48, 7, 16, 1);
+    CHECK(mr_compare_images_masked(a, b, W, H, NULL, mask, d, &r) == 1);
+    CHECK(r.masked == 16 * 8);
+    CHECK(r.total == W * H - 16 * 8);
+    CHECK(r.diff == 0 && r.max_delta == 0);
+    /* Ignored pixels are hatched in two greys; the rest is the faded copy. */
+    const uint8_t *p = d + (3 * W + 55) * 4, *q = d + (3 * W + 59) * 4, *o = d + (3 * W + 40) * 4;
+    CHECK(p[0] != q[0] && (p[0] == 70 || p[0] == 200) && (q[0] == 70 || q[0] == 200) && p[2] == p[0] + 30);
+    CHECK(o[0] >= 160 && o[0] == o[2]);
+    mr_pixel_mask_rect(mask, W, H, 0, 0, 0, 10);                           /* empty: nothing */
+    CHECK(mr_pixel_mask_count(mask, W, H) == 16 * 8);
+}
+
 TEST(compare_defaults_are_documented_values)
 {
     mr_compare_tol t = mr_compare_default_tol();
@@ -113,6 +140,7 @@ int main(void)
     RUN(compare_edge_shifted_by_one_pixel_counts_as_aa);
     RUN(compare_real_change_fails_and_is_boxed_in_red);
     RUN(compare_large_threshold_accepts_a_faint_change);
+    RUN(compare_masked_change_passes_and_is_hatched);
     RUN(compare_defaults_are_documented_values);
     return test_summary("compare");
 }

@@ -37,25 +37,45 @@
 #include "core/str.h"
 #include "gfx/renderer.h"
 #include "platform/clock.h"
+#include "testkit/approve.h"
 #include "testkit/compare.h"
+#include "testkit/pixel_mask.h"
+#include "testkit/pose_golden.h"
 #include "testkit/report.h"
 #include "testkit/scene.h"
 
 static const char test_help[] =
     "usage: marrow test [options] [DIR|SCENE.lua ...]\n"
+    "       marrow test --approve OUT [SCENE ...]\n"
     "\n"
     "Runs every regression scene (*.lua; _*.lua are helper modules) in the\n"
     "given folders (default tests/scenes) and scene files, headless and\n"
     "deterministically, and compares each shot the scene declares with its\n"
-    "golden image NAME.golden/FRAME.png beside the scene (FRAME = frame\n"
-    "number, 4 digits: walk.golden/0045.png).\n"
+    "goldens beside the scene: the image NAME.golden/FRAME.png (FRAME = frame\n"
+    "number, 4 digits: walk.golden/0045.png) and the poses drawn,\n"
+    "NAME.golden/FRAME.pose.json (every joint of every marrow.draw and\n"
+    "draw_skeleton in model space; a failure names the joints that moved\n"
+    "most: \"hand_l moved 4.1 cm, lowerarm_l 2.0 cm\").\n"
     "A scene declares what to capture in a global table:\n"
     "  scene = {size = {320, 240}, fps = 30, frames = 60, shots = {0, 30, 59},\n"
-    "           tolerance = {threshold = 3, max_diff = 0.0005, max_aa = 0.01}}\n"
+    "           tolerance = {threshold = 3, max_diff = 0.0005, max_aa = 0.01,\n"
+    "                        pose = 0.02, pose_angle = 0.05},\n"
+    "           ignore = {{250, 4, 66, 20}, \"text\"}}\n"
+    "tolerance.pose is in model units (default 0.5 mm), pose_angle in degrees;\n"
+    "ignore lists pixel rectangles {x, y, w, h} (y down) and the layer \"text\"\n"
+    "(every marrow.text string) left out of the image comparison, hatched in\n"
+    "diff.png.\n"
     "\n"
     "options:\n"
     "  --update        write (or refresh) the goldens of the scenes run instead\n"
     "                  of comparing; name scene files to approve only those\n"
+    "  --approve OUT   copy the actuals (images and poses) of the finished run\n"
+    "                  in OUT into the goldens of its failed, new or flaky\n"
+    "                  shots, without rendering; SCENE names (or globs) choose\n"
+    "                  scenes, none = all of them. report.html shows the command\n"
+    "  --retries N     run a failing scene up to N more times; shots that fail,\n"
+    "                  then pass are reported flaky and do not fail the run\n"
+    "  --fail-flaky    flaky shots fail the run\n"
     "  --out DIR       actual/expected/diff PNGs, report.html, junit.xml\n"
     "                  (default out/test)\n"
     "  --jobs N        run N scenes at once, in N worker processes (default 1)\n"
@@ -64,11 +84,14 @@ static const char test_help[] =
     "                  glob when PAT has * ? or [)\n"
     "  --timeout S     a scene running longer is stopped and fails (default 600)\n"
     "\n"
-    "Each shot is one test; the run ends with 'N passed, N failed'.\n"
+    "Each shot is one test; the run ends with 'N passed, N failed' (flaky\n"
+    "shots count as passed unless --fail-flaky).\n"
     "Exit codes: 0 all passed, 1 something failed, 2 usage.\n";
 
 typedef struct test_opts {
     int update, jobs, shard_k, shard_n;
+    int retries, fail_flaky;
+    const char *approve;     /* --approve OUT: names are scenes of that run */
     float timeout;           /* seconds a scene may run before it is killed */
     const char *out, *filter;
     char **paths;            /* scene scripts, owned */
@@ -156,6 +179,16 @@ static int parse(int argc, char **argv, test_opts *o)
             rc = -1;
         } else if (!strcmp(a, "--update")) {
             o->update = 1;
+        } else if (!strcmp(a, "--approve")) {
+            if (!v || !*v) rc = mr_cli_usage_error("test", "--approve needs the --out folder of a finished run");
+            o->approve = v;
+            i++;
+        } else if (!strcmp(a, "--retries")) {
+            if (mr_cli_int(v, &o->retries) || o->retries < 0 || o->retries > 100)
+                rc = mr_cli_usage_error("test", "--retries needs a count in 0..100");
+            i++;
+        } else if (!strcmp(a, "--fail-flaky")) {
+            o->fail_flaky = 1;
         } else if (!strcmp(a, "--out")) {
             if (!v || !*v) rc = mr_cli_usage_error("test", "--out needs a directory");
             o->out = v;
@@ -183,6 +216,14 @@ static int parse(int argc, char **argv, test_opts *o)
         } else {
             inputs[ninputs++] = a;
         }
+    }
+    if (!rc && o->approve) {
+        if (o->update) rc = mr_cli_usage_error("test", "--approve and --update do not go together");
+        /* The inputs are scene names of the approved run: kept as they are. */
+        for (int i = 0; i < ninputs && !rc; i++)
+            if (add_path(o, mr_str_dup(inputs[i]))) rc = mr_cli_usage_error("test", "out of memory");
+        free(inputs);
+        return rc;
     }
     if (!rc && !ninputs) inputs[ninputs++] = "tests/scenes";
     for (int i = 0; i < ninputs && !rc; i++) {
@@ -279,24 +320,118 @@ typedef struct shot_ctx {
     const char *scene_dir;   /* OUT/SCENE */
     char golden_dir[1100];   /* beside the scene: NAME.golden */
     const mr_scene_decl *decl;
-    uint8_t *diff;           /* grown to the frame size */
+    uint8_t *diff, *mask;    /* grown to the frame size (diff_size bytes, mask a quarter) */
     size_t diff_size;
 } shot_ctx;
 
-static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, int h)
+/* The image half of a shot: compares rgba with the golden PNG (scene.ignore
+ * masked), writes expected.png and diff.png; fills s and appends to part.
+ * Returns 1 pass, 0 fail, -1 no golden image. */
+static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, const char *dir,
+                         const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info, char *part, size_t n)
+{
+    char ex[1500], df[1500];
+    snprintf(ex, sizeof ex, "%s/expected.png", dir);
+    snprintf(df, sizeof df, "%s/diff.png", dir);
+    int gw, gh, gn;
+    uint8_t *exp = stbi_load(golden, &gw, &gh, &gn, 4);
+    if (!exp) {
+        msgf(part, n, "no golden image %s", golden);
+        return -1;
+    }
+    if (copy_file(golden, ex) == 0) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
+    if (gw != w || gh != h) {
+        msgf(part, n, "the frame is %dx%d, the golden %s is %dx%d", w, h, golden, gw, gh);
+        stbi_image_free(exp);
+        return 0;
+    }
+    size_t need = (size_t)w * h * 4;
+    if (need > c->diff_size) {
+        free(c->diff);
+        free(c->mask);
+        c->diff = malloc(need);
+        c->mask = malloc(need / 4);
+        c->diff_size = c->diff && c->mask ? need : 0;
+    }
+    const mr_scene_decl *d = c->decl;
+    uint8_t *mask = NULL;
+    if (c->mask && (d->ignore_count || (d->ignore_text && info->text_box_count))) {
+        mask = c->mask;
+        memset(mask, 0, need / 4);
+        for (int i = 0; i < d->ignore_count; i++)
+            mr_pixel_mask_rect(mask, w, h, d->ignore[i][0], d->ignore[i][1], d->ignore[i][2], d->ignore[i][3]);
+        for (int i = 0; d->ignore_text && i < info->text_box_count; i++) {
+            const int *b = info->text_boxes[i];
+            mr_pixel_mask_rect(mask, w, h, b[0], b[1], b[2] - b[0] + 1, b[3] - b[1] + 1);
+        }
+    }
+    mr_compare_tol tol = {d->threshold, d->max_diff, d->max_aa};
+    mr_compare_result cr;
+    mr_compare_images_masked(exp, rgba, w, h, &tol, mask, c->diff_size ? c->diff : NULL, &cr);
+    stbi_image_free(exp);
+    if (c->diff_size && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
+    s->diff = cr.diff;
+    s->aa = cr.aa;
+    s->diff_share = cr.diff_share;
+    s->aa_share = cr.aa_share;
+    s->max_delta = cr.max_delta;
+    s->masked = cr.masked;
+    char ignored[64] = "";
+    if (cr.masked)
+        snprintf(ignored, sizeof ignored, "; %.1f%% of the frame ignored", 100.0 * cr.masked / ((double)w * h));
+    if (cr.pass)
+        msgf(part, n, "pixels ok (%.3f%% differ, %.3f%% as anti-aliasing, largest difference %d%s)",
+             100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta, ignored);
+    else
+        msgf(part, n, "%.3f%% of pixels differ (%.3f%% more as anti-aliasing), largest difference %d, in x "
+             "%d..%d y %d..%d%s; see %s", 100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta, cr.box[0],
+             cr.box[2], cr.box[1], cr.box[3], ignored, df);
+    return cr.pass;
+}
+
+/* The pose half of a shot: compares the poses drawn with FRAME.pose.json.
+ * Returns 1 pass, 0 fail, -1 no pose golden. */
+static int compare_poses(shot_ctx *c, const char *golden, const mr_pose_shot *poses, char *part, size_t n)
+{
+    mr_pose_shot exp = {0};
+    mr_error err = {0};
+    mr_status st = mr_pose_shot_read(&exp, golden, &err);
+    if (st == MR_ERR_IO) {
+        msgf(part, n, "no pose golden %s", golden);
+        return -1;
+    }
+    if (st != MR_OK) {
+        msgf(part, n, "%s", err.msg);
+        return 0;
+    }
+    mr_pose_tol tol = {c->decl->pose_tol, c->decl->pose_angle};
+    int ok = mr_pose_shot_compare(&exp, poses, &tol, part, n);
+    mr_pose_shot_deinit(&exp);
+    return ok;
+}
+
+static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info)
 {
     shot_ctx *c = ud;
     mr_scene_result *res = c->res;
     mr_shot_result *s = &res->shots[shot];
     memset(s, 0, sizeof *s);
     s->frame = frame;
-    char dir[1400], path[1500], golden[1200];
+    char dir[1400], path[1500], pose_path[1500], golden[1200], golden_pose[1200];
     snprintf(dir, sizeof dir, "%s/%04d", c->scene_dir, frame);
     make_dirs(dir);
     snprintf(golden, sizeof golden, "%s/%04d.png", c->golden_dir, frame);
+    snprintf(golden_pose, sizeof golden_pose, "%s/%04d.pose.json", c->golden_dir, frame);
     snprintf(path, sizeof path, "%s/actual.png", dir);
+    snprintf(pose_path, sizeof pose_path, "%s/actual.pose.json", dir);
+    mr_error err = {0};
     if (write_png(path, rgba, w, h, s->msg, sizeof s->msg)) {
         s->status = MR_SHOT_FAIL;
+        return 0;
+    }
+    if (mr_pose_shot_write(info->poses, frame, pose_path, &err) != MR_OK) {
+        s->status = MR_SHOT_FAIL;
+        msgf(s->msg, sizeof s->msg, "%s", err.msg);
         return 0;
     }
     char ex[1500], df[1500];
@@ -306,50 +441,32 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     unlink(df);
     if (c->o->update) {
         make_dirs(c->golden_dir);
-        s->status = write_png(golden, rgba, w, h, s->msg, sizeof s->msg) ? MR_SHOT_FAIL : MR_SHOT_UPDATED;
-        if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s", golden);
+        s->status = MR_SHOT_UPDATED;
+        if (write_png(golden, rgba, w, h, s->msg, sizeof s->msg)) s->status = MR_SHOT_FAIL;
+        else if (mr_pose_shot_write(info->poses, frame, golden_pose, &err) != MR_OK) {
+            s->status = MR_SHOT_FAIL;
+            msgf(s->msg, sizeof s->msg, "%s", err.msg);
+        }
+        if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s and %s", golden, golden_pose);
         return 0;
     }
-    int gw, gh, gn;
-    uint8_t *exp = stbi_load(golden, &gw, &gh, &gn, 4);
-    if (!exp) {
-        s->status = MR_SHOT_MISSING;
-        msgf(s->msg, sizeof s->msg, "%s frame %d: no golden image %s; look at %s and approve it with: "
-                 "marrow test --update %s", res->name, frame, golden, path, res->path);
-        return 0;
-    }
-    if (copy_file(golden, ex) == 0) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
-    if (gw != w || gh != h) {
+    char img_part[700], pose_part[700];
+    int img = compare_image(c, s, golden, dir, rgba, w, h, info, img_part, sizeof img_part);
+    int pose = compare_poses(c, golden_pose, info->poses, pose_part, sizeof pose_part);
+    s->pose_failed = pose == 0;
+    if (img < 0 || pose < 0) {
+        s->status = img == 0 || pose == 0 ? MR_SHOT_FAIL : MR_SHOT_MISSING;
+        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s; look at %s and approve it with: marrow test --update %s",
+             res->name, frame, img < 0 ? img_part : pose_part, img < 0 ? pose_part : img_part, path, res->path);
+    } else if (pose == 0) {
+        /* Which joints moved says more than which pixels did: poses first. */
         s->status = MR_SHOT_FAIL;
-        msgf(s->msg, sizeof s->msg, "%s frame %d: the frame is %dx%d, the golden %s is %dx%d", res->name,
-                 frame, w, h, golden, gw, gh);
-        stbi_image_free(exp);
-        return 0;
+        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s", res->name, frame, pose_part, img_part);
+    } else {
+        s->status = img ? MR_SHOT_PASS : MR_SHOT_FAIL;
+        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s", res->name, frame, img ? "ok" : img_part,
+             img ? img_part : pose_part);
     }
-    size_t need = (size_t)w * h * 4;
-    if (need > c->diff_size) {
-        free(c->diff);
-        c->diff = malloc(need);
-        c->diff_size = c->diff ? need : 0;
-    }
-    mr_compare_tol tol = {c->decl->threshold, c->decl->max_diff, c->decl->max_aa};
-    mr_compare_result cr;
-    mr_compare_images(exp, rgba, w, h, &tol, c->diff, &cr);
-    stbi_image_free(exp);
-    if (c->diff && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
-    s->diff = cr.diff;
-    s->aa = cr.aa;
-    s->diff_share = cr.diff_share;
-    s->aa_share = cr.aa_share;
-    s->max_delta = cr.max_delta;
-    s->status = cr.pass ? MR_SHOT_PASS : MR_SHOT_FAIL;
-    if (cr.pass)
-        msgf(s->msg, sizeof s->msg, "%s frame %d: ok (%.3f%% differ, %.3f%% as anti-aliasing, largest "
-                 "difference %d)", res->name, frame, 100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta);
-    else
-        msgf(s->msg, sizeof s->msg, "%s frame %d: %.3f%% of pixels differ (%.3f%% more as anti-aliasing), "
-                 "largest difference %d, in x %d..%d y %d..%d; see %s", res->name, frame, 100 * cr.diff_share,
-                 100 * cr.aa_share, cr.max_delta, cr.box[0], cr.box[2], cr.box[1], cr.box[3], df);
     return 0;
 }
 
@@ -398,6 +515,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
         }
     res->error = rc != 0;
     free(c.diff);
+    free(c.mask);
 }
 
 /* ---- the parent: children, progress, summary ------------------------------------------- */
@@ -438,6 +556,10 @@ static void worker_main(const test_opts *o, mr_scene_result *res, int n, int tas
     int i;
     while (read_int(task_fd, &i) == 0 && i >= 0 && i < n) {
         mr_scene_result *r = &res[i];
+        mr_scene_result fresh = {0};          /* a retry starts from nothing */
+        memcpy(fresh.name, r->name, sizeof fresh.name);
+        memcpy(fresh.path, r->path, sizeof fresh.path);
+        *r = fresh;
         run_scene(o, &runner, r->path, r);
         char rp[1300];
         result_path(o, r, rp, sizeof rp);
@@ -499,6 +621,8 @@ static void finish_child(const test_opts *o, mr_scene_result *r, int status, dou
     if (f) fclose(f);
     unlink(rp);
     if (ok) {
+        got.attempts = r->attempts;       /* the worker's copy does not count retries */
+        got.fail_flaky = r->fail_flaky;
         *r = got;
         return;
     }
@@ -524,12 +648,15 @@ static const char *scene_verdict(const mr_scene_result *r)
         updated += r->shots[i].status == MR_SHOT_UPDATED;
     }
     if (missing) return "NO GOLDEN";
+    if (mr_report_flaky(r, 1)) return r->fail_flaky ? "FLAKY" : "flaky";
     return updated ? "updated" : "ok";
 }
 
 static void print_result(int i, int n, const mr_scene_result *r)
 {
-    printf("[%d/%d] %s ... %s (%.1f s)\n", i + 1, n, r->name, scene_verdict(r), r->seconds);
+    char tries[32] = "";
+    if (r->attempts > 1) snprintf(tries, sizeof tries, ", %d attempts", r->attempts);
+    printf("[%d/%d] %s ... %s (%.1f s%s)\n", i + 1, n, r->name, scene_verdict(r), r->seconds, tries);
     if (r->error) {
         /* The message and the first lines of its traceback, indented. */
         const char *m = r->message;
@@ -542,16 +669,55 @@ static void print_result(int i, int n, const mr_scene_result *r)
     }
     for (int s = 0; s < r->shot_count; s++) {
         const mr_shot_result *sh = &r->shots[s];
-        if (sh->status == MR_SHOT_FAIL || sh->status == MR_SHOT_MISSING) printf("    %s\n", sh->msg);
+        if (sh->status == MR_SHOT_FAIL || sh->status == MR_SHOT_MISSING || sh->status == MR_SHOT_FLAKY)
+            printf("    %s\n", sh->msg);
     }
     fflush(stdout);
+}
+
+/* --approve OUT [SCENE...] */
+static int approve(const test_opts *o)
+{
+    mr_error err = {0};
+    int copied = 0;
+    mr_status st = mr_approve(o->approve, (const char *const *)o->paths, o->count, stdout, &copied, &err);
+    if (st == MR_ERR_IO && !copied && !mr_file_exists(o->approve)) {
+        fprintf(stderr, "marrow test: %s\n", err.msg);
+        return MR_EXIT_USAGE;
+    }
+    if (st != MR_OK) {
+        fprintf(stderr, "marrow test: %s\n", err.msg);
+        return MR_EXIT_FAILED;
+    }
+    printf("%d shot%s approved\n", copied, copied == 1 ? "" : "s");
+    return MR_EXIT_OK;
+}
+
+/* After scene i finished: with --retries, a scene that failed and has
+ * attempts left is queued again (its result so far kept in before[i]) and 1
+ * is returned; otherwise its attempts are merged into the result, 0. */
+static int scene_again(const test_opts *o, mr_scene_result *res, mr_scene_result *before, int i, int *again,
+                       int *again_tail)
+{
+    int n = o->count;
+    if (before && res[i].attempts > 1) mr_report_merge_retry(&res[i], &before[i]);
+    if (o->update || res[i].attempts > o->retries || !mr_report_should_retry(&res[i])) return 0;
+    before[i] = res[i];
+    memset(&res[i], 0, sizeof res[i]);
+    memcpy(res[i].name, before[i].name, sizeof res[i].name);
+    memcpy(res[i].path, before[i].path, sizeof res[i].path);
+    res[i].fail_flaky = o->fail_flaky;
+    res[i].attempts = before[i].attempts + 1;
+    again[(*again_tail)++ % n] = i;
+    return 1;
 }
 
 int mr_cmd_test(int argc, char **argv)
 {
     test_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc) {
+    if (!rc && o.approve) rc = approve(&o);
+    if (rc || o.approve) {
         for (int i = 0; i < o.count; i++) free(o.paths[i]);
         free(o.paths);
         return rc < 0 ? MR_EXIT_OK : rc;
@@ -569,7 +735,10 @@ int mr_cmd_test(int argc, char **argv)
     worker *workers = calloc((size_t)(o.jobs < n ? o.jobs : n), sizeof *workers);
     double *started = calloc((size_t)n, sizeof *started);
     char *done = calloc((size_t)n, 1), *timed_out = calloc((size_t)n, 1);
-    if (!res || !workers || !started || !done || !timed_out) {
+    /* --retries: scenes to run again (a queue), and what their attempts before left. */
+    int *again = calloc((size_t)n, sizeof *again), again_head = 0, again_tail = 0;
+    mr_scene_result *before = o.retries ? calloc((size_t)n, sizeof *before) : NULL;
+    if (!res || !workers || !started || !done || !timed_out || !again || (o.retries && !before)) {
         fprintf(stderr, "marrow test: out of memory\n");
         rc = MR_EXIT_FAILED;
         goto out;
@@ -577,6 +746,8 @@ int mr_cmd_test(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         scene_name(o.paths[i], res[i].name, sizeof res[i].name);
         snprintf(res[i].path, sizeof res[i].path, "%s", o.paths[i]);
+        res[i].attempts = 1;
+        res[i].fail_flaky = o.fail_flaky;
     }
     double t0 = mr_clock_now();
     /* A worker that died leaves its task pipe: writing there must fail, not kill us. */
@@ -584,24 +755,29 @@ int mr_cmd_test(int argc, char **argv)
     int nw = o.jobs < n ? o.jobs : n, next = 0, printed = 0;
     for (;;) {
         /* Hand out scenes: idle workers first, then new workers in empty slots. */
-        for (int w = 0; w < nw && next < n; w++) {
+        for (int w = 0; w < nw && (next < n || again_head < again_tail); w++) {
+            int retry = again_head < again_tail;
+            int i = retry ? again[again_head % n] : next;
             if (workers[w].pid == 0 && start_worker(&o, res, n, workers, nw, w) != 0) {
-                res[next].error = 1;
-                msgf(res[next].message, sizeof res[next].message, "cannot start a process: %s",
-                     strerror(errno));
-                done[next++] = 1;
+                res[i].error = 1;
+                msgf(res[i].message, sizeof res[i].message, "cannot start a process: %s", strerror(errno));
+                done[i] = 1;
+                if (retry) again_head++;
+                else next++;
                 continue;
             }
             if (workers[w].current >= 0) continue;
+            if (retry) again_head++;
+            else next++;
             char rp[1300];
-            result_path(&o, &res[next], rp, sizeof rp);
+            result_path(&o, &res[i], rp, sizeof rp);
             unlink(rp);
-            started[next] = mr_clock_now();
-            workers[w].current = next;
-            if (write_int(workers[w].task_fd, next) != 0) {
+            started[i] = mr_clock_now();
+            timed_out[i] = 0;
+            workers[w].current = i;
+            if (write_int(workers[w].task_fd, i) != 0) {
                 kill(workers[w].pid, SIGKILL);   /* reaped below; the scene fails with its status */
             }
-            next++;
         }
         while (printed < n && done[printed]) {
             print_result(printed, n, &res[printed]);
@@ -622,7 +798,7 @@ int mr_cmd_test(int argc, char **argv)
                 int i;
                 if (read_int(wk->done_fd, &i) != 0 || i != wk->current) break;
                 finish_child(&o, &res[i], 0, mr_clock_now() - started[i], 0);
-                done[i] = 1;
+                done[i] = !scene_again(&o, res, before, i, again, &again_tail);
                 wk->current = -1;
             }
         }
@@ -640,7 +816,7 @@ int mr_cmd_test(int argc, char **argv)
                     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = 3 << 8;  /* no result */
                     finish_child(&o, &res[i], status, mr_clock_now() - started[i], timed_out[i]);
                 }
-                if (i >= 0) done[i] = 1;
+                if (i >= 0) done[i] = !scene_again(&o, res, before, i, again, &again_tail);
                 close(wk->task_fd);
                 close(wk->done_fd);
                 *wk = (worker){.current = -1};
@@ -668,6 +844,10 @@ int mr_cmd_test(int argc, char **argv)
     double seconds = mr_clock_now() - t0;
     int passed = 0, failed = 0;
     mr_report_count(res, n, &passed, &failed);
+    int flaky = mr_report_flaky(res, n);
+    if (flaky)
+        printf("%d shot%s flaky (failed, then passed when run again)%s\n", flaky, flaky == 1 ? "" : "s",
+               o.fail_flaky ? ": failing the run (--fail-flaky)" : "");
     if (mr_report_write(o.out, res, n, seconds) == 0)
         printf("report: %s/report.html, %s/junit.xml\n", o.out, o.out);
     printf("%d scene%s in %.1f s (%.1f scenes/min, --jobs %d)\n", n, n == 1 ? "" : "s", seconds,
@@ -680,6 +860,8 @@ out:
     free(started);
     free(done);
     free(timed_out);
+    free(again);
+    free(before);
     for (int i = 0; i < o.count; i++) free(o.paths[i]);
     free(o.paths);
     return rc;

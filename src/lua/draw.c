@@ -4,6 +4,7 @@
  * renderer's API; it also keeps the map from a cached model to its GPU
  * handle, so the model cache holds no GPU state.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,10 @@ typedef struct mr_lua_gfx {
     int shots_written;       /* screenshots written since attaching */
     gpu_entry *gpu;          /* model -> GPU handle */
     size_t gpu_count, gpu_cap;
+    mr_lua_draw_pose_fn watch;  /* mr_lua_draw_watch_poses */
+    void *watch_ud;
+    int (*text_boxes)[4];    /* of the frame rendered last */
+    size_t text_box_count, text_box_cap;
     int skip_unchanged;      /* mr_lua_draw_skip_unchanged */
     int have_last;           /* last_digest is the picture the renderer holds */
     uint64_t last_digest;
@@ -87,6 +92,8 @@ static int record(void *user, const mr_lua_draw_cmd *in, char *err, size_t err_s
     c->model = in->model;
     c->mat_first = -1;
     c->mat_count = in->mat_count;
+    if (g->watch && (in->kind == MR_LUA_DRAW_MODEL || in->kind == MR_LUA_DRAW_SKELETON))
+        g->watch(g->watch_ud, in->model, in->mats);
     if (n) {
         c->mat_first = (long)g->mat_count;
         if (in->kind == MR_LUA_DRAW_MODEL) mr_pose_skinning(&in->model->skeleton, in->mats, g->mats + c->mat_first);
@@ -141,6 +148,7 @@ static void release(void *user)
     free(g->cmds);
     free(g->mats);
     free(g->texts);
+    free(g->text_boxes);
     free(g);
 }
 
@@ -174,6 +182,37 @@ int mr_lua_draw_recorded(const mr_lua_ctx *ctx)
     if (g)
         for (size_t i = 0; i < g->cmd_count; i++) n += g->cmds[i].kind == MR_LUA_DRAW_MODEL;
     return n;
+}
+
+void mr_lua_draw_watch_poses(mr_lua_ctx *ctx, mr_lua_draw_pose_fn fn, void *ud)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (!g) return;
+    g->watch = fn;
+    g->watch_ud = ud;
+}
+
+int mr_lua_draw_text_boxes(const mr_lua_ctx *ctx, const int (**boxes)[4])
+{
+    const mr_lua_gfx *g = gfx_of((mr_lua_ctx *)ctx);
+    *boxes = g ? (const int (*)[4])g->text_boxes : NULL;
+    return g ? (int)g->text_box_count : 0;
+}
+
+/* Remembers the pixels a marrow.text string covers (see mr_lua_draw_text_boxes). */
+static void text_box(mr_lua_gfx *g, float x, float y, float width, const char *s)
+{
+    float lh = mr_renderer_text_height(g->r);
+    if (width <= 0 || lh <= 0) return;
+    if (mr_alloc_reserve((void **)&g->text_boxes, &g->text_box_cap, g->text_box_count + 1, sizeof *g->text_boxes))
+        return;
+    int lines = 1;
+    for (; *s; s++) lines += *s == '\n';
+    int *b = g->text_boxes[g->text_box_count++];
+    b[0] = (int)floorf(x) - 2;
+    b[1] = (int)floorf(y) - 2;
+    b[2] = (int)ceilf(x + width) + 2;
+    b[3] = (int)ceilf(y + lh * (float)lines) + 2;
 }
 
 /* Uploads a model on first use; 0 when it cannot be drawn. */
@@ -375,6 +414,7 @@ int mr_lua_draw_render(mr_lua_ctx *ctx)
         mr_lua_set_error(ctx, "renderer: cannot begin a frame");
         return -1;
     }
+    g->text_box_count = 0;
     for (size_t i = 0; i < g->cmd_count; i++) {
         draw_cmd *c = &g->cmds[i];
         switch (c->kind) {
@@ -403,7 +443,8 @@ int mr_lua_draw_render(mr_lua_ctx *ctx)
         case MR_LUA_DRAW_TEXT: {
             mr_text_style st = {0};
             memcpy(st.color, c->colour, sizeof(float) * 4);
-            mr_renderer_text(g->r, c->x, c->y, g->texts + c->text, &st);
+            float tw = mr_renderer_text(g->r, c->x, c->y, g->texts + c->text, &st);
+            text_box(g, c->x, c->y, tw, g->texts + c->text);
             break;
         }
         }

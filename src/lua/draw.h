@@ -19,10 +19,13 @@
 #ifndef MR_LUA_DRAW_H
 #define MR_LUA_DRAW_H
 
+#include <cglm/cglm.h>
+
 #include "core/error.h"
 #include "lua/script.h"
 
 struct mr_renderer;
+struct mr_model;
 
 /* Attaches r (not owned; NULL: record without drawing). Models are uploaded on first draw
  * and released by mr_lua_ctx_destroy, so destroy the context before the
@@ -58,5 +61,19 @@ int mr_lua_draw_screenshots_pending(const mr_lua_ctx *ctx);
 
 /* Number of model draws recorded in the last draw() (for tests). */
 int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
+
+/* Pose watcher (the regression runner's pose goldens): while set, fn is
+ * called for every model or skeleton draw as it is recorded, with the
+ * model (owned by the cache, valid during the call) and its model-space
+ * joint matrices (model->skeleton.joint_count of them; NULL for a model
+ * drawn in its bind pose). fn NULL stops watching. Costs nothing unset. */
+typedef void (*mr_lua_draw_pose_fn)(void *ud, const struct mr_model *model, const mat4 *joints);
+void mr_lua_draw_watch_poses(mr_lua_ctx *ctx, mr_lua_draw_pose_fn fn, void *ud);
+
+/* Pixel boxes {x0, y0, x1, y1} (inclusive, y down, 2 pixels added around
+ * for the drop shadow) of the marrow.text strings drawn in the frame
+ * rendered last; *boxes valid until the next render. Returns how many
+ * (0 without a renderer or font). */
+int mr_lua_draw_text_boxes(const mr_lua_ctx *ctx, const int (**boxes)[4]);
 
 #endif

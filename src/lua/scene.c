@@ -43,7 +43,7 @@ static int read_scene(lua_State *L)
     mr_scene_decl *d = a->d;
     const char *s = a->script;
     *d = (mr_scene_decl){.width = 320, .height = 240, .fps = 30, .threshold = -1, .max_diff = -1,
-                         .max_aa = -1};
+                         .max_aa = -1, .pose_tol = -1, .pose_angle = -1};
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     if (lua_getfield(L, -1, "scene") != LUA_TTABLE)
         FAIL("%s: no global table `scene` (e.g. scene = {size = {320, 240}, shots = {0, 30}})", s);
@@ -104,6 +104,38 @@ static int read_scene(lua_State *L)
         if ((r = num_field(L, a, "scene.tolerance", "max_aa", &v)) < 0) return 0;
         if (r && !(v >= 0 && v <= 1)) FAIL("%s: scene.tolerance.max_aa must be a share in 0..1", s);
         if (r) d->max_aa = v;
+        if ((r = num_field(L, a, "scene.tolerance", "pose", &v)) < 0) return 0;
+        if (r && !(v >= 0)) FAIL("%s: scene.tolerance.pose must be a distance >= 0 in model units", s);
+        if (r) d->pose_tol = v;
+        if ((r = num_field(L, a, "scene.tolerance", "pose_angle", &v)) < 0) return 0;
+        if (r && !(v >= 0 && v <= 180)) FAIL("%s: scene.tolerance.pose_angle must be degrees in 0..180", s);
+        if (r) d->pose_angle = v;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, -1, "ignore") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) FAIL("%s: scene.ignore must be a list of {x, y, w, h} and \"text\"", s);
+        lua_Integer count = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= count; i++) {
+            lua_geti(L, -1, i);
+            if (lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "text")) {
+                d->ignore_text = 1;
+                lua_pop(L, 1);
+                continue;
+            }
+            if (!lua_istable(L, -1))
+                FAIL("%s: scene.ignore[%lld] must be {x, y, w, h} or \"text\"", s, (long long)i);
+            if (d->ignore_count == MR_SCENE_MAX_IGNORE)
+                FAIL("%s: scene.ignore has more than %d rectangles", s, MR_SCENE_MAX_IGNORE);
+            int *box = d->ignore[d->ignore_count++];
+            for (int k = 0; k < 4; k++) {
+                lua_geti(L, -1, k + 1);
+                if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < (k < 2 ? -4096 : 1) || lua_tointeger(L, -1) > 4096)
+                    FAIL("%s: scene.ignore[%lld] must be {x, y, w, h}: whole pixels, w and h >= 1", s, (long long)i);
+                box[k] = (int)lua_tointeger(L, -1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
     }
     a->err[0] = '\0';
     return 0;

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "testkit/pixel_mask.h"
+
 mr_compare_tol mr_compare_default_tol(void)
 {
     return (mr_compare_tol){.threshold = 3, .max_diff = 0.0005, .max_aa = 0.01};
@@ -47,6 +49,13 @@ static int on_edge(const uint8_t *img, int w, int h, int x, int y)
 int mr_compare_images(const uint8_t *expected, const uint8_t *actual, int w, int h,
                      const mr_compare_tol *tol, uint8_t *diff, mr_compare_result *out)
 {
+    return mr_compare_images_masked(expected, actual, w, h, tol, NULL, diff, out);
+}
+
+int mr_compare_images_masked(const uint8_t *expected, const uint8_t *actual, int w, int h,
+                            const mr_compare_tol *tol, const uint8_t *mask, uint8_t *diff,
+                            mr_compare_result *out)
+{
     mr_compare_tol t = mr_compare_default_tol();
     if (tol) {
         if (tol->threshold >= 0) t.threshold = tol->threshold;
@@ -58,6 +67,10 @@ int mr_compare_images(const uint8_t *expected, const uint8_t *actual, int w, int
         for (int x = 0; x < w; x++) {
             size_t i = ((size_t)y * w + x) * 4;
             const uint8_t *e = expected + i, *a = actual + i;
+            if (mask && mask[i / 4]) {
+                out->masked++;
+                continue;
+            }
             int d = dist(e, a);
             if (d > out->max_delta) out->max_delta = d;
             int kind = 0;                  /* 0 same, 1 AA, 2 real */
@@ -92,6 +105,8 @@ int mr_compare_images(const uint8_t *expected, const uint8_t *actual, int w, int
                 o[3] = 255;
             }
         }
+    out->total -= out->masked;
+    if (mask && diff) mr_pixel_mask_hatch(mask, diff, w, h);
     out->diff_share = out->total ? (double)out->diff / (double)out->total : 0;
     out->aa_share = out->total ? (double)out->aa / (double)out->total : 0;
     out->pass = out->diff_share <= t.max_diff && out->aa_share <= t.max_aa;

@@ -31,7 +31,8 @@ typedef struct mr_compare_tol {
 } mr_compare_tol;
 
 typedef struct mr_compare_result {
-    long total;        /* pixels compared */
+    long total;        /* pixels compared (not masked) */
+    long masked;       /* pixels left out by the mask */
     long diff;         /* real differences */
     long aa;           /* differences counted as anti-aliasing */
     int max_delta;     /* largest colour distance of any pixel, 0..255 */
@@ -50,5 +51,13 @@ mr_compare_tol mr_compare_default_tol(void);
  * magenta. Allocates nothing. Returns out->pass. */
 int mr_compare_images(const uint8_t *expected, const uint8_t *actual, int w, int h,
                      const mr_compare_tol *tol, uint8_t *diff, mr_compare_result *out);
+
+/* The same with mask (w*h bytes, non-zero = ignored; NULL = none, see
+ * testkit/pixel_mask.h): ignored pixels are neither compared nor counted (shares
+ * are of the pixels compared) and are hatched in the diff image. A pixel
+ * next to an ignored one is still compared with all its neighbours. */
+int mr_compare_images_masked(const uint8_t *expected, const uint8_t *actual, int w, int h,
+                            const mr_compare_tol *tol, const uint8_t *mask, uint8_t *diff,
+                            mr_compare_result *out);
 
 #endif

@@ -5,11 +5,66 @@
 #include "testkit/report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int shot_failed(const mr_shot_result *s)
+#include "testkit/approve.h"
+
+static int shot_failed(const mr_scene_result *r, const mr_shot_result *s)
 {
-    return s->status == MR_SHOT_FAIL || s->status == MR_SHOT_MISSING || s->status == MR_SHOT_NOT_RUN;
+    return s->status == MR_SHOT_FAIL || s->status == MR_SHOT_MISSING || s->status == MR_SHOT_NOT_RUN ||
+           (s->status == MR_SHOT_FLAKY && r->fail_flaky);
+}
+
+int mr_report_flaky(const mr_scene_result *r, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < r[i].shot_count; s++) k += r[i].shots[s].status == MR_SHOT_FLAKY;
+    return k;
+}
+
+int mr_report_should_retry(const mr_scene_result *r)
+{
+    int missing = 0;
+    for (int s = 0; s < r->shot_count; s++) {
+        if (r->shots[s].status == MR_SHOT_FAIL) return 1;
+        missing += r->shots[s].status == MR_SHOT_MISSING;
+    }
+    return r->error && !missing;
+}
+
+/* Copies the first line of src into dst (n bytes). */
+static void first_line(char *dst, size_t n, const char *src)
+{
+    size_t len = strcspn(src, "\n");
+    if (len >= n) len = n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+void mr_report_merge_retry(mr_scene_result *now, const mr_scene_result *before)
+{
+    now->attempts = before->attempts + 1;
+    if (now->error) return;
+    for (int s = 0; s < now->shot_count; s++)
+        if (now->shots[s].status != MR_SHOT_PASS) return;
+    for (int s = 0; s < now->shot_count; s++) {
+        mr_shot_result *sh = &now->shots[s];
+        const mr_shot_result *old = s < before->shot_count && before->shots[s].frame == sh->frame
+                                    ? &before->shots[s] : NULL;
+        int was_bad = !old || old->status == MR_SHOT_FAIL || old->status == MR_SHOT_NOT_RUN ||
+                      old->status == MR_SHOT_FLAKY || before->error;
+        if (!was_bad) continue;
+        char why[600];
+        if (old && (old->status == MR_SHOT_FAIL || old->status == MR_SHOT_FLAKY)) first_line(why, sizeof why, old->msg);
+        else first_line(why, sizeof why, before->message);
+        char line[1200];
+        snprintf(line, sizeof line, "%s frame %d: flaky: passed on attempt %d after failing: %s", now->name,
+                 sh->frame, now->attempts, why);
+        first_line(sh->msg, sizeof sh->msg, line);
+        sh->status = MR_SHOT_FLAKY;
+    }
 }
 
 void mr_report_count(const mr_scene_result *r, int n, int *passed, int *failed)
@@ -21,8 +76,8 @@ void mr_report_count(const mr_scene_result *r, int n, int *passed, int *failed)
             continue;
         }
         for (int s = 0; s < r[i].shot_count; s++) {
-            int bad = shot_failed(&r[i].shots[s]) || (r[i].error && r[i].shots[s].status != MR_SHOT_FAIL &&
-                                                      r[i].shots[s].status != MR_SHOT_MISSING);
+            int bad = shot_failed(&r[i], &r[i].shots[s]) ||
+                      (r[i].error && r[i].shots[s].status != MR_SHOT_FAIL && r[i].shots[s].status != MR_SHOT_MISSING);
             /* A scene error after its shots ran (unload() failed) fails them all. */
             if (bad) (*failed)++;
             else (*passed)++;
@@ -66,6 +121,7 @@ static const char *status_word(const mr_scene_result *r, const mr_shot_result *s
     case MR_SHOT_FAIL: return "fail";
     case MR_SHOT_MISSING: return "no golden";
     case MR_SHOT_UPDATED: return r->error ? "error" : "updated";
+    case MR_SHOT_FLAKY: return r->fail_flaky ? "flaky (failing)" : "flaky";
     default: return "not run";
     }
 }
@@ -85,6 +141,8 @@ static const char css_js[] =
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:6px;vertical-align:top;text-align:left}\n"
     "tr.fail td.st,tr.error td.st,tr.nogolden td.st,tr.notrun td.st{background:#f4c7c3;font-weight:bold}\n"
     "tr.pass td.st,tr.updated td.st{background:#c8e6c9}\n"
+    "tr.flaky td.st{background:#fff3b0}tr.flakyfailing td.st{background:#f4c7c3}\n"
+    "pre.approve{background:#eee;padding:4px 8px;margin:4px 0;user-select:all;white-space:pre-wrap}\n"
     "img{width:220px;display:block;image-rendering:pixelated}\n"
     ".stack{position:relative;display:inline-block}.stack img.top{position:absolute;left:0;top:0}\n"
     ".msg{font-family:monospace;white-space:pre-wrap;word-break:break-all;width:230px;font-size:11px}\n"
@@ -95,7 +153,46 @@ static const char css_js[] =
     " b.textContent='stop';b.timer=setInterval(function(){t.style.visibility=t.style.visibility=='hidden'?'':'hidden';},500);}\n"
     "</script>\n";
 
-static int write_html(const char *path, const mr_scene_result *r, int n, double seconds)
+/* 1 when the scene has shots whose actuals --approve would copy. */
+static int approvable(const mr_scene_result *sc)
+{
+    for (int s = 0; s < sc->shot_count; s++) {
+        int st = sc->shots[s].status;
+        if (st == MR_SHOT_FAIL || st == MR_SHOT_MISSING || st == MR_SHOT_FLAKY) return 1;
+    }
+    return 0;
+}
+
+/* A shell word: as is when plain, else in single quotes. */
+static void shell_word(FILE *f, const char *s)
+{
+    if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+=:,") == strlen(s)) {
+        esc(f, s);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputs("'\\''", f);
+        else {
+            char c[2] = {*s, 0};
+            esc(f, c);
+        }
+    }
+    fputc('\'', f);
+}
+
+static void approve_command(FILE *f, const char *out_abs, const char *scene)
+{
+    fputs("<pre class=\"approve\">marrow test --approve ", f);
+    shell_word(f, out_abs);
+    if (scene) {
+        fputc(' ', f);
+        shell_word(f, scene);
+    }
+    fputs("</pre>", f);
+}
+
+static int write_html(const char *path, const char *out_abs, const mr_scene_result *r, int n, double seconds)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -108,6 +205,13 @@ static int write_html(const char *path, const mr_scene_result *r, int n, double 
                "differences in magenta over a faded copy of expected. The last column shows actual over "
                "expected: drag the slider or press blink.</p>\n",
             passed, failed, n, n == 1 ? "" : "s", seconds);
+    int to_approve = 0;
+    for (int i = 0; i < n; i++) to_approve += approvable(&r[i]);
+    if (to_approve > 1) {
+        fputs("<p>After reviewing, approve the actuals of every failing scene (images and poses become the "
+              "goldens, nothing is rendered again):</p>", f);
+        approve_command(f, out_abs, NULL);
+    }
     fputs("<table><tr><th>scene, frame, result</th><th>expected</th><th>actual</th><th>diff</th>"
           "<th>actual over expected</th></tr>\n", f);
     for (int i = 0; i < n; i++) {
@@ -119,17 +223,27 @@ static int write_html(const char *path, const mr_scene_result *r, int n, double 
             esc(f, sc->message);
             fprintf(f, "</div>%.2f s</td></tr>\n", sc->seconds);
         }
+        if (approvable(sc)) {
+            fputs("<tr class=\"approve\"><td colspan=\"5\"><b>", f);
+            esc(f, sc->name);
+            fputs("</b>: if the actuals below are right, approve them with", f);
+            approve_command(f, out_abs, sc->name);
+            fputs("</td></tr>\n", f);
+        }
         for (int s = 0; s < sc->shot_count; s++) {
             const mr_shot_result *sh = &sc->shots[s];
             const char *word = status_word(sc, sh);
             char cls[16];
             int k = 0;
             for (const char *p = word; *p && k < 15; p++)
-                if (*p != ' ') cls[k++] = *p;
+                if ((*p >= 'a' && *p <= 'z')) cls[k++] = *p;
             cls[k] = '\0';
             fprintf(f, "<tr class=\"%s\"><td class=\"st\"><b>", cls);
             esc(f, sc->name);
-            fprintf(f, "</b> frame %04d: %s<br>scene %.2f s<div class=\"msg\">", sh->frame, word, sc->seconds);
+            fprintf(f, "</b> frame %04d: %s<br>scene %.2f s", sh->frame, word, sc->seconds);
+            if (sc->attempts > 1) fprintf(f, " (attempt %d)", sc->attempts);
+            if (sh->masked) fprintf(f, "<br>%ld pixels ignored (hatched in diff)", sh->masked);
+            fputs("<div class=\"msg\">", f);
             esc(f, sh->msg);
             fputs("</div></td><td>", f);
             if (sh->has_expected) img(f, sc, sh, "expected.png", "e");
@@ -179,7 +293,13 @@ static int write_junit(const char *path, const mr_scene_result *r, int n, double
             fputs("    <testcase classname=\"marrow.scenes.", f);
             esc(f, sc->name);
             fprintf(f, "\" name=\"frame %04d\" time=\"%.3f\">", sh->frame, sc->seconds / sc->shot_count);
-            int bad = shot_failed(sh) || (sc->error && sh->status != MR_SHOT_FAIL && sh->status != MR_SHOT_MISSING);
+            int bad = shot_failed(sc, sh) || (sc->error && sh->status != MR_SHOT_FAIL && sh->status != MR_SHOT_MISSING);
+            if (!bad && sh->status == MR_SHOT_FLAKY) {
+                /* Surefire's element for a test that failed, then passed on a rerun. */
+                fputs("<flakyFailure message=\"", f);
+                esc(f, sh->msg);
+                fputs("\"/>", f);
+            }
             if (bad) {
                 fputs("<failure message=\"", f);
                 esc(f, sh->msg);
@@ -197,15 +317,21 @@ static int write_junit(const char *path, const mr_scene_result *r, int n, double
 
 int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds)
 {
-    char path[4096];
+    char path[4096], out_abs[4096];
+    if (!realpath(out_dir, out_abs)) snprintf(out_abs, sizeof out_abs, "%s", out_dir);
     snprintf(path, sizeof path, "%s/report.html", out_dir);
-    if (write_html(path, r, n, seconds)) {
+    if (write_html(path, out_abs, r, n, seconds)) {
         fprintf(stderr, "marrow test: cannot write %s\n", path);
         return -1;
     }
     snprintf(path, sizeof path, "%s/junit.xml", out_dir);
     if (write_junit(path, r, n, seconds)) {
         fprintf(stderr, "marrow test: cannot write %s\n", path);
+        return -1;
+    }
+    mr_error err = {0};
+    if (mr_approve_write_results(out_dir, r, n, &err) != MR_OK) {
+        fprintf(stderr, "marrow test: %s\n", err.msg);
         return -1;
     }
     return 0;

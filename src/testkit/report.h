@@ -7,7 +7,13 @@
  * Output layout under the output folder OUT:
  *   OUT/report.html  OUT/junit.xml
  *   OUT/SCENE/FRAME/actual.png, expected.png, diff.png   (FRAME: 4 digits)
+ *   OUT/SCENE/FRAME/actual.pose.json                     the poses drawn (testkit/pose_golden.h)
  *   OUT/SCENE/log.txt                                    what the scene printed
+ *   OUT/results.tsv                 what `marrow test --approve OUT` reads (testkit/approve.h)
+ *
+ * A scene run again by --retries that passes the second time has its shots
+ * that failed before marked flaky: they count as passed unless the run asked
+ * for --fail-flaky (fail_flaky in every result).
  */
 #ifndef MR_TESTKIT_REPORT_H
 #define MR_TESTKIT_REPORT_H
@@ -20,6 +26,7 @@ enum mr_shot_status {
     MR_SHOT_MISSING,         /* no golden image yet */
     MR_SHOT_UPDATED,         /* --update wrote the golden */
     MR_SHOT_NOT_RUN,         /* the scene failed before this shot */
+    MR_SHOT_FLAKY,           /* failed, then passed when the scene ran again */
 };
 
 typedef struct mr_shot_result {
@@ -29,7 +36,9 @@ typedef struct mr_shot_result {
     double diff_share, aa_share;
     int max_delta;
     int has_expected, has_diff;  /* expected.png / diff.png were written */
-    char msg[512];           /* one line for the terminal and the report */
+    long masked;             /* pixels left out by scene.ignore */
+    int pose_failed;         /* the poses drawn differ from the pose golden */
+    char msg[1024];          /* one line for the terminal and the report */
 } mr_shot_result;
 
 typedef struct mr_scene_result {
@@ -37,7 +46,9 @@ typedef struct mr_scene_result {
     char path[1024];         /* the scene script */
     int error;               /* 1: the scene itself failed (message says why) */
     char message[2048];
-    double seconds;          /* wall time of the scene's run */
+    double seconds;          /* wall time of the scene's run (the last attempt) */
+    int attempts;            /* runs of the scene (1 + retries used) */
+    int fail_flaky;          /* flaky shots count as failed (--fail-flaky) */
     int shot_count;
     mr_shot_result shots[MR_SCENE_MAX_SHOTS];
 } mr_scene_result;
@@ -46,8 +57,21 @@ typedef struct mr_scene_result {
  * before its shots are known counts as one failed test. */
 void mr_report_count(const mr_scene_result *r, int n, int *passed, int *failed);
 
-/* Writes OUT/report.html and OUT/junit.xml. Returns 0, or -1 with a message
- * on stderr. */
+/* Shots marked flaky in r[0..n). */
+int mr_report_flaky(const mr_scene_result *r, int n);
+
+/* Whether a finished run of a scene should be run again under --retries:
+ * a shot failed, or the scene failed, for a reason other than a missing
+ * golden. */
+int mr_report_should_retry(const mr_scene_result *r);
+
+/* Folds the result of a scene's retry (now) with what the attempts before
+ * it left (before): when now passes, the shots that had failed become
+ * MR_SHOT_FLAKY, their message saying how they failed. */
+void mr_report_merge_retry(mr_scene_result *now, const mr_scene_result *before);
+
+/* Writes OUT/report.html, OUT/junit.xml and OUT/results.tsv. Returns 0, or
+ * -1 with a message on stderr. */
 int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds);
 
 #endif

@@ -52,6 +52,17 @@ static void copy_error(mr_lua_ctx *ctx, char *err, size_t n, const char *fallbac
     snprintf(err, n, "%s", e ? e : fallback);
 }
 
+typedef struct pose_watch {
+    mr_pose_shot poses;
+    mr_error err;            /* the first failure to record one */
+} pose_watch;
+
+static void watch_pose(void *ud, const mr_model *model, const mat4 *joints)
+{
+    pose_watch *w = ud;
+    if (w->err.status == MR_OK) mr_pose_shot_add(&w->poses, model, joints, &w->err);
+}
+
 int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *out_dir, mr_scene_decl *decl,
                         mr_shot_fn fn, void *ud, char *err, size_t err_size)
 {
@@ -59,6 +70,7 @@ int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *ou
     int rc = -1;
     mr_error e = {0};
     uint8_t *pixels = NULL;
+    pose_watch watch = {0};
     mr_lua_desc ld = {.script = script, .headless = 1, .out_dir = out_dir, .width = 320,
                       .height = 240};
     mr_lua_ctx *ctx = mr_lua_ctx_create(&ld);
@@ -89,16 +101,26 @@ int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *ou
     int shot = 0;
     for (int frame = 0; frame < d.frames && shot < d.shot_count; frame++) {
         int is_shot = frame == d.shots[shot];
-        if (mr_lua_frame_step(ctx, dt, is_shot) != 0) {
+        mr_pose_shot_clear(&watch.poses);
+        if (is_shot) mr_lua_draw_watch_poses(ctx, watch_pose, &watch);
+        int failed = mr_lua_frame_step(ctx, dt, is_shot) != 0;
+        mr_lua_draw_watch_poses(ctx, NULL, NULL);
+        if (failed) {
             copy_error(ctx, err, err_size, "script error");
             goto done;
         }
+        if (watch.err.status != MR_OK) {
+            snprintf(err, err_size, "frame %d: recording the poses drawn: %s", frame, watch.err.msg);
+            goto done;
+        }
         if (is_shot) {
+            mr_scene_shot_info info = {.poses = &watch.poses};
+            info.text_box_count = mr_lua_draw_text_boxes(ctx, &info.text_boxes);
             if (mr_renderer_read_pixels(run->r, pixels, size) != MR_OK) {
                 snprintf(err, err_size, "frame %d: cannot read the pixels back", frame);
                 goto done;
             }
-            if (fn && fn(ud, shot, frame, pixels, d.width, d.height) != 0) {
+            if (fn && fn(ud, shot, frame, pixels, d.width, d.height, &info) != 0) {
                 snprintf(err, err_size, "stopped at frame %d", frame);
                 goto done;
             }
@@ -120,6 +142,7 @@ int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *ou
     rc = 0;
 
 done:
+    mr_pose_shot_deinit(&watch.poses);
     free(pixels);
     mr_lua_ctx_destroy(ctx);   /* releases the scene's models while the context is current */
     return rc;

@@ -26,6 +26,9 @@
  * first in a fresh process or after other scenes. A scene that crashes takes
  * the process with it: `marrow test` runs runners in worker processes and
  * replaces a worker that died.
+ *
+ * On a shot's frame the poses drawn (every marrow.draw and draw_skeleton,
+ * testkit/pose_golden.h) and the boxes of the text drawn are recorded too.
  */
 #ifndef MR_TESTKIT_SCENE_H
 #define MR_TESTKIT_SCENE_H
@@ -35,10 +38,19 @@
 
 #include "core/error.h"
 #include "lua/scene.h"
+#include "testkit/pose_golden.h"
+
+/* What else a shot's frame drew (valid during the callback only). */
+typedef struct mr_scene_shot_info {
+    const mr_pose_shot *poses;    /* the poses drawn, in drawing order */
+    const int (*text_boxes)[4];   /* marrow.text boxes: x0, y0, x1, y1 inclusive, y down */
+    int text_box_count;
+} mr_scene_shot_info;
 
 /* Called once per shot, in order, with the frame's RGBA8 pixels (top row
  * first, valid during the call only). Return 0 to go on, non-zero to stop. */
-typedef int (*mr_shot_fn)(void *ud, int shot, int frame, const uint8_t *rgba, int width, int height);
+typedef int (*mr_shot_fn)(void *ud, int shot, int frame, const uint8_t *rgba, int width, int height,
+                          const mr_scene_shot_info *info);
 
 typedef struct mr_scene_runner mr_scene_runner;
 

@@ -1,0 +1,153 @@
+/* approve.c — results.tsv and `marrow test --approve` (see approve.h). */
+#include "testkit/approve.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
+
+static const char *status_name(const mr_scene_result *r, const mr_shot_result *s)
+{
+    switch (s->status) {
+    case MR_SHOT_PASS: return r->error ? "error" : "pass";
+    case MR_SHOT_FAIL: return "fail";
+    case MR_SHOT_MISSING: return "missing";
+    case MR_SHOT_UPDATED: return r->error ? "error" : "updated";
+    case MR_SHOT_FLAKY: return "flaky";
+    default: return "notrun";
+    }
+}
+
+mr_status mr_approve_write_results(const char *out_dir, const mr_scene_result *r, int n, mr_error *err)
+{
+    char *path = mr_str_fmt("%s/results.tsv", out_dir);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) {
+        mr_error_set(err, MR_ERR_IO, "cannot write %s/results.tsv: %s", out_dir, strerror(errno));
+        free(path);
+        return MR_ERR_IO;
+    }
+    fputs("# marrow test results: scene\tscript\tframe\tstatus\n", f);
+    for (int i = 0; i < n; i++) {
+        char abs[PATH_MAX];
+        if (!realpath(r[i].path, abs)) snprintf(abs, sizeof abs, "%s", r[i].path);
+        for (int s = 0; s < r[i].shot_count; s++)
+            fprintf(f, "%s\t%s\t%d\t%s\n", r[i].name, abs, r[i].shots[s].frame, status_name(&r[i], &r[i].shots[s]));
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
+        free(path);
+        return MR_ERR_IO;
+    }
+    free(path);
+    return MR_OK;
+}
+
+/* 1 when scene `name` was asked for: by name, glob, or a path to NAME.lua. */
+static int chosen(const char *name, const char *arg)
+{
+    if (!strcmp(name, arg)) return 1;
+    if (strpbrk(arg, "*?[") && fnmatch(arg, name, 0) == 0) return 1;
+    const char *base = mr_path_basename(arg);
+    size_t len = strlen(name);
+    return !strncmp(base, name, len) && !strcmp(base + len, ".lua");
+}
+
+static mr_status copy_file(const char *from, const char *to, mr_error *err)
+{
+    size_t size;
+    char *data = mr_file_read(from, &size, err);
+    if (!data) return MR_ERR_IO;
+    int rc = mr_file_write(to, data, size, err);
+    free(data);
+    return rc ? MR_ERR_IO : MR_OK;
+}
+
+mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_count, FILE *log, int *copied,
+                     mr_error *err)
+{
+    *copied = 0;
+    char *path = mr_str_fmt("%s/results.tsv", out_dir);
+    char *text = path ? mr_file_read(path, NULL, NULL) : NULL;
+    if (!text) {
+        mr_error_set(err, MR_ERR_IO, "%s has no results.tsv: give the --out folder of a finished `marrow test` run",
+                     out_dir);
+        free(path);
+        return MR_ERR_IO;
+    }
+    char *used = calloc((size_t)scene_count + 1, 1);
+    mr_status st = used ? MR_OK : mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
+    int lineno = 0;
+    for (char *line = text; st == MR_OK && line && *line; ) {
+        char *next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        lineno++;
+        if (line[0] == '#' || !line[0]) {
+            line = next;
+            continue;
+        }
+        char *f[4] = {line};
+        int nf = 1;
+        for (char *p = line; *p && nf < 4; p++)
+            if (*p == '\t') {
+                *p = '\0';
+                f[nf++] = p + 1;
+            }
+        if (nf != 4 || strchr(f[3], '\t')) {
+            st = mr_error_set(err, MR_ERR_BAD_FILE, "%s:%d: expected scene, script, frame and status", path, lineno);
+            break;
+        }
+        const char *name = f[0], *script = f[1], *status = f[3];
+        int frame = atoi(f[2]);
+        line = next;
+        int want = scene_count == 0;
+        for (int i = 0; i < scene_count; i++)
+            if (chosen(name, scenes[i])) want = used[i] = 1;
+        if (!want) continue;
+        if (!strcmp(status, "notrun") || !strcmp(status, "error")) {
+            if (scene_count) fprintf(log, "%s frame %d: not approved: the scene failed, so it has no actuals\n", name, frame);
+            continue;
+        }
+        if (strcmp(status, "fail") && strcmp(status, "missing") && strcmp(status, "flaky")) continue;
+        size_t len = strlen(script);
+        char *golden = mr_str_fmt("%.*s.golden", (int)(len > 4 ? len - 4 : len), script);
+        char *img = mr_str_fmt("%s/%s/%04d/actual.png", out_dir, name, frame);
+        char *pose = mr_str_fmt("%s/%s/%04d/actual.pose.json", out_dir, name, frame);
+        char *gimg = mr_str_fmt("%s/%04d.png", golden ? golden : "", frame);
+        char *gpose = mr_str_fmt("%s/%04d.pose.json", golden ? golden : "", frame);
+        if (!golden || !img || !pose || !gimg || !gpose) {
+            st = mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
+        } else if (!mr_file_exists(img) || !mr_file_exists(pose)) {
+            st = mr_error_set(err, MR_ERR_IO, "%s frame %d: %s or %s is missing: was %s cleaned since the run?", name,
+                              frame, img, pose, out_dir);
+        } else {
+            mkdir(golden, 0777);
+            st = copy_file(img, gimg, err);
+            if (st == MR_OK) st = copy_file(pose, gpose, err);
+            if (st == MR_OK) {
+                fprintf(log, "approved %s frame %d (%s): %s and %s\n", name, frame, status, gimg, gpose);
+                (*copied)++;
+            }
+        }
+        free(golden);
+        free(img);
+        free(pose);
+        free(gimg);
+        free(gpose);
+    }
+    for (int i = 0; st == MR_OK && i < scene_count; i++)
+        if (!used[i])
+            st = mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "no scene '%s' in the run of %s (see %s)", scenes[i],
+                              out_dir, path);
+    free(used);
+    free(text);
+    free(path);
+    return st;
+}
