@@ -150,7 +150,8 @@ soak: marrow
 bench: marrow
 	./marrow bench
 
-MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim
+MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim \
+                   models/walk_inplace.md5anim models/run_inplace.md5anim
 models: marrow $(MAKE_MANNEQUIN)
 	$(MAKE_MANNEQUIN) models
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.dae

@@ -24,11 +24,11 @@ local function figure(clip, x, z, chain, limit)
 end
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk_inplace"}}))
   figures = {
     figure("idle", -1.2, 0, CHAIN, 60),
     figure("idle", 0, 0, {{"head", 1}}, 45),
-    figure("walk", 1.2, 0, CHAIN, 60),
+    figure("walk_inplace", 1.2, 0, CHAIN, 60),
   }
 end
 

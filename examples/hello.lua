@@ -8,9 +8,9 @@ local m = require "marrow"
 local man, pose, walk
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "idle", "wave"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace", "idle", "wave"}}))
   pose = m.pose(man)
-  walk = man:clip("walk")
+  walk = man:clip("walk_inplace")
   print(man)                                   -- to stdout (and the console of a window)
 end
 

@@ -13,8 +13,8 @@ local m = require "marrow"
 local man, walk, plain, lowered, raised
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
-  walk = man:clip("walk")
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace"}}))
+  walk = man:clip("walk_inplace")
   plain, lowered, raised = m.pose(man), m.pose(man), m.pose(man)
 end
 

@@ -21,10 +21,10 @@ local function grip(side, tilt)
 end
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace"}}))
   sword = assert(m.model("models/sword.md5mesh"))
   mixer = m.mixer(man)
-  mixer:play(man:clip("walk"), {loop = "repeat"})
+  mixer:play(man:clip("walk_inplace"), {loop = "repeat"})
 end
 
 function update(dt)

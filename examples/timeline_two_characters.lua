@@ -23,7 +23,7 @@ end
 local function head_of(c) return m.attach(man, c.mixer:pose(), "head", {transform = c.place}):translation() end
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk", "wave"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk_inplace", "wave"}}))
   ann, ben = character(-0.75, -30), character(0.75, 210)
   ann.mixer:track(2, {mask = man:mask{{"spine_01", falloff = 3}}})
   ann.mixer:on_pose(function(pose)
@@ -37,7 +37,7 @@ function load()
   end)
   tl = timeline.new{
     {at = 0.3, run = function() ann.mixer:track(2):play(man:clip("wave")) end},
-    {at = 0.8, run = function() ben.mixer:crossfade(man:clip("walk"), 0.4, {loop = "repeat"}) end},
+    {at = 0.8, run = function() ben.mixer:crossfade(man:clip("walk_inplace"), 0.4, {loop = "repeat"}) end},
     {from = 1.0, to = 1.6, run = function(u) look = u * u * (3 - 2 * u) end},
   }
 end

@@ -14,8 +14,8 @@ local m = require "marrow"
 local man, walk, run, mixer, walk_pose, run_pose
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "run"}}))
-  walk, run = man:clip("walk"), man:clip("run")
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace", "run_inplace"}}))
+  walk, run = man:clip("walk_inplace"), man:clip("run_inplace")
   mixer = m.mixer(man)
   mixer:play(walk, {loop = "repeat"})
   walk_pose, run_pose = m.pose(man), m.pose(man)

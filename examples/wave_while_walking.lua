@@ -16,9 +16,9 @@ local SNOUT = "../shared/models/tomatenquark-essential/packages/models/snoutx10k
 local man, snout, plain, waving, runner
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "wave"}}))
-  plain = m.mixer(man):play(man:clip("walk"), {loop = "repeat"})
-  waving = m.mixer(man):play(man:clip("walk"), {loop = "repeat"})
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace", "wave"}}))
+  plain = m.mixer(man):play(man:clip("walk_inplace"), {loop = "repeat"})
+  waving = m.mixer(man):play(man:clip("walk_inplace"), {loop = "repeat"})
   waving:track(2, {mask = man:mask{{"spine_01", falloff = 3}}}):play(man:clip("wave"), {loop = "repeat"})
   snout = m.model(SNOUT, {anims = {"forward", "shotgun_shoot"}})
   if snout then

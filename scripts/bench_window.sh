@@ -38,9 +38,9 @@ cat >"$tmp/walk.lua" <<'EOF'
 local m = require "marrow"
 local man, pose, walk
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace"}}))
   pose = m.pose(man)
-  walk = man:clip("walk")
+  walk = man:clip("walk_inplace")
   m.console(false)
 end
 function update(dt) walk:sample(m.time(), pose) end

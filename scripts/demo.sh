@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 MODEL=models/mannequin.md5mesh
-ANIMS="models/walk.md5anim models/idle.md5anim models/wave.md5anim"
+ANIMS="models/walk_inplace.md5anim models/idle.md5anim models/wave.md5anim"
 
 if [ -z "${MARROW_HEADLESS:-}" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     exec ./marrow view $MODEL $ANIMS

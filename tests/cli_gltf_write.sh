@@ -19,7 +19,7 @@ CMP="python3 $(dirname "$0")/tools/compare_poses.py"
 LIMIT=0.1
 BOB=$SHARED/assimp/test/models-nonbsd/MD5
 ASTRO=$SHARED/lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae
-CLIPS="models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim"
+CLIPS="models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim models/walk_inplace.md5anim models/run_inplace.md5anim"
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 
 expect_exit "convert --help names glTF" 0 $MARROW convert --help
@@ -27,7 +27,7 @@ expect_match "convert --help names .glb" "$OUT" '\.glb'
 
 # ---- writing -------------------------------------------------------------------
 run $MARROW convert models/mannequin.md5mesh $CLIPS "$TMP/mannequin.glb"
-[ "$RC" -eq 0 ] && pass "mannequin + 4 clips to .glb" || fail "mannequin + 4 clips to .glb" "exit $RC" "$ERR"
+[ "$RC" -eq 0 ] && pass "mannequin + 6 clips to .glb" || fail "mannequin + 6 clips to .glb" "exit $RC" "$ERR"
 run $MARROW convert models/mannequin.md5mesh $CLIPS "$TMP/gltf/man nequin.gltf"
 expect_match "writing into a missing folder fails (exit 1)" "$RC" '^1$'
 mkdir -p "$TMP/gltf"

@@ -13,7 +13,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Writes into a new nested directory and reproduces the committed bytes.
 if "$MAKE_MANNEQUIN" "$tmp/a/b" >"$tmp/out" 2>&1; then ok "make-mannequin exits 0"
 else bad "make-mannequin exits 0: $(cat "$tmp/out")"; fi
-for f in mannequin.md5mesh idle.md5anim walk.md5anim wave.md5anim run.md5anim mannequin_body.png mannequin_shoes.png \
+for f in mannequin.md5mesh idle.md5anim walk.md5anim wave.md5anim run.md5anim walk_inplace.md5anim \
+         run_inplace.md5anim mannequin_body.png mannequin_shoes.png \
          sword.md5mesh sword_blade.png sword_hilt.png; do
     if cmp -s "models/$f" "$tmp/a/b/$f"; then ok "regenerated $f equals models/$f"
     else bad "regenerated $f equals models/$f (run 'make models' and commit)"; fi

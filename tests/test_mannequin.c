@@ -277,9 +277,9 @@ TEST(clips_validate_and_loop_without_a_pop)
 {
     static const struct { const char *name; int frames; } want[] = {
         {"idle", MR_MQ_IDLE_FRAMES}, {"walk", MR_MQ_WALK_FRAMES}, {"wave", MR_MQ_WAVE_FRAMES},
-        {"run", MR_MQ_RUN_FRAMES}};
-    CHECK(model->clip_count == 4);
-    for (int c = 0; c < 4; c++) {
+        {"run", MR_MQ_RUN_FRAMES}, {"walk_inplace", MR_MQ_WALK_FRAMES}, {"run_inplace", MR_MQ_RUN_FRAMES}};
+    CHECK(model->clip_count == 6);
+    for (int c = 0; c < 6; c++) {
         const mr_clip *clip = mr_model_find_clip(model, want[c].name);
         CHECK_MSG(clip != NULL, "no clip %s", want[c].name);
         if (!clip) continue;
@@ -288,13 +288,23 @@ TEST(clips_validate_and_loop_without_a_pop)
         CHECK(clip->rate == 30.0f);
         CHECK_NEAR(clip->duration, want[c].frames / 30.0, 1e-6);
         CHECK(mr_clip_key_count(clip) == want[c].frames + 1);
+        /* walk and run travel: their last key is the first one a stride
+         * ahead (+X, the pelvis translation), everything else the same. */
+        double stride = !strcmp(want[c].name, "walk") ? MR_MQ_WALK_STRIDE
+                        : !strcmp(want[c].name, "run") ? MR_MQ_RUN_STRIDE : 0.0;
         int same = 1;
         for (int j = 0; j < clip->joint_count; j++) {
             const mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
             for (int k = 0; k < 3; k++) {
                 int n = tr[k]->key_count, comp = tr[k]->components;
-                if (n && memcmp(tr[k]->values, tr[k]->values + (size_t)(n - 1) * comp, comp * sizeof(float)))
+                const float *first = tr[k]->values, *last = first + (size_t)(n - 1) * comp;
+                if (!n) continue;
+                if (k == 0 && j == 0) {
+                    if (fabs(last[0] - first[0] - stride) > 1e-4 || last[1] != first[1] || last[2] != first[2])
+                        same = 0;
+                } else if (memcmp(first, last, comp * sizeof(float))) {
                     same = 0;
+                }
             }
         }
         CHECK_MSG(same, "clip %s: last key differs from the first", want[c].name);
@@ -336,7 +346,7 @@ TEST(walk_alternates_the_feet_and_plants_them)
     float xl[N], xr[N], zl[N], zr[N], low_l[N], low_r[N];
     float lowest = 1e9f, bob_lo = 1e9f, bob_hi = -1e9f, root_x = 0;
     for (int i = 0; i < N; i++) {
-        sample_model("walk", i / 30.0f, &pose, mats);
+        sample_model("walk_inplace", i / 30.0f, &pose, mats);
         xl[i] = mats[fl][3][0]; zl[i] = mats[fl][3][2];
         xr[i] = mats[fr][3][0]; zr[i] = mats[fr][3][2];
         low_l[i] = lowest_shoe(mats, 1);
@@ -375,6 +385,49 @@ TEST(walk_alternates_the_feet_and_plants_them)
     CHECK(bob_hi - bob_lo > 0.8f && bob_hi - bob_lo < 2.5f);
     CHECK(root_x == 0.0f);  /* in place: no root motion forward */
     mr_pose_deinit(&pose);
+}
+
+/* walk and run travel: at every key the pose is the one in place with the
+ * pelvis and feet carried forward (+X) by stride * t / duration, so a foot
+ * flat on the floor stays still in model space while the body passes
+ * over it. */
+TEST(walk_and_run_travel_a_stride_per_cycle_over_planted_feet)
+{
+    static const struct { const char *go, *still; double stride; int frames; } gaits[] = {
+        {"walk", "walk_inplace", MR_MQ_WALK_STRIDE, MR_MQ_WALK_FRAMES},
+        {"run", "run_inplace", MR_MQ_RUN_STRIDE, MR_MQ_RUN_FRAMES}};
+    mr_pose pa, pb;
+    mr_pose_init(&pa, model->skeleton.joint_count);
+    mr_pose_init(&pb, model->skeleton.joint_count);
+    mat4 ma[MR_MQ_JOINT_COUNT], mb[MR_MQ_JOINT_COUNT];
+    int fl = find("foot_l");
+    for (int g = 0; g < 2; g++) {
+        const mr_clip *go = mr_model_find_clip(model, gaits[g].go), *still = mr_model_find_clip(model, gaits[g].still);
+        float worst = 0.0f, flat_move = 0.0f, last_x = 0.0f;
+        for (int i = 0; i <= gaits[g].frames; i++) {
+            float t = i / 30.0f;
+            mr_clip_sample(go, &model->skeleton, t, MR_WRAP_CLAMP, &pa);
+            mr_clip_sample(still, &model->skeleton, t, MR_WRAP_CLAMP, &pb);
+            mr_pose_to_model(&model->skeleton, &pa, ma);
+            mr_pose_to_model(&model->skeleton, &pb, mb);
+            float ahead = (float)(gaits[g].stride * i / gaits[g].frames);
+            for (int j = 0; j < MR_MQ_JOINT_COUNT; j++) {
+                vec3 moved = {mb[j][3][0] + ahead, mb[j][3][1], mb[j][3][2]};
+                worst = fmaxf(worst, glm_vec3_distance(moved, ma[j][3]));
+            }
+            /* The left ankle is flat on the floor from frame 4 to 14 of the
+             * walk (walk_alternates_the_feet_and_plants_them). */
+            if (g == 0 && i >= 4 && i <= 14) {
+                if (i > 4) flat_move = fmaxf(flat_move, fabsf(ma[fl][3][0] - last_x));
+                last_x = ma[fl][3][0];
+            }
+        }
+        CHECK_MSG(worst < 1e-4f, "%s: differs from %s carried forward by %g in", gaits[g].go, gaits[g].still, worst);
+        if (g == 0) CHECK_MSG(flat_move < 0.01f, "walk: the flat left foot moves %g in per frame", flat_move);
+        CHECK_NEAR(go->tracks[0].t.values[3 * gaits[g].frames] - go->tracks[0].t.values[0], gaits[g].stride, 1e-4);
+    }
+    mr_pose_deinit(&pa);
+    mr_pose_deinit(&pb);
 }
 
 TEST(idle_keeps_the_feet_planted)
@@ -448,10 +501,11 @@ TEST(build_is_deterministic)
 TEST(committed_md5_files_read_back_as_the_built_model)
 {
     static const char *const anims[] = {"models/idle.md5anim", "models/walk.md5anim",
-                                        "models/wave.md5anim", "models/run.md5anim"};
+                                        "models/wave.md5anim", "models/run.md5anim",
+                                        "models/walk_inplace.md5anim", "models/run_inplace.md5anim"};
     mr_model *read = NULL;
     mr_error err = {0};
-    CHECK_MSG(mr_load_model("models/mannequin.md5mesh", anims, 4, &read, &err) == MR_OK, "%s", err.msg);
+    CHECK_MSG(mr_load_model("models/mannequin.md5mesh", anims, 6, &read, &err) == MR_OK, "%s", err.msg);
     if (!read) return;
     const mr_skeleton *a = &model->skeleton, *b = &read->skeleton;
     CHECK(read->axes.up == MR_UP_Z);
@@ -537,7 +591,7 @@ TEST(run_has_the_walks_foot_phases_and_a_flight_phase)
     float xl[N], xr[N], low_l[N], low_r[N], lowest = 1e9f;
     int flight = 0;
     for (int i = 0; i < N; i++) {
-        sample_model("run", i / 30.0f, &pose, mats);
+        sample_model("run_inplace", i / 30.0f, &pose, mats);
         xl[i] = mats[fl][3][0];
         xr[i] = mats[fr][3][0];
         low_l[i] = lowest_shoe(mats, 1);
@@ -611,6 +665,7 @@ int main(void)
     RUN(normals_point_away_from_the_bones);
     RUN(clips_validate_and_loop_without_a_pop);
     RUN(walk_alternates_the_feet_and_plants_them);
+    RUN(walk_and_run_travel_a_stride_per_cycle_over_planted_feet);
     RUN(idle_keeps_the_feet_planted);
     RUN(wave_raises_the_right_hand_above_the_head_and_back);
     RUN(build_is_deterministic);

@@ -253,6 +253,19 @@ static const mr_clip *source_clip(const source *src)   /* the clip events name *
     return src->space.clips[mr_blendspace_dominant(&src->space, src->bw)];
 }
 
+/* The clip whose markers fire: a blend space's heaviest clip among those
+ * with markers and weight > 0, so a clip without markers (an idle) does
+ * not silence the steps of the walk it blends with; else source_clip. */
+static const mr_clip *marker_clip(const source *src)
+{
+    if (!src->is_space) return src->clip;
+    int best = -1;
+    for (int i = 0; i < src->space.count; i++)
+        if (src->space.clips[i]->marker_count && src->bw[i] > 0.0f && (best < 0 || src->bw[i] > src->bw[best]))
+            best = i;
+    return best < 0 ? source_clip(src) : src->space.clips[best];
+}
+
 static int source_uses(const source *src, const mr_clip *clip)
 {
     if (!src->is_space) return src->clip == clip;
@@ -634,6 +647,7 @@ typedef struct step_ctx {
     int track;
     const slot *s;
     const mr_clip *clip;           /* clip the events name */
+    const mr_clip *marker_clip;    /* clip whose markers are crossed */
     double time_scale;             /* playhead units -> clip seconds */
     float offset, step;            /* the sub-step within the update */
 } step_ctx;
@@ -657,8 +671,9 @@ static int on_crossing(void *user, const mr_crossing *c)
     e.track = x->track;
     e.offset = x->offset + (float)c->frac * x->step;
     if (c->kind == MR_CROSS_MARKER) {
-        e.name = x->clip->markers[c->marker].name;
-        e.time = x->clip->markers[c->marker].time;
+        e.clip = x->marker_clip;
+        e.name = x->marker_clip->markers[c->marker].name;
+        e.time = x->marker_clip->markers[c->marker].time;
     } else {
         e.name = kind_names[e.kind];
         e.time = (float)(c->time * x->time_scale);
@@ -756,10 +771,10 @@ static void advance_slots(mr_mixer *mx, int ti, float dt, float offset, int snap
             step_motion.yaw += w * m.acc.yaw;
             wsum += w;
         }
-        const mr_clip *clip = source_clip(&s->src);
-        step_ctx x = {mx, ti, s, clip, s->src.is_space ? clip->duration : 1.0, offset, dt};
-        mr_marker_view mv = {clip->marker_count ? &clip->markers[0].time : NULL, sizeof(mr_marker),
-                             clip->marker_count, s->src.is_space && clip->duration > 0 ? 1.0 / clip->duration : 1.0};
+        const mr_clip *clip = source_clip(&s->src), *mc = marker_clip(&s->src);
+        step_ctx x = {mx, ti, s, clip, mc, s->src.is_space ? clip->duration : 1.0, offset, dt};
+        mr_marker_view mv = {mc->marker_count ? &mc->markers[0].time : NULL, sizeof(mr_marker),
+                             mc->marker_count, s->src.is_space && mc->duration > 0 ? 1.0 / mc->duration : 1.0};
         mr_playhead_advance(&s->ph, delta, &mv, s->include_here, on_crossing, &x);
         s->include_here = 0;   /* crossings at the start position are reported now */
     }
@@ -899,19 +914,25 @@ mr_status mr_mixer_update(mr_mixer *mx, float dt, mr_error *err)
 
 /* ---- evaluate ----------------------------------------------------------- */
 
-static void pin_space(const mr_mixer *mx, const source *src, mr_pose *pose)
+/* Removes root motion from a blend space's pose at phase: the weighted
+ * mean of its clips' time-0 values (exact path) or paths (uniform). */
+static void pin_space(const mr_mixer *mx, const source *src, double phase, mr_pose *pose)
 {
     vec3 t = {0, 0, 0};
     float yaw = 0.0f;
+    int uniform = (mx->rm.flags & MR_ROOT_UNIFORM) != 0;
     for (int i = 0; i < src->space.count; i++) {
         if (!(src->bw[i] > 0.0f)) continue;
+        const mr_clip *c = src->space.clips[i];
         vec3 ti;
         float yi;
-        mr_root_motion_sample(&mx->rm, src->space.clips[i], mx->sk, 0.0f, ti, &yi);
+        if (uniform) mr_root_motion_path(&mx->rm, c, mx->sk, phase * c->duration, ti, &yi);
+        else mr_root_motion_sample(&mx->rm, c, mx->sk, 0.0f, ti, &yi);
         for (int k = 0; k < 3; k++) t[k] += src->bw[i] * ti[k];
         yaw += src->bw[i] * yi;
     }
-    mr_root_motion_pin(&mx->rm, pose, t, yaw);
+    if (uniform) mr_root_motion_unwind(&mx->rm, pose, t, yaw);
+    else mr_root_motion_pin(&mx->rm, pose, t, yaw);
 }
 
 static mr_status sample_slot(mr_mixer *mx, const slot *s, mr_pose *dst)
@@ -919,11 +940,12 @@ static mr_status sample_slot(mr_mixer *mx, const slot *s, mr_pose *dst)
     mr_status st;
     int extract = s->root_motion && mx->rm.joint >= 0 && mx->rm.flags;
     if (!s->src.is_space) {
-        st = mr_clip_sample(s->src.clip, mx->sk, (float)mr_playhead_time(&s->ph), MR_WRAP_CLAMP, dst);
-        if (st == MR_OK && extract) mr_root_motion_remove(&mx->rm, s->src.clip, mx->sk, dst);
+        float t = (float)mr_playhead_time(&s->ph);
+        st = mr_clip_sample(s->src.clip, mx->sk, t, MR_WRAP_CLAMP, dst);
+        if (st == MR_OK && extract) mr_root_motion_remove(&mx->rm, s->src.clip, mx->sk, t, dst);
     } else {
         st = mr_blendspace_sample(&s->src.space, mx->sk, s->src.bw, (float)mr_playhead_time(&s->ph), &mx->tmp2, dst);
-        if (st == MR_OK && extract) pin_space(mx, &s->src, dst);
+        if (st == MR_OK && extract) pin_space(mx, &s->src, mr_playhead_time(&s->ph), dst);
     }
     return st;
 }

@@ -48,7 +48,11 @@
  * clip ("end") and starting a clip ("start") are recorded as events during
  * mr_mixer_update: each crossing exactly once, in order, whatever dt (with
  * several loops in one step each is reported), reversed under negative
- * speed, for every playing clip including those fading out. After the
+ * speed, for every playing clip including those fading out. A blend space
+ * names its heaviest clip in "start" and "loop" events, and fires the
+ * markers of its heaviest clip among those that have markers (weight > 0),
+ * so an idle without markers blended with a walk leaves the walk's steps
+ * firing from the first one. After the
  * update, events are sorted by when they happened within it and delivered
  * to the callback set with mr_mixer_on_event (if any); the list also stays
  * readable with mr_mixer_events until the next update. The list holds
@@ -57,7 +61,9 @@
  * Root motion. mr_mixer_set_root_motion(joint, flags) chooses the joint;
  * clips played with opts.root_motion then have its horizontal motion (and
  * yaw) removed from the pose, and each update reports the motion travelled
- * (rootmotion.h), summed across wraps, blended by clip and track weights.
+ * (root_motion.h: exact path, or uniform with MR_ROOT_UNIFORM), summed
+ * across wraps, blended by clip and track weights. Play travelling clips
+ * (root motion authored in them) with it; clips in place need none.
  *
  * Evaluation samples every clip with weight > 0, blends each track
  * (normalised weights), layers the tracks bottom-up, then calls the pose

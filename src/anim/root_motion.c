@@ -8,7 +8,8 @@ mr_status mr_root_motion_init(mr_root_motion *rm, const mr_skeleton *sk, int joi
                               unsigned flags)
 {
     if (!rm || !sk) return MR_ERR_INVALID_ARGUMENT;
-    if (flags & ~(unsigned)(MR_ROOT_TRANSLATION | MR_ROOT_YAW)) return MR_ERR_INVALID_ARGUMENT;
+    if (flags & ~(unsigned)(MR_ROOT_TRANSLATION | MR_ROOT_YAW | MR_ROOT_UNIFORM)) return MR_ERR_INVALID_ARGUMENT;
+    if (flags == MR_ROOT_UNIFORM) flags = 0;   /* nothing to extract */
     if (up != MR_UP_Y && up != MR_UP_Z && up != MR_UP_X) return MR_ERR_INVALID_ARGUMENT;
     if (flags && (joint < 0 || joint >= sk->joint_count)) return MR_ERR_INVALID_ARGUMENT;
     memset(rm, 0, sizeof *rm);
@@ -83,12 +84,71 @@ void mr_root_motion_pin(const mr_root_motion *rm, mr_pose *pose, const vec3 tran
     }
 }
 
-void mr_root_motion_remove(const mr_root_motion *rm, const mr_clip *clip, const mr_skeleton *sk,
+/* The joint's horizontal displacement (parent frame) and yaw change over
+ * the whole clip, per rm->flags. */
+static void clip_travel(const mr_root_motion *rm, const mr_clip *clip, const mr_skeleton *sk, vec3 d, float *turn)
+{
+    vec3 p0, p1;
+    float y0, y1;
+    mr_root_motion_sample(rm, clip, sk, 0.0f, p0, &y0);
+    mr_root_motion_sample(rm, clip, sk, clip->duration, p1, &y1);
+    glm_vec3_zero(d);
+    if (rm->flags & MR_ROOT_TRANSLATION) {
+        glm_vec3_sub(p1, p0, d);
+        float v = glm_vec3_dot(d, (float *)rm->up);
+        for (int k = 0; k < 3; k++) d[k] -= v * rm->up[k];
+    }
+    *turn = (rm->flags & MR_ROOT_YAW) ? wrap_angle(y1 - y0) : 0.0f;
+}
+
+void mr_root_motion_path(const mr_root_motion *rm, const mr_clip *clip, const mr_skeleton *sk, double t,
+                         vec3 position, float *yaw)
+{
+    glm_vec3_zero(position);
+    *yaw = 0.0f;
+    if (rm->joint < 0 || !rm->flags || !(clip->duration > 0.0f)) return;
+    double s = t / clip->duration;
+    s = s < 0.0 ? 0.0 : s > 1.0 ? 1.0 : s;
+    vec3 d;
+    float turn;
+    clip_travel(rm, clip, sk, d, &turn);
+    /* Constant speed along a circular arc from 0 to d turning by `turn`:
+     * the chord to s is sin(turn s / 2) / sin(turn / 2) of d's length,
+     * turned by turn (s - 1) / 2 from d; a straight line when turn is 0. */
+    double half = 0.5 * turn, scale = s;
+    if (fabs(half) > 1e-6) scale = sin(half * s) / sin(half);
+    glm_vec3_scale(d, (float)scale, position);
+    float bend = (float)(half * (s - 1.0));
+    if (bend != 0.0f && fabs(half) > 1e-6) glm_vec3_rotate(position, bend, (float *)rm->up);
+    *yaw = (float)(turn * s);
+}
+
+void mr_root_motion_unwind(const mr_root_motion *rm, mr_pose *pose, const vec3 position, float yaw)
+{
+    int j = rm->joint;
+    if (j < 0 || j >= pose->joint_count || !rm->flags) return;
+    float *t = pose->t[j];
+    glm_vec3_sub(t, (float *)position, t);
+    if (yaw != 0.0f) {
+        versor turn, out;
+        glm_quatv(turn, -yaw, (float *)rm->up);
+        glm_quat_rotatev(turn, t, t);
+        glm_quat_mul(turn, pose->r[j], out);
+        glm_vec4_copy(out, pose->r[j]);
+    }
+}
+
+void mr_root_motion_remove(const mr_root_motion *rm, const mr_clip *clip, const mr_skeleton *sk, float t,
                            mr_pose *pose)
 {
     if (rm->joint < 0 || !rm->flags) return;
     vec3 t0;
     float yaw0;
+    if (rm->flags & MR_ROOT_UNIFORM) {
+        mr_root_motion_path(rm, clip, sk, t, t0, &yaw0);
+        mr_root_motion_unwind(rm, pose, t0, yaw0);
+        return;
+    }
     mr_root_motion_sample(rm, clip, sk, 0.0f, t0, &yaw0);
     mr_root_motion_pin(rm, pose, t0, yaw0);
 }
@@ -111,10 +171,22 @@ void mr_root_motion_step(const mr_root_motion *rm, const mr_clip *clip, const mr
     if (rm->joint < 0 || !rm->flags) return;
     vec3 p0, p1, pr;
     float y0, y1, yr;
+    mr_root_delta step = {{0, 0, 0}, 0.0f};
+    if (rm->flags & MR_ROOT_UNIFORM) {
+        /* path(t0)^-1 * path(t1): the move in the frame of the pose at t0. */
+        vec3 d;
+        mr_root_motion_path(rm, clip, sk, t0, p0, &y0);
+        mr_root_motion_path(rm, clip, sk, t1, p1, &y1);
+        glm_vec3_sub(p1, p0, d);
+        if (y0 != 0.0f) glm_vec3_rotate(d, -y0, (float *)rm->up);
+        glm_mat3_mulv((vec3 *)rm->to_model, d, step.translation);
+        step.yaw = wrap_angle(y1 - y0);
+        mr_root_motion_delta_compose(rm, acc, &step);
+        return;
+    }
     mr_root_motion_sample(rm, clip, sk, (float)t0, p0, &y0);
     mr_root_motion_sample(rm, clip, sk, (float)t1, p1, &y1);
     mr_root_motion_sample(rm, clip, sk, 0.0f, pr, &yr);
-    mr_root_delta step = {{0, 0, 0}, 0.0f};
     if (rm->flags & MR_ROOT_TRANSLATION) {
         vec3 d;
         glm_vec3_sub(p1, p0, d);

@@ -40,7 +40,7 @@
  *   mixer:off(event [, fn])        removes fn (or every handler of event)
  *   mixer:on_pose(fn | nil)        fn(pose) edits the layered local pose before
  *                                  model matrices are made (IK, overrides)
- *   mixer:set_root_motion(joint | nil [, {translation = true, yaw = true}])
+ *   mixer:set_root_motion(joint | nil [, {translation = true, yaw = true, uniform = true}])
  *   mixer:root_motion() -> vec3, yaw   motion of the last update in the model
  *                                  frame (model units) and degrees about up
  *   mixer:close()
@@ -764,7 +764,8 @@ static int mixer_set_root_motion(lua_State *L)
         flags = MR_ROOT_TRANSLATION | MR_ROOT_YAW;
         mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
         flags = (mr_lua_opt_bool(L, &o, "translation", 1) ? MR_ROOT_TRANSLATION : 0) |
-                (mr_lua_opt_bool(L, &o, "yaw", 1) ? MR_ROOT_YAW : 0);
+                (mr_lua_opt_bool(L, &o, "yaw", 1) ? MR_ROOT_YAW : 0) |
+                (mr_lua_opt_bool(L, &o, "uniform", 1) ? MR_ROOT_UNIFORM : 0);
     }
     mr_error err = {0};
     mr_status st = mr_mixer_set_root_motion(m->mx, joint < 0 ? 0 : joint, flags, &err);

@@ -74,7 +74,7 @@ local function basics()
   H.check("set_weight", mx:weight() == 0.5)
   mx:set_weight(1)
   local playing = mx:playing()
-  H.check("playing() lists the clip", #playing == 1 and playing[1].clip:name() == "walk" and playing[1].current)
+  H.check("playing() lists the clip", #playing == 1 and playing[1].clip:name() == "walk_inplace" and playing[1].current)
   H.check("clip_weight", mx:clip_weight(walk) == 1 and mx:clip_weight(idle) == 0)
   mx:stop(0.2); mx:update(0.1)
   H.check("stop(fade) fades the track's fill", mx:clip_weight(walk) > 0 and mx:clip_weight(walk) < 1, mx:clip_weight(walk))
@@ -119,7 +119,7 @@ local function events()
   mx:on("step_l", function(e) seen[#seen + 1] = e end)
   mx:play(walk, {loop = "repeat"}); mx:update(0.5)
   H.check("event fields", #seen == 1 and seen[1].name == "step_l" and seen[1].track == 1 and
-    seen[1].clip:name() == "walk" and H.near(seen[1].time, 0.3, 1e-4) and H.near(seen[1].offset, 0.3, 1e-4))
+    seen[1].clip:name() == "walk_inplace" and H.near(seen[1].time, 0.3, 1e-4) and H.near(seen[1].offset, 0.3, 1e-4))
   local f = function() end
   mx:on("step_r", f); mx:off("step_r", f); mx:off("step_l")
   local before = #seen
@@ -281,6 +281,40 @@ local function root_motion()
   mx:set_root_motion(nil); mx:update(0.1)
   local d0 = mx:root_motion()
   H.check("root motion off: zero", d0:length() == 0)
+  -- The travelling walk: uniform (the default) goes straight along +X at
+  -- 43 in per 1.1 s cycle; the pelvis's exact path sways and turns.
+  local function travel(opts)
+    local t = m.mixer(man)
+    t:set_root_motion("pelvis", opts)
+    t:play(man:clip("walk"), {loop = "repeat", root_motion = true})
+    local side, turn, total = 0, 0, 0
+    for _ = 1, 66 do
+      t:update(1 / 60)
+      local d, yaw = t:root_motion()
+      side = math.max(side, math.abs(d.y)); turn = math.max(turn, math.abs(yaw)); total = total + d.x
+    end
+    return side, turn, total
+  end
+  local side, turn, total = travel()
+  H.check("uniform root motion: straight, no turn, a stride per cycle",
+    side < 1e-4 and turn < 1e-4 and H.near(total, 43, 0.01), side, turn, total)
+  local eside, eturn = travel({uniform = false})
+  H.check("exact path of the pelvis sways and turns", eside > 0.01 and eturn > 0.1, eside, eturn)
+end
+
+-- A blend space fires the markers of its heaviest clip that has markers:
+-- an idle blended in (no markers) does not silence the walk's first step.
+local function blendspace_markers()
+  local w = man:clip("walk")
+  w:marker(0, "step_l"):marker(0.55, "step_r")
+  local bs = m.blendspace1d(man, {{idle, 0}, {w, 1.5}})
+  local mx = m.mixer(man)
+  local seen = {}
+  mx:on("*", function(e) seen[#seen + 1] = e.name .. ":" .. e.clip:name() end)
+  mx:play_blendspace(bs, 0.3, {loop = "repeat"})   -- idle 0.8, walk 0.2
+  mx:update(1 / 60)
+  H.check("first step fires while idle dominates", seen[1] == "start:idle" and seen[2] == "step_l:walk",
+    table.concat(seen, " "))
 end
 
 local function hooks()
@@ -322,15 +356,17 @@ local function errors()
 end
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "idle", "wave"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "idle", "wave", "walk_inplace"}}))
   sk = man:skeleton()
-  walk, idle, wave = man:clip("walk"), man:clip("idle"), man:clip("wave")
+  -- walk on the spot: the checks below compare poses frame to frame
+  walk, idle, wave = man:clip("walk_inplace"), man:clip("idle"), man:clip("wave")
   basics()
   events()
   crossfades()
   clip_weight_everywhere()
   layers()
   root_motion()
+  blendspace_markers()
   hooks()
   errors()
   H.finish()

@@ -8,10 +8,10 @@ scene = {size = {320, 240}, fps = 30, shots = {10, 25}}
 local man, mixer
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk", "wave"}}))
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace", "wave"}}))
   local upper = man:mask{"spine_02"}
   mixer = m.mixer(man)
-  mixer:track(1):play(man:clip("walk"), {loop = true})
+  mixer:track(1):play(man:clip("walk_inplace"), {loop = true})
   mixer:track(2, {mask = upper}):play(man:clip("wave"), {loop = true})
 end
 

@@ -7,8 +7,8 @@ scene = {size = {320, 240}, fps = 30, shots = {0, 10, 20}}
 local man, pose, walk
 
 function load()
-  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk"}}))
-  walk = man:clip("walk")
+  man = assert(m.model("models/mannequin.md5mesh", {anims = {"walk_inplace"}}))
+  walk = man:clip("walk_inplace")
   pose = m.pose(man)
 end
 

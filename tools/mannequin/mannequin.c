@@ -84,8 +84,8 @@ mr_model *mr_mannequin_build(void)
     if (mr_mannequin_skeleton(&m->skeleton) != MR_OK ||
         mr_mannequin_meshes(&m->skeleton, &m->meshes, &m->mesh_count) != MR_OK)
         goto fail;
-    static const char *const clips[] = {"idle", "walk", "wave", "run"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const clips[] = {"idle", "walk", "wave", "run", "walk_inplace", "run_inplace"};
+    for (int i = 0; i < (int)(sizeof clips / sizeof clips[0]); i++) {
         mr_clip *c = mr_mannequin_clip(&m->skeleton, clips[i]);
         if (!c) goto fail;
         if (mr_model_add_clip(m, c) != MR_OK) {

@@ -1,7 +1,8 @@
 /* mannequin.h — marrow's own model: a humanoid mannequin built by code.
  *
  * `make-mannequin DIR` (main.c, `make models`) writes it as DIR/mannequin.md5mesh plus
- * DIR/idle.md5anim, DIR/walk.md5anim, DIR/wave.md5anim, DIR/run.md5anim and
+ * DIR/idle.md5anim, DIR/walk.md5anim, DIR/wave.md5anim, DIR/run.md5anim,
+ * DIR/walk_inplace.md5anim, DIR/run_inplace.md5anim and
  * the prop DIR/sword.md5mesh; the committed
  * files under models/ are that output. Everything here is deterministic: no
  * clock, no randomness, every array fully written, so regenerating gives the
@@ -32,15 +33,26 @@
  * no colours or mesh names: the .md5mesh has empty shaders, so it reads back
  * as two untextured meshes "mesh0", "mesh1" in the reader's default colour.
  *
- * Clips, sampled at 30 frames per second, first frame equal to the last:
+ * Clips, sampled at 30 frames per second:
  *   idle  4.0 s  breathing, weight shift, slight arm sway; loops
- *   walk  1.1 s  one gait cycle in place (no root motion forward), loops;
- *                the left heel strikes at t = 0, the right at 0.55 s
+ *   walk  1.1 s  one gait cycle travelling forward (+X) 43 in per cycle
+ *                (MR_MQ_WALK_STRIDE, 0.99 m/s): root motion authored in the
+ *                clip, the pelvis moving at the planted foot's speed so a
+ *                foot on the floor stays still in model space; loops (the
+ *                last key is the first one a stride ahead); the left heel
+ *                strikes at t = 0, the right at 0.55 s
  *   wave  2.0 s  raise the right arm, wave three times, lower it; starts and
  *                ends in the idle pose
- *   run   0.7 s  one running cycle in place, loops; the same foot phases as
- *                walk (left foot lands at t = 0, the right at 0.35 s), so a
- *                synced walk <-> run cross-fade keeps the feet together
+ *   run   0.7 s  one running cycle travelling 66 in per cycle
+ *                (MR_MQ_RUN_STRIDE, 2.4 m/s), loops; the same foot phases
+ *                as walk (left foot lands at t = 0, the right at 0.35 s), so
+ *                a synced walk <-> run cross-fade keeps the feet together
+ *   walk_inplace, run_inplace  the same cycles on the spot (a treadmill:
+ *                the planted foot slides back, the pelvis stays over the
+ *                origin); first key equal to the last
+ * Play walk and run with root motion extracted from "pelvis" (root_motion.h,
+ * uniform) to move a character through the world; the in-place clips for a
+ * figure that walks on the spot.
  *
  * The sword (mr_mannequin_sword, written as sword.md5mesh): a prop with one
  * joint "sword" at the middle of its grip, the grip along X (pommel at -X),
@@ -69,8 +81,11 @@ enum {
 #define MR_MQ_WALK_FRAMES 33
 #define MR_MQ_WAVE_FRAMES 60
 #define MR_MQ_RUN_FRAMES 21
+#define MR_MQ_WALK_STRIDE 43.0  /* walk: inches travelled per cycle (+X) */
+#define MR_MQ_RUN_STRIDE 66.0   /* run: inches travelled per cycle (+X) */
 
-/* The whole mannequin: skeleton, meshes and the clips idle, walk, wave, in
+/* The whole mannequin: skeleton, meshes and the clips idle, walk, wave, run,
+ * walk_inplace, run_inplace, in
  * the MD5 frame (model->frame = {MR_UP_Z, 0.0254}), path "mannequin",
  * format "mannequin". Returns a new model the caller frees with
  * mr_model_destroy, or NULL when out of memory. */
@@ -80,7 +95,7 @@ mr_model *mr_mannequin_build(void);
  * uninitialised sk (free with mr_skeleton_deinit). mr_mannequin_meshes
  * returns a new array of *count meshes (each freed with mr_mesh_deinit, then
  * the array with free()); normals are computed. mr_mannequin_clip builds the
- * named clip ("idle", "walk", "wave", "run") for that skeleton, or returns NULL for
+ * named clip ("idle", "walk", "wave", "run", "walk_inplace", "run_inplace") for that skeleton, or returns NULL for
  * another name or when out of memory (free with mr_clip_destroy). */
 mr_status mr_mannequin_skeleton(mr_skeleton *sk);
 mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *count);

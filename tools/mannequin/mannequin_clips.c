@@ -1,4 +1,5 @@
-/* mannequin_clips.c — the mannequin's clips: idle, walk, wave and run.
+/* mannequin_clips.c — the mannequin's clips: idle, walk, wave and run, and
+ * walk_inplace, run_inplace.
  *
  * Each frame is described by a `body` (pelvis offset and rotation, spine,
  * neck and head angles, per-arm angles, and where each ankle should be and
@@ -254,7 +255,8 @@ static void idle_body(const rig *r, double u, double shift, body *b)
 /* ---- walk ---- */
 
 /* The gait, for the left foot at phase p (the right is half a cycle on).
- * Stance (p < p_toe) on a treadmill moving back at `stride` per cycle: heel
+ * Stance (p < p_toe) on a treadmill moving back at `stride` per cycle (the
+ * travelling clips carry the whole figure forward at that speed, pose_at): heel
  * strike with the toes up, rolling onto the flat foot by p_flat, heel
  * rising about the ball from p_heel to toe off at p_toe while the toes stay
  * flat. Swing: a cubic from the toe-off state to the heel-strike state with
@@ -269,8 +271,8 @@ typedef struct gait_params {
     double swing_lift;
 } gait_params;
 
-static const gait_params WALK = {43.0, 10.6, 0.10, 0.45, 0.62, 15.0, 28.0, 2.4};
-static const gait_params RUN = {66.0, 8.0, 0.05, 0.18, 0.32, 6.0, 32.0, 11.0};
+static const gait_params WALK = {MR_MQ_WALK_STRIDE, 10.6, 0.10, 0.45, 0.62, 15.0, 28.0, 2.4};
+static const gait_params RUN = {MR_MQ_RUN_STRIDE, 8.0, 0.05, 0.18, 0.32, 6.0, 32.0, 11.0};
 
 typedef struct foot_state { double x, z, pitch, toe; } foot_state;
 
@@ -390,7 +392,7 @@ static void walk_body(const rig *r, double p, body *b)
 
 /* ---- run ---- */
 
-/* A run on the spot: the same foot phases as the walk (left foot lands at
+/* A run (on the spot; pose_at adds the travel): the same foot phases as the walk (left foot lands at
  * p = 0, the right at 0.5), a short stance with a flight phase after each,
  * the pelvis lowest at mid stance and highest in flight, the body leaning
  * forward, elbows bent near 90 degrees and the arms swinging wide against
@@ -514,21 +516,32 @@ static void wave_pose(rig *r, double u)
 
 /* ---- clips ---- */
 
-static void pose_at(rig *r, const char *name, double u)
+/* Key i of a clip of `frames` frames: loop phase u = (i mod frames) /
+ * frames, so the last key has the first one's pose. A travelling clip
+ * (walk, run) is its gait in place carried forward (+X) by stride * i /
+ * frames: the treadmill under the stance foot runs back at exactly that
+ * speed, so the planted foot stands still in model space. Only the
+ * pelvis translation differs from the clip in place (every rotation is
+ * the same bits), and the last key is the first one a stride ahead. */
+static void pose_at(rig *r, const char *name, int i, int frames)
 {
     body b;
+    double u = (double)(i % frames) / frames, travel = 0.0;
     if (!strcmp(name, "idle")) {
         idle_body(r, u, 1.0, &b);
         apply_body(r, &b);
-    } else if (!strcmp(name, "walk")) {
+    } else if (!strcmp(name, "walk") || !strcmp(name, "walk_inplace")) {
         walk_body(r, u, &b);
         apply_body(r, &b);
-    } else if (!strcmp(name, "run")) {
+        if (!strcmp(name, "walk")) travel = WALK.stride * i / frames;
+    } else if (!strcmp(name, "run") || !strcmp(name, "run_inplace")) {
         run_body(r, u, &b);
         apply_body(r, &b);
+        if (!strcmp(name, "run")) travel = RUN.stride * i / frames;
     } else {
         wave_pose(r, u);
     }
+    r->pose.t[MR_MQ_PELVIS][0] += (float)travel;
 }
 
 mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
@@ -536,9 +549,9 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
     int frames;
     if (!sk || !name || sk->joint_count != MR_MQ_JOINT_COUNT) return NULL;
     if (!strcmp(name, "idle")) frames = MR_MQ_IDLE_FRAMES;
-    else if (!strcmp(name, "walk")) frames = MR_MQ_WALK_FRAMES;
+    else if (!strcmp(name, "walk") || !strcmp(name, "walk_inplace")) frames = MR_MQ_WALK_FRAMES;
     else if (!strcmp(name, "wave")) frames = MR_MQ_WAVE_FRAMES;
-    else if (!strcmp(name, "run")) frames = MR_MQ_RUN_FRAMES;
+    else if (!strcmp(name, "run") || !strcmp(name, "run_inplace")) frames = MR_MQ_RUN_FRAMES;
     else return NULL;
 
     mr_clip *clip = mr_clip_make(name, MR_MQ_JOINT_COUNT);
@@ -553,7 +566,7 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
             goto fail;
     }
     for (int i = 0; i < keys; i++) {
-        pose_at(&r, name, (double)(i % frames) / frames);
+        pose_at(&r, name, i, frames);
         float t = (float)i / MR_MQ_RATE;
         for (int j = 0; j < MR_MQ_JOINT_COUNT; j++) {
             mr_track *tr = &clip->tracks[j].r;
