@@ -177,9 +177,10 @@ TEST(bvh_position_channels_replace_the_offset)
     CHECK_NEAR(p[0][0], 0, 0);
     CHECK_NEAR(p[0][1], 20, 0);
     CHECK_NEAR(p[0][2], 0, 0);
-    joint_positions(m, 0, 0, p);   /* the rest pose keeps OFFSET */
-    CHECK_NEAR(p[0][0], 1, 0);
-    CHECK_NEAR(p[0][2], 3, 0);
+    joint_positions(m, 0, 0, p);   /* the root rests at its frame-0 position, not at OFFSET */
+    CHECK_NEAR(p[0][0], 0, 0);
+    CHECK_NEAR(p[0][1], 20, 0);
+    CHECK_NEAR(p[0][2], 0, 0);
     mr_model_destroy(m);
 }
 

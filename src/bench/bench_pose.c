@@ -56,6 +56,8 @@ static const bench_model bench_models[] = {
      {"tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"}, "forward"},
     {"astroBoy", "lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae", {NULL}, NULL},
     {"ThinMatrix", "thinmatrix-opengl-animation/Resources/res/model.dae", {NULL}, NULL},
+    {"astro.glb", "blender-3.4-gltf/astroBoy_walk.glb", {NULL}, NULL},
+    {"TM.glb", "blender-3.4-gltf/thinmatrix_model.glb", {NULL}, NULL},
 };
 
 static long file_size(const char *path)
@@ -100,7 +102,7 @@ void mr_bench_load(const mr_bench_opts *o)
     char version[32] = "";
     int assimp = mr_bench_assimp_open(version, sizeof version);
     printf("== model load: read + parse + build, process CPU time, median of %d", reps);
-    if (assimp) printf("; COLLADA also through assimp %s (aiImportFile, Triangulate), runs alternating", version);
+    if (assimp) printf("; COLLADA and glTF also through assimp %s (aiImportFile, Triangulate), runs alternating", version);
     printf("\n");
     for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
         const bench_model *bm = &bench_models[i];
@@ -124,7 +126,8 @@ void mr_bench_load(const mr_bench_opts *o)
         if (!ok) continue;
         double med = mr_bench_median(times, reps);
         printf("  %-10s %-28s %7.1f KB %8.3f ms %8.1f MB/s", bm->label,
-               bm->anims[0] ? "md5mesh + md5anim" : "COLLADA document", bytes / 1024.0, med * 1e3, bytes / med / 1e6);
+               bm->anims[0] ? "md5mesh + md5anim" : strstr(bm->mesh, ".glb") ? "glTF binary" : "COLLADA document",
+               bytes / 1024.0, med * 1e3, bytes / med / 1e6);
         if (with_assimp) {
             double a = mr_bench_median(theirs, reps);
             printf("   assimp %8.3f ms  marrow/assimp %.2fx", a * 1e3, med / a);

@@ -551,6 +551,9 @@ static int build_model(bvh_reader *r, mr_model *m)
         r->joints[i].name = NULL;
         sk->parents[i] = r->joints[i].parent;
         memcpy(sk->rest_t[i], r->joints[i].offset, sizeof sk->rest_t[i]);
+        /* A root with position channels rests where frame 0 puts it (bvh.h). */
+        if (sk->parents[i] < 0 && r->clip && r->clip->tracks[i].t.key_count)
+            memcpy(sk->rest_t[i], r->clip->tracks[i].t.values, sizeof sk->rest_t[i]);
     }
     mr_skeleton_compute_inverse_bind(sk);
     mr_error verr;

@@ -24,7 +24,12 @@
  *     leaf bone (head top, toe and finger tips), which the skeleton overlay
  *     and retargeting use;
  *   - rest pose: translation = OFFSET, rotation identity, scale 1 (BVH's
- *     zero pose, a T-pose for the CMU files);
+ *     zero pose, a T-pose for the CMU files), except that a root with
+ *     position channels rests at its frame-0 position: a root's OFFSET is
+ *     usually 0 while its motion is absolute (hips about a leg's length
+ *     above the floor), so the zero pose would stand half under the floor
+ *     the motion stands on, and anything taking motion relative to the rest
+ *     pose (retargeting) would count the hip height twice;
  *   - frame f is a key at f * Frame Time (linear). A joint with position
  *     channels gets a translation track: each channel REPLACES that component
  *     of OFFSET (the root's position is absolute, as assimp and Blender read
@@ -41,7 +46,7 @@
  *
  * Axes and unit. BVH states neither. marrow assumes Y-up (what the CMU
  * conversion, MotionBuilder and Blender's exporter write) and keeps the
- * numbers as written (model->frame.up = MR_UP_Y). The unit is a documented
+ * numbers as written (model->axes.up = MR_UP_Y). The unit is a documented
  * guess: the one of metres, centimetres, inches and millimetres that makes
  * the rest pose's height (Y extent of the joints, End Sites included)
  * nearest to a 1.7 m person; for the CMU files that is inches (a 34-unit

@@ -28,6 +28,11 @@
       "worst W% mean M% at JOINT matched N/T unmatched U diag D", W the
       largest distance in percent of the diagonal of REST's joint bounds.
 
+  compare_poses.py joints-rooted REST.obj POSED.obj REF.txt [...]
+      The same with each side's positions taken relative to its root joint
+      (marrow's first): for rest poses, where marrow stands a BVH root at its
+      frame-0 position and assimp at its OFFSET (src/formats/bvh.h).
+
   compare_poses.py points A.obj B.obj
       Symmetric nearest-vertex distance between two OBJ vertex sets (for meshes
       that share no vertex order, as the Khronos CTS references), in percent of
@@ -196,7 +201,7 @@ def read_joints_ref(path):
     return ref
 
 
-def joints(rest_obj, pairs):
+def joints(rest_obj, pairs, rooted=False):
     _, rest = read_joints_obj(rest_obj)
     if not rest:
         print("error: no joints in %s" % rest_obj)
@@ -205,6 +210,10 @@ def joints(rest_obj, pairs):
     for posed_obj, ref_txt in pairs:
         names, posed = read_joints_obj(posed_obj)
         ref = read_joints_ref(ref_txt)
+        if rooted and names and names[0] in ref:
+            o, r0 = posed[0], ref[names[0]]
+            posed = [tuple(a - b for a, b in zip(p, o)) for p in posed]
+            ref = {k: tuple(a - b for a, b in zip(v, r0)) for k, v in ref.items()}
         worst, total, at, matched = 0.0, 0.0, '-', 0
         for name, p in zip(names, posed):
             if name not in ref:
@@ -221,8 +230,8 @@ def joints(rest_obj, pairs):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) >= 5 and len(sys.argv) % 2 == 1 and sys.argv[1] == 'joints':
-        sys.exit(joints(sys.argv[2], list(zip(sys.argv[3::2], sys.argv[4::2]))))
+    if len(sys.argv) >= 5 and len(sys.argv) % 2 == 1 and sys.argv[1] in ('joints', 'joints-rooted'):
+        sys.exit(joints(sys.argv[2], list(zip(sys.argv[3::2], sys.argv[4::2])), sys.argv[1] == 'joints-rooted'))
     if len(sys.argv) >= 5 and len(sys.argv) % 2 == 1 and sys.argv[1] == 'match':
         sys.exit(match(sys.argv[2], list(zip(sys.argv[3::2], sys.argv[4::2]))))
     if len(sys.argv) == 4 and sys.argv[1] == 'points':
