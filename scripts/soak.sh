@@ -15,10 +15,12 @@
 #
 #   SOAK_PHASES="frames reloads scenes"  which phases to run
 #   SOAK_RSS_SLACK_KB (8192)  resident growth allowed after the warm-up
+#   SOAK_DIR (build/soak)     scratch directory (emptied first); give each
+#                             concurrent run its own
 #
 # The counters come from `marrow run` itself (MARROW_STATS_EVERY, see
 # src/cli/stats.h); the scene runner's parent is read from /proc.
-# Scratch files go to build/soak/. Run it niced on a shared machine.
+# Scratch files go to SOAK_DIR. Run it niced on a shared machine.
 set -u
 cd "$(dirname "$0")/.."
 MARROW=${MARROW:-./build/release/marrow}
@@ -27,7 +29,7 @@ MARROW=${MARROW:-./build/release/marrow}
 : "${SOAK_SCENES:=500}"
 : "${SOAK_PHASES:=frames reloads scenes}"
 : "${SOAK_RSS_SLACK_KB:=8192}"
-dir=build/soak
+dir=${SOAK_DIR:-build/soak}
 rm -rf "$dir"
 mkdir -p "$dir"
 failed=0
