@@ -2,6 +2,7 @@
 #include <epoxy/gl.h>
 
 #include <dirent.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,19 @@ static long rss_kb(void)
     int n = fscanf(f, "%ld %ld", &pages, &resident);
     fclose(f);
     return n == 2 ? resident * (sysconf(_SC_PAGESIZE) / 1024) : -1;
+}
+
+/* Bytes malloc has handed out and not had back (all arenas, mmapped blocks
+ * included): unlike rss_kb, this does not move with fragmentation or with
+ * pages the allocator keeps, so a leak shows as a steady climb. */
+static long heap_kb(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2();
+    return (long)((mi.uordblks + mi.hblkhd) / 1024);
+#else
+    return -1;
+#endif
 }
 
 static int open_fds(void)
@@ -71,9 +85,9 @@ void mr_stats_tick(const mr_lua_ctx *ctx, uint64_t frame, int has_gl)
         for (int i = 0; i < 7; i++) gl[i] = gl_count(is[i]);
     }
     fprintf(stderr,
-            "stats: frame=%llu rss_kb=%ld fds=%d lua_kb=%zu gl_buffers=%ld gl_textures=%ld gl_vaos=%ld "
+            "stats: frame=%llu rss_kb=%ld heap_kb=%ld fds=%d lua_kb=%zu gl_buffers=%ld gl_textures=%ld gl_vaos=%ld "
             "gl_fbos=%ld gl_rbos=%ld gl_programs=%ld gl_shaders=%ld\n",
-            (unsigned long long)frame, rss_kb(), open_fds(), ctx ? mr_lua_memory(ctx) / 1024 : 0, gl[0], gl[1],
+            (unsigned long long)frame, rss_kb(), heap_kb(), open_fds(), ctx ? mr_lua_memory(ctx) / 1024 : 0, gl[0], gl[1],
             gl[2], gl[3], gl[4], gl[5], gl[6]);
     fflush(stderr);
 }
