@@ -45,13 +45,16 @@ static int open_fds(void)
     return n - 1;  /* the directory's own descriptor */
 }
 
-/* Live names of one GL object kind: probes 1, 2, ... until 4096 in a row
- * are not objects. */
-static long gl_count(GLboolean (*is)(GLuint))
+/* Live names of one GL object kind: probes 1, 2, ... up to `next` (the
+ * name the driver hands out now) and on until 4096 names in a row are not
+ * objects. Mesa hands out names above the highest ever used, so after many
+ * reloads (programs and shaders are made anew on each shader reload) every
+ * live name can sit above 4096 dead ones: a gap rule alone counted 0. */
+static long gl_count(GLboolean (*is)(GLuint), GLuint next)
 {
     long count = 0;
     GLuint gap = 0;
-    for (GLuint name = 1; gap < 4096; name++) {
+    for (GLuint name = 1; name <= next || gap < 4096; name++) {
         if (is(name)) {
             count++;
             gap = 0;
@@ -70,6 +73,16 @@ static GLboolean is_rbo(GLuint n) { return glIsRenderbuffer(n); }
 static GLboolean is_program(GLuint n) { return glIsProgram(n); }
 static GLboolean is_shader(GLuint n) { return glIsShader(n); }
 
+/* The name the driver would hand out next, for each kind: made and deleted
+ * at once (a name made by glGen* and never bound is no object). */
+static GLuint next_buffer(void) { GLuint n = 0; glGenBuffers(1, &n); glDeleteBuffers(1, &n); return n; }
+static GLuint next_texture(void) { GLuint n = 0; glGenTextures(1, &n); glDeleteTextures(1, &n); return n; }
+static GLuint next_vao(void) { GLuint n = 0; glGenVertexArrays(1, &n); glDeleteVertexArrays(1, &n); return n; }
+static GLuint next_fbo(void) { GLuint n = 0; glGenFramebuffers(1, &n); glDeleteFramebuffers(1, &n); return n; }
+static GLuint next_rbo(void) { GLuint n = 0; glGenRenderbuffers(1, &n); glDeleteRenderbuffers(1, &n); return n; }
+static GLuint next_program(void) { GLuint n = glCreateProgram(); glDeleteProgram(n); return n; }
+static GLuint next_shader(void) { GLuint n = glCreateShader(GL_VERTEX_SHADER); glDeleteShader(n); return n; }
+
 void mr_stats_tick(const mr_lua_ctx *ctx, uint64_t frame, int has_gl)
 {
     static long every = -1;
@@ -82,7 +95,9 @@ void mr_stats_tick(const mr_lua_ctx *ctx, uint64_t frame, int has_gl)
     long gl[7] = {-1, -1, -1, -1, -1, -1, -1};
     if (has_gl) {
         GLboolean (*is[7])(GLuint) = {is_buffer, is_texture, is_vao, is_fbo, is_rbo, is_program, is_shader};
-        for (int i = 0; i < 7; i++) gl[i] = gl_count(is[i]);
+        GLuint (*next[7])(void) = {next_buffer, next_texture, next_vao, next_fbo, next_rbo, next_program,
+                                   next_shader};
+        for (int i = 0; i < 7; i++) gl[i] = gl_count(is[i], next[i]());
     }
     fprintf(stderr,
             "stats: frame=%llu rss_kb=%ld heap_kb=%ld fds=%d lua_kb=%zu gl_buffers=%ld gl_textures=%ld gl_vaos=%ld "

@@ -10,8 +10,8 @@
  * has handed out and not had back (glibc's mallinfo2: all arenas and mmapped
  * blocks; -1 elsewhere), which fragmentation does not move; the GL counts are the
  * names for which glIsBuffer, glIsTexture, ... answer true in the current
- * context (probed upwards until 4096 names in a row are free), -1 without a
- * context. Nothing is printed when the variable is unset.
+ * context (probed upwards past the name the driver would hand out next, then
+ * until 4096 names in a row are free), -1 without a context. Nothing is printed when the variable is unset.
  */
 #ifndef MR_CLI_STATS_H
 #define MR_CLI_STATS_H
