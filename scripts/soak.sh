@@ -15,10 +15,15 @@
 #
 #   SOAK_PHASES="frames reloads scenes"  which phases to run
 #   SOAK_RSS_SLACK_KB (8192)  resident growth allowed after the warm-up
+#   SOAK_HEAP_SLACK_KB (2048) growth of what malloc holds (heap_kb) allowed
+#                             after the warm-up: resident memory also moves
+#                             with fragmentation, heap_kb only with leaks
+#   SOAK_DIR (build/soak)     scratch directory (emptied first); give each
+#                             concurrent run its own
 #
 # The counters come from `marrow run` itself (MARROW_STATS_EVERY, see
 # src/cli/stats.h); the scene runner's parent is read from /proc.
-# Scratch files go to build/soak/. Run it niced on a shared machine.
+# Scratch files go to SOAK_DIR. Run it niced on a shared machine.
 set -u
 cd "$(dirname "$0")/.."
 MARROW=${MARROW:-./build/release/marrow}
@@ -27,19 +32,20 @@ MARROW=${MARROW:-./build/release/marrow}
 : "${SOAK_SCENES:=500}"
 : "${SOAK_PHASES:=frames reloads scenes}"
 : "${SOAK_RSS_SLACK_KB:=8192}"
-dir=build/soak
+: "${SOAK_HEAP_SLACK_KB:=2048}"
+dir=${SOAK_DIR:-build/soak}
 rm -rf "$dir"
 mkdir -p "$dir"
 failed=0
 
 # check_curve NAME FILE [SLACK_KB]: FILE holds lines "key=value ..." in time
 # order. Prints the curve; fails when, after the warm-up, fds or any gl_*
-# count changes, rss_kb grows by more than SLACK_KB (SOAK_RSS_SLACK_KB), or
-# lua_kb ends above
+# count changes, rss_kb grows by more than SLACK_KB (SOAK_RSS_SLACK_KB),
+# heap_kb (when present) by more than SOAK_HEAP_SLACK_KB, or lua_kb ends above
 # 4 x its warm-up value + 1024.
 check_curve() {
     name=$1; file=$2; slack=${3:-$SOAK_RSS_SLACK_KB}
-    awk -v name="$name" -v slack="$slack" '
+    awk -v name="$name" -v slack="$slack" -v heapslack="$SOAK_HEAP_SLACK_KB" '
     {
         n++
         for (i = 1; i <= NF; i++) { split($i, kv, "="); v[n, kv[1]] = kv[2]; if (n == 1) keys[++nk] = kv[1] }
@@ -67,6 +73,13 @@ check_curve() {
         maxr = 0; for (s = w; s <= n; s++) if (v[s, "rss_kb"] + 0 > maxr) maxr = v[s, "rss_kb"] + 0
         if (maxr - v[w, "rss_kb"] > slack) {
             printf "  FAIL %s: rss_kb grew from %d to %d after the warm-up\n", name, v[w, "rss_kb"], maxr; bad = 1
+        }
+        if (v[w, "heap_kb"] != "" && v[w, "heap_kb"] + 0 >= 0) {
+            maxh = 0; for (s = w; s <= n; s++) if (v[s, "heap_kb"] + 0 > maxh) maxh = v[s, "heap_kb"] + 0
+            if (maxh - v[w, "heap_kb"] > heapslack) {
+                printf "  FAIL %s: heap_kb grew from %d to %d after the warm-up\n", name, v[w, "heap_kb"], maxh; bad = 1
+            }
+            printf "  %s: heap %d -> %d kB (max after warm-up %d)\n", name, v[1, "heap_kb"], v[n, "heap_kb"], maxh
         }
         if (v[n, "lua_kb"] != "" && v[n, "lua_kb"] + 0 > 4 * v[w, "lua_kb"] + 1024) {
             printf "  FAIL %s: lua_kb grew from %d to %d\n", name, v[w, "lua_kb"], v[n, "lua_kb"]; bad = 1

@@ -6,6 +6,7 @@
 #      (timeout 120 s; the script budgets are CPU time, so a loaded machine
 #      only makes them slower in wall time),
 #   3. headless determinism: the same script twice gives byte-identical PNGs,
+#      and the resource counters stay flat while objects churn (churn.lua),
 #   4. live reload in a real window under Xvfb (skipped, and said so, when
 #      xvfb-run is missing): in-place and rename-over saves show within a
 #      second, a syntax error keeps the program running and is drawn over the
@@ -172,6 +173,31 @@ if [ $st -eq 0 ] && [ -s "$tmp/rm/hello.png" ] && [ ! -s "$tmp/rm.err" ]; then
 else
     bad "README's minimal script writes hello.png headless, without a warning" "exit $st: $(cat "$tmp/rm.err")"
 fi
+
+# ---- 3b. resource counters: nothing grows -----------------------------------------
+# tests/soak/churn.lua makes and drops mixers, poses, masks and handlers every
+# frame and collects before the frame ends. What malloc holds (heap_kb, not
+# moved by fragmentation) must not grow by more than 256 kB in both frames
+# 100-200 and 200-300 (a one-time step passes: llvmpipe's threads allocate
+# lazily, so the run is single-threaded too), and descriptors and GL object
+# counts do not change after frame 100 (MARROW_STATS_EVERY, src/cli/stats.h;
+# `make soak` runs the long version). A leaked mixer is ~30 kB: 4 per frame
+# would add 12 MB per 100 frames.
+stats=$(LP_NUM_THREADS=0 MARROW_STATS_EVERY=50 timeout 300 "$M" run --headless tests/soak/churn.lua --frames 301 --size 32x24 2>&1 >/dev/null)
+st=$?
+lines=$(printf '%s\n' "$stats" | grep -c '^stats: frame=[0-9]* rss_kb=[0-9]* heap_kb=[0-9]* fds=[0-9]* lua_kb=[0-9]* gl_buffers=[1-9]')
+if [ "$st" -eq 0 ] && [ "$lines" -eq 7 ]; then ok "stats: MARROW_STATS_EVERY=50 prints 7 counter lines over 301 frames"
+else bad "stats: MARROW_STATS_EVERY=50 prints 7 counter lines over 301 frames" "exit $st, $lines lines: $(printf '%s\n' "$stats" | tail -n 3)"; fi
+verdict=$(printf '%s\n' "$stats" | sed -n 's/^stats: //p' | awk '
+    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+      f = v["frame"] + 0
+      heap[f] = v["heap_kb"] + 0
+      if (f == 100) { for (k in v) base[k] = v[k] }
+      if (f > 100) for (k in v) if (k ~ /^gl_|^fds$/ && v[k] != base[k]) print k " " base[k] " -> " v[k] " at frame " f }
+    END { if (heap[200] - heap[100] > 256 && heap[300] - heap[200] > 256)
+              print "heap_kb " heap[100] " -> " heap[200] " -> " heap[300] " at frames 100, 200, 300" }')
+if [ "$lines" -eq 7 ] && [ -z "$verdict" ]; then ok "stats: heap, descriptors and GL objects flat while mixers and poses churn"
+else bad "stats: heap, descriptors and GL objects flat while mixers and poses churn" "$verdict"; fi
 
 # ---- 4. live reload under Xvfb ----------------------------------------------------------
 . tests/wait.sh
