@@ -2,7 +2,10 @@
 #include "core/path.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/str.h"
 
@@ -43,4 +46,62 @@ char *mr_path_join(const char *dir, const char *name)
     if (!dir || !*dir || name[0] == '/') return mr_str_dup(name);
     size_t n = strlen(dir);
     return mr_str_fmt("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
+
+char *mr_path_absolute(const char *path)
+{
+    char cwd[4096] = "";
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) return NULL;
+    size_t len = strlen(cwd) + strlen(path) + 3;
+    char *full = malloc(len), *out = malloc(len);
+    if (!full || !out) {
+        free(full);
+        free(out);
+        return NULL;
+    }
+    snprintf(full, len, "%s/%s", cwd, path);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(full, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(tok, ".")) continue;
+        if (!strcmp(tok, "..")) {
+            while (n > 0 && out[n - 1] != '/') n--;
+            if (n > 0) n--;
+            continue;
+        }
+        out[n++] = '/';
+        size_t k = strlen(tok);
+        memcpy(out + n, tok, k);
+        n += k;
+    }
+    if (n == 0) out[n++] = '/';
+    out[n] = '\0';
+    free(full);
+    return out;
+}
+
+char *mr_path_relative(const char *dir, const char *target)
+{
+    char *d = mr_path_absolute(dir), *t = mr_path_absolute(target), *out = NULL;
+    if (d && t) {
+        size_t i = 0, last = 0;  /* last: end of the common run of whole components */
+        while (d[i] && d[i] == t[i]) {
+            if (d[i] == '/') last = i;
+            i++;
+        }
+        if (!d[i] && (t[i] == '/' || !t[i])) last = i;
+        size_t ups = 0;
+        if (d[1])  /* dir is not "/" */
+            for (const char *p = d + last; *p; p++) ups += *p == '/';
+        const char *rest = t + last + (t[last] == '/');
+        out = malloc(ups * 3 + strlen(rest) + 1);
+        if (out) {
+            size_t n = 0;
+            for (size_t k = 0; k < ups; k++, n += 3) memcpy(out + n, "../", 3);
+            strcpy(out + n, rest);
+        }
+    }
+    free(d);
+    free(t);
+    return out ? out : mr_str_dup(target);
 }

@@ -19,4 +19,12 @@ const char *mr_path_ext(const char *path, char *buf, size_t bufsize);
 /* dir + "/" + name, or name alone when name is absolute or dir is empty. */
 char *mr_path_join(const char *dir, const char *name);
 
+/* Absolute form of path (relative ones against the working directory) with
+ * "." and ".." resolved textually, new string; NULL without memory or
+ * working directory. */
+char *mr_path_absolute(const char *path);
+/* target relative to the directory dir ("../tex/a.png"), new string; target
+ * itself when either cannot be made absolute. */
+char *mr_path_relative(const char *dir, const char *target);
+
 #endif

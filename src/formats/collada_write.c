@@ -149,70 +149,6 @@ static void compose(const float *t, const float *q, const float *s, mat4 out)
     glm_scale(out, (float *)s);
 }
 
-/* Absolute, normalised form of path ("." and ".." resolved), new string. */
-static char *absolute_path(const char *path)
-{
-    char cwd[4096];
-    sb full = {0};
-    if (path[0] != '/') {
-        if (!getcwd(cwd, sizeof cwd)) return mr_str_dup(path);
-        sb_add(&full, cwd, strlen(cwd));
-        sb_add(&full, "/", 1);
-    }
-    sb_add(&full, path, strlen(path));
-    if (full.oom) return NULL;
-    /* Rebuild component by component. */
-    char *out = mr_alloc_array(full.n + 2, 1);
-    if (!out) {
-        free(full.p);
-        return NULL;
-    }
-    size_t n = 0;
-    for (char *tok = strtok(full.p, "/"); tok; tok = strtok(NULL, "/")) {
-        if (!strcmp(tok, ".")) continue;
-        if (!strcmp(tok, "..")) {
-            while (n > 0 && out[n - 1] != '/') n--;
-            if (n > 0) n--;
-            continue;
-        }
-        out[n++] = '/';
-        size_t k = strlen(tok);
-        memcpy(out + n, tok, k);
-        n += k;
-    }
-    if (n == 0) out[n++] = '/';
-    out[n] = '\0';
-    free(full.p);
-    return out;
-}
-
-/* Path of target relative to the directory dir. New string. */
-static char *relative_path(const char *dir, const char *target)
-{
-    char *d = absolute_path(dir), *t = absolute_path(target);
-    if (!d || !t) {
-        free(d);
-        free(t);
-        return mr_str_dup(target);
-    }
-    /* Longest common run of whole components. */
-    size_t i = 0, last = 0;
-    while (d[i] && t[i] && d[i] == t[i]) {
-        if (d[i] == '/') last = i;
-        i++;
-    }
-    if (!d[i] && (t[i] == '/' || !t[i])) last = i;
-    sb out = {0};
-    for (const char *p = d + last; *p; p++)
-        if (*p == '/') sb_add(&out, "../", 3);
-    const char *rest = t + last;
-    if (*rest == '/') rest++;
-    sb_add(&out, rest, strlen(rest));
-    free(d);
-    free(t);
-    return out.oom ? NULL : out.p;
-}
-
 static void sb_uri_path(sb *b, const char *path)
 {
     for (const char *p = path; *p; p++) {
@@ -242,7 +178,7 @@ static void write_materials(sb *b, const mr_model *m, const char *out_dir)
     for (int i = 0; i < m->mesh_count; i++) {
         const char *map = m->meshes[i].material.diffuse_map;
         if (!map) continue;
-        char *rel = relative_path(out_dir, map);
+        char *rel = mr_path_relative(out_dir, map);
         sb_printf(b, "    <image id=\"m%d-image\"><init_from>", i);
         sb_uri_path(b, rel ? rel : map);
         sb_printf(b, "</init_from></image>\n");

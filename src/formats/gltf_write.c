@@ -174,66 +174,6 @@ static int add_accessor(gw *g, const void *data, int component_type, int count, 
 
 /* ---- paths and images ---------------------------------------------------------- */
 
-/* Absolute form of path with "." and ".." resolved (textually), new string. */
-static char *absolute_path(const char *path)
-{
-    char cwd[4096] = "";
-    if (path[0] != '/' && !getcwd(cwd, sizeof cwd)) return NULL;
-    size_t len = strlen(cwd) + strlen(path) + 3;
-    char *full = malloc(len), *out = malloc(len);
-    if (!full || !out) {
-        free(full);
-        free(out);
-        return NULL;
-    }
-    snprintf(full, len, "%s/%s", cwd, path);
-    size_t n = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(full, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-        if (!strcmp(tok, ".")) continue;
-        if (!strcmp(tok, "..")) {
-            while (n > 0 && out[n - 1] != '/') n--;
-            if (n > 0) n--;
-            continue;
-        }
-        out[n++] = '/';
-        size_t k = strlen(tok);
-        memcpy(out + n, tok, k);
-        n += k;
-    }
-    if (n == 0) out[n++] = '/';
-    out[n] = '\0';
-    free(full);
-    return out;
-}
-
-/* target relative to the directory dir ("../tex/a.png"), new string. */
-static char *relative_path(const char *dir, const char *target)
-{
-    char *d = absolute_path(dir), *t = absolute_path(target), *out = NULL;
-    if (d && t) {
-        size_t i = 0, last = 0;  /* last: end of the common run of whole components */
-        while (d[i] && d[i] == t[i]) {
-            if (d[i] == '/') last = i;
-            i++;
-        }
-        if (!d[i] && (t[i] == '/' || !t[i])) last = i;
-        size_t ups = 0;
-        if (d[1])  /* dir is not "/" */
-            for (const char *p = d + last; *p; p++) ups += *p == '/';
-        const char *rest = t + last + (t[last] == '/');
-        out = malloc(ups * 3 + strlen(rest) + 1);
-        if (out) {
-            size_t n = 0;
-            for (size_t k = 0; k < ups; k++, n += 3) memcpy(out + n, "../", 3);
-            strcpy(out + n, rest);
-        }
-    }
-    free(d);
-    free(t);
-    return out ? out : mr_str_dup(target);
-}
-
 /* A relative path as a URI reference: everything but unreserved characters
  * and '/' percent-encoded (RFC 3986). New string. */
 static char *uri_encode(const char *path)
@@ -303,7 +243,7 @@ static int texture_for(gw *g, const char *map, const unsigned char *mem, size_t 
     unsigned char *file = mem ? NULL : (unsigned char *)mr_file_read(map, &len, NULL);
     const unsigned char *data = mem ? mem : file;
     const char *mime = data ? image_mime(data, len) : NULL;
-    char *rel = mem ? NULL : relative_path(g->dir, map);
+    char *rel = mem ? NULL : mr_path_relative(g->dir, map);
     int inside = rel && strncmp(rel, "../", 3) != 0 && !strstr(rel, "/../") && strcmp(rel, "..") != 0;
     int embedded = 0;
     if (data && mime && (g->glb || !inside)) {
