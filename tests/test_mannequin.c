@@ -297,8 +297,8 @@ TEST(clips_validate_and_loop_without_a_pop)
             const mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
             for (int k = 0; k < 3; k++) {
                 int n = tr[k]->key_count, comp = tr[k]->components;
-                const float *first = tr[k]->values, *last = first + (size_t)(n - 1) * comp;
                 if (!n) continue;
+                const float *first = tr[k]->values, *last = first + (size_t)(n - 1) * comp;
                 if (k == 0 && j == 0) {
                     if (fabs(last[0] - first[0] - stride) > 1e-4 || last[1] != first[1] || last[2] != first[2])
                         same = 0;
