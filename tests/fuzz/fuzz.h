@@ -79,10 +79,42 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
     mr_pose_deinit(&pose);
 }
 
+/* A target with set-up defines FUZZ_OWN_INIT before including this header
+ * and its own LLVMFuzzerInitialize; the others get this one, which does
+ * nothing (the standalone main calls it too). */
+#ifndef FUZZ_OWN_INIT
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+#else
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+#endif
+
+/* The checks every reader target makes on one parse: a model that loads is
+ * exercised (fuzz_exercise) and freed; a refusal leaves the model NULL and
+ * its message is one line starting with prefix and, when located is set,
+ * holding ": expected " (out of memory excepted). Aborts on a violation. */
+static inline void fuzz_check_parse(mr_status st, mr_model *m, const mr_error *err, const char *prefix,
+                                    int located)
+{
+    if (st == MR_OK) {
+        fuzz_exercise(m, 0);
+        mr_model_destroy(m);
+    } else if (m) {
+        abort();  /* failures leave *out NULL */
+    } else if (st != MR_ERR_NO_MEMORY &&
+               (strncmp(err->msg, prefix, strlen(prefix)) != 0 || strchr(err->msg, '\n') ||
+                (located && !strstr(err->msg, ": expected ")))) {
+        abort();  /* every refusal is one line naming the reader */
+    }
+}
+
 #ifdef MR_FUZZ_STANDALONE
 #include "core/file.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int main(int argc, char **argv)
 {

@@ -19,6 +19,7 @@
  * attached: the drawing calls are checked and recorded, then dropped
  * (draw.h), so no GL context is needed.
  */
+#define FUZZ_OWN_INIT
 #include "fuzz.h"
 #include "lua/draw.h"
 #include "lua/wrap.h"

@@ -10,6 +10,7 @@
  * off again so every input sees the same model. Refusals must be
  * "md5: NAME:LINE: expected ..." and leave the model as it was.
  */
+#define FUZZ_OWN_INIT
 #include "fuzz.h"
 #include "fuzz_md5.h"
 
