@@ -1,6 +1,6 @@
 /* test_path.c — path strings (src/core/path.c): base names, stems,
  * extensions, joins, and the absolute/relative forms the writers use to
- * refer to textures from their output's folder. */
+ * refer to textures from their output's folder, and URL decoding. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,10 +50,21 @@ TEST(path_relative_climbs_only_as_far_as_needed)
     CHECK(same(mr_path_relative("out", "out/x.png"), "x.png"));
 }
 
+TEST(path_url_decode_keeps_bad_escapes_and_counts_nul)
+{
+    size_t n = 0;
+    CHECK(same(mr_path_url_decode("a%20b%2Fc", &n), "a b/c"));
+    CHECK(same(mr_path_url_decode("50%% and %zz and %4", NULL), "50%% and %zz and %4"));
+    char *s = mr_path_url_decode("x%00y", &n);
+    CHECK(s && n == 3 && s[0] == 'x' && s[1] == '\0' && s[2] == 'y');
+    free(s);
+}
+
 int main(void)
 {
     RUN(path_parts);
     RUN(path_absolute_resolves_dots_textually);
     RUN(path_relative_climbs_only_as_far_as_needed);
+    RUN(path_url_decode_keeps_bad_escapes_and_counts_nul);
     return test_summary("path");
 }

@@ -105,3 +105,31 @@ char *mr_path_relative(const char *dir, const char *target)
     free(t);
     return out ? out : mr_str_dup(target);
 }
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+char *mr_path_url_decode(const char *s, size_t *len)
+{
+    size_t n = strlen(s), j = 0;
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        int a, b;
+        if (s[i] == '%' && i + 2 < n && (a = hexval((unsigned char)s[i + 1])) >= 0 &&
+            (b = hexval((unsigned char)s[i + 2])) >= 0) {
+            out[j++] = (char)(a * 16 + b);
+            i += 2;
+        } else {
+            out[j++] = s[i];
+        }
+    }
+    out[j] = '\0';
+    if (len) *len = j;
+    return out;
+}

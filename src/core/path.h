@@ -27,4 +27,8 @@ char *mr_path_absolute(const char *path);
  * itself when either cannot be made absolute. */
 char *mr_path_relative(const char *dir, const char *target);
 
+/* s with %XX escapes decoded (others kept as written), new string; *len
+ * (may be NULL) gets the decoded length, which tells a %00 apart. */
+char *mr_path_url_decode(const char *s, size_t *len);
+
 #endif

@@ -131,8 +131,6 @@ mr_status cl_input_source(cl_doc *d, xmlNode *input, int want_names, int min_str
 /* Integer attribute with a default; fails on junk or a value < min. */
 mr_status cl_int_attr(cl_doc *d, xmlNode *el, const char *name, long dflt, long min, long *out);
 
-/* Percent-decodes s into a new string. */
-char *cl_url_decode(const char *s);
 
 /* ---- scene and transforms (collada_scene.c) ---------------------------- */
 

@@ -63,7 +63,7 @@ static char *find_fuzzy(const char *dir, const char *base)
 
 char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at)
 {
-    char *path = cl_url_decode(ref);
+    char *path = mr_path_url_decode(ref, NULL);
     if (!path) return NULL;
     /* Trim, turn backslashes into slashes, drop a file:// scheme. */
     char *p = path;

@@ -268,40 +268,12 @@ static mr_status build_ids(cl_doc *d)
     return MR_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-char *cl_url_decode(const char *s)
-{
-    size_t n = strlen(s);
-    char *out = mr_alloc_array(n + 1, 1);
-    if (!out) return NULL;
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++) {
-        int a, b;
-        if (s[i] == '%' && i + 2 < n && (a = hexval((unsigned char)s[i + 1])) >= 0 &&
-            (b = hexval((unsigned char)s[i + 2])) >= 0) {
-            out[j++] = (char)(a * 16 + b);
-            i += 2;
-        } else {
-            out[j++] = s[i];
-        }
-    }
-    out[j] = '\0';
-    return out;
-}
-
 xmlNode *cl_lookup(cl_doc *d, const char *uri)
 {
     if (!uri || uri[0] != '#') return NULL;
     xmlNode *n = cl_find_id(d, uri + 1, strlen(uri + 1));
     if (n || !strchr(uri, '%')) return n;
-    char *dec = cl_url_decode(uri + 1);
+    char *dec = mr_path_url_decode(uri + 1, NULL);
     if (!dec) return NULL;
     n = cl_find_id(d, dec, strlen(dec));
     free(dec);

@@ -263,28 +263,12 @@ mr_status gl_data_uri(gl_doc *d, const char *path, const char *uri, unsigned cha
     return MR_OK;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 mr_status gl_local_path(gl_doc *d, const char *path, const char *uri, char **out)
 {
     *out = NULL;
-    size_t n = strlen(uri);
-    char *dec = malloc(n + 1);
-    if (!dec) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
     size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (uri[i] == '%' && i + 2 < n + 0 && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
-            dec[o++] = (char)(hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]));
-            i += 2;
-        } else dec[o++] = uri[i];
-    }
-    dec[o] = 0;
+    char *dec = mr_path_url_decode(uri, &o);
+    if (!dec) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
     const char *why = NULL;
     if (o == 0) why = "it is empty";
     else if (strlen(dec) != o) why = "it holds a NUL byte";
