@@ -71,6 +71,14 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/tools/%.o: CFLAGS += -Itools
 
+# The binary model cache (formats/cache.h) keys its files on a checksum of
+# the code that builds models, so a new marrow never trusts a model an
+# older loader wrote.
+LOADER_SRC  := $(sort $(wildcard src/core/*.[ch] src/anim/*.[ch] src/formats/*.[ch]))
+LOADER_HASH := $(shell cat $(LOADER_SRC) | cksum | cut -d' ' -f1)
+$(BUILD)/src/formats/cache.o: CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
+$(BUILD)/src/formats/cache.o: $(LOADER_SRC)
+
 archive = @rm -f $@; ar rcs $@ $^
 $(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)
 	$(archive)

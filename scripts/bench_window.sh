@@ -16,6 +16,9 @@
 #   window  NAME  SECONDS s: marrow U.UU s CPU (P % of a core), Xvfb ..., N draw() calls (F fps)
 # A figure, not a test: nothing here passes or fails on timing. Works with
 # any marrow binary (before/after comparisons), run from the repository root.
+# Options after -- go to `marrow run`, e.g. the anti-aliasing to compare
+# (the default is FXAA; the header line shows the options used):
+#   scripts/bench_window.sh 20 -- --aa msaa
 set -u
 cd "$(dirname "$0")/.."
 M=${MARROW:-./marrow}

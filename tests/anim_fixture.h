@@ -24,7 +24,8 @@ static inline void fixture_chain(mr_skeleton *sk)
  * keys at 0, 0.5, 1 and translating the root along Y by 2 units. */
 static inline mr_clip *fixture_clip(void)
 {
-    mr_clip *c = mr_clip_make("bend", 3);
+    mr_clip *c = NULL;
+    mr_clip_create("bend", 3, &c);
     c->duration = 1.0f;
     c->rate = 2.0f;
     mr_track *r = &c->tracks[1].r;

@@ -49,7 +49,8 @@ static inline void fixture_humanoid(mr_skeleton *sk)
 static inline mr_clip *fixture_cycle(const char *name, float duration, float amp_deg, float phase,
                                      float speed)
 {
-    mr_clip *c = mr_clip_make(name, J_COUNT);
+    mr_clip *c = NULL;
+    mr_clip_create(name, J_COUNT, &c);
     c->duration = duration;
     c->rate = 30.0f;
     int keys = (int)lroundf(duration * 30.0f) + 1;

@@ -28,12 +28,12 @@ expect_match "info: format bvh" "$OUT" "^model: .*order_zxy.bvh \(bvh\)"
 expect_match "info: End Sites are joints named <parent>_end" "$OUT" "^ +2 +Chest_end$"
 expect_match "info: one clip named after the file, at 1/Frame Time" "$OUT" "^  order_zxy: 3 frames at 25 fps, 0.080 s, 4 joints animated"
 expect_match "info: no meshes" "$OUT" "^meshes: 0 "
-expect_match "info: says the axes and unit were assumed" "$OUT" "^frame: Y-up, 0.0254 m per unit; BVH states no axes or unit: Y-up assumed"
+expect_match "info: says the axes and unit were assumed" "$OUT" "^frame: Y-up, 0.05644[0-9]* m per unit; BVH states no axes or unit: Y-up assumed"
 if [ -f $CMU/01_01.bvh ]; then
     run $MARROW info $CMU/01_01.bvh
     expect_match "info 01_01.bvh: 38 joints" "$OUT" "^joints: 38$"
     expect_match "info 01_01.bvh: 2752 frames at 120 fps" "$OUT" "^  01_01: 2752 frames at 120 fps, 22.925 s, 31 joints animated"
-    expect_match "info 01_01.bvh: unit guessed as inches" "$OUT" "unit guessed as inches \(the rest pose is 25.65 units tall"
+    expect_match "info 01_01.bvh: unit guessed as CMU units" "$OUT" "unit guessed as CMU units \(1/0.45 inch\) \(the rest pose is 25.65 units tall"
     run $MARROW info $CMU/Boxing_Toes.bvh
     expect_match "info Boxing_Toes.bvh: unit guessed as centimetres" "$OUT" "unit guessed as centimetres"
     expect_match "info Boxing_Toes.bvh: the extra frame line is a warning" "$OUT" "Boxing_Toes.bvh:3199: 1 line after the last frame \(Frames 3069\) ignored"

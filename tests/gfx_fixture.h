@@ -180,7 +180,8 @@ static inline void fx_write_texture(const char *dir)
 
 static inline mr_model *fixture_model(const char *texture_dir)
 {
-    mr_model *m = mr_model_new("fixture.md5mesh", "md5");
+    mr_model *m = NULL;
+    mr_model_create("fixture.md5mesh", "md5", &m);
     m->axes.up = MR_UP_Z;
     m->axes.meters_per_unit = 0.0254f;
     mr_skeleton *sk = &m->skeleton;

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 : "${MARROW:=./marrow}"
 : "${TEST_BIN_DIR:=build/release/tests}"
 export MARROW
+# No suite depends on (or fills) the user's model cache; test_cache uses its own folder.
+MARROW_CACHE=0; export MARROW_CACHE
 
 passed=0; failed=0; crashed=""
 log=$(mktemp); trap 'rm -f "$log"' EXIT

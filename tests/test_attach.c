@@ -53,7 +53,8 @@ TEST(attach_world_goes_through_the_display_matrix)
     mr_skeleton sk;
     mr_pose p;
     posed(&sk, &p);
-    mr_model *model = mr_model_new("hand-built", "test");
+    mr_model *model = NULL;
+    mr_model_create("hand-built", "test", &model);
     model->axes.up = MR_UP_Z;
     model->axes.meters_per_unit = 0.0254f;
     mat4 display, m, w;

@@ -402,7 +402,8 @@ TEST(make_additive_refuses_bad_inputs)
     world w;
     world_make(&w);
     mr_clip *c = fixture_cycle("x", 1.0f, 10.0f, 0.0f, 0.0f), *d = (mr_clip *)&w;
-    mr_clip *wrong = mr_clip_make("wrong", 5);
+    mr_clip *wrong = NULL;
+    mr_clip_create("wrong", 5, &wrong);
     mr_error err = {0};
     CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, NAN, &d, &err) == MR_ERR_BAD_TIME);
     CHECK(d == NULL);
@@ -415,7 +416,8 @@ TEST(make_additive_refuses_bad_inputs)
     CHECK(mr_blend_make_additive_clip(c, &w.sk, &w.a, 0.0f, &d, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "zero scale");
     CHECK(d == NULL);
-    mr_clip *empty = mr_clip_make("empty", 0);
+    mr_clip *empty = NULL;
+    mr_clip_create("empty", 0, &empty);
     CHECK(mr_blend_make_additive_clip(empty, &w.sk, NULL, 0.0f, &d, &err) == MR_ERR_EMPTY_CLIP);
     CHECK(mr_blend_make_additive_clip(c, &w.sk, NULL, 0.0f, NULL, &err) == MR_ERR_INVALID_ARGUMENT);
     mr_pose_deinit(&small);

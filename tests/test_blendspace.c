@@ -213,7 +213,8 @@ TEST(blendspace_validate_refuses_mismatched_joint_counts)
 {
     world w;
     world_make(&w);
-    mr_clip *small = mr_clip_make("small", 4);
+    mr_clip *small = NULL;
+    mr_clip_create("small", 4, &small);
     small->duration = 1.0f;
     mr_blendspace bs;
     mr_blendspace_init(&bs, 1);
@@ -237,7 +238,8 @@ TEST(blendspace_validate_refuses_zero_duration_clip)
 {
     world w;
     world_make(&w);
-    mr_clip *still = mr_clip_make("still", J_COUNT);
+    mr_clip *still = NULL;
+    mr_clip_create("still", J_COUNT, &still);
     mr_blendspace bs;
     mr_blendspace_init(&bs, 1);
     mr_blendspace_add(&bs, still, 0, 0);

@@ -351,9 +351,9 @@ TEST(bvh_end_site_names_are_made_unique)
 
 TEST(bvh_unit_guess_picks_the_unit_nearest_a_person)
 {
-    const char *heights[] = {"1.6", "170", "60", "1750"};
-    const float want[] = {1.0f, 0.01f, 0.0254f, 0.001f};
-    for (int i = 0; i < 4; i++) {
+    const char *heights[] = {"1.6", "170", "60", "1750", "30"};
+    const float want[] = {1.0f, 0.01f, 0.0254f, 0.001f, MR_BVH_CMU_UNIT};
+    for (int i = 0; i < 5; i++) {
         char text[512];
         snprintf(text, sizeof text,
                  "HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 0\nEnd Site\n{\nOFFSET 0 %s 0\n}\n}\n"
@@ -435,7 +435,7 @@ TEST(bvh_cmu_01_01_loads_and_walks_upright)
     CHECK(!strcmp(c->name, "01_01") && mr_clip_key_count(c) == 2752);
     CHECK_NEAR(c->rate, 1 / 0.0083333, 1e-3);
     CHECK_NEAR(c->duration, 2751 * 0.0083333, 1e-4);
-    CHECK(m->axes.meters_per_unit == 0.0254f);
+    CHECK(m->axes.meters_per_unit == MR_BVH_CMU_UNIT);
     int head = mr_skeleton_find(sk, "Head_end"), hips = mr_skeleton_find(sk, "Hips"),
         ltoe = mr_skeleton_find(sk, "LeftToeBase_end"), rtoe = mr_skeleton_find(sk, "RightToeBase_end");
     CHECK(head > 0 && hips == 0 && ltoe > 0 && rtoe > 0);

@@ -48,8 +48,9 @@ static void check_fade(const mr_model *m, const char *a, const char *b, const ch
     const mr_clip *ca = mr_model_find_clip(m, a), *cb = mr_model_find_clip(m, b), *cc = c ? mr_model_find_clip(m, c) : NULL;
     CHECK(ca && cb && (!c || cc));
     if (!ca || !cb || (c && !cc)) return;
-    mr_mixer *mx = mr_mixer_make(sk, m->axes.up, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(sk, m->axes.up, NULL, &mx, NULL);
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, ca, &o, NULL);
     mr_pose pose, src[3], prev_src[3];
@@ -146,8 +147,10 @@ TEST(mannequin_wave_over_walk_leaves_the_legs_bitwise)
     mr_mask_init(&upper, sk->joint_count, 0.0f);
     mr_mask_set_subtree(&upper, sk, mr_skeleton_find(sk, "spine_02"), 1.0f);
     mr_mask_ramp(&upper, sk, mr_skeleton_find(sk, "spine_02"), 2, 0.5f, 1.0f);
-    mr_mixer *base = mr_mixer_make(sk, m->axes.up, NULL, NULL), *mx = mr_mixer_make(sk, m->axes.up, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *base = NULL, *mx = NULL;
+    mr_mixer_create(sk, m->axes.up, NULL, &base, NULL);
+    mr_mixer_create(sk, m->axes.up, NULL, &mx, NULL);
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(base, 0, mr_model_find_clip(m, "walk"), &o, NULL);
     mr_mixer_play(mx, 0, mr_model_find_clip(m, "walk"), &o, NULL);
@@ -267,8 +270,9 @@ TEST(snoutx10k_events_count_per_loop_for_any_dt)
     static const float dts[] = {1.0f / 240, 1.0f / 60, 0.1f, 0.5f, 2.0f};
     for (int d = 0; d < 5; d++)
         for (int dir = 0; dir < 2; dir++) {
-            mr_mixer *mx = mr_mixer_make(&m->skeleton, m->axes.up, NULL, NULL);
-            mr_play_opts o = mr_play_opts_default();
+            mr_mixer *mx = NULL;
+            mr_mixer_create(&m->skeleton, m->axes.up, NULL, &mx, NULL);
+            mr_play_opts o = {0};
             o.loop = MR_LOOP_REPEAT;
             o.speed = dir ? -1.0f : 1.0f;
             mr_mixer_play(mx, 0, fwd, &o, NULL);

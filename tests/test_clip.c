@@ -80,7 +80,8 @@ TEST(clip_sample_mismatched_joint_counts)
 {
     mr_skeleton sk;
     fixture_chain(&sk);
-    mr_clip *c = mr_clip_make("short", 2);
+    mr_clip *c = NULL;
+    mr_clip_create("short", 2, &c);
     mr_pose p, small;
     mr_pose_init(&p, 3);
     mr_pose_init(&small, 2);
@@ -99,7 +100,8 @@ TEST(clip_empty_clip_is_refused)
 {
     mr_skeleton sk;
     fixture_chain(&sk);
-    mr_clip *c = mr_clip_make("empty", 0);
+    mr_clip *c = NULL;
+    mr_clip_create("empty", 0, &c);
     mr_pose p;
     mr_pose_init(&p, 3);
     mr_error err = {0};
@@ -111,12 +113,24 @@ TEST(clip_empty_clip_is_refused)
     mr_skeleton_deinit(&sk);
 }
 
+TEST(clip_create_refuses_joint_counts_out_of_range)
+{
+    mr_clip *c = (mr_clip *)&c;        /* *out is cleared on failure */
+    CHECK(mr_clip_create("neg", -1, &c) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(c == NULL);
+    CHECK(mr_clip_create("big", MR_MAX_JOINTS + 1, &c) == MR_ERR_INVALID_ARGUMENT && c == NULL);
+    CHECK(mr_clip_create(NULL, MR_MAX_JOINTS, &c) == MR_OK);
+    CHECK(c && c->joint_count == MR_MAX_JOINTS && !strcmp(c->name, "clip"));
+    mr_clip_destroy(c);
+}
+
 TEST(clip_zero_length_clip_holds_its_only_pose)
 {
     /* A 1-frame clip: duration 0, looping must not divide by zero. */
     mr_skeleton sk;
     fixture_chain(&sk);
-    mr_clip *c = mr_clip_make("still", 3);
+    mr_clip *c = NULL;
+    mr_clip_create("still", 3, &c);
     mr_track *t = &c->tracks[2].t;
     mr_track_init(t, 1, MR_INTERP_LINEAR);
     t->values[0] = 5.0f;
@@ -242,7 +256,8 @@ TEST(clip_uniform_lookup_matches_binary_search)
  * rotations and translations, one constant track, untracked channels. */
 static mr_clip *shared_line_clip(void)
 {
-    mr_clip *c = mr_clip_make("line", 5);
+    mr_clip *c = NULL;
+    mr_clip_create("line", 5, &c);
     c->duration = 2.0f;
     for (int j = 0; j < 5; j++) {
         mr_track *r = &c->tracks[j].r, *t = &c->tracks[j].t;
@@ -343,6 +358,7 @@ TEST(clip_key_count_is_longest_track)
 
 int main(void)
 {
+    RUN(clip_create_refuses_joint_counts_out_of_range);
     RUN(clip_sample_interpolates_rotation_and_translation);
     RUN(clip_sample_clamps_outside_keys);
     RUN(clip_sample_loops);

@@ -200,7 +200,8 @@ TEST(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys)
  * shift: the translation keys' times move off the shared time line. */
 static mr_model *arm_model(float shift, mr_clip **out)
 {
-    mr_model *m = mr_model_new("arm", "test");
+    mr_model *m = NULL;
+    mr_model_create("arm", "test", &m);
     mr_skeleton_init(&m->skeleton, 3);
     mr_skeleton *sk = &m->skeleton;
     sk->names[0] = mr_str_dup("root");
@@ -210,7 +211,8 @@ static mr_model *arm_model(float shift, mr_clip **out)
     sk->parents[2] = 1;
     sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
     mr_skeleton_compute_inverse_bind(sk);
-    mr_clip *c = mr_clip_make("zigzag", 3);
+    mr_clip *c = NULL;
+    mr_clip_create("zigzag", 3, &c);
     c->duration = 1.0f;
     mr_track *r = &c->tracks[0].r, *t = &c->tracks[0].t, *mid = &c->tracks[1].r;
     mr_track_init(r, 9, MR_INTERP_LINEAR);
@@ -268,7 +270,8 @@ TEST(clip_thin_keeps_keys_that_matter_and_drops_the_rest)
 
 TEST(clip_set_max_move_refuses_negative_and_nan)
 {
-    mr_clip *c = mr_clip_make("c", 2);
+    mr_clip *c = NULL;
+    mr_clip_create("c", 2, &c);
     float bad[2] = {0.1f, -1.0f}, nan2[2] = {NAN, 0.1f}, good[2] = {0.0f, 0.5f};
     CHECK(mr_clip_set_max_move(c, bad) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_set_max_move(c, nan2) == MR_ERR_INVALID_ARGUMENT);

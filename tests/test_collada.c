@@ -1713,7 +1713,8 @@ static int close_rel(double a, double b, double eps)
  * 24 fps clips with translation, rotation and scale keys. */
 static mr_model *md5_like_model(void)
 {
-    mr_model *m = mr_model_new("bob.md5mesh", "md5");
+    mr_model *m = NULL;
+    mr_model_create("bob.md5mesh", "md5", &m);
     m->axes.up = MR_UP_Z;
     m->axes.meters_per_unit = 0.0254f;
     static const char *names[6] = {"origin", "spine", "leg_l", "head", "arm & <hand>", "foot"};
@@ -1748,7 +1749,8 @@ static mr_model *md5_like_model(void)
     for (int i = 0; i < 36; i++) me->indices[i] = (uint32_t)((i * 7 + i / 3) % 24);
     const char *clip_names[2] = {"walk", "idle"};
     for (int c = 0; c < 2; c++) {
-        mr_clip *clip = mr_clip_make(clip_names[c], 6);
+        mr_clip *clip = NULL;
+        mr_clip_create(clip_names[c], 6, &clip);
         clip->rate = 24;
         int keys = 10 + 5 * c;
         clip->duration = (float)(keys - 1) / 24;
@@ -2161,6 +2163,114 @@ TEST(float_parser_matches_strtof)
     CHECK(total > 400000 && differ == 0);
 }
 
+/* The same on numbers made to reach every branch of the parser: 1 to 25
+ * significant digits, leading and trailing zeros, integer parts longer
+ * than the 18 digits it accumulates, exponents from -50 to 40, float
+ * midpoints written out exactly (and one digit either side of them),
+ * denormals and values just below FLT_MAX. Deterministic (fixed seed). */
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+TEST(float_parser_matches_strtof_on_edge_cases)
+{
+    enum { N = 60000 };
+    size_t cap = (size_t)N * 80 + 256, used = 0;
+    char *doc = malloc(cap);
+    char **nums = malloc(N * sizeof *nums);
+    CHECK(doc && nums);
+    if (!doc || !nums) return;
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < N; i++) {
+        char t[80];
+        uint64_t r = rng_next(&seed);
+        int kind = (int)(r % 6);
+        if (kind == 0) {  /* random digits around a point, random exponent */
+            int nd = 1 + (int)(rng_next(&seed) % 25), pt = (int)(rng_next(&seed) % (nd + 1)), k = 0;
+            if (rng_next(&seed) & 1) t[k++] = '-';
+            for (int j = 0; j < nd; j++) {
+                if (j == pt) t[k++] = '.';
+                t[k++] = (char)('0' + rng_next(&seed) % 10);
+            }
+            if (rng_next(&seed) % 3 == 0) k += sprintf(t + k, "e%d", (int)(rng_next(&seed) % 91) - 50);
+            t[k] = '\0';
+        } else if (kind == 1) {  /* leading zeros, a few digits, trailing zeros */
+            int lz = (int)(rng_next(&seed) % 12), nd = 1 + (int)(rng_next(&seed) % 9), tz = (int)(rng_next(&seed) % 12);
+            int k = sprintf(t, "0.");
+            for (int j = 0; j < lz; j++) t[k++] = '0';
+            for (int j = 0; j < nd; j++) t[k++] = (char)('1' + rng_next(&seed) % 9);
+            for (int j = 0; j < tz; j++) t[k++] = '0';
+            t[k] = '\0';
+        } else if (kind == 2) {  /* a float midpoint, exactly, or a last digit off by one */
+            uint32_t b = (uint32_t)(rng_next(&seed) % 0x7F000000u) + 0x00800000u;
+            float f, g;
+            memcpy(&f, &b, 4);
+            b++;
+            memcpy(&g, &b, 4);
+            /* Exactly (40 digits), or to 15..17 digits: a decimal whose
+             * nearest double is the midpoint though it is not one itself. */
+            static const char *fmt[] = {"%.40e", "%.15g", "%.16g", "%.17g"};
+            snprintf(t, sizeof t, fmt[rng_next(&seed) % 4], ((double)f + (double)g) / 2);
+            char *e = strchr(t, 'e');
+            int tweak = (int)(rng_next(&seed) % 3);  /* 0 as printed, 1 down, 2 up in the last digit */
+            char *last = e ? e - 1 : t + strlen(t) - 1;
+            if (tweak == 1 && *last > '0' && *last <= '9') (*last)--;
+            if (tweak == 2 && *last < '9' && *last >= '0') (*last)++;
+        } else if (kind == 3) {  /* long integer parts */
+            int nd = 15 + (int)(rng_next(&seed) % 12), k = 0;
+            t[k++] = (char)('1' + rng_next(&seed) % 9);
+            for (int j = 1; j < nd; j++) t[k++] = (rng_next(&seed) & 1) ? '0' : (char)('0' + rng_next(&seed) % 10);
+            if (rng_next(&seed) & 1) k += sprintf(t + k, ".%u", (unsigned)(rng_next(&seed) % 1000));
+            t[k] = '\0';
+        } else if (kind == 4) {  /* floats printed the way exporters print them */
+            uint32_t b = (uint32_t)(rng_next(&seed) % 0x7F000000u);
+            float f;
+            memcpy(&f, &b, 4);
+            snprintf(t, sizeof t, (rng_next(&seed) & 1) ? "%.9g" : "%.7g", (double)f);
+        } else {  /* edges: denormals, FLT_MAX, 2^24 +- 1 scaled */
+            static const char *edges[] = {"1e-45", "1.4e-45", "7e-46", "1.17549435e-38", "1.1754942e-38",
+                                          "3.40282346e38", "3.4028235e38", "3.40282356e38", "16777216",
+                                          "16777217", "16777215", "1.6777217", "0.16777217e8", "9007199254740993",
+                                          "900719925474099.3", "0.000000000000000000001", "1e22", "1e23",
+                                          "123456789012345678", "1234567890123456789", "0.1", "+2.5", "-0"};
+            snprintf(t, sizeof t, "%s", edges[rng_next(&seed) % (sizeof edges / sizeof *edges)]);
+        }
+        if (!(fabs(strtod(t, NULL)) <= FLT_MAX)) {  /* beyond FLT_MAX is refused (tested elsewhere) */
+            i--;
+            continue;
+        }
+        nums[i] = mr_str_dup(t);
+    }
+    used += (size_t)snprintf(doc, cap, "<COLLADA version=\"1.4.1\"><library_geometries><float_array id=\"a\" count=\"%d\">", N);
+    for (int i = 0; i < N; i++) used += (size_t)snprintf(doc + used, cap - used, "%s%s", i ? " " : "", nums[i]);
+    used += (size_t)snprintf(doc + used, cap - used, "</float_array></library_geometries></COLLADA>");
+    cl_doc d;
+    mr_error err;
+    const cl_array *arr = NULL;
+    CHECK(cl_doc_open(&d, "edge.dae", doc, used, &err) == MR_OK);
+    long differ = 0, compared = 0;
+    if (cl_floats(&d, cl_find_id(&d, "a", 1), &arr) == MR_OK && arr->count == N) {
+        for (int i = 0; i < N; i++) {
+            float want = strtof(nums[i], NULL);
+            compared++;
+            if (memcmp(&want, &arr->f[i], 4) != 0 && differ++ < 5)
+                TEST_FAIL_AT("'%s': strtof %.9g, parsed %.9g", nums[i], (double)want, (double)arr->f[i]);
+        }
+    } else {
+        TEST_FAIL_AT("%s", err.msg);
+    }
+    cl_doc_close(&d);
+    printf("       %ld numbers, %ld differ\n", compared, differ);
+    CHECK(compared == N && differ == 0);
+    for (int i = 0; i < N; i++) free(nums[i]);
+    free(nums);
+    free(doc);
+}
+
 /* ---- speed ------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
@@ -2234,6 +2344,7 @@ int main(void)
     RUN(shared_models_round_trip_through_the_writer);
     RUN(writer_refuses_what_it_cannot_write);
     RUN(float_parser_matches_strtof);
+    RUN(float_parser_matches_strtof_on_edge_cases);
     RUN(load_speed);
     return test_summary("collada");
 }

@@ -58,7 +58,8 @@ static void play_log(world *w, const mr_play_opts *o, double total, double dt, l
 {
     memset(l, 0, sizeof *l);
     mr_mixer_desc d = {.max_events = 1024};
-    mr_mixer *mx = mr_mixer_make(&w->sk, MR_UP_Z, &d, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w->sk, MR_UP_Z, &d, &mx, NULL);
     mr_mixer_on_event(mx, on_event, l);
     mr_mixer_play(mx, 0, w->walk, o, NULL);
     int steps = (int)ceil(total / dt - 1e-9);
@@ -125,7 +126,7 @@ TEST(events_fire_once_per_crossing_for_any_dt)
 {
     world w;
     world_make(&w);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     char expect[1024] = "start ";
     for (int k = 0; k < 10; k++) strcat(expect, "fl fr loop ");
@@ -137,7 +138,7 @@ TEST(events_reverse_under_negative_speed)
 {
     world w;
     world_make(&w);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     o.speed = -1.0f;
     char expect[1024] = "start ";
@@ -153,7 +154,7 @@ TEST(events_in_pingpong_with_repetitions)
 {
     world w;
     world_make(&w);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_PINGPONG;
     o.repeat = 3;
     check_all_dts(&w, &o, 5.0, "start fl fr loop fr fl loop fl fr end ");
@@ -166,7 +167,7 @@ TEST(events_once_clip_ends_once)
 {
     world w;
     world_make(&w);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     check_all_dts(&w, &o, 6.0, "start fl fr end ");
     world_free(&w);
 }
@@ -175,11 +176,12 @@ TEST(events_of_several_loops_in_one_step_are_in_order_with_offsets)
 {
     world w;
     world_make(&w);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     log_t l;
     memset(&l, 0, sizeof l);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 3.3f, NULL);
     int count;
@@ -205,9 +207,10 @@ TEST(events_of_the_outgoing_clip_fire_during_a_fade)
     world_make(&w);
     log_t l;
     memset(&l, 0, sizeof l);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_on_event(mx, on_event, &l);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     for (int i = 0; i < 30; i++) mr_mixer_update(mx, 1.0f / 60, NULL);   /* 0.5 s */
@@ -230,7 +233,7 @@ static void replay_on_end(void *user, const mr_mixer_event *e)
     on_event(user, e);
     if (e->kind == MR_EVENT_END && chain_replays < 2) {
         chain_replays++;
-        mr_play_opts o = mr_play_opts_default();
+        mr_play_opts o = {0};
         o.restart = 1;
         CHECK(mr_mixer_play(chain_mixer, 0, chain_clip, &o, NULL) == MR_OK);   /* re-entrant play is fine */
         CHECK(mr_mixer_update(chain_mixer, 0.1f, NULL) == MR_ERR_INVALID_ARGUMENT);  /* update is not */
@@ -243,7 +246,7 @@ TEST(events_callback_may_play_but_not_update)
     world_make(&w);
     log_t l;
     memset(&l, 0, sizeof l);
-    chain_mixer = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &chain_mixer, NULL);
     chain_clip = w.walk;
     chain_replays = 0;
     mr_mixer_on_event(chain_mixer, replay_on_end, &l);
@@ -261,7 +264,8 @@ TEST(events_queue_end_then_start_at_the_same_instant)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_play(mx, 0, w.walk, NULL, NULL);
     mr_mixer_queue(mx, 0, w.other, NULL, NULL);
     mr_mixer_update(mx, 0.9f, NULL);
@@ -282,7 +286,8 @@ TEST(events_of_two_tracks_are_interleaved_by_time)
     world w;
     world_make(&w);
     mr_clip_add_marker(w.other, 0.5f, "blink");
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_play(mx, 0, w.walk, NULL, NULL);
     mr_mixer_play(mx, 1, w.other, NULL, NULL);
     mr_mixer_update(mx, 0.8f, NULL);
@@ -301,8 +306,9 @@ TEST(events_seek_reports_a_marker_at_the_new_time_once)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 0.1f, NULL);
@@ -332,8 +338,9 @@ TEST(events_paused_track_reports_nothing)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 0.1f, NULL);
@@ -357,11 +364,12 @@ TEST(events_of_a_blend_space_come_from_its_dominant_clip)
     mr_blendspace_init(&bs, 1);
     mr_blendspace_add(&bs, w.walk, 1.0f, 0);
     mr_blendspace_add(&bs, run, 2.0f, 0);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     log_t l;
     memset(&l, 0, sizeof l);
     mr_mixer_on_event(mx, on_event, &l);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play_blendspace(mx, 0, &bs, 1.75f, 0, &o, NULL);   /* run dominates, cycle 0.625 s */
     mr_mixer_update(mx, 0.625f * 2 + 0.01f, NULL);
@@ -380,8 +388,9 @@ TEST(events_beyond_the_list_are_counted_and_do_not_hang)
     mr_clip *tick = fixture_cycle("tick", 0.01f, 5.0f, 0.0f, 0.0f);
     mr_clip_add_marker(tick, 0.005f, "tick");
     mr_mixer_desc d = {.max_events = 4};
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, &d, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, NULL);
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     mr_mixer_play(mx, 0, tick, &o, NULL);
     CHECK(mr_mixer_update(mx, 1.0e6f, NULL) == MR_OK);    /* 1e8 cycles in one step */

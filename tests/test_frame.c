@@ -41,13 +41,15 @@ static mr_lua_ctx *make_ctx(const char *src)
     fclose(f);
     mr_lua_desc d = {.script = path_of("s.lua"), .quiet = 1, .budget = 5, .out_dir = dir,
                      .width = 160, .height = 120};
-    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
-    mr_model *m = mr_model_new("test:chain", "test");
+    mr_lua_ctx *ctx = NULL;
+    mr_lua_ctx_create(&d, &ctx);
+    mr_model *m = NULL;
+    mr_model_create("test:chain", "test", &m);
     fixture_chain(&m->skeleton);
     mr_lua_cache_add(ctx, "test:chain", m);
     mr_lua_draw_attach(ctx, rend);
     mr_lua_draw_skip_unchanged(ctx, 1);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     return ctx;
 }
 
@@ -88,16 +90,16 @@ TEST(skip_unchanged_renders_again_when_anything_shown_changes)
     mr_lua_ctx *ctx = make_ctx(scene);
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
-    mr_lua_keypressed(ctx, "left");    /* the camera moves */
+    mr_lua_keypressed(ctx, "left", NULL);    /* the camera moves */
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
-    mr_lua_keypressed(ctx, "p");       /* a console line appears */
+    mr_lua_keypressed(ctx, "p", NULL);       /* a console line appears */
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
-    mr_lua_keypressed(ctx, "c");       /* the console is hidden */
+    mr_lua_keypressed(ctx, "c", NULL);       /* the console is hidden */
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
-    mr_lua_keypressed(ctx, "e");       /* an error is shown */
+    mr_lua_keypressed(ctx, "e", NULL);       /* an error is shown */
     CHECK(mr_lua_error(ctx) != NULL);
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
@@ -117,7 +119,7 @@ TEST(skip_unchanged_renders_again_when_anything_shown_changes)
 TEST(skip_unchanged_console_line_fading_out_renders_again)
 {
     mr_lua_ctx *ctx = make_ctx(scene);
-    mr_lua_keypressed(ctx, "p");
+    mr_lua_keypressed(ctx, "p", NULL);
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
     /* Console lines show for 10 s of script time. */
@@ -134,7 +136,7 @@ TEST(skip_unchanged_never_skips_a_screenshot)
     mr_lua_ctx *ctx = make_ctx(scene);
     CHECK(frame(ctx) == 1);
     CHECK(frame(ctx) == 0);
-    mr_lua_keypressed(ctx, "s");
+    mr_lua_keypressed(ctx, "s", NULL);
     /* screenshots are asked for in keypressed, kept until the frame is done */
     CHECK(frame(ctx) == 1);
     CHECK(mr_file_exists(path_of("shot.png")));
@@ -146,8 +148,12 @@ TEST(skip_unchanged_off_renders_every_frame)
 {
     mr_lua_ctx *ctx = make_ctx(scene);
     mr_lua_draw_skip_unchanged(ctx, 0);
-    for (int i = 0; i < 3; i++) CHECK(mr_lua_draw_render(ctx) == 0);
-    CHECK(mr_lua_frame_run(ctx, 1.0 / 60, 1) == 0);
+    for (int i = 0; i < 3; i++) {
+        int skipped = 1;
+        CHECK(mr_lua_draw_render(ctx, &skipped, NULL) == MR_OK);
+        CHECK(skipped == 0);
+    }
+    CHECK(mr_lua_frame_run(ctx, 1.0 / 60, 1, NULL) == MR_OK);
     mr_lua_ctx_destroy(ctx);
 }
 
@@ -163,14 +169,14 @@ TEST(hidden_frame_updates_and_drops_what_was_recorded)
                                "function draw() draws = draws + 1 end\n"
                                "function keypressed() print(updates .. ' ' .. draws) end\n");
     for (int i = 0; i < 3; i++) {
-        CHECK(mr_lua_frame_hidden(ctx, 0.05) == 0);
+        CHECK(mr_lua_frame_hidden(ctx, 0.05, NULL) == MR_OK);
         mr_lua_end_frame(ctx);
     }
     CHECK(mr_lua_draw_recorded(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0) == 0);  /* a recording is there until something drops it */
+    CHECK(mr_lua_update(ctx, 0, NULL) == MR_OK);  /* a recording is there until something drops it */
     CHECK(mr_lua_draw_recorded(ctx) == 1);
     mr_lua_draw_drop(ctx);
-    mr_lua_keypressed(ctx, "x");
+    mr_lua_keypressed(ctx, "x", NULL);
     const char *last = NULL;
     for (int i = 0; mr_lua_console_line(ctx, i); i++) last = mr_lua_console_line(ctx, i);
     CHECK_STR_CONTAINS(last, "4 0");
@@ -204,7 +210,8 @@ int main(void)
         return 1;
     }
     mr_error err = {0};
-    mr_window *win = mr_window_open(&(mr_window_desc){.width = 160, .height = 120, .headless = 1}, &err);
+    mr_window *win = NULL;
+    mr_window_create(&(mr_window_desc){.width = 160, .height = 120, .headless = 1}, &win, &err);
     if (!win || mr_renderer_create(&(mr_renderer_desc){.width = 160, .height = 120}, &rend, &err) != MR_OK) {
         printf("  FAIL no GL context or renderer: %s\n", err.msg);
         printf("frame: 0 passed, 1 failed\n");

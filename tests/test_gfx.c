@@ -26,6 +26,7 @@ enum { W = 320, H = 240 };
 
 static mr_window *win;
 static mr_renderer *ren;
+static mr_renderer *ren_nocull;   /* the same settings with .no_cull = 1 */
 static mr_model *fig;
 static mr_gpu_model fig_gpu;
 static char tmpdir[64];
@@ -243,7 +244,8 @@ static mr_model *cpu_skinned_copy(float t)
     mr_pose_skinning(&fig->skeleton, model, skin);
     mr_pose_deinit(&pose);
 
-    mr_model *m = mr_model_new("cpu.md5mesh", "md5");
+    mr_model *m = NULL;
+    mr_model_create("cpu.md5mesh", "md5", &m);
     m->axes = fig->axes;
     mr_skeleton_copy(&m->skeleton, &fig->skeleton);
     m->mesh_count = fig->mesh_count;
@@ -305,7 +307,8 @@ TEST(gpu_skinning_matches_cpu_skinning)
 /* A model with joint_count joints whose one quad is bound to the last joint. */
 static mr_model *palette_model(int joint_count)
 {
-    mr_model *m = mr_model_new("palette", "test");
+    mr_model *m = NULL;
+    mr_model_create("palette", "test", &m);
     mr_skeleton_init(&m->skeleton, joint_count);
     for (int j = 0; j < joint_count; j++) {
         char name[32];
@@ -584,7 +587,7 @@ static void copy_shaders(const char *dir, const char *broken, const char *text)
 {
     static const char *files[] = {"skin.glsl", "lighting.glsl", "model.vert", "model.frag",
                                   "shadow.vert", "shadow.frag", "floor.vert", "floor.frag",
-                                  "sky.vert", "sky.frag", "line.vert", "line.frag",
+                                  "sky.vert", "sky.frag", "line.vert", "line.frag", "fxaa.vert", "fxaa.frag",
                                   "text.vert", "text.frag"};
     mkdir(dir, 0777);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -628,6 +631,137 @@ TEST(shader_errors_carry_the_glsl_log)
     CHECK(mr_renderer_create(&(mr_renderer_desc){.shader_dir = "/nonexistent", .quiet = 1}, &r2,
                              &err) != MR_OK);
     CHECK_STR_CONTAINS(err.msg, "MARROW_SHADERS");
+}
+
+/* Renders shot s with another renderer (the figure uploaded there for the
+ * shot), as render() does with the shared one. */
+static void render_on(mr_renderer *other, const shot *s, uint8_t *out)
+{
+    mr_renderer *keep_ren = ren;
+    mr_gpu_model keep_fig = fig_gpu;
+    ren = other;
+    CHECK(mr_renderer_upload_model(other, fig, &fig_gpu, NULL) == MR_OK);
+    render(s, out);
+    mr_renderer_release_model(other, fig_gpu);
+    ren = keep_ren;
+    fig_gpu = keep_fig;
+}
+
+/* A renderer like the shared one on a copy of the project's shaders in
+ * tmpdir/NAME, with `text` inserted into `file` before the first `before`
+ * (at the top when before is NULL). NULL when that fails (checked). */
+static mr_renderer *renderer_with_edit(const char *name, const char *file, const char *before,
+                                       const char *text)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+    copy_shaders(dir, NULL, NULL);
+    char *path = mr_path_join(dir, file);
+    size_t n = 0;
+    char *body = mr_file_read(path, &n, NULL);
+    const char *at = body && before ? strstr(body, before) : body;
+    CHECK_MSG(at != NULL, "%s has no '%s'", file, before);
+    char *edited = at ? mr_str_fmt("%.*s%s%s", (int)(at - body), body, text, at) : NULL;
+    if (edited) mr_file_write(path, edited, strlen(edited), NULL);
+    free(edited);
+    free(body);
+    free(path);
+    mr_renderer *r2 = NULL;
+    mr_error err = {0};
+    if (!at) return NULL;
+    CHECK_MSG(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                     .shader_dir = dir, .quiet = 1}, &r2, &err) == MR_OK,
+              "%s", err.msg);
+    return r2;
+}
+
+TEST(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel)
+{
+    /* Every program with the shadow lookups: the floor as one shadowed draw. */
+    mr_renderer *all = renderer_with_edit("shadowed_only", "lighting.glsl", NULL,
+                                          "#undef MR_SHADOWS\n#define MR_SHADOWS 1\n");
+    /* The unshadowed floor painted pure green: shows where it is drawn. */
+    mr_renderer *marked = renderer_with_edit("marked", "floor.frag", "    frag_color = vec4(mix(",
+                                             "#if MR_SHADOWS == 0\n    frag_color = vec4(0, 1, 0, 1);\n"
+                                             "    return;\n#endif\n");
+    static uint8_t img_c[W * H * 4], img_d[W * H * 4];
+    for (int k = 0; all && marked && k < 2; k++) {
+        shot s = {.t = 0.7f + 0.4f * (float)k};
+        render(&s, img_a);
+        render_on(all, &s, img_b);
+        render_on(marked, &s, img_c);
+        render(&(shot){.t = s.t, .no_shadows = 1}, img_d);
+        int worst = 0, marked_px = 0, shadowed = 0, shadowed_marked = 0;
+        for (int i = 0; i < W * H; i++) {
+            int d = pixel_diff(img_a + i * 4, img_b + i * 4);
+            if (d > worst) worst = d;
+            const uint8_t *c = img_c + i * 4;
+            int is_marked = c[0] < 30 && c[1] > 220 && c[2] < 30;
+            int in_shadow = luma(img_a + i * 4) + 6 < luma(img_d + i * 4);
+            marked_px += is_marked;
+            shadowed += in_shadow;
+            shadowed_marked += in_shadow && is_marked;
+        }
+        CHECK_MSG(worst <= 1, "shot %d: the partitioned floor differs by %d from one shadowed draw",
+                  k, worst);
+        /* the split happened, and the shadow itself is drawn with the lookups */
+        CHECK_MSG(marked_px > 1000, "shot %d: only %d pixels drew the unshadowed floor", k, marked_px);
+        CHECK_MSG(shadowed > 300 && shadowed_marked == 0,
+                  "shot %d: %d of %d shadowed pixels drawn unshadowed", k, shadowed_marked, shadowed);
+    }
+    keep("floor_partition_marked", img_c);
+    mr_renderer_destroy(all);
+    mr_renderer_destroy(marked);
+}
+
+TEST(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone)
+{
+    mr_renderer *none = NULL, *msaa = NULL;
+    mr_error err = {0};
+    CHECK(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                 .no_fxaa = 1, .quiet = 1}, &none, &err) == MR_OK);
+    CHECK(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                 .samples = 4, .quiet = 1}, &msaa, &err) == MR_OK);
+    static uint8_t img_c[W * H * 4];
+    shot s = {.t = 0.7f, .skeleton = 1};
+    render(&s, img_a);               /* the default: FXAA */
+    if (none) render_on(none, &s, img_b);
+    if (msaa) render_on(msaa, &s, img_c);
+    keep("aa_fxaa", img_a);
+    keep("aa_none", img_b);
+    keep("aa_msaa", img_c);
+    int changed = 0, flat_changed = 0;
+    double err_fxaa = 0, err_none = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *a = img_a + (y * W + x) * 4, *b = img_b + (y * W + x) * 4;
+            const uint8_t *c = img_c + (y * W + x) * 4;
+            /* on the edges multisampling smooths, FXAA must come closer to it */
+            for (int k = 0; pixel_diff(b, c) > 0 && k < 3; k++) {
+                err_fxaa += abs(a[k] - c[k]);
+                err_none += abs(b[k] - c[k]);
+            }
+            if (pixel_diff(a, b) == 0) continue;
+            changed++;
+            /* only pixels with contrast around them in the aliased frame move */
+            int lo = 765, hi = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = x + dx < 0 ? 0 : x + dx >= W ? W - 1 : x + dx;
+                    int ny = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
+                    int l = luma(img_b + (ny * W + nx) * 4);
+                    lo = l < lo ? l : lo;
+                    hi = l > hi ? l : hi;
+                }
+            flat_changed += hi - lo < 15;
+        }
+    CHECK_MSG(changed > 300, "FXAA changed only %d pixels", changed);
+    CHECK_MSG(flat_changed == 0, "FXAA changed %d pixels in flat areas", flat_changed);
+    printf("       on 4x MSAA's edges: FXAA differs by %.0f, no anti-aliasing by %.0f\n", err_fxaa, err_none);
+    CHECK_MSG(err_fxaa < 0.75 * err_none, "on MSAA's edges FXAA is %.0f from it, no anti-aliasing %.0f",
+              err_fxaa, err_none);
+    mr_renderer_destroy(none);
+    mr_renderer_destroy(msaa);
 }
 
 TEST(missing_font_skips_text_with_one_warning)
@@ -692,9 +826,148 @@ TEST(normal_map_changes_shading)
     mr_model_destroy(m);
 }
 
+/* --- culling of closed meshes ------------------------------------------------ */
+
+/* A box of half size 0.5 about the origin (fx_box: 24 vertices, uv and
+ * normal seams at the edges, counter-clockwise outside), skinned to one
+ * joint; `how` spoils or changes it. */
+enum { BOX_CLOSED, BOX_INSIDE_OUT, BOX_FACE_MISSING, BOX_FACE_FLIPPED, BOX_SEAM_WEIGHTS, BOX_TWO_WINDINGS };
+
+static mr_model *box_model(int how)
+{
+    mr_model *m = NULL;
+    mr_model_create("box", "test", &m);
+    mr_skeleton_init(&m->skeleton, 2);
+    m->skeleton.names[0] = mr_str_dup("root");
+    m->skeleton.names[1] = mr_str_dup("other");
+    m->skeleton.parents[0] = -1;
+    m->skeleton.parents[1] = 0;
+    m->mesh_count = 1;
+    m->meshes = calloc(1, sizeof *m->meshes);
+    mr_mesh *q = &m->meshes[0];
+    mr_mesh box;
+    fx_box(&box, (const float[3]){-0.5f, -0.5f, -0.5f}, (const float[3]){0.5f, 0.5f, 0.5f});
+    int copies = how == BOX_TWO_WINDINGS ? 2 : 1;
+    mr_mesh_init(q, 24 * copies, 36 * copies, 1);
+    for (int c = 0; c < copies; c++) {
+        for (int v = 0; v < 24; v++) {
+            for (int k = 0; k < 3; k++)   /* the second copy: a small box beside the first */
+                q->positions[c * 24 + v][k] = c ? box.positions[v][k] * 0.3f + (k == 0 ? 1.0f : 0.0f)
+                                                : box.positions[v][k];
+            memcpy(q->normals[c * 24 + v], box.normals[v], sizeof(vec3));
+            q->weights[c * 24 + v][0] = 1.0f;
+        }
+        for (int i = 0; i < 36; i++) q->indices[c * 36 + i] = box.indices[i] + (uint32_t)(c * 24);
+    }
+    mr_mesh_deinit(&box);
+    /* Turns triangle t around (swaps two corners). */
+#define FLIP(t) do { uint32_t x_ = q->indices[(t) * 3 + 1]; q->indices[(t) * 3 + 1] = q->indices[(t) * 3 + 2]; \
+                     q->indices[(t) * 3 + 2] = x_; } while (0)
+    if (how == BOX_INSIDE_OUT)
+        for (int t = 0; t < 12; t++) FLIP(t);
+    if (how == BOX_FACE_FLIPPED) { FLIP(0); FLIP(1); }
+    if (how == BOX_TWO_WINDINGS)
+        for (int t = 12; t < 24; t++) FLIP(t);
+#undef FLIP
+    if (how == BOX_FACE_MISSING) q->index_count -= 3;
+    if (how == BOX_SEAM_WEIGHTS) {
+        /* vertex 0 and its seam twins sit at one corner; vertex 0 alone
+         * leans on the other joint: in a pose the corner splits open. */
+        q->weights[0][0] = 0.5f;
+        q->joints[0][1] = 1;
+        q->weights[0][1] = 0.5f;
+    }
+    return m;
+}
+
+/* Draws box model m once on r with skin (2 joints) and world; returns the
+ * frame's culled triangles and fills out with the picture. */
+static int draw_box(mr_renderer *r, const mr_model *m, const mat4 skin[2], const mat4 world, int wireframe,
+                    uint8_t *out)
+{
+    mr_gpu_model g;
+    mr_error err = {0};
+    CHECK_MSG(mr_renderer_upload_model(r, m, &g, &err) == MR_OK, "%s", err.msg);
+    mr_scene sc = {0};
+    sc.camera.yaw = 35;
+    sc.camera.pitch = 25;
+    mr_camera_frame_bounds(&sc.camera, (vec3){-1, -1, -1}, (vec3){1.5f, 1, 1}, (float)W / H);
+    sc.floor_y = -0.9f;
+    mr_renderer_begin_frame(r, &sc);
+    mr_draw_style style = {.wireframe = wireframe};
+    CHECK(mr_renderer_draw_model(r, g, skin, 2, world, &style) == MR_OK);
+    CHECK(mr_renderer_end_frame(r) == MR_OK);
+    CHECK(mr_renderer_read_pixels(r, out, (size_t)W * H * 4) == MR_OK);
+    mr_frame_stats st;
+    mr_renderer_stats(r, &st);
+    mr_renderer_release_model(r, g);
+    return st.culled_triangles;
+}
+
+TEST(closed_meshes_draw_without_back_faces_open_ones_with_both)
+{
+    static const struct { int how, culled; const char *what; } cases[] = {
+        {BOX_CLOSED, 12, "a closed box (uv seams welded)"},
+        {BOX_INSIDE_OUT, 12, "an inside-out box (its front faces culled)"},
+        {BOX_FACE_MISSING, 0, "a box with a triangle missing"},
+        {BOX_FACE_FLIPPED, 0, "a box with one face wound the wrong way"},
+        {BOX_SEAM_WEIGHTS, 0, "a box whose seam twins skin differently"},
+        {BOX_TWO_WINDINGS, 0, "two boxes wound oppositely in one mesh"},
+    };
+    mat4 skin[2], world;
+    glm_mat4_identity(skin[0]);
+    glm_mat4_identity(skin[1]);
+    glm_mat4_identity(world);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mr_model *m = box_model(cases[i].how);
+        int culled = draw_box(ren, m, (const mat4 *)skin, world, 0, img_a);
+        CHECK_MSG(culled == cases[i].culled, "%s: %d triangles culled, expected %d", cases[i].what, culled,
+                  cases[i].culled);
+        mr_model_destroy(m);
+    }
+    /* A wireframe shows the back edges: nothing culled. */
+    mr_model *m = box_model(BOX_CLOSED);
+    CHECK(draw_box(ren, m, (const mat4 *)skin, world, 1, img_a) == 0);
+    /* With .no_cull nothing is. */
+    CHECK(draw_box(ren_nocull, m, (const mat4 *)skin, world, 0, img_a) == 0);
+    mr_model_destroy(m);
+}
+
+TEST(culling_keeps_the_picture_of_mirrored_and_inside_out_boxes)
+{
+    mat4 id, mirror, skin[2];
+    glm_mat4_identity(id);
+    glm_mat4_identity(mirror);
+    mirror[0][0] = -1.0f;           /* the box is symmetric: mirrored, it looks the same */
+    static const struct { int how, mirror_world, mirror_skin, culled; const char *what; } cases[] = {
+        {BOX_CLOSED, 0, 0, 12, "box"},
+        {BOX_CLOSED, 1, 0, 12, "box, mirroring world matrix"},
+        {BOX_CLOSED, 0, 1, 0, "box, mirroring skin matrix"},
+        {BOX_INSIDE_OUT, 0, 0, 12, "inside-out box"},
+        {BOX_INSIDE_OUT, 1, 0, 12, "inside-out box, mirroring world matrix"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mr_model *m = box_model(cases[i].how);
+        glm_mat4_copy(cases[i].mirror_skin ? mirror : id, skin[0]);
+        glm_mat4_copy(id, skin[1]);
+        const float(*world)[4] = cases[i].mirror_world ? mirror : id;
+        int culled = draw_box(ren, m, (const mat4 *)skin, world, 0, img_a);
+        draw_box(ren_nocull, m, (const mat4 *)skin, world, 0, img_b);
+        int moved = count_diff(img_a, img_b, 8);
+        int covered = 0;
+        for (int p = 0; p < W * H; p++) covered += pixel_diff(img_a + p * 4, img_a) > 8;
+        CHECK_MSG(culled == cases[i].culled, "%s: %d triangles culled, expected %d", cases[i].what, culled,
+                  cases[i].culled);
+        CHECK_MSG(moved <= W * H / 5000, "%s: culling changed %d pixels", cases[i].what, moved);
+        CHECK_MSG(covered > W * H / 20, "%s: the box covers only %d pixels", cases[i].what, covered);
+        mr_model_destroy(m);
+    }
+}
+
 /* --- real models (../shared/models) ----------------------------------------- */
 
 typedef struct real_shot {
+    mr_renderer *r;            /* NULL: ren */
     const mr_model *m;
     mr_gpu_model gpu;
     const mat4 *skin;          /* NULL: bind pose / static */
@@ -705,14 +978,36 @@ typedef struct real_shot {
 
 static void render_real(const real_shot *s, uint8_t *out)
 {
+    mr_renderer *r = s->r ? s->r : ren;
     mr_scene sc = s->scene;
     sc.no_shadows = s->no_shadows;
-    mr_renderer_begin_frame(ren, &sc);
+    mr_renderer_begin_frame(r, &sc);
     if (!s->no_model)
-        CHECK(mr_renderer_draw_model(ren, s->gpu, s->skin, s->skin ? s->m->skeleton.joint_count : 0,
+        CHECK(mr_renderer_draw_model(r, s->gpu, s->skin, s->skin ? s->m->skeleton.joint_count : 0,
                                      s->world, NULL) == MR_OK);
-    CHECK(mr_renderer_end_frame(ren) == MR_OK);
-    CHECK(mr_renderer_read_pixels(ren, out, (size_t)W * H * 4) == MR_OK);
+    CHECK(mr_renderer_end_frame(r) == MR_OK);
+    CHECK(mr_renderer_read_pixels(r, out, (size_t)W * H * 4) == MR_OK);
+}
+
+/* Renders shot s (made for ren) again on ren_nocull, which draws every back
+ * face, and compares it with img (ren's picture of s): culling must not
+ * change a pixel beyond rounding. Returns the triangles ren culled. */
+static int check_cull_keeps_picture(const char *label, const real_shot *s, const uint8_t *img)
+{
+    mr_frame_stats st;
+    mr_renderer_stats(ren, &st);
+    static uint8_t all[W * H * 4];
+    real_shot n = *s;
+    n.r = ren_nocull;
+    mr_error err = {0};
+    CHECK(mr_renderer_upload_model(ren_nocull, s->m, &n.gpu, &err) == MR_OK);
+    render_real(&n, all);
+    int moved = count_diff(img, all, 8);
+    printf("       %s: %d of %d triangles culled; %d pixels differ from drawing both sides\n", label,
+           st.culled_triangles, st.triangles, moved);
+    CHECK_MSG(moved <= W * H / 5000, "%s: culling changed %d pixels", label, moved);
+    mr_renderer_release_model(ren_nocull, n.gpu);
+    return st.culled_triangles;
 }
 
 /* A copy of m with every mesh CPU-skinned by skin into a static mesh; with
@@ -720,7 +1015,8 @@ static void render_real(const real_shot *s, uint8_t *out)
  * influences, renormalised: what a runtime with fewer slots would draw. */
 static mr_model *cpu_copy(const mr_model *m, const mat4 *skin, int max_influences)
 {
-    mr_model *c = mr_model_new("cpu-copy", m->format);
+    mr_model *c = NULL;
+    mr_model_create("cpu-copy", m->format, &c);
     c->axes = m->axes;
     mr_skeleton_copy(&c->skeleton, &m->skeleton);
     c->mesh_count = m->mesh_count;
@@ -755,17 +1051,17 @@ static mr_model *cpu_copy(const mr_model *m, const mat4 *skin, int max_influence
 /* Loads a shared model, poses its clip `clip` at t, and checks the picture:
  * the model covers its projection, the floor shadow darkens pixels below it,
  * and GPU skinning matches CPU skinning of the same pose. */
-static void check_real_model(const char *label, const char *mesh, const char *anim, float t)
+static int check_real_model(const char *label, const char *mesh, const char *anim, float t)
 {
     if (!mr_file_exists(mesh)) {
         printf("  skip %s: %s not found\n", label, mesh);
-        return;
+        return -1;
     }
     mr_model *m = NULL;
     mr_error err = {0};
     const char *anims[1] = {anim};
     CHECK_MSG(mr_load_model(mesh, anims, anim ? 1 : 0, &m, &err) == MR_OK, "%s: %s", label, err.msg);
-    if (!m) return;
+    if (!m) return -1;
     int nj = m->skeleton.joint_count;
     mr_pose pose;
     mr_pose_init(&pose, nj);
@@ -806,6 +1102,7 @@ static void check_real_model(const char *label, const char *mesh, const char *an
     char name[64];
     snprintf(name, sizeof name, "%s_gpu", label);
     keep(name, img_a);
+    int culled = check_cull_keeps_picture(label, &s, img_a);
     s.no_model = 1;
     render_real(&s, img_b);
     s.no_model = 0;
@@ -886,6 +1183,7 @@ static void check_real_model(const char *label, const char *mesh, const char *an
     free(skin);
     mr_pose_deinit(&pose);
     mr_model_destroy(m);
+    return culled;
 }
 
 TEST(bob_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
@@ -913,7 +1211,8 @@ TEST(thinmatrix_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
  * attribute set draws a very different picture. */
 static mr_model *eight_influence_sheet(mat4 skin[8])
 {
-    mr_model *m = mr_model_new("sheet8", "test");
+    mr_model *m = NULL;
+    mr_model_create("sheet8", "test", &m);
     mr_skeleton_init(&m->skeleton, 8);
     for (int j = 0; j < 8; j++) {
         char name[16];
@@ -1018,9 +1317,11 @@ TEST(gpu_skinning_with_8_influences_matches_cpu)
     mr_model_destroy(m);
 }
 
+/* The mannequin's meshes are closed: drawn without back faces. */
 TEST(mannequin_renders_whole_shadowed_and_gpu_equals_cpu_skinning)
 {
-    check_real_model("mannequin", "models/mannequin.md5mesh", "models/walk.md5anim", 0.3f);
+    int culled = check_real_model("mannequin", "models/mannequin.md5mesh", "models/walk.md5anim", 0.3f);
+    CHECK_MSG(culled != 0, "the mannequin's closed meshes were drawn with their back faces");
 }
 
 /* With a display (cli_render.sh runs this under xvfb-run): a GLFW window
@@ -1038,9 +1339,11 @@ TEST(window_shows_the_same_pixels_as_headless)
     /* Tear the headless renderer down, open a window, render again. */
     mr_renderer_release_model(ren, fig_gpu);
     mr_renderer_destroy(ren);
+    mr_renderer_destroy(ren_nocull);
+    ren_nocull = NULL;
     mr_window_destroy(win);
     mr_error err = {0};
-    win = mr_window_open(&(mr_window_desc){.width = W, .height = H, .hidden = 0}, &err);
+    mr_window_create(&(mr_window_desc){.width = W, .height = H, .hidden = 0}, &win, &err);
     CHECK(win && !mr_window_is_headless(win));
     if (!win || mr_window_is_headless(win)) return;
     CHECK(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
@@ -1082,7 +1385,7 @@ int main(void)
         return 1;
     }
     mr_error err = {0};
-    win = mr_window_open(&(mr_window_desc){.width = W, .height = H, .headless = 1}, &err);
+    mr_window_create(&(mr_window_desc){.width = W, .height = H, .headless = 1}, &win, &err);
     if (!win) {
         printf("  FAIL headless context: %s\n", err.msg);
         printf("gfx: 0 passed, 1 failed\n");
@@ -1090,6 +1393,12 @@ int main(void)
     }
     if (mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
                                                 .quiet = 1}, &ren, &err) != MR_OK) {
+        printf("  FAIL renderer: %s\n", err.msg);
+        printf("gfx: 0 passed, 1 failed\n");
+        return 1;
+    }
+    if (mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                .quiet = 1, .no_cull = 1}, &ren_nocull, &err) != MR_OK) {
         printf("  FAIL renderer: %s\n", err.msg);
         printf("gfx: 0 passed, 1 failed\n");
         return 1;
@@ -1105,6 +1414,8 @@ int main(void)
     RUN(render_figure_covers_its_projection);
     RUN(floor_is_visible_below_the_horizon);
     RUN(shadow_darkens_the_floor_under_the_figure);
+    RUN(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel);
+    RUN(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone);
     RUN(consecutive_frames_differ);
     RUN(rendering_is_deterministic);
     RUN(gpu_skinning_matches_cpu_skinning);
@@ -1120,6 +1431,8 @@ int main(void)
     RUN(shader_errors_carry_the_glsl_log);
     RUN(missing_font_skips_text_with_one_warning);
     RUN(normal_map_changes_shading);
+    RUN(closed_meshes_draw_without_back_faces_open_ones_with_both);
+    RUN(culling_keeps_the_picture_of_mirrored_and_inside_out_boxes);
     RUN(bob_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
     RUN(snoutx10k_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
     RUN(mannequin_renders_whole_shadowed_and_gpu_equals_cpu_skinning);
@@ -1128,6 +1441,7 @@ int main(void)
     RUN(window_shows_the_same_pixels_as_headless);
     mr_renderer_release_model(ren, fig_gpu);
     mr_renderer_destroy(ren);
+    mr_renderer_destroy(ren_nocull);
     mr_window_destroy(win);
     mr_model_destroy(fig);
     rm_tree(tmpdir);

@@ -309,6 +309,45 @@ TEST(decompose_recovers_trs_with_negative_scale)
         for (int k = 0; k < 4; k++) CHECK_NEAR(back[c][k], m[c][k], 1e-5);
 }
 
+/* jansson allocation hooks a program sets after marrow's: the reader then
+ * allocates its tree through them and gives every block back. */
+static long hook_live;
+static void *counting_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (p) hook_live++;
+    return p;
+}
+static void counting_free(void *p)
+{
+    if (p) hook_live--;
+    free(p);
+}
+
+TEST(program_jansson_hooks_get_every_block_back)
+{
+    mr_model *m = load(HARD_GLB);  /* installs marrow's hooks */
+    CHECK(m != NULL);
+    mr_model_destroy(m);
+    json_malloc_t saved_malloc;
+    json_free_t saved_free;
+    json_get_alloc_funcs(&saved_malloc, &saved_free);
+    json_set_alloc_funcs(counting_malloc, counting_free);
+    hook_live = 0;
+    m = load(HARD_GLB);
+    long during = hook_live;
+    CHECK(m != NULL && m->clip_count > 0);
+    mr_model_destroy(m);
+    mr_error err;
+    CHECK(mr_gltf_load(BAD "wrong_shape.gltf", &m, &err) != MR_OK);
+    json_set_alloc_funcs(saved_malloc, saved_free);
+    CHECK_MSG(hook_live == 0, "%ld jansson blocks not given back", hook_live);
+    CHECK(during == 0);  /* the load had already freed its tree when it returned */
+    m = load(BLENDER "thinmatrix_model.glb");  /* marrow's hooks back: the arena again */
+    CHECK(m != NULL);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(sparse_accessor_replaces_the_stored_vertex);
@@ -323,5 +362,6 @@ int main(void)
     RUN(embedded_png_reaches_the_material_as_bytes);
     RUN(assimp_malformed_gltf_files_are_refused);
     RUN(decompose_recovers_trs_with_negative_scale);
+    RUN(program_jansson_hooks_get_every_block_back);
     return test_summary("test_gltf");
 }

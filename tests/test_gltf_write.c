@@ -172,7 +172,8 @@ static mr_model *decode_gltf(const char *path, const char **why)
         gdoc_free(&d);
         return NULL;
     }
-    mr_model *m = mr_model_new(path, "gltf");
+    mr_model *m = NULL;
+    mr_model_create(path, "gltf", &m);
     json_t *nodes = json_object_get(d.root, "nodes");
     int nn = (int)json_array_size(nodes);
     int *joint_of = malloc(sizeof(int) * (size_t)(nn + 1)), nj = 0;
@@ -281,7 +282,8 @@ static mr_model *decode_gltf(const char *path, const char **why)
 
     for (size_t a = 0; a < json_array_size(json_object_get(d.root, "animations")); a++) {
         json_t *an = gget(&d, "animations", (int)a);
-        mr_clip *clip = mr_clip_make(json_string_value(json_object_get(an, "name")), nj);
+        mr_clip *clip = NULL;
+        mr_clip_create(json_string_value(json_object_get(an, "name")), nj, &clip);
         json_t *samplers = json_object_get(an, "samplers"), *channels = json_object_get(an, "channels");
         for (size_t c = 0; c < json_array_size(channels); c++) {
             json_t *ch = json_array_get(channels, c);
@@ -478,7 +480,8 @@ static int models_match(const mr_model *a, const mr_model *b, double rel)
  * tracks, markers and a rate, and a clip without keys. */
 static mr_model *test_model(const char *dir)
 {
-    mr_model *m = mr_model_new("test.dae", "collada");
+    mr_model *m = NULL;
+    mr_model_create("test.dae", "collada", &m);
     static const char *names[9] = {"root", "spine", "arm \"left\"", "leg", "f0", "f1", "f2", "f3", "f\xc3\xa4"};
     static const int parents[9] = {-1, 0, 1, 0, 1, 1, 2, 2, 3};
     mr_skeleton_init(&m->skeleton, 9);
@@ -529,7 +532,8 @@ static mr_model *test_model(const char *dir)
     glm_vec3_copy((vec3){0, 1, 0}, me->positions[2]);
     for (int v = 0; v < 3; v++) glm_vec3_copy((vec3){0, 0, 1}, me->normals[v]), me->indices[v] = (uint32_t)v;
 
-    mr_clip *clip = mr_clip_make("walk", 9);
+    mr_clip *clip = NULL;
+    mr_clip_create("walk", 9, &clip);
     clip->rate = 10;
     clip->duration = 0.5f;
     for (int j = 1; j < 4; j++) {
@@ -555,7 +559,7 @@ static mr_model *test_model(const char *dir)
     clip->duration = 0.5f;
     mr_clip_add_marker(clip, 0.2f, "step");
     mr_model_add_clip(m, clip);
-    clip = mr_clip_make("still", 9);  /* no keys at all */
+    mr_clip_create("still", 9, &clip);  /* no keys at all */
     clip->duration = 1.25f;
     mr_model_add_clip(m, clip);
     return m;
@@ -743,7 +747,8 @@ TEST(write_uses_wider_types_for_many_joints_and_vertices)
 {
     char *dir = tmp_dir();
     if (!dir) return;
-    mr_model *m = mr_model_new("big", "collada");
+    mr_model *m = NULL;
+    mr_model_create("big", "collada", &m);
     mr_skeleton_init(&m->skeleton, 300);
     for (int j = 0; j < 300; j++) {
         m->skeleton.names[j] = mr_str_fmt("j%d", j);

@@ -12,6 +12,8 @@
 
 #include "anim_fixture.h"
 #include "lua/draw.h"
+#include "lua/frame.h"
+#include "lua/scene.h"
 #include "lua/script.h"
 #include "platform/watch.h"
 #include "test.h"
@@ -38,8 +40,10 @@ static mr_lua_ctx *make_ctx(const char *name, const char *text, double budget, s
     write_file(name, text);
     mr_lua_desc d = {.script = path_of(name), .headless = 1, .quiet = 1, .budget = budget,
                      .memory_limit = mem};
-    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
-    mr_model *m = mr_model_new("test:chain", "test");
+    mr_lua_ctx *ctx = NULL;
+    mr_lua_ctx_create(&d, &ctx);
+    mr_model *m = NULL;
+    mr_model_create("test:chain", "test", &m);
     fixture_chain(&m->skeleton);
     mr_model_add_clip(m, fixture_clip());
     mr_lua_cache_add(ctx, "test:chain", m);
@@ -68,6 +72,15 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of this thread: what the time budget counts, so a check on
+ * it holds on a loaded machine where the wall clock runs on. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 TEST(lifecycle_calls_every_callback_in_order)
 {
     mr_lua_ctx *ctx = make_ctx("life.lua",
@@ -78,19 +91,19 @@ TEST(lifecycle_calls_every_callback_in_order)
         "function mousemoved(x, y, dx, dy) print('mouse', x, y, dx, dy) end\n"
         "function resize(w, h) print('resize', w, h) end\n"
         "function unload() print('unload') end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "load    nil");
-    CHECK(mr_lua_update(ctx, 0.5) == 0);
+    CHECK(mr_lua_update(ctx, 0.5, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "update  0.5");
-    CHECK(mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_draw(ctx, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "draw    0");
     mr_lua_end_frame(ctx);
     CHECK_NEAR(mr_lua_time(ctx), 0.5, 1e-12);
-    CHECK(mr_lua_keypressed(ctx, "space") == 0);
+    CHECK(mr_lua_keypressed(ctx, "space", NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "key     space");
-    CHECK(mr_lua_mousemoved(ctx, 10, 20, 1, -2) == 0);
+    CHECK(mr_lua_mousemoved(ctx, 10, 20, 1, -2, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "mouse   10.0    20.0    1.0     -2.0");
-    CHECK(mr_lua_resize(ctx, 640, 480) == 0);
+    CHECK(mr_lua_resize(ctx, 640, 480, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "resize  640.0   480.0");
     mr_lua_stop(ctx);
     CHECK_STR_CONTAINS(last_line(ctx), "unload");
@@ -111,13 +124,13 @@ TEST(reload_hands_unload_state_to_load)
         "  t.self = t\n"
         "  return t\n"
         "end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     write_file("hand.lua",
         "function load(s)\n"
         "  print('got', s.n, tostring(s.v), #s.pose, s.pose:get_local('a').y, s.clip:name(),\n"
         "        s.self == s, s.f == nil, s.model:skeleton():name(2))\n"
         "end\n");
-    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
     CHECK(mr_lua_error(ctx) == NULL);
     CHECK(console_has(ctx, "got     5       vec3(1, 2, 3)   3       2.0     bend    true    true    a"));
     CHECK(console_has(ctx, "could not be kept (first: state.f is a function)"));
@@ -128,17 +141,17 @@ TEST(reload_hands_unload_state_to_load)
 TEST(reload_syntax_error_keeps_last_good_script)
 {
     mr_lua_ctx *ctx = make_ctx("syn.lua", "function update() print('v1') end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     write_file("syn.lua", "function update() print('v2') \n\nend end\n");
-    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK(mr_lua_reload(ctx, NULL) != MR_OK);
     CHECK(mr_lua_error(ctx) != NULL);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "syn.lua:3:");
-    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "v1");
     write_file("syn.lua", "function update() print('v3') end\n");
-    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
     CHECK(mr_lua_error(ctx) == NULL);
-    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "v3");
     mr_lua_ctx_destroy(ctx);
 }
@@ -150,11 +163,11 @@ TEST(reload_failing_load_returns_to_old_script_with_its_state)
         "function load(s) n = s and s.n or 1; print('old load', n) end\n"
         "function update() print('old', n) end\n"
         "function unload() return {n = n + 10} end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     write_file("rev.lua", "function load(s) error('broken load') end\n");
-    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK(mr_lua_reload(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "rev.lua:1: broken load");
-    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "old     11");
     mr_lua_ctx_destroy(ctx);
 }
@@ -167,35 +180,35 @@ TEST(reload_draw_error_in_first_frame_keeps_last_good_callbacks)
         "function update() n = n + 1 end\n"
         "function draw() print('good draw', n) end\n"
         "function unload() return {n = n + 100} end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
     mr_lua_end_frame(ctx);
     CHECK_STR_CONTAINS(last_line(ctx), "good draw       2");
     write_file("drw.lua",
         "function update() end\n"
         "function draw() local t = nil; print(t.x) end\n");
-    CHECK(mr_lua_reload(ctx) == 0);   /* chunk and load() are fine */
-    CHECK(mr_lua_update(ctx, 0.1) == 0);
-    CHECK(mr_lua_draw(ctx) == -1);    /* the new draw() fails ... */
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);   /* chunk and load() are fine */
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);    /* the new draw() fails ... */
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "drw.lua:2:");
     /* ... and the old script, given its own unload() state back (n = 102),
      * drew this frame and keeps running its callbacks. */
     CHECK_STR_CONTAINS(last_line(ctx), "good draw       102");
     mr_lua_end_frame(ctx);
-    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "good draw       103");
     CHECK(mr_lua_error(ctx) != NULL);  /* shown until a fixed save loads */
     mr_lua_end_frame(ctx);
     write_file("drw.lua", "function draw() print('fixed draw') end\n");
-    CHECK(mr_lua_reload(ctx) == 0);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
     CHECK(mr_lua_error(ctx) == NULL);
-    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "fixed draw");
     mr_lua_end_frame(ctx);
     /* A clean frame made it the good one: a later error stays in it. */
     write_file("drw.lua", "function draw() error('late') end\n");
-    CHECK(mr_lua_reload(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == -1);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "fixed draw");
     mr_lua_end_frame(ctx);
     mr_lua_ctx_destroy(ctx);
@@ -204,12 +217,12 @@ TEST(reload_draw_error_in_first_frame_keeps_last_good_callbacks)
 TEST(reload_error_after_a_clean_frame_stays_in_the_new_script)
 {
     mr_lua_ctx *ctx = make_ctx("late.lua", "function draw() print('v1') end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     write_file("late.lua", "local k = 0\nfunction draw() k = k + 1; if k > 1 then error('second') end; print('v2') end\n");
-    CHECK(mr_lua_reload(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == 0 && mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
     mr_lua_end_frame(ctx);
-    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "late.lua:2: second");
     CHECK_STR_CONTAINS(last_line(ctx), "v2");   /* no v1: v2 passed its first frame */
     mr_lua_ctx_destroy(ctx);
@@ -223,12 +236,12 @@ TEST(errors_in_every_callback_name_file_line_and_callback)
         char src[256];
         snprintf(src, sizeof src, "\n\nfunction %s() local x = nil; return x.field end\n", cbs[i]);
         mr_lua_ctx *ctx = make_ctx("cb.lua", src, 1, 0);
-        int rc = mr_lua_start(ctx);
-        rc |= mr_lua_update(ctx, 0.1);
-        rc |= mr_lua_draw(ctx);
-        rc |= mr_lua_keypressed(ctx, "a");
-        rc |= mr_lua_mousemoved(ctx, 1, 2, 3, 4);
-        rc |= mr_lua_resize(ctx, 10, 10);
+        int rc = mr_lua_start(ctx, NULL);
+        rc |= mr_lua_update(ctx, 0.1, NULL);
+        rc |= mr_lua_draw(ctx, NULL);
+        rc |= mr_lua_keypressed(ctx, "a", NULL);
+        rc |= mr_lua_mousemoved(ctx, 1, 2, 3, 4, NULL);
+        rc |= mr_lua_resize(ctx, 10, 10, NULL);
         mr_lua_stop(ctx);
         CHECK_MSG(rc != 0 || !strcmp(cbs[i], "unload"), "%s: no error reported", cbs[i]);
         CHECK_MSG(mr_lua_error(ctx) && strstr(mr_lua_error(ctx), "cb.lua:3: attempt to index a nil value"),
@@ -248,16 +261,19 @@ TEST(time_budget_stops_endless_loops_even_inside_pcall)
         "  while true do pcall(function() while true do end end) end\n"
         "end\n"
         "function keypressed() print('still alive') end\n", 0.2, 0);
-    CHECK(mr_lua_start(ctx) == 0);
-    double t0 = now_s();
-    CHECK(mr_lua_update(ctx, 0.1) == -1);
-    CHECK(now_s() - t0 < 2.0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    double t0 = cpu_s();
+    mr_error e = {0};
+    CHECK(mr_lua_update(ctx, 0.1, &e) == MR_ERR_LIMIT);
+    CHECK(cpu_s() - t0 < 2.0);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "loop.lua:2: update() ran past its time budget of 0.2 s");
-    t0 = now_s();
-    CHECK(mr_lua_draw(ctx) == -1);
-    CHECK(now_s() - t0 < 2.0);
+    CHECK(e.status == MR_ERR_LIMIT);
+    CHECK_STR_CONTAINS(e.msg, "loop.lua:2: update() ran past its time budget of 0.2 s");
+    t0 = cpu_s();
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
+    CHECK(cpu_s() - t0 < 2.0);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "draw() ran past its time budget");
-    CHECK(mr_lua_keypressed(ctx, "x") == 0);   /* the state is usable afterwards */
+    CHECK(mr_lua_keypressed(ctx, "x", NULL) == MR_OK);   /* the state is usable afterwards */
     CHECK_STR_CONTAINS(last_line(ctx), "still alive");
     mr_lua_ctx_destroy(ctx);
 }
@@ -268,13 +284,15 @@ TEST(memory_cap_turns_huge_allocations_into_errors)
         "function update() local t = {} for i = 1, 1e9 do t[i] = {i} end end\n"
         "function draw() local s = string.rep('x', 1 << 30) end\n"
         "function keypressed() print('fine', collectgarbage('count') < 32 * 1024) end\n", 30, 64u << 20);
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == -1);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    mr_error e = {0};
+    CHECK(mr_lua_update(ctx, 0.1, &e) == MR_ERR_NO_MEMORY);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "not enough memory");
-    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK_STR_CONTAINS(e.msg, "not enough memory");
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "not enough memory");
     CHECK(mr_lua_memory(ctx) <= 64u << 20);
-    CHECK(mr_lua_keypressed(ctx, "x") == 0);
+    CHECK(mr_lua_keypressed(ctx, "x", NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "fine    true");
     mr_lua_ctx_destroy(ctx);
 }
@@ -286,11 +304,77 @@ TEST(stack_overflow_is_a_lua_error)
         "function update() f(1) end\n"
         "function draw() local t = setmetatable({}, {__index = function(t, k) return t[k] end}); return t.x end\n",
         5, 0);
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == -1);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_ERR_SCRIPT);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "stack overflow");
-    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "stack overflow");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(callback_error_fills_err_and_keeps_the_whole_message_for_the_panel)
+{
+    mr_lua_ctx *ctx = make_ctx("long.lua",
+        "function update() error(string.rep('x', 3000)) end\n"
+        "function draw() error('short') end\n", 5, 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    mr_error e = {0};
+    CHECK(mr_lua_update(ctx, 0.1, &e) == MR_ERR_SCRIPT);
+    CHECK(e.status == MR_ERR_SCRIPT);
+    /* err holds what fits; the panel's text is whole, traceback included */
+    CHECK(strlen(e.msg) == sizeof e.msg - 1);
+    CHECK(strncmp(mr_lua_error(ctx), e.msg, strlen(e.msg)) == 0);
+    CHECK(strlen(mr_lua_error(ctx)) > 3000);
+    CHECK_STR_CONTAINS(mr_lua_error(ctx), "stack traceback:");
+    CHECK(mr_lua_draw(ctx, &e) == MR_ERR_SCRIPT);
+    CHECK(strcmp(e.msg, mr_lua_error(ctx)) == 0);   /* short: the same text */
+    CHECK_STR_CONTAINS(e.msg, "long.lua:2: short");
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(start_failure_fills_err_and_create_refuses_no_script)
+{
+    mr_lua_ctx *ctx = make_ctx("syntax.lua", "function update(\n", 5, 0);
+    mr_error e = {0};
+    CHECK(mr_lua_start(ctx, &e) == MR_ERR_SCRIPT);
+    CHECK_STR_CONTAINS(e.msg, "syntax.lua:2:");
+    CHECK(strcmp(e.msg, mr_lua_error(ctx)) == 0);
+    mr_lua_ctx_destroy(ctx);
+    mr_lua_ctx *none = (mr_lua_ctx *)&e;   /* *out is cleared on failure */
+    CHECK(mr_lua_ctx_create(&(mr_lua_desc){.headless = 1}, &none) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(none == NULL);
+    CHECK(mr_lua_ctx_create(NULL, &none) == MR_ERR_INVALID_ARGUMENT && none == NULL);
+}
+
+TEST(cache_add_refuses_a_key_already_there)
+{
+    mr_lua_ctx *ctx = make_ctx("cache.lua", "\n", 5, 0);   /* holds "test:chain" */
+    mr_model *m = NULL;
+    CHECK(mr_model_create("other", "test", &m) == MR_OK);
+    CHECK(mr_lua_cache_add(ctx, "test:chain", m) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_lua_cache_add(ctx, NULL, m) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_lua_cache_count(ctx) == 1);
+    CHECK(mr_lua_cache_add(ctx, "other", m) == MR_OK);      /* taken: the context frees it */
+    CHECK(mr_lua_cache_count(ctx) == 2);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(scene_read_fills_err_with_status_and_field)
+{
+    mr_lua_ctx *ctx = make_ctx("scn.lua", "scene = {shots = {0, 5}, frames = 3}\n", 5, 0);
+    mr_scene_decl d;
+    mr_error e = {0};
+    CHECK(mr_lua_scene_read(ctx, &d, &e) == MR_ERR_INVALID_ARGUMENT);   /* not started */
+    CHECK_STR_CONTAINS(e.msg, "scn.lua: the script is not running");
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_scene_read(ctx, &d, &e) == MR_ERR_BAD_FILE);
+    CHECK(e.status == MR_ERR_BAD_FILE);
+    CHECK_STR_CONTAINS(e.msg, "scn.lua: scene.shots[2] = 5 is not below scene.frames = 3");
+    mr_lua_ctx_destroy(ctx);
+    ctx = make_ctx("scn2.lua", "scene = {shots = {0, 4}, fps = 60}\n", 5, 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_scene_read(ctx, &d, NULL) == MR_OK);
+    CHECK(d.shot_count == 2 && d.frames == 5 && d.fps == 60);
     mr_lua_ctx_destroy(ctx);
 }
 
@@ -309,11 +393,11 @@ TEST(thousand_reloads_do_not_grow_memory_or_reload_models)
              "function unload() return {pose = pose, v = m.vec3(1, 2, 3), t = {1, 2, 'x'}} end\n",
              bob);
     mr_lua_ctx *ctx = make_ctx("many.lua", src, 5, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     size_t before = 0;
     for (int i = 0; i < 1100; i++) {
         if (i == 100) before = mallinfo2().uordblks;
-        if (mr_lua_reload(ctx) != 0 || mr_lua_update(ctx, 1 / 60.0) != 0) {
+        if (mr_lua_reload(ctx, NULL) != MR_OK || mr_lua_update(ctx, 1 / 60.0, NULL) != MR_OK) {
             CHECK_MSG(0, "reload %d failed: %s", i, mr_lua_error(ctx) ? mr_lua_error(ctx) : "");
             break;
         }
@@ -331,18 +415,18 @@ TEST(require_finds_modules_beside_the_script_and_watches_them)
     mr_lua_ctx *ctx = make_ctx("req.lua",
         "local h = require 'helper_mod'\n"
         "function update() print('value', h.value + 1) end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     const char *const *paths;
     int n = mr_lua_watched(ctx, &paths);
     CHECK(n == 2);
     CHECK(n == 2 && strstr(paths[1], "helper_mod.lua"));
     write_file("helper_mod.lua", "return {value = 99}\n");
-    CHECK(mr_lua_reload(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0.1) == 0);
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "value   100");
     /* A module with a syntax error is still watched, so fixing it reloads. */
     write_file("helper_mod.lua", "return {value = }\n");
-    CHECK(mr_lua_reload(ctx) == -1);
+    CHECK(mr_lua_reload(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "helper_mod.lua:1:");
     n = mr_lua_watched(ctx, &paths);
     CHECK(n == 2);
@@ -360,16 +444,16 @@ TEST(binding_errors_name_the_script_line)
         "function keypressed() m.draw(model, 7) end\n"
         "function mousemoved() pose:rotate(4, m.quat()) end\n"
         "function resize() m.quat.euler('x') end\n", 1, 0);
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0) == -1);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:4: bad argument #2 to 'pose:rotate' (quat expected, got number)");
-    CHECK(mr_lua_draw(ctx) == -1);
+    CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:5: bad argument #1 to 'pose:rotate' (unknown joint 'bb'; did you mean 'b'?)");
-    CHECK(mr_lua_keypressed(ctx, "k") == -1);
+    CHECK(mr_lua_keypressed(ctx, "k", NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:6: bad argument #2 to 'marrow.draw' (pose expected, got number)");
-    CHECK(mr_lua_mousemoved(ctx, 0, 0, 0, 0) == -1);
+    CHECK(mr_lua_mousemoved(ctx, 0, 0, 0, 0, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:7: bad argument #1 to 'pose:rotate' (joint index 4 out of range 1..3)");
-    CHECK(mr_lua_resize(ctx, 1, 1) == -1);
+    CHECK(mr_lua_resize(ctx, 1, 1, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "bind.lua:8: bad argument #1 to 'marrow.quat.euler' (number expected, got string)");
     mr_lua_ctx_destroy(ctx);
 }
@@ -400,14 +484,29 @@ TEST(bindings_on_the_chain_fixture)
         "end\n"
         "function draw() m.draw(model, m.pose(sk)); m.draw(model) end\n", 1, 0);
     mr_lua_draw_attach(ctx, NULL);           /* record without a renderer */
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_update(ctx, 0) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0, NULL) == MR_OK);
     CHECK_MSG(mr_lua_error(ctx) == NULL, "%s", mr_lua_error(ctx));
     CHECK_STR_CONTAINS(last_line(ctx), "chain ok");
-    CHECK(mr_lua_draw(ctx) == 0);
+    CHECK(mr_lua_draw(ctx, NULL) == MR_OK);
     CHECK(mr_lua_draw_recorded(ctx) == 2);
-    CHECK(mr_lua_draw_render(ctx) == 0);     /* no renderer: dropped */
+    CHECK(mr_lua_draw_render(ctx, NULL, NULL) == MR_OK);     /* no renderer: dropped */
     CHECK(mr_lua_draw_recorded(ctx) == 0);
+    mr_lua_ctx_destroy(ctx);
+}
+
+TEST(draw_render_screenshot_without_renderer_fills_err)
+{
+    char script[512];
+    snprintf(script, sizeof script, "function draw() require('marrow').screenshot('%s') end\n",
+             path_of("never.png"));
+    mr_lua_ctx *ctx = make_ctx("shot.lua", script, 1, 0);
+    mr_lua_draw_attach(ctx, NULL);           /* record without a renderer */
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    mr_error e = {0};
+    CHECK(mr_lua_frame_run(ctx, 0.1, 1, &e) == MR_ERR_SCRIPT);
+    CHECK_STR_CONTAINS(e.msg, "marrow.screenshot: no renderer in this run");
+    CHECK(strcmp(e.msg, mr_lua_error(ctx)) == 0);
     mr_lua_ctx_destroy(ctx);
 }
 
@@ -417,10 +516,10 @@ TEST(headless_is_deterministic)
     char first[160] = "";
     for (int run = 0; run < 2; run++) {
         mr_lua_ctx *ctx = make_ctx("det.lua", src, 1, 0);
-        CHECK(mr_lua_start(ctx) == 0);
-        mr_lua_update(ctx, 0.25);
+        CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+        mr_lua_update(ctx, 0.25, NULL);
         mr_lua_end_frame(ctx);
-        mr_lua_update(ctx, 0.25);
+        mr_lua_update(ctx, 0.25, NULL);
         if (run == 0) snprintf(first, sizeof first, "%s", last_line(ctx));
         else CHECK(!strcmp(first, last_line(ctx)));
         CHECK_STR_CONTAINS(last_line(ctx), "0.25    0");
@@ -432,9 +531,9 @@ TEST(quit_and_os_exit_end_the_run_cleanly)
 {
     mr_lua_ctx *ctx = make_ctx("quit.lua", "function update() os.exit(3) end\n", 1, 0);
     int code = -1;
-    CHECK(mr_lua_start(ctx) == 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     CHECK(!mr_lua_quit_requested(ctx, &code));
-    CHECK(mr_lua_update(ctx, 0) == 0);
+    CHECK(mr_lua_update(ctx, 0, NULL) == MR_OK);
     CHECK(mr_lua_quit_requested(ctx, &code) && code == 3);
     mr_lua_ctx_destroy(ctx);
 }
@@ -442,15 +541,16 @@ TEST(quit_and_os_exit_end_the_run_cleanly)
 TEST(bad_corpus_input_callbacks_fail_cleanly)
 {
     mr_lua_desc d = {.script = "tests/bad/lua/input_error_keypressed.lua", .headless = 1, .quiet = 1};
-    mr_lua_ctx *ctx = mr_lua_ctx_create(&d);
-    CHECK(mr_lua_start(ctx) == 0);
-    CHECK(mr_lua_keypressed(ctx, "q") == -1);
+    mr_lua_ctx *ctx = NULL;
+    mr_lua_ctx_create(&d, &ctx);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_keypressed(ctx, "q", NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:2: keypressed failed: q");
-    CHECK(mr_lua_mousemoved(ctx, 1, 2, 3, 4) == -1);
+    CHECK(mr_lua_mousemoved(ctx, 1, 2, 3, 4, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:3: mousemoved failed");
-    CHECK(mr_lua_resize(ctx, 100, 50) == -1);
+    CHECK(mr_lua_resize(ctx, 100, 50, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "input_error_keypressed.lua:4: resize failed");
-    CHECK(mr_lua_update(ctx, 0.1) == 0);    /* the rest of the script keeps running */
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);    /* the rest of the script keeps running */
     mr_lua_ctx_destroy(ctx);
 }
 
@@ -467,12 +567,16 @@ static unsigned wait_change(mr_watch *w, double seconds)
 static void watcher_suite(int polling)
 {
     if (polling) setenv("MARROW_WATCH", "poll", 1);
-    mr_watch *w = mr_watch_create();
+    mr_watch *w = NULL;
+    mr_watch_create(&w);
     unsetenv("MARROW_WATCH");
     CHECK(mr_watch_uses_inotify(w) == !polling);
     write_file("w.lua", "one");
     write_file("other.txt", "x");
-    CHECK(mr_watch_file(w, path_of("w.lua"), 3) == 0);
+    CHECK(mr_watch_file(w, path_of("w.lua"), 3) == MR_OK);
+    CHECK(mr_watch_file(w, path_of("w.lua"), 31) == MR_ERR_INVALID_ARGUMENT);
+    /* inotify cannot watch a directory that is not there; polling waits for it */
+    CHECK(mr_watch_dir(w, path_of("no-such-dir"), 4) == (polling ? MR_OK : MR_ERR_IO));
     CHECK(mr_watch_poll(w) == 0);
     usleep(20000);                     /* mtime granularity for the poller */
     write_file("other.txt", "y");      /* another file in the same directory */
@@ -510,10 +614,15 @@ int main(void)
     RUN(time_budget_stops_endless_loops_even_inside_pcall);
     RUN(memory_cap_turns_huge_allocations_into_errors);
     RUN(stack_overflow_is_a_lua_error);
+    RUN(callback_error_fills_err_and_keeps_the_whole_message_for_the_panel);
+    RUN(start_failure_fills_err_and_create_refuses_no_script);
+    RUN(cache_add_refuses_a_key_already_there);
+    RUN(scene_read_fills_err_with_status_and_field);
     RUN(thousand_reloads_do_not_grow_memory_or_reload_models);
     RUN(require_finds_modules_beside_the_script_and_watches_them);
     RUN(binding_errors_name_the_script_line);
     RUN(bindings_on_the_chain_fixture);
+    RUN(draw_render_screenshot_without_renderer_fills_err);
     RUN(headless_is_deterministic);
     RUN(quit_and_os_exit_end_the_run_cleanly);
     RUN(bad_corpus_input_callbacks_fail_cleanly);

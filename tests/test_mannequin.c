@@ -472,7 +472,8 @@ TEST(wave_raises_the_right_hand_above_the_head_and_back)
 
 TEST(build_is_deterministic)
 {
-    mr_model *again = mr_mannequin_build();
+    mr_model *again = NULL;
+    mr_mannequin_build(&again);
     CHECK(again != NULL);
     if (!again) return;
     CHECK(again->mesh_count == model->mesh_count);
@@ -615,7 +616,8 @@ TEST(run_has_the_walks_foot_phases_and_a_flight_phase)
  * about 37 in long along +X, every vertex on joint 0. */
 TEST(sword_is_a_one_joint_prop_with_blade_and_hilt)
 {
-    mr_model *s = mr_mannequin_sword();
+    mr_model *s = NULL;
+    mr_mannequin_sword(&s);
     CHECK(s != NULL);
     if (!s) return;
     CHECK(s->skeleton.joint_count == 1 && !strcmp(s->skeleton.names[0], "sword"));
@@ -643,15 +645,18 @@ TEST(sword_is_a_one_joint_prop_with_blade_and_hilt)
     mr_model_destroy(s);
 }
 
-TEST(unknown_clip_name_gives_null)
+TEST(unknown_clip_name_is_an_invalid_argument)
 {
-    CHECK(mr_mannequin_clip(&model->skeleton, "sprint") == NULL);
-    CHECK(mr_mannequin_clip(&model->skeleton, NULL) == NULL);
+    mr_clip *c = (mr_clip *)&c;        /* *out is cleared on failure */
+    CHECK(mr_mannequin_clip(&model->skeleton, "sprint", &c) == MR_ERR_INVALID_ARGUMENT && c == NULL);
+    CHECK(mr_mannequin_clip(&model->skeleton, NULL, &c) == MR_ERR_INVALID_ARGUMENT && c == NULL);
+    CHECK(mr_mannequin_clip(&model->skeleton, "wave", &c) == MR_OK && c != NULL);
+    mr_clip_destroy(c);
 }
 
 int main(void)
 {
-    model = mr_mannequin_build();
+    mr_mannequin_build(&model);
     if (!model) {
         printf("mannequin: could not build the model\nmannequin: 0 passed, 1 failed\n");
         return 1;
@@ -672,7 +677,7 @@ int main(void)
     RUN(committed_md5_files_read_back_as_the_built_model);
     RUN(run_has_the_walks_foot_phases_and_a_flight_phase);
     RUN(sword_is_a_one_joint_prop_with_blade_and_hilt);
-    RUN(unknown_clip_name_gives_null);
+    RUN(unknown_clip_name_is_an_invalid_argument);
     mr_model_destroy(model);
     return test_summary("mannequin");
 }

@@ -41,7 +41,7 @@ static void world_free(world *w)
 
 static mr_play_opts looping(void)
 {
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     return o;
 }
@@ -64,7 +64,8 @@ TEST(mixer_plays_a_clip_at_its_time)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_OK);
     for (int i = 0; i < 100; i++) mr_mixer_update(mx, 1.0f / 60, NULL);
@@ -85,8 +86,9 @@ TEST(mixer_loop_modes_once_repeat_pingpong_and_negative_speed)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();            /* once: clamps at the end */
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = {0};            /* once: clamps at the end */
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 2.5f, NULL);
     CHECK(track_time(mx, 0) == 1.0f);
@@ -106,7 +108,7 @@ TEST(mixer_loop_modes_once_repeat_pingpong_and_negative_speed)
     CHECK_NEAR(track_time(mx, 0), 0.75, 1e-5);
     mr_mixer_update(mx, 1.0f, NULL);
     CHECK_NEAR(track_time(mx, 0), 0.25, 1e-5);
-    o = mr_play_opts_default();                         /* backward once: starts at the end */
+    o = (mr_play_opts){0};                         /* backward once: starts at the end */
     o.speed = -2.0f;
     o.restart = 1;
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
@@ -116,7 +118,7 @@ TEST(mixer_loop_modes_once_repeat_pingpong_and_negative_speed)
     mr_mixer_update(mx, 5.0f, NULL);
     CHECK(track_time(mx, 0) == 0.0f);
     /* An explicit start time. */
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.start = 0.4f;
     mr_mixer_play(mx, 0, w.run, &o, NULL);
     CHECK_NEAR(track_time(mx, 0), 0.4, 1e-6);
@@ -191,7 +193,8 @@ TEST(mixer_crossfade_is_continuous_and_weights_sum_to_one)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_pose prev;
@@ -228,7 +231,8 @@ TEST(mixer_three_way_fade_keeps_weights_summing_to_one_without_a_pop)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_pose prev;
@@ -262,7 +266,8 @@ TEST(mixer_more_fades_than_slots_drop_the_lightest_clip)
     world w;
     world_make(&w);
     mr_mixer_desc d = {.max_clips_per_track = 2};
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, &d, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_crossfade(mx, 0, w.run, 1.0f, MR_CURVE_LINEAR, &o, NULL);
@@ -281,8 +286,9 @@ TEST(mixer_queue_starts_when_the_current_clip_ends)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts once = mr_play_opts_default(), q = looping();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts once = {0}, q = looping();
     q.delay = 0.25f;
     mr_mixer_play(mx, 0, w.walk, &once, NULL);        /* 1 s */
     CHECK(mr_mixer_queue(mx, 0, w.run, &q, NULL) == MR_OK);
@@ -311,8 +317,9 @@ TEST(mixer_queue_after_an_endless_loop_starts_at_its_next_wrap_with_a_fade)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts o = looping(), q = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = looping(), q = (mr_play_opts){0};
     q.fade = 0.2f;
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 1.4f, NULL);                  /* walk at 0.4 of its 2nd cycle */
@@ -335,7 +342,8 @@ TEST(mixer_stop_fades_to_the_rest_pose)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.wave, &o, NULL);
     mr_mixer_update(mx, 0.3f, NULL);
@@ -356,7 +364,8 @@ TEST(mixer_pause_seek_and_speed)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.wave, &o, NULL);
     mr_mixer_update(mx, 0.3f, NULL);
@@ -379,7 +388,8 @@ TEST(mixer_sync_crossfade_locks_normalised_phase)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);           /* 1 s cycle */
     mr_mixer_update(mx, 0.3f, NULL);
@@ -410,8 +420,10 @@ TEST(mixer_masked_layer_leaves_unmasked_joints_bitwise)
 {
     world w;
     world_make(&w);
-    mr_mixer *base = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *base = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &base, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mask upper;
     mr_mask_init(&upper, J_COUNT, 0.0f);
@@ -444,8 +456,10 @@ TEST(mixer_additive_track_weight_zero_is_identity_and_one_adds_the_delta)
     world_make(&w);
     mr_clip *nod = NULL;
     mr_blend_make_additive_clip(w.wave, &w.sk, NULL, 0.0f, &nod, NULL);
-    mr_mixer *base = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *base = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &base, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(base, 0, w.walk, &o, NULL);
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
@@ -476,7 +490,8 @@ TEST(mixer_track_weight_fades_linearly)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_set_weight(mx, 2, 0.0f, 0.0f, NULL);
     CHECK(mr_mixer_set_weight(mx, 2, 0.8f, 0.4f, NULL) == MR_OK);
     mr_mixer_update(mx, 0.1f, NULL);
@@ -508,7 +523,8 @@ TEST(mixer_pose_hook_edits_the_pose_before_model_matrices)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mat4 before[J_COUNT], after[J_COUNT];
@@ -528,7 +544,8 @@ TEST(mixer_plays_blend_spaces_in_sync)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_blendspace bs;
     mr_blendspace_init(&bs, 1);
     mr_blendspace_add(&bs, w.walk, 1.0f, 0);
@@ -561,7 +578,8 @@ TEST(mixer_root_motion_moves_the_character_not_the_pose)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     CHECK(mr_mixer_set_root_motion(mx, J_PELVIS, MR_ROOT_TRANSLATION | MR_ROOT_YAW, NULL) == MR_OK);
     mr_play_opts o = looping();
     o.root_motion = 1;
@@ -613,7 +631,8 @@ TEST(mixer_root_motion_uses_the_model_ground_plane)
     world_make(&w);
     /* The same clip read as Y-up: the pelvis's +Y travel is vertical, so
      * not extracted; X sway and Z are the ground plane. */
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Y, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Y, NULL, &mx, NULL);
     mr_mixer_set_root_motion(mx, J_PELVIS, MR_ROOT_TRANSLATION, NULL);
     mr_play_opts o = looping();
     o.root_motion = 1;
@@ -635,7 +654,8 @@ TEST(mixer_root_motion_reports_yaw_of_a_turning_clip)
     world_make(&w);
     /* A clip turning the pelvis 90 degrees about Z per second while moving
      * forward along its own +Y. */
-    mr_clip *turn = mr_clip_make("turn", J_COUNT);
+    mr_clip *turn = NULL;
+    mr_clip_create("turn", J_COUNT, &turn);
     turn->duration = 1.0f;
     mr_track *r = &turn->tracks[J_PELVIS].r;
     mr_track_init(r, 31, MR_INTERP_LINEAR);
@@ -646,7 +666,8 @@ TEST(mixer_root_motion_reports_yaw_of_a_turning_clip)
         memcpy(r->values + 4 * i, q, sizeof q);
     }
     mr_track_finish(r);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_set_root_motion(mx, J_PELVIS, MR_ROOT_YAW, NULL);
     mr_play_opts o = looping();
     o.root_motion = 1;
@@ -670,7 +691,8 @@ TEST(mixer_forget_removes_a_clip_everywhere)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_crossfade(mx, 0, w.run, 1.0f, MR_CURVE_SMOOTH, &o, NULL);
@@ -692,7 +714,8 @@ TEST(mixer_play_of_the_current_clip_is_a_no_op_unless_restarted)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_play_opts o = looping();
     mr_mixer_play(mx, 0, w.walk, &o, NULL);
     mr_mixer_update(mx, 0.4f, NULL);
@@ -741,7 +764,8 @@ TEST(mixer_update_and_evaluate_allocate_nothing)
     mr_blendspace_init(&bs, 1);
     mr_blendspace_add(&bs, w.walk, 1.0f, 0);
     mr_blendspace_add(&bs, w.run, 3.0f, 0);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_set_root_motion(mx, J_PELVIS, MR_ROOT_TRANSLATION | MR_ROOT_YAW, NULL);
     mr_mixer_set_pose_hook(mx, ik_hook, NULL);
     mr_play_opts o = looping();
@@ -772,41 +796,45 @@ TEST(mixer_update_and_evaluate_allocate_nothing)
 
 /* ---- negative tests ------------------------------------------------------ */
 
-TEST(mixer_make_refuses_too_many_tracks)
+TEST(mixer_create_refuses_too_many_tracks)
 {
     world w;
     world_make(&w);
     mr_error err = {0};
     mr_mixer_desc d = {.max_tracks = MR_MIXER_MAX_TRACKS + 1};
-    CHECK(mr_mixer_make(&w.sk, MR_UP_Z, &d, &err) == NULL);
+    mr_mixer *mx = (mr_mixer *)&w;     /* *out is cleared on failure */
+    CHECK(mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, &err) == MR_ERR_LIMIT);
+    CHECK(mx == NULL);
     CHECK(err.status == MR_ERR_LIMIT);
     CHECK_STR_CONTAINS(err.msg, "65 tracks");
     d.max_tracks = -1;
-    CHECK(mr_mixer_make(&w.sk, MR_UP_Z, &d, NULL) == NULL);
+    CHECK(mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, NULL) == MR_ERR_LIMIT && mx == NULL);
     world_free(&w);
 }
 
-TEST(mixer_make_refuses_bad_clip_and_event_limits)
+TEST(mixer_create_refuses_bad_clip_and_event_limits)
 {
     world w;
     world_make(&w);
+    mr_mixer *mx;
     mr_mixer_desc d = {.max_clips_per_track = 1};
-    CHECK(mr_mixer_make(&w.sk, MR_UP_Z, &d, NULL) == NULL);
+    CHECK(mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, NULL) == MR_ERR_LIMIT && mx == NULL);
     d.max_clips_per_track = MR_MIXER_MAX_CLIPS + 1;
-    CHECK(mr_mixer_make(&w.sk, MR_UP_Z, &d, NULL) == NULL);
+    CHECK(mr_mixer_create(&w.sk, MR_UP_Z, &d, &mx, NULL) == MR_ERR_LIMIT && mx == NULL);
     mr_mixer_desc e = {.max_events = -5};
-    CHECK(mr_mixer_make(&w.sk, MR_UP_Z, &e, NULL) == NULL);
+    CHECK(mr_mixer_create(&w.sk, MR_UP_Z, &e, &mx, NULL) == MR_ERR_LIMIT && mx == NULL);
     world_free(&w);
 }
 
-TEST(mixer_make_refuses_no_skeleton_or_unknown_up_axis)
+TEST(mixer_create_refuses_no_skeleton_or_unknown_up_axis)
 {
     world w;
     world_make(&w);
     mr_error err = {0};
-    CHECK(mr_mixer_make(NULL, MR_UP_Z, NULL, &err) == NULL);
+    mr_mixer *mx;
+    CHECK(mr_mixer_create(NULL, MR_UP_Z, NULL, &mx, &err) == MR_ERR_INVALID_ARGUMENT && mx == NULL);
     CHECK(err.status == MR_ERR_INVALID_ARGUMENT);
-    CHECK(mr_mixer_make(&w.sk, (mr_up_axis)9, NULL, NULL) == NULL);
+    CHECK(mr_mixer_create(&w.sk, (mr_up_axis)9, NULL, &mx, NULL) == MR_ERR_INVALID_ARGUMENT && mx == NULL);
     world_free(&w);
 }
 
@@ -814,7 +842,8 @@ TEST(mixer_refuses_unknown_track_index)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_error err = {0};
     CHECK(mr_mixer_play(mx, 8, w.walk, NULL, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "track 8 does not exist (tracks 0..7)");
@@ -842,8 +871,10 @@ TEST(mixer_refuses_clip_with_mismatched_joint_count)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_clip *other = mr_clip_make("other", 7);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_clip *other = NULL;
+    mr_clip_create("other", 7, &other);
     mr_error err = {0};
     CHECK(mr_mixer_play(mx, 0, other, NULL, &err) == MR_ERR_JOINT_COUNT);
     CHECK_STR_CONTAINS(err.msg, "clip 'other' has 7 joints, skeleton has 18");
@@ -859,7 +890,8 @@ TEST(mixer_refuses_nan_dt)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_play(mx, 0, w.walk, NULL, NULL);
     mr_mixer_update(mx, 0.25f, NULL);
     mr_error err = {0};
@@ -876,8 +908,9 @@ TEST(mixer_refuses_nan_or_out_of_range_weights)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
-    mr_play_opts o = mr_play_opts_default();
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = {0};
     o.weight = NAN;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
     o.weight = 1.5f;
@@ -893,36 +926,68 @@ TEST(mixer_refuses_nan_or_out_of_range_weights)
     world_free(&w);
 }
 
+/* Zero-filled options are the defaults (issue 11: a struct with only .loop
+ * set once played a frozen clip at weight 0); speed 0 and weight 0 are
+ * asked for with .frozen and .mute. */
+TEST(mixer_play_opts_zero_filled_play_forward_at_speed_one_and_keep_the_weight)
+{
+    world w;
+    world_make(&w);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
+    mr_play_opts o = {.loop = MR_LOOP_REPEAT};
+    CHECK(mr_mixer_set_weight(mx, 1, 0.4f, 0.0f, NULL) == MR_OK);
+    CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_OK);
+    CHECK(mr_mixer_play(mx, 1, w.wave, &o, NULL) == MR_OK);
+    for (int i = 0; i < 15; i++) mr_mixer_update(mx, 1.0f / 60, NULL);
+    float wt = -1;
+    CHECK_NEAR(track_time(mx, 0), 0.25f, 1e-4);
+    CHECK(mr_mixer_weight(mx, 0, &wt) == MR_OK && wt == 1.0f);
+    CHECK(mr_mixer_weight(mx, 1, &wt) == MR_OK && wt == 0.4f);   /* weight 0 keeps the track's */
+    mr_play_opts back = {.speed = -1};                           /* start 0: from the end backward */
+    CHECK(mr_mixer_play(mx, 0, w.run, &back, NULL) == MR_OK);
+    mr_mixer_update(mx, 0.1f, NULL);
+    CHECK_NEAR(track_time(mx, 0), 0.5f, 1e-4);
+    mr_play_opts still = {.frozen = 1, .start = 0.3f, .mute = 1};
+    CHECK(mr_mixer_play(mx, 1, w.walk, &still, NULL) == MR_OK);
+    mr_mixer_update(mx, 0.5f, NULL);
+    CHECK_NEAR(track_time(mx, 1), 0.3f, 1e-6);
+    CHECK(mr_mixer_weight(mx, 1, &wt) == MR_OK && wt == 0.0f);
+    mr_mixer_destroy(mx);
+    world_free(&w);
+}
+
 TEST(mixer_refuses_bad_play_options)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_error err = {0};
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.speed = NAN;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "speed");
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.fade = -1.0f;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.start = 5.0f;                                   /* beyond the 1 s clip */
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, &err) == MR_ERR_INVALID_ARGUMENT);
     CHECK_STR_CONTAINS(err.msg, "start 5");
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.start = NAN;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.loop = (mr_loop)42;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.repeat = -3;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.curve = (mr_curve)7;
     CHECK(mr_mixer_play(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
-    o = mr_play_opts_default();
+    o = (mr_play_opts){0};
     o.delay = NAN;
     CHECK(mr_mixer_queue(mx, 0, w.walk, &o, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_crossfade(mx, 0, w.walk, NAN, MR_CURVE_SMOOTH, NULL, NULL) == MR_ERR_INVALID_ARGUMENT);
@@ -936,7 +1001,8 @@ TEST(mixer_refuses_a_full_queue)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mixer_play(mx, 0, w.walk, NULL, NULL);
     for (int i = 0; i < MR_MIXER_QUEUE; i++) CHECK(mr_mixer_queue(mx, 0, w.run, NULL, NULL) == MR_OK);
     mr_error err = {0};
@@ -950,7 +1016,8 @@ TEST(mixer_refuses_mask_of_wrong_size)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_mask small, bad;
     mr_mask_init(&small, 5, 1.0f);
     mr_mask_init(&bad, J_COUNT, 1.0f);
@@ -970,7 +1037,8 @@ TEST(mixer_refuses_seek_speed_and_param_without_a_fitting_clip)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     CHECK(mr_mixer_seek(mx, 0, 0.5f, NULL) == MR_ERR_INVALID_ARGUMENT);       /* idle */
     CHECK(mr_mixer_set_speed(mx, 0, 2.0f, NULL) == MR_ERR_INVALID_ARGUMENT);
     mr_mixer_play(mx, 0, w.walk, NULL, NULL);
@@ -987,7 +1055,8 @@ TEST(mixer_refuses_invalid_blend_space_and_nan_parameter)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_blendspace bs;
     mr_blendspace_init(&bs, 2);
     CHECK(mr_mixer_play_blendspace(mx, 0, &bs, 0, 0, NULL, NULL) == MR_ERR_EMPTY_CLIP);
@@ -1004,7 +1073,8 @@ TEST(mixer_refuses_root_motion_joint_out_of_range)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     CHECK(mr_mixer_set_root_motion(mx, J_COUNT, MR_ROOT_TRANSLATION, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_set_root_motion(mx, -1, MR_ROOT_YAW, NULL) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_mixer_set_root_motion(mx, 0, 0x80, NULL) == MR_ERR_INVALID_ARGUMENT);
@@ -1017,7 +1087,8 @@ TEST(mixer_evaluate_refuses_pose_of_wrong_size)
 {
     world w;
     world_make(&w);
-    mr_mixer *mx = mr_mixer_make(&w.sk, MR_UP_Z, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(&w.sk, MR_UP_Z, NULL, &mx, NULL);
     mr_pose small;
     mr_pose_init(&small, 3);
     mr_error err = {0};
@@ -1052,13 +1123,14 @@ int main(void)
     RUN(mixer_forget_removes_a_clip_everywhere);
     RUN(mixer_play_of_the_current_clip_is_a_no_op_unless_restarted);
     RUN(mixer_update_and_evaluate_allocate_nothing);
-    RUN(mixer_make_refuses_too_many_tracks);
-    RUN(mixer_make_refuses_bad_clip_and_event_limits);
-    RUN(mixer_make_refuses_no_skeleton_or_unknown_up_axis);
+    RUN(mixer_create_refuses_too_many_tracks);
+    RUN(mixer_create_refuses_bad_clip_and_event_limits);
+    RUN(mixer_create_refuses_no_skeleton_or_unknown_up_axis);
     RUN(mixer_refuses_unknown_track_index);
     RUN(mixer_refuses_clip_with_mismatched_joint_count);
     RUN(mixer_refuses_nan_dt);
     RUN(mixer_refuses_nan_or_out_of_range_weights);
+    RUN(mixer_play_opts_zero_filled_play_forward_at_speed_one_and_keep_the_weight);
     RUN(mixer_refuses_bad_play_options);
     RUN(mixer_refuses_a_full_queue);
     RUN(mixer_refuses_mask_of_wrong_size);

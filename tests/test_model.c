@@ -1,14 +1,20 @@
 /* test_model.c — mr_model: clips, warnings, bounds, display frame. */
 #include "anim/model.h"
+
+#include <math.h>
+#include <string.h>
 #include "anim_fixture.h"
 #include "test.h"
 
 TEST(model_add_clip_makes_names_unique)
 {
-    mr_model *m = mr_model_new("x.md5mesh", "md5");
-    CHECK(mr_model_add_clip(m, mr_clip_make("walk", 0)) == MR_OK);
-    CHECK(mr_model_add_clip(m, mr_clip_make("walk", 0)) == MR_OK);
-    CHECK(mr_model_add_clip(m, mr_clip_make("walk", 0)) == MR_OK);
+    mr_model *m = NULL;
+    mr_model_create("x.md5mesh", "md5", &m);
+    for (int i = 0; i < 3; i++) {
+        mr_clip *c = NULL;
+        CHECK(mr_clip_create("walk", 0, &c) == MR_OK);
+        CHECK(mr_model_add_clip(m, c) == MR_OK);
+    }
     CHECK(m->clip_count == 3);
     CHECK(strcmp(m->clips[1]->name, "walk#2") == 0);
     CHECK(strcmp(m->clips[2]->name, "walk#3") == 0);
@@ -19,7 +25,8 @@ TEST(model_add_clip_makes_names_unique)
 
 TEST(model_warnings_are_kept)
 {
-    mr_model *m = mr_model_new("x", "md5");
+    mr_model *m = NULL;
+    mr_model_create("x", "md5", &m);
     mr_model_warn(m, "%d vertices had more than 4 weights", 12);
     CHECK(m->warning_count == 1);
     CHECK_STR_CONTAINS(m->warnings[0], "12 vertices");
@@ -28,7 +35,8 @@ TEST(model_warnings_are_kept)
 
 TEST(model_bounds_from_vertices_or_joints)
 {
-    mr_model *m = mr_model_new("x", "md5");
+    mr_model *m = NULL;
+    mr_model_create("x", "md5", &m);
     vec3 lo, hi;
     CHECK(mr_model_bounds(m, lo, hi) == 0);
     fixture_chain(&m->skeleton);
@@ -48,7 +56,8 @@ TEST(model_bounds_from_vertices_or_joints)
 
 TEST(model_display_matrix_z_up_inches)
 {
-    mr_model *m = mr_model_new("x", "md5");
+    mr_model *m = NULL;
+    mr_model_create("x", "md5", &m);
     m->axes.up = MR_UP_Z;
     m->axes.meters_per_unit = 0.0254f;
     mat4 d;
@@ -68,11 +77,145 @@ TEST(model_display_matrix_z_up_inches)
     mr_model_destroy(m);
 }
 
+/* The slerp budget as clip.h defines it, computed the textbook way: every
+ * point (joint origin, vertex for each joint that moves it) walks its joint's
+ * chain to the root in the bind and the rest pose, one sqrt per step. */
+static void textbook_budget(const mr_model *m, float *angle, float *move)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int n = sk->joint_count;
+    vec3 lo, hi;
+    mr_model_bounds(m, lo, hi);
+    double diag = glm_vec3_distance(lo, hi), reach[64] = {0}, down[64], up[64];
+    float bind[64][3], rest[64][3];
+    mat4 world[64], skin[64];
+    for (int j = 0; j < n; j++) {
+        mat4 b, local;
+        glm_mat4_inv(sk->inverse_bind[j], b);
+        glm_vec3_copy(b[3], bind[j]);
+        mr_pose_trs_matrix(sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], local);
+        if (sk->parents[j] >= 0) glm_mat4_mul(world[sk->parents[j]], local, world[j]);
+        else glm_mat4_copy(local, world[j]);
+        glm_vec3_copy(world[j][3], rest[j]);
+        glm_mat4_mul(world[j], sk->inverse_bind[j], skin[j]);
+    }
+#define WALK(pos, from, pt) \
+    for (int a = (from); a >= 0; a = sk->parents[a]) { \
+        double dx = (double)(pt)[0] - pos[a][0], dy = (double)(pt)[1] - pos[a][1], dz = (double)(pt)[2] - pos[a][2]; \
+        double d = sqrt(dx * dx + dy * dy + dz * dz); \
+        if (d > reach[a]) reach[a] = d; \
+    }
+    for (int j = 0; j < n; j++) {
+        WALK(bind, sk->parents[j], bind[j]);
+        WALK(rest, sk->parents[j], rest[j]);
+    }
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        for (int v = 0; v < me->vertex_count; v++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                int j = me->joints[v][k];
+                if (!(me->weights[v][k] > 0) || j >= n) continue;
+                vec3 p;
+                glm_mat4_mulv3(skin[j], me->positions[v], 1.0f, p);
+                WALK(bind, j, me->positions[v]);
+                WALK(rest, j, p);
+            }
+    }
+#undef WALK
+    for (int j = 0; j < n; j++) down[j] = reach[j] + (sk->parents[j] >= 0 ? down[sk->parents[j]] : 0.0);
+    for (int j = 0; j < n; j++) up[j] = reach[j];
+    for (int j = n - 1; j >= 0; j--) {
+        int p = sk->parents[j];
+        if (p >= 0 && up[j] + reach[p] > up[p]) up[p] = up[j] + reach[p];
+    }
+    for (int j = 0; j < n; j++) {
+        double chain = down[j] + up[j] - reach[j];
+        if (chain < 1e-3 * diag) chain = 1e-3 * diag;
+        angle[j] = (float)(0.5 * MR_CLIP_FIDELITY * diag / chain);
+        move[j] = (float)(0.5 * angle[j] * reach[j]);
+    }
+}
+
+static float unit_rand(unsigned *state)  /* [-1, 1) */
+{
+    *state = *state * 1664525u + 1013904223u;
+    return (float)(*state >> 8) / 8388608.0f - 1.0f;
+}
+
+/* mr_model_add_clip's budget (squared distances, points sorted by subtree,
+ * SIMD, reused while the model hashes the same) must equal the textbook
+ * walk bit for bit, also after an in-place edit of a vertex: skeletons numbered
+ * breadth-first (subtrees not contiguous), several roots, two meshes,
+ * joints named twice in a vertex, zero weights in any slot, joint indices
+ * past the skeleton, repeated vertices (and repeated positions with other
+ * joints), scaled and rotated rest poses away from the bind pose. */
+TEST(model_add_clip_budget_equals_textbook_walks)
+{
+    unsigned seed = 7;
+    for (int trial = 0; trial < 40; trial++) {
+        mr_model *m = NULL;
+        CHECK(mr_model_create("x", "md5", &m) == MR_OK);
+        int n = 1 + trial % 37;
+        CHECK(mr_skeleton_init(&m->skeleton, n) == MR_OK);
+        mr_skeleton *sk = &m->skeleton;
+        for (int j = 1; j < n; j++)  /* parent < j, any earlier joint: breadth-first shapes too */
+            sk->parents[j] = (trial % 5 == 0 && j % 7 == 0) ? -1 : (int)((unit_rand(&seed) + 1.0f) * 0.5f * (float)j);
+        for (int j = 0; j < n; j++) {
+            for (int c = 0; c < 3; c++) sk->rest_t[j][c] = unit_rand(&seed);
+            glm_quatv(sk->rest_r[j], 0.3f * unit_rand(&seed), (vec3){0.3f, 1, unit_rand(&seed)});
+        }
+        mr_skeleton_compute_inverse_bind(sk);  /* the bind pose, then move the rest pose away from it */
+        for (int j = 0; j < n; j++) {
+            for (int c = 0; c < 3; c++) sk->rest_t[j][c] += 0.2f * unit_rand(&seed);
+            if (trial % 3 == 0) glm_vec3_fill(sk->rest_s[j], 1.0f + 0.5f * unit_rand(&seed));
+        }
+        m->mesh_count = 2;
+        m->meshes = calloc(2, sizeof *m->meshes);
+        for (int i = 0; i < 2; i++) {
+            mr_mesh *me = &m->meshes[i];
+            CHECK(mr_mesh_init(me, 30 + 11 * i, 0, 1) == MR_OK);
+            for (int v = 0; v < me->vertex_count; v++) {
+                for (int c = 0; c < 3; c++) me->positions[v][c] = 3.0f * unit_rand(&seed);
+                for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                    float r = unit_rand(&seed);
+                    me->joints[v][k] = (uint16_t)((unit_rand(&seed) + 1.0f) * 0.5f * (float)(n + 1));  /* n: out of range */
+                    me->weights[v][k] = r > 0.2f ? 0.0f : r + 1.0f;
+                }
+                if (v % 4 == 0) me->joints[v][1] = me->joints[v][0];
+                if (v % 9 == 0) me->joints[v][2] = 40000;  /* past 32767 too */
+                if (v % 5 == 3) {  /* a corner repeated (as COLLADA meshes do) */
+                    memcpy(me->positions[v], me->positions[v - 2], sizeof me->positions[v]);
+                    memcpy(me->joints[v], me->joints[v - 2], sizeof me->joints[v]);
+                    memcpy(me->weights[v], me->weights[v - 2], sizeof me->weights[v]);
+                    if (v % 3 == 0) me->weights[v][7] = 0.5f;  /* same place, one influence more */
+                }
+                if (v % 7 == 6) memcpy(me->positions[v], me->positions[v - 1], sizeof me->positions[v]);
+            }
+        }
+        /* Three clips: the second reuses the first's budget, the third
+         * comes after an in-place edit of one vertex (same pointers). */
+        for (int c = 0; c < 3; c++) {
+            if (c == 2) m->meshes[1].positions[trial % 41][c % 3] += 9.0f;
+            float angle[64], move[64];
+            textbook_budget(m, angle, move);
+            mr_clip *clip = NULL;
+            CHECK(mr_clip_create("walk", n, &clip) == MR_OK);
+            CHECK(mr_model_add_clip(m, clip) == MR_OK);
+            CHECK_MSG(clip->max_angle && memcmp(clip->max_angle, angle, (size_t)n * sizeof *angle) == 0,
+                      "trial %d clip %d: max_angle differs from the textbook walk", trial, c);
+            CHECK_MSG(clip->max_move && memcmp(clip->max_move, move, (size_t)n * sizeof *move) == 0,
+                      "trial %d clip %d: max_move differs from the textbook walk", trial, c);
+        }
+        mr_model_destroy(m);
+    }
+}
+
 int main(void)
 {
     RUN(model_add_clip_makes_names_unique);
     RUN(model_warnings_are_kept);
     RUN(model_bounds_from_vertices_or_joints);
     RUN(model_display_matrix_z_up_inches);
+    RUN(model_add_clip_budget_equals_textbook_walks);
     return test_summary("model");
 }

@@ -17,7 +17,8 @@ static char tmpdir[] = "/tmp/test_pose_golden_XXXXXX";
 /* shoulder -> elbow (+10 x) -> hand (+10 x). */
 static mr_model *arm_model(void)
 {
-    mr_model *m = mr_model_new("some/dir/arm.md5mesh", "md5");
+    mr_model *m = NULL;
+    mr_model_create("some/dir/arm.md5mesh", "md5", &m);
     if (!m || mr_skeleton_init(&m->skeleton, 3) != MR_OK) return NULL;
     const char *names[] = {"shoulder", "elbow", "hand"};
     for (int j = 0; j < 3; j++) {

@@ -80,7 +80,8 @@ TEST(rootmotion_joint_under_a_turned_parent_uses_the_model_ground)
     sk.names[1] = mr_str_dup("hips");
     sk.parents[1] = 0;
     glm_quatv(sk.rest_r[0], GLM_PI_2f, (vec3){1, 0, 0});   /* local Y -> model Z */
-    mr_clip *c = mr_clip_make("move", 2);
+    mr_clip *c = NULL;
+    mr_clip_create("move", 2, &c);
     c->duration = 1.0f;
     mr_track *t = &c->tracks[1].t;
     mr_track_init(t, 2, MR_INTERP_LINEAR);
@@ -154,7 +155,8 @@ TEST(rootmotion_uniform_path_of_a_turning_clip_is_an_arc)
     mr_skeleton sk;
     mr_skeleton_init(&sk, 1);
     sk.names[0] = mr_str_dup("root");
-    mr_clip *c = mr_clip_make("turn", 1);
+    mr_clip *c = NULL;
+    mr_clip_create("turn", 1, &c);
     c->duration = 2.0f;
     mr_track *t = &c->tracks[0].t, *r = &c->tracks[0].r;
     mr_track_init(t, 2, MR_INTERP_LINEAR);
@@ -206,9 +208,10 @@ static void measure_gait(const mr_model *m, const mr_clip *clip, unsigned flags,
     const mr_skeleton *sk = &m->skeleton;
     int pelvis = mr_skeleton_find(sk, "pelvis");
     int ball[2] = {mr_skeleton_find(sk, "ball_l"), mr_skeleton_find(sk, "ball_r")};
-    mr_mixer *mx = mr_mixer_make(sk, m->axes.up, NULL, NULL);
+    mr_mixer *mx = NULL;
+    mr_mixer_create(sk, m->axes.up, NULL, &mx, NULL);
     CHECK(mr_mixer_set_root_motion(mx, pelvis, flags, NULL) == MR_OK);
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     o.loop = MR_LOOP_REPEAT;
     o.root_motion = 1;
     CHECK(mr_mixer_play(mx, 0, clip, &o, NULL) == MR_OK);

@@ -479,7 +479,8 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
  * and the root's rotation against slerp at 121 times. */
 static void wide_keys(float degrees, int in_model, double *worst_angle, double *worst_pos, int *added)
 {
-    mr_model *m = mr_model_new("arm", "test");
+    mr_model *m = NULL;
+    mr_model_create("arm", "test", &m);
     mr_skeleton_init(&m->skeleton, 2);
     mr_skeleton *sk = &m->skeleton;
     sk->names[0] = mr_str_dup("root");
@@ -487,7 +488,8 @@ static void wide_keys(float degrees, int in_model, double *worst_angle, double *
     sk->parents[1] = 0;
     sk->rest_t[1][0] = 1.0f;
     mr_skeleton_compute_inverse_bind(sk);
-    mr_clip *c = mr_clip_make("turn", 2);
+    mr_clip *c = NULL;
+    mr_clip_create("turn", 2, &c);
     c->duration = 1.0f;
     mr_track *r = &c->tracks[0].r;
     mr_track_init(r, 2, MR_INTERP_LINEAR);

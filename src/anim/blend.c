@@ -579,7 +579,8 @@ mr_status mr_blend_make_additive_clip(const mr_clip *clip, const mr_skeleton *sk
                 break;
             }
     char *name = st == MR_OK ? mr_str_fmt("%s.additive", clip->name ? clip->name : "clip") : NULL;
-    mr_clip *d = name ? mr_clip_make(name, clip->joint_count) : NULL;
+    mr_clip *d = NULL;
+    if (name) mr_clip_create(name, clip->joint_count, &d);
     free(name);
     if (st == MR_OK && !d) st = mr_error_set(err, MR_ERR_NO_MEMORY, "additive: out of memory");
     if (st == MR_OK && (st = build_delta(clip, sk, ref, d)) != MR_OK)

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,16 +12,17 @@
 #include "core/alloc.h"
 #include "core/str.h"
 
-mr_clip *mr_clip_make(const char *name, int joint_count)
+mr_status mr_clip_create(const char *name, int joint_count, mr_clip **out)
 {
-    if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return NULL;
+    *out = NULL;
+    if (joint_count < 0 || joint_count > MR_MAX_JOINTS) return MR_ERR_INVALID_ARGUMENT;
     mr_clip *clip = calloc(1, sizeof *clip);
-    if (!clip) return NULL;
+    if (!clip) return MR_ERR_NO_MEMORY;
     clip->name = mr_str_dup(name ? name : "clip");
     clip->tracks = mr_alloc_array((size_t)joint_count, sizeof *clip->tracks);
     if (!clip->name || !clip->tracks) {
         mr_clip_destroy(clip);
-        return NULL;
+        return MR_ERR_NO_MEMORY;
     }
     clip->joint_count = joint_count;
     for (int j = 0; j < joint_count; j++) {
@@ -28,7 +30,29 @@ mr_clip *mr_clip_make(const char *name, int joint_count)
         clip->tracks[j].r.components = 4;
         clip->tracks[j].s.components = 3;
     }
-    return clip;
+    *out = clip;
+    return MR_OK;
+}
+
+/* True when p lies in the clip's borrowed memory (clip.h): not to be freed. */
+static int borrowed(const mr_clip *clip, const void *p)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)clip->borrowed;
+    return p && clip->borrowed && a >= lo && a - lo < clip->borrowed_size;
+}
+
+static void release(const mr_clip *clip, void *p)
+{
+    if (!borrowed(clip, p)) free(p);
+}
+
+static void track_release_in(const mr_clip *clip, mr_track *track)
+{
+    release(clip, track->times);
+    release(clip, track->values);
+    track->times = NULL;
+    track->values = NULL;
+    track->key_count = 0;
 }
 
 static void track_release(mr_track *track)
@@ -44,11 +68,11 @@ static void free_fine(mr_clip *clip)
 {
     if (clip->fine)
         for (int j = 0; j < clip->joint_count; j++) {
-            track_release(&clip->fine[j].t);
-            track_release(&clip->fine[j].r);
-            track_release(&clip->fine[j].s);
+            track_release_in(clip, &clip->fine[j].t);
+            track_release_in(clip, &clip->fine[j].r);
+            track_release_in(clip, &clip->fine[j].s);
         }
-    free(clip->fine);
+    release(clip, clip->fine);
     clip->fine = NULL;
     clip->fine_added = 0;
     clip->fine_dropped = 0;
@@ -59,19 +83,19 @@ void mr_clip_destroy(mr_clip *clip)
     if (!clip) return;
     if (clip->tracks)
         for (int j = 0; j < clip->joint_count; j++) {
-            track_release(&clip->tracks[j].t);
-            track_release(&clip->tracks[j].r);
-            track_release(&clip->tracks[j].s);
+            track_release_in(clip, &clip->tracks[j].t);
+            track_release_in(clip, &clip->tracks[j].r);
+            track_release_in(clip, &clip->tracks[j].s);
         }
-    for (int i = 0; i < clip->marker_count; i++) free(clip->markers[i].name);
-    free(clip->markers);
-    free(clip->tracks);
+    for (int i = 0; i < clip->marker_count; i++) release(clip, clip->markers[i].name);
+    release(clip, clip->markers);
+    release(clip, clip->tracks);
     free_fine(clip);
-    free(clip->max_angle);
-    free(clip->max_move);
-    mr_clip_dense_destroy(clip->dense);
-    free(clip->name);
-    free(clip);
+    release(clip, clip->max_angle);
+    release(clip, clip->max_move);
+    if (!borrowed(clip, clip->dense)) mr_clip_dense_destroy(clip->dense);
+    release(clip, clip->name);
+    release(clip, clip);
 }
 
 mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
@@ -624,7 +648,7 @@ static const mr_track *shared_line(const mr_clip *clip, int *all_linear)
 void mr_clip_finish(mr_clip *clip)
 {
     clip->shared_keys = 0;
-    mr_clip_dense_destroy(clip->dense);
+    if (!borrowed(clip, clip->dense)) mr_clip_dense_destroy(clip->dense);
     clip->dense = NULL;
     clip->shared_times = NULL;
     clip->shared_rate = 0.0f;
@@ -643,7 +667,7 @@ void mr_clip_finish(mr_clip *clip)
     if (done < 0) free_fine(clip);
     /* Thin what interpolation reproduces (clip_optimize.h); without memory
      * the clip may stay partly thinned, each track still a valid one. */
-    mr_clip_thin(clip);
+    mr_clip_thin(clip, NULL);
     ref = shared_line(clip, &linear);
     if (!ref) return;
     clip->shared_keys = ref->key_count;

@@ -116,6 +116,13 @@ typedef struct mr_clip {
                          /* translations, or NULL: 0 (clip_optimize.h) */
     float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
     int fine_dropped;    /* keys thinning dropped from the sampling layer, over all tracks */
+    /* Memory the clip points into but does not own: a cached model's file
+     * image (formats/cache.h), or NULL. Track keys, refinement keys, the bake
+     * and the name may live there; mr_clip_finish and mr_clip_destroy never
+     * free a pointer inside it (the model frees the image). Do not call
+     * mr_track_init on such a clip's tracks: build a new clip instead. */
+    const void *borrowed;
+    size_t borrowed_size;
 } mr_clip;
 
 /* Slerp fidelity (see above): the largest sampling error, as a fraction of
@@ -125,9 +132,11 @@ typedef struct mr_clip {
 #define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
 #define MR_CLIP_MAX_PIECES 64
 
-/* Allocates a clip with joint_count empty tracks (components preset). The
- * name is copied. Free with mr_clip_destroy. */
-mr_clip *mr_clip_make(const char *name, int joint_count);
+/* Allocates a clip with joint_count empty tracks (components preset) in
+ * *out; the name is copied (NULL: "clip"). MR_ERR_INVALID_ARGUMENT for a
+ * joint_count outside 0..MR_MAX_JOINTS, MR_ERR_NO_MEMORY; *out is NULL on
+ * failure. Free with mr_clip_destroy. */
+mr_status mr_clip_create(const char *name, int joint_count, mr_clip **out);
 void mr_clip_destroy(mr_clip *clip);
 
 /* Adds a marker named name (copied) at time, kept sorted by time; a marker

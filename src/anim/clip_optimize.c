@@ -290,9 +290,13 @@ mr_status mr_clip_optimize(mr_clip *clip, float tolerance)
     return MR_OK;
 }
 
-int mr_clip_thin(mr_clip *clip)
+mr_status mr_clip_thin(mr_clip *clip, int *dropped)
 {
-    if (!clip || !(clip->thin_tolerance > 0) || clip->joint_count <= 0 || !clip->tracks) return 0;
+    if (dropped) *dropped = 0;
+    if (!clip || !(clip->thin_tolerance > 0) || clip->joint_count <= 0 || !clip->tracks) return MR_OK;
     int n = shared_linear(clip);
-    return n > 1 ? thin_shared(clip, n) : thin_each(clip);
+    int k = n > 1 ? thin_shared(clip, n) : thin_each(clip);
+    if (k < 0) return MR_ERR_NO_MEMORY;
+    if (dropped) *dropped = k;
+    return MR_OK;
 }

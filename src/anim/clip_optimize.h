@@ -63,9 +63,9 @@ mr_status mr_clip_optimize(mr_clip *clip, float tolerance);
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
 
 /* Thins the clip's sampling layer (mr_clip_finish calls it after the
- * refinement; nothing happens while thin_tolerance is 0). Returns the keys dropped
- * over all tracks (also added to clip->fine_dropped), or -1 without memory
- * (the clip is then left as it was). */
-int mr_clip_thin(mr_clip *clip);
+ * refinement; nothing happens while thin_tolerance is 0). *dropped (may be
+ * NULL) gets the keys dropped over all tracks (also added to
+ * clip->fine_dropped). MR_ERR_NO_MEMORY leaves the clip as it was. */
+mr_status mr_clip_thin(mr_clip *clip, int *dropped);
 
 #endif

@@ -78,49 +78,43 @@ struct mr_mixer {
 
 static const char *const kind_names[] = {NULL, "start", "loop", "end"};
 
-mr_play_opts mr_play_opts_default(void)
+/* The rate opts ask for: 0 = 1, unless frozen. */
+static float play_speed(const mr_play_opts *o)
 {
-    mr_play_opts o;
-    memset(&o, 0, sizeof o);
-    o.loop = MR_LOOP_ONCE;
-    o.speed = 1.0f;
-    o.start = -1.0f;
-    o.weight = -1.0f;
-    o.curve = MR_CURVE_SMOOTH;
-    return o;
+    return o->frozen ? 0.0f : o->speed != 0.0f ? o->speed : 1.0f;
 }
 
-/* ---- make / destroy --------------------------------------------------- */
-
-mr_mixer *mr_mixer_make(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_desc *desc, mr_error *err)
+/* Sets the track's weight when opts ask for it (weight > 0, or mute). */
+static void apply_weight(track *t, const mr_play_opts *o)
 {
-    if (!sk || sk->joint_count <= 0) {
-        mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: needs a skeleton with joints");
-        return NULL;
-    }
-    if (up != MR_UP_Y && up != MR_UP_Z && up != MR_UP_X) {
-        mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: unknown up axis %d", (int)up);
-        return NULL;
-    }
+    if (!o->mute && !(o->weight > 0.0f)) return;
+    t->weight = o->mute ? 0.0f : o->weight;
+    t->weight_len = 0.0f;
+}
+
+/* ---- create / destroy ------------------------------------------------- */
+
+mr_status mr_mixer_create(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_desc *desc, mr_mixer **out,
+                          mr_error *err)
+{
+    *out = NULL;
+    if (!sk || sk->joint_count <= 0)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: needs a skeleton with joints");
+    if (up != MR_UP_Y && up != MR_UP_Z && up != MR_UP_X)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: unknown up axis %d", (int)up);
     mr_mixer_desc d = desc ? *desc : (mr_mixer_desc){0};
     if (d.max_tracks == 0) d.max_tracks = DEFAULT_TRACKS;
     if (d.max_clips_per_track == 0) d.max_clips_per_track = DEFAULT_CLIPS;
     if (d.max_events == 0) d.max_events = DEFAULT_EVENTS;
-    if (d.max_tracks < 1 || d.max_tracks > MR_MIXER_MAX_TRACKS) {
-        mr_error_set(err, MR_ERR_LIMIT, "mixer: %d tracks requested, expected 1 to %d", d.max_tracks,
-                     MR_MIXER_MAX_TRACKS);
-        return NULL;
-    }
-    if (d.max_clips_per_track < 2 || d.max_clips_per_track > MR_MIXER_MAX_CLIPS) {
-        mr_error_set(err, MR_ERR_LIMIT, "mixer: %d clips per track requested, expected 2 to %d",
-                     d.max_clips_per_track, MR_MIXER_MAX_CLIPS);
-        return NULL;
-    }
-    if (d.max_events < 1 || d.max_events > MAX_EVENTS_LIMIT) {
-        mr_error_set(err, MR_ERR_LIMIT, "mixer: %d events requested, expected 1 to %d", d.max_events,
-                     MAX_EVENTS_LIMIT);
-        return NULL;
-    }
+    if (d.max_tracks < 1 || d.max_tracks > MR_MIXER_MAX_TRACKS)
+        return mr_error_set(err, MR_ERR_LIMIT, "mixer: %d tracks requested, expected 1 to %d", d.max_tracks,
+                            MR_MIXER_MAX_TRACKS);
+    if (d.max_clips_per_track < 2 || d.max_clips_per_track > MR_MIXER_MAX_CLIPS)
+        return mr_error_set(err, MR_ERR_LIMIT, "mixer: %d clips per track requested, expected 2 to %d",
+                            d.max_clips_per_track, MR_MIXER_MAX_CLIPS);
+    if (d.max_events < 1 || d.max_events > MAX_EVENTS_LIMIT)
+        return mr_error_set(err, MR_ERR_LIMIT, "mixer: %d events requested, expected 1 to %d", d.max_events,
+                            MAX_EVENTS_LIMIT);
     mr_mixer *mx = calloc(1, sizeof *mx);
     if (!mx) goto oom;
     mx->sk = sk;
@@ -143,11 +137,11 @@ mr_mixer *mr_mixer_make(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_des
         if (mr_mask_init(&t->mask, sk->joint_count, 1.0f) != MR_OK) goto oom;
     }
     mr_root_motion_init(&mx->rm, sk, -1, up, 0);
-    return mx;
+    *out = mx;
+    return MR_OK;
 oom:
     mr_mixer_destroy(mx);
-    mr_error_set(err, MR_ERR_NO_MEMORY, "mixer: out of memory");
-    return NULL;
+    return mr_error_set(err, MR_ERR_NO_MEMORY, "mixer: out of memory");
 }
 
 void mr_mixer_destroy(mr_mixer *mx)
@@ -321,11 +315,12 @@ static mr_status check_opts(const mr_play_opts *o, double length, int is_space, 
     if (!isfinite(o->speed))
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: speed %g is not finite", o->speed);
     if (!isfinite(o->start) || o->start > length + 1e-6)
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: start %g, expected a %s in [0, %g] (or < 0)",
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                            "mixer: start %g, expected a %s in [0, %g] (0 = the start for the direction)",
                             o->start, is_space ? "phase" : "clip time", length);
-    if (!(o->weight <= 1.0f))        /* also refuses NaN */
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: weight %g, expected 0..1 (or < 0 to keep)",
-                            o->weight);
+    if (!(o->weight >= 0.0f && o->weight <= 1.0f))        /* also refuses NaN */
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                            "mixer: weight %g, expected 0..1 (0 = keep the track's; .mute sets 0)", o->weight);
     if (!(isfinite(o->fade) && o->fade >= 0.0f))
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "mixer: fade %g, expected seconds >= 0", o->fade);
     if (!(isfinite(o->delay) && o->delay >= 0.0f))
@@ -363,17 +358,17 @@ static int begin(mr_mixer *mx, track *t, const source *src, const mr_play_opts *
     int cur = current_slot(mx, t);
     if (!o->restart && cur >= 0 && same_source(&t->slots[cur].src, src) && !slot_ended(&t->slots[cur])) {
         slot *s = &t->slots[cur];
-        if (o->weight >= 0.0f) { t->weight = o->weight; t->weight_len = 0.0f; }
+        apply_weight(t, o);
         if (src->is_space) {
             s->src.px = src->px;
             s->src.py = src->py;
             memcpy(s->src.bw, src->bw, sizeof s->src.bw);
         }
         double now = mr_playhead_time(&s->ph);
-        s->speed = o->speed;
+        s->speed = play_speed(o);
         s->root_motion = o->root_motion;
         mr_playhead_init(&s->ph, source_units(src), o->loop, o->repeat);
-        mr_playhead_start(&s->ph, now, o->speed < 0.0f);
+        mr_playhead_start(&s->ph, now, s->speed < 0.0f);
         return 0;
     }
     /* Phase to sync to: the heaviest clip playing now. */
@@ -404,7 +399,7 @@ static int begin(mr_mixer *mx, track *t, const source *src, const mr_play_opts *
     memset(s, 0, sizeof *s);
     s->used = 1;
     s->src = *src;
-    s->speed = o->speed;
+    s->speed = play_speed(o);
     s->sync = o->sync;
     s->root_motion = o->root_motion;
     s->pending_start = 1;
@@ -413,18 +408,18 @@ static int begin(mr_mixer *mx, track *t, const source *src, const mr_play_opts *
     s->serial = ++mx->serial;
     double units = source_units(src);
     mr_playhead_init(&s->ph, units, o->loop, o->repeat);
-    double start = o->start >= 0.0f ? o->start : (o->speed < 0.0f ? units : 0.0);
+    double start = o->start > 0.0f ? o->start : (s->speed < 0.0f ? units : 0.0);
     if (phase >= 0.0) start = phase * units;
-    mr_playhead_start(&s->ph, start, o->speed < 0.0f);
+    mr_playhead_start(&s->ph, start, s->speed < 0.0f);
     s->start_time = (float)(src->is_space ? start * source_clip(src)->duration : start);
-    if (o->weight >= 0.0f) { t->weight = o->weight; t->weight_len = 0.0f; }
+    apply_weight(t, o);
     t->waiting = 0;
     return 1;
 }
 
 static mr_status play_source(mr_mixer *mx, int ti, const source *src, const mr_play_opts *opts, mr_error *err)
 {
-    mr_play_opts o = opts ? *opts : mr_play_opts_default();
+    mr_play_opts o = opts ? *opts : (mr_play_opts){0};
     mr_status st = check_opts(&o, source_units(src), src->is_space, err);
     if (st != MR_OK) return st;
     track *t = &mx->tracks[ti];
@@ -447,7 +442,7 @@ mr_status mr_mixer_play(mr_mixer *mx, int track_index, const mr_clip *clip, cons
 mr_status mr_mixer_crossfade(mr_mixer *mx, int track_index, const mr_clip *clip, float seconds, mr_curve curve,
                              const mr_play_opts *opts, mr_error *err)
 {
-    mr_play_opts o = opts ? *opts : mr_play_opts_default();
+    mr_play_opts o = opts ? *opts : (mr_play_opts){0};
     o.fade = seconds;
     o.curve = curve;
     return mr_mixer_play(mx, track_index, clip, &o, err);
@@ -497,7 +492,7 @@ mr_status mr_mixer_queue(mr_mixer *mx, int track_index, const mr_clip *clip, con
     mr_status st = check_track(mx, track_index, err);
     if (st == MR_OK) st = check_clip(mx, clip, err);
     if (st != MR_OK) return st;
-    mr_play_opts o = opts ? *opts : mr_play_opts_default();
+    mr_play_opts o = opts ? *opts : (mr_play_opts){0};
     if ((st = check_opts(&o, clip->duration, 0, err)) != MR_OK) return st;
     track *t = &mx->tracks[track_index];
     if (t->q_count >= MR_MIXER_QUEUE)

@@ -2,9 +2,9 @@
  * loop modes, masks, additive layers, blend spaces, clip events and root
  * motion, then produces one local pose per frame.
  *
- *   mr_mixer *mx = mr_mixer_make(&model->skeleton, model->frame.up, NULL, &err);
- *   mr_play_opts o = mr_play_opts_default();
- *   o.loop = MR_LOOP_REPEAT;
+ *   mr_mixer *mx;
+ *   mr_mixer_create(&model->skeleton, model->axes.up, NULL, &mx, &err);
+ *   mr_play_opts o = {.loop = MR_LOOP_REPEAT};
  *   mr_mixer_play(mx, 0, walk, &o, &err);                 // track 0: base
  *   mr_mixer_set_mask(mx, 1, &upper_body);                // track 1: waving arm
  *   mr_mixer_play(mx, 1, wave, &o, &err);
@@ -73,7 +73,7 @@
  * Ownership and lifetime. The mixer refers to the skeleton and clips, which
  * must outlive it (or call mr_mixer_forget(clip) before freeing a clip).
  * Masks and blend spaces are copied. All scratch memory is allocated by
- * mr_mixer_make; update and evaluate allocate nothing.
+ * mr_mixer_create; update and evaluate allocate nothing.
  *
  * Errors. Functions return MR_OK or a status with a one-line message in err
  * (when not NULL) and leave the mixer unchanged: MR_ERR_INVALID_ARGUMENT
@@ -107,13 +107,17 @@ typedef enum mr_curve {
     MR_CURVE_LINEAR,
 } mr_curve;
 
+/* How a clip plays. Zero-filled is the default: (mr_play_opts){0} plays
+ * once, forward at speed 1, from its start, cutting, at the track's weight. */
 typedef struct mr_play_opts {
     mr_loop loop;            /* MR_LOOP_ONCE (default), REPEAT, PINGPONG */
     int repeat;              /* REPEAT/PINGPONG: cycles (legs) to play, 0 = forever */
-    float speed;             /* rate, negative plays backward (default 1) */
-    float start;             /* clip time to start at; < 0: the start for the
-                              * direction, 0 or the end when speed < 0 (default -1) */
-    float weight;            /* set the track's weight to this (0..1); < 0 keeps it (default -1) */
+    float speed;             /* rate, negative plays backward; 0 = 1 (for speed 0 set frozen) */
+    int frozen;              /* 1: play at speed 0 (the clip holds; mr_mixer_set_speed moves it) */
+    float start;             /* clip time (blend space: phase) to start at; 0 = the start for
+                              * the direction: 0, or the end when speed < 0 */
+    float weight;            /* set the track's weight to this (0..1); 0 = keep it (for 0 set mute) */
+    int mute;                /* 1: set the track's weight to 0 (fade it in with mr_mixer_set_weight) */
     float fade;              /* cross-fade seconds; 0 cuts (default 0) */
     mr_curve curve;          /* fade curve (default smooth) */
     float delay;             /* mr_mixer_queue: seconds after the current clip ends (default 0) */
@@ -121,9 +125,6 @@ typedef struct mr_play_opts {
     int root_motion;         /* extract root motion from this clip */
     int restart;             /* replay even if this clip is already the current one */
 } mr_play_opts;
-
-/* Defaults as documented above (speed 1, start -1, weight -1, ...). */
-mr_play_opts mr_play_opts_default(void);
 
 typedef enum mr_event_kind {
     MR_EVENT_MARKER = 0,     /* a clip marker (name is the marker's) */
@@ -157,10 +158,12 @@ typedef struct mr_mixer_clip_info {
     int ended;               /* reached its end and holds it */
 } mr_mixer_clip_info;
 
-/* A mixer for skeleton sk whose model frame has the given up axis (root
- * motion's ground plane); desc may be NULL. NULL on failure with err set
- * (bad sizes: MR_ERR_LIMIT; no memory). Free with mr_mixer_destroy. */
-mr_mixer *mr_mixer_make(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_desc *desc, mr_error *err);
+/* A mixer in *out for skeleton sk whose model axes have the given up axis
+ * (root motion's ground plane); desc may be NULL. On failure *out is NULL
+ * and err says why: MR_ERR_INVALID_ARGUMENT (no skeleton, unknown up axis),
+ * MR_ERR_LIMIT (bad sizes), MR_ERR_NO_MEMORY. Free with mr_mixer_destroy. */
+mr_status mr_mixer_create(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_desc *desc, mr_mixer **out,
+                          mr_error *err);
 void mr_mixer_destroy(mr_mixer *mx);
 int mr_mixer_track_count(const mr_mixer *mx);
 

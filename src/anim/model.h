@@ -35,14 +35,28 @@ typedef struct mr_model {
     char *axes_note;    /* what the loader converted, for `info` (may be NULL) */
     int warning_count;
     char **warnings;     /* owned strings, shown by `info` */
+    /* A cached load's file image (formats/cache.h), or NULL. Arrays and
+     * strings of the skeleton, meshes, clips and warnings may point into it
+     * instead of being allocated one by one; mr_model_destroy frees the
+     * image last and never frees a pointer inside it. */
+    void *cache_block;
+    size_t cache_block_size;
+    /* mr_model_add_clip's last slerp budget and a hash of what it was
+     * computed from (model.c), or NULL; private to model.c. */
+    struct mr_model_budget *budget;
 } mr_model;
 
-/* A new empty model (no joints, meshes or clips) for path. */
-mr_model *mr_model_new(const char *path, const char *format);
+/* A new empty model (no joints, meshes or clips) for path, Y-up metres, in
+ * *out. MR_ERR_NO_MEMORY (and *out NULL) when there is no memory. Free with
+ * mr_model_destroy. */
+mr_status mr_model_create(const char *path, const char *format, mr_model **out);
 void mr_model_destroy(mr_model *model);
 
 /* Takes ownership of clip and appends it. A clip with the same name replaces
- * nothing: names are made unique by appending "#2", "#3". */
+ * nothing: names are made unique by appending "#2", "#3". A clip without a
+ * budget gets the model's slerp error budget (clip.h, "Slerp fidelity"),
+ * computed once and reused for further clips while the skeleton and meshes
+ * hash the same (a 64-bit hash of everything the budget reads). */
 mr_status mr_model_add_clip(mr_model *model, mr_clip *clip);
 mr_clip *mr_model_find_clip(const mr_model *model, const char *name);
 

@@ -216,6 +216,14 @@ static void to_target(const mat3 rot, float scale, const vec3 p, vec3 out)
     glm_vec3_scale(r, scale, out);
 }
 
+/* Length of v without its component along axis up. */
+static float horizontal_norm(const vec3 v, int up)
+{
+    vec3 h = {v[0], v[1], v[2]};
+    h[up] = 0;
+    return glm_vec3_norm(h);
+}
+
 static float smooth01(float x)
 {
     x = x < 0 ? 0 : x > 1 ? 1 : x;
@@ -235,7 +243,7 @@ static void end_velocity(const ctx *c, const vec3 *p, int i, int nkeys, vec3 v)
  * moves its root, the treadmill speed for one that walks in place. The
  * horizontal velocity most of the feet's moves between two low keys share
  * (the densest cluster: lift-off and touch-down, which would drag a mean,
- * spread out). */
+ * spread out) — or zero when at least half as many are that near zero. */
 static void ground_velocity(const ctx *c, const limb *limbs, int nlimbs, int nkeys, float leg, int up,
                             const float *minh, vec3 out)
 {
@@ -267,7 +275,13 @@ static void ground_velocity(const ctx *c, const limb *limbs, int nlimbs, int nke
         for (int k = 0; k < n; k++) count += glm_vec3_distance(v + 3 * i, v + 3 * k) < win;
         if (count > best_count) { best_count = count; best = i; }
     }
-    if (best >= 0) {
+    /* Standing ground wins unless the cluster clearly outnumbers the
+     * samples around zero: motion capture whose root travels has its
+     * planted feet jitter, and a cluster a few mm/s off zero would make
+     * every held foot creep. */
+    int at_zero = 0;
+    for (int k = 0; k < n; k++) at_zero += glm_vec3_norm(v + 3 * k) < win;
+    if (best >= 0 && 2 * at_zero < best_count) {
         vec3 sum = {0, 0, 0};
         for (int k = 0; k < n; k++)
             if (glm_vec3_distance(v + 3 * best, v + 3 * k) < win) glm_vec3_add(sum, v + 3 * k, sum);
@@ -280,7 +294,7 @@ static void ground_velocity(const ctx *c, const limb *limbs, int nlimbs, int nke
  * lock points: a contact holds the end on a point moving with the ground
  * (vg: the source's, vt: the target's ground velocity). Returns the number
  * of contacts found. */
-static int find_contacts(ctx *c, const limb *lb, int li, int nkeys, float leg, int up, float minh,
+static int find_contacts(ctx *c, const limb *lb, int li, int nkeys, float leg, int up, float minh, float scale,
                          const vec3 vg, const vec3 vt, mr_retarget_info *info)
 {
     vec3 *p = c->src_end + (size_t)li * nkeys, *fk = c->fk_end + (size_t)li * nkeys;
@@ -311,6 +325,13 @@ static int find_contacts(ctx *c, const limb *lb, int li, int nkeys, float leg, i
             glm_vec3_add(avg, q, avg);
         }
         glm_vec3_scale(avg, 1.0f / (float)(b - a + 1), avg);
+        if (lb->foot) {
+            /* on the target's floor: as high above its rest height as the
+             * source's foot is above its lowest, times the scale */
+            float h = 0;
+            for (int k = a; k <= b; k++) h += p[k][up] - minh;
+            avg[up] = c->tp0[lb->end][up] + scale * h / (float)(b - a + 1);
+        }
         if (info) {
             if (info->contact_count < MR_RETARGET_MAX_CONTACTS) {
                 mr_retarget_contact *ct = &info->contacts[info->contact_count];
@@ -545,7 +566,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         c.lock = mr_alloc_array(n, sizeof *c.lock);
         if (!c.src_end || !c.fk_end || !c.weight || !c.lock) goto fail;
     }
-    res = mr_clip_make(clip->name, nt);
+    mr_clip_create(clip->name, nt, &res);
     if (!res) goto fail;
     for (int j = 0; j < nt; j++) c.rot_track[j] = map->source_of[j] >= 0;
     for (int l = 0; l < nlimbs; l++) c.rot_track[limbs[l].start] = c.rot_track[limbs[l].mid] = c.rot_track[limbs[l].end] = 1;
@@ -555,6 +576,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     mat4 parent_inv;
     glm_mat4_copy(root_parent_inv, parent_inv);
     vec3 src_root0 = {0, 0, 0}, tgt_root0 = {0, 0, 0};
+    float root_travel = 0;     /* farthest the source root strays sideways from rest, target units */
     if (rt >= 0) {
         glm_vec3_copy(c.sp0[rs], src_root0);
         glm_vec3_copy(c.tp0[rt], tgt_root0);
@@ -605,6 +627,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
             vec3 src_now, dp, pos;
             to_target(crot, cscale, c.sm[rs][3], src_now);
             glm_vec3_sub(src_now, src_root0, dp);
+            root_travel = fmaxf(root_travel, horizontal_norm(dp, up_index(target->axes.up)));
             glm_vec3_scale(dp, scale, dp);
             glm_vec3_add(tgt_root0, dp, pos);
             if (ts->parents[rt] >= 0) glm_mat4_mulv3(parent_inv, pos, 1.0f, pos);
@@ -635,10 +658,13 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
             for (int i = 0; i < nkeys; i++) minh[l] = fminf(minh[l], c.src_end[(size_t)l * nkeys + i][up]);
         }
         vec3 vg, vt;
-        ground_velocity(&c, limbs, nlimbs, nkeys, leg, up, minh, vg);
+        /* A root that travels a leg's length or more walks over standing
+         * ground; only a clip that stays in place can have a treadmill. */
+        glm_vec3_zero(vg);
+        if (root_travel < leg) ground_velocity(&c, limbs, nlimbs, nkeys, leg, up, minh, vg);
         glm_vec3_scale(vg, scale, vt);
         if (info) glm_vec3_copy(vt, info->ground_velocity);
-        for (int l = 0; l < nlimbs; l++) find_contacts(&c, &limbs[l], l, nkeys, leg, up, minh[l], vg, vt, info);
+        for (int l = 0; l < nlimbs; l++) find_contacts(&c, &limbs[l], l, nkeys, leg, up, minh[l], scale, vg, vt, info);
         for (int i = 0; i < nkeys; i++) {
             /* the pose of key i */
             mr_pose_set_rest(&c.tp, ts);
@@ -648,14 +674,22 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
             for (int l = 0; l < nlimbs; l++) {
                 const limb *lb = &limbs[l];
                 float w = c.weight[(size_t)l * nkeys + i];
-                if (w <= 0.0f) continue;
+                /* A foot never goes below the target's floor: as high above
+                 * its rest height as the source's is above its lowest. */
+                vec3 fk;
+                glm_vec3_copy(c.fk_end[(size_t)l * nkeys + i], fk);
+                float floor_h = c.tp0[lb->end][up] + scale * (c.src_end[(size_t)l * nkeys + i][up] - minh[l]);
+                int lift = lb->foot && fk[up] < floor_h;
+                if (lift) fk[up] = floor_h;
+                if (w <= 0.0f && !lift) continue;
                 versor keep, parent_r, pinv;
                 chain_rotation(ts, &c.tp, lb->end, keep);
                 mr_two_bone_job job = {
                     .skeleton = ts, .pose = &c.tp, .start = lb->start, .mid = lb->mid, .end = lb->end,
-                    .weight = w,
+                    .weight = lift ? 1.0f : w,
                 };
                 glm_vec3_copy(c.lock[(size_t)l * nkeys + i], job.target);
+                if (lift) glm_vec3_lerp(fk, c.lock[(size_t)l * nkeys + i], w, job.target);
                 if (mr_ik_two_bone(&job, NULL) != MR_OK) continue;
                 if (!job.reached && w >= 1.0f && info) info->unreached++;
                 chain_rotation(ts, &c.tp, ts->parents[lb->end], parent_r);

@@ -35,10 +35,14 @@
  *
  * Contacts (opts.feet, opts.hands). The ground may move under the source:
  * a clip that walks in place (the mannequin's walk) runs its feet over a
- * treadmill. Its velocity is the one most of the source's feet share
+ * treadmill. A clip whose root of the map strays a leg's length or more
+ * sideways from its rest walks over standing ground (zero velocity).
+ * Otherwise the ground's velocity is the one most of the source's feet share
  * between two keys at which they are low (within 2 % of a leg length of
  * their lowest point): the densest cluster of those horizontal velocities
- * (a tenth of the contact speed wide); zero for a clip that moves its root. A foot (hand)
+ * (a tenth of the contact speed wide), or zero when at least half as many
+ * are that near zero (a clip that moves its root: jitter of planted feet
+ * must not read as a slow treadmill). A foot (hand)
  * of the source is in contact while it moves with the ground (within 0.25
  * leg lengths per second) and, for a foot, is low; two keys or more make a
  * contact. The target's limb (thigh/calf/foot or upperarm/forearm/hand, by
@@ -46,9 +50,14 @@
  * (the source's ground velocity times `scale`): the point that keeps the
  * corrections smallest (the mean of where forward kinematics puts the end
  * over the contact), with the two-bone IK (ik.h), keeping the end joint's
- * model-space rotation. Within 0.15 s of a contact the IK fades in and
- * out. Between keys the IK is not applied: the held joint drifts by the
- * interpolation between two solved keys only.
+ * model-space rotation. A held foot's height is the target's floor: its
+ * rest height plus `scale` times how far the source's foot is above its
+ * lowest point; and at any key where forward kinematics would put a foot
+ * below that height, the IK lifts it there (feet never go through the
+ * target's floor when the two rigs' legs bend differently). Within 0.15 s
+ * of a contact the IK fades in and out. Between keys the IK is not
+ * applied: the held joint drifts by the interpolation between two solved
+ * keys only.
  *
  * Allocates (load time, not per frame). The source clip, models and map
  * are read only.

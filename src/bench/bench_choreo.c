@@ -117,9 +117,9 @@ static int rig_make(rig *r, const mr_model *m, const choreo_model *cm)
     mr_pose_init(&r->a, n);
     mr_pose_init(&r->b, n);
     mr_mixer_desc d = {.max_tracks = 4};
-    r->one = mr_mixer_make(sk, m->axes.up, &d, NULL);
-    r->four = mr_mixer_make(sk, m->axes.up, &d, NULL);
-    mr_play_opts p = mr_play_opts_default();
+    mr_mixer_create(sk, m->axes.up, &d, &r->one, NULL);
+    mr_mixer_create(sk, m->axes.up, &d, &r->four, NULL);
+    mr_play_opts p = {0};
     p.loop = MR_LOOP_REPEAT;
     mr_mixer_play(r->one, 0, r->base, &p, NULL);
     mr_mixer_play(r->four, 0, r->base, &p, NULL);

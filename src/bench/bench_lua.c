@@ -94,13 +94,13 @@ static double time_c_mixer(const mr_model *m, const char *joint, int runs, int f
     const mr_clip *clip = m->clips[0];
     int ok = 1;
     for (int i = 0; i < CHARACTERS && ok; i++) {
-        mx[i] = mr_mixer_make(sk, m->axes.up, NULL, NULL);
-        mr_play_opts o = mr_play_opts_default();
+        mr_mixer_create(sk, m->axes.up, NULL, &mx[i], NULL);
+        mr_play_opts o = {0};
         o.loop = MR_LOOP_REPEAT;
         o.start = clip->duration > 0 ? fmodf(i * 0.0137f, clip->duration) : 0;
         ok = mx[i] && mr_mixer_play(mx[i], 0, clip, &o, NULL) == MR_OK &&
              mr_mixer_set_mask(mx[i], 1, &mask, NULL) == MR_OK;
-        o.start = -1;
+        o.start = 0;
         o.speed = 0.5f;
         ok = ok && mr_mixer_play(mx[i], 1, clip, &o, NULL) == MR_OK;
     }
@@ -162,14 +162,15 @@ static double time_lua(const char *mesh, const char *anim, const char *joint, in
     free(src);
     double result = -1;
     mr_lua_desc d = {.script = path, .headless = 1, .quiet = 1, .budget = 60};
-    mr_lua_ctx *ctx = wrote ? mr_lua_ctx_create(&d) : NULL;
-    if (ctx && mr_lua_start(ctx) == 0) {
+    mr_lua_ctx *ctx = NULL;
+    if (wrote) mr_lua_ctx_create(&d, &ctx);
+    if (ctx && mr_lua_start(ctx, NULL) == MR_OK) {
         double samples[64];
         int ok = 1;
         for (int r = 0; r < runs && ok; r++) {
             double t0 = mr_bench_now();
             for (int f = 0; f < frames && ok; f++) {
-                ok = mr_lua_update(ctx, 1.0 / 60.0) == 0;
+                ok = mr_lua_update(ctx, 1.0 / 60.0, NULL) == MR_OK;
                 mr_lua_end_frame(ctx);
             }
             samples[r] = (mr_bench_now() - t0) * 1e6 / frames;

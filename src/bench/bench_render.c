@@ -68,7 +68,6 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     if (d.instances <= 0) d.instances = 1;
     if (d.width <= 0) d.width = 640;
     if (d.height <= 0) d.height = 480;
-    if (d.samples <= 0) d.samples = 4;
     if (d.frames <= 0) d.frames = 60;
     if (d.warmup < 0) d.warmup = 0;
     else if (d.warmup == 0) d.warmup = 3;
@@ -111,8 +110,9 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     }
 
     double t0 = mr_bench_now();
-    mr_window *win = mr_window_open(&(mr_window_desc){.width = d.width, .height = d.height,
-                                                      .headless = 1}, err);
+    mr_window *win = NULL;
+    mr_window_create(&(mr_window_desc){.width = d.width, .height = d.height,
+                                       .headless = 1}, &win, err);
     if (!win) {
         free(times);
         free(pose_times);
@@ -124,7 +124,8 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
     double t1 = mr_bench_now();
     mr_renderer *r = NULL;
     mr_status st = mr_renderer_create(&(mr_renderer_desc){.width = d.width, .height = d.height,
-                                                          .samples = d.samples, .quiet = 1},
+                                                          .samples = d.samples, .no_fxaa = d.no_fxaa,
+                                                          .quiet = 1},
                                       &r, err);
     double t2 = mr_bench_now();
     mr_gpu_model g = {0};
@@ -151,6 +152,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
         scene.camera.pitch = 20;
         mr_camera_frame_bounds(&scene.camera, cmin, cmax, (float)d.width / (float)d.height);
         scene.floor_y = cmin[1];
+        scene.no_shadows = d.no_shadows;
         int total = 1 + d.warmup + d.frames;
         for (int f = 0; f < total && st == MR_OK; f++) {
             double a = mr_bench_now(), ca = cpu_now();
@@ -213,18 +215,22 @@ static mr_model *load_pair(const char *dir, const char *mesh, const char *anim, 
     return m;
 }
 
-/* Prints one row; returns the median frame's process CPU ms (0 on failure). */
+/* Prints one row with the anti-aliasing and shadow settings used; returns
+ * the median frame's process CPU ms (0 on failure). */
 static double report(const char *label, const mr_bench_render_desc *d)
 {
     mr_bench_render_result res;
     mr_error err = {0};
+    char aa[24];
+    if (d->samples > 1) snprintf(aa, sizeof aa, "%dx MSAA", d->samples);
+    else snprintf(aa, sizeof aa, "%s", d->no_fxaa ? "none" : "FXAA");
     if (mr_bench_render_run(d, &res, &err) != MR_OK) {
-        printf("  %-22s failed: %s\n", label, err.msg);
+        printf("  %-24s %-8s %-7s failed: %s\n", label, aa, d->no_shadows ? "off" : "on", err.msg);
         return 0;
     }
-    printf("  %-22s %8d %7.1f %9.1f %8.1f %8.2f %8.1f %10.1f %8.1f\n", label, res.triangles, res.fps,
-           res.frame_ms, res.frame_cpu_ms, res.pose_ms, res.create_ms, res.first_frame_ms,
-           res.context_ms);
+    printf("  %-24s %-8s %-7s %8d %7.1f %9.1f %8.1f %8.2f %8.1f %10.1f %8.1f\n", label, aa,
+           d->no_shadows ? "off" : "on", res.triangles, res.fps, res.frame_ms, res.frame_cpu_ms,
+           res.pose_ms, res.create_ms, res.first_frame_ms, res.context_ms);
     return res.frame_cpu_ms;
 }
 
@@ -267,16 +273,28 @@ static void report_influences(const mr_bench_opts *o, int frames)
 void mr_bench_render(const mr_bench_opts *o)
 {
     int frames = o->quick ? 5 : 60;
-    printf("== headless rendering (EGL, llvmpipe): 640x480, 4x MSAA, shadow map, read back; "
-           "median of %d frames\n", frames);
-    printf("  %-22s %8s %7s %9s %8s %8s %8s %10s %8s\n", "scene", "tris", "fps", "frame ms",
-           "cpu ms", "pose ms", "shaders", "1st frame", "context");
+    printf("== headless rendering (EGL, llvmpipe): 640x480, read back; median of %d frames\n",
+           frames);
+    printf("  %-24s %-8s %-7s %8s %7s %9s %8s %8s %8s %10s %8s\n", "scene", "aa", "shadows", "tris",
+           "fps", "frame ms", "cpu ms", "pose ms", "shaders", "1st frame", "context");
     mr_model *bob = load_pair(o->root, "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
                               "assimp/test/models-nonbsd/MD5/Bob.md5anim", "Bob");
     mr_model *man = load_pair("models", "mannequin.md5mesh", "walk.md5anim", "mannequin");
-    if (bob) report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames});
-    else printf("  %-22s skipped: not found under %s\n", "Bob", o->root);
-    if (man) report("50 mannequins", &(mr_bench_render_desc){.model = man, .instances = 50, .frames = frames});
+    if (bob) {
+        /* the default (FXAA, shadows), then what changes with each setting */
+        double fx = report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames});
+        double ms = report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .samples = 4});
+        report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .no_fxaa = 1});
+        report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .no_shadows = 1});
+        if (fx > 0 && ms > 0) printf("  FXAA instead of 4x MSAA: %.3fx the cpu ms\n", fx / ms);
+    } else {
+        printf("  %-22s skipped: not found under %s\n", "Bob", o->root);
+    }
+    if (man) {
+        report("50 mannequins", &(mr_bench_render_desc){.model = man, .instances = 50, .frames = frames});
+        report("50 mannequins", &(mr_bench_render_desc){.model = man, .instances = 50, .frames = frames,
+                                                        .samples = 4});
+    }
     else if (bob) report("50 Bobs (no mannequin)", &(mr_bench_render_desc){.model = bob, .instances = 50, .frames = frames});
     report_influences(o, frames);
     printf("  (frame ms = wall time, cpu ms = process CPU time of all llvmpipe threads;\n"

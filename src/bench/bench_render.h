@@ -9,9 +9,11 @@
  * shader compile + link, upload, the first frame with llvmpipe's shader
  * JIT) separately from the steady frame time.
  *
- * mr_bench_render is the bench section: Bob alone, and a crowd of 50
+ * mr_bench_render is the bench section: Bob alone (with the renderer's
+ * defaults — FXAA, shadows — then with 4x MSAA, without anti-aliasing and
+ * without shadows; each row names its settings), and a crowd of 50
  * mannequins (models/mannequin.md5mesh + models/walk.md5anim; Bob stands in
- * while those do not exist), at 640x480 with 4x MSAA; then 50 of
+ * while those do not exist) with FXAA and with 4x MSAA, at 640x480; then 50 of
  * ThinMatrix's character (up to 6 influences: the GPU's second attribute
  * set) against the same model cut to 4 influences, as a ratio.
  */
@@ -25,9 +27,11 @@ typedef struct mr_bench_render_desc {
     const mr_model *model;    /* borrowed; posed by its first clip (bind pose without) */
     int instances;            /* copies drawn per frame [1] */
     int width, height;        /* [640x480] */
-    int samples;              /* MSAA samples [4] */
+    int samples;              /* MSAA samples [1: none, FXAA instead] */
+    int no_fxaa;              /* 1: single-sampled without the FXAA pass */
     int frames;               /* timed frames [60] */
     int warmup;               /* untimed frames after the first [3]; < 0: none */
+    int no_shadows;           /* 1: no shadow pass */
 } mr_bench_render_desc;
 
 typedef struct mr_bench_render_result {

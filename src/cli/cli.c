@@ -44,6 +44,19 @@ int mr_cli_size(const char *s, int *w, int *h)
     return 0;
 }
 
+int mr_cli_aa(const char *s, int *samples, int *no_fxaa)
+{
+    if (!s) return -1;
+    int n = 4;
+    char tail;
+    if (!strcmp(s, "fxaa")) *samples = 1, *no_fxaa = 0;
+    else if (!strcmp(s, "none")) *samples = 1, *no_fxaa = 1;
+    else if (!strcmp(s, "msaa") || (sscanf(s, "msaa%d%c", &n, &tail) == 1 && n >= 2 && n <= 64))
+        *samples = n, *no_fxaa = 0;
+    else return -1;
+    return 0;
+}
+
 int mr_cli_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)

@@ -10,6 +10,10 @@ int mr_cli_float(const char *s, float *out);
 int mr_cli_int(const char *s, int *out);
 /* Parses "WxH" (both 1..16384). */
 int mr_cli_size(const char *s, int *w, int *h);
+/* Parses an anti-aliasing mode for --aa into renderer settings (renderer.h):
+ * "fxaa" (the post-process pass, the default), "msaa" (4 samples, or
+ * "msaaN" for N), "none". Returns 0, or -1 for anything else. */
+int mr_cli_aa(const char *s, int *samples, int *no_fxaa);
 
 /* True when argv[i] is --help or -h. */
 int mr_cli_wants_help(int argc, char **argv);

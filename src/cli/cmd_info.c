@@ -11,6 +11,8 @@
 #include <stb_image.h>
 
 #include "cli/cli.h"
+#include "core/path.h"
+#include "formats/cache.h"
 #include "cli/cmd.h"
 
 static const char info_help[] =
@@ -102,8 +104,11 @@ int mr_cmd_info(int argc, char **argv)
         if (argv[i][0] == '-' && argv[i][1])
             return mr_cli_usage_error("info", "unknown option '%s'", argv[i]);
     int code;
+    mr_cache_stats before, after;
+    mr_cache_get_stats(&before);
     mr_model *m = mr_cli_load_model(argv[1], (const char *const *)argv + 2, argc - 2, &code);
     if (!m) return code;
+    mr_cache_get_stats(&after);
 
     vec3 lo, hi;
     mr_model_bounds(m, lo, hi);
@@ -117,6 +122,15 @@ int mr_cmd_info(int argc, char **argv)
     print_clips(m);
     printf("warnings: %d\n", m->warning_count);
     for (int i = 0; i < m->warning_count; i++) printf("  %s\n", m->warnings[i]);
+    /* where the load came from (formats/cache.h) */
+    char *file = mr_cache_file(argv[1], (const char *const *)argv + 2, argc - 2), ext[8];
+    if (!file) printf("cache: off (MARROW_CACHE=0)\n");
+    else if (after.hits > before.hits) printf("cache: loaded from %s (MARROW_CACHE=0 turns the cache off)\n", file);
+    else if (after.writes > before.writes) printf("cache: written to %s (MARROW_CACHE=0 turns the cache off)\n", file);
+    else if (!strcmp(mr_path_ext(argv[1], ext, sizeof ext), "gltf"))
+        printf("cache: not used (a .gltf's buffers are other files the cache does not check)\n");
+    else printf("cache: not written (%s)\n", file);
+    free(file);
     mr_model_destroy(m);
     return MR_EXIT_OK;
 }

@@ -67,6 +67,9 @@ static const char run_help[] =
     "  --fps F         headless: frames per second of simulated time (default 60)\n"
     "  --fps-cap N     window: at most N frames per second (default 60); 0 = no cap\n"
     "  --size WxH      frame size in pixels (default 960x540)\n"
+    "  --aa MODE       anti-aliasing: fxaa (default: a post-process pass, cheap\n"
+    "                  on llvmpipe), msaa (4x multisampling: the slower, exact\n"
+    "                  edges), msaaN (N samples) or none\n"
     "  --out DIR       where relative screenshot paths go (default: .)\n"
     "  --budget S      seconds a callback may run before it is stopped (default 1)\n"
     "  --memory MIB    memory a script may use (default 1024)\n"
@@ -81,6 +84,7 @@ static const char run_help[] =
 typedef struct run_opts {
     const char *script;
     int headless, frames, width, height;
+    int samples, no_fxaa;              /* --aa */
     float fps, fps_cap, budget;
     int memory_mib;
     int console;
@@ -89,7 +93,7 @@ typedef struct run_opts {
     char **argv;
 } run_opts;
 
-static const char *const run_options[] = {"--headless", "--frames", "--fps", "--fps-cap", "--size", "--out",
+static const char *const run_options[] = {"--headless", "--frames", "--fps", "--fps-cap", "--size", "--aa", "--out",
                                           "--budget", "--memory", "--console", "--help", NULL};
 
 /* Edit distance of a and b (short strings), capped at 9. */
@@ -163,6 +167,10 @@ static int parse(int argc, char **argv, run_opts *o)
             if (mr_cli_size(v, &o->width, &o->height))
                 return mr_cli_usage_error("run", "--size needs WxH, e.g. 640x480");
             i++;
+        } else if (!strcmp(a, "--aa")) {
+            if (mr_cli_aa(v, &o->samples, &o->no_fxaa))
+                return mr_cli_usage_error("run", "--aa needs fxaa, msaa, msaaN or none");
+            i++;
         } else if (!strcmp(a, "--out")) {
             if (!v) return mr_cli_usage_error("run", "--out needs a directory");
             o->out = v;
@@ -230,11 +238,11 @@ static void handle_input(runner *rn, int *close)
     if (in.close) *close = 1;
     if (in.refresh) rn->present = 1;
     char key[32];
-    while (mr_keys_next(key)) mr_lua_keypressed(rn->ctx, key);
+    while (mr_keys_next(key)) mr_lua_keypressed(rn->ctx, key, NULL);
     double x, y;
     if (mr_keys_cursor(&x, &y)) {
         if (rn->have_mouse && (x != rn->mouse_x || y != rn->mouse_y))
-            mr_lua_mousemoved(rn->ctx, x, y, x - rn->mouse_x, y - rn->mouse_y);
+            mr_lua_mousemoved(rn->ctx, x, y, x - rn->mouse_x, y - rn->mouse_y, NULL);
         rn->mouse_x = x;
         rn->mouse_y = y;
         rn->have_mouse = 1;
@@ -246,7 +254,7 @@ static void handle_input(runner *rn, int *close)
         rn->fb_h = h;
         mr_error err = {0};
         if (rn->r && mr_renderer_resize(rn->r, w, h, &err) != MR_OK) fprintf(stderr, "%s\n", err.msg);
-        mr_lua_resize(rn->ctx, w, h);
+        mr_lua_resize(rn->ctx, w, h, NULL);
         mr_lua_draw_invalidate(rn->ctx);
     }
 }
@@ -255,7 +263,7 @@ static void handle_changes(runner *rn)
 {
     unsigned changed = mr_watch_poll(rn->watch);
     if (changed & (1u << TAG_SCRIPT)) {
-        mr_lua_reload(rn->ctx);
+        mr_lua_reload(rn->ctx, NULL);
         mr_lua_draw_invalidate(rn->ctx);
         rn->shader_error = 0;
         watch_files(rn->watch, rn->ctx);
@@ -300,7 +308,7 @@ static int run_loop(runner *rn)
         if (close) break;
         int visible = !rn->headless && mr_window_visible(rn->win);
         if (rn->headless) {
-            if (mr_lua_frame_run(rn->ctx, dt, 1) != 0) return MR_EXIT_SCRIPT;
+            if (mr_lua_frame_run(rn->ctx, dt, 1, NULL) != MR_OK) return MR_EXIT_SCRIPT;
         } else if (visible) {
             if (mr_lua_frame_window(rn->ctx, dt)) rn->present = 1;
             if (rn->present && rn->r) {
@@ -309,7 +317,7 @@ static int run_loop(runner *rn)
             }
             rn->present = 0;
         } else {
-            mr_lua_frame_hidden(rn->ctx, dt);
+            mr_lua_frame_hidden(rn->ctx, dt, NULL);
             rn->present = 1;               /* shown again: its contents are gone */
         }
         mr_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
@@ -334,7 +342,7 @@ int mr_cmd_run(int argc, char **argv)
     mr_error err = {0};
     mr_window_desc wd = {.width = rn.o.width, .height = rn.o.height, .title = rn.o.script,
                          .headless = rn.o.headless};
-    rn.win = mr_window_open(&wd, &err);
+    mr_window_create(&wd, &rn.win, &err);
     if (!rn.win) {
         fprintf(stderr, "marrow run: no OpenGL context (%s); drawing is disabled\n", err.msg);
         rn.headless = 1;
@@ -342,7 +350,8 @@ int mr_cmd_run(int argc, char **argv)
         rn.headless = mr_window_is_headless(rn.win);
         mr_window_framebuffer_size(rn.win, &rn.fb_w, &rn.fb_h);
         mr_renderer_desc rd = {.width = rn.headless ? rn.o.width : rn.fb_w,
-                               .height = rn.headless ? rn.o.height : rn.fb_h};
+                               .height = rn.headless ? rn.o.height : rn.fb_h,
+                               .samples = rn.o.samples, .no_fxaa = rn.o.no_fxaa};
         if (mr_renderer_create(&rd, &rn.r, &err) != MR_OK) {
             fprintf(stderr, "marrow run: %s; drawing is disabled\n", err.msg);
             rn.r = NULL;
@@ -355,7 +364,7 @@ int mr_cmd_run(int argc, char **argv)
                       .headless = rn.headless, .memory_limit = (size_t)rn.o.memory_mib << 20,
                       .budget = rn.o.budget, .out_dir = rn.o.out, .width = w, .height = h,
                       .console = rn.o.console};
-    rn.ctx = mr_lua_ctx_create(&ld);
+    mr_lua_ctx_create(&ld, &rn.ctx);
     if (!rn.ctx) {
         fprintf(stderr, "marrow run: out of memory\n");
         rc = MR_EXIT_FAILED;
@@ -364,10 +373,10 @@ int mr_cmd_run(int argc, char **argv)
     mr_lua_draw_attach(rn.ctx, rn.r);
     if (!rn.headless) mr_lua_draw_skip_unchanged(rn.ctx, 1);
     if (!rn.headless) {
-        rn.watch = mr_watch_create();
+        mr_watch_create(&rn.watch);
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
     }
-    if (mr_lua_start(rn.ctx) != 0 && rn.headless) {
+    if (mr_lua_start(rn.ctx, NULL) != MR_OK && rn.headless) {
         rc = MR_EXIT_SCRIPT;
         goto done;
     }

@@ -30,6 +30,7 @@
 #include <stb_image.h>
 
 #include "cli/cli.h"
+#include "formats/cache.h"
 #include "cli/cmd.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -307,7 +308,7 @@ static int copy_file(const char *from, const char *to)
 {
     size_t n = 0;
     char *data = mr_file_read(from, &n, NULL);
-    int rc = data ? mr_file_write(to, data, n, NULL) : -1;
+    int rc = data && mr_file_write(to, data, n, NULL) == MR_OK ? 0 : -1;
     free(data);
     return rc;
 }
@@ -500,8 +501,10 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
         }
     }
     /* decl is filled before the first frame, so on_shot can read the tolerance. */
-    if (*runner)
-        rc = mr_scene_runner_run(*runner, path, scene_dir, &decl, on_shot, &c, res->message, sizeof res->message);
+    if (*runner) {
+        rc = mr_scene_runner_run(*runner, path, scene_dir, &decl, on_shot, &c, NULL) == MR_OK ? 0 : -1;
+        if (rc) msgf(res->message, sizeof res->message, "%s", mr_scene_runner_message(*runner));
+    }
     fflush(NULL);
     res->seconds = mr_clock_now() - t0;
     res->shot_count = decl.shot_count;
@@ -714,6 +717,8 @@ static int scene_again(const test_opts *o, mr_scene_result *res, mr_scene_result
 
 int mr_cmd_test(int argc, char **argv)
 {
+    /* Regression scenes never depend on (or fill) a user's model cache. */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
     test_opts o;
     int rc = parse(argc, argv, &o);
     if (!rc && o.approve) rc = approve(&o);
@@ -848,8 +853,11 @@ int mr_cmd_test(int argc, char **argv)
     if (flaky)
         printf("%d shot%s flaky (failed, then passed when run again)%s\n", flaky, flaky == 1 ? "" : "s",
                o.fail_flaky ? ": failing the run (--fail-flaky)" : "");
-    if (mr_report_write(o.out, res, n, seconds) == 0)
+    mr_error werr = {0};
+    if (mr_report_write(o.out, res, n, seconds, &werr) == MR_OK)
         printf("report: %s/report.html, %s/junit.xml\n", o.out, o.out);
+    else
+        fprintf(stderr, "marrow test: %s\n", werr.msg);
     printf("%d scene%s in %.1f s (%.1f scenes/min, --jobs %d)\n", n, n == 1 ? "" : "s", seconds,
            seconds > 0 ? 60.0 * n / seconds : 0.0, o.jobs);
     printf("%d passed, %d failed\n", passed, failed);

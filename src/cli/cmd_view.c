@@ -45,6 +45,7 @@ static const char view_help[] =
     "  --frames N        write N frames, 1/F s apart, starting at --time\n"
     "  --fps F           frame rate of a sequence [30]\n"
     "  --size WxH        frame (and window) size in pixels [960x540]\n"
+    "  --aa MODE         anti-aliasing: fxaa [default], msaa (4x), msaaN, none\n"
     "  --clip NAME       start with this clip [the first]\n"
     "  --skeleton        show the skeleton overlay; --names adds joint names\n"
     "  --wireframe       triangle edges only\n"
@@ -76,6 +77,7 @@ typedef struct view_args {
     int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after;
     float time, fps, fps_cap, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
+    int samples, no_fxaa;              /* --aa */
 } view_args;
 
 static int parse_args(int argc, char **argv, view_args *a)
@@ -116,6 +118,10 @@ static int parse_args(int argc, char **argv, view_args *a)
             NEED_VALUE();
             if (mr_cli_float(val, &a->fps_cap) != 0 || !(a->fps_cap >= 0) || a->fps_cap > 10000)
                 return mr_cli_usage_error("view", "--fps-cap expects a rate >= 0 (0 = no cap), got '%s'", val);
+        } else if (!strcmp(s, "--aa")) {
+            NEED_VALUE();
+            if (mr_cli_aa(val, &a->samples, &a->no_fxaa))
+                return mr_cli_usage_error("view", "--aa expects fxaa, msaa, msaaN or none, got '%s'", val);
         } else if (!strcmp(s, "--size")) {
             NEED_VALUE();
             if (mr_cli_size(val, &a->width, &a->height) != 0)
@@ -375,16 +381,19 @@ int mr_cmd_view(int argc, char **argv)
     mr_error err = {0};
     char title[300];
     snprintf(title, sizeof title, "marrow view - %s", mr_path_basename(model->path));
-    mr_window *win = mr_window_open(&(mr_window_desc){.width = a.width, .height = a.height,
-                                                      .title = title, .headless = a.headless},
-                                    &err);
+    mr_window *win = NULL;
+    mr_window_create(&(mr_window_desc){.width = a.width, .height = a.height,
+                                       .title = title, .headless = a.headless},
+                     &win, &err);
     if (!win) {
         fprintf(stderr, "marrow view: %s\n", err.msg);
         mr_model_destroy(model);
         return MR_EXIT_FAILED;
     }
     mr_renderer *r = NULL;
-    if (mr_renderer_create(&(mr_renderer_desc){.width = a.width, .height = a.height}, &r, &err) !=
+    if (mr_renderer_create(&(mr_renderer_desc){.width = a.width, .height = a.height,
+                                               .samples = a.samples, .no_fxaa = a.no_fxaa},
+                           &r, &err) !=
         MR_OK) {
         fprintf(stderr, "marrow view: %s\n", err.msg);
         mr_window_destroy(win);

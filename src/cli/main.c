@@ -4,6 +4,7 @@
 
 #include "cli/cmd.h"
 #include "core/error.h"
+#include "platform/heap.h"
 
 static const mr_command commands[] = {
     {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --fps F --size WxH --out DIR]",
@@ -26,11 +27,18 @@ static void usage(FILE *out)
     for (const mr_command *c = commands; c->name; c++)
         fprintf(out, "  marrow %s %s\n        %s\n", c->name, c->args, c->summary);
     fprintf(out, "\n'marrow COMMAND --help' describes a command. Exit codes: 0 ok, 1 failed check,\n"
-                 "2 usage, 3 bad input file, 4 script error.\n");
+                 "2 usage, 3 bad input file, 4 script error.\n"
+                 "\nLoaded models are cached as binary files in $MARROW_CACHE_DIR, else\n"
+                 "$XDG_CACHE_HOME/marrow, else ~/.cache/marrow: a second load reads one file\n"
+                 "(checked against the source's size and times, or its content when it changed\n"
+                 "recently). MARROW_CACHE=0 turns the cache off, MARROW_CACHE=hash checks every\n"
+                 "source's content on every load; 'marrow test' never uses it. The folder is kept\n"
+                 "under 1 GiB (MARROW_CACHE_MAX_MB=N), least recently used files going first.\n");
 }
 
 int main(int argc, char **argv)
 {
+    mr_heap_keep_freed();
     if (argc < 2) {
         usage(stderr);
         return MR_EXIT_USAGE;

@@ -15,20 +15,20 @@ void *mr_alloc_array(size_t count, size_t size)
     return calloc(total ? total : 1, 1);
 }
 
-int mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size)
+mr_status mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return 0;
+    if (need <= *cap) return MR_OK;
     size_t grown = *cap ? *cap : 16;
     while (grown < need) {
-        if (grown > SIZE_MAX / 2) return -1;
+        if (grown > SIZE_MAX / 2) return MR_ERR_NO_MEMORY;
         grown *= 2;
     }
-    if (size != 0 && grown > SIZE_MAX / size) return -1;
-    if (grown * size > MR_ALLOC_LIMIT) return -1;
+    if (size != 0 && grown > SIZE_MAX / size) return MR_ERR_NO_MEMORY;
+    if (grown * size > MR_ALLOC_LIMIT) return MR_ERR_NO_MEMORY;
     void *p = realloc(*array, grown * size);
-    if (!p) return -1;
+    if (!p) return MR_ERR_NO_MEMORY;
     memset((char *)p + *cap * size, 0, (grown - *cap) * size);
     *array = p;
     *cap = grown;
-    return 0;
+    return MR_OK;
 }

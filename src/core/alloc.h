@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "core/error.h"
+
 /* Largest single allocation marrow makes from file-driven counts (1 GiB). */
 #define MR_ALLOC_LIMIT ((size_t)1 << 30)
 
@@ -18,8 +20,10 @@
 void *mr_alloc_array(size_t count, size_t size);
 
 /* Resizes *array (capacity *cap elements) so it holds at least need elements,
- * growing geometrically. Returns 0 on success, -1 on overflow or no memory
- * (the old block stays valid). New elements are zeroed. */
-int mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size);
+ * growing geometrically. Returns MR_OK, or MR_ERR_NO_MEMORY on overflow, on
+ * a total above MR_ALLOC_LIMIT or when the system is out of memory (the old
+ * block stays valid). New elements are zeroed. No message: the caller knows
+ * what it was growing and says so. */
+mr_status mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size);
 
 #endif

@@ -33,6 +33,7 @@ const char *mr_status_string(mr_status status)
     case MR_ERR_IO: return "cannot read file";
     case MR_ERR_NO_MEMORY: return "out of memory";
     case MR_ERR_LIMIT: return "limit exceeded";
+    case MR_ERR_SCRIPT: return "script error";
     }
     return "unknown status";
 }

@@ -20,6 +20,7 @@ typedef enum mr_status {
     MR_ERR_IO,                 /* file missing or unreadable */
     MR_ERR_NO_MEMORY,          /* allocation failed or size overflowed */
     MR_ERR_LIMIT,              /* input exceeds a documented limit */
+    MR_ERR_SCRIPT,             /* a Lua script raised an error */
 } mr_status;
 
 /* Exit codes of the marrow program (DESIGN.md). */

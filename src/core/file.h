@@ -16,8 +16,9 @@
 char *mr_file_read(const char *path, size_t *size, mr_error *err);
 
 /* Writes len bytes to path (via a temporary file and rename, so a failed
- * write never leaves half a file). Returns 0 or -1 with err set. */
-int mr_file_write(const char *path, const void *data, size_t len, mr_error *err);
+ * write never leaves half a file). Returns MR_OK, or MR_ERR_IO /
+ * MR_ERR_NO_MEMORY with err naming the path and the system's reason. */
+mr_status mr_file_write(const char *path, const void *data, size_t len, mr_error *err);
 
 int mr_file_exists(const char *path);
 

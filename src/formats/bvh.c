@@ -395,7 +395,7 @@ static void quat_mul(double a[4], const double b[4])
  * keys each (bounded by the file size, checked above). */
 static int make_clip(bvh_reader *r, const char *clip_name)
 {
-    r->clip = mr_clip_make(clip_name, r->joint_count);
+    mr_clip_create(clip_name, r->joint_count, &r->clip);
     if (!r->clip) return out_of_memory(r);
     r->clip->rate = 1.0f / r->frame_time;
     for (int i = 0; i < r->joint_count; i++) {
@@ -513,6 +513,7 @@ static void guess_unit(mr_model *m)
 {
     static const struct { const char *name; float mpu; } units[] = {
         {"metres", 1.0f}, {"centimetres", 0.01f}, {"inches", 0.0254f}, {"millimetres", 0.001f},
+        {"CMU units (1/0.45 inch)", MR_BVH_CMU_UNIT},
     };
     const mr_skeleton *sk = &m->skeleton;
     double lo = 0, hi = 0;
@@ -526,7 +527,7 @@ static void guess_unit(mr_model *m)
     int best = 1;
     if (h > 0 && isfinite(h)) {
         double err = INFINITY;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < (int)(sizeof units / sizeof units[0]); k++) {
             double e = fabs(log(h * units[k].mpu / 1.7));
             if (e < err) err = e, best = k;
         }
@@ -576,7 +577,8 @@ mr_status mr_bvh_parse(const char *name, const char *text, size_t len, mr_model 
     r.end = text + len;
     r.line = 1;
     r.err = err;
-    mr_model *m = mr_model_new(name, "bvh");
+    mr_model *m = NULL;
+    mr_model_create(name, "bvh", &m);
     char *stem = mr_path_stem(name);
     if (!m || !stem) {
         out_of_memory(&r);

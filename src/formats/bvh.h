@@ -47,11 +47,14 @@
  * Axes and unit. BVH states neither. marrow assumes Y-up (what the CMU
  * conversion, MotionBuilder and Blender's exporter write) and keeps the
  * numbers as written (model->axes.up = MR_UP_Y). The unit is a documented
- * guess: the one of metres, centimetres, inches and millimetres that makes
- * the rest pose's height (Y extent of the joints, End Sites included)
- * nearest to a 1.7 m person; for the CMU files that is inches (a 34-unit
- * figure, 0.87 m: the cgspeed conversion's unit is really about 5.6 cm),
- * for Boxing_Toes.bvh centimetres. A skeleton with no height is taken to
+ * guess: the one of metres, centimetres, inches, millimetres and CMU
+ * units that makes the rest pose's height (Y extent of the joints, End
+ * Sites included) nearest to a 1.7 m person (by ratio). CMU units are the
+ * CMU motion-capture database's: its ASF skeletons say "length 0.45", one
+ * unit being 1/0.45 inch (MR_BVH_CMU_UNIT), and the BVH conversions of
+ * the database keep those numbers; so its 25.65-unit-tall 01_01.bvh is a
+ * 1.45 m joint extent (about 1.7 m to the top of the head), and
+ * Boxing_Toes.bvh is in centimetres. A skeleton with no height is taken to
  * be in centimetres. model->axes_note (`marrow info`) says what was
  * assumed and why.
  *
@@ -74,6 +77,9 @@
 #include <stddef.h>
 
 #include "anim/model.h"
+
+/* Metres per unit of the CMU database's skeletons ("length 0.45": 1/0.45 inch). */
+#define MR_BVH_CMU_UNIT (0.0254f / 0.45f)
 
 /* Reads a .bvh file into a new model (caller frees with mr_model_destroy). */
 mr_status mr_bvh_load(const char *path, mr_model **out, mr_error *err);

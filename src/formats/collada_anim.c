@@ -62,7 +62,7 @@
 enum { I_LINEAR = 0, I_STEP, I_BEZIER, I_HERMITE };
 
 typedef struct sampler {
-    xmlNode *el;
+    cl_el *el;
     int count;           /* keys */
     int comps;           /* output values per key */
     cl_source in, out, itan, otan;
@@ -75,14 +75,14 @@ typedef struct sampler {
 
 typedef struct channel {
     sampler *s;
-    xmlNode *node_el;
+    cl_el *node_el;
     int xf;              /* index in the node's transform stack */
     int comp, ncomp;
     int mi, mj;          /* indices of an "(i)(j)" matrix element target, else -1 */
     int elem_matrix;     /* some elements of a <matrix>: its bottom row is (0, 0, 0, 1) */
     int matrix_trs;      /* whole-matrix LINEAR: interpolate decomposed keys */
-    xmlNode *el;         /* the <channel> */
-    xmlNode *anim;       /* the enclosing <animation> */
+    cl_el *el;         /* the <channel> */
+    cl_el *anim;       /* the enclosing <animation> */
     int index;           /* document order */
 } channel;
 
@@ -112,19 +112,19 @@ static void sampler_free(sampler *s)
     free(s);
 }
 
-static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
+static mr_status read_sampler(anim_ctx *a, cl_el *el, sampler **out)
 {
     cl_doc *d = a->d;
     *out = NULL;
-    if (el->_private) {  /* read before (several channels may share it) */
-        *out = el->_private;
+    if (el->cache) {  /* read before (several channels may share it) */
+        *out = el->cache;
         return MR_OK;
     }
     sampler *s = calloc(1, sizeof *s);
     if (!s) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     s->el = el;
-    xmlNode *in = NULL, *o = NULL, *ip = NULL, *it = NULL, *ot = NULL;
-    for (xmlNode *c = cl_child(el, "input"); c; c = cl_next(c, "input")) {
+    cl_el *in = NULL, *o = NULL, *ip = NULL, *it = NULL, *ot = NULL;
+    for (cl_el *c = cl_child(el, "input"); c; c = cl_next(c, "input")) {
         const char *sem = cl_attr(c, "semantic");
         if (!sem) continue;
         if (!strcmp(sem, "INPUT")) in = c;
@@ -223,7 +223,7 @@ static mr_status read_sampler(anim_ctx *a, xmlNode *el, sampler **out)
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     }
     a->samplers[a->sampler_count++] = s;
-    el->_private = s;
+    el->cache = s;
     *out = s;
     return MR_OK;
 }
@@ -234,12 +234,16 @@ static inline double key_time(const sampler *s, int k)
 }
 
 /* Last key index with time <= t, or -1 before the first key. Evaluation
- * mostly walks forward in time: the last answer is tried first. */
+ * mostly walks forward in time: the last answer is tried first, then the
+ * segment after it (the next key time of a joint's key pass). */
 static int find_segment(sampler *s, double t)
 {
     if (t < key_time(s, 0)) return -1;
-    int h = s->hint;
-    if (h >= 0 && h < s->count && key_time(s, h) <= t && (h + 1 == s->count || t < key_time(s, h + 1))) return h;
+    for (int h = s->hint; h <= s->hint + 1; h++)
+        if (h >= 0 && h < s->count && key_time(s, h) <= t && (h + 1 == s->count || t < key_time(s, h + 1))) {
+            s->hint = h;
+            return h;
+        }
     int lo = 0, hi = s->count;  /* time[lo] <= t < time[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) >> 1;
@@ -279,8 +283,28 @@ static double solve_bezier_time(double t0, double c0, double c1, double t1, doub
     return u;
 }
 
+/* The last solve_bezier_time: exporters give every component and channel
+ * of a joint the same control times (Maya: a third of the segment), so one
+ * evaluation of a joint mostly solves the same curve again. Inputs compared
+ * bit for bit, so the answer is the one solving would give. */
+typedef struct bezier_memo {
+    double in[5];        /* t0, c0, c1, t1, t */
+    double u;
+    int valid;
+} bezier_memo;
+
+static double solve_bezier_time_memo(bezier_memo *m, double t0, double c0, double c1, double t1, double t)
+{
+    const double in[5] = {t0, c0, c1, t1, t};
+    if (m->valid && memcmp(m->in, in, sizeof in) == 0) return m->u;
+    memcpy(m->in, in, sizeof in);
+    m->u = solve_bezier_time(t0, c0, c1, t1, t);
+    m->valid = 1;
+    return m->u;
+}
+
 /* Value of component c of the sampler at time t. */
-static double sample_comp(const sampler *s, int k, double t, int c)
+static double sample_comp(const sampler *s, int k, double t, int c, bezier_memo *memo)
 {
     if (k < 0) return s->out.f[c];
     const float *v0 = s->out.f + (size_t)k * s->out.stride;
@@ -296,7 +320,7 @@ static double sample_comp(const sampler *s, int k, double t, int c)
         const float *ot = s->otan.f + (size_t)k * s->otan.stride;
         const float *it = s->itan.f + (size_t)(k + 1) * s->itan.stride;
         if (s->tan_dim == 2) {
-            double uu = solve_bezier_time(t0, ot[2 * c], it[2 * c], t1, t);
+            double uu = solve_bezier_time_memo(memo, t0, ot[2 * c], it[2 * c], t1, t);
             return bezier1(v0[c], ot[2 * c + 1], it[2 * c + 1], v1[c], uu);
         }
         /* One value per component: offsets from the keys (FCollada 1.x,
@@ -351,7 +375,9 @@ static void slerp(const float *a, const float *b, double u, float *out)
     for (int i = 0; i < 4; i++) dot += (double)a[i] * b[i];
     double sign = dot < 0 ? -1 : 1, c = fabs(dot);
     double w0 = 1 - u, w1 = u;
-    if (c < 1 - 1e-12) {
+    /* At u = 0 or 1 the weights below are exactly 1 and 0 (sin(th) / sin(th),
+     * sin(0) / s): no trigonometry for the keys themselves. */
+    if (c < 1 - 1e-12 && u != 0 && u != 1) {
         double th = acos(c), s = sin(th);
         w0 = sin((1 - u) * th) / s;
         w1 = sin(u * th) / s;
@@ -367,7 +393,7 @@ static void slerp(const float *a, const float *b, double u, float *out)
 
 /* Writes the channel's value at time t into vals (the target element's
  * value array, row-major for matrices). */
-static void channel_eval(const channel *ch, double t, float *vals)
+static void channel_eval(const channel *ch, double t, float *vals, bezier_memo *memo)
 {
     sampler *s = ch->s;
     int k = find_segment(s, t);
@@ -390,7 +416,7 @@ static void channel_eval(const channel *ch, double t, float *vals)
             for (int col = 0; col < 4; col++) vals[row * 4 + col] = m[col][row];
         return;
     }
-    for (int c = 0; c < ch->ncomp; c++) vals[ch->comp + c] = (float)sample_comp(s, k, t, c);
+    for (int c = 0; c < ch->ncomp; c++) vals[ch->comp + c] = (float)sample_comp(s, k, t, c, memo);
 }
 
 /* ---- channels ------------------------------------------------------------------ */
@@ -409,12 +435,12 @@ static int member_index(const char *m, int type)
     return -1;
 }
 
-static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
+static mr_status read_channel(anim_ctx *a, cl_el *el, cl_el *anim)
 {
     cl_doc *d = a->d;
     const char *target = cl_attr(el, "target");
     if (!target) return cl_fail(d, el, "<channel> without a target");
-    xmlNode *samp_el;
+    cl_el *samp_el;
     mr_status st = cl_ref(d, el, "source", "sampler", &samp_el);
     if (st != MR_OK) return st;
     const char *slash = strchr(target, '/');
@@ -422,7 +448,7 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         note_skip(a, target);
         return MR_OK;
     }
-    xmlNode *node = cl_find_id(d, target, (size_t)(slash - target));
+    cl_el *node = cl_find_id(d, target, (size_t)(slash - target));
     if (!node) {
         if (target[0] == '.' || target[0] == '#') {  /* relative or odd forms */
             note_skip(a, target);
@@ -441,7 +467,7 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
         return MR_OK;
     }
     int xf = -1, type = 0, nvals = 0, k = 0;
-    for (xmlNode *c = cl_first_elem(node); c; c = cl_next_elem(c)) {
+    for (cl_el *c = cl_first_elem(node); c; c = cl_next_elem(c)) {
         int t = cl_is(c, "matrix") ? CL_XF_MATRIX : cl_is(c, "translate") ? CL_XF_TRANSLATE
               : cl_is(c, "rotate") ? CL_XF_ROTATE : cl_is(c, "scale") ? CL_XF_SCALE
               : cl_is(c, "lookat") ? CL_XF_LOOKAT : cl_is(c, "skew") ? CL_XF_SKEW : 0;
@@ -504,10 +530,10 @@ static mr_status read_channel(anim_ctx *a, xmlNode *el, xmlNode *anim)
     return MR_OK;
 }
 
-static mr_status read_animation(anim_ctx *a, xmlNode *anim, int depth)
+static mr_status read_animation(anim_ctx *a, cl_el *anim, int depth)
 {
     if (depth > 64) return cl_fail(a->d, anim, "<animation> nested deeper than 64 levels");
-    for (xmlNode *c = cl_first_elem(anim); c; c = cl_next_elem(c)) {
+    for (cl_el *c = cl_first_elem(anim); c; c = cl_next_elem(c)) {
         mr_status st = MR_OK;
         if (cl_is(c, "channel")) st = read_channel(a, c, anim);
         else if (cl_is(c, "animation")) st = read_animation(a, c, depth + 1);
@@ -570,7 +596,8 @@ static void eval_local(const anim_ctx *a, joint_eval *je, double t, mat4 out)
         const channel *ch = je->ch[c];
         memcpy(je->vals[ch->xf], n->xf[ch->xf].v, sizeof je->vals[0]);
     }
-    for (int c = 0; c < je->nch; c++) channel_eval(je->ch[c], t, je->vals[je->ch[c]->xf]);
+    bezier_memo memo = {.valid = 0};
+    for (int c = 0; c < je->nch; c++) channel_eval(je->ch[c], t, je->vals[je->ch[c]->xf], &memo);
     for (int c = 0; c < je->nch; c++)
         if (je->ch[c]->elem_matrix) {  /* an affine transform, whatever the bottom-row channels say */
             float *v = je->vals[je->ch[c]->xf];
@@ -862,9 +889,9 @@ static mr_status fill_track(mr_track *tr, const key *k, size_t n, int which, con
 
 /* ---- clips ------------------------------------------------------------------------- */
 
-static int in_animations(xmlNode *anim, xmlNode *const *set, int n)
+static int in_animations(cl_el *anim, cl_el *const *set, int n)
 {
-    for (xmlNode *p = anim; p && cl_is(p, "animation"); p = p->parent)
+    for (cl_el *p = anim; p && cl_is(p, "animation"); p = p->parent)
         for (int i = 0; i < n; i++)
             if (set[i] == p) return 1;
     return 0;
@@ -901,7 +928,7 @@ static mr_status index_channels(anim_ctx *a)
 
 /* Position in by_node of the first channel on node el (channel_count when
  * there is none). */
-static int first_channel(const anim_ctx *a, const xmlNode *el)
+static int first_channel(const anim_ctx *a, const cl_el *el)
 {
     int lo = 0, hi = a->channel_count;
     while (lo < hi) {
@@ -913,12 +940,13 @@ static int first_channel(const anim_ctx *a, const xmlNode *el)
 }
 
 /* Builds a clip from the channels selected by `set` (NULL: all). */
-static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, int nset, double end, double rate,
+static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, int nset, double end, double rate,
                             float size, mr_model *model, int *used)
 {
     const cl_scene *s = a->s;
     const mr_skeleton *sk = &model->skeleton;
-    mr_clip *clip = mr_clip_make(name, sk->joint_count);
+    mr_clip *clip = NULL;
+    mr_clip_create(name, sk->joint_count, &clip);
     if (!clip) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     const channel **chs = mr_alloc_array((size_t)a->channel_count + 1, sizeof *chs);
     int maxxf = 1;
@@ -999,7 +1027,7 @@ static mr_status build_clip(anim_ctx *a, const char *name, xmlNode *const *set, 
 static void anim_free(anim_ctx *a)
 {
     for (int i = 0; i < a->sampler_count; i++) {
-        a->samplers[i]->el->_private = NULL;
+        a->samplers[i]->el->cache = NULL;
         sampler_free(a->samplers[i]);
     }
     free(a->samplers);
@@ -1010,10 +1038,10 @@ static void anim_free(anim_ctx *a)
 static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
 {
     cl_doc *d = a->d;
-    xmlNode *lib_clips = cl_child(d->root, "library_animation_clips");
+    cl_el *lib_clips = cl_child(d->root, "library_animation_clips");
     int nclips = 0;
-    for (xmlNode *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
-        for (xmlNode *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) nclips++;
+    for (cl_el *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
+        for (cl_el *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) nclips++;
     if (!nclips) {
         char *stem = mr_path_stem(d->name);
         const char *name = stem && *stem ? stem : "default";
@@ -1021,15 +1049,15 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
         free(stem);
         return st;
     }
-    for (xmlNode *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
-        for (xmlNode *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) {
+    for (cl_el *l = lib_clips; l; l = cl_next(l, "library_animation_clips"))
+        for (cl_el *c = cl_child(l, "animation_clip"); c; c = cl_next(c, "animation_clip")) {
             int n = 0;
-            for (xmlNode *ia = cl_child(c, "instance_animation"); ia; ia = cl_next(ia, "instance_animation")) n++;
-            xmlNode **set = mr_alloc_array((size_t)n + 1, sizeof *set);
+            for (cl_el *ia = cl_child(c, "instance_animation"); ia; ia = cl_next(ia, "instance_animation")) n++;
+            cl_el **set = mr_alloc_array((size_t)n + 1, sizeof *set);
             if (!set) return cl_fail_status(d, MR_ERR_NO_MEMORY, c, "out of memory");
             int k = 0;
             mr_status st = MR_OK;
-            for (xmlNode *ia = cl_child(c, "instance_animation"); ia && st == MR_OK; ia = cl_next(ia, "instance_animation"))
+            for (cl_el *ia = cl_child(c, "instance_animation"); ia && st == MR_OK; ia = cl_next(ia, "instance_animation"))
                 st = cl_ref(d, ia, "url", "animation", &set[k++]);
             double end = 0;
             const char *e = cl_attr(c, "end");
@@ -1040,10 +1068,10 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
             }
             /* marrow's writer keeps the frame rate in an <extra>. */
             double rate = 0;
-            for (xmlNode *ex = cl_child(c, "extra"); ex && st == MR_OK; ex = cl_next(ex, "extra"))
-                for (xmlNode *te = cl_child(ex, "technique"); te; te = cl_next(te, "technique")) {
+            for (cl_el *ex = cl_child(c, "extra"); ex && st == MR_OK; ex = cl_next(ex, "extra"))
+                for (cl_el *te = cl_child(ex, "technique"); te; te = cl_next(te, "technique")) {
                     const char *prof = cl_attr(te, "profile");
-                    xmlNode *fr = prof && !strcmp(prof, "marrow") ? cl_child(te, "frame_rate") : NULL;
+                    cl_el *fr = prof && !strcmp(prof, "marrow") ? cl_child(te, "frame_rate") : NULL;
                     float v;
                     if (fr && cl_fixed_floats(d, fr, &v, 1) == MR_OK && v > 0) rate = v;
                 }
@@ -1063,9 +1091,9 @@ static mr_status read_clips(anim_ctx *a, float size, mr_model *model, int *used)
  * OpenCOLLADA's exporters ("OpenCOLLADA...") write (row)(column). */
 static int fcollada_tool(const cl_doc *d)
 {
-    for (xmlNode *as = cl_child(d->root, "asset"); as; as = cl_next(as, "asset"))
-        for (xmlNode *c = cl_child(as, "contributor"); c; c = cl_next(c, "contributor"))
-            for (xmlNode *t = cl_child(c, "authoring_tool"); t; t = cl_next(t, "authoring_tool")) {
+    for (cl_el *as = cl_child(d->root, "asset"); as; as = cl_next(as, "asset"))
+        for (cl_el *c = cl_child(as, "contributor"); c; c = cl_next(c, "contributor"))
+            for (cl_el *t = cl_child(c, "authoring_tool"); t; t = cl_next(t, "authoring_tool")) {
                 size_t len;
                 char *owned = NULL;
                 const char *text = cl_text(t, &len, &owned);
@@ -1157,7 +1185,7 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
     a.conv = conv;
     a.tol = (float)(CL_TOLERANCE * size);
     mr_status st = MR_OK;
-    for (xmlNode *lib = cl_child(d->root, "library_animations"); lib && st == MR_OK;
+    for (cl_el *lib = cl_child(d->root, "library_animations"); lib && st == MR_OK;
          lib = cl_next(lib, "library_animations"))
         st = read_animation(&a, lib, 0);
     if (st == MR_OK) choose_element_order(&a);

@@ -24,7 +24,7 @@ typedef struct prim_inputs {
     int off_vtx, off_nrm, off_uv;  /* -1 when absent */
     int nrm_in_vertices, uv_in_vertices;
     cl_source pos, nrm, uv;
-    xmlNode *nrm_el, *uv_el;
+    cl_el *nrm_el, *uv_el;
 } prim_inputs;
 
 typedef struct corner_list {
@@ -40,14 +40,14 @@ static int push_corner(corner_list *l, corner c)
 }
 
 /* Reads <vertices> inputs and the primitive's own inputs. */
-static mr_status read_inputs(cl_doc *d, xmlNode *vertices, xmlNode *prim, prim_inputs *in)
+static mr_status read_inputs(cl_doc *d, cl_el *vertices, cl_el *prim, prim_inputs *in)
 {
     memset(in, 0, sizeof *in);
     in->off_vtx = in->off_nrm = in->off_uv = -1;
     long max_off = -1;
     long uv_set = -1;
     mr_status st;
-    for (xmlNode *c = cl_child(prim, "input"); c; c = cl_next(c, "input")) {
+    for (cl_el *c = cl_child(prim, "input"); c; c = cl_next(c, "input")) {
         const char *sem = cl_attr(c, "semantic");
         long off, set;
         if ((st = cl_int_attr(d, c, "offset", 0, 0, &off)) != MR_OK) return st;
@@ -56,7 +56,7 @@ static mr_status read_inputs(cl_doc *d, xmlNode *vertices, xmlNode *prim, prim_i
         if (off > max_off) max_off = off;
         if (!sem) return cl_fail(d, c, "<input> without a semantic");
         if (!strcmp(sem, "VERTEX")) {
-            xmlNode *v;
+            cl_el *v;
             if ((st = cl_ref(d, c, "source", "vertices", &v)) != MR_OK) return st;
             if (v != vertices) return cl_fail(d, c, "VERTEX input names another mesh's <vertices>");
             in->off_vtx = (int)off;
@@ -71,8 +71,8 @@ static mr_status read_inputs(cl_doc *d, xmlNode *vertices, xmlNode *prim, prim_i
     }
     if (in->off_vtx < 0) return cl_fail(d, prim, "no VERTEX input");
     in->stride = (int)max_off + 1;
-    xmlNode *pos_el = NULL;
-    for (xmlNode *c = cl_child(vertices, "input"); c; c = cl_next(c, "input")) {
+    cl_el *pos_el = NULL;
+    for (cl_el *c = cl_child(vertices, "input"); c; c = cl_next(c, "input")) {
         const char *sem = cl_attr(c, "semantic");
         if (!sem) continue;
         if (!strcmp(sem, "POSITION")) pos_el = c;
@@ -94,7 +94,7 @@ static mr_status read_inputs(cl_doc *d, xmlNode *vertices, xmlNode *prim, prim_i
 }
 
 /* Corner from the tuple starting at t; checks every index. */
-static mr_status make_corner(cl_doc *d, xmlNode *p_el, const prim_inputs *in, const int *t, corner *c)
+static mr_status make_corner(cl_doc *d, cl_el *p_el, const prim_inputs *in, const int *t, corner *c)
 {
     c->pos = t[in->off_vtx];
     c->nrm = in->nrm_el ? t[in->off_nrm] : 0;
@@ -109,7 +109,7 @@ static mr_status make_corner(cl_doc *d, xmlNode *p_el, const prim_inputs *in, co
 }
 
 /* Emits a polygon of n tuples starting at idx as a fan. */
-static mr_status emit_fan(cl_doc *d, xmlNode *p_el, const prim_inputs *in, const int *idx, long n,
+static mr_status emit_fan(cl_doc *d, cl_el *p_el, const prim_inputs *in, const int *idx, long n,
                           corner_list *out, long *degenerate)
 {
     if (n < 3) {
@@ -129,7 +129,7 @@ static mr_status emit_fan(cl_doc *d, xmlNode *p_el, const prim_inputs *in, const
     return MR_OK;
 }
 
-static mr_status emit_strip(cl_doc *d, xmlNode *p_el, const prim_inputs *in, const int *idx, long n,
+static mr_status emit_strip(cl_doc *d, cl_el *p_el, const prim_inputs *in, const int *idx, long n,
                             corner_list *out)
 {
     mr_status st;
@@ -146,7 +146,7 @@ static mr_status emit_strip(cl_doc *d, xmlNode *p_el, const prim_inputs *in, con
 }
 
 /* Collects the corners of one primitive element. */
-static mr_status read_corners(cl_doc *d, xmlNode *prim, const prim_inputs *in, corner_list *out, long *degenerate)
+static mr_status read_corners(cl_doc *d, cl_el *prim, const prim_inputs *in, corner_list *out, long *degenerate)
 {
     const char *kind = (const char *)prim->name;
     long count;
@@ -157,7 +157,7 @@ static mr_status read_corners(cl_doc *d, xmlNode *prim, const prim_inputs *in, c
     size_t n = 0, nvc = 0;
 
     if (!strcmp(kind, "triangles") || !strcmp(kind, "polylist")) {
-        xmlNode *p = cl_child(prim, "p");
+        cl_el *p = cl_child(prim, "p");
         if (!p) {
             if (count == 0) return MR_OK;
             return cl_fail(d, prim, "count=\"%ld\" but there is no <p>", count);
@@ -170,10 +170,14 @@ static mr_status read_corners(cl_doc *d, xmlNode *prim, const prim_inputs *in, c
                 return cl_fail(d, p, "count=\"%ld\" triangles with %d indices per vertex need %zu indices, <p> holds %zu",
                                count, in->stride, need, n);
             }
+            if (mr_alloc_reserve((void **)&out->c, &out->cap, out->n + (size_t)count * 3, sizeof *out->c) != MR_OK) {
+                free(idx);
+                return cl_fail_status(d, MR_ERR_NO_MEMORY, prim, "out of memory for %ld triangles", count);
+            }
             for (long t = 0; t < count && st == MR_OK; t++)
                 st = emit_fan(d, p, in, idx + (size_t)t * 3 * in->stride, 3, out, degenerate);
         } else {
-            xmlNode *vcount = cl_child(prim, "vcount");
+            cl_el *vcount = cl_child(prim, "vcount");
             if (!vcount) {
                 free(idx);
                 return cl_fail(d, prim, "<polylist> without <vcount>");
@@ -195,6 +199,13 @@ static mr_status read_corners(cl_doc *d, xmlNode *prim, const prim_inputs *in, c
                 return cl_fail(d, p, "<vcount> adds up to %zu vertices (%zu indices) but <p> holds %zu", total,
                                total * (size_t)in->stride, n);
             }
+            size_t tris = 0;  /* the fans' corners, reserved at once */
+            for (size_t k = 0; k < nvc; k++) tris += vc[k] > 2 ? (size_t)vc[k] - 2 : 0;
+            if (mr_alloc_reserve((void **)&out->c, &out->cap, out->n + tris * 3, sizeof *out->c) != MR_OK) {
+                free(idx);
+                free(vc);
+                return cl_fail_status(d, MR_ERR_NO_MEMORY, prim, "out of memory for %zu triangles", tris);
+            }
             size_t at = 0;
             for (size_t k = 0; k < nvc && st == MR_OK; k++) {
                 st = emit_fan(d, p, in, idx + at, vc[k], out, degenerate);
@@ -209,8 +220,8 @@ static mr_status read_corners(cl_doc *d, xmlNode *prim, const prim_inputs *in, c
     /* polygons, tristrips, trifans: one <p> per polygon/strip/fan. */
     int polygons = !strcmp(kind, "polygons"), strips = !strcmp(kind, "tristrips");
     long seen = 0;
-    for (xmlNode *c = cl_first_elem(prim); c && st == MR_OK; c = cl_next_elem(c)) {
-        xmlNode *p = NULL;
+    for (cl_el *c = cl_first_elem(prim); c && st == MR_OK; c = cl_next_elem(c)) {
+        cl_el *p = NULL;
         if (cl_is(c, "p")) p = c;
         else if (polygons && cl_is(c, "ph")) {
             p = cl_child(c, "p");  /* holes are dropped; the outline is kept */
@@ -245,15 +256,18 @@ static inline uint32_t hash_corner(corner c)
     return (uint32_t)(h ^ (h >> 29));
 }
 
-static mr_status build_prim(cl_doc *d, xmlNode *prim, const prim_inputs *in, const corner_list *cl,
+static mr_status build_prim(cl_doc *d, cl_el *prim, const prim_inputs *in, const corner_list *cl,
                             cl_prim *out)
 {
     size_t cap = 16;
     while (cap < cl->n * 2) cap <<= 1;
-    int *table = mr_alloc_array(cap, sizeof *table);
-    int *remap = mr_alloc_array(cl->n, sizeof *remap);
-    corner *uniq = mr_alloc_array(cl->n, sizeof *uniq);
-    if (!table || !remap || !uniq || cl->n > (size_t)INT32_MAX / 2) {
+    /* All three are written before they are read: malloc, no zeroing. */
+    int ok = cl->n <= (size_t)INT32_MAX / 2 && cap <= MR_ALLOC_LIMIT / sizeof(int) &&
+             cl->n <= MR_ALLOC_LIMIT / sizeof(corner);
+    int *table = ok ? malloc(cap * sizeof *table) : NULL;
+    int *remap = ok ? malloc((cl->n ? cl->n : 1) * sizeof *remap) : NULL;
+    corner *uniq = ok ? malloc((cl->n ? cl->n : 1) * sizeof *uniq) : NULL;
+    if (!table || !remap || !uniq) {
         free(table);
         free(remap);
         free(uniq);
@@ -312,27 +326,27 @@ static mr_status build_prim(cl_doc *d, xmlNode *prim, const prim_inputs *in, con
     return MR_OK;
 }
 
-static int is_triangle_prim(const xmlNode *c)
+static int is_triangle_prim(const cl_el *c)
 {
     return cl_is(c, "triangles") || cl_is(c, "polylist") || cl_is(c, "polygons") || cl_is(c, "tristrips") ||
            cl_is(c, "trifans");
 }
 
-mr_status cl_geometry_read(cl_doc *d, xmlNode *geometry, cl_geometry *g)
+mr_status cl_geometry_read(cl_doc *d, cl_el *geometry, cl_geometry *g)
 {
     memset(g, 0, sizeof *g);
     g->name = cl_attr(geometry, "name");
     if (!g->name) g->name = cl_attr(geometry, "id");
     if (!g->name) g->name = "geometry";
-    xmlNode *mesh = cl_child(geometry, "mesh");
+    cl_el *mesh = cl_child(geometry, "mesh");
     if (!mesh) {
         if (d->model)
             mr_model_warn(d->model, "geometry '%s' (line %ld) is not a <mesh>; skipped", g->name, cl_line(geometry));
         return MR_OK;
     }
-    xmlNode *vertices = cl_child(mesh, "vertices");
+    cl_el *vertices = cl_child(mesh, "vertices");
     int nprims = 0, skipped = 0;
-    for (xmlNode *c = cl_first_elem(mesh); c; c = cl_next_elem(c)) {
+    for (cl_el *c = cl_first_elem(mesh); c; c = cl_next_elem(c)) {
         if (is_triangle_prim(c)) nprims++;
         else if (cl_is(c, "lines") || cl_is(c, "linestrips")) skipped++;
     }
@@ -344,7 +358,7 @@ mr_status cl_geometry_read(cl_doc *d, xmlNode *geometry, cl_geometry *g)
     if (!g->prims) return cl_fail_status(d, MR_ERR_NO_MEMORY, mesh, "out of memory");
     long degenerate = 0;
     mr_status st = MR_OK;
-    for (xmlNode *c = cl_first_elem(mesh); c && st == MR_OK; c = cl_next_elem(c)) {
+    for (cl_el *c = cl_first_elem(mesh); c && st == MR_OK; c = cl_next_elem(c)) {
         if (!is_triangle_prim(c)) continue;
         prim_inputs in;
         if ((st = read_inputs(d, vertices, c, &in)) != MR_OK) break;

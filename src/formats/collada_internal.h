@@ -1,8 +1,10 @@
 /* collada_internal.h — private declarations shared by the collada_*.c files.
  *
- * The reader works in passes over one libxml2 DOM:
- *   collada_xml.c       parse (safe options), #id table, errors with element
- *                       path + line, fast number parsing, <source>/<accessor>
+ * The reader works in passes over one element tree:
+ *   collada_xml.c       parse (libxml2's SAX2 parser, safe options) into an
+ *                       arena-allocated tree of cl_el, #id table, errors with
+ *                       element path + line, fast number parsing,
+ *                       <source>/<accessor>
  *   collada_scene.c     visual scene -> flat node instances with transform
  *                       stacks; transform composition and TRS decomposition
  *   collada_material.c  materials, effects, images, texture path lookup
@@ -19,39 +21,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libxml/tree.h>
-
 #include "anim/model.h"
 #include "core/error.h"
 
 /* ---- document, ids, errors (collada_xml.c) ---------------------------- */
 
-/* Parsed arrays hang off xmlNode._private so each is parsed once. */
+/* One element of the document. The tree is built by collada_xml.c from
+ * libxml2's SAX2 events into an arena owned by the cl_doc (no libxml2 DOM,
+ * nothing freed per element): elements only, with their attributes and
+ * their character data joined. */
+typedef struct cl_attr_kv {
+    const char *name;    /* local name (prefix dropped) */
+    const char *value;   /* entity and character references decoded */
+} cl_attr_kv;
+
+typedef struct cl_el {
+    const char *name;    /* local name (namespace prefix dropped) */
+    const char *ns;      /* namespace URI or NULL */
+    struct cl_el *parent, *first, *next;  /* first child element, next sibling element */
+    cl_attr_kv *attrs;
+    int attr_count;
+    int line;            /* line of the start tag (libxml2's count) */
+    const char *text;    /* character data (text and CDATA, NUL-terminated) */
+    size_t text_len;
+    void *cache;         /* what a reader parsed from it (array, sampler) */
+} cl_el;
+
+/* Parsed arrays hang off cl_el.cache so each is parsed once. */
 typedef struct cl_array {
     int kind;            /* CL_ARRAY_FLOAT or CL_ARRAY_NAME */
     size_t count;
     float *f;            /* count floats */
     char **names;        /* count tokens (pointers into buf) */
     char *buf;
-    struct cl_array *next;  /* list of all arrays, for freeing */
 } cl_array;
 
 enum { CL_ARRAY_FLOAT = 1, CL_ARRAY_NAME };
 
 typedef struct cl_id {
     const char *id;
-    xmlNode *node;
+    cl_el *node;
 } cl_id;
+
+typedef struct cl_block cl_block;  /* arena block (collada_xml.c) */
 
 typedef struct cl_doc {
     const char *name;    /* file name used in messages */
     char *dir;           /* directory of the file (texture lookup) */
-    xmlDoc *xml;
-    xmlNode *root;       /* <COLLADA> */
+    cl_el *root;         /* <COLLADA> */
+    cl_block *arena;     /* elements, attributes, text, parsed arrays */
+    size_t arena_first;  /* size of the first block */
+    void *dict;          /* libxml2's name dictionary (element and attribute names) */
     int version_major, version_minor;
     cl_id *ids;          /* open-addressing table, ids_cap a power of two */
     size_t ids_cap, ids_count;
-    cl_array *arrays;    /* everything parsed, freed by cl_doc_close */
+    size_t ids_first;    /* first size of the table */
     mr_error *err;
     mr_model *model;     /* receives warnings */
     mr_up_axis up;       /* <asset><up_axis> of the root asset */
@@ -60,9 +84,10 @@ typedef struct cl_doc {
     int decimal_comma_warned;
 } cl_doc;
 
-/* Parses buf as a COLLADA document (libxml2 with XML_PARSE_NONET, no entity
- * substitution, no DTD loading; libxml2's own output silenced). Checks the
- * root element and version, builds the #id table and reads the root asset.
+/* Parses buf as a COLLADA document (libxml2's SAX2 parser with
+ * XML_PARSE_NONET, no entity substitution, no DTD loading; libxml2's own
+ * output silenced) into the cl_el tree, filling the #id table as elements
+ * start. Checks the root element and version and reads the root asset.
  * On failure err is set and the doc is closed. */
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err);
 void cl_doc_close(cl_doc *d);
@@ -71,51 +96,54 @@ int cl_xml_options(void);
 
 /* "collada: NAME: /COLLADA/.../elem[@id='x'] (line N): message"; returns
  * MR_ERR_BAD_FILE (or `status` for cl_fail_status). at may be NULL. */
-mr_status cl_fail(cl_doc *d, const xmlNode *at, const char *fmt, ...)
+mr_status cl_fail(cl_doc *d, const cl_el *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-mr_status cl_fail_status(cl_doc *d, mr_status status, const xmlNode *at, const char *fmt, ...)
+mr_status cl_fail_status(cl_doc *d, mr_status status, const cl_el *at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Element path of n into buf (always NUL-terminated). */
-void cl_path(const xmlNode *n, char *buf, size_t cap);
-long cl_line(const xmlNode *n);
+void cl_path(const cl_el *n, char *buf, size_t cap);
+long cl_line(const cl_el *n);
 
 /* Element helpers: local names only (namespaces ignored). */
-int cl_is(const xmlNode *n, const char *name);
-xmlNode *cl_child(const xmlNode *n, const char *name);           /* first element child named */
-xmlNode *cl_next(const xmlNode *n, const char *name);            /* next element sibling named */
-xmlNode *cl_first_elem(const xmlNode *n);                       /* first element child */
-xmlNode *cl_next_elem(const xmlNode *n);                        /* next element sibling */
-const char *cl_attr(const xmlNode *n, const char *name);         /* value or NULL, no copy */
+int cl_is(const cl_el *n, const char *name);
+cl_el *cl_child(const cl_el *n, const char *name);           /* first element child named */
+cl_el *cl_next(const cl_el *n, const char *name);            /* next element sibling named */
+cl_el *cl_first_elem(const cl_el *n);                       /* first element child */
+cl_el *cl_next_elem(const cl_el *n);                        /* next element sibling */
+const char *cl_attr(const cl_el *n, const char *name);         /* value or NULL, no copy */
 
-/* Text content of an element. Usually a pointer into the DOM; when the text
- * is split over several nodes it is joined into *owned (free it). */
-const char *cl_text(const xmlNode *n, size_t *len, char **owned);
+/* Character data of an element (its text and CDATA pieces joined; entity
+ * references are not text). Points into the tree; *owned is always set to
+ * NULL (kept so callers free nothing by mistake when that changes). */
+const char *cl_text(const cl_el *n, size_t *len, char **owned);
 
 /* Resolves a "#id" URI (percent-decoded when needed) to an element; NULL
  * when dangling. cl_ref reads attribute attr of `at` (or its text when attr
  * is NULL) and fails with a message when the reference is missing, external,
  * dangling or names an element other than `want` (NULL: any). */
-xmlNode *cl_lookup(cl_doc *d, const char *uri);
-xmlNode *cl_find_id(cl_doc *d, const char *id, size_t len);
-mr_status cl_ref(cl_doc *d, xmlNode *at, const char *attr, const char *want, xmlNode **out);
+cl_el *cl_lookup(cl_doc *d, const char *uri);
+cl_el *cl_find_id(cl_doc *d, const char *id, size_t len);
+mr_status cl_ref(cl_doc *d, cl_el *at, const char *attr, const char *want, cl_el **out);
 
-/* Arrays. cl_floats parses a <float_array> (count checked, NaN/inf refused);
- * cl_names a <Name_array>/<IDREF_array>. Results are cached and owned by d. */
-mr_status cl_floats(cl_doc *d, xmlNode *array, const cl_array **out);
-mr_status cl_names(cl_doc *d, xmlNode *array, const cl_array **out);
+/* Arrays. cl_floats parses a <float_array> (count checked, NaN/inf refused;
+ * each number rounded once, to the nearest float); cl_names a
+ * <Name_array>/<IDREF_array>. Results are cached on el->cache and live in
+ * d's arena. */
+mr_status cl_floats(cl_doc *d, cl_el *array, const cl_array **out);
+mr_status cl_names(cl_doc *d, cl_el *array, const cl_array **out);
 /* Parses exactly n floats from the element's text (matrix, translate, ...). */
-mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n);
+mr_status cl_fixed_floats(cl_doc *d, cl_el *el, float *out, int n);
 /* Parses the element's floats, storing the first max into out; *got gets
  * how many it holds (colours: 3 or 4). */
-mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got);
+mr_status cl_some_floats(cl_doc *d, cl_el *el, float *out, int max, long *got);
 /* Parses whitespace-separated integers (>= min_value) into a new array
  * (*out freed by caller); *count gets how many. */
-mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count);
+mr_status cl_ints(cl_doc *d, cl_el *el, int min_value, int **out, size_t *count);
 
 /* A <source> seen through its <accessor>: element k, component c is
  * f[k * stride + c] (c < stride), or names[k * stride] for name sources. */
 typedef struct cl_source {
-    xmlNode *el;         /* the <source> */
+    cl_el *el;         /* the <source> */
     int count, stride;
     const float *f;      /* NULL for name sources */
     char *const *names;  /* NULL for float sources */
@@ -124,12 +152,12 @@ typedef struct cl_source {
 /* Reads source element src (expects a float array when want_names is 0,
  * a Name/IDREF array otherwise) and checks stride >= min_stride and that
  * the accessor stays inside the array. */
-mr_status cl_source_read(cl_doc *d, xmlNode *src, int want_names, int min_stride, cl_source *out);
+mr_status cl_source_read(cl_doc *d, cl_el *src, int want_names, int min_stride, cl_source *out);
 /* Same through an <input source="#..."> element. */
-mr_status cl_input_source(cl_doc *d, xmlNode *input, int want_names, int min_stride, cl_source *out);
+mr_status cl_input_source(cl_doc *d, cl_el *input, int want_names, int min_stride, cl_source *out);
 
 /* Integer attribute with a default; fails on junk or a value < min. */
-mr_status cl_int_attr(cl_doc *d, xmlNode *el, const char *name, long dflt, long min, long *out);
+mr_status cl_int_attr(cl_doc *d, cl_el *el, const char *name, long dflt, long min, long *out);
 
 
 /* ---- scene and transforms (collada_scene.c) ---------------------------- */
@@ -140,13 +168,13 @@ typedef struct cl_xform {
     int type;
     int n;               /* value count: 16, 3, 4, 3, 9, 7 */
     float v[16];         /* document values (matrix row-major, rotate axis+degrees) */
-    xmlNode *el;
+    cl_el *el;
 } cl_xform;
 
 /* One node instance in the scene (library nodes instanced twice appear
  * twice). Nodes are in depth-first document order: parent < child. */
 typedef struct cl_node {
-    xmlNode *el;         /* the <node> */
+    cl_el *el;         /* the <node> */
     int parent;          /* index or -1 */
     const char *id, *sid, *name;
     int is_joint;        /* type="JOINT" */
@@ -161,7 +189,7 @@ typedef struct cl_node {
 
 /* An <instance_geometry> or <instance_controller> found in the scene. */
 typedef struct cl_instance {
-    xmlNode *el;
+    cl_el *el;
     int node;            /* node holding it */
     int is_controller;
 } cl_instance;
@@ -173,7 +201,7 @@ typedef struct cl_scene {
     int inst_count;
     size_t inst_cap;
     cl_instance *insts;
-    xmlNode *visual_scene;
+    cl_el *visual_scene;
     void *index;         /* sid/id/name lookup tables (collada_scene.c) */
 } cl_scene;
 
@@ -197,10 +225,10 @@ void cl_mat_from_rows(const float *rows, mat4 out);
 /* Fills mat from the <material> element (effect colours, diffuse texture
  * resolved beside the model). Never fails on missing pieces: defaults and
  * warnings instead; fails only on malformed data. */
-mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat);
+mr_status cl_material_read(cl_doc *d, cl_el *material, mr_material *mat);
 /* Resolves an image reference to a path that exists beside the model, or
  * the joined path plus a warning. New string. */
-char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at);
+char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at);
 
 /* ---- geometry (collada_geometry.c) -------------------------------------- */
 
@@ -211,7 +239,7 @@ typedef struct cl_prim {
     int *pos_index;      /* per vertex: index into the <vertices> positions */
     int has_normals;
     const char *symbol;  /* material symbol of the primitive (may be NULL) */
-    xmlNode *el;
+    cl_el *el;
 } cl_prim;
 
 typedef struct cl_geometry {
@@ -221,7 +249,7 @@ typedef struct cl_geometry {
     const char *name;
 } cl_geometry;
 
-mr_status cl_geometry_read(cl_doc *d, xmlNode *geometry, cl_geometry *g);
+mr_status cl_geometry_read(cl_doc *d, cl_el *geometry, cl_geometry *g);
 void cl_geometry_free(cl_geometry *g);
 
 /* ---- skin (collada_skin.c) ---------------------------------------------- */
@@ -235,7 +263,7 @@ void cl_geometry_free(cl_geometry *g);
 #define CL_BIND_SHAPE_EPS 1e-3f
 
 typedef struct cl_skin {
-    xmlNode *controller, *skin_el, *geometry;
+    cl_el *controller, *skin_el, *geometry;
     mat4 bind_shape;     /* file space */
     int joint_count;
     int *joint_node;     /* scene node per skin joint */

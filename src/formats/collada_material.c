@@ -61,7 +61,7 @@ static char *find_fuzzy(const char *dir, const char *base)
     return found;
 }
 
-char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at)
+char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at)
 {
     char *path = mr_path_url_decode(ref, NULL);
     if (!path) return NULL;
@@ -118,12 +118,12 @@ char *cl_texture_path(cl_doc *d, const char *ref, xmlNode *at)
 /* ---- effects ------------------------------------------------------------- */
 
 /* <newparam sid="sid"> in the profile, then in the effect. */
-static xmlNode *find_newparam(xmlNode *profile, xmlNode *effect, const char *sid)
+static cl_el *find_newparam(cl_el *profile, cl_el *effect, const char *sid)
 {
-    xmlNode *scopes[2] = {profile, effect};
+    cl_el *scopes[2] = {profile, effect};
     for (int k = 0; k < 2; k++) {
         if (!scopes[k]) continue;
-        for (xmlNode *c = cl_child(scopes[k], "newparam"); c; c = cl_next(c, "newparam")) {
+        for (cl_el *c = cl_child(scopes[k], "newparam"); c; c = cl_next(c, "newparam")) {
             const char *s = cl_attr(c, "sid");
             if (s && !strcmp(s, sid)) return c;
         }
@@ -131,7 +131,7 @@ static xmlNode *find_newparam(xmlNode *profile, xmlNode *effect, const char *sid
     return NULL;
 }
 
-static char *trimmed_text(xmlNode *el)
+static char *trimmed_text(cl_el *el)
 {
     if (!el) return NULL;
     char *owned;
@@ -147,42 +147,42 @@ static char *trimmed_text(xmlNode *el)
 
 /* Path text of an <image>: <init_from>path</init_from> (1.4) or
  * <init_from><ref>path</ref></init_from> (1.5). */
-static char *image_ref(xmlNode *image)
+static char *image_ref(cl_el *image)
 {
-    xmlNode *init = cl_child(image, "init_from");
+    cl_el *init = cl_child(image, "init_from");
     if (!init) return NULL;
-    xmlNode *ref = cl_child(init, "ref");
+    cl_el *ref = cl_child(init, "ref");
     return trimmed_text(ref ? ref : init);
 }
 
 /* Resolves <texture texture="X"> to its <image>, or NULL. */
-static xmlNode *texture_image(cl_doc *d, xmlNode *profile, xmlNode *effect, const char *tex)
+static cl_el *texture_image(cl_doc *d, cl_el *profile, cl_el *effect, const char *tex)
 {
-    xmlNode *np = find_newparam(profile, effect, tex);
+    cl_el *np = find_newparam(profile, effect, tex);
     if (np) {
-        xmlNode *sampler = cl_child(np, "sampler2D");
+        cl_el *sampler = cl_child(np, "sampler2D");
         if (!sampler) return NULL;
-        xmlNode *ii = cl_child(sampler, "instance_image");  /* 1.5 */
+        cl_el *ii = cl_child(sampler, "instance_image");  /* 1.5 */
         if (ii) return cl_lookup(d, cl_attr(ii, "url"));
         char *surf_sid = trimmed_text(cl_child(sampler, "source"));
         if (!surf_sid) return NULL;
-        xmlNode *sp = find_newparam(profile, effect, surf_sid);
+        cl_el *sp = find_newparam(profile, effect, surf_sid);
         free(surf_sid);
-        xmlNode *surface = sp ? cl_child(sp, "surface") : NULL;
+        cl_el *surface = sp ? cl_child(sp, "surface") : NULL;
         char *img_id = trimmed_text(surface ? cl_child(surface, "init_from") : NULL);
         if (!img_id) return NULL;
-        xmlNode *img = cl_find_id(d, img_id, strlen(img_id));
+        cl_el *img = cl_find_id(d, img_id, strlen(img_id));
         free(img_id);
         return img && cl_is(img, "image") ? img : NULL;
     }
     /* Some exporters name the image directly. */
-    xmlNode *img = cl_find_id(d, tex, strlen(tex));
+    cl_el *img = cl_find_id(d, tex, strlen(tex));
     return img && cl_is(img, "image") ? img : NULL;
 }
 
-static mr_status read_color(cl_doc *d, xmlNode *slot, float out[4])
+static mr_status read_color(cl_doc *d, cl_el *slot, float out[4])
 {
-    xmlNode *color = cl_child(slot, "color");
+    cl_el *color = cl_child(slot, "color");
     if (!color) return MR_OK;
     float v[4] = {0, 0, 0, 1};
     /* RGB or RGBA, read like every other number of the document (values
@@ -195,22 +195,22 @@ static mr_status read_color(cl_doc *d, xmlNode *slot, float out[4])
     return MR_OK;
 }
 
-mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat)
+mr_status cl_material_read(cl_doc *d, cl_el *material, mr_material *mat)
 {
     const char *name = cl_attr(material, "name");
     if (!name) name = cl_attr(material, "id");
     free(mat->name);
     mat->name = mr_str_dup(name ? name : "material");
-    xmlNode *ie = cl_child(material, "instance_effect");
+    cl_el *ie = cl_child(material, "instance_effect");
     if (!ie) return MR_OK;
-    xmlNode *effect;
+    cl_el *effect;
     mr_status st = cl_ref(d, ie, "url", "effect", &effect);
     if (st != MR_OK) return st;
-    xmlNode *profile = cl_child(effect, "profile_COMMON");
+    cl_el *profile = cl_child(effect, "profile_COMMON");
     if (!profile) return MR_OK;  /* only shader profiles: keep defaults */
-    xmlNode *tech = cl_child(profile, "technique");
-    xmlNode *model = NULL;
-    for (xmlNode *c = tech ? cl_first_elem(tech) : NULL; c; c = cl_next_elem(c))
+    cl_el *tech = cl_child(profile, "technique");
+    cl_el *model = NULL;
+    for (cl_el *c = tech ? cl_first_elem(tech) : NULL; c; c = cl_next_elem(c))
         if (cl_is(c, "phong") || cl_is(c, "blinn") || cl_is(c, "lambert") || cl_is(c, "constant")) {
             model = c;
             break;
@@ -219,7 +219,7 @@ mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat)
     static const char *slots[4] = {"emission", "ambient", "diffuse", "specular"};
     float *dst[4] = {mat->emission, mat->ambient, mat->diffuse, mat->specular};
     for (int k = 0; k < 4; k++) {
-        xmlNode *slot = cl_child(model, slots[k]);
+        cl_el *slot = cl_child(model, slots[k]);
         if (slot && (st = read_color(d, slot, dst[k])) != MR_OK) return st;
     }
     if (cl_is(model, "lambert") || cl_is(model, "constant")) memcpy(mat->specular, (float[4]){0, 0, 0, 1}, sizeof mat->specular);
@@ -227,18 +227,18 @@ mr_status cl_material_read(cl_doc *d, xmlNode *material, mr_material *mat)
         memcpy(mat->diffuse, mat->emission, sizeof mat->diffuse);
         mat->diffuse[3] = 1.0f;
     }
-    xmlNode *shin = cl_child(model, "shininess");
-    xmlNode *f = shin ? cl_child(shin, "float") : NULL;
+    cl_el *shin = cl_child(model, "shininess");
+    cl_el *f = shin ? cl_child(shin, "float") : NULL;
     if (f) {
         float v;
         if ((st = cl_fixed_floats(d, f, &v, 1)) != MR_OK) return st;
         mat->shininess = v;
     }
-    xmlNode *diffuse = cl_child(model, "diffuse");
-    xmlNode *tex = diffuse ? cl_child(diffuse, "texture") : NULL;
+    cl_el *diffuse = cl_child(model, "diffuse");
+    cl_el *tex = diffuse ? cl_child(diffuse, "texture") : NULL;
     const char *tex_name = tex ? cl_attr(tex, "texture") : NULL;
     if (tex_name) {
-        xmlNode *img = texture_image(d, profile, effect, tex_name);
+        cl_el *img = texture_image(d, profile, effect, tex_name);
         char *ref = img ? image_ref(img) : NULL;
         if (ref && ref[0]) {
             free(mat->diffuse_map);

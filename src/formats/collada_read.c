@@ -21,7 +21,7 @@
 #include "formats/collada_internal.h"
 
 typedef struct mat_cache {
-    xmlNode *el;
+    cl_el *el;
     mr_material mat;
 } mat_cache;
 
@@ -55,34 +55,42 @@ static void frame_conv_init(cl_frame_conv *c, mr_up_axis up, double meter)
     c->identity_rot = up == MR_UP_Y;
 }
 
+/* The per-vertex math below works on named scalars, never on a small
+ * array in memory: the compiler read such arrays back with wider loads
+ * than it stored them with, a failed store-to-load forward per vertex. */
+
 /* rot is a signed axis permutation (exact); the unit is applied in double
  * so each coordinate is rounded once. */
-static void conv_point(const cl_frame_conv *c, const vec3 in, vec3 out)
+static inline void conv_point(const cl_frame_conv *c, float x, float y, float z, vec3 out)
 {
-    double t[3];
-    for (int i = 0; i < 3; i++)
-        t[i] = (double)c->rot[0][i] * in[0] + (double)c->rot[1][i] * in[1] + (double)c->rot[2][i] * in[2];
-    for (int i = 0; i < 3; i++) out[i] = (float)(t[i] * c->meter);
+    const float(*r)[3] = (const float(*)[3])c->rot;
+    double t0 = (double)r[0][0] * x + (double)r[1][0] * y + (double)r[2][0] * z;
+    double t1 = (double)r[0][1] * x + (double)r[1][1] * y + (double)r[2][1] * z;
+    double t2 = (double)r[0][2] * x + (double)r[1][2] * y + (double)r[2][2] * z;
+    out[0] = (float)(t0 * c->meter);
+    out[1] = (float)(t1 * c->meter);
+    out[2] = (float)(t2 * c->meter);
 }
 
-static void conv_dir(const cl_frame_conv *c, const vec3 in, vec3 out)
+/* m * (v, w), summed as cglm's SSE2 glm_mat4_mulv3 sums (the same bits on
+ * x86-64). */
+static inline void mulv3(const mat4 m, const vec3 v, float w, float *ox, float *oy, float *oz)
 {
-    vec3 t;
-    mat3 r3;
-    memcpy(r3, c->rot, sizeof r3);
-    glm_mat3_mulv(r3, (float *)in, t);
-    glm_vec3_copy(t, out);
+    float x = v[0], y = v[1], z = v[2];
+    *ox = ((m[3][0] * w + m[2][0] * z) + m[1][0] * y) + m[0][0] * x;
+    *oy = ((m[3][1] * w + m[2][1] * z) + m[1][1] * y) + m[0][1] * x;
+    *oz = ((m[3][2] * w + m[2][2] * z) + m[1][2] * y) + m[0][2] * x;
 }
 
 /* ---- materials ------------------------------------------------------------ */
 
-static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, mr_material *out)
+static mr_status material_for(reader *r, cl_el *inst_el, const char *symbol, mr_material *out)
 {
-    xmlNode *mat_el = NULL;
-    xmlNode *bm = cl_child(inst_el, "bind_material");
-    xmlNode *tc = bm ? cl_child(bm, "technique_common") : NULL;
+    cl_el *mat_el = NULL;
+    cl_el *bm = cl_child(inst_el, "bind_material");
+    cl_el *tc = bm ? cl_child(bm, "technique_common") : NULL;
     if (symbol && tc) {
-        for (xmlNode *im = cl_child(tc, "instance_material"); im; im = cl_next(im, "instance_material")) {
+        for (cl_el *im = cl_child(tc, "instance_material"); im; im = cl_next(im, "instance_material")) {
             const char *sym = cl_attr(im, "symbol");
             if (sym && !strcmp(sym, symbol)) {
                 /* A target naming nothing in the file (assimp's
@@ -102,7 +110,7 @@ static mr_status material_for(reader *r, xmlNode *inst_el, const char *symbol, m
         }
     }
     if (!mat_el && symbol) {
-        xmlNode *n = cl_find_id(&r->d, symbol, strlen(symbol));
+        cl_el *n = cl_find_id(&r->d, symbol, strlen(symbol));
         if (n && cl_is(n, "material")) mat_el = n;
     }
     if (!mat_el) {
@@ -268,9 +276,7 @@ static int mats_close(const mat4 a, const mat4 b, float eps)
     return 1;
 }
 
-/* Joints and weights of a skinned primitive; positions are already in bind
- * space (bind shape applied). rebind[q] maps a skin joint's bind space to
- * the skeleton's when the two inverse binds differ (NULL when equal). */
+/* Collects one influence into jbuf/wbuf (64 at most: the heaviest). */
 static void add_influence(int *jbuf, float *wbuf, int *n, int joint, float w)
 {
     if (*n < 64) {
@@ -289,67 +295,67 @@ static void add_influence(int *jbuf, float *wbuf, int *n, int joint, float w)
     }
 }
 
-/* rebind has joint_count + 1 entries: the last maps the bind shape.
- * seen[] flags source positions already counted in the warnings. */
-static mr_status skin_prim(reader *r, const cl_skin *skin, int node_joint, const cl_prim *prim, mr_mesh *m,
-                           mat4 *rebind, unsigned char *seen)
+/* Joints and weights of one skinned vertex whose source position is pi;
+ * pos is its bind-space position (file space, bind shape applied), which a
+ * rebind may move. rebind[q] maps a skin joint's bind space to the
+ * skeleton's when the two inverse binds differ (NULL when all agree); it
+ * has joint_count + 1 entries: the last maps the bind shape. seen[] flags
+ * source positions already counted in the warnings. Returns
+ * mr_mesh_pack_influences's count. */
+static int skin_vertex(reader *r, const cl_skin *skin, int node_joint, int pi, float *pos, mat4 *rebind,
+                       unsigned char *seen, uint16_t out_j[MR_MAX_INFLUENCES], float out_w[MR_MAX_INFLUENCES])
 {
     const cl_scene *s = &r->s;
     int jbuf[64];
     float wbuf[64];
-    for (int v = 0; v < m->vertex_count; v++) {
-        int pi = prim->pos_index[v];
-        int lo = skin->offsets[pi], hi = skin->offsets[pi + 1];
-        int n = 0;
-        vec3 acc = {0, 0, 0}, first;
-        int same = 1;
-        float wsum = 0, on_joints = 0, on_shape = 0;
-        for (int k = lo; k < hi; k++) {
-            if (skin->joints[k] < 0) on_shape += skin->weights[k];
-            else on_joints += skin->weights[k];
-        }
-        if (on_joints + on_shape < 1.0f - CL_BIND_SHAPE_EPS) on_shape = 1.0f - on_joints;
-        for (int k = lo; k <= hi; k++) {
-            int q;
-            float w;
-            if (k < hi) {
-                q = skin->joints[k];
-                w = skin->weights[k];
-                if (q < 0) continue;
-                add_influence(jbuf, wbuf, &n, s->nodes[skin->joint_node[q]].joint, w);
-            } else {
-                if (!(on_shape > 0)) break;
-                q = skin->joint_count;
-                w = on_shape;
-                add_influence(jbuf, wbuf, &n, node_joint, w);
-                if (!(seen[pi] & 1)) r->bind_shape_vertices++;
-                seen[pi] |= 1;
-            }
-            if (rebind && w > 0) {
-                vec3 x;
-                glm_mat4_mulv3(rebind[q], m->positions[v], 1.0f, x);
-                if (wsum == 0) glm_vec3_copy(x, first);
-                else if (glm_vec3_distance(x, first) > 1e-5f * (1.0f + glm_vec3_norm(first))) same = 0;
-                glm_vec3_muladds(x, w, acc);
-                wsum += w;
-            }
-        }
-        if (rebind && wsum > 0) {
-            if (!same && !(seen[pi] & 8)) r->approx_rebind++;
-            if (!same) seen[pi] |= 8;
-            glm_vec3_scale(acc, 1.0f / wsum, m->positions[v]);
-        }
-        /* Ties by distance in the skeleton's bind space (file units), then name. */
-        mr_influence_rule rule = {.vertex = m->positions[v], .origins = r->origins,
-                                  .names = (const char *const *)r->model->skeleton.names};
-        int res = mr_mesh_pack_influences(jbuf, wbuf, n, &rule, m->joints[v], m->weights[v]);
-        m->source_over4 += res > 4;
-        m->source_over8 += res > 8;
-        if (res > MR_MAX_INFLUENCES && !(seen[pi] & 2)) r->cut_vertices++;
-        else if (res == 0 && !(seen[pi] & 4)) r->unweighted_vertices++;
-        seen[pi] |= res > MR_MAX_INFLUENCES ? 2 : res == 0 ? 4 : 0;
+    int lo = skin->offsets[pi], hi = skin->offsets[pi + 1];
+    int n = 0;
+    vec3 acc = {0, 0, 0}, first = {0, 0, 0};
+    int same = 1;
+    float wsum = 0, on_joints = 0, on_shape = 0;
+    for (int k = lo; k < hi; k++) {
+        if (skin->joints[k] < 0) on_shape += skin->weights[k];
+        else on_joints += skin->weights[k];
     }
-    return MR_OK;
+    if (on_joints + on_shape < 1.0f - CL_BIND_SHAPE_EPS) on_shape = 1.0f - on_joints;
+    for (int k = lo; k <= hi; k++) {
+        int q;
+        float w;
+        if (k < hi) {
+            q = skin->joints[k];
+            w = skin->weights[k];
+            if (q < 0) continue;
+            add_influence(jbuf, wbuf, &n, s->nodes[skin->joint_node[q]].joint, w);
+        } else {
+            if (!(on_shape > 0)) break;
+            q = skin->joint_count;
+            w = on_shape;
+            add_influence(jbuf, wbuf, &n, node_joint, w);
+            if (!(seen[pi] & 1)) r->bind_shape_vertices++;
+            seen[pi] |= 1;
+        }
+        if (rebind && w > 0) {
+            vec3 x;
+            glm_mat4_mulv3(rebind[q], pos, 1.0f, x);
+            if (wsum == 0) glm_vec3_copy(x, first);
+            else if (glm_vec3_distance(x, first) > 1e-5f * (1.0f + glm_vec3_norm(first))) same = 0;
+            glm_vec3_muladds(x, w, acc);
+            wsum += w;
+        }
+    }
+    if (rebind && wsum > 0) {
+        if (!same && !(seen[pi] & 8)) r->approx_rebind++;
+        if (!same) seen[pi] |= 8;
+        glm_vec3_scale(acc, 1.0f / wsum, pos);
+    }
+    /* Ties by distance in the skeleton's bind space (file units), then name. */
+    mr_influence_rule rule = {.vertex = pos, .origins = r->origins,
+                              .names = (const char *const *)r->model->skeleton.names};
+    int res = mr_mesh_pack_influences(jbuf, wbuf, n, &rule, out_j, out_w);
+    if (res > MR_MAX_INFLUENCES && !(seen[pi] & 2)) r->cut_vertices++;
+    else if (res == 0 && !(seen[pi] & 4)) r->unweighted_vertices++;
+    seen[pi] |= res > MR_MAX_INFLUENCES ? 2 : res == 0 ? 4 : 0;
+    return res;
 }
 
 static mr_status build_instance(reader *r, int ii)
@@ -358,7 +364,7 @@ static mr_status build_instance(reader *r, int ii)
     const cl_instance *inst = &r->s.insts[ii];
     const cl_skin *skin = r->skin_of_inst[ii] >= 0 ? &r->skins[r->skin_of_inst[ii]] : NULL;
     int skinned = skin && skin->skin_el;
-    xmlNode *geom_el;
+    cl_el *geom_el;
     if (skin) geom_el = skin->geometry;
     else {
         mr_status st = cl_ref(d, inst->el, "url", "geometry", &geom_el);
@@ -400,12 +406,19 @@ static mr_status build_instance(reader *r, int ii)
             glm_mat4_mul(inv, want, rebind[q]);
         }
     }
+    /* Per source position: the first vertex of the primitive made from it
+     * and its influence count. Vertices sharing a position (every corner
+     * of a smooth mesh's fan) share its skinning, which is computed once. */
     unsigned char *seen = skinned ? mr_alloc_array((size_t)skin->vertex_count, 1) : NULL;
-    if (skinned && !seen) {
+    int *made = skinned ? malloc((size_t)skin->vertex_count * 2 * sizeof *made + 1) : NULL;
+    if (skinned && (!seen || !made)) {
+        free(seen);
+        free(made);
         free(rebind);
         cl_geometry_free(&g);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     }
+    if (skinned) memset(made, 0xff, (size_t)skin->vertex_count * 2 * sizeof *made);
     mat4 place, normal_m;  /* file-space transform of positions into bind space */
     if (skinned) glm_mat4_copy((vec4 *)skin->bind_shape, place);
     else glm_mat4_inv(r->ibm[joint], place);
@@ -414,34 +427,75 @@ static mr_status build_instance(reader *r, int ii)
     for (int p = 0; p < g.prim_count && st == MR_OK; p++) {
         cl_prim *prim = &g.prims[p];
         mr_mesh *m = &prim->mesh;
-        m->joints = mr_alloc_array((size_t)m->vertex_count, sizeof *m->joints);
-        m->weights = mr_alloc_array((size_t)m->vertex_count, sizeof *m->weights);
+        /* Skinned vertices get all their slots written (skin_vertex or a
+         * copy): no zeroing; static ones only write slot 0. */
+        size_t nv = (size_t)m->vertex_count ? (size_t)m->vertex_count : 1;
+        int big = nv > MR_ALLOC_LIMIT / sizeof *m->weights;
+        m->joints = big ? NULL : skinned ? malloc(nv * sizeof *m->joints) : calloc(nv, sizeof *m->joints);
+        m->weights = big ? NULL : skinned ? malloc(nv * sizeof *m->weights) : calloc(nv, sizeof *m->weights);
         if (!m->joints || !m->weights) {
             st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
             break;
         }
+        /* One pass: bind space (file units), skinning, then the model's axes. */
         for (int v = 0; v < m->vertex_count; v++) {
-            glm_mat4_mulv3(place, m->positions[v], 1.0f, m->positions[v]);
-            if (prim->has_normals) glm_mat4_mulv3(normal_m, m->normals[v], 0.0f, m->normals[v]);
-        }
-        if (skinned) {
-            st = skin_prim(r, skin, joint, prim, m, rebind, seen);
-            if (st != MR_OK) break;
-        } else {
-            for (int v = 0; v < m->vertex_count; v++) {
+            if (skinned) {
+                int pi = prim->pos_index[v], res;
+                int f = made[2 * pi];
+                if (f >= 0) {
+                    glm_vec3_copy(m->positions[f], m->positions[v]);
+                    memcpy(m->joints[v], m->joints[f], sizeof m->joints[v]);
+                    memcpy(m->weights[v], m->weights[f], sizeof m->weights[v]);
+                    res = made[2 * pi + 1];
+                } else {
+                    vec3 x;
+                    mulv3(place, m->positions[v], 1.0f, &x[0], &x[1], &x[2]);
+                    res = skin_vertex(r, skin, joint, pi, x, rebind, seen, m->joints[v], m->weights[v]);
+                    conv_point(&r->conv, x[0], x[1], x[2], m->positions[v]);
+                    made[2 * pi] = v;
+                    made[2 * pi + 1] = res;
+                }
+                m->source_over4 += res > 4;
+                m->source_over8 += res > 8;
+            } else {
+                float x, y, z;
+                mulv3(place, m->positions[v], 1.0f, &x, &y, &z);
+                conv_point(&r->conv, x, y, z, m->positions[v]);
                 m->joints[v][0] = (uint16_t)joint;
-                m->weights[v][0] = 1.0f;  /* the rest zeroed by mr_alloc_array */
+                m->weights[v][0] = 1.0f;  /* the rest zeroed by calloc */
             }
         }
-        for (int v = 0; v < m->vertex_count; v++) {
-            conv_point(&r->conv, m->positions[v], m->positions[v]);
-            if (prim->has_normals) {
-                conv_dir(&r->conv, m->normals[v], m->normals[v]);
-                float len = glm_vec3_norm(m->normals[v]);
-                if (len > 1e-20f) glm_vec3_scale(m->normals[v], 1.0f / len, m->normals[v]);
-                else glm_vec3_copy((vec3){0, 1, 0}, m->normals[v]);
+        /* Normals in a loop of their own (the out-of-order core overlaps
+         * one's square root and division with the next ones'): the sums of
+         * glm_mat4_mulv3 (SSE2 order), glm_mat3_mulv, glm_vec3_norm and
+         * glm_vec3_scale, the same bits. */
+        if (prim->has_normals) {
+            const float(*nm)[4] = (const float(*)[4])normal_m;
+            const float(*rt)[3] = (const float(*)[3])r->conv.rot;
+            for (int v = 0; v < m->vertex_count; v++) {
+                float *n = m->normals[v];
+                float a = n[0], b = n[1], c = n[2];
+                float t0 = ((nm[3][0] * 0.0f + nm[2][0] * c) + nm[1][0] * b) + nm[0][0] * a;
+                float t1 = ((nm[3][1] * 0.0f + nm[2][1] * c) + nm[1][1] * b) + nm[0][1] * a;
+                float t2 = ((nm[3][2] * 0.0f + nm[2][2] * c) + nm[1][2] * b) + nm[0][2] * a;
+                float u0 = rt[0][0] * t0 + rt[1][0] * t1 + rt[2][0] * t2;
+                float u1 = rt[0][1] * t0 + rt[1][1] * t1 + rt[2][1] * t2;
+                float u2 = rt[0][2] * t0 + rt[1][2] * t1 + rt[2][2] * t2;
+                float len = sqrtf(u0 * u0 + u1 * u1 + u2 * u2);
+                if (len > 1e-20f) {
+                    float inv = 1.0f / len;
+                    n[0] = u0 * inv;
+                    n[1] = u1 * inv;
+                    n[2] = u2 * inv;
+                } else {
+                    n[0] = 0.0f;
+                    n[1] = 1.0f;
+                    n[2] = 0.0f;
+                }
             }
         }
+        if (skinned)  /* unmade for the next primitive: touched entries only */
+            for (int v = 0; v < m->vertex_count; v++) made[2 * prim->pos_index[v]] = -1;
         if (!prim->has_normals) mr_mesh_compute_normals(m);
         if ((st = material_for(r, inst->el, prim->symbol, &m->material)) != MR_OK) break;
         m->name = g.prim_count > 1 ? mr_str_fmt("%s/%s", g.name, prim->symbol ? prim->symbol : "?")
@@ -452,6 +506,7 @@ static mr_status build_instance(reader *r, int ii)
     }
     free(rebind);
     free(seen);
+    free(made);
     cl_geometry_free(&g);
     return st;
 }
@@ -530,7 +585,8 @@ mr_status mr_collada_parse(const char *name, const char *buf, size_t len, mr_mod
     *out = NULL;
     if (!name || !buf) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "collada: no input");
     reader *r = calloc(1, sizeof *r);
-    mr_model *model = mr_model_new(name, "collada");
+    mr_model *model = NULL;
+    mr_model_create(name, "collada", &model);
     if (!r || !model) {
         free(r);
         mr_model_destroy(model);

@@ -148,7 +148,7 @@ void cl_conv_matrix(const cl_frame_conv *c, const mat4 in, mat4 out)
 
 /* ---- scene walk ----------------------------------------------------------- */
 
-static int xform_type(const xmlNode *c, int *n)
+static int xform_type(const cl_el *c, int *n)
 {
     const char *name = (const char *)c->name;
     switch (name[0]) {
@@ -171,11 +171,11 @@ static void free_index(cl_scene *s);
 typedef struct walk {
     cl_doc *d;
     cl_scene *s;
-    xmlNode *active[CL_MAX_NODE_DEPTH];  /* <node> elements on the current path */
+    cl_el *active[CL_MAX_NODE_DEPTH];  /* <node> elements on the current path */
     int depth;
 } walk;
 
-static mr_status add_instance(walk *w, xmlNode *el, int node, int is_controller)
+static mr_status add_instance(walk *w, cl_el *el, int node, int is_controller)
 {
     cl_scene *s = w->s;
     if (mr_alloc_reserve((void **)&s->insts, &s->inst_cap, (size_t)s->inst_count + 1,
@@ -185,16 +185,16 @@ static mr_status add_instance(walk *w, xmlNode *el, int node, int is_controller)
     return MR_OK;
 }
 
-static mr_status visit(walk *w, xmlNode *el, int parent);
+static mr_status visit(walk *w, cl_el *el, int parent);
 
-static mr_status visit_children(walk *w, xmlNode *el, int self)
+static mr_status visit_children(walk *w, cl_el *el, int self)
 {
-    for (xmlNode *c = cl_first_elem(el); c; c = cl_next_elem(c)) {
+    for (cl_el *c = cl_first_elem(el); c; c = cl_next_elem(c)) {
         mr_status st = MR_OK;
         if (cl_is(c, "node")) {
             st = visit(w, c, self);
         } else if (cl_is(c, "instance_node")) {
-            xmlNode *target;
+            cl_el *target;
             st = cl_ref(w->d, c, "url", "node", &target);
             if (st != MR_OK) return st;
             for (int i = 0; i < w->depth; i++)
@@ -213,7 +213,7 @@ static mr_status visit_children(walk *w, xmlNode *el, int self)
     return MR_OK;
 }
 
-static mr_status visit(walk *w, xmlNode *el, int parent)
+static mr_status visit(walk *w, cl_el *el, int parent)
 {
     cl_doc *d = w->d;
     cl_scene *s = w->s;
@@ -237,7 +237,7 @@ static mr_status visit(walk *w, xmlNode *el, int parent)
     n->joint = -1;
 
     int count = 0, nv;
-    for (xmlNode *c = cl_first_elem(el); c; c = cl_next_elem(c))
+    for (cl_el *c = cl_first_elem(el); c; c = cl_next_elem(c))
         if (xform_type(c, &nv)) count++;
     if (count) {
         cl_xform *xf = mr_alloc_array((size_t)count, sizeof *xf);
@@ -245,7 +245,7 @@ static mr_status visit(walk *w, xmlNode *el, int parent)
         s->nodes[self].xf = xf;
         s->nodes[self].xf_count = count;
         int k = 0;
-        for (xmlNode *c = cl_first_elem(el); c; c = cl_next_elem(c)) {
+        for (cl_el *c = cl_first_elem(el); c; c = cl_next_elem(c)) {
             int type_ = xform_type(c, &nv);
             if (!type_) continue;
             xf[k].type = type_;
@@ -271,14 +271,14 @@ static mr_status visit(walk *w, xmlNode *el, int parent)
 mr_status cl_scene_build(cl_doc *d, cl_scene *s)
 {
     memset(s, 0, sizeof *s);
-    xmlNode *vs = NULL;
-    xmlNode *scene = cl_child(d->root, "scene");
-    xmlNode *ivs = scene ? cl_child(scene, "instance_visual_scene") : NULL;
+    cl_el *vs = NULL;
+    cl_el *scene = cl_child(d->root, "scene");
+    cl_el *ivs = scene ? cl_child(scene, "instance_visual_scene") : NULL;
     if (ivs) {
         mr_status st = cl_ref(d, ivs, "url", "visual_scene", &vs);
         if (st != MR_OK) return st;
     } else {
-        xmlNode *lib = cl_child(d->root, "library_visual_scenes");
+        cl_el *lib = cl_child(d->root, "library_visual_scenes");
         vs = lib ? cl_child(lib, "visual_scene") : NULL;
     }
     s->visual_scene = vs;

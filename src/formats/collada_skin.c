@@ -16,18 +16,18 @@
 
 /* Scene node instances the <skeleton> elements name. *roots is NULL (whole
  * scene) when there is no <skeleton>. */
-static mr_status skeleton_roots(cl_doc *d, const cl_scene *s, xmlNode *inst, int **roots, int *count)
+static mr_status skeleton_roots(cl_doc *d, const cl_scene *s, cl_el *inst, int **roots, int *count)
 {
     *roots = NULL;
     *count = 0;
     int n = 0;
-    for (xmlNode *c = cl_child(inst, "skeleton"); c; c = cl_next(c, "skeleton")) n++;
+    for (cl_el *c = cl_child(inst, "skeleton"); c; c = cl_next(c, "skeleton")) n++;
     if (!n) return MR_OK;
     int cap = n;
     int *r = mr_alloc_array((size_t)cap, sizeof *r);
     if (!r) return cl_fail_status(d, MR_ERR_NO_MEMORY, inst, "out of memory");
-    for (xmlNode *c = cl_child(inst, "skeleton"); c; c = cl_next(c, "skeleton")) {
-        xmlNode *target;
+    for (cl_el *c = cl_child(inst, "skeleton"); c; c = cl_next(c, "skeleton")) {
+        cl_el *target;
         mr_status st = cl_ref(d, c, NULL, NULL, &target);
         if (st != MR_OK) {
             free(r);
@@ -57,7 +57,7 @@ static mr_status skeleton_roots(cl_doc *d, const cl_scene *s, xmlNode *inst, int
     return MR_OK;
 }
 
-static mr_status bind_joints(cl_doc *d, const cl_scene *s, xmlNode *inst, const cl_source *names, int idref,
+static mr_status bind_joints(cl_doc *d, const cl_scene *s, cl_el *inst, const cl_source *names, int idref,
                              cl_skin *skin)
 {
     int *roots, nroots;
@@ -88,7 +88,7 @@ static mr_status bind_joints(cl_doc *d, const cl_scene *s, xmlNode *inst, const 
     return MR_OK;
 }
 
-static mr_status read_weights(cl_doc *d, xmlNode *vw, const cl_source *joint_names, cl_skin *skin)
+static mr_status read_weights(cl_doc *d, cl_el *vw, const cl_source *joint_names, cl_skin *skin)
 {
     long count;
     mr_status st = cl_int_attr(d, vw, "count", -1, 0, &count);
@@ -96,7 +96,7 @@ static mr_status read_weights(cl_doc *d, xmlNode *vw, const cl_source *joint_nam
     if (count < 0) return cl_fail(d, vw, "missing attribute 'count'");
     long off_j = -1, off_w = -1, max_off = -1;
     cl_source wsrc = {0}, jsrc = {0};
-    for (xmlNode *c = cl_child(vw, "input"); c; c = cl_next(c, "input")) {
+    for (cl_el *c = cl_child(vw, "input"); c; c = cl_next(c, "input")) {
         const char *sem = cl_attr(c, "semantic");
         long off;
         if ((st = cl_int_attr(d, c, "offset", 0, 0, &off)) != MR_OK) return st;
@@ -131,7 +131,7 @@ static mr_status read_weights(cl_doc *d, xmlNode *vw, const cl_source *joint_nam
         }
     }
     int stride = (int)max_off + 1;
-    xmlNode *vc_el = cl_child(vw, "vcount"), *v_el = cl_child(vw, "v");
+    cl_el *vc_el = cl_child(vw, "vcount"), *v_el = cl_child(vw, "v");
     int *vc = NULL, *v = NULL;
     size_t nvc = 0, nv = 0;
     if (count > 0 && (!vc_el || !v_el)) {
@@ -202,9 +202,9 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
     glm_mat4_identity(skin->bind_shape);
     mr_status st = cl_ref(d, inst->el, "url", "controller", &skin->controller);
     if (st != MR_OK) return st;
-    xmlNode *sk = cl_child(skin->controller, "skin");
+    cl_el *sk = cl_child(skin->controller, "skin");
     if (!sk) {
-        xmlNode *morph = cl_child(skin->controller, "morph");
+        cl_el *morph = cl_child(skin->controller, "morph");
         if (!morph) return cl_fail(d, skin->controller, "controller has neither <skin> nor <morph>");
         if ((st = cl_ref(d, morph, "source", "geometry", &skin->geometry)) != MR_OK) return st;
         if (d->model)
@@ -213,10 +213,10 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
         return MR_OK;
     }
     skin->skin_el = sk;
-    xmlNode *src;
+    cl_el *src;
     if ((st = cl_ref(d, sk, "source", NULL, &src)) != MR_OK) return st;
     if (cl_is(src, "controller")) {
-        xmlNode *morph = cl_child(src, "morph");
+        cl_el *morph = cl_child(src, "morph");
         if (!morph) return cl_fail(d, sk, "skin of a skin is not supported");
         if ((st = cl_ref(d, morph, "source", "geometry", &src)) != MR_OK) return st;
         if (d->model) mr_model_warn(d->model, "skin over a morph: morph targets ignored");
@@ -224,16 +224,16 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
     if (!cl_is(src, "geometry"))
         return cl_fail(d, sk, "skin source names a <%s>, expected a <geometry>", (const char *)src->name);
     skin->geometry = src;
-    xmlNode *bsm = cl_child(sk, "bind_shape_matrix");
+    cl_el *bsm = cl_child(sk, "bind_shape_matrix");
     if (bsm) {
         float rows[16];
         if ((st = cl_fixed_floats(d, bsm, rows, 16)) != MR_OK) return st;
         cl_mat_from_rows(rows, skin->bind_shape);
     }
-    xmlNode *joints = cl_child(sk, "joints");
+    cl_el *joints = cl_child(sk, "joints");
     if (!joints) return cl_fail(d, sk, "<skin> without <joints>");
-    xmlNode *jin = NULL, *ibin = NULL;
-    for (xmlNode *c = cl_child(joints, "input"); c; c = cl_next(c, "input")) {
+    cl_el *jin = NULL, *ibin = NULL;
+    for (cl_el *c = cl_child(joints, "input"); c; c = cl_next(c, "input")) {
         const char *sem = cl_attr(c, "semantic");
         if (sem && !strcmp(sem, "JOINT")) jin = c;
         else if (sem && !strcmp(sem, "INV_BIND_MATRIX")) ibin = c;
@@ -246,9 +246,9 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
         return cl_fail(d, ibin, "%d inverse bind matrices for %d joints", ibm.count, names.count);
     int idref = 0;
     {
-        xmlNode *tc = cl_child(names.el, "technique_common");
-        xmlNode *acc = tc ? cl_child(tc, "accessor") : NULL;
-        xmlNode *arr = NULL;
+        cl_el *tc = cl_child(names.el, "technique_common");
+        cl_el *acc = tc ? cl_child(tc, "accessor") : NULL;
+        cl_el *arr = NULL;
         if (acc) arr = cl_lookup(d, cl_attr(acc, "source"));
         else arr = cl_child(names.el, "IDREF_array");
         idref = arr && cl_is(arr, "IDREF_array");
@@ -266,7 +266,7 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
     }
     st = bind_joints(d, s, inst->el, &names, idref, skin);
     if (st == MR_OK) {
-        xmlNode *vw = cl_child(sk, "vertex_weights");
+        cl_el *vw = cl_child(sk, "vertex_weights");
         if (!vw) st = cl_fail(d, sk, "<skin> without <vertex_weights>");
         else st = read_weights(d, vw, &names, skin);
     }

@@ -1,61 +1,160 @@
-/* collada_xml.c — the XML layer of the COLLADA reader: a safe libxml2 parse,
- * the #id table, error messages with element path and line, and fast
- * parsing of the number arrays that make up most of a .dae file.
+/* collada_xml.c — the XML layer of the COLLADA reader: a safe libxml2 parse
+ * into a tree of its own, the #id table, error messages with element path
+ * and line, and fast parsing of the number arrays that make up most of a
+ * .dae file.
+ *
+ * The tree. libxml2's SAX2 parser reports elements and text; the callbacks
+ * below build cl_el elements in an arena (a few large blocks) instead of
+ * libxml2's DOM, where every element, attribute, text piece and value is a
+ * malloc'd object freed one by one. Text is joined per element as it
+ * arrives (no text nodes; a leaf's text is written once, at the arena's
+ * free end, where it stays), ids go into the table as elements start, and
+ * numbers are parsed later from the joined text, only for the arrays a
+ * reader asks for. Attribute values are decoded exactly as libxml2's tree
+ * builder decodes them (one with an entity reference keeps the text before
+ * it). Everything libxml2 does besides the tree — encodings, the DTD and
+ * its entities, well-formedness and the entity loop checks — is unchanged:
+ * while libxml2 checks an entity's content (a parse of its own), the
+ * callbacks hand its events to libxml2's own tree builder, as before.
  *
  * Safety: documents are parsed with XML_PARSE_NONET and without
  * XML_PARSE_NOENT / XML_PARSE_DTDLOAD, so entities are never substituted
  * (no "billion laughs" expansion) and external entities and DTDs are never
- * read. Entity references left in the tree are not text to this reader.
- * libxml2's own diagnostics are captured (first error and its line) and
- * never printed.
+ * read. Entity references are not text to this reader. libxml2's own
+ * diagnostics are captured (first error and its line) and never printed.
  */
 #include "formats/collada_internal.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libxml/SAX2.h>
+#include <libxml/dict.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
 #include "core/alloc.h"
 #include "core/path.h"
 
+/* ---- arena ------------------------------------------------------------- */
+
+/* Everything the tree holds lives in a few blocks freed together by
+ * cl_doc_close. The first block is about the input's size (at least 4 KB),
+ * the next ones double up to 1 MB; a larger request gets a block of its
+ * own size. */
+struct cl_block {
+    cl_block *next;
+    size_t cap, used;
+    max_align_t data[];
+};
+
+static void *arena_alloc(cl_doc *d, size_t n)
+{
+    if (n > SIZE_MAX / 2) return NULL;
+    n = (n + 15) & ~(size_t)15;
+    cl_block *b = d->arena;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = b ? b->cap * 2 : d->arena_first;
+        if (cap > ((size_t)1 << 20)) cap = (size_t)1 << 20;
+        if (cap < n) cap = n;
+        cl_block *nb = malloc(sizeof *nb + cap);
+        if (!nb) return NULL;
+        nb->cap = cap;
+        nb->used = 0;
+        /* A request that gets a block of its own while the current block
+         * still has room goes behind it: small allocations keep filling
+         * the current one. */
+        if (b && cap == n && b->cap - b->used > 4096) {
+            nb->next = b->next;
+            b->next = nb;
+        } else {
+            nb->next = b;
+            d->arena = nb;
+        }
+        b = nb;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+/* Room for need more bytes after the have bytes already written at the
+ * current block's free end (not allocated: arena_commit takes them), in a
+ * new block holding a copy of those have bytes when the current block is
+ * full. Returns where the have bytes now start, or NULL. */
+static char *arena_tail(cl_doc *d, size_t have, size_t need)
+{
+    cl_block *b = d->arena;
+    if (need > SIZE_MAX / 4 - have) return NULL;
+    if (b && b->cap - b->used >= have + need) return (char *)b->data + b->used;
+    size_t cap = b ? b->cap * 2 : d->arena_first;
+    if (cap > ((size_t)1 << 20)) cap = (size_t)1 << 20;
+    if (cap < 2 * (have + need)) cap = 2 * (have + need);
+    cl_block *nb = malloc(sizeof *nb + cap);
+    if (!nb) return NULL;
+    nb->cap = cap;
+    nb->used = 0;
+    if (have) memcpy(nb->data, (char *)b->data + b->used, have);
+    nb->next = b;
+    d->arena = nb;
+    return (char *)nb->data;
+}
+
+/* Allocates the n bytes written at the free end (arena_tail made room). */
+static void arena_commit(cl_doc *d, size_t n)
+{
+    d->arena->used += (n + 15) & ~(size_t)15;
+    if (d->arena->used > d->arena->cap) d->arena->used = d->arena->cap;
+}
+
+static void arena_free(cl_doc *d)
+{
+    for (cl_block *b = d->arena, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    d->arena = NULL;
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
-long cl_line(const xmlNode *n)
+long cl_line(const cl_el *n)
 {
-    return n ? xmlGetLineNo(n) : 0;
+    return n ? n->line : 0;
 }
 
 /* One path segment: name, [@id='..'] when the element has an id, else [k]
  * when it has same-named siblings. Returns chars written (not counting NUL). */
-static size_t path_segment(const xmlNode *n, char *buf, size_t cap)
+static size_t path_segment(const cl_el *n, char *buf, size_t cap)
 {
     const char *id = cl_attr(n, "id");
     int pos = 0, total = 0;
     if (!id && n->parent) {
-        for (const xmlNode *c = n->parent->children; c; c = c->next)
-            if (c->type == XML_ELEMENT_NODE && xmlStrEqual(c->name, n->name)) {
+        for (const cl_el *c = n->parent->first; c; c = c->next)
+            if (strcmp(c->name, n->name) == 0) {
                 total++;
                 if (c == n) pos = total;
             }
     }
     int w;
-    if (id) w = snprintf(buf, cap, "/%s[@id='%.60s']", (const char *)n->name, id);
-    else if (total > 1) w = snprintf(buf, cap, "/%s[%d]", (const char *)n->name, pos);
-    else w = snprintf(buf, cap, "/%s", (const char *)n->name);
+    if (id) w = snprintf(buf, cap, "/%s[@id='%.60s']", n->name, id);
+    else if (total > 1) w = snprintf(buf, cap, "/%s[%d]", n->name, pos);
+    else w = snprintf(buf, cap, "/%s", n->name);
     return w < 0 ? 0 : (size_t)w;
 }
 
-void cl_path(const xmlNode *n, char *buf, size_t cap)
+void cl_path(const cl_el *n, char *buf, size_t cap)
 {
-    const xmlNode *chain[64];
+    const cl_el *chain[64];
     int depth = 0;
-    for (const xmlNode *p = n; p && p->type == XML_ELEMENT_NODE; p = p->parent) {
+    for (const cl_el *p = n; p; p = p->parent) {
         if (depth == 64) {  /* keep the innermost 63 levels */
             memmove(chain + 1, chain, 63 * sizeof *chain);
             depth = 63;
@@ -75,11 +174,11 @@ void cl_path(const xmlNode *n, char *buf, size_t cap)
     }
 }
 
-static mr_status failv(cl_doc *d, mr_status status, const xmlNode *at, const char *fmt, va_list ap)
+static mr_status failv(cl_doc *d, mr_status status, const cl_el *at, const char *fmt, va_list ap)
 {
     char what[600];
     vsnprintf(what, sizeof what, fmt, ap);
-    if (at && at->type == XML_ELEMENT_NODE) {
+    if (at) {
         char path[400];
         cl_path(at, path, sizeof path);
         return mr_error_set(d->err, status, "collada: %s: %s (line %ld): %s", d->name, path,
@@ -88,7 +187,7 @@ static mr_status failv(cl_doc *d, mr_status status, const xmlNode *at, const cha
     return mr_error_set(d->err, status, "collada: %s: %s", d->name, what);
 }
 
-mr_status cl_fail(cl_doc *d, const xmlNode *at, const char *fmt, ...)
+mr_status cl_fail(cl_doc *d, const cl_el *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -97,7 +196,7 @@ mr_status cl_fail(cl_doc *d, const xmlNode *at, const char *fmt, ...)
     return st;
 }
 
-mr_status cl_fail_status(cl_doc *d, mr_status status, const xmlNode *at, const char *fmt, ...)
+mr_status cl_fail_status(cl_doc *d, mr_status status, const cl_el *at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -108,109 +207,76 @@ mr_status cl_fail_status(cl_doc *d, mr_status status, const xmlNode *at, const c
 
 /* ---- element helpers ---------------------------------------------------- */
 
-int cl_is(const xmlNode *n, const char *name)
+int cl_is(const cl_el *n, const char *name)
 {
-    return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+    return n && strcmp(n->name, name) == 0;
 }
 
-xmlNode *cl_first_elem(const xmlNode *n)
+cl_el *cl_first_elem(const cl_el *n)
 {
-    if (!n) return NULL;
-    for (xmlNode *c = n->children; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE) return c;
-    return NULL;
+    return n ? n->first : NULL;
 }
 
-xmlNode *cl_next_elem(const xmlNode *n)
+cl_el *cl_next_elem(const cl_el *n)
 {
-    for (xmlNode *c = n->next; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE) return c;
-    return NULL;
+    return n->next;
 }
 
-xmlNode *cl_child(const xmlNode *n, const char *name)
+cl_el *cl_child(const cl_el *n, const char *name)
 {
     if (!n) return NULL;
-    for (xmlNode *c = n->children; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, name) == 0) return c;
+    for (cl_el *c = n->first; c; c = c->next)
+        if (strcmp(c->name, name) == 0) return c;
     return NULL;
 }
 
-xmlNode *cl_next(const xmlNode *n, const char *name)
+cl_el *cl_next(const cl_el *n, const char *name)
 {
-    for (xmlNode *c = n->next; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, name) == 0) return c;
+    for (cl_el *c = n->next; c; c = c->next)
+        if (strcmp(c->name, name) == 0) return c;
     return NULL;
 }
 
-const char *cl_attr(const xmlNode *n, const char *name)
+const char *cl_attr(const cl_el *n, const char *name)
 {
-    if (!n || n->type != XML_ELEMENT_NODE) return NULL;
-    for (xmlAttr *a = n->properties; a; a = a->next)
-        if (strcmp((const char *)a->name, name) == 0) {
-            if (a->children && a->children->type == XML_TEXT_NODE && a->children->content)
-                return (const char *)a->children->content;
-            return "";
-        }
+    if (!n) return NULL;
+    for (int i = 0; i < n->attr_count; i++)
+        if (strcmp(n->attrs[i].name, name) == 0) return n->attrs[i].value;
     return NULL;
 }
 
-const char *cl_text(const xmlNode *n, size_t *len, char **owned)
+const char *cl_text(const cl_el *n, size_t *len, char **owned)
 {
     *owned = NULL;
-    const xmlNode *only = NULL;
-    int pieces = 0;
-    for (const xmlNode *c = n->children; c; c = c->next)
-        if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content) {
-            only = c;
-            pieces++;
-        }
-    if (pieces == 0) {
-        *len = 0;
-        return "";
-    }
-    if (pieces == 1) {
-        *len = strlen((const char *)only->content);
-        return (const char *)only->content;
-    }
-    size_t total = 0;
-    for (const xmlNode *c = n->children; c; c = c->next)
-        if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content)
-            total += strlen((const char *)c->content);
-    char *buf = mr_alloc_array(total + 1, 1);
-    if (!buf) {
-        *len = 0;
-        return NULL;
-    }
-    size_t at = 0;
-    for (const xmlNode *c = n->children; c; c = c->next)
-        if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content) {
-            size_t k = strlen((const char *)c->content);
-            memcpy(buf + at, c->content, k);
-            at += k;
-        }
-    buf[at] = '\0';
-    *owned = buf;
-    *len = at;
-    return buf;
+    *len = n->text_len;
+    return n->text;
 }
 
 /* ---- id table ----------------------------------------------------------- */
 
+/* Eight bytes at a time (ids are tens of bytes; a byte-wise hash was a
+ * few percent of a load). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
     }
-    return h;
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
 }
 
-static mr_status ids_insert(cl_doc *d, const char *id, xmlNode *node)
+static mr_status ids_insert(cl_doc *d, const char *id, cl_el *node)
 {
     if ((d->ids_count + 1) * 2 > d->ids_cap) {
-        size_t cap = d->ids_cap ? d->ids_cap * 2 : 256;
+        size_t cap = d->ids_cap ? d->ids_cap * 2 : d->ids_first;
         cl_id *grown = mr_alloc_array(cap, sizeof *grown);
         if (!grown) return MR_ERR_NO_MEMORY;
         for (size_t i = 0; i < d->ids_cap; i++)
@@ -235,7 +301,7 @@ static mr_status ids_insert(cl_doc *d, const char *id, xmlNode *node)
     return MR_OK;
 }
 
-xmlNode *cl_find_id(cl_doc *d, const char *id, size_t len)
+cl_el *cl_find_id(cl_doc *d, const char *id, size_t len)
 {
     if (!d->ids_cap) return NULL;
     size_t h = (size_t)hash_bytes(id, len) & (d->ids_cap - 1);
@@ -246,32 +312,10 @@ xmlNode *cl_find_id(cl_doc *d, const char *id, size_t len)
     return NULL;
 }
 
-static mr_status build_ids(cl_doc *d)
-{
-    /* Iterative pre-order walk over elements. */
-    xmlNode *n = d->root;
-    while (n) {
-        if (n->type == XML_ELEMENT_NODE) {
-            const char *id = cl_attr(n, "id");
-            if (id && *id && ids_insert(d, id, n) != MR_OK)
-                return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory for the id table");
-            xmlNode *c = cl_first_elem(n);
-            if (c) {
-                n = c;
-                continue;
-            }
-        }
-        while (n && n != d->root && !cl_next_elem(n)) n = n->parent;
-        if (!n || n == d->root) break;
-        n = cl_next_elem(n);
-    }
-    return MR_OK;
-}
-
-xmlNode *cl_lookup(cl_doc *d, const char *uri)
+cl_el *cl_lookup(cl_doc *d, const char *uri)
 {
     if (!uri || uri[0] != '#') return NULL;
-    xmlNode *n = cl_find_id(d, uri + 1, strlen(uri + 1));
+    cl_el *n = cl_find_id(d, uri + 1, strlen(uri + 1));
     if (n || !strchr(uri, '%')) return n;
     char *dec = mr_path_url_decode(uri + 1, NULL);
     if (!dec) return NULL;
@@ -280,7 +324,7 @@ xmlNode *cl_lookup(cl_doc *d, const char *uri)
     return n;
 }
 
-mr_status cl_ref(cl_doc *d, xmlNode *at, const char *attr, const char *want, xmlNode **out)
+mr_status cl_ref(cl_doc *d, cl_el *at, const char *attr, const char *want, cl_el **out)
 {
     *out = NULL;
     char *owned = NULL;
@@ -302,7 +346,7 @@ mr_status cl_ref(cl_doc *d, xmlNode *at, const char *attr, const char *want, xml
     if (buf[0] != '#') {
         /* <skeleton>, <init_from> and <surface> use bare ids in some files. */
         if (!attr && buf[0] && !strchr(buf, '#') && !strchr(buf, '/')) {
-            xmlNode *n = cl_find_id(d, buf, strlen(buf));
+            cl_el *n = cl_find_id(d, buf, strlen(buf));
             if (n && (!want || cl_is(n, want))) {
                 *out = n;
                 return MR_OK;
@@ -313,7 +357,7 @@ mr_status cl_ref(cl_doc *d, xmlNode *at, const char *attr, const char *want, xml
                            buf);
         return cl_fail(d, at, "reference '%s' is not a '#id' URI", buf);
     }
-    xmlNode *n = cl_lookup(d, buf);
+    cl_el *n = cl_lookup(d, buf);
     if (!n) return cl_fail(d, at, "dangling reference '%s': no element has that id", buf);
     if (want && !cl_is(n, want))
         return cl_fail(d, at, "reference '%s' names a <%s>, expected a <%s>", buf, (const char *)n->name,
@@ -329,29 +373,58 @@ static inline int is_space(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-static const double neg_pow10_tab[23] = {1e-0,  1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
-                                         1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
-                                         1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22};
 static const double pow10_tab[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Parses one decimal number at p (no leading space). Returns the end, or
- * NULL when p does not start a well-formed number. The text must end in a
- * NUL (every cl_text result does), which stops every loop. Up to 19
- * significant digits are used; the value is the digits times a power of
- * ten in double, then rounded to float (see below). */
-static const char *parse_number(const char *p, double *out, int comma)
+/* The slow path: strtof on a copy of the token [p, end) with ',' as '.'
+ * (the token's grammar is checked already; the C library rounds exactly;
+ * marrow never changes LC_NUMERIC from "C"). */
+static float slow_float(const char *p, const char *end)
 {
+    char small[128], *buf = small;
+    size_t n = (size_t)(end - p);
+    if (n >= sizeof small && !(buf = malloc(n + 1))) return strtof("nan", NULL);  /* refused as not finite */
+    for (size_t i = 0; i < n; i++) buf[i] = p[i] == ',' ? '.' : p[i];
+    buf[n] = '\0';
+    /* Beyond the largest float is out of range even where rounding to
+     * float would still give FLT_MAX. */
+    float f = fabs(strtod(buf, NULL)) > FLT_MAX ? HUGE_VALF : strtof(buf, NULL);
+    if (buf != small) free(buf);
+    return f;
+}
+
+/* Parses one decimal number at p (no leading space) into the nearest float.
+ * Returns the end, or NULL when p does not start a well-formed number. The
+ * text must end in a NUL (every cl_text result does), which stops every
+ * loop. The digits accumulate into an integer m (up to 18 of them; later
+ * ones are counted in the exponent when they are zeros, else the number
+ * takes the slow path), the value being m * 10^e. Two exact fast paths,
+ * each a single correctly rounded operation on exact operands:
+ *   m <= 2^24 and |e| <= 10 (most numbers exporters write): m and 10^|e|
+ *   are exact floats, one float multiply or divide;
+ *   m <= 2^53 and |e| <= 22: exact doubles, one double operation, then
+ *   rounded to float, which gives the nearest float unless the double sits
+ *   exactly halfway between two floats (or outside the normal float
+ *   range): then, like any other number, the token goes to strtof.
+ * *out is +-HUGE_VALF when the number is beyond FLT_MAX. */
+static const float pow10_f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
+static const char *parse_number(const char *p, float *out, int comma)
+{
+    const char *tok = p;
     int neg = *p == '-';
-    if (*p == '-' || *p == '+') p++;
+    p += *p == '-' || *p == '+';
     uint64_t m = 0;
-    int digits = 0, exp10 = 0;
+    int exp10 = 0;
+    unsigned lost = 0, d;
     const char *start = p;
-    unsigned d;
     while ((d = (unsigned)(*p - '0')) < 10u) {
-        if (digits < 19) m = m * 10 + d, digits++;
-        else exp10++;
+        if (m < 100000000000000000ull) m = m * 10 + d;
+        else {
+            exp10++;
+            lost |= d;
+        }
         p++;
     }
     int any = p != start;
@@ -359,7 +432,12 @@ static const char *parse_number(const char *p, double *out, int comma)
         p++;
         const char *frac = p;
         while ((d = (unsigned)(*p - '0')) < 10u) {
-            if (digits < 19) m = m * 10 + d, digits++, exp10--;
+            if (m < 100000000000000000ull) {
+                m = m * 10 + d;
+                exp10--;
+            } else {
+                lost |= d;
+            }
             p++;
         }
         any |= p != frac;
@@ -377,28 +455,28 @@ static const char *parse_number(const char *p, double *out, int comma)
         }
         exp10 += eneg ? -e : e;
     }
-    double v = (double)m;
     if (m == 0) {
-        v = 0.0;
-    } else if (exp10 < 0) {
-        int e = -exp10;
-        while (e > 22 && v != 0.0) {
-            v /= 1e22;
-            e -= 22;
-        }
-        /* Multiplying by 10^-e (within an ulp of exact) instead of dividing
-         * by 10^e: the double is off by at most one ulp, which the rounding
-         * to float absorbs but for values a hair from a float tie. */
-        if (e <= 22) v *= neg_pow10_tab[e];
-    } else if (exp10 > 0) {
-        int e = exp10;
-        while (e > 22 && !isinf(v)) {
-            v *= 1e22;
-            e -= 22;
-        }
-        if (e <= 22) v *= pow10_tab[e];
+        *out = neg ? -0.0f : 0.0f;
+        return p;
     }
-    *out = neg ? -v : v;
+    if (!lost) {
+        if (m <= (1u << 24) && exp10 >= -10 && exp10 <= 10) {
+            float f = exp10 < 0 ? (float)(int32_t)m / pow10_f[-exp10] : (float)(int32_t)m * pow10_f[exp10];
+            *out = neg ? -f : f;
+            return p;
+        }
+        if (m <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+            double v = exp10 < 0 ? (double)(int64_t)m / pow10_tab[-exp10] : (double)(int64_t)m * pow10_tab[exp10];
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            /* the low 29 of the double's 52 fraction bits are what float drops */
+            if (v >= 0x1p-126 && v <= FLT_MAX && (bits & 0x1FFFFFFFu) != 0x10000000u) {
+                *out = neg ? -(float)v : (float)v;
+                return p;
+            }
+        }
+    }
+    *out = slow_float(tok, p);
     return p;
 }
 
@@ -414,7 +492,7 @@ static void token_at(const char *p, const char *end, char *buf, size_t cap)
  * Returns the count, or -1 with an error set at el. */
 /* Parses the floats of [p, end) (end points at a NUL) into out (up to max;
  * out may be NULL to count). Returns the count, or -1 with an error set. */
-static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end, float *out, size_t max)
+static long parse_floats(cl_doc *d, cl_el *el, const char *p, const char *end, float *out, size_t max)
 {
     size_t n = 0;
     if (d->decimal_comma && !d->decimal_comma_warned && d->model) {
@@ -426,7 +504,7 @@ static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end,
     for (;;) {
         while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
-        double v;
+        float v;
         const char *q = parse_number(p, &v, d->decimal_comma != 0);
         if (!q || (*q && !is_space((unsigned char)*q))) {
             char tok[40];
@@ -440,25 +518,18 @@ static long parse_floats(cl_doc *d, xmlNode *el, const char *p, const char *end,
                                n + 1, tok), -1;
             return cl_fail(d, el, "value %zu: expected a number, found '%s'", n + 1, tok), -1;
         }
-        if (!isfinite(v) || fabs(v) > 3.4028234663852886e38) {
+        if (!isfinite(v)) {
             char tok[40];
             token_at(p, end, tok, sizeof tok);
             return cl_fail(d, el, "value %zu ('%s') is out of float range", n + 1, tok), -1;
         }
-        if (n < max && out) out[n] = (float)v;
+        if (n < max && out) out[n] = v;
         n++;
         p = q;
     }
     return (long)n;
 }
 
-static mr_status array_attach(cl_doc *d, xmlNode *el, cl_array *a)
-{
-    a->next = d->arrays;
-    d->arrays = a;
-    el->_private = a;
-    return MR_OK;
-}
 
 static size_t count_tokens(const char *p, const char *end)
 {
@@ -472,11 +543,11 @@ static size_t count_tokens(const char *p, const char *end)
     return n;
 }
 
-mr_status cl_floats(cl_doc *d, xmlNode *el, const cl_array **out)
+mr_status cl_floats(cl_doc *d, cl_el *el, const cl_array **out)
 {
     *out = NULL;
-    if (el->_private) {
-        const cl_array *a = el->_private;
+    if (el->cache) {
+        const cl_array *a = el->cache;
         if (a->kind != CL_ARRAY_FLOAT) return cl_fail(d, el, "expected a <float_array>");
         *out = a;
         return MR_OK;
@@ -495,27 +566,19 @@ mr_status cl_floats(cl_doc *d, xmlNode *el, const cl_array **out)
     size_t cap;
     if (declared >= 0 && (size_t)declared <= len / 2 + 1) cap = (size_t)declared;
     else cap = count_tokens(text, text + len);
-    cl_array *a = calloc(1, sizeof *a);
-    float *f = a ? mr_alloc_array(cap, sizeof *f) : NULL;
+    cl_array *a = arena_alloc(d, sizeof *a);
+    float *f = a && cap <= SIZE_MAX / sizeof *f ? arena_alloc(d, cap * sizeof *f) : NULL;
     if (!a || !f) {
-        free(a);
-        free(f);
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory for %zu floats", cap);
     }
     long n = parse_floats(d, el, text, text + len, f, cap);
     free(owned);
-    if (n < 0) {
-        free(f);
-        free(a);
-        return MR_ERR_BAD_FILE;
-    }
+    if (n < 0) return MR_ERR_BAD_FILE;  /* the arena keeps f until the document closes */
     /* Fewer values than declared is an error; more (seen in a Blender
      * export) keeps the declared count and warns: accessors are checked
      * against what is kept. */
     if (declared >= 0 && n < declared) {
-        free(f);
-        free(a);
         return cl_fail(d, el, "count=\"%ld\" but the array holds only %ld values", declared, n);
     }
     if (declared >= 0 && n > declared) {
@@ -524,19 +587,20 @@ mr_status cl_floats(cl_doc *d, xmlNode *el, const cl_array **out)
                           d->name, cl_attr(el, "id") ? cl_attr(el, "id") : "?", cl_line(el), declared, n);
         n = declared;
     }
+    memset(a, 0, sizeof *a);
     a->kind = CL_ARRAY_FLOAT;
     a->count = (size_t)n;
     a->f = f;
-    array_attach(d, el, a);
+    el->cache = a;
     *out = a;
     return MR_OK;
 }
 
-mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
+mr_status cl_names(cl_doc *d, cl_el *el, const cl_array **out)
 {
     *out = NULL;
-    if (el->_private) {
-        const cl_array *a = el->_private;
+    if (el->cache) {
+        const cl_array *a = el->cache;
         if (a->kind != CL_ARRAY_NAME) return cl_fail(d, el, "expected a <Name_array> or <IDREF_array>");
         *out = a;
         return MR_OK;
@@ -567,13 +631,10 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
                           cl_line(el), declared, n, declared);
         n = (size_t)declared;
     }
-    cl_array *a = calloc(1, sizeof *a);
-    char *buf = mr_alloc_array(len + 1, 1);
-    char **names = mr_alloc_array(n, sizeof *names);
+    cl_array *a = arena_alloc(d, sizeof *a);
+    char *buf = arena_alloc(d, len + 1);
+    char **names = n <= SIZE_MAX / sizeof *names ? arena_alloc(d, (n ? n : 1) * sizeof *names) : NULL;
     if (!a || !buf || !names) {
-        free(a);
-        free(buf);
-        free(names);
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     }
@@ -589,16 +650,17 @@ mr_status cl_names(cl_doc *d, xmlNode *el, const cl_array **out)
         while (p < end && !is_space((unsigned char)*p)) p++;
         if (p < end) *p++ = '\0';   /* ends the name even when it is the last kept */
     }
+    memset(a, 0, sizeof *a);
     a->kind = CL_ARRAY_NAME;
     a->count = k;
     a->names = names;
     a->buf = buf;
-    array_attach(d, el, a);
+    el->cache = a;
     *out = a;
     return MR_OK;
 }
 
-mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n)
+mr_status cl_fixed_floats(cl_doc *d, cl_el *el, float *out, int n)
 {
     char *owned;
     size_t len;
@@ -611,7 +673,7 @@ mr_status cl_fixed_floats(cl_doc *d, xmlNode *el, float *out, int n)
     return MR_OK;
 }
 
-mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got)
+mr_status cl_some_floats(cl_doc *d, cl_el *el, float *out, int max, long *got)
 {
     char *owned;
     size_t len;
@@ -622,7 +684,7 @@ mr_status cl_some_floats(cl_doc *d, xmlNode *el, float *out, int max, long *got)
     return *got < 0 ? MR_ERR_BAD_FILE : MR_OK;
 }
 
-mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *count)
+mr_status cl_ints(cl_doc *d, cl_el *el, int min_value, int **out, size_t *count)
 {
     *out = NULL;
     *count = 0;
@@ -632,7 +694,8 @@ mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *coun
     if (!text) return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
     const char *p = text, *end = text + len;
     size_t cap = len / 2 + 1, n = 0;
-    int *v = mr_alloc_array(cap, sizeof *v);
+    /* Every slot used is written: no zeroing (a calloc's memset was ~1% of a load). */
+    int *v = cap <= MR_ALLOC_LIMIT / sizeof *v ? malloc(cap * sizeof *v) : NULL;
     if (!v) {
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
@@ -676,7 +739,7 @@ mr_status cl_ints(cl_doc *d, xmlNode *el, int min_value, int **out, size_t *coun
     return MR_OK;
 }
 
-mr_status cl_int_attr(cl_doc *d, xmlNode *el, const char *name, long dflt, long min, long *out)
+mr_status cl_int_attr(cl_doc *d, cl_el *el, const char *name, long dflt, long min, long *out)
 {
     const char *s = cl_attr(el, name);
     *out = dflt;
@@ -693,19 +756,19 @@ mr_status cl_int_attr(cl_doc *d, xmlNode *el, const char *name, long dflt, long 
 
 /* ---- sources ------------------------------------------------------------ */
 
-mr_status cl_source_read(cl_doc *d, xmlNode *src, int want_names, int min_stride, cl_source *out)
+mr_status cl_source_read(cl_doc *d, cl_el *src, int want_names, int min_stride, cl_source *out)
 {
     memset(out, 0, sizeof *out);
     out->el = src;
     if (!cl_is(src, "source")) return cl_fail(d, src, "expected a <source>");
-    xmlNode *tc = cl_child(src, "technique_common");
-    xmlNode *acc = tc ? cl_child(tc, "accessor") : NULL;
-    xmlNode *arr = NULL;
+    cl_el *tc = cl_child(src, "technique_common");
+    cl_el *acc = tc ? cl_child(tc, "accessor") : NULL;
+    cl_el *arr = NULL;
     if (acc) {
         mr_status st = cl_ref(d, acc, "source", NULL, &arr);
         if (st != MR_OK) return st;
     } else {
-        for (xmlNode *c = cl_first_elem(src); c; c = cl_next_elem(c))
+        for (cl_el *c = cl_first_elem(src); c; c = cl_next_elem(c))
             if (strstr((const char *)c->name, "_array")) {
                 arr = c;
                 break;
@@ -741,9 +804,9 @@ mr_status cl_source_read(cl_doc *d, xmlNode *src, int want_names, int min_stride
     return MR_OK;
 }
 
-mr_status cl_input_source(cl_doc *d, xmlNode *input, int want_names, int min_stride, cl_source *out)
+mr_status cl_input_source(cl_doc *d, cl_el *input, int want_names, int min_stride, cl_source *out)
 {
-    xmlNode *src;
+    cl_el *src;
     mr_status st = cl_ref(d, input, "source", "source", &src);
     if (st != MR_OK) return st;
     return cl_source_read(d, src, want_names, min_stride, out);
@@ -804,9 +867,9 @@ static mr_status read_asset(cl_doc *d)
 {
     d->up = MR_UP_Y;
     d->meter = 1.0;
-    xmlNode *asset = cl_child(d->root, "asset");
+    cl_el *asset = cl_child(d->root, "asset");
     if (!asset) return MR_OK;
-    xmlNode *unit = cl_child(asset, "unit");
+    cl_el *unit = cl_child(asset, "unit");
     if (unit) {
         const char *m = cl_attr(unit, "meter");
         if (m) {
@@ -835,7 +898,7 @@ static mr_status read_asset(cl_doc *d)
             d->meter = v;
         }
     }
-    xmlNode *up = cl_child(asset, "up_axis");
+    cl_el *up = cl_child(asset, "up_axis");
     if (up) {
         char *owned;
         size_t len;
@@ -857,7 +920,7 @@ static mr_status read_asset(cl_doc *d)
 static mr_status check_version(cl_doc *d)
 {
     const char *v = cl_attr(d->root, "version");
-    const char *ns = d->root->ns && d->root->ns->href ? (const char *)d->root->ns->href : "";
+    const char *ns = d->root->ns ? d->root->ns : "";
     if (!v) {
         if (strstr(ns, "collada.org/2005/11")) {
             d->version_major = 1, d->version_minor = 4;
@@ -887,6 +950,311 @@ int cl_xml_options(void)
            XML_PARSE_NOWARNING | XML_PARSE_NOERROR;
 }
 
+/* ---- building the tree from SAX2 events ---------------------------------- */
+
+/* Parse state, reached through the parser context's _private. */
+typedef struct tree_builder {
+    cl_doc *d;
+    xmlParserCtxtPtr ctxt;   /* the document's parser (not an entity check's) */
+    cl_el *cur;              /* innermost open element */
+    char *text;              /* character data of the open elements, outermost first */
+    size_t text_len, text_cap;
+    /* The innermost open element's text goes straight to the arena's free
+     * end while it has no child element (every leaf: the number arrays),
+     * so it is never copied again; tail_len bytes so far. Its first child
+     * moves what it had to `text` (where a parent's pieces are joined). */
+    int in_tail;
+    size_t tail_len;
+    int failed;              /* out of memory: parsing stopped */
+} tree_builder;
+
+/* The builder when ctx is the document's own parser; NULL while libxml2
+ * parses an entity's content to check it (a context of its own), whose
+ * events go to libxml2's tree builder as they did before. */
+static tree_builder *builder(void *ctx)
+{
+    xmlParserCtxtPtr ctxt = ctx;
+    tree_builder *b = ctxt ? ctxt->_private : NULL;
+    return b && b->ctxt == ctxt ? b : NULL;
+}
+
+static int stack_append(tree_builder *b, const char *ch, size_t len);
+
+static void build_fail(tree_builder *b)
+{
+    b->failed = 1;
+    xmlStopParser(b->ctxt);
+}
+
+static char *arena_strndup(cl_doc *d, const char *s, size_t n)
+{
+    char *c = arena_alloc(d, n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+/* An attribute value as libxml2's tree builder stores it: a value with a
+ * reference in it comes already copied and NUL-terminated, '&' escaped as
+ * "&#38;" and general entities kept as "&name;"; the tree builder turns it
+ * into text and entity-reference nodes, and the value read from the tree
+ * is the first text node (empty when the value starts with a reference).
+ * The same function does it here, for these rare values only. */
+static const char *attr_value(tree_builder *b, const xmlChar *v, const xmlChar *end)
+{
+    size_t n = (size_t)(end - v);
+    if (*end != 0 || !memchr(v, '&', n)) return arena_strndup(b->d, (const char *)v, n);
+    xmlNodePtr list = xmlStringLenGetNodeList(b->ctxt->myDoc, v, (int)n);
+    const char *out = "";
+    if (list && list->type == XML_TEXT_NODE && list->content)
+        out = arena_strndup(b->d, (const char *)list->content, strlen((const char *)list->content));
+    xmlFreeNodeList(list);
+    return out;
+}
+
+static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
+                      int nb_namespaces, const xmlChar **namespaces, int nb_attributes, int nb_defaulted,
+                      const xmlChar **attributes)
+{
+    tree_builder *b = builder(ctx);
+    if (!b) {
+        xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes, nb_defaulted,
+                              attributes);
+        return;
+    }
+    if (b->failed) return;
+    cl_doc *d = b->d;
+    /* The parent gets a child: what text it had in the arena's free end
+     * (before el overwrites it) joins its pieces in b->text. */
+    if (b->in_tail) {
+        if (b->tail_len && stack_append(b, (const char *)d->arena->data + d->arena->used, b->tail_len)) {
+            build_fail(b);
+            return;
+        }
+        b->in_tail = 0;
+        b->tail_len = 0;
+    }
+    /* Attributes defaulted from the DTD count only when asked for (never). */
+    if (nb_defaulted && !(b->ctxt->loadsubset & XML_COMPLETE_ATTRS)) nb_attributes -= nb_defaulted;
+    cl_el *el = arena_alloc(d, sizeof *el);
+    cl_attr_kv *attrs = nb_attributes > 0 ? arena_alloc(d, (size_t)nb_attributes * sizeof *attrs) : NULL;
+    if (!el || (nb_attributes > 0 && !attrs)) {
+        build_fail(b);
+        return;
+    }
+    memset(el, 0, sizeof *el);
+    el->name = (const char *)localname;  /* the parser's dictionary, kept alive by d->dict */
+    el->ns = (const char *)uri;
+    el->line = b->ctxt->input ? b->ctxt->input->line : 0;
+    el->attrs = attrs;
+    const char *id = NULL;
+    for (int i = 0; i < nb_attributes; i++) {
+        const xmlChar **at = attributes + 5 * i;
+        attrs[el->attr_count].name = (const char *)at[0];
+        const char *v = attr_value(b, at[3], at[4]);
+        if (!v) {
+            build_fail(b);
+            return;
+        }
+        attrs[el->attr_count++].value = v;
+        if (!id && strcmp((const char *)at[0], "id") == 0) id = v;
+    }
+    /* Ids as elements start: document order, the first of an id wins. */
+    if (id && *id && ids_insert(d, id, el) != MR_OK) {
+        build_fail(b);
+        return;
+    }
+    el->parent = b->cur;
+    if (b->cur) {
+        if (!b->cur->first) {
+            b->cur->first = el;
+        } else {
+            /* cache holds the last child while the parent is open */
+            cl_el *last = b->cur->cache;
+            last->next = el;
+        }
+        b->cur->cache = el;  /* last child while the parent is open */
+    } else {
+        d->root = el;
+    }
+    /* While open, text_len holds where the element's text starts in b->text. */
+    el->text_len = b->text_len;
+    b->cur = el;
+    b->in_tail = 1;
+    b->tail_len = 0;
+}
+
+static int all_space(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_space((unsigned char)p[i])) return 0;
+    return 1;
+}
+
+static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
+{
+    tree_builder *b = builder(ctx);
+    if (!b) {
+        xmlSAX2EndElementNs(ctx, localname, prefix, uri);
+        return;
+    }
+    if (b->failed || !b->cur) return;
+    cl_el *el = b->cur;
+    el->cache = NULL;
+    if (b->in_tail) {  /* no child: the text is in place, only its NUL is missing */
+        size_t n = b->tail_len;
+        char *t = n ? arena_tail(b->d, n, 1) : NULL;
+        if (n && !t) {
+            build_fail(b);
+            return;
+        }
+        if (t) {
+            t[n] = '\0';
+            arena_commit(b->d, n + 1);
+        }
+        el->text = t ? t : "";
+        el->text_len = n;
+        b->in_tail = 0;
+        b->tail_len = 0;
+        b->cur = el->parent;
+        return;
+    }
+    size_t start = el->text_len, n = b->text_len - start;
+    /* b->text stays NULL until the first character data arrives. */
+    const char *t = n ? b->text + start : "";
+    /* Indentation between child elements is not text (libxml2 dropped it
+     * as ignorable blanks); a leaf keeps what it holds. */
+    if (n == 0 || (el->first && all_space(t, n))) {
+        el->text = "";
+        el->text_len = 0;
+    } else {
+        char *copy = arena_strndup(b->d, t, n);
+        if (!copy) {
+            build_fail(b);
+            return;
+        }
+        el->text = copy;
+        el->text_len = n;
+    }
+    b->text_len = start;
+    b->cur = el->parent;
+}
+
+/* Appends to b->text (the open parents' pieces). */
+static int stack_append(tree_builder *b, const char *ch, size_t len)
+{
+    if (b->text_cap - b->text_len < len + 1) {
+        size_t cap = b->text_cap ? b->text_cap : 4096;
+        while (cap - b->text_len < len + 1) cap *= 2;
+        char *grown = realloc(b->text, cap);
+        if (!grown) return -1;
+        b->text = grown;
+        b->text_cap = cap;
+    }
+    memcpy(b->text + b->text_len, ch, len);
+    b->text_len += len;
+    return 0;
+}
+
+static void sax_chars(void *ctx, const xmlChar *ch, int len)
+{
+    tree_builder *b = builder(ctx);
+    if (!b) {
+        xmlSAX2Characters(ctx, ch, len);
+        return;
+    }
+    if (b->failed || !b->cur || len <= 0) return;
+    if (b->in_tail) {
+        char *t = arena_tail(b->d, b->tail_len, (size_t)len + 1);
+        if (!t) {
+            build_fail(b);
+            return;
+        }
+        memcpy(t + b->tail_len, ch, (size_t)len);
+        b->tail_len += (size_t)len;
+        return;
+    }
+    if (stack_append(b, (const char *)ch, (size_t)len)) build_fail(b);
+}
+
+static void sax_blanks(void *ctx, const xmlChar *ch, int len)
+{
+    if (builder(ctx)) sax_chars(ctx, ch, len);
+    else xmlSAX2IgnorableWhitespace(ctx, ch, len);
+}
+
+/* Entity references, comments and processing instructions are not part of
+ * the tree. */
+static void sax_reference(void *ctx, const xmlChar *name)
+{
+    if (!builder(ctx)) xmlSAX2Reference(ctx, name);
+}
+
+static void sax_comment(void *ctx, const xmlChar *value)
+{
+    if (!builder(ctx)) xmlSAX2Comment(ctx, value);
+}
+
+static void sax_pi(void *ctx, const xmlChar *target, const xmlChar *data)
+{
+    if (!builder(ctx)) xmlSAX2ProcessingInstruction(ctx, target, data);
+}
+
+/* The input, handed to libxml2 a piece at a time: it then keeps a small
+ * window of the document instead of a copy of all of it (the copy of a
+ * large file was a fresh allocation, page faults included, on every load). */
+typedef struct mem_reader {
+    const char *p;
+    size_t left;
+} mem_reader;
+
+static int mem_read(void *ctx, char *out, int len)
+{
+    mem_reader *r = ctx;
+    size_t n = len < 0 ? 0 : (size_t)len;
+    if (n > r->left) n = r->left;
+    memcpy(out, r->p, n);
+    r->p += n;
+    r->left -= n;
+    return (int)n;
+}
+
+/* Runs libxml2's parser over buf, building d's tree. */
+static mr_status parse_tree(cl_doc *d, const char *buf, size_t len, xml_capture *cap)
+{
+    mem_reader in = {buf, len};
+    xmlParserCtxtPtr ctxt = xmlCreateIOParserCtxt(NULL, NULL, mem_read, NULL, &in, XML_CHAR_ENCODING_NONE);
+    if (!ctxt) return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory starting the XML parser");
+    xmlCtxtUseOptions(ctxt, cl_xml_options());
+    xmlSAXHandler *sax = ctxt->sax;
+    sax->startElementNs = sax_start;
+    sax->endElementNs = sax_end;
+    sax->characters = sax_chars;
+    sax->ignorableWhitespace = sax_blanks;
+    sax->cdataBlock = NULL;  /* CDATA arrives as characters (XML_PARSE_NOCDATA) */
+    sax->reference = sax_reference;
+    sax->comment = sax_comment;
+    sax->processingInstruction = sax_pi;
+    tree_builder b = {.d = d, .ctxt = ctxt};
+    ctxt->_private = &b;
+    d->dict = ctxt->dict;
+    xmlDictReference(ctxt->dict);
+    xmlParseDocument(ctxt);
+    int well_formed = ctxt->wellFormed;
+    free(b.text);
+    if (ctxt->myDoc) xmlFreeDoc(ctxt->myDoc);  /* the DTD and its entities only */
+    ctxt->myDoc = NULL;
+    xmlFreeParserCtxt(ctxt);
+    if (b.failed) return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory for the document tree");
+    if (!well_formed || b.cur) {
+        if (cap->have) return cl_fail(d, NULL, "line %d: not well-formed XML: %s", cap->line, cap->msg);
+        return cl_fail(d, NULL, "not well-formed XML");
+    }
+    return MR_OK;
+}
+
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -904,6 +1272,10 @@ mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, 
         cl_doc_close(d);
         return st;
     }
+    d->arena_first = len < 4096 ? 4096 : len > ((size_t)1 << 20) ? (size_t)1 << 20 : len;
+    /* About one id per 800 bytes in real files (astroBoy, ThinMatrix): a
+     * table at most half full, so it rarely grows. */
+    for (d->ids_first = 256; d->ids_first < len / 400 && d->ids_first < ((size_t)1 << 14);) d->ids_first *= 2;
 
     xml_capture cap = {0};
     xmlStructuredErrorFunc old_serr = xmlStructuredError;
@@ -912,38 +1284,20 @@ mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, 
     void *old_gctx = xmlGenericErrorContext;
     xmlSetStructuredErrorFunc(&cap, capture_structured);
     xmlSetGenericErrorFunc(NULL, silent_generic);
-
-    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (ctxt) {
-        /* Never XML_PARSE_NOENT (entity substitution) or XML_PARSE_DTDLOAD. */
-        d->xml = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL, cl_xml_options());
-        if (d->xml && !ctxt->wellFormed) {
-            xmlFreeDoc(d->xml);
-            d->xml = NULL;
-        }
-        xmlFreeParserCtxt(ctxt);
-    }
-
+    st = parse_tree(d, buf, len, &cap);
     xmlSetStructuredErrorFunc(old_sctx, old_serr);
     xmlSetGenericErrorFunc(old_gctx, old_gerr);
 
-    if (!ctxt) {
-        st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory starting the XML parser");
-    } else if (!d->xml) {
-        if (cap.have) st = cl_fail(d, NULL, "line %d: not well-formed XML: %s", cap.line, cap.msg);
-        else st = cl_fail(d, NULL, "not well-formed XML");
-    } else {
-        d->root = xmlDocGetRootElement(d->xml);
+    if (st == MR_OK) {
         if (!d->root) st = cl_fail(d, NULL, "the document has no root element");
         else if (!cl_is(d->root, "COLLADA")) {
-            if (!strcasecmp((const char *)d->root->name, "html"))
+            if (!strcasecmp(d->root->name, "html"))
                 st = cl_fail(d, d->root, "this is an HTML page, not a COLLADA document");
             else
-                st = cl_fail(d, d->root, "root element is <%s>, expected <COLLADA>", (const char *)d->root->name);
+                st = cl_fail(d, d->root, "root element is <%s>, expected <COLLADA>", d->root->name);
         }
     }
     if (st == MR_OK) st = check_version(d);
-    if (st == MR_OK) st = build_ids(d);
     if (st == MR_OK) st = read_asset(d);
     if (st != MR_OK) cl_doc_close(d);
     return st;
@@ -951,17 +1305,10 @@ mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, 
 
 void cl_doc_close(cl_doc *d)
 {
-    for (cl_array *a = d->arrays, *next; a; a = next) {
-        next = a->next;
-        free(a->f);
-        free(a->names);
-        free(a->buf);
-        free(a);
-    }
-    d->arrays = NULL;
-    if (d->xml) xmlFreeDoc(d->xml);
-    d->xml = NULL;
+    arena_free(d);
     d->root = NULL;
+    if (d->dict) xmlDictFree(d->dict);
+    d->dict = NULL;
     free(d->ids);
     d->ids = NULL;
     d->ids_cap = d->ids_count = 0;

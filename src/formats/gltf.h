@@ -120,6 +120,15 @@
  *   MR_ERR_LIMIT before anything of that size is asked for. A JSON whose
  *   value count alone would outgrow that budget (jansson's tree costs about
  *   60 bytes per value) is refused before parsing.
+ *
+ * Speed. jansson's tree is built in an arena dropped whole after the load
+ *   (the first load installs jansson allocation hooks, json_set_alloc_funcs,
+ *   that are plain malloc/free outside marrow's parse; a program that sets
+ *   its own hooks later only turns the arena off). Each accessor and buffer
+ *   view header is read from the JSON once per load, and tightly packed
+ *   FLOAT / UNSIGNED_INT accessor data is read where it lies in the buffer.
+ *   Embedded images are copied as encoded bytes, never decoded at load
+ *   (the renderer decodes them when it uploads).
  */
 #ifndef MR_FORMATS_GLTF_H
 #define MR_FORMATS_GLTF_H

@@ -66,10 +66,11 @@ static double comp_value(const unsigned char *p, int ctype, int normalized)
 
 typedef struct acc_info {
     char path[128];
-    int count, comps, ctype, normalized, mat_pad;
+    int count, comps, ctype, normalized;
     const unsigned char *data;   /* first element, or NULL (zeros) */
     size_t stride;               /* bytes between elements */
     json_t *sparse;
+    gl_acc_head *head;           /* the cached header */
 } acc_info;
 
 static int type_comps(const char *t, int *mask)
@@ -97,59 +98,84 @@ static void mask_names(int types, char *buf, size_t cap)
         }
 }
 
-static mr_status acc_open(gl_doc *d, int i, int types, const char *use, acc_info *a)
+/* Reads accessor i's header from the JSON into h (once per accessor). */
+static mr_status head_read(gl_doc *d, int i, const char *use, const char *path, gl_acc_head *h)
 {
-    memset(a, 0, sizeof *a);
-    snprintf(a->path, sizeof a->path, "/accessors/%d", i);
     json_t *o;
     mr_status st = gl_elem(d, "accessors", i, use, &o);
     if (st != MR_OK) return st;
     long long ct = 0, count = 0, off = 0;
     const char *type = NULL;
     int view = -1;
-    if ((st = gl_int(d, o, a->path, "componentType", GL_REQUIRED, 0, 1 << 20, &ct)) != MR_OK) return st;
+    if ((st = gl_int(d, o, path, "componentType", GL_REQUIRED, 0, 1 << 20, &ct)) != MR_OK) return st;
     if (!csize((int)ct))
-        return gl_fail(d, a->path, "'componentType': %lld (expected 5120, 5121, 5122, 5123, 5125 or 5126)", ct);
-    if ((st = gl_int(d, o, a->path, "count", GL_REQUIRED, 1, INT32_MAX, &count)) != MR_OK) return st;
-    if ((st = gl_str(d, o, a->path, "type", GL_REQUIRED, &type)) != MR_OK) return st;
-    int mask = 0;
-    a->comps = type_comps(type, &mask);
-    if (!a->comps) return gl_fail(d, a->path, "'type': \"%s\" (expected SCALAR, VEC2..4 or MAT2..4)", type);
-    if (!(mask & types)) {
-        char want[64];
-        mask_names(types, want, sizeof want);
-        return gl_fail(d, a->path, "'type' is %s but %s needs %s", type, use, want);
-    }
+        return gl_fail(d, path, "'componentType': %lld (expected 5120, 5121, 5122, 5123, 5125 or 5126)", ct);
+    if ((st = gl_int(d, o, path, "count", GL_REQUIRED, 1, INT32_MAX, &count)) != MR_OK) return st;
+    if ((st = gl_str(d, o, path, "type", GL_REQUIRED, &type)) != MR_OK) return st;
+    h->comps = type_comps(type, &h->type_mask);
+    if (!h->comps) return gl_fail(d, path, "'type': \"%s\" (expected SCALAR, VEC2..4 or MAT2..4)", type);
     json_t *norm = json_object_get(o, "normalized");
-    if (norm && !json_is_boolean(norm)) return gl_fail(d, a->path, "'normalized': expected a boolean");
-    a->normalized = norm && json_is_true(norm);
-    if (a->normalized && (ct == GL_FLOAT || ct == GL_UINT))
-        return gl_fail(d, a->path, "'normalized' is true for %s components (expected BYTE, SHORT or their unsigned)",
+    if (norm && !json_is_boolean(norm)) return gl_fail(d, path, "'normalized': expected a boolean");
+    h->normalized = norm && json_is_true(norm);
+    if (h->normalized && (ct == GL_FLOAT || ct == GL_UINT))
+        return gl_fail(d, path, "'normalized' is true for %s components (expected BYTE, SHORT or their unsigned)",
                        ctype_name((int)ct));
-    a->ctype = (int)ct;
-    a->count = (int)count;
-    if ((st = gl_ref(d, o, a->path, "bufferView", GL_OPTIONAL, "bufferViews", &view)) != MR_OK) return st;
-    if ((st = gl_int(d, o, a->path, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off)) != MR_OK) return st;
+    h->ctype = (int)ct;
+    h->count = (int)count;
+    if ((st = gl_ref(d, o, path, "bufferView", GL_OPTIONAL, "bufferViews", &view)) != MR_OK) return st;
+    if ((st = gl_int(d, o, path, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off)) != MR_OK) return st;
     json_t *sp = NULL;
-    if ((st = gl_obj(d, o, a->path, "sparse", GL_OPTIONAL, &sp)) != MR_OK) return st;
-    a->sparse = sp;
-    size_t esize = (size_t)csize(a->ctype) * (size_t)a->comps;
+    if ((st = gl_obj(d, o, path, "sparse", GL_OPTIONAL, &sp)) != MR_OK) return st;
+    h->sparse = sp;
+    size_t esize = (size_t)csize(h->ctype) * (size_t)h->comps;
     if (view >= 0) {
         const unsigned char *data;
         size_t len;
         int stride;
         if ((st = gl_view_get(d, view, &data, &len, &stride)) != MR_OK) return st;
-        a->stride = stride ? (size_t)stride : esize;
+        h->stride = stride ? (size_t)stride : esize;
         /* A matrix of 1- or 2-byte columns pads each column to 4 bytes; we only
          * read MAT4 of floats (inverse binds), so esize is exact there. */
         if ((unsigned long long)off > len || esize > len - (size_t)off ||
-            (size_t)(a->count - 1) > (len - (size_t)off - esize) / a->stride)
-            return gl_fail(d, a->path, "%d elements of %zu bytes (stride %zu) from byteOffset %lld run past the end of "
-                           "bufferView %d (%zu bytes)", a->count, esize, a->stride, off, view, len);
-        a->data = data + off;
+            (size_t)(h->count - 1) > (len - (size_t)off - esize) / h->stride)
+            return gl_fail(d, path, "%d elements of %zu bytes (stride %zu) from byteOffset %lld run past the end of "
+                           "bufferView %d (%zu bytes)", h->count, esize, h->stride, off, view, len);
+        h->data = data + off;
     } else if (!sp) {
-        return gl_fail(d, a->path, "no 'bufferView' and no 'sparse' (all zeros is allowed only with sparse)");
+        return gl_fail(d, path, "no 'bufferView' and no 'sparse' (all zeros is allowed only with sparse)");
     }
+    h->ready = 1;
+    return MR_OK;
+}
+
+static mr_status acc_open(gl_doc *d, int i, int types, const char *use, acc_info *a)
+{
+    gl_path(a->path, sizeof a->path, "/accessors/", i, NULL);
+    if (i < 0 || i >= d->accessor_count) {  /* gl_elem words the message */
+        json_t *o;
+        mr_status st = gl_elem(d, "accessors", i, use, &o);
+        return st != MR_OK ? st : gl_fail(d, a->path, "no such accessor");
+    }
+    gl_acc_head *h = &d->accessors[i];
+    if (!h->ready) {
+        mr_status st = head_read(d, i, use, a->path, h);
+        if (st != MR_OK) return st;
+    }
+    if (!(h->type_mask & types)) {
+        char want[64];
+        const char *type = json_string_value(json_object_get(json_array_get(json_object_get(d->root, "accessors"),
+                                                                            (size_t)i), "type"));
+        mask_names(types, want, sizeof want);
+        return gl_fail(d, a->path, "'type' is %s but %s needs %s", type ? type : "?", use, want);
+    }
+    a->count = h->count;
+    a->comps = h->comps;
+    a->ctype = h->ctype;
+    a->normalized = h->normalized;
+    a->data = h->data;
+    a->stride = h->stride;
+    a->sparse = h->sparse;
+    a->head = h;
     return MR_OK;
 }
 
@@ -217,6 +243,38 @@ static void put_uint(void *out, int comps, int index, const unsigned char *src, 
     (void)normalized;
 }
 
+/* Is every float of n finite? (NaN and infinities: exponent all ones.) On
+ * failure *bad gets the first one's index and *nan whether it is a NaN. */
+static int all_finite(const float *f, size_t n, size_t *bad, int *nan)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint32_t bits;
+        memcpy(&bits, &f[k], 4);
+        if ((bits & 0x7f800000u) == 0x7f800000u) {
+            *bad = k;
+            *nan = (bits & 0x7fffffu) != 0;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Elements of a (no sparse) converted to floats into f. */
+static void convert_floats(const acc_info *a, float *f)
+{
+    size_t comps = (size_t)a->comps;
+    const unsigned char *p = a->data;
+    if (a->ctype == GL_FLOAT) {
+        if (a->stride == comps * 4) {
+            memcpy(f, p, (size_t)a->count * comps * 4);
+        } else {
+            for (int k = 0; k < a->count; k++) memcpy(f + (size_t)k * comps, p + (size_t)k * a->stride, comps * 4);
+        }
+        return;
+    }
+    for (int k = 0; k < a->count; k++) put_float(f, a->comps, k, p + (size_t)k * a->stride, a->ctype, a->normalized);
+}
+
 mr_status gl_accessor_floats(gl_doc *d, int i, int types, int float_only, const char *use, gl_accessor *out)
 {
     memset(out, 0, sizeof *out);
@@ -225,35 +283,40 @@ mr_status gl_accessor_floats(gl_doc *d, int i, int types, int float_only, const 
     if (st != MR_OK) return st;
     if (float_only && a.ctype != GL_FLOAT)
         return gl_fail(d, a.path, "'componentType' is %s but %s needs FLOAT", ctype_name(a.ctype), use);
-    float *f;
-    if ((st = gl_alloc(d, a.path, (size_t)a.count * (size_t)a.comps, sizeof *f, &f)) != MR_OK) return st;
-    if (a.data) {
-        if (a.ctype == GL_FLOAT && a.stride == (size_t)a.comps * 4) {
-            memcpy(f, a.data, (size_t)a.count * (size_t)a.comps * 4);
-        } else {
-            for (int k = 0; k < a.count; k++) put_float(f, a.comps, k, a.data + (size_t)k * a.stride, a.ctype, a.normalized);
+    size_t n = (size_t)a.count * (size_t)a.comps;
+    const float *f;
+    float *owned = NULL;
+    if (a.ctype == GL_FLOAT && a.data && !a.sparse && a.stride == (size_t)a.comps * 4 && !((uintptr_t)a.data & 3)) {
+        f = (const float *)(const void *)a.data;  /* tightly packed and aligned: read in place */
+    } else {
+        if ((st = (a.data ? gl_alloc_raw : gl_alloc)(d, a.path, n, sizeof *owned, &owned)) != MR_OK) return st;
+        if (a.data) convert_floats(&a, owned);
+        if (a.sparse && (st = apply_sparse(d, &a, owned, put_float)) != MR_OK) {
+            free(owned);
+            d->spent -= n * sizeof *owned;
+            return st;
         }
+        f = owned;
     }
-    if (a.sparse && (st = apply_sparse(d, &a, f, put_float)) != MR_OK) {
-        free(f);
-        return st;
-    }
-    if (a.ctype == GL_FLOAT) {
-        size_t n = (size_t)a.count * (size_t)a.comps;
-        for (size_t k = 0; k < n; k++)
-            if (!isfinite(f[k])) {
-                uint32_t bits;  /* NaN or infinity by the bits: the exponent is all ones either way */
-                memcpy(&bits, &f[k], 4);
-                free(f);
-                return gl_fail(d, a.path, "element %zu component %zu is %s (expected finite numbers)", k / (size_t)a.comps,
-                               k % (size_t)a.comps, (bits & 0x7fffffu) ? "NaN" : "infinite");
+    if (a.ctype == GL_FLOAT && !(f != owned && a.head->finite)) {
+        size_t bad;
+        int nan;
+        if (!all_finite(f, n, &bad, &nan)) {
+            if (owned) {
+                free(owned);
+                d->spent -= n * sizeof *owned;
             }
+            return gl_fail(d, a.path, "element %zu component %zu is %s (expected finite numbers)", bad / (size_t)a.comps,
+                           bad % (size_t)a.comps, nan ? "NaN" : "infinite");
+        }
+        if (f != owned) a.head->finite = 1;
     }
     out->count = a.count;
     out->comps = a.comps;
     out->ctype = a.ctype;
     out->normalized = a.normalized;
     out->f = f;
+    out->owned = owned;
     return MR_OK;
 }
 
@@ -267,26 +330,47 @@ mr_status gl_accessor_uints(gl_doc *d, int i, int types, const char *use, gl_acc
         return gl_fail(d, a.path, "'componentType' is %s but %s needs UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
                        ctype_name(a.ctype), use);
     if (a.normalized) return gl_fail(d, a.path, "'normalized' is true but %s needs plain integers", use);
-    uint32_t *u;
-    if ((st = gl_alloc(d, a.path, (size_t)a.count * (size_t)a.comps, sizeof *u, &u)) != MR_OK) return st;
-    if (a.data)
-        for (int k = 0; k < a.count; k++) put_uint(u, a.comps, k, a.data + (size_t)k * a.stride, a.ctype, 0);
-    if (a.sparse && (st = apply_sparse(d, &a, u, put_uint)) != MR_OK) {
-        free(u);
-        return st;
+    size_t comps = (size_t)a.comps, n = (size_t)a.count * comps;
+    if (a.ctype == GL_UINT && a.data && !a.sparse && a.stride == comps * 4 && !((uintptr_t)a.data & 3)) {
+        out->u = (const uint32_t *)(const void *)a.data;  /* read in place */
+    } else {
+        uint32_t *u;
+        if ((st = (a.data ? gl_alloc_raw : gl_alloc)(d, a.path, n, sizeof *u, &u)) != MR_OK) return st;
+        const unsigned char *p = a.data;
+        for (int k = 0; p && k < a.count; k++, p += a.stride) {
+            uint32_t *dst = u + (size_t)k * comps;
+            if (a.ctype == GL_UBYTE) {
+                for (size_t c = 0; c < comps; c++) dst[c] = p[c];
+            } else if (a.ctype == GL_USHORT) {
+                for (size_t c = 0; c < comps; c++) {
+                    uint16_t v;
+                    memcpy(&v, p + 2 * c, 2);
+                    dst[c] = v;
+                }
+            } else {
+                memcpy(dst, p, comps * 4);
+            }
+        }
+        if (a.sparse && (st = apply_sparse(d, &a, u, put_uint)) != MR_OK) {
+            free(u);
+            d->spent -= n * sizeof *u;
+            return st;
+        }
+        out->u = u;
+        out->owned = u;
     }
     out->count = a.count;
     out->comps = a.comps;
     out->ctype = a.ctype;
-    out->u = u;
     return MR_OK;
 }
 
 void gl_accessor_free(gl_doc *d, gl_accessor *a)
 {
-    size_t bytes = (size_t)a->count * (size_t)a->comps * 4;
-    if (a->f || a->u) d->spent -= bytes < d->spent ? bytes : d->spent;
-    free(a->f);
-    free(a->u);
+    if (a->owned) {
+        size_t bytes = (size_t)a->count * (size_t)a->comps * 4;
+        d->spent -= bytes < d->spent ? bytes : d->spent;
+        free(a->owned);
+    }
     memset(a, 0, sizeof *a);
 }

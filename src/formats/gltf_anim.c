@@ -13,20 +13,26 @@ typedef struct anim_counts {
     long weights, unused_nodes, duplicates, equal_times;
 } anim_counts;
 
-static mr_status read_channel(gl_doc *d, const gl_scene *s, json_t *anim, const char *apath, int c, mr_clip *clip,
+/* One animation's JSON and the prefixes of its paths. */
+typedef struct anim_json {
+    json_t *channels, *samplers;
+    char ch_prefix[128];         /* "/animations/A/channels/" */
+    char sm_prefix[128];         /* "/animations/A/samplers/" */
+} anim_json;
+
+static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj, int c, mr_clip *clip,
                               float *duration, anim_counts *cnt)
 {
-    char path[128];
-    snprintf(path, sizeof path, "%s/channels/%d", apath, c);
-    json_t *ch = json_array_get(json_object_get(anim, "channels"), (size_t)c), *target, *samplers;
+    char path[160];
+    gl_path(path, sizeof path, aj->ch_prefix, c, NULL);
+    json_t *ch = json_array_get(aj->channels, (size_t)c), *target, *samplers = aj->samplers;
     if (!json_is_object(ch)) return gl_fail(d, path, "expected an object");
     long long si = 0;
     mr_status st = gl_obj(d, ch, path, "target", GL_REQUIRED, &target);
-    if (st == MR_OK) st = gl_arr(d, anim, apath, "samplers", GL_REQUIRED, &samplers);
     if (st == MR_OK) st = gl_int(d, ch, path, "sampler", GL_REQUIRED, 0, (long long)json_array_size(samplers) - 1, &si);
     if (st != MR_OK) return st;
     char tpath[256];
-    snprintf(tpath, sizeof tpath, "%s/target", path);
+    gl_path(tpath, sizeof tpath, aj->ch_prefix, c, "/target");
     const char *what;
     long long node = -1;
     if ((st = gl_str(d, target, tpath, "path", GL_REQUIRED, &what)) != MR_OK) return st;
@@ -45,7 +51,7 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, json_t *anim, const 
         return MR_OK;
     }
     char spath[256];
-    snprintf(spath, sizeof spath, "%s/samplers/%lld", apath, si);
+    gl_path(spath, sizeof spath, aj->sm_prefix, si, NULL);
     json_t *smp = json_array_get(samplers, (size_t)si);
     if (!json_is_object(smp)) return gl_fail(d, spath, "expected an object");
     int in = -1, out = -1;
@@ -58,9 +64,9 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, json_t *anim, const 
     else if (!strcmp(interp_s, "STEP")) interp = MR_INTERP_STEP;
     else if (!strcmp(interp_s, "CUBICSPLINE")) interp = MR_INTERP_CUBIC;
     else return gl_fail(d, spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", interp_s);
-    char use_in[256], use_out[112];
-    snprintf(use_in, sizeof use_in, "%s/input", spath);
-    snprintf(use_out, sizeof use_out, "%s/output", spath);
+    char use_in[256], use_out[256];
+    gl_path(use_in, sizeof use_in, aj->sm_prefix, si, "/input");
+    gl_path(use_out, sizeof use_out, aj->sm_prefix, si, "/output");
     gl_accessor ti, vo;
     if ((st = gl_accessor_floats(d, in, GL_T_SCALAR, 1, use_in, &ti)) != MR_OK) return st;
     st = gl_accessor_floats(d, out, comps == 4 ? GL_T_VEC4 : GL_T_VEC3, 0, use_out, &vo);
@@ -142,13 +148,20 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
         if ((st = gl_arr(d, anim, path, "channels", GL_REQUIRED, &channels)) != MR_OK) return st;
         if ((st = gl_str(d, anim, path, "name", GL_OPTIONAL, &name)) != MR_OK) return st;
         if (joints == 0) continue;
+        anim_json aj = {.channels = channels};
+        if (json_array_size(channels) &&
+            (st = gl_arr(d, anim, path, "samplers", GL_REQUIRED, &aj.samplers)) != MR_OK)
+            return st;
+        snprintf(aj.ch_prefix, sizeof aj.ch_prefix, "%s/channels/", path);
+        snprintf(aj.sm_prefix, sizeof aj.sm_prefix, "%s/samplers/", path);
         char *fallback = name && *name ? NULL : mr_str_fmt("animation%d", a);
-        mr_clip *clip = mr_clip_make(fallback ? fallback : name, joints);
+        mr_clip *clip = NULL;
+        mr_clip_create(fallback ? fallback : name, joints, &clip);
         free(fallback);
         if (!clip) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
         float duration = 0;
         int nc = (int)json_array_size(channels);
-        for (int c = 0; c < nc && st == MR_OK; c++) st = read_channel(d, s, anim, path, c, clip, &duration, &cnt);
+        for (int c = 0; c < nc && st == MR_OK; c++) st = read_channel(d, s, &aj, c, clip, &duration, &cnt);
         if (st != MR_OK) {
             mr_clip_destroy(clip);
             return st;

@@ -3,6 +3,7 @@
  * the allocation budget (gltf_internal.h). */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,21 @@ mr_status gl_charge(gl_doc *d, const char *path, size_t count, size_t size)
     return MR_OK;
 }
 
+mr_status gl_alloc_raw(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr)
+{
+    void **out = out_ptr;
+    *out = NULL;
+    mr_status st = gl_charge(d, path, count, size);
+    if (st != MR_OK) return st;
+    size_t bytes = count * size;  /* no overflow: gl_charge kept it under the cap */
+    *out = malloc(bytes ? bytes : 1);
+    if (!*out) {
+        d->spent -= count * size;
+        return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    }
+    return MR_OK;
+}
+
 mr_status gl_alloc(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr)
 {
     void **out = out_ptr;
@@ -90,17 +106,44 @@ static json_t *member(gl_doc *d, json_t *o, const char *path, const char *key, i
     return v;
 }
 
+const char *gl_path(char *buf, size_t cap, const char *prefix, long long i, const char *suffix)
+{
+    char digits[24];
+    int n = 0;
+    unsigned long long u = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
+    do digits[n++] = (char)('0' + u % 10);
+    while ((u /= 10) > 0);
+    if (i < 0) digits[n++] = '-';
+    if (!cap) return buf;
+    size_t o = strlen(prefix), sl = suffix ? strlen(suffix) : 0;
+    if (o > cap - 1) o = cap - 1;
+    memmove(buf, prefix, o);
+    while (n > 0 && o + 1 < cap) buf[o++] = digits[--n];
+    if (sl > cap - 1 - o) sl = cap - 1 - o;
+    memcpy(buf + o, suffix ? suffix : "", sl);
+    buf[o + sl] = 0;
+    return buf;
+}
+
+/* Top-level arrays are looked up in the root object once; the few keys
+ * the reader asks for are kept in d->tops. */
 mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count)
 {
     *out = NULL;
     *count = 0;
+    for (int k = 0; k < d->top_count; k++)
+        if (d->tops[k].key == key || (d->tops[k].key[0] == key[0] && !strcmp(d->tops[k].key, key))) {
+            *out = d->tops[k].arr;
+            *count = d->tops[k].count;
+            return MR_OK;
+        }
     json_t *v = json_object_get(d->root, key);
-    if (!v) return MR_OK;
-    if (!json_is_array(v)) return gl_fail(d, "", "/%s: expected an array, found %s", key, type_name(v));
-    if (json_array_size(v) > (size_t)1 << 24)
+    if (v && !json_is_array(v)) return gl_fail(d, "", "/%s: expected an array, found %s", key, type_name(v));
+    if (v && json_array_size(v) > (size_t)1 << 24)
         return gl_fail_status(d, MR_ERR_LIMIT, "", "/%s: more than 2^24 entries", key);
     *out = v;
-    *count = (int)json_array_size(v);
+    *count = v ? (int)json_array_size(v) : 0;
+    if (d->top_count < GL_TOP_CACHE) d->tops[d->top_count++] = (gl_top_entry){key, *out, *count};
     return MR_OK;
 }
 
@@ -118,24 +161,26 @@ mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, json_t **
     return MR_OK;
 }
 
-mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+/* The member key of o when it has JSON type `type` (named `what` in the error). */
+static mr_status typed_member(gl_doc *d, json_t *o, const char *path, const char *key, int required,
+                              json_type type, const char *what, json_t **out)
 {
     mr_status st;
     json_t *v = member(d, o, path, key, required, &st);
     if (!v) return st;
-    if (!json_is_object(v)) return gl_fail(d, path, "'%s': expected an object, found %s", key, type_name(v));
+    if (json_typeof(v) != type) return gl_fail(d, path, "'%s': expected %s, found %s", key, what, type_name(v));
     *out = v;
     return MR_OK;
 }
 
+mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+{
+    return typed_member(d, o, path, key, required, JSON_OBJECT, "an object", out);
+}
+
 mr_status gl_arr(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
 {
-    mr_status st;
-    json_t *v = member(d, o, path, key, required, &st);
-    if (!v) return st;
-    if (!json_is_array(v)) return gl_fail(d, path, "'%s': expected an array, found %s", key, type_name(v));
-    *out = v;
-    return MR_OK;
+    return typed_member(d, o, path, key, required, JSON_ARRAY, "an array", out);
 }
 
 mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int required, long long min,
@@ -337,7 +382,7 @@ static mr_status read_external(gl_doc *d, const char *path, const char *uri, siz
 mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *len)
 {
     char path[128];
-    snprintf(path, sizeof path, "/buffers/%d", i);
+    gl_path(path, sizeof path, "/buffers/", i, NULL);
     if (i < 0 || i >= d->buffer_count) return gl_fail(d, path, "no such buffer");
     gl_buffer *b = &d->buffers[i];
     if (!b->loaded) {
@@ -429,8 +474,15 @@ static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long l
 
 mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len, int *stride)
 {
+    if (i >= 0 && i < d->view_count && d->views[i].ready) {
+        const gl_view *v = &d->views[i];
+        *data = v->data;
+        *len = v->len;
+        *stride = v->stride;
+        return MR_OK;
+    }
     char path[128];
-    snprintf(path, sizeof path, "/bufferViews/%d", i);
+    gl_path(path, sizeof path, "/bufferViews/", i, NULL);
     json_t *o;
     mr_status st = gl_elem(d, "bufferViews", i, path, &o);
     int buf = -1;
@@ -441,24 +493,91 @@ mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len,
     if (st == MR_OK) st = gl_int(d, o, path, "byteStride", GL_OPTIONAL, 4, 252, &bs);
     if (st != MR_OK) return st;
     if (bs % 4) return gl_fail(d, path, "'byteStride' %lld is not a multiple of 4", bs);
-    *stride = (int)bs;
+    gl_view *v = &d->views[i];
     json_t *ext = json_object_get(json_object_get(o, "extensions"), "EXT_meshopt_compression");
     if (ext) {
         if (!json_is_object(ext)) return gl_fail(d, path, "extensions/EXT_meshopt_compression: expected an object");
-        gl_view *v = &d->views[i];
         if (!v->decoded && (st = meshopt_decode(d, path, ext, bl, v)) != MR_OK) return st;
-        *data = v->owned;
-        *len = (size_t)bl;
-        return MR_OK;
+        v->data = v->owned;
+    } else {
+        const unsigned char *b;
+        size_t blen;
+        if ((st = gl_buffer_get(d, buf, &b, &blen)) != MR_OK) return st;
+        if ((unsigned long long)off > blen || (unsigned long long)bl > blen - (size_t)off)
+            return gl_fail(d, path, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + bl, buf,
+                           blen);
+        v->data = b + off;
     }
-    const unsigned char *b;
-    size_t blen;
-    if ((st = gl_buffer_get(d, buf, &b, &blen)) != MR_OK) return st;
-    if ((unsigned long long)off > blen || (unsigned long long)bl > blen - (size_t)off)
-        return gl_fail(d, path, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + bl, buf, blen);
-    *data = b + off;
-    *len = (size_t)bl;
+    v->len = (size_t)bl;
+    v->stride = (int)bs;
+    v->ready = 1;
+    *data = v->data;
+    *len = v->len;
+    *stride = v->stride;
     return MR_OK;
+}
+
+/* ---- jansson's tree in an arena ------------------------------------------ *
+ * jansson allocates every value, key and string separately (~14 000 blocks
+ * for a 65 KB glTF JSON) and json_decref walks the tree to free them one by
+ * one: a fifth of a load. While this thread parses, jansson's allocations
+ * come from the document's arena instead (d->arena, chunks of growing size)
+ * and frees inside it do nothing; the tree is dropped with the arena and
+ * never json_decref'd. The hooks are installed once for the process; on
+ * other threads, and on this one outside json_loadb, they are plain malloc
+ * and free (gltf_write.c builds and frees its trees that way). A program
+ * that installs its own jansson hooks afterwards turns the arena off: the
+ * tree is then allocated by its hooks and json_decref'd as usual. */
+
+typedef struct gl_chunk {
+    struct gl_chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+} gl_chunk;
+
+static _Thread_local gl_chunk **parse_arena;  /* the document being parsed, or NULL */
+
+static void *arena_malloc(size_t n)
+{
+    if (!parse_arena) return malloc(n);
+    n = (n + 15) & ~(size_t)15;
+    gl_chunk *c = *parse_arena;
+    if (!c || c->size - c->used < n) {
+        size_t size = 32 * 1024 - sizeof *c - 32;  /* under malloc's mmap threshold: reused, not faulted in */
+        if (size < n) size = n;
+        gl_chunk *nc = malloc(sizeof *nc + size);
+        if (!nc) return NULL;
+        nc->next = c;
+        nc->used = 0;
+        nc->size = size;
+        *parse_arena = c = nc;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+static void arena_free(void *p)
+{
+    if (!p) return;
+    if (parse_arena)
+        for (gl_chunk *c = *parse_arena; c; c = c->next)
+            if ((unsigned char *)p >= c->data && (unsigned char *)p < c->data + c->size) return;
+    free(p);
+}
+
+static void install_hooks(void)
+{
+    json_set_alloc_funcs(arena_malloc, arena_free);
+}
+
+static void arena_release(gl_chunk *c)
+{
+    while (c) {
+        gl_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
 }
 
 /* ---- container ------------------------------------------------------------ */
@@ -474,6 +593,13 @@ static uint32_t le32(const unsigned char *p)
  * the budget. */
 static mr_status check_density(gl_doc *d, const unsigned char *s, size_t n)
 {
+    size_t cap = (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96;
+    /* First an upper bound (the same characters, strings included): real
+     * files pass here without the exact scan below. */
+    static const unsigned char counts[256] = {[','] = 1, ['['] = 1, ['{'] = 1};
+    size_t bound = 0;
+    for (size_t i = 0; i < n; i++) bound += counts[s[i]];
+    if (bound <= cap) return MR_OK;
     size_t values = 0;
     int in_str = 0;
     for (size_t i = 0; i < n; i++) {
@@ -484,7 +610,6 @@ static mr_status check_density(gl_doc *d, const unsigned char *s, size_t n)
         } else if (c == '"') in_str = 1;
         else if (c == ',' || c == '[' || c == '{') values++;
     }
-    size_t cap = (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96;
     if (values > cap)
         return gl_fail_status(d, MR_ERR_LIMIT, NULL, "the JSON holds about %zu values, more than the reader keeps "
                               "for a file of %zu bytes (%zu)", values, d->input_bytes, cap);
@@ -534,7 +659,15 @@ mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, siz
     mr_status st = check_density(d, json, json_len);
     if (st != MR_OK) return st;
     json_error_t je;
+    static pthread_once_t hooks = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks, install_hooks);
+    json_malloc_t cur_malloc;
+    json_free_t cur_free;
+    json_get_alloc_funcs(&cur_malloc, &cur_free);
+    d->in_arena = cur_malloc == arena_malloc && cur_free == arena_free;  /* else the program set its own */
+    if (d->in_arena) parse_arena = &d->arena;
     d->root = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES, &je);
+    parse_arena = NULL;
     if (!d->root) {
         if (len >= 4 && !memcmp(buf, "glTF", 4))
             return gl_fail(d, NULL, "JSON chunk line %d, column %d: %s", je.line, je.column, je.text);
@@ -550,19 +683,24 @@ mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, siz
     json_t *arr;
     if ((st = gl_top(d, "buffers", &arr, &d->buffer_count)) != MR_OK) return st;
     if ((st = gl_top(d, "bufferViews", &arr, &d->view_count)) != MR_OK) return st;
+    if ((st = gl_top(d, "accessors", &arr, &d->accessor_count)) != MR_OK) return st;
     d->buffers = mr_alloc_array((size_t)d->buffer_count, sizeof *d->buffers);
     d->views = mr_alloc_array((size_t)d->view_count, sizeof *d->views);
     if (!d->buffers || !d->views) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    if ((st = gl_alloc(d, "/accessors", (size_t)d->accessor_count, sizeof *d->accessors, &d->accessors)) != MR_OK)
+        return st;
     return MR_OK;
 }
 
 void gl_doc_close(gl_doc *d)
 {
-    for (int i = 0; i < d->buffer_count; i++) free(d->buffers[i].owned);
-    for (int i = 0; i < d->view_count; i++) free(d->views[i].owned);
+    for (int i = 0; d->buffers && i < d->buffer_count; i++) free(d->buffers[i].owned);
+    for (int i = 0; d->views && i < d->view_count; i++) free(d->views[i].owned);
     free(d->buffers);
     free(d->views);
-    if (d->root) json_decref(d->root);
+    free(d->accessors);
+    if (d->root && !d->in_arena) json_decref(d->root);
+    arena_release(d->arena);  /* the tree lives there: no json_decref */
     free(d->dir);
     memset(d, 0, sizeof *d);
 }

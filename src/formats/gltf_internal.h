@@ -29,6 +29,8 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
 
+struct gl_chunk;
+
 typedef struct gl_buffer {
     int loaded;
     const unsigned char *data;   /* borrowed (GLB chunk) or owned */
@@ -39,17 +41,46 @@ typedef struct gl_buffer {
 typedef struct gl_view {
     int decoded;                 /* EXT_meshopt_compression decoded into owned */
     unsigned char *owned;
+    int ready;                   /* data/len/stride below are checked and kept */
+    int stride;
+    const unsigned char *data;
+    size_t len;
 } gl_view;
+
+/* An accessor's header as read once from the JSON (gltf_accessor.c). */
+typedef struct gl_acc_head {
+    int ready;
+    int count, comps, ctype, normalized, type_mask;
+    const unsigned char *data;   /* first element, or NULL (zeros) */
+    size_t stride;               /* bytes between elements */
+    json_t *sparse;
+    int finite;                  /* FLOAT data checked finite (without sparse) */
+} gl_acc_head;
+
+/* A top-level array looked up once. */
+typedef struct gl_top_entry {
+    const char *key;
+    json_t *arr;
+    int count;
+} gl_top_entry;
+
+#define GL_TOP_CACHE 24
 
 typedef struct gl_doc {
     const char *name;            /* file name used in messages */
     char *dir;                   /* the model's folder: the only one external URIs may name */
-    json_t *root;
+    json_t *root;                /* in arena when in_arena (gltf_doc.c): then never json_decref'd */
+    struct gl_chunk *arena;
+    int in_arena;
     const unsigned char *bin;    /* GLB BIN chunk or NULL */
     size_t bin_len;
     int buffer_count, view_count;
     gl_buffer *buffers;
     gl_view *views;
+    int accessor_count;
+    gl_acc_head *accessors;      /* per accessor, filled on first use */
+    int top_count;
+    gl_top_entry tops[GL_TOP_CACHE];
     size_t input_bytes;          /* the file plus every external buffer read */
     size_t spent, budget;        /* bytes allocated from file-driven counts, and the cap */
     mr_error *err;
@@ -70,12 +101,18 @@ mr_status gl_fail_status(gl_doc *d, mr_status status, const char *path, const ch
 /* Zeroed count*size bytes charged to the budget (MR_ERR_LIMIT beyond it,
  * with a message naming path). */
 mr_status gl_alloc(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr);
+/* The same, not zeroed (for buffers about to be filled). */
+mr_status gl_alloc_raw(gl_doc *d, const char *path, size_t count, size_t size, void *out_ptr);
 /* Charges count*size bytes allocated elsewhere (mr_mesh_init, clips). */
 mr_status gl_charge(gl_doc *d, const char *path, size_t count, size_t size);
 
 /* Parses the container: GLB header and chunks, or plain JSON. */
 mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, size_t len, mr_error *err);
 void gl_doc_close(gl_doc *d);
+
+/* Writes prefix, the decimal i and suffix (suffix may be NULL) into buf:
+ * the JSON paths of messages, without printf's cost on the hot path. */
+const char *gl_path(char *buf, size_t cap, const char *prefix, long long i, const char *suffix);
 
 /* Member access. Each checks the JSON type and fails with path/key and what
  * was expected. "Optional" getters leave *out unchanged when the member is
@@ -120,8 +157,11 @@ typedef struct gl_accessor {
     int comps;           /* 1 SCALAR, 2, 3, 4, 16 MAT4 (9 MAT3, 4 MAT2) */
     int ctype;           /* component type */
     int normalized;
-    float *f;            /* count*comps floats (gl_accessor_floats) */
-    uint32_t *u;         /* count*comps integers (gl_accessor_uints) */
+    const float *f;      /* count*comps floats (gl_accessor_floats) */
+    const uint32_t *u;   /* count*comps integers (gl_accessor_uints) */
+    void *owned;         /* what f or u points to when converted (else they
+                          * point into the buffer view: tightly packed
+                          * FLOAT / UNSIGNED_INT data is not copied) */
 } gl_accessor;
 
 /* Type masks for what a use of an accessor accepts. */

@@ -46,7 +46,7 @@ static mr_status texture_image(gl_doc *d, json_t *ti, const char *path, char **o
     }
     if (decoded) {
         *bytes = decoded;
-    } else if ((st = gl_alloc(d, ipath, len, 1, bytes)) != MR_OK) {
+    } else if ((st = gl_alloc_raw(d, ipath, len, 1, bytes)) != MR_OK) {
         return st;
     } else {
         memcpy(*bytes, src, len);

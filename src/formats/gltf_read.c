@@ -51,7 +51,8 @@ mr_status mr_gltf_parse(const char *name, const void *buf, size_t len, mr_model 
     if (!out) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: no output model");
     *out = NULL;
     if (!name || !buf) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: no input");
-    mr_model *model = mr_model_new(name, "gltf");
+    mr_model *model = NULL;
+    mr_model_create(name, "gltf", &model);
     if (!model) return mr_error_set(err, MR_ERR_NO_MEMORY, "gltf: %s: out of memory", name);
     gl_doc d;
     mr_status st = gl_doc_open(&d, name, buf, len, err);

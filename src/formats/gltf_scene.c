@@ -39,7 +39,7 @@ static mr_status read_node(scene_reader *r, int i)
 {
     gl_doc *d = r->d;
     char path[128];
-    snprintf(path, sizeof path, "/nodes/%d", i);
+    gl_path(path, sizeof path, "/nodes/", i, NULL);
     json_t *o = json_array_get(r->jnodes, (size_t)i);
     if (!json_is_object(o)) return gl_fail(d, path, "expected an object");
     node_info *n = &r->nodes[i];

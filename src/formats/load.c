@@ -5,6 +5,7 @@
 
 #include "core/path.h"
 #include "formats/bvh.h"
+#include "formats/cache.h"
 #include "formats/collada.h"
 #include "formats/gltf.h"
 #include "formats/md5.h"
@@ -39,12 +40,10 @@ static mr_status load_md5(const char *path, const char *const *anims, int anim_c
     return MR_OK;
 }
 
-mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
-                        mr_model **out, mr_error *err)
+/* The source load: picks the reader by extension. */
+static mr_status load_source(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                             mr_error *err)
 {
-    if (out) *out = NULL;
-    if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "load: no path, output or anim list");
     char ext[16];
     mr_path_ext(path, ext, sizeof ext);
     if (!ext[0])
@@ -62,4 +61,17 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: unsupported model format '.%s' (" EXPECTED ")",
                             path, ext);
     return load_md5(path, anims, anim_count, out, err);
+}
+
+mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
+                        mr_model **out, mr_error *err)
+{
+    if (out) *out = NULL;
+    if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "load: no path, output or anim list");
+    mr_cache_session s;
+    if (mr_cache_begin(&s, path, anims, anim_count, out)) return MR_OK;
+    mr_status st = load_source(path, anims, anim_count, out, err);
+    mr_cache_end(&s, st == MR_OK ? *out : NULL);
+    return st;
 }

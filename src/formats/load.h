@@ -8,6 +8,11 @@
  * Only MD5 takes anim files: the other formats bring their own clips, and
  * extra anims given with them are refused. On success *out owns a new model;
  * on failure *out is NULL and err says why.
+ *
+ * Loads go through the binary cache (cache.h): when a valid cache file for
+ * this path and these anims exists the model comes from it (the same model,
+ * read in one go); otherwise it is loaded from the source and the cache
+ * file written. MARROW_CACHE=0 or mr_cache_configure turn that off.
  */
 #ifndef MR_FORMATS_LOAD_H
 #define MR_FORMATS_LOAD_H

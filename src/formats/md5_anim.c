@@ -212,7 +212,7 @@ static int read_bounds_and_base(anim_reader *r)
 /* Allocates every track: frames keys for animated groups, one otherwise. */
 static int make_tracks(anim_reader *r, const char *clip_name)
 {
-    r->clip = mr_clip_make(clip_name, r->joints);
+    mr_clip_create(clip_name, r->joints, &r->clip);
     r->times = mr_alloc_array((size_t)r->frames, sizeof *r->times);
     r->values = mr_alloc_array((size_t)r->components, sizeof *r->values);
     if (!r->clip || !r->times || !r->values) return out_of_memory(r);

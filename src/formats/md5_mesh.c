@@ -550,7 +550,7 @@ mr_status mr_md5_parse_mesh(const char *name, const char *text, size_t len, mr_m
     mesh_reader r;
     memset(&r, 0, sizeof r);
     md5_lex_init(&r.lx, name, text, len, err);
-    r.model = mr_model_new(name, "md5");
+    mr_model_create(name, "md5", &r.model);
     r.dir = strchr(name, '/') ? mr_path_dirname(name) : mr_str_dup("");
     if (!r.model || !r.dir) {
         mr_model_destroy(r.model);

@@ -1,5 +1,7 @@
-/* gpu_model.c — uploading mr_models to vertex/index buffers, the model pool
- * behind mr_gpu_model handles (generation-checked), and posed bounds. */
+/* gpu_model.c — uploading mr_models to vertex/index buffers (and finding
+ * which meshes are closed surfaces the passes may draw without back faces),
+ * the model pool behind mr_gpu_model handles (generation-checked), and posed
+ * bounds. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,6 +90,136 @@ static void compute_tangents(const mr_mesh *mesh, gfx_vertex *v, vec3 *bitan)
         v[i].tan[2] = t[2];
         v[i].tan[3] = glm_vec3_dot(nxt, bitan[i]) < 0.0f ? -1.0f : 1.0f;
     }
+}
+
+/* --- which meshes may skip their back faces ------------------------------
+ *
+ * llvmpipe pays per triangle in setup and rasterization (with 4x MSAA most
+ * of a crowd frame goes there, very little to the vertex shader), so the
+ * passes cull back faces where that cannot change the picture: a mesh whose
+ * surface is closed and consistently wound shows only its front faces from
+ * outside, and its back faces are hidden behind them in the shadow map too.
+ * Vertices are welded by everything that decides where they end up after
+ * skinning (position, joints, weights), so uv and normal seams do not open
+ * a surface, while a seam whose sides skin differently (a crack in some
+ * pose) does. */
+
+typedef struct weld_key {
+    float pos[3];
+    uint16_t joints[MR_MAX_INFLUENCES];
+    float weights[MR_MAX_INFLUENCES];
+    int vertex;
+} weld_key;
+
+static int cmp_weld(const void *a, const void *b)
+{
+    const weld_key *x = a, *y = b;
+    int c = memcmp(x, y, offsetof(weld_key, vertex));
+    return c ? c : (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int find_root(int *parent, int v)
+{
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+/* GL_BACK when the mesh is closed, every edge shared by exactly two
+ * triangles running it in opposite directions, and each connected piece
+ * encloses a positive volume (counter-clockwise seen from outside);
+ * GL_FRONT when every piece is wound the other way; 0 otherwise (open
+ * surfaces, non-manifold edges, pieces wound differently, no memory). */
+static GLenum closed_cull_face(const mr_mesh *mesh)
+{
+    int nv = mesh->vertex_count, nt = mesh->index_count / 3;
+    if (nv <= 0 || nt <= 0) return 0;
+    weld_key *keys = mr_alloc_array((size_t)nv, sizeof *keys);
+    int *weld = mr_alloc_array((size_t)nv, sizeof *weld);
+    uint64_t *edges = mr_alloc_array((size_t)nt * 3, sizeof *edges);
+    int *parent = mr_alloc_array((size_t)nv, sizeof *parent);
+    double *volume = mr_alloc_array((size_t)nv, sizeof *volume);
+    double *magnitude = mr_alloc_array((size_t)nv, sizeof *magnitude);
+    GLenum face = 0;
+    if (!keys || !weld || !edges || !parent || !volume || !magnitude) goto done;
+
+    memset(keys, 0, (size_t)nv * sizeof *keys);   /* padding compares equal */
+    for (int v = 0; v < nv; v++) {
+        memcpy(keys[v].pos, mesh->positions[v], sizeof keys[v].pos);
+        for (int k = 0; mesh->joints && mesh->weights && k < MR_MAX_INFLUENCES; k++) {
+            keys[v].weights[k] = mesh->weights[v][k];
+            keys[v].joints[k] = mesh->weights[v][k] != 0.0f ? mesh->joints[v][k] : 0;
+        }
+        keys[v].vertex = v;
+    }
+    qsort(keys, (size_t)nv, sizeof *keys, cmp_weld);
+    for (int i = 0, id = -1; i < nv; i++) {
+        if (i == 0 || memcmp(&keys[i], &keys[i - 1], offsetof(weld_key, vertex)) != 0) id++;
+        weld[keys[i].vertex] = id;
+        parent[i] = i;
+    }
+
+    /* Directed edges of the non-degenerate triangles; the pieces. */
+    size_t ne = 0;
+    for (int t = 0; t < nt; t++) {
+        const uint32_t *tri = &mesh->indices[t * 3];
+        uint32_t w[3] = {(uint32_t)weld[tri[0]], (uint32_t)weld[tri[1]], (uint32_t)weld[tri[2]]};
+        if (w[0] == w[1] || w[1] == w[2] || w[2] == w[0]) continue;   /* no area */
+        for (int k = 0; k < 3; k++) {
+            edges[ne++] = ((uint64_t)w[k] << 32) | w[(k + 1) % 3];
+            int a = find_root(parent, (int)w[k]), b = find_root(parent, (int)w[(k + 1) % 3]);
+            if (a != b) parent[a] = b;
+        }
+    }
+    if (ne == 0) goto done;
+    qsort(edges, ne, sizeof *edges, cmp_u64);
+    for (size_t i = 0; i < ne; i++) {
+        if (i > 0 && edges[i] == edges[i - 1]) goto done;             /* same direction twice */
+        uint64_t rev = (edges[i] << 32) | (edges[i] >> 32);
+        if (!bsearch(&rev, edges, ne, sizeof *edges, cmp_u64)) goto done;   /* an open edge */
+    }
+
+    /* Signed volume of each piece: the sum of its triangles' a . (b x c). */
+    memset(volume, 0, (size_t)nv * sizeof *volume);
+    memset(magnitude, 0, (size_t)nv * sizeof *magnitude);
+    for (int t = 0; t < nt; t++) {
+        const uint32_t *tri = &mesh->indices[t * 3];
+        if (weld[tri[0]] == weld[tri[1]] || weld[tri[1]] == weld[tri[2]] || weld[tri[2]] == weld[tri[0]])
+            continue;
+        const float *a = mesh->positions[tri[0]], *b = mesh->positions[tri[1]], *c = mesh->positions[tri[2]];
+        double cx = (double)b[1] * c[2] - (double)b[2] * c[1];
+        double cy = (double)b[2] * c[0] - (double)b[0] * c[2];
+        double cz = (double)b[0] * c[1] - (double)b[1] * c[0];
+        double term = a[0] * cx + a[1] * cy + a[2] * cz;
+        int root = find_root(parent, weld[tri[0]]);
+        volume[root] += term;
+        magnitude[root] += fabs(term);
+    }
+    int sign = 0;
+    for (int v = 0; v < nv; v++) {
+        if (magnitude[v] == 0.0) continue;
+        /* Too flat to tell inside from outside, or two pieces disagree. */
+        int s = volume[v] > 1e-6 * magnitude[v] ? 1 : volume[v] < -1e-6 * magnitude[v] ? -1 : 0;
+        if (s == 0 || (sign != 0 && s != sign)) goto done;
+        sign = s;
+    }
+    face = sign > 0 ? GL_BACK : sign < 0 ? GL_FRONT : 0;
+done:
+    free(keys);
+    free(weld);
+    free(edges);
+    free(parent);
+    free(volume);
+    free(magnitude);
+    return face;
 }
 
 static void free_model_gl(gfx_model *g)
@@ -230,6 +362,8 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
     /* A missing normal map falls back to the checker; a flat normal is the
      * better fallback there, so drop it. */
     if (out->normal_tex == r->checker_tex) out->normal_tex = 0;
+    /* Cut-out texels would show the inside of a closed mesh: never culled. */
+    out->cull_face = out->alpha_cutout ? 0 : closed_cull_face(mesh);
     return MR_OK;
 }
 

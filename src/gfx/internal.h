@@ -24,6 +24,8 @@ typedef struct gfx_mesh {
     GLuint diffuse_tex;          /* 0: material colour only */
     GLuint normal_tex;           /* 0: no normal map */
     int alpha_cutout;            /* the diffuse texture has transparent texels */
+    GLenum cull_face;            /* GL_BACK or GL_FRONT: a closed surface whose faces
+                                  * on that side are never seen; 0 = draw both */
     vec4 diffuse, ambient, specular, emission;
     float shininess;
 } gfx_mesh;
@@ -50,6 +52,8 @@ typedef struct gfx_draw {
     mat4 normal;                 /* inverse transpose of world (upper 3x3 used) */
     vec4 tint;
     int wireframe, cast_shadow;
+    int mirrored;                /* world has a negative determinant: winding flips */
+    int may_cull;                /* every skin matrix keeps the winding (det > 0) */
 } gfx_draw;
 
 /* Line and point vertices share one layout (size: point size in pixels). */
@@ -100,12 +104,18 @@ struct mr_renderer {
     struct {
         gfx_model_program model[2][GFX_SKIN_VARIANTS];
         gfx_shadow_program shadow[GFX_SKIN_VARIANTS];
-        GLuint floor[2], sky, line, text;
+        GLuint floor[2], sky, line, text, fxaa[2];  /* fxaa[1]: marks edge pixels */
     } prog;
 
-    /* framebuffers */
-    GLuint msaa_fbo, msaa_color, msaa_depth;
-    GLuint resolve_fbo, resolve_color;
+    /* framebuffers (target.c): the scene is drawn into draw_fbo, either
+     * multisampled renderbuffers (samples > 1; resolved by a blit) or a
+     * single-sampled colour texture that the FXAA pass (fxaa = 1) reads, or
+     * (samples 1, no FXAA) a single-sampled renderbuffer copied by a blit.
+     * The finished frame is in resolve_fbo. */
+    GLuint draw_fbo, draw_color, draw_depth;   /* draw_color: a renderbuffer */
+    GLuint draw_tex;                           /* the colour texture when fxaa */
+    GLuint resolve_fbo, resolve_color, resolve_stencil;  /* stencil: FXAA's edge pixels */
+    int fxaa;
     GLuint shadow_fbo, shadow_tex;
     int shadow_size;
 
@@ -155,7 +165,7 @@ struct mr_renderer {
     mr_frame_stats stats;
 };
 
-/* Grows a GFX_ARRAY to hold `need` elements; returns 0 or -1 (no memory). */
+/* Grows a GFX_ARRAY to hold `need` elements; MR_OK or MR_ERR_NO_MEMORY. */
 #define GFX_RESERVE(arr, need) \
     mr_alloc_reserve((void **)&(arr).data, &(arr).cap, (need), sizeof *(arr).data)
 
@@ -182,8 +192,8 @@ void gfx_lines_init(mr_renderer *r);
 void gfx_lines_free(mr_renderer *r);
 void gfx_lines_draw(mr_renderer *r, int overlay);
 
-/* Framebuffers (target.c): the MSAA + resolve pair of width x height, and
- * the shadow map. */
+/* Framebuffers (target.c): the draw + resolve pair of width x height (see
+ * draw_fbo), and the shadow map. */
 mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err);
 void gfx_targets_free(mr_renderer *r);
 mr_status gfx_shadow_create(mr_renderer *r, mr_error *err);

@@ -1,6 +1,7 @@
 /* renderer.c — the renderer's lifetime, frame recording and the passes run
- * by mr_renderer_end_frame: bone palette upload, shadow map, sky, models,
- * floor, lines, overlay, text, MSAA resolve; and reading the result back. */
+ * by mr_renderer_end_frame: bone palette upload, shadow map, models, floor,
+ * sky, lines, overlay, then FXAA and text (single-sampled) or text and the
+ * MSAA resolve; and reading the result back. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "core/str.h"
 #include "gfx/internal.h"
 #include "gfx/shader.h"
+#include "platform/heap.h"
 
 enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 
@@ -17,7 +19,7 @@ enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 /* Every program the renderer uses; ids only, uniform locations are looked
  * up when installed. */
 typedef struct programs {
-    GLuint model[2][GFX_SKIN_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line, text;
+    GLuint model[2][GFX_SKIN_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line, text, fxaa[2];
 } programs;
 
 #define PROGRAM_COUNT (sizeof(programs) / sizeof(GLuint))
@@ -39,7 +41,7 @@ static mr_status build_programs(const char *dir, programs *p, mr_error *err)
 {
     memset(p, 0, sizeof *p);
     char defines[GFX_SKIN_VARIANTS * 2][64];
-    program_src list[16];
+    program_src list[18];
     size_t n = 0;
     for (int sh = 0; sh < 2; sh++)
         for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
@@ -54,6 +56,8 @@ static mr_status build_programs(const char *dir, programs *p, mr_error *err)
     list[n++] = (program_src){&p->sky, "sky.vert", "sky.frag", NULL};
     list[n++] = (program_src){&p->line, "line.vert", "line.frag", NULL};
     list[n++] = (program_src){&p->text, "text.vert", "text.frag", NULL};
+    list[n++] = (program_src){&p->fxaa[0], "fxaa.vert", "fxaa.frag", "#define MR_FXAA_MARK 0\n"};
+    list[n++] = (program_src){&p->fxaa[1], "fxaa.vert", "fxaa.frag", "#define MR_FXAA_MARK 1\n"};
     for (size_t i = 0; i < n; i++) {
         *list[i].out = mr_shader_program(dir, list[i].vs, list[i].fs, list[i].defines, NULL, err);
         if (!*list[i].out) {
@@ -82,6 +86,8 @@ static programs installed(const mr_renderer *r)
     p.sky = r->prog.sky;
     p.line = r->prog.line;
     p.text = r->prog.text;
+    p.fxaa[0] = r->prog.fxaa[0];
+    p.fxaa[1] = r->prog.fxaa[1];
     return p;
 }
 
@@ -130,6 +136,10 @@ static void install_programs(mr_renderer *r, programs *p)
     r->prog.sky = p->sky;
     r->prog.line = p->line;
     r->prog.text = p->text;
+    for (int mark = 0; mark < 2; mark++) {
+        r->prog.fxaa[mark] = p->fxaa[mark];
+        set_sampler(p->fxaa[mark], "u_frame", UNIT_DIFFUSE);
+    }
     glUseProgram(0);
 }
 
@@ -154,6 +164,7 @@ mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
 mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr_error *err)
 {
     *out = NULL;
+    mr_heap_keep_freed();  /* llvmpipe allocates and frees vertex buffers every draw */
     mr_renderer *r = calloc(1, sizeof *r);
     if (!r) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
     if (desc) r->desc = *desc;
@@ -161,8 +172,9 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     int h = r->desc.height > 0 ? r->desc.height : 540;
     GLint max_samples = 1;
     glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
-    r->samples = r->desc.samples > 0 ? r->desc.samples : 4;
-    if (r->samples > max_samples) r->samples = max_samples;
+    r->samples = r->desc.samples > 1 ? r->desc.samples : 1;
+    if (r->samples > max_samples) r->samples = max_samples > 1 ? max_samples : 1;
+    r->fxaa = r->samples == 1 && !r->desc.no_fxaa;
     r->shader_dir = mr_str_dup(r->desc.shader_dir ? r->desc.shader_dir : mr_renderer_shader_dir());
     r->desc.shader_dir = NULL;  /* not kept: r->shader_dir is our copy */
     r->desc.font_path = NULL;
@@ -288,9 +300,18 @@ mr_status mr_renderer_begin_frame(mr_renderer *r, const mr_scene *scene)
     r->overlay_lines.count = 0;
     r->points.count = 0;
     r->text.count = 0;
-    r->stats.draws = r->stats.triangles = r->stats.lines = r->stats.glyphs = 0;
+    r->stats.draws = r->stats.triangles = r->stats.culled_triangles = 0;
+    r->stats.lines = r->stats.glyphs = 0;
     r->in_frame = 1;
     return MR_OK;
+}
+
+/* Determinant of the upper 3x3: negative when m mirrors. */
+static float det3(const mat4 m)
+{
+    return m[0][0] * (m[1][1] * m[2][2] - m[2][1] * m[1][2]) -
+           m[1][0] * (m[0][1] * m[2][2] - m[2][1] * m[0][2]) +
+           m[2][0] * (m[0][1] * m[1][2] - m[1][1] * m[0][2]);
 }
 
 mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *skin,
@@ -314,6 +335,12 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
     d->slot = (int)(g - r->models);
     d->palette_offset = offset;
     memcpy(d->world, world, sizeof d->world);
+    d->mirrored = det3(d->world) < 0.0f;
+    /* A mirroring (or flattening) skin matrix turns some triangles inside
+     * out: then no face of this draw is culled. */
+    d->may_cull = 1;
+    for (int j = 0; offset >= 0 && j < joint_count && d->may_cull; j++)
+        d->may_cull = det3(r->palette.data[offset + j]) > 0.0f;
     glm_mat4_inv(d->world, d->normal);
     glm_mat4_transpose(d->normal);
     glm_vec4_one(d->tint);
@@ -506,6 +533,27 @@ static void upload_palette(mr_renderer *r)
     glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
 }
 
+/* The face a mesh of a draw culls (see gfx_mesh.cull_face), 0 for none:
+ * a mirrored world matrix swaps front and back. */
+static GLenum cull_face(const mr_renderer *r, const gfx_mesh *m, const gfx_draw *d)
+{
+    if (!m->cull_face || !d->may_cull || r->desc.no_cull) return 0;
+    if (!d->mirrored) return m->cull_face;
+    return m->cull_face == GL_BACK ? GL_FRONT : GL_BACK;
+}
+
+/* Sets face culling to `face` (0 = off), given the current setting *cur. */
+static void set_cull(GLenum face, GLenum *cur)
+{
+    if (face == *cur) return;
+    if (!face) glDisable(GL_CULL_FACE);
+    else {
+        if (!*cur) glEnable(GL_CULL_FACE);
+        glCullFace(face);
+    }
+    *cur = face;
+}
+
 static void shadow_pass(mr_renderer *r, const mat4 light_vp)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
@@ -522,6 +570,7 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
         glUniformMatrix4fv(r->prog.shadow[k].light_view_proj, 1, GL_FALSE, (const float *)light_vp);
     }
     const gfx_shadow_program *cur = NULL;
+    GLenum culled = 0;
     for (size_t i = 0; i < r->draws.count; i++) {
         const gfx_draw *d = &r->draws.data[i];
         if (!d->cast_shadow) continue;
@@ -531,12 +580,14 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
             const gfx_shadow_program *p = &r->prog.shadow[skin_variant(m, d)];
             if (p != cur) glUseProgram(p->id);
             cur = p;
+            set_cull(cull_face(r, m, d), &culled);
             glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
             glUniform1i(p->palette_offset, d->palette_offset);
             glBindVertexArray(m->vao);
             glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
         }
     }
+    set_cull(0, &culled);
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
@@ -545,6 +596,7 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
 static void model_pass(mr_renderer *r, int shadows)
 {
     const gfx_model_program *cur = NULL;
+    GLenum culled = 0;
     for (size_t i = 0; i < r->draws.count; i++) {
         const gfx_draw *d = &r->draws.data[i];
         const gfx_model *g = &r->models[d->slot];
@@ -554,6 +606,9 @@ static void model_pass(mr_renderer *r, int shadows)
             const gfx_model_program *p = &r->prog.model[shadows][skin_variant(m, d)];
             if (p != cur) glUseProgram(p->id);
             cur = p;
+            /* A wireframe shows the back edges too. */
+            set_cull(d->wireframe ? 0 : cull_face(r, m, d), &culled);
+            if (culled) r->stats.culled_triangles += m->index_count / 3;
             glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
             glUniformMatrix4fv(p->normal_matrix, 1, GL_FALSE, (const float *)d->normal);
             glUniform4fv(p->tint, 1, d->tint);
@@ -577,6 +632,152 @@ static void model_pass(mr_renderer *r, int shadows)
         if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
         r->stats.draws++;
     }
+    set_cull(0, &culled);
+}
+
+/* The floor's uniforms and one draw of it with the program of one shadow
+ * setting, limited to the window rectangle rect = {x0, y0, x1, y1} (GL
+ * pixels, y up) when rect is not NULL. */
+static void draw_floor(mr_renderer *r, int shadows, const mat4 light_vp, float texel_world,
+                       const int *rect)
+{
+    const mr_scene *s = &r->scene;
+    GLuint floor = r->prog.floor[shadows];
+    glUseProgram(floor);
+    set_lighting(r, floor, light_vp, texel_world);
+    glUniform2fv(glGetUniformLocation(floor, "u_floor_center"), 1, s->floor_center);
+    glUniform1f(glGetUniformLocation(floor, "u_floor_extent"), s->floor_extent);
+    glUniform1f(glGetUniformLocation(floor, "u_floor_y"), s->floor_y);
+    glUniform1f(glGetUniformLocation(floor, "u_grid_step"), s->grid_step);
+    glUniform4fv(glGetUniformLocation(floor, "u_sky_top"), 1, s->sky_top);
+    glUniform4fv(glGetUniformLocation(floor, "u_sky_bottom"), 1, s->sky_bottom);
+    glUniform2f(glGetUniformLocation(floor, "u_screen"), (float)r->width, (float)r->height);
+    if (rect) {
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1]);
+    } else {
+        glDisable(GL_SCISSOR_TEST);
+    }
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+/* Keeps the part of the convex polygon p (n points, 4 floats each) where
+ * dot(plane, point) >= 0; returns the new count (at most n + 1, out holds
+ * room for it). */
+static int clip_polygon(const float (*p)[4], int n, const float plane[4], float (*out)[4])
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const float *a = p[i], *b = p[(i + 1) % n];
+        float da = plane[0] * a[0] + plane[1] * a[1] + plane[2] * a[2] + plane[3] * a[3];
+        float db = plane[0] * b[0] + plane[1] * b[1] + plane[2] * b[2] + plane[3] * b[3];
+        if (da >= 0) memcpy(out[m++], a, sizeof out[0]);
+        if ((da >= 0) != (db >= 0)) {
+            float t = da / (da - db);
+            for (int k = 0; k < 4; k++) out[m][k] = a[k] + (b[k] - a[k]) * t;
+            m++;
+        }
+    }
+    return m;
+}
+
+/* The window rectangle {x0, y0, x1, y1} (GL pixels, y up, x1/y1 exclusive)
+ * holding every floor pixel whose shadow lookup can see a caster. Everywhere
+ * else lighting.glsl's answer is exactly "lit", as the unshadowed program
+ * computes: outside the light's box it returns 1 without a lookup, and
+ * where the map holds no caster all four taps compare against the cleared
+ * depth and pass. So the footprint is the casters' bounds (cmin, cmax;
+ * grown by a tenth for the bounds' per-joint spheres, and by the taps'
+ * reach of two texels) seen from the light, within the light's box, cut by
+ * the plane the lookups use (the floor raised by the normal offset), taken
+ * back to the floor, cut to the floor square (alpha 0 beyond it), cut at the
+ * camera's near plane and projected; the rectangle is padded by two pixels
+ * for the rasteriser's rounding and MSAA's off-centre edge fragments.
+ * Returns 1 with rect set, 0 when no floor pixel can be in shadow, -1 when
+ * the footprint cannot be bounded (a light grazing the floor plane). */
+static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
+                                 const vec3 cmin, const vec3 cmax, int rect[4])
+{
+    const mr_scene *s = &r->scene;
+    mat4 inv;
+    glm_mat4_inv((vec4 *)light_vp, inv);
+    /* lighting.glsl's lookup point for the floor's normal (0, 1, 0) */
+    float slope = 1.0f - fmaxf(s->lights[0].direction[1], 0.0f);
+    float lookup_y = s->floor_y + texel_world * 1.5f * (0.5f + 1.5f * slope);
+    vec4 dir, base;
+    glm_mat4_mulv(inv, (vec4){0, 0, 1, 0}, dir);  /* along the light, per unit of NDC z */
+    if (fabsf(dir[1]) < 1e-6f * glm_vec3_norm(dir)) return -1;
+    /* the casters' rectangle in the light's NDC, within its box */
+    float lx0 = FLT_MAX, ly0 = FLT_MAX, lx1 = -FLT_MAX, ly1 = -FLT_MAX;
+    float grow = 0.1f * glm_vec3_distance((float *)cmin, (float *)cmax);
+    for (int i = 0; i < 8; i++) {
+        vec4 c, q = {i & 1 ? cmax[0] + grow : cmin[0] - grow, i & 2 ? cmax[1] + grow : cmin[1] - grow,
+                     i & 4 ? cmax[2] + grow : cmin[2] - grow, 1.0f};
+        glm_mat4_mulv((vec4 *)light_vp, q, c);
+        lx0 = fminf(lx0, c[0]);
+        ly0 = fminf(ly0, c[1]);
+        lx1 = fmaxf(lx1, c[0]);
+        ly1 = fmaxf(ly1, c[1]);
+    }
+    float reach = 2.0f * 2.0f / (float)r->shadow_size;   /* two texels in NDC */
+    lx0 = fmaxf(lx0 - reach, -1.0f);
+    ly0 = fmaxf(ly0 - reach, -1.0f);
+    lx1 = fminf(lx1 + reach, 1.0f);
+    ly1 = fminf(ly1 + reach, 1.0f);
+    if (!(lx1 > lx0 && ly1 > ly0)) return 0;
+    float poly[12][4];
+    const float corners[4][2] = {{lx0, ly0}, {lx1, ly0}, {lx1, ly1}, {lx0, ly1}};
+    for (int i = 0; i < 4; i++) {
+        glm_mat4_mulv(inv, (vec4){corners[i][0], corners[i][1], 0, 1}, base);
+        float t = (lookup_y - base[1]) / dir[1];
+        poly[i][0] = base[0] + dir[0] * t;
+        poly[i][1] = s->floor_y;
+        poly[i][2] = base[2] + dir[2] * t;
+        poly[i][3] = 1.0f;
+        if (!isfinite(poly[i][0]) || !isfinite(poly[i][2])) return -1;
+    }
+    int n = 4;
+    float tmp[12][4];
+    const float cx = s->floor_center[0], cz = s->floor_center[1], e = s->floor_extent;
+    const float square[4][4] = {{1, 0, 0, e - cx}, {-1, 0, 0, e + cx}, {0, 0, 1, e - cz},
+                                {0, 0, -1, e + cz}};
+    for (int k = 0; k < 4 && n > 0; k++) {
+        n = clip_polygon((const float (*)[4])poly, n, square[k], tmp);
+        memcpy(poly, tmp, sizeof(float[4]) * (size_t)n);
+    }
+    /* to clip space, then cut at the near plane (z >= -w), as GL does */
+    for (int i = 0; i < n; i++) {
+        vec4 c;
+        glm_mat4_mulv((vec4 *)r->view_proj, poly[i], c);
+        memcpy(poly[i], c, sizeof c);
+    }
+    const float near_plane[4] = {0, 0, 1, 1};
+    n = clip_polygon((const float (*)[4])poly, n, near_plane, tmp);
+    if (n == 0) return 0;
+    float x0 = FLT_MAX, y0 = FLT_MAX, x1 = -FLT_MAX, y1 = -FLT_MAX;
+    for (int i = 0; i < n; i++) {
+        if (!(tmp[i][3] > 1e-7f)) {   /* on the camera plane: unbounded on screen */
+            x0 = y0 = -FLT_MAX;
+            x1 = y1 = FLT_MAX;
+            break;
+        }
+        float x = (tmp[i][0] / tmp[i][3] * 0.5f + 0.5f) * (float)r->width;
+        float y = (tmp[i][1] / tmp[i][3] * 0.5f + 0.5f) * (float)r->height;
+        x0 = fminf(x0, x);
+        y0 = fminf(y0, y);
+        x1 = fmaxf(x1, x);
+        y1 = fmaxf(y1, y);
+    }
+    x0 = fmaxf(floorf(x0) - 2.0f, 0.0f);
+    y0 = fmaxf(floorf(y0) - 2.0f, 0.0f);
+    x1 = fminf(ceilf(x1) + 2.0f, (float)r->width);
+    y1 = fminf(ceilf(y1) + 2.0f, (float)r->height);
+    if (!(x1 > x0 && y1 > y0)) return 0;
+    rect[0] = (int)x0;
+    rect[1] = (int)y0;
+    rect[2] = (int)x1;
+    rect[3] = (int)y1;
+    return 1;
 }
 
 mr_status mr_renderer_end_frame(mr_renderer *r)
@@ -614,7 +815,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     upload_palette(r);
     if (shadows) shadow_pass(r, light_vp);
 
-    glBindFramebuffer(GL_FRAMEBUFFER, r->msaa_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
     glViewport(0, 0, r->width, r->height);
     glEnable(GL_MULTISAMPLE);
     glDepthMask(GL_TRUE);
@@ -634,20 +835,30 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     }
     model_pass(r, shadows);
 
-    /* floor: opaque, its edge faded into the sky colour by the shader */
+    /* floor: opaque, its edge faded into the sky colour by the shader. The
+     * shadow lookups only matter inside the shadow map's footprint: there
+     * the shadowed program, around it the unshadowed one (scissored). */
     glBindVertexArray(r->empty_vao);
     if (!s->hide_floor) {
-        GLuint floor = r->prog.floor[shadows];
-        glUseProgram(floor);
-        set_lighting(r, floor, light_vp, texel_world);
-        glUniform2fv(glGetUniformLocation(floor, "u_floor_center"), 1, s->floor_center);
-        glUniform1f(glGetUniformLocation(floor, "u_floor_extent"), s->floor_extent);
-        glUniform1f(glGetUniformLocation(floor, "u_floor_y"), s->floor_y);
-        glUniform1f(glGetUniformLocation(floor, "u_grid_step"), s->grid_step);
-        glUniform4fv(glGetUniformLocation(floor, "u_sky_top"), 1, s->sky_top);
-        glUniform4fv(glGetUniformLocation(floor, "u_sky_bottom"), 1, s->sky_bottom);
-        glUniform2f(glGetUniformLocation(floor, "u_screen"), (float)r->width, (float)r->height);
-        glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+        int rect[4] = {0, 0, r->width, r->height};
+        int inside = shadows && have_bounds
+                         ? shadow_footprint_rect(r, light_vp, texel_world, bmin, bmax, rect) : 0;
+        if (inside < 0 || (inside && rect[0] == 0 && rect[1] == 0 && rect[2] == r->width &&
+                           rect[3] == r->height)) {
+            draw_floor(r, 1, light_vp, texel_world, NULL);   /* unbounded or whole screen */
+        } else {
+            if (inside) draw_floor(r, 1, light_vp, texel_world, rect);
+            const int bands[4][4] = {
+                {0, 0, r->width, inside ? rect[1] : r->height},        /* below (GL: y up) */
+                {0, rect[3], r->width, inside ? r->height : rect[3]}, /* above */
+                {0, rect[1], rect[0], rect[3]},                      /* left */
+                {rect[2], rect[1], r->width, rect[3]},               /* right */
+            };
+            for (int i = 0; i < (inside ? 4 : 1); i++)
+                if (bands[i][2] > bands[i][0] && bands[i][3] > bands[i][1])
+                    draw_floor(r, 0, light_vp, texel_world, bands[i]);
+        }
+        glDisable(GL_SCISSOR_TEST);
     }
 
     /* sky: at the far plane, wherever nothing was drawn (no colour clear needed) */
@@ -667,15 +878,52 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     gfx_lines_draw(r, 1);
-    gfx_text_draw(r);
+
+    if (r->fxaa) {
+        /* Anti-alias everything so far into the resolve target; the text
+         * (already smooth glyphs) goes on top afterwards, unblurred. llvmpipe
+         * runs every instruction of a shader for every pixel it shades, and
+         * most pixels are on no edge (the pass leaves them as they are), so:
+         * copy the frame, mark the edge pixels in the stencil with the
+         * pass's cheap first half, and run the whole pass only where marked
+         * (the early stencil test skips unmarked blocks of pixels). */
+        glDisable(GL_BLEND);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->draw_fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo);
+        glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
+                          GL_NEAREST);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo);
+        glActiveTexture(GL_TEXTURE0 + UNIT_DIFFUSE);
+        glBindTexture(GL_TEXTURE_2D, r->draw_tex);
+        glBindVertexArray(r->empty_vao);
+        glEnable(GL_STENCIL_TEST);
+        glStencilMask(0xff);
+        glClearStencil(0);
+        glClear(GL_STENCIL_BUFFER_BIT);
+        glStencilFunc(GL_ALWAYS, 1, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        glUseProgram(r->prog.fxaa[1]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glStencilFunc(GL_EQUAL, 1, 0xff);
+        glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+        glUseProgram(r->prog.fxaa[0]);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glDisable(GL_STENCIL_TEST);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glEnable(GL_BLEND);
+        gfx_text_draw(r);
+    } else {
+        /* resolve the samples (or copy the single-sampled frame) */
+        gfx_text_draw(r);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->draw_fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo);
+        glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
+                          GL_NEAREST);
+    }
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);
-
-    /* resolve the samples */
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->msaa_fbo);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo);
-    glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
-                      GL_NEAREST);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindVertexArray(0);
     glUseProgram(0);

@@ -1,6 +1,8 @@
-/* target.c — the framebuffers a frame is drawn into: a multisampled colour +
- * depth target, the single-sample target it resolves to (read back, or
- * blitted to a window), and the shadow map's depth texture. */
+/* target.c — the framebuffers a frame is drawn into: the colour + depth
+ * target the scene is drawn in (multisampled renderbuffers, or with FXAA a
+ * single-sampled colour texture the post-process pass reads), the
+ * single-sample target the frame ends in (read back, or blitted to a
+ * window), and the shadow map's depth texture. */
 #include "gfx/internal.h"
 
 static const char *fbo_status_name(GLenum s)
@@ -16,12 +18,15 @@ static const char *fbo_status_name(GLenum s)
 
 void gfx_targets_free(mr_renderer *r)
 {
-    if (r->msaa_fbo) glDeleteFramebuffers(1, &r->msaa_fbo);
-    if (r->msaa_color) glDeleteRenderbuffers(1, &r->msaa_color);
-    if (r->msaa_depth) glDeleteRenderbuffers(1, &r->msaa_depth);
+    if (r->draw_fbo) glDeleteFramebuffers(1, &r->draw_fbo);
+    if (r->draw_color) glDeleteRenderbuffers(1, &r->draw_color);
+    if (r->draw_tex) glDeleteTextures(1, &r->draw_tex);
+    if (r->draw_depth) glDeleteRenderbuffers(1, &r->draw_depth);
     if (r->resolve_fbo) glDeleteFramebuffers(1, &r->resolve_fbo);
     if (r->resolve_color) glDeleteRenderbuffers(1, &r->resolve_color);
-    r->msaa_fbo = r->msaa_color = r->msaa_depth = r->resolve_fbo = r->resolve_color = 0;
+    if (r->resolve_stencil) glDeleteRenderbuffers(1, &r->resolve_stencil);
+    r->draw_fbo = r->draw_color = r->draw_tex = r->draw_depth = r->resolve_fbo = r->resolve_color = 0;
+    r->resolve_stencil = 0;
 }
 
 mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err)
@@ -34,16 +39,30 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     gfx_targets_free(r);
     int samples = r->samples > 1 ? r->samples : 0;
 
-    glGenRenderbuffers(1, &r->msaa_color);
-    glBindRenderbuffer(GL_RENDERBUFFER, r->msaa_color);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
-    glGenRenderbuffers(1, &r->msaa_depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, r->msaa_depth);
+    glGenFramebuffers(1, &r->draw_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
+    if (r->fxaa) {
+        /* read by fxaa.frag: bilinear (its edge walk reads between texels), one level */
+        glGenTextures(1, &r->draw_tex);
+        glBindTexture(GL_TEXTURE_2D, r->draw_tex);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->draw_tex, 0);
+    } else {
+        glGenRenderbuffers(1, &r->draw_color);
+        glBindRenderbuffer(GL_RENDERBUFFER, r->draw_color);
+        glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->draw_color);
+    }
+    glGenRenderbuffers(1, &r->draw_depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, r->draw_depth);
     glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
-    glGenFramebuffers(1, &r->msaa_fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, r->msaa_fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->msaa_color);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, r->msaa_depth);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, r->draw_depth);
     GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
@@ -58,6 +77,13 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     glGenFramebuffers(1, &r->resolve_fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->resolve_color);
+    if (r->fxaa) {
+        /* the FXAA pass marks its edge pixels here and shades only those */
+        glGenRenderbuffers(1, &r->resolve_stencil);
+        glBindRenderbuffer(GL_RENDERBUFFER, r->resolve_stencil);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, r->resolve_stencil);
+    }
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);

@@ -14,14 +14,15 @@ mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key)
     return NULL;
 }
 
-int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded)
+mr_status mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded)
 {
-    if (mr_alloc_reserve((void **)&c->entries, &c->cap, c->count + 1, sizeof *c->entries)) return -1;
+    if (mr_alloc_reserve((void **)&c->entries, &c->cap, c->count + 1, sizeof *c->entries))
+        return MR_ERR_NO_MEMORY;
     char *copy = mr_str_dup(key);
-    if (!copy) return -1;
+    if (!copy) return MR_ERR_NO_MEMORY;
     c->entries[c->count++] = (mr_lua_cache_entry){copy, model};
     c->loads += loaded;
-    return 0;
+    return MR_OK;
 }
 
 void mr_lua_cache_clear(mr_lua_cache *c)

@@ -23,8 +23,8 @@ typedef struct mr_lua_cache {
 /* The model under key, or NULL. */
 mr_model *mr_lua_cache_lookup(const mr_lua_cache *c, const char *key);
 /* Adds model under key (the cache takes it; counted as a load when
- * loaded). 0, or -1 on no memory (model not taken). */
-int mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded);
+ * loaded). MR_OK, or MR_ERR_NO_MEMORY (model not taken). */
+mr_status mr_lua_cache_insert(mr_lua_cache *c, const char *key, mr_model *model, int loaded);
 /* Frees every model and the tables. */
 void mr_lua_cache_clear(mr_lua_cache *c);
 

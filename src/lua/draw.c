@@ -74,17 +74,15 @@ static void begin(void *user)
     g->text_len = 0;
 }
 
-static int record(void *user, const mr_lua_draw_cmd *in, char *err, size_t err_size)
+static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
 {
     mr_lua_gfx *g = user;
     size_t text_len = in->kind == MR_LUA_DRAW_TEXT ? strlen(in->text) : 0;
     int n = in->mats ? in->mat_count : 0;
     if (mr_alloc_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
         mr_alloc_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
-        (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1))) {
-        snprintf(err, err_size, "out of memory recording a draw");
-        return -1;
-    }
+        (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1)))
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory recording a draw");
     draw_cmd *c = &g->cmds[g->cmd_count++];
     memset(c, 0, sizeof *c);
     c->kind = in->kind;
@@ -115,20 +113,18 @@ static int record(void *user, const mr_lua_draw_cmd *in, char *err, size_t err_s
         memcpy(g->texts + g->text_len, in->text, text_len + 1);
         g->text_len += text_len + 1;
     }
-    return 0;
+    return MR_OK;
 }
 
-static int screenshot(void *user, const char *path, char *err, size_t err_size)
+static mr_status screenshot(void *user, const char *path, mr_error *err)
 {
     mr_lua_gfx *g = user;
     char *copy = NULL;
     if (mr_alloc_reserve((void **)&g->shots, &g->shot_cap, g->shot_count + 1, sizeof *g->shots) ||
-        !(copy = mr_str_dup(path))) {
-        snprintf(err, err_size, "out of memory");
-        return -1;
-    }
+        !(copy = mr_str_dup(path)))
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
     g->shots[g->shot_count++] = copy;
-    return 0;
+    return MR_OK;
 }
 
 static void clear_shots(mr_lua_gfx *g)
@@ -384,17 +380,24 @@ int mr_lua_draw_screenshots_pending(const mr_lua_ctx *ctx)
     return g && g->shot_count > 0;
 }
 
-int mr_lua_draw_render(mr_lua_ctx *ctx)
+/* A failure of the frame: shown as the context's error; the first one of
+ * the frame also goes to err and gives the status. */
+static void render_fail(mr_lua_ctx *ctx, mr_status *rc, mr_status st, const char *msg, mr_error *err)
 {
+    mr_lua_set_error(ctx, msg);
+    if (*rc == MR_OK) *rc = mr_error_set(err, st, "%s", msg);
+}
+
+mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
+{
+    if (skipped) *skipped = 0;
     mr_lua_gfx *g = gfx_of(ctx);
-    if (!g) return 0;
+    if (!g) return MR_OK;
     const mr_lua_host *h = mr_lua_host_of_ctx(ctx);
-    int rc = 0;
+    mr_status rc = MR_OK;
     if (!g->r) {
-        if (g->shot_count) {
-            mr_lua_set_error(ctx, "marrow.screenshot: no renderer in this run");
-            rc = -1;
-        }
+        if (g->shot_count)
+            render_fail(ctx, &rc, MR_ERR_SCRIPT, "marrow.screenshot: no renderer in this run", err);
         clear_shots(g);
         begin(g);
         return rc;
@@ -404,15 +407,17 @@ int mr_lua_draw_render(mr_lua_ctx *ctx)
         digest = frame_digest(g, h);
         if (!g->shot_count && g->have_last && digest == g->last_digest) {
             begin(g);
-            return 1;
+            if (skipped) *skipped = 1;
+            return MR_OK;
         }
     }
     g->have_last = 0;
     mr_scene scene = scene_of(&h->view);
     if (!h->view.camera_set) auto_frame(g, h, &scene.camera);
-    if (mr_renderer_begin_frame(g->r, &scene) != MR_OK) {
-        mr_lua_set_error(ctx, "renderer: cannot begin a frame");
-        return -1;
+    mr_status status = mr_renderer_begin_frame(g->r, &scene);
+    if (status != MR_OK) {
+        render_fail(ctx, &rc, status, "renderer: cannot begin a frame", err);
+        return rc;
     }
     g->text_box_count = 0;
     for (size_t i = 0; i < g->cmd_count; i++) {
@@ -450,24 +455,21 @@ int mr_lua_draw_render(mr_lua_ctx *ctx)
         }
     }
     overlay(g, h);
-    if (mr_renderer_end_frame(g->r) != MR_OK) {
-        mr_lua_set_error(ctx, "renderer: the frame failed");
-        rc = -1;
-    }
+    if ((status = mr_renderer_end_frame(g->r)) != MR_OK)
+        render_fail(ctx, &rc, status, "renderer: the frame failed", err);
     for (size_t i = 0; i < g->shot_count; i++) {
-        mr_error err = {0};
-        if (mr_renderer_screenshot(g->r, g->shots[i], &err) == MR_OK) {
+        mr_error e = {0};
+        if ((status = mr_renderer_screenshot(g->r, g->shots[i], &e)) == MR_OK) {
             g->shots_written++;
         } else {
-            char *msg = mr_str_fmt("marrow.screenshot: %s", err.msg);
-            mr_lua_set_error(ctx, msg ? msg : "marrow.screenshot failed");
+            char *msg = mr_str_fmt("marrow.screenshot: %s", e.msg);
+            render_fail(ctx, &rc, status, msg ? msg : "marrow.screenshot failed", err);
             free(msg);
-            rc = -1;
         }
     }
     clear_shots(g);
     begin(g);
-    if (rc == 0 && g->skip_unchanged && digest) {
+    if (rc == MR_OK && g->skip_unchanged && digest) {
         g->last_digest = digest;
         g->have_last = 1;
     }

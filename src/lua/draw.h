@@ -32,10 +32,12 @@ struct mr_model;
  * renderer, with its GL context current. */
 void mr_lua_draw_attach(mr_lua_ctx *ctx, struct mr_renderer *r);
 
-/* Renders what draw() recorded (see above). Returns 0, 1 when the frame
- * was skipped as unchanged (below), or -1 when a screenshot could not be
- * written (the context's error says why) or the renderer failed. */
-int mr_lua_draw_render(mr_lua_ctx *ctx);
+/* Renders what draw() recorded (see above). *skipped (may be NULL) is 1
+ * when the frame was skipped as unchanged (below), else 0. Returns MR_OK, or
+ * when a screenshot could not be written or the renderer failed its status
+ * with the message in err (the first failure of the frame; every failure
+ * is also shown as the context's error, see lua/script.h). */
+mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err);
 
 /* For windowed hosts (off by default: headless runs and tests render every
  * frame). With on, mr_lua_draw_render skips a frame whose recording, camera,

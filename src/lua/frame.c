@@ -3,35 +3,45 @@
 
 #include "lua/draw.h"
 
-int mr_lua_frame_run(mr_lua_ctx *ctx, double dt, int stop_on_error)
+/* Keeps the first failure of a frame: its status, and its message in err. */
+static void keep_first(mr_status *first, mr_status st)
 {
-    int failed = mr_lua_update(ctx, dt) != 0;
-    if (!(failed && stop_on_error)) failed |= mr_lua_draw(ctx) != 0;
-    if (!(failed && stop_on_error)) failed |= mr_lua_draw_render(ctx) < 0;
-    return failed ? -1 : 0;
+    if (*first == MR_OK) *first = st;
 }
 
-int mr_lua_frame_step(mr_lua_ctx *ctx, double dt, int render)
+mr_status mr_lua_frame_run(mr_lua_ctx *ctx, double dt, int stop_on_error, mr_error *err)
 {
-    if (mr_lua_update(ctx, dt) != 0 || mr_lua_draw(ctx) != 0) {
+    mr_status st = mr_lua_update(ctx, dt, err);
+    if (!(st && stop_on_error)) keep_first(&st, mr_lua_draw(ctx, st ? NULL : err));
+    if (!(st && stop_on_error)) keep_first(&st, mr_lua_draw_render(ctx, NULL, st ? NULL : err));
+    return st;
+}
+
+mr_status mr_lua_frame_step(mr_lua_ctx *ctx, double dt, int render, mr_error *err)
+{
+    mr_status st = mr_lua_update(ctx, dt, err);
+    if (st == MR_OK) st = mr_lua_draw(ctx, err);
+    if (st != MR_OK) {
         mr_lua_draw_drop(ctx);
-        return -1;
+        return st;
     }
-    if (render || mr_lua_draw_screenshots_pending(ctx)) return mr_lua_draw_render(ctx) < 0 ? -1 : 0;
+    if (render || mr_lua_draw_screenshots_pending(ctx)) return mr_lua_draw_render(ctx, NULL, err);
     mr_lua_draw_drop(ctx);
-    return 0;
+    return MR_OK;
 }
 
 int mr_lua_frame_window(mr_lua_ctx *ctx, double dt)
 {
-    mr_lua_update(ctx, dt);
-    mr_lua_draw(ctx);
-    return mr_lua_draw_render(ctx) != 1;
+    mr_lua_update(ctx, dt, NULL);
+    mr_lua_draw(ctx, NULL);
+    int skipped = 0;
+    mr_lua_draw_render(ctx, &skipped, NULL);
+    return !skipped;
 }
 
-int mr_lua_frame_hidden(mr_lua_ctx *ctx, double dt)
+mr_status mr_lua_frame_hidden(mr_lua_ctx *ctx, double dt, mr_error *err)
 {
-    int failed = mr_lua_update(ctx, dt) != 0;
+    mr_status st = mr_lua_update(ctx, dt, err);
     mr_lua_draw_drop(ctx);
-    return failed ? -1 : 0;
+    return st;
 }

@@ -26,6 +26,7 @@ struct mr_sandbox {
     double budget;           /* the budget of the current call, for messages */
     int timed_out;
     const char *what;        /* call being run ("update()"), for messages */
+    char *message;           /* the last failed run's message + traceback, or NULL */
     char **required;         /* module files found by require */
     int required_count, required_cap;
 };
@@ -143,11 +144,15 @@ static void trim_traceback(char *msg)
     if (n >= h && !strcmp(msg + n - h, header)) msg[n - h] = '\0';
 }
 
-int mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget, char **msg)
+const char *mr_sandbox_message(const mr_sandbox *s) { return s->message; }
+
+mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
+                         mr_error *err)
 {
     lua_State *L = s->L;
     int top = lua_gettop(L);
-    *msg = NULL;
+    free(s->message);
+    s->message = NULL;
     lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, arg);
@@ -160,20 +165,24 @@ int mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, 
     if (s->timed_out) lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_COUNT);
     if (st == LUA_OK) {
         lua_settop(L, top);
-        return 0;
+        return MR_OK;
     }
+    char *msg;
     if (st == LUA_ERRMEM)
-        *msg = mr_str_fmt("%s: %s: not enough memory (a Lua state may use at most %zu MiB)", s->desc.script,
+        msg = mr_str_fmt("%s: %s: not enough memory (a Lua state may use at most %zu MiB)", s->desc.script,
                          what, s->desc.memory_limit >> 20);
     else if (st == LUA_ERRERR)
-        *msg = mr_str_fmt("%s: %s: error while handling an error (%s)", s->desc.script, what,
+        msg = mr_str_fmt("%s: %s: error while handling an error (%s)", s->desc.script, what,
                          lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     else
-        *msg = mr_str_fmt("%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error without a message)");
+        msg = mr_str_fmt("%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error without a message)");
     lua_settop(L, top);
-    if (*msg) trim_traceback(*msg);
+    if (msg) trim_traceback(msg);
+    s->message = msg;
     lua_gc(L, LUA_GCCOLLECT);
-    return -1;
+    mr_status status = st == LUA_ERRMEM ? MR_ERR_NO_MEMORY : s->timed_out ? MR_ERR_LIMIT : MR_ERR_SCRIPT;
+    if (msg) return mr_error_set(err, status, "%s", msg);
+    return mr_error_set(err, status, "%s: %s failed (no memory for its message)", s->desc.script, what);
 }
 
 /* ---- the restricted library ---------------------------------------------------------- */
@@ -373,11 +382,13 @@ void mr_sandbox_destroy(mr_sandbox *s, double budget)
     }
     for (int i = 0; i < s->required_count; i++) free(s->required[i]);
     free(s->required);
+    free(s->message);
     free(s);
 }
 
-mr_sandbox *mr_sandbox_create(const mr_sandbox_desc *desc, char *err, size_t err_size)
+mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_error *err)
 {
+    *out = NULL;
     mr_sandbox *s = calloc(1, sizeof *s);
     if (s) {
         s->desc = *desc;
@@ -385,20 +396,20 @@ mr_sandbox *mr_sandbox_create(const mr_sandbox_desc *desc, char *err, size_t err
     }
     if (!s || !s->L) {
         free(s);
-        snprintf(err, err_size, "marrow: no memory for a Lua state");
-        return NULL;
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state");
     }
     *(mr_sandbox **)lua_getextraspace(s->L) = s;
     lua_setwarnf(s->L, warn_fn, s);
     lua_sethook(s->L, budget_hook, LUA_MASKCOUNT, HOOK_COUNT);
-    char *msg;
-    if (mr_sandbox_run(s, setup, NULL, "setup", SETUP_BUDGET, &msg) != 0) {
-        snprintf(err, err_size, "%s\n  (in setup)", msg ? msg : "marrow: setting up a Lua state failed");
-        free(msg);
+    mr_status st = mr_sandbox_run(s, setup, NULL, "setup", SETUP_BUDGET, NULL);
+    if (st != MR_OK) {
+        const char *msg = mr_sandbox_message(s);
+        mr_error_set(err, st, "%s\n  (in setup)", msg ? msg : "marrow: setting up a Lua state failed");
         mr_sandbox_destroy(s, SETUP_BUDGET);
-        return NULL;
+        return st;
     }
-    return s;
+    *out = s;
+    return MR_OK;
 }
 
 void mr_sandbox_push_resolved(lua_State *L, const char *path)

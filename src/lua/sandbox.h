@@ -29,6 +29,8 @@
 
 #include <lua.h>
 
+#include "core/error.h"
+
 typedef struct mr_sandbox mr_sandbox;
 
 typedef struct mr_sandbox_desc {
@@ -47,9 +49,10 @@ typedef struct mr_sandbox_desc {
     void *user;              /* for the callbacks and mr_sandbox_user */
 } mr_sandbox_desc;
 
-/* Makes a state (strings of desc must outlive it). NULL with a message in
- * err when there is no memory or the setup failed. */
-mr_sandbox *mr_sandbox_create(const mr_sandbox_desc *desc, char *err, size_t err_size);
+/* Makes a state in *out (strings of desc must outlive it). On failure *out
+ * is NULL and err says why: MR_ERR_NO_MEMORY, or the status of the failed
+ * setup (see mr_sandbox_run) with its message. */
+mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_error *err);
 /* Closes the state; finalizers run under a budget of `budget` seconds. */
 void mr_sandbox_destroy(mr_sandbox *s, double budget);
 
@@ -59,10 +62,18 @@ mr_sandbox *mr_sandbox_of(lua_State *L);
 void *mr_sandbox_user(lua_State *L);
 
 /* Calls f(L) with arg as a light userdata at index 1, protected, within
- * budget seconds; `what` names the call in messages ("update()"). Returns 0,
- * or -1 with *msg set to the message and a traceback (malloc'd; NULL when
- * there was no memory for it). */
-int mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget, char **msg);
+ * budget seconds; `what` names the call in messages ("update()"). Returns
+ * MR_OK, or on an error MR_ERR_SCRIPT (the script raised it),
+ * MR_ERR_LIMIT (it ran past the budget) or MR_ERR_NO_MEMORY (past
+ * memory_limit), with the message in err (cut to fit an mr_error).
+ * The whole message with its traceback stays readable through
+ * mr_sandbox_message. */
+mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
+                         mr_error *err);
+/* The message and traceback of the last failed mr_sandbox_run, uncut; NULL
+ * when the last run succeeded or there was no memory for the message. Owned
+ * by the sandbox, valid until the next run. */
+const char *mr_sandbox_message(const mr_sandbox *s);
 
 /* Live bytes held by the state. */
 size_t mr_sandbox_memory(const mr_sandbox *s);

@@ -11,8 +11,7 @@
 
 typedef struct read_args {
     mr_scene_decl *d;
-    char *err;
-    size_t err_size;
+    mr_error err;            /* the first bad field (status MR_OK: none) */
     const char *script;
 } read_args;
 
@@ -29,13 +28,13 @@ static int num_field(lua_State *L, read_args *a, const char *table, const char *
     *v = lua_tonumberx(L, -1, &ok);
     lua_pop(L, 1);
     if (!ok || !isfinite(*v)) {
-        snprintf(a->err, a->err_size, "%s: %s.%s must be a number", a->script, table, name);
+        mr_error_set(&a->err, MR_ERR_BAD_FILE, "%s: %s.%s must be a number", a->script, table, name);
         return -1;
     }
     return 1;
 }
 
-#define FAIL(...) do { snprintf(a->err, a->err_size, __VA_ARGS__); return 0; } while (0)
+#define FAIL(...) do { mr_error_set(&a->err, MR_ERR_BAD_FILE, __VA_ARGS__); return 0; } while (0)
 
 static int read_scene(lua_State *L)
 {
@@ -137,28 +136,24 @@ static int read_scene(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    a->err[0] = '\0';
     return 0;
 }
 
-int mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, char *err, size_t err_size)
+mr_status mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, mr_error *err)
 {
     const char *script = mr_lua_script(ctx);
     lua_State *L = mr_lua_current_state(ctx);
-    if (!L) {
-        snprintf(err, err_size, "%s: the script is not running", script);
-        return -1;
-    }
+    if (!L) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s: the script is not running", script);
     int top = lua_gettop(L);
-    read_args a = {.d = out, .err = err, .err_size = err_size, .script = script};
-    snprintf(err, err_size, "%s: scene table could not be read", script);
+    read_args a = {.d = out, .script = script};
     lua_pushcfunction(L, read_scene);
     lua_pushlightuserdata(L, &a);
-    int st = lua_pcall(L, 1, 0, 0);
-    if (st != LUA_OK) {
-        snprintf(err, err_size, "%s: reading scene: %s", script,
-                 lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
-    }
+    mr_status st = MR_OK;
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK)
+        st = mr_error_set(err, MR_ERR_SCRIPT, "%s: reading scene: %s", script,
+                          lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    else if (a.err.status != MR_OK)
+        st = mr_error_set(err, a.err.status, "%s", a.err.msg);
     lua_settop(L, top);
-    return st == LUA_OK && !err[0] ? 0 : -1;
+    return st;
 }

@@ -37,9 +37,11 @@ typedef struct mr_scene_decl {
     int ignore_text;                /* "text" was listed in scene.ignore */
 } mr_scene_decl;
 
-/* Reads `scene` from the script's current state into *out. Returns 0, or -1
- * with a one-line message in err naming the script and the bad field
- * ("scene.shots[2] = 95 is not below scene.frames = 90"). */
-int mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, char *err, size_t err_size);
+/* Reads `scene` from the script's current state into *out. Returns MR_OK,
+ * or with a one-line message in err naming the script and the bad field
+ * ("scene.shots[2] = 95 is not below scene.frames = 90"): MR_ERR_BAD_FILE
+ * for a bad field, MR_ERR_SCRIPT when reading raised a Lua error,
+ * MR_ERR_INVALID_ARGUMENT when no script is running. */
+mr_status mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, mr_error *err);
 
 #endif

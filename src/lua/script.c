@@ -87,11 +87,12 @@ const char *mr_lua_scripts_dir(void)
 
 /* ---- context ------------------------------------------------------------------ */
 
-mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
+mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out)
 {
-    if (!desc || !desc->script) return NULL;
+    *out = NULL;
+    if (!desc || !desc->script) return MR_ERR_INVALID_ARGUMENT;
     mr_lua_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return NULL;
+    if (!ctx) return MR_ERR_NO_MEMORY;
     ctx->desc = *desc;
     if (!ctx->desc.memory_limit) ctx->desc.memory_limit = DEFAULT_MEMORY;
     if (!(ctx->desc.budget > 0)) ctx->desc.budget = 1.0;
@@ -114,12 +115,12 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
     if (!ctx->script || !ctx->script_dir || !ctx->scripts_dir || !ctx->root_dir || !ctx->argv ||
         (desc->out_dir && !ctx->out_dir)) {
         mr_lua_ctx_destroy(ctx);
-        return NULL;
+        return MR_ERR_NO_MEMORY;
     }
     for (int i = 0; i < argc; i++)
         if (!(ctx->argv[i] = mr_str_dup(desc->argv[i]))) {
             mr_lua_ctx_destroy(ctx);
-            return NULL;
+            return MR_ERR_NO_MEMORY;
         }
     ctx->desc.argc = argc;
     ctx->desc.script = ctx->script;
@@ -127,7 +128,8 @@ mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc)
     ctx->desc.out_dir = ctx->out_dir;
     ctx->desc.scripts_dir = ctx->scripts_dir;
     h->out_dir = ctx->out_dir;
-    return ctx;
+    *out = ctx;
+    return MR_OK;
 }
 
 static void free_strings(char **v, int n)
@@ -158,9 +160,9 @@ mr_lua_host *mr_lua_host_of_ctx(mr_lua_ctx *ctx) { return &ctx->host; }
 
 /* ---- model cache ------------------------------------------------------------------ */
 
-int mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model)
+mr_status mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model)
 {
-    if (!ctx || !key || !model || mr_lua_cache_lookup(&ctx->host.cache, key)) return -1;
+    if (!ctx || !key || !model || mr_lua_cache_lookup(&ctx->host.cache, key)) return MR_ERR_INVALID_ARGUMENT;
     return mr_lua_cache_insert(&ctx->host.cache, key, model, 0);
 }
 
@@ -200,6 +202,13 @@ void mr_lua_set_error(mr_lua_ctx *ctx, const char *msg)
         fprintf(stderr, "%s\n", msg);
         fflush(stderr);
     }
+}
+
+/* Shows msg as the context's error and gives it to the caller in err. */
+static mr_status fail(mr_lua_ctx *ctx, mr_status status, const char *msg, mr_error *err)
+{
+    mr_lua_set_error(ctx, msg);
+    return mr_error_set(err, status, "%s", msg);
 }
 
 /* Sandbox callbacks: print() and warnings, os.exit. */
@@ -293,24 +302,22 @@ static int protected_call(lua_State *L)
     return 0;
 }
 
-/* Runs a call in state s within budget seconds. Returns 0 or -1 (error set). */
-static int run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char *what, double budget)
+/* Runs a call in state s within budget seconds. Returns MR_OK, or the
+ * sandbox's status with the context's error set (and err filled). */
+static mr_status run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char *what, double budget,
+                     mr_error *err)
 {
     a->script = ctx->script;
     a->self = s;
-    char *msg;
-    if (mr_sandbox_run(s->sb, protected_call, a, what, budget, &msg) == 0) return 0;
+    mr_status st = mr_sandbox_run(s->sb, protected_call, a, what, budget, NULL);
+    if (st == MR_OK) return MR_OK;
+    const char *msg = mr_sandbox_message(s->sb);
     /* Say in which callback it happened unless the message already does. */
-    if (msg && a->kind != CALL_CHUNK && !strstr(msg, what)) {
-        char *m2 = mr_str_fmt("%s\n  (in %s)", msg, what);
-        if (m2) {
-            free(msg);
-            msg = m2;
-        }
-    }
-    mr_lua_set_error(ctx, msg ? msg : "script error (no memory for the message)");
-    free(msg);
-    return -1;
+    char *m2 = NULL;
+    if (msg && a->kind != CALL_CHUNK && !strstr(msg, what)) m2 = mr_str_fmt("%s\n  (in %s)", msg, what);
+    fail(ctx, st, m2 ? m2 : msg ? msg : "script error (no memory for the message)", err);
+    free(m2);
+    return st;
 }
 
 /* ---- states -------------------------------------------------------------------------- */
@@ -328,13 +335,11 @@ static void state_free(mr_lua_ctx *ctx, mr_lua_state *s)
     free(s);
 }
 
-static mr_lua_state *state_new(mr_lua_ctx *ctx)
+static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
 {
+    *out = NULL;
     mr_lua_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        mr_lua_set_error(ctx, "marrow: no memory for a Lua state");
-        return NULL;
-    }
+    if (!s) return fail(ctx, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state", err);
     s->unload_ref = LUA_NOREF;
     mr_sandbox_desc d = {
         .memory_limit = ctx->desc.memory_limit,
@@ -351,20 +356,20 @@ static mr_lua_state *state_new(mr_lua_ctx *ctx)
         .exit = on_os_exit,
         .user = ctx,
     };
-    char err[1024], *msg = NULL;
-    s->sb = mr_sandbox_create(&d, err, sizeof err);
-    if (!s->sb) {
-        mr_lua_set_error(ctx, err);
+    mr_error e = {0};
+    mr_status st = mr_sandbox_create(&d, &s->sb, &e);
+    if (st != MR_OK) {
         free(s);
-        return NULL;
+        return fail(ctx, st, e.msg, err);
     }
-    if (mr_sandbox_run(s->sb, prepare_types, &s->types, "setup", 10.0, &msg) != 0) {
-        mr_lua_set_error(ctx, msg ? msg : "marrow: setting up a Lua state failed");
-        free(msg);
+    if ((st = mr_sandbox_run(s->sb, prepare_types, &s->types, "setup", 10.0, NULL)) != MR_OK) {
+        const char *msg = mr_sandbox_message(s->sb);
+        fail(ctx, st, msg ? msg : "marrow: setting up a Lua state failed", err);
         state_free(ctx, s);
-        return NULL;
+        return st;
     }
-    return s;
+    *out = s;
+    return MR_OK;
 }
 
 /* ---- watched files ------------------------------------------------------------- */
@@ -407,25 +412,28 @@ int mr_lua_watched(const mr_lua_ctx *ctx, const char *const **paths)
 
 static double load_budget(const mr_lua_ctx *ctx) { return ctx->desc.budget * LOAD_BUDGET_FACTOR; }
 
-/* A fresh state with the script's chunk run, or NULL (error set; the failed
- * attempt's modules go into the watched list). */
-static mr_lua_state *compile(mr_lua_ctx *ctx)
+/* A fresh state with the script's chunk run in *out, or a status (error
+ * set; the failed attempt's modules go into the watched list). */
+static mr_status compile(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
 {
-    mr_lua_state *s = state_new(ctx);
-    if (!s) return NULL;
+    mr_lua_state *s;
+    mr_status st = state_new(ctx, &s, err);
+    *out = NULL;
+    if (st != MR_OK) return st;
     call_args a = {.kind = CALL_CHUNK};
-    if (run(ctx, s, &a, "the script's main chunk", load_budget(ctx)) != 0) {
+    if ((st = run(ctx, s, &a, "the script's main chunk", load_budget(ctx), err)) != MR_OK) {
         watched_rebuild(ctx, s);
         state_free(ctx, s);
-        return NULL;
+        return st;
     }
-    return s;
+    *out = s;
+    return MR_OK;
 }
 
-static int call_load(mr_lua_ctx *ctx, mr_lua_state *s, mr_lua_state *from, int ref)
+static mr_status call_load(mr_lua_ctx *ctx, mr_lua_state *s, mr_lua_state *from, int ref, mr_error *err)
 {
     call_args a = {.kind = CALL_LOAD, .fn = "load", .from = from, .ref = ref};
-    int rc = run(ctx, s, &a, "load()", load_budget(ctx));
+    mr_status rc = run(ctx, s, &a, "load()", load_budget(ctx), err);
     if (a.dropped) {
         char line[256];
         snprintf(line, sizeof line, "reload: %d value(s) from unload() could not be kept (first: %s); "
@@ -437,40 +445,42 @@ static int call_load(mr_lua_ctx *ctx, mr_lua_state *s, mr_lua_state *from, int r
     return rc;
 }
 
-int mr_lua_start(mr_lua_ctx *ctx)
+mr_status mr_lua_start(mr_lua_ctx *ctx, mr_error *err)
 {
-    if (ctx->cur) return mr_lua_reload(ctx);
-    mr_lua_state *s = compile(ctx);
-    if (!s) return -1;
+    if (ctx->cur) return mr_lua_reload(ctx, err);
+    mr_lua_state *s;
+    mr_status st = compile(ctx, &s, err);
+    if (st != MR_OK) return st;
     ctx->cur = s;
     watched_rebuild(ctx, NULL);
-    return call_load(ctx, s, NULL, LUA_REFNIL);
+    return call_load(ctx, s, NULL, LUA_REFNIL, err);
 }
 
-int mr_lua_reload(mr_lua_ctx *ctx)
+mr_status mr_lua_reload(mr_lua_ctx *ctx, mr_error *err)
 {
-    if (!ctx->cur) return mr_lua_start(ctx);
-    mr_lua_state *s = compile(ctx);
-    if (!s) return -1;                 /* the old script keeps running */
+    if (!ctx->cur) return mr_lua_start(ctx, err);
+    mr_lua_state *s;
+    mr_status st = compile(ctx, &s, err);
+    if (st != MR_OK) return st;        /* the old script keeps running */
     mr_lua_state *old = ctx->cur;
     lua_State *OL = mr_sandbox_state(old->sb);
     call_args u = {.kind = CALL_UNLOAD, .fn = "unload"};
     luaL_unref(OL, LUA_REGISTRYINDEX, old->unload_ref);
     old->unload_ref = LUA_NOREF;
-    run(ctx, old, &u, "unload()", load_budget(ctx));   /* a failure is printed; the new script goes on */
+    run(ctx, old, &u, "unload()", load_budget(ctx), NULL);   /* a failure is printed; the new script goes on */
     int ref = old->unload_ref == LUA_NOREF ? LUA_REFNIL : old->unload_ref;
-    if (call_load(ctx, s, ref == LUA_REFNIL ? NULL : old, ref) != 0) {
+    if ((st = call_load(ctx, s, ref == LUA_REFNIL ? NULL : old, ref, err)) != MR_OK) {
         /* The new load() failed: back to the old script, given its own state
          * again. The new error stays on screen. */
-        char *err = ctx->error ? mr_str_dup(ctx->error) : NULL;
+        char *shown = ctx->error ? mr_str_dup(ctx->error) : NULL;
         watched_rebuild(ctx, s);
         state_free(ctx, s);
-        call_load(ctx, old, NULL, ref);
-        if (err) {
+        call_load(ctx, old, NULL, ref, NULL);
+        if (shown) {
             free(ctx->error);
-            ctx->error = err;
+            ctx->error = shown;
         }
-        return -1;
+        return st;
     }
     ctx->cur = s;
     /* The new version is on probation until a frame of it ran update() and
@@ -489,7 +499,7 @@ int mr_lua_reload(mr_lua_ctx *ctx)
         fflush(stdout);
     }
     mr_lua_console_add(ctx, line);
-    return 0;
+    return MR_OK;
 }
 
 void mr_lua_stop(mr_lua_ctx *ctx)
@@ -499,7 +509,7 @@ void mr_lua_stop(mr_lua_ctx *ctx)
     ctx->prev = NULL;
     if (!ctx->cur) return;
     call_args u = {.kind = CALL_FUNCTION, .fn = "unload"};
-    run(ctx, ctx->cur, &u, "unload()", ctx->desc.budget);
+    run(ctx, ctx->cur, &u, "unload()", ctx->desc.budget, NULL);
     state_free(ctx, ctx->cur);
     ctx->cur = NULL;
 }
@@ -517,30 +527,30 @@ const char *mr_lua_script(const mr_lua_ctx *ctx) { return ctx->script; }
 static void roll_back(mr_lua_ctx *ctx)
 {
     mr_lua_state *failed = ctx->cur, *good = ctx->prev;
-    char *err = ctx->error ? mr_str_dup(ctx->error) : NULL;
+    char *shown = ctx->error ? mr_str_dup(ctx->error) : NULL;
     ctx->cur = good;
     ctx->prev = NULL;
     watched_rebuild(ctx, failed);
     state_free(ctx, failed);
     int ref = good->unload_ref == LUA_NOREF ? LUA_REFNIL : good->unload_ref;
-    call_load(ctx, good, NULL, ref);
-    if (err) {
+    call_load(ctx, good, NULL, ref, NULL);
+    if (shown) {
         free(ctx->error);
-        ctx->error = err;
+        ctx->error = shown;
     }
     const char *line = "the new version failed in its first frame: the last good script keeps running";
     if (!ctx->desc.quiet) fprintf(stderr, "%s\n", line);
     mr_lua_console_add(ctx, line);
 }
 
-static int callback(mr_lua_ctx *ctx, call_args *a, const char *what, int is_draw)
+static mr_status callback(mr_lua_ctx *ctx, call_args *a, const char *what, int is_draw, mr_error *err)
 {
-    if (!ctx->cur) return 0;
+    if (!ctx->cur) return MR_OK;
     a->kind = CALL_FUNCTION;
-    int rc = run(ctx, ctx->cur, a, what, ctx->desc.budget);
-    if (rc == 0) {
+    mr_status st = run(ctx, ctx->cur, a, what, ctx->desc.budget, err);
+    if (st == MR_OK) {
         ctx->frame_drawn |= is_draw;
-        return 0;
+        return MR_OK;
     }
     ctx->frame_failed = 1;
     if (ctx->prev) {
@@ -549,42 +559,42 @@ static int callback(mr_lua_ctx *ctx, call_args *a, const char *what, int is_draw
          * frame shows the last good script's picture, not an empty one. */
         if (is_draw && ctx->host.draw) ctx->host.draw->begin(ctx->host.draw_user);
         call_args again = *a;
-        run(ctx, ctx->cur, &again, what, ctx->desc.budget);
+        run(ctx, ctx->cur, &again, what, ctx->desc.budget, NULL);
     }
-    return -1;
+    return st;
 }
 
-int mr_lua_update(mr_lua_ctx *ctx, double dt)
+mr_status mr_lua_update(mr_lua_ctx *ctx, double dt, mr_error *err)
 {
     ctx->pending_dt = dt;
     call_args a = {.fn = "update", .nnum = 1, .num = {dt}};
-    return callback(ctx, &a, "update()", 0);
+    return callback(ctx, &a, "update()", 0, err);
 }
 
-int mr_lua_draw(mr_lua_ctx *ctx)
+mr_status mr_lua_draw(mr_lua_ctx *ctx, mr_error *err)
 {
     if (ctx->host.draw) ctx->host.draw->begin(ctx->host.draw_user);
     call_args a = {.fn = "draw"};
-    return callback(ctx, &a, "draw()", 1);
+    return callback(ctx, &a, "draw()", 1, err);
 }
 
-int mr_lua_keypressed(mr_lua_ctx *ctx, const char *key)
+mr_status mr_lua_keypressed(mr_lua_ctx *ctx, const char *key, mr_error *err)
 {
     call_args a = {.fn = "keypressed", .str = key};
-    return callback(ctx, &a, "keypressed()", 0);
+    return callback(ctx, &a, "keypressed()", 0, err);
 }
 
-int mr_lua_mousemoved(mr_lua_ctx *ctx, double x, double y, double dx, double dy)
+mr_status mr_lua_mousemoved(mr_lua_ctx *ctx, double x, double y, double dx, double dy, mr_error *err)
 {
     call_args a = {.fn = "mousemoved", .nnum = 4, .num = {x, y, dx, dy}};
-    return callback(ctx, &a, "mousemoved()", 0);
+    return callback(ctx, &a, "mousemoved()", 0, err);
 }
 
-int mr_lua_resize(mr_lua_ctx *ctx, int width, int height)
+mr_status mr_lua_resize(mr_lua_ctx *ctx, int width, int height, mr_error *err)
 {
     mr_lua_set_size(ctx, width, height);
     call_args a = {.fn = "resize", .nnum = 2, .num = {width, height}};
-    return callback(ctx, &a, "resize()", 0);
+    return callback(ctx, &a, "resize()", 0, err);
 }
 
 void mr_lua_end_frame(mr_lua_ctx *ctx)

@@ -32,10 +32,16 @@
  * a fixed save loads. An error in a later frame stays in the new version
  * (shown every frame it happens).
  *
- * Errors never end the program: each failure sets the context's error (the
- * message with a Lua traceback), prints it to stderr once, and returns -1.
- * mr_lua_error gives the text to show over the scene; it is cleared when a
- * reload succeeds. Headless hosts turn the first error into exit code 4.
+ * Errors never end the program: each failure returns a status with the
+ * message in err (cut to fit an mr_error), and also sets the context's
+ * error (the whole message with a Lua traceback) and prints it to stderr
+ * once. mr_lua_error reads that text for the error panel over the scene;
+ * it is cleared when a reload succeeds. Headless hosts turn the first
+ * error into exit code 4.
+ *
+ * Statuses of the lifecycle calls and callbacks: MR_ERR_SCRIPT (the script
+ * raised an error), MR_ERR_LIMIT (a call ran past its time budget),
+ * MR_ERR_NO_MEMORY (the state's memory_limit, or the host's memory).
  */
 #ifndef MR_LUA_SCRIPT_H
 #define MR_LUA_SCRIPT_H
@@ -68,42 +74,50 @@ typedef struct mr_lua_desc {
                               * a window always starts with it shown */
 } mr_lua_desc;
 
-/* Makes a context (copies every string of desc). NULL on no memory.
- * Free with mr_lua_ctx_destroy, which closes the script, the model cache and
- * the drawing glue (call it with the GL context still current when a
- * renderer was attached). */
-mr_lua_ctx *mr_lua_ctx_create(const mr_lua_desc *desc);
+/* Makes a context in *out (copies every string of desc). On failure *out is
+ * NULL: MR_ERR_INVALID_ARGUMENT (no desc or no desc->script),
+ * MR_ERR_NO_MEMORY. Free with mr_lua_ctx_destroy, which closes the script,
+ * the model cache and the drawing glue (call it with the GL context still
+ * current when a renderer was attached). */
+mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out);
 void mr_lua_ctx_destroy(mr_lua_ctx *ctx);
 
 /* Puts model into the cache under key (so marrow.model(key) returns it);
- * the cache takes ownership. For tests and embedders. */
-int mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model);
+ * the cache takes ownership. MR_ERR_INVALID_ARGUMENT (a NULL argument or a
+ * key already there) or MR_ERR_NO_MEMORY leave the model with the caller.
+ * For tests and embedders. */
+mr_status mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model);
 /* Models in the cache, and how many loads hit the disk (a reload must add none). */
 int mr_lua_cache_count(const mr_lua_ctx *ctx);
 int mr_lua_cache_loads(const mr_lua_ctx *ctx);
 
-/* First load: chunk + load(nil). 0 on success, -1 on error (see mr_lua_error). */
-int mr_lua_start(mr_lua_ctx *ctx);
-/* Live reload as described above. 0 when the new script took over, -1 when
- * it failed and the last good one (if any) keeps running. */
-int mr_lua_reload(mr_lua_ctx *ctx);
+/* First load: chunk + load(nil). MR_OK, or a status with the message in
+ * err (see above). */
+mr_status mr_lua_start(mr_lua_ctx *ctx, mr_error *err);
+/* Live reload as described above. MR_OK when the new script took over; a
+ * status (message in err) when it failed and the last good one (if any)
+ * keeps running. */
+mr_status mr_lua_reload(mr_lua_ctx *ctx, mr_error *err);
 /* Calls unload() and closes the script (exit). Safe to call twice. */
 void mr_lua_stop(mr_lua_ctx *ctx);
 /* 1 when a script is loaded and running. */
 int mr_lua_running(const mr_lua_ctx *ctx);
 
-/* Frame callbacks; each returns 0, or -1 when the script raised an error
- * (the context's error is set). Calls to functions the script does not
- * define return 0. mr_lua_update advances marrow.time() by dt. */
-int mr_lua_update(mr_lua_ctx *ctx, double dt);
-int mr_lua_draw(mr_lua_ctx *ctx);
-int mr_lua_keypressed(mr_lua_ctx *ctx, const char *key);
-int mr_lua_mousemoved(mr_lua_ctx *ctx, double x, double y, double dx, double dy);
-int mr_lua_resize(mr_lua_ctx *ctx, int width, int height);
+/* Frame callbacks; each returns MR_OK, or a status with the message in err
+ * when the script failed (the context's error is set too). Calls to
+ * functions the script does not define return MR_OK. mr_lua_update
+ * advances marrow.time() by dt. */
+mr_status mr_lua_update(mr_lua_ctx *ctx, double dt, mr_error *err);
+mr_status mr_lua_draw(mr_lua_ctx *ctx, mr_error *err);
+mr_status mr_lua_keypressed(mr_lua_ctx *ctx, const char *key, mr_error *err);
+mr_status mr_lua_mousemoved(mr_lua_ctx *ctx, double x, double y, double dx, double dy, mr_error *err);
+mr_status mr_lua_resize(mr_lua_ctx *ctx, int width, int height, mr_error *err);
 /* Ends a frame: the frame counter moves on. */
 void mr_lua_end_frame(mr_lua_ctx *ctx);
 
-/* The error to show (message + traceback), or NULL when there is none. */
+/* The error to show in the error panel (message + whole traceback, never
+ * cut), or NULL when there is none. Owned by the context; valid until the
+ * next call into the script or mr_lua_set_error. */
 const char *mr_lua_error(const mr_lua_ctx *ctx);
 /* Sets (or with NULL clears) the error shown, e.g. a shader compile log. */
 void mr_lua_set_error(mr_lua_ctx *ctx, const char *msg);

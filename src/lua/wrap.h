@@ -77,12 +77,13 @@ typedef struct mr_lua_draw_cmd {
     const char *text;
 } mr_lua_draw_cmd;
 
-/* Registered by a renderer (draw.c's mr_lua_draw_attach). Each returns 0, or
- * -1 with a message in err (a Lua error at the script's line). */
+/* Registered by a renderer (draw.c's mr_lua_draw_attach). record and
+ * screenshot return MR_OK, or a status with a message in err (raised as a
+ * Lua error at the script's line). */
 typedef struct mr_lua_draw_hooks {
     void (*begin)(void *user);                                 /* draw() starts: drop the recording */
-    int (*record)(void *user, const mr_lua_draw_cmd *cmd, char *err, size_t err_size);
-    int (*screenshot)(void *user, const char *path, char *err, size_t err_size);
+    mr_status (*record)(void *user, const mr_lua_draw_cmd *cmd, mr_error *err);
+    mr_status (*screenshot)(void *user, const char *path, mr_error *err);
     void (*release)(void *user);                               /* the context is destroyed */
 } mr_lua_draw_hooks;
 

@@ -38,8 +38,8 @@
 static void record(lua_State *L, const mr_lua_draw_cmd *c)
 {
     mr_lua_host *h = mr_lua_host_of(L);
-    char err[256];
-    if (h->draw && h->draw->record(h->draw_user, c, err, sizeof err) != 0) mr_lua_raise(L, "%s", err);
+    mr_error err;
+    if (h->draw && h->draw->record(h->draw_user, c, &err) != MR_OK) mr_lua_raise(L, "%s", err.msg);
 }
 
 static mr_lua_draw_cmd new_cmd(int kind)
@@ -242,9 +242,9 @@ static int l_screenshot(lua_State *L)
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);
-    char err[256];
+    mr_error err;
     if (!h->draw) return mr_lua_raise(L, "no renderer in this run");
-    if (h->draw->screenshot(h->draw_user, full, err, sizeof err) != 0) return mr_lua_raise(L, "%s", err);
+    if (h->draw->screenshot(h->draw_user, full, &err) != MR_OK) return mr_lua_raise(L, "%s", err.msg);
     return 1;
 }
 

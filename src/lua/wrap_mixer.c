@@ -160,7 +160,7 @@ static const char *const curves[] = {"smooth", "linear", NULL};
 /* Reads play options at arg (nil or a table). */
 static mr_play_opts check_play_opts(lua_State *L, int arg)
 {
-    mr_play_opts o = mr_play_opts_default();
+    mr_play_opts o = {0};
     mr_lua_opts t = mr_lua_check_opts(L, arg, "opts");
     if (!t.idx) return o;
     static const mr_loop loop_modes[] = {MR_LOOP_ONCE, MR_LOOP_REPEAT, MR_LOOP_PINGPONG};
@@ -170,8 +170,11 @@ static mr_play_opts check_play_opts(lua_State *L, int arg)
     lua_pop(L, 1);
     o.repeat = mr_lua_opt_int(L, &t, "repetitions", 0, 0, 1000000);
     o.speed = mr_lua_opt_num(L, &t, "speed", 1.0f, -1e6, 1e6);
-    o.start = mr_lua_opt_num(L, &t, "start", -1.0f, -1e9, 1e9);
-    o.weight = mr_lua_opt_num(L, &t, "weight", -1.0f, 0, 1);   /* absent: -1 keeps the track's */
+    o.frozen = o.speed == 0.0f;
+    o.start = fmaxf(mr_lua_opt_num(L, &t, "start", 0.0f, -1e9, 1e9), 0.0f);   /* < 0: as absent */
+    float weight = mr_lua_opt_num(L, &t, "weight", -1.0f, 0, 1);   /* absent: keep the track's */
+    o.weight = weight > 0.0f ? weight : 0.0f;
+    o.mute = weight == 0.0f;
     o.fade = mr_lua_opt_num(L, &t, "fade", 0.0f, 0, 1e6);
     o.delay = mr_lua_opt_num(L, &t, "delay", 0.0f, 0, 1e6);
     o.curve = mr_lua_opt_enum(L, &t, "curve", o.curve == MR_CURVE_LINEAR, curves) ? MR_CURVE_LINEAR
@@ -215,7 +218,7 @@ static int l_mixer(lua_State *L)
     mr_lua_push_pose(L, 1, NULL);
     lua_setiuservalue(L, -2, UV_POSE);
     mr_error err = {0};
-    m->mx = mr_mixer_make(&mo->model->skeleton, mo->model->axes.up, &d, &err);
+    mr_mixer_create(&mo->model->skeleton, mo->model->axes.up, &d, &m->mx, &err);
     if (!m->mx) return fail(L, MR_ERR_NO_MEMORY, &err);
     m->sk = &mo->model->skeleton;
     m->tracks = mr_mixer_track_count(m->mx);

@@ -34,34 +34,33 @@ static const char *egl_error_name(EGLint e)
     }
 }
 
-mr_egl *mr_egl_create(mr_error *err)
+mr_status mr_egl_create(mr_egl **out, mr_error *err)
 {
+    *out = NULL;
     mr_egl *egl = calloc(1, sizeof *egl);
-    if (!egl) {
-        mr_error_set(err, MR_ERR_NO_MEMORY, "egl: out of memory");
-        return NULL;
-    }
+    if (!egl) return mr_error_set(err, MR_ERR_NO_MEMORY, "egl: out of memory");
+    mr_status st;
     egl->dpy = EGL_NO_DISPLAY;
     egl->ctx = EGL_NO_CONTEXT;
 
     if (!epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
-        mr_error_set(err, MR_ERR_IO, "egl: EGL_MESA_platform_surfaceless is not available "
+        st = mr_error_set(err, MR_ERR_IO, "egl: EGL_MESA_platform_surfaceless is not available "
                      "(install libegl-mesa0 and libgl1-mesa-dri)");
         goto fail;
     }
     egl->dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
     if (egl->dpy == EGL_NO_DISPLAY) {
-        mr_error_set(err, MR_ERR_IO, "egl: no surfaceless display (%s)", egl_error_name(eglGetError()));
+        st = mr_error_set(err, MR_ERR_IO, "egl: no surfaceless display (%s)", egl_error_name(eglGetError()));
         goto fail;
     }
     EGLint major = 0, minor = 0;
     if (!eglInitialize(egl->dpy, &major, &minor)) {
-        mr_error_set(err, MR_ERR_IO, "egl: eglInitialize failed (%s)", egl_error_name(eglGetError()));
+        st = mr_error_set(err, MR_ERR_IO, "egl: eglInitialize failed (%s)", egl_error_name(eglGetError()));
         egl->dpy = EGL_NO_DISPLAY;
         goto fail;
     }
     if (!eglBindAPI(EGL_OPENGL_API)) {
-        mr_error_set(err, MR_ERR_IO, "egl: desktop OpenGL is not available (%s)",
+        st = mr_error_set(err, MR_ERR_IO, "egl: desktop OpenGL is not available (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
@@ -73,24 +72,25 @@ mr_egl *mr_egl_create(mr_error *err)
     };
     egl->ctx = eglCreateContext(egl->dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
     if (egl->ctx == EGL_NO_CONTEXT) {
-        mr_error_set(err, MR_ERR_IO, "egl: cannot create an OpenGL 3.3 core context (%s)",
+        st = mr_error_set(err, MR_ERR_IO, "egl: cannot create an OpenGL 3.3 core context (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
     if (!eglMakeCurrent(egl->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, egl->ctx)) {
-        mr_error_set(err, MR_ERR_IO, "egl: surfaceless eglMakeCurrent failed (%s)",
+        st = mr_error_set(err, MR_ERR_IO, "egl: surfaceless eglMakeCurrent failed (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
     if (epoxy_gl_version() < 33) {
-        mr_error_set(err, MR_ERR_IO, "egl: context reports OpenGL %d.%d, need 3.3",
+        st = mr_error_set(err, MR_ERR_IO, "egl: context reports OpenGL %d.%d, need 3.3",
                      epoxy_gl_version() / 10, epoxy_gl_version() % 10);
         goto fail;
     }
-    return egl;
+    *out = egl;
+    return MR_OK;
 fail:
     mr_egl_destroy(egl);
-    return NULL;
+    return st;
 }
 
 void mr_egl_destroy(mr_egl *egl)

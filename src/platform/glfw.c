@@ -85,20 +85,18 @@ static void on_refresh(GLFWwindow *w)
     g->acc.refresh = 1;
 }
 
-mr_glfw *mr_glfw_create(const mr_window_desc *desc, mr_error *err)
+mr_status mr_glfw_create(const mr_window_desc *desc, mr_glfw **out, mr_error *err)
 {
+    *out = NULL;
     glfw_last_error[0] = 0;
     glfwSetErrorCallback(on_error);
-    if (!glfwInit()) {
-        mr_error_set(err, MR_ERR_IO, "cannot start GLFW: %s",
-                     glfw_last_error[0] ? glfw_last_error : "unknown reason");
-        return NULL;
-    }
+    if (!glfwInit())
+        return mr_error_set(err, MR_ERR_IO, "cannot start GLFW: %s",
+                            glfw_last_error[0] ? glfw_last_error : "unknown reason");
     mr_glfw *g = calloc(1, sizeof *g);
     if (!g) {
         glfwTerminate();
-        mr_error_set(err, MR_ERR_NO_MEMORY, "window: out of memory");
-        return NULL;
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "window: out of memory");
     }
     glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -114,11 +112,11 @@ mr_glfw *mr_glfw_create(const mr_window_desc *desc, mr_error *err)
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
     g->win = glfwCreateWindow(desc->width, desc->height, desc->title, NULL, NULL);
     if (!g->win) {
-        mr_error_set(err, MR_ERR_IO, "cannot open an OpenGL 3.3 core window: %s",
-                     glfw_last_error[0] ? glfw_last_error : "unknown reason");
+        mr_status st = mr_error_set(err, MR_ERR_IO, "cannot open an OpenGL 3.3 core window: %s",
+                                    glfw_last_error[0] ? glfw_last_error : "unknown reason");
         free(g);
         glfwTerminate();
-        return NULL;
+        return st;
     }
     glfwSetWindowUserPointer(g->win, g);
     glfwSetKeyCallback(g->win, on_key);
@@ -127,7 +125,8 @@ mr_glfw *mr_glfw_create(const mr_window_desc *desc, mr_error *err)
     glfwSetWindowRefreshCallback(g->win, on_refresh);
     glfwMakeContextCurrent(g->win);
     glfwSwapInterval(1);
-    return g;
+    *out = g;
+    return MR_OK;
 }
 
 void mr_glfw_destroy(mr_glfw *g)

@@ -60,13 +60,13 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     count++;
 }
 
-int mr_keys_attach(void)
+mr_status mr_keys_attach(void)
 {
     win = glfwGetCurrentContext();
-    if (!win) return -1;
+    if (!win) return MR_ERR_INVALID_ARGUMENT;
     previous = glfwSetKeyCallback(win, on_key);
     head = count = 0;
-    return 0;
+    return MR_OK;
 }
 
 int mr_keys_next(char name[32])

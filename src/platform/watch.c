@@ -50,14 +50,16 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-mr_watch *mr_watch_create(void)
+mr_status mr_watch_create(mr_watch **out)
 {
+    *out = NULL;
     mr_watch *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
+    if (!w) return MR_ERR_NO_MEMORY;
     w->settle = 0.03;
     const char *mode = getenv("MARROW_WATCH");
     w->fd = mode && !strcmp(mode, "poll") ? -1 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    return w;
+    *out = w;
+    return MR_OK;
 }
 
 int mr_watch_uses_inotify(const mr_watch *w) { return w->fd >= 0; }
@@ -123,29 +125,31 @@ static void scan(const watch_entry *e, long long *size, long long *mtime, long l
     *ino = n;
 }
 
-static int add_dir(mr_watch *w, const char *dir)
+static mr_status add_dir(mr_watch *w, const char *dir)
 {
     for (size_t i = 0; i < w->dir_count; i++)
-        if (!strcmp(w->dirs[i].path, dir)) return 0;
-    if (mr_alloc_reserve((void **)&w->dirs, &w->dir_cap, w->dir_count + 1, sizeof *w->dirs)) return -1;
+        if (!strcmp(w->dirs[i].path, dir)) return MR_OK;
+    if (mr_alloc_reserve((void **)&w->dirs, &w->dir_cap, w->dir_count + 1, sizeof *w->dirs))
+        return MR_ERR_NO_MEMORY;
     watch_dir *d = &w->dirs[w->dir_count];
     d->wd = -1;
     if (w->fd >= 0) {
         d->wd = inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
                                               IN_MODIFY | IN_ATTRIB | IN_MOVED_FROM);
-        if (d->wd < 0) return -1;
+        if (d->wd < 0) return MR_ERR_IO;
     }
-    if (!(d->path = mr_str_dup(dir))) return -1;
+    if (!(d->path = mr_str_dup(dir))) return MR_ERR_NO_MEMORY;
     w->dir_count++;
-    return 0;
+    return MR_OK;
 }
 
-static int add_entry(mr_watch *w, const char *dir, const char *name, int tag)
+static mr_status add_entry(mr_watch *w, const char *dir, const char *name, int tag)
 {
-    if (tag < 1 || tag > 30) return -1;
-    if (add_dir(w, dir) != 0) return -1;
+    if (tag < 1 || tag > 30) return MR_ERR_INVALID_ARGUMENT;
+    mr_status st = add_dir(w, dir);
+    if (st != MR_OK) return st;
     if (mr_alloc_reserve((void **)&w->entries, &w->entry_cap, w->entry_count + 1, sizeof *w->entries))
-        return -1;
+        return MR_ERR_NO_MEMORY;
     watch_entry *e = &w->entries[w->entry_count];
     memset(e, 0, sizeof *e);
     e->dir = mr_str_dup(dir);
@@ -153,24 +157,24 @@ static int add_entry(mr_watch *w, const char *dir, const char *name, int tag)
     if (!e->dir || (name && !e->name)) {
         free(e->dir);
         free(e->name);
-        return -1;
+        return MR_ERR_NO_MEMORY;
     }
     e->tag = tag;
     scan(e, &e->size, &e->mtime_ns, &e->ino);
     w->entry_count++;
-    return 0;
+    return MR_OK;
 }
 
-int mr_watch_file(mr_watch *w, const char *path, int tag)
+mr_status mr_watch_file(mr_watch *w, const char *path, int tag)
 {
     char *dir = mr_path_dirname(path);
-    if (!dir) return -1;
-    int rc = add_entry(w, dir, mr_path_basename(path), tag);
+    if (!dir) return MR_ERR_NO_MEMORY;
+    mr_status st = add_entry(w, dir, mr_path_basename(path), tag);
     free(dir);
-    return rc;
+    return st;
 }
 
-int mr_watch_dir(mr_watch *w, const char *dir, int tag)
+mr_status mr_watch_dir(mr_watch *w, const char *dir, int tag)
 {
     return add_entry(w, dir, NULL, tag);
 }

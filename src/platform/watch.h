@@ -18,10 +18,13 @@
 #ifndef MR_PLATFORM_WATCH_H
 #define MR_PLATFORM_WATCH_H
 
+#include "core/error.h"
+
 typedef struct mr_watch mr_watch;
 
-/* New watcher; NULL on no memory. Free with mr_watch_destroy. */
-mr_watch *mr_watch_create(void);
+/* A new watcher in *out; MR_ERR_NO_MEMORY (and *out NULL) when there is no
+ * memory. Free with mr_watch_destroy. */
+mr_status mr_watch_create(mr_watch **out);
 void mr_watch_destroy(mr_watch *w);
 
 /* 1 when changes come from inotify, 0 when polling. */
@@ -29,11 +32,12 @@ int mr_watch_uses_inotify(const mr_watch *w);
 
 /* Removes every watched entry. */
 void mr_watch_clear(mr_watch *w);
-/* Watches one file (tag > 0, up to 30). The file need not exist yet.
- * Returns 0, or -1 when its directory cannot be watched. */
-int mr_watch_file(mr_watch *w, const char *path, int tag);
-/* Watches every file directly in dir. */
-int mr_watch_dir(mr_watch *w, const char *dir, int tag);
+/* Watches one file (tag 1..30). The file need not exist yet. Returns MR_OK;
+ * MR_ERR_IO when its directory cannot be watched, MR_ERR_INVALID_ARGUMENT
+ * for a tag out of range, MR_ERR_NO_MEMORY. */
+mr_status mr_watch_file(mr_watch *w, const char *path, int tag);
+/* Watches every file directly in dir (statuses as mr_watch_file). */
+mr_status mr_watch_dir(mr_watch *w, const char *dir, int tag);
 
 /* Bit (1 << tag) set for each tag with a settled change since the last
  * call. Non-blocking. */

@@ -30,18 +30,16 @@ static int have_display(void)
     return (x && *x) || (wl && *wl);
 }
 
-mr_window *mr_window_open(const mr_window_desc *desc_in, mr_error *err)
+mr_status mr_window_create(const mr_window_desc *desc_in, mr_window **out, mr_error *err)
 {
+    *out = NULL;
     mr_window_desc desc = desc_in ? *desc_in : (mr_window_desc){0};
     if (desc.width <= 0) desc.width = 960;
     if (desc.height <= 0) desc.height = 540;
     if (!desc.title) desc.title = "marrow";
 
     mr_window *win = calloc(1, sizeof *win);
-    if (!win) {
-        mr_error_set(err, MR_ERR_NO_MEMORY, "window: out of memory");
-        return NULL;
-    }
+    if (!win) return mr_error_set(err, MR_ERR_NO_MEMORY, "window: out of memory");
     win->width = desc.width;
     win->height = desc.height;
 
@@ -50,19 +48,22 @@ mr_window *mr_window_open(const mr_window_desc *desc_in, mr_error *err)
             say_headless("no display (DISPLAY and WAYLAND_DISPLAY are unset)");
         } else {
             mr_error why = {0};
-            win->glfw = mr_glfw_create(&desc, &why);
-            if (win->glfw) return win;
+            if (mr_glfw_create(&desc, &win->glfw, &why) == MR_OK) {
+                *out = win;
+                return MR_OK;
+            }
             char msg[1100];
             snprintf(msg, sizeof msg, "%s", why.msg);
             say_headless(msg);
         }
     }
-    win->egl = mr_egl_create(err);
-    if (!win->egl) {
+    mr_status st = mr_egl_create(&win->egl, err);
+    if (st != MR_OK) {
         free(win);
-        return NULL;
+        return st;
     }
-    return win;
+    *out = win;
+    return MR_OK;
 }
 
 void mr_window_destroy(mr_window *win)

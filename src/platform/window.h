@@ -1,7 +1,7 @@
 /* window.h — where marrow draws: a GLFW window, or a headless EGL context.
  *
- * mr_window_open makes an OpenGL 3.3 core context current on the calling
- * thread and returns the object that owns it:
+ * mr_window_create makes an OpenGL 3.3 core context current on the calling
+ * thread and gives the object that owns it:
  *
  *   - headless (desc.headless, or automatically when DISPLAY and
  *     WAYLAND_DISPLAY are both unset, or when GLFW cannot start or open a
@@ -48,10 +48,10 @@ typedef struct mr_window_desc {
 
 typedef struct mr_window mr_window;
 
-/* Opens a window or a headless context (see above) and makes its GL context
- * current. Returns NULL with err set when no context at all can be made.
- * Free with mr_window_destroy. */
-mr_window *mr_window_open(const mr_window_desc *desc, mr_error *err);
+/* Opens a window or a headless context (see above) into *out and makes its
+ * GL context current. When no context at all can be made, *out is NULL and
+ * err says why (MR_ERR_IO, MR_ERR_NO_MEMORY). Free with mr_window_destroy. */
+mr_status mr_window_create(const mr_window_desc *desc, mr_window **out, mr_error *err);
 void mr_window_destroy(mr_window *win);
 
 int mr_window_is_headless(const mr_window *win);

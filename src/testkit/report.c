@@ -315,24 +315,13 @@ static int write_junit(const char *path, const mr_scene_result *r, int n, double
     return fclose(f) == 0 ? 0 : -1;
 }
 
-int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds)
+mr_status mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds, mr_error *err)
 {
     char path[4096], out_abs[4096];
     if (!realpath(out_dir, out_abs)) snprintf(out_abs, sizeof out_abs, "%s", out_dir);
     snprintf(path, sizeof path, "%s/report.html", out_dir);
-    if (write_html(path, out_abs, r, n, seconds)) {
-        fprintf(stderr, "marrow test: cannot write %s\n", path);
-        return -1;
-    }
+    if (write_html(path, out_abs, r, n, seconds)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
     snprintf(path, sizeof path, "%s/junit.xml", out_dir);
-    if (write_junit(path, r, n, seconds)) {
-        fprintf(stderr, "marrow test: cannot write %s\n", path);
-        return -1;
-    }
-    mr_error err = {0};
-    if (mr_approve_write_results(out_dir, r, n, &err) != MR_OK) {
-        fprintf(stderr, "marrow test: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
+    if (write_junit(path, r, n, seconds)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
+    return mr_approve_write_results(out_dir, r, n, err);
 }

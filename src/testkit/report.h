@@ -70,8 +70,8 @@ int mr_report_should_retry(const mr_scene_result *r);
  * MR_SHOT_FLAKY, their message saying how they failed. */
 void mr_report_merge_retry(mr_scene_result *now, const mr_scene_result *before);
 
-/* Writes OUT/report.html, OUT/junit.xml and OUT/results.tsv. Returns 0, or
- * -1 with a message on stderr. */
-int mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds);
+/* Writes OUT/report.html, OUT/junit.xml and OUT/results.tsv. Returns MR_OK,
+ * or a status with the message in err ("cannot write OUT/junit.xml"). */
+mr_status mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds, mr_error *err);
 
 #endif

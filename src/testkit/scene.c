@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
 #include "lua/frame.h"
@@ -15,6 +16,7 @@
 struct mr_scene_runner {
     mr_window *win;
     mr_renderer *r;
+    char *message;           /* the last failed run's whole message, or NULL */
 };
 
 mr_status mr_scene_runner_create(mr_scene_runner **out, mr_error *err)
@@ -23,7 +25,7 @@ mr_status mr_scene_runner_create(mr_scene_runner **out, mr_error *err)
     mr_scene_runner *run = calloc(1, sizeof *run);
     if (!run) return mr_error_set(err, MR_ERR_NO_MEMORY, "scene runner: out of memory");
     mr_error e = {0};
-    run->win = mr_window_open(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &e);
+    mr_window_create(&(mr_window_desc){.width = 320, .height = 240, .headless = 1}, &run->win, &e);
     if (!run->win) {
         free(run);
         return mr_error_set(err, e.status ? e.status : MR_ERR_IO, "no headless OpenGL context: %s", e.msg);
@@ -43,13 +45,27 @@ void mr_scene_runner_destroy(mr_scene_runner *run)
     if (!run) return;
     mr_renderer_destroy(run->r);
     mr_window_destroy(run->win);
+    free(run->message);
     free(run);
 }
 
-static void copy_error(mr_lua_ctx *ctx, char *err, size_t n, const char *fallback)
+const char *mr_scene_runner_message(const mr_scene_runner *run) { return run->message ? run->message : ""; }
+
+/* Ends a run with status st: the whole text is kept for
+ * mr_scene_runner_message, err gets what fits. */
+static mr_status fail(mr_scene_runner *run, mr_error *err, mr_status st, const char *text)
+{
+    free(run->message);
+    run->message = mr_str_dup(text);
+    return mr_error_set(err, st, "%s", text);
+}
+
+/* A failure of the script: the context's error (message and traceback). */
+static mr_status fail_script(mr_scene_runner *run, mr_error *err, mr_status st, mr_lua_ctx *ctx,
+                             const char *fallback)
 {
     const char *e = mr_lua_error(ctx);
-    snprintf(err, n, "%s", e ? e : fallback);
+    return fail(run, err, st, e ? e : fallback);
 }
 
 typedef struct pose_watch {
@@ -63,38 +79,46 @@ static void watch_pose(void *ud, const mr_model *model, const mat4 *joints)
     if (w->err.status == MR_OK) mr_pose_shot_add(&w->poses, model, joints, &w->err);
 }
 
-int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *out_dir, mr_scene_decl *decl,
-                        mr_shot_fn fn, void *ud, char *err, size_t err_size)
+mr_status mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *out_dir,
+                              mr_scene_decl *decl, mr_shot_fn fn, void *ud, mr_error *err)
 {
     memset(decl, 0, sizeof *decl);
-    int rc = -1;
+    free(run->message);
+    run->message = NULL;
+    mr_status rc;
     mr_error e = {0};
+    char line[4608];         /* a message with a path in it, before it is kept whole */
     uint8_t *pixels = NULL;
     pose_watch watch = {0};
     mr_lua_desc ld = {.script = script, .headless = 1, .out_dir = out_dir, .width = 320,
                       .height = 240};
-    mr_lua_ctx *ctx = mr_lua_ctx_create(&ld);
-    if (!ctx) {
-        snprintf(err, err_size, "out of memory");
+    mr_lua_ctx *ctx = NULL;
+    if ((rc = mr_lua_ctx_create(&ld, &ctx)) != MR_OK) {
+        rc = fail(run, err, rc, "out of memory");
         goto done;
     }
-    if (mr_lua_start(ctx) != 0) {
-        copy_error(ctx, err, err_size, "the script failed to load");
+    if ((rc = mr_lua_start(ctx, NULL)) != MR_OK) {
+        rc = fail_script(run, err, rc, ctx, "the script failed to load");
         goto done;
     }
     mr_scene_decl d;
-    if (mr_lua_scene_read(ctx, &d, err, err_size) != 0) goto done;
+    if ((rc = mr_lua_scene_read(ctx, &d, &e)) != MR_OK) {
+        rc = fail(run, err, rc, e.msg);
+        goto done;
+    }
     *decl = d;
     mr_lua_set_size(ctx, d.width, d.height);
-    if (mr_renderer_resize(run->r, d.width, d.height, &e) != MR_OK) {
-        snprintf(err, err_size, "renderer: %s", e.msg);
+    if ((rc = mr_renderer_resize(run->r, d.width, d.height, &e)) != MR_OK) {
+        snprintf(line, sizeof line, "renderer: %s", e.msg);
+        rc = fail(run, err, rc, line);
         goto done;
     }
     mr_lua_draw_attach(ctx, run->r);
     size_t size = (size_t)d.width * d.height * 4;
     pixels = malloc(size);
     if (!pixels) {
-        snprintf(err, err_size, "out of memory for a %dx%d frame", d.width, d.height);
+        snprintf(line, sizeof line, "out of memory for a %dx%d frame", d.width, d.height);
+        rc = fail(run, err, MR_ERR_NO_MEMORY, line);
         goto done;
     }
     double dt = 1.0 / d.fps;
@@ -103,25 +127,28 @@ int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *ou
         int is_shot = frame == d.shots[shot];
         mr_pose_shot_clear(&watch.poses);
         if (is_shot) mr_lua_draw_watch_poses(ctx, watch_pose, &watch);
-        int failed = mr_lua_frame_step(ctx, dt, is_shot) != 0;
+        rc = mr_lua_frame_step(ctx, dt, is_shot, NULL);
         mr_lua_draw_watch_poses(ctx, NULL, NULL);
-        if (failed) {
-            copy_error(ctx, err, err_size, "script error");
+        if (rc != MR_OK) {
+            rc = fail_script(run, err, rc, ctx, "script error");
             goto done;
         }
         if (watch.err.status != MR_OK) {
-            snprintf(err, err_size, "frame %d: recording the poses drawn: %s", frame, watch.err.msg);
+            snprintf(line, sizeof line, "frame %d: recording the poses drawn: %s", frame, watch.err.msg);
+            rc = fail(run, err, watch.err.status, line);
             goto done;
         }
         if (is_shot) {
             mr_scene_shot_info info = {.poses = &watch.poses};
             info.text_box_count = mr_lua_draw_text_boxes(ctx, &info.text_boxes);
-            if (mr_renderer_read_pixels(run->r, pixels, size) != MR_OK) {
-                snprintf(err, err_size, "frame %d: cannot read the pixels back", frame);
+            if ((rc = mr_renderer_read_pixels(run->r, pixels, size)) != MR_OK) {
+                snprintf(line, sizeof line, "frame %d: cannot read the pixels back", frame);
+                rc = fail(run, err, rc, line);
                 goto done;
             }
             if (fn && fn(ud, shot, frame, pixels, d.width, d.height, &info) != 0) {
-                snprintf(err, err_size, "stopped at frame %d", frame);
+                snprintf(line, sizeof line, "stopped at frame %d", frame);
+                rc = fail(run, err, MR_ERR_LIMIT, line);
                 goto done;
             }
             shot++;
@@ -129,17 +156,14 @@ int mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *ou
         mr_lua_end_frame(ctx);
         int code;
         if (mr_lua_quit_requested(ctx, &code) && shot < d.shot_count) {
-            snprintf(err, err_size, "%s: the script quit at frame %d, before shot frame %d", script, frame,
+            snprintf(line, sizeof line, "%s: the script quit at frame %d, before shot frame %d", script, frame,
                      d.shots[shot]);
+            rc = fail(run, err, MR_ERR_SCRIPT, line);
             goto done;
         }
     }
     mr_lua_stop(ctx);
-    if (mr_lua_error(ctx)) {
-        copy_error(ctx, err, err_size, "unload() failed");
-        goto done;
-    }
-    rc = 0;
+    rc = mr_lua_error(ctx) ? fail_script(run, err, MR_ERR_SCRIPT, ctx, "unload() failed") : MR_OK;
 
 done:
     mr_pose_shot_deinit(&watch.poses);
@@ -148,17 +172,14 @@ done:
     return rc;
 }
 
-int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
-                 char *err, size_t err_size)
+mr_status mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
+                       mr_error *err)
 {
     memset(decl, 0, sizeof *decl);
     mr_scene_runner *run;
-    mr_error e = {0};
-    if (mr_scene_runner_create(&run, &e) != MR_OK) {
-        snprintf(err, err_size, "%s", e.msg);
-        return -1;
-    }
-    int rc = mr_scene_runner_run(run, script, out_dir, decl, fn, ud, err, err_size);
+    mr_status st = mr_scene_runner_create(&run, err);
+    if (st != MR_OK) return st;
+    st = mr_scene_runner_run(run, script, out_dir, decl, fn, ud, err);
     mr_scene_runner_destroy(run);
-    return rc;
+    return st;
 }

@@ -63,15 +63,23 @@ void mr_scene_runner_destroy(mr_scene_runner *runner);
 
 /* Runs script with relative marrow.screenshot paths under out_dir (may be
  * NULL). *decl receives the scene declaration (shot_count 0 when it could
- * not be read). Returns 0, or -1 with a message in err: script errors
- * (with traceback), a bad `scene` table, a renderer failure, or a script
- * that quit before its last shot. The runner stays usable after a failed
- * scene. */
-int mr_scene_runner_run(mr_scene_runner *runner, const char *script, const char *out_dir,
-                        mr_scene_decl *decl, mr_shot_fn fn, void *ud, char *err, size_t err_size);
+ * not be read). Returns MR_OK, or a status with the message in err: a
+ * script error (its status, lua/script.h; the message with traceback), a
+ * bad `scene` table (MR_ERR_BAD_FILE), a script that quit before its last
+ * shot (MR_ERR_SCRIPT), a renderer failure (its status), MR_ERR_NO_MEMORY,
+ * or fn asking to stop (MR_ERR_LIMIT). err holds what fits an mr_error;
+ * mr_scene_runner_message gives the whole text. The runner stays usable
+ * after a failed scene. */
+mr_status mr_scene_runner_run(mr_scene_runner *runner, const char *script, const char *out_dir,
+                              mr_scene_decl *decl, mr_shot_fn fn, void *ud, mr_error *err);
+/* The whole message of the last failed run ("" after one that passed), a
+ * script error's traceback included. Owned by the runner, valid until its
+ * next run. */
+const char *mr_scene_runner_message(const mr_scene_runner *runner);
 
-/* One scene in a runner of its own (created and destroyed around it). */
-int mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
-                 char *err, size_t err_size);
+/* One scene in a runner of its own (created and destroyed around it);
+ * statuses as mr_scene_runner_run, the message cut to fit err. */
+mr_status mr_scene_run(const char *script, const char *out_dir, mr_scene_decl *decl, mr_shot_fn fn, void *ud,
+                       mr_error *err);
 
 #endif

@@ -47,7 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         .scripts_dir = MR_FUZZ_ROOT "/scripts",
         .quiet = 1,
     };
-    ctx = mr_lua_ctx_create(&d);
+    mr_lua_ctx_create(&d, &ctx);
     if (!ctx) abort();
     return 0;
 }
@@ -61,7 +61,7 @@ static int set_input(lua_State *L)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (mr_lua_start(ctx) != 0) {
+    if (mr_lua_start(ctx, NULL) != MR_OK) {
         /* load() of the driver itself failed: the harness is broken. */
         fprintf(stderr, "fuzz_lua: %s\n", mr_lua_error(ctx) ? mr_lua_error(ctx) : "start failed");
         abort();
@@ -71,9 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lua_pushlightuserdata(L, (void *)data);
     lua_pushinteger(L, (lua_Integer)size);
     if (lua_pcall(L, 2, 0, 0) != LUA_OK) lua_pop(L, 1);
-    mr_lua_update(ctx, 1.0 / 30);
-    mr_lua_draw(ctx);
-    mr_lua_draw_render(ctx);
+    mr_lua_update(ctx, 1.0 / 30, NULL);
+    mr_lua_draw(ctx, NULL);
+    mr_lua_draw_render(ctx, NULL, NULL);
     mr_lua_end_frame(ctx);
     mr_lua_stop(ctx);
     mr_lua_set_error(ctx, NULL);

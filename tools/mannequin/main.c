@@ -126,7 +126,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "make-mannequin: cannot create directory %s: %s\n", dir, strerror(errno));
         return MR_EXIT_FAILED;
     }
-    mr_model *m = mr_mannequin_build();
+    mr_model *m = NULL;
+    mr_mannequin_build(&m);
     if (!m) {
         fprintf(stderr, "make-mannequin: out of memory\n");
         return MR_EXIT_FAILED;
@@ -135,7 +136,8 @@ int main(int argc, char **argv)
     mr_error err = {0};
     char *path;
     if (code == MR_EXIT_OK) {
-        mr_model *sword = mr_mannequin_sword();
+        mr_model *sword = NULL;
+        mr_mannequin_sword(&sword);
         if (!sword) {
             fprintf(stderr, "make-mannequin: out of memory\n");
             code = MR_EXIT_FAILED;

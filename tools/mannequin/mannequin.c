@@ -75,26 +75,29 @@ mr_status mr_mannequin_skeleton(mr_skeleton *sk)
     return MR_OK;
 }
 
-mr_model *mr_mannequin_build(void)
+mr_status mr_mannequin_build(mr_model **out)
 {
-    mr_model *m = mr_model_new("mannequin", "mannequin");
-    if (!m) return NULL;
+    *out = NULL;
+    mr_model *m;
+    mr_status st = mr_model_create("mannequin", "mannequin", &m);
+    if (st != MR_OK) return st;
     m->axes.up = MR_UP_Z;
     m->axes.meters_per_unit = 0.0254f;
-    if (mr_mannequin_skeleton(&m->skeleton) != MR_OK ||
-        mr_mannequin_meshes(&m->skeleton, &m->meshes, &m->mesh_count) != MR_OK)
+    if ((st = mr_mannequin_skeleton(&m->skeleton)) != MR_OK ||
+        (st = mr_mannequin_meshes(&m->skeleton, &m->meshes, &m->mesh_count)) != MR_OK)
         goto fail;
     static const char *const clips[] = {"idle", "walk", "wave", "run", "walk_inplace", "run_inplace"};
     for (int i = 0; i < (int)(sizeof clips / sizeof clips[0]); i++) {
-        mr_clip *c = mr_mannequin_clip(&m->skeleton, clips[i]);
-        if (!c) goto fail;
-        if (mr_model_add_clip(m, c) != MR_OK) {
+        mr_clip *c;
+        if ((st = mr_mannequin_clip(&m->skeleton, clips[i], &c)) != MR_OK) goto fail;
+        if ((st = mr_model_add_clip(m, c)) != MR_OK) {
             mr_clip_destroy(c);
             goto fail;
         }
     }
-    return m;
+    *out = m;
+    return MR_OK;
 fail:
     mr_model_destroy(m);
-    return NULL;
+    return st;
 }

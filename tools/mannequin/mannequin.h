@@ -85,23 +85,26 @@ enum {
 #define MR_MQ_RUN_STRIDE 66.0   /* run: inches travelled per cycle (+X) */
 
 /* The whole mannequin: skeleton, meshes and the clips idle, walk, wave, run,
- * walk_inplace, run_inplace, in
- * the MD5 frame (model->frame = {MR_UP_Z, 0.0254}), path "mannequin",
- * format "mannequin". Returns a new model the caller frees with
- * mr_model_destroy, or NULL when out of memory. */
-mr_model *mr_mannequin_build(void);
+ * walk_inplace, run_inplace, in MD5's axes (model->axes = {MR_UP_Z,
+ * 0.0254}), path "mannequin", format "mannequin", as a new model in *out
+ * the caller frees with mr_model_destroy. MR_ERR_NO_MEMORY (and *out NULL)
+ * when out of memory. */
+mr_status mr_mannequin_build(mr_model **out);
 
 /* The parts, for tests and tools. mr_mannequin_skeleton fills an
  * uninitialised sk (free with mr_skeleton_deinit). mr_mannequin_meshes
  * returns a new array of *count meshes (each freed with mr_mesh_deinit, then
  * the array with free()); normals are computed. mr_mannequin_clip builds the
- * named clip ("idle", "walk", "wave", "run", "walk_inplace", "run_inplace") for that skeleton, or returns NULL for
- * another name or when out of memory (free with mr_clip_destroy). */
+ * named clip ("idle", "walk", "wave", "run", "walk_inplace", "run_inplace")
+ * for that skeleton in *out (free with mr_clip_destroy); on failure *out is
+ * NULL: MR_ERR_INVALID_ARGUMENT for another name or skeleton,
+ * MR_ERR_NO_MEMORY. */
 mr_status mr_mannequin_skeleton(mr_skeleton *sk);
 mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *count);
-mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name);
-/* The sword prop as a model of one joint (frame as the mannequin's, path
- * "sword"); NULL when out of memory. Free with mr_model_destroy. */
-mr_model *mr_mannequin_sword(void);
+mr_status mr_mannequin_clip(const mr_skeleton *sk, const char *name, mr_clip **out);
+/* The sword prop as a model of one joint (axes as the mannequin's, path
+ * "sword") in *out; MR_ERR_NO_MEMORY (and *out NULL) when out of memory.
+ * Free with mr_model_destroy. */
+mr_status mr_mannequin_sword(mr_model **out);
 
 #endif

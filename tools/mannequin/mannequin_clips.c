@@ -544,17 +544,19 @@ static void pose_at(rig *r, const char *name, int i, int frames)
     r->pose.t[MR_MQ_PELVIS][0] += (float)travel;
 }
 
-mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
+mr_status mr_mannequin_clip(const mr_skeleton *sk, const char *name, mr_clip **out)
 {
     int frames;
-    if (!sk || !name || sk->joint_count != MR_MQ_JOINT_COUNT) return NULL;
+    *out = NULL;
+    if (!sk || !name || sk->joint_count != MR_MQ_JOINT_COUNT) return MR_ERR_INVALID_ARGUMENT;
     if (!strcmp(name, "idle")) frames = MR_MQ_IDLE_FRAMES;
     else if (!strcmp(name, "walk") || !strcmp(name, "walk_inplace")) frames = MR_MQ_WALK_FRAMES;
     else if (!strcmp(name, "wave")) frames = MR_MQ_WAVE_FRAMES;
     else if (!strcmp(name, "run") || !strcmp(name, "run_inplace")) frames = MR_MQ_RUN_FRAMES;
-    else return NULL;
+    else return MR_ERR_INVALID_ARGUMENT;
 
-    mr_clip *clip = mr_clip_make(name, MR_MQ_JOINT_COUNT);
+    mr_clip *clip = NULL;
+    mr_clip_create(name, MR_MQ_JOINT_COUNT, &clip);
     rig r = {.sk = sk};
     if (!clip || mr_pose_init(&r.pose, MR_MQ_JOINT_COUNT) != MR_OK) goto fail;
     int keys = frames + 1;
@@ -588,9 +590,10 @@ mr_clip *mr_mannequin_clip(const mr_skeleton *sk, const char *name)
         mr_track_finish(&clip->tracks[j].t);
     }
     mr_pose_deinit(&r.pose);
-    return clip;
+    *out = clip;
+    return MR_OK;
 fail:
     mr_pose_deinit(&r.pose);
     mr_clip_destroy(clip);
-    return NULL;
+    return MR_ERR_NO_MEMORY;
 }

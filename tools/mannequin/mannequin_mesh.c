@@ -544,35 +544,37 @@ static void add_sword_hilt(builder *b)
     add_part(b, &pm);
 }
 
-mr_model *mr_mannequin_sword(void)
+mr_status mr_mannequin_sword(mr_model **out)
 {
-    mr_model *m = mr_model_new("sword", "mannequin");
-    if (!m) return NULL;
+    *out = NULL;
+    mr_model *m;
+    if (mr_model_create("sword", "mannequin", &m) != MR_OK) return MR_ERR_NO_MEMORY;
     m->axes.up = MR_UP_Z;
     m->axes.meters_per_unit = 0.0254f;
     mr_skeleton *sk = &m->skeleton;
-    mr_mesh *out = NULL;
+    mr_mesh *meshes = NULL;
     if (mr_skeleton_init(sk, 1) != MR_OK || !(sk->names[0] = mr_str_dup("sword"))) goto fail;
     sk->parents[0] = -1;
     mr_skeleton_compute_inverse_bind(sk);
-    out = mr_alloc_array(2, sizeof *out);
-    if (!out) goto fail;
+    meshes = mr_alloc_array(2, sizeof *meshes);
+    if (!meshes) goto fail;
     static const float steel_rgb[3] = {0.78f, 0.80f, 0.84f};
     static const float hilt_rgb[3] = {0.36f, 0.22f, 0.12f};
     builder b = {0};
     add_sword_blade(&b);
-    if (finish(&b, &out[0], "blade", steel_rgb) != MR_OK) goto fail;
+    if (finish(&b, &meshes[0], "blade", steel_rgb) != MR_OK) goto fail;
     add_sword_hilt(&b);
-    if (finish(&b, &out[1], "hilt", hilt_rgb) != MR_OK) {
-        mr_mesh_deinit(&out[0]);
+    if (finish(&b, &meshes[1], "hilt", hilt_rgb) != MR_OK) {
+        mr_mesh_deinit(&meshes[0]);
         goto fail;
     }
-    out[0].material.shininess = 96.0f;
-    m->meshes = out;
+    meshes[0].material.shininess = 96.0f;
+    m->meshes = meshes;
     m->mesh_count = 2;
-    return m;
+    *out = m;
+    return MR_OK;
 fail:
-    free(out);
+    free(meshes);
     mr_model_destroy(m);
-    return NULL;
+    return MR_ERR_NO_MEMORY;
 }

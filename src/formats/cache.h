@@ -1,0 +1,234 @@
+/* cache.h — the binary model cache: a second load of a model reads one file.
+ *
+ * What is cached: the whole mr_model that mr_load_model built from a source
+ * path plus its extra anim files (load.h): skeleton, meshes with every
+ * vertex stream and their influences, materials with texture paths and
+ * embedded image bytes, clips with their keys, markers, slerp refinement,
+ * error budgets and SIMD bake (clip.h), axes and the axes note, and the
+ * warnings the load recorded (so `marrow info` shows the same warnings). A
+ * cached model is the same model: every field compares equal, except
+ * `path`, which is the path given to this load.
+ *
+ * Not cached: .gltf files, whose buffers (and so vertices and keys) come
+ * from other files the cache does not fingerprint; a .glb holds its own.
+ *
+ * Where: one file per (absolute source path, absolute anim paths in order,
+ * MR_CACHE_VERSION) under the cache folder, named by the 64-bit hash of
+ * those (`<16 hex digits>.mrc`); a marrow built from other loader code
+ * finds the file's layout foreign and replaces it, so the folder holds one
+ * file per model loaded, not one per build. The folder is
+ * $MARROW_CACHE_DIR, else $XDG_CACHE_HOME/marrow, else $HOME/.cache/marrow
+ * (created on the first write), bounded to 1 GiB (Size). Nothing is written
+ * beside the model (model folders are often read-only). MARROW_CACHE=0 turns the cache off,
+ * MARROW_CACHE=hash hashes every source on every load (hash_always below);
+ * mr_cache_configure overrides the environment for the process. The
+ * library uses the environment's choice; `marrow test` turns the cache off
+ * (regression scenes never depend on a user's cache), `make test` runs with
+ * MARROW_CACHE=0 except the cache's own tests, which use a private folder.
+ *
+ * Validity: the file records, for every source file, a stamp: its size,
+ * modification and change times (mtime, ctime) in nanoseconds, inode,
+ * device, a 64-bit content hash (mr_cache_hash) and when the stamp was
+ * taken (CLOCK_REALTIME, just before the stat). A cached load requires the
+ * same size and mtime, and then either
+ *   - the same ctime, inode and device, with the recorded ctime more than
+ *     2 s older than the stamp: one statx(2), the source is not read. Any
+ *     write, truncation, chmod or rename over the file after the stamp sets
+ *     its ctime to the time of that change, which is later than the
+ *     recorded ctime by construction (the 2 s cover coarse timestamps:
+ *     jiffies, FAT's 2 s), and ctime cannot be set by a user; a copy put in
+ *     its place (cp -p, tar, rsync) has another inode and a new ctime.
+ *     AT_STATX_FORCE_SYNC makes a network file system fetch fresh
+ *     attributes, as open(2) does, so NFS clients keep close-to-open
+ *     consistency; or
+ *   - the same content hash: the source is read (through one static 1 MiB
+ *     buffer) and hashed, about 19 GB/s with AVX2 on the bench machine.
+ *     This is the path when stat data differ (a renamed-over identical copy
+ *     still hits) or the stamp was taken within 2 s of the source's last
+ *     change (a model loaded right after its export); once that change is
+ *     older than 2 s, such a hit rewrites the file with a new stamp, so
+ *     later hits need no read.
+ * What the first path cannot see: a content change that keeps size, mtime,
+ * ctime, inode and device, i.e. a system clock set back to the recorded
+ * ctime's nanosecond, or a file system whose ctime does not follow writes
+ * (a ctime of 0 is never trusted; some FUSE and FAT mounts report others).
+ * Whoever must exclude those sets mr_cache_config.hash_always (or
+ * MARROW_CACHE=hash): every
+ * source is then hashed on every load (the rule before MR_CACHE_VERSION 2;
+ * `marrow bench` times both). Any other difference makes the file stale:
+ * the model is loaded from the source and the file replaced. The recorded
+ * stamp is taken before the source load and written only when a second
+ * stat after the load still shows the same size, times, inode and device
+ * (a source edited during the load is not cached). Not stamped: files a
+ * source names (a .gltf's external .bin buffers, texture files whose
+ * existence picks a material's map path): editing only those leaves a
+ * cached model stale until its source changes or the cache file is removed.
+ *
+ * Trust: a cache file is never trusted. It is read whole (one read) and
+ * rejected — then replaced by the next write — when it is shorter than its
+ * header, has another magic, version, byte order or layout, another key or
+ * source paths, a size other than the header says, or a payload whose hash
+ * differs from the header's; then every count is checked against its limit
+ * and every offset, array and string against the file size before use, and
+ * every index that later code uses to address memory (parents, triangle
+ * indices, vertex joints, bake channels) is range-checked, stored joints
+ * and indices before they are widened (a widened array is allocated only
+ * for vertices whose positions, and indices whose stored values, the file
+ * holds: at most 4 times the file's size). Float values are taken as written
+ * (the checksum guards them from damage; a bad float cannot address
+ * memory).
+ *
+ * Layout (native byte order, rejected elsewhere): a 64-byte header (magic,
+ * version, byte-order mark, layout fingerprint, key, file size, payload
+ * hash, source count, model record offset), then the payload: source
+ * records and fixed-width model, mesh, clip and marker records whose
+ * pointer fields are 64-bit offsets from the file's start (0 = NULL), and
+ * every array 32-byte aligned. The file is read into one 64-byte aligned
+ * block that the model keeps (mr_model.cache_block): arrays stay where they
+ * are read, pointers are fixed up in place, track tables and the clip bake
+ * are slots of the file filled at load. Three arrays are stored narrower
+ * than in memory, because widening is cheaper than reading (and hashing)
+ * the bytes: joints and weights keep only the influence slots the mesh
+ * uses (one past the last slot with a joint other than 0 or a weight other
+ * than +0.0 in any vertex), joints one byte wide when all are below 256,
+ * triangle indices two bytes wide when all fit; a mesh using all 8 slots
+ * with wide joints, or with indices past 65535, is read in place. A cached
+ * load allocates the block, the model, its path, mesh and clip arrays, per
+ * narrowed mesh its widened joints, weights and indices (the mesh owns
+ * them), and per clip the clip, its error budgets and markers: no other
+ * per-vertex or per-key work besides the range checks.
+ *
+ * Speed (`marrow bench --only load`, median CPU time of 20 loads, three
+ * runs alternating with the MR_CACHE_VERSION 1 build, shared 2-core
+ * machine at load 12-13, assimp 5.2.4 in the same run; ms, assimp/cached):
+ *                version 1           default              hash_always
+ *   TM.glb       .061-.066  11-13x   .031-.033  23-26x    .050-.051  14-16x
+ *   astro.glb    .112-.159  13-18x   .054-.075  35-38x    .086-.135  20-23x
+ *   ThinMatrix   .066-.074  20-23x   .031-.044  44-67x    .059-.073  27-36x
+ *   astroBoy     .102-.117  37-42x   .034-.069  74-145x   .120-.200  33-42x
+ * The files shrank from 441, 879, 392 and 408 KB to 317, 740, 308 and 270.
+ * On the same machine quiet (load 2) assimp is faster and the ratios lower:
+ * default TM.glb .032-.033 ms 16-19x (assimp .54-.62), astro.glb 26-28x,
+ * ThinMatrix 37-40x, astroBoy 55-119x; hash_always 10-12x, 15-16x, 19-20x,
+ * 37-39x. TM.glb is the one row under 20x there: ~32 us is five system
+ * calls, copying and checksumming 317 KB and widening 204 KB of 8-slot
+ * influences, each a few microseconds.
+ * A trusted cached load is five system calls (statx of the source; open,
+ * fstat, read, close of the cache file), copying and checksumming the
+ * file (~60 us/MB here), widening and the range checks; hashing the
+ * sources adds ~50 us per MB of source, which is why TM.glb (288 KB of
+ * source for a 0.7-0.8 ms assimp load) stays under 20x with hash_always.
+ *
+ * Size: after each write, when the folder's cache files (<key>.mrc) add up
+ * to more than the bound (mr_cache_config.max_bytes), the least recently
+ * used go, by the later of their access and modification times (a hit reads
+ * its file; with relatime the access time moves at most daily), until the
+ * rest fit; the file just written stays. Temporary files an interrupted
+ * write left behind go once they are an hour old. The folder holds one file
+ * per model path loaded, so it grows only with new paths (generated or
+ * temporary models).
+ *
+ * Writes are atomic: a temporary file in the cache folder (unique per
+ * process and write), then rename(2), so concurrent processes each see a
+ * whole old or a whole new file. A write that fails (folder not creatable,
+ * read-only, full disk) prints one warning per process to stderr and the
+ * load goes on uncached.
+ */
+#ifndef MR_FORMATS_CACHE_H
+#define MR_FORMATS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anim/model.h"
+
+/* Bump when the file layout changes. What a loader produces is covered
+ * without a bump: the layout fingerprint includes a checksum of the code in
+ * src/core, src/anim and src/formats (MR_LOADER_HASH, from the Makefile),
+ * so a marrow built from other loader code never reads this one's files. */
+#define MR_CACHE_VERSION 2
+
+typedef enum mr_cache_mode {
+    MR_CACHE_ENV = 0,    /* the environment decides: on unless MARROW_CACHE=0 */
+    MR_CACHE_OFF,
+    MR_CACHE_ON,
+} mr_cache_mode;
+
+typedef struct mr_cache_config {
+    mr_cache_mode mode;  /* 0 = the environment decides */
+    const char *dir;     /* cache folder (copied), NULL = from the environment */
+    int hash_always;     /* 1: read and hash every source on every cached load;
+                          * 0 = trust unchanged stat data where Validity allows */
+    uint64_t max_bytes;  /* folder bound (Size below); 0 = $MARROW_CACHE_MAX_MB
+                          * megabytes when set, else MR_CACHE_MAX_BYTES */
+} mr_cache_config;
+
+/* Default bound of the cache folder's .mrc files (1 GiB). */
+#define MR_CACHE_MAX_BYTES ((uint64_t)1 << 30)
+
+/* Sets the process-wide cache policy (NULL: back to the environment's).
+ * Not thread-safe: call before loading on other threads. */
+void mr_cache_configure(const mr_cache_config *cfg);
+
+/* The cache folder in use, or NULL when the cache is off (returns a
+ * pointer to static storage, valid until the next call). */
+const char *mr_cache_dir(void);
+
+/* Counters since process start (or the last mr_cache_configure). */
+typedef struct mr_cache_stats {
+    int hits;            /* loads answered from a cache file */
+    int misses;          /* loads that read the source (no file, stale or rejected) */
+    int rejected;        /* cache files present but corrupt, foreign or stale */
+    int writes;          /* cache files written */
+    int write_failures;  /* writes that failed (warned once) */
+    int hashed;          /* sources a cached load read and hashed (the rest were trusted on stat data) */
+    int refreshed;       /* hits that rewrote their file with a stamp that needs no hashing */
+    int pruned;          /* files removed to keep the folder within its bound */
+} mr_cache_stats;
+void mr_cache_get_stats(mr_cache_stats *out);
+
+/* The cache file for a source path and its anims (new string), or NULL
+ * when the cache is off or without memory. */
+char *mr_cache_file(const char *path, const char *const *anims, int anim_count);
+
+/* 64-bit hash of n bytes: 8 lanes of 32x32->64 bit multiply-accumulate
+ * over 64-byte blocks (AVX2 when the CPU has it, the same value in portable
+ * C otherwise), the tail and the length mixed in at the end. For change
+ * detection, not for security. mr_cache_hash_portable is the portable path
+ * (for tests). */
+uint64_t mr_cache_hash(const void *data, size_t n);
+uint64_t mr_cache_hash_portable(const void *data, size_t n);
+
+/* ---- used by mr_load_model (load.c) ---------------------------------- */
+
+/* What the cache records of one source (Validity above). */
+typedef struct mr_cache_stamp {
+    uint64_t size, hash, ino, dev;
+    int64_t mtime_ns, ctime_ns;
+    int64_t taken_ns;    /* CLOCK_REALTIME just before the stat */
+} mr_cache_stamp;
+
+/* One load's view of the cache: filled by mr_cache_begin, consumed by
+ * mr_cache_end. */
+typedef struct mr_cache_session {
+    int active;          /* 0: cache off or unusable for this load */
+    char *file;          /* the cache file */
+    uint64_t key;        /* the hash that names it (paths and MR_CACHE_VERSION) */
+    int source_count;
+    char **sources;      /* absolute paths: the model, then the anims */
+    mr_cache_stamp *stamps;  /* per source, hashed */
+    int fingerprinted;   /* stamps above were taken */
+} mr_cache_session;
+
+/* Looks the load up. On a hit returns 1 with *out the cached model (its
+ * path set to path). Otherwise returns 0 and leaves s ready for
+ * mr_cache_end after the source load. */
+int mr_cache_begin(mr_cache_session *s, const char *path, const char *const *anims, int anim_count,
+                   mr_model **out);
+
+/* After a successful source load: writes model to the cache file when the
+ * sources did not change during the load. Always releases s (model may be
+ * NULL after a failed load: then only releases). */
+void mr_cache_end(mr_cache_session *s, const mr_model *model);
+
+#endif

@@ -1,0 +1,703 @@
+/* test_cache.c — the binary model cache (formats/cache.h): round trips of
+ * every field for MD5, COLLADA, glTF and BVH models, invalidation, corrupt
+ * and foreign files, an unwritable folder, the hash. Every test uses a
+ * private cache folder under /tmp. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "anim/clip_dense.h"
+#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
+#include "formats/cache.h"
+#include "formats/load.h"
+
+static char dir[64];
+
+static void use_cache(void) { mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = dir}); }
+static void no_cache(void) { mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF}); }
+
+static mr_model *load(const char *path, const char *anim)
+{
+    mr_model *m = NULL;
+    const char *anims[1] = {anim};
+    mr_error err = {0};
+    if (mr_load_model(path, anims, anim ? 1 : 0, &m, &err) != MR_OK) printf("       load %s: %s\n", path, err.msg);
+    return m;
+}
+
+static int stats_hits(void)
+{
+    mr_cache_stats st;
+    mr_cache_get_stats(&st);
+    return st.hits;
+}
+
+static mr_cache_stats stats_now(void)
+{
+    mr_cache_stats st;
+    mr_cache_get_stats(&st);
+    return st;
+}
+
+/* Byte offsets the tests poke at (cache.c, file_header and source_rec):
+ * the payload hash in the header, the first source record's hash. */
+#define HEADER_BYTES 64
+#define HEADER_PAYLOAD_HASH 40
+#define SOURCE0_HASH (HEADER_BYTES + 16)
+
+/* Recomputes the header's payload hash after a test damaged the payload,
+ * so that the reader's own checks, not the checksum, must catch it. */
+static void rehash(unsigned char *data, size_t n)
+{
+    uint64_t h = mr_cache_hash(data + HEADER_BYTES, n - HEADER_BYTES);
+    memcpy(data + HEADER_PAYLOAD_HASH, &h, sizeof h);
+}
+
+static int same_str(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
+static int same_mem(const void *a, const void *b, size_t n) { return (!a && !b) || (a && b && !memcmp(a, b, n)); }
+
+static int same_track(const mr_track *a, const mr_track *b)
+{
+    size_t vals = (size_t)a->key_count * (size_t)a->components * (a->interp == MR_INTERP_CUBIC ? 3 : 1);
+    return a->key_count == b->key_count && a->components == b->components && a->interp == b->interp &&
+           a->uniform_rate == b->uniform_rate && (a->key_count == 0 ||
+           (same_mem(a->times, b->times, (size_t)a->key_count * 4) && same_mem(a->values, b->values, vals * 4)));
+}
+
+/* Every field of two models, the path excepted; failures name the field. */
+static void check_same_model(const mr_model *a, const mr_model *b)
+{
+    CHECK(same_str(a->format, b->format));
+    CHECK(same_str(a->axes_note, b->axes_note));
+    CHECK(a->axes.up == b->axes.up && a->axes.meters_per_unit == b->axes.meters_per_unit);
+    CHECK(a->warning_count == b->warning_count);
+    for (int i = 0; i < a->warning_count && i < b->warning_count; i++) CHECK(same_str(a->warnings[i], b->warnings[i]));
+    const mr_skeleton *s = &a->skeleton, *t = &b->skeleton;
+    CHECK(s->joint_count == t->joint_count);
+    if (s->joint_count != t->joint_count) return;
+    int n = s->joint_count;
+    for (int j = 0; j < n; j++) CHECK_MSG(same_str(s->names[j], t->names[j]), "joint %d name", j);
+    CHECK(same_mem(s->parents, t->parents, (size_t)n * sizeof(int)));
+    CHECK(same_mem(s->rest_t, t->rest_t, (size_t)n * sizeof(vec3)));
+    CHECK(same_mem(s->rest_r, t->rest_r, (size_t)n * sizeof(versor)));
+    CHECK(same_mem(s->rest_s, t->rest_s, (size_t)n * sizeof(vec3)));
+    CHECK(same_mem(s->inverse_bind, t->inverse_bind, (size_t)n * sizeof(mat4)));
+    CHECK(a->mesh_count == b->mesh_count);
+    for (int i = 0; i < a->mesh_count && i < b->mesh_count; i++) {
+        const mr_mesh *x = &a->meshes[i], *y = &b->meshes[i];
+        size_t v = (size_t)x->vertex_count;
+        CHECK_MSG(x->vertex_count == y->vertex_count && x->index_count == y->index_count, "mesh %d counts", i);
+        if (x->vertex_count != y->vertex_count || x->index_count != y->index_count) continue;
+        CHECK(same_str(x->name, y->name));
+        CHECK_MSG(same_mem(x->positions, y->positions, v * sizeof(vec3)), "mesh %d positions", i);
+        CHECK_MSG(same_mem(x->normals, y->normals, v * sizeof(vec3)), "mesh %d normals", i);
+        CHECK_MSG(same_mem(x->uvs, y->uvs, v * sizeof(vec2)), "mesh %d uvs", i);
+        CHECK_MSG(same_mem(x->joints, y->joints, v * sizeof *x->joints), "mesh %d joints (8 slots)", i);
+        CHECK_MSG(same_mem(x->weights, y->weights, v * sizeof *x->weights), "mesh %d weights (8 slots)", i);
+        CHECK_MSG(same_mem(x->indices, y->indices, (size_t)x->index_count * 4), "mesh %d indices", i);
+        CHECK(x->source_over4 == y->source_over4 && x->source_over8 == y->source_over8);
+        const mr_material *p = &x->material, *q = &y->material;
+        CHECK(same_str(p->name, q->name) && same_str(p->diffuse_map, q->diffuse_map) &&
+              same_str(p->normal_map, q->normal_map));
+        CHECK(!memcmp(p->diffuse, q->diffuse, 16) && !memcmp(p->ambient, q->ambient, 16) &&
+              !memcmp(p->specular, q->specular, 16) && !memcmp(p->emission, q->emission, 16) &&
+              p->shininess == q->shininess);
+        CHECK_MSG(p->diffuse_bytes_len == q->diffuse_bytes_len &&
+                      same_mem(p->diffuse_bytes, q->diffuse_bytes, p->diffuse_bytes_len) &&
+                      p->normal_bytes_len == q->normal_bytes_len &&
+                      same_mem(p->normal_bytes, q->normal_bytes, p->normal_bytes_len),
+                  "mesh %d embedded images", i);
+    }
+    CHECK(a->clip_count == b->clip_count);
+    for (int i = 0; i < a->clip_count && i < b->clip_count; i++) {
+        const mr_clip *x = a->clips[i], *y = b->clips[i];
+        CHECK(same_str(x->name, y->name) && x->duration == y->duration && x->rate == y->rate);
+        CHECK(x->joint_count == y->joint_count);
+        if (x->joint_count != y->joint_count) continue;
+        int tracks_ok = 1, fine_ok = !x->fine == !y->fine;
+        for (int j = 0; j < x->joint_count; j++) {
+            tracks_ok &= same_track(&x->tracks[j].t, &y->tracks[j].t) && same_track(&x->tracks[j].r, &y->tracks[j].r) &&
+                         same_track(&x->tracks[j].s, &y->tracks[j].s);
+            if (x->fine && y->fine)
+                fine_ok &= same_track(&x->fine[j].t, &y->fine[j].t) && same_track(&x->fine[j].r, &y->fine[j].r) &&
+                           same_track(&x->fine[j].s, &y->fine[j].s);
+        }
+        CHECK_MSG(tracks_ok, "clip %d source keys", i);
+        CHECK_MSG(fine_ok, "clip %d slerp refinement", i);
+        CHECK(x->fine_added == y->fine_added && x->fine_dropped == y->fine_dropped &&
+              x->thin_tolerance == y->thin_tolerance);
+        CHECK(same_mem(x->max_angle, y->max_angle, (size_t)x->joint_count * 4));
+        CHECK(same_mem(x->max_move, y->max_move, (size_t)x->joint_count * 4));
+        CHECK(x->shared_keys == y->shared_keys && x->shared_rate == y->shared_rate);
+        if (x->shared_keys > 0) CHECK(same_mem(x->shared_times, y->shared_times, (size_t)x->shared_keys * 4));
+        CHECK_MSG(!x->dense == !y->dense, "clip %d bake presence", i);
+        if (x->dense && y->dense) {
+            CHECK(x->dense->keys == y->dense->keys && x->dense->lanes == y->dense->lanes &&
+                  x->dense->joints == y->dense->joints && x->dense->rest_count == y->dense->rest_count);
+            CHECK(same_mem(x->dense->data, y->dense->data, (size_t)x->dense->keys * 10 * x->dense->lanes * 4));
+            CHECK(same_mem(x->dense->rest, y->dense->rest, (size_t)x->dense->rest_count * sizeof(int)));
+        }
+        CHECK(x->marker_count == y->marker_count);
+        for (int k = 0; k < x->marker_count && k < y->marker_count; k++)
+            CHECK(x->markers[k].time == y->markers[k].time && same_str(x->markers[k].name, y->markers[k].name));
+        /* the sampled poses agree too (dense bake, refinement, shared line) */
+        mr_pose pa, pb;
+        if (mr_pose_init(&pa, n) == MR_OK && mr_pose_init(&pb, n) == MR_OK && x->joint_count == n) {
+            for (int k = 0; k <= 8; k++) {
+                float time = x->duration * (float)k / 8.0f + 0.013f;
+                mr_clip_sample(x, s, time, MR_WRAP_LOOP, &pa);
+                mr_clip_sample(y, t, time, MR_WRAP_LOOP, &pb);
+                CHECK_MSG(!memcmp(pa.t, pb.t, (size_t)n * sizeof(vec3)) &&
+                              !memcmp(pa.r, pb.r, (size_t)n * sizeof(versor)) &&
+                              !memcmp(pa.s, pb.s, (size_t)n * sizeof(vec3)),
+                          "clip %d pose at %g", i, time);
+            }
+        }
+        mr_pose_deinit(&pa);
+        mr_pose_deinit(&pb);
+    }
+}
+
+/* Checks that m (a cached load of path, may be NULL) equals a load of path
+ * with the cache off, then destroys m. */
+static void check_matches_source(const char *path, mr_model *m)
+{
+    no_cache();
+    mr_model *fresh = load(path, NULL);
+    if (m && fresh) check_same_model(fresh, m);
+    mr_model_destroy(fresh);
+    mr_model_destroy(m);
+}
+
+/* Source load, then a writing load and a reading load through the cache:
+ * all three the same model, the third answered by the cache. */
+static void round_trip(const char *path, const char *anim)
+{
+    if (!mr_file_exists(path)) {
+        printf("       skipped: %s missing\n", path);
+        return;
+    }
+    no_cache();
+    mr_model *src = load(path, anim);
+    use_cache();
+    mr_model *first = load(path, anim);
+    CHECK(stats_hits() == 0);
+    mr_model *cached = load(path, anim);
+    CHECK_MSG(stats_hits() == 1, "%s: second load not answered by the cache", path);
+    CHECK(src && first && cached);
+    if (src && cached) {
+        CHECK(cached->cache_block != NULL);
+        CHECK(same_str(cached->path, path));
+        check_same_model(src, cached);
+    }
+    mr_model_destroy(src);
+    mr_model_destroy(first);
+    mr_model_destroy(cached);
+}
+
+TEST(cache_round_trip_md5_mesh_and_anim)
+{
+    round_trip(SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh",
+               SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim");
+}
+
+TEST(cache_round_trip_collada_astroboy) { round_trip(SHARED_MODELS "lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae", NULL); }
+TEST(cache_round_trip_collada_thinmatrix) { round_trip(SHARED_MODELS "thinmatrix-opengl-animation/Resources/res/model.dae", NULL); }
+TEST(cache_round_trip_gltf_binary_with_embedded_images) { round_trip(SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL); }
+TEST(cache_round_trip_gltf_thinmatrix) { round_trip(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb", NULL); }
+TEST(cache_round_trip_bvh) { round_trip("/usr/share/assimp/models/BVH/01_01.bvh", NULL); }
+TEST(cache_round_trip_project_mannequin_md5) { round_trip("models/mannequin.md5mesh", "models/walk.md5anim"); }
+
+/* A private copy of a small source to edit. */
+static char *copy_source(const char *from, const char *name)
+{
+    size_t n = 0;
+    char *data = mr_file_read(from, &n, NULL);
+    char *to = mr_str_fmt("%s/src/%s", dir, name);
+    char *sub = mr_str_fmt("%s/src", dir);
+    mkdir(sub, 0755);
+    free(sub);
+    if (data && to) mr_file_write(to, data, n, NULL);
+    free(data);
+    return to;
+}
+
+/* Changes one digit of a BVH text's first key (after "Frame Time:", a
+ * value, not a count) without changing its size; 0 when there is none. */
+static int bump_key_digit(char *data)
+{
+    char *digit = data ? strstr(data, "Frame Time:") : NULL;
+    digit = digit ? strchr(digit, '\n') : NULL;
+    while (digit && *digit && (*digit < '1' || *digit > '8')) digit++;
+    if (!digit || !*digit) return 0;
+    (*digit)++;
+    return 1;
+}
+
+static void set_mtime(const char *path, time_t sec, long nsec)
+{
+    struct timespec ts[2] = {{sec, nsec}, {sec, nsec}};
+    utimensat(AT_FDCWD, path, ts, 0);
+}
+
+TEST(cache_invalidated_by_mtime_and_by_same_size_content_change)
+{
+    char *p = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", "walk.bvh");
+    use_cache();
+    mr_model_destroy(load(p, NULL));
+    mr_model_destroy(load(p, NULL));
+    CHECK(stats_hits() == 1);
+    set_mtime(p, 1000000000, 5);  /* touched: another mtime */
+    mr_model *m = load(p, NULL);
+    CHECK(m && stats_hits() == 1);
+    mr_model_destroy(m);
+    mr_model_destroy(load(p, NULL));
+    CHECK(stats_hits() == 2);  /* rewritten after the stale one */
+    /* same size, same mtime, one digit changed: only the content hash sees it */
+    size_t n = 0;
+    char *data = mr_file_read(p, &n, NULL);
+    int bumped = bump_key_digit(data);
+    CHECK(bumped);
+    if (bumped) {
+        mr_file_write(p, data, n, NULL);
+        set_mtime(p, 1000000000, 5);
+        m = load(p, NULL);
+        CHECK(m && stats_hits() == 2);
+        check_matches_source(p, m);
+    }
+    free(data);
+    free(p);
+}
+
+/* Damages the cache file of path with f, then checks that the load falls
+ * back to the source (same model), and that the file was replaced. */
+static int corrupt_case(const char *path, const mr_model *ref, long cut, long flip)
+{
+    use_cache();
+    char *file = mr_cache_file(path, NULL, 0);
+    size_t n = 0;
+    char *data = file ? mr_file_read(file, &n, NULL) : NULL;
+    if (!data) {
+        free(file);
+        return 0;
+    }
+    if (flip >= 0 && (size_t)flip < n) data[flip] ^= 0x5a;
+    mr_file_write(file, data, cut >= 0 && (size_t)cut < n ? (size_t)cut : n, NULL);
+    free(data);
+    mr_cache_stats st;
+    mr_model *m = load(path, NULL);
+    mr_cache_get_stats(&st);
+    int ok = m && st.hits == 0 && st.rejected == 1 && st.writes == 1;
+    if (m) check_same_model(ref, m);
+    mr_model_destroy(m);
+    m = load(path, NULL);  /* the replaced file answers */
+    mr_cache_get_stats(&st);
+    ok = ok && m && st.hits == 1;
+    mr_model_destroy(m);
+    free(file);
+    return ok;
+}
+
+/* The source load of path (the reference, NULL when path is absent), after
+ * writing its cache file, whose name and stat it returns. */
+static mr_model *reference_and_cache_file(const char *path, char **file, struct stat *st)
+{
+    *file = NULL;
+    if (!mr_file_exists(path)) return NULL;
+    no_cache();
+    mr_model *ref = load(path, NULL);
+    use_cache();
+    mr_model_destroy(load(path, NULL));
+    *file = mr_cache_file(path, NULL, 0);
+    CHECK(*file && stat(*file, st) == 0);
+    return ref;
+}
+
+TEST(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced)
+{
+    const char *path = SHARED_MODELS "thinmatrix-opengl-animation/Resources/res/model.dae";
+    char *file;
+    struct stat st = {0};
+    mr_model *ref = reference_and_cache_file(path, &file, &st);
+    for (int k = 0; k < 16 && ref; k++)
+        CHECK_MSG(corrupt_case(path, ref, (long)(st.st_size * k / 16), -1), "cut at %d/16", k);
+    free(file);
+    mr_model_destroy(ref);
+}
+
+TEST(cache_flipped_bytes_fall_back)
+{
+    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
+    char *file;
+    struct stat st = {0};
+    mr_model *ref = reference_and_cache_file(path, &file, &st);
+    /* header fields (magic, version, byte order, layout, key, size, hash,
+     * counts) and bytes spread over the payload */
+    long at[] = {0, 8, 12, 16, 24, 32, 40, 48, 56, 64, 100, 200, (long)st.st_size / 3, (long)st.st_size / 2,
+                 (long)st.st_size - 1};
+    for (size_t k = 0; k < sizeof at / sizeof at[0] && ref; k++)
+        CHECK_MSG(corrupt_case(path, ref, -1, at[k]), "byte %ld flipped", at[k]);
+    free(file);
+    mr_model_destroy(ref);
+}
+
+/* Damage that a checksum cannot catch (the test recomputes it): every
+ * third byte of the file's last 1024 (the model and clip records, the clip
+ * data before them), then a stored joint index and a stored triangle index
+ * out of range, which must be rejected. Each load returns a model; a
+ * rejected file falls back to the source (same model as the reference).
+ * Run under ASan by `make asan`: no read or write outside what the file
+ * holds. */
+static int damaged_load(const char *path, const char *file, const unsigned char *orig, size_t n, size_t at,
+                        unsigned char value, int xor, const mr_model *ref)
+{
+    unsigned char *data = malloc(n);
+    if (!data) return 0;
+    memcpy(data, orig, n);
+    data[at] = xor ? (unsigned char)(data[at] ^ value) : value;
+    rehash(data, n);
+    mr_file_write(file, data, n, NULL);
+    free(data);
+    mr_cache_stats before = stats_now();
+    mr_model *m = load(path, NULL);
+    mr_cache_stats after = stats_now();
+    int rejected = after.rejected > before.rejected;
+    if (m && rejected) check_same_model(ref, m);
+    mr_model_destroy(m);
+    return m ? (rejected ? 1 : 2) : 0;  /* 0 failed, 1 rejected, 2 accepted */
+}
+
+TEST(cache_rehashed_damage_rejected_by_range_checks)
+{
+    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
+    if (!mr_file_exists(path)) return;
+    no_cache();
+    mr_model *ref = load(path, NULL);
+    use_cache();
+    mr_model_destroy(load(path, NULL));
+    char *file = mr_cache_file(path, NULL, 0);
+    size_t n = 0;
+    unsigned char *orig = file ? (unsigned char *)mr_file_read(file, &n, NULL) : NULL;
+    CHECK(ref && orig && n > 2048);
+    if (!ref || !orig || n <= 2048) goto done;
+    int rejected = 0, failed = 0;
+    for (size_t at = n - 1024; at < n; at += 3) {
+        int r = damaged_load(path, file, orig, n, at, 0x5a, 1, ref);
+        failed += r == 0;
+        rejected += r == 1;
+    }
+    CHECK_MSG(failed == 0, "%d damaged loads returned no model", failed);
+    /* many of these bytes are floats (taken as written) or offsets moved
+     * to other in-range data: those load, only memory safety is at stake */
+    CHECK_MSG(rejected > 0, "none of 342 damaged records rejected");
+    /* the stored joints: 4 slots of 1 byte per vertex for this model;
+     * 255 is past its 17 joints */
+    const mr_mesh *me = &ref->meshes[0];
+    unsigned char narrow[64];
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 4; k++) narrow[i * 4 + k] = (unsigned char)me->joints[i][k];
+    unsigned char *j = memmem(orig, n, narrow, sizeof narrow);
+    CHECK_MSG(j != NULL, "stored joints (4 slots, 1 byte) not found in the file");
+    if (j) CHECK(damaged_load(path, file, orig, n, (size_t)(j - orig) + 5, 255, 0, ref) == 1);
+    /* the stored indices: 2 bytes each; 0xffff is past its 4255 vertices */
+    uint16_t idx[32];
+    for (int i = 0; i < 32; i++) idx[i] = (uint16_t)me->indices[i];
+    unsigned char *x = memmem(orig, n, idx, sizeof idx);
+    CHECK_MSG(x != NULL, "stored indices (2 bytes) not found in the file");
+    if (x) {
+        CHECK(damaged_load(path, file, orig, n, (size_t)(x - orig) + 6, 0xff, 0, ref) >= 1);
+        CHECK(damaged_load(path, file, orig, n, (size_t)(x - orig) + 7, 0xff, 0, ref) == 1);
+    }
+done:
+    free(orig);
+    free(file);
+    mr_model_destroy(ref);
+}
+
+/* The stamp rule (cache.h, Validity): a source last changed long before
+ * its stamp is trusted on stat data; a recent one is hashed on every hit
+ * until a hit finds it old enough and rewrites the file; hash_always
+ * hashes every time. The recorded hash is mr_cache_hash of the whole
+ * source, read in 1 MiB chunks (this BVH file is 2 MB). */
+TEST(cache_trusts_old_stat_data_and_hashes_recent_sources)
+{
+    const char *old = "/usr/share/assimp/models/BVH/01_01.bvh";  /* installed long ago */
+    use_cache();
+    mr_model_destroy(load(old, NULL));
+    mr_cache_stats before = stats_now();
+    mr_model_destroy(load(old, NULL));
+    mr_cache_stats st = stats_now();
+    CHECK(st.hits == before.hits + 1 && st.hashed == before.hashed);
+    char *file = mr_cache_file(old, NULL, 0);
+    size_t n = 0, sn = 0;
+    unsigned char *data = file ? (unsigned char *)mr_file_read(file, &n, NULL) : NULL;
+    unsigned char *src = (unsigned char *)mr_file_read(old, &sn, NULL);
+    CHECK(data && src && n > SOURCE0_HASH + 8 && sn > (1u << 20));
+    if (data && src && n > SOURCE0_HASH + 8) {
+        uint64_t h;
+        memcpy(&h, data + SOURCE0_HASH, sizeof h);
+        CHECK(h == mr_cache_hash(src, sn));
+    }
+    free(data);
+    free(src);
+    free(file);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = dir, .hash_always = 1});
+    mr_model_destroy(load(old, NULL));
+    st = stats_now();
+    CHECK(st.hits == 1 && st.hashed == 1);
+    char *prev = getenv("MARROW_CACHE") ? mr_str_dup(getenv("MARROW_CACHE")) : NULL;
+    setenv("MARROW_CACHE", "hash", 1);  /* the same from the environment */
+    setenv("MARROW_CACHE_DIR", dir, 1);
+    mr_cache_configure(NULL);
+    mr_model_destroy(load(old, NULL));
+    st = stats_now();
+    CHECK(st.hits == 1 && st.hashed == 1);
+    if (prev) setenv("MARROW_CACHE", prev, 1);
+    else unsetenv("MARROW_CACHE");
+    free(prev);
+    unsetenv("MARROW_CACHE_DIR");
+
+    char *p = copy_source(old, "recent.bvh");  /* its ctime is now */
+    use_cache();
+    mr_model_destroy(load(p, NULL));
+    mr_model_destroy(load(p, NULL));
+    st = stats_now();
+    CHECK(st.hits == 1 && st.hashed == 1 && st.refreshed == 0);
+    free(p);
+}
+
+/* Slow (sleeps past the 2 s window): a recent source becomes trusted after
+ * one refreshing hit; then an in-place rewrite of the same size with its
+ * mtime restored changes ctime, so it is hashed and found stale, and an
+ * identical copy renamed over it (new inode, same mtime) is hashed and
+ * still answers. */
+TEST(cache_recent_source_refreshed_then_rewrites_detected)
+{
+    char *p = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", "aging.bvh");
+    char *q = mr_str_fmt("%s.copy", p);
+    use_cache();
+    mr_model_destroy(load(p, NULL));  /* writes: a recent stamp */
+    struct timespec pause = {2, 300000000};
+    nanosleep(&pause, NULL);
+    mr_model_destroy(load(p, NULL));
+    mr_cache_stats st = stats_now();
+    CHECK(st.hits == 1 && st.hashed == 1 && st.refreshed == 1 && st.writes == 2);
+    mr_model_destroy(load(p, NULL));
+    st = stats_now();
+    CHECK(st.hits == 2 && st.hashed == 1);  /* trusted now */
+
+    size_t n = 0;
+    char *data = mr_file_read(p, &n, NULL);
+    struct stat before;
+    CHECK(data && stat(p, &before) == 0);
+    if (data && q) {
+        /* an identical copy with the same mtime renamed over the source */
+        mr_file_write(q, data, n, NULL);
+        set_mtime(q, before.st_mtim.tv_sec, before.st_mtim.tv_nsec);
+        CHECK(rename(q, p) == 0);
+        mr_model_destroy(load(p, NULL));
+        st = stats_now();
+        CHECK(st.hits == 3 && st.hashed == 2);
+        /* the same size and mtime, other content */
+        int bumped = bump_key_digit(data);
+    CHECK(bumped);
+    if (bumped) {
+            mr_file_write(p, data, n, NULL);
+            set_mtime(p, before.st_mtim.tv_sec, before.st_mtim.tv_nsec);
+            mr_model *m = load(p, NULL);
+            st = stats_now();
+            CHECK(m && st.hits == 3 && st.rejected == 1);
+            check_matches_source(p, m);
+        }
+    }
+    free(data);
+    free(q);
+    free(p);
+}
+
+TEST(cache_unwritable_folder_loads_uncached)
+{
+    /* a folder below a regular file can never be created (root included) */
+    char *blocker = mr_str_fmt("%s/blocker", dir), *bad = mr_str_fmt("%s/blocker/cache", dir);
+    mr_file_write(blocker, "x", 1, NULL);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = bad});
+    mr_model *a = load("/usr/share/assimp/models/BVH/01_01.bvh", NULL);
+    mr_model *b = load("/usr/share/assimp/models/BVH/01_01.bvh", NULL);
+    mr_cache_stats st;
+    mr_cache_get_stats(&st);
+    CHECK(a && b);
+    CHECK(st.hits == 0 && st.writes == 0 && st.write_failures == 2);
+    mr_model_destroy(a);
+    mr_model_destroy(b);
+    free(blocker);
+    free(bad);
+}
+
+TEST(cache_off_writes_nothing)
+{
+    no_cache();
+    CHECK(mr_cache_dir() == NULL);
+    CHECK(mr_cache_file("models/mannequin.md5mesh", NULL, 0) == NULL);
+    setenv("MARROW_CACHE", "0", 1);
+    mr_cache_configure(NULL);
+    CHECK(mr_cache_dir() == NULL);
+    setenv("MARROW_CACHE", "1", 1);
+    setenv("MARROW_CACHE_DIR", dir, 1);
+    CHECK(mr_cache_dir() && !strcmp(mr_cache_dir(), dir));
+    unsetenv("MARROW_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+    CHECK(mr_cache_dir() && !strcmp(mr_cache_dir(), "/tmp/xdg/marrow"));
+    unsetenv("XDG_CACHE_HOME");
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
+}
+
+TEST(cache_key_differs_by_anims_and_path)
+{
+    use_cache();
+    char *a = mr_cache_file("models/mannequin.md5mesh", NULL, 0);
+    const char *anim[1] = {"models/walk.md5anim"};
+    char *b = mr_cache_file("models/mannequin.md5mesh", anim, 1);
+    char *c = mr_cache_file("./models/../models/mannequin.md5mesh", NULL, 0);
+    CHECK(a && b && c && strcmp(a, b) != 0 && !strcmp(a, c));
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* A cached model stays an ordinary model: clips re-finished, markers and
+ * clips added, warnings appended, then destroyed (ASan checks the frees). */
+TEST(cache_model_mutations_after_a_cached_load)
+{
+    use_cache();
+    mr_model_destroy(load("models/mannequin.md5mesh", "models/walk.md5anim"));
+    mr_model *m = load("models/mannequin.md5mesh", "models/walk.md5anim");
+    CHECK(m && m->cache_block && m->clip_count > 0);
+    if (!m || m->clip_count == 0) {
+        mr_model_destroy(m);
+        return;
+    }
+    mr_clip *c = m->clips[0];
+    CHECK(mr_clip_add_marker(c, 0.0f, "step") == MR_OK);
+    mr_clip_finish(c);
+    CHECK(c->shared_keys > 1);
+    mr_clip *extra = NULL;
+    mr_clip_create("extra", m->skeleton.joint_count, &extra);
+    CHECK(extra && mr_model_add_clip(m, extra) == MR_OK);
+    mr_model_warn(m, "a warning after the load");
+    CHECK(m->warning_count >= 1);
+    mr_model_destroy(m);
+}
+
+TEST(cache_hash_avx2_and_portable_agree)
+{
+    unsigned char buf[1000];
+    for (int i = 0; i < 1000; i++) buf[i] = (unsigned char)(i * 37 + 11);
+    for (size_t n = 0; n <= 1000; n += 7) CHECK(mr_cache_hash(buf, n) == mr_cache_hash_portable(buf, n));
+    uint64_t h = mr_cache_hash(buf, 1000);
+    buf[999] ^= 1;
+    CHECK(mr_cache_hash(buf, 1000) != h);
+    buf[999] ^= 1;
+    buf[3] ^= 0x80;
+    CHECK(mr_cache_hash(buf, 1000) != h);
+    CHECK(mr_cache_hash(buf, 0) != mr_cache_hash(buf, 1));
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* The folder bound: after a write, the least recently used files go until
+ * the rest fit, the file just written stays, stale temporaries go. */
+TEST(cache_folder_bounded_least_recently_used_go_first)
+{
+    char *folder = mr_str_fmt("%s/bounded", dir);
+    char *src[3], *file[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "take%d.bvh", i);
+        src[i] = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", name);
+    }
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    for (int i = 0; i < 3; i++) file[i] = mr_cache_file(src[i], NULL, 0);
+    mr_model_destroy(load(src[0], NULL));
+    struct stat st;
+    CHECK(stat(file[0], &st) == 0);
+    uint64_t one = (uint64_t)st.st_size;
+    /* Room for two and a half files: the third write must remove one. */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 5 / 2});
+    mr_model_destroy(load(src[1], NULL));
+    CHECK(exists(file[0]) && exists(file[1]) && stats_now().pruned == 0);
+    set_mtime(file[1], time(NULL) - 2000, 0);  /* file 1 used longest ago, then file 0 */
+    set_mtime(file[0], time(NULL) - 1000, 0);
+    char *stale = mr_str_fmt("%s/x.1.0.tmp", folder), *fresh = mr_str_fmt("%s/x.2.0.tmp", folder);
+    mr_file_write(stale, "x", 1, NULL);
+    mr_file_write(fresh, "x", 1, NULL);
+    set_mtime(stale, time(NULL) - 7200, 0);
+    mr_model_destroy(load(src[2], NULL));
+    CHECK(exists(file[0]) && !exists(file[1]) && exists(file[2]));
+    CHECK(stats_now().pruned == 1 && stats_now().writes == 2);
+    CHECK(!exists(stale) && exists(fresh));
+    /* The environment's bound when the config gives none. */
+    setenv("MARROW_CACHE_MAX_MB", "0", 1);  /* not a bound: the default */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    mr_model_destroy(load(src[1], NULL));
+    CHECK(exists(file[0]) && exists(file[1]) && exists(file[2]) && stats_now().pruned == 0);
+    setenv("MARROW_CACHE_MAX_MB", "1", 1);  /* 1 MB: every file but the newest goes */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    CHECK_MSG(one * 2 > (1u << 20), "a BVH cache file of %llu bytes: two must exceed 1 MB", (unsigned long long)one);
+    unlink(file[0]);
+    mr_model_destroy(load(src[0], NULL));
+    CHECK(exists(file[0]) && stats_now().pruned == 2);
+    unsetenv("MARROW_CACHE_MAX_MB");
+    for (int i = 0; i < 3; i++) {
+        free(src[i]);
+        free(file[i]);
+    }
+    free(stale);
+    free(fresh);
+    free(folder);
+    no_cache();
+}
+
+static void remove_tree(const char *d)
+{
+    char *cmd = mr_str_fmt("rm -rf '%s'", d);
+    if (cmd && system(cmd) != 0) printf("       could not remove %s\n", d);
+    free(cmd);
+}
+
+int main(void)
+{
+    strcpy(dir, "/tmp/marrow-test-cache-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    RUN(cache_round_trip_md5_mesh_and_anim);
+    RUN(cache_round_trip_collada_astroboy);
+    RUN(cache_round_trip_collada_thinmatrix);
+    RUN(cache_round_trip_gltf_binary_with_embedded_images);
+    RUN(cache_round_trip_gltf_thinmatrix);
+    RUN(cache_round_trip_bvh);
+    RUN(cache_round_trip_project_mannequin_md5);
+    RUN(cache_invalidated_by_mtime_and_by_same_size_content_change);
+    RUN(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced);
+    RUN(cache_flipped_bytes_fall_back);
+    RUN(cache_rehashed_damage_rejected_by_range_checks);
+    RUN(cache_trusts_old_stat_data_and_hashes_recent_sources);
+    RUN(cache_recent_source_refreshed_then_rewrites_detected);
+    RUN(cache_unwritable_folder_loads_uncached);
+    RUN(cache_off_writes_nothing);
+    RUN(cache_key_differs_by_anims_and_path);
+    RUN(cache_model_mutations_after_a_cached_load);
+    RUN(cache_hash_avx2_and_portable_agree);
+    RUN(cache_folder_bounded_least_recently_used_go_first);
+    mr_cache_configure(NULL);
+    remove_tree(dir);
+    return test_summary("cache");
+}
