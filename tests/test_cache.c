@@ -621,7 +621,7 @@ TEST(cache_folder_bounded_least_recently_used_go_first)
     char *folder = mr_str_fmt("%s/bounded", dir);
     char *src[3], *file[3];
     for (int i = 0; i < 3; i++) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "take%d.bvh", i);
         src[i] = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", name);
     }
