@@ -1,7 +1,7 @@
 /* collada_write.c — mr_collada_write: an mr_model as a COLLADA 1.4.1 document.
  *
  * What is written (see collada.h for the contract):
- *   <asset>     the model's own frame: up_axis from model->frame.up and
+ *   <asset>     the model's own frame: up_axis from model->axes.up and
  *               <unit meter> from its meters_per_unit. Numbers are written
  *               as they are in the model (no conversion): an MD5 model goes
  *               out Z_UP in inches (0.0254), a COLLADA-loaded one Y_UP in

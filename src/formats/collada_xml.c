@@ -174,13 +174,34 @@ void cl_path(const cl_el *n, char *buf, size_t cap)
     }
 }
 
+/* Copies s into out (cap bytes) with control bytes written as \xNN, so a
+ * name or value quoted from the file (a newline inside an id, say) keeps an
+ * error message on one line. */
+static void one_line(const char *s, char *out, size_t cap)
+{
+    size_t used = 0;
+    for (; *s && used + 1 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != 0x7f) {
+            out[used++] = (char)c;
+        } else {
+            if (used + 5 >= cap) break;
+            snprintf(out + used, cap - used, "\\x%02x", c);
+            used += 4;
+        }
+    }
+    out[used] = '\0';
+}
+
 static mr_status failv(cl_doc *d, mr_status status, const cl_el *at, const char *fmt, va_list ap)
 {
-    char what[600];
-    vsnprintf(what, sizeof what, fmt, ap);
+    char raw[600], what[600];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    one_line(raw, what, sizeof what);
     if (at) {
-        char path[400];
-        cl_path(at, path, sizeof path);
+        char raw_path[400], path[400];
+        cl_path(at, raw_path, sizeof raw_path);
+        one_line(raw_path, path, sizeof path);
         return mr_error_set(d->err, status, "collada: %s: %s (line %ld): %s", d->name, path,
                             cl_line(at), what);
     }
@@ -799,8 +820,10 @@ mr_status cl_source_read(cl_doc *d, cl_el *src, int want_names, int min_stride, 
                        count, stride, offset, a->count);
     out->count = (int)count;
     out->stride = (int)stride;
-    if (want_names) out->names = a->names + offset;
-    else out->f = a->f + offset;
+    /* An empty accessor reads nothing: its offset may lie anywhere (or the
+     * array be empty and NULL), so it does not move the pointer. */
+    if (want_names) out->names = count > 0 ? a->names + offset : a->names;
+    else out->f = count > 0 ? a->f + offset : a->f;
     return MR_OK;
 }
 
