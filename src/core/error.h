@@ -23,7 +23,7 @@ typedef enum mr_status {
     MR_ERR_SCRIPT,             /* a Lua script raised an error */
 } mr_status;
 
-/* Exit codes of the marrow program (DESIGN.md). */
+/* Exit codes of the marrow program (the README lists them). */
 enum {
     MR_EXIT_OK = 0,
     MR_EXIT_FAILED = 1,        /* a check or test failed */

@@ -1,6 +1,6 @@
 /* egl.c — headless OpenGL 3.3 core context through EGL on Mesa, surfaceless.
  *
- * The sequence is the one proven on the project's machines (DESIGN.md):
+ * The sequence is the one that works on Mesa's llvmpipe without a display:
  * eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA) — the core
  * eglGetPlatformDisplay aborts through epoxy — then eglBindAPI(EGL_OPENGL_API)
  * (context creation fails without it), a 3.3 core context without a config
