@@ -422,6 +422,22 @@ mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *le
     return MR_OK;
 }
 
+/* Bytes [off, off + len) of buffer buf in *out, or an error at path when
+ * they are not all inside it. */
+static mr_status buffer_range(gl_doc *d, const char *path, int buf, long long off, long long len,
+                              const unsigned char **out)
+{
+    const unsigned char *b;
+    size_t blen;
+    mr_status st = gl_buffer_get(d, buf, &b, &blen);
+    if (st != MR_OK) return st;
+    if ((unsigned long long)off > blen || (unsigned long long)len > blen - (size_t)off)
+        return gl_fail(d, path, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + len, buf,
+                       blen);
+    *out = b + off;
+    return MR_OK;
+}
+
 static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long long view_len, gl_view *v)
 {
     char epath[256];
@@ -438,11 +454,7 @@ static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long l
     if (st == MR_OK) st = gl_str(d, ext, epath, "filter", GL_OPTIONAL, &filter);
     if (st != MR_OK) return st;
     const unsigned char *src;
-    size_t src_len;
-    if ((st = gl_buffer_get(d, buf, &src, &src_len)) != MR_OK) return st;
-    if ((unsigned long long)off > src_len || (unsigned long long)len > src_len - (size_t)off)
-        return gl_fail(d, epath, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + len, buf,
-                       src_len);
+    if ((st = buffer_range(d, epath, buf, off, len, &src)) != MR_OK) return st;
     if ((unsigned long long)count * (unsigned long long)stride > (unsigned long long)view_len)
         return gl_fail(d, epath, "count %lld x byteStride %lld is more than the view's byteLength %lld", count, stride,
                        view_len);
@@ -453,9 +465,9 @@ static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long l
     if (!attrs && stride != 2 && stride != 4) return gl_fail(d, epath, "'byteStride' %lld (expected 2 or 4)", stride);
     if (tris && count % 3) return gl_fail(d, epath, "'count' %lld is not a multiple of 3 for TRIANGLES", count);
     if ((st = gl_alloc(d, epath, (size_t)view_len, 1, &v->owned)) != MR_OK) return st;
-    int rc = attrs ? meshopt_decodeVertexBuffer(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len)
-           : tris ? meshopt_decodeIndexBuffer(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len)
-                  : meshopt_decodeIndexSequence(v->owned, (size_t)count, (size_t)stride, src + off, (size_t)len);
+    int rc = attrs ? meshopt_decodeVertexBuffer(v->owned, (size_t)count, (size_t)stride, src, (size_t)len)
+           : tris ? meshopt_decodeIndexBuffer(v->owned, (size_t)count, (size_t)stride, src, (size_t)len)
+                  : meshopt_decodeIndexSequence(v->owned, (size_t)count, (size_t)stride, src, (size_t)len);
     if (rc != 0) return gl_fail(d, epath, "meshopt data does not decode (libmeshoptimizer error %d)", rc);
     if (!strcmp(filter, "OCTAHEDRAL")) {
         if (stride != 4 && stride != 8) return gl_fail(d, epath, "OCTAHEDRAL filter needs byteStride 4 or 8");
@@ -500,13 +512,7 @@ mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len,
         if (!v->decoded && (st = meshopt_decode(d, path, ext, bl, v)) != MR_OK) return st;
         v->data = v->owned;
     } else {
-        const unsigned char *b;
-        size_t blen;
-        if ((st = gl_buffer_get(d, buf, &b, &blen)) != MR_OK) return st;
-        if ((unsigned long long)off > blen || (unsigned long long)bl > blen - (size_t)off)
-            return gl_fail(d, path, "bytes %lld..%lld are past the end of buffer %d (%zu bytes)", off, off + bl, buf,
-                           blen);
-        v->data = b + off;
+        if ((st = buffer_range(d, path, buf, off, bl, &v->data)) != MR_OK) return st;
     }
     v->len = (size_t)bl;
     v->stride = (int)bs;
