@@ -556,18 +556,24 @@ static int read_int(int fd, int *v)
 static void worker_main(const test_opts *o, mr_scene_result *res, int n, int task_fd, int done_fd)
 {
     mr_scene_runner *runner = NULL;
+    /* Room for any scene's shots while it runs; the result file then holds
+     * the result and its shot_count shots. */
+    static mr_shot_result shots[MR_SCENE_MAX_SHOTS];
     int i;
     while (read_int(task_fd, &i) == 0 && i >= 0 && i < n) {
         mr_scene_result *r = &res[i];
         mr_scene_result fresh = {0};          /* a retry starts from nothing */
         memcpy(fresh.name, r->name, sizeof fresh.name);
         memcpy(fresh.path, r->path, sizeof fresh.path);
-        *r = fresh;
+        *r = fresh;                           /* the fork's copy of r->shots is the parent's, not freed here */
+        memset(shots, 0, sizeof shots);
+        r->shots = shots;
         run_scene(o, &runner, r->path, r);
         char rp[1300];
         result_path(o, r, rp, sizeof rp);
         FILE *f = fopen(rp, "wb");
-        int ok = f && fwrite(r, sizeof *r, 1, f) == 1;
+        int ok = f && fwrite(r, sizeof *r, 1, f) == 1 &&
+                 fwrite(shots, sizeof *shots, (size_t)r->shot_count, f) == (size_t)r->shot_count;
         if (f && fclose(f) != 0) ok = 0;
         if (!ok || write_int(done_fd, i) != 0) break;
     }
@@ -619,16 +625,24 @@ static void finish_child(const test_opts *o, mr_scene_result *r, int status, dou
     char rp[1300];
     result_path(o, r, rp, sizeof rp);
     FILE *f = fopen(rp, "rb");
-    mr_scene_result got;
-    int ok = f && fread(&got, sizeof got, 1, f) == 1 && !strcmp(got.path, r->path);
+    mr_scene_result got = {0};
+    int ok = f && fread(&got, sizeof got, 1, f) == 1 && got.path[sizeof got.path - 1] == '\0' &&
+             !strcmp(got.path, r->path) && got.shot_count >= 0 && got.shot_count <= MR_SCENE_MAX_SHOTS;
+    got.shots = NULL;                     /* the worker's pointer; its shots follow in the file */
+    if (ok && got.shot_count > 0) {
+        got.shots = calloc((size_t)got.shot_count, sizeof *got.shots);
+        ok = got.shots && fread(got.shots, sizeof *got.shots, (size_t)got.shot_count, f) == (size_t)got.shot_count;
+    }
     if (f) fclose(f);
     unlink(rp);
     if (ok) {
         got.attempts = r->attempts;       /* the worker's copy does not count retries */
         got.fail_flaky = r->fail_flaky;
+        mr_scene_result_deinit(r);
         *r = got;
         return;
     }
+    free(got.shots);
     r->error = 1;
     r->seconds = seconds;
     if (timed_out)
@@ -705,7 +719,8 @@ static int scene_again(const test_opts *o, mr_scene_result *res, mr_scene_result
     int n = o->count;
     if (before && res[i].attempts > 1) mr_report_merge_retry(&res[i], &before[i]);
     if (o->update || res[i].attempts > o->retries || !mr_report_should_retry(&res[i])) return 0;
-    before[i] = res[i];
+    mr_scene_result_deinit(&before[i]);  /* an earlier attempt's, merged above */
+    before[i] = res[i];                   /* its shots move to before[i] */
     memset(&res[i], 0, sizeof res[i]);
     memcpy(res[i].name, before[i].name, sizeof res[i].name);
     memcpy(res[i].path, before[i].path, sizeof res[i].path);
@@ -863,6 +878,10 @@ int mr_cmd_test(int argc, char **argv)
     printf("%d passed, %d failed\n", passed, failed);
     rc = failed ? MR_EXIT_FAILED : MR_EXIT_OK;
 out:
+    for (int i = 0; res && i < n; i++) {
+        mr_scene_result_deinit(&res[i]);
+        if (before) mr_scene_result_deinit(&before[i]);
+    }
     free(res);
     free(workers);
     free(started);

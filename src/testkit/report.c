@@ -43,6 +43,13 @@ static void first_line(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
+void mr_scene_result_deinit(mr_scene_result *r)
+{
+    free(r->shots);
+    r->shots = NULL;
+    r->shot_count = 0;
+}
+
 void mr_report_merge_retry(mr_scene_result *now, const mr_scene_result *before)
 {
     now->attempts = before->attempts + 1;

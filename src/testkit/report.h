@@ -50,8 +50,14 @@ typedef struct mr_scene_result {
     int attempts;            /* runs of the scene (1 + retries used) */
     int fail_flaky;          /* flaky shots count as failed (--fail-flaky) */
     int shot_count;
-    mr_shot_result shots[MR_SCENE_MAX_SHOTS];
+    mr_shot_result *shots;   /* shot_count entries; the parent's copy owns them
+                              * (mr_scene_result_deinit). Not the full
+                              * MR_SCENE_MAX_SHOTS: a result of that size is
+                              * 70 KB, and a run keeps one per scene. */
 } mr_scene_result;
+
+/* Frees r's shots (r may hold none); r keeps its name and path. */
+void mr_scene_result_deinit(mr_scene_result *r);
 
 /* Shots counted as passed/failed: each shot is one test; a scene that fails
  * before its shots are known counts as one failed test. */
