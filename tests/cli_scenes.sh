@@ -137,10 +137,7 @@ OUT=$(cat "$TMP/cr.txt")
 
 # --- a deliberately broken scene: the diff points at the arm ------------------------------
 B=$TMP/broken
-mkdir -p "$B"
-cp -r tests/scenes/override_lower_arm.golden "$B/"
-sed 's/m\.quat\.euler(-40, 0, 0)/m.quat.euler(-10, 0, 0)/' tests/scenes/override_lower_arm.lua >"$B/override_lower_arm.lua"
-grep -q 'euler(-10' "$B/override_lower_arm.lua" || fail "broken copy was edited"
+arm_scene "$B" -10
 run $MARROW test "$B" --out "$TMP/bo"
 [ "$RC" -eq 1 ] && pass "an arm lowered by 10 instead of 40 fails (exit 1)" || fail "broken scene fails" "exit $RC" "$OUT"
 expect_match "the message names scene, frame, share and largest difference" "$OUT" \

@@ -22,10 +22,7 @@ grep -q '"model": "mannequin.md5mesh", "metres_per_unit": 0.0254' tests/scenes/o
 
 # An arm turned 2 degrees: the pose golden names that arm's joints.
 A=$TMP/arm
-mkdir -p "$A"
-cp -r tests/scenes/override_lower_arm.golden "$A/"
-sed 's/m\.quat\.euler(-40, 0, 0)/m.quat.euler(-38, 0, 0)/' tests/scenes/override_lower_arm.lua >"$A/override_lower_arm.lua"
-grep -q 'euler(-38' "$A/override_lower_arm.lua" || fail "arm copy was edited"
+arm_scene "$A" -38
 run $MARROW test "$A" --out "$TMP/ao"
 [ "$RC" -eq 1 ] && pass "an arm lowered 38 instead of 40 degrees fails (exit 1)" || fail "2 degree arm fails" "exit $RC" "$OUT"
 expect_match "the 2-degree failure names the arm's joints and how far they moved" "$OUT" \
@@ -41,10 +38,7 @@ fi
 # pose golden sees it. (Two degrees move ~0.05% of the pixels there with the
 # default FXAA: just over max_diff; under 4x MSAA they stayed just inside.)
 A1=$TMP/arm1
-mkdir -p "$A1"
-cp -r tests/scenes/override_lower_arm.golden "$A1/"
-sed 's/m\.quat\.euler(-40, 0, 0)/m.quat.euler(-39, 0, 0)/' tests/scenes/override_lower_arm.lua >"$A1/override_lower_arm.lua"
-grep -q 'euler(-39' "$A1/override_lower_arm.lua" || fail "1-degree arm copy was edited"
+arm_scene "$A1" -39
 run $MARROW test "$A1" --out "$TMP/a1o"
 expect_match "at frame 6 a 1-degree arm passes on pixels while the pose fails" "$OUT" \
     "frame 6: pose of .*upperarm_l turned 1\.0°; pixels ok"

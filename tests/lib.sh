@@ -30,6 +30,17 @@ expect_match() {
     else fail "$1" "no match for /$3/ in:" "$(printf '%s\n' "$2" | head -5)"; fi
 }
 
+# arm_scene DIR DEGREES: a copy of tests/scenes/override_lower_arm (script
+# and goldens) in DIR whose arm override is DEGREES instead of -40; a
+# failed check if the edit did not take.
+arm_scene() {
+    mkdir -p "$1"
+    cp -r tests/scenes/override_lower_arm.golden "$1/"
+    sed "s/m\.quat\.euler(-40, 0, 0)/m.quat.euler($2, 0, 0)/" tests/scenes/override_lower_arm.lua \
+        >"$1/override_lower_arm.lua"
+    grep -q "euler($2, 0, 0)" "$1/override_lower_arm.lua" || fail "the copy of override_lower_arm in $1 was not edited"
+}
+
 summary() {
     echo "$T_SUITE: $T_PASSED passed, $T_FAILED failed"
     [ "$T_FAILED" -eq 0 ]
