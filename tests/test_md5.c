@@ -1638,6 +1638,9 @@ TEST(model_load_refuses_unknown_extension)
     CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh, .dae, .gltf, .glb or .bvh)") == 0);
     CHECK(mr_load_model("models/thing", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(e.msg, "unsupported model format");
+    CHECK(mr_load_model("models/walk.md5anim", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
+    CHECK(strcmp(e.msg, "models/walk.md5anim: an .md5anim holds clips without a skeleton's mesh "
+                        "(expected its .md5mesh first, with this file among the anims)") == 0);
 }
 
 TEST(model_load_md5_with_anims_and_anim_errors)

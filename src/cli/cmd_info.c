@@ -18,8 +18,9 @@
 static const char info_help[] =
     "usage: marrow info MODEL [ANIM...]\n"
     "\n"
-    "Loads MODEL (.md5mesh with any .md5anim files, .dae or .bvh) and prints its\n"
-    "joint tree, meshes, materials, clips, the coordinate frame and warnings.\n"
+    "Loads MODEL (.md5mesh with any .md5anim files, .dae, .gltf, .glb or .bvh)\n"
+    "and prints its joint tree, meshes, materials, clips, the coordinate frame\n"
+    "and warnings.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 
 static void print_joint_tree(const mr_skeleton *sk)

@@ -57,6 +57,10 @@ static mr_status load_source(const char *path, const char *const *anims, int ani
                                 "supported", path, self_contained[i].name, anims[0]);
         return self_contained[i].load(path, out, err);
     }
+    if (!strcmp(ext, "md5anim"))
+        return mr_error_set(err, MR_ERR_BAD_FILE,
+                            "%s: an .md5anim holds clips without a skeleton's mesh (expected its "
+                            ".md5mesh first, with this file among the anims)", path);
     if (strcmp(ext, "md5mesh") != 0)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: unsupported model format '.%s' (" EXPECTED ")",
                             path, ext);
