@@ -570,6 +570,41 @@ TEST(cache_key_differs_by_anims_and_path)
     free(c);
 }
 
+/* A cache file is keyed on the absolute source path, so a load by another
+ * path (another working directory, an absolute path) reads the file a
+ * relative load wrote: the texture paths must name the images from here. */
+TEST(cache_texture_paths_follow_the_path_of_each_load)
+{
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    char *abs = mr_str_fmt("%s/models/mannequin.md5mesh", cwd);
+    use_cache();
+    mr_model_destroy(load("models/mannequin.md5mesh", NULL));   /* written with "models/..." paths */
+    int hits = stats_hits();
+    CHECK(chdir("/") == 0);
+    mr_model *m = load(abs, NULL);
+    CHECK(stats_hits() == hits + 1);
+    CHECK(m && m->mesh_count > 0);
+    for (int i = 0; m && i < m->mesh_count; i++) {
+        const char *tex = m->meshes[i].material.diffuse_map;
+        CHECK_MSG(tex && tex[0] == '/' && mr_file_exists(tex), "mesh %d texture '%s' from /", i, tex ? tex : "");
+    }
+    check_matches_source(abs, m);   /* the same strings as a source load by that path */
+    CHECK(chdir(cwd) == 0);
+    CHECK(chdir("models") == 0);
+    use_cache();   /* counts from 0 again */
+    m = load("mannequin.md5mesh", NULL);
+    CHECK(stats_hits() == 1);
+    for (int i = 0; m && i < m->mesh_count; i++) {
+        const char *tex = m->meshes[i].material.diffuse_map;   /* "mannequin_body.png", ... */
+        CHECK_MSG(tex && !strchr(tex, '/') && mr_file_exists(tex), "mesh %d texture '%s' from models/", i,
+                  tex ? tex : "");
+    }
+    check_matches_source("mannequin.md5mesh", m);
+    CHECK(chdir(cwd) == 0);
+    free(abs);
+}
+
 /* A cached model stays an ordinary model: clips re-finished, markers and
  * clips added, warnings appended, then destroyed (ASan checks the frees). */
 TEST(cache_model_mutations_after_a_cached_load)
@@ -694,6 +729,7 @@ int main(void)
     RUN(cache_unwritable_folder_loads_uncached);
     RUN(cache_off_writes_nothing);
     RUN(cache_key_differs_by_anims_and_path);
+    RUN(cache_texture_paths_follow_the_path_of_each_load);
     RUN(cache_model_mutations_after_a_cached_load);
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_folder_bounded_least_recently_used_go_first);

@@ -454,7 +454,20 @@ typedef struct wbuf {
     int failed;
     struct written_image { uint64_t at; size_t len; } images[64];
     int image_count;
+    const char *model_path;  /* the path the model was loaded by (texture_prefix) */
 } wbuf;
+
+/* Length of the folder part of a model path as given, through its last
+ * '/' ("models/" of "models/bob.md5mesh"; 0 when there is none). The
+ * loaders build texture paths in that folder from it. */
+static size_t texture_prefix(const char *model_path)
+{
+    const char *slash = model_path ? strrchr(model_path, '/') : NULL;
+    return slash ? (size_t)(slash - model_path) + 1 : 0;
+}
+
+/* Marks a stored texture path as relative to the model's folder. */
+#define IN_MODEL_FOLDER '\x01'
 
 /* Appends n bytes (zeros when p is NULL) at an offset aligned to align;
  * returns the offset (0 after a failure: the write is then abandoned). */
@@ -673,6 +686,30 @@ static void put_indices(wbuf *w, const mr_mesh *m, mesh_rec *r)
     free(narrow);
 }
 
+/* A texture path as the loader resolved it, stored so that it holds for a
+ * load by another path to the same model (the cache file is keyed on the
+ * absolute source path: "models/bob.md5mesh" and "/work/models/bob.md5mesh"
+ * from another directory share it). A path in the model's folder, as the
+ * model's path names that folder, is stored as IN_MODEL_FOLDER and the
+ * rest (texture_path() puts this load's folder back in front); any other
+ * path is stored absolute. So a stored path starts with IN_MODEL_FOLDER or
+ * '/'. */
+static uint64_t put_texture_path(wbuf *w, const char *path)
+{
+    if (!path) return 0;
+    size_t n = texture_prefix(w->model_path);
+    int same_kind = (path[0] == '/') == (n > 0 && w->model_path[0] == '/');
+    char *stored = same_kind && !strncmp(path, w->model_path, n) ? mr_str_fmt("%c%s", IN_MODEL_FOLDER, path + n)
+                                                                : mr_path_absolute(path);
+    if (!stored) {
+        w->failed = 1;
+        return 0;
+    }
+    uint64_t at = put_str(w, stored);
+    free(stored);
+    return at;
+}
+
 static void put_mesh(wbuf *w, const mr_mesh *m, mesh_rec *r)
 {
     memset(r, 0, sizeof *r);
@@ -689,8 +726,8 @@ static void put_mesh(wbuf *w, const mr_mesh *m, mesh_rec *r)
     r->source_over8 = m->source_over8;
     const mr_material *mt = &m->material;
     r->mat_name = put_str(w, mt->name);
-    r->diffuse_map = put_str(w, mt->diffuse_map);
-    r->normal_map = put_str(w, mt->normal_map);
+    r->diffuse_map = put_texture_path(w, mt->diffuse_map);
+    r->normal_map = put_texture_path(w, mt->normal_map);
     r->diffuse_bytes = put_image(w, mt->diffuse_bytes, mt->diffuse_bytes_len);
     r->normal_bytes = put_image(w, mt->normal_bytes, mt->normal_bytes_len);
     r->diffuse_len = mt->diffuse_bytes ? mt->diffuse_bytes_len : 0;
@@ -706,6 +743,7 @@ static void put_mesh(wbuf *w, const mr_mesh *m, mesh_rec *r)
 static unsigned char *serialize(const mr_cache_session *s, const mr_model *m, uint64_t key, size_t *len)
 {
     wbuf w = {0};
+    w.model_path = m->path;
     put(&w, NULL, sizeof(file_header), 1);
     /* Source records at a fixed place: right after the header. */
     uint64_t src_at = put(&w, NULL, (size_t)s->source_count * sizeof(source_rec), 8);
@@ -932,6 +970,7 @@ typedef struct reader {
     unsigned char *base;
     size_t size;
     int bad;
+    const char *model_path;  /* the path given to this load (texture_path) */
 } reader;
 
 /* A widened array of n bytes: allocated on its own, so the mesh owns and
@@ -975,6 +1014,18 @@ static char *str(reader *r, uint64_t off)
         return NULL;
     }
     return (char *)r->base + off;
+}
+
+/* A stored texture path (put_texture_path) as the loader gives it on this
+ * load: in the model's folder, the folder as this load's path names it in
+ * front (a new string, which the mesh owns); anything else as stored. */
+static char *texture_path(reader *r, uint64_t off)
+{
+    char *stored = str(r, off);
+    if (!stored || stored[0] != IN_MODEL_FOLDER) return stored;
+    char *p = mr_str_fmt("%.*s%s", (int)texture_prefix(r->model_path), r->model_path, stored + 1);
+    if (!p) r->bad = 1;
+    return p;
 }
 
 /* Fixes up an mr_track image in place: offsets to pointers, with checks. */
@@ -1257,8 +1308,8 @@ static void read_mesh(reader *r, const mesh_rec *mr, mr_mesh *me, int joints)
     me->source_over8 = mr->source_over8;
     mr_material *mt = &me->material;
     mt->name = str(r, mr->mat_name);
-    mt->diffuse_map = str(r, mr->diffuse_map);
-    mt->normal_map = str(r, mr->normal_map);
+    mt->diffuse_map = texture_path(r, mr->diffuse_map);
+    mt->normal_map = texture_path(r, mr->normal_map);
     mt->diffuse_bytes = opt(r, mr->diffuse_bytes, mr->diffuse_len, 1, ALIGN);
     mt->normal_bytes = opt(r, mr->normal_bytes, mr->normal_len, 1, ALIGN);
     mt->diffuse_bytes_len = mt->diffuse_bytes ? (size_t)mr->diffuse_len : 0;
@@ -1388,6 +1439,7 @@ static mr_model *read_file(mr_cache_session *s, const char *path, int *refresh)
             *refresh = 1;
     }
     mr_model *m = NULL;
+    r.model_path = path;
     if (ok) m = build(&r, &h, path);  /* owns the block from here on */
     else free(r.base);
     if (!m) stats.rejected++;

@@ -7,7 +7,13 @@
  * error budgets and SIMD bake (clip.h), axes and the axes note, and the
  * warnings the load recorded (so `marrow info` shows the same warnings). A
  * cached model is the same model: every field compares equal, except
- * `path`, which is the path given to this load.
+ * `path`, which is the path given to this load, and texture paths: one in
+ * the model's folder or below it is put in the folder as this load's path
+ * names it ("models/a.png" for "models/bob.md5mesh", "/w/models/a.png" for
+ * "/w/models/bob.md5mesh"; a source load may spell the same file "./a.png"
+ * for "bob.dae"), one elsewhere comes back absolute. So a model first
+ * loaded from one working directory draws its textures when loaded from
+ * another.
  *
  * Not cached: .gltf files, whose buffers (and so vertices and keys) come
  * from other files the cache does not fingerprint; a .glb holds its own.
@@ -146,7 +152,7 @@
  * without a bump: the layout fingerprint includes a checksum of the code in
  * src/core, src/anim and src/formats (MR_LOADER_HASH, from the Makefile),
  * so a marrow built from other loader code never reads this one's files. */
-#define MR_CACHE_VERSION 2
+#define MR_CACHE_VERSION 3
 
 typedef enum mr_cache_mode {
     MR_CACHE_ENV = 0,    /* the environment decides: on unless MARROW_CACHE=0 */
