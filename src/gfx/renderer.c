@@ -681,6 +681,46 @@ static int clip_polygon(const float (*p)[4], int n, const float plane[4], float 
     return m;
 }
 
+/* A window rectangle grown one clip-space point at a time (GL pixels, y
+ * up), for the passes that only need part of the frame. */
+typedef struct screen_box {
+    float x0, y0, x1, y1;
+    int unbounded;       /* a point on or behind the camera plane */
+} screen_box;
+#define SCREEN_BOX_EMPTY {FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, 0}
+
+static void screen_box_add(screen_box *b, const mr_renderer *r, const float clip[4])
+{
+    if (!(clip[3] > 1e-7f)) {
+        b->unbounded = 1;
+        return;
+    }
+    float x = (clip[0] / clip[3] * 0.5f + 0.5f) * (float)r->width;
+    float y = (clip[1] / clip[3] * 0.5f + 0.5f) * (float)r->height;
+    b->x0 = fminf(b->x0, x);
+    b->y0 = fminf(b->y0, y);
+    b->x1 = fmaxf(b->x1, x);
+    b->y1 = fmaxf(b->y1, y);
+}
+
+/* The box padded by pad pixels and cut to the window as {x0, y0, x1, y1}
+ * (x1/y1 exclusive). Returns 1 with rect set, 0 when it holds no pixel, -1
+ * when it is unbounded on screen. */
+static int screen_box_rect(const screen_box *b, const mr_renderer *r, float pad, int rect[4])
+{
+    if (b->unbounded) return -1;
+    float x0 = fmaxf(floorf(b->x0) - pad, 0.0f);
+    float y0 = fmaxf(floorf(b->y0) - pad, 0.0f);
+    float x1 = fminf(ceilf(b->x1) + pad, (float)r->width);
+    float y1 = fminf(ceilf(b->y1) + pad, (float)r->height);
+    if (!(x1 > x0 && y1 > y0)) return 0;
+    rect[0] = (int)x0;
+    rect[1] = (int)y0;
+    rect[2] = (int)x1;
+    rect[3] = (int)y1;
+    return 1;
+}
+
 /* The window rectangle {x0, y0, x1, y1} (GL pixels, y up, x1/y1 exclusive)
  * holding every floor pixel whose shadow lookup can see a caster. Everywhere
  * else lighting.glsl's answer is exactly "lit", as the unshadowed program
@@ -754,30 +794,45 @@ static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, floa
     const float near_plane[4] = {0, 0, 1, 1};
     n = clip_polygon((const float (*)[4])poly, n, near_plane, tmp);
     if (n == 0) return 0;
-    float x0 = FLT_MAX, y0 = FLT_MAX, x1 = -FLT_MAX, y1 = -FLT_MAX;
-    for (int i = 0; i < n; i++) {
-        if (!(tmp[i][3] > 1e-7f)) {   /* on the camera plane: unbounded on screen */
-            x0 = y0 = -FLT_MAX;
-            x1 = y1 = FLT_MAX;
-            break;
-        }
-        float x = (tmp[i][0] / tmp[i][3] * 0.5f + 0.5f) * (float)r->width;
-        float y = (tmp[i][1] / tmp[i][3] * 0.5f + 0.5f) * (float)r->height;
-        x0 = fminf(x0, x);
-        y0 = fminf(y0, y);
-        x1 = fmaxf(x1, x);
-        y1 = fmaxf(y1, y);
+    screen_box box = SCREEN_BOX_EMPTY;
+    for (int i = 0; i < n; i++) screen_box_add(&box, r, tmp[i]);
+    return screen_box_rect(&box, r, 2.0f, rect);
+}
+
+/* Adds the world-space points of a line array (and their size in pixels
+ * to *pad) to box. */
+static void add_line_points(screen_box *box, const mr_renderer *r, const gfx_line_array *lines, float *pad)
+{
+    for (size_t i = 0; i < lines->count; i++) {
+        const gfx_line_vertex *v = &lines->data[i];
+        vec4 c;
+        glm_mat4_mulv((vec4 *)r->view_proj, (vec4){v->pos[0], v->pos[1], v->pos[2], 1.0f}, c);
+        screen_box_add(box, r, c);
+        *pad = fmaxf(*pad, 2.0f + 0.5f * v->size);
     }
-    x0 = fmaxf(floorf(x0) - 2.0f, 0.0f);
-    y0 = fmaxf(floorf(y0) - 2.0f, 0.0f);
-    x1 = fminf(ceilf(x1) + 2.0f, (float)r->width);
-    y1 = fminf(ceilf(y1) + 2.0f, (float)r->height);
-    if (!(x1 > x0 && y1 > y0)) return 0;
-    rect[0] = (int)x0;
-    rect[1] = (int)y0;
-    rect[2] = (int)x1;
-    rect[3] = (int)y1;
-    return 1;
+}
+
+/* The window rectangle FXAA has to run in: the models (their bounds, bmin
+ * and bmax, which the per-joint spheres make generous), the lines and the
+ * points, padded by two pixels for the pixel outside each edge. Nothing
+ * else drawn before FXAA has a hard edge: floor.frag anti-aliases its grid
+ * and fades the floor's rim into the sky colour, the sky is a vertical
+ * gradient and shadow edges are filtered; FXAA leaves such pixels as they
+ * are anyway, but its passes pay for every pixel they cover. Returns 1
+ * with rect set, 0 when nothing needs it, -1 for the whole window. */
+static int fxaa_rect(const mr_renderer *r, int have_bounds, const vec3 bmin, const vec3 bmax, int rect[4])
+{
+    screen_box box = SCREEN_BOX_EMPTY;
+    float pad = 2.0f;
+    for (int i = 0; have_bounds && i < 8; i++) {
+        vec4 c, q = {i & 1 ? bmax[0] : bmin[0], i & 2 ? bmax[1] : bmin[1], i & 4 ? bmax[2] : bmin[2], 1.0f};
+        glm_mat4_mulv((vec4 *)r->view_proj, q, c);
+        screen_box_add(&box, r, c);
+    }
+    add_line_points(&box, r, &r->lines, &pad);
+    add_line_points(&box, r, &r->overlay_lines, &pad);
+    add_line_points(&box, r, &r->points, &pad);
+    return screen_box_rect(&box, r, pad, rect);
 }
 
 mr_status mr_renderer_end_frame(mr_renderer *r)
@@ -886,7 +941,9 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
          * most pixels are on no edge (the pass leaves them as they are), so:
          * copy the frame, mark the edge pixels in the stencil with the
          * pass's cheap first half, and run the whole pass only where marked
-         * (the early stencil test skips unmarked blocks of pixels). */
+         * (the early stencil test skips unmarked blocks of pixels). Both
+         * passes are scissored to the part of the frame with hard edges
+         * (fxaa_rect). */
         glDisable(GL_BLEND);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, r->draw_fbo);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->resolve_fbo);
@@ -896,21 +953,30 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
         glActiveTexture(GL_TEXTURE0 + UNIT_DIFFUSE);
         glBindTexture(GL_TEXTURE_2D, r->draw_tex);
         glBindVertexArray(r->empty_vao);
-        glEnable(GL_STENCIL_TEST);
-        glStencilMask(0xff);
-        glClearStencil(0);
-        glClear(GL_STENCIL_BUFFER_BIT);
-        glStencilFunc(GL_ALWAYS, 1, 0xff);
-        glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
-        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        glUseProgram(r->prog.fxaa[1]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-        glStencilFunc(GL_EQUAL, 1, 0xff);
-        glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
-        glUseProgram(r->prog.fxaa[0]);
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        glDisable(GL_STENCIL_TEST);
+        int rect[4];
+        int region = fxaa_rect(r, have_bounds, bmin, bmax, rect);
+        if (region > 0) {
+            glEnable(GL_SCISSOR_TEST);
+            glScissor(rect[0], rect[1], rect[2] - rect[0], rect[3] - rect[1]);
+        }
+        if (region != 0) {
+            glEnable(GL_STENCIL_TEST);
+            glStencilMask(0xff);
+            glClearStencil(0);
+            glClear(GL_STENCIL_BUFFER_BIT);
+            glStencilFunc(GL_ALWAYS, 1, 0xff);
+            glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+            glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+            glUseProgram(r->prog.fxaa[1]);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+            glStencilFunc(GL_EQUAL, 1, 0xff);
+            glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+            glUseProgram(r->prog.fxaa[0]);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glDisable(GL_STENCIL_TEST);
+        }
+        glDisable(GL_SCISSOR_TEST);
         glBindTexture(GL_TEXTURE_2D, 0);
         glEnable(GL_BLEND);
         gfx_text_draw(r);
