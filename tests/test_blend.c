@@ -460,20 +460,13 @@ static float lcg(unsigned *state)
     return (float)((*state >> 8) & 0xFFFF) / 65535.0f * 2.0f - 1.0f;
 }
 
-TEST(blend_simd_matches_scalar_reference)
+/* count poses of n joints: rotations within 60 degrees of one another,
+ * some stored negated, translations within 10 units, scales 0.5..1.5. */
+static void random_poses(mr_pose *poses, int count, int n, unsigned seed)
 {
-    /* 23 joints: five groups of 4 and a tail of 3. Three layers whose
-     * rotations are within 60 degrees of one another, some stored negated. */
-    enum { N = 23, L = 3 };
-    mr_skeleton sk;
-    mr_skeleton_init(&sk, N);
-    mr_pose poses[L], out, acc;
-    const mr_pose *inputs[L];
-    unsigned seed = 18;
-    for (int i = 0; i < L; i++) {
-        mr_pose_init(&poses[i], N);
-        inputs[i] = &poses[i];
-        for (int j = 0; j < N; j++) {
+    for (int i = 0; i < count; i++) {
+        mr_pose_init(&poses[i], n);
+        for (int j = 0; j < n; j++) {
             vec3 axis = {lcg(&seed), lcg(&seed), lcg(&seed) + 2.0f};
             glm_vec3_normalize(axis);
             glm_quatv(poses[i].r[j], 0.3f * (float)j + 0.5f * lcg(&seed), axis);
@@ -484,6 +477,18 @@ TEST(blend_simd_matches_scalar_reference)
             }
         }
     }
+}
+
+TEST(blend_simd_matches_scalar_reference)
+{
+    /* 23 joints: five groups of 4 and a tail of 3; three layers. */
+    enum { N = 23, L = 3 };
+    mr_skeleton sk;
+    mr_skeleton_init(&sk, N);
+    mr_pose poses[L], out, acc;
+    const mr_pose *inputs[L];
+    random_poses(poses, L, N, 18);
+    for (int i = 0; i < L; i++) inputs[i] = &poses[i];
     mr_pose_init(&out, N);
     mr_pose_init(&acc, N);
     const float w[L] = {0.5f, 0.3f, 0.7f};
@@ -519,9 +524,38 @@ TEST(blend_simd_matches_scalar_reference)
     mr_skeleton_deinit(&sk);
 }
 
+TEST(blend_job_and_streaming_blend_agree_bit_for_bit)
+{
+    /* Two layers and a weightless one between them, 23 joints (SIMD
+     * groups of 4 and a tail of 3): the job and the streaming calls do the
+     * same float operations in the same order. */
+    enum { N = 23 };
+    mr_skeleton sk;
+    mr_skeleton_init(&sk, N);
+    mr_pose poses[3], out, acc;
+    random_poses(poses, 3, N, 7);
+    mr_pose_init(&out, N);
+    mr_pose_init(&acc, N);
+    mr_blend_layer layers[3] = {{&poses[0], 0.35f, NULL}, {&poses[1], 0.0f, NULL}, {&poses[2], 0.8f, NULL}};
+    mr_blend_job job = {&sk, layers, 3, 0.0f, &out};
+    CHECK(mr_blend_run(&job, NULL) == MR_OK);
+    mr_blend_begin(&acc);
+    mr_blend_add(&acc, &poses[0], 0.35f);
+    mr_blend_add(&acc, &poses[2], 0.8f);
+    CHECK(mr_blend_end(&acc, &sk, 0.35f + 0.8f, 0.0f) == MR_OK);
+    CHECK(memcmp(out.t, acc.t, N * sizeof *out.t) == 0);
+    CHECK(memcmp(out.r, acc.r, N * sizeof *out.r) == 0);
+    CHECK(memcmp(out.s, acc.s, N * sizeof *out.s) == 0);
+    for (int i = 0; i < 3; i++) mr_pose_deinit(&poses[i]);
+    mr_pose_deinit(&out);
+    mr_pose_deinit(&acc);
+    mr_skeleton_deinit(&sk);
+}
+
 int main(void)
 {
     RUN(blend_simd_matches_scalar_reference);
+    RUN(blend_job_and_streaming_blend_agree_bit_for_bit);
     RUN(blend_equal_weights_give_the_midpoint);
     RUN(blend_weights_are_normalised);
     RUN(blend_aligns_quaternion_signs);
