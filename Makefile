@@ -8,6 +8,7 @@
 #   make fuzz-smoke  each fuzz target for a bounded time (FUZZ_SECONDS each)
 #   make soak     long runs: frames, reloads, scenes (not part of make test)
 #   make bench    performance figures (marrow bench)
+#   make bench-ozz  marrow beside ozz-animation (OZZ_DIR: an ozz 0.16 install)
 #   make models   regenerate models/ (the mannequin: MD5, .dae, .glb)
 #   make clean
 
@@ -58,7 +59,7 @@ MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # tests/cli_reference.sh.
 TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
 
-.PHONY: all run test asan bench models clean help fuzz fuzz-targets fuzz-smoke soak
+.PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak
 all: marrow
 
 marrow: $(EXE)
@@ -157,6 +158,20 @@ soak: marrow
 
 bench: marrow
 	./marrow bench
+
+# marrow beside ozz-animation 0.16 on the same skeleton and keys
+# (src/bench/ozz/compare.cc). ozz is not in Debian: build it from source and
+# give its install prefix, e.g. make bench-ozz OZZ_DIR=$$HOME/ozz-0.16.
+OZZ_COMPARE := $(BUILD)/bench/ozz_compare
+bench-ozz: $(LIB)
+	@test -f "$(OZZ_DIR)/include/ozz/animation/runtime/sampling_job.h" || { echo \
+	    "bench-ozz: OZZ_DIR='$(OZZ_DIR)' holds no ozz-animation install (see src/bench/ozz/compare.cc)"; exit 2; }
+	@mkdir -p $(dir $(OZZ_COMPARE))
+	@echo "  C++   $(OZZ_COMPARE)"
+	@$(CXX) -std=c++17 $(OPT) -g -msse4.2 -Wall -Wextra -Werror -Wno-ignored-attributes -Isrc \
+	    -I$(OZZ_DIR)/include $(shell pkg-config --cflags cglm) -o $(OZZ_COMPARE) src/bench/ozz/compare.cc \
+	    $(LIB) -L$(OZZ_DIR)/lib -lozz_animation_offline -lozz_animation -lozz_base $(LDLIBS)
+	$(OZZ_COMPARE) $(if $(MODELS),--models $(MODELS))
 
 MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim \
                    models/walk_inplace.md5anim models/run_inplace.md5anim

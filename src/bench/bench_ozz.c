@@ -1,21 +1,18 @@
-/* bench_ozz.c — the side-by-side figures that cannot be measured here.
+/* bench_ozz.c — the side-by-side figures `marrow bench` cannot measure.
  *
- * ozz-animation is not packaged by Debian and is not built on this machine,
- * so its figures are printed as recorded constants with their provenance:
- * issue 18 of this project ("Ahead of ozz-animation and assimp, measured side
- * by side"), which measured ozz-animation 0.16.0 (runtime + offline
- * libraries, Release build) and assimp 5.2.5 on the same files, in
- * alternating runs on one machine, against marrow as it was then. Each
- * ratio is marrow's time over the anchor's (below 1.0: marrow is faster).
- * They describe that marrow: the live figures of this run are in the
- * sections above (pose evaluation against the textbook baseline, blends
- * against plain sampling, COLLADA load against assimp when installed).
- * The issue does not record how the MD5 clip was fed to ozz (ozz's own
- * importers read FBX and glTF), so to re-measure: build ozz 0.16.0 from
- * source (cmake -DCMAKE_BUILD_TYPE=Release), export snoutx10k's forward
- * clip to glTF, import it with ozz's gltf2ozz (raw and optimised), and time
- * SamplingJob + LocalToModelJob per joint with time stepped by 1/60 s, as
- * bench_pose.c times mr_clip_sample + mr_pose_to_model. */
+ * ozz-animation is not packaged by Debian, so marrow never links it; its
+ * figures are printed as recorded constants with their provenance:
+ *   - issue 18 of this project ("Ahead of ozz-animation and assimp, measured
+ *     side by side"), which measured ozz-animation 0.16.0 (runtime + offline
+ *     libraries, Release build) and assimp 5.2.5 on the same files, in
+ *     alternating runs on one machine, against marrow as it was then;
+ *   - the last run of `make bench-ozz OZZ_DIR=...` (src/bench/ozz/compare.cc:
+ *     this marrow beside an ozz-animation 0.16 built from source, on the
+ *     same skeleton and keys, alternating), with its date and build.
+ * Each ratio is marrow's time over the anchor's (below 1.0: marrow is
+ * faster). The live figures of a `marrow bench` run are in the sections
+ * above (pose evaluation against the textbook baseline, blends against
+ * plain sampling, model loads against assimp when installed). */
 #include <stdio.h>
 
 #include "bench/bench.h"
@@ -37,10 +34,29 @@ static const recorded figures[] = {
     {"MD5 load (worst case)", "assimp 5.2.5", 0.93},
 };
 
+/* `make bench-ozz` on BENCH_OZZ_DATE, 2-core machine, quiet: the median
+ * ratio of 9 runs of the program (each the median of 21 alternating runs
+ * of 4000 evaluations in thread CPU time; ranges 0.64-0.70, 0.94-1.12,
+ * 0.70-0.81, 1.84-2.06). ozz-animation's runtime was exactly 0.16.0
+ * (SSE4.2, -O3 as in its Release build), its offline library (builders,
+ * optimiser) partly from earlier releases; snoutx10k, 75 joints; both
+ * libraries posed the model within 1.5e-4 of its size of each other. */
+#define BENCH_OZZ_DATE "2026-11-26"
+static const recorded measured[] = {
+    {"sample + local-to-model, raw keys", "ozz 0.16.0", 0.67},
+    {"sample + local-to-model, keys thinned (both optimisers)", "ozz 0.16.0", 1.03},
+    {"two-clip blend + local-to-model", "ozz 0.16.0", 0.72},
+    {"blend step alone", "ozz 0.16.0", 2.00},
+};
+
 void mr_bench_recorded(void)
 {
     printf("== recorded side by side (issue 18: marrow then vs ozz-animation 0.16.0 and assimp 5.2.5,\n"
            "   same files, alternating runs, one machine; marrow time / anchor time; not measured now)\n");
     for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
         printf("  %-64s %-24s %5.2fx\n", figures[i].what, figures[i].anchor, figures[i].ratio);
+    printf("== recorded: marrow beside ozz-animation, `make bench-ozz` on %s (marrow time / ozz time)\n",
+           BENCH_OZZ_DATE);
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
+        printf("  %-64s %-24s %5.2fx\n", measured[i].what, measured[i].anchor, measured[i].ratio);
 }

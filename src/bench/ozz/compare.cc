@@ -1,0 +1,441 @@
+// compare.cc — marrow beside ozz-animation on the same skeleton and keys
+// (`make bench-ozz OZZ_DIR=...`; not part of `make` or `make test`).
+//
+// ozz-animation is not packaged by Debian, so this program is built only
+// against an ozz you built yourself: the runtime and offline libraries of
+// ozz-animation 0.16.0 (https://github.com/guillaumeblanc/ozz-animation,
+// tag 0.16.0; `cmake -DCMAKE_BUILD_TYPE=Release -Dozz_build_samples=OFF
+// -Dozz_build_tests=OFF -Dozz_build_tools=OFF -Dozz_build_fbx=OFF
+// -Dozz_build_gltf=OFF`, then `cmake --install . --prefix DIR`), OZZ_DIR
+// being that prefix (DIR/include/ozz, DIR/lib/libozz_*.a).
+//
+// It loads an MD5 model and two of its clips with marrow, hands the same
+// skeleton and the same keys to ozz (RawSkeleton, RawAnimation, then ozz's
+// builders), and times in alternating turns, in thread CPU time, nanoseconds
+// per joint, time stepped by 1/60 s and looped:
+//   sample + local-to-model   raw keys: mr_clip_sample + mr_pose_to_model
+//                             against SamplingJob + LocalToModelJob;
+//   ... keys thinned          marrow's mr_clip_optimize at 1e-3 of the model
+//                             size against ozz's AnimationOptimizer at its
+//                             defaults (1 mm at 10 cm) scaled from a 1.8 m
+//                             character to the model's size; the keys each
+//                             kept are printed;
+//   blend + local-to-model    two clips sampled, blended 0.6 / 0.4 and
+//                             taken to model space (mr_blend_run against
+//                             BlendingJob);
+//   blend step alone          the blend of two sampled poses.
+// Before timing, it checks that both libraries pose the model alike: the
+// largest distance between marrow's and ozz's model-space joint positions
+// over the clip, as a fraction of the model size (ozz stores keys quantised,
+// so expect about 1e-4, not 0).
+//
+//   ozz_compare [--models DIR] [--quick]   (DIR: ../shared/models)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <algorithm>
+#include <vector>
+
+extern "C" {
+#include "anim/blend.h"
+#include "anim/clip_optimize.h"
+#include "anim/model.h"
+#include "formats/load.h"
+}
+
+#include "ozz/animation/offline/animation_builder.h"
+#include "ozz/animation/offline/animation_optimizer.h"
+#include "ozz/animation/offline/raw_animation.h"
+#include "ozz/animation/offline/raw_skeleton.h"
+#include "ozz/animation/offline/skeleton_builder.h"
+#include "ozz/animation/runtime/animation.h"
+#include "ozz/animation/runtime/blending_job.h"
+#include "ozz/animation/runtime/local_to_model_job.h"
+#include "ozz/animation/runtime/sampling_job.h"
+#include "ozz/animation/runtime/skeleton.h"
+#include "ozz/base/maths/simd_math.h"
+#include "ozz/base/maths/soa_transform.h"
+
+namespace oa = ozz::animation;
+namespace off = ozz::animation::offline;
+
+static const char *kMesh = "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh";
+static const char *kAnims[] = {"tomatenquark-essential/packages/models/snoutx10k/forward.md5anim",
+                               "tomatenquark-essential/packages/models/snoutx10k/idle.md5anim"};
+
+static double cpu_now()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// ---- ozz's side: the same skeleton and keys --------------------------------
+
+struct OzzRig {
+    ozz::unique_ptr<oa::Skeleton> skeleton;
+    std::vector<int> to_marrow;                   // ozz joint -> marrow joint
+    std::vector<int> to_ozz;                      // marrow joint -> ozz joint
+    ozz::vector<ozz::math::SoaTransform> local[3];   // clip a, clip b, blended
+    ozz::vector<ozz::math::Float4x4> model;
+    oa::SamplingJob::Context context[2];
+};
+
+static void add_joint(const mr_skeleton *sk, int j, const std::vector<std::vector<int>> &children,
+                      off::RawSkeleton::Joint *out)
+{
+    out->name = sk->names[j];
+    out->transform.translation = ozz::math::Float3(sk->rest_t[j][0], sk->rest_t[j][1], sk->rest_t[j][2]);
+    out->transform.rotation =
+        ozz::math::Quaternion(sk->rest_r[j][0], sk->rest_r[j][1], sk->rest_r[j][2], sk->rest_r[j][3]);
+    out->transform.scale = ozz::math::Float3(sk->rest_s[j][0], sk->rest_s[j][1], sk->rest_s[j][2]);
+    out->children.resize(children[j].size());
+    for (size_t k = 0; k < children[j].size(); k++) add_joint(sk, children[j][k], children, &out->children[k]);
+}
+
+static bool make_rig(const mr_skeleton *sk, OzzRig *rig)
+{
+    std::vector<std::vector<int>> children((size_t)sk->joint_count);
+    off::RawSkeleton raw;
+    std::vector<int> roots;
+    for (int j = 0; j < sk->joint_count; j++) {
+        if (sk->parents[j] < 0) roots.push_back(j);
+        else children[(size_t)sk->parents[j]].push_back(j);
+    }
+    raw.roots.resize(roots.size());
+    for (size_t i = 0; i < roots.size(); i++) add_joint(sk, roots[i], children, &raw.roots[i]);
+    if (!raw.Validate()) return false;
+    rig->skeleton = off::SkeletonBuilder()(raw);
+    if (!rig->skeleton || rig->skeleton->num_joints() != sk->joint_count) return false;
+    rig->to_marrow.assign((size_t)sk->joint_count, -1);
+    rig->to_ozz.assign((size_t)sk->joint_count, -1);
+    for (int i = 0; i < sk->joint_count; i++) {
+        for (int j = 0; j < sk->joint_count; j++)
+            if (!strcmp(rig->skeleton->joint_names()[(size_t)i], sk->names[j])) rig->to_marrow[(size_t)i] = j;
+        if (rig->to_marrow[(size_t)i] < 0) return false;   // joint names must be unique
+        rig->to_ozz[(size_t)rig->to_marrow[(size_t)i]] = i;
+    }
+    for (auto &l : rig->local) l.resize((size_t)rig->skeleton->num_soa_joints());
+    rig->model.resize((size_t)rig->skeleton->num_joints());
+    for (auto &c : rig->context) c.Resize(rig->skeleton->num_joints());
+    return true;
+}
+
+// The clip's source keys as an ozz RawAnimation; a channel without keys
+// gets one key at the rest value (ozz reads an empty track as identity).
+static void raw_animation(const mr_clip *c, const mr_skeleton *sk, const OzzRig &rig, off::RawAnimation *raw)
+{
+    raw->duration = c->duration;
+    raw->tracks.resize((size_t)sk->joint_count);
+    for (int i = 0; i < sk->joint_count; i++) {
+        int j = rig.to_marrow[(size_t)i];
+        const mr_joint_tracks &src = c->tracks[j];
+        off::RawAnimation::JointTrack &dst = raw->tracks[(size_t)i];
+        const float *t = sk->rest_t[j], *r = sk->rest_r[j], *s = sk->rest_s[j];
+        if (!src.t.key_count) dst.translations.push_back({0.0f, ozz::math::Float3(t[0], t[1], t[2])});
+        for (int k = 0; k < src.t.key_count; k++) {
+            const float *v = src.t.values + 3 * k;
+            dst.translations.push_back({src.t.times[k], ozz::math::Float3(v[0], v[1], v[2])});
+        }
+        if (!src.r.key_count) dst.rotations.push_back({0.0f, ozz::math::Quaternion(r[0], r[1], r[2], r[3])});
+        for (int k = 0; k < src.r.key_count; k++) {
+            const float *v = src.r.values + 4 * k;
+            dst.rotations.push_back({src.r.times[k], ozz::math::Quaternion(v[0], v[1], v[2], v[3])});
+        }
+        if (!src.s.key_count) dst.scales.push_back({0.0f, ozz::math::Float3(s[0], s[1], s[2])});
+        for (int k = 0; k < src.s.key_count; k++) {
+            const float *v = src.s.values + 3 * k;
+            dst.scales.push_back({src.s.times[k], ozz::math::Float3(v[0], v[1], v[2])});
+        }
+    }
+}
+
+static int raw_keys(const off::RawAnimation &raw)
+{
+    size_t n = 0;
+    for (const auto &t : raw.tracks) n += t.translations.size() + t.rotations.size() + t.scales.size();
+    return (int)n;
+}
+
+// Builds the runtime animation, thinned by ozz's optimiser when tolerance > 0.
+static ozz::unique_ptr<oa::Animation> ozz_clip(const mr_clip *c, const mr_skeleton *sk, const OzzRig &rig,
+                                              float tolerance, float distance, int *keys)
+{
+    off::RawAnimation raw;
+    raw_animation(c, sk, rig, &raw);
+    if (!raw.Validate()) return nullptr;
+    if (tolerance > 0) {
+        off::AnimationOptimizer optimizer;
+        optimizer.setting.tolerance = tolerance;
+        optimizer.setting.distance = distance;
+        off::RawAnimation thinned;
+        if (!optimizer(raw, *rig.skeleton, &thinned)) return nullptr;
+        raw = thinned;
+    }
+    *keys = raw_keys(raw);
+    return off::AnimationBuilder()(raw);
+}
+
+static void ozz_sample(OzzRig &rig, const oa::Animation &a, float t, int slot)
+{
+    float d = a.duration();
+    float ratio = d > 0 ? std::fmod(t, d) / d : 0.0f;
+    oa::SamplingJob job;
+    job.animation = &a;
+    job.context = &rig.context[slot];
+    job.ratio = ratio < 0 ? ratio + 1.0f : ratio;
+    job.output = ozz::make_span(rig.local[slot]);
+    job.Run();
+}
+
+static void ozz_to_model(OzzRig &rig, int slot)
+{
+    oa::LocalToModelJob job;
+    job.skeleton = rig.skeleton.get();
+    job.input = ozz::make_span(static_cast<const ozz::vector<ozz::math::SoaTransform> &>(rig.local[slot]));
+    job.output = ozz::make_span(rig.model);
+    job.Run();
+}
+
+static void ozz_blend(OzzRig &rig, float wa, float wb)
+{
+    oa::BlendingJob::Layer layers[2];
+    layers[0].weight = wa;
+    layers[0].transform = ozz::make_span(static_cast<const ozz::vector<ozz::math::SoaTransform> &>(rig.local[0]));
+    layers[1].weight = wb;
+    layers[1].transform = ozz::make_span(static_cast<const ozz::vector<ozz::math::SoaTransform> &>(rig.local[1]));
+    oa::BlendingJob job;
+    job.layers = ozz::span<const oa::BlendingJob::Layer>(layers, 2);
+    job.rest_pose = rig.skeleton->joint_rest_poses();
+    job.output = ozz::make_span(rig.local[2]);
+    job.Run();
+}
+
+static void ozz_position(const OzzRig &rig, int marrow_joint, float out[3])
+{
+    ozz::math::Store3PtrU(rig.model[(size_t)rig.to_ozz[(size_t)marrow_joint]].cols[3], out);
+}
+
+// ---- marrow's side ------------------------------------------------------------
+
+struct MarrowRig {
+    const mr_skeleton *sk;
+    mr_pose a, b, blended;
+    mat4 *model;         // joint_count matrices (calloc)
+};
+
+// ---- the comparison ----------------------------------------------------------
+
+enum { CASE_SAMPLE, CASE_THIN, CASE_BLEND, CASE_BLEND_STEP, CASE_COUNT };
+static const char *kCaseNames[CASE_COUNT] = {"sample + local-to-model, raw keys",
+                                             "sample + local-to-model, keys thinned",
+                                             "two-clip blend + local-to-model", "blend step alone"};
+
+struct Subjects {
+    MarrowRig m;
+    OzzRig o;
+    const mr_clip *walk, *idle, *walk_thin;
+    ozz::unique_ptr<oa::Animation> o_walk, o_idle, o_walk_thin;
+};
+
+static void run_marrow(Subjects &s, int which, float t)
+{
+    MarrowRig &m = s.m;
+    switch (which) {
+    case CASE_SAMPLE:
+    case CASE_THIN:
+        mr_clip_sample(which == CASE_SAMPLE ? s.walk : s.walk_thin, m.sk, t, MR_WRAP_LOOP, &m.a);
+        mr_pose_to_model(m.sk, &m.a, m.model);
+        break;
+    case CASE_BLEND:
+    case CASE_BLEND_STEP: {
+        if (which == CASE_BLEND) {
+            mr_clip_sample(s.walk, m.sk, t, MR_WRAP_LOOP, &m.a);
+            mr_clip_sample(s.idle, m.sk, t, MR_WRAP_LOOP, &m.b);
+        }
+        mr_blend_layer layers[2] = {{&m.a, 0.6f, nullptr}, {&m.b, 0.4f, nullptr}};
+        mr_blend_job job = {m.sk, layers, 2, 0.0f, &m.blended};
+        mr_blend_run(&job, nullptr);
+        if (which == CASE_BLEND) mr_pose_to_model(m.sk, &m.blended, m.model);
+        break;
+    }
+    }
+}
+
+static void run_ozz(Subjects &s, int which, float t)
+{
+    OzzRig &o = s.o;
+    switch (which) {
+    case CASE_SAMPLE:
+    case CASE_THIN:
+        ozz_sample(o, which == CASE_SAMPLE ? *s.o_walk : *s.o_walk_thin, t, 0);
+        ozz_to_model(o, 0);
+        break;
+    case CASE_BLEND:
+        ozz_sample(o, *s.o_walk, t, 0);
+        ozz_sample(o, *s.o_idle, t, 1);
+        ozz_blend(o, 0.6f, 0.4f);
+        ozz_to_model(o, 2);
+        break;
+    case CASE_BLEND_STEP:
+        ozz_blend(o, 0.6f, 0.4f);
+        break;
+    }
+}
+
+// Largest distance between the two libraries' model-space joint positions
+// over the clip, sampled every 1/30 s.
+static float pose_difference(Subjects &s, float *at)
+{
+    float worst = 0;
+    *at = 0;
+    for (float t = 0; t <= s.walk->duration; t += 1.0f / 30.0f) {
+        run_marrow(s, CASE_SAMPLE, t);
+        run_ozz(s, CASE_SAMPLE, t);
+        for (int j = 0; j < s.m.sk->joint_count; j++) {
+            float p[3];
+            ozz_position(s.o, j, p);
+            float d = std::sqrt((p[0] - s.m.model[(size_t)j][3][0]) * (p[0] - s.m.model[(size_t)j][3][0]) +
+                                (p[1] - s.m.model[(size_t)j][3][1]) * (p[1] - s.m.model[(size_t)j][3][1]) +
+                                (p[2] - s.m.model[(size_t)j][3][2]) * (p[2] - s.m.model[(size_t)j][3][2]));
+            if (d > worst) {
+                worst = d;
+                *at = t;
+            }
+        }
+    }
+    return worst;
+}
+
+static int clip_keys(const mr_clip *c)
+{
+    int n = 0;
+    for (int j = 0; j < c->joint_count; j++)
+        for (int k = 0; k < 3; k++) n += mr_clip_track(c, j, k)->key_count;
+    return n;
+}
+
+static mr_model *load(const char *root)
+{
+    char mesh[4096], anims[2][4096];
+    snprintf(mesh, sizeof mesh, "%s/%s", root, kMesh);
+    for (int i = 0; i < 2; i++) snprintf(anims[i], sizeof anims[i], "%s/%s", root, kAnims[i]);
+    const char *list[2] = {anims[0], anims[1]};
+    mr_model *m = nullptr;
+    mr_error err;
+    if (mr_load_model(mesh, list, 2, &m, &err) != MR_OK) {
+        fprintf(stderr, "ozz_compare: %s\n", err.msg);
+        return nullptr;
+    }
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    const char *root = "../shared/models";
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--models") && i + 1 < argc) root = argv[++i];
+        else if (!strcmp(argv[i], "--quick")) quick = true;
+        else {
+            fprintf(stderr, "usage: ozz_compare [--models DIR] [--quick]\n");
+            return 2;
+        }
+    }
+    // Two copies of the model: one keeps every key, the other is thinned
+    // (mr_clip_optimize changes the clip it is given).
+    mr_model *model = load(root), *thin_model = load(root);
+    if (!model || !thin_model) return 3;
+    Subjects s;
+    const mr_skeleton *sk = &model->skeleton;
+    s.walk = mr_model_find_clip(model, "forward");
+    s.idle = mr_model_find_clip(model, "idle");
+    mr_clip *walk_thin = mr_model_find_clip(thin_model, "forward");
+    if (!s.walk || !s.idle || !walk_thin) {
+        fprintf(stderr, "ozz_compare: clips 'forward' and 'idle' not found\n");
+        return 3;
+    }
+    vec3 bmin, bmax;
+    mr_model_bounds(model, bmin, bmax);
+    float size = glm_vec3_distance(bmin, bmax);
+    int walk_keys = clip_keys(walk_thin);
+    mr_clip_optimize(walk_thin, 1e-3f);
+    s.walk_thin = walk_thin;
+
+    if (!make_rig(sk, &s.o)) {
+        fprintf(stderr, "ozz_compare: ozz's SkeletonBuilder refused the skeleton\n");
+        return 1;
+    }
+    int ozz_keys = 0, ozz_thin_keys = 0, unused = 0;
+    // ozz's defaults, 1 mm at 10 cm, are for a character about 1.8 m tall
+    float tolerance = 1e-3f / 1.8f * size, distance = 0.1f / 1.8f * size;
+    s.o_walk = ozz_clip(s.walk, sk, s.o, 0, 0, &ozz_keys);
+    s.o_idle = ozz_clip(s.idle, sk, s.o, 0, 0, &unused);
+    s.o_walk_thin = ozz_clip(s.walk, sk, s.o, tolerance, distance, &ozz_thin_keys);
+    if (!s.o_walk || !s.o_idle || !s.o_walk_thin) {
+        fprintf(stderr, "ozz_compare: ozz's AnimationBuilder refused a clip\n");
+        return 1;
+    }
+    s.m.sk = sk;
+    mr_pose_init(&s.m.a, sk->joint_count);
+    mr_pose_init(&s.m.b, sk->joint_count);
+    mr_pose_init(&s.m.blended, sk->joint_count);
+    s.m.model = static_cast<mat4 *>(calloc((size_t)sk->joint_count, sizeof(mat4)));
+
+    float at = 0;
+    float diff = pose_difference(s, &at);
+    printf("== marrow beside ozz-animation (runtime SSE build): snoutx10k, %d joints, clip 'forward' %.2f s\n",
+           sk->joint_count, s.walk->duration);
+    printf("  same pose check: joints differ by at most %.2g of the model size (%.4g units at t = %.3f s)\n",
+           diff / size, diff, at);
+    printf("  keys: marrow %d, thinned at 1e-3 of the size %d; ozz %d, optimised (%.3g at %.3g units) %d\n",
+           walk_keys, clip_keys(s.walk_thin), ozz_keys, tolerance, distance, ozz_thin_keys);
+
+    // Blend-step inputs: both libraries hold a sampled pose pair.
+    run_marrow(s, CASE_BLEND, 0.3f);
+    run_ozz(s, CASE_BLEND, 0.3f);
+
+    int runs = quick ? 3 : 21, iters = quick ? 200 : 4000;
+    std::vector<double> ns[CASE_COUNT][2];
+    float clock[CASE_COUNT][2] = {};
+    volatile float sink = 0;
+    for (int run = 0; run < runs; run++)
+        for (int c = 0; c < CASE_COUNT; c++)
+            for (int lib = 0; lib < 2; lib++) {
+                int who = (run + c) % 2 ? 1 - lib : lib;   // which library goes first alternates
+                double t0 = cpu_now();
+                for (int i = 0; i < iters; i++) {
+                    clock[c][who] += 1.0f / 60.0f;
+                    if (who == 0) {
+                        run_marrow(s, c, clock[c][who]);
+                        sink = sink + s.m.blended.t[0][0] + s.m.model[0][3][0];
+                    } else {
+                        run_ozz(s, c, clock[c][who]);
+                        sink = sink + ozz::math::GetX(s.o.model[0].cols[3]);
+                    }
+                }
+                ns[c][who].push_back((cpu_now() - t0) * 1e9 / ((double)iters * sk->joint_count));
+            }
+    printf("  ns per joint, median of %d runs of %d evaluations, thread CPU time, turns alternating\n", runs, iters);
+    printf("  %-40s %10s %10s %14s\n", "", "marrow", "ozz", "marrow / ozz");
+    for (int c = 0; c < CASE_COUNT; c++) {
+        double m = median(ns[c][0]), o = median(ns[c][1]);
+        printf("  %-40s %10.2f %10.2f %13.2fx\n", kCaseNames[c], m, o, m / o);
+    }
+    mr_pose_deinit(&s.m.a);
+    mr_pose_deinit(&s.m.b);
+    mr_pose_deinit(&s.m.blended);
+    free(s.m.model);
+    mr_model_destroy(model);
+    mr_model_destroy(thin_model);
+    return 0;
+}
