@@ -764,6 +764,50 @@ TEST(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone)
     mr_renderer_destroy(msaa);
 }
 
+/* FXAA runs only where something has hard edges: the models and the lines
+ * and points (fxaa_rect); the floor and sky draw smooth by themselves. */
+TEST(fxaa_runs_around_models_and_lines_only)
+{
+    mr_renderer *none = NULL;
+    mr_error err = {0};
+    CHECK(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                 .no_fxaa = 1, .quiet = 1}, &none, &err) == MR_OK);
+    if (!none) return;
+    static uint8_t floor_only[W * H * 4];
+    /* Floor and sky alone: the passes are skipped, not a pixel moves. */
+    shot bare = {.t = 0.7f, .no_figure = 1};
+    render(&bare, img_a);
+    render_on(none, &bare, img_b);
+    memcpy(floor_only, img_b, sizeof floor_only);
+    CHECK_MSG(count_diff(img_a, img_b, 0) == 0, "FXAA changed %d pixels of a frame with nothing but floor and sky",
+              count_diff(img_a, img_b, 0));
+    /* The skeleton's lines alone: FXAA smooths them, and changes nothing
+     * farther from them than its rectangle's padding. */
+    shot lines = {.t = 0.7f, .no_figure = 1, .skeleton = 1};
+    render(&lines, img_a);
+    render_on(none, &lines, img_b);
+    int x0 = W, y0 = H, x1 = -1, y1 = -1;   /* where the lines are drawn */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (pixel_diff(img_b + (y * W + x) * 4, floor_only + (y * W + x) * 4) > 0) {
+                x0 = x < x0 ? x : x0;
+                y0 = y < y0 ? y : y0;
+                x1 = x > x1 ? x : x1;
+                y1 = y > y1 ? y : y1;
+            }
+    CHECK_MSG(x1 >= 0, "the skeleton's lines drew nothing");
+    int near = 0, far = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            if (pixel_diff(img_a + (y * W + x) * 4, img_b + (y * W + x) * 4) == 0) continue;
+            if (x >= x0 - 6 && x <= x1 + 6 && y >= y0 - 6 && y <= y1 + 6) near++;
+            else far++;
+        }
+    CHECK_MSG(near > 20, "FXAA changed only %d pixels around the lines", near);
+    CHECK_MSG(far == 0, "FXAA changed %d pixels away from the lines", far);
+    mr_renderer_destroy(none);
+}
+
 TEST(missing_font_skips_text_with_one_warning)
 {
     mr_renderer *r2 = NULL;
@@ -1416,6 +1460,7 @@ int main(void)
     RUN(shadow_darkens_the_floor_under_the_figure);
     RUN(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel);
     RUN(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone);
+    RUN(fxaa_runs_around_models_and_lines_only);
     RUN(consecutive_frames_differ);
     RUN(rendering_is_deterministic);
     RUN(gpu_skinning_matches_cpu_skinning);

@@ -817,8 +817,8 @@ static void add_line_points(screen_box *box, const mr_renderer *r, const gfx_lin
  * points, padded by two pixels for the pixel outside each edge. Nothing
  * else drawn before FXAA has a hard edge: floor.frag anti-aliases its grid
  * and fades the floor's rim into the sky colour, the sky is a vertical
- * gradient and shadow edges are filtered; FXAA leaves such pixels as they
- * are anyway, but its passes pay for every pixel they cover. Returns 1
+ * gradient and shadow edges are filtered; FXAA would only soften the grid
+ * a shade there, and its passes pay for every pixel they cover. Returns 1
  * with rect set, 0 when nothing needs it, -1 for the whole window. */
 static int fxaa_rect(const mr_renderer *r, int have_bounds, const vec3 bmin, const vec3 bmax, int rect[4])
 {
