@@ -526,30 +526,35 @@ TEST(blend_simd_matches_scalar_reference)
 
 TEST(blend_job_and_streaming_blend_agree_bit_for_bit)
 {
-    /* Two layers and a weightless one between them, 23 joints (SIMD
-     * groups of 4 and a tail of 3): the job and the streaming calls do the
-     * same float operations in the same order. */
-    enum { N = 23 };
-    mr_skeleton sk;
-    mr_skeleton_init(&sk, N);
-    mr_pose poses[3], out, acc;
-    random_poses(poses, 3, N, 7);
-    mr_pose_init(&out, N);
-    mr_pose_init(&acc, N);
-    mr_blend_layer layers[3] = {{&poses[0], 0.35f, NULL}, {&poses[1], 0.0f, NULL}, {&poses[2], 0.8f, NULL}};
-    mr_blend_job job = {&sk, layers, 3, 0.0f, &out};
-    CHECK(mr_blend_run(&job, NULL) == MR_OK);
-    mr_blend_begin(&acc);
-    mr_blend_add(&acc, &poses[0], 0.35f);
-    mr_blend_add(&acc, &poses[2], 0.8f);
-    CHECK(mr_blend_end(&acc, &sk, 0.35f + 0.8f, 0.0f) == MR_OK);
-    CHECK(memcmp(out.t, acc.t, N * sizeof *out.t) == 0);
-    CHECK(memcmp(out.r, acc.r, N * sizeof *out.r) == 0);
-    CHECK(memcmp(out.s, acc.s, N * sizeof *out.s) == 0);
-    for (int i = 0; i < 3; i++) mr_pose_deinit(&poses[i]);
-    mr_pose_deinit(&out);
-    mr_pose_deinit(&acc);
-    mr_skeleton_deinit(&sk);
+    /* Two layers and a weightless one between them: the job and the
+     * streaming calls do the same float operations in the same order. The
+     * sizes reach every path of the job: too small for a group (3), 4-wide
+     * groups with an overlapping last one (5), 8-wide groups on AVX machines
+     * (8) with an overlapping last one (23). */
+    static const int sizes[] = {3, 5, 8, 23};
+    for (size_t c = 0; c < sizeof sizes / sizeof *sizes; c++) {
+        int n = sizes[c];
+        mr_skeleton sk;
+        mr_skeleton_init(&sk, n);
+        mr_pose poses[3], out, acc;
+        random_poses(poses, 3, n, 7 + (unsigned)c);
+        mr_pose_init(&out, n);
+        mr_pose_init(&acc, n);
+        mr_blend_layer layers[3] = {{&poses[0], 0.35f, NULL}, {&poses[1], 0.0f, NULL}, {&poses[2], 0.8f, NULL}};
+        mr_blend_job job = {&sk, layers, 3, 0.0f, &out};
+        CHECK(mr_blend_run(&job, NULL) == MR_OK);
+        mr_blend_begin(&acc);
+        mr_blend_add(&acc, &poses[0], 0.35f);
+        mr_blend_add(&acc, &poses[2], 0.8f);
+        CHECK(mr_blend_end(&acc, &sk, 0.35f + 0.8f, 0.0f) == MR_OK);
+        CHECK_MSG(memcmp(out.t, acc.t, (size_t)n * sizeof *out.t) == 0, "%d joints: translations differ", n);
+        CHECK_MSG(memcmp(out.r, acc.r, (size_t)n * sizeof *out.r) == 0, "%d joints: rotations differ", n);
+        CHECK_MSG(memcmp(out.s, acc.s, (size_t)n * sizeof *out.s) == 0, "%d joints: scales differ", n);
+        for (int i = 0; i < 3; i++) mr_pose_deinit(&poses[i]);
+        mr_pose_deinit(&out);
+        mr_pose_deinit(&acc);
+        mr_skeleton_deinit(&sk);
+    }
 }
 
 int main(void)

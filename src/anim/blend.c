@@ -114,6 +114,10 @@ static void normalize_rotations_scalar(float *r, const versor *fallback, int fro
 /* dst = w * src (first) or dst += w * src, count floats; and dst *= f. */
 static void flat_weighted(float *dst, const float *src, float w, int count, int first);
 static void flat_scale(float *dst, float f, int count);
+/* The unmasked job when its total weight is above the threshold: joints
+ * [0, returned count) blended and finished (all of them, or none when the
+ * skeleton is smaller than a group; see blend_groups.h). */
+static int blend_groups(const mr_blend_job *job, float total);
 
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -190,6 +194,71 @@ static void normalize_rotations(float *r, const versor *fallback, int n)
     }
     normalize_rotations_scalar(r, fallback, j, n);
 }
+
+/* The group kernel (blend_groups.h) at 4 joints (SSE) and, where the CPU
+ * has AVX, at 8 (checked at run time; the build targets plain x86-64). */
+#define BG_V __m128
+#define BG_W 4
+#define BG_NAME blend_groups4
+#define BG_ATTR
+#define BG_SET1 _mm_set1_ps
+#define BG_LOAD _mm_loadu_ps
+#define BG_STORE _mm_storeu_ps
+#define BG_ADD _mm_add_ps
+#define BG_MUL _mm_mul_ps
+#define BG_DIV _mm_div_ps
+#define BG_SQRT _mm_sqrt_ps
+#define BG_AND _mm_and_ps
+#define BG_XOR _mm_xor_ps
+#define BG_LT _mm_cmplt_ps
+#define BG_GT _mm_cmpgt_ps
+#define BG_MASK _mm_movemask_ps
+#define BG_LO _mm_unpacklo_ps
+#define BG_HI _mm_unpackhi_ps
+#define BG_SHUF _mm_shuffle_ps
+#include "anim/blend_groups.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BLEND_AVX 1
+#define BG_V __m256
+#define BG_W 8
+#define BG_NAME blend_groups8
+#define BG_ATTR __attribute__((target("avx")))
+#define BG_SET1 _mm256_set1_ps
+#define BG_LOAD _mm256_loadu_ps
+#define BG_STORE _mm256_storeu_ps
+#define BG_ADD _mm256_add_ps
+#define BG_MUL _mm256_mul_ps
+#define BG_DIV _mm256_div_ps
+#define BG_SQRT _mm256_sqrt_ps
+#define BG_AND _mm256_and_ps
+#define BG_XOR _mm256_xor_ps
+#define BG_LT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OS)
+#define BG_GT(a, b) _mm256_cmp_ps(a, b, _CMP_GT_OS)
+#define BG_MASK _mm256_movemask_ps
+#define BG_LO _mm256_unpacklo_ps
+#define BG_HI _mm256_unpackhi_ps
+#define BG_SHUF _mm256_shuffle_ps
+#include "anim/blend_groups.h"
+#endif
+
+/* Whole groups, then one group ending at the last joint, overlapping the
+ * one before: the overlap is computed again from the same inputs (the output
+ * does not alias them here) and rewritten with the same values. */
+static int blend_groups(const mr_blend_job *job, float total)
+{
+    int n = job->skeleton->joint_count;
+#ifdef BLEND_AVX
+    if (n >= 8 && __builtin_cpu_supports("avx")) {
+        if (blend_groups8(job, total, 0) < n) blend_groups8(job, total, n - 8);
+        return n;
+    }
+#endif
+    if (n < 4) return 0;
+    if (blend_groups4(job, total, 0) < n) blend_groups4(job, total, n - 4);
+    return n;
+}
 #else
 static void flat_weighted(float *dst, const float *src, float w, int count, int first)
 {
@@ -209,6 +278,11 @@ static void add_rotations(float *acc, const float *ref, const float *q, float w,
 static void normalize_rotations(float *r, const versor *fallback, int n)
 {
     normalize_rotations_scalar(r, fallback, 0, n);
+}
+
+static int blend_groups(const mr_blend_job *job, float total)
+{
+    return 0;
 }
 #endif
 
@@ -248,20 +322,25 @@ static void blend_finish(const mr_skeleton *sk, mr_pose *out, const float *total
 
 /* No masks: the first weighted input is written (not added), later ones
  * are added with their sign aligned to that first input, which weighs in at
- * every joint; the loops are flat over the arrays. */
+ * every joint. Above the threshold the SIMD groups take the joints they can
+ * and flat loops the rest; below it, flat loops and blend_finish. */
 static void blend_unmasked(const mr_blend_job *job, float threshold)
 {
     const mr_skeleton *sk = job->skeleton;
     mr_pose *out = job->out;
-    int n = sk->joint_count;
-    float *ot = out->t[0], *os = out->s[0], *orr = out->r[0];
-    const float *ref = NULL;
     float total = 0.0f;
-    for (int i = 0; i < job->layer_count; i++) {
+    for (int i = 0; i < job->layer_count; i++)
+        if (job->layers[i].weight > 0.0f) total += job->layers[i].weight;
+    int done = total >= threshold && total > 0.0f ? blend_groups(job, total) : 0;
+    int n = sk->joint_count - done;
+    float *ot = (float *)(out->t + done), *os = (float *)(out->s + done), *orr = (float *)(out->r + done);
+    const float *ref = NULL;
+    for (int i = 0; i < job->layer_count && n > 0; i++) {
         const mr_blend_layer *l = &job->layers[i];
         float w = l->weight;
         if (!(w > 0.0f)) continue;
-        const float *t = l->pose->t[0], *s = l->pose->s[0], *r = l->pose->r[0];
+        const float *t = (const float *)(l->pose->t + done), *s = (const float *)(l->pose->s + done);
+        const float *r = (const float *)(l->pose->r + done);
         flat_weighted(ot, t, w, 3 * n, !ref);
         flat_weighted(os, s, w, 3 * n, !ref);
         if (!ref) {
@@ -270,9 +349,15 @@ static void blend_unmasked(const mr_blend_job *job, float threshold)
         } else {
             add_rotations(orr, ref, r, w, n);
         }
-        total += w;
     }
-    blend_finish(sk, out, NULL, total, threshold);
+    if (!done) {
+        blend_finish(sk, out, NULL, total, threshold);
+    } else if (n > 0) {                     /* the tail after the groups, finished as blend_finish would */
+        float inv = 1.0f / total;
+        flat_scale(ot, inv, 3 * n);
+        flat_scale(os, inv, 3 * n);
+        normalize_rotations(orr, (const versor *)(sk->rest_r + done), n);
+    }
 }
 
 /* With masks: layer-outer, per-joint weights and totals, signs aligned to
