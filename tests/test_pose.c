@@ -77,6 +77,46 @@ TEST(pose_to_model_matches_matrix_products)
     mr_skeleton_deinit(&sk);
 }
 
+TEST(pose_to_model_groups_of_four_match_matrix_products)
+{
+    /* 23 joints (groups of 4 and a tail of 3): a second root inside a
+     * group, parents in the same group and in earlier ones, scales and
+     * translations of all sizes; each model matrix against cglm's generic
+     * products of its chain. */
+    enum { N = 23 };
+    mr_skeleton sk;
+    CHECK(mr_skeleton_init(&sk, N) == MR_OK);
+    for (int j = 0; j < N; j++) sk.parents[j] = j == 0 || j == 10 ? -1 : (j % 3 == 0 ? j - 3 : j - 1);
+    mr_pose p;
+    mr_pose_init(&p, N);
+    unsigned seed = 5;
+    for (int j = 0; j < N; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        float a = (float)(seed >> 8) / 16777216.0f;
+        glm_quatv(p.r[j], 6.0f * a - 3.0f, (vec3){a, 1.0f - a, 0.5f});
+        glm_quat_normalize(p.r[j]);
+        glm_vec3_copy((vec3){10.0f * a - 5.0f, 2.0f * a, -3.0f * a}, p.t[j]);
+        glm_vec3_copy((vec3){0.5f + a, 1.5f - a, j % 5 == 4 ? -1.0f : 1.0f}, p.s[j]);
+    }
+    mat4 model[N], expect[N], local;
+    CHECK(mr_pose_to_model(&sk, &p, model) == MR_OK);
+    float worst = 0;
+    for (int j = 0; j < N; j++) {
+        glm_translate_make(local, p.t[j]);
+        glm_quat_rotate(local, p.r[j], local);
+        glm_scale(local, p.s[j]);
+        if (sk.parents[j] < 0) glm_mat4_copy(local, expect[j]);
+        else glm_mat4_mul(expect[sk.parents[j]], local, expect[j]);
+        float scale = 0;
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) scale = fmaxf(scale, fabsf(expect[j][c][r]));
+        worst = fmaxf(worst, mat_diff(model[j], expect[j]) / fmaxf(1.0f, scale));
+    }
+    CHECK_MSG(worst < 2e-6f, "model matrices differ from the products by %g (relative)", worst);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
+}
+
 TEST(pose_skinning_is_identity_at_rest)
 {
     mr_skeleton sk;
@@ -116,6 +156,7 @@ int main(void)
     RUN(pose_set_rest_mismatched_joint_count);
     RUN(pose_to_model_null_arguments);
     RUN(pose_to_model_matches_matrix_products);
+    RUN(pose_to_model_groups_of_four_match_matrix_products);
     RUN(pose_skinning_is_identity_at_rest);
     RUN(pose_child_follows_parent_rotation);
     return test_summary("pose");

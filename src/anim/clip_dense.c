@@ -74,6 +74,8 @@ void mr_clip_dense_destroy(mr_clip_dense *d)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 
+#include "anim/soa4.h"
+
 void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key, float alpha,
                           mr_pose *pose)
 {
@@ -111,10 +113,16 @@ void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key
             __m128 v1 = _mm_load_ps(r1 + lin_rows[c] * lanes + j);
             lerp[c] = _mm_add_ps(v0, _mm_mul_ps(a, _mm_sub_ps(v1, v0)));
         }
-        float ts[6][4] __attribute__((aligned(16)));
-        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
         __m128 q[4] = {qx, qy, qz, qw};
         int count = d->joints - j < 4 ? d->joints - j : 4;
+        if (count == 4) {
+            for (int l = 0; l < 4; l++) _mm_storeu_ps(pose->r[j + l], q[l]);
+            mr_soa4_store_xyz(pose->t[j], lerp[0], lerp[1], lerp[2]);
+            mr_soa4_store_xyz(pose->s[j], lerp[3], lerp[4], lerp[5]);
+            continue;
+        }
+        float ts[6][4] __attribute__((aligned(16)));
+        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
         for (int l = 0; l < count; l++) {
             _mm_store_ps(pose->r[j + l], q[l]);
             pose->t[j + l][0] = ts[0][l];

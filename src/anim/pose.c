@@ -99,6 +99,8 @@ void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 
+#include "anim/soa4.h"
+
 /* out = parent * TRS(t, q, s), composed in registers: the local matrix is
  * never stored, each output column is a weighted sum of parent columns. */
 static inline void compose_child(const mat4 parent, const float *t, const float *q, const float *s,
@@ -131,12 +133,74 @@ static inline void compose_child(const mat4 parent, const float *t, const float 
 }
 #endif
 
+#if defined(__SSE__)
+/* Joints j..j+3, 4 at a time: the rotation-and-scale coefficients of their
+ * local matrices (compose_trs's formulas, one register per coefficient,
+ * joint l in lane l: the same values as per joint), then each joint's
+ * columns as compose_child builds them from a parent's. */
+static void to_model4(const mr_skeleton *sk, const mr_pose *pose, mat4 *model, int j)
+{
+    __m128 x = _mm_loadu_ps(pose->r[j]), y = _mm_loadu_ps(pose->r[j + 1]);
+    __m128 z = _mm_loadu_ps(pose->r[j + 2]), w = _mm_loadu_ps(pose->r[j + 3]);
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    __m128 sx, sy, sz, tx, ty, tz;
+    mr_soa4_load_xyz(pose->s[j], &sx, &sy, &sz);
+    mr_soa4_load_xyz(pose->t[j], &tx, &ty, &tz);
+    const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f);
+    __m128 xx = _mm_mul_ps(x, x), yy = _mm_mul_ps(y, y), zz = _mm_mul_ps(z, z);
+    __m128 xy = _mm_mul_ps(x, y), xz = _mm_mul_ps(x, z), yz = _mm_mul_ps(y, z);
+    __m128 wx = _mm_mul_ps(w, x), wy = _mm_mul_ps(w, y), wz = _mm_mul_ps(w, z);
+    __m128 c[12] = {
+        _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(yy, zz))), sx),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xy, wz)), sx),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xz, wy)), sx),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xy, wz)), sy),
+        _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, zz))), sy),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(yz, wx)), sy),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xz, wy)), sz),
+        _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(yz, wx)), sz),
+        _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy))), sz),
+        tx, ty, tz,
+    };
+    /* Lane l of a coefficient, to all four (an immediate, hence a macro). */
+#define MR_LANE(v, l) _mm_shuffle_ps(v, v, (l) * 0x55)
+#define MR_JOINT(l)                                                                                        \
+    do {                                                                                                   \
+        int i = j + (l), p = sk->parents[i];                                                               \
+        if (p < 0) {                        /* a root: its local matrix */                                 \
+            compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);                                     \
+            break;                                                                                         \
+        }                                                                                                  \
+        __m128 p0 = _mm_load_ps(model[p][0]), p1 = _mm_load_ps(model[p][1]);                               \
+        __m128 p2 = _mm_load_ps(model[p][2]), p3 = _mm_load_ps(model[p][3]);                               \
+        for (int k = 0; k < 4; k++) {                                                                      \
+            __m128 col = _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, MR_LANE(c[3 * k], l)),                       \
+                                               _mm_mul_ps(p1, MR_LANE(c[3 * k + 1], l))),                  \
+                                    _mm_mul_ps(p2, MR_LANE(c[3 * k + 2], l)));                             \
+            _mm_store_ps(model[i][k], k == 3 ? _mm_add_ps(col, p3) : col);                                 \
+        }                                                                                                  \
+    } while (0)
+    MR_JOINT(0);
+    MR_JOINT(1);
+    MR_JOINT(2);
+    MR_JOINT(3);
+#undef MR_JOINT
+#undef MR_LANE
+}
+#endif
+
 mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
 {
     if (!sk || !pose || !model) return MR_ERR_INVALID_ARGUMENT;
     if (pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
     const int *parents = sk->parents;
-    for (int i = 0; i < sk->joint_count; i++) {
+    int i = 0;
+#if defined(__SSE__)
+    /* Parents come before children (skeleton.h), so a group's parents are
+     * done before it, or earlier in the group and done first. */
+    for (; i + 4 <= sk->joint_count; i += 4) to_model4(sk, pose, model, i);
+#endif
+    for (; i < sk->joint_count; i++) {
         int p = parents[i];
         if (p < 0) compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
         else compose_child(model[p], pose->t[i], pose->r[i], pose->s[i], model[i]);
