@@ -629,6 +629,82 @@ TEST(cache_model_mutations_after_a_cached_load)
     mr_model_destroy(m);
 }
 
+/* A skinned model of joints joints and one mesh of v vertices whose
+ * influences use slots slots (each with a weight, the first slots of every
+ * vertex); rows repeat every `period` vertices (0: every row its own). */
+static mr_model *synthetic_model(int joints, int v, int slots, int period)
+{
+    mr_model *m = NULL;
+    if (mr_model_create("synthetic.md5mesh", "md5", &m) != MR_OK) return NULL;
+    int ok = mr_skeleton_init(&m->skeleton, joints) == MR_OK;
+    for (int j = 0; ok && j < joints; j++) {
+        m->skeleton.parents[j] = j - 1;
+        ok = (m->skeleton.names[j] = mr_str_fmt("j%d", j)) != NULL;
+    }
+    m->meshes = ok ? calloc(1, sizeof *m->meshes) : NULL;
+    ok = m->meshes && mr_mesh_init(&m->meshes[0], v, 3, 1) == MR_OK;
+    if (!ok) {
+        mr_model_destroy(m);
+        return NULL;
+    }
+    m->mesh_count = 1;
+    mr_mesh *me = &m->meshes[0];
+    for (int i = 0; i < v; i++) {
+        int row = period ? i % period : i;
+        me->positions[i][0] = (float)i;
+        for (int k = 0; k < slots; k++) {
+            me->joints[i][k] = (uint16_t)((row * 7 + k * 13 + 1) % joints);
+            me->weights[i][k] = 1.0f / (float)(k + 2) + (float)row * 1e-3f;
+        }
+    }
+    return m;
+}
+
+/* Writes model into the cache as the model of source (any file), then
+ * returns the cached load of source (NULL when not answered by the cache). */
+static mr_model *through_cache(const char *source, const mr_model *model)
+{
+    char *file = mr_cache_file(source, NULL, 0);
+    if (file) unlink(file);
+    free(file);
+    mr_cache_session s;
+    mr_model *hit = NULL;
+    if (mr_cache_begin(&s, source, NULL, 0, &hit)) return hit;  /* not expected: the file was removed */
+    mr_cache_end(&s, model);
+    int hits = stats_hits();
+    if (!mr_cache_begin(&s, source, NULL, 0, &hit)) {
+        mr_cache_end(&s, NULL);
+        return NULL;
+    }
+    return stats_hits() == hits + 1 ? hit : NULL;
+}
+
+/* Influences of every slot count with one- and two-byte joints (more than
+ * 256 joints), odd and even vertex counts, every row its own or rows
+ * repeating: the cached model has the same 8-slot arrays, whichever SIMD
+ * path widened them. */
+TEST(cache_influences_of_every_width_round_trip)
+{
+    use_cache();
+    char *source = mr_str_fmt("%s/synthetic.md5mesh", dir);
+    CHECK(source && mr_file_write(source, "not read: the cache only stamps it\n", 35, NULL) == MR_OK);
+    const int joint_counts[2] = {40, 300}, vertex_counts[4] = {1, 2, 37, 1000}, periods[2] = {0, 5};
+    for (int jc = 0; jc < 2; jc++)
+        for (int slots = 0; slots <= MR_MAX_INFLUENCES; slots++)
+            for (int vc = 0; vc < 4; vc++)
+                for (int pc = 0; pc < 2; pc++) {
+                    mr_model *m = synthetic_model(joint_counts[jc], vertex_counts[vc], slots, periods[pc]);
+                    mr_model *c = m && source ? through_cache(source, m) : NULL;
+                    CHECK_MSG(c != NULL, "%d joints, %d slots, %d vertices, period %d: not cached",
+                              joint_counts[jc], slots, vertex_counts[vc], periods[pc]);
+                    if (m && c) check_same_model(m, c);
+                    mr_model_destroy(m);
+                    mr_model_destroy(c);
+                }
+    free(source);
+    no_cache();
+}
+
 /* Every path (AVX-512 when the CPU has it, AVX2, portable) gives the same
  * value, for lengths with odd and even block counts and every tail. */
 TEST(cache_hash_avx2_and_portable_agree)
@@ -736,6 +812,7 @@ int main(void)
     RUN(cache_key_differs_by_anims_and_path);
     RUN(cache_texture_paths_follow_the_path_of_each_load);
     RUN(cache_model_mutations_after_a_cached_load);
+    RUN(cache_influences_of_every_width_round_trip);
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_folder_bounded_least_recently_used_go_first);
     mr_cache_configure(NULL);

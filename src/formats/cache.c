@@ -1221,8 +1221,8 @@ static void widen_scalar(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_M
  * its slots and stored whole; the loads reach up to 8 elements past the
  * row, so the last rows (those that would read past the array) go through
  * the scalar loop. */
-static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
-                  const float *wsrc, size_t v, int slots, int joint_bytes)
+static void widen_sse2(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
+                       const float *wsrc, size_t v, int slots, int joint_bytes)
 {
     size_t S = (size_t)slots, n = v * S, i = 0;
     uint32_t wm[8];
@@ -1252,6 +1252,61 @@ static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFL
             _mm_storeu_si128((__m128i *)jdst[i], _mm_and_si128(j, jmask));
         }
     widen_scalar(jdst, wdst, jsrc, wsrc, i, v, slots, joint_bytes);
+}
+
+/* AVX-512 (F, BW, VL): two vertices per iteration, each destination pair
+ * written with one full-width store (64 bytes of weights, 32 of joints).
+ * Masked loads read exactly the two rows (no reading past the array, no
+ * scalar rows but an odd last one); a permute puts each row's slots in
+ * place and zeroes the rest. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+widen_avx512(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
+             const float *wsrc, size_t v, int slots, int joint_bytes)
+{
+    const unsigned S = (unsigned)slots;
+    int32_t wi[16];
+    int16_t ji[16];
+    int8_t bi[16];
+    for (unsigned k = 0; k < 16; k++) {  /* destination slot k of the pair: row k / 8, slot k % 8 */
+        wi[k] = (int32_t)(k / 8 * S + k % 8);
+        ji[k] = (int16_t)(k / 8 * S + k % 8);
+        bi[k] = (int8_t)(k % 8 < S ? k / 8 * S + k % 8 : 0x80);  /* 0x80: pshufb writes 0 */
+    }
+    const __mmask16 keep = (__mmask16)(((1u << S) - 1) | ((1u << S) - 1) << 8);
+    const __mmask16 load16 = (__mmask16)((1u << 2 * S) - 1);  /* 2S <= 16 elements */
+    const __m512i widx = _mm512_loadu_si512(wi);
+    const __m256i jidx = _mm256_loadu_si256((const __m256i *)ji);
+    const __m128i bidx = _mm_loadu_si128((const __m128i *)bi);
+    size_t i = 0, pairs = v / 2 * 2;
+    for (i = 0; i < pairs; i += 2) {
+        __m512 w = _mm512_maskz_loadu_ps(load16, wsrc + i * S);
+        _mm512_storeu_ps(wdst[i], _mm512_maskz_permutexvar_ps(keep, widx, w));
+    }
+    if (joint_bytes == 1) {
+        const uint8_t *jb = jsrc;
+        for (i = 0; i < pairs; i += 2) {
+            __m128i b = _mm_shuffle_epi8(_mm_maskz_loadu_epi8(load16, jb + i * S), bidx);
+            _mm256_storeu_si256((__m256i *)jdst[i], _mm256_cvtepu8_epi16(b));
+        }
+    } else {
+        const uint16_t *jw = jsrc;
+        for (i = 0; i < pairs; i += 2) {
+            __m256i j = _mm256_maskz_loadu_epi16(load16, jw + i * S);
+            _mm256_storeu_si256((__m256i *)jdst[i], _mm256_maskz_permutexvar_epi16(keep, jidx, j));
+        }
+    }
+    widen_scalar(jdst, wdst, jsrc, wsrc, pairs, v, slots, joint_bytes);
+}
+
+static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
+                  const float *wsrc, size_t v, int slots, int joint_bytes)
+{
+    static int avx512 = -1;
+    if (avx512 < 0)
+        avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl");
+    if (avx512) widen_avx512(jdst, wdst, jsrc, wsrc, v, slots, joint_bytes);
+    else widen_sse2(jdst, wdst, jsrc, wsrc, v, slots, joint_bytes);
 }
 #else
 static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
