@@ -396,15 +396,32 @@ TEST(cache_rehashed_damage_rejected_by_range_checks)
     /* many of these bytes are floats (taken as written) or offsets moved
      * to other in-range data: those load, only memory safety is at stake */
     CHECK_MSG(rejected > 0, "none of 342 damaged records rejected");
-    /* the stored joints: 4 slots of 1 byte per vertex for this model;
-     * 255 is past its 17 joints */
+    /* this model's influences are stored as distinct rows (4 slots, joints
+     * of 1 byte) in the order vertices first use them, and per vertex its
+     * row number (2 bytes) */
     const mr_mesh *me = &ref->meshes[0];
     unsigned char narrow[64];
-    for (int i = 0; i < 16; i++)
-        for (int k = 0; k < 4; k++) narrow[i * 4 + k] = (unsigned char)me->joints[i][k];
+    uint16_t row_of[32];
+    int rows = 0, first[16];
+    for (int i = 0; i < me->vertex_count && (rows < 16 || i < 32); i++) {
+        int row = -1;
+        for (int e = 0; e < rows && row < 0; e++)
+            if (!memcmp(me->joints[first[e]], me->joints[i], sizeof *me->joints) &&
+                !memcmp(me->weights[first[e]], me->weights[i], sizeof *me->weights))
+                row = e;
+        if (row < 0 && rows < 16) first[row = rows++] = i;
+        if (i < 32) row_of[i] = (uint16_t)row;
+    }
+    for (int e = 0; e < 16; e++)
+        for (int k = 0; k < 4; k++) narrow[e * 4 + k] = (unsigned char)me->joints[first[e]][k];
+    /* a joint of 255 is past its 17 joints */
     unsigned char *j = memmem(orig, n, narrow, sizeof narrow);
-    CHECK_MSG(j != NULL, "stored joints (4 slots, 1 byte) not found in the file");
+    CHECK_MSG(j != NULL, "stored joint rows (4 slots, 1 byte) not found in the file");
     if (j) CHECK(damaged_load(path, file, orig, n, (size_t)(j - orig) + 5, 255, 0, ref) == 1);
+    /* a row number of 0xff.. is past its 441 rows */
+    unsigned char *ro = memmem(orig, n, row_of, sizeof row_of);
+    CHECK_MSG(ro != NULL, "stored row numbers (2 bytes) not found in the file");
+    if (ro) CHECK(damaged_load(path, file, orig, n, (size_t)(ro - orig) + 9, 0xff, 0, ref) == 1);
     /* the stored indices: 2 bytes each; 0xffff is past its 4255 vertices */
     uint16_t idx[32];
     for (int i = 0; i < 32; i++) idx[i] = (uint16_t)me->indices[i];
@@ -681,17 +698,20 @@ static mr_model *through_cache(const char *source, const mr_model *model)
 
 /* Influences of every slot count with one- and two-byte joints (more than
  * 256 joints), odd and even vertex counts, every row its own or rows
- * repeating: the cached model has the same 8-slot arrays, whichever SIMD
- * path widened them. */
+ * repeating (stored per vertex, or as distinct rows and a row per vertex):
+ * the cached model has the same 8-slot arrays, whichever SIMD path widened
+ * them. */
 TEST(cache_influences_of_every_width_round_trip)
 {
     use_cache();
     char *source = mr_str_fmt("%s/synthetic.md5mesh", dir);
     CHECK(source && mr_file_write(source, "not read: the cache only stamps it\n", 35, NULL) == MR_OK);
+    char *file = source ? mr_cache_file(source, NULL, 0) : NULL;
     const int joint_counts[2] = {40, 300}, vertex_counts[4] = {1, 2, 37, 1000}, periods[2] = {0, 5};
+    long sizes[2];
     for (int jc = 0; jc < 2; jc++)
         for (int slots = 0; slots <= MR_MAX_INFLUENCES; slots++)
-            for (int vc = 0; vc < 4; vc++)
+            for (int vc = 0; vc < 4; vc++) {
                 for (int pc = 0; pc < 2; pc++) {
                     mr_model *m = synthetic_model(joint_counts[jc], vertex_counts[vc], slots, periods[pc]);
                     mr_model *c = m && source ? through_cache(source, m) : NULL;
@@ -700,7 +720,18 @@ TEST(cache_influences_of_every_width_round_trip)
                     if (m && c) check_same_model(m, c);
                     mr_model_destroy(m);
                     mr_model_destroy(c);
+                    struct stat st;
+                    sizes[pc] = file && stat(file, &st) == 0 ? (long)st.st_size : 0;
                 }
+                /* 1000 vertices sharing 5 rows: stored as the rows and a
+                 * row number per vertex, at least half the bytes saved */
+                long per_vertex = slots * ((jc ? 2 : 1) + 4);
+                if (vertex_counts[vc] == 1000 && slots > 0)
+                    CHECK_MSG(sizes[1] > 0 && sizes[1] + 1000 * per_vertex / 2 <= sizes[0],
+                              "%d slots, %d joints: %ld bytes with 5 rows, %ld with 1000", slots,
+                              joint_counts[jc], sizes[1], sizes[0]);
+            }
+    free(file);
     free(source);
     no_cache();
 }

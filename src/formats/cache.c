@@ -255,12 +255,15 @@ typedef struct model_rec {
 typedef struct mesh_rec {
     uint64_t name, positions, normals, uvs, joints, weights, indices;
     uint64_t mat_name, diffuse_map, normal_map, diffuse_bytes, normal_bytes, diffuse_len, normal_len;
+    uint64_t row_of;      /* per vertex its uint16 influence row (0: joints and weights per vertex) */
     float diffuse[4], ambient[4], specular[4], emission[4];
     float shininess;
     int32_t vertex_count, index_count, source_over4, source_over8;
     int32_t slots;        /* influence slots stored per vertex, 0..MR_MAX_INFLUENCES */
     int32_t joint_bytes;  /* 1 or 2: width of a stored joint index */
     int32_t index_bytes;  /* 2 or 4: width of a stored triangle index */
+    int32_t rows;         /* with row_of: the distinct influence rows stored at joints, weights */
+    int32_t pad;
 } mesh_rec;
 
 typedef struct clip_rec {
@@ -278,7 +281,7 @@ typedef struct marker_rec {
 
 _Static_assert(sizeof(char *) <= sizeof(uint64_t), "name offsets become pointers in place");
 _Static_assert(sizeof(file_header) == 64, "cache header is 64 bytes");
-_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 208 &&
+_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 224 &&
                    sizeof(clip_rec) == 136 && sizeof(marker_rec) == 16,
                "cache records have no padding");
 
@@ -660,10 +663,66 @@ static int used_slots(const mr_mesh *m)
     return slots;
 }
 
+/* The distinct influence rows of v vertices (row_bytes each, joints[i]
+ * and weights[i] compared as bytes) and each vertex's row; 0 when they
+ * number more than MAX_ROWS or without memory. *first gets, per row, the
+ * first vertex that has it (malloc'd; *row_of too). */
+#define MAX_ROWS 65536
+static size_t distinct_rows(const mr_mesh *m, int slots, uint32_t **first, uint16_t **row_of)
+{
+    size_t v = (size_t)m->vertex_count, cap = 64, rows = 0;
+    while (cap < 2 * v) cap *= 2;
+    uint32_t *table = calloc(cap, sizeof *table);  /* vertex + 1, 0 = empty */
+    *first = malloc((v < MAX_ROWS ? v : MAX_ROWS) * sizeof **first + 1);
+    *row_of = malloc(v * sizeof **row_of + 1);
+    uint16_t *row_in_table = malloc(cap * sizeof *row_in_table);
+    size_t jn = (size_t)slots * sizeof m->joints[0][0], wn = (size_t)slots * sizeof m->weights[0][0];
+    int ok = table && *first && *row_of && row_in_table;
+    for (size_t i = 0; ok && i < v; i++) {
+        uint64_t h = 0x9E3779B97F4A7C15ull;
+        const unsigned char *jb = (const unsigned char *)m->joints[i], *wb = (const unsigned char *)m->weights[i];
+        for (size_t k = 0; k < jn; k++) h = (h ^ jb[k]) * 0x100000001B3ull;
+        for (size_t k = 0; k < wn; k++) h = (h ^ wb[k]) * 0x100000001B3ull;
+        size_t at = (size_t)(h ^ h >> 29) & (cap - 1);
+        for (;; at = (at + 1) & (cap - 1)) {
+            uint32_t u = table[at];
+            if (!u) {
+                if (rows == MAX_ROWS) {
+                    ok = 0;
+                    break;
+                }
+                table[at] = (uint32_t)i + 1;
+                row_in_table[at] = (uint16_t)rows;
+                (*first)[rows] = (uint32_t)i;
+                (*row_of)[i] = (uint16_t)rows++;
+                break;
+            }
+            if (!memcmp(m->joints[u - 1], jb, jn) && !memcmp(m->weights[u - 1], wb, wn)) {
+                (*row_of)[i] = row_in_table[at];
+                break;
+            }
+        }
+    }
+    free(table);
+    free(row_in_table);
+    if (!ok) {
+        free(*first);
+        free(*row_of);
+        *first = NULL;
+        *row_of = NULL;
+        return 0;
+    }
+    return rows;
+}
+
 /* Stores joints and weights with only the slots the mesh uses and joint
  * indices one byte wide when every joint is below 256; the reader widens
- * them back to 8 slots in arrays of their own. A mesh that uses all 8 slots
- * with wide joints is stored as it is (read in place). */
+ * them back to 8 slots in arrays of their own. When the mesh's vertices
+ * share few distinct influence rows (split vertices of one skinned point:
+ * TM.glb's 4255 vertices have 441 rows), only those rows are stored, and
+ * per vertex its row as a uint16: chosen when that takes at most half
+ * the bytes. Otherwise a mesh that uses all 8 slots with wide joints is
+ * stored as it is (read in place). */
 static void put_influences(wbuf *w, const mr_mesh *m, mesh_rec *r)
 {
     size_t v = (size_t)m->vertex_count;
@@ -673,30 +732,44 @@ static void put_influences(wbuf *w, const mr_mesh *m, mesh_rec *r)
         for (int k = 0; k < slots; k++) max_joint = m->joints[i][k] > max_joint ? m->joints[i][k] : max_joint;
     r->slots = slots;
     r->joint_bytes = max_joint < 256 ? 1 : 2;
-    if (slots == MR_MAX_INFLUENCES && r->joint_bytes == 2) {
+    size_t row_bytes = (size_t)slots * ((size_t)r->joint_bytes + sizeof(float));
+    uint32_t *first = NULL;
+    uint16_t *row_of = NULL;
+    size_t rows = slots > 0 && v > 0 ? distinct_rows(m, slots, &first, &row_of) : 0;
+    if (rows && 2 * (rows * row_bytes + v * sizeof *row_of) > v * row_bytes) rows = 0;
+    if (rows) {
+        r->rows = (int32_t)rows;
+        r->row_of = put(w, row_of, v * sizeof *row_of, ALIGN);
+    } else if (slots == MR_MAX_INFLUENCES && r->joint_bytes == 2) {
         r->joints = put_arr(w, m->joints, v * sizeof *m->joints);
         r->weights = put_arr(w, m->weights, v * sizeof *m->weights);
+        free(first);
+        free(row_of);
         return;
     }
-    size_t n = v * (size_t)slots;
+    size_t count = rows ? rows : v, n = count * (size_t)slots;
     unsigned char *j = malloc(n * (size_t)r->joint_bytes + 1);
     float *wt = malloc(n * sizeof *wt + 1);
     if (!j || !wt) {
         w->failed = 1;
     } else {
-        for (size_t i = 0; i < v; i++)
+        for (size_t e = 0; e < count; e++) {
+            size_t i = rows ? first[e] : e;
             for (int k = 0; k < slots; k++) {
-                size_t at = i * (size_t)slots + (size_t)k;
+                size_t at = e * (size_t)slots + (size_t)k;
                 if (r->joint_bytes == 1) j[at] = (unsigned char)m->joints[i][k];
                 else memcpy(j + at * 2, &m->joints[i][k], 2);
                 wt[at] = m->weights[i][k];
             }
+        }
         /* a non-NULL offset even for 0 slots: the mesh stays skinned */
         r->joints = put(w, j, n * (size_t)r->joint_bytes, ALIGN);
         r->weights = put(w, wt, n * sizeof *wt, ALIGN);
     }
     free(j);
     free(wt);
+    free(first);
+    free(row_of);
 }
 
 /* Triangle indices as uint16 when every index fits (widened at load). */
@@ -1318,33 +1391,106 @@ static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFL
 }
 #endif
 
+/* Each vertex's 8-slot joints and weights copied from its row of a widened
+ * table. */
+static void gather_scalar(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
+                          const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES],
+                          const uint16_t *row_of, size_t from, size_t v)
+{
+    for (size_t i = from; i < v; i++) {
+        memcpy(jdst[i], tj[row_of[i]], sizeof *jdst);
+        memcpy(wdst[i], tw[row_of[i]], sizeof *wdst);
+    }
+}
+
+#if defined(__x86_64__)
+/* AVX-512: four vertices per iteration, every store a whole 64 bytes (two
+ * vertices' weights, four vertices' joints), as in widen_avx512. */
+__attribute__((target("avx512f"))) static void
+gather_avx512(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
+              const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES], const uint16_t *row_of,
+              size_t v)
+{
+    size_t i = 0;
+    for (; i + 4 <= v; i += 4) {
+        size_t a = row_of[i], b = row_of[i + 1], c = row_of[i + 2], d = row_of[i + 3];
+        __m512i w0 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)tw[a])),
+                                        _mm256_loadu_si256((const __m256i *)tw[b]), 1);
+        __m512i w1 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)tw[c])),
+                                        _mm256_loadu_si256((const __m256i *)tw[d]), 1);
+        __m512i j = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)tj[a]));
+        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[b]), 1);
+        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[c]), 2);
+        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[d]), 3);
+        _mm512_storeu_si512(wdst[i], w0);
+        _mm512_storeu_si512(wdst[i + 2], w1);
+        _mm512_storeu_si512(jdst[i], j);
+    }
+    gather_scalar(jdst, wdst, tj, tw, row_of, i, v);
+}
+#endif
+
+static void gather(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
+                   const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES],
+                   const uint16_t *row_of, size_t v)
+{
+#if defined(__x86_64__)
+    static int avx512 = -1;
+    if (avx512 < 0) avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512) {
+        gather_avx512(jdst, wdst, tj, tw, row_of, v);
+        return;
+    }
+#endif
+    gather_scalar(jdst, wdst, tj, tw, row_of, 0, v);
+}
+
 /* Joints and weights: in place when stored with 8 wide slots, else widened
- * into arrays the mesh owns; every stored joint is checked below joints. */
+ * into arrays the mesh owns: per vertex, or (row_of) the distinct rows
+ * widened into a scratch table and copied to each vertex by its row. Every
+ * stored joint is checked below joints, every row number below rows. */
 static void read_influences(reader *r, const mesh_rec *mr, mr_mesh *me, int joints)
 {
     uint64_t v = (uint64_t)mr->vertex_count;
     if (!mr->joints && !mr->weights) return;
     if (!mr->joints || !mr->weights || mr->slots < 0 || mr->slots > MR_MAX_INFLUENCES ||
-        (mr->joint_bytes != 1 && mr->joint_bytes != 2) || joints <= 0) {
+        (mr->joint_bytes != 1 && mr->joint_bytes != 2) || joints <= 0 ||
+        (mr->row_of && (mr->rows < 1 || mr->rows > MAX_ROWS || mr->slots < 1))) {
         r->bad = 1;
         return;
     }
-    if (mr->slots == MR_MAX_INFLUENCES && mr->joint_bytes == 2) {
+    if (!mr->row_of && mr->slots == MR_MAX_INFLUENCES && mr->joint_bytes == 2) {
         me->joints = at(r, mr->joints, v, sizeof *me->joints, ALIGN);
         me->weights = at(r, mr->weights, v, sizeof *me->weights, ALIGN);
         if (!r->bad && v && max_u16(&me->joints[0][0], (size_t)v * MR_MAX_INFLUENCES) >= joints) r->bad = 1;
         return;
     }
-    uint64_t n = v * (uint64_t)mr->slots;
+    uint64_t count = mr->row_of ? (uint64_t)mr->rows : v, n = count * (uint64_t)mr->slots;
     const void *js = at(r, mr->joints, n, (size_t)mr->joint_bytes, ALIGN);
     const float *ws = at(r, mr->weights, n, sizeof(float), ALIGN);
+    const uint16_t *row_of = mr->row_of ? at(r, mr->row_of, v, sizeof *row_of, ALIGN) : NULL;
     if (r->bad) return;
     unsigned max = n == 0 ? 0 : mr->joint_bytes == 1 ? max_u8(js, (size_t)n) : max_u16(js, (size_t)n);
-    if (max >= (unsigned)joints) r->bad = 1;
+    if (max >= (unsigned)joints || (row_of && v && max_u16(row_of, (size_t)v) >= (uint64_t)mr->rows)) r->bad = 1;
     if (r->bad) return;
     me->joints = widen_to(r, v * sizeof *me->joints);   /* the mesh owns them from here on */
     me->weights = widen_to(r, v * sizeof *me->weights);
-    if (!r->bad) widen(me->joints, me->weights, js, ws, (size_t)v, mr->slots, mr->joint_bytes);
+    if (r->bad) return;
+    if (!row_of) {
+        widen(me->joints, me->weights, js, ws, (size_t)v, mr->slots, mr->joint_bytes);
+        return;
+    }
+    /* rows <= MAX_ROWS: a scratch table of at most 3 MB */
+    uint16_t (*tj)[MR_MAX_INFLUENCES] = malloc((size_t)count * (sizeof *tj + sizeof(float[MR_MAX_INFLUENCES])));
+    if (!tj) {
+        r->bad = 1;
+        return;
+    }
+    float (*tw)[MR_MAX_INFLUENCES] = (float (*)[MR_MAX_INFLUENCES])(tj + count);
+    widen(tj, tw, js, ws, (size_t)count, mr->slots, mr->joint_bytes);
+    gather(me->joints, me->weights, (const uint16_t (*)[MR_MAX_INFLUENCES])tj,
+           (const float (*)[MR_MAX_INFLUENCES])tw, row_of, (size_t)v);
+    free(tj);
 }
 
 /* Triangle indices: in place (uint32) or widened from uint16, each checked
