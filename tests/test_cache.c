@@ -646,6 +646,39 @@ TEST(cache_model_mutations_after_a_cached_load)
     mr_model_destroy(m);
 }
 
+/* Tracks keyed at the same times (every channel of a glTF export) share
+ * one stored copy of them: the cached tracks point at it, and the poses
+ * agree with the source load (round_trip). */
+TEST(cache_shared_key_times_stored_once)
+{
+    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
+    if (!mr_file_exists(path)) return;
+    use_cache();
+    mr_model_destroy(load(path, NULL));
+    mr_model *m = load(path, NULL);
+    CHECK(m && m->cache_block && m->clip_count == 1);
+    if (m && m->clip_count == 1) {
+        const mr_clip *c = m->clips[0];
+        const float *first[2] = {NULL, NULL};
+        int channels = 0, shared = 0;
+        for (int f = 0; f < 2; f++) {
+            const mr_joint_tracks *jt = f ? c->fine : c->tracks;
+            for (int j = 0; jt && j < c->joint_count; j++)
+                for (int k = 0; k < 3; k++) {
+                    const mr_track *t = k == 0 ? &jt[j].t : k == 1 ? &jt[j].r : &jt[j].s;
+                    if (t->key_count == 0) continue;
+                    if (!first[f]) first[f] = t->times;
+                    channels++;
+                    shared += t->times == first[f];
+                }
+        }
+        CHECK_MSG(channels == 96 && shared == 96, "%d of %d channels share their clip's key times", shared,
+                  channels);
+    }
+    mr_model_destroy(m);
+    no_cache();
+}
+
 /* A skinned model of joints joints and one mesh of v vertices whose
  * influences use slots slots (each with a weight, the first slots of every
  * vertex); rows repeat every `period` vertices (0: every row its own). */
@@ -843,6 +876,7 @@ int main(void)
     RUN(cache_key_differs_by_anims_and_path);
     RUN(cache_texture_paths_follow_the_path_of_each_load);
     RUN(cache_model_mutations_after_a_cached_load);
+    RUN(cache_shared_key_times_stored_once);
     RUN(cache_influences_of_every_width_round_trip);
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_folder_bounded_least_recently_used_go_first);

@@ -489,8 +489,8 @@ typedef struct wbuf {
     unsigned char *data;
     size_t len, cap;
     int failed;
-    struct written_image { uint64_t at; size_t len; } images[64];
-    int image_count;
+    struct written_image { uint64_t at; size_t len; } images[64], times[16];
+    int image_count, times_count;  /* times: a clip's latest distinct key time arrays */
     const char *model_path;  /* the path the model was loaded by (texture_prefix) */
 } wbuf;
 
@@ -532,6 +532,20 @@ static uint64_t put(wbuf *w, const void *p, size_t n, size_t align)
 static uint64_t put_str(wbuf *w, const char *s) { return s ? put(w, s, strlen(s) + 1, 1) : 0; }
 static uint64_t put_arr(wbuf *w, const void *p, size_t n) { return p ? put(w, p, n, ALIGN) : 0; }
 
+/* A track's key times, written once per clip when tracks share them (a
+ * glTF export keys every channel at the same frames; TM.glb's 96 times
+ * arrays are 2 distinct ones, 13 KB of its file): the cached tracks then
+ * point at one copy. */
+static uint64_t put_times(wbuf *w, const float *times, size_t n)
+{
+    size_t len = n * sizeof *times;
+    for (int i = 0; i < w->times_count && i < 16; i++)
+        if (w->times[i].len == len && !memcmp(w->data + w->times[i].at, times, len)) return w->times[i].at;
+    uint64_t at = put_arr(w, times, len);
+    if (!w->failed) w->times[w->times_count++ % 16] = (struct written_image){at, len};
+    return at;
+}
+
 /* Writes n tracks as an mr_track image whose times/values hold offsets. */
 static uint64_t put_tracks(wbuf *w, const mr_joint_tracks *jt, int joints)
 {
@@ -547,7 +561,7 @@ static uint64_t put_tracks(wbuf *w, const mr_joint_tracks *jt, int joints)
             const mr_track *src = c == 0 ? &jt[j].t : c == 1 ? &jt[j].r : &jt[j].s;
             mr_track *dst = c == 0 ? &img[j].t : c == 1 ? &img[j].r : &img[j].s;
             size_t vals = (size_t)src->key_count * (size_t)src->components * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
-            uint64_t t = src->key_count > 0 ? put_arr(w, src->times, (size_t)src->key_count * sizeof(float)) : 0;
+            uint64_t t = src->key_count > 0 && src->times ? put_times(w, src->times, (size_t)src->key_count) : 0;
             uint64_t v = src->key_count > 0 ? put_arr(w, src->values, vals * sizeof(float)) : 0;
             dst->key_count = src->times && src->values ? src->key_count : 0;
             dst->components = src->components;
@@ -585,6 +599,7 @@ static uint64_t find_times(const wbuf *w, const mr_joint_tracks *img_at, const m
 static void put_clip(wbuf *w, const mr_clip *c, clip_rec *r)
 {
     memset(r, 0, sizeof *r);
+    w->times_count = 0;
     r->name = put_str(w, c->name);
     r->duration = c->duration;
     r->rate = c->rate;
