@@ -30,101 +30,91 @@
 
 /* ---- hash ---------------------------------------------------------------- */
 
-#define LANES 8
+/* Weighted Fletcher sums over 64-byte blocks of 32 native int16 elements:
+ * per block, lane l (0..15) takes the weighted pair
+ *     P[l] = e[2l] * K[2l] + e[2l+1] * K[2l+1]   (exact in int32)
+ * into A[l] += P[l], then B[l] += A[l], all modulo 2^32; the tail (n % 64
+ * bytes) and the length are mixed in at the end. The weights are odd, so
+ * any change within one 16-bit element changes A; B weights each block by
+ * its distance from the end, so blocks moved, swapped or repeated change
+ * B (the multiply-accumulate hash before MR_CACHE_VERSION 4 summed blocks
+ * in any order: two swapped blocks kept its value). One multiply-add
+ * (vpmaddwd) and two adds per 32 bytes: with AVX2 a block is bound by the
+ * loads, not the arithmetic. */
+#define LANES 16
 #define BLOCK 64
 #define MIX 0x9E3779B185EBCA87ull
-static const uint64_t lane_key[2] = {0x27D4EB2F165667C5ull, 0x165667B19E3779F9ull};
+
+typedef struct hash_state {
+    uint32_t a[LANES], b[LANES];
+} hash_state;
+
+/* K[i] = ((i + 1) * 0x9e37 mod 2^14) | 0x4001: distinct, odd, and below
+ * 2^15 (so a pair's sum cannot overflow int32). */
+static const int16_t weight[2 * LANES] = {
+    0x5e37, 0x7c6f, 0x5aa5, 0x78dd, 0x5713, 0x754b, 0x5381, 0x71b9,
+    0x4fef, 0x6e27, 0x4c5d, 0x6a95, 0x48cb, 0x6703, 0x4539, 0x6371,
+    0x41a7, 0x5fdf, 0x7e15, 0x5c4d, 0x7a83, 0x58bb, 0x76f1, 0x5529,
+    0x735f, 0x5197, 0x6fcd, 0x4e05, 0x6c3b, 0x4a73, 0x68a9, 0x46e1,
+};
 
 static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-/* Each 64-byte block: per 8-byte word w of lane l, x = w ^ key[l % 2],
- * acc[l] += lo32(x) * hi32(x) + w of the neighbour lane (l ^ 1). */
-static void blocks_portable(uint64_t acc[LANES], const unsigned char *p, size_t nblocks)
+static void blocks_portable(hash_state *st, const unsigned char *p, size_t nblocks)
 {
     for (size_t b = 0; b < nblocks; b++, p += BLOCK) {
-        uint64_t w[LANES];
-        memcpy(w, p, BLOCK);
+        int16_t e[2 * LANES];
+        memcpy(e, p, BLOCK);
         for (int l = 0; l < LANES; l++) {
-            uint64_t x = w[l] ^ lane_key[l & 1];
-            acc[l] += (x & 0xffffffffu) * (x >> 32) + w[l ^ 1];
+            int32_t pair = (int32_t)e[2 * l] * weight[2 * l] + (int32_t)e[2 * l + 1] * weight[2 * l + 1];
+            st->a[l] += (uint32_t)pair;
+            st->b[l] += st->a[l];
         }
     }
 }
 
 #ifdef HAVE_AVX2_PATH
-__attribute__((target("avx2"))) static void blocks_avx2(uint64_t acc[LANES], const unsigned char *p,
-                                                         size_t nblocks)
+/* Lanes 0..7 from the first 32 bytes of a block, 8..15 from the second. */
+__attribute__((target("avx2"))) static void blocks_avx2(hash_state *st, const unsigned char *p, size_t nblocks)
 {
-    __m256i a0 = _mm256_loadu_si256((const __m256i *)acc), a1 = _mm256_loadu_si256((const __m256i *)(acc + 4));
-    const __m256i key = _mm256_set_epi64x((long long)lane_key[1], (long long)lane_key[0],
-                                          (long long)lane_key[1], (long long)lane_key[0]);
+    const __m256i k0 = _mm256_loadu_si256((const __m256i *)weight);
+    const __m256i k1 = _mm256_loadu_si256((const __m256i *)(weight + LANES));
+    __m256i a0 = _mm256_loadu_si256((const __m256i *)st->a), a1 = _mm256_loadu_si256((const __m256i *)(st->a + 8));
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)st->b), b1 = _mm256_loadu_si256((const __m256i *)(st->b + 8));
     for (size_t b = 0; b < nblocks; b++, p += BLOCK) {
-        __m256i w0 = _mm256_loadu_si256((const __m256i *)p), w1 = _mm256_loadu_si256((const __m256i *)(p + 32));
-        __m256i x0 = _mm256_xor_si256(w0, key), x1 = _mm256_xor_si256(w1, key);
-        a0 = _mm256_add_epi64(a0, _mm256_mul_epu32(x0, _mm256_srli_epi64(x0, 32)));
-        a1 = _mm256_add_epi64(a1, _mm256_mul_epu32(x1, _mm256_srli_epi64(x1, 32)));
-        /* the neighbour lane's word: swap the 64-bit halves of each 128-bit pair */
-        a0 = _mm256_add_epi64(a0, _mm256_shuffle_epi32(w0, _MM_SHUFFLE(1, 0, 3, 2)));
-        a1 = _mm256_add_epi64(a1, _mm256_shuffle_epi32(w1, _MM_SHUFFLE(1, 0, 3, 2)));
+        a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)p), k0));
+        a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(p + 32)), k1));
+        b0 = _mm256_add_epi32(b0, a0);
+        b1 = _mm256_add_epi32(b1, a1);
     }
-    _mm256_storeu_si256((__m256i *)acc, a0);
-    _mm256_storeu_si256((__m256i *)(acc + 4), a1);
-}
-
-/* The same sums with one 64-byte block per register (8 lanes): half the
- * instructions of the AVX2 loop, ~1.4x its speed on the bench machine.
- * Two blocks per iteration into two accumulators, added at the end (sums
- * modulo 2^64 in any order: the same value). */
-__attribute__((target("avx512f"))) static void blocks_avx512(uint64_t acc[LANES], const unsigned char *p,
-                                                             size_t nblocks)
-{
-    const __m512i key = _mm512_set_epi64((long long)lane_key[1], (long long)lane_key[0], (long long)lane_key[1],
-                                         (long long)lane_key[0], (long long)lane_key[1], (long long)lane_key[0],
-                                         (long long)lane_key[1], (long long)lane_key[0]);
-    __m512i a0 = _mm512_loadu_si512(acc), a1 = _mm512_setzero_si512();
-    size_t b = 0;
-    for (; b + 2 <= nblocks; b += 2, p += 2 * BLOCK) {
-        __m512i w0 = _mm512_loadu_si512(p), w1 = _mm512_loadu_si512(p + BLOCK);
-        __m512i x0 = _mm512_xor_si512(w0, key), x1 = _mm512_xor_si512(w1, key);
-        a0 = _mm512_add_epi64(a0, _mm512_mul_epu32(x0, _mm512_srli_epi64(x0, 32)));
-        a1 = _mm512_add_epi64(a1, _mm512_mul_epu32(x1, _mm512_srli_epi64(x1, 32)));
-        a0 = _mm512_add_epi64(a0, _mm512_shuffle_epi32(w0, _MM_PERM_BADC));
-        a1 = _mm512_add_epi64(a1, _mm512_shuffle_epi32(w1, _MM_PERM_BADC));
-    }
-    if (b < nblocks) {
-        __m512i w0 = _mm512_loadu_si512(p), x0 = _mm512_xor_si512(w0, key);
-        a0 = _mm512_add_epi64(a0, _mm512_mul_epu32(x0, _mm512_srli_epi64(x0, 32)));
-        a0 = _mm512_add_epi64(a0, _mm512_shuffle_epi32(w0, _MM_PERM_BADC));
-    }
-    _mm512_storeu_si512(acc, _mm512_add_epi64(a0, a1));
+    _mm256_storeu_si256((__m256i *)st->a, a0);
+    _mm256_storeu_si256((__m256i *)(st->a + 8), a1);
+    _mm256_storeu_si256((__m256i *)st->b, b0);
+    _mm256_storeu_si256((__m256i *)(st->b + 8), b1);
 }
 #endif
 
 /* The hash in three steps, so a file can be hashed in chunks of whole
- * blocks (stamp_file): the same value as one call over all bytes. */
-static void hash_start(uint64_t acc[LANES])
-{
-    for (int l = 0; l < LANES; l++) acc[l] = MIX * (uint64_t)(l + 1);
-}
+ * blocks, in order (stamp_file): the same value as one call over all bytes. */
+static void hash_start(hash_state *st) { memset(st, 0, sizeof *st); }
 
-/* simd: 0 portable C, 1 AVX2, 2 AVX-512 (simd_level) */
-static void hash_blocks(uint64_t acc[LANES], const unsigned char *p, size_t nblocks, int simd)
+/* simd: 0 portable C, 1 AVX2 (simd_level) */
+static void hash_blocks(hash_state *st, const unsigned char *p, size_t nblocks, int simd)
 {
 #ifdef HAVE_AVX2_PATH
-    if (simd == 2) blocks_avx512(acc, p, nblocks);
-    else if (simd == 1) blocks_avx2(acc, p, nblocks);
-    else blocks_portable(acc, p, nblocks);
+    if (simd) blocks_avx2(st, p, nblocks);
+    else blocks_portable(st, p, nblocks);
 #else
     (void)simd;
-    blocks_portable(acc, p, nblocks);
+    blocks_portable(st, p, nblocks);
 #endif
 }
 
 /* tail: the last n % BLOCK bytes; n: the length of everything hashed */
-static uint64_t hash_end(const uint64_t acc[LANES], const unsigned char *tail, size_t n)
+static uint64_t hash_end(const hash_state *st, const unsigned char *tail, size_t n)
 {
     uint64_t h = (uint64_t)n * MIX;
-    for (int l = 0; l < LANES; l++) h = rotl64((h ^ acc[l]) * MIX, 29);
+    for (int l = 0; l < LANES; l++) h = rotl64((h ^ (st->a[l] | (uint64_t)st->b[l] << 32)) * MIX, 29);
     for (size_t i = 0; i < n % BLOCK; i++) h = rotl64((h ^ tail[i]) * MIX, 23);
     h ^= h >> 32;
     h *= MIX;
@@ -135,19 +125,18 @@ static uint64_t hash_end(const uint64_t acc[LANES], const unsigned char *tail, s
 static uint64_t hash_with(const void *data, size_t n, int simd)
 {
     const unsigned char *p = data;
-    uint64_t acc[LANES];
-    hash_start(acc);
-    hash_blocks(acc, p, n / BLOCK, simd);
-    return hash_end(acc, p + n / BLOCK * BLOCK, n);
+    hash_state st;
+    hash_start(&st);
+    hash_blocks(&st, p, n / BLOCK, simd);
+    return hash_end(&st, p + n / BLOCK * BLOCK, n);
 }
 
-/* The widest hash path this CPU runs: 2 AVX-512 (F), 1 AVX2, 0 portable. */
+/* 1 when this CPU runs the AVX2 path, else 0 (portable). */
 static int simd_level(void)
 {
 #ifdef HAVE_AVX2_PATH
     static int level = -1;
-    if (level < 0)
-        level = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (level < 0) level = __builtin_cpu_supports("avx2") ? 1 : 0;
     return level;
 #else
     return 0;
@@ -387,16 +376,16 @@ static int hash_fd(int fd, size_t n, uint64_t *out)
     int own = !atomic_flag_test_and_set(&hash_buf_busy);
     unsigned char *buf = own ? hash_buf : malloc(HASH_CHUNK);
     int bad = !buf, simd = simd_level();
-    uint64_t acc[LANES];
-    hash_start(acc);
+    hash_state st;
+    hash_start(&st);
     size_t done = 0, k = 0;
     while (!bad && done < n) {
         k = n - done < HASH_CHUNK ? n - done : HASH_CHUNK;
         bad = read_all(fd, buf, k) != 0;
-        if (!bad) hash_blocks(acc, buf, k / BLOCK, simd);
+        if (!bad) hash_blocks(&st, buf, k / BLOCK, simd);
         done += k;
     }
-    if (!bad) *out = hash_end(acc, buf + k / BLOCK * BLOCK, n);
+    if (!bad) *out = hash_end(&st, buf + k / BLOCK * BLOCK, n);
     if (own) atomic_flag_clear(&hash_buf_busy);
     else free(buf);
     return bad ? -1 : 0;

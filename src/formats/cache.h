@@ -204,12 +204,13 @@ void mr_cache_get_stats(mr_cache_stats *out);
  * when the cache is off or without memory. */
 char *mr_cache_file(const char *path, const char *const *anims, int anim_count);
 
-/* 64-bit hash of n bytes: 8 lanes of 32x32->64 bit multiply-accumulate
- * over 64-byte blocks (AVX-512 or AVX2 when the CPU has it, the same value
- * in portable C otherwise), the tail and the length mixed in at the end.
- * For change detection, not for security. mr_cache_hash_portable and
- * mr_cache_hash_avx2 (portable on a CPU without AVX2) force a path (for
- * tests). */
+/* 64-bit checksum of n bytes: weighted Fletcher sums (16 lanes of 32-bit
+ * A += weighted pair of int16, B += A) over 64-byte blocks, AVX2 when the
+ * CPU has it, the same value in portable C otherwise; the tail and the
+ * length mixed in at the end. Sees any change within one 16-bit element,
+ * and blocks moved, swapped or repeated (cache.c). For change detection,
+ * not for security. mr_cache_hash_portable and mr_cache_hash_avx2
+ * (portable on a CPU without AVX2) force a path (for tests). */
 uint64_t mr_cache_hash(const void *data, size_t n);
 uint64_t mr_cache_hash_portable(const void *data, size_t n);
 uint64_t mr_cache_hash_avx2(const void *data, size_t n);
