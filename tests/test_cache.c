@@ -431,6 +431,13 @@ TEST(cache_rehashed_damage_rejected_by_range_checks)
         CHECK(damaged_load(path, file, orig, n, (size_t)(x - orig) + 6, 0xff, 0, ref) >= 1);
         CHECK(damaged_load(path, file, orig, n, (size_t)(x - orig) + 7, 0xff, 0, ref) == 1);
     }
+    /* the last index and the last row number: past the checks' vector loop */
+    for (int i = 0; i < 32; i++) idx[i] = (uint16_t)me->indices[me->index_count - 32 + i];
+    x = memmem(orig, n, idx, sizeof idx);
+    CHECK_MSG(x != NULL, "last stored indices not found in the file");
+    if (x) CHECK(damaged_load(path, file, orig, n, (size_t)(x - orig) + 63, 0xff, 0, ref) == 1);
+    if (ro) CHECK(damaged_load(path, file, orig, n, (size_t)(ro - orig) + (size_t)me->vertex_count * 2 - 1, 0xff, 0,
+                               ref) == 1);
 done:
     free(orig);
     free(file);
