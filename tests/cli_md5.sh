@@ -63,4 +63,18 @@ expect_exit "pose --help" 0 $MARROW pose --help
 run $MARROW info models/mannequin.md5mesh models/idle.md5anim models/walk.md5anim models/wave.md5anim
 [ "$RC" -eq 0 ] && pass "info mannequin with its three clips" || fail "info mannequin with its three clips" "exit $RC" "$ERR"
 
+# The model cache (formats/cache.h) in a folder of the test's own: info
+# says where the load came from, and why a damaged file was rejected.
+cached_info() { run env MARROW_CACHE=1 MARROW_CACHE_DIR="$TMP/cache" $MARROW info models/mannequin.md5mesh; }
+cached_info
+expect_match "info writes the cache file" "$OUT" '^cache: written to .*/cache/[0-9a-f]{16}\.mrc '
+cached_info
+expect_match "info loads from the cache file" "$OUT" '^cache: loaded from '
+for f in "$TMP"/cache/*.mrc; do head -c 1000 "$f" >"$TMP/cut" && cat "$TMP/cut" >"$f"; done
+cached_info
+expect_match "info names a truncated cache file and rewrites it" "$OUT" \
+    '^cache: rewritten .*\.mrc, the file there was rejected \(truncated: 1000 bytes, its header says [0-9]+\)$'
+cached_info
+expect_match "info loads from the rewritten file" "$OUT" '^cache: loaded from '
+
 summary

@@ -48,6 +48,7 @@ static mr_cache_stats stats_now(void)
 /* Byte offsets the tests poke at (cache.c, file_header and source_rec):
  * the payload hash in the header, the first source record's hash. */
 #define HEADER_BYTES 64
+#define HEADER_VERSION 8
 #define HEADER_PAYLOAD_HASH 40
 #define SOURCE0_HASH (HEADER_BYTES + 16)
 
@@ -256,6 +257,10 @@ TEST(cache_invalidated_by_mtime_and_by_same_size_content_change)
     set_mtime(p, 1000000000, 5);  /* touched: another mtime */
     mr_model *m = load(p, NULL);
     CHECK(m && stats_hits() == 1);
+    char *abs = mr_path_absolute(p), *why = abs ? mr_str_fmt("stale: %s changed since it was written", abs) : NULL;
+    CHECK_MSG(why && !strcmp(mr_cache_rejection(), why), "rejected as \"%s\"", mr_cache_rejection());
+    free(why);
+    free(abs);
     mr_model_destroy(m);
     mr_model_destroy(load(p, NULL));
     CHECK(stats_hits() == 2);  /* rewritten after the stale one */
@@ -275,9 +280,11 @@ TEST(cache_invalidated_by_mtime_and_by_same_size_content_change)
     free(p);
 }
 
-/* Damages the cache file of path with f, then checks that the load falls
- * back to the source (same model), and that the file was replaced. */
-static int corrupt_case(const char *path, const mr_model *ref, long cut, long flip)
+/* Damages the cache file of path (cut to cut bytes, or byte flip
+ * flipped), then checks that the load falls back to the source (same
+ * model), that mr_cache_rejection names the cause (contains why, unless
+ * NULL), and that the file was replaced. */
+static int corrupt_case(const char *path, const mr_model *ref, long cut, long flip, const char *why)
 {
     use_cache();
     char *file = mr_cache_file(path, NULL, 0);
@@ -294,6 +301,10 @@ static int corrupt_case(const char *path, const mr_model *ref, long cut, long fl
     mr_model *m = load(path, NULL);
     mr_cache_get_stats(&st);
     int ok = m && st.hits == 0 && st.rejected == 1 && st.writes == 1;
+    if (why && !strstr(mr_cache_rejection(), why)) {
+        printf("       rejected as \"%s\", expected \"%s\"\n", mr_cache_rejection(), why);
+        ok = 0;
+    }
     if (m) check_same_model(ref, m);
     mr_model_destroy(m);
     m = load(path, NULL);  /* the replaced file answers */
@@ -326,7 +337,13 @@ TEST(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced)
     struct stat st = {0};
     mr_model *ref = reference_and_cache_file(path, &file, &st);
     for (int k = 0; k < 16 && ref; k++)
-        CHECK_MSG(corrupt_case(path, ref, (long)(st.st_size * k / 16), -1), "cut at %d/16", k);
+        CHECK_MSG(corrupt_case(path, ref, (long)(st.st_size * k / 16), -1, "truncated: "), "cut at %d/16", k);
+    if (ref) CHECK(corrupt_case(path, ref, 10, -1, "truncated: 10 bytes, shorter than its 64-byte header"));
+    if (ref) {
+        char why[96];
+        snprintf(why, sizeof why, "truncated: %ld bytes, its header says %ld", (long)st.st_size - 1, (long)st.st_size);
+        CHECK(corrupt_case(path, ref, (long)st.st_size - 1, -1, why));
+    }
     free(file);
     mr_model_destroy(ref);
 }
@@ -338,11 +355,61 @@ TEST(cache_flipped_bytes_fall_back)
     struct stat st = {0};
     mr_model *ref = reference_and_cache_file(path, &file, &st);
     /* header fields (magic, version, byte order, layout, key, size, hash,
-     * counts) and bytes spread over the payload */
-    long at[] = {0, 8, 12, 16, 24, 32, 40, 48, 56, 64, 100, 200, (long)st.st_size / 3, (long)st.st_size / 2,
-                 (long)st.st_size - 1};
-    for (size_t k = 0; k < sizeof at / sizeof at[0] && ref; k++)
-        CHECK_MSG(corrupt_case(path, ref, -1, at[k]), "byte %ld flipped", at[k]);
+     * model offset, counts) and bytes spread over the payload, each with
+     * the cause mr_cache_rejection gives */
+    const char *checksum = "damaged: the payload's checksum differs";
+    struct { long at; const char *why; } flips[] = {
+        {0, "not a marrow cache file"}, {8, "cache format version "},
+        {12, "other byte order"}, {16, "other loader code"}, {24, "written for other sources"},
+        {32, "its header says"}, {40, checksum}, {48, "damaged: a count, offset or index out of range"},
+        {56, "written for other sources"}, {64, checksum}, {100, checksum}, {200, checksum},
+        {(long)st.st_size / 3, checksum}, {(long)st.st_size / 2, checksum}, {(long)st.st_size - 1, checksum},
+    };
+    for (size_t k = 0; k < sizeof flips / sizeof flips[0] && ref; k++)
+        CHECK_MSG(corrupt_case(path, ref, -1, flips[k].at, flips[k].why), "byte %ld flipped", flips[k].at);
+    free(file);
+    mr_model_destroy(ref);
+}
+
+/* A file of an older format version at this model's name (a marrow
+ * before MR_CACHE_VERSION changed) is rejected with its version named,
+ * the model loads from the source, and the file is rebuilt in this
+ * version, which the next load reads. */
+TEST(cache_older_version_rejected_and_rebuilt)
+{
+    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
+    char *file;
+    struct stat st = {0};
+    mr_model *ref = reference_and_cache_file(path, &file, &st);
+    size_t n = 0;
+    unsigned char *data = ref && file ? (unsigned char *)mr_file_read(file, &n, NULL) : NULL;
+    if (data && n >= HEADER_BYTES) {
+        uint32_t older = MR_CACHE_VERSION - 1, version;
+        memcpy(data + HEADER_VERSION, &older, sizeof older);
+        mr_file_write(file, data, n, NULL);
+        use_cache();
+        mr_model *m = load(path, NULL);
+        mr_cache_stats s1 = stats_now();
+        CHECK(m && s1.hits == 0 && s1.rejected == 1 && s1.writes == 1);
+        char why[96];
+        snprintf(why, sizeof why, "cache format version %u, this marrow reads %d", older, MR_CACHE_VERSION);
+        CHECK_MSG(!strcmp(mr_cache_rejection(), why), "rejected as \"%s\"", mr_cache_rejection());
+        if (m) check_same_model(ref, m);
+        mr_model_destroy(m);
+        free(data);
+        data = (unsigned char *)mr_file_read(file, &n, NULL);
+        CHECK(data && n >= HEADER_BYTES);
+        if (data && n >= HEADER_BYTES) {
+            memcpy(&version, data + HEADER_VERSION, sizeof version);
+            CHECK(version == MR_CACHE_VERSION);
+        }
+        m = load(path, NULL);
+        CHECK(m && stats_now().hits == 1);
+        mr_model_destroy(m);
+    } else if (ref) {
+        CHECK_MSG(0, "no cache file written for %s", path);
+    }
+    free(data);
     free(file);
     mr_model_destroy(ref);
 }
@@ -913,6 +980,7 @@ int main(void)
     RUN(cache_invalidated_by_mtime_and_by_same_size_content_change);
     RUN(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced);
     RUN(cache_flipped_bytes_fall_back);
+    RUN(cache_older_version_rejected_and_rebuilt);
     RUN(cache_rehashed_damage_rejected_by_range_checks);
     RUN(cache_trusts_old_stat_data_and_hashes_recent_sources);
     RUN(cache_recent_source_refreshed_then_rewrites_detected);

@@ -127,7 +127,11 @@ int mr_cmd_info(int argc, char **argv)
     char *file = mr_cache_file(argv[1], (const char *const *)argv + 2, argc - 2), ext[8];
     if (!file) printf("cache: off (MARROW_CACHE=0)\n");
     else if (after.hits > before.hits) printf("cache: loaded from %s (MARROW_CACHE=0 turns the cache off)\n", file);
+    else if (after.writes > before.writes && after.rejected > before.rejected)
+        printf("cache: rewritten %s, the file there was rejected (%s)\n", file, mr_cache_rejection());
     else if (after.writes > before.writes) printf("cache: written to %s (MARROW_CACHE=0 turns the cache off)\n", file);
+    else if (after.rejected > before.rejected)
+        printf("cache: %s rejected (%s), not rewritten\n", file, mr_cache_rejection());
     else if (!strcmp(mr_path_ext(argv[1], ext, sizeof ext), "gltf"))
         printf("cache: not used (a .gltf's buffers are other files the cache does not check)\n");
     else printf("cache: not written (%s)\n", file);

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -157,6 +158,7 @@ static int config_hash_always;
 static uint64_t config_max_bytes;
 static mr_cache_stats stats;
 static int warned;
+static char rejection[192];  /* why the last cache file was rejected (mr_cache_rejection) */
 
 void mr_cache_configure(const mr_cache_config *cfg)
 {
@@ -168,9 +170,22 @@ void mr_cache_configure(const mr_cache_config *cfg)
     if (cfg && cfg->dir) config_dir = mr_str_dup(cfg->dir);
     memset(&stats, 0, sizeof stats);
     warned = 0;
+    rejection[0] = '\0';
 }
 
 void mr_cache_get_stats(mr_cache_stats *out) { *out = stats; }
+
+const char *mr_cache_rejection(void) { return rejection; }
+
+/* Records why a cache file is rejected; returns 0 (not ok) for chaining. */
+__attribute__((format(printf, 1, 2))) static int reject(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rejection, sizeof rejection, fmt, ap);
+    va_end(ap);
+    return 0;
+}
 
 const char *mr_cache_dir(void)
 {
@@ -1667,12 +1682,29 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
     return m;
 }
 
-/* Reads and checks the cache file; the model on success, else NULL. On
- * success s->stamps hold the sources as they are now, and *refresh says
- * that a source had to be hashed (its recorded stamp was taken too close
- * to its last change, or its stat data changed with its content the same)
- * while its new stamp would be trusted: the caller rewrites the file so
- * that later loads skip the hashing (not under hash_always). */
+/* The header's checks, in the order that names the likeliest cause; 1 when
+ * it may be this session's file, else 0 with the reason recorded. */
+static int header_ok(const file_header *h, size_t size, const mr_cache_session *s)
+{
+    if (memcmp(h->magic, MAGIC, sizeof h->magic)) return reject("not a marrow cache file");
+    if (h->bom != BOM) return reject("written on a machine of the other byte order");
+    if (h->version != MR_CACHE_VERSION)
+        return reject("cache format version %u, this marrow reads %d", h->version, MR_CACHE_VERSION);
+    if (h->layout != layout_fingerprint()) return reject("written by a marrow built from other loader code");
+    if (h->key != s->key || h->source_count != (uint32_t)s->source_count) return reject("written for other sources");
+    if (h->file_size != size)
+        return reject("%s: %zu bytes, its header says %llu", size < h->file_size ? "truncated" : "too long", size,
+                      (unsigned long long)h->file_size);
+    return 1;
+}
+
+/* Reads and checks the cache file; the model on success, else NULL (the
+ * reason for mr_cache_rejection when the file exists). On success
+ * s->stamps hold the sources as they are now, and *refresh says that a
+ * source had to be hashed (its recorded stamp was taken too close to its
+ * last change, or its stat data changed with its content the same) while
+ * its new stamp would be trusted: the caller rewrites the file so that
+ * later loads skip the hashing (not under hash_always). */
 static mr_model *read_file(mr_cache_session *s, const char *path, int *refresh)
 {
     int fd = open(s->file, O_RDONLY | O_CLOEXEC);
@@ -1680,29 +1712,33 @@ static mr_model *read_file(mr_cache_session *s, const char *path, int *refresh)
     struct stat st;
     file_header h;
     reader r = {0};
-    int ok = fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof h && (uint64_t)st.st_size <= SIZE_MAX / 2;
+    int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= SIZE_MAX / 2;
+    if (!ok) reject("cannot be read: %s", strerror(errno));
+    else if (st.st_size < (off_t)sizeof h)
+        ok = reject("truncated: %lld bytes, shorter than its %zu-byte header", (long long)st.st_size, sizeof h);
     if (ok) {
         r.size = (size_t)st.st_size;
         r.base = aligned_alloc(64, (r.size + 63) / 64 * 64);
         ok = r.base && read_all(fd, r.base, r.size) == 0;
+        if (!ok) reject("cannot be read: %s", r.base ? strerror(errno) : "out of memory");
     }
     close(fd);
     if (ok) memcpy(&h, r.base, sizeof h);
-    ok = ok && !memcmp(h.magic, MAGIC, sizeof h.magic) && h.version == MR_CACHE_VERSION && h.bom == BOM &&
-         h.layout == layout_fingerprint() && h.key == s->key && h.file_size == r.size &&
-         h.source_count == (uint32_t)s->source_count;
-    ok = ok && mr_cache_hash(r.base + sizeof h, r.size - sizeof h) == h.payload_hash;
+    ok = ok && header_ok(&h, r.size, s);
+    if (ok && mr_cache_hash(r.base + sizeof h, r.size - sizeof h) != h.payload_hash)
+        ok = reject("damaged: the payload's checksum differs from its header's");
     const source_rec *src = ok ? at(&r, sizeof h, h.source_count, sizeof *src, 8) : NULL;
-    if (!src) ok = 0;
+    if (ok && !src) ok = reject("damaged: source records out of range");
     for (int i = 0; ok && i < s->source_count; i++) {
         const char *p = str(&r, src[i].path);
-        ok = p && !strcmp(p, s->sources[i]) && !r.bad;
+        if (!p || r.bad || strcmp(p, s->sources[i])) ok = reject("written for other sources");
     }
     /* The sources as they are now: size, mtime, and stat data or content. */
     *refresh = 0;
     for (int i = 0; ok && i < s->source_count; i++) {
         int hashed;
-        ok = stamp_file(s->sources[i], &s->stamps[i], &src[i], &hashed) == 0;
+        if (stamp_file(s->sources[i], &s->stamps[i], &src[i], &hashed) != 0)
+            ok = reject("stale: %s changed since it was written", s->sources[i]);
         stats.hashed += hashed;
         const mr_cache_stamp *t = &s->stamps[i];
         if (ok && hashed && !hash_always() && t->ctime_ns > 0 && t->ctime_ns + RACY_NS < t->taken_ns)
@@ -1710,8 +1746,9 @@ static mr_model *read_file(mr_cache_session *s, const char *path, int *refresh)
     }
     mr_model *m = NULL;
     r.model_path = path;
-    if (ok) m = build(&r, &h, path);  /* owns the block from here on */
-    else free(r.base);
+    if (ok && !(m = build(&r, &h, path)))  /* owns the block from here on */
+        reject("damaged: a count, offset or index out of range");
+    if (!ok) free(r.base);
     if (!m) stats.rejected++;
     return m;
 }

@@ -200,6 +200,15 @@ typedef struct mr_cache_stats {
 } mr_cache_stats;
 void mr_cache_get_stats(mr_cache_stats *out);
 
+/* Why the last cache file found unusable was rejected, e.g. "truncated:
+ * 1000 bytes, its header says 243552", "cache format version 3, this
+ * marrow reads 4", "stale: /m/bob.md5mesh changed since it was written",
+ * "damaged: the payload's checksum differs from its header's"; "" when
+ * none was since process start (or the last mr_cache_configure). Such a
+ * file is replaced by the load's own write. Static storage, overwritten by
+ * the next rejection; not thread-safe (for tools: `marrow info`). */
+const char *mr_cache_rejection(void);
+
 /* The cache file for a source path and its anims (new string), or NULL
  * when the cache is off or without memory. */
 char *mr_cache_file(const char *path, const char *const *anims, int anim_count);
