@@ -1438,65 +1438,53 @@ static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFL
 }
 #endif
 
-/* Each vertex's 8-slot joints and weights copied from its row of a widened
- * table. */
-static void gather_scalar(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
-                          const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES],
-                          const uint16_t *row_of, size_t from, size_t v)
-{
-    for (size_t i = from; i < v; i++) {
-        memcpy(jdst[i], tj[row_of[i]], sizeof *jdst);
-        memcpy(wdst[i], tw[row_of[i]], sizeof *wdst);
-    }
-}
-
 #if defined(__x86_64__)
-/* AVX-512: four vertices per iteration, every store a whole 64 bytes (two
- * vertices' weights, four vertices' joints), as in widen_avx512. */
-__attribute__((target("avx512f"))) static void
-gather_avx512(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
-              const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES], const uint16_t *row_of,
-              size_t v)
+/* AVX-512 (F, BW, VL, DQ), straight from the stored rows: per vertex a
+ * masked load of its row's slots (zeros in the rest, nothing read past
+ * the row), two vertices per 64-byte store of weights, four per store of
+ * joints. */
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq"))) static void
+gather_rows_avx512(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *js,
+                   const float *ws, const uint16_t *row_of, size_t v, int slots, int joint_bytes)
 {
+    const size_t S = (size_t)slots;
+    const __mmask8 k = (__mmask8)((1u << S) - 1);
+    const uint8_t *j8 = js;
+    const uint16_t *j16 = js;
     size_t i = 0;
     for (; i + 4 <= v; i += 4) {
-        size_t a = row_of[i], b = row_of[i + 1], c = row_of[i + 2], d = row_of[i + 3];
-        __m512i w0 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)tw[a])),
-                                        _mm256_loadu_si256((const __m256i *)tw[b]), 1);
-        __m512i w1 = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)tw[c])),
-                                        _mm256_loadu_si256((const __m256i *)tw[d]), 1);
-        __m512i j = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)tj[a]));
-        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[b]), 1);
-        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[c]), 2);
-        j = _mm512_inserti32x4(j, _mm_loadu_si128((const __m128i *)tj[d]), 3);
-        _mm512_storeu_si512(wdst[i], w0);
-        _mm512_storeu_si512(wdst[i + 2], w1);
-        _mm512_storeu_si512(jdst[i], j);
+        size_t a = row_of[i] * S, b = row_of[i + 1] * S, c = row_of[i + 2] * S, d = row_of[i + 3] * S;
+        __m512 w0 = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_maskz_loadu_ps(k, ws + a)),
+                                       _mm256_maskz_loadu_ps(k, ws + b), 1);
+        __m512 w1 = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_maskz_loadu_ps(k, ws + c)),
+                                       _mm256_maskz_loadu_ps(k, ws + d), 1);
+        __m256i j0, j1;
+        if (joint_bytes == 1) {
+            j0 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_maskz_loadu_epi8(k, j8 + a), _mm_maskz_loadu_epi8(k, j8 + b)));
+            j1 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_maskz_loadu_epi8(k, j8 + c), _mm_maskz_loadu_epi8(k, j8 + d)));
+        } else {
+            j0 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_maskz_loadu_epi16(k, j16 + a)),
+                                         _mm_maskz_loadu_epi16(k, j16 + b), 1);
+            j1 = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_maskz_loadu_epi16(k, j16 + c)),
+                                         _mm_maskz_loadu_epi16(k, j16 + d), 1);
+        }
+        _mm512_storeu_ps(wdst[i], w0);
+        _mm512_storeu_ps(wdst[i + 2], w1);
+        _mm512_storeu_si512(jdst[i], _mm512_inserti64x4(_mm512_castsi256_si512(j0), j1, 1));
     }
-    _mm256_zeroupper();  /* as in widen_avx512 */
-    gather_scalar(jdst, wdst, tj, tw, row_of, i, v);
+    for (; i < v; i++) {
+        size_t a = row_of[i] * S;
+        _mm256_storeu_ps(wdst[i], _mm256_maskz_loadu_ps(k, ws + a));
+        _mm_storeu_si128((__m128i *)jdst[i], joint_bytes == 1 ? _mm_cvtepu8_epi16(_mm_maskz_loadu_epi8(k, j8 + a))
+                                                              : _mm_maskz_loadu_epi16(k, j16 + a));
+    }
 }
 #endif
-
-static void gather(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES],
-                   const uint16_t (*tj)[MR_MAX_INFLUENCES], const float (*tw)[MR_MAX_INFLUENCES],
-                   const uint16_t *row_of, size_t v)
-{
-#if defined(__x86_64__)
-    static int avx512 = -1;
-    if (avx512 < 0) avx512 = __builtin_cpu_supports("avx512f");
-    if (avx512) {
-        gather_avx512(jdst, wdst, tj, tw, row_of, v);
-        return;
-    }
-#endif
-    gather_scalar(jdst, wdst, tj, tw, row_of, 0, v);
-}
 
 /* Joints and weights: in place when stored with 8 wide slots, else widened
- * into arrays the mesh owns: per vertex, or (row_of) the distinct rows
- * widened into a scratch table and copied to each vertex by its row. Every
- * stored joint is checked below joints, every row number below rows. */
+ * into arrays the mesh owns: per vertex, or (row_of) each vertex from its
+ * row. Every stored joint is checked below joints, every row number below
+ * rows, before any is used. */
 static void read_influences(reader *r, const mesh_rec *mr, mr_mesh *me, int joints)
 {
     uint64_t v = (uint64_t)mr->vertex_count;
@@ -1528,7 +1516,18 @@ static void read_influences(reader *r, const mesh_rec *mr, mr_mesh *me, int join
         widen(me->joints, me->weights, js, ws, (size_t)v, mr->slots, mr->joint_bytes);
         return;
     }
-    /* rows <= MAX_ROWS: a scratch table of at most 3 MB */
+#if defined(__x86_64__)
+    static int avx512 = -1;
+    if (avx512 < 0)
+        avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    if (avx512) {
+        gather_rows_avx512(me->joints, me->weights, js, ws, row_of, (size_t)v, mr->slots, mr->joint_bytes);
+        return;
+    }
+#endif
+    /* Elsewhere the rows widened once into a scratch table (rows <= MAX_ROWS:
+     * at most 3 MB), then each vertex's row copied. */
     uint16_t (*tj)[MR_MAX_INFLUENCES] = malloc((size_t)count * (sizeof *tj + sizeof(float[MR_MAX_INFLUENCES])));
     if (!tj) {
         r->bad = 1;
@@ -1536,8 +1535,10 @@ static void read_influences(reader *r, const mesh_rec *mr, mr_mesh *me, int join
     }
     float (*tw)[MR_MAX_INFLUENCES] = (float (*)[MR_MAX_INFLUENCES])(tj + count);
     widen(tj, tw, js, ws, (size_t)count, mr->slots, mr->joint_bytes);
-    gather(me->joints, me->weights, (const uint16_t (*)[MR_MAX_INFLUENCES])tj,
-           (const float (*)[MR_MAX_INFLUENCES])tw, row_of, (size_t)v);
+    for (size_t i = 0; i < (size_t)v; i++) {
+        memcpy(me->joints[i], tj[row_of[i]], sizeof *tj);
+        memcpy(me->weights[i], tw[row_of[i]], sizeof *tw);
+    }
     free(tj);
 }
 
