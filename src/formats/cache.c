@@ -1107,9 +1107,9 @@ typedef struct reader {
 
 /* A widened array of n bytes: allocated on its own, so the mesh owns and
  * frees it like a source load's (model.c frees only what lies outside the
- * block); 64-byte aligned, so that the 64-byte stores of widen_avx512 never
- * split a cache line (malloc's 16-byte alignment cost TM.glb ~1.5 us of
- * ~7). NULL (bad) without memory. */
+ * block); 64-byte aligned, so that the 64-byte stores of widen_avx512 and
+ * gather_rows_avx512 never split a cache line (malloc's 16-byte alignment
+ * cost TM.glb ~1.5 us of ~7). NULL (bad) without memory. */
 static void *widen_to(reader *r, uint64_t n)
 {
     void *p = aligned_alloc(64, n ? ((size_t)n + 63) / 64 * 64 : 64);

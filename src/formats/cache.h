@@ -48,7 +48,8 @@
  *     attributes, as open(2) does, so NFS clients keep close-to-open
  *     consistency; or
  *   - the same content hash: the source is read (through one static 1 MiB
- *     buffer) and hashed, about 19 GB/s with AVX2 on the bench machine.
+ *     buffer) and hashed, about 18 GB/s read and hashed on the bench
+ *     machine.
  *     This is the path when stat data differ (a renamed-over identical copy
  *     still hits) or the stamp was taken within 2 s of the source's last
  *     change (a model loaded right after its export); once that change is
@@ -106,31 +107,34 @@
  * 8 slots with wide joints and no such sharing, or with indices past
  * 65535, is read in place. A cached load allocates the block, the model,
  * its path, mesh and clip arrays, per narrowed mesh its widened joints,
- * weights and indices (the mesh owns them; 64-byte aligned) and for shared
- * rows a scratch table of them widened, and per clip the clip, its error
- * budgets and markers: no other per-vertex or per-key work besides the
- * range checks.
+ * weights and indices (the mesh owns them; 64-byte aligned), for shared
+ * rows on a CPU without AVX-512 a scratch table of them widened, and per
+ * clip the clip, its error budgets and markers: no other per-vertex or
+ * per-key work besides the range checks.
  *
  * Speed (`marrow bench --only load`, median CPU time of 20 loads, three
- * runs alternating with the MR_CACHE_VERSION 1 build, shared 2-core
- * machine at load 12-13, assimp 5.2.4 in the same run; ms, assimp/cached):
- *                version 1           default              hash_always
- *   TM.glb       .061-.066  11-13x   .031-.033  23-26x    .050-.051  14-16x
- *   astro.glb    .112-.159  13-18x   .054-.075  35-38x    .086-.135  20-23x
- *   ThinMatrix   .066-.074  20-23x   .031-.044  44-67x    .059-.073  27-36x
- *   astroBoy     .102-.117  37-42x   .034-.069  74-145x   .120-.200  33-42x
- * The files shrank from 441, 879, 392 and 408 KB to 317, 740, 308 and 270.
- * On the same machine quiet (load 2) assimp is faster and the ratios lower:
- * default TM.glb .032-.033 ms 16-19x (assimp .54-.62), astro.glb 26-28x,
- * ThinMatrix 37-40x, astroBoy 55-119x; hash_always 10-12x, 15-16x, 19-20x,
- * 37-39x. TM.glb is the one row under 20x there: ~32 us is five system
- * calls, copying and checksumming 317 KB and widening 204 KB of 8-slot
- * influences, each a few microseconds.
- * A trusted cached load is five system calls (statx of the source; open,
- * fstat, read, close of the cache file), copying and checksumming the
- * file (~60 us/MB here), widening and the range checks; hashing the
- * sources adds ~50 us per MB of source, which is why TM.glb (288 KB of
- * source for a 0.7-0.8 ms assimp load) stays under 20x with hash_always.
+ * runs alternating with the MR_CACHE_VERSION 3 build, shared 2-core
+ * machine at load 2, assimp 5.2.4 in the same run, assimp .58-.62 ms for
+ * TM.glb; ms, assimp/cached):
+ *                version 3              version 4             hash_always 3 -> 4
+ *   TM.glb       .030-.033  18-20x      .020        29-30x    11-13x -> 16-17x
+ *   astro.glb    .069-.072  25-27x      .044-.068   29-41x    12-15x -> 13-19x
+ *   ThinMatrix   .032-.052  41-49x      .018-.023   74-90x    23-29x -> 40-47x
+ *   astroBoy     .031-.045  134-140x    .022-.027   186-225x  35-42x -> 42-48x
+ * Version 4 stores shared influence rows once and a clip's equal key time
+ * arrays once (files 324800, 758272, 316288, 276736 bytes -> 243552,
+ * 644800, 227200, 207808), checksums with weighted Fletcher sums
+ * (mr_cache_hash) and widens with AVX-512 into 64-byte aligned arrays.
+ * Where a TM.glb hit's ~20 us go (perf, a loop of hits): the copy in
+ * read(2) of the 243 KB file ~30%, writing its 204 KB of 8-slot
+ * influences ~22%, the checksum ~17%, the other system calls (statx of
+ * the source; open, fstat, close of the cache file) and malloc ~15%, the
+ * rest range checks and fix-ups. mmap(2) instead of read was slower here
+ * (version 3's 324 KB file: map with MAP_POPULATE, checksum, unmap 19.6 us,
+ * read and checksum 18.6), and a mapping would change under a model if
+ * the file were written in place. Hashing the sources (hash_always) adds
+ * ~55 us per MB of source, which is why TM.glb (288 KB of source for a
+ * ~0.6 ms assimp load) stays under 20x with hash_always.
  *
  * Size: after each write, when the folder's cache files (<key>.mrc) add up
  * to more than the bound (mr_cache_config.max_bytes), the least recently
