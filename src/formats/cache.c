@@ -688,10 +688,11 @@ static int used_slots(const mr_mesh *m)
     return slots;
 }
 
-/* The distinct influence rows of v vertices (row_bytes each, joints[i]
- * and weights[i] compared as bytes) and each vertex's row; 0 when they
- * number more than MAX_ROWS or without memory. *first gets, per row, the
- * first vertex that has it (malloc'd; *row_of too). */
+/* How many distinct influence rows the mesh's vertices have (a row: a
+ * vertex's first `slots` joints and weights, compared as bytes), with each
+ * vertex's row in *row_of and each row's first vertex in *first (both
+ * malloc'd); 0 (and NULLs) when there are more than MAX_ROWS or without
+ * memory. */
 #define MAX_ROWS 65536
 static size_t distinct_rows(const mr_mesh *m, int slots, uint32_t **first, uint16_t **row_of)
 {
