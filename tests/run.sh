@@ -39,6 +39,12 @@ for t in "$TEST_BIN_DIR"/test_*; do
     [ -x "$t" ] || continue
     run_suite "$(basename "$t")" "$t"
 done
+# Suites of kernels with wider SIMD paths (src/core/cpu.h) once more at the
+# baseline, so the SSE2 paths are checked on machines that have AVX.
+for t in test_blend test_cache test_cpu; do
+    [ -x "$TEST_BIN_DIR/$t" ] || continue
+    run_suite "$t at MARROW_SIMD=sse2" env MARROW_SIMD=sse2 "$TEST_BIN_DIR/$t"
+done
 for s in tests/cli_*.sh; do
     [ -f "$s" ] || continue
     run_suite "$(basename "$s" .sh)" sh "$s"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/str.h"
 
 /* ---- validation --------------------------------------------------------- */
@@ -250,7 +251,7 @@ static int blend_groups(const mr_blend_job *job, float total)
 {
     int n = job->skeleton->joint_count;
 #ifdef BLEND_AVX
-    if (n >= 8 && __builtin_cpu_supports("avx")) {
+    if (n >= 8 && mr_simd() >= MR_SIMD_AVX) {
         if (blend_groups8(job, total, 0) < n) blend_groups8(job, total, n - 8);
         return n;
     }

@@ -17,6 +17,7 @@
 
 #include "anim/clip_dense.h"
 #include "core/alloc.h"
+#include "core/cpu.h"
 #include "core/path.h"
 #include "core/str.h"
 
@@ -136,9 +137,7 @@ static uint64_t hash_with(const void *data, size_t n, int simd)
 static int simd_level(void)
 {
 #ifdef HAVE_AVX2_PATH
-    static int level = -1;
-    if (level < 0) level = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return level;
+    return mr_simd() >= MR_SIMD_AVX2;
 #else
     return 0;
 #endif
@@ -1424,11 +1423,7 @@ widen_avx512(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCE
 static void widen(uint16_t (*jdst)[MR_MAX_INFLUENCES], float (*wdst)[MR_MAX_INFLUENCES], const void *jsrc,
                   const float *wsrc, size_t v, int slots, int joint_bytes)
 {
-    static int avx512 = -1;
-    if (avx512 < 0)
-        avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                 __builtin_cpu_supports("avx512vl");
-    if (avx512) widen_avx512(jdst, wdst, jsrc, wsrc, v, slots, joint_bytes);
+    if (mr_simd() >= MR_SIMD_AVX512) widen_avx512(jdst, wdst, jsrc, wsrc, v, slots, joint_bytes);
     else widen_sse2(jdst, wdst, jsrc, wsrc, v, slots, joint_bytes);
 }
 #else
@@ -1518,11 +1513,7 @@ static void read_influences(reader *r, const mesh_rec *mr, mr_mesh *me, int join
         return;
     }
 #if defined(__x86_64__)
-    static int avx512 = -1;
-    if (avx512 < 0)
-        avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-    if (avx512) {
+    if (mr_simd() >= MR_SIMD_AVX512) {
         gather_rows_avx512(me->joints, me->weights, js, ws, row_of, (size_t)v, mr->slots, mr->joint_bytes);
         return;
     }
