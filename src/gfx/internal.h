@@ -116,6 +116,13 @@ struct mr_renderer {
     GLuint draw_tex;                           /* the colour texture when fxaa */
     GLuint resolve_fbo, resolve_color, resolve_stencil;  /* stencil: FXAA's edge pixels */
     int fxaa;
+    /* Single-sampled targets only: the sky gradient drawn once into sky_fbo
+     * (sky_color) and copied into draw_fbo at the start of every frame, as
+     * long as its colours (sky_key) stay the same; sky_valid = 0 redraws
+     * it (new size, new programs). */
+    GLuint sky_fbo, sky_color;
+    float sky_key[8];            /* sky_top, sky_bottom it was drawn with */
+    int sky_valid;
     GLuint shadow_fbo, shadow_tex;
     int shadow_size;
 

@@ -1,6 +1,7 @@
 /* renderer.c — the renderer's lifetime, frame recording and the passes run
- * by mr_renderer_end_frame: bone palette upload, shadow map, models, floor,
- * sky, lines, overlay, then FXAA and text (single-sampled) or text and the
+ * by mr_renderer_end_frame: bone palette upload, shadow map, the sky (copied
+ * from a kept image, or drawn last when multisampled), models, floor, lines,
+ * overlay, then FXAA and text (single-sampled) or text and the
  * MSAA resolve; and reading the result back. */
 #include <float.h>
 #include <math.h>
@@ -134,6 +135,7 @@ static void install_programs(mr_renderer *r, programs *p)
         set_sampler(p->floor[sh], "u_shadow_map", UNIT_SHADOW);
     }
     r->prog.sky = p->sky;
+    r->sky_valid = 0;            /* drawn again with the new program */
     r->prog.line = p->line;
     r->prog.text = p->text;
     for (int mark = 0; mark < 2; mark++) {
@@ -661,6 +663,45 @@ static void draw_floor(mr_renderer *r, int shadows, const mat4 light_vp, float t
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
 }
 
+/* The sky gradient over the whole viewport (vertex array and depth state
+ * as the caller set them). */
+static void draw_sky(mr_renderer *r)
+{
+    const mr_scene *s = &r->scene;
+    glUseProgram(r->prog.sky);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
+    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
+    glUniform2f(glGetUniformLocation(r->prog.sky, "u_screen"), (float)r->width, (float)r->height);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+/* Fills draw_fbo's colour with the sky (single-sampled targets). The sky
+ * depends only on the frame's height and its two colours, so it is drawn
+ * into sky_fbo when those change and copied from there every frame: a
+ * memory copy instead of a shaded, depth-tested pass over the empty part
+ * of the frame. Every pixel the floor or the models do not cover keeps
+ * it, as the sky drawn last at the far plane would give. */
+static void copy_sky(mr_renderer *r)
+{
+    const mr_scene *s = &r->scene;
+    float key[8];
+    memcpy(key, s->sky_top, sizeof(float[4]));
+    memcpy(key + 4, s->sky_bottom, sizeof(float[4]));
+    if (!r->sky_valid || memcmp(key, r->sky_key, sizeof key) != 0) {
+        glBindFramebuffer(GL_FRAMEBUFFER, r->sky_fbo);
+        glViewport(0, 0, r->width, r->height);
+        glDisable(GL_DEPTH_TEST);
+        glBindVertexArray(r->empty_vao);
+        draw_sky(r);
+        memcpy(r->sky_key, key, sizeof key);
+        r->sky_valid = 1;
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, r->sky_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->draw_fbo);
+    glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
+                      GL_NEAREST);
+}
+
 /* Keeps the part of the convex polygon p (n points, 4 floats each) where
  * dot(plane, point) >= 0; returns the new count (at most n + 1, out holds
  * room for it). */
@@ -870,6 +911,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     upload_palette(r);
     if (shadows) shadow_pass(r, light_vp);
 
+    if (r->sky_fbo) copy_sky(r);
     glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
     glViewport(0, 0, r->width, r->height);
     glEnable(GL_MULTISAMPLE);
@@ -916,16 +958,15 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
         glDisable(GL_SCISSOR_TEST);
     }
 
-    /* sky: at the far plane, wherever nothing was drawn (no colour clear needed) */
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_FALSE);
-    glUseProgram(r->prog.sky);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_top"), 1, s->sky_top);
-    glUniform4fv(glGetUniformLocation(r->prog.sky, "u_sky_bottom"), 1, s->sky_bottom);
-    glUniform2f(glGetUniformLocation(r->prog.sky, "u_screen"), (float)r->width, (float)r->height);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glDepthFunc(GL_LESS);
-    glDepthMask(GL_TRUE);
+    /* sky (multisampled targets; the others start from the sky image): at
+     * the far plane, wherever nothing was drawn (no colour clear needed) */
+    if (!r->sky_fbo) {
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_FALSE);
+        draw_sky(r);
+        glDepthFunc(GL_LESS);
+        glDepthMask(GL_TRUE);
+    }
 
     /* lines: depth-tested, then the overlay on top */
     gfx_lines_draw(r, 0);

@@ -2,7 +2,8 @@
  * target the scene is drawn in (multisampled renderbuffers, or with FXAA a
  * single-sampled colour texture the post-process pass reads), the
  * single-sample target the frame ends in (read back, or blitted to a
- * window), and the shadow map's depth texture. */
+ * window), the sky image of single-sampled frames, and the shadow map's
+ * depth texture. */
 #include "gfx/internal.h"
 
 static const char *fbo_status_name(GLenum s)
@@ -27,6 +28,10 @@ void gfx_targets_free(mr_renderer *r)
     if (r->resolve_stencil) glDeleteRenderbuffers(1, &r->resolve_stencil);
     r->draw_fbo = r->draw_color = r->draw_tex = r->draw_depth = r->resolve_fbo = r->resolve_color = 0;
     r->resolve_stencil = 0;
+    if (r->sky_fbo) glDeleteFramebuffers(1, &r->sky_fbo);
+    if (r->sky_color) glDeleteRenderbuffers(1, &r->sky_color);
+    r->sky_fbo = r->sky_color = 0;
+    r->sky_valid = 0;
 }
 
 mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err)
@@ -85,12 +90,23 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, r->resolve_stencil);
     }
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st == GL_FRAMEBUFFER_COMPLETE && !samples) {
+        /* the sky image: the same format as the draw target, so copying it
+         * in is a plain memory copy */
+        glGenRenderbuffers(1, &r->sky_color);
+        glBindRenderbuffer(GL_RENDERBUFFER, r->sky_color);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+        glGenFramebuffers(1, &r->sky_fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->sky_fbo);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->sky_color);
+        st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve framebuffer: %s", width, height,
-                            fbo_status_name(st));
+        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve or sky framebuffer: %s", width,
+                            height, fbo_status_name(st));
     }
     r->width = width;
     r->height = height;
