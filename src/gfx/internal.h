@@ -87,6 +87,16 @@ typedef struct gfx_model_program {
         has_diffuse_map, has_normal_map, alpha_cutout;
 } gfx_model_program;
 
+/* Everything the floor and the sky behind it depend on, but the shadow
+ * (compared with memcmp: filled after zeroing). */
+typedef struct gfx_backdrop_key {
+    mat4 view_proj;
+    vec3 eye, ambient;
+    mr_light lights[2];
+    float sky_top[4], sky_bottom[4];
+    float floor_center[2], floor_extent, floor_y, grid_step;
+} gfx_backdrop_key;
+
 typedef struct gfx_shadow_program {
     GLuint id;
     GLint world, palette_offset, light_view_proj;
@@ -123,6 +133,12 @@ struct mr_renderer {
     GLuint sky_fbo, sky_color;
     float sky_key[8];            /* sky_top, sky_bottom it was drawn with */
     int sky_valid;
+    /* Single-sampled targets only: the backdrop, the unshadowed floor over
+     * the sky with its depth, kept while everything it depends on
+     * (backdrop_key) stays the same; see renderer.c, backdrop_begin. */
+    GLuint backdrop_fbo, backdrop_color, backdrop_depth;
+    gfx_backdrop_key backdrop_key, last_key;  /* the kept one's; last frame's */
+    int backdrop_valid;
     GLuint shadow_fbo, shadow_tex;
     int shadow_size;
 

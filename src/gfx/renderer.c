@@ -1,7 +1,8 @@
 /* renderer.c — the renderer's lifetime, frame recording and the passes run
  * by mr_renderer_end_frame: bone palette upload, shadow map, the sky (copied
- * from a kept image, or drawn last when multisampled), models, floor, lines,
- * overlay, then FXAA and text (single-sampled) or text and the
+ * from a kept image, or drawn last when multisampled), models, floor (or,
+ * while the view stays, the kept floor copied in first with only its shadow
+ * drawn again), lines, overlay, then FXAA and text (single-sampled) or text and the
  * MSAA resolve; and reading the result back. */
 #include <float.h>
 #include <math.h>
@@ -135,7 +136,7 @@ static void install_programs(mr_renderer *r, programs *p)
         set_sampler(p->floor[sh], "u_shadow_map", UNIT_SHADOW);
     }
     r->prog.sky = p->sky;
-    r->sky_valid = 0;            /* drawn again with the new program */
+    r->sky_valid = r->backdrop_valid = 0;   /* drawn again with the new programs */
     r->prog.line = p->line;
     r->prog.text = p->text;
     for (int mark = 0; mark < 2; mark++) {
@@ -675,13 +676,13 @@ static void draw_sky(mr_renderer *r)
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
-/* Fills draw_fbo's colour with the sky (single-sampled targets). The sky
+/* Fills target's colour with the sky (single-sampled targets). The sky
  * depends only on the frame's height and its two colours, so it is drawn
  * into sky_fbo when those change and copied from there every frame: a
  * memory copy instead of a shaded, depth-tested pass over the empty part
  * of the frame. Every pixel the floor or the models do not cover keeps
  * it, as the sky drawn last at the far plane would give. */
-static void copy_sky(mr_renderer *r)
+static void copy_sky(mr_renderer *r, GLuint target)
 {
     const mr_scene *s = &r->scene;
     float key[8];
@@ -697,9 +698,73 @@ static void copy_sky(mr_renderer *r)
         r->sky_valid = 1;
     }
     glBindFramebuffer(GL_READ_FRAMEBUFFER, r->sky_fbo);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->draw_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target);
     glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height, GL_COLOR_BUFFER_BIT,
                       GL_NEAREST);
+}
+
+/* The inputs of the unshadowed floor over the sky (see gfx_backdrop_key). */
+static void backdrop_key(const mr_renderer *r, gfx_backdrop_key *k)
+{
+    const mr_scene *s = &r->scene;
+    memset(k, 0, sizeof *k);
+    glm_mat4_copy((vec4 *)r->view_proj, k->view_proj);
+    glm_vec3_copy((float *)r->eye, k->eye);
+    glm_vec3_copy((float *)s->ambient, k->ambient);
+    memcpy(k->lights, s->lights, sizeof k->lights);
+    memcpy(k->sky_top, s->sky_top, sizeof k->sky_top);
+    memcpy(k->sky_bottom, s->sky_bottom, sizeof k->sky_bottom);
+    memcpy(k->floor_center, s->floor_center, sizeof k->floor_center);
+    k->floor_extent = s->floor_extent;
+    k->floor_y = s->floor_y;
+    k->grid_step = s->grid_step;
+}
+
+/* Starts a single-sampled frame's colour and depth in draw_fbo. While the
+ * camera, lights, sky and floor stay as they were in the last frame, the
+ * floor does not change either, but for the shadow on it: so from the
+ * second such frame on, the floor (unshadowed program, whole) over the sky
+ * is drawn once into backdrop_fbo with its depth, and each frame starts
+ * as a memory copy of that. Returns 1 then: the caller draws the
+ * shadowed floor over the shadow's footprint and the models on top, both
+ * depth-tested with LEQUAL, which gives the pixels of the floor drawn
+ * after the models (a model wins a tie with the floor either way).
+ * Returns 0 when draw_fbo holds the sky and a cleared depth instead: a
+ * moving camera, or no floor; the floor is then drawn after the models. */
+static int backdrop_begin(mr_renderer *r, const mat4 light_vp, float texel_world)
+{
+    gfx_backdrop_key key;
+    backdrop_key(r, &key);
+    int steady = memcmp(&key, &r->last_key, sizeof key) == 0;
+    r->last_key = key;
+    int keep = steady && !r->scene.hide_floor;
+    if (keep && !(r->backdrop_valid && memcmp(&key, &r->backdrop_key, sizeof key) == 0)) {
+        copy_sky(r, r->backdrop_fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->backdrop_fbo);
+        glViewport(0, 0, r->width, r->height);
+        glDepthMask(GL_TRUE);
+        glClearDepth(1.0);
+        glClear(GL_DEPTH_BUFFER_BIT);
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LESS);
+        glBindVertexArray(r->empty_vao);
+        draw_floor(r, 0, light_vp, texel_world, NULL);
+        r->backdrop_key = key;
+        r->backdrop_valid = 1;
+    }
+    if (keep) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->backdrop_fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, r->draw_fbo);
+        glBlitFramebuffer(0, 0, r->width, r->height, 0, 0, r->width, r->height,
+                          GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT, GL_NEAREST);
+        return 1;
+    }
+    copy_sky(r, r->draw_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
+    glDepthMask(GL_TRUE);
+    glClearDepth(1.0);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    return 0;
 }
 
 /* Keeps the part of the convex polygon p (n points, 4 floats each) where
@@ -840,6 +905,35 @@ static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, floa
     return screen_box_rect(&box, r, 2.0f, rect);
 }
 
+/* The floor: opaque, its edge faded into the sky colour by the shader. The
+ * shadow lookups only matter inside the shadow map's footprint: there the
+ * shadowed program, around it (unless only_shadow: the rest is already
+ * drawn) the unshadowed one, scissored. */
+static void floor_pass(mr_renderer *r, int shadows, int have_bounds, const vec3 bmin, const vec3 bmax,
+                       const mat4 light_vp, float texel_world, int only_shadow)
+{
+    int rect[4] = {0, 0, r->width, r->height};
+    int inside = shadows && have_bounds
+                     ? shadow_footprint_rect(r, light_vp, texel_world, bmin, bmax, rect) : 0;
+    glBindVertexArray(r->empty_vao);
+    if (inside < 0 || (inside && rect[0] == 0 && rect[1] == 0 && rect[2] == r->width &&
+                       rect[3] == r->height)) {
+        draw_floor(r, 1, light_vp, texel_world, NULL);   /* unbounded or whole screen */
+    } else {
+        if (inside) draw_floor(r, 1, light_vp, texel_world, rect);
+        const int bands[4][4] = {
+            {0, 0, r->width, inside ? rect[1] : r->height},        /* below (GL: y up) */
+            {0, rect[3], r->width, inside ? r->height : rect[3]}, /* above */
+            {0, rect[1], rect[0], rect[3]},                      /* left */
+            {rect[2], rect[1], r->width, rect[3]},               /* right */
+        };
+        for (int i = 0; !only_shadow && i < (inside ? 4 : 1); i++)
+            if (bands[i][2] > bands[i][0] && bands[i][3] > bands[i][1])
+                draw_floor(r, 0, light_vp, texel_world, bands[i]);
+    }
+    glDisable(GL_SCISSOR_TEST);
+}
+
 /* Adds the world-space points of a line array (and their size in pixels
  * to *pad) to box. */
 static void add_line_points(screen_box *box, const mr_renderer *r, const gfx_line_array *lines, float *pad)
@@ -911,52 +1005,45 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     upload_palette(r);
     if (shadows) shadow_pass(r, light_vp);
 
-    if (r->sky_fbo) copy_sky(r);
+    /* the frame starts from the kept floor over the sky (kept), the sky
+     * alone, or (multisampled) nothing but a cleared depth */
+    int kept = 0;
+    if (r->sky_fbo) {
+        kept = backdrop_begin(r, light_vp, texel_world);
+    } else {
+        glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
+        glDepthMask(GL_TRUE);
+        glClearDepth(1.0);
+        glClear(GL_DEPTH_BUFFER_BIT);
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
     glViewport(0, 0, r->width, r->height);
     glEnable(GL_MULTISAMPLE);
-    glDepthMask(GL_TRUE);
-    glClearDepth(1.0);
-    glClear(GL_DEPTH_BUFFER_BIT);
     glActiveTexture(GL_TEXTURE0 + UNIT_SHADOW);
     glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
-
-    /* models first, so the floor and sky behind them fail the depth test
-     * instead of being shaded (llvmpipe pays for every fragment) */
     glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);
+    if (kept) {
+        /* the floor's shadow over the kept floor, where the floor is (its
+         * depth there is the kept one), not writing depth */
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_FALSE);
+        floor_pass(r, shadows, have_bounds, bmin, bmax, light_vp, texel_world, 1);
+    }
+
+    /* models, then (not kept) the floor: the floor behind them fails the
+     * depth test instead of being shaded (llvmpipe pays for every
+     * fragment) */
+    glDepthFunc(kept ? GL_LEQUAL : GL_LESS);
     glDepthMask(GL_TRUE);
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
         glUseProgram(r->prog.model[shadows][k].id);
         set_lighting(r, r->prog.model[shadows][k].id, light_vp, texel_world);
     }
     model_pass(r, shadows);
+    glDepthFunc(GL_LESS);
 
-    /* floor: opaque, its edge faded into the sky colour by the shader. The
-     * shadow lookups only matter inside the shadow map's footprint: there
-     * the shadowed program, around it the unshadowed one (scissored). */
-    glBindVertexArray(r->empty_vao);
-    if (!s->hide_floor) {
-        int rect[4] = {0, 0, r->width, r->height};
-        int inside = shadows && have_bounds
-                         ? shadow_footprint_rect(r, light_vp, texel_world, bmin, bmax, rect) : 0;
-        if (inside < 0 || (inside && rect[0] == 0 && rect[1] == 0 && rect[2] == r->width &&
-                           rect[3] == r->height)) {
-            draw_floor(r, 1, light_vp, texel_world, NULL);   /* unbounded or whole screen */
-        } else {
-            if (inside) draw_floor(r, 1, light_vp, texel_world, rect);
-            const int bands[4][4] = {
-                {0, 0, r->width, inside ? rect[1] : r->height},        /* below (GL: y up) */
-                {0, rect[3], r->width, inside ? r->height : rect[3]}, /* above */
-                {0, rect[1], rect[0], rect[3]},                      /* left */
-                {rect[2], rect[1], r->width, rect[3]},               /* right */
-            };
-            for (int i = 0; i < (inside ? 4 : 1); i++)
-                if (bands[i][2] > bands[i][0] && bands[i][3] > bands[i][1])
-                    draw_floor(r, 0, light_vp, texel_world, bands[i]);
-        }
-        glDisable(GL_SCISSOR_TEST);
-    }
+    if (!kept && !s->hide_floor)
+        floor_pass(r, shadows, have_bounds, bmin, bmax, light_vp, texel_world, 0);
 
     /* sky (multisampled targets; the others start from the sky image): at
      * the far plane, wherever nothing was drawn (no colour clear needed) */

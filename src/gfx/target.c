@@ -2,8 +2,10 @@
  * target the scene is drawn in (multisampled renderbuffers, or with FXAA a
  * single-sampled colour texture the post-process pass reads), the
  * single-sample target the frame ends in (read back, or blitted to a
- * window), the sky image of single-sampled frames, and the shadow map's
- * depth texture. */
+ * window), the sky and backdrop images of single-sampled frames, and the
+ * shadow map's depth texture. */
+#include <string.h>
+
 #include "gfx/internal.h"
 
 static const char *fbo_status_name(GLenum s)
@@ -32,6 +34,32 @@ void gfx_targets_free(mr_renderer *r)
     if (r->sky_color) glDeleteRenderbuffers(1, &r->sky_color);
     r->sky_fbo = r->sky_color = 0;
     r->sky_valid = 0;
+    if (r->backdrop_fbo) glDeleteFramebuffers(1, &r->backdrop_fbo);
+    if (r->backdrop_color) glDeleteRenderbuffers(1, &r->backdrop_color);
+    if (r->backdrop_depth) glDeleteRenderbuffers(1, &r->backdrop_depth);
+    r->backdrop_fbo = r->backdrop_color = r->backdrop_depth = 0;
+    r->backdrop_valid = 0;
+    memset(&r->last_key, 0, sizeof r->last_key);
+}
+
+/* A framebuffer of one single-sampled RGBA8 colour renderbuffer and, when
+ * depth is not NULL, a DEPTH_COMPONENT24 one: the formats of draw_fbo, so
+ * copies between them are plain memory copies. */
+static GLenum make_image(int width, int height, GLuint *fbo, GLuint *color, GLuint *depth)
+{
+    glGenRenderbuffers(1, color);
+    glBindRenderbuffer(GL_RENDERBUFFER, *color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
+    if (depth) {
+        glGenRenderbuffers(1, depth);
+        glBindRenderbuffer(GL_RENDERBUFFER, *depth);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *depth);
+    }
+    return glCheckFramebufferStatus(GL_FRAMEBUFFER);
 }
 
 mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *err)
@@ -90,22 +118,15 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, r->resolve_stencil);
     }
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st == GL_FRAMEBUFFER_COMPLETE && !samples) {
-        /* the sky image: the same format as the draw target, so copying it
-         * in is a plain memory copy */
-        glGenRenderbuffers(1, &r->sky_color);
-        glBindRenderbuffer(GL_RENDERBUFFER, r->sky_color);
-        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
-        glGenFramebuffers(1, &r->sky_fbo);
-        glBindFramebuffer(GL_FRAMEBUFFER, r->sky_fbo);
-        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->sky_color);
-        st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    }
+    if (st == GL_FRAMEBUFFER_COMPLETE && !samples)
+        st = make_image(width, height, &r->sky_fbo, &r->sky_color, NULL);
+    if (st == GL_FRAMEBUFFER_COMPLETE && !samples)
+        st = make_image(width, height, &r->backdrop_fbo, &r->backdrop_color, &r->backdrop_depth);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve or sky framebuffer: %s", width,
+        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve, sky or backdrop framebuffer: %s", width,
                             height, fbo_status_name(st));
     }
     r->width = width;
