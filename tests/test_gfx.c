@@ -51,6 +51,7 @@ typedef struct shot {
     int panel;             /* a red opaque panel at (20, 10) 40x20, before the text */
     mr_gpu_model model;    /* 0: the figure */
     int cpu_pose;          /* model holds pre-skinned static meshes: no skin matrices */
+    float turn;            /* degrees added to the camera's yaw */
 } shot;
 
 static void camera_for(mr_scene *sc, const mat4 disp)
@@ -80,6 +81,7 @@ static void render(const shot *s, uint8_t *out)
     mr_model_display_matrix(fig, disp);
     mr_scene sc = {0};
     camera_for(&sc, disp);
+    sc.camera.yaw += s->turn;
     sc.hide_floor = s->hide_floor;
     sc.no_shadows = s->no_shadows;
     CHECK(mr_renderer_begin_frame(ren, &sc) == MR_OK);
@@ -712,6 +714,37 @@ TEST(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pix
     keep("floor_partition_marked", img_c);
     mr_renderer_destroy(all);
     mr_renderer_destroy(marked);
+}
+
+/* A renderer like the shared one that has drawn no frame yet. */
+static mr_renderer *fresh_renderer(void)
+{
+    mr_renderer *r2 = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .shadow_size = 1024,
+                                                     .quiet = 1}, &r2, &err) == MR_OK, "%s", err.msg);
+    return r2;
+}
+
+TEST(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera)
+{
+    /* From a steady view's second frame on, the floor comes from the kept
+     * backdrop; a turned camera draws it afresh, then keeps the new one. */
+    static const shot shots[] = {{.t = 0.5f}, {.t = 0.7f}, {.t = 0.9f}, {.t = 0.9f, .turn = 25},
+                                 {.t = 1.1f, .turn = 25}, {.t = 1.3f, .turn = 25},
+                                 {.t = 0.3f, .no_shadows = 1}, {.t = 0.4f, .no_shadows = 1},
+                                 {.t = 0.4f}, {.t = 0.6f}};
+    mr_renderer *steady = fresh_renderer();
+    for (size_t i = 0; steady && i < sizeof shots / sizeof shots[0]; i++) {
+        render_on(steady, &shots[i], img_a);
+        mr_renderer *once = fresh_renderer();
+        if (!once) break;
+        render_on(once, &shots[i], img_b);
+        mr_renderer_destroy(once);
+        int n = count_diff(img_a, img_b, 0);
+        CHECK_MSG(n == 0, "frame %zu of a steady view differs from a fresh frame in %d pixels", i, n);
+    }
+    mr_renderer_destroy(steady);
 }
 
 TEST(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone)
@@ -1459,6 +1492,7 @@ int main(void)
     RUN(floor_is_visible_below_the_horizon);
     RUN(shadow_darkens_the_floor_under_the_figure);
     RUN(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel);
+    RUN(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera);
     RUN(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone);
     RUN(fxaa_runs_around_models_and_lines_only);
     RUN(consecutive_frames_differ);
