@@ -501,6 +501,33 @@ static float max_scale(const mat4 m)
     return s;
 }
 
+int gfx_model_sphere(const gfx_model *g, const mat4 *skin, const mat4 world, int i, vec4 out)
+{
+    mat4 w;                      /* aligned copy of the caller's matrix */
+    memcpy(w, world, sizeof w);
+    if (i == g->joint_count) {   /* the static meshes' box */
+        if (!g->has_static) return 0;
+        vec3 c, half;
+        glm_vec3_center((float *)g->static_min, (float *)g->static_max, c);
+        glm_vec3_sub((float *)g->static_max, c, half);
+        glm_mat4_mulv3(w, c, 1.0f, out);
+        out[3] = glm_vec3_norm(half) * max_scale(w);
+        return 1;
+    }
+    const float *s = g->joint_spheres ? g->joint_spheres[i] : NULL;
+    if (!s || s[3] < 0) return 0;
+    mat4 full, sj;
+    if (skin) {
+        memcpy(sj, skin[i], sizeof sj);
+        glm_mat4_mul(w, sj, full);
+    } else {
+        glm_mat4_copy(w, full);
+    }
+    glm_mat4_mulv3(full, (float *)s, 1.0f, out);
+    out[3] = s[3] * max_scale(full);
+    return 1;
+}
+
 int mr_renderer_model_bounds(const mr_renderer *r, mr_gpu_model m, const mat4 *skin,
                              int joint_count, const mat4 world, vec3 min, vec3 max)
 {
@@ -512,22 +539,12 @@ int mr_renderer_model_bounds(const mr_renderer *r, mr_gpu_model m, const mat4 *s
     mat4 w;                      /* aligned copies of the caller's matrices */
     memcpy(w, world, sizeof w);
     int any = 0;
-    for (int j = 0; j < g->joint_count && g->joint_spheres; j++) {
-        const float *s = g->joint_spheres[j];
-        if (s[3] < 0) continue;
-        mat4 full, sj;
-        if (skin) {
-            memcpy(sj, skin[j], sizeof sj);
-            glm_mat4_mul(w, sj, full);
-        } else {
-            glm_mat4_copy(w, full);
-        }
-        vec3 c;
-        glm_mat4_mulv3(full, (float *)s, 1.0f, c);
-        float rad = s[3] * max_scale(full);
+    for (int j = 0; j < g->joint_count; j++) {
+        vec4 sp;
+        if (!gfx_model_sphere(g, skin, w, j, sp)) continue;
         for (int k = 0; k < 3; k++) {
-            if (c[k] - rad < min[k]) min[k] = c[k] - rad;
-            if (c[k] + rad > max[k]) max[k] = c[k] + rad;
+            if (sp[k] - sp[3] < min[k]) min[k] = sp[k] - sp[3];
+            if (sp[k] + sp[3] > max[k]) max[k] = sp[k] + sp[3];
         }
         any = 1;
     }

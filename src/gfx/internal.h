@@ -195,6 +195,11 @@ struct mr_renderer {
 /* Pool lookups (gpu_model.c): the slot for a live handle, or NULL. */
 gfx_model *gfx_model_get(const mr_renderer *r, mr_gpu_model m);
 void gfx_models_release_all(mr_renderer *r);
+/* Bounding sphere i of model g posed by skin (NULL: bind pose) under world,
+ * as {centre, radius} in out: i < joint_count the sphere around the
+ * vertices joint i dominates, i == joint_count one around the static
+ * meshes. Returns 0 when there is no such sphere. */
+int gfx_model_sphere(const gfx_model *g, const mat4 *skin, const mat4 world, int i, vec4 out);
 
 /* Texture cache (texture.c). gfx_texture_get returns the texture for path,
  * loading it (rows flipped so v = 0 is the image's bottom row) on first use;

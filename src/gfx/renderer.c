@@ -827,54 +827,26 @@ static int screen_box_rect(const screen_box *b, const mr_renderer *r, float pad,
     return 1;
 }
 
-/* The window rectangle {x0, y0, x1, y1} (GL pixels, y up, x1/y1 exclusive)
- * holding every floor pixel whose shadow lookup can see a caster. Everywhere
- * else lighting.glsl's answer is exactly "lit", as the unshadowed program
- * computes: outside the light's box it returns 1 without a lookup, and
- * where the map holds no caster all four taps compare against the cleared
- * depth and pass. So the footprint is the casters' bounds (cmin, cmax;
- * grown by a tenth for the bounds' per-joint spheres, and by the taps'
- * reach of two texels) seen from the light, within the light's box, cut by
- * the plane the lookups use (the floor raised by the normal offset), taken
- * back to the floor, cut to the floor square (alpha 0 beyond it), cut at the
- * camera's near plane and projected; the rectangle is padded by two pixels
- * for the rasteriser's rounding and MSAA's off-centre edge fragments.
- * Returns 1 with rect set, 0 when no floor pixel can be in shadow, -1 when
- * the footprint cannot be bounded (a light grazing the floor plane). */
-static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
-                                 const vec3 cmin, const vec3 cmax, int rect[4])
+/* Adds to box the floor pixels whose shadow lookups fall in the light's
+ * NDC rectangle (lx0, ly0)-(lx1, ly1), cut to the light's box: the
+ * rectangle taken along the light (dir, per unit of NDC z; inv: the light's
+ * inverse view-projection) to the plane the lookups use (lookup_y), cut to
+ * the floor square (alpha 0 beyond it) and at the camera's near plane.
+ * Returns -1 when a corner cannot be placed on the plane, else 0. */
+static int add_light_rect(screen_box *box, const mr_renderer *r, const mat4 inv, const vec4 dir,
+                          float lookup_y, float lx0, float ly0, float lx1, float ly1)
 {
     const mr_scene *s = &r->scene;
-    mat4 inv;
-    glm_mat4_inv((vec4 *)light_vp, inv);
-    /* lighting.glsl's lookup point for the floor's normal (0, 1, 0) */
-    float slope = 1.0f - fmaxf(s->lights[0].direction[1], 0.0f);
-    float lookup_y = s->floor_y + texel_world * 1.5f * (0.5f + 1.5f * slope);
-    vec4 dir, base;
-    glm_mat4_mulv(inv, (vec4){0, 0, 1, 0}, dir);  /* along the light, per unit of NDC z */
-    if (fabsf(dir[1]) < 1e-6f * glm_vec3_norm(dir)) return -1;
-    /* the casters' rectangle in the light's NDC, within its box */
-    float lx0 = FLT_MAX, ly0 = FLT_MAX, lx1 = -FLT_MAX, ly1 = -FLT_MAX;
-    float grow = 0.1f * glm_vec3_distance((float *)cmin, (float *)cmax);
-    for (int i = 0; i < 8; i++) {
-        vec4 c, q = {i & 1 ? cmax[0] + grow : cmin[0] - grow, i & 2 ? cmax[1] + grow : cmin[1] - grow,
-                     i & 4 ? cmax[2] + grow : cmin[2] - grow, 1.0f};
-        glm_mat4_mulv((vec4 *)light_vp, q, c);
-        lx0 = fminf(lx0, c[0]);
-        ly0 = fminf(ly0, c[1]);
-        lx1 = fmaxf(lx1, c[0]);
-        ly1 = fmaxf(ly1, c[1]);
-    }
-    float reach = 2.0f * 2.0f / (float)r->shadow_size;   /* two texels in NDC */
-    lx0 = fmaxf(lx0 - reach, -1.0f);
-    ly0 = fmaxf(ly0 - reach, -1.0f);
-    lx1 = fminf(lx1 + reach, 1.0f);
-    ly1 = fminf(ly1 + reach, 1.0f);
+    lx0 = fmaxf(lx0, -1.0f);
+    ly0 = fmaxf(ly0, -1.0f);
+    lx1 = fminf(lx1, 1.0f);
+    ly1 = fminf(ly1, 1.0f);
     if (!(lx1 > lx0 && ly1 > ly0)) return 0;
     float poly[12][4];
     const float corners[4][2] = {{lx0, ly0}, {lx1, ly0}, {lx1, ly1}, {lx0, ly1}};
     for (int i = 0; i < 4; i++) {
-        glm_mat4_mulv(inv, (vec4){corners[i][0], corners[i][1], 0, 1}, base);
+        vec4 base;
+        glm_mat4_mulv((vec4 *)inv, (vec4){corners[i][0], corners[i][1], 0, 1}, base);
         float t = (lookup_y - base[1]) / dir[1];
         poly[i][0] = base[0] + dir[0] * t;
         poly[i][1] = s->floor_y;
@@ -899,9 +871,55 @@ static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, floa
     }
     const float near_plane[4] = {0, 0, 1, 1};
     n = clip_polygon((const float (*)[4])poly, n, near_plane, tmp);
-    if (n == 0) return 0;
+    for (int i = 0; i < n; i++) screen_box_add(box, r, tmp[i]);
+    return 0;
+}
+
+/* The window rectangle {x0, y0, x1, y1} (GL pixels, y up, x1/y1 exclusive)
+ * holding every floor pixel whose shadow lookup can see a caster. Everywhere
+ * else lighting.glsl's answer is exactly "lit", as the unshadowed program
+ * computes: outside the light's box it returns 1 without a lookup, and
+ * where the map holds no caster all four taps compare against the cleared
+ * depth and pass. So the footprint is the union, over the bounding spheres
+ * of the shadow-casting draws (gfx_model_sphere; each grown by a tenth of
+ * the frame's bounds, bmin and bmax, for skinned vertices a sphere's joint
+ * does not carry alone, and by the taps' reach of two texels), of the
+ * square each covers in the light's view, taken to the floor by
+ * add_light_rect and projected; the rectangle is padded by two pixels for
+ * the rasteriser's rounding and MSAA's off-centre edge fragments.
+ * Returns 1 with rect set, 0 when no floor pixel can be in shadow, -1 when
+ * the footprint cannot be bounded (a light grazing the floor plane). */
+static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
+                                 const vec3 bmin, const vec3 bmax, int rect[4])
+{
+    const mr_scene *s = &r->scene;
+    mat4 inv;
+    glm_mat4_inv((vec4 *)light_vp, inv);
+    /* lighting.glsl's lookup point for the floor's normal (0, 1, 0) */
+    float slope = 1.0f - fmaxf(s->lights[0].direction[1], 0.0f);
+    float lookup_y = s->floor_y + texel_world * 1.5f * (0.5f + 1.5f * slope);
+    vec4 dir;
+    glm_mat4_mulv(inv, (vec4){0, 0, 1, 0}, dir);  /* along the light, per unit of NDC z */
+    if (fabsf(dir[1]) < 1e-6f * glm_vec3_norm(dir)) return -1;
+    float grow = 0.1f * glm_vec3_distance((float *)bmin, (float *)bmax);
+    float ndc_per_world = 2.0f / (texel_world * (float)r->shadow_size);   /* the light's box is square */
+    float reach = 2.0f * 2.0f / (float)r->shadow_size;                   /* two texels in NDC */
     screen_box box = SCREEN_BOX_EMPTY;
-    for (int i = 0; i < n; i++) screen_box_add(&box, r, tmp[i]);
+    for (size_t i = 0; i < r->draws.count; i++) {
+        const gfx_draw *d = &r->draws.data[i];
+        if (!d->cast_shadow) continue;
+        const gfx_model *g = &r->models[d->slot];
+        const mat4 *skin = d->palette_offset >= 0 ? r->palette.data + d->palette_offset : NULL;
+        for (int j = 0; j <= g->joint_count; j++) {
+            vec4 sp, c;
+            if (!gfx_model_sphere(g, skin, d->world, j, sp)) continue;
+            glm_mat4_mulv((vec4 *)light_vp, (vec4){sp[0], sp[1], sp[2], 1.0f}, c);
+            float h = (sp[3] + grow) * ndc_per_world + reach;
+            if (add_light_rect(&box, r, inv, dir, lookup_y, c[0] - h, c[1] - h, c[0] + h, c[1] + h) < 0)
+                return -1;
+        }
+    }
+    if (box.x0 > box.x1 && !box.unbounded) return 0;
     return screen_box_rect(&box, r, 2.0f, rect);
 }
 
