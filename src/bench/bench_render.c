@@ -152,12 +152,17 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
         scene.camera.pitch = 20;
         mr_camera_frame_bounds(&scene.camera, cmin, cmax, (float)d.width / (float)d.height);
         scene.floor_y = cmin[1];
+        scene.floor_extent = 2.5f * fmaxf(fmaxf(cmax[0] - cmin[0], cmax[2] - cmin[2]), cmax[1] - cmin[1]);
+        scene.floor_center[0] = 0.5f * (cmin[0] + cmax[0]);
+        scene.floor_center[1] = 0.5f * (cmin[2] + cmax[2]);
         scene.no_shadows = d.no_shadows;
+        float yaw = scene.camera.yaw;
         int total = 1 + d.warmup + d.frames;
         for (int f = 0; f < total && st == MR_OK; f++) {
             double a = mr_bench_now(), ca = cpu_now();
             crowd_pose(&c, m, (float)f / 60.0f);
             double b = mr_bench_now();
+            scene.camera.yaw = yaw + d.turn * (float)f;
             mr_renderer_begin_frame(r, &scene);
             for (int i = 0; i < c.n && st == MR_OK; i++)
                 st = mr_renderer_draw_model(r, g, c.joints ? c.skin + (size_t)i * nj : NULL, c.joints,
@@ -283,6 +288,7 @@ void mr_bench_render(const mr_bench_opts *o)
     if (bob) {
         /* the default (FXAA, shadows), then what changes with each setting */
         double fx = report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames});
+        report("Bob, camera orbiting", &(mr_bench_render_desc){.model = bob, .frames = frames, .turn = 1.5f});
         double ms = report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .samples = 4});
         report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .no_fxaa = 1});
         report("Bob", &(mr_bench_render_desc){.model = bob, .frames = frames, .no_shadows = 1});

@@ -9,9 +9,14 @@
  * shader compile + link, upload, the first frame with llvmpipe's shader
  * JIT) separately from the steady frame time.
  *
+ * The camera frames the bind pose and the floor lies under it, as `marrow
+ * view` places them, so a steady camera lets the renderer keep the floor
+ * between frames; `turn` orbits the camera every frame instead.
+ *
  * mr_bench_render is the bench section: Bob alone (with the renderer's
- * defaults — FXAA, shadows — then with 4x MSAA, without anti-aliasing and
- * without shadows; each row names its settings), and a crowd of 50
+ * defaults — FXAA, shadows — with the camera orbiting, then with 4x MSAA,
+ * without anti-aliasing and without shadows; each row names its settings),
+ * and a crowd of 50
  * mannequins (models/mannequin.md5mesh + models/walk.md5anim; Bob stands in
  * while those do not exist) with FXAA and with 4x MSAA, at 640x480; then 50 of
  * ThinMatrix's character (up to 6 influences: the GPU's second attribute
@@ -32,6 +37,7 @@ typedef struct mr_bench_render_desc {
     int frames;               /* timed frames [60] */
     int warmup;               /* untimed frames after the first [3]; < 0: none */
     int no_shadows;           /* 1: no shadow pass */
+    float turn;               /* degrees the camera orbits per frame [0: it stays] */
 } mr_bench_render_desc;
 
 typedef struct mr_bench_render_result {
