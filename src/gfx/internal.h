@@ -80,11 +80,14 @@ typedef GFX_ARRAY(gfx_line_vertex) gfx_line_array;
 
 /* Skinning variants of the mesh programs: which one a mesh draws with. */
 enum { GFX_SKIN_STATIC, GFX_SKIN_4, GFX_SKIN_8, GFX_SKIN_VARIANTS };
+/* Material variants of the model programs (bits): the normal map read,
+ * the alpha cutout's discard. */
+enum { GFX_MAT_NORMAL_MAP = 1, GFX_MAT_CUTOUT = 2, GFX_MAT_VARIANTS = 4 };
 
 typedef struct gfx_model_program {
     GLuint id;
     GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess, tint, wireframe,
-        has_diffuse_map, has_normal_map, alpha_cutout;
+        has_diffuse_map;
 } gfx_model_program;
 
 /* Everything the floor and the sky behind it depend on, but the shadow
@@ -109,10 +112,12 @@ struct mr_renderer {
 
     /* programs, and the uniform locations set per draw. The model and
      * shadow programs come in skinning variants (GFX_SKIN_*: MR_SKIN in
-     * skin.glsl), the model and floor programs with and without the shadow
-     * lookups ([0] without, [1] with: MR_SHADOWS in lighting.glsl). */
+     * skin.glsl), the model programs in material variants (GFX_MAT_*:
+     * MR_NORMAL_MAP, MR_CUTOUT in model.frag), the model and floor programs
+     * with and without the shadow lookups ([0] without, [1] with:
+     * MR_SHADOWS in lighting.glsl). */
     struct {
-        gfx_model_program model[2][GFX_SKIN_VARIANTS];
+        gfx_model_program model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS];
         gfx_shadow_program shadow[GFX_SKIN_VARIANTS];
         GLuint floor[2], sky, line, text, fxaa[2];  /* fxaa[1]: marks edge pixels */
     } prog;

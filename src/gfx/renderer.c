@@ -21,7 +21,8 @@ enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 /* Every program the renderer uses; ids only, uniform locations are looked
  * up when installed. */
 typedef struct programs {
-    GLuint model[2][GFX_SKIN_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line, text, fxaa[2];
+    GLuint model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line,
+        text, fxaa[2];
 } programs;
 
 #define PROGRAM_COUNT (sizeof(programs) / sizeof(GLuint))
@@ -42,15 +43,18 @@ typedef struct program_src { GLuint *out; const char *vs, *fs, *defines; } progr
 static mr_status build_programs(const char *dir, programs *p, mr_error *err)
 {
     memset(p, 0, sizeof *p);
-    char defines[GFX_SKIN_VARIANTS * 2][64];
-    program_src list[18];
+    char defines[2 * GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS][96];
+    program_src list[PROGRAM_COUNT];
     size_t n = 0;
     for (int sh = 0; sh < 2; sh++)
-        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
-            char *d = defines[sh * GFX_SKIN_VARIANTS + k];
-            snprintf(d, sizeof defines[0], "#define MR_SHADOWS %d\n%s", sh, skin_defines[k]);
-            list[n++] = (program_src){&p->model[sh][k], "model.vert", "model.frag", d};
-        }
+        for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
+            for (int mat = 0; mat < GFX_MAT_VARIANTS; mat++) {
+                char *d = defines[n];
+                snprintf(d, sizeof defines[0], "#define MR_SHADOWS %d\n%s#define MR_NORMAL_MAP %d\n"
+                         "#define MR_CUTOUT %d\n", sh, skin_defines[k], !!(mat & GFX_MAT_NORMAL_MAP),
+                         !!(mat & GFX_MAT_CUTOUT));
+                list[n++] = (program_src){&p->model[sh][k][mat], "model.vert", "model.frag", d};
+            }
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
         list[n++] = (program_src){&p->shadow[k], "shadow.vert", "shadow.frag", skin_defines[k]};
     list[n++] = (program_src){&p->floor[0], "floor.vert", "floor.frag", "#define MR_SHADOWS 0\n"};
@@ -81,7 +85,8 @@ static programs installed(const mr_renderer *r)
 {
     programs p;
     for (int sh = 0; sh < 2; sh++)
-        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.model[sh][k] = r->prog.model[sh][k].id;
+        for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
+            for (int mat = 0; mat < GFX_MAT_VARIANTS; mat++) p.model[sh][k][mat] = r->prog.model[sh][k][mat].id;
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.shadow[k] = r->prog.shadow[k].id;
     p.floor[0] = r->prog.floor[0];
     p.floor[1] = r->prog.floor[1];
@@ -99,9 +104,10 @@ static void install_programs(mr_renderer *r, programs *p)
     programs old = installed(r);
     delete_programs(&old);
     for (int sh = 0; sh < 2; sh++)
-        for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
-            GLuint m = p->model[sh][k];
-            r->prog.model[sh][k] = (gfx_model_program){
+        for (int i = 0; i < GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS; i++) {
+            int k = i / GFX_MAT_VARIANTS, mat = i % GFX_MAT_VARIANTS;
+            GLuint m = p->model[sh][k][mat];
+            r->prog.model[sh][k][mat] = (gfx_model_program){
                 .id = m,
                 .world = glGetUniformLocation(m, "u_world"),
                 .normal_matrix = glGetUniformLocation(m, "u_normal_matrix"),
@@ -113,8 +119,6 @@ static void install_programs(mr_renderer *r, programs *p)
                 .tint = glGetUniformLocation(m, "u_tint"),
                 .wireframe = glGetUniformLocation(m, "u_wireframe"),
                 .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
-                .has_normal_map = glGetUniformLocation(m, "u_has_normal_map"),
-                .alpha_cutout = glGetUniformLocation(m, "u_alpha_cutout"),
             };
             set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
             set_sampler(m, "u_normal_map", UNIT_NORMAL);
@@ -151,6 +155,12 @@ static int skin_variant(const gfx_mesh *m, const gfx_draw *d)
 {
     if (!m->skinned || d->palette_offset < 0) return GFX_SKIN_STATIC;
     return m->vbo1 ? GFX_SKIN_8 : GFX_SKIN_4;
+}
+
+/* The material variant a mesh draws with. */
+static int mat_variant(const gfx_mesh *m)
+{
+    return (m->normal_tex ? GFX_MAT_NORMAL_MAP : 0) | (m->alpha_cutout ? GFX_MAT_CUTOUT : 0);
 }
 
 mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
@@ -606,7 +616,7 @@ static void model_pass(mr_renderer *r, int shadows)
         if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
-            const gfx_model_program *p = &r->prog.model[shadows][skin_variant(m, d)];
+            const gfx_model_program *p = &r->prog.model[shadows][skin_variant(m, d)][mat_variant(m)];
             if (p != cur) glUseProgram(p->id);
             cur = p;
             /* A wireframe shows the back edges too. */
@@ -622,8 +632,6 @@ static void model_pass(mr_renderer *r, int shadows)
             glUniform4fv(p->emission, 1, m->emission);
             glUniform1f(p->shininess, m->shininess);
             glUniform1i(p->has_diffuse_map, m->diffuse_tex != 0);
-            glUniform1i(p->has_normal_map, m->normal_tex != 0);
-            glUniform1i(p->alpha_cutout, m->alpha_cutout);
             glActiveTexture(GL_TEXTURE0 + UNIT_DIFFUSE);
             glBindTexture(GL_TEXTURE_2D, m->diffuse_tex ? m->diffuse_tex : r->checker_tex);
             glActiveTexture(GL_TEXTURE0 + UNIT_NORMAL);
@@ -1053,9 +1061,10 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
      * fragment) */
     glDepthFunc(kept ? GL_LEQUAL : GL_LESS);
     glDepthMask(GL_TRUE);
-    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
-        glUseProgram(r->prog.model[shadows][k].id);
-        set_lighting(r, r->prog.model[shadows][k].id, light_vp, texel_world);
+    for (int i = 0; i < GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS; i++) {
+        GLuint id = r->prog.model[shadows][i / GFX_MAT_VARIANTS][i % GFX_MAT_VARIANTS].id;
+        glUseProgram(id);
+        set_lighting(r, id, light_vp, texel_world);
     }
     model_pass(r, shadows);
     glDepthFunc(GL_LESS);
