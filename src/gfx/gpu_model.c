@@ -233,8 +233,9 @@ static void free_model_gl(gfx_model *g)
     }
     free(g->meshes);
     free(g->joint_spheres);
+    free(g->cast_spheres);
     g->meshes = NULL;
-    g->joint_spheres = NULL;
+    g->joint_spheres = g->cast_spheres = NULL;
     g->mesh_count = 0;
 }
 
@@ -367,26 +368,50 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
     return MR_OK;
 }
 
-/* Bounding spheres per joint (around the vertices it weighs most) and a box
- * for static meshes, in the model's frame. */
+/* The spheres around the boxes mn[j]..mx[j] (radius -1 for an empty box),
+ * or NULL when any is NULL. */
+static vec4 *spheres_of_boxes(int nj, const vec3 *mn, const vec3 *mx)
+{
+    vec4 *out = nj && mn && mx ? mr_alloc_array((size_t)nj, sizeof *out) : NULL;
+    for (int j = 0; j < nj && out; j++) {
+        if (mn[j][0] > mx[j][0]) {
+            out[j][3] = -1.0f;
+            continue;
+        }
+        vec3 c, h;
+        glm_vec3_add((float *)mn[j], (float *)mx[j], c);
+        glm_vec3_scale(c, 0.5f, c);
+        glm_vec3_sub((float *)mx[j], (float *)mn[j], h);
+        glm_vec3_copy(c, out[j]);
+        out[j][3] = 0.5f * glm_vec3_norm(h);
+    }
+    return out;
+}
+
+/* Bounding spheres per joint (joint_spheres: around the vertices it weighs
+ * most; cast_spheres: around every vertex it weighs at all) and a box for
+ * static meshes, in the model's frame. */
 static void compute_bounds(const mr_model *model, gfx_model *g)
 {
     int nj = model->skeleton.joint_count;
-    vec3 *mn = nj ? mr_alloc_array((size_t)nj, sizeof *mn) : NULL;
-    vec3 *mx = nj ? mr_alloc_array((size_t)nj, sizeof *mx) : NULL;
-    for (int j = 0; j < nj && mn && mx; j++) {
-        glm_vec3_fill(mn[j], FLT_MAX);
-        glm_vec3_fill(mx[j], -FLT_MAX);
-    }
+    vec3 *box = nj ? mr_alloc_array((size_t)nj * 4, sizeof *box) : NULL;
+    vec3 *mn = box, *mx = box ? box + nj : NULL;          /* dominated vertices */
+    vec3 *cmn = box ? box + 2 * nj : NULL, *cmx = box ? box + 3 * nj : NULL;  /* moved ones */
+    for (int j = 0; j < nj * 4 && box; j++) glm_vec3_fill(box[j], j / nj % 2 ? -FLT_MAX : FLT_MAX);
     glm_vec3_fill(g->static_min, FLT_MAX);
     glm_vec3_fill(g->static_max, -FLT_MAX);
     for (int i = 0; i < model->mesh_count; i++) {
         const mr_mesh *mesh = &model->meshes[i];
         for (int v = 0; v < mesh->vertex_count; v++) {
-            if (mesh->joints && mn && mx) {
+            if (mesh->joints && box) {
                 int best = 0;
-                for (int k = 1; k < MR_MAX_INFLUENCES; k++)
+                for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                    int j = mesh->joints[v][k];
                     if (mesh->weights[v][k] > mesh->weights[v][best]) best = k;
+                    if (j >= nj || mesh->weights[v][k] == 0.0f) continue;
+                    glm_vec3_minv(cmn[j], mesh->positions[v], cmn[j]);
+                    glm_vec3_maxv(cmx[j], mesh->positions[v], cmx[j]);
+                }
                 int j = mesh->joints[v][best];
                 if (j >= nj) continue;
                 glm_vec3_minv(mn[j], mesh->positions[v], mn[j]);
@@ -398,21 +423,9 @@ static void compute_bounds(const mr_model *model, gfx_model *g)
             }
         }
     }
-    g->joint_spheres = nj ? mr_alloc_array((size_t)nj, sizeof *g->joint_spheres) : NULL;
-    for (int j = 0; j < nj && g->joint_spheres; j++) {
-        if (!mn || !mx || mn[j][0] > mx[j][0]) {
-            g->joint_spheres[j][3] = -1.0f;
-            continue;
-        }
-        vec3 c, h;
-        glm_vec3_add(mn[j], mx[j], c);
-        glm_vec3_scale(c, 0.5f, c);
-        glm_vec3_sub(mx[j], mn[j], h);
-        glm_vec3_copy(c, g->joint_spheres[j]);
-        g->joint_spheres[j][3] = 0.5f * glm_vec3_norm(h);
-    }
-    free(mn);
-    free(mx);
+    g->joint_spheres = spheres_of_boxes(nj, mn, mx);
+    g->cast_spheres = spheres_of_boxes(nj, cmn, cmx);
+    free(box);
 }
 
 mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu_model *out,
@@ -501,7 +514,7 @@ static float max_scale(const mat4 m)
     return s;
 }
 
-int gfx_model_sphere(const gfx_model *g, const mat4 *skin, const mat4 world, int i, vec4 out)
+int gfx_model_sphere(const gfx_model *g, int cast, const mat4 *skin, const mat4 world, int i, vec4 out)
 {
     mat4 w;                      /* aligned copy of the caller's matrix */
     memcpy(w, world, sizeof w);
@@ -514,7 +527,8 @@ int gfx_model_sphere(const gfx_model *g, const mat4 *skin, const mat4 world, int
         out[3] = glm_vec3_norm(half) * max_scale(w);
         return 1;
     }
-    const float *s = g->joint_spheres ? g->joint_spheres[i] : NULL;
+    const vec4 *all = cast ? g->cast_spheres : g->joint_spheres;
+    const float *s = all ? all[i] : NULL;
     if (!s || s[3] < 0) return 0;
     mat4 full, sj;
     if (skin) {
@@ -541,7 +555,7 @@ int mr_renderer_model_bounds(const mr_renderer *r, mr_gpu_model m, const mat4 *s
     int any = 0;
     for (int j = 0; j < g->joint_count; j++) {
         vec4 sp;
-        if (!gfx_model_sphere(g, skin, w, j, sp)) continue;
+        if (!gfx_model_sphere(g, 0, skin, w, j, sp)) continue;
         for (int k = 0; k < 3; k++) {
             if (sp[k] - sp[3] < min[k]) min[k] = sp[k] - sp[3];
             if (sp[k] + sp[3] > max[k]) max[k] = sp[k] + sp[3];

@@ -39,8 +39,12 @@ typedef struct gfx_model {
     gfx_mesh *meshes;
     int triangles;
     /* Bounds: a sphere (model frame centre, radius) per joint around the
-     * vertices it dominates in the bind pose, and a box for static meshes. */
+     * vertices it dominates in the bind pose, and a box for static meshes.
+     * cast_spheres: per joint around every vertex it moves at all, so a
+     * skinned vertex (a weighted mean of its joints' moves) stays in the
+     * convex hull of its joints' spheres moved by their skin matrices. */
     vec4 *joint_spheres;         /* joint_count; radius < 0 when no vertex */
+    vec4 *cast_spheres;          /* joint_count; radius < 0 when no vertex */
     int has_static;
     vec3 static_min, static_max;
 } gfx_model;
@@ -201,10 +205,10 @@ struct mr_renderer {
 gfx_model *gfx_model_get(const mr_renderer *r, mr_gpu_model m);
 void gfx_models_release_all(mr_renderer *r);
 /* Bounding sphere i of model g posed by skin (NULL: bind pose) under world,
- * as {centre, radius} in out: i < joint_count the sphere around the
- * vertices joint i dominates, i == joint_count one around the static
- * meshes. Returns 0 when there is no such sphere. */
-int gfx_model_sphere(const gfx_model *g, const mat4 *skin, const mat4 world, int i, vec4 out);
+ * as {centre, radius} in out: i < joint_count joint i's (joint_spheres, or
+ * with cast cast_spheres), i == joint_count one around the static meshes.
+ * Returns 0 when there is no such sphere. */
+int gfx_model_sphere(const gfx_model *g, int cast, const mat4 *skin, const mat4 world, int i, vec4 out);
 
 /* Texture cache (texture.c). gfx_texture_get returns the texture for path,
  * loading it (rows flipped so v = 0 is the image's bottom row) on first use;

@@ -888,13 +888,13 @@ static int add_light_rect(screen_box *box, const mr_renderer *r, const mat4 inv,
  * else lighting.glsl's answer is exactly "lit", as the unshadowed program
  * computes: outside the light's box it returns 1 without a lookup, and
  * where the map holds no caster all four taps compare against the cleared
- * depth and pass. So the footprint is the union, over the bounding spheres
- * of the shadow-casting draws (gfx_model_sphere; each grown by a tenth of
- * the frame's bounds, bmin and bmax, for skinned vertices a sphere's joint
- * does not carry alone, and by the taps' reach of two texels), of the
- * square each covers in the light's view, taken to the floor by
- * add_light_rect and projected; the rectangle is padded by two pixels for
- * the rasteriser's rounding and MSAA's off-centre edge fragments.
+ * depth and pass. Every skinned vertex lies in the convex hull of the
+ * cast spheres of its joints (gfx_model.cast_spheres; grown by a hundredth
+ * of the frame's bounds, bmin and bmax, for rounding), so the casters lie
+ * in the rectangle those spheres cover in the light's view, grown by the
+ * taps' reach of two texels; add_light_rect takes it to the floor and the
+ * window, and the rectangle is padded by two pixels for the rasteriser's
+ * rounding and MSAA's off-centre edge fragments.
  * Returns 1 with rect set, 0 when no floor pixel can be in shadow, -1 when
  * the footprint cannot be bounded (a light grazing the floor plane). */
 static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
@@ -909,10 +909,10 @@ static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, floa
     vec4 dir;
     glm_mat4_mulv(inv, (vec4){0, 0, 1, 0}, dir);  /* along the light, per unit of NDC z */
     if (fabsf(dir[1]) < 1e-6f * glm_vec3_norm(dir)) return -1;
-    float grow = 0.1f * glm_vec3_distance((float *)bmin, (float *)bmax);
+    float grow = 0.01f * glm_vec3_distance((float *)bmin, (float *)bmax);
     float ndc_per_world = 2.0f / (texel_world * (float)r->shadow_size);   /* the light's box is square */
     float reach = 2.0f * 2.0f / (float)r->shadow_size;                   /* two texels in NDC */
-    screen_box box = SCREEN_BOX_EMPTY;
+    float lx0 = FLT_MAX, ly0 = FLT_MAX, lx1 = -FLT_MAX, ly1 = -FLT_MAX;
     for (size_t i = 0; i < r->draws.count; i++) {
         const gfx_draw *d = &r->draws.data[i];
         if (!d->cast_shadow) continue;
@@ -920,14 +920,17 @@ static int shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, floa
         const mat4 *skin = d->palette_offset >= 0 ? r->palette.data + d->palette_offset : NULL;
         for (int j = 0; j <= g->joint_count; j++) {
             vec4 sp, c;
-            if (!gfx_model_sphere(g, skin, d->world, j, sp)) continue;
+            if (!gfx_model_sphere(g, 1, skin, d->world, j, sp)) continue;
             glm_mat4_mulv((vec4 *)light_vp, (vec4){sp[0], sp[1], sp[2], 1.0f}, c);
             float h = (sp[3] + grow) * ndc_per_world + reach;
-            if (add_light_rect(&box, r, inv, dir, lookup_y, c[0] - h, c[1] - h, c[0] + h, c[1] + h) < 0)
-                return -1;
+            lx0 = fminf(lx0, c[0] - h);
+            ly0 = fminf(ly0, c[1] - h);
+            lx1 = fmaxf(lx1, c[0] + h);
+            ly1 = fmaxf(ly1, c[1] + h);
         }
     }
-    if (box.x0 > box.x1 && !box.unbounded) return 0;
+    screen_box box = SCREEN_BOX_EMPTY;
+    if (add_light_rect(&box, r, inv, dir, lookup_y, lx0, ly0, lx1, ly1) < 0) return -1;
     return screen_box_rect(&box, r, 2.0f, rect);
 }
 
