@@ -1,6 +1,7 @@
 /* internal.h — gfx-internal: the renderer's state shared by the files of
  * src/gfx (renderer.c runs the passes; gpu_model.c, texture.c, lines.c,
- * text.c and frame_target.c each own one part). Not for use outside src/gfx. */
+ * text.c, target.c and frame_rect.c each own one part). Not for use outside
+ * src/gfx. */
 #ifndef MR_GFX_INTERNAL_H
 #define MR_GFX_INTERNAL_H
 
@@ -235,6 +236,18 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
 void gfx_targets_free(mr_renderer *r);
 mr_status gfx_shadow_create(mr_renderer *r, mr_error *err);
 void gfx_shadow_free(mr_renderer *r);
+
+/* Window rectangles {x0, y0, x1, y1} (GL pixels, y up, x1/y1 exclusive)
+ * that limit a pass to the part of the frame it can change (frame_rect.c),
+ * for a frame whose models lie within bmin..bmax. Each returns 1 with rect
+ * set, 0 when the pass has nothing to do, -1 for the whole window.
+ * gfx_shadow_footprint_rect: the floor pixels light 0's shadow map
+ * (light_vp, texel_world: one texel's size in the world) can darken;
+ * elsewhere the floor's shadowed program gives the unshadowed one's pixels.
+ * gfx_fxaa_rect: the models, lines and points, the only hard edges. */
+int gfx_shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
+                              const vec3 bmin, const vec3 bmax, int rect[4]);
+int gfx_fxaa_rect(const mr_renderer *r, int have_bounds, const vec3 bmin, const vec3 bmax, int rect[4]);
 
 /* A warning on stderr (unless desc.quiet), counted in stats. */
 void gfx_warn(mr_renderer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
