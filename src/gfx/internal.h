@@ -136,15 +136,15 @@ struct mr_renderer {
     GLuint draw_tex;                           /* the colour texture when fxaa */
     GLuint resolve_fbo, resolve_color, resolve_stencil;  /* stencil: FXAA's edge pixels */
     int fxaa;
-    /* Single-sampled targets only: the sky gradient drawn once into sky_fbo
-     * (sky_color) and copied into draw_fbo at the start of every frame, as
+    /* The sky gradient drawn once into sky_fbo (sky_color, draw_fbo's
+     * samples) and copied into draw_fbo at the start of every frame, as
      * long as its colours (sky_key) stay the same; sky_valid = 0 redraws
      * it (new size, new programs). */
     GLuint sky_fbo, sky_color;
     float sky_key[8];            /* sky_top, sky_bottom it was drawn with */
     int sky_valid;
-    /* Single-sampled targets only: the backdrop, the unshadowed floor over
-     * the sky with its depth, kept while everything it depends on
+    /* The backdrop, the unshadowed floor over the sky with its depth
+     * (draw_fbo's samples), kept while everything it depends on
      * (backdrop_key) stays the same; see renderer.c, backdrop_begin. */
     GLuint backdrop_fbo, backdrop_color, backdrop_depth;
     gfx_backdrop_key backdrop_key, last_key;  /* the kept one's; last frame's */

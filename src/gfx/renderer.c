@@ -1,8 +1,7 @@
 /* renderer.c — the renderer's lifetime, frame recording and the passes run
  * by mr_renderer_end_frame: bone palette upload, shadow map, the sky (copied
- * from a kept image, or drawn last when multisampled), models, floor (or,
- * while the view stays, the kept floor copied in first with only its shadow
- * drawn again), lines, overlay, then FXAA and text (single-sampled) or text and the
+ * from a kept image), models, floor (or, while the view stays, the kept
+ * floor copied in first with only its shadow drawn again), lines, overlay, then FXAA and text (single-sampled) or text and the
  * MSAA resolve; and reading the result back. */
 #include <float.h>
 #include <math.h>
@@ -684,12 +683,12 @@ static void draw_sky(mr_renderer *r)
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
-/* Fills target's colour with the sky (single-sampled targets). The sky
- * depends only on the frame's height and its two colours, so it is drawn
- * into sky_fbo when those change and copied from there every frame: a
- * memory copy instead of a shaded, depth-tested pass over the empty part
- * of the frame. Every pixel the floor or the models do not cover keeps
- * it, as the sky drawn last at the far plane would give. */
+/* Fills target's colour with the sky. The sky depends only on the frame's
+ * height and its two colours, so it is drawn into sky_fbo when those
+ * change and copied from there every frame: a memory copy instead of a
+ * shaded, depth-tested pass over the empty part of the frame. Every pixel
+ * (sample) the floor or the models do not cover keeps it, as the sky drawn
+ * last at the far plane would give. */
 static void copy_sky(mr_renderer *r, GLuint target)
 {
     const mr_scene *s = &r->scene;
@@ -728,7 +727,7 @@ static void backdrop_key(const mr_renderer *r, gfx_backdrop_key *k)
     k->grid_step = s->grid_step;
 }
 
-/* Starts a single-sampled frame's colour and depth in draw_fbo. While the
+/* Starts the frame's colour and depth in draw_fbo. While the
  * camera, lights, sky and floor stay as they were in the last frame, the
  * floor does not change either, but for the shadow on it: so from the
  * second such frame on, the floor (unshadowed program, whole) over the sky
@@ -839,17 +838,9 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     upload_palette(r);
     if (shadows) shadow_pass(r, light_vp);
 
-    /* the frame starts from the kept floor over the sky (kept), the sky
-     * alone, or (multisampled) nothing but a cleared depth */
-    int kept = 0;
-    if (r->sky_fbo) {
-        kept = backdrop_begin(r, light_vp, texel_world);
-    } else {
-        glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
-        glDepthMask(GL_TRUE);
-        glClearDepth(1.0);
-        glClear(GL_DEPTH_BUFFER_BIT);
-    }
+    /* the frame starts from the kept floor over the sky (kept), or the sky
+     * and a cleared depth */
+    int kept = backdrop_begin(r, light_vp, texel_world);
     glBindFramebuffer(GL_FRAMEBUFFER, r->draw_fbo);
     glViewport(0, 0, r->width, r->height);
     glEnable(GL_MULTISAMPLE);
@@ -879,16 +870,6 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
 
     if (!kept && !s->hide_floor)
         floor_pass(r, shadows, have_bounds, bmin, bmax, light_vp, texel_world, 0);
-
-    /* sky (multisampled targets; the others start from the sky image): at
-     * the far plane, wherever nothing was drawn (no colour clear needed) */
-    if (!r->sky_fbo) {
-        glDepthFunc(GL_LEQUAL);
-        glDepthMask(GL_FALSE);
-        draw_sky(r);
-        glDepthFunc(GL_LESS);
-        glDepthMask(GL_TRUE);
-    }
 
     /* lines: depth-tested, then the overlay on top */
     gfx_lines_draw(r, 0);

@@ -22,8 +22,8 @@
  * they are given, so callers may reuse their arrays at once), and
  * mr_renderer_end_frame runs the passes: shadow map (skinned, from light 0),
  * models, floor, sky (behind everything), lines, overlay, then the
- * anti-aliasing and the text. Single-sampled frames keep what does not
- * change between frames: the sky is drawn once per size and colours and
+ * anti-aliasing and the text. Frames keep what does not change between
+ * them: the sky is drawn once per size and colours and
  * copied in, and while camera, lights, sky and floor stay as they were in
  * the frame before, so is the floor (only the part its shadow can fall on
  * is drawn again): the same pixels, less work for a still camera. Set the

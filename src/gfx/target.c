@@ -2,8 +2,8 @@
  * target the scene is drawn in (multisampled renderbuffers, or with FXAA a
  * single-sampled colour texture the post-process pass reads), the
  * single-sample target the frame ends in (read back, or blitted to a
- * window), the sky and backdrop images of single-sampled frames, and the
- * shadow map's depth texture. */
+ * window), the sky and backdrop images, and the shadow map's depth
+ * texture. */
 #include <string.h>
 
 #include "gfx/internal.h"
@@ -42,21 +42,21 @@ void gfx_targets_free(mr_renderer *r)
     memset(&r->last_key, 0, sizeof r->last_key);
 }
 
-/* A framebuffer of one single-sampled RGBA8 colour renderbuffer and, when
- * depth is not NULL, a DEPTH_COMPONENT24 one: the formats of draw_fbo, so
- * copies between them are plain memory copies. */
-static GLenum make_image(int width, int height, GLuint *fbo, GLuint *color, GLuint *depth)
+/* A framebuffer of one RGBA8 colour renderbuffer and, when depth is not
+ * NULL, a DEPTH_COMPONENT24 one, of draw_fbo's samples (0: single): its
+ * formats, so copies between them are plain memory copies. */
+static GLenum make_image(int width, int height, int samples, GLuint *fbo, GLuint *color, GLuint *depth)
 {
     glGenRenderbuffers(1, color);
     glBindRenderbuffer(GL_RENDERBUFFER, *color);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
     glGenFramebuffers(1, fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
     if (depth) {
         glGenRenderbuffers(1, depth);
         glBindRenderbuffer(GL_RENDERBUFFER, *depth);
-        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+        glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, *depth);
     }
     return glCheckFramebufferStatus(GL_FRAMEBUFFER);
@@ -118,10 +118,10 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
         glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, r->resolve_stencil);
     }
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    if (st == GL_FRAMEBUFFER_COMPLETE && !samples)
-        st = make_image(width, height, &r->sky_fbo, &r->sky_color, NULL);
-    if (st == GL_FRAMEBUFFER_COMPLETE && !samples)
-        st = make_image(width, height, &r->backdrop_fbo, &r->backdrop_color, &r->backdrop_depth);
+    if (st == GL_FRAMEBUFFER_COMPLETE)
+        st = make_image(width, height, samples, &r->sky_fbo, &r->sky_color, NULL);
+    if (st == GL_FRAMEBUFFER_COMPLETE)
+        st = make_image(width, height, samples, &r->backdrop_fbo, &r->backdrop_color, &r->backdrop_depth);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
