@@ -1266,9 +1266,8 @@ static int check_real_model(const char *label, const char *mesh, const char *ani
 TEST(cutout_texels_show_what_is_behind_them)
 {
     /* Bob's lantern grills have see-through texels: drawn with the cutout
-     * variant, the floor shows between the bars; drawn with a model.frag
-     * that never discards (as llvmpipe drew them while the test was a
-     * uniform: Mesa 22 dropped that discard), it does not. */
+     * variant (MR_CUTOUT 1, chosen per mesh), the floor shows between the
+     * bars; drawn with a model.frag that never discards, it does not. */
     const char *mesh = SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh";
     if (!mr_file_exists(mesh)) {
         printf("  skip cutout: %s not found\n", mesh);

@@ -735,7 +735,9 @@ static void backdrop_key(const mr_renderer *r, gfx_backdrop_key *k)
  * as a memory copy of that. Returns 1 then: the caller draws the
  * shadowed floor over the shadow's footprint and the models on top, both
  * depth-tested with LEQUAL, which gives the pixels of the floor drawn
- * after the models (a model wins a tie with the floor either way).
+ * after the models (a model wins a tie with the floor either way), but
+ * for two surfaces of the models at exactly the same depth: the later
+ * one shows, where a frame drawn afresh (LESS) shows the first.
  * Returns 0 when draw_fbo holds the sky and a cleared depth instead: a
  * moving camera, or no floor; the floor is then drawn after the models. */
 static int backdrop_begin(mr_renderer *r, const mat4 light_vp, float texel_world)
