@@ -1,8 +1,9 @@
 /* renderer.c — the renderer's lifetime, frame recording and the passes run
  * by mr_renderer_end_frame: bone palette upload, shadow map, the sky (copied
  * from a kept image), models, floor (or, while the view stays, the kept
- * floor copied in first with only its shadow drawn again), lines, overlay, then FXAA and text (single-sampled) or text and the
- * MSAA resolve; and reading the result back. */
+ * floor copied in first with only its shadow drawn again), lines, overlay,
+ * then FXAA and text (single-sampled) or text and the MSAA resolve; and
+ * reading the result back. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -21,15 +21,15 @@
  * Drawing is deferred: the draw/line/text calls only record (copying what
  * they are given, so callers may reuse their arrays at once), and
  * mr_renderer_end_frame runs the passes: shadow map (skinned, from light 0),
- * models, floor, sky (behind everything), lines, overlay, then the
- * anti-aliasing and the text. Frames keep what does not change between
- * them: the sky is drawn once per size and colours and
- * copied in, and while camera, lights, sky and floor stay as they were in
- * the frame before, so is the floor (only the part its shadow can fall on
- * is drawn again): the same pixels, less work for a still camera. Set the
- * floor (floor_center, floor_extent) for that: its defaults follow the
- * models drawn, so an animated model moves it. Anti-aliasing is by default a post-process
- * pass over the single-sampled frame (shaders/fxaa.frag, after Lottes's
+ * sky, models, floor, lines, overlay, then the anti-aliasing and the text.
+ * Frames keep what does not change between them: the sky is drawn once per
+ * size and colours and copied in, and while camera, lights, sky and floor
+ * stay as they were in the frame before, so is the floor (only the part
+ * its shadow can fall on is drawn again): the same pixels, less work for a
+ * still camera. Set the floor (floor_center, floor_extent) for that: its
+ * defaults follow the models drawn, so an animated model moves it.
+ * Anti-aliasing is by default a post-process pass over the single-sampled
+ * frame (shaders/fxaa.frag, after Lottes's
  * FXAA: edges found by luma contrast and blended along their direction,
  * run in full only on the pixels a cheap first pass marked in a stencil;
  * text is drawn after it, unblurred); desc.samples > 1 multisamples instead
