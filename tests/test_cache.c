@@ -317,43 +317,53 @@ static int corrupt_case(const char *path, const mr_model *ref, long cut, long fl
 
 /* The source load of path (the reference, NULL when path is absent), after
  * writing its cache file, whose name and stat it returns. */
-static mr_model *reference_and_cache_file(const char *path, char **file, struct stat *st)
+/* A model loaded without the cache (the reference), then loaded once more
+ * so that its cache file is written: the file's path and stat. ref is NULL
+ * when the shared model is not there. */
+typedef struct cached_model {
+    const char *path;
+    mr_model *ref;
+    char *file;
+    struct stat st;
+} cached_model;
+
+static cached_model cached_model_open(const char *path)
 {
-    *file = NULL;
-    if (!mr_file_exists(path)) return NULL;
+    cached_model c = {.path = path};
+    if (!mr_file_exists(path)) return c;
     no_cache();
-    mr_model *ref = load(path, NULL);
+    c.ref = load(path, NULL);
     use_cache();
     mr_model_destroy(load(path, NULL));
-    *file = mr_cache_file(path, NULL, 0);
-    CHECK(*file && stat(*file, st) == 0);
-    return ref;
+    c.file = mr_cache_file(path, NULL, 0);
+    CHECK(c.file && stat(c.file, &c.st) == 0);
+    return c;
+}
+
+static void cached_model_close(cached_model *c)
+{
+    free(c->file);
+    mr_model_destroy(c->ref);
 }
 
 TEST(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced)
 {
-    const char *path = SHARED_MODELS "thinmatrix-opengl-animation/Resources/res/model.dae";
-    char *file;
-    struct stat st = {0};
-    mr_model *ref = reference_and_cache_file(path, &file, &st);
-    for (int k = 0; k < 16 && ref; k++)
-        CHECK_MSG(corrupt_case(path, ref, (long)(st.st_size * k / 16), -1, "truncated: "), "cut at %d/16", k);
-    if (ref) CHECK(corrupt_case(path, ref, 10, -1, "truncated: 10 bytes, shorter than its 64-byte header"));
-    if (ref) {
+    cached_model c = cached_model_open(SHARED_MODELS "thinmatrix-opengl-animation/Resources/res/model.dae");
+    for (int k = 0; k < 16 && c.ref; k++)
+        CHECK_MSG(corrupt_case(c.path, c.ref, (long)(c.st.st_size * k / 16), -1, "truncated: "), "cut at %d/16", k);
+    if (c.ref) CHECK(corrupt_case(c.path, c.ref, 10, -1, "truncated: 10 bytes, shorter than its 64-byte header"));
+    if (c.ref) {
         char why[96];
-        snprintf(why, sizeof why, "truncated: %ld bytes, its header says %ld", (long)st.st_size - 1, (long)st.st_size);
-        CHECK(corrupt_case(path, ref, (long)st.st_size - 1, -1, why));
+        snprintf(why, sizeof why, "truncated: %ld bytes, its header says %ld", (long)c.st.st_size - 1,
+                 (long)c.st.st_size);
+        CHECK(corrupt_case(c.path, c.ref, (long)c.st.st_size - 1, -1, why));
     }
-    free(file);
-    mr_model_destroy(ref);
+    cached_model_close(&c);
 }
 
 TEST(cache_flipped_bytes_fall_back)
 {
-    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
-    char *file;
-    struct stat st = {0};
-    mr_model *ref = reference_and_cache_file(path, &file, &st);
+    cached_model c = cached_model_open(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb");
     /* header fields (magic, version, byte order, layout, key, size, hash,
      * model offset, counts) and bytes spread over the payload, each with
      * the cause mr_cache_rejection gives */
@@ -363,12 +373,12 @@ TEST(cache_flipped_bytes_fall_back)
         {12, "other byte order"}, {16, "other loader code"}, {24, "written for other sources"},
         {32, "its header says"}, {40, checksum}, {48, "damaged: a count, offset or index out of range"},
         {56, "written for other sources"}, {64, checksum}, {100, checksum}, {200, checksum},
-        {(long)st.st_size / 3, checksum}, {(long)st.st_size / 2, checksum}, {(long)st.st_size - 1, checksum},
+        {(long)c.st.st_size / 3, checksum}, {(long)c.st.st_size / 2, checksum},
+        {(long)c.st.st_size - 1, checksum},
     };
-    for (size_t k = 0; k < sizeof flips / sizeof flips[0] && ref; k++)
-        CHECK_MSG(corrupt_case(path, ref, -1, flips[k].at, flips[k].why), "byte %ld flipped", flips[k].at);
-    free(file);
-    mr_model_destroy(ref);
+    for (size_t k = 0; k < sizeof flips / sizeof flips[0] && c.ref; k++)
+        CHECK_MSG(corrupt_case(c.path, c.ref, -1, flips[k].at, flips[k].why), "byte %ld flipped", flips[k].at);
+    cached_model_close(&c);
 }
 
 /* A file of an older format version at this model's name (a marrow
@@ -377,41 +387,37 @@ TEST(cache_flipped_bytes_fall_back)
  * version, which the next load reads. */
 TEST(cache_older_version_rejected_and_rebuilt)
 {
-    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
-    char *file;
-    struct stat st = {0};
-    mr_model *ref = reference_and_cache_file(path, &file, &st);
+    cached_model c = cached_model_open(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb");
     size_t n = 0;
-    unsigned char *data = ref && file ? (unsigned char *)mr_file_read(file, &n, NULL) : NULL;
+    unsigned char *data = c.ref && c.file ? (unsigned char *)mr_file_read(c.file, &n, NULL) : NULL;
     if (data && n >= HEADER_BYTES) {
         uint32_t older = MR_CACHE_VERSION - 1, version;
         memcpy(data + HEADER_VERSION, &older, sizeof older);
-        mr_file_write(file, data, n, NULL);
+        mr_file_write(c.file, data, n, NULL);
         use_cache();
-        mr_model *m = load(path, NULL);
+        mr_model *m = load(c.path, NULL);
         mr_cache_stats s1 = stats_now();
         CHECK(m && s1.hits == 0 && s1.rejected == 1 && s1.writes == 1);
         char why[96];
         snprintf(why, sizeof why, "cache format version %u, this marrow reads %d", older, MR_CACHE_VERSION);
         CHECK_MSG(!strcmp(mr_cache_rejection(), why), "rejected as \"%s\"", mr_cache_rejection());
-        if (m) check_same_model(ref, m);
+        if (m) check_same_model(c.ref, m);
         mr_model_destroy(m);
         free(data);
-        data = (unsigned char *)mr_file_read(file, &n, NULL);
+        data = (unsigned char *)mr_file_read(c.file, &n, NULL);
         CHECK(data && n >= HEADER_BYTES);
         if (data && n >= HEADER_BYTES) {
             memcpy(&version, data + HEADER_VERSION, sizeof version);
             CHECK(version == MR_CACHE_VERSION);
         }
-        m = load(path, NULL);
+        m = load(c.path, NULL);
         CHECK(m && stats_now().hits == 1);
         mr_model_destroy(m);
-    } else if (ref) {
-        CHECK_MSG(0, "no cache file written for %s", path);
+    } else if (c.ref) {
+        CHECK_MSG(0, "no cache file written for %s", c.path);
     }
     free(data);
-    free(file);
-    mr_model_destroy(ref);
+    cached_model_close(&c);
 }
 
 /* Damage that a checksum cannot catch (the test recomputes it): every
@@ -442,13 +448,10 @@ static int damaged_load(const char *path, const char *file, const unsigned char 
 
 TEST(cache_rehashed_damage_rejected_by_range_checks)
 {
-    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
-    if (!mr_file_exists(path)) return;
-    no_cache();
-    mr_model *ref = load(path, NULL);
-    use_cache();
-    mr_model_destroy(load(path, NULL));
-    char *file = mr_cache_file(path, NULL, 0);
+    cached_model c = cached_model_open(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb");
+    if (!c.ref) return;
+    const char *path = c.path, *file = c.file;
+    mr_model *ref = c.ref;
     size_t n = 0;
     unsigned char *orig = file ? (unsigned char *)mr_file_read(file, &n, NULL) : NULL;
     CHECK(ref && orig && n > 2048);
@@ -507,8 +510,7 @@ TEST(cache_rehashed_damage_rejected_by_range_checks)
                                ref) == 1);
 done:
     free(orig);
-    free(file);
-    mr_model_destroy(ref);
+    cached_model_close(&c);
 }
 
 /* The stamp rule (cache.h, Validity): a source last changed long before
