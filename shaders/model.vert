@@ -22,6 +22,9 @@ out vec3 v_normal;
 out vec4 v_tangent;
 out vec2 v_uv;
 
+// as in depth.vert, whose pre-pass depths this pass tests with LEQUAL
+invariant gl_Position;
+
 void main()
 {
     mat4 skin = skin_matrix(a_joints, a_weights, a_joints1, a_weights1);

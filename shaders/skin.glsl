@@ -1,5 +1,5 @@
 // skin.glsl — linear blend skinning from the bone palette (included by
-// model.vert and shadow.vert). The palette is a texture buffer of RGBA32F
+// model.vert and depth.vert). The palette is a texture buffer of RGBA32F
 // texels, four per matrix (the columns); a draw's matrices start at
 // u_palette_offset.
 // The renderer compiles one program per skinning variant (MR_SKIN, defined

@@ -1,7 +1,8 @@
 /* frame_rect.c — the window rectangles that limit passes to the part of
  * the frame they can change: where the floor can show a shadow
  * (gfx_shadow_footprint_rect) and where FXAA has edges to smooth
- * (gfx_fxaa_rect); see internal.h. */
+ * (gfx_fxaa_rect), and a box's area on screen (gfx_screen_area); see
+ * internal.h. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -180,6 +181,26 @@ static void add_line_points(screen_box *box, const mr_renderer *r, const gfx_lin
     }
 }
 
+/* Adds the 8 corners of the box bmin..bmax to box. */
+static void add_box_corners(screen_box *box, const mr_renderer *r, const vec3 bmin, const vec3 bmax)
+{
+    for (int i = 0; i < 8; i++) {
+        vec4 c, q = {i & 1 ? bmax[0] : bmin[0], i & 2 ? bmax[1] : bmin[1], i & 4 ? bmax[2] : bmin[2], 1.0f};
+        glm_mat4_mulv((vec4 *)r->view_proj, q, c);
+        screen_box_add(box, r, c);
+    }
+}
+
+double gfx_screen_area(const mr_renderer *r, const vec3 bmin, const vec3 bmax)
+{
+    screen_box box = SCREEN_BOX_EMPTY;
+    add_box_corners(&box, r, bmin, bmax);
+    int rect[4];
+    int inside = screen_box_rect(&box, r, 0.0f, rect);
+    if (inside < 0) return (double)r->width * r->height;
+    return inside ? (double)(rect[2] - rect[0]) * (rect[3] - rect[1]) : 0.0;
+}
+
 /* The window rectangle FXAA has to run in: the models (their bounds, bmin
  * and bmax, which the per-joint spheres make generous), the lines and the
  * points, padded by two pixels for the pixel outside each edge. Nothing
@@ -192,11 +213,7 @@ int gfx_fxaa_rect(const mr_renderer *r, int have_bounds, const vec3 bmin, const 
 {
     screen_box box = SCREEN_BOX_EMPTY;
     float pad = 2.0f;
-    for (int i = 0; have_bounds && i < 8; i++) {
-        vec4 c, q = {i & 1 ? bmax[0] : bmin[0], i & 2 ? bmax[1] : bmin[1], i & 4 ? bmax[2] : bmin[2], 1.0f};
-        glm_mat4_mulv((vec4 *)r->view_proj, q, c);
-        screen_box_add(&box, r, c);
-    }
+    if (have_bounds) add_box_corners(&box, r, bmin, bmax);
     add_line_points(&box, r, &r->lines, &pad);
     add_line_points(&box, r, &r->overlay_lines, &pad);
     add_line_points(&box, r, &r->points, &pad);

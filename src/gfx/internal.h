@@ -59,7 +59,19 @@ typedef struct gfx_draw {
     int wireframe, cast_shadow;
     int mirrored;                /* world has a negative determinant: winding flips */
     int may_cull;                /* every skin matrix keeps the winding (det > 0) */
+    int prepass;                 /* its depth is drawn first (end_frame decides) */
 } gfx_draw;
+
+/* A draw has its depth drawn before the model pass when the box it lies in
+ * covers at least this many window pixels per triangle. The pre-pass adds
+ * a second skinning of every vertex and a depth-only fragment per covered
+ * pixel; it saves shading every fragment that a nearer one of the same
+ * draw later covers (back faces of open meshes, limbs in front of the
+ * body). A close-up character of 1027 triangles (Bob, about 100k pixels:
+ * 35k fragments shaded for 17k seen) gains 1.5-2 ms of llvmpipe's CPU per
+ * frame; a crowd of small far figures, whose vertices cost more than their
+ * few pixels, loses, and stays below the threshold. */
+#define GFX_PREPASS_PIXELS_PER_TRIANGLE 16
 
 /* Line and point vertices share one layout (size: point size in pixels). */
 typedef struct gfx_line_vertex {
@@ -105,10 +117,10 @@ typedef struct gfx_backdrop_key {
     float floor_center[2], floor_extent, floor_y, grid_step;
 } gfx_backdrop_key;
 
-typedef struct gfx_shadow_program {
+typedef struct gfx_depth_program {
     GLuint id;
-    GLint world, palette_offset, light_view_proj;
-} gfx_shadow_program;
+    GLint world, palette_offset, view_proj;
+} gfx_depth_program;
 
 struct mr_renderer {
     mr_renderer_desc desc;
@@ -116,14 +128,14 @@ struct mr_renderer {
     int width, height, samples;
 
     /* programs, and the uniform locations set per draw. The model and
-     * shadow programs come in skinning variants (GFX_SKIN_*: MR_SKIN in
+     * depth programs come in skinning variants (GFX_SKIN_*: MR_SKIN in
      * skin.glsl), the model programs in material variants (GFX_MAT_*:
      * MR_NORMAL_MAP, MR_CUTOUT in model.frag), the model and floor programs
      * with and without the shadow lookups ([0] without, [1] with:
      * MR_SHADOWS in lighting.glsl). */
     struct {
         gfx_model_program model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS];
-        gfx_shadow_program shadow[GFX_SKIN_VARIANTS];
+        gfx_depth_program depth[GFX_SKIN_VARIANTS];   /* the shadow map, the pre-pass */
         GLuint floor[2], sky, line, text, fxaa[2];  /* fxaa[1]: marks edge pixels */
     } prog;
 
@@ -248,6 +260,10 @@ void gfx_shadow_free(mr_renderer *r);
 int gfx_shadow_footprint_rect(const mr_renderer *r, const mat4 light_vp, float texel_world,
                               const vec3 bmin, const vec3 bmax, int rect[4]);
 int gfx_fxaa_rect(const mr_renderer *r, int have_bounds, const vec3 bmin, const vec3 bmax, int rect[4]);
+
+/* Window pixels in the rectangle the box bmin..bmax covers on screen (the
+ * whole window when the box reaches behind the camera). */
+double gfx_screen_area(const mr_renderer *r, const vec3 bmin, const vec3 bmax);
 
 /* A warning on stderr (unless desc.quiet), counted in stats. */
 void gfx_warn(mr_renderer *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,7 +21,7 @@ enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 /* Every program the renderer uses; ids only, uniform locations are looked
  * up when installed. */
 typedef struct programs {
-    GLuint model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS], shadow[GFX_SKIN_VARIANTS], floor[2], sky, line,
+    GLuint model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS], depth[GFX_SKIN_VARIANTS], floor[2], sky, line,
         text, fxaa[2];
 } programs;
 
@@ -56,7 +56,7 @@ static mr_status build_programs(const char *dir, programs *p, mr_error *err)
                 list[n++] = (program_src){&p->model[sh][k][mat], "model.vert", "model.frag", d};
             }
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
-        list[n++] = (program_src){&p->shadow[k], "shadow.vert", "shadow.frag", skin_defines[k]};
+        list[n++] = (program_src){&p->depth[k], "depth.vert", "depth.frag", skin_defines[k]};
     list[n++] = (program_src){&p->floor[0], "floor.vert", "floor.frag", "#define MR_SHADOWS 0\n"};
     list[n++] = (program_src){&p->floor[1], "floor.vert", "floor.frag", "#define MR_SHADOWS 1\n"};
     list[n++] = (program_src){&p->sky, "sky.vert", "sky.frag", NULL};
@@ -87,7 +87,7 @@ static programs installed(const mr_renderer *r)
     for (int sh = 0; sh < 2; sh++)
         for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
             for (int mat = 0; mat < GFX_MAT_VARIANTS; mat++) p.model[sh][k][mat] = r->prog.model[sh][k][mat].id;
-    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.shadow[k] = r->prog.shadow[k].id;
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) p.depth[k] = r->prog.depth[k].id;
     p.floor[0] = r->prog.floor[0];
     p.floor[1] = r->prog.floor[1];
     p.sky = r->prog.sky;
@@ -126,12 +126,12 @@ static void install_programs(mr_renderer *r, programs *p)
             set_sampler(m, "u_palette", UNIT_PALETTE);
         }
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
-        GLuint s = p->shadow[k];
-        r->prog.shadow[k] = (gfx_shadow_program){
+        GLuint s = p->depth[k];
+        r->prog.depth[k] = (gfx_depth_program){
             .id = s,
             .world = glGetUniformLocation(s, "u_world"),
             .palette_offset = glGetUniformLocation(s, "u_palette_offset"),
-            .light_view_proj = glGetUniformLocation(s, "u_light_view_proj"),
+            .view_proj = glGetUniformLocation(s, "u_view_proj"),
         };
         set_sampler(s, "u_palette", UNIT_PALETTE);
     }
@@ -314,6 +314,7 @@ mr_status mr_renderer_begin_frame(mr_renderer *r, const mr_scene *scene)
     r->points.count = 0;
     r->text.count = 0;
     r->stats.draws = r->stats.triangles = r->stats.culled_triangles = 0;
+    r->stats.prepass_triangles = r->stats.shadow_texels = 0;
     r->stats.lines = r->stats.glyphs = 0;
     r->in_frame = 1;
     return MR_OK;
@@ -436,22 +437,28 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const
 
 /* --- passes -------------------------------------------------------------- */
 
-/* Bounds of everything drawn this frame; 0 when nothing is. */
-static int frame_bounds(const mr_renderer *r, vec3 min, vec3 max)
+/* Bounds of everything drawn this frame; 0 when nothing is. Each draw's
+ * own bounds decide its depth pre-pass (GFX_PREPASS_PIXELS_PER_TRIANGLE);
+ * a wireframe has none (its lines would fail against its filled depth). */
+static int frame_bounds(mr_renderer *r, vec3 min, vec3 max)
 {
     glm_vec3_fill(min, FLT_MAX);
     glm_vec3_fill(max, -FLT_MAX);
     int any = 0;
     for (size_t i = 0; i < r->draws.count; i++) {
-        const gfx_draw *d = &r->draws.data[i];
+        gfx_draw *d = &r->draws.data[i];
         const gfx_model *g = &r->models[d->slot];
         mr_gpu_model h = {(g->generation << 16) | (uint32_t)(d->slot + 1)};
         const mat4 *skin = d->palette_offset >= 0 ? r->palette.data + d->palette_offset : NULL;
         vec3 a, b;
+        d->prepass = 0;
         if (mr_renderer_model_bounds(r, h, skin, g->joint_count, d->world, a, b)) {
             glm_vec3_minv(min, a, min);
             glm_vec3_maxv(max, b, max);
             any = 1;
+            d->prepass = !d->wireframe && !r->desc.no_prepass &&
+                         gfx_screen_area(r, a, b) >= GFX_PREPASS_PIXELS_PER_TRIANGLE * (double)g->triangles;
+            if (d->prepass) r->stats.prepass_triangles += g->triangles;
         }
     }
     return any;
@@ -484,10 +491,32 @@ static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const
     if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
 }
 
-/* Light 0's view-projection covering the sphere (centre, radius). The
- * sphere's centre is snapped to whole shadow texels in the light's view, so
- * a moving fit does not make shadow edges crawl. */
-static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, mat4 out,
+/* Shadow texels across the casters' sphere (centre, radius): about one per
+ * screen pixel at its centre, more for a low light, which stretches each
+ * texel over 1 / sin(its elevation) texels' length of floor along it (up to
+ * 4 times), at least 64 and at most one less than the map's side. llvmpipe
+ * pays for every texel the shadow pass covers (and open meshes cover it
+ * twice, front and back), so a map finer than the screen costs without
+ * showing: the filter softens an edge over about four texels anyway. A
+ * camera at or inside the sphere gets the whole map. */
+static float shadow_texels_across(const mr_renderer *r, const vec3 centre, float radius)
+{
+    float most = (float)(r->shadow_size - 1);
+    vec4 c;
+    glm_mat4_mulv((vec4 *)r->view_proj, (vec4){centre[0], centre[1], centre[2], 1.0f}, c);
+    if (!(c[3] > radius)) return most;
+    float pixels = 2.0f * radius * r->proj[1][1] * 0.5f * (float)r->height / c[3];
+    float stretch = 1.0f / fmaxf(fabsf(r->scene.lights[0].direction[1]), 0.25f);  /* unit direction */
+    return fminf(fmaxf(ceilf(pixels * stretch), 64.0f), most);
+}
+
+/* Light 0's view-projection covering the sphere (centre, radius) with
+ * shadow_texels_across texels, from the map's corner: the projection spans
+ * the whole map at that texel size, and the part beyond the sphere stays
+ * as the shadow pass clears it (lit). The corner is snapped to whole
+ * texels in the light's view, so a moving fit does not make shadow edges
+ * crawl. */
+static void light_matrix(mr_renderer *r, const vec3 centre, float radius, mat4 out,
                          float *texel_world)
 {
     radius = fmaxf(radius, 1e-3f);
@@ -497,15 +526,16 @@ static void light_matrix(const mr_renderer *r, const vec3 centre, float radius, 
     mat4 rot;                          /* rotation only: light view about the origin */
     glm_lookat((float *)l, origin, up, rot);
     glm_mat4_mulv3(rot, (float *)centre, 1.0f, c);
-    float texel = 2.0f * radius / (float)r->shadow_size;
-    c[0] = floorf(c[0] / texel + 0.5f) * texel;
-    c[1] = floorf(c[1] / texel + 0.5f) * texel;
-    mat4 proj, view;
-    glm_ortho(c[0] - radius, c[0] + radius, c[1] - radius, c[1] + radius, -c[2] - radius * 2.0f,
-              -c[2] + radius * 2.0f, proj);
-    glm_mat4_copy(rot, view);
-    glm_mat4_mul(proj, view, out);
+    float across = shadow_texels_across(r, centre, radius);
+    float texel = 2.0f * radius / across;
+    float x0 = floorf((c[0] - radius) / texel) * texel;   /* the sphere fits: one texel spare */
+    float y0 = floorf((c[1] - radius) / texel) * texel;
+    float span = texel * (float)r->shadow_size;
+    mat4 proj;
+    glm_ortho(x0, x0 + span, y0, y0 + span, -c[2] - radius * 2.0f, -c[2] + radius * 2.0f, proj);
+    glm_mat4_mul(proj, rot, out);
     *texel_world = texel;
+    r->stats.shadow_texels = (int)across;
 }
 
 /* Sets the lighting uniforms (and u_view_proj) of prog, which must be in use. */
@@ -567,6 +597,44 @@ static void set_cull(GLenum face, GLenum *cur)
     *cur = face;
 }
 
+/* Which meshes draw_depth draws. */
+enum { DEPTH_SHADOW, DEPTH_PREPASS };
+
+/* Draws depth only, through view_proj, with the depth programs. For the
+ * shadow map (DEPTH_SHADOW): every mesh of the draws that cast a shadow,
+ * both faces, so the map holds what drawing every face gives, whether the
+ * model pass culls or not. For the pre-pass: the meshes of the draws
+ * chosen for it (gfx_draw.prepass) but alpha cutouts (the model program
+ * cuts their holes), culled as the model pass culls them, so that every
+ * depth written is one the model pass draws too. */
+static void draw_depth(mr_renderer *r, const mat4 view_proj, int which)
+{
+    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
+        glUseProgram(r->prog.depth[k].id);
+        glUniformMatrix4fv(r->prog.depth[k].view_proj, 1, GL_FALSE, (const float *)view_proj);
+    }
+    const gfx_depth_program *cur = NULL;
+    GLenum culled = 0;
+    for (size_t i = 0; i < r->draws.count; i++) {
+        const gfx_draw *d = &r->draws.data[i];
+        if (which == DEPTH_SHADOW ? !d->cast_shadow : !d->prepass) continue;
+        const gfx_model *g = &r->models[d->slot];
+        for (int k = 0; k < g->mesh_count; k++) {
+            const gfx_mesh *m = &g->meshes[k];
+            if (which == DEPTH_PREPASS && m->alpha_cutout) continue;
+            const gfx_depth_program *p = &r->prog.depth[skin_variant(m, d)];
+            if (p != cur) glUseProgram(p->id);
+            cur = p;
+            set_cull(which == DEPTH_PREPASS ? cull_face(r, m, d) : 0, &culled);
+            glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
+            glUniform1i(p->palette_offset, d->palette_offset);
+            glBindVertexArray(m->vao);
+            glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
+        }
+    }
+    set_cull(0, &culled);
+}
+
 static void shadow_pass(mr_renderer *r, const mat4 light_vp)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
@@ -578,29 +646,7 @@ static void shadow_pass(mr_renderer *r, const mat4 light_vp)
     glDepthMask(GL_TRUE);
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 3.0f);
-    for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
-        glUseProgram(r->prog.shadow[k].id);
-        glUniformMatrix4fv(r->prog.shadow[k].light_view_proj, 1, GL_FALSE, (const float *)light_vp);
-    }
-    const gfx_shadow_program *cur = NULL;
-    GLenum culled = 0;
-    for (size_t i = 0; i < r->draws.count; i++) {
-        const gfx_draw *d = &r->draws.data[i];
-        if (!d->cast_shadow) continue;
-        const gfx_model *g = &r->models[d->slot];
-        for (int k = 0; k < g->mesh_count; k++) {
-            const gfx_mesh *m = &g->meshes[k];
-            const gfx_shadow_program *p = &r->prog.shadow[skin_variant(m, d)];
-            if (p != cur) glUseProgram(p->id);
-            cur = p;
-            set_cull(cull_face(r, m, d), &culled);
-            glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
-            glUniform1i(p->palette_offset, d->palette_offset);
-            glBindVertexArray(m->vao);
-            glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
-        }
-    }
-    set_cull(0, &culled);
+    draw_depth(r, light_vp, DEPTH_SHADOW);
     glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
@@ -860,9 +906,21 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
 
     /* models, then (not kept) the floor: the floor behind them fails the
      * depth test instead of being shaded (llvmpipe pays for every
-     * fragment) */
-    glDepthFunc(kept ? GL_LEQUAL : GL_LESS);
+     * fragment). The draws chosen for it first have their depth drawn
+     * (without colour), so that the model pass shades only the nearest
+     * fragment of each of their pixels. The model pass tests with LEQUAL,
+     * which passes the pre-pass's own depths (depth.vert computes them as
+     * model.vert does) and, where two surfaces of the models lie at
+     * exactly the same depth, shows the later one, in every frame alike;
+     * a model wins a tie with the floor either way (the floor is drawn
+     * first with its depth and tested by the models with LEQUAL, or after
+     * them with LESS). */
     glDepthMask(GL_TRUE);
+    glDepthFunc(kept ? GL_LEQUAL : GL_LESS);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    draw_depth(r, r->view_proj, DEPTH_PREPASS);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDepthFunc(GL_LEQUAL);
     for (int i = 0; i < GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS; i++) {
         GLuint id = r->prog.model[shadows][i / GFX_MAT_VARIANTS][i % GFX_MAT_VARIANTS].id;
         glUseProgram(id);

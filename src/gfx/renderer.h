@@ -60,13 +60,28 @@
  * Culling: llvmpipe pays per triangle, so a mesh that is a closed surface
  * (every edge shared by two triangles wound oppositely, once vertices with
  * the same position, joints and weights are welded) and encloses its volume
- * consistently is drawn without its back faces, in the shadow map too:
- * from outside they are hidden behind its front faces, so the picture stays
- * the same while about half the triangles are dropped early. Open meshes,
+ * consistently is drawn without its back faces: from outside they are
+ * hidden behind its front faces, so the picture stays the same while about
+ * half the triangles are dropped early. The shadow map draws both faces of
+ * every mesh, so culling does not move a shadow edge. Open meshes,
  * textures with cut-out texels, wireframe draws and draws whose skin
  * matrices mirror or flatten keep both sides; a mirroring world matrix
  * swaps the culled side. A camera inside a closed mesh (its near plane
  * cutting through it) sees no inside walls.
+ *
+ * Shading each pixel once: llvmpipe runs the model shader for every
+ * fragment that passes the depth test so far, and an open mesh drawn in
+ * any order shades its back faces and the surfaces behind nearer ones too
+ * (Bob: 35k fragments for 17k pixels). A model that covers many pixels for
+ * its triangles has its depth drawn first (a depth-only pass, skinned the
+ * same way), and the model pass then shades only the nearest fragment of
+ * each pixel. Where two surfaces of the models lie at exactly the same
+ * depth the later drawn one shows, in every frame.
+ *
+ * Shadows: light 0's shadow map is fitted to a sphere around the casters
+ * with about one texel per screen pixel at their centre (up to shadow_size;
+ * the filter softens edges over about four texels): a finer map costs
+ * llvmpipe per texel without showing.
  *
  * Limits: MR_GFX_MAX_JOINTS joints per model (the bone palette is a texture
  * buffer holding every draw's matrices for the frame); more fails the upload
@@ -99,13 +114,18 @@ typedef struct mr_renderer_desc {
     int no_fxaa;              /* 1: no post-process anti-aliasing of a single-
                                * sampled frame (hard, aliased edges) */
     int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
-                               * to the models' bounds each frame */
+                               * to the models' bounds each frame, with about one
+                               * texel per screen pixel at their centre (up to
+                               * this size: a close-up gets finer shadows) */
     const char *shader_dir;   /* GLSL directory [mr_renderer_shader_dir()] */
     const char *font_path;    /* TrueType font [DejaVuSans]; missing: no text, one warning */
     float font_px;            /* text height in pixels [15] */
     int quiet;                /* 1: no warnings on stderr (they are still counted) */
     int no_cull;              /* 1: draw the back faces of closed meshes too (see
                                * Culling: the same picture, slower; for checking) */
+    int no_prepass;           /* 1: no depth pre-pass (mr_frame_stats.prepass_triangles:
+                               * the same picture but where two surfaces of a
+                               * model tie in depth; slower; for checking) */
 } mr_renderer_desc;
 
 /* A directional light. */
@@ -162,6 +182,12 @@ typedef struct mr_frame_stats {
     int draws;                /* models drawn last frame */
     int triangles;            /* triangles drawn last frame (main pass) */
     int culled_triangles;     /* of those, in meshes drawn with back faces culled */
+    int prepass_triangles;    /* of those, in draws whose depth was drawn first
+                               * (a model large on screen for its triangles:
+                               * the model pass then shades each pixel once) */
+    int shadow_texels;        /* shadow map texels across the casters (0: no
+                               * shadow): about one per screen pixel, at most
+                               * shadow_size - 1 */
     int lines, glyphs;
     int warnings;             /* warnings since creation (missing textures, font) */
 } mr_frame_stats;

@@ -1,5 +1,0 @@
-#version 330 core
-// shadow.frag — depth only.
-void main()
-{
-}
