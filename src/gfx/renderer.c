@@ -576,13 +576,19 @@ static void upload_palette(mr_renderer *r)
     glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
 }
 
-/* The face a mesh of a draw culls (see gfx_mesh.cull_face), 0 for none:
- * a mirrored world matrix swaps front and back. */
-static GLenum cull_face(const mr_renderer *r, const gfx_mesh *m, const gfx_draw *d)
+/* The face a closed mesh of a draw hides (see gfx_mesh.cull_face), 0 for
+ * none: a mirrored world matrix swaps front and back. */
+static GLenum hidden_face(const gfx_mesh *m, const gfx_draw *d)
 {
-    if (!m->cull_face || !d->may_cull || r->desc.no_cull) return 0;
+    if (!m->cull_face || !d->may_cull) return 0;
     if (!d->mirrored) return m->cull_face;
     return m->cull_face == GL_BACK ? GL_FRONT : GL_BACK;
+}
+
+/* The face the camera's passes cull: the hidden one, unless desc.no_cull. */
+static GLenum cull_face(const mr_renderer *r, const gfx_mesh *m, const gfx_draw *d)
+{
+    return r->desc.no_cull ? 0 : hidden_face(m, d);
 }
 
 /* Sets face culling to `face` (0 = off), given the current setting *cur. */
@@ -602,8 +608,9 @@ enum { DEPTH_SHADOW, DEPTH_PREPASS };
 
 /* Draws depth only, through view_proj, with the depth programs. For the
  * shadow map (DEPTH_SHADOW): every mesh of the draws that cast a shadow,
- * both faces, so the map holds what drawing every face gives, whether the
- * model pass culls or not. For the pre-pass: the meshes of the draws
+ * closed ones without the faces they hide (whatever desc.no_cull says: it
+ * checks the camera's passes, and the map stays the same for both). For
+ * the pre-pass: the meshes of the draws
  * chosen for it (gfx_draw.prepass) but alpha cutouts (the model program
  * cuts their holes), culled as the model pass culls them, so that every
  * depth written is one the model pass draws too. */
@@ -625,7 +632,7 @@ static void draw_depth(mr_renderer *r, const mat4 view_proj, int which)
             const gfx_depth_program *p = &r->prog.depth[skin_variant(m, d)];
             if (p != cur) glUseProgram(p->id);
             cur = p;
-            set_cull(which == DEPTH_PREPASS ? cull_face(r, m, d) : 0, &culled);
+            set_cull(which == DEPTH_PREPASS ? cull_face(r, m, d) : hidden_face(m, d), &culled);
             glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
             glUniform1i(p->palette_offset, d->palette_offset);
             glBindVertexArray(m->vao);

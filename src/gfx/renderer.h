@@ -62,8 +62,9 @@
  * the same position, joints and weights are welded) and encloses its volume
  * consistently is drawn without its back faces: from outside they are
  * hidden behind its front faces, so the picture stays the same while about
- * half the triangles are dropped early. The shadow map draws both faces of
- * every mesh, so culling does not move a shadow edge. Open meshes,
+ * half the triangles are dropped early. The shadow map culls them too (on
+ * the light's side a closed mesh hides the same faces), whether or not
+ * desc.no_cull turns culling off for the camera. Open meshes,
  * textures with cut-out texels, wireframe draws and draws whose skin
  * matrices mirror or flatten keep both sides; a mirroring world matrix
  * swaps the culled side. A camera inside a closed mesh (its near plane
@@ -121,8 +122,9 @@ typedef struct mr_renderer_desc {
     const char *font_path;    /* TrueType font [DejaVuSans]; missing: no text, one warning */
     float font_px;            /* text height in pixels [15] */
     int quiet;                /* 1: no warnings on stderr (they are still counted) */
-    int no_cull;              /* 1: draw the back faces of closed meshes too (see
-                               * Culling: the same picture, slower; for checking) */
+    int no_cull;              /* 1: the camera's passes draw the back faces of closed
+                               * meshes too (see Culling: the same picture,
+                               * slower; for checking) */
     int no_prepass;           /* 1: no depth pre-pass (mr_frame_stats.prepass_triangles:
                                * the same picture but where two surfaces of a
                                * model tie in depth; slower; for checking) */
