@@ -492,9 +492,9 @@ static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const
 }
 
 /* Shadow texels across the casters' sphere (centre, radius): about one per
- * screen pixel at its centre, more for a low light, which stretches each
- * texel over 1 / sin(its elevation) texels' length of floor along it (up to
- * 4 times), at least 64 and at most one less than the map's side. llvmpipe
+ * screen pixel at its centre, times 1 / sin(light 0's elevation) up to 4
+ * (a low light stretches each texel's shadow on the floor that much along
+ * it), at least 64 and at most one less than the map's side. llvmpipe
  * pays for every texel the shadow pass covers (and open meshes cover it
  * twice, front and back), so a map finer than the screen costs without
  * showing: the filter softens an edge over about four texels anyway. A
@@ -610,10 +610,10 @@ enum { DEPTH_SHADOW, DEPTH_PREPASS };
  * shadow map (DEPTH_SHADOW): every mesh of the draws that cast a shadow,
  * closed ones without the faces they hide (whatever desc.no_cull says: it
  * checks the camera's passes, and the map stays the same for both). For
- * the pre-pass: the meshes of the draws
- * chosen for it (gfx_draw.prepass) but alpha cutouts (the model program
- * cuts their holes), culled as the model pass culls them, so that every
- * depth written is one the model pass draws too. */
+ * the pre-pass: the meshes of the draws chosen for it (gfx_draw.prepass)
+ * but alpha cutouts (the model program cuts their holes), culled as the
+ * model pass culls them, so that every depth written is one the model
+ * pass draws too. */
 static void draw_depth(mr_renderer *r, const mat4 view_proj, int which)
 {
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {

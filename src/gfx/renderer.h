@@ -80,9 +80,10 @@
  * depth the later drawn one shows, in every frame.
  *
  * Shadows: light 0's shadow map is fitted to a sphere around the casters
- * with about one texel per screen pixel at their centre (up to shadow_size;
- * the filter softens edges over about four texels): a finer map costs
- * llvmpipe per texel without showing.
+ * with about one texel per screen pixel at their centre, more for a low
+ * light (whose shadows stretch along the floor), at least 64 and up to
+ * shadow_size across (the filter softens edges over about four texels): a
+ * finer map costs llvmpipe per texel without showing.
  *
  * Limits: MR_GFX_MAX_JOINTS joints per model (the bone palette is a texture
  * buffer holding every draw's matrices for the frame); more fails the upload
