@@ -742,11 +742,14 @@ static mr_renderer *fresh_renderer(void)
 TEST(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera)
 {
     /* From a steady view's second frame on, the floor comes from the kept
-     * backdrop; a turned camera draws it afresh, then keeps the new one. */
+     * backdrop; a turned camera draws it afresh, then keeps the new one.
+     * Close up, the figure's depth is drawn first in both. */
     static const shot shots[] = {{.t = 0.5f}, {.t = 0.7f}, {.t = 0.9f}, {.t = 0.9f, .turn = 25},
                                  {.t = 1.1f, .turn = 25}, {.t = 1.3f, .turn = 25},
                                  {.t = 0.3f, .no_shadows = 1}, {.t = 0.4f, .no_shadows = 1},
-                                 {.t = 0.4f}, {.t = 0.6f}};
+                                 {.t = 0.4f}, {.t = 0.6f},
+                                 /* close up: the depth pre-pass, over the kept floor too */
+                                 {.t = 0.6f, .zoom = 0.25f}, {.t = 0.8f, .zoom = 0.25f}};
     mr_renderer *steady = fresh_renderer();
     for (size_t i = 0; steady && i < sizeof shots / sizeof shots[0]; i++) {
         render_on(steady, &shots[i], img_a);
