@@ -913,8 +913,8 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
 
     /* models, then (not kept) the floor: the floor behind them fails the
      * depth test instead of being shaded (llvmpipe pays for every
-     * fragment). The draws chosen for it first have their depth drawn
-     * (without colour), so that the model pass shades only the nearest
+     * fragment). The draws chosen for a pre-pass (gfx_draw.prepass) first
+     * have their depth drawn (without colour), so that the model pass shades only the nearest
      * fragment of each of their pixels. The model pass tests with LEQUAL,
      * which passes the pre-pass's own depths (depth.vert computes them as
      * model.vert does) and, where two surfaces of the models lie at
