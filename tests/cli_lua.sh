@@ -73,6 +73,56 @@ check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
 check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
 check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'pose:rotate' (unknown joint 'nek'; did you mean 'neck'?)"
 
+# ---- 2c. the sandbox: stops, signals, trust, modules --------------------------------
+# A stuck run ends within about 1 s of SIGTERM, in Lua code (the hook) or
+# inside a C call (the watchdog ends the process); exit 143 either way.
+printf 'function update() while true do end end\n' >"$tmp/stuck_lua.lua"
+printf 'function update() return string.rep("a", 5000):find(".-.-.-.-.-.-b") end\n' >"$tmp/stuck_c.lua"
+printf 'function update() for i = 1, 1e7 do local _ = ("x"):rep(64):upper() end end\n' >"$tmp/stuck_calls.lua"
+for s in stuck_lua stuck_c stuck_calls; do
+    "$M" run --headless "$tmp/$s.lua" --frames 0 --budget 1000 >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    sleep 1
+    kill -TERM "$pid"
+    t0=$(date +%s%N)
+    wait "$pid"; st=$?
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    # 1 s after the signal, plus slack for a machine under load (the check is
+    # that it ends, not how fast: a stuck run used to run on for ever).
+    if [ "$st" -eq 143 ] && [ "$ms" -lt 5000 ]; then ok "SIGTERM ends a run stuck in $s: exit 143 after ${ms} ms"
+    else bad "SIGTERM ends a run stuck in $s (exit $st after ${ms} ms)" "$(head -n 3 "$tmp/err")"; fi
+done
+
+# --trust gives the script the whole standard library; without it, none of it.
+printf 'function update() os.exit(os.execute and io.popen and debug.getinfo and 0 or 9) end\n' >"$tmp/trust.lua"
+"$M" run --headless "$tmp/trust.lua" --frames 2 --trust >/dev/null 2>&1; st=$?
+[ "$st" -eq 0 ] && ok "--trust gives os.execute, io.popen and debug" || bad "--trust gives the standard library (exit $st)"
+"$M" run --headless "$tmp/trust.lua" --frames 2 >/dev/null 2>&1; st=$?
+[ "$st" -eq 9 ] && ok "without --trust the script gets none of them" || bad "sandboxed script: exit $st, expected 9"
+
+# require: modules are Lua source inside the script's folder (or scripts/),
+# never bytecode, never a link out of the folder, never a FIFO.
+mkdir -p "$tmp/req"
+printf 'print(require("mod"))\n' >"$tmp/req/main.lua"
+printf '\033LuaT\000junk' >"$tmp/req/mod.lua"
+"$M" run --headless "$tmp/req/main.lua" --frames 1 >/dev/null 2>"$tmp/err"; st=$?
+[ "$st" -eq 4 ] && grep -q "attempt to load a binary chunk" "$tmp/err" && ok "require refuses a module that is bytecode" \
+    || bad "require of a bytecode module: exit $st" "$(head -n 3 "$tmp/err")"
+rm -f "$tmp/req/mod.lua"; ln -s /etc/hostname "$tmp/req/mod.lua"
+"$M" run --headless "$tmp/req/main.lua" --frames 1 >/dev/null 2>"$tmp/err"; st=$?
+[ "$st" -eq 4 ] && grep -q "module 'mod' not found" "$tmp/err" && ! grep -q "$(head -c 8 /etc/hostname)" "$tmp/err" \
+    && ok "require does not follow a link out of the script's folder" \
+    || bad "require through a link out of the folder: exit $st" "$(head -n 3 "$tmp/err")"
+rm -f "$tmp/req/mod.lua"; mkfifo "$tmp/req/mod.lua"
+timeout 60 "$M" run --headless "$tmp/req/main.lua" --frames 1 >/dev/null 2>"$tmp/err"; st=$?
+[ "$st" -eq 4 ] && ok "require of a FIFO fails at once (exit 4)" || bad "require of a FIFO: exit $st" "$(head -n 3 "$tmp/err")"
+# io.open of a FIFO, and of a link out of the folder.
+mkfifo "$tmp/req/pipe"; ln -s /etc/hostname "$tmp/req/leak.txt"
+printf 'local a, ea = io.open("pipe") local b, eb = io.open("leak.txt") print(ea) print(eb) os.exit((a or b) and 9 or 0)\n' >"$tmp/req/io.lua"
+timeout 60 "$M" run --headless "$tmp/req/io.lua" --frames 1 >"$tmp/out" 2>"$tmp/err"; st=$?   # relative: beside the script
+[ "$st" -eq 0 ] && grep -q "not a regular file" "$tmp/out" && grep -q "outside the folders" "$tmp/out" \
+    && ok "io.open refuses a FIFO and a link out of the folder" || bad "io.open of a FIFO / link: exit $st" "$(cat "$tmp/out" "$tmp/err" | head -n 4)"
+
 # ---- src/lua's one-way calls: a wrap file exports only its opener -----------------
 leaks=$(grep -nE '^[a-z][a-z_ *]*\(' src/lua/wrap_*.c | grep -v ':static ' \
         | grep -vE ':(void mr_lua_open_[a-z]+|int luaopen_marrow)\(lua_State \*L\)$')

@@ -85,6 +85,33 @@ static void unborrow_all(mr_model *m)
     UNBORROW(m, m->format);
 }
 
+static size_t track_bytes(const mr_track *t)
+{
+    size_t per_key = (size_t)t->components * (t->interp == MR_INTERP_CUBIC ? 3 : 1);
+    return (size_t)t->key_count * (1 + per_key) * sizeof(float);
+}
+
+size_t mr_model_bytes(const mr_model *m)
+{
+    size_t n = sizeof *m + (size_t)m->skeleton.joint_count * 192;   /* name, parent, rest TRS, inverse bind */
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        size_t per_vertex = sizeof(vec3) * 2 + sizeof(vec2);
+        if (me->joints) per_vertex += sizeof *me->joints + sizeof *me->weights;
+        n += (size_t)me->vertex_count * per_vertex + (size_t)me->index_count * sizeof(uint32_t);
+        n += me->material.diffuse_bytes_len + me->material.normal_bytes_len;
+    }
+    for (int c = 0; c < m->clip_count; c++) {
+        const mr_clip *cl = m->clips[c];
+        for (int j = 0; j < cl->joint_count; j++) {
+            n += track_bytes(&cl->tracks[j].t) + track_bytes(&cl->tracks[j].r) + track_bytes(&cl->tracks[j].s);
+            if (cl->fine)
+                n += track_bytes(&cl->fine[j].t) + track_bytes(&cl->fine[j].r) + track_bytes(&cl->fine[j].s);
+        }
+    }
+    return n;
+}
+
 void mr_model_destroy(mr_model *m)
 {
     if (!m) return;

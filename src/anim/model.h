@@ -52,6 +52,11 @@ typedef struct mr_model {
 mr_status mr_model_create(const char *path, const char *format, mr_model **out);
 void mr_model_destroy(mr_model *model);
 
+/* Bytes the model's arrays hold (vertices, indices, embedded images, clip
+ * keys, joints): what it costs in memory, within a few percent. The Lua
+ * host counts it against a script's --memory. */
+size_t mr_model_bytes(const mr_model *model);
+
 /* Takes ownership of clip and appends it. A clip with the same name replaces
  * nothing: names are made unique by appending "#2", "#3". A clip without a
  * budget gets the model's slerp error budget (clip.h, "Slerp fidelity"),

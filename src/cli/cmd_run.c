@@ -76,8 +76,16 @@ static const char run_help[] =
     "  --console       headless: draw the console of printed lines into the\n"
     "                  pictures (default: only in a window; print() always\n"
     "                  writes to stdout)\n"
+    "  --trust         the script is your own: give it Lua's whole standard\n"
+    "                  library (os.execute, io anywhere, debug, C modules).\n"
+    "                  Without it a script runs in the sandbox: no processes,\n"
+    "                  no native code or bytecode, io reads beside the script,\n"
+    "                  the current folder, --out and loaded models, io writes\n"
+    "                  under --out (beside the script in a window); see\n"
+    "                  docs/API.md \"The sandbox\"\n"
     "SIGINT (Ctrl-C) or SIGTERM ends a run like closing the window: unload()\n"
-    "runs and files are flushed; a second one ends it at once.\n"
+    "runs and files are flushed; a script stuck in a call is stopped, and a\n"
+    "run still going 1 s after the signal ends at once.\n"
     "Exit codes: 0 ok (or the code given to marrow.quit), 2 usage, 4 script error,\n"
     "130 stopped by SIGINT, 143 stopped by SIGTERM.\n";
 
@@ -88,13 +96,14 @@ typedef struct run_opts {
     float fps, fps_cap, budget;
     int memory_mib;
     int console;
+    int trust;                         /* --trust */
     const char *out;
     int argc;                          /* script arguments */
     char **argv;
 } run_opts;
 
 static const char *const run_options[] = {"--headless", "--frames", "--fps", "--fps-cap", "--size", "--aa", "--out",
-                                          "--budget", "--memory", "--console", "--help", NULL};
+                                          "--budget", "--memory", "--console", "--trust", "--help", NULL};
 
 /* Edit distance of a and b (short strings), capped at 9. */
 static int distance(const char *a, const char *b)
@@ -150,6 +159,8 @@ static int parse(int argc, char **argv, run_opts *o)
             return -1;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
+        } else if (!strcmp(a, "--trust")) {
+            o->trust = 1;
         } else if (!strcmp(a, "--console")) {
             o->console = 1;
         } else if (!strcmp(a, "--frames")) {
@@ -308,7 +319,8 @@ static int run_loop(runner *rn)
         if (close) break;
         int visible = !rn->headless && mr_window_visible(rn->win);
         if (rn->headless) {
-            if (mr_lua_frame_run(rn->ctx, dt, 1, NULL) != MR_OK) return MR_EXIT_SCRIPT;
+            if (mr_lua_frame_run(rn->ctx, dt, 1, NULL) != MR_OK)
+                return mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;
         } else if (visible) {
             if (mr_lua_frame_window(rn->ctx, dt)) rn->present = 1;
             if (rn->present && rn->r) {
@@ -338,6 +350,7 @@ int mr_cmd_run(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
     mr_stop_install();
+    mr_lua_set_stop_source(mr_stop_requested);
 
     mr_error err = {0};
     mr_window_desc wd = {.width = rn.o.width, .height = rn.o.height, .title = rn.o.script,
@@ -363,7 +376,7 @@ int mr_cmd_run(int argc, char **argv)
     mr_lua_desc ld = {.script = rn.o.script, .argc = rn.o.argc, .argv = rn.o.argv,
                       .headless = rn.headless, .memory_limit = (size_t)rn.o.memory_mib << 20,
                       .budget = rn.o.budget, .out_dir = rn.o.out, .width = w, .height = h,
-                      .console = rn.o.console};
+                      .console = rn.o.console, .trust = rn.o.trust};
     mr_lua_ctx_create(&ld, &rn.ctx);
     if (!rn.ctx) {
         fprintf(stderr, "marrow run: out of memory\n");
@@ -377,7 +390,7 @@ int mr_cmd_run(int argc, char **argv)
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
     }
     if (mr_lua_start(rn.ctx, NULL) != MR_OK && rn.headless) {
-        rc = MR_EXIT_SCRIPT;
+        rc = mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;
         goto done;
     }
     if (rn.watch) watch_files(rn.watch, rn.ctx);

@@ -483,7 +483,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
     /* The scene's own output (print, warnings) goes to OUT/SCENE/log.txt. */
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", scene_dir);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     fflush(NULL);
     if (fd >= 0) {
         dup2(fd, 1);
@@ -581,14 +581,24 @@ static void worker_main(const test_opts *o, mr_scene_result *res, int n, int tas
     _exit(0);
 }
 
+/* pipe(2) whose ends close on exec: a process a scene started never holds
+ * them, so the runner does not wait for it to end. */
+static int pipe_cloexec(int fds[2])
+{
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
 /* Starts a worker in slot w; 0, or -1 with errno set. The new process
  * closes the other workers' pipes, so each worker sees the end of its task
  * pipe when the parent closes it. */
 static int start_worker(const test_opts *o, mr_scene_result *res, int n, worker *ws, int nw, int w)
 {
     int task[2], done[2];
-    if (pipe(task) != 0) return -1;
-    if (pipe(done) != 0) {
+    if (pipe_cloexec(task) != 0) return -1;
+    if (pipe_cloexec(done) != 0) {
         close(task[0]);
         close(task[1]);
         return -1;

@@ -355,6 +355,7 @@ int mr_cmd_view(int argc, char **argv)
     }
     view_args a;
     mr_stop_install();
+    mr_lua_set_stop_source(mr_stop_requested);
     int code = parse_args(argc, argv, &a);
     if (code != MR_EXIT_OK) {
         free(a.anims);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "core/alloc.h"
 #include "core/str.h"
 #include "gfx/renderer.h"
@@ -34,11 +36,27 @@ typedef struct gpu_entry {
     int failed;              /* upload failed once: don't retry every frame */
 } gpu_entry;
 
+/* The frame's rendering time is estimated as triangles x the time per
+ * triangle measured in earlier frames + calls x a fixed cost; before any
+ * measurement, a first guess of a skinned, shadowed triangle on llvmpipe. */
+#define DRAW_TRIANGLE_SECONDS 1e-6
+#define DRAW_CALL_SECONDS 2e-5
+#define DRAW_MEASURE_MIN_TRIANGLES 20000     /* fewer say too little to measure */
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 typedef struct mr_lua_gfx {
     mr_lua_ctx *ctx;
     mr_renderer *r;          /* NULL: recorded, then dropped by mr_lua_draw_render */
     draw_cmd *cmds;
     size_t cmd_count, cmd_cap;
+    size_t triangles;        /* model triangles recorded this frame */
+    double tri_seconds;      /* what the renderer took per triangle (measured, smoothed) */
     mat4 *mats;
     size_t mat_count, mat_cap;
     char *texts;
@@ -69,6 +87,7 @@ static mr_lua_gfx *gfx_of(mr_lua_ctx *ctx)
 static void begin(void *user)
 {
     mr_lua_gfx *g = user;
+    g->triangles = 0;
     g->cmd_count = 0;
     g->mat_count = 0;
     g->text_len = 0;
@@ -79,6 +98,25 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     mr_lua_gfx *g = user;
     size_t text_len = in->kind == MR_LUA_DRAW_TEXT ? strlen(in->text) : 0;
     int n = in->mats ? in->mat_count : 0;
+    /* What a frame may ask the renderer for is bounded like any script work. */
+    size_t tris = 0;
+    if (in->kind == MR_LUA_DRAW_MODEL)
+        for (int i = 0; i < in->model->mesh_count; i++) tris += (size_t)in->model->meshes[i].index_count / 3;
+    if (g->cmd_count >= MR_LUA_DRAW_MAX_CALLS)
+        return mr_error_set(err, MR_ERR_LIMIT, "more than %d drawing calls in one frame (the most one frame may make)",
+                            MR_LUA_DRAW_MAX_CALLS);
+    if (g->triangles + tris > MR_LUA_DRAW_MAX_TRIANGLES)
+        return mr_error_set(err, MR_ERR_LIMIT, "more than %d million triangles drawn in one frame (the most one "
+                            "frame may draw)", MR_LUA_DRAW_MAX_TRIANGLES / 1000000);
+    /* Rendering happens after draw() returns, outside its budget: the
+     * frame's estimated rendering time counts against that budget instead. */
+    double budget = mr_lua_host_of_ctx(g->ctx)->budget;
+    double est = (double)(g->triangles + tris) * g->tri_seconds + (double)(g->cmd_count + 1) * DRAW_CALL_SECONDS;
+    if (g->r && budget > 0 && est > budget)
+        return mr_error_set(err, MR_ERR_LIMIT, "drawing this frame would take about %.1f s (%zu triangles in %zu calls, "
+                            "at about %.2g us per triangle on this renderer), past the time budget of %g s",
+                            est, g->triangles + tris, g->cmd_count + 1, g->tri_seconds * 1e6, budget);
+    g->triangles += tris;
     if (mr_alloc_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
         mr_alloc_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
         (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1)))
@@ -159,6 +197,7 @@ void mr_lua_draw_attach(mr_lua_ctx *ctx, mr_renderer *r)
         mr_lua_gfx *g = calloc(1, sizeof *g);
         if (!g) return;
         g->ctx = ctx;
+        g->tri_seconds = DRAW_TRIANGLE_SECONDS;
         h->draw = &hooks;
         h->draw_user = g;
     }
@@ -412,6 +451,8 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
         }
     }
     g->have_last = 0;
+    double t0 = seconds_now();
+    size_t tris = g->triangles, calls = g->cmd_count;
     mr_scene scene = scene_of(&h->view);
     if (!h->view.camera_set) auto_frame(g, h, &scene.camera);
     mr_status status = mr_renderer_begin_frame(g->r, &scene);
@@ -466,6 +507,10 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
             render_fail(ctx, &rc, status, msg ? msg : "marrow.screenshot failed", err);
             free(msg);
         }
+    }
+    if (tris >= DRAW_MEASURE_MIN_TRIANGLES) {
+        double per = (seconds_now() - t0 - (double)calls * DRAW_CALL_SECONDS) / (double)tris;
+        if (per > 1e-9) g->tri_seconds = 0.7 * g->tri_seconds + 0.3 * per;
     }
     clear_shots(g);
     begin(g);

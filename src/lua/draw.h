@@ -11,6 +11,11 @@
  * the recording, overlays the console and the current error, ends the frame
  * and writes the screenshots the script asked for.
  *
+ * One frame records at most MR_LUA_DRAW_MAX_CALLS drawing calls and
+ * MR_LUA_DRAW_MAX_TRIANGLES model triangles: past either the call raises an
+ * error (the renderer's work is outside the script's time budget, so it is
+ * bounded here).
+ *
  * Attached with r = NULL (unit tests) the calls are recorded exactly the
  * same and mr_lua_draw_render drops them (a screenshot asked for is an
  * error). Never attached (bench, a fuzzer without GL), the drawing calls are
@@ -23,6 +28,9 @@
 
 #include "core/error.h"
 #include "lua/script.h"
+
+#define MR_LUA_DRAW_MAX_CALLS 10000
+#define MR_LUA_DRAW_MAX_TRIANGLES 10000000
 
 struct mr_renderer;
 struct mr_model;

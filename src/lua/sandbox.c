@@ -1,7 +1,8 @@
 /* sandbox.c — one Lua state with a capped allocator, a time budget and a
  * restricted standard library (see sandbox.h). */
-#include "lua/sandbox.h"
+#include "lua/sandbox_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +13,13 @@
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "core/str.h"
 
-#define HOOK_COUNT 1000            /* instructions between clock checks */
 #define HEADLESS_SEED 20240101
 #define SETUP_BUDGET 10.0
-
-struct mr_sandbox {
-    lua_State *L;
-    mr_sandbox_desc desc;
-    size_t mem_used;
-    double deadline;         /* mr_sandbox_clock() seconds; 0 = no budget running */
-    double budget;           /* the budget of the current call, for messages */
-    int timed_out;
-    const char *what;        /* call being run ("update()"), for messages */
-    char *message;           /* the last failed run's message + traceback, or NULL */
-    char **required;         /* module files found by require */
-    int required_count, required_cap;
-};
-
-/* The budget runs on the thread's CPU time, not the wall clock: on a busy
- * machine a well-behaved script is not stopped for waiting its turn. */
-double mr_sandbox_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#define WALL_FACTOR 20.0             /* wall-clock limit of a call: 20 x its budget + 10 s */
+#define WALL_EXTRA 10.0
 
 mr_sandbox *mr_sandbox_of(lua_State *L) { return *(mr_sandbox **)lua_getextraspace(L); }
 void *mr_sandbox_user(lua_State *L) { return mr_sandbox_of(L)->desc.user; }
@@ -69,33 +50,113 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+static void budget_hook(lua_State *L, lua_Debug *ar);
+
+/* lua_sethook may be called from a signal handler (the watchdog's poke). */
+void mr_sandbox_set_hooks(mr_sandbox *s, int mask, int count)
+{
+    lua_sethook(s->L, budget_hook, mask, count);
+    int n = atomic_load(&s->nrunning);
+    for (int i = 0; i < n && i < MR_SANDBOX_NEST; i++)
+        if (s->running[i]) lua_sethook(s->running[i], budget_hook, mask, count);
+}
+
+/* The watchdog's poke, on the thread running the call: from now on every
+ * instruction and every function call (C ones too) runs the hook. */
+static void poke(void *user)
+{
+    mr_sandbox *s = user;
+    atomic_store(&s->poked, 1);
+    mr_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+}
+
+/* 1 when the call in progress must stop now (past its budget, or a signal). */
+static int must_stop(mr_sandbox *s)
+{
+    double deadline = atomic_load(&s->watch.deadline);
+    if (deadline <= 0) return 0;                      /* no call running */
+    if (s->timed_out || atomic_load(&s->watch.interrupt)) return 1;
+    return atomic_load(&s->watch.paused) == 0 && mr_lua_watchdog_cpu() >= deadline;
+}
+
+/* Raises the stop's error in L (a thread of s). */
+static int raise_stop(mr_sandbox *s, lua_State *L, lua_Debug *ar)
+{
+    if (!s->timed_out) {
+        s->timed_out = atomic_load(&s->watch.interrupt) ? 2 : 1;
+        /* From now on every instruction and call fails, so a pcall in the
+         * script cannot swallow the stop and carry on looping. */
+        mr_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+    }
+    if (L != s->L) {
+        /* A coroutine stopped from a hook keeps hooks off for good: its
+         * __close handlers must never run (coroutine.close, wrap). */
+        if (lua_checkstack(L, 3) && lua_getfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_KILLED) == LUA_TTABLE) {
+            lua_pushthread(L);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, -3);
+        }
+        lua_pop(L, 1);
+    }
+    /* Where: the innermost Lua function (a poke can stop a C function). */
+    int line = -1;
+    char src[LUA_IDSIZE] = "";
+    lua_Debug d;
+    if (ar && lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
+        line = ar->currentline;
+        snprintf(src, sizeof src, "%s", ar->short_src);
+    }
+    for (int level = ar ? 1 : 0; line <= 0 && level < 8 && lua_getstack(L, level, &d); level++)
+        if (lua_getinfo(L, "Sl", &d) && d.currentline > 0) {
+            line = d.currentline;
+            snprintf(src, sizeof src, "%s", d.short_src);
+        }
+    char budget[32];
+    snprintf(budget, sizeof budget, "%g", s->watch.budget);
+    if (s->timed_out == 2)
+        lua_pushfstring(L, "%s: %s was stopped by signal %d", s->desc.script, s->watch.what,
+                        atomic_load(&s->watch.interrupt));
+    else if (line > 0)
+        lua_pushfstring(L, "%s:%d: %s ran past its time budget of %s s and was stopped (endless loop?)", src, line,
+                        s->watch.what, budget);
+    else
+        lua_pushfstring(L, "%s: %s ran past its time budget of %s s and was stopped (endless loop?)",
+                        s->desc.script, s->watch.what, budget);
+    return lua_error(L);
+}
+
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
     mr_sandbox *s = mr_sandbox_of(L);
-    if (s->deadline <= 0) return;
-    if (!s->timed_out) {
-        if (mr_sandbox_clock() < s->deadline) return;
-        s->timed_out = 1;
-        /* From now on every instruction fails, so a pcall in the script
-         * cannot swallow the stop and carry on looping. */
-        lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
+    if (!must_stop(s)) {
+        /* A poke while the call was within its budget (during a paused
+         * model load, say): back to the cheap hook. */
+        if (atomic_exchange(&s->poked, 0)) mr_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+        return;
     }
-    lua_getinfo(L, "Sl", ar);
-    char budget[32];
-    snprintf(budget, sizeof budget, "%g", s->budget);
-    if (ar->currentline > 0)
-        lua_pushfstring(L, "%s:%d: %s ran past its time budget of %s s and was stopped (endless loop?)",
-                        ar->short_src, ar->currentline, s->what, budget);
-    else
-        lua_pushfstring(L, "%s ran past its time budget of %s s and was stopped (endless loop?)", s->what,
-                        budget);
-    lua_error(L);
+    raise_stop(s, L, ar);
 }
 
-void mr_sandbox_budget_extend(lua_State *L, double seconds)
+void mr_sandbox_tick(lua_State *L)
 {
     mr_sandbox *s = mr_sandbox_of(L);
-    if (s->deadline > 0 && seconds > 0) s->deadline += seconds;
+    if (must_stop(s)) raise_stop(s, L, NULL);
+}
+
+double mr_sandbox_pause(lua_State *L)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    atomic_fetch_add(&s->watch.paused, 1);
+    return mr_lua_watchdog_cpu();
+}
+
+void mr_sandbox_resume(lua_State *L, double token)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    double spent = mr_lua_watchdog_cpu() - token;
+    double deadline = atomic_load(&s->watch.deadline);
+    if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
+    atomic_fetch_sub(&s->watch.paused, 1);
 }
 
 static void warn_fn(void *ud, const char *msg, int tocont)
@@ -146,6 +207,31 @@ static void trim_traceback(char *msg)
 
 const char *mr_sandbox_message(const mr_sandbox *s) { return s->message; }
 
+/* lua_pcall(L, 1, 0, msgh) under the budget and the watchdog; s->timed_out
+ * says whether the budget or a signal stopped it. */
+static int run_watched(mr_sandbox *s, lua_State *L, const char *what, double budget, int msgh_idx)
+{
+    s->timed_out = 0;
+    atomic_store(&s->nrunning, 0);
+    atomic_store(&s->poked, 0);
+    s->watch.what = what;
+    s->watch.budget = budget;
+    s->watch.script = s->desc.script;
+    s->watch.grace = budget > 1.0 ? budget : 1.0;
+    s->watch.wall_limit = WALL_FACTOR * budget + WALL_EXTRA;
+    s->watch.poke = poke;
+    s->watch.user = s;
+    atomic_store(&s->watch.paused, 0);
+    atomic_store(&s->watch.deadline, mr_lua_watchdog_cpu() + budget);
+    mr_lua_watchdog_arm(&s->watch);
+    int st = msgh_idx >= 0 ? lua_pcall(L, 1, 0, msgh_idx) : LUA_OK;
+    mr_lua_watchdog_disarm(&s->watch);
+    atomic_store(&s->watch.deadline, 0);
+    atomic_store(&s->nrunning, 0);
+    mr_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+    return st;
+}
+
 mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
                          mr_error *err)
 {
@@ -156,13 +242,7 @@ mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *
     lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, arg);
-    s->what = what;
-    s->budget = budget;
-    s->timed_out = 0;
-    s->deadline = mr_sandbox_clock() + budget;
-    int st = lua_pcall(L, 1, 0, top + 1);
-    s->deadline = 0;
-    if (s->timed_out) lua_sethook(L, budget_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    int st = run_watched(s, L, what, budget, top + 1);
     if (st == LUA_OK) {
         lua_settop(L, top);
         return MR_OK;
@@ -185,203 +265,66 @@ mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *
     return mr_error_set(err, status, "%s: %s failed (no memory for its message)", s->desc.script, what);
 }
 
-/* ---- the restricted library ---------------------------------------------------------- */
+/* ---- lifecycle ------------------------------------------------------------------------- */
 
-static int l_print(lua_State *L)
+/* lua_close under a watch: the host's finalizers are C and bounded, but a
+ * process must not hang in them either. */
+static void run_watched_close(mr_sandbox *s, lua_State *L, double budget)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
-    int n = lua_gettop(L);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    for (int i = 1; i <= n; i++) {
-        if (i > 1) luaL_addchar(&b, '\t');
-        luaL_tolstring(L, i, NULL);
-        luaL_addvalue(&b);
-    }
-    luaL_pushresult(&b);
-    s->desc.print(s->desc.user, lua_tostring(L, -1), 0);
-    return 0;
+    s->watch.what = "a finalizer (__gc)";
+    s->watch.budget = budget;
+    s->watch.script = s->desc.script;
+    s->watch.grace = budget > 1.0 ? budget : 1.0;
+    s->watch.wall_limit = WALL_FACTOR * budget + WALL_EXTRA;
+    s->watch.poke = NULL;
+    atomic_store(&s->watch.paused, 0);
+    atomic_store(&s->watch.deadline, mr_lua_watchdog_cpu() + budget);
+    mr_lua_watchdog_arm(&s->watch);
+    lua_close(L);
+    mr_lua_watchdog_disarm(&s->watch);
 }
 
-static void record_required(mr_sandbox *s, const char *path)
+/* Adds the real path of dir (a folder) to the folders io may read. */
+static void add_read_dir(mr_sandbox *s, const char *dir)
 {
-    for (int i = 0; i < s->required_count; i++)
-        if (!strcmp(s->required[i], path)) return;
-    size_t cap = (size_t)s->required_cap;
-    if (mr_alloc_reserve((void **)&s->required, &cap, (size_t)s->required_count + 1, sizeof(char *)))
-        return;
-    s->required_cap = (int)cap;
-    char *copy = mr_str_dup(path);
-    if (copy) s->required[s->required_count++] = copy;
-}
-
-/* require wrapper: notes the file a module comes from (for the watcher),
- * then calls the real require (upvalue 1). */
-static int l_require(lua_State *L)
-{
-    const char *name = luaL_checkstring(L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    int loaded = lua_getfield(L, -1, name) != LUA_TNIL;
-    lua_pop(L, 2);
-    if (!loaded) {
-        lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-        lua_getfield(L, -1, LUA_LOADLIBNAME);
-        lua_getfield(L, -1, "searchpath");
-        lua_pushvalue(L, 1);
-        lua_getfield(L, -3, "path");
-        if (lua_isfunction(L, -3) && lua_isstring(L, -1)) {
-            lua_call(L, 2, 1);
-            if (lua_isstring(L, -1)) record_required(mr_sandbox_of(L), lua_tostring(L, -1));
+    if (!dir || s->read_count >= MR_SANDBOX_READ_DIRS) return;
+    char *real = realpath(dir, NULL);
+    if (!real) return;
+    for (int i = 0; i < s->read_count; i++)
+        if (mr_sandbox_path_inside(real, s->read_dirs[i])) {
+            free(real);
+            return;
         }
-        lua_settop(L, 1);
-    }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushvalue(L, 1);
-    lua_call(L, 1, LUA_MULTRET);
-    return lua_gettop(L) - 1;
+    s->read_dirs[s->read_count++] = real;
 }
 
-static int l_exit(lua_State *L)
+void mr_sandbox_allow_read(lua_State *L, const char *path)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
-    int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
-    s->desc.exit(s->desc.user, code);
-    return 0;
-}
-
-/* Headless: the clock is the simulated time, never the wall clock. */
-static int l_clock(lua_State *L)
-{
-    lua_pushnumber(L, *mr_sandbox_of(L)->desc.clock);
-    return 1;
-}
-
-static int l_time(lua_State *L)
-{
-    if (lua_isnoneornil(L, 1)) {
-        lua_pushinteger(L, (lua_Integer)*mr_sandbox_of(L)->desc.clock);
-        return 1;
-    }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
-}
-
-/* setmetatable that refuses __gc: finalizers run with hooks off, so a
- * looping one could never be stopped by the time budget. */
-static int l_setmetatable(lua_State *L)
-{
-    if (lua_istable(L, 2)) {
-        lua_pushliteral(L, "__gc");
-        if (lua_rawget(L, 2) != LUA_TNIL)
-            return luaL_error(L, "setmetatable: __gc metamethods are disabled in marrow scripts "
-                                 "(a finalizer cannot be stopped if it loops)");
-        lua_pop(L, 1);
-    }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 1);
-    return 1;
-}
-
-/* The debug library minus what could switch the budget hook off or reach
- * into other metatables: traceback and getinfo stay. */
-static void restrict_debug(lua_State *L)
-{
-    lua_getglobal(L, LUA_DBLIBNAME);
-    lua_createtable(L, 0, 2);
-    lua_getfield(L, -2, "traceback");
-    lua_setfield(L, -2, "traceback");
-    lua_getfield(L, -2, "getinfo");
-    lua_setfield(L, -2, "getinfo");
-    lua_pushvalue(L, -1);
-    lua_setglobal(L, LUA_DBLIBNAME);
-    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_insert(L, -2);
-    lua_setfield(L, -2, LUA_DBLIBNAME);
-    lua_pop(L, 2);
+    char *dir = mr_path_dirname(path);
+    if (dir) add_read_dir(mr_sandbox_of(L), dir);
+    free(dir);
 }
 
 static int setup(lua_State *L)
 {
-    const mr_sandbox_desc *d = &mr_sandbox_of(L)->desc;
-    luaL_openlibs(L);
-    lua_getglobal(L, "load");
-    lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
-    lua_pushcfunction(L, l_print);
-    lua_setglobal(L, "print");
-    lua_getglobal(L, "setmetatable");
-    lua_pushcclosure(L, l_setmetatable, 1);
-    lua_setglobal(L, "setmetatable");
-    restrict_debug(L);
-
-    /* package: modules in the search dirs; no C modules. */
-    lua_getglobal(L, LUA_LOADLIBNAME);
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua", d->search_dirs[0], d->search_dirs[0],
-                    d->search_dirs[1], d->search_dirs[1]);
-    lua_setfield(L, -2, "path");
-    lua_pushliteral(L, "");
-    lua_setfield(L, -2, "cpath");
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, d->preload);
-    lua_setfield(L, -2, d->preload_name);
-    lua_pop(L, 2);
-    lua_getglobal(L, "require");
-    lua_pushcclosure(L, l_require, 1);
-    lua_setglobal(L, "require");
-
-    /* os.exit ends the run cleanly after the frame instead of killing it. */
-    lua_getglobal(L, LUA_OSLIBNAME);
-    lua_pushcfunction(L, l_exit);
-    lua_setfield(L, -2, "exit");
-    if (d->headless) {
-        lua_pushcfunction(L, l_clock);
-        lua_setfield(L, -2, "clock");
-        lua_getfield(L, -1, "time");
-        lua_pushcclosure(L, l_time, 1);
-        lua_setfield(L, -2, "time");
-    }
-    lua_pop(L, 1);
-
-    if (d->headless) {
-        lua_getglobal(L, LUA_MATHLIBNAME);
-        lua_getfield(L, -1, "randomseed");
-        lua_pushinteger(L, HEADLESS_SEED);
-        lua_call(L, 1, 0);
-        lua_pop(L, 1);
-    }
-
-    /* arg: arg[0] = the script, arg[1..] its arguments. */
-    lua_createtable(L, d->argc, 1);
-    lua_pushstring(L, d->script);
-    lua_seti(L, -2, 0);
-    for (int i = 0; i < d->argc; i++) {
-        lua_pushstring(L, d->argv[i]);
-        lua_seti(L, -2, i + 1);
-    }
-    lua_setglobal(L, "arg");
-
-    luaL_requiref(L, d->preload_name, d->preload, 0);
-    lua_pop(L, 1);
+    mr_sandbox_open_libs(L);
     return 0;
 }
-
-/* ---- lifecycle ------------------------------------------------------------------------- */
 
 void mr_sandbox_destroy(mr_sandbox *s, double budget)
 {
     if (!s) return;
     if (s->L) {
-        /* Finalizers run here; keep the budget so a looping __gc is stopped. */
-        s->what = "a finalizer (__gc)";
-        s->budget = budget;
-        s->timed_out = 0;
-        s->deadline = mr_sandbox_clock() + budget;
-        lua_close(s->L);
+        /* Finalizers (the host's: scripts may not set __gc) run here, under
+         * the budget and the watchdog like any call. */
+        lua_State *L = s->L;
+        s->L = NULL;
+        run_watched_close(s, L, budget);
     }
     for (int i = 0; i < s->required_count; i++) free(s->required[i]);
     free(s->required);
+    for (int i = 0; i < s->read_count; i++) free(s->read_dirs[i]);
+    free(s->write_dir);
     free(s->message);
     free(s);
 }
@@ -400,7 +343,12 @@ mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_er
     }
     *(mr_sandbox **)lua_getextraspace(s->L) = s;
     lua_setwarnf(s->L, warn_fn, s);
-    lua_sethook(s->L, budget_hook, LUA_MASKCOUNT, HOOK_COUNT);
+    lua_sethook(s->L, budget_hook, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+    for (int i = 0; i < 4; i++) add_read_dir(s, desc->read_dirs[i]);
+    if (desc->write_dir && !(s->write_dir = mr_str_dup(desc->write_dir))) {
+        mr_sandbox_destroy(s, SETUP_BUDGET);
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state");
+    }
     mr_status st = mr_sandbox_run(s, setup, NULL, "setup", SETUP_BUDGET, NULL);
     if (st != MR_OK) {
         const char *msg = mr_sandbox_message(s);

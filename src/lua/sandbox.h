@@ -3,20 +3,33 @@
  * caller names one module to preload and gives callbacks for print, exit and
  * the clock.
  *
- *   - a capped allocator: an allocation past memory_limit fails as the Lua
- *     error "not enough memory", never as a crash;
- *   - a time budget: an instruction-count hook checks the thread's CPU clock
- *     and stops a call that runs past its budget with an error naming
- *     file:line; once stopped every instruction fails, so a pcall in the
- *     script cannot swallow the stop;
- *   - the standard libraries, with print and warnings going to desc.print,
- *     os.exit to desc.exit, setmetatable refusing __gc (finalizers cannot be
- *     stopped), debug cut to traceback and getinfo, no C modules, and when
- *     headless os.clock/os.time reading *desc.clock and math.random seeded
- *     with a fixed seed;
- *   - require finding modules in desc.search_dirs, recording every file it
- *     loads (mr_sandbox_required), plus the preloaded module;
- *   - `arg` = {[0] = desc.script, desc.argv...}.
+ * What a script may do (docs/API.md "The sandbox" says the same to users):
+ *   - memory: a capped allocator; an allocation past memory_limit fails as
+ *     the Lua error "not enough memory", never as a crash;
+ *   - time: every call into the state runs under a CPU-time budget. An
+ *     instruction-count hook stops Lua code past it with an error naming
+ *     file:line; once stopped every instruction and every call fails, so a
+ *     pcall cannot swallow the stop, an xpcall handler is not run, and a
+ *     coroutine stopped this way never runs its __close handlers. Library
+ *     loops of their own (patterns, string.rep, table.move/insert/remove)
+ *     check the budget as they go; table.sort compares through a function
+ *     call; anything else still running past the budget is poked by the
+ *     watchdog (watchdog.h), which makes C function calls stop too, and a
+ *     call that even then does not return ends the process (exit 4);
+ *   - the environment is built from an allow-list (sandbox_lib.c): the base
+ *     functions without dofile/loadfile, load of text chunks only (never
+ *     bytecode), string without dump, table, math, utf8, coroutine, os cut
+ *     to clock/date/difftime/time/exit, io cut to open/lines/type/write with
+ *     reads confined to read_dirs and the folders of loaded models and
+ *     writes to write_dir (sandbox_io.c), debug cut to traceback, require
+ *     of Lua source files in search_dirs (no C modules), setmetatable
+ *     refusing __gc (a finalizer runs with hooks off), and the metatables
+ *     of host types (marrow's, files', strings') reachable only as copies;
+ *   - desc.trust gives the whole standard library instead (marrow run
+ *     --trust: a user's own script); memory cap, budget and watchdog stay;
+ *   - print and warnings go to desc.print, os.exit to desc.exit; when
+ *     headless os.clock/os.time read *desc.clock and math.random has a
+ *     fixed seed; `arg` = {[0] = desc.script, desc.argv...}.
  *
  * Every call into the state goes through mr_sandbox_run: one lua_pcall of a
  * C function, so even an out-of-memory while pushing arguments is a Lua
@@ -47,6 +60,10 @@ typedef struct mr_sandbox_desc {
     void (*print)(void *user, const char *text, int warning);  /* print() (0), Lua warnings (1) */
     void (*exit)(void *user, int code);           /* os.exit(code) */
     void *user;              /* for the callbacks and mr_sandbox_user */
+    int trust;               /* 1: the whole standard library (--trust) */
+    const char *read_dirs[4];    /* folders io may read (NULL entries skipped); the
+                                  * folders of loaded models are added as they load */
+    const char *write_dir;       /* the one folder io may write into (NULL: none) */
 } mr_sandbox_desc;
 
 /* Makes a state in *out (strings of desc must outlive it). On failure *out
@@ -80,10 +97,19 @@ size_t mr_sandbox_memory(const mr_sandbox *s);
 /* Files require loaded into this state (valid while it lives). */
 int mr_sandbox_required(const mr_sandbox *s, const char *const **paths);
 
-/* The budget's clock (thread CPU seconds), and adding the time spent in C
- * work (model loading) back to the running budget. */
-double mr_sandbox_clock(void);
-void mr_sandbox_budget_extend(lua_State *L, double seconds);
+/* C work the budget does not count (model loading): between pause and
+ * resume the watchdog does not stop the call, and the CPU time spent is
+ * added back to the running budget. Pause returns what resume takes. */
+double mr_sandbox_pause(lua_State *L);
+void mr_sandbox_resume(lua_State *L, double token);
+
+/* Lets io read the folder holding path (a model that loaded): its real
+ * path is added to the folders a script may read. */
+void mr_sandbox_allow_read(lua_State *L, const char *path);
+
+/* Makes the metatables of host types registered since the state was made
+ * (luaL_newmetatable) reachable only as copies; a no-op when trusted. */
+void mr_sandbox_seal_metatables(lua_State *L);
 
 /* Pushes the resolved form of a relative path: as given when it exists, else
  * under resolve_dirs[0] when it exists there, else under resolve_dirs[1]

@@ -17,6 +17,7 @@
 #include "core/path.h"
 #include "core/str.h"
 #include "lua/transfer.h"
+#include "lua/watchdog.h"
 #include "lua/wrap.h"
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
@@ -46,6 +47,8 @@ struct mr_lua_ctx {
     int watched_count, watched_cap;
     double pending_dt;       /* dt of the frame being made, added at its end */
 };
+
+void mr_lua_set_stop_source(int (*stop_requested)(void)) { mr_lua_watchdog_set_stop(stop_requested); }
 
 /* ---- directories ----------------------------------------------------------- */
 
@@ -128,6 +131,8 @@ mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out)
     ctx->desc.out_dir = ctx->out_dir;
     ctx->desc.scripts_dir = ctx->scripts_dir;
     h->out_dir = ctx->out_dir;
+    h->budget = ctx->desc.budget;
+    h->memory_limit = ctx->desc.memory_limit;
     *out = ctx;
     return MR_OK;
 }
@@ -325,6 +330,7 @@ static mr_status run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char 
 static int prepare_types(lua_State *L)
 {
     mr_lua_transfer_prepare(L, lua_touserdata(L, 1));
+    mr_sandbox_seal_metatables(L);     /* the types made here too */
     return 0;
 }
 
@@ -355,6 +361,10 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
         .print = on_print,
         .exit = on_os_exit,
         .user = ctx,
+        .trust = ctx->desc.trust,
+        .read_dirs = {ctx->script_dir, ".", ctx->out_dir, ctx->scripts_dir},
+        /* Writes go to the output folder; a window without one writes beside the script. */
+        .write_dir = ctx->out_dir ? ctx->out_dir : ctx->desc.headless ? "." : ctx->script_dir,
     };
     mr_error e = {0};
     mr_status st = mr_sandbox_create(&d, &s->sb, &e);

@@ -68,6 +68,8 @@ typedef struct mr_lua_desc {
     const char *scripts_dir; /* marrow's helper modules [mr_lua_scripts_dir()] */
     int width, height;       /* frame size reported by marrow.window() [960x540] */
     int quiet;               /* 1: print() and errors only go to the console */
+    int trust;               /* 1: the whole standard library, io and os unconfined
+                              * (`marrow run --trust`); 0: the sandbox (sandbox.h) */
     int console;             /* headless: 1 draws the console of printed lines into
                               * the pictures; 0 (default) keeps it out of them
                               * (the script can still call marrow.console(true));
@@ -145,6 +147,11 @@ double mr_lua_time(const mr_lua_ctx *ctx);
 uint64_t mr_lua_frame(const mr_lua_ctx *ctx);
 /* Frame size reported to the script (marrow.window()). */
 void mr_lua_set_size(mr_lua_ctx *ctx, int width, int height);
+
+/* Where SIGINT/SIGTERM are read from (platform/stop.h's mr_stop_requested):
+ * a stop ends a script stuck in a call within one callback, and the process
+ * within 1 s (lua/watchdog.h). Call once at start-up. */
+void mr_lua_set_stop_source(int (*stop_requested)(void));
 
 /* marrow's directory of helper Lua modules: $MARROW_SCRIPTS when set, else
  * scripts/ of the project found from the executable, else "scripts". Static. */

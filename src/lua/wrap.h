@@ -109,6 +109,10 @@ typedef struct mr_lua_host {
     int headless;
     int quit, quit_code;
     const char *out_dir;     /* base of relative screenshot paths, NULL = cwd */
+    double budget;           /* seconds a frame callback may run (mr_lua_desc.budget) */
+    size_t memory_limit;     /* mr_lua_desc.memory_limit: the Lua heap and the models
+                              * scripts loaded count against it together */
+    size_t model_bytes;      /* mr_model_bytes of the models scripts loaded */
     const mr_lua_draw_hooks *draw;  /* NULL: no renderer, drawing calls are dropped */
     void *draw_user;
 } mr_lua_host;

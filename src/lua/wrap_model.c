@@ -87,19 +87,34 @@ static int l_model(lua_State *L)
             lua_pop(L, 1);
         }
         mr_error err = {0};
-        double t0 = mr_sandbox_clock();
+        double paused = mr_sandbox_pause(L);   /* loading is not the script's time */
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
-        mr_sandbox_budget_extend(L, mr_sandbox_clock() - t0);
+        mr_sandbox_resume(L, paused);
         if (st != MR_OK) {
             luaL_pushfail(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
             return 2;
         }
+        /* Models count against the script's memory with its Lua heap. */
+        mr_lua_host *h = mr_lua_host_of(L);
+        size_t bytes = mr_model_bytes(model), heap = mr_sandbox_memory(mr_sandbox_of(L));
+        if (h->memory_limit && heap + h->model_bytes + bytes > h->memory_limit) {
+            mr_model_destroy(model);
+            luaL_pushfail(L);
+            lua_pushfstring(L, "%s: the model needs %d MiB, and with the %d MiB the script already uses "
+                            "(Lua %d MiB, models %d MiB) that is past its memory limit of %d MiB (--memory)",
+                            lua_tostring(L, mesh_idx), (int)(bytes >> 20) + 1,
+                            (int)((heap + h->model_bytes) >> 20), (int)(heap >> 20), (int)(h->model_bytes >> 20),
+                            (int)(h->memory_limit >> 20));
+            return 2;
+        }
+        h->model_bytes += bytes;
         if (mr_lua_cache_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
             mr_model_destroy(model);
             return mr_lua_raise(L, "out of memory");
         }
     }
+    mr_sandbox_allow_read(L, lua_tostring(L, mesh_idx));   /* io may read beside a loaded model */
     mr_lua_push_model(L, model);
     return 1;
 }

@@ -1,0 +1,285 @@
+/* sandbox_io.c — the io library of a sandboxed script (see sandbox.h):
+ * open, lines, type and write, with reads confined to the folders a script
+ * may read and writes to its output folder.
+ *
+ * Paths are checked on their real form (links resolved), and every file is
+ * opened non-blocking, without following a final link, and refused unless
+ * fstat on the opened descriptor says it is a regular file: a FIFO, a
+ * device or a link out of the folder never reaches the script.
+ *
+ * Relative paths: a read looks for the path as given (from the current
+ * folder), then beside the script, then in the output folder; a write goes
+ * under the output folder.
+ * Files are the standard library's handles (their methods are Lua's), with
+ * two limits: at most MAX_OPEN_FILES open at once, and at most
+ * WRITE_QUOTA bytes written by one state.
+ */
+#include "lua/sandbox_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "core/path.h"
+
+#define MAX_OPEN_FILES 64
+#define WRITE_QUOTA ((lua_Integer)1 << 30)    /* bytes a state may write: 1 GiB */
+#define OPEN_COUNT "marrow.sandbox.io.open"   /* registry: files open now */
+#define WRITTEN "marrow.sandbox.io.written"   /* registry: bytes written so far */
+
+int mr_sandbox_path_inside(const char *real, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/') return real[0] == '/';
+    return strncmp(real, dir, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+static lua_Integer counter(lua_State *L, const char *key)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_Integer v = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+static void counter_set(lua_State *L, const char *key, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+}
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+int mr_sandbox_open_regular(const char *path, int flags, const char **why)
+{
+    int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        *why = errno == ELOOP ? "it is a symbolic link" : errno == ENXIO ? "it is not a regular file" : strerror(errno);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "it is not a regular file";
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* The real path to read for path, or NULL with *why set. A relative path
+ * is looked for as given, then beside the script, then in the output folder
+ * (where the script's own writes went). */
+static char *resolve_read(lua_State *L, mr_sandbox *s, const char *path, const char **why)
+{
+    const char *cand = path;
+    const char *bases[] = {s->desc.read_dirs[0], s->write_dir};
+    for (int i = 0; i < 2 && path[0] != '/' && !file_exists(cand); i++) {
+        if (!bases[i]) continue;
+        lua_pushfstring(L, "%s/%s", bases[i], path);
+        cand = lua_tostring(L, -1);
+    }
+    if (!file_exists(cand)) cand = path;
+    char *real = realpath(cand, NULL);
+    if (!real) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    for (int i = 0; i < s->read_count; i++)
+        if (mr_sandbox_path_inside(real, s->read_dirs[i])) return real;
+    char *out = s->write_dir ? realpath(s->write_dir, NULL) : NULL;   /* made since the state was */
+    int inside = out && mr_sandbox_path_inside(real, out);
+    free(out);
+    if (inside) return real;
+    free(real);
+    *why = "it is outside the folders a marrow script may read (the script's folder, the current folder, "
+           "the output folder and the folders of the models it loaded; `marrow run --trust` lifts this "
+           "for a script you trust)";
+    return NULL;
+}
+
+/* The path to write for path (its folder's real path + its name), or NULL
+ * with *why set. */
+static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, const char **why)
+{
+    if (!s->write_dir) {
+        *why = "this script may not write files (no output folder)";
+        return NULL;
+    }
+    char *root = realpath(s->write_dir, NULL);
+    if (!root && mkdir(s->write_dir, 0777) == 0) root = realpath(s->write_dir, NULL);   /* the run's own folder */
+    if (!root) {
+        *why = "the output folder does not exist and cannot be made";
+        return NULL;
+    }
+    const char *full = path;
+    if (path[0] != '/') {
+        lua_pushfstring(L, "%s/%s", root, path);
+        full = lua_tostring(L, -1);
+    }
+    char *dir = mr_path_dirname(full);
+    const char *name = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
+    char *real_dir = dir ? realpath(dir, NULL) : NULL;
+    char *out = NULL;
+    if (!real_dir)
+        *why = "its folder does not exist";
+    else if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+        *why = "it names a folder, not a file";
+    else if (!mr_sandbox_path_inside(real_dir, root))
+        *why = "it is outside the output folder, the one place a marrow script may write (--out; "
+               "`marrow run --trust` lifts this for a script you trust)";
+    else if ((out = malloc(strlen(real_dir) + strlen(name) + 2)))
+        sprintf(out, "%s/%s", real_dir, name);
+    else
+        *why = "out of memory";
+    free(root);
+    free(dir);
+    free(real_dir);
+    return out;
+}
+
+/* The mode's open(2) flags, or -1 when it is not one io.open takes. */
+static int mode_flags(const char *mode, int *writing)
+{
+    int plus = mode[0] && mode[1] == '+';
+    if (strspn(mode + 1 + plus, "b") != strlen(mode + 1 + plus)) return -1;
+    *writing = mode[0] != 'r' || plus;
+    switch (mode[0]) {
+    case 'r': return plus ? O_RDWR : O_RDONLY;
+    case 'w': return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC;
+    case 'a': return (plus ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND;
+    default: return -1;
+    }
+}
+
+static int close_file(lua_State *L)
+{
+    luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    int ok = fclose(p->f) == 0;
+    counter_set(L, OPEN_COUNT, counter(L, OPEN_COUNT) - 1);
+    return luaL_fileresult(L, ok, NULL);
+}
+
+/* Pushes a file handle for path (nil, message, errno on failure). */
+static int push_opened(lua_State *L, const char *path, const char *mode)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    int writing, flags = mode_flags(mode, &writing);
+    luaL_argcheck(L, flags >= 0, 2, "invalid mode");
+    int top = lua_gettop(L);
+    const char *why = NULL;
+    if (counter(L, OPEN_COUNT) >= MAX_OPEN_FILES)
+        why = "too many files open at once (close some: a script may have 64)";
+    char *real = why ? NULL : writing ? resolve_write(L, s, path, &why) : resolve_read(L, s, path, &why);
+    int fd = real ? mr_sandbox_open_regular(real, flags, &why) : -1;
+    free(real);
+    lua_settop(L, top);
+    FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, why ? why : strerror(e));
+        lua_pushinteger(L, why ? EACCES : e);
+        return 3;
+    }
+    luaL_Stream *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->closef = NULL;                  /* "closed" until fully made */
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    p->f = f;
+    p->closef = close_file;
+    counter_set(L, OPEN_COUNT, counter(L, OPEN_COUNT) + 1);
+    return 1;
+}
+
+static int io_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    return push_opened(L, path, mode);
+}
+
+/* io.lines(path, ...): the file's lines, closed when the loop ends (the
+ * fourth value is the to-be-closed file of a generic for). */
+static int io_lines(lua_State *L)
+{
+    if (lua_isnoneornil(L, 1))
+        return luaL_error(L, "io.lines without a file name reads standard input, which a marrow script may not");
+    const char *path = luaL_checkstring(L, 1);
+    if (push_opened(L, path, "r") != 1) {
+        lua_pop(L, 1);                 /* errno: the message is under it */
+        return lua_error(L);
+    }
+    int file = lua_gettop(L);
+    lua_getfield(L, file, "lines");
+    lua_pushvalue(L, file);
+    int n = file - 1;                  /* the formats after the path */
+    for (int i = 2; i <= n; i++) lua_pushvalue(L, i);
+    lua_call(L, n, 1);
+    lua_pushnil(L);
+    lua_pushnil(L);
+    lua_pushvalue(L, file);
+    return 4;
+}
+
+/* file:write under the state's write quota. Upvalue 1: Lua's write. */
+static int file_write(lua_State *L)
+{
+    lua_Integer add = 0;
+    for (int i = 2; i <= lua_gettop(L); i++) {
+        size_t len = 0;
+        if (lua_type(L, i) == LUA_TSTRING) lua_tolstring(L, i, &len);
+        else len = 32;                 /* a number's text */
+        add += (lua_Integer)len;
+    }
+    lua_Integer done = counter(L, WRITTEN);
+    if (done + add > WRITE_QUOTA)
+        return luaL_error(L, "file:write: a marrow script may write at most %d MiB in all",
+                          (int)(WRITE_QUOTA >> 20));
+    counter_set(L, WRITTEN, done + add);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+void mr_sandbox_push_io(lua_State *L)
+{
+    /* Lua's io library makes the file handles' metatable (its methods are
+     * what the script's files use); its table itself is not handed out. */
+    luaL_requiref(L, LUA_IOLIBNAME, luaopen_io, 0);
+    int stock = lua_gettop(L);
+    if (luaL_getmetatable(L, LUA_FILEHANDLE) == LUA_TTABLE && lua_getfield(L, -1, "__index") == LUA_TTABLE) {
+        lua_getfield(L, -1, "write");
+        lua_pushcclosure(L, file_write, 1);
+        lua_setfield(L, -2, "write");
+    }
+    lua_settop(L, stock);
+    counter_set(L, OPEN_COUNT, 0);
+    counter_set(L, WRITTEN, 0);
+    lua_createtable(L, 0, 4);
+    lua_pushcfunction(L, io_open);
+    lua_setfield(L, -2, "open");
+    lua_pushcfunction(L, io_lines);
+    lua_setfield(L, -2, "lines");
+    lua_getfield(L, stock, "type");
+    lua_setfield(L, -2, "type");
+    lua_getfield(L, stock, "write");
+    lua_setfield(L, -2, "write");
+    lua_remove(L, stock);
+}

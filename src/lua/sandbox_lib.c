@@ -1,0 +1,741 @@
+/* sandbox_lib.c — the global environment of a script (see sandbox.h): built
+ * from an allow-list of the standard library, with the functions that could
+ * leave the sandbox or its budget replaced by guarded versions. With
+ * desc.trust the whole standard library stays (only print, os.exit, the
+ * headless clock and require's searcher are marrow's).
+ */
+#include "lua/sandbox_internal.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "core/alloc.h"
+#include "core/str.h"
+
+#define HEADLESS_SEED 20240101
+#define TICK_STEPS 4096               /* loop steps between budget checks */
+
+/* ---- print, exit, clock ------------------------------------------------------------------ */
+
+static int l_print(lua_State *L)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1) luaL_addchar(&b, '\t');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    s->desc.print(s->desc.user, lua_tostring(L, -1), 0);
+    return 0;
+}
+
+static int l_exit(lua_State *L)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
+    s->desc.exit(s->desc.user, code);
+    return 0;
+}
+
+/* Headless: the clock is the simulated time, never the wall clock. */
+static int l_clock(lua_State *L)
+{
+    lua_pushnumber(L, *mr_sandbox_of(L)->desc.clock);
+    return 1;
+}
+
+static int l_time(lua_State *L)
+{
+    if (lua_isnoneornil(L, 1)) {
+        lua_pushinteger(L, (lua_Integer)*mr_sandbox_of(L)->desc.clock);
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* ---- require: Lua source files from the search folders ------------------------------ */
+
+static void record_required(mr_sandbox *s, const char *path)
+{
+    for (int i = 0; i < s->required_count; i++)
+        if (!strcmp(s->required[i], path)) return;
+    size_t cap = (size_t)s->required_cap;
+    if (mr_alloc_reserve((void **)&s->required, &cap, (size_t)s->required_count + 1, sizeof(char *)))
+        return;
+    s->required_cap = (int)cap;
+    char *copy = mr_str_dup(path);
+    if (copy) s->required[s->required_count++] = copy;
+}
+
+/* The file for module name in dir (dir/a/b.lua or dir/a/b/init.lua for
+ * "a.b"), pushed, or nothing pushed and 0. Only a regular file whose real
+ * path stays inside dir counts: a link out of the folder is not followed. */
+static int find_module(lua_State *L, const char *dir, const char *name)
+{
+    char *real_dir = realpath(dir, NULL);
+    if (!real_dir) return 0;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (const char *c = name; *c; c++) luaL_addchar(&b, *c == '.' ? '/' : *c);
+    luaL_pushresult(&b);
+    static const char *const forms[] = {"%s/%s.lua", "%s/%s/init.lua"};
+    for (int i = 0; i < 2; i++) {
+        lua_pushfstring(L, forms[i], dir, lua_tostring(L, -1));
+        char *real = realpath(lua_tostring(L, -1), NULL);
+        struct stat st;
+        int ok = real && mr_sandbox_path_inside(real, real_dir) && stat(real, &st) == 0 && S_ISREG(st.st_mode);
+        free(real);
+        if (ok) {
+            lua_remove(L, -2);
+            free(real_dir);
+            return 1;
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    free(real_dir);
+    return 0;
+}
+
+/* package.searchers[2]: text chunks only (a binary chunk is refused: Lua
+ * never verifies bytecode). */
+static int search_lua(lua_State *L)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    for (int i = 0; i < 2; i++) {
+        if (!s->desc.search_dirs[i] || !find_module(L, s->desc.search_dirs[i], name)) continue;
+        const char *path = lua_tostring(L, -1);
+        const char *why = "it vanished";
+        char *real = realpath(path, NULL);
+        int fd = real ? mr_sandbox_open_regular(real, O_RDONLY, &why) : -1;
+        free(real);
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        ssize_t got = 0;
+        if (fd >= 0) {
+            char chunk[8192];
+            while ((got = read(fd, chunk, sizeof chunk)) > 0) luaL_addlstring(&b, chunk, (size_t)got);
+            close(fd);
+        }
+        luaL_pushresult(&b);
+        if (fd < 0 || got < 0)
+            return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
+                              why ? why : "read failed");
+        size_t len;
+        const char *src = lua_tolstring(L, -1, &len);
+        lua_pushfstring(L, "@%s", path);
+        if (luaL_loadbufferx(L, src, len, lua_tostring(L, -1), "t") != LUA_OK)
+            return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
+                              lua_tostring(L, -1));
+        record_required(s, path);
+        lua_pushstring(L, path);       /* the loader's second argument, as Lua's searcher gives */
+        return 2;
+    }
+    const char *file = luaL_gsub(L, name, ".", "/");
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; i < 2; i++) {
+        if (!s->desc.search_dirs[i]) continue;
+        lua_pushfstring(L, "%sno file '%s/%s.lua'\n\tno file '%s/%s/init.lua'", i ? "\n\t" : "",
+                        s->desc.search_dirs[i], file, s->desc.search_dirs[i], file);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* The package table: preload, then our searcher (then, trusted, Lua's C
+ * searchers); nothing that opens a file by itself stays in a sandbox. */
+static void setup_package(lua_State *L, int trust)
+{
+    const mr_sandbox_desc *d = &mr_sandbox_of(L)->desc;
+    lua_getglobal(L, LUA_LOADLIBNAME);
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua", d->search_dirs[0], d->search_dirs[0],
+                    d->search_dirs[1], d->search_dirs[1]);
+    lua_setfield(L, -2, "path");
+    lua_getfield(L, -1, "searchers");
+    if (trust) {                       /* ours first, then all of Lua's but preload */
+        for (lua_Integer i = (lua_Integer)lua_rawlen(L, -1); i >= 2; i--) {
+            lua_rawgeti(L, -1, i);
+            lua_rawseti(L, -2, i + 1);
+        }
+        lua_pushcfunction(L, search_lua);
+        lua_rawseti(L, -2, 2);
+    } else {
+        lua_pushcfunction(L, search_lua);
+        lua_rawseti(L, -2, 2);
+        lua_pushnil(L);
+        lua_rawseti(L, -2, 4);
+        lua_pushnil(L);
+        lua_rawseti(L, -2, 3);
+        static const char *const gone[] = {"loadlib", "searchpath", "cpath", NULL};
+        for (int i = 0; gone[i]; i++) {
+            lua_pushnil(L);
+            lua_setfield(L, -3, gone[i]);
+        }
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, d->preload);
+    lua_setfield(L, -2, d->preload_name);
+    lua_pop(L, 2);
+}
+
+/* ---- base functions ---------------------------------------------------------------- */
+
+/* setmetatable that refuses __gc: finalizers run with hooks off, so a
+ * looping one could never be stopped by the time budget. Upvalue 1: Lua's. */
+static int l_setmetatable(lua_State *L)
+{
+    if (lua_istable(L, 2)) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: __gc metamethods are disabled in marrow scripts "
+                                 "(a finalizer cannot be stopped if it loops)");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* The message handler of xpcall, around the script's (upvalue 1). An error
+ * the budget raised comes from its hook, where hooks are off: the script's
+ * handler would run unbounded, so it is not called then. */
+static int guarded_handler(lua_State *L)
+{
+    if (mr_sandbox_of(L)->timed_out) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int xpcall_done(lua_State *L, int status, lua_KContext ctx)
+{
+    (void)status;
+    (void)ctx;
+    return lua_gettop(L);
+}
+
+/* Upvalue 1: Lua's xpcall. */
+static int l_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_callk(L, n, LUA_MULTRET, 0, xpcall_done);
+    return xpcall_done(L, LUA_OK, 0);
+}
+
+/* load of text chunks only, whatever mode is asked for. Upvalue 1: Lua's. */
+static int l_load(lua_State *L)
+{
+    int n = lua_gettop(L);
+    if (n >= 3 && !lua_isnil(L, 3)) {
+        const char *mode = luaL_checkstring(L, 3);
+        if (!strchr(mode, 't')) {
+            luaL_pushfail(L);
+            lua_pushliteral(L, "load: binary chunks are disabled in marrow scripts (mode must allow 't')");
+            return 2;
+        }
+    }
+    if (n < 3) lua_settop(L, 3);
+    lua_pushliteral(L, "t");
+    lua_replace(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n < 3 ? 3 : n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* ---- coroutines --------------------------------------------------------------------- */
+
+static int killed(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_KILLED);
+    lua_pushvalue(L, idx);
+    int k = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return k;
+}
+
+/* Lists co among the running coroutines (so a poke reaches its hook) and
+ * gives it the current hook; returns the slot to give back. */
+static int running_push(lua_State *L, int idx)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    lua_State *co = lua_tothread(L, idx);
+    int n = atomic_load(&s->nrunning);
+    if (!co || n >= MR_SANDBOX_NEST) return -1;
+    lua_getfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_RUNNING);
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, -2, n + 1);
+    lua_pop(L, 1);
+    s->running[n] = co;
+    atomic_store(&s->nrunning, n + 1);
+    lua_sethook(co, lua_gethook(L), lua_gethookmask(L), lua_gethookcount(L));
+    return n;
+}
+
+static void running_pop(lua_State *L, int slot)
+{
+    if (slot >= 0) atomic_store(&mr_sandbox_of(L)->nrunning, slot);
+}
+
+/* coroutine.resume. Upvalue 1: Lua's. */
+static int l_resume(lua_State *L)
+{
+    luaL_argexpected(L, lua_type(L, 1) == LUA_TTHREAD, 1, "coroutine");
+    int slot = running_push(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    running_pop(L, slot);
+    return lua_gettop(L);
+}
+
+/* A function made by coroutine.wrap. Upvalues: the coroutine, resume. */
+static int wrapped(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_rotate(L, 1, 2);
+    lua_call(L, n + 1, LUA_MULTRET);
+    if (lua_toboolean(L, 1)) return lua_gettop(L) - 1;
+    /* An error: Lua's wrap closes the coroutine's to-be-closed variables,
+     * which must not happen when the budget stopped it (hooks stay off in
+     * it). The message gets the caller's position, as Lua's does. */
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int st = lua_status(co);
+    if (st != LUA_OK && st != LUA_YIELD && !killed(L, lua_upvalueindex(1))) lua_resetthread(co);
+    lua_settop(L, 2);
+    if (st != LUA_ERRMEM && lua_type(L, 2) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, 2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/* coroutine.wrap. Upvalue 1: the sandbox's resume. */
+static int l_wrap(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushcclosure(L, wrapped, 2);
+    return 1;
+}
+
+/* coroutine.close. Upvalue 1: Lua's. */
+static int l_close(lua_State *L)
+{
+    luaL_argexpected(L, lua_type(L, 1) == LUA_TTHREAD, 1, "coroutine");
+    if (killed(L, 1)) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "the coroutine was stopped by the time budget; its to-be-closed variables are not closed");
+        return 2;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* ---- table and string functions that loop in C ---------------------------------------- */
+
+#define TICK(L, i) do { if (((i) & (TICK_STEPS - 1)) == 0) mr_sandbox_tick(L); } while (0)
+
+/* table.move(a1, f, e, t [, a2]), checking the budget as it goes. */
+static int t_move(lua_State *L)
+{
+    lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
+    int tt = !lua_isnoneornil(L, 5) ? 5 : 1;
+    if (lua_type(L, 1) != LUA_TTABLE) luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_type(L, tt) != LUA_TTABLE) luaL_checktype(L, tt, LUA_TTABLE);
+    if (e >= f) {
+        luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3, "too many elements to move");
+        lua_Integer n = e - f;
+        luaL_argcheck(L, t <= LUA_MAXINTEGER - n, 4, "destination wrap around");
+        if (t > e || t <= f || (tt != 1 && !lua_compare(L, 1, tt, LUA_OPEQ))) {
+            for (lua_Integer i = 0; i <= n; i++) {
+                TICK(L, i + 1);
+                lua_geti(L, 1, f + i);
+                lua_seti(L, tt, t + i);
+            }
+        } else {
+            for (lua_Integer i = n; i >= 0; i--) {
+                TICK(L, i + 1);
+                lua_geti(L, 1, f + i);
+                lua_seti(L, tt, t + i);
+            }
+        }
+    }
+    lua_pushvalue(L, tt);
+    return 1;
+}
+
+static lua_Integer checked_len(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    return luaL_len(L, 1);
+}
+
+/* table.insert(t, [pos,] v). */
+static int t_insert(lua_State *L)
+{
+    lua_Integer e = checked_len(L) + 1, pos;
+    switch (lua_gettop(L)) {
+    case 2:
+        pos = e;
+        break;
+    case 3:
+        pos = luaL_checkinteger(L, 2);
+        luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)e, 2, "position out of bounds");
+        for (lua_Integer i = e; i > pos; i--) {
+            TICK(L, i);
+            lua_geti(L, 1, i - 1);
+            lua_seti(L, 1, i);
+        }
+        break;
+    default:
+        return luaL_error(L, "wrong number of arguments to 'insert'");
+    }
+    lua_seti(L, 1, pos);
+    return 0;
+}
+
+/* table.remove(t [, pos]). */
+static int t_remove(lua_State *L)
+{
+    lua_Integer size = checked_len(L), pos = luaL_optinteger(L, 2, size);
+    if (pos != size)
+        luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)size, 2, "position out of bounds");
+    lua_geti(L, 1, pos);
+    for (; pos < size; pos++) {
+        TICK(L, pos);
+        lua_geti(L, 1, pos + 1);
+        lua_seti(L, 1, pos);
+    }
+    lua_pushnil(L);
+    lua_seti(L, 1, pos);
+    return 1;
+}
+
+static int less_than(lua_State *L)
+{
+    lua_pushboolean(L, lua_compare(L, 1, 2, LUA_OPLT));
+    return 1;
+}
+
+/* table.sort: without a comparison function it compares through a C
+ * function, so a poke of the watchdog (call hooks) can stop a huge sort.
+ * Upvalue 1: Lua's sort. */
+static int t_sort(lua_State *L)
+{
+    if (lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_pushcfunction(L, less_than);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 0);
+    return 0;
+}
+
+/* string.rep(s, n [, sep]), checking the budget as it goes (Lua's loops n
+ * times even when the result is empty). */
+static int s_rep(lua_State *L)
+{
+    size_t l, lsep;
+    const char *str = luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    const char *sep = luaL_optlstring(L, 3, "", &lsep);
+    if (n <= 0 || l + lsep == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    if (l + lsep < l || l + lsep > (size_t)(LUA_MAXINTEGER < SIZE_MAX ? LUA_MAXINTEGER : SIZE_MAX) / (size_t)n)
+        return luaL_error(L, "resulting string too large");
+    size_t total = l * (size_t)n + lsep * (size_t)(n - 1);
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, total);   /* past the memory cap: fails here, at once */
+    /* One copy of s..sep, then the filled part doubled until it is long enough. */
+    size_t unit = l + lsep, done = l < total ? unit : total;
+    memcpy(p, str, l);
+    if (done > l) memcpy(p + l, sep, lsep);
+    while (done < total) {
+        mr_sandbox_tick(L);
+        size_t k = done < total - done ? done : total - done;
+        memcpy(p + done, p, k);
+        done += k;
+    }
+    luaL_pushresultsize(&b, total);
+    return 1;
+}
+
+/* ---- building the environment --------------------------------------------------------- */
+
+/* Copies the named fields of the table at src into a new table, pushed. */
+static void copy_fields(lua_State *L, int src, const char *const *names)
+{
+    src = lua_absindex(L, src);
+    lua_newtable(L);
+    for (int i = 0; names[i]; i++) {
+        lua_getfield(L, src, names[i]);
+        lua_setfield(L, -2, names[i]);
+    }
+}
+
+/* t[name] = closure(f, upvalue t[name]) for the table on top. */
+static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_getfield(L, -1, name);
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, -2, name);
+}
+
+static void set_fn(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_pushcfunction(L, f);
+    lua_setfield(L, -2, name);
+}
+
+/* Builds the allow-listed library table lib from the stock one (LOADED[lib])
+ * and sets it as global and LOADED entry of the new environment at env. */
+static void publish(lua_State *L, int env, const char *lib)
+{
+    lua_pushvalue(L, -1);
+    lua_setfield(L, env, lib);
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, lib);
+    lua_pop(L, 2);
+}
+
+static void open_restricted(lua_State *L)
+{
+    static const char *const base[] = {"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
+                                       "rawlen", "rawset", "select", "tonumber", "tostring", "type",
+                                       "getmetatable", "collectgarbage", "warn", "_VERSION", "require", "print",
+                                       "setmetatable", "xpcall", "load", NULL};
+    static const char *const string_fns[] = {"byte", "char", "find", "format", "gmatch", "gsub", "len", "lower",
+                                             "match", "pack", "packsize", "rep", "reverse", "sub", "unpack",
+                                             "upper", NULL};
+    static const char *const table_fns[] = {"concat", "insert", "move", "pack", "remove", "sort", "unpack", NULL};
+    static const char *const co_fns[] = {"close", "create", "isyieldable", "resume", "running", "status", "wrap",
+                                         "yield", NULL};
+    static const char *const os_fns[] = {"clock", "date", "difftime", "time", "exit", NULL};
+    static const char *const math_fns[] = {"abs", "acos", "asin", "atan", "ceil", "cos", "deg", "exp", "floor",
+                                           "fmod", "huge", "log", "max", "maxinteger", "min", "mininteger",
+                                           "modf", "pi", "rad", "random", "randomseed", "sin", "sqrt", "tan",
+                                           "tointeger", "type", "ult", NULL};
+    static const char *const utf8_fns[] = {"char", "charpattern", "codepoint", "codes", "len", "offset", NULL};
+
+    lua_pushglobaltable(L);
+    int old = lua_gettop(L);
+    copy_fields(L, old, base);
+    int env = lua_gettop(L);
+    lua_pushvalue(L, env);
+    lua_setfield(L, env, "_G");
+    lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_pushvalue(L, env);
+    lua_setfield(L, -2, "_G");
+    lua_pop(L, 1);
+
+    lua_pushvalue(L, env);
+    wrap_field(L, "xpcall", l_xpcall);
+    wrap_field(L, "load", l_load);
+    lua_getfield(L, -1, "load");       /* the host tells it from a script's load() callback */
+    lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
+    lua_pop(L, 1);
+
+    lua_getfield(L, old, LUA_STRLIBNAME);
+    copy_fields(L, -1, string_fns);
+    lua_remove(L, -2);
+    set_fn(L, "rep", s_rep);
+    /* TODO(pattern) */
+    /* s:find(...) goes through the string metatable's __index. */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 2);
+    publish(L, env, LUA_STRLIBNAME);
+
+    lua_getfield(L, old, LUA_TABLIBNAME);
+    copy_fields(L, -1, table_fns);
+    lua_remove(L, -2);
+    set_fn(L, "move", t_move);
+    set_fn(L, "insert", t_insert);
+    set_fn(L, "remove", t_remove);
+    wrap_field(L, "sort", t_sort);
+    publish(L, env, LUA_TABLIBNAME);
+
+    lua_getfield(L, old, LUA_COLIBNAME);
+    copy_fields(L, -1, co_fns);
+    lua_remove(L, -2);
+    wrap_field(L, "resume", l_resume);
+    wrap_field(L, "close", l_close);
+    lua_getfield(L, -1, "resume");
+    lua_pushcclosure(L, l_wrap, 1);
+    lua_setfield(L, -2, "wrap");
+    publish(L, env, LUA_COLIBNAME);
+
+    lua_getfield(L, old, LUA_OSLIBNAME);
+    copy_fields(L, -1, os_fns);
+    lua_remove(L, -2);
+    publish(L, env, LUA_OSLIBNAME);
+
+    lua_getfield(L, old, LUA_MATHLIBNAME);
+    copy_fields(L, -1, math_fns);
+    lua_remove(L, -2);
+    publish(L, env, LUA_MATHLIBNAME);
+
+    lua_getfield(L, old, LUA_UTF8LIBNAME);
+    copy_fields(L, -1, utf8_fns);
+    lua_remove(L, -2);
+    publish(L, env, LUA_UTF8LIBNAME);
+
+    lua_newtable(L);
+    lua_getfield(L, old, LUA_DBLIBNAME);
+    lua_getfield(L, -1, "traceback");
+    lua_setfield(L, -3, "traceback");
+    lua_pop(L, 1);
+    publish(L, env, LUA_DBLIBNAME);
+
+    mr_sandbox_push_io(L);
+    publish(L, env, LUA_IOLIBNAME);
+
+    lua_getfield(L, old, LUA_LOADLIBNAME);
+    publish(L, env, LUA_LOADLIBNAME);
+
+    /* The new table becomes the globals of every chunk loaded from now on. */
+    lua_pushvalue(L, env);
+    lua_rawseti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_settop(L, old - 1);
+}
+
+void mr_sandbox_open_libs(lua_State *L)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    const mr_sandbox_desc *d = &s->desc;
+    luaL_openlibs(L);
+    lua_newtable(L);                   /* weak set of coroutines the budget stopped */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_KILLED);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_RUNNING);
+
+    lua_getglobal(L, "load");
+    lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
+    lua_pushcfunction(L, l_print);
+    lua_setglobal(L, "print");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
+    setup_package(L, d->trust);
+
+    /* os.exit ends the run cleanly after the frame instead of killing it. */
+    lua_getglobal(L, LUA_OSLIBNAME);
+    lua_pushcfunction(L, l_exit);
+    lua_setfield(L, -2, "exit");
+    if (d->headless) {
+        lua_pushcfunction(L, l_clock);
+        lua_setfield(L, -2, "clock");
+        lua_getfield(L, -1, "time");
+        lua_pushcclosure(L, l_time, 1);
+        lua_setfield(L, -2, "time");
+    }
+    lua_pop(L, 1);
+    if (d->headless) {
+        lua_getglobal(L, LUA_MATHLIBNAME);
+        lua_getfield(L, -1, "randomseed");
+        lua_pushinteger(L, HEADLESS_SEED);
+        lua_call(L, 1, 0);
+        lua_pop(L, 1);
+    }
+    if (!d->trust) open_restricted(L);
+
+    /* arg: arg[0] = the script, arg[1..] its arguments. */
+    lua_createtable(L, d->argc, 1);
+    lua_pushstring(L, d->script);
+    lua_seti(L, -2, 0);
+    for (int i = 0; i < d->argc; i++) {
+        lua_pushstring(L, d->argv[i]);
+        lua_seti(L, -2, i + 1);
+    }
+    lua_setglobal(L, "arg");
+
+    luaL_requiref(L, d->preload_name, d->preload, 0);
+    lua_pop(L, 1);
+    if (!d->trust) mr_sandbox_seal_metatables(L);
+}
+
+/* getmetatable(x) of a host type returns a copy of its metatable (its
+ * fields, for introspection: __name, __index...), so a script cannot give
+ * marrow's objects a __gc or change what the host relies on. */
+static void seal(lua_State *L, int mt)
+{
+    mt = lua_absindex(L, mt);
+    if (lua_getfield(L, mt, "__metatable") != LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, mt)) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_setfield(L, mt, "__metatable");
+}
+
+void mr_sandbox_seal_metatables(lua_State *L)
+{
+    if (mr_sandbox_of(L)->desc.trust) return;
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE) {
+            int named = lua_getfield(L, -1, "__name") == LUA_TSTRING;
+            lua_pop(L, 1);
+            if (named) seal(L, -1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        seal(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}

@@ -1,0 +1,2 @@
+-- No processes from a script.
+function update() os.execute("touch /tmp/marrow-sandbox-escaped") end
