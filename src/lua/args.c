@@ -261,6 +261,16 @@ mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name)
     return o;
 }
 
+mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present)
+{
+    *present = 0;
+    if (lua_isnoneornil(L, arg)) return mr_lua_check_opts(L, arg + 1, name);
+    if (!is_value && lua_type(L, arg) == LUA_TTABLE && lua_isnoneornil(L, arg + 1))
+        return mr_lua_check_opts(L, arg, name);
+    *present = 1;
+    return mr_lua_check_opts(L, arg + 1, name);
+}
+
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key)
 {
     if (!o->idx) {

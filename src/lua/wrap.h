@@ -170,6 +170,15 @@ typedef struct mr_lua_opts {
 } mr_lua_opts;
 
 mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name);
+/* For (... [, value] [, opts]): an optional argument at arg, then an option
+ * table; every such binding reads both through this, so they all take the
+ * same forms. *present says whether argument arg holds the value (is_value:
+ * the caller's test of it). A nil at arg is a placeholder: no value, the
+ * options at arg + 1 (f(a, nil, opts)). A table at arg that is not a value,
+ * with nothing after it, is the options in the value's place (f(a, opts)).
+ * Anything else at arg counts as present, so the caller's checker raises
+ * the usual bad-argument error for it. */
+mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present);
 /* Pushes field key (nil when absent) and returns its type. */
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key);
 /* "<name>.<key> must be <what>, got <value>" as an argument error. */
