@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "lua/callbacks.h"
 #include "lua/transfer.h"
 #include "lua/wrap.h"
 
@@ -255,6 +256,7 @@ static int protected_call(lua_State *L)
     if (a->kind == CALL_CHUNK) {
         if (luaL_loadfilex(L, a->script, "t") != LUA_OK) return lua_error(L);
         lua_call(L, 0, 0);
+        mr_lua_callbacks_check(L, a->script);   /* `function Load()` is never called: say so */
         return 0;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);

@@ -19,9 +19,10 @@
  *                     none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
- *   sandbox.c console.c cache.c
- *                     the Lua state, the printed lines, the models; these
- *                     know nothing of each other or of the bindings
+ *   sandbox.c console.c cache.c callbacks.c
+ *                     the Lua state, the printed lines, the models, the
+ *                     callback names; these know nothing of each other or
+ *                     of the bindings
  *
  * script.c and draw.c meet only through mr_lua_host (below): the host side
  * fills it, bindings read and write it; drawing goes through the hooks a
