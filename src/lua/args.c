@@ -88,6 +88,11 @@ static const char *type_name(lua_State *L, int idx)
 
 int mr_lua_type_error(lua_State *L, int arg, const char *tname)
 {
+    /* A nil where a model goes is most often a marrow.model that failed
+     * without assert: say why that one failed. */
+    const char *why = mr_lua_host_of(L)->model_error;
+    if (lua_isnoneornil(L, arg) && why[0] && strstr(tname, MR_LUA_MODEL))
+        return mr_lua_arg_error(L, arg, lua_pushfstring(L, "model is nil (marrow.model returned nil, %s)", why));
     return mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, type_name(L, arg)));
 }
 

@@ -129,6 +129,8 @@ mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out)
     ctx->desc.out_dir = ctx->out_dir;
     ctx->desc.scripts_dir = ctx->scripts_dir;
     h->out_dir = ctx->out_dir;
+    h->resolve_dirs[0] = ctx->script_dir;     /* as the sandbox's resolve_dirs */
+    h->resolve_dirs[1] = ctx->root_dir;
     *out = ctx;
     return MR_OK;
 }

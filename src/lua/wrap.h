@@ -110,6 +110,9 @@ typedef struct mr_lua_host {
     int headless;
     int quit, quit_code;
     const char *out_dir;     /* base of relative screenshot paths, NULL = cwd */
+    const char *resolve_dirs[2];  /* where relative model paths are looked for after the
+                              * cwd: the script's folder, marrow's root (owned by the context) */
+    char model_error[256];   /* the message of the last marrow.model that returned nil */
     const mr_lua_draw_hooks *draw;  /* NULL: no renderer, drawing calls are dropped */
     void *draw_user;
 } mr_lua_host;
@@ -133,7 +136,9 @@ void mr_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *meta, const
 
 /* "bad argument #arg to 'name' (msg)"; "calling 'name' on bad self (msg)". */
 int mr_lua_arg_error(lua_State *L, int arg, const char *msg);
-/* "... (tname expected, got <what the value is>)". */
+/* "... (tname expected, got <what the value is>)"; for a nil where tname
+ * names a model, after a marrow.model returned nil: "... (model is nil
+ * (marrow.model returned nil, <its message>))". */
 int mr_lua_type_error(lua_State *L, int arg, const char *tname);
 #define mr_lua_arg_check(L, cond, arg, msg) ((void)((cond) || mr_lua_arg_error(L, (arg), (msg))))
 /* "name: <message>" at the script's line (luaL_error with the function's name). */
