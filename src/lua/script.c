@@ -495,14 +495,7 @@ mr_status mr_lua_reload(mr_lua_ctx *ctx, mr_error *err)
     else ctx->prev = old;
     ctx->frame_failed = ctx->frame_drawn = 0;
     watched_rebuild(ctx, NULL);
-    mr_lua_set_error(ctx, NULL);
-    char line[PATH_MAX + 16];
-    snprintf(line, sizeof line, "reloaded %s", ctx->script);
-    if (!ctx->desc.quiet) {
-        printf("%s\n", line);
-        fflush(stdout);
-    }
-    mr_lua_console_add(ctx, line);
+    mr_lua_set_error(ctx, NULL);       /* "reloaded" is said once a frame of it ran (mr_lua_end_frame) */
     return MR_OK;
 }
 
@@ -609,6 +602,13 @@ void mr_lua_end_frame(mr_lua_ctx *ctx)
     if (ctx->prev && ctx->frame_drawn && !ctx->frame_failed) {
         state_free(ctx, ctx->prev);    /* the new version drew a clean frame: it is the good one */
         ctx->prev = NULL;
+        char line[PATH_MAX + 16];
+        snprintf(line, sizeof line, "reloaded %s", ctx->script);
+        if (!ctx->desc.quiet) {
+            printf("%s\n", line);
+            fflush(stdout);
+        }
+        mr_lua_console_add(ctx, line);
     }
     ctx->frame_failed = ctx->frame_drawn = 0;
 }
