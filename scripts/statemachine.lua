@@ -38,7 +38,7 @@
 --     (the mixer's sync: feet together from walk to run). A transition's own
 --     `sync` overrides the state's for that transition.
 --
--- update(dt, ctx) first adds dt to machine.time, then checks the
+-- update(dt, ctx) first brings machine.time up to date, then checks the
 -- transitions out of the current state in the order given and takes the
 -- first whose conditions all hold; at most one transition per update. A
 -- transition leaves the current state when its `from` is the state's name,
@@ -47,7 +47,11 @@
 -- state). Conditions:
 --   when(ctx, machine) returns true;
 --   after = s: machine.time >= s, where machine.time is the seconds since
---     the current state was last entered. Every state change, a transition
+--     the current state was last entered, on marrow.time()'s clock: that
+--     clock moves on at the end of a frame, so the dt given to update()
+--     counts from the next update on (a state entered when marrow.time()
+--     was T has machine.time == marrow.time() - T in every later update()
+--     called once a frame with that frame's dt). Every state change, a transition
 --     into the same state included, sets machine.time back to 0; so `after`
 --     is not a one-shot timer: {from = "idle", to = "idle", after = 5} fires
 --     every 5 s (restarting idle's clip each time unless idle has
@@ -80,7 +84,7 @@ function sm.new(target, def)
   local track = target
   if tostring(target):find("^mixer") then track = target:track(1) end
   local self = setmetatable({track = track, states = def.states, transitions = def.transitions or {},
-                             time = 0, listeners = {}}, sm)
+                             time = 0, pending = 0, listeners = {}}, sm)
   for name, s in pairs(def.states) do
     assert(type(s) == "table" and (s.clip or s.blendspace),
       ("statemachine: state '%s' needs a clip or a blendspace"):format(tostring(name)))
@@ -139,7 +143,10 @@ function sm:ended()
 end
 
 function sm:update(dt, ctx)
-  self.time = self.time + (dt or 0)
+  -- The last update's dt, as marrow.time() adds a frame's dt at its end:
+  -- adding this one's now would run a frame ahead of marrow.time().
+  self.time = self.time + self.pending
+  self.pending = dt or 0
   local s = self.states[self.state]
   if s.blendspace and s.param then self.track:set_param(param_of(s, ctx)) end
   for _, t in ipairs(self.transitions) do

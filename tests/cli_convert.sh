@@ -5,6 +5,12 @@ suite cli_convert
 ASTRO=$SHARED/lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae
 
 expect_exit "convert --help" 0 $MARROW convert --help
+run $MARROW --help
+for f in MD5 COLLADA glTF BVH; do
+    expect_match "marrow --help names $f for convert" "$(printf '%s\n' "$OUT" | grep -A1 'marrow convert')" "$f"
+done
+run $MARROW convert --help
+for f in MD5 COLLADA glTF BVH; do expect_match "convert --help names $f" "$OUT" "$f"; done
 expect_exit "convert without OUT is a usage error" 2 $MARROW convert models/mannequin.md5mesh
 expect_exit "convert to an unknown format is a usage error" 2 $MARROW convert models/mannequin.md5mesh "$TMP/x.fbx"
 expect_exit "convert of a missing file is bad input" 3 $MARROW convert /nonexistent.md5mesh "$TMP/x.dae"

@@ -73,6 +73,29 @@ check_msg bad_model_path.lua "bad_model_path.lua:2:" "no_such_model.md5mesh"
 check_msg error_in_event_handler.lua "error_in_event_handler.lua:6: handler of 'loop' failed on purpose" "in method 'update'"
 check_msg error_in_on_pose.lua "error_in_on_pose.lua:7: bad argument #1 to 'pose:rotate' (unknown joint 'nek'; did you mean 'neck'?)"
 
+# ---- 2b. what a new user trips over ----------------------------------------------------
+# Misspelled callbacks are never called: the chunk's globals that look like one warn, once each.
+cat >"$tmp/typo.lua" <<'EOF'
+function Load() end
+function updte(dt) end
+function Draw() end
+function drawing_helper() end
+function unload() end
+EOF
+"$M" run --headless "$tmp/typo.lua" --frames 3 --out "$tmp/typo" >/dev/null 2>"$tmp/err"
+st=$?
+n=$(grep -c "looks like" "$tmp/err")
+if [ "$st" -eq 0 ] && [ "$n" -eq 3 ] &&
+   grep -qF "typo.lua: 'Load' looks like 'load' (callbacks are lower case)" "$tmp/err" &&
+   grep -qF "typo.lua: 'Draw' looks like 'draw' (callbacks are lower case)" "$tmp/err" &&
+   grep -qF "typo.lua: 'updte' looks like 'update' (a misspelled callback is never called)" "$tmp/err"; then
+    ok "misspelled callbacks warn once each, naming the callback"
+else
+    bad "misspelled callbacks warn once each, naming the callback (exit $st, $n warnings)" "$(head -n 6 "$tmp/err")"
+fi
+"$M" run --headless examples/hello.lua --frames 1 --out "$tmp/typo" >/dev/null 2>"$tmp/err"
+grep -q "looks like" "$tmp/err" && bad "examples/hello.lua warns about callbacks" "$(head -n 3 "$tmp/err")" \
+    || ok "a script with the right callbacks gets no look-alike warning"
 # ---- 2c. the sandbox: stops, signals, trust, modules --------------------------------
 # A stuck run ends within about 1 s of SIGTERM, in Lua code (the hook) or
 # inside a C call (the watchdog ends the process); exit 143 either way.

@@ -172,6 +172,10 @@ run $MARROW test --approve "$TMP/ao2"
 run $MARROW test --approve "$TMP/ao2" no_such_scene
 [ "$RC" -eq 1 ] && printf '%s' "$ERR" | grep -q "no scene 'no_such_scene' in the run" \
     && pass "approving a scene that was not in the run fails naming it" || fail "approve unknown scene" "exit $RC" "$ERR"
+run $MARROW test --approve "$TMP/ao2" overide_lower_arm
+[ "$RC" -eq 1 ] && printf '%s' "$ERR" | grep -qF "no scene 'overide_lower_arm' in the run" \
+    && printf '%s' "$ERR" | grep -qF "did you mean 'override_lower_arm'?" \
+    && pass "approving a misspelled scene suggests the closest name" || fail "approve misspelled scene" "exit $RC" "$ERR"
 expect_exit "--approve of a folder without a run is a usage error" 2 $MARROW test --approve "$TMP/nothing-here"
 expect_exit "--approve with --update is a usage error" 2 $MARROW test --update --approve "$TMP/ao2"
 

@@ -134,6 +134,9 @@ TEST(reload_hands_unload_state_to_load)
     CHECK(mr_lua_error(ctx) == NULL);
     CHECK(console_has(ctx, "got     5       vec3(1, 2, 3)   3       2.0     bend    true    true    a"));
     CHECK(console_has(ctx, "could not be kept (first: state.f is a function)"));
+    CHECK(!console_has(ctx, "reloaded"));      /* not before its first frame ran */
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
+    mr_lua_end_frame(ctx);
     CHECK(console_has(ctx, "reloaded"));
     mr_lua_ctx_destroy(ctx);
 }
@@ -199,12 +202,14 @@ TEST(reload_draw_error_in_first_frame_keeps_last_good_callbacks)
     CHECK_STR_CONTAINS(last_line(ctx), "good draw       103");
     CHECK(mr_lua_error(ctx) != NULL);  /* shown until a fixed save loads */
     mr_lua_end_frame(ctx);
+    CHECK(!console_has(ctx, "reloaded"));   /* the version that failed its first frame never took over */
     write_file("drw.lua", "function draw() print('fixed draw') end\n");
     CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
     CHECK(mr_lua_error(ctx) == NULL);
     CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK && mr_lua_draw(ctx, NULL) == MR_OK);
     CHECK_STR_CONTAINS(last_line(ctx), "fixed draw");
     mr_lua_end_frame(ctx);
+    CHECK_STR_CONTAINS(last_line(ctx), "reloaded");   /* said once its first frame ran */
     /* A clean frame made it the good one: a later error stays in it. */
     write_file("drw.lua", "function draw() error('late') end\n");
     CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
@@ -224,7 +229,8 @@ TEST(reload_error_after_a_clean_frame_stays_in_the_new_script)
     mr_lua_end_frame(ctx);
     CHECK(mr_lua_draw(ctx, NULL) != MR_OK);
     CHECK_STR_CONTAINS(mr_lua_error(ctx), "late.lua:2: second");
-    CHECK_STR_CONTAINS(last_line(ctx), "v2");   /* no v1: v2 passed its first frame */
+    CHECK(console_has(ctx, "v2"));
+    CHECK_STR_CONTAINS(last_line(ctx), "reloaded");   /* no v1 after it: v2 passed its first frame */
     mr_lua_ctx_destroy(ctx);
 }
 

@@ -1,5 +1,6 @@
 /* cmd_convert.c — `marrow convert IN [ANIM...] OUT`: between MD5, COLLADA
- * and glTF (any to any; glTF is written, read through load.h).
+ * and glTF (any to any; glTF is written, read through load.h), and from BVH
+ * (read only) to any of them.
  * With `--retarget TARGET`: IN's clips retargeted onto TARGET (anim/
  * retarget.h), written as TARGET's model with those clips in OUT's format.
  *
@@ -31,14 +32,16 @@
 static const char convert_help[] =
     "usage: marrow convert IN [ANIM...] OUT\n"
     "\n"
-    "Converts between MD5, COLLADA and glTF 2.0 (any to any): skeleton,\n"
-    "skinned meshes, materials (texture references) and clips.\n"
+    "Converts between MD5, COLLADA and glTF 2.0 (any to any), and from BVH\n"
+    "motion capture (read only) to any of them: skeleton, skinned meshes,\n"
+    "materials (texture references) and clips.\n"
     "  marrow convert bob.md5mesh walk.md5anim run.md5anim bob.dae\n"
     "  marrow convert bob.md5mesh walk.md5anim bob.glb    (.gltf: JSON plus\n"
     "                                  STEM.bin beside it; .glb: one file with\n"
     "                                  the textures embedded)\n"
     "  marrow convert astroBoy_walk.dae astroBoy.md5mesh   (also writes one\n"
     "                                  CLIP.md5anim per clip beside OUT)\n"
+    "  marrow convert 01_01.bvh 01_01.glb   (a skeleton and its clip, no mesh)\n"
     "MD5 keeps no scale tracks and no colours; what the target cannot hold is\n"
     "noted in the written file. Exit codes: 0 ok, 1 write failed, 2 usage,\n"
     "3 the input does not load.\n"

@@ -2,6 +2,7 @@
 #include "core/file.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,4 +74,26 @@ int mr_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *mr_file_closest(const char *dir, const char *name, int max_distance)
+{
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char *best = NULL;
+    int best_d = max_distance + 1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        int dist = mr_str_distance(name, e->d_name);
+        if (dist < best_d || (dist == best_d && best && strcmp(e->d_name, best) < 0)) {
+            char *copy = mr_str_dup(e->d_name);
+            if (!copy) break;
+            free(best);
+            best = copy;
+            best_d = dist;
+        }
+    }
+    closedir(d);
+    return best;
 }

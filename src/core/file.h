@@ -22,4 +22,10 @@ mr_status mr_file_write(const char *path, const void *data, size_t len, mr_error
 
 int mr_file_exists(const char *path);
 
+/* The name of the entry of folder dir closest to name (mr_str_distance,
+ * within max_distance; ties: the first in name order), for "did you mean"
+ * messages; hidden entries are skipped. A new string (free()), or NULL when
+ * none is that close or dir cannot be read. */
+char *mr_file_closest(const char *dir, const char *name, int max_distance);
+
 #endif

@@ -1,6 +1,7 @@
 /* str.c — new strings (see str.h). */
 #include "core/str.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,4 +35,39 @@ char *mr_str_fmt(const char *fmt, ...)
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return s;
+}
+
+int mr_str_distance(const char *a, const char *b)
+{
+    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
+    int row[64];                       /* one row of the Levenshtein table */
+    for (int j = 0; j <= lb; j++) row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+int mr_str_closest(const char *name, const char *const *names, int count, int max_distance)
+{
+    int best = -1, best_d = max_distance + 1;
+    for (int i = 0; i < count; i++) {
+        if (!names[i]) continue;
+        int d = mr_str_distance(name, names[i]);
+        if (d < best_d) {
+            best = i;
+            best_d = d;
+        }
+    }
+    return best;
 }

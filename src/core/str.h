@@ -1,5 +1,6 @@
 /* str.h — new strings: copies and printf. Each returns a string the caller
- * frees with free(), or NULL when out of memory (or for NULL in). */
+ * frees with free(), or NULL when out of memory (or for NULL in). Plus the
+ * one "did you mean" measure every message that suggests a name uses. */
 #ifndef MR_CORE_STR_H
 #define MR_CORE_STR_H
 
@@ -10,5 +11,13 @@ char *mr_str_dup(const char *s);
 char *mr_str_ndup(const char *s, size_t n);
 /* printf into a new string. */
 char *mr_str_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Case-insensitive edit distance (insertions, deletions, substitutions)
+ * between a and b; each is compared on its first 63 bytes. */
+int mr_str_distance(const char *a, const char *b);
+/* The index of the name in names[0..count) closest to name by
+ * mr_str_distance, when within max_distance (ties: the first); -1 when
+ * none is. NULL entries are skipped. */
+int mr_str_closest(const char *name, const char *const *names, int count, int max_distance);
 
 #endif

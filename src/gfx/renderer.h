@@ -271,6 +271,9 @@ float mr_renderer_text(mr_renderer *r, float x, float y, const char *s,
 void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float color[4]);
 /* Height in pixels of a line of text (0 when there is no font). */
 float mr_renderer_text_height(const mr_renderer *r);
+/* Width in pixels of the first n bytes of s as mr_renderer_text draws them
+ * on one line (stops at '\n'; 0 when there is no font). Draws nothing. */
+float mr_renderer_text_width(const mr_renderer *r, const char *s, size_t n);
 
 /* Projects a world point to frame pixels (x right, y down); returns 0 when
  * the point is behind the camera. Valid between begin and end. */

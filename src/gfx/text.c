@@ -101,6 +101,19 @@ float mr_renderer_text_height(const mr_renderer *r)
     return r->has_font ? r->font_line : 0.0f;
 }
 
+float mr_renderer_text_width(const mr_renderer *r, const char *s, size_t n)
+{
+    if (!r->has_font) return 0.0f;
+    float x = 0.0f, y = 0.0f;
+    for (size_t i = 0; i < n && s[i] && s[i] != '\n'; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int ch = (c >= FONT_FIRST && c < FONT_FIRST + FONT_COUNT) ? c : '?';
+        stbtt_aligned_quad q;
+        stbtt_GetBakedQuad(r->baked, r->font_w, r->font_h, ch - FONT_FIRST, &x, &y, &q, 1);
+    }
+    return x;
+}
+
 /* Appends the glyph quads of s at (x, y) (top-left) in colour c; returns the
  * widest line's width. */
 static float emit(mr_renderer *r, float x, float y, const char *s, const float *c)

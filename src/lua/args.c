@@ -88,6 +88,11 @@ static const char *type_name(lua_State *L, int idx)
 
 int mr_lua_type_error(lua_State *L, int arg, const char *tname)
 {
+    /* A nil where a model goes is most often a marrow.model that failed
+     * without assert: say why that one failed. */
+    const char *why = mr_lua_host_of(L)->model_error;
+    if (lua_isnoneornil(L, arg) && why[0] && strstr(tname, MR_LUA_MODEL))
+        return mr_lua_arg_error(L, arg, lua_pushfstring(L, "model is nil (marrow.model returned nil, %s)", why));
     return mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, type_name(L, arg)));
 }
 
@@ -259,6 +264,16 @@ mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name)
     mr_lua_check_type(L, arg, LUA_TTABLE);
     o.idx = lua_absindex(L, arg);
     return o;
+}
+
+mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present)
+{
+    *present = 0;
+    if (lua_isnoneornil(L, arg)) return mr_lua_check_opts(L, arg + 1, name);
+    if (!is_value && lua_type(L, arg) == LUA_TTABLE && lua_isnoneornil(L, arg + 1))
+        return mr_lua_check_opts(L, arg, name);
+    *present = 1;
+    return mr_lua_check_opts(L, arg + 1, name);
 }
 
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key)

@@ -16,9 +16,19 @@ typedef struct mr_lua_console {
 } mr_lua_console;
 
 /* Appends text (one line per '\n'; tabs become spaces to the next multiple
- * of 8; a long line is cut at 159 bytes), dropping the oldest lines. */
+ * of 8; a line longer than 159 bytes goes on in the next kept line instead
+ * of being cut), dropping the oldest lines. */
 void mr_lua_console_put(mr_lua_console *c, const char *text, double time);
 /* Line i (0 = the oldest kept) and the time it was added; NULL past the end. */
 const char *mr_lua_console_get(const mr_lua_console *c, int i, double *time);
+
+/* Word-wraps text for a panel `width` pixels wide: copies it into out (cap
+ * bytes, always NUL-terminated; what does not fit is dropped), turning the
+ * space before a word that would pass width into '\n' (a word wider than
+ * width alone is broken between characters). measure(user, s, n) gives the
+ * width in pixels of the n bytes at s on one line. Existing '\n' are kept.
+ * Returns the number of lines written. */
+int mr_lua_console_wrap(const char *text, float width, float (*measure)(void *user, const char *s, size_t n),
+                        void *user, char *out, size_t cap);
 
 #endif

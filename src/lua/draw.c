@@ -294,6 +294,8 @@ static void auto_frame(mr_lua_gfx *g, const mr_lua_host *h, mr_camera *cam)
     if (any) mr_camera_frame_bounds(cam, lo, hi, (float)h->width / (float)h->height);
 }
 
+static float measure(void *user, const char *s, size_t n) { return mr_renderer_text_width(user, s, n); }
+
 static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
 {
     mr_renderer *r = g->r;
@@ -301,32 +303,39 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
     if (lh <= 0) return;
     int w, ht;
     mr_renderer_size(r, &w, &ht);
+    float inner = (float)w - 16.0f;    /* 8 px margins: long lines wrap at the frame's width */
     /* Console: the last lines printed, bottom-left, for 10 s of script time. */
     if (!h->console.hidden) {
-        int shown = 0;
+        char wrapped[MR_LUA_CONSOLE_LINES][512];
+        int lines[MR_LUA_CONSOLE_LINES], n = 0, shown = 0;
         double t;
-        for (int i = 0; mr_lua_console_get(&h->console, i, &t); i++)
-            if (h->time - t < 10.0) shown++;
-        float y = (float)ht - 8.0f - lh * (float)shown;
-        mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
         const char *line;
         for (int i = 0; (line = mr_lua_console_get(&h->console, i, &t)); i++) {
             if (h->time - t >= 10.0) continue;
-            mr_renderer_text(r, 8.0f, y, line, &grey);
-            y += lh;
+            lines[n] = mr_lua_console_wrap(line, inner, measure, r, wrapped[n], sizeof wrapped[n]);
+            shown += lines[n++];
+        }
+        float y = (float)ht - 8.0f - lh * (float)shown;
+        mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
+        for (int i = 0; i < n; i++) {
+            mr_renderer_text(r, 8.0f, y, wrapped[i], &grey);
+            y += lh * (float)lines[i];
         }
     }
     /* The error, at most 24 lines, on its own dark panel across the top:
      * the script's own text underneath is covered, not mixed into it. */
     const char *err = mr_lua_error(g->ctx);
     if (err) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s", err);
+        char raw[4096], buf[4096];
+        snprintf(raw, sizeof raw, "%s", err);
+        for (char *p = raw; *p; p++)
+            if (*p == '\t') *p = ' ';
+        mr_lua_console_wrap(raw, inner, measure, r, buf, sizeof buf);
         int lines = 1;
         for (char *p = buf; *p; p++) {
-            if (*p == '\t') *p = ' ';
             if (*p == '\n' && ++lines > 24) {
                 *p = '\0';
+                lines = 24;
                 break;
             }
         }

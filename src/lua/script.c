@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "lua/callbacks.h"
 #include "lua/transfer.h"
 #include "lua/watchdog.h"
 #include "lua/wrap.h"
@@ -133,6 +134,8 @@ mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out)
     h->out_dir = ctx->out_dir;
     h->budget = ctx->desc.budget;
     h->memory_limit = ctx->desc.memory_limit;
+    h->resolve_dirs[0] = ctx->script_dir;     /* as the sandbox's resolve_dirs */
+    h->resolve_dirs[1] = ctx->root_dir;
     *out = ctx;
     return MR_OK;
 }
@@ -260,6 +263,7 @@ static int protected_call(lua_State *L)
     if (a->kind == CALL_CHUNK) {
         if (luaL_loadfilex(L, a->script, "t") != LUA_OK) return lua_error(L);
         lua_call(L, 0, 0);
+        mr_lua_callbacks_check(L, a->script);   /* `function Load()` is never called: say so */
         return 0;
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
@@ -501,14 +505,7 @@ mr_status mr_lua_reload(mr_lua_ctx *ctx, mr_error *err)
     else ctx->prev = old;
     ctx->frame_failed = ctx->frame_drawn = 0;
     watched_rebuild(ctx, NULL);
-    mr_lua_set_error(ctx, NULL);
-    char line[PATH_MAX + 16];
-    snprintf(line, sizeof line, "reloaded %s", ctx->script);
-    if (!ctx->desc.quiet) {
-        printf("%s\n", line);
-        fflush(stdout);
-    }
-    mr_lua_console_add(ctx, line);
+    mr_lua_set_error(ctx, NULL);       /* "reloaded" is said once a frame of it ran (mr_lua_end_frame) */
     return MR_OK;
 }
 
@@ -615,6 +612,13 @@ void mr_lua_end_frame(mr_lua_ctx *ctx)
     if (ctx->prev && ctx->frame_drawn && !ctx->frame_failed) {
         state_free(ctx, ctx->prev);    /* the new version drew a clean frame: it is the good one */
         ctx->prev = NULL;
+        char line[PATH_MAX + 16];
+        snprintf(line, sizeof line, "reloaded %s", ctx->script);
+        if (!ctx->desc.quiet) {
+            printf("%s\n", line);
+            fflush(stdout);
+        }
+        mr_lua_console_add(ctx, line);
     }
     ctx->frame_failed = ctx->frame_drawn = 0;
 }

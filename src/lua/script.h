@@ -30,7 +30,8 @@
  * own unload() result again) and runs the same callback on it, so the
  * window keeps showing the last good script's picture and callbacks until
  * a fixed save loads. An error in a later frame stays in the new version
- * (shown every frame it happens).
+ * (shown every frame it happens). "reloaded SCRIPT" is printed (stdout and
+ * console) when the new version passed that first frame, not before.
  *
  * Errors never end the program: each failure returns a status with the
  * message in err (cut to fit an mr_error), and also sets the context's

@@ -10,10 +10,10 @@
  * Views (skeleton, clip, pose, mask) keep their model userdata alive through
  * user value 1.
  */
-#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "lua/wrap.h"
 
 /* ---- math values ------------------------------------------------------------ */
@@ -245,28 +245,6 @@ mr_lua_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skele
 
 /* ---- joints ---------------------------------------------------------------------- */
 
-/* Case-insensitive edit distance, names cut at 63 characters. */
-static int edit_distance(const char *a, const char *b)
-{
-    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
-    int row[64];
-    for (int j = 0; j <= lb; j++) row[j] = j;
-    for (int i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int up = row[j];
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = diag + cost;
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* Pushes "; did you mean 'a', 'b'?" (or a hint listing names) for name. */
 static void push_suggestions(lua_State *L, const mr_skeleton *sk, const char *name)
 {
@@ -274,7 +252,7 @@ static void push_suggestions(lua_State *L, const mr_skeleton *sk, const char *na
     int limit = (int)strlen(name) / 3;
     if (limit < 1) limit = 1;
     for (int j = 0; j < sk->joint_count; j++) {
-        int d = edit_distance(name, sk->names[j]);
+        int d = mr_str_distance(name, sk->names[j]);
         if (d > limit) continue;
         for (int k = 0; k < 3; k++)
             if (d < dist[k]) {

@@ -19,9 +19,10 @@
  *                     none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
- *   sandbox.c console.c cache.c
- *                     the Lua state, the printed lines, the models; these
- *                     know nothing of each other or of the bindings
+ *   sandbox.c console.c cache.c callbacks.c
+ *                     the Lua state, the printed lines, the models, the
+ *                     callback names; these know nothing of each other or
+ *                     of the bindings
  *
  * script.c and draw.c meet only through mr_lua_host (below): the host side
  * fills it, bindings read and write it; drawing goes through the hooks a
@@ -113,6 +114,9 @@ typedef struct mr_lua_host {
     size_t memory_limit;     /* mr_lua_desc.memory_limit: the Lua heap and the models
                               * scripts loaded count against it together */
     size_t model_bytes;      /* mr_model_bytes of the models scripts loaded */
+    const char *resolve_dirs[2];  /* where relative model paths are looked for after the
+                              * cwd: the script's folder, marrow's root (owned by the context) */
+    char model_error[256];   /* the message of the last marrow.model that returned nil */
     const mr_lua_draw_hooks *draw;  /* NULL: no renderer, drawing calls are dropped */
     void *draw_user;
 } mr_lua_host;
@@ -136,7 +140,9 @@ void mr_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *meta, const
 
 /* "bad argument #arg to 'name' (msg)"; "calling 'name' on bad self (msg)". */
 int mr_lua_arg_error(lua_State *L, int arg, const char *msg);
-/* "... (tname expected, got <what the value is>)". */
+/* "... (tname expected, got <what the value is>)"; for a nil where tname
+ * names a model, after a marrow.model returned nil: "... (model is nil
+ * (marrow.model returned nil, <its message>))". */
 int mr_lua_type_error(lua_State *L, int arg, const char *tname);
 #define mr_lua_arg_check(L, cond, arg, msg) ((void)((cond) || mr_lua_arg_error(L, (arg), (msg))))
 /* "name: <message>" at the script's line (luaL_error with the function's name). */
@@ -174,6 +180,15 @@ typedef struct mr_lua_opts {
 } mr_lua_opts;
 
 mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name);
+/* For (... [, value] [, opts]): an optional argument at arg, then an option
+ * table; every such binding reads both through this, so they all take the
+ * same forms. *present says whether argument arg holds the value (is_value:
+ * the caller's test of it). A nil at arg is a placeholder: no value, the
+ * options at arg + 1 (f(a, nil, opts)). A table at arg that is not a value,
+ * with nothing after it, is the options in the value's place (f(a, opts)).
+ * Anything else at arg counts as present, so the caller's checker raises
+ * the usual bad-argument error for it. */
+mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present);
 /* Pushes field key (nil when absent) and returns its type. */
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key);
 /* "<name>.<key> must be <what>, got <value>" as an argument error. */

@@ -5,7 +5,7 @@
  *
  *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
  *               wireframe = bool, shadow = bool}])
- *   marrow.draw_skeleton(model, pose [, {transform, colour, names = bool}])
+ *   marrow.draw_skeleton(model [, pose] [, {transform, colour, names = bool}])
  *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
  *       fields not given keep their value; until a target or distance is
  *       set, the camera frames the models drawn
@@ -58,17 +58,13 @@ static void world_matrix(lua_State *L, const mr_lua_opts *o, const mr_model *mod
     glm_mat4_mul(t, d, world);
 }
 
-static mr_lua_pose *opt_pose(lua_State *L, int arg, const mr_model *model)
-{
-    return lua_isnoneornil(L, arg) ? NULL : mr_lua_check_pose_of(L, arg, &model->skeleton);
-}
-
 /* The arguments shared by draw and draw_skeleton: (model [, pose] [, opts]). */
 static mr_lua_draw_cmd model_cmd(lua_State *L, int kind, mr_lua_model **m, mr_lua_pose **p, mr_lua_opts *o)
 {
     *m = mr_lua_check_model(L, 1);
-    *p = opt_pose(L, 2, (*m)->model);
-    *o = mr_lua_check_opts(L, 3, "opts");
+    int has_pose;
+    *o = mr_lua_check_opts_after(L, 2, luaL_testudata(L, 2, MR_LUA_POSE) != NULL, "opts", &has_pose);
+    *p = has_pose ? mr_lua_check_pose_of(L, 2, &(*m)->model->skeleton) : NULL;
     mr_lua_draw_cmd c = new_cmd(kind);
     world_matrix(L, o, (*m)->model, c.world);
     c.model = (*m)->model;

@@ -349,13 +349,10 @@ static int track_play_blendspace(lua_State *L)
     int tr;
     mr_lua_mixer *m = check_target(L, &tr);
     const mr_blendspace *bs = &mr_lua_check_blendspace(L, 2, m->sk)->bs;
-    lua_Number x = mr_lua_check_number(L, 3);
-    int opts = 4;
-    lua_Number y = 0;
-    if (lua_type(L, 4) == LUA_TNUMBER) {
-        y = lua_tonumber(L, 4);
-        opts = 5;
-    }
+    lua_Number x = mr_lua_check_number(L, 3), y = 0;
+    int has_y;                         /* (bs, x [, y] [, opts]) */
+    int opts = mr_lua_check_opts_after(L, 4, lua_type(L, 4) == LUA_TNUMBER, "opts", &has_y).arg;
+    if (has_y) y = mr_lua_check_number(L, 4);
     mr_lua_arg_check(L, isfinite(x) && isfinite(y), 3, "parameters must be finite numbers");
     mr_play_opts o = check_play_opts(L, opts);
     mr_error err = {0};

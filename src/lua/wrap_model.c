@@ -2,9 +2,13 @@
  *
  *   marrow.model(path [, {anims = {...}}]) -> model | nil, message
  *       Anything mr_load_model accepts. An anim given as a bare name ("walk")
- *       means walk.md5anim beside the mesh. Relative paths are tried as given,
- *       then beside the script, then under marrow's root. Models are cached by
- *       path + anims in the context (cache.c), so a reload costs nothing.
+ *       means walk.md5anim beside the mesh; a file name ("walk.md5anim") is
+ *       taken beside the mesh when it is there. Relative paths are tried as
+ *       given, then beside the script, then under marrow's root. Models are
+ *       cached by path + anims in the context (cache.c), so a reload costs
+ *       nothing. A missing file's message lists where it was looked for and a
+ *       close name in those folders; the message is kept in the host
+ *       (model_error) so a nil model argument later says why it is nil.
  *   model:skeleton() :clips() :clip(name | index) :meshes() :bounds()
  *        :path() :format() :display_matrix()
  *   model:mask{entry, ... [, subtree = true] [, weight = 1] [, invert = false]} -> mask
@@ -20,26 +24,84 @@
  * only points at one.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
+#include "core/path.h"
 #include "formats/load.h"
 #include "lua/wrap.h"
 
 /* ---- marrow.model ---------------------------------------------------------- */
 
+/* Pushes where an anim entry is first looked for when it names no folder:
+ * beside the mesh, as NAME.md5anim for a bare name. Returns 0 (nothing
+ * pushed) for an entry with a folder. */
+static int push_beside_mesh(lua_State *L, const char *mesh, const char *anim)
+{
+    if (strchr(anim, '/')) return 0;
+    const char *slash = strrchr(mesh, '/');
+    const char *ext = strchr(anim, '.') ? "" : ".md5anim";
+    if (slash) lua_pushfstring(L, "%s/%s%s", lua_pushlstring(L, mesh, (size_t)(slash - mesh)), anim, ext);
+    else lua_pushfstring(L, "%s%s", anim, ext);
+    if (slash) lua_remove(L, -2);
+    return 1;
+}
+
 /* Pushes the resolved path of an anim entry: a bare name means NAME.md5anim
- * beside the mesh. */
+ * beside the mesh; a file name ("walk.md5anim") is taken beside the mesh
+ * when it is there, else resolved as a model path. */
 static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
 {
-    if (!strchr(anim, '/') && !strchr(anim, '.')) {
-        const char *slash = strrchr(mesh, '/');
-        if (slash) lua_pushfstring(L, "%s/%s.md5anim", lua_pushlstring(L, mesh, (size_t)(slash - mesh)), anim);
-        else lua_pushfstring(L, "%s.md5anim", anim);
-        if (slash) lua_remove(L, -2);
-        return;
+    if (push_beside_mesh(L, mesh, anim)) {
+        if (!strchr(anim, '.') || mr_file_exists(lua_tostring(L, -1))) return;
+        lua_pop(L, 1);
     }
     mr_sandbox_push_resolved(L, anim);
+}
+
+/* ---- a missing file: where marrow looked, and a close name ------------------- */
+
+/* Pushes, for the entry `given` that was not found (mesh: the model's path,
+ * or NULL for the model itself), the places it was looked for and the
+ * closest name in their folders:
+ *   "; looked for 'a', 'b' and 'c'; did you mean 'models/mannequin.md5mesh'?" */
+static void push_missing(lua_State *L, const char *given, const char *mesh)
+{
+    const mr_lua_host *h = mr_lua_host_of(L);
+    int top = lua_gettop(L), bare = 0;
+    if (mesh && push_beside_mesh(L, mesh, given)) bare = !strchr(given, '.');
+    if (!bare) {
+        lua_pushstring(L, given);
+        for (int i = 0; i < 2 && given[0] != '/'; i++)
+            if (h->resolve_dirs[i]) lua_pushfstring(L, "%s/%s", h->resolve_dirs[i], given);
+    }
+    int n = lua_gettop(L) - top;
+    lua_pushliteral(L, "; looked for ");
+    for (int i = 1; i <= n; i++)
+        lua_pushfstring(L, "%s'%s'", i == 1 ? "" : i == n ? " and " : ", ", lua_tostring(L, top + i));
+    /* The first folder that holds a close name gives the suggestion, written
+     * the way the script wrote the path. */
+    for (int i = 1; i <= n; i++) {
+        const char *cand = lua_tostring(L, top + i), *base = mr_path_basename(cand);
+        char *dir = mr_path_dirname(cand);
+        size_t len = strlen(base);
+        char *close = dir ? mr_file_closest(dir, base, len / 3 > 2 ? (int)(len / 3) : 2) : NULL;
+        free(dir);
+        if (!close) continue;
+        size_t keep = (size_t)(mr_path_basename(given) - given), cl = strlen(close);
+        if (bare && cl > 8 && !strcmp(close + cl - 8, ".md5anim")) close[cl - 8] = '\0';
+        lua_pushliteral(L, "; did you mean '");
+        lua_pushlstring(L, given, keep);
+        lua_pushstring(L, close);
+        lua_pushliteral(L, "'?");
+        free(close);
+        break;
+    }
+    lua_concat(L, lua_gettop(L) - top - n);
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
 }
 
 static int l_model(lua_State *L)
@@ -91,8 +153,24 @@ static int l_model(lua_State *L)
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
         mr_sandbox_resume(L, paused);
         if (st != MR_OK) {
-            luaL_pushfail(L);
+            int top = lua_gettop(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
+            if (st == MR_ERR_IO && !mr_file_exists(lua_tostring(L, mesh_idx))) {
+                push_missing(L, path, NULL);
+            } else if (st == MR_ERR_IO) {
+                for (int i = 0; i < n; i++)
+                    if (!mr_file_exists(anims[i])) {
+                        lua_geti(L, list_idx, i + 1);   /* as the script wrote it */
+                        push_missing(L, lua_tostring(L, -1), lua_tostring(L, mesh_idx));
+                        lua_remove(L, -2);
+                        break;
+                    }
+            }
+            lua_concat(L, lua_gettop(L) - top);
+            mr_lua_host *h = mr_lua_host_of(L);
+            snprintf(h->model_error, sizeof h->model_error, "%s", lua_tostring(L, -1));
+            luaL_pushfail(L);
+            lua_insert(L, -2);
             return 2;
         }
         /* Models count against the script's memory with its Lua heap. */

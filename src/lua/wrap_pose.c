@@ -464,12 +464,9 @@ static int l_attach(lua_State *L)
     mr_lua_pose *p = mr_lua_check_pose_of(L, 2, &m->model->skeleton);
     int j = mr_lua_check_joint(L, 3, p->sk);
     mat4 offset = GLM_MAT4_IDENTITY_INIT, t = GLM_MAT4_IDENTITY_INIT;
-    int arg = 4;
-    if (luaL_testudata(L, 4, MR_LUA_MAT4)) {   /* attach(model, pose, joint, offset [, opts]) */
-        mr_lua_check_mat4(L, 4, offset);
-        arg = 5;
-    }
-    mr_lua_opts o = mr_lua_check_opts(L, arg, "opts");
+    int has_offset;                             /* attach(model, pose, joint [, offset] [, opts]) */
+    mr_lua_opts o = mr_lua_check_opts_after(L, 4, luaL_testudata(L, 4, MR_LUA_MAT4) != NULL, "opts", &has_offset);
+    if (has_offset) mr_lua_check_mat4(L, 4, offset);
     mr_lua_opt_mat4(L, &o, "offset", offset);
     mr_lua_opt_mat4(L, &o, "transform", t);
     mat4 world, d, dinv, joint, out;

@@ -83,7 +83,11 @@ mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_c
         return MR_ERR_IO;
     }
     char *used = calloc((size_t)scene_count + 1, 1);
-    mr_status st = used ? MR_OK : mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
+    size_t lines = 1;                  /* the run's scene names, for "did you mean" */
+    for (const char *p = text; *p; p++) lines += *p == '\n';
+    const char **names = calloc(lines, sizeof *names);
+    int name_count = 0;
+    mr_status st = used && names ? MR_OK : mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
     int lineno = 0;
     for (char *line = text; st == MR_OK && line && *line; ) {
         char *next = strchr(line, '\n');
@@ -107,6 +111,7 @@ mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_c
         const char *name = f[0], *script = f[1], *status = f[3];
         int frame = atoi(f[2]);
         line = next;
+        if (!name_count || strcmp(names[name_count - 1], name)) names[name_count++] = name;  /* points into text */
         int want = scene_count == 0;
         for (int i = 0; i < scene_count; i++)
             if (chosen(name, scenes[i])) want = used[i] = 1;
@@ -143,9 +148,17 @@ mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_c
         free(gpose);
     }
     for (int i = 0; st == MR_OK && i < scene_count; i++)
-        if (!used[i])
-            st = mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "no scene '%s' in the run of %s (see %s)", scenes[i],
-                              out_dir, path);
+        if (!used[i]) {
+            char want[256];            /* the name asked for: NAME, or a path to NAME.lua */
+            snprintf(want, sizeof want, "%s", mr_path_basename(scenes[i]));
+            size_t n = strlen(want);
+            if (n > 4 && !strcmp(want + n - 4, ".lua")) want[n - 4] = '\0';
+            int close = mr_str_closest(want, names, name_count, n / 3 > 2 ? (int)(n / 3) : 2);
+            st = mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "no scene '%s' in the run of %s (see %s)%s%s%s",
+                              scenes[i], out_dir, path, close >= 0 ? "; did you mean '" : "",
+                              close >= 0 ? names[close] : "", close >= 0 ? "'?" : "");
+        }
+    free(names);
     free(used);
     free(text);
     free(path);

@@ -26,7 +26,8 @@ mr_status mr_approve_write_results(const char *out_dir, const mr_scene_result *r
 /* Approves as above, printing one line per file copied (and per shot that
  * could not be) to log. Returns MR_OK with *copied shots approved, or an
  * error: no results.tsv in out_dir (MR_ERR_IO), a named scene that is not in
- * the run (MR_ERR_INVALID_ARGUMENT), a copy that failed (MR_ERR_IO). */
+ * the run (MR_ERR_INVALID_ARGUMENT; the message suggests the run's closest
+ * scene name, mr_str_closest), a copy that failed (MR_ERR_IO). */
 mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_count, FILE *log, int *copied,
                      mr_error *err);
 

@@ -30,6 +30,20 @@ function draw()
   H.check("attach gives the joint's world position", H.vnear(hand:translation(), expect, 1e-4))
   local moved = m.attach(man, pose, "hand_l", {transform = m.mat4.translate({1, 0, 0})})
   H.check("attach follows the transform", H.vnear(moved:translation(), expect + m.vec3(1, 0, 0), 1e-4))
+  -- An optional argument before the options: nil holds its place, or the options take it.
+  local held = m.attach(man, pose, "hand_l", nil, {transform = m.mat4.translate({1, 0, 0})})
+  H.check("attach: options after a nil offset are read", H.vnear(held:translation(), expect + m.vec3(1, 0, 0), 1e-4),
+    tostring(held:translation()))
+  local offset = m.attach(man, pose, "hand_l", m.mat4.translate({0, 0, 0}), {transform = m.mat4.translate({1, 0, 0})})
+  H.check("attach: offset and options", H.vnear(offset:translation(), expect + m.vec3(1, 0, 0), 1e-4))
+  H.check("draw: options in the pose's place", pcall(m.draw, man, {transform = m.mat4.translate({0.5, 0, 0})}))
+  H.check("draw_skeleton: options in the pose's place", pcall(m.draw_skeleton, man, {names = false}))
+  H.raises("draw: a wrong option in the pose's place still fails", function() m.draw(man, {transform = 3}) end,
+    "opts.transform must be a mat4")
+  H.raises("draw: a table before options is not a pose", function() m.draw(man, {}, {}) end,
+    "bad argument #2 to 'marrow.draw' (pose expected, got table)")
+  H.raises("attach: a wrong offset still fails", function() m.attach(man, pose, "hand_l", 5, {}) end,
+    "bad argument #4 to 'marrow.attach' (mat4 expected, got number)")
   m.line({0, 0, 0}, {0, 2, 0}, {1, 0, 0})
   m.point({0, 2, 0}, {0, 1, 0}, 8)
   m.text(10, 10, "frame " .. m.frame())

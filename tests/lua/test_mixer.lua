@@ -268,6 +268,10 @@ local function layers()
   H.check("mixer plays a blend space", diff(bm:pose(), wq) < 1e-2, diff(bm:pose(), wq))
   bm:set_param(0)
   H.check("set_param moves it", diff(bm:pose(), wq) > 1e-2)
+  local frozen = m.mixer(man)
+  frozen:play_blendspace(bs, 1.5, nil, {speed = 0}); frozen:update(0.25 * walk:duration())
+  local w0 = m.pose(man); walk:sample(0, w0)
+  H.check("play_blendspace: options after a nil y are read", diff(frozen:pose(), w0) < 1e-3, diff(frozen:pose(), w0))
   H.raises("blendspace entry must hold a clip", function() m.blendspace1d(man, {{5, 0}}) end, "entry 1: clip expected")
 end
 

@@ -3,6 +3,7 @@
 local m = require "marrow"
 local H = require "harness"
 local sm = require "statemachine"
+local clock, entered_at
 
 function load()
   local man = assert(m.model("models/mannequin.md5mesh", {anims = {"idle", "walk", "run", "wave"}}))
@@ -97,5 +98,27 @@ function load()
     sm.new(mixer, {initial = "a", states = {a = {clip = idle}, b = {clip = walk}},
       transitions = {{from = "a", to = "b", when = function() error("condition failed on purpose") end}}}):update(0.1, {})
   end, "condition failed on purpose")
-  H.finish()
+
+  -- machine.time runs on marrow.time()'s clock, not a frame ahead of it
+  local mx5 = m.mixer(man)
+  clock = sm.new(mx5, {initial = "idle", states = {idle = {clip = idle, loop = "repeat"}, wave = {clip = wave}},
+    transitions = {{from = "idle", to = "wave", after = 0.04}}})
+  entered_at = m.time()
+end
+
+local frames, same, on_time = 0, true, true
+function update(dt)
+  local due = clock.state == "wave" or m.time() - entered_at >= 0.04 - 1e-9
+  clock:update(dt)
+  frames = frames + 1
+  if clock.state == "idle" and not H.near(clock.time, m.time() - entered_at, 1e-6) then
+    same = clock.time .. " vs " .. (m.time() - entered_at)
+  end
+  if (clock.state == "wave") ~= due then on_time = clock.state .. " at " .. m.time() end
+  if frames == 4 then
+    H.check("machine.time is marrow.time() since the state was entered", same == true, same)
+    H.check("'after' fires when marrow.time() has moved that far, not a frame early", on_time == true and
+      clock.state == "wave", on_time)
+    H.finish()
+  end
 end
