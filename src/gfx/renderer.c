@@ -473,20 +473,25 @@ static float nice_step(float x)
     return p * (m < 1.5f ? 1.0f : m < 3.5f ? 2.0f : m < 7.5f ? 5.0f : 10.0f);
 }
 
-/* Fills the floor defaults from the frame's bounds. */
-static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const vec3 max)
+/* Fills the floor defaults. Without an extent the floor is fixed in the
+ * world and fades with distance from the camera, as haze would: centred
+ * under the eye (or at floor_center when floor_centered), out to
+ * GFX_FLOOR_REACH camera distances (the fade takes
+ * its outer half), its grid a round step near an eighth of the camera's
+ * distance. Models never move it, so travel under a still camera shows as
+ * travel over a still floor (and backdrop_begin keeps it between frames). */
+static void resolve_floor(mr_renderer *r)
 {
     mr_scene *s = &r->scene;
     if (s->floor_extent <= 0) {
-        if (have_bounds) {
-            float sx = max[0] - min[0], sy = max[1] - min[1], sz = max[2] - min[2];
-            float size = fmaxf(fmaxf(sx, sz), sy);
-            s->floor_extent = fmaxf(size * 2.5f, 1e-3f);
-            s->floor_center[0] = 0.5f * (min[0] + max[0]);
-            s->floor_center[1] = 0.5f * (min[2] + max[2]);
-        } else {
-            s->floor_extent = 5.0f;
+        float d = glm_vec3_distance(r->eye, s->camera.target);
+        if (!(d > 1e-3f) || !isfinite(d)) d = 3.0f;
+        s->floor_extent = GFX_FLOOR_REACH * d;
+        if (!s->floor_centered) {
+            s->floor_center[0] = r->eye[0];
+            s->floor_center[1] = r->eye[2];
         }
+        if (s->grid_step <= 0) s->grid_step = nice_step(d / 8.0f);
     }
     if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
 }
@@ -867,7 +872,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
 
     vec3 bmin, bmax;
     int have_bounds = frame_bounds(r, bmin, bmax);
-    resolve_floor(r, have_bounds, bmin, bmax);
+    resolve_floor(r);
     int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex ? 1 : 0;
     mat4 light_vp;
     float texel_world = 0.01f;

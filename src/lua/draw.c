@@ -311,6 +311,12 @@ static mr_scene scene_of(const mr_lua_view *v)
     memcpy(s.sky_top, v->sky_top, sizeof s.sky_top);
     memcpy(s.sky_bottom, v->sky_bottom, sizeof s.sky_bottom);
     s.hide_floor = v->hide_floor;
+    s.floor_y = v->floor_center[1];
+    s.floor_center[0] = v->floor_center[0];
+    s.floor_center[1] = v->floor_center[2];
+    s.floor_centered = v->floor_centered;
+    s.floor_extent = v->floor_radius;
+    s.grid_step = v->grid_step;
     s.no_shadows = v->no_shadows;
     return s;
 }
