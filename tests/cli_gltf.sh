@@ -13,6 +13,12 @@ for f in $BL/astroBoy_walk.glb $BL/thinmatrix_model.glb $BL/letter-f-animated.gl
 done
 run $MARROW info $BL/astroBoy_walk.glb
 expect_match "info astroBoy names its embedded texture" "$OUT" 'astroBoy_walk.glb#/images/0'
+expect_match "info astroBoy reads its embedded texture's size" "$OUT" 'astroBoy_walk.glb#/images/0 \(512x512, embedded\)'
+if printf '%s\n' "$OUT" | grep -q 'missing or unreadable'; then
+    fail "info astroBoy: no embedded texture called missing" "$(printf '%s\n' "$OUT" | grep 'missing or unreadable' | head -n 2)"
+else
+    pass "info astroBoy: no embedded texture called missing"
+fi
 expect_match "info astroBoy lists its walk" "$OUT" 'deformation_rigAction: 25 frames at 24 fps'
 run $MARROW info tests/data/gltf/hard.gltf
 expect_match "info warns that morph weights channels are not drawn" "$OUT" 'weights channels are not kept'

@@ -4,6 +4,7 @@
  * the file gives more than 4 and more than 8 joint influences, texture and
  * its resolution), clips (frames, rate, duration), the frame conversion and
  * the loader's warnings. Exit 3 when the model does not load. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,18 @@ static void print_joint_tree(const mr_skeleton *sk)
     }
 }
 
-static void print_texture(const char *label, const char *path)
+/* A material's image: a file (path), or bytes embedded in the model file
+ * (a .glb buffer view, a data: URI; path is then only its name), which the
+ * renderer decodes from memory the same way. */
+static void print_texture(const char *label, const char *path, const unsigned char *bytes, size_t len)
 {
     if (!path) return;
     int w, h, comp;
-    if (stbi_info(path, &w, &h, &comp))
+    if (bytes && len <= (size_t)INT_MAX && stbi_info_from_memory(bytes, (int)len, &w, &h, &comp))
+        printf("      %s %s (%dx%d, embedded)\n", label, path, w, h);
+    else if (bytes)
+        printf("      %s %s (embedded, %zu bytes, not a readable image)\n", label, path, len);
+    else if (stbi_info(path, &w, &h, &comp))
         printf("      %s %s (%dx%d)\n", label, path, w, h);
     else
         printf("      %s %s (missing or unreadable)\n", label, path);
@@ -70,8 +78,9 @@ static void print_meshes(const mr_model *m)
         printf("      material %s: diffuse %.2f %.2f %.2f, shininess %.0f\n",
                mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],
                mesh->material.shininess);
-        print_texture("texture", mesh->material.diffuse_map);
-        print_texture("normal map", mesh->material.normal_map);
+        const mr_material *mat = &mesh->material;
+        print_texture("texture", mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len);
+        print_texture("normal map", mat->normal_map, mat->normal_bytes, mat->normal_bytes_len);
     }
 }
 
