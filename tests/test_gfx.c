@@ -48,6 +48,7 @@ static void keep(const char *name, const uint8_t *px)
 typedef struct shot {
     float t;               /* pose time */
     int no_figure, hide_floor, no_shadows, skeleton, wireframe;
+    int axes;              /* with skeleton: each joint's local axes too */
     const char *text;
     int panel;             /* a red opaque panel at (20, 10) 40x20, before the text */
     mr_gpu_model model;    /* 0: the figure */
@@ -105,7 +106,8 @@ static void render(const shot *s, uint8_t *out)
         CHECK(mr_renderer_draw_model(ren, m, s->cpu_pose ? NULL : (const mat4 *)skin,
                                      s->cpu_pose ? 0 : FX_JOINTS, disp, &style) == MR_OK);
     }
-    if (s->skeleton) mr_renderer_draw_skeleton(ren, &fig->skeleton, model, disp, NULL);
+    if (s->skeleton)
+        mr_renderer_draw_skeleton(ren, &fig->skeleton, model, disp, &(mr_skeleton_style){.axes = s->axes});
     if (s->panel) mr_renderer_panel(ren, 20, 10, 40, 20, (const float[4]){1, 0, 0, 1});
     if (s->text) mr_renderer_text(ren, 8, 8, s->text, NULL);
     CHECK(mr_renderer_end_frame(ren) == MR_OK);
@@ -556,6 +558,32 @@ TEST(skeleton_overlay_and_wireframe_change_the_picture)
     render(&(shot){.t = 0.7f, .wireframe = 1}, img_b);
     keep("wireframe", img_b);
     CHECK(count_diff(img_a, img_b, 30) > 500);
+}
+
+/* Pixels of frame px that are mostly channel c (0 red, 1 green, 2 blue). */
+static int count_hue(const uint8_t *px, int c)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = px + i * 4;
+        int other = p[(c + 1) % 3] > p[(c + 2) % 3] ? p[(c + 1) % 3] : p[(c + 2) % 3];
+        n += p[c] > 150 && p[c] > other + 90;
+    }
+    return n;
+}
+
+TEST(skeleton_axes_draw_each_joints_x_y_z_in_red_green_blue)
+{
+    render(&(shot){.t = 0.7f, .skeleton = 1, .no_shadows = 1, .zoom = 0.5f}, img_a);
+    render(&(shot){.t = 0.7f, .skeleton = 1, .no_shadows = 1, .zoom = 0.5f, .axes = 1}, img_b);
+    keep("skeleton_axes", img_b);
+    for (int c = 0; c < 3; c++) {
+        int before = count_hue(img_a, c), after = count_hue(img_b, c);
+        CHECK_MSG(after >= before + 2 * FX_JOINTS, "axis %c: %d pixels of its colour, %d without axes", "XYZ"[c],
+                  after, before);
+    }
+    int changed = count_diff(img_a, img_b, 30);
+    CHECK_MSG(changed < W * H / 20, "axes changed %d pixels (short lines expected)", changed);
 }
 
 TEST(text_draws_glyphs)
@@ -1665,6 +1693,7 @@ int main(void)
     RUN(texture_rows_follow_the_uv_convention);
     RUN(read_pixels_puts_the_top_row_first);
     RUN(skeleton_overlay_and_wireframe_change_the_picture);
+    RUN(skeleton_axes_draw_each_joints_x_y_z_in_red_green_blue);
     RUN(text_draws_glyphs);
     RUN(panel_fills_its_rectangle_behind_later_text);
     RUN(shader_errors_carry_the_glsl_log);

@@ -379,6 +379,51 @@ int mr_renderer_project(const mr_renderer *r, const vec3 p, float *x, float *y)
     return 1;
 }
 
+/* World position of joint j of the model-space matrices m placed by w. */
+static void joint_world(const mat4 *m, int j, const mat4 w, vec3 out)
+{
+    vec3 p = {m[j][3][0], m[j][3][1], m[j][3][2]};
+    glm_mat4_mulv3((vec4 *)w, p, 1.0f, out);
+}
+
+/* Each joint's local X, Y and Z (the columns of its model-space matrix,
+ * placed by w) as red, green and blue lines from the joint, drawn on top:
+ * 0.3 of the bone from its parent long, the root's 0.3 of the mean bone. */
+static void skeleton_axes(mr_renderer *r, const mr_skeleton *sk, const mat4 *m, const mat4 w)
+{
+    static const float colour[3][4] = {{1, 0.15f, 0.15f, 1}, {0.2f, 1, 0.2f, 1}, {0.3f, 0.45f, 1, 1}};
+    double sum = 0;
+    int bones = 0;
+    for (int j = 0; j < sk->joint_count; j++) {
+        if (sk->parents[j] < 0) continue;
+        vec3 a, b;
+        joint_world(m, j, w, a);
+        joint_world(m, sk->parents[j], w, b);
+        sum += glm_vec3_distance(a, b);
+        bones++;
+    }
+    float mean = bones && sum > 0 ? (float)(sum / bones) : 1.0f;
+    for (int j = 0; j < sk->joint_count; j++) {
+        vec3 o, p;
+        joint_world(m, j, w, o);
+        float len = mean;
+        if (sk->parents[j] >= 0) {
+            joint_world(m, sk->parents[j], w, p);
+            float bone = glm_vec3_distance(o, p);
+            if (bone > 1e-3f * mean) len = bone;
+        }
+        for (int k = 0; k < 3; k++) {
+            vec3 dir, tip;
+            glm_mat4_mulv3((vec4 *)w, (float *)m[j][k], 0.0f, dir);
+            if (glm_vec3_norm(dir) < 1e-12f) continue;
+            glm_vec3_normalize(dir);
+            glm_vec3_copy(o, tip);
+            glm_vec3_muladds(dir, 0.3f * len, tip);
+            mr_renderer_line(r, o, tip, colour[k], MR_LINE_OVERLAY);
+        }
+    }
+}
+
 mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const mat4 *joint_model,
                                     const mat4 world, const mr_skeleton_style *style)
 {
@@ -393,6 +438,7 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const
         if (style->joint_color[3] > 0) memcpy(joint, style->joint_color, sizeof joint);
         if (style->point_size > 0) psize = style->point_size;
         names = style->names;
+        if (style->axes) skeleton_axes(r, sk, joint_model, w);
     }
     for (int j = 0; j < sk->joint_count; j++) {
         vec3 tail, jt = {joint_model[j][3][0], joint_model[j][3][1], joint_model[j][3][2]};

@@ -176,6 +176,9 @@ typedef struct mr_skeleton_style {
     float joint_color[4];     /* [white]; alpha 0 = default */
     int names;                /* 1: joint names beside the joints */
     float point_size;         /* joint marker size in pixels [6] */
+    int axes;                 /* 1: each joint's local X, Y, Z as red, green, blue
+                               * lines from the joint, 0.3 of its bone long (the
+                               * root: of the mean bone), drawn on top */
 } mr_skeleton_style;
 
 /* Text options; NULL or zero fields take the defaults. */
@@ -252,7 +255,7 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
                                  const mr_draw_style *style);
 
 /* Skeleton overlay: a wire octahedron per bone from each joint to its parent,
- * a point per joint, optionally the names. joint_model holds the joints'
+ * a point per joint, optionally the names and each joint's local axes. joint_model holds the joints'
  * model-space matrices (mr_pose_to_model); world places them. Drawn over the
  * models. */
 mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk,

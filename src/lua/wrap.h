@@ -71,7 +71,7 @@ typedef struct mr_lua_draw_cmd {
                               * drawn without a pose: NULL (the bind pose) */
     int mat_count;
     float colour[4];         /* tint, bone, line, point or text colour */
-    int wireframe, no_shadow, names, overlay;
+    int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
     float x, y, size;        /* text position, point size */
     const char *text;

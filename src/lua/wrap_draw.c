@@ -5,7 +5,9 @@
  *
  *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
  *               wireframe = bool, shadow = bool}])
- *   marrow.draw_skeleton(model, pose [, {transform, colour, names = bool}])
+ *   marrow.draw_skeleton(model, pose [, {transform, colour, names = bool,
+ *                        axes = bool}])   axes: each joint's local X, Y, Z
+ *       as short red, green, blue lines (which axis runs along the bone)
  *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
  *       fields not given keep their value; until a target or distance is
  *       set, the camera frames the models drawn
@@ -105,6 +107,7 @@ static int l_draw_skeleton(lua_State *L)
     mr_lua_opt_colour(L, &o, "colour", c.colour);
     mr_lua_opt_colour(L, &o, "color", c.colour);
     c.names = mr_lua_opt_bool(L, &o, "names", 0);
+    c.axes = mr_lua_opt_bool(L, &o, "axes", 0);
     const mr_skeleton *sk = &m->model->skeleton;
     if (sk->joint_count == 0) return 0;
     c.mat_count = sk->joint_count;
