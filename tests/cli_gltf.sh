@@ -13,7 +13,15 @@ for f in $BL/astroBoy_walk.glb $BL/thinmatrix_model.glb $BL/letter-f-animated.gl
 done
 run $MARROW info $BL/astroBoy_walk.glb
 expect_match "info astroBoy names its embedded texture" "$OUT" 'astroBoy_walk.glb#/images/0'
+expect_match "info astroBoy reads its embedded texture's size" "$OUT" 'astroBoy_walk.glb#/images/0 \(512x512, embedded\)'
+if printf '%s\n' "$OUT" | grep -q 'missing or unreadable'; then
+    fail "info astroBoy: no embedded texture called missing" "$(printf '%s\n' "$OUT" | grep 'missing or unreadable' | head -n 2)"
+else
+    pass "info astroBoy: no embedded texture called missing"
+fi
 expect_match "info astroBoy lists its walk" "$OUT" 'deformation_rigAction: 25 frames at 24 fps'
+expect_match "info astroBoy: the local axis along root's bone, and where its axes point" "$OUT" \
+    '^ +1 root: \+Y -> spine01 \(0\.00, 1\.00, 0\.09\), 5 deg off \(first of 2 children\); X \(0\.00, 0\.00, -1\.00\) Y \(0\.00, 1\.00, 0\.00\) Z \(1\.00, 0\.00, 0\.00\)$'
 run $MARROW info tests/data/gltf/hard.gltf
 expect_match "info warns that morph weights channels are not drawn" "$OUT" 'weights channels are not kept'
 

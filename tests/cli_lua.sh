@@ -167,6 +167,16 @@ for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46
     fi
 done
 
+# the flagship example's held-down arm stays outside the body and hangs still
+# (tests/lua/lower_arm_check.lua runs inside the example, over two walk cycles)
+cat examples/lower_arm_while_walking.lua tests/lua/lower_arm_check.lua >"$tmp/lower_arm.lua"
+out=$(timeout 120 "$M" run --headless "$tmp/lower_arm.lua" --frames 70 --size 320x200 --out "$tmp/la" 2>&1)
+printf '%s\n' "$out" | grep -E '^  (ok|FAIL) ' | sed 's#^  \(ok  \|FAIL\) #  \1 lower_arm_while_walking: #'
+p=$(printf '%s\n' "$out" | grep -c '^  ok ')
+f=$(printf '%s\n' "$out" | grep -c '^  FAIL')
+pass=$((pass + p)); fail=$((fail + f))
+[ "$((p + f))" -eq 3 ] || bad "lower_arm_while_walking check ran $((p + f)) of 3 checks" "$(printf '%s\n' "$out" | tail -n 4)"
+
 # ---- 3. headless determinism -----------------------------------------------------------
 cat >"$tmp/det.lua" <<'EOF'
 local m = require "marrow"

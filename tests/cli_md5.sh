@@ -18,6 +18,9 @@ expect_match "info Bob lists 6 meshes" "$OUT" '^meshes: 6 '
 expect_match "info Bob clip: 140 frames at 24 fps" "$OUT" 'Bob: 140 frames at 24 fps'
 expect_match "info Bob texture resolution" "$OUT" 'guard1_body.png \([0-9]+x[0-9]+\)'
 expect_match "info Bob states the frame" "$OUT" '^frame: Z-up'
+expect_match "info Bob: upperarm.L's bone runs along its local +Y (Blender's bones)" "$OUT" \
+    '^ +8 upperarm\.L: \+Y -> forearm\.L \(-1\.00, -0\.03, 0\.00\), 0 deg off; X \(-0\.03, 1\.00, 0\.00\) Y \(-1\.00, -0\.03, 0\.00\) Z \(0\.00, 0\.00, 1\.00\)$'
+expect_match "info Bob: a joint without children is an end joint" "$OUT" '^ +2 sword: end joint; X '
 
 # Every malformed file: exit 3 and one line naming the file and a line number.
 for f in $SHARED/assimp/test/models/MD5/invalid/*.md5mesh $SHARED/assimp/test/models/invalid/empty.md5mesh; do

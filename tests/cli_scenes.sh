@@ -198,6 +198,21 @@ if command -v chromium >/dev/null 2>&1; then
     else
         fail "chromium wrote no screenshot of report.html" "$(tail -3 "$TMP/chr.log")"
     fi
+    # the page fits a 1200-pixel window: nothing wider than the viewport, measured
+    # at 1100 pixels (a window's scrollbar and borders take some of its 1200;
+    # headless Chromium's scrollbars overlay the page)
+    sed 's|</body>|<script>document.title="width "+document.documentElement.scrollWidth+" of "+window.innerWidth;</script></body>|' \
+        "$TMP/bo/report.html" >"$TMP/bo/report_width.html"
+    P=$(mktemp -d)
+    width=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$P" \
+        --window-size=1100,900 --dump-dom "file://$TMP/bo/report_width.html" 2>/dev/null |
+        sed -n 's|.*<title>width \([0-9]*\) of \([0-9]*\)</title>.*|\1 \2|p')
+    rm -rf "$P"
+    set -- $width
+    [ -n "${1:-}" ] && [ "$1" -le "$2" ] \
+        && pass "report.html fits a 1200-pixel window (page ${1} px wide in a ${2} px viewport)" \
+        || fail "report.html fits a 1200-pixel window" "page width and viewport: '${width}'"
     grep -q 'src="override_lower_arm/0016/diff.png"' "$TMP/bo/report.html" && ! grep -q 'http' "$TMP/bo/report.html" \
         && pass "report.html uses relative image paths and no external resources" || fail "report.html paths"
 else

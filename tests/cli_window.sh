@@ -182,6 +182,35 @@ else
     echo "  skip hidden-window tests: xdotool is not installed"
 fi
 
+# F12 in a windowed run writes the picture to marrow-NNNN.png in the current directory
+if command -v xdotool >/dev/null 2>&1; then
+    mkdir -p "$TMP/f12"
+    cat >"$TMP/f12.lua" <<'EOF'
+local m = require "marrow"
+function draw() m.text(10, 10, "F12 test") end
+function keypressed(k) print("key " .. k) end
+EOF
+    here=$(pwd)
+    case $M in /*) mabs=$M ;; *) mabs=$here/$M ;; esac
+    cd "$TMP/f12" && bg_run f12 "$mabs" run "$TMP/f12.lua" --size 320x240; cd "$here"
+    sleep 2
+    wid=$(xdotool search --pid "$mpid" 2>/dev/null | head -n 1)
+    [ -z "$wid" ] && wid=$(xdotool search --name "f12.lua" 2>/dev/null | head -n 1)
+    if [ -n "$wid" ]; then
+        xdotool windowfocus --sync "$wid" 2>/dev/null
+        xdotool key --window "$wid" F12
+        if wait_for "$TMP/f12.log" "wrote marrow-0001.png" 10 && [ -s "$TMP/f12/marrow-0001.png" ]; then
+            pass "run: F12 writes the window's picture to marrow-0001.png"
+        else
+            fail "run: F12 writes the window's picture to marrow-0001.png" "$(tail -n 3 "$TMP/f12.log")"
+        fi
+    else
+        fail "run: xdotool finds the window for F12" "window id '$wid'"
+    fi
+    kill -TERM "$mpid" 2>/dev/null; wait_for "$TMP/f12.status" "" 5
+    mpid=""
+fi
+
 # ---- 3. options -----------------------------------------------------------------------------
 expect_exit "run --fps-cap -1 is a usage error" 2 "$M" run --fps-cap -1 "$TMP/stop.lua"
 expect_exit "run --fps-cap x is a usage error" 2 "$M" run --fps-cap x "$TMP/stop.lua"

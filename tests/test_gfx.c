@@ -48,12 +48,15 @@ static void keep(const char *name, const uint8_t *px)
 typedef struct shot {
     float t;               /* pose time */
     int no_figure, hide_floor, no_shadows, skeleton, wireframe;
+    int axes;              /* with skeleton: each joint's local axes too */
     const char *text;
     int panel;             /* a red opaque panel at (20, 10) 40x20, before the text */
     mr_gpu_model model;    /* 0: the figure */
     int cpu_pose;          /* model holds pre-skinned static meshes: no skin matrices */
     float turn;            /* degrees added to the camera's yaw */
     float zoom;            /* the camera's distance times this [1] */
+    float shift_x;         /* world metres the figure is moved along x (the camera stays) */
+    int default_floor;     /* 1: the renderer's default floor (only its height set) */
 } shot;
 
 static void camera_for(mr_scene *sc, const mat4 disp)
@@ -87,6 +90,15 @@ static void render(const shot *s, uint8_t *out)
     if (s->zoom > 0) sc.camera.distance *= s->zoom;
     sc.hide_floor = s->hide_floor;
     sc.no_shadows = s->no_shadows;
+    if (s->default_floor) {
+        sc.floor_extent = 0;
+        sc.floor_center[0] = sc.floor_center[1] = 0;
+    }
+    if (s->shift_x != 0) {
+        mat4 shift = GLM_MAT4_IDENTITY_INIT;
+        glm_translate(shift, (vec3){s->shift_x, 0, 0});
+        glm_mat4_mul(shift, disp, disp);
+    }
     CHECK(mr_renderer_begin_frame(ren, &sc) == MR_OK);
     if (!s->no_figure) {
         mr_gpu_model m = s->model.id ? s->model : fig_gpu;
@@ -94,7 +106,8 @@ static void render(const shot *s, uint8_t *out)
         CHECK(mr_renderer_draw_model(ren, m, s->cpu_pose ? NULL : (const mat4 *)skin,
                                      s->cpu_pose ? 0 : FX_JOINTS, disp, &style) == MR_OK);
     }
-    if (s->skeleton) mr_renderer_draw_skeleton(ren, &fig->skeleton, model, disp, NULL);
+    if (s->skeleton)
+        mr_renderer_draw_skeleton(ren, &fig->skeleton, model, disp, &(mr_skeleton_style){.axes = s->axes});
     if (s->panel) mr_renderer_panel(ren, 20, 10, 40, 20, (const float[4]){1, 0, 0, 1});
     if (s->text) mr_renderer_text(ren, 8, 8, s->text, NULL);
     CHECK(mr_renderer_end_frame(ren) == MR_OK);
@@ -547,6 +560,32 @@ TEST(skeleton_overlay_and_wireframe_change_the_picture)
     CHECK(count_diff(img_a, img_b, 30) > 500);
 }
 
+/* Pixels of frame px that are mostly channel c (0 red, 1 green, 2 blue). */
+static int count_hue(const uint8_t *px, int c)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = px + i * 4;
+        int other = p[(c + 1) % 3] > p[(c + 2) % 3] ? p[(c + 1) % 3] : p[(c + 2) % 3];
+        n += p[c] > 150 && p[c] > other + 90;
+    }
+    return n;
+}
+
+TEST(skeleton_axes_draw_each_joints_x_y_z_in_red_green_blue)
+{
+    render(&(shot){.t = 0.7f, .skeleton = 1, .no_shadows = 1, .zoom = 0.5f}, img_a);
+    render(&(shot){.t = 0.7f, .skeleton = 1, .no_shadows = 1, .zoom = 0.5f, .axes = 1}, img_b);
+    keep("skeleton_axes", img_b);
+    for (int c = 0; c < 3; c++) {
+        int before = count_hue(img_a, c), after = count_hue(img_b, c);
+        CHECK_MSG(after >= before + 2 * FX_JOINTS, "axis %c: %d pixels of its colour, %d without axes", "XYZ"[c],
+                  after, before);
+    }
+    int changed = count_diff(img_a, img_b, 30);
+    CHECK_MSG(changed < W * H / 20, "axes changed %d pixels (short lines expected)", changed);
+}
+
 TEST(text_draws_glyphs)
 {
     render(&(shot){.t = 0.7f, .no_figure = 1}, img_a);
@@ -761,6 +800,62 @@ TEST(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera)
         CHECK_MSG(n == 0, "frame %zu of a steady view differs from a fresh frame in %d pixels", i, n);
     }
     mr_renderer_destroy(steady);
+}
+
+/* With a still camera, a figure that walks 2 m leaves the default floor where
+ * it was: every pixel that shows floor (or sky) in both frames, away from
+ * the figure in either, is the same. The floor must show its grid and
+ * fade there, so the comparison covers what would move. */
+TEST(default_floor_stays_put_when_the_figure_travels)
+{
+    static uint8_t here[W * H * 4], there[W * H * 4], bare_here[W * H * 4], bare_there[W * H * 4];
+    static uint8_t sky[W * H * 4];
+    const shot a = {.t = 0.7f, .no_shadows = 1, .default_floor = 1};
+    shot b = a;
+    b.shift_x = 2.0f;
+    /* no FXAA: it runs only around the models (fxaa_rect), so it would
+     * smooth the grid lines near the figure in one frame and not in the other */
+    mr_renderer *r2 = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_renderer_create(&(mr_renderer_desc){.width = W, .height = H, .no_fxaa = 1, .quiet = 1},
+                                 &r2, &err) == MR_OK, "%s", err.msg);
+    if (!r2) return;
+    render_on(r2, &a, here);
+    render_on(r2, &b, there);
+    /* where the figure is in each frame: the figure alone against the sky */
+    shot fa = a, fb = b, none = a;
+    fa.hide_floor = fb.hide_floor = none.hide_floor = 1;
+    none.no_figure = 1;
+    render_on(r2, &fa, bare_here);
+    render_on(r2, &fb, bare_there);
+    render_on(r2, &none, sky);
+    mr_renderer_destroy(r2);
+    keep("floor_travel_here", here);
+    keep("floor_travel_there", there);
+    int compared = 0, moved = 0, floor_px = 0, lo = 255 * 3, hi = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int i = (y * W + x) * 4;
+            int figure = 0;
+            for (int dy = -1; dy <= 1 && !figure; dy++)     /* the figure and its edge */
+                for (int dx = -1; dx <= 1 && !figure; dx++) {
+                    int yy = y + dy, xx = x + dx;
+                    if (yy < 0 || yy >= H || xx < 0 || xx >= W) continue;
+                    int j = (yy * W + xx) * 4;
+                    figure = pixel_diff(bare_here + j, sky + j) > 0 || pixel_diff(bare_there + j, sky + j) > 0;
+                }
+            if (figure) continue;
+            compared++;
+            moved += pixel_diff(here + i, there + i) > 0;
+            if (pixel_diff(here + i, sky + i) > 8) {
+                floor_px++;
+                if (luma(here + i) < lo) lo = luma(here + i);
+                if (luma(here + i) > hi) hi = luma(here + i);
+            }
+        }
+    CHECK_MSG(floor_px > W * H / 4, "only %d floor pixels away from the figure", floor_px);
+    CHECK_MSG(hi - lo > 30, "the compared floor shows no grid (luma %d..%d)", lo, hi);
+    CHECK_MSG(moved == 0, "%d of %d floor and sky pixels changed when the figure moved 2 m", moved, compared);
 }
 
 /* The shadow map's texels across the casters follow their size on screen
@@ -1584,6 +1679,7 @@ int main(void)
     RUN(shadow_darkens_the_floor_under_the_figure);
     RUN(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel);
     RUN(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera);
+    RUN(default_floor_stays_put_when_the_figure_travels);
     RUN(shadow_texels_and_prepass_follow_the_models_size_on_screen);
     RUN(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone);
     RUN(fxaa_runs_around_models_and_lines_only);
@@ -1597,6 +1693,7 @@ int main(void)
     RUN(texture_rows_follow_the_uv_convention);
     RUN(read_pixels_puts_the_top_row_first);
     RUN(skeleton_overlay_and_wireframe_change_the_picture);
+    RUN(skeleton_axes_draw_each_joints_x_y_z_in_red_green_blue);
     RUN(text_draws_glyphs);
     RUN(panel_fills_its_rectangle_behind_later_text);
     RUN(shader_errors_carry_the_glsl_log);

@@ -724,6 +724,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         info->root_source = rs;
         info->root_target = rt;
         info->keys = nkeys;
+        info->body_turn = 2.0f * acosf(fminf(fabsf(body[3]), 1.0f)) * (180.0f / GLM_PIf);
     }
     ctx_free(&c);
     *out = res;

@@ -14,7 +14,10 @@
  * A (on unless opts.keep_rest) aligns the rests first. The body as a
  * whole: B turns the target's up (hips to head) and across (right to left
  * thigh, or upper arm) onto the source's, for characters that face other
- * ways. Then per joint: with two mapped child joints, the rotation turning
+ * ways. So the target does not keep its own facing: in its model space it
+ * faces (and walks) the way the source faces in the source's
+ * (info->body_turn says by how much it turned); a caller that wants the
+ * target's own facing turns it back where it is drawn. Then per joint: with two mapped child joints, the rotation turning
  * both bones toward them onto the source's; with one, the shortest turn of
  * that bone (turned by B) onto the source's, after B; with none, its
  * nearest mapped ancestor's A (B for none). So a T-pose clip lifts an
@@ -94,6 +97,8 @@ typedef struct mr_retarget_info {
     mr_retarget_contact contacts[MR_RETARGET_MAX_CONTACTS];
     int unreached;           /* keys where an IK target was out of reach */
     vec3 ground_velocity;    /* the target's ground under the contacts, model units per second */
+    float body_turn;         /* degrees B turns the target's body (see Rotations): a target
+                              * that faced another way than the source now faces its way */
 } mr_retarget_info;
 
 /* Retargets clip (of source's skeleton) to target through map (source and

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "formats/load.h"
 
 int mr_cli_float(const char *s, float *out)
@@ -55,6 +56,14 @@ int mr_cli_aa(const char *s, int *samples, int *no_fxaa)
         *samples = n, *no_fxaa = 0;
     else return -1;
     return 0;
+}
+
+void mr_cli_screenshot_name(char *buf, size_t size)
+{
+    for (int i = 1; i < 10000; i++) {
+        snprintf(buf, size, "marrow-%04d.png", i);
+        if (!mr_file_exists(buf)) return;
+    }
 }
 
 int mr_cli_wants_help(int argc, char **argv)

@@ -3,6 +3,8 @@
 #ifndef MR_CLI_CLI_H
 #define MR_CLI_CLI_H
 
+#include <stddef.h>
+
 #include "anim/model.h"
 
 /* Parses a whole string as a finite float / positive int; 0 on success. */
@@ -14,6 +16,10 @@ int mr_cli_size(const char *s, int *w, int *h);
  * "fxaa" (the post-process pass, the default), "msaa" (4 samples, or
  * "msaaN" for N), "none". Returns 0, or -1 for anything else. */
 int mr_cli_aa(const char *s, int *samples, int *no_fxaa);
+
+/* The next free "marrow-NNNN.png" (NNNN from 0001) in the current
+ * directory, into buf: where F12 in a window (`run`, `view`) writes. */
+void mr_cli_screenshot_name(char *buf, size_t size);
 
 /* True when argv[i] is --help or -h. */
 int mr_cli_wants_help(int argc, char **argv);

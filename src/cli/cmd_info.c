@@ -1,9 +1,11 @@
 /* cmd_info.c — `marrow info MODEL [ANIM...]`: what a model contains.
  *
- * Prints the joint tree, meshes (vertex/triangle counts, how many vertices
+ * Prints the joint tree, each joint's local axes in the rest pose, meshes (vertex/triangle counts, how many vertices
  * the file gives more than 4 and more than 8 joint influences, texture and
  * its resolution), clips (frames, rate, duration), the frame conversion and
  * the loader's warnings. Exit 3 when the model does not load. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "core/path.h"
+#include "anim/pose.h"
 #include "formats/cache.h"
 #include "cli/cmd.h"
 
@@ -19,8 +22,9 @@ static const char info_help[] =
     "usage: marrow info MODEL [ANIM...]\n"
     "\n"
     "Loads MODEL (.md5mesh with any .md5anim files, .dae, .gltf, .glb or .bvh)\n"
-    "and prints its joint tree, meshes, materials, clips, the coordinate frame\n"
-    "and warnings.\n"
+    "and prints its joint tree, each joint's local axes in the rest pose (which\n"
+    "local axis points along the bone to the child, in the model's frame),\n"
+    "meshes, materials, clips, the coordinate frame and warnings.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 
 static void print_joint_tree(const mr_skeleton *sk)
@@ -33,11 +37,81 @@ static void print_joint_tree(const mr_skeleton *sk)
     }
 }
 
-static void print_texture(const char *label, const char *path)
+/* A material's image: a file (path), or bytes embedded in the model file
+ * (a .glb buffer view, a data: URI; path is then only its name), which the
+ * renderer decodes from memory the same way. */
+/* Each joint's local axes in the rest pose, in the model's frame: which
+ * local axis (+X, -Y, ...) runs along the bone to its first child, the
+ * bone's direction and how far the axis is off it, and where local X, Y
+ * and Z point. What a script needs for pose:rotate(j, q) in local space
+ * or for an aim axis, on rigs whose conventions it does not know. */
+/* v rounded for two decimals without a "-0.00". */
+static double r2(float v) { return fabsf(v) < 0.005f ? 0.0 : (double)v; }
+
+static void print_axes(const mr_model *m)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    if (sk->joint_count <= 0) return;
+    mr_pose rest;
+    mat4 *model = malloc(sizeof(mat4) * (size_t)sk->joint_count);
+    if (!model || mr_pose_init(&rest, sk->joint_count) != MR_OK) {
+        free(model);
+        return;
+    }
+    mr_pose_set_rest(&rest, sk);
+    mr_pose_to_model(sk, &rest, model);
+    static const char *up[] = {"Y", "Z", "X"};
+    printf("axes: the local axis along each bone, rest pose, directions in the model's frame (%s-up)\n",
+           up[m->axes.up]);
+    for (int j = 0; j < sk->joint_count; j++) {
+        vec3 col[3];
+        for (int k = 0; k < 3; k++) {
+            glm_vec3_copy(model[j][k], col[k]);
+            if (glm_vec3_norm(col[k]) > 1e-12f) glm_vec3_normalize(col[k]);
+        }
+        int child = -1, children = 0;
+        for (int c = j + 1; c < sk->joint_count; c++)
+            if (sk->parents[c] == j && children++ == 0) child = c;
+        printf("  %3d %s: ", j, sk->names[j]);
+        vec3 bone;
+        if (child >= 0) glm_vec3_sub(model[child][3], model[j][3], bone);
+        if (child < 0) {
+            printf("end joint");
+        } else if (glm_vec3_norm(bone) < 1e-6f * (1.0f + glm_vec3_norm(model[j][3]))) {
+            printf("%s at the joint itself", sk->names[child]);
+        } else {
+            glm_vec3_normalize(bone);
+            int best = 0;
+            float dot = 0;
+            for (int k = 0; k < 3; k++) {
+                float d = glm_vec3_dot(col[k], bone);
+                if (fabsf(d) > fabsf(dot)) {
+                    dot = d;
+                    best = k;
+                }
+            }
+            double off = acos(fmin(1.0, fabs((double)dot))) * 180.0 / GLM_PI;
+            printf("%c%c -> %s (%.2f, %.2f, %.2f), %.0f deg off", dot < 0 ? '-' : '+', "XYZ"[best],
+                   sk->names[child], r2(bone[0]), r2(bone[1]), r2(bone[2]), off);
+            if (children > 1) printf(" (first of %d children)", children);
+        }
+        printf("; X (%.2f, %.2f, %.2f) Y (%.2f, %.2f, %.2f) Z (%.2f, %.2f, %.2f)\n", r2(col[0][0]),
+               r2(col[0][1]), r2(col[0][2]), r2(col[1][0]), r2(col[1][1]), r2(col[1][2]), r2(col[2][0]),
+               r2(col[2][1]), r2(col[2][2]));
+    }
+    mr_pose_deinit(&rest);
+    free(model);
+}
+
+static void print_texture(const char *label, const char *path, const unsigned char *bytes, size_t len)
 {
     if (!path) return;
     int w, h, comp;
-    if (stbi_info(path, &w, &h, &comp))
+    if (bytes && len <= (size_t)INT_MAX && stbi_info_from_memory(bytes, (int)len, &w, &h, &comp))
+        printf("      %s %s (%dx%d, embedded)\n", label, path, w, h);
+    else if (bytes)
+        printf("      %s %s (embedded, %zu bytes, not a readable image)\n", label, path, len);
+    else if (stbi_info(path, &w, &h, &comp))
         printf("      %s %s (%dx%d)\n", label, path, w, h);
     else
         printf("      %s %s (missing or unreadable)\n", label, path);
@@ -70,8 +144,9 @@ static void print_meshes(const mr_model *m)
         printf("      material %s: diffuse %.2f %.2f %.2f, shininess %.0f\n",
                mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],
                mesh->material.shininess);
-        print_texture("texture", mesh->material.diffuse_map);
-        print_texture("normal map", mesh->material.normal_map);
+        const mr_material *mat = &mesh->material;
+        print_texture("texture", mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len);
+        print_texture("normal map", mat->normal_map, mat->normal_bytes, mat->normal_bytes_len);
     }
 }
 
@@ -119,6 +194,7 @@ int mr_cmd_info(int argc, char **argv)
            m->axes_note ? "; " : "", m->axes_note ? m->axes_note : "");
     printf("bounds: (%.3f %.3f %.3f) .. (%.3f %.3f %.3f)\n", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     print_joint_tree(&m->skeleton);
+    print_axes(m);
     print_meshes(m);
     print_clips(m);
     printf("warnings: %d\n", m->warning_count);

@@ -57,6 +57,8 @@ static const char run_help[] =
     "window is minimised or hidden nothing is drawn: update(dt) keeps running\n"
     "at 20 Hz with the real elapsed time (so animations are where the clock\n"
     "says when the window comes back), and saved files still reload.\n"
+    "F12 writes the window's picture to marrow-NNNN.png in the current\n"
+    "directory (the script also gets keypressed(\"f12\")).\n"
     "Headless (--headless, or no display) runs deterministically:\n"
     "fixed dt = 1/FPS, no wall clock, math.random seeded, and screenshot paths\n"
     "relative to --out; the first script error ends the run with exit code 4.\n"
@@ -240,6 +242,7 @@ typedef struct runner {
     int have_mouse;
     int fb_w, fb_h;
     int present;                       /* the window needs the picture again */
+    int screenshot;                    /* F12 was pressed: write the next frame shown */
 } runner;
 
 static void handle_input(runner *rn, int *close)
@@ -248,6 +251,7 @@ static void handle_input(runner *rn, int *close)
     mr_window_poll(rn->win, &in);
     if (in.close) *close = 1;
     if (in.refresh) rn->present = 1;
+    if (in.pressed[MR_KEY_F12]) rn->screenshot = 1;
     char key[32];
     while (mr_keys_next(key)) mr_lua_keypressed(rn->ctx, key, NULL);
     double x, y;
@@ -323,6 +327,16 @@ static int run_loop(runner *rn)
                 return mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;
         } else if (visible) {
             if (mr_lua_frame_window(rn->ctx, dt)) rn->present = 1;
+            if (rn->screenshot && rn->r) {
+                /* F12: the frame just drawn (or the last one, unchanged), as in `view` */
+                char name[64];
+                mr_error err = {0};
+                mr_cli_screenshot_name(name, sizeof name);
+                if (mr_renderer_screenshot(rn->r, name, &err) == MR_OK) printf("marrow run: wrote %s\n", name);
+                else fprintf(stderr, "marrow run: %s\n", err.msg);
+                fflush(stdout);
+            }
+            rn->screenshot = 0;
             if (rn->present && rn->r) {
                 mr_renderer_present(rn->r, rn->fb_w, rn->fb_h);
                 mr_window_swap(rn->win);

@@ -242,15 +242,6 @@ static int write_frames(mr_window *win, mr_renderer *r, mr_view *v, const view_a
     return MR_EXIT_OK;
 }
 
-/* The next free marrow-NNNN.png in the current directory. */
-static void screenshot_name(char *buf, size_t size)
-{
-    for (int i = 1; i < 10000; i++) {
-        snprintf(buf, size, "marrow-%04d.png", i);
-        if (!mr_file_exists(buf)) return;
-    }
-}
-
 static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_args *a)
 {
     int paused = 0, frame_no = 0;
@@ -335,7 +326,7 @@ static int interactive(mr_window *win, mr_renderer *r, mr_view *v, const view_ar
         if (in.pressed[MR_KEY_F12]) {
             char name[64];
             mr_error err = {0};
-            screenshot_name(name, sizeof name);
+            mr_cli_screenshot_name(name, sizeof name);
             if (mr_renderer_screenshot(r, name, &err) == MR_OK) printf("marrow view: wrote %s\n", name);
             else fprintf(stderr, "marrow view: %s\n", err.msg);
         }

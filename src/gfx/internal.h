@@ -74,6 +74,12 @@ typedef struct gfx_draw {
  * threshold. */
 #define GFX_PREPASS_PIXELS_PER_TRIANGLE 16
 
+/* The default floor (mr_scene.floor_extent 0) reaches this many camera
+ * distances from the eye, fading out over its outer half: the far end of
+ * the floor seen at a shallow angle melts into the sky, near the far
+ * plane (40 distances) it never reaches. */
+#define GFX_FLOOR_REACH 3.0f
+
 /* Line and point vertices share one layout (size: point size in pixels). */
 typedef struct gfx_line_vertex {
     float pos[3];

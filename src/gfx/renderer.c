@@ -379,6 +379,51 @@ int mr_renderer_project(const mr_renderer *r, const vec3 p, float *x, float *y)
     return 1;
 }
 
+/* World position of joint j of the model-space matrices m placed by w. */
+static void joint_world(const mat4 *m, int j, const mat4 w, vec3 out)
+{
+    vec3 p = {m[j][3][0], m[j][3][1], m[j][3][2]};
+    glm_mat4_mulv3((vec4 *)w, p, 1.0f, out);
+}
+
+/* Each joint's local X, Y and Z (the columns of its model-space matrix,
+ * placed by w) as red, green and blue lines from the joint, drawn on top:
+ * 0.3 of the bone from its parent long, the root's 0.3 of the mean bone. */
+static void skeleton_axes(mr_renderer *r, const mr_skeleton *sk, const mat4 *m, const mat4 w)
+{
+    static const float colour[3][4] = {{1, 0.15f, 0.15f, 1}, {0.2f, 1, 0.2f, 1}, {0.3f, 0.45f, 1, 1}};
+    double sum = 0;
+    int bones = 0;
+    for (int j = 0; j < sk->joint_count; j++) {
+        if (sk->parents[j] < 0) continue;
+        vec3 a, b;
+        joint_world(m, j, w, a);
+        joint_world(m, sk->parents[j], w, b);
+        sum += glm_vec3_distance(a, b);
+        bones++;
+    }
+    float mean = bones && sum > 0 ? (float)(sum / bones) : 1.0f;
+    for (int j = 0; j < sk->joint_count; j++) {
+        vec3 o, p;
+        joint_world(m, j, w, o);
+        float len = mean;
+        if (sk->parents[j] >= 0) {
+            joint_world(m, sk->parents[j], w, p);
+            float bone = glm_vec3_distance(o, p);
+            if (bone > 1e-3f * mean) len = bone;
+        }
+        for (int k = 0; k < 3; k++) {
+            vec3 dir, tip;
+            glm_mat4_mulv3((vec4 *)w, (float *)m[j][k], 0.0f, dir);
+            if (glm_vec3_norm(dir) < 1e-12f) continue;
+            glm_vec3_normalize(dir);
+            glm_vec3_copy(o, tip);
+            glm_vec3_muladds(dir, 0.3f * len, tip);
+            mr_renderer_line(r, o, tip, colour[k], MR_LINE_OVERLAY);
+        }
+    }
+}
+
 mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const mat4 *joint_model,
                                     const mat4 world, const mr_skeleton_style *style)
 {
@@ -393,6 +438,7 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const
         if (style->joint_color[3] > 0) memcpy(joint, style->joint_color, sizeof joint);
         if (style->point_size > 0) psize = style->point_size;
         names = style->names;
+        if (style->axes) skeleton_axes(r, sk, joint_model, w);
     }
     for (int j = 0; j < sk->joint_count; j++) {
         vec3 tail, jt = {joint_model[j][3][0], joint_model[j][3][1], joint_model[j][3][2]};
@@ -473,20 +519,25 @@ static float nice_step(float x)
     return p * (m < 1.5f ? 1.0f : m < 3.5f ? 2.0f : m < 7.5f ? 5.0f : 10.0f);
 }
 
-/* Fills the floor defaults from the frame's bounds. */
-static void resolve_floor(mr_renderer *r, int have_bounds, const vec3 min, const vec3 max)
+/* Fills the floor defaults. Without an extent the floor is fixed in the
+ * world and fades with distance from the camera, as haze would: centred
+ * under the eye (or at floor_center when floor_centered), out to
+ * GFX_FLOOR_REACH camera distances (the fade takes
+ * its outer half), its grid a round step near an eighth of the camera's
+ * distance. Models never move it, so travel under a still camera shows as
+ * travel over a still floor (and backdrop_begin keeps it between frames). */
+static void resolve_floor(mr_renderer *r)
 {
     mr_scene *s = &r->scene;
     if (s->floor_extent <= 0) {
-        if (have_bounds) {
-            float sx = max[0] - min[0], sy = max[1] - min[1], sz = max[2] - min[2];
-            float size = fmaxf(fmaxf(sx, sz), sy);
-            s->floor_extent = fmaxf(size * 2.5f, 1e-3f);
-            s->floor_center[0] = 0.5f * (min[0] + max[0]);
-            s->floor_center[1] = 0.5f * (min[2] + max[2]);
-        } else {
-            s->floor_extent = 5.0f;
+        float d = glm_vec3_distance(r->eye, s->camera.target);
+        if (!(d > 1e-3f) || !isfinite(d)) d = 3.0f;
+        s->floor_extent = GFX_FLOOR_REACH * d;
+        if (!s->floor_centered) {
+            s->floor_center[0] = r->eye[0];
+            s->floor_center[1] = r->eye[2];
         }
+        if (s->grid_step <= 0) s->grid_step = nice_step(d / 8.0f);
     }
     if (s->grid_step <= 0) s->grid_step = nice_step(s->floor_extent / 12.0f);
 }
@@ -867,7 +918,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
 
     vec3 bmin, bmax;
     int have_bounds = frame_bounds(r, bmin, bmax);
-    resolve_floor(r, have_bounds, bmin, bmax);
+    resolve_floor(r);
     int shadows = !s->no_shadows && (have_bounds || s->shadow_radius > 0) && r->shadow_tex ? 1 : 0;
     mat4 light_vp;
     float texel_world = 0.01f;

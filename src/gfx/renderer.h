@@ -26,8 +26,10 @@
  * size and colours and copied in, and while camera, lights, sky and floor
  * stay as they were in the frame before, so is the floor (only the part
  * its shadow can fall on is drawn again): the same pixels, less work for a
- * still camera. Set the floor (floor_center, floor_extent) for that: its
- * defaults follow the models drawn, so an animated model moves it.
+ * still camera. The floor is fixed in the world: by default it lies
+ * around the camera and fades with distance from it (models never move
+ * it: a character walking under a still camera walks over a still floor),
+ * or where floor_center and floor_extent put it.
  * Anti-aliasing is by default a post-process pass over the single-sampled
  * frame (shaders/fxaa.frag, after Lottes's
  * FXAA: edges found by luma contrast and blended along their direction,
@@ -148,9 +150,13 @@ typedef struct mr_scene {
     int hide_floor;           /* 1: no floor and no floor shadow */
     int no_shadows;           /* 1: no shadow map at all */
     float floor_y;            /* world height of the floor */
-    float floor_center[2];    /* world x, z of the floor's middle */
-    float floor_extent;       /* half size of the floor [from the models drawn] */
-    float grid_step;          /* grid cell size [a round number ~ extent/12] */
+    float floor_center[2];    /* world x, z of the floor's middle (used with an
+                               * extent or floor_centered) [under the eye] */
+    int floor_centered;       /* 1: floor_center holds even with the default extent */
+    float floor_extent;       /* half size of the floor, faded over its outer half
+                               * [3 camera distances] */
+    float grid_step;          /* grid cell size [a round number ~ extent/12; for the
+                               * default floor ~ camera distance / 8] */
     float shadow_center[3];   /* world sphere the shadow map covers; radius 0 = */
     float shadow_radius;      /* [the models drawn this frame]. A fixed sphere
                                * (e.g. around a whole clip) keeps shadow edges
@@ -170,6 +176,9 @@ typedef struct mr_skeleton_style {
     float joint_color[4];     /* [white]; alpha 0 = default */
     int names;                /* 1: joint names beside the joints */
     float point_size;         /* joint marker size in pixels [6] */
+    int axes;                 /* 1: each joint's local X, Y, Z as red, green, blue
+                               * lines from the joint, 0.3 of its bone long (the
+                               * root: of the mean bone), drawn on top */
 } mr_skeleton_style;
 
 /* Text options; NULL or zero fields take the defaults. */
@@ -246,7 +255,7 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
                                  const mr_draw_style *style);
 
 /* Skeleton overlay: a wire octahedron per bone from each joint to its parent,
- * a point per joint, optionally the names. joint_model holds the joints'
+ * a point per joint, optionally the names and each joint's local axes. joint_model holds the joints'
  * model-space matrices (mr_pose_to_model); world places them. Drawn over the
  * models. */
 mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk,

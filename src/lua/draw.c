@@ -24,7 +24,7 @@ typedef struct draw_cmd {
     long mat_first;          /* first matrix in mats, -1 for the bind pose */
     int mat_count;
     float colour[4];         /* tint, line/point/text colour */
-    int wireframe, no_shadow, names, overlay;
+    int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
     float x, y, size;        /* text position, point size */
     long text;               /* offset of the text in texts */
@@ -140,6 +140,7 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     c->wireframe = in->wireframe;
     c->no_shadow = in->no_shadow;
     c->names = in->names;
+    c->axes = in->axes;
     c->overlay = in->overlay;
     memcpy(c->a, in->a, sizeof c->a);
     memcpy(c->b, in->b, sizeof c->b);
@@ -359,6 +360,12 @@ static mr_scene scene_of(const mr_lua_view *v)
     memcpy(s.sky_top, v->sky_top, sizeof s.sky_top);
     memcpy(s.sky_bottom, v->sky_bottom, sizeof s.sky_bottom);
     s.hide_floor = v->hide_floor;
+    s.floor_y = v->floor_center[1];
+    s.floor_center[0] = v->floor_center[0];
+    s.floor_center[1] = v->floor_center[2];
+    s.floor_centered = v->floor_centered;
+    s.floor_extent = v->floor_radius;
+    s.grid_step = v->grid_step;
     s.no_shadows = v->no_shadows;
     return s;
 }
@@ -486,6 +493,7 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
             mr_skeleton_style st = {0};
             if (c->colour[3] > 0) memcpy(st.bone_color, c->colour, sizeof(float) * 4);
             st.names = c->names;
+            st.axes = c->axes;
             mr_renderer_draw_skeleton(g->r, &c->model->skeleton, g->mats + c->mat_first, c->world, &st);
             break;
         }

@@ -72,7 +72,7 @@ typedef struct mr_lua_draw_cmd {
                               * drawn without a pose: NULL (the bind pose) */
     int mat_count;
     float colour[4];         /* tint, bone, line, point or text colour */
-    int wireframe, no_shadow, names, overlay;
+    int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
     float x, y, size;        /* text position, point size */
     const char *text;
@@ -97,6 +97,9 @@ typedef struct mr_lua_view {
     float light_direction[2][3], light_colour[2][3];
     float ambient[3], sky_top[4], sky_bottom[4];
     int hide_floor, no_shadows;
+    float floor_center[3];   /* world point on the floor (y: its height) */
+    int floor_centered;      /* floor_center's x, z place the floor (else: under the eye) */
+    float floor_radius, grid_step;  /* 0: the renderer's defaults */
 } mr_lua_view;
 
 /* Per context; the sandbox's user pointer of every state is this struct. */

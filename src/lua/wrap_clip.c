@@ -172,6 +172,13 @@ static int l_retarget(lua_State *L)
         snprintf(line, sizeof line, "root path scale %.4g\n", (double)info.scale);
         lua_pushstring(L, line);
     }
+    if (info.body_turn >= 1.0f) {
+        char line[256];
+        snprintf(line, sizeof line, "facing: the target is turned %.0f degrees to face the way the source faces "
+                 "(it does not keep its own facing; turn it back in the draw transform)\n", (double)info.body_turn);
+        lua_pushstring(L, line);
+        lua_concat(L, 2);
+    }
     lua_concat(L, 2);
     return 2;
 }

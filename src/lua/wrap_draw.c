@@ -5,13 +5,20 @@
  *
  *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
  *               wireframe = bool, shadow = bool}])
- *   marrow.draw_skeleton(model [, pose] [, {transform, colour, names = bool}])
+ *   marrow.draw_skeleton(model [, pose] [, {transform, colour, names = bool,
+ *                        axes = bool}])   axes: each joint's local X, Y, Z
+ *       as short red, green, blue lines (which axis runs along the bone)
  *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
  *       fields not given keep their value; until a target or distance is
  *       set, the camera frames the models drawn
  *   marrow.light(i, {direction = vec3, colour = {r,g,b}})   i = 1 (casts the shadow) or 2
- *   marrow.scene{ambient = {r,g,b}, floor = bool, shadows = bool,
- *                sky_top = colour, sky_bottom = colour}
+ *   marrow.scene{ambient = {r,g,b}, floor = bool | {visible = bool,
+ *                center = vec3 | false, radius = metres, grid = metres},
+ *                shadows = bool, sky_top = colour, sky_bottom = colour}
+ *       the floor is fixed in the world: by default under the camera's eye,
+ *       3 camera distances across, fading with distance from the camera;
+ *       center (its y is the floor's height) pins it, radius sizes it
+ *       (0: the default), fields not given keep their value
  *   marrow.line(a, b [, colour [, overlay]])  marrow.point(p [, colour [, size]])
  *   marrow.text(x, y, s [, colour])           pixels, top-left origin
  *   marrow.screenshot(path) -> path           written when the frame is done;
@@ -96,6 +103,7 @@ static int l_draw_skeleton(lua_State *L)
     mr_lua_opt_colour(L, &o, "colour", c.colour);
     mr_lua_opt_colour(L, &o, "color", c.colour);
     c.names = mr_lua_opt_bool(L, &o, "names", 0);
+    c.axes = mr_lua_opt_bool(L, &o, "axes", 0);
     const mr_skeleton *sk = &m->model->skeleton;
     if (sk->joint_count == 0) return 0;
     c.mat_count = sk->joint_count;
@@ -160,7 +168,21 @@ static int l_scene(lua_State *L)
     if (mr_lua_opt_colour(L, &o, "ambient", c)) memcpy(v->ambient, c, sizeof(float) * 3);
     mr_lua_opt_colour(L, &o, "sky_top", v->sky_top);
     mr_lua_opt_colour(L, &o, "sky_bottom", v->sky_bottom);
-    v->hide_floor = !mr_lua_opt_bool(L, &o, "floor", !v->hide_floor);
+    int t = mr_lua_opt_field(L, &o, "floor");
+    if (t == LUA_TTABLE) {
+        mr_lua_opts f = {o.arg, lua_absindex(L, -1), "floor"};
+        v->hide_floor = !mr_lua_opt_bool(L, &f, "visible", !v->hide_floor);
+        if (mr_lua_opt_field(L, &f, "center") == LUA_TBOOLEAN && !lua_toboolean(L, -1))
+            v->floor_centered = 0;                             /* center = false: under the eye */
+        else if (mr_lua_opt_vec3(L, &f, "center", v->floor_center))
+            v->floor_centered = 1;
+        lua_pop(L, 1);
+        v->floor_radius = mr_lua_opt_num(L, &f, "radius", v->floor_radius, 0, 1e6);
+        v->grid_step = mr_lua_opt_num(L, &f, "grid", v->grid_step, 0, 1e5);
+    } else if (t != LUA_TNIL) {
+        v->hide_floor = !lua_toboolean(L, -1);
+    }
+    lua_pop(L, 1);
     v->no_shadows = !mr_lua_opt_bool(L, &o, "shadows", !v->no_shadows);
     return 0;
 }

@@ -8,6 +8,9 @@
  *   quat.euler(x, y, z)    degrees; rotates about X, then Y, then Z (fixed axes)
  *   quat.axis_angle(axis, degrees)
  *   quat.look_rotation(forward [, up = +Y])  maps +Z to forward, +Y towards up
+ *   quat.from_to(a, b)     the shortest rotation turning direction a onto b
+ *                          (any lengths, not zero); opposite directions turn
+ *                          half a turn about an axis perpendicular to a
  *   quat.slerp(a, b, t)    shortest path
  *   q * q (q applied after the right one), q * v (rotates v), :inverse()
  *   :normalize() :slerp(b, t) :to_euler() :unpack()
@@ -376,6 +379,23 @@ static int quat_look_rotation(lua_State *L)
     return 1;
 }
 
+static int quat_from_to_l(lua_State *L)
+{
+    float a[3], b[3], q[4];
+    mr_lua_check_vec3(L, 1, a);
+    mr_lua_check_vec3(L, 2, b);
+    vec3 u = {a[0], a[1], a[2]}, v = {b[0], b[1], b[2]};
+    mr_lua_arg_check(L, glm_vec3_norm(u) > 1e-12f && isfinite(glm_vec3_norm(u)), 1,
+                     "direction must not be zero");
+    mr_lua_arg_check(L, glm_vec3_norm(v) > 1e-12f && isfinite(glm_vec3_norm(v)), 2,
+                     "direction must not be zero");
+    versor r;
+    mr_quat_from_to(u, v, r);
+    memcpy(q, r, sizeof q);
+    mr_lua_push_quat(L, q);
+    return 1;
+}
+
 static int quat_slerp_l(lua_State *L)
 {
     float a[4], b[4], r[4];
@@ -501,7 +521,7 @@ static const luaL_Reg quat_meta[] = {
 
 static const luaL_Reg quat_funcs[] = {
     {"identity", quat_identity}, {"euler", quat_euler}, {"axis_angle", quat_axis_angle_l},
-    {"look_rotation", quat_look_rotation}, {"slerp", quat_slerp_l},
+    {"look_rotation", quat_look_rotation}, {"from_to", quat_from_to_l}, {"slerp", quat_slerp_l},
     {NULL, NULL},
 };
 

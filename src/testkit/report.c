@@ -1,7 +1,9 @@
 /* report.c — report.html and junit.xml of a `marrow test` run (see
  * report.h). The HTML page is self-contained: inline CSS and a few lines of
  * inline JS (blink and slider views), images by relative path, so it opens
- * from disk in any browser with no server. */
+ * from disk in any browser with no server. The table takes the window's
+ * width (up to 1400 pixels) and the images scale with their columns, so a
+ * 1200-pixel window shows every column without scrolling sideways. */
 #include "testkit/report.h"
 
 #include <stdio.h>
@@ -144,15 +146,17 @@ static void img(FILE *f, const mr_scene_result *r, const mr_shot_result *s, cons
 
 static const char css_js[] =
     "<style>\n"
-    "body{font:14px/1.4 sans-serif;margin:16px;background:#fafafa;color:#222}\n"
-    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:6px;vertical-align:top;text-align:left}\n"
+    "body{font:14px/1.4 sans-serif;margin:16px;background:#fafafa;color:#222;max-width:1400px}\n"
+    "table{border-collapse:collapse;width:100%;table-layout:fixed}th:first-child{width:20%}\n"
+    "td,th{border:1px solid #ccc;padding:6px;vertical-align:top;text-align:left;overflow-wrap:anywhere}\n"
     "tr.fail td.st,tr.error td.st,tr.nogolden td.st,tr.notrun td.st{background:#f4c7c3;font-weight:bold}\n"
     "tr.pass td.st,tr.updated td.st{background:#c8e6c9}\n"
     "tr.flaky td.st{background:#fff3b0}tr.flakyfailing td.st{background:#f4c7c3}\n"
     "pre.approve{background:#eee;padding:4px 8px;margin:4px 0;user-select:all;white-space:pre-wrap}\n"
-    "img{width:220px;display:block;image-rendering:pixelated}\n"
-    ".stack{position:relative;display:inline-block}.stack img.top{position:absolute;left:0;top:0}\n"
-    ".msg{font-family:monospace;white-space:pre-wrap;word-break:break-all;width:230px;font-size:11px}\n"
+    "img{width:100%;height:auto;display:block;image-rendering:pixelated}\n"
+    ".stack{position:relative;display:block}.stack img.top{position:absolute;left:0;top:0}\n"
+    "input[type=range]{width:60%}\n"
+    ".msg{font-family:monospace;white-space:pre-wrap;word-break:break-all;font-size:11px}\n"
     "</style>\n<script>\n"
     "function slide(r){var t=r.parentNode.querySelector('img.top');t.style.clipPath='inset(0 '+(100-r.value)+'% 0 0)';}\n"
     "function blink(b){var t=b.parentNode.querySelector('img.top');\n"

@@ -25,6 +25,7 @@ function draw()
   m.draw(man, pose, {transform = m.mat4.translate({0.5, 0, 0}), tint = {1, 0.5, 0.5}})
   m.draw(man, nil, {wireframe = true})
   m.draw_skeleton(man, pose)
+  m.draw_skeleton(man, pose, {axes = true, names = false})
   local hand = m.attach(man, pose, "hand_l")
   local expect = man:display_matrix() * pose:model("hand_l"):translation()
   H.check("attach gives the joint's world position", H.vnear(hand:translation(), expect, 1e-4))
@@ -50,6 +51,11 @@ function draw()
   H.raises("draw wants a model", function() m.draw(pose) end, "bad argument #1 to 'marrow.draw' (model expected, got pose)")
   H.raises("transform must be a mat4", function() m.draw(man, pose, {transform = 3}) end, "opts.transform must be a mat4")
   H.raises("light index", function() m.light(3, {}) end, "light index must be 1 or 2")
+  H.raises("floor radius", function() m.scene{floor = {radius = -1}} end, "floor.radius must be")
+  H.raises("floor center", function() m.scene{floor = {center = "here"}} end, "floor.center must be a vec3")
+  m.scene{floor = {center = {2, 0.1, -3}, radius = 12, grid = 0.25, visible = true}}
+  m.scene{floor = {center = false, radius = 0, grid = 0}}
+  m.scene{floor = true}
   H.raises("colour", function() m.line({0, 0, 0}, {1, 1, 1}, "red") end, "table expected, got string")
   if m.frame() == 1 then
     H.check("screenshot path is under --out", m.screenshot("sub/shot.png"):find("/sub/shot.png", 1, true) ~= nil)

@@ -33,6 +33,18 @@ function load()
   local look = quat.look_rotation({1, 0, 0})
   H.check("look_rotation maps +Z to forward", H.vnear(look * vec3(0, 0, 1), vec3(1, 0, 0)))
   H.check("look_rotation keeps up", H.vnear(look * vec3(0, 1, 0), vec3(0, 1, 0)))
+  local ft = quat.from_to({0, 0, 2}, {3, 0, 0})
+  H.check("from_to turns a onto b (any lengths)", H.vnear(ft * vec3(0, 0, 1), vec3(1, 0, 0)), tostring(ft * vec3(0, 0, 1)))
+  H.check("from_to is the shortest turn (the axis a x b stays)", H.vnear(ft * vec3(0, 1, 0), vec3(0, 1, 0)))
+  local a, b = vec3(0.3, -0.8, 0.5):normalize(), vec3(-0.6, 0.1, 0.7):normalize()
+  H.check("from_to, oblique", H.vnear(quat.from_to(a, b) * a, b, 1e-5), tostring(quat.from_to(a, b) * a))
+  H.check("from_to of equal directions is the identity", quat.from_to({1, 2, 3}, {2, 4, 6}) == quat())
+  for _, d in ipairs({vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, -1), vec3(0.6, 0, 0.8)}) do
+    local anti = quat.from_to(d, -d)
+    H.check("from_to of opposite directions " .. tostring(d), H.vnear(anti * d, -d, 1e-5), tostring(anti * d))
+  end
+  H.raises("from_to of a zero direction", function() return quat.from_to({0, 0, 0}, {1, 0, 0}) end,
+    "bad argument #1", "direction must not be zero")
   H.check("quat fields and tostring", quat().w == 1 and tostring(quat()) == "quat(0, 0, 0, 1)")
 
   local mt = mat4.trs({1, 2, 3}, quat.euler(0, 90, 0), 2)

@@ -16,6 +16,7 @@ function load()
   H.check("retarget returns a clip and a report", tostring(same):find("clip 'wave'", 1, true) ~= nil
     and type(report) == "string" and report:find("mapped 22 of 22", 1, true) ~= nil, report)
   H.check("the clip keeps its duration", H.near(same:duration(), wave:duration()))
+  H.check("onto a model facing the same way the report has no facing line", not report:find("facing:", 1, true), report)
   local a, b = m.pose(man), m.pose(man)
   local worst = 0
   for i = 0, 20 do
@@ -38,6 +39,8 @@ function load()
   if bob then
     local c, rep = m.retarget(wave, man, bob)
     H.check("mannequin wave onto Bob: mapped by names, sides by body", rep:find("upperarm.R <- upperarm_l", 1, true) ~= nil, rep)
+    H.check("onto Bob the report says the target was turned to the source's facing",
+      rep:find("facing: the target is turned 90 degrees to face the way the source faces", 1, true) ~= nil, rep)
     local p0, p1 = m.pose(bob), m.pose(bob)
     c:sample(0, p0); c:sample(1.0, p1)
     -- the mannequin waves its right hand: Bob's right hand is named wrist.L
