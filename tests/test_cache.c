@@ -45,7 +45,7 @@ static mr_cache_stats stats_now(void)
     return st;
 }
 
-/* Byte offsets the tests poke at (cache.c, file_header and source_rec):
+/* Byte offsets the tests poke at (cache_layout.h, file_header and source_rec):
  * the payload hash in the header, the first source record's hash. */
 #define HEADER_BYTES 64
 #define HEADER_VERSION 8

@@ -112,29 +112,8 @@
  * clip the clip, its error budgets and markers: no other per-vertex or
  * per-key work besides the range checks.
  *
- * Speed (`marrow bench --only load`, median CPU time of 20 loads, three
- * runs alternating with the MR_CACHE_VERSION 3 build, shared 2-core
- * machine at load 2, assimp 5.2.4 in the same run, assimp .58-.62 ms for
- * TM.glb; ms, assimp/cached):
- *                version 3              version 4             hash_always 3 -> 4
- *   TM.glb       .030-.033  18-20x      .020        29-30x    11-13x -> 16-17x
- *   astro.glb    .069-.072  25-27x      .044-.068   29-41x    12-15x -> 13-19x
- *   ThinMatrix   .032-.052  41-49x      .018-.023   74-90x    23-29x -> 40-47x
- *   astroBoy     .031-.045  134-140x    .022-.027   186-225x  35-42x -> 42-48x
- * Version 4 stores shared influence rows once and a clip's equal key time
- * arrays once (files 324800, 758272, 316288, 276736 bytes -> 243552,
- * 644800, 227200, 207808), checksums with weighted Fletcher sums
- * (mr_cache_hash) and widens with AVX-512 into 64-byte aligned arrays.
- * Where a TM.glb hit's ~20 us go (perf, a loop of hits): the copy in
- * read(2) of the 243 KB file ~30%, writing its 204 KB of 8-slot
- * influences ~22%, the checksum ~17%, the other system calls (statx of
- * the source; open, fstat, close of the cache file) and malloc ~15%, the
- * rest range checks and fix-ups. mmap(2) instead of read was slower here
- * (version 3's 324 KB file: map with MAP_POPULATE, checksum, unmap 19.6 us,
- * read and checksum 18.6), and a mapping would change under a model if
- * the file were written in place. Hashing the sources (hash_always) adds
- * ~55 us per MB of source, which is why TM.glb (288 KB of source for a
- * ~0.6 ms assimp load) stays under 20x with hash_always.
+ * Speed: docs/CACHE.md holds the version history of `marrow bench --only load`
+ * (cached against assimp and source loads) and where a hit's time goes.
  *
  * Size: after each write, when the folder's cache files (<key>.mrc) add up
  * to more than the bound (mr_cache_config.max_bytes), the least recently
@@ -221,7 +200,7 @@ char *mr_cache_file(const char *path, const char *const *anims, int anim_count);
  * A += weighted pair of int16, B += A) over 64-byte blocks, AVX2 when the
  * CPU has it, the same value in portable C otherwise; the tail and the
  * length mixed in at the end. Sees any change within one 16-bit element,
- * and blocks moved, swapped or repeated (cache.c). For change detection,
+ * and blocks moved, swapped or repeated (cache_hash.c). For change detection,
  * not for security. mr_cache_hash_portable and mr_cache_hash_avx2
  * (portable on a CPU without AVX2) force a path (for tests). */
 uint64_t mr_cache_hash(const void *data, size_t n);
