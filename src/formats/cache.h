@@ -20,11 +20,11 @@
  *
  * Where: one file per (absolute source path, absolute anim paths in order,
  * MR_CACHE_VERSION) under the cache folder, named by the 64-bit hash of
- * those (`<16 hex digits>.mrc`); a marrow built from other loader code
+ * those (`marrow-<16 hex digits>.mrc`); a marrow built from other loader code
  * finds the file's layout foreign and replaces it, so the folder holds one
  * file per model loaded, not one per build. The folder is
  * $MARROW_CACHE_DIR, else $XDG_CACHE_HOME/marrow, else $HOME/.cache/marrow
- * (created on the first write), bounded to 1 GiB (Size). Nothing is written
+ * (created 0700 on the first write), bounded to 1 GiB (Size). Nothing is written
  * beside the model (model folders are often read-only). MARROW_CACHE=0 turns the cache off,
  * MARROW_CACHE=hash hashes every source on every load (hash_always below);
  * mr_cache_configure overrides the environment for the process. The
@@ -71,7 +71,19 @@
  * existence picks a material's map path): editing only those leaves a
  * cached model stale until its source changes or the cache file is removed.
  *
- * Trust: a cache file is never trusted. It is read whole (one read) and
+ * Trust: the folder and its files are this user's alone. A folder that
+ * another user owns or that others may write (group or world) is not used
+ * at all (one warning per process, loads stay uncached): another user
+ * could put a file there that makes this user load the wrong model. A
+ * cache file is opened without following a link (O_NOFOLLOW) or blocking
+ * (O_NONBLOCK, so a FIFO in its place cannot hang a load) and ignored as
+ * a miss, then replaced by the load's own write, when it is not a regular
+ * file, not owned by this user (geteuid), writable by group or others, or
+ * larger than the per-entry cap (MR_CACHE_ENTRY_SHARE). Files are written
+ * 0600. Sources are stat'ed before they are opened, so a FIFO or device
+ * given as a source is never opened by the cache.
+ *
+ * Even then a cache file is never trusted. It is read whole (one read) and
  * rejected — then replaced by the next write — when it is shorter than its
  * header, has another magic, version, byte order or layout, another key or
  * source paths, a size other than the header says, or a payload whose hash
@@ -115,12 +127,19 @@
  * Speed: docs/CACHE.md holds the version history of `marrow bench --only load`
  * (cached against assimp and source loads) and where a hit's time goes.
  *
- * Size: after each write, when the folder's cache files (<key>.mrc) add up
+ * Size: no cache file is larger than a quarter of the bound
+ * (MR_CACHE_ENTRY_SHARE): a larger model is not written (stats.too_large),
+ * so one model never pushes the rest of the folder out. After each write,
+ * when the folder's cache files (marrow-<key>.mrc) add up
  * to more than the bound (mr_cache_config.max_bytes), the least recently
  * used go, by the later of their access and modification times (a hit reads
  * its file; with relatime the access time moves at most daily), until the
  * rest fit; the file just written stays. Temporary files an interrupted
- * write left behind go once they are an hour old. The folder holds one file
+ * write left behind go once they are an hour old. Only files marrow wrote
+ * are counted or removed: a cache file's name (or the `<16 hex>.mrc` of a
+ * marrow before the prefix), this user's, a regular file, and the cache
+ * magic at its start (read just before removing it); anything else in the
+ * folder stays, however old. The folder holds one file
  * per model path loaded, so it grows only with new paths (generated or
  * temporary models).
  *
@@ -162,6 +181,11 @@ typedef struct mr_cache_config {
 /* Default bound of the cache folder's .mrc files (1 GiB). */
 #define MR_CACHE_MAX_BYTES ((uint64_t)1 << 30)
 
+/* No cache file is larger than the bound divided by this (a quarter): a
+ * larger model is not written, so one model never empties the folder, and
+ * a larger file found there is not read. */
+#define MR_CACHE_ENTRY_SHARE 4
+
 /* Sets the process-wide cache policy (NULL: back to the environment's).
  * Not thread-safe: call before loading on other threads. */
 void mr_cache_configure(const mr_cache_config *cfg);
@@ -180,6 +204,7 @@ typedef struct mr_cache_stats {
     int hashed;          /* sources a cached load read and hashed (the rest were trusted on stat data) */
     int refreshed;       /* hits that rewrote their file with a stamp that needs no hashing */
     int pruned;          /* files removed to keep the folder within its bound */
+    int too_large;       /* models not written: their file would exceed the per-entry cap */
 } mr_cache_stats;
 void mr_cache_get_stats(mr_cache_stats *out);
 

@@ -65,6 +65,26 @@ void cache_prune(const char *dir, const char *keep);
 /* Reads all of fd (size bytes) into buf; 0 on success. */
 int cache_read_all(int fd, void *buf, size_t size);
 
+/* Opens path (relative to dirfd, or AT_FDCWD) to read, never following a
+ * link in its last component (O_NOFOLLOW) nor blocking on a FIFO or device
+ * (O_NONBLOCK), and checks on the descriptor (fstat into *st) that it is a
+ * regular file. The descriptor, or -1 when it cannot be opened (errno;
+ * ELOOP for a link), or -2 when it is not a regular file. */
+struct stat;
+int cache_open_regular(int dirfd, const char *path, struct stat *st);
+
+/* NULL when st (a cache file or the folder) is this user's (geteuid) and
+ * writable by no one else; else why not, in words (static storage). */
+const char *cache_not_ours(const struct stat *st);
+
+/* 1 when the cache folder may be used: missing (created 0700 at the first
+ * write), or a folder of this user's that no one else may write. Else 0,
+ * with one warning per process. */
+int cache_folder_usable(const char *dir);
+
+/* The largest cache file written or read: the bound / MR_CACHE_ENTRY_SHARE. */
+uint64_t cache_max_entry(void);
+
 /* Compares the session's sources as they are now with the file's source
  * records (count: s->source_count) and fills s->stamps; 1 when all match
  * (Validity), else 0 with the rejection recorded. *refresh: a source had

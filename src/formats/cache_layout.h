@@ -18,6 +18,12 @@
 #define CACHE_BOM 0x01020304u
 #define CACHE_ALIGN 32
 
+/* A cache file's name in the folder: CACHE_NAME_PREFIX, the key as 16 hex
+ * digits, CACHE_NAME_SUFFIX. With the magic at the file's start, the name
+ * is what lets pruning tell marrow's files from anyone else's. */
+#define CACHE_NAME_PREFIX "marrow-"
+#define CACHE_NAME_SUFFIX ".mrc"
+
 typedef struct file_header {
     char magic[8];
     uint32_t version, bom;

@@ -32,6 +32,7 @@ static int config_hash_always;
 static uint64_t config_max_bytes;
 mr_cache_stats cache_stats;
 static int warned;
+static int warned_folder;  /* the folder was refused (cache_folder_usable) */
 static char rejection[192];  /* why the last cache file was rejected (mr_cache_rejection) */
 
 void mr_cache_configure(const mr_cache_config *cfg)
@@ -44,6 +45,7 @@ void mr_cache_configure(const mr_cache_config *cfg)
     if (cfg && cfg->dir) config_dir = mr_str_dup(cfg->dir);
     memset(&cache_stats, 0, sizeof cache_stats);
     warned = 0;
+    warned_folder = 0;
     rejection[0] = '\0';
 }
 
@@ -110,12 +112,14 @@ static uint64_t session_key(const mr_cache_session *s)
     return key;
 }
 
-/* Absolute paths and the cache file of a load; 0 when the cache is off. */
-static int session_init(mr_cache_session *s, const char *path, const char *const *anims, int anim_count)
+/* Absolute paths and the cache file of a load; 0 when the cache is off
+ * (or, with check_folder, its folder is refused: cache_folder_usable). */
+static int session_init(mr_cache_session *s, const char *path, const char *const *anims, int anim_count,
+                        int check_folder)
 {
     memset(s, 0, sizeof *s);
     const char *dir = mr_cache_dir();
-    if (!dir || anim_count < 0) return 0;
+    if (!dir || anim_count < 0 || (check_folder && !cache_folder_usable(dir))) return 0;
     int n = 1 + anim_count;
     s->sources = calloc((size_t)n, sizeof *s->sources);
     s->stamps = calloc((size_t)n, sizeof *s->stamps);
@@ -124,7 +128,7 @@ static int session_init(mr_cache_session *s, const char *path, const char *const
     for (int i = 0; i < n; i++)
         if (!(s->sources[i] = mr_path_absolute(i == 0 ? path : anims[i - 1]))) goto fail;
     s->key = session_key(s);
-    s->file = mr_str_fmt("%s/%016llx.mrc", dir, (unsigned long long)s->key);
+    s->file = mr_str_fmt("%s/" CACHE_NAME_PREFIX "%016llx" CACHE_NAME_SUFFIX, dir, (unsigned long long)s->key);
     if (!s->file) goto fail;
     s->active = 1;
     return 1;
@@ -136,7 +140,7 @@ fail:
 char *mr_cache_file(const char *path, const char *const *anims, int anim_count)
 {
     mr_cache_session s;
-    if (!path || (anim_count > 0 && !anims) || !session_init(&s, path, anims, anim_count)) return NULL;
+    if (!path || (anim_count > 0 && !anims) || !session_init(&s, path, anims, anim_count, 0)) return NULL;
     char *file = s.file;
     s.file = NULL;
     session_free(&s);
@@ -151,6 +155,47 @@ int cache_read_all(int fd, void *buf, size_t size)
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) return -1;
         got += (size_t)k;
+    }
+    return 0;
+}
+
+int cache_open_regular(int dirfd, const char *path, struct stat *st)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        return -2;
+    }
+    return fd;
+}
+
+const char *cache_not_ours(const struct stat *st)
+{
+    static char why[64];
+    if (st->st_uid != geteuid()) {
+        snprintf(why, sizeof why, "owned by uid %u, not by this user", (unsigned)st->st_uid);
+        return why;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, sizeof why, "writable by others (mode %03o)", (unsigned)(st->st_mode & 0777));
+        return why;
+    }
+    return NULL;
+}
+
+int cache_folder_usable(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) return 1;  /* created at the first write (or that fails, and warns) */
+    const char *why = S_ISDIR(st.st_mode) ? cache_not_ours(&st) : "not a folder";
+    if (!why) return 1;
+    if (!warned_folder) {
+        warned_folder = 1;
+        fprintf(stderr,
+                "marrow: cache: not using %s: %s; another user could plant models there "
+                "(loads stay uncached; use a folder of your own, or chmod go-w it)\n",
+                dir, why);
     }
     return 0;
 }
@@ -210,7 +255,10 @@ static int stat_trusted(const source_rec *rec) { return rec->ctime_ns > 0 && rec
  * still matches rec: size and mtime equal, and either the stat data prove
  * it unwritten (stat_trusted, unless hash_always) or its content hash is
  * equal; *hashed tells whether it was read. Without rec: reads and hashes
- * it. -1 on a mismatch or an error. One open, one fstat, at most one read. */
+ * it. -1 on a mismatch or an error. A source that is not a regular file
+ * (a FIFO, a device) is never opened: it is stat'ed first, then opened
+ * without blocking and checked again on the descriptor. One statx or
+ * stat, at most one open, fstat and read. */
 static int stamp_file(const char *path, mr_cache_stamp *out, const source_rec *rec, int *hashed)
 {
     *hashed = 0;
@@ -221,9 +269,9 @@ static int stamp_file(const char *path, mr_cache_stamp *out, const source_rec *r
      * network file system fetch fresh attributes, as open(2) does
      * (close-to-open), so a change made on another machine is seen. */
     struct statx sx;
-    if (rec && !hash_always() &&
-        statx(AT_FDCWD, path, AT_STATX_FORCE_SYNC, STATX_BASIC_STATS, &sx) == 0 && S_ISREG(sx.stx_mode) &&
+    if (rec && !hash_always() && statx(AT_FDCWD, path, AT_STATX_FORCE_SYNC, STATX_BASIC_STATS, &sx) == 0 &&
         (sx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS) {
+        if (!S_ISREG(sx.stx_mode)) return -1;
         out->size = sx.stx_size;
         out->mtime_ns = (int64_t)sx.stx_mtime.tv_sec * 1000000000 + sx.stx_mtime.tv_nsec;
         out->ctime_ns = (int64_t)sx.stx_ctime.tv_sec * 1000000000 + sx.stx_ctime.tv_nsec;
@@ -237,10 +285,18 @@ static int stamp_file(const char *path, mr_cache_stamp *out, const source_rec *r
         }
     }
 #endif
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat pre, st;
+    if (stat(path, &pre) != 0 || !S_ISREG(pre.st_mode)) return -1;
+    int fd = cache_open_regular(AT_FDCWD, path, &st);
+    if (fd == -1 && errno == ELOOP) {
+        /* the source is a link (sources may be): open what it resolves to,
+         * still without following a link swapped in since */
+        char *real = realpath(path, NULL);
+        fd = real ? cache_open_regular(AT_FDCWD, real, &st) : -1;
+        free(real);
+    }
     if (fd < 0) return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
+    if (st.st_size < 0 || st.st_ino != pre.st_ino || st.st_dev != pre.st_dev) {
         close(fd);
         return -1;
     }
@@ -307,7 +363,7 @@ int cache_make_dirs(const char *dir)
         if (*q != '/' && *q) continue;
         char c = *q;
         *q = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
             free(p);
             return -1;
         }
@@ -329,6 +385,8 @@ static uint64_t max_bytes(void)
     return MR_CACHE_MAX_BYTES;
 }
 
+uint64_t cache_max_entry(void) { return max_bytes() / MR_CACHE_ENTRY_SHARE; }
+
 typedef struct cached_entry {
     char name[32];
     uint64_t size;
@@ -341,12 +399,46 @@ static int by_use(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int has_suffix(const char *name, const char *suffix)
+/* What a name in the cache folder is: CACHE_FILE for a cache file's name
+ * ("marrow-<16 hex digits>.mrc", or "<16 hex digits>.mrc" as a marrow
+ * before the prefix named them), CACHE_TEMP for such a name followed by
+ * ".<pid>.<n>.tmp" (cache_write_file's temporary files), else 0. */
+enum { CACHE_FILE = 1, CACHE_TEMP };
+static int name_kind(const char *name)
 {
-    size_t n = strlen(name), k = strlen(suffix);
-    return n > k && !strcmp(name + n - k, suffix);
+    const char *p = name;
+    size_t k = strlen(CACHE_NAME_PREFIX);
+    if (!strncmp(p, CACHE_NAME_PREFIX, k)) p += k;
+    for (int i = 0; i < 16; i++, p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))) return 0;
+    k = strlen(CACHE_NAME_SUFFIX);
+    if (strncmp(p, CACHE_NAME_SUFFIX, k)) return 0;
+    p += k;
+    if (!*p) return CACHE_FILE;
+    for (int part = 0; part < 2; part++) {
+        if (*p++ != '.' || *p < '0' || *p > '9') return 0;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+    return !strcmp(p, ".tmp") ? CACHE_TEMP : 0;
 }
 
+/* 1 when the regular file name in the folder (dirfd) starts with the cache
+ * magic: a file marrow wrote, which pruning may remove. */
+static int has_magic(int dirfd, const char *name)
+{
+    struct stat st;
+    char magic[sizeof CACHE_MAGIC - 1];
+    int fd = cache_open_regular(dirfd, name, &st);
+    if (fd < 0) return 0;
+    int ok = cache_read_all(fd, magic, sizeof magic) == 0 && !memcmp(magic, CACHE_MAGIC, sizeof magic);
+    close(fd);
+    return ok;
+}
+
+/* Only files marrow wrote are counted and removed: a cache file's name
+ * (name_kind), this user's, a regular file (not a link), and, checked
+ * just before removing it, the magic at its start. A foreign file in the
+ * folder stays, whatever its name or age. */
 void cache_prune(const char *dir, const char *keep)
 {
     DIR *d = opendir(dir);
@@ -357,15 +449,20 @@ void cache_prune(const char *dir, const char *keep)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct dirent *e;
+    uid_t me = geteuid();
     while ((e = readdir(d))) {
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (has_suffix(e->d_name, ".tmp")) {
-            if (ns_of(st.st_mtim) + 3600 * (int64_t)1000000000 < ns_of(now)) unlinkat(dirfd(d), e->d_name, 0);
+        int kind = name_kind(e->d_name);
+        if (!kind || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != me)
+            continue;
+        if (kind == CACHE_TEMP) {
+            if (ns_of(st.st_mtim) + 3600 * (int64_t)1000000000 < ns_of(now) && has_magic(dirfd(d), e->d_name))
+                unlinkat(dirfd(d), e->d_name, 0);
             continue;
         }
         size_t name_len = strlen(e->d_name);
-        if (!has_suffix(e->d_name, ".mrc") || name_len >= sizeof list->name) continue;
+        if (name_len >= sizeof list->name) continue;
         total += (uint64_t)st.st_size;
         if (!strcmp(e->d_name, keep)) continue;
         if (mr_alloc_reserve((void **)&list, &cap, count + 1, sizeof *list) != MR_OK) break;
@@ -378,11 +475,16 @@ void cache_prune(const char *dir, const char *keep)
     uint64_t bound = max_bytes();
     if (total > bound && count) {
         qsort(list, count, sizeof *list, by_use);
-        for (size_t i = 0; i < count && total > bound; i++)
+        for (size_t i = 0; i < count && total > bound; i++) {
+            if (!has_magic(dirfd(d), list[i].name)) {
+                total -= list[i].size;  /* named like ours, but not: neither counted nor removed */
+                continue;
+            }
             if (unlinkat(dirfd(d), list[i].name, 0) == 0) {
                 total -= list[i].size;
                 cache_stats.pruned++;
             }
+        }
     }
     free(list);
     closedir(d);
@@ -399,7 +501,7 @@ int mr_cache_begin(mr_cache_session *s, const char *path, const char *const *ani
      * fingerprint: never cached (a .glb holds its buffers). */
     char ext[8];
     if (!strcmp(mr_path_ext(path, ext, sizeof ext), "gltf")) return 0;
-    if (!session_init(s, path, anims, anim_count)) return 0;
+    if (!session_init(s, path, anims, anim_count, 1)) return 0;
     int refresh = 0;
     mr_model *m = cache_read_file(s, path, &refresh);
     if (m) {

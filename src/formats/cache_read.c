@@ -633,14 +633,26 @@ static int header_ok(const file_header *h, size_t size, const mr_cache_session *
  * loads skip the hashing (not under hash_always). */
 mr_model *cache_read_file(mr_cache_session *s, const char *path, int *refresh)
 {
-    int fd = open(s->file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
     struct stat st;
+    int fd = cache_open_regular(AT_FDCWD, s->file, &st);
+    if (fd == -1 && errno == ENOENT) return NULL;  /* no file: a plain miss */
+    if (fd < 0) {
+        if (fd == -2) cache_reject("not a regular file");
+        else if (errno == ELOOP) cache_reject("a link (never followed)");
+        else cache_reject("cannot be opened: %s", strerror(errno));
+        cache_stats.rejected++;
+        return NULL;
+    }
+    /* this user's alone: another could make this user load the wrong model */
     file_header h;
     reader r = {0};
-    int ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size <= SIZE_MAX / 2;
-    if (!ok) cache_reject("cannot be read: %s", strerror(errno));
-    else if (st.st_size < (off_t)sizeof h)
+    const char *not_ours = cache_not_ours(&st);
+    int ok = 1;
+    if (not_ours) ok = cache_reject("%s", not_ours);
+    else if ((uint64_t)st.st_size > cache_max_entry() || (uint64_t)st.st_size > SIZE_MAX / 2)
+        ok = cache_reject("too large: %lld bytes, a cache file holds at most %llu", (long long)st.st_size,
+                          (unsigned long long)cache_max_entry());
+    else if (ok && st.st_size < (off_t)sizeof h)
         ok = cache_reject("truncated: %lld bytes, shorter than its %zu-byte header", (long long)st.st_size, sizeof h);
     if (ok) {
         r.size = (size_t)st.st_size;

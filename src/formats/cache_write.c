@@ -498,6 +498,11 @@ void cache_write_file(const mr_cache_session *s, const mr_model *m)
     size_t len = 0;
     unsigned char *img = serialize(s, m, s->key, &len);
     if (!img) return;
+    if (len > cache_max_entry()) {  /* it would push most of the folder out */
+        cache_stats.too_large++;
+        free(img);
+        return;
+    }
     static unsigned counter;
     char *dir = mr_path_dirname(s->file);
     char *tmp = mr_str_fmt("%s.%ld.%u.tmp", s->file, (long)getpid(), counter++);
@@ -506,7 +511,8 @@ void cache_write_file(const mr_cache_session *s, const mr_model *m)
         cache_warn_once("create the cache folder", dir, errno);
         goto done;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (!cache_folder_usable(dir)) goto done;  /* made by someone else since the session began */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         cache_warn_once("write in", dir, errno);
         goto done;
