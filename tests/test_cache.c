@@ -932,7 +932,7 @@ TEST(cache_folder_bounded_least_recently_used_go_first)
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 9 / 2});
     for (int i = 1; i < 4; i++) mr_model_destroy(load(src[i], NULL));
     CHECK(exists(file[0]) && exists(file[1]) && exists(file[2]) && exists(file[3]) && stats_now().pruned == 0);
-    for (int i = 0; i < 4; i++) set_mtime(file[i], time(NULL) - (i == 1 ? 4000 : 1000), 0);  /* file 1 used longest ago */
+    for (int i = 0; i < 4; i++) set_mtime(file[i], time(NULL) - (i == 1 ? 4000 : 1000), 0);  /* file 1: oldest */
     /* temporary files an interrupted write left, one an hour old */
     char *stale = mr_str_fmt("%s.1.0.tmp", file[0]), *fresh = mr_str_fmt("%s.2.0.tmp", file[0]);
     size_t n = 0;

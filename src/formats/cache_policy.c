@@ -147,6 +147,8 @@ char *mr_cache_file(const char *path, const char *const *anims, int anim_count)
     return file;
 }
 
+/* ---- opening files: regular, not linked, this user's ---------------------- */
+
 int cache_read_all(int fd, void *buf, size_t size)
 {
     size_t got = 0;
@@ -423,7 +425,8 @@ static int name_kind(const char *name)
 }
 
 /* 1 when the regular file name in the folder (dirfd) starts with the cache
- * magic: a file marrow wrote, which pruning may remove. */
+ * magic: a file marrow wrote, which pruning may remove (a temporary file
+ * cut before its first 8 bytes stays: it holds less than 8 bytes). */
 static int has_magic(int dirfd, const char *name)
 {
     struct stat st;

@@ -618,8 +618,10 @@ static int header_ok(const file_header *h, size_t size, const mr_cache_session *
     if (h->bom != CACHE_BOM) return cache_reject("written on a machine of the other byte order");
     if (h->version != MR_CACHE_VERSION)
         return cache_reject("cache format version %u, this marrow reads %d", h->version, MR_CACHE_VERSION);
-    if (h->layout != cache_layout_fingerprint()) return cache_reject("written by a marrow built from other loader code");
-    if (h->key != s->key || h->source_count != (uint32_t)s->source_count) return cache_reject("written for other sources");
+    if (h->layout != cache_layout_fingerprint())
+        return cache_reject("written by a marrow built from other loader code");
+    if (h->key != s->key || h->source_count != (uint32_t)s->source_count)
+        return cache_reject("written for other sources");
     if (h->file_size != size)
         return cache_reject("%s: %zu bytes, its header says %llu", size < h->file_size ? "truncated" : "too long", size,
                       (unsigned long long)h->file_size);
