@@ -77,8 +77,8 @@ $(BUILD)/tools/%.o: CFLAGS += -Itools
 # older loader wrote.
 LOADER_SRC  := $(sort $(wildcard src/core/*.[ch] src/anim/*.[ch] src/formats/*.[ch]))
 LOADER_HASH := $(shell cat $(LOADER_SRC) | cksum | cut -d' ' -f1)
-$(BUILD)/src/formats/cache.o: CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
-$(BUILD)/src/formats/cache.o: $(LOADER_SRC)
+$(BUILD)/src/formats/cache_write.o: CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
+$(BUILD)/src/formats/cache_write.o: $(LOADER_SRC)
 
 archive = @rm -f $@; ar rcs $@ $^
 $(LIB): $(LIB_SRC:%.c=$(BUILD)/%.o)

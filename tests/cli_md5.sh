@@ -70,7 +70,7 @@ run $MARROW info models/mannequin.md5mesh models/idle.md5anim models/walk.md5ani
 # says where the load came from, and why a damaged file was rejected.
 cached_info() { run env MARROW_CACHE=1 MARROW_CACHE_DIR="$TMP/cache" $MARROW info models/mannequin.md5mesh; }
 cached_info
-expect_match "info writes the cache file" "$OUT" '^cache: written to .*/cache/[0-9a-f]{16}\.mrc '
+expect_match "info writes the cache file" "$OUT" '^cache: written to .*/cache/marrow-[0-9a-f]{16}\.mrc '
 cached_info
 expect_match "info loads from the cache file" "$OUT" '^cache: loaded from '
 for f in "$TMP"/cache/*.mrc; do head -c 1000 "$f" >"$TMP/cut" && cat "$TMP/cut" >"$f"; done

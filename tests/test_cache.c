@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ static mr_cache_stats stats_now(void)
     return st;
 }
 
-/* Byte offsets the tests poke at (cache.c, file_header and source_rec):
+/* Byte offsets the tests poke at (cache_layout.h, file_header and source_rec):
  * the payload hash in the header, the first source record's hash. */
 #define HEADER_BYTES 64
 #define HEADER_VERSION 8
@@ -909,54 +910,272 @@ static int exists(const char *path)
 }
 
 /* The folder bound: after a write, the least recently used files go until
- * the rest fit, the file just written stays, stale temporaries go. */
+ * the rest fit, the file just written stays, stale temporaries marrow
+ * wrote go. */
 TEST(cache_folder_bounded_least_recently_used_go_first)
 {
     char *folder = mr_str_fmt("%s/bounded", dir);
-    char *src[3], *file[3];
-    for (int i = 0; i < 3; i++) {
+    char *src[5], *file[5];
+    for (int i = 0; i < 5; i++) {
         char name[32];
         snprintf(name, sizeof name, "take%d.bvh", i);
         src[i] = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", name);
     }
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
-    for (int i = 0; i < 3; i++) file[i] = mr_cache_file(src[i], NULL, 0);
+    for (int i = 0; i < 5; i++) file[i] = mr_cache_file(src[i], NULL, 0);
     mr_model_destroy(load(src[0], NULL));
     struct stat st;
     CHECK(stat(file[0], &st) == 0);
     uint64_t one = (uint64_t)st.st_size;
-    /* Room for two and a half files: the third write must remove one. */
-    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 5 / 2});
-    mr_model_destroy(load(src[1], NULL));
-    CHECK(exists(file[0]) && exists(file[1]) && stats_now().pruned == 0);
-    set_mtime(file[1], time(NULL) - 2000, 0);  /* file 1 used longest ago, then file 0 */
-    set_mtime(file[0], time(NULL) - 1000, 0);
-    char *stale = mr_str_fmt("%s/x.1.0.tmp", folder), *fresh = mr_str_fmt("%s/x.2.0.tmp", folder);
-    mr_file_write(stale, "x", 1, NULL);
-    mr_file_write(fresh, "x", 1, NULL);
+    /* Room for four and a half files (each within the per-entry quarter):
+     * the fifth write must remove one. */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 9 / 2});
+    for (int i = 1; i < 4; i++) mr_model_destroy(load(src[i], NULL));
+    CHECK(exists(file[0]) && exists(file[1]) && exists(file[2]) && exists(file[3]) && stats_now().pruned == 0);
+    for (int i = 0; i < 4; i++) set_mtime(file[i], time(NULL) - (i == 1 ? 4000 : 1000), 0);  /* file 1: oldest */
+    /* temporary files an interrupted write left, one an hour old */
+    char *stale = mr_str_fmt("%s.1.0.tmp", file[0]), *fresh = mr_str_fmt("%s.2.0.tmp", file[0]);
+    size_t n = 0;
+    char *image = mr_file_read(file[0], &n, NULL);
+    CHECK(image && n > 100);
+    mr_file_write(stale, image, 100, NULL);
+    mr_file_write(fresh, image, 100, NULL);
+    free(image);
     set_mtime(stale, time(NULL) - 7200, 0);
-    mr_model_destroy(load(src[2], NULL));
-    CHECK(exists(file[0]) && !exists(file[1]) && exists(file[2]));
-    CHECK(stats_now().pruned == 1 && stats_now().writes == 2);
+    mr_model_destroy(load(src[4], NULL));
+    CHECK(exists(file[0]) && !exists(file[1]) && exists(file[2]) && exists(file[3]) && exists(file[4]));
+    CHECK(stats_now().pruned == 1 && stats_now().writes == 4);
     CHECK(!exists(stale) && exists(fresh));
     /* The environment's bound when the config gives none. */
     setenv("MARROW_CACHE_MAX_MB", "0", 1);  /* not a bound: the default */
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
     mr_model_destroy(load(src[1], NULL));
-    CHECK(exists(file[0]) && exists(file[1]) && exists(file[2]) && stats_now().pruned == 0);
-    setenv("MARROW_CACHE_MAX_MB", "1", 1);  /* 1 MB: every file but the newest goes */
+    CHECK(exists(file[0]) && exists(file[1]) && exists(file[4]) && stats_now().pruned == 0);
+    setenv("MARROW_CACHE_MAX_MB", "1", 1);  /* 1 MB: a file over 256 KB is not written */
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
-    CHECK_MSG(one * 2 > (1u << 20), "a BVH cache file of %llu bytes: two must exceed 1 MB", (unsigned long long)one);
+    CHECK_MSG(one > (1u << 18), "a BVH cache file of %llu bytes: must exceed a quarter of 1 MB",
+              (unsigned long long)one);
     unlink(file[0]);
     mr_model_destroy(load(src[0], NULL));
-    CHECK(exists(file[0]) && stats_now().pruned == 2);
+    CHECK(!exists(file[0]) && stats_now().too_large == 1 && stats_now().pruned == 0);
     unsetenv("MARROW_CACHE_MAX_MB");
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         free(src[i]);
         free(file[i]);
     }
     free(stale);
     free(fresh);
+    free(folder);
+    no_cache();
+}
+
+/* A small BVH source of its own (a few KB of cache file). */
+static char *tiny_bvh(const char *name)
+{
+    static const char text[] = "HIERARCHY\nROOT hip\n{\n  OFFSET 0 0 0\n"
+                               "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+                               "  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
+                               "MOTION\nFrames: 2\nFrame Time: 0.033333\n0 0 0 0 0 0\n1 0 0 0 0 0\n";
+    char *sub = mr_str_fmt("%s/src", dir), *to = mr_str_fmt("%s/src/%s", dir, name);
+    mkdir(sub, 0755);
+    free(sub);
+    if (to) mr_file_write(to, text, sizeof text - 1, NULL);
+    return to;
+}
+
+/* Pruning removes only files marrow wrote: named marrow-<key>.mrc (or a
+ * temporary of one) and starting with the cache magic. Foreign files in
+ * the folder survive a bound that they alone exceed, however old. */
+TEST(cache_prune_removes_only_files_marrow_wrote)
+{
+    char *folder = mr_str_fmt("%s/shared-names", dir);
+    char *src[5], *file[5];
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    for (int i = 0; i < 5; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "tiny%d.bvh", i);
+        src[i] = tiny_bvh(name);
+        file[i] = mr_cache_file(src[i], NULL, 0);
+    }
+    const char *base = file[0] ? mr_path_basename(file[0]) : "";
+    CHECK_MSG(!strncmp(base, "marrow-", 7) && strlen(base) == 7 + 16 + 4, "cache file named '%s'", base);
+    for (int i = 0; i < 4; i++) {
+        mr_model_destroy(load(src[i], NULL));
+        set_mtime(file[i], time(NULL) - (i == 0 ? 6 : 5) * 86400, 0);  /* file 0 used longest ago */
+    }
+    struct stat st;
+    CHECK(stat(file[0], &st) == 0);
+    uint64_t one = (uint64_t)st.st_size;
+    const char *names[] = {"x.mrc", "y.tmp", "x.1.0.tmp", "marrow-0123456789abcdef.mrc",
+                           "marrow-0123456789abcdef.mrc.7.0.tmp", "marrow-0123456789ABCDEF.mrc", "notes.txt"};
+    enum { NAMES = sizeof names / sizeof names[0] };
+    char *foreign[NAMES];
+    for (int i = 0; i < NAMES; i++) {
+        foreign[i] = mr_str_fmt("%s/%s", folder, names[i]);
+        char junk[4096] = "not marrow's";  /* no magic; together over the bound */
+        if (foreign[i]) mr_file_write(foreign[i], junk, sizeof junk, NULL);
+        set_mtime(foreign[i], time(NULL) - 10 * 86400, 0);  /* ten days old: first to go, were they ours */
+    }
+    /* Room for four and a half of ours: the fifth write removes file 0 and
+     * nothing else. */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 9 / 2});
+    CHECK_MSG(NAMES * 4096 > one * 9 / 2, "the foreign files (%d bytes) must exceed the bound (%llu)", NAMES * 4096,
+              (unsigned long long)(one * 9 / 2));
+    mr_model_destroy(load(src[4], NULL));
+    CHECK(!exists(file[0]) && exists(file[1]) && exists(file[4]) && stats_now().pruned == 1);
+    for (int i = 0; i < NAMES; i++) CHECK_MSG(exists(foreign[i]), "foreign %s was removed", names[i]);
+    for (int i = 0; i < NAMES; i++) free(foreign[i]);
+    for (int i = 0; i < 5; i++) {
+        free(src[i]);
+        free(file[i]);
+    }
+    free(folder);
+    no_cache();
+}
+
+/* A cache file is used only when this user owns it and no one else may
+ * write it, and it is a regular file reached without a link; the folder
+ * likewise, else the cache is not used at all. A folder the cache creates
+ * is 0700, its files 0600. */
+TEST(cache_refuses_files_and_folders_others_can_write)
+{
+    const char *path = "/usr/share/assimp/models/BVH/01_01.bvh";
+    char *folder = mr_str_fmt("%s/mine/cache", dir);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    mr_model_destroy(load(path, NULL));
+    char *file = mr_cache_file(path, NULL, 0);
+    struct stat st;
+    CHECK_MSG(stat(folder, &st) == 0 && (st.st_mode & 0777) == 0700, "folder mode %o", (unsigned)st.st_mode & 0777);
+    CHECK_MSG(stat(file, &st) == 0 && (st.st_mode & 0077) == 0, "file mode %o", (unsigned)st.st_mode & 0777);
+    mr_model_destroy(load(path, NULL));
+    CHECK(stats_hits() == 1);
+    /* a group-writable file: ignored, then replaced by the load's own */
+    chmod(file, 0664);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    mr_model *m = load(path, NULL);
+    CHECK(m && stats_hits() == 0 && stats_now().rejected == 1 && stats_now().writes == 1);
+    CHECK_STR_CONTAINS(mr_cache_rejection(), "writable");
+    mr_model_destroy(m);
+    mr_model_destroy(load(path, NULL));
+    CHECK(stats_hits() == 1);
+    /* a link named like the cache file, to a good cache file: not followed */
+    char *moved = mr_str_fmt("%s/elsewhere", dir);
+    CHECK(rename(file, moved) == 0 && symlink(moved, file) == 0);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    mr_model_destroy(load(path, NULL));
+    CHECK(stats_hits() == 0 && stats_now().rejected == 1);
+    mr_model_destroy(load(path, NULL));
+    CHECK(stats_hits() == 1);  /* the link was replaced by a file */
+    /* a file of another user (only root can make one) */
+    if (geteuid() == 0) {
+        CHECK(chown(file, 12345, 12345) == 0);
+        mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+        mr_model_destroy(load(path, NULL));
+        CHECK(stats_hits() == 0 && stats_now().rejected == 1);
+        CHECK_STR_CONTAINS(mr_cache_rejection(), "owned by");
+    } else {
+        printf("       skipped: a file of another user needs root\n");
+    }
+    /* a folder others may write, or another user's: no cache at all */
+    for (int k = 0; k < 2; k++) {
+        if (k == 0) CHECK(chmod(folder, 0777) == 0);
+        else if (geteuid() != 0) break;
+        else CHECK(chmod(folder, 0700) == 0 && chown(folder, 12345, 12345) == 0);
+        mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+        unlink(file);
+        mr_model_destroy(load(path, NULL));
+        mr_model_destroy(load(path, NULL));
+        CHECK_MSG(stats_hits() == 0 && stats_now().writes == 0 && !exists(file), "folder case %d used", k);
+    }
+    free(moved);
+    free(file);
+    free(folder);
+    no_cache();
+}
+
+/* In a child process that an alarm kills after a minute: with
+ * whole_load, loads path (which must load); else only asks the cache
+ * about it (mr_cache_begin: the cache file, the fingerprint of the
+ * source), which must answer "not cached" (the loader's own opening of a
+ * source is not the cache's). Returns 1 when that came back. */
+static int loads_without_hanging(const char *path, int whole_load)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(60);  /* a guard against a hang, not a measurement */
+        mr_model *m = NULL;
+        mr_error err = {0};
+        int ok;
+        if (whole_load) {
+            ok = mr_load_model(path, NULL, 0, &m, &err) == MR_OK;
+        } else {
+            mr_cache_session s;
+            ok = mr_cache_begin(&s, path, NULL, 0, &m) == 0;
+            mr_cache_end(&s, NULL);
+        }
+        mr_model_destroy(m);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* A FIFO where the cache file or a source should be is never opened for a
+ * blocking read: the load goes on (from the source) or fails, it does not
+ * hang. */
+TEST(cache_fifo_in_place_of_cache_file_or_source_does_not_hang)
+{
+    use_cache();
+    char *src = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", "fifo.bvh");
+    char *file = mr_cache_file(src, NULL, 0);
+    unlink(file);
+    CHECK(mkfifo(file, 0600) == 0);
+    CHECK_MSG(loads_without_hanging(src, 1), "a FIFO named like the cache file");
+    char *pipe_src = mr_str_fmt("%s/src/pipe.bvh", dir);
+    CHECK(mkfifo(pipe_src, 0600) == 0);
+    CHECK_MSG(loads_without_hanging(pipe_src, 0), "a FIFO as the source, fingerprinted");
+    unlink(file);
+    free(file);
+    free(src);
+    free(pipe_src);
+    no_cache();
+}
+
+/* No single cache file takes more than a quarter of the folder's bound: a
+ * larger model is not written (so it cannot empty the cache), and a file
+ * over that size already there is not read. */
+TEST(cache_entry_over_a_quarter_of_the_bound_not_written)
+{
+    char *folder = mr_str_fmt("%s/capped", dir);
+    char *src[3], *file[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "cap%d.bvh", i);
+        src[i] = copy_source("/usr/share/assimp/models/BVH/01_01.bvh", name);
+    }
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder});
+    for (int i = 0; i < 3; i++) file[i] = mr_cache_file(src[i], NULL, 0);
+    mr_model_destroy(load(src[0], NULL));
+    mr_model_destroy(load(src[1], NULL));
+    struct stat st;
+    CHECK(stat(file[0], &st) == 0);
+    uint64_t one = (uint64_t)st.st_size;
+    /* room for two and a half files, but each over a quarter of that */
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = folder, .max_bytes = one * 5 / 2});
+    mr_model *m = load(src[2], NULL);
+    CHECK(m && !exists(file[2]) && stats_now().writes == 0 && stats_now().too_large == 1);
+    CHECK(exists(file[0]) && exists(file[1]) && stats_now().pruned == 0);
+    mr_model_destroy(m);
+    m = load(src[0], NULL);  /* its file is over the quarter now: not read */
+    CHECK(m && stats_hits() == 0);
+    CHECK_STR_CONTAINS(mr_cache_rejection(), "too large");
+    mr_model_destroy(m);
+    for (int i = 0; i < 3; i++) {
+        free(src[i]);
+        free(file[i]);
+    }
     free(folder);
     no_cache();
 }
@@ -970,6 +1189,7 @@ static void remove_tree(const char *d)
 
 int main(void)
 {
+    umask(022);  /* files the tests write are not group-writable, whatever the caller's umask */
     strcpy(dir, "/tmp/marrow-test-cache-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     RUN(cache_round_trip_md5_mesh_and_anim);
@@ -996,6 +1216,10 @@ int main(void)
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_hash_sees_every_bit_and_block_order);
     RUN(cache_folder_bounded_least_recently_used_go_first);
+    RUN(cache_prune_removes_only_files_marrow_wrote);
+    RUN(cache_refuses_files_and_folders_others_can_write);
+    RUN(cache_fifo_in_place_of_cache_file_or_source_does_not_hang);
+    RUN(cache_entry_over_a_quarter_of_the_bound_not_written);
     mr_cache_configure(NULL);
     remove_tree(dir);
     return test_summary("cache");

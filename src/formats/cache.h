@@ -20,11 +20,11 @@
  *
  * Where: one file per (absolute source path, absolute anim paths in order,
  * MR_CACHE_VERSION) under the cache folder, named by the 64-bit hash of
- * those (`<16 hex digits>.mrc`); a marrow built from other loader code
+ * those (`marrow-<16 hex digits>.mrc`); a marrow built from other loader code
  * finds the file's layout foreign and replaces it, so the folder holds one
  * file per model loaded, not one per build. The folder is
  * $MARROW_CACHE_DIR, else $XDG_CACHE_HOME/marrow, else $HOME/.cache/marrow
- * (created on the first write), bounded to 1 GiB (Size). Nothing is written
+ * (created 0700 on the first write), bounded to 1 GiB (Size). Nothing is written
  * beside the model (model folders are often read-only). MARROW_CACHE=0 turns the cache off,
  * MARROW_CACHE=hash hashes every source on every load (hash_always below);
  * mr_cache_configure overrides the environment for the process. The
@@ -71,7 +71,19 @@
  * existence picks a material's map path): editing only those leaves a
  * cached model stale until its source changes or the cache file is removed.
  *
- * Trust: a cache file is never trusted. It is read whole (one read) and
+ * Trust: the folder and its files are this user's alone. A folder that
+ * another user owns or that others may write (group or world) is not used
+ * at all (one warning per process, loads stay uncached): another user
+ * could put a file there that makes this user load the wrong model. A
+ * cache file is opened without following a link (O_NOFOLLOW) or blocking
+ * (O_NONBLOCK, so a FIFO in its place cannot hang a load) and ignored as
+ * a miss, then replaced by the load's own write, when it is not a regular
+ * file, not owned by this user (geteuid), writable by group or others, or
+ * larger than the per-entry cap (MR_CACHE_ENTRY_SHARE). Files are written
+ * 0600. Sources are stat'ed before they are opened, so a FIFO or device
+ * given as a source is never opened by the cache.
+ *
+ * Even then a cache file is never trusted. It is read whole (one read) and
  * rejected — then replaced by the next write — when it is shorter than its
  * header, has another magic, version, byte order or layout, another key or
  * source paths, a size other than the header says, or a payload whose hash
@@ -112,36 +124,22 @@
  * clip the clip, its error budgets and markers: no other per-vertex or
  * per-key work besides the range checks.
  *
- * Speed (`marrow bench --only load`, median CPU time of 20 loads, three
- * runs alternating with the MR_CACHE_VERSION 3 build, shared 2-core
- * machine at load 2, assimp 5.2.4 in the same run, assimp .58-.62 ms for
- * TM.glb; ms, assimp/cached):
- *                version 3              version 4             hash_always 3 -> 4
- *   TM.glb       .030-.033  18-20x      .020        29-30x    11-13x -> 16-17x
- *   astro.glb    .069-.072  25-27x      .044-.068   29-41x    12-15x -> 13-19x
- *   ThinMatrix   .032-.052  41-49x      .018-.023   74-90x    23-29x -> 40-47x
- *   astroBoy     .031-.045  134-140x    .022-.027   186-225x  35-42x -> 42-48x
- * Version 4 stores shared influence rows once and a clip's equal key time
- * arrays once (files 324800, 758272, 316288, 276736 bytes -> 243552,
- * 644800, 227200, 207808), checksums with weighted Fletcher sums
- * (mr_cache_hash) and widens with AVX-512 into 64-byte aligned arrays.
- * Where a TM.glb hit's ~20 us go (perf, a loop of hits): the copy in
- * read(2) of the 243 KB file ~30%, writing its 204 KB of 8-slot
- * influences ~22%, the checksum ~17%, the other system calls (statx of
- * the source; open, fstat, close of the cache file) and malloc ~15%, the
- * rest range checks and fix-ups. mmap(2) instead of read was slower here
- * (version 3's 324 KB file: map with MAP_POPULATE, checksum, unmap 19.6 us,
- * read and checksum 18.6), and a mapping would change under a model if
- * the file were written in place. Hashing the sources (hash_always) adds
- * ~55 us per MB of source, which is why TM.glb (288 KB of source for a
- * ~0.6 ms assimp load) stays under 20x with hash_always.
+ * Speed: docs/CACHE.md holds the version history of `marrow bench --only load`
+ * (cached against assimp and source loads) and where a hit's time goes.
  *
- * Size: after each write, when the folder's cache files (<key>.mrc) add up
+ * Size: no cache file is larger than a quarter of the bound
+ * (MR_CACHE_ENTRY_SHARE): a larger model is not written (stats.too_large),
+ * so one model never pushes the rest of the folder out. After each write,
+ * when the folder's cache files (marrow-<key>.mrc) add up
  * to more than the bound (mr_cache_config.max_bytes), the least recently
  * used go, by the later of their access and modification times (a hit reads
  * its file; with relatime the access time moves at most daily), until the
  * rest fit; the file just written stays. Temporary files an interrupted
- * write left behind go once they are an hour old. The folder holds one file
+ * write left behind go once they are an hour old. Only files marrow wrote
+ * are counted or removed: a cache file's name (or the `<16 hex>.mrc` of a
+ * marrow before the prefix), this user's, a regular file, and the cache
+ * magic at its start (read just before removing it); anything else in the
+ * folder stays, however old. The folder holds one file
  * per model path loaded, so it grows only with new paths (generated or
  * temporary models).
  *
@@ -183,6 +181,11 @@ typedef struct mr_cache_config {
 /* Default bound of the cache folder's .mrc files (1 GiB). */
 #define MR_CACHE_MAX_BYTES ((uint64_t)1 << 30)
 
+/* No cache file is larger than the bound divided by this (a quarter): a
+ * larger model is not written, so one model never empties the folder, and
+ * a larger file found there is not read. */
+#define MR_CACHE_ENTRY_SHARE 4
+
 /* Sets the process-wide cache policy (NULL: back to the environment's).
  * Not thread-safe: call before loading on other threads. */
 void mr_cache_configure(const mr_cache_config *cfg);
@@ -201,6 +204,7 @@ typedef struct mr_cache_stats {
     int hashed;          /* sources a cached load read and hashed (the rest were trusted on stat data) */
     int refreshed;       /* hits that rewrote their file with a stamp that needs no hashing */
     int pruned;          /* files removed to keep the folder within its bound */
+    int too_large;       /* models not written: their file would exceed the per-entry cap */
 } mr_cache_stats;
 void mr_cache_get_stats(mr_cache_stats *out);
 
@@ -221,7 +225,7 @@ char *mr_cache_file(const char *path, const char *const *anims, int anim_count);
  * A += weighted pair of int16, B += A) over 64-byte blocks, AVX2 when the
  * CPU has it, the same value in portable C otherwise; the tail and the
  * length mixed in at the end. Sees any change within one 16-bit element,
- * and blocks moved, swapped or repeated (cache.c). For change detection,
+ * and blocks moved, swapped or repeated (cache_hash.c). For change detection,
  * not for security. mr_cache_hash_portable and mr_cache_hash_avx2
  * (portable on a CPU without AVX2) force a path (for tests). */
 uint64_t mr_cache_hash(const void *data, size_t n);
