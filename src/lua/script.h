@@ -147,7 +147,8 @@ uint64_t mr_lua_frame(const mr_lua_ctx *ctx);
 void mr_lua_set_size(mr_lua_ctx *ctx, int width, int height);
 
 /* marrow's directory of helper Lua modules: $MARROW_SCRIPTS when set, else
- * scripts/ of the project found from the executable, else "scripts". Static. */
+ * scripts/ of the data folder found from the executable (core/datadir.h: a
+ * checkout's, or PREFIX/share/marrow when installed), else "scripts". Static. */
 const char *mr_lua_scripts_dir(void);
 
 #endif
