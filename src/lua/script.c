@@ -331,7 +331,7 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
         .search_dirs = {ctx->script_dir, ctx->scripts_dir},
         .resolve_dirs = {ctx->script_dir, ctx->root_dir},
         .preload_name = "marrow",
-        .preload = luaopen_marrow,
+        .preload = mr_lua_open_marrow,
         .print = on_print,
         .exit = on_os_exit,
         .user = ctx,

@@ -12,6 +12,8 @@
  *   script.c          the lifecycle of a running script (script.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
  *   transfer.c        the reload hand-over; owns the list of types it copies
+ *   module.c          the C module for plain Lua (luaopen_marrow), and the
+ *                     host lookup every binding uses (mr_lua_host_of)
  *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
  *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
  *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
@@ -113,7 +115,15 @@ typedef struct mr_lua_host {
     void *draw_user;
 } mr_lua_host;
 
-static inline mr_lua_host *mr_lua_host_of(lua_State *L) { return mr_sandbox_user(L); }
+/* The host of the state (module.c): the sandbox's user in `marrow run`, the
+ * module's context in a plain Lua that did require "marrow". Bindings reach
+ * the sandbox only through these three. mr_lua_host_resolve pushes a
+ * script's relative path resolved (mr_sandbox_push_resolved; plain Lua: as
+ * given); mr_lua_host_budget_extend gives back time spent in C work
+ * (mr_sandbox_budget_extend; plain Lua has no budget). */
+mr_lua_host *mr_lua_host_of(lua_State *L);
+void mr_lua_host_resolve(lua_State *L, const char *path);
+void mr_lua_host_budget_extend(lua_State *L, double seconds);
 
 /* ---- arguments and options (args.c) ---------------------------------------- */
 
@@ -280,7 +290,8 @@ const char *mr_lua_script(const mr_lua_ctx *ctx);
 /* ---- openers (one per wrap file; each adds its functions to the module
  * table at -1 and registers its metatables) ---------------------------------- */
 
-int luaopen_marrow(lua_State *L);
+int mr_lua_open_marrow(lua_State *L);   /* the module table (preloaded by script.c) */
+int luaopen_marrow(lua_State *L);       /* module.c: the C module's entry for plain Lua */
 void mr_lua_open_math(lua_State *L);
 void mr_lua_open_model(lua_State *L);
 void mr_lua_open_skeleton(lua_State *L);

@@ -39,7 +39,7 @@ static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
         if (slash) lua_remove(L, -2);
         return;
     }
-    mr_sandbox_push_resolved(L, anim);
+    mr_lua_host_resolve(L, anim);
 }
 
 static int l_model(lua_State *L)
@@ -58,7 +58,7 @@ static int l_model(lua_State *L)
     int n = mr_lua_opt_list(L, &o, "anims", 256);     /* the list or nil */
     int list_idx = lua_gettop(L);
     /* Everything lives on the Lua stack, so an error frees it all. */
-    mr_sandbox_push_resolved(L, path);
+    mr_lua_host_resolve(L, path);
     int mesh_idx = lua_gettop(L);
     lua_pushvalue(L, mesh_idx);        /* the cache key */
     int key_idx = lua_gettop(L);
@@ -89,7 +89,7 @@ static int l_model(lua_State *L)
         mr_error err = {0};
         double t0 = mr_sandbox_clock();
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
-        mr_sandbox_budget_extend(L, mr_sandbox_clock() - t0);
+        mr_lua_host_budget_extend(L, mr_sandbox_clock() - t0);
         if (st != MR_OK) {
             luaL_pushfail(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
