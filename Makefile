@@ -63,7 +63,7 @@ MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
 
 .PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak \
-        module man install uninstall deb
+        module man install install-module uninstall deb
 all: marrow
 
 marrow: $(EXE)
@@ -232,7 +232,7 @@ SHAREDIR := $(DESTDIR)$(PREFIX)/share/marrow
 DOCDIR   := $(DESTDIR)$(PREFIX)/share/doc/marrow
 MANDIR   := $(DESTDIR)$(PREFIX)/share/man/man1
 COMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-LUADIR   := $(DESTDIR)$(PREFIX)/lib/lua/5.4
+LUADIR   ?= $(DESTDIR)$(PREFIX)/lib/lua/5.4
 INSTALL  ?= install
 
 install: $(EXE) $(MODULE) $(MAN)
@@ -246,6 +246,12 @@ install: $(EXE) $(MODULE) $(MAN)
 	$(INSTALL) -m 644 $(wildcard examples/*.lua examples/*.png) $(DOCDIR)/examples
 	$(INSTALL) -m 644 $(MAN) $(MANDIR)/marrow.1
 	$(INSTALL) -m 644 scripts/completion.bash $(COMPDIR)/marrow
+	$(INSTALL) -m 644 $(MODULE) $(LUADIR)/marrow.so
+
+# The module alone, into LUADIR (what LuaRocks' "make" build type runs,
+# with LUADIR = the rock's lib folder: scripts/marrow-VERSION-1.rockspec).
+install-module: $(MODULE)
+	$(INSTALL) -d $(LUADIR)
 	$(INSTALL) -m 644 $(MODULE) $(LUADIR)/marrow.so
 
 # Removes what install put there: marrow's own folders whole, its single
@@ -273,7 +279,7 @@ deb: $(EXE) $(MODULE)
 	    | sed -n 's/^shlibs:Depends=//p' > depends
 	{ echo "Package: marrow"; echo "Version: $(VERSION)"; echo "Architecture: $(DEB_ARCH)"; \
 	  echo "Maintainer: marrow developers <marrow@localhost>"; \
-	  echo "Depends: $$(cat build/deb/depends), libegl-mesa0, libgl1-mesa-dri, fonts-dejavu-core"; \
+	  echo "Depends: $$(cat build/deb/depends), libegl1, libegl-mesa0, libgl1-mesa-dri, fonts-dejavu-core"; \
 	  echo "Recommends: lua5.4"; echo "Section: graphics"; echo "Priority: optional"; \
 	  echo "Installed-Size: $$(du -sk $(DEB_ROOT)/usr | cut -f1)"; \
 	  echo "Description: Lua-scriptable skeletal animation sandbox"; \

@@ -165,6 +165,16 @@ done
 [ -z "$direct" ] && pass "bindings reach the sandbox only through mr_lua_host_* (wrap.h)" \
     || fail "bindings call the sandbox directly (breaks require \"marrow\" in plain Lua)" "$direct"
 
+# The LuaRocks route: the rockspec of this version, and the make target it runs.
+rs=scripts/marrow-$VERSION-1.rockspec
+[ -f "$rs" ] && grep -q "^version = \"$VERSION-1\"" "$rs" && grep -q 'install_target = "install-module"' "$rs" \
+    && pass "$rs matches src/core/version.h" || fail "a rockspec for version $VERSION ($rs)"
+if mk install-module LUADIR="$TMP/rock/lib" && [ "$(ls "$TMP/rock/lib")" = marrow.so ]; then
+    pass "make install-module LUADIR=... installs marrow.so alone"
+else
+    fail "make install-module LUADIR=... installs marrow.so alone" "$(tail -n 3 "$TMP/make.log")"
+fi
+
 # ---- 5. make uninstall ---------------------------------------------------------------
 if mk uninstall DESTDIR="$DEST" PREFIX=$PREFIX; then pass "make uninstall"
 else fail "make uninstall" "$(tail -n 5 "$TMP/make.log")"; fi
