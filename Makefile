@@ -10,6 +10,9 @@
 #   make bench    performance figures (marrow bench)
 #   make bench-ozz  marrow beside ozz-animation (OZZ_DIR: an ozz 0.16 install)
 #   make models   regenerate models/ (the mannequin: MD5, .dae, .glb)
+#   make module   the Lua C module build/pic/marrow.so (require "marrow" from lua5.4)
+#   make install  PREFIX=/usr/local DESTDIR=...; make uninstall removes it
+#   make deb      a Debian package marrow_VERSION_ARCH.deb (dpkg-deb)
 #   make clean
 
 PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson libpng
@@ -59,7 +62,8 @@ MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # tests/cli_reference.sh.
 TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
 
-.PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak
+.PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak \
+        module man install install-module uninstall deb
 all: marrow
 
 marrow: $(EXE)
@@ -114,7 +118,7 @@ $(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
 run: marrow
 	./scripts/demo.sh
 
-test: $(EXE) $(MAKE_MANNEQUIN) $(TEST_BIN) $(TOOL_BIN)
+test: $(EXE) $(MAKE_MANNEQUIN) $(TEST_BIN) $(TOOL_BIN) $(MODULE)
 	@MARROW=$(EXE) MAKE_MANNEQUIN=$(MAKE_MANNEQUIN) TEST_BIN_DIR=$(BUILD)/tests ./tests/run.sh
 
 # llvmpipe renders on the test's own thread under the sanitizers: LeakSanitizer's
@@ -182,10 +186,112 @@ models: marrow $(MAKE_MANNEQUIN)
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.dae
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.glb
 
+# ---- the Lua C module, installing, the .deb ---------------------------------
+# marrow.so: libmarrow built again with -fPIC (never with the sanitizers: a
+# plain lua5.4 loads it) into build/pic, linked without liblua (the
+# interpreter provides the Lua API) and exporting only luaopen_marrow
+# (src/lua/module.c).
+VERSION    := $(shell sed -n 's/^\#define MR_VERSION "\(.*\)"/\1/p' src/core/version.h)
+PIC_BUILD  := build/pic
+PIC_CFLAGS := $(filter-out $(SANFLAGS),$(CFLAGS)) -fPIC
+PIC_OBJ    := $(LIB_SRC:%.c=$(PIC_BUILD)/%.o)
+MODULE     := $(PIC_BUILD)/marrow.so
+MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4,$(PKGS)) 2>/dev/null) -lmeshoptimizer -lm -lpthread
+
+module: $(MODULE)
+
+$(PIC_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC    $@"
+	@$(CC) $(PIC_CFLAGS) -MMD -MP -c $< -o $@
+$(PIC_BUILD)/src/formats/cache.o: PIC_CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
+$(PIC_BUILD)/src/formats/cache.o: $(LOADER_SRC)
+$(PIC_BUILD)/libmarrow.a: $(PIC_OBJ)
+	$(archive)
+$(MODULE): $(PIC_BUILD)/src/lua/module.o $(PIC_BUILD)/libmarrow.a
+	@echo "  LINK  $@"
+	@printf '{ global: luaopen_marrow; local: *; };\n' > $(PIC_BUILD)/marrow.map
+	@$(CC) -shared -Wl,--version-script=$(PIC_BUILD)/marrow.map -Wl,--as-needed -o $@ $^ $(MODULE_LIBS)
+
+# marrow(1) is made from the program's own --help texts (tools/make-man.sh).
+MAN := $(BUILD)/marrow.1
+man: $(MAN)
+$(MAN): $(EXE) tools/make-man.sh
+	@echo "  MAN   $@"
+	@sh tools/make-man.sh $(EXE) > $@.tmp && mv $@.tmp $@
+
+# Layout: the program in bin/; shaders, helper Lua modules and sample models
+# in share/marrow (found from the program's location: src/core/datadir.h);
+# the Lua reference and the examples in share/doc/marrow; marrow.so where
+# lua5.4 looks (PREFIX/lib/lua/5.4 is on its default package.cpath for
+# /usr/local and /usr).
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(DESTDIR)$(PREFIX)/bin
+SHAREDIR := $(DESTDIR)$(PREFIX)/share/marrow
+DOCDIR   := $(DESTDIR)$(PREFIX)/share/doc/marrow
+MANDIR   := $(DESTDIR)$(PREFIX)/share/man/man1
+COMPDIR  := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+LUADIR   ?= $(DESTDIR)$(PREFIX)/lib/lua/5.4
+INSTALL  ?= install
+
+install: $(EXE) $(MODULE) $(MAN)
+	$(INSTALL) -d $(BINDIR) $(SHAREDIR)/shaders $(SHAREDIR)/scripts $(SHAREDIR)/models \
+	    $(DOCDIR)/examples $(MANDIR) $(COMPDIR) $(LUADIR)
+	$(INSTALL) -m 755 $(EXE) $(BINDIR)/marrow
+	$(INSTALL) -m 644 $(wildcard shaders/*.vert shaders/*.frag shaders/*.glsl) $(SHAREDIR)/shaders
+	$(INSTALL) -m 644 $(wildcard scripts/*.lua) $(SHAREDIR)/scripts
+	$(INSTALL) -m 644 $(filter-out %.tmp%,$(wildcard models/*)) $(SHAREDIR)/models
+	$(INSTALL) -m 644 docs/API.md $(DOCDIR)
+	$(INSTALL) -m 644 $(wildcard examples/*.lua examples/*.png) $(DOCDIR)/examples
+	$(INSTALL) -m 644 $(MAN) $(MANDIR)/marrow.1
+	$(INSTALL) -m 644 scripts/completion.bash $(COMPDIR)/marrow
+	$(INSTALL) -m 644 $(MODULE) $(LUADIR)/marrow.so
+
+# The module alone, into LUADIR (what LuaRocks' "make" build type runs,
+# with LUADIR = the rock's lib folder: scripts/marrow-VERSION-1.rockspec).
+install-module: $(MODULE)
+	$(INSTALL) -d $(LUADIR)
+	$(INSTALL) -m 644 $(MODULE) $(LUADIR)/marrow.so
+
+# Removes what install put there: marrow's own folders whole, its single
+# files elsewhere; shared folders (bin, man1, ...) stay.
+uninstall:
+	rm -f $(BINDIR)/marrow $(MANDIR)/marrow.1 $(MANDIR)/marrow.1.gz $(COMPDIR)/marrow $(LUADIR)/marrow.so
+	rm -rf $(SHAREDIR) $(DOCDIR)
+
+# The .deb: `make install` into a staging root with PREFIX=/usr, Depends
+# computed by dpkg-shlibdeps (plus what is loaded at run time: Mesa's EGL
+# and llvmpipe for headless rendering, the HUD font), built by dpkg-deb.
+# Packaging tools are installed here only (install-deps.sh --deb).
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_ROOT := build/deb/root
+DEB      := marrow_$(VERSION)_$(DEB_ARCH).deb
+deb: $(EXE) $(MODULE)
+	@./scripts/install-deps.sh --deb
+	rm -rf build/deb && mkdir -p $(DEB_ROOT)/DEBIAN build/deb/debian
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT)
+	gzip -9n $(DEB_ROOT)/usr/share/man/man1/marrow.1
+	printf 'marrow\n\nCopyright the marrow authors. Third-party models are not shipped.\n' \
+	    > $(DEB_ROOT)/usr/share/doc/marrow/copyright
+	printf 'Source: marrow\n\nPackage: marrow\nArchitecture: any\n' > build/deb/debian/control
+	cd build/deb && dpkg-shlibdeps -O root/usr/bin/marrow root/usr/lib/lua/5.4/marrow.so 2>/dev/null \
+	    | sed -n 's/^shlibs:Depends=//p' > depends
+	{ echo "Package: marrow"; echo "Version: $(VERSION)"; echo "Architecture: $(DEB_ARCH)"; \
+	  echo "Maintainer: marrow developers <marrow@localhost>"; \
+	  echo "Depends: $$(cat build/deb/depends), libegl1, libegl-mesa0, libgl1-mesa-dri, fonts-dejavu-core"; \
+	  echo "Recommends: lua5.4"; echo "Section: graphics"; echo "Priority: optional"; \
+	  echo "Installed-Size: $$(du -sk $(DEB_ROOT)/usr | cut -f1)"; \
+	  echo "Description: Lua-scriptable skeletal animation sandbox"; \
+	  echo " Loads MD5, COLLADA, glTF and BVH animations, blends and retargets them from"; \
+	  echo " Lua scripts and renders them in a window or headless to PNG. Includes the"; \
+	  echo " Lua 5.4 C module (require \"marrow\")."; } > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB)
+
 clean:
-	rm -rf build marrow out
+	rm -rf build marrow out marrow_*.deb
 
 help:
-	@sed -n '2,10p' Makefile
+	@sed -n '2,13p' Makefile
 
--include $(OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(PIC_OBJ:.o=.d)

@@ -15,6 +15,10 @@ libassimp-dev assimp-testmodels libmeshoptimizer-dev gltfpack libpng-dev"
 if [ "${1:-}" = "--fuzz" ]; then
     PACKAGES="clang-14 libclang-rt-14-dev"
 fi
+# `install-deps.sh --deb` (make deb): the packaging tools, only for that.
+if [ "${1:-}" = "--deb" ]; then
+    PACKAGES="dpkg-dev"
+fi
 
 missing=""
 for p in $PACKAGES; do

@@ -148,7 +148,7 @@ timeout 60 "$M" run --headless "$tmp/req/io.lua" --frames 1 >"$tmp/out" 2>"$tmp/
 
 # ---- src/lua's one-way calls: a wrap file exports only its opener -----------------
 leaks=$(grep -nE '^[a-z][a-z_ *]*\(' src/lua/wrap_*.c | grep -v ':static ' \
-        | grep -vE ':(void mr_lua_open_[a-z]+|int luaopen_marrow)\(lua_State \*L\)$')
+        | grep -vE ':(void mr_lua_open_[a-z]+|int mr_lua_open_marrow)\(lua_State \*L\)$')
 [ -z "$leaks" ] && ok "src/lua: wrap files export nothing but their openers" \
     || bad "src/lua: wrap files export more than their openers" "$leaks"
 callers=$(grep -l 'mr_lua_open_[a-z]*(L)' src/lua/*.c | grep -v 'src/lua/wrap_marrow.c')

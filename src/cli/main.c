@@ -4,6 +4,7 @@
 
 #include "cli/cmd.h"
 #include "core/error.h"
+#include "core/version.h"
 #include "platform/heap.h"
 
 static const mr_command commands[] = {
@@ -27,6 +28,7 @@ static void usage(FILE *out)
     fprintf(out, "marrow — Lua-scriptable skeletal animation sandbox\n\nusage:\n");
     for (const mr_command *c = commands; c->name; c++)
         fprintf(out, "  marrow %s %s\n        %s\n", c->name, c->args, c->summary);
+    fprintf(out, "  marrow --version\n        the version\n");
     fprintf(out, "\n'marrow COMMAND --help' describes a command. Exit codes: 0 ok, 1 failed check,\n"
                  "2 usage, 3 bad input file, 4 script error.\n"
                  "\nLoaded models are cached as binary files in $MARROW_CACHE_DIR, else\n"
@@ -46,6 +48,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        return MR_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("marrow %s\n", MR_VERSION);
         return MR_EXIT_OK;
     }
     for (const mr_command *c = commands; c->name; c++)

@@ -308,9 +308,9 @@ void mr_renderer_stats(const mr_renderer *r, mr_frame_stats *out);
 
 /* --- files --------------------------------------------------------------- */
 
-/* The shader directory: $MARROW_SHADERS when set, else the project's
- * shaders/ found from the executable (/proc/self/exe, e.g.
- * build/release/marrow -> ../../../shaders), else "shaders". The returned
+/* The shader directory: $MARROW_SHADERS when set, else shaders/ of the
+ * data folder found from the executable (core/datadir.h: a checkout's, or
+ * PREFIX/share/marrow when installed), else "shaders". The returned
  * string is static. */
 const char *mr_renderer_shader_dir(void);
 

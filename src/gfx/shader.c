@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/datadir.h"
 #include "core/file.h"
 #include "core/path.h"
 #include "core/str.h"
@@ -146,15 +147,6 @@ GLuint mr_shader_program(const char *dir, const char *vert_name, const char *fra
     return prog;
 }
 
-/* Is dir/model.vert there? */
-static int has_shaders(const char *dir)
-{
-    char *p = mr_path_join(dir, "model.vert");
-    int ok = p && mr_file_exists(p);
-    free(p);
-    return ok;
-}
-
 const char *mr_renderer_shader_dir(void)
 {
     static char found[PATH_MAX];
@@ -162,26 +154,8 @@ const char *mr_renderer_shader_dir(void)
     if (env && *env) return env;
     if (found[0]) return found;
 
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = 0;
-        /* build/release/marrow, build/release/tests/test_x, or beside the exe */
-        static const char *const ups[] = {"/../../shaders", "/../../../shaders", "/shaders",
-                                          "/../shaders"};
-        for (size_t i = 0; i < sizeof ups / sizeof ups[0]; i++) {
-            char cand[PATH_MAX];
-            if ((size_t)snprintf(cand, sizeof cand, "%s%s", exe, ups[i]) >= sizeof cand) continue;
-            if (has_shaders(cand)) {
-                char *real = realpath(cand, NULL);
-                snprintf(found, sizeof found, "%s", real ? real : cand);
-                free(real);
-                return found;
-            }
-        }
-    }
+    const char *root = mr_datadir_root();  /* a checkout or an installed tree (core/datadir.h) */
+    if (root && (size_t)snprintf(found, sizeof found, "%s/shaders", root) < sizeof found) return found;
     snprintf(found, sizeof found, "shaders");
     return found;
 }

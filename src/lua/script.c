@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/datadir.h"
 #include "core/path.h"
 #include "core/str.h"
 #include "lua/callbacks.h"
@@ -53,12 +54,6 @@ void mr_lua_set_stop_source(int (*stop_requested)(void)) { mr_lua_watchdog_set_s
 
 /* ---- directories ----------------------------------------------------------- */
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 const char *mr_lua_scripts_dir(void)
 {
     static char dir[PATH_MAX];
@@ -68,23 +63,8 @@ const char *mr_lua_scripts_dir(void)
         snprintf(dir, sizeof dir, "%s", env);
         return dir;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-        static const char *const rel[] = {"/../../scripts", "/../../../scripts", "/../scripts", "/scripts"};
-        for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-            char cand[PATH_MAX + 32];
-            snprintf(cand, sizeof cand, "%s%s", exe, rel[i]);
-            char real[PATH_MAX];
-            if (realpath(cand, real) && is_dir(real)) {
-                snprintf(dir, sizeof dir, "%s", real);
-                return dir;
-            }
-        }
-    }
+    const char *root = mr_datadir_root();  /* a checkout or an installed tree (core/datadir.h) */
+    if (root && (size_t)snprintf(dir, sizeof dir, "%s/scripts", root) < sizeof dir) return dir;
     snprintf(dir, sizeof dir, "scripts");
     return dir;
 }
@@ -361,7 +341,7 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
         .search_dirs = {ctx->script_dir, ctx->scripts_dir},
         .resolve_dirs = {ctx->script_dir, ctx->root_dir},
         .preload_name = "marrow",
-        .preload = luaopen_marrow,
+        .preload = mr_lua_open_marrow,
         .print = on_print,
         .exit = on_os_exit,
         .user = ctx,

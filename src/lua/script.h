@@ -155,7 +155,8 @@ void mr_lua_set_size(mr_lua_ctx *ctx, int width, int height);
 void mr_lua_set_stop_source(int (*stop_requested)(void));
 
 /* marrow's directory of helper Lua modules: $MARROW_SCRIPTS when set, else
- * scripts/ of the project found from the executable, else "scripts". Static. */
+ * scripts/ of the data folder found from the executable (core/datadir.h: a
+ * checkout's, or PREFIX/share/marrow when installed), else "scripts". Static. */
 const char *mr_lua_scripts_dir(void);
 
 #endif

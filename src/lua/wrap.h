@@ -12,6 +12,8 @@
  *   script.c          the lifecycle of a running script (script.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
  *   transfer.c        the reload hand-over; owns the list of types it copies
+ *   module.c          the C module for plain Lua (luaopen_marrow), and the
+ *                     host lookup every binding uses (mr_lua_host_of)
  *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
  *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
  *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
@@ -124,7 +126,22 @@ typedef struct mr_lua_host {
     void *draw_user;
 } mr_lua_host;
 
-static inline mr_lua_host *mr_lua_host_of(lua_State *L) { return mr_sandbox_user(L); }
+/* The host of the state (module.c): the sandbox's user in `marrow run`, the
+ * module's context in a plain Lua that did require "marrow". Bindings reach
+ * the sandbox only through these:
+ *   mr_lua_host_resolve pushes a script's relative path resolved
+ *     (mr_sandbox_push_resolved; plain Lua: as given);
+ *   mr_lua_host_pause / _resume bracket C work the time budget does not count
+ *     (mr_sandbox_pause; plain Lua has no budget);
+ *   mr_lua_host_loaded says a model loaded from path (its folder becomes
+ *     readable by the script's io: mr_sandbox_allow_read);
+ *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count). */
+mr_lua_host *mr_lua_host_of(lua_State *L);
+void mr_lua_host_resolve(lua_State *L, const char *path);
+double mr_lua_host_pause(lua_State *L);
+void mr_lua_host_resume(lua_State *L, double token);
+void mr_lua_host_loaded(lua_State *L, const char *path);
+size_t mr_lua_host_heap(lua_State *L);
 
 /* ---- arguments and options (args.c) ---------------------------------------- */
 
@@ -302,7 +319,8 @@ const char *mr_lua_script(const mr_lua_ctx *ctx);
 /* ---- openers (one per wrap file; each adds its functions to the module
  * table at -1 and registers its metatables) ---------------------------------- */
 
-int luaopen_marrow(lua_State *L);
+int mr_lua_open_marrow(lua_State *L);   /* the module table (preloaded by script.c) */
+int luaopen_marrow(lua_State *L);       /* module.c: the C module's entry for plain Lua */
 void mr_lua_open_math(lua_State *L);
 void mr_lua_open_model(lua_State *L);
 void mr_lua_open_skeleton(lua_State *L);

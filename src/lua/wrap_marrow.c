@@ -11,6 +11,7 @@
  * Each type's functions and methods are in its wrap_<type>.c (wrap.h lists
  * them); the opener calls each file's opener once.
  */
+#include "core/version.h"
 #include "lua/wrap.h"
 
 static int l_time(lua_State *L)
@@ -53,11 +54,11 @@ static const luaL_Reg funcs[] = {
     {NULL, NULL},
 };
 
-int luaopen_marrow(lua_State *L)
+int mr_lua_open_marrow(lua_State *L)
 {
     lua_newtable(L);
     mr_lua_setfuncs(L, "marrow.", funcs);
-    lua_pushliteral(L, "marrow 0.1");
+    lua_pushliteral(L, "marrow " MR_VERSION);
     lua_setfield(L, -2, "version");
     mr_lua_open_math(L);
     mr_lua_open_model(L);

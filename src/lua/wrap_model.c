@@ -58,7 +58,7 @@ static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
         if (!strchr(anim, '.') || mr_file_exists(lua_tostring(L, -1))) return;
         lua_pop(L, 1);
     }
-    mr_sandbox_push_resolved(L, anim);
+    mr_lua_host_resolve(L, anim);
 }
 
 /* ---- a missing file: where marrow looked, and a close name ------------------- */
@@ -120,7 +120,7 @@ static int l_model(lua_State *L)
     int n = mr_lua_opt_list(L, &o, "anims", 256);     /* the list or nil */
     int list_idx = lua_gettop(L);
     /* Everything lives on the Lua stack, so an error frees it all. */
-    mr_sandbox_push_resolved(L, path);
+    mr_lua_host_resolve(L, path);
     int mesh_idx = lua_gettop(L);
     lua_pushvalue(L, mesh_idx);        /* the cache key */
     int key_idx = lua_gettop(L);
@@ -149,9 +149,9 @@ static int l_model(lua_State *L)
             lua_pop(L, 1);
         }
         mr_error err = {0};
-        double paused = mr_sandbox_pause(L);   /* loading is not the script's time */
+        double paused = mr_lua_host_pause(L);   /* loading is not the script's time */
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
-        mr_sandbox_resume(L, paused);
+        mr_lua_host_resume(L, paused);
         if (st != MR_OK) {
             int top = lua_gettop(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
@@ -175,7 +175,7 @@ static int l_model(lua_State *L)
         }
         /* Models count against the script's memory with its Lua heap. */
         mr_lua_host *h = mr_lua_host_of(L);
-        size_t bytes = mr_model_bytes(model), heap = mr_sandbox_memory(mr_sandbox_of(L));
+        size_t bytes = mr_model_bytes(model), heap = mr_lua_host_heap(L);
         if (h->memory_limit && heap + h->model_bytes + bytes > h->memory_limit) {
             mr_model_destroy(model);
             luaL_pushfail(L);
@@ -192,7 +192,7 @@ static int l_model(lua_State *L)
             return mr_lua_raise(L, "out of memory");
         }
     }
-    mr_sandbox_allow_read(L, lua_tostring(L, mesh_idx));   /* io may read beside a loaded model */
+    mr_lua_host_loaded(L, lua_tostring(L, mesh_idx));   /* io may read beside a loaded model */
     mr_lua_push_model(L, model);
     return 1;
 }

@@ -1,0 +1,99 @@
+/* module.c — the marrow C module for a plain Lua 5.4 (`lua5.4`, LuaRocks),
+ * and how every binding finds its host in either kind of state.
+ *
+ *   LUA_CPATH='build/pic/?.so;;' lua5.4 -e 'local m = require "marrow"'
+ *
+ * luaopen_marrow (the one symbol marrow.so exports) makes a host context
+ * (mr_lua_ctx, script.h) that never starts a script, so it has no sandbox:
+ * no memory cap, no time budget, no restricted standard library, paths
+ * relative to the working directory. Its address lives in a full userdata
+ * (the sentinel) in the registry under a private key; the sentinel's __gc
+ * destroys the context, and with it the model cache, when the state
+ * closes. The sentinel is made before any marrow userdata, so it is
+ * finalised after all of them. The module table is the one `marrow run`
+ * preloads (mr_lua_open_marrow): the same functions, the same errors.
+ * Nothing draws (no renderer is attached): drawing calls are checked and
+ * dropped, marrow.screenshot raises "no renderer in this run".
+ *
+ * Bindings reach their host only through mr_lua_host_of and the other
+ * mr_lua_host_* functions (wrap.h), never through
+ * the sandbox directly: in a state made by sandbox.c these read the
+ * sandbox; in a state with the sentinel, the module's context.
+ */
+#include <stddef.h>
+
+#include "core/version.h"
+#include "lua/script.h"
+#include "lua/wrap.h"
+
+static const char host_key;        /* registry[&host_key] = the sentinel */
+#define SENTINEL "marrow.host"
+
+/* The module's context, or NULL in a sandboxed state (no sentinel there:
+ * scripts cannot reach the registry). */
+static mr_lua_ctx *module_ctx(lua_State *L)
+{
+    mr_lua_ctx *ctx = NULL;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &host_key) == LUA_TUSERDATA) ctx = *(mr_lua_ctx **)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return ctx;
+}
+
+mr_lua_host *mr_lua_host_of(lua_State *L)
+{
+    mr_lua_ctx *ctx = module_ctx(L);
+    return ctx ? mr_lua_host_of_ctx(ctx) : mr_sandbox_user(L);
+}
+
+void mr_lua_host_resolve(lua_State *L, const char *path)
+{
+    if (module_ctx(L)) lua_pushstring(L, path);   /* plain Lua: as given, from the working directory */
+    else mr_sandbox_push_resolved(L, path);
+}
+
+double mr_lua_host_pause(lua_State *L) { return module_ctx(L) ? 0 : mr_sandbox_pause(L); }
+
+void mr_lua_host_resume(lua_State *L, double token)
+{
+    if (!module_ctx(L)) mr_sandbox_resume(L, token);   /* plain Lua has no budget */
+}
+
+void mr_lua_host_loaded(lua_State *L, const char *path)
+{
+    if (!module_ctx(L)) mr_sandbox_allow_read(L, path); /* plain Lua's io is not confined */
+}
+
+size_t mr_lua_host_heap(lua_State *L)
+{
+    if (!module_ctx(L)) return mr_sandbox_memory(mr_sandbox_of(L));
+    return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+}
+
+static int release_host(lua_State *L)
+{
+    mr_lua_ctx **box = luaL_checkudata(L, 1, SENTINEL);
+    mr_lua_ctx_destroy(*box);
+    *box = NULL;
+    return 0;
+}
+
+int luaopen_marrow(lua_State *L)
+{
+    if (!module_ctx(L)) {
+        mr_lua_ctx **box = lua_newuserdatauv(L, sizeof *box, 0);
+        *box = NULL;                   /* released state first, then the context */
+        luaL_newmetatable(L, SENTINEL);
+        lua_pushcfunction(L, release_host);
+        lua_setfield(L, -2, "__gc");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+        lua_setmetatable(L, -2);
+        mr_lua_desc desc = {.script = "(lua)", .headless = 1, .scripts_dir = ".", .quiet = 1};
+        if (mr_lua_ctx_create(&desc, box) != MR_OK) return luaL_error(L, "marrow: no memory for its context");
+        mr_lua_host_of_ctx(*box)->memory_limit = 0;   /* a program of one's own: no --memory */
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &host_key);
+    }
+    lua_pushcfunction(L, mr_lua_open_marrow);
+    lua_call(L, 0, 1);
+    return 1;
+}
