@@ -65,7 +65,8 @@ run $MARROW test "$J" --out "$TMP/jo"
     && pass "a broken pose golden fails naming its file and line" || fail "broken pose golden" "exit $RC" "$OUT"
 
 # --- masks ----------------------------------------------------------------------------------
-# A clock in the top-right corner that shows another time on every run.
+# A clock in the top-right corner that shows another time on every run (read
+# from clock.txt beside the scene: a scene may read its own folder).
 C=$TMP/clock
 mkdir -p "$C"
 cat >"$C/clock.lua" <<'EOF'
@@ -76,26 +77,30 @@ function load() man = assert(m.model("models/mannequin.md5mesh")) end
 function draw()
   m.camera{target = {0, 0.9, 0}, distance = 3, yaw = 0, pitch = 5}
   m.draw(man)
-  m.text(240, 8, os.getenv("MARROW_TEST_CLOCK") or "00:00:00")
+  local f = io.open("clock.txt")
+  m.text(240, 8, f and f:read("l") or "00:00:00")
+  if f then f:close() end
 end
 EOF
 sed 's/ignore = {{232, 0, 88, 30}}/ignore = {"text"}/' "$C/clock.lua" >"$C/clock_text.lua"
 sed 's/, ignore = {{232, 0, 88, 30}}//' "$C/clock.lua" >"$C/clock_bare.lua"
-MARROW_TEST_CLOCK=12:00:00 run $MARROW test --update "$C" --out "$TMP/co"
+echo 12:00:00 >"$C/clock.txt"
+run $MARROW test --update "$C" --out "$TMP/co"
 [ "$RC" -eq 0 ] && pass "--update writes the clock scenes' goldens" || fail "clock goldens" "exit $RC" "$OUT"
-MARROW_TEST_CLOCK=23:47:09 run $MARROW test "$C/clock.lua" --out "$TMP/co2"
+echo 23:47:09 >"$C/clock.txt"
+run $MARROW test "$C/clock.lua" --out "$TMP/co2"
 [ "$RC" -eq 0 ] && pass "a clock in a masked corner passes when it shows another time" || fail "masked clock" "exit $RC" "$OUT"
 set -- $($PNG_STATS hatch "$TMP/co2/clock/0003/diff.png")
 [ "$1" -eq $((88 * 30)) ] && [ "$2" -eq 232 ] && [ "$3" -eq 0 ] && [ "$4" -eq 319 ] && [ "$5" -eq 29 ] \
     && pass "diff.png hatches exactly the ignored rectangle ($1 pixels)" || fail "hatched rectangle" "$*"
 grep -q '2640 pixels ignored' "$TMP/co2/report.html" && pass "report.html says how many pixels were ignored" \
     || fail "report.html ignored pixels"
-MARROW_TEST_CLOCK=23:47:09 run $MARROW test "$C/clock_text.lua" --out "$TMP/co3"
+run $MARROW test "$C/clock_text.lua" --out "$TMP/co3"
 [ "$RC" -eq 0 ] && pass "scene.ignore = {\"text\"} leaves the clock's text out" || fail "text layer" "exit $RC" "$OUT"
 set -- $($PNG_STATS hatch "$TMP/co3/clock_text/0000/diff.png")
 [ "$1" -gt 100 ] && [ "$2" -ge 230 ] && [ "$3" -le 8 ] && [ "$5" -le 40 ] \
     && pass "the text layer hatches the text's box only ($1 pixels in x $2..$4 y $3..$5)" || fail "text layer box" "$*"
-MARROW_TEST_CLOCK=23:47:09 run $MARROW test "$C/clock_bare.lua" --out "$TMP/co4"
+run $MARROW test "$C/clock_bare.lua" --out "$TMP/co4"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -Eq 'of pixels differ .*in x 2[3-9][0-9]\.\.[0-9]+ y [0-9]+\.\.[0-9]+; see .*; poses match' \
     && pass "without the mask the clock fails on its pixels, poses matching" || fail "unmasked clock" "exit $RC" "$OUT"
 printf 'scene = {shots = {0}, ignore = {{1, 2, 3}}}\n' >"$TMP/badmask.lua"
@@ -104,13 +109,14 @@ run $MARROW test "$TMP/badmask.lua" --out "$TMP/bm"
     && pass "a bad scene.ignore entry fails the scene naming it" || fail "bad ignore" "exit $RC" "$OUT"
 
 # --- flaky shots ----------------------------------------------------------------------------
-# A scene that fails the first time it runs: a counter file says which run it is.
+# A scene that fails the first time it runs: a counter file in its output
+# folder (OUT/SCENE, where a scene may write) says which run it is.
 F=$TMP/flaky
 mkdir -p "$F"
 cat >"$F/once.lua" <<'EOF'
 local m = require "marrow"
 scene = {size = {160, 120}, shots = {0}}
-local path = assert(os.getenv("MARROW_TEST_COUNTER"))
+local path = "counter"                  -- read and written under OUT/once
 local f = io.open(path, "r")
 local n = f and tonumber(f:read("a")) or 0
 if f then f:close() end
@@ -119,7 +125,8 @@ function draw()
   if n == 0 then m.text(10, 10, "first run") end
 end
 EOF
-export MARROW_TEST_COUNTER="$TMP/counter"
+MARROW_TEST_COUNTER="$TMP/fo/once/counter"
+mkdir -p "$TMP/fo/once"
 echo 5 >"$MARROW_TEST_COUNTER"
 run $MARROW test --update "$F" --out "$TMP/fo"
 echo 0 >"$MARROW_TEST_COUNTER"
@@ -141,7 +148,7 @@ run $MARROW test "$F" --retries 2 --fail-flaky --out "$TMP/fo"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q '^\[1/1\] once \.\.\. FLAKY' && printf '%s' "$OUT" | grep -q '^0 passed, 1 failed$' \
     && grep -q '<failure message="once frame 0: flaky' "$TMP/fo/junit.xml" \
     && pass "--fail-flaky: the flaky shot fails the run" || fail "--fail-flaky" "exit $RC" "$OUT"
-echo -100 >"$MARROW_TEST_COUNTER"
+mkdir -p "$TMP/fo2/always"; echo -100 >"$TMP/fo2/always/counter"
 sed 's/if n == 0 then/if n < 0 then/' "$F/once.lua" >"$F/always.lua"; cp -r "$F/once.golden" "$F/always.golden"
 run $MARROW test "$F/always.lua" --retries 2 --out "$TMP/fo2"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q '^\[1/1\] always \.\.\. FAIL (.*3 attempts)' \

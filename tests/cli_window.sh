@@ -79,7 +79,7 @@ bg_run() {
 for sig in TERM INT; do
     code=143; [ $sig = INT ] && code=130
     bg_run "headless$sig" env -u DISPLAY -u WAYLAND_DISPLAY "$M" run --headless "$TMP/stop.lua" \
-        --frames 0 --size 160x120 -- "$TMP/headless$sig.txt"
+        --frames 0 --size 160x120 --out "$TMP" -- "$TMP/headless$sig.txt"
     if wait_for "$TMP/headless$sig.log" "loaded" 60; then
         stop_and_check "headless run" "$mpid" $sig $code "$TMP/headless$sig.status"
         expect_match "headless run: SIG$sig runs unload() and its file is written" \
@@ -128,7 +128,8 @@ mpid=""
 
 # ---- 2. a hidden window -------------------------------------------------------------------
 # The script writes its counters on every update, so the test can watch
-# them; a reload keeps them (unload() returns them to the new load()).
+# them; a reload keeps them (unload() returns them to the new load()). It
+# renames a file, so it runs with --trust (the test's own script).
 hidden_script() {
     cat <<EOF
 local m = require "marrow"
@@ -148,7 +149,7 @@ EOF
 counts() { cat "$TMP/counts" 2>/dev/null; }
 if command -v xdotool >/dev/null 2>&1; then
     hidden_script 1 >"$TMP/hidden.lua"
-    bg_run hidden "$M" run "$TMP/hidden.lua" --size 320x240
+    bg_run hidden "$M" run --trust "$TMP/hidden.lua" --size 320x240
     if wait_for "$TMP/hidden.log" "version 1" 60; then
         sleep 0.5
         wid=$(xdotool search --pid "$mpid" 2>/dev/null | head -n 1)

@@ -10,7 +10,14 @@
 -- the pool. Every call is made under pcall: errors are expected, crashes
 -- and sanitizer reports are not. Functions and method names are listed in
 -- sorted order so a given input always makes the same calls.
+--
+-- Besides marrow's API, the calls include the standard library a sandboxed
+-- script has (string patterns on strings the stream spells, table functions,
+-- coroutines, setmetatable with the pool's functions as metamethods, pcall,
+-- xpcall with the pool's functions as handlers, load): none of it may
+-- crash, and none may run past the time budget (a stop is an error).
 local m = require "marrow"
+local lua_load = load                   -- the load() callback below hides it
 
 local models = {}
 
@@ -89,6 +96,16 @@ local function collect(t, prefix, depth)
   end
 end
 collect(m, "marrow.", 0)
+for _, lib in ipairs({"coroutine", "math", "string", "table", "utf8"}) do collect(_G[lib], lib .. ".", 1) end
+for _, name in ipairs({"assert", "collectgarbage", "error", "getmetatable", "ipairs", "next", "pairs", "pcall",
+                       "rawequal", "rawget", "rawlen", "rawset", "select", "setmetatable", "tonumber",
+                       "tostring", "type", "xpcall"}) do
+  functions[#functions + 1] = {name, _G[name]}
+end
+functions[#functions + 1] = {"load", lua_load}
+
+-- Characters the stream spells strings with: Lua pattern syntax, mostly.
+local ALPHABET = "a.%-+*?[]^$()bf1dswxAZ09 ,=\0"
 
 local args = table.pack
 local step
@@ -122,7 +139,7 @@ local function reentrant(...)
 end
 
 step = function()
-  local op = (byte() or 0) % 8
+  local op = (byte() or 0) % 10
   if op <= 2 then                        -- a method of a pool value
     local v = value()
     local list = methods(v)
@@ -141,6 +158,20 @@ step = function()
       pool[i] = NIL
     end
     if (byte() or 0) % 4 == 0 then collectgarbage("collect") end
+  elseif op == 8 then                    -- a string spelled by the stream (patterns)
+    local n, t = (byte() or 0) % 24, {}
+    for i = 1, n do
+      local k = (byte() or 0) % #ALPHABET + 1
+      t[i] = ALPHABET:sub(k, k)
+    end
+    add(table.concat(t))
+  elseif op == 9 then                    -- a table of pool values (metatables, arguments)
+    local n, t = (byte() or 0) % 5, {}
+    for i = 1, n do
+      local k, v = value(), value()
+      if k ~= nil and k == k then t[k] = v end
+    end
+    add(t)
   else                                   -- a mixer's update with a pool dt
     for _, v in ipairs(pool) do
       if getmetatable(v) and tostring(v):find("^mixer") then
