@@ -17,6 +17,7 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "lua/pattern.h"
 
 #define HEADLESS_SEED 20240101
 #define TICK_STEPS 4096               /* loop steps between budget checks */
@@ -578,7 +579,7 @@ static void open_restricted(lua_State *L)
     copy_fields(L, -1, string_fns);
     lua_remove(L, -2);
     set_fn(L, "rep", s_rep);
-    /* TODO(pattern) */
+    mr_lua_pattern_install(L, lua_gettop(L), mr_sandbox_tick);
     /* s:find(...) goes through the string metatable's __index. */
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
@@ -682,7 +683,13 @@ void mr_sandbox_open_libs(lua_State *L)
         lua_call(L, 1, 0);
         lua_pop(L, 1);
     }
-    if (!d->trust) open_restricted(L);
+    if (!d->trust) {
+        open_restricted(L);
+    } else {                           /* trusted scripts get the budgeted matcher too */
+        lua_getglobal(L, LUA_STRLIBNAME);
+        mr_lua_pattern_install(L, lua_gettop(L), mr_sandbox_tick);
+        lua_pop(L, 1);
+    }
 
     /* arg: arg[0] = the script, arg[1..] its arguments. */
     lua_createtable(L, d->argc, 1);
