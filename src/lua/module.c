@@ -63,6 +63,13 @@ void mr_lua_host_loaded(lua_State *L, const char *path)
     if (!module_ctx(L)) mr_sandbox_allow_read(L, path); /* plain Lua's io is not confined */
 }
 
+int mr_lua_host_write_path(lua_State *L, const char *path)
+{
+    if (!module_ctx(L)) return mr_sandbox_push_write_path(L, path);
+    lua_pushstring(L, path);           /* plain Lua's io is not confined either */
+    return 1;
+}
+
 size_t mr_lua_host_heap(lua_State *L)
 {
     if (!module_ctx(L)) return mr_sandbox_memory(mr_sandbox_of(L));

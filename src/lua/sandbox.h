@@ -107,6 +107,12 @@ void mr_sandbox_resume(lua_State *L, double token);
  * path is added to the folders a script may read. */
 void mr_sandbox_allow_read(lua_State *L, const char *path);
 
+/* Where a script may write path (io.open's rules: under write_dir, a
+ * relative path taken under it, the folder real and existing): pushes the
+ * path to write and returns 1, or pushes "path: why" and returns 0. A
+ * trusted state writes anywhere (the path is pushed as given). */
+int mr_sandbox_push_write_path(lua_State *L, const char *path);
+
 /* Makes the metatables of host types registered since the state was made
  * (luaL_newmetatable) reachable only as copies; a no-op when trusted. */
 void mr_sandbox_seal_metatables(lua_State *L);

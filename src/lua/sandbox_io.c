@@ -153,6 +153,26 @@ static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, const 
     return out;
 }
 
+int mr_sandbox_push_write_path(lua_State *L, const char *path)
+{
+    mr_sandbox *s = mr_sandbox_of(L);
+    const char *why = NULL;
+    int top = lua_gettop(L);
+    if (s->desc.trust) {
+        lua_pushstring(L, path);
+        return 1;
+    }
+    char *out = resolve_write(L, s, path, &why);
+    lua_settop(L, top);
+    if (!out) {
+        lua_pushfstring(L, "%s: %s", path, why);
+        return 0;
+    }
+    lua_pushstring(L, out);
+    free(out);
+    return 1;
+}
+
 /* The mode's open(2) flags, or -1 when it is not one io.open takes. */
 static int mode_flags(const char *mode, int *writing)
 {

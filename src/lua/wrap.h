@@ -135,13 +135,17 @@ typedef struct mr_lua_host {
  *     (mr_sandbox_pause; plain Lua has no budget);
  *   mr_lua_host_loaded says a model loaded from path (its folder becomes
  *     readable by the script's io: mr_sandbox_allow_read);
- *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count). */
+ *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count);
+ *   mr_lua_host_write_path pushes where a file the script saves goes and
+ *     returns 1, or pushes "path: why not" and returns 0 (the sandbox's io
+ *     rules: mr_sandbox_push_write_path; plain Lua: as given). */
 mr_lua_host *mr_lua_host_of(lua_State *L);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
 void mr_lua_host_resume(lua_State *L, double token);
 void mr_lua_host_loaded(lua_State *L, const char *path);
 size_t mr_lua_host_heap(lua_State *L);
+int mr_lua_host_write_path(lua_State *L, const char *path);
 
 /* ---- arguments and options (args.c) ---------------------------------------- */
 
