@@ -138,7 +138,7 @@ typedef struct mr_clip {
  * place. Below it a key rate stops being a float (about 3e-39 s gives an
  * infinite rate). Sampling itself never indexes outside the keys, whatever
  * the times (see find_key_in in clip.c). */
-#define MR_CLIP_MIN_KEY_INTERVAL 1e-6
+#define MR_CLIP_MIN_KEY_INTERVAL 1e-6f
 
 /* Allocates a clip with joint_count empty tracks (components preset) in
  * *out; the name is copied (NULL: "clip"). MR_ERR_INVALID_ARGUMENT for a

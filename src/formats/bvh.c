@@ -12,6 +12,7 @@
  */
 #include "formats/bvh.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -365,7 +366,8 @@ static int read_motion_header(bvh_reader *r)
     if (!tok_is(r, ":")) r->p = r->tok, r->line = r->tok_line;
     if (read_float(r, &r->frame_time, "a number of seconds (Frame Time: T)")) return -1;
     r->frame_time_line = r->tok_line;
-    if (!(r->frame_time > 0)) return fail(r, "a Frame Time above 0 seconds");
+    if (!(r->frame_time >= MR_CLIP_MIN_KEY_INTERVAL && r->frame_time <= FLT_MAX))
+        return fail(r, "a finite Frame Time of at least %g seconds", MR_CLIP_MIN_KEY_INTERVAL);
     return 0;
 }
 
