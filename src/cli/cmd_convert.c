@@ -100,7 +100,8 @@ fail:
  * each texture the model uses next to OUT when it is not there already. */
 static void copy_textures(const mr_model *m, const char *out_dir)
 {
-    for (int i = 0; i < m->mesh_count; i++) {
+    char *src_dir = mr_path_dirname(m->path ? m->path : "");
+    for (int i = 0; src_dir && i < m->mesh_count; i++) {
         const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
         for (int k = 0; k < 2; k++) {
             if (!maps[k] || !mr_file_exists(maps[k])) continue;
@@ -108,7 +109,7 @@ static void copy_textures(const mr_model *m, const char *out_dir)
             if (dst && !mr_file_exists(dst)) {
                 size_t len;
                 mr_error err = {0};
-                char *data = mr_file_read(maps[k], &len, &err);
+                char *data = mr_file_read_inside(src_dir, maps[k], &len, &err);
                 if (data && mr_file_write(dst, data, len, &err) == 0) printf("wrote %s (texture)\n", dst);
                 else fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
                 free(data);
@@ -116,6 +117,7 @@ static void copy_textures(const mr_model *m, const char *out_dir)
             free(dst);
         }
     }
+    free(src_dir);
 }
 
 static int write_md5(mr_model *m, const char *out)

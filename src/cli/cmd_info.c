@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stb_image.h>
-
 #include "cli/cli.h"
+#include "core/file.h"
+#include "core/image.h"
 #include "core/path.h"
 #include "formats/cache.h"
 #include "cli/cmd.h"
@@ -33,18 +33,27 @@ static void print_joint_tree(const mr_skeleton *sk)
     }
 }
 
-static void print_texture(const char *label, const char *path)
+/* The texture's size as the renderer would read it: a regular file inside
+ * the model's folder (dir), within core/image.h's limits. */
+static void print_texture(const char *label, const char *dir, const char *path)
 {
     if (!path) return;
-    int w, h, comp;
-    if (stbi_info(path, &w, &h, &comp))
+    int w, h;
+    mr_error err = {0};
+    size_t len = 0;
+    char *data = mr_file_read_inside(dir, path, &len, &err);
+    if (data && mr_image_info((const unsigned char *)data, len, path, &w, &h, NULL, &err) == MR_OK)
         printf("      %s %s (%dx%d)\n", label, path, w, h);
-    else
+    else if (err.status == MR_ERR_IO || (data && err.status == MR_ERR_BAD_FILE))
         printf("      %s %s (missing or unreadable)\n", label, path);
+    else
+        printf("      %s %s (refused: %s)\n", label, path, err.msg);
+    free(data);
 }
 
 static void print_meshes(const mr_model *m)
 {
+    char *dir = mr_path_dirname(m->path ? m->path : "");
     int v, t;
     mr_model_counts(m, &v, &t);
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, v, t);
@@ -70,9 +79,10 @@ static void print_meshes(const mr_model *m)
         printf("      material %s: diffuse %.2f %.2f %.2f, shininess %.0f\n",
                mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],
                mesh->material.shininess);
-        print_texture("texture", mesh->material.diffuse_map);
-        print_texture("normal map", mesh->material.normal_map);
+        print_texture("texture", dir, mesh->material.diffuse_map);
+        print_texture("normal map", dir, mesh->material.normal_map);
     }
+    free(dir);
 }
 
 static void print_clips(const mr_model *m)
