@@ -100,8 +100,8 @@ fail:
  * each texture the model uses next to OUT when it is not there already. */
 static void copy_textures(const mr_model *m, const char *out_dir)
 {
-    char *src_dir = mr_path_dirname(m->path ? m->path : "");
-    for (int i = 0; src_dir && i < m->mesh_count; i++) {
+    char *src_dir = mr_file_model_dir(m->path);
+    for (int i = 0; i < m->mesh_count; i++) {
         const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
         for (int k = 0; k < 2; k++) {
             if (!maps[k] || !mr_file_exists(maps[k])) continue;
@@ -211,10 +211,27 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     int to_gltf = !strcmp(out_ext, "gltf") || !strcmp(out_ext, "glb");
     if (!to_dae && !to_md5 && !to_gltf)
         return mr_cli_usage_error("convert", "OUT must end in .dae, .md5mesh, .gltf or .glb, got '%s'", out);
+    /* OUT is never one of the inputs, however spelled (a link, "./", "a/../") */
+    for (int i = 1; i < argc; i++) {
+        const char *src = i < argc - 1 ? argv[i] : retarget;
+        if (src && mr_file_same(src, out))
+            return mr_cli_usage_error("convert", "OUT '%s' is the input '%s' (expected a new file; converting "
+                                      "would overwrite the source)", out, src);
+    }
     int code;
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
     if (m && retarget) m = retarget_into(m, retarget, feet, &code);
     if (!m) return code;
+    /* OUT's folder is made as `view --out` makes its own. */
+    char *out_dir = mr_path_dirname(out);
+    mr_error derr = {0};
+    if (!out_dir || mr_file_mkdirs(out_dir, &derr) != MR_OK) {
+        fprintf(stderr, "marrow convert: %s\n", out_dir ? derr.msg : "out of memory");
+        free(out_dir);
+        mr_model_destroy(m);
+        return MR_EXIT_FAILED;
+    }
+    free(out_dir);
     if (to_dae) {
         mr_error err = {0};
         if (mr_collada_write(m, out, &err) != MR_OK) {

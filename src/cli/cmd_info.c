@@ -53,7 +53,7 @@ static void print_texture(const char *label, const char *dir, const char *path)
 
 static void print_meshes(const mr_model *m)
 {
-    char *dir = mr_path_dirname(m->path ? m->path : "");
+    char *dir = mr_file_model_dir(m->path);
     int v, t;
     mr_model_counts(m, &v, &t);
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, v, t);

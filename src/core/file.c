@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/path.h"
 #include "core/str.h"
 
 int mr_file_open_regular(const char *path, int nofollow, size_t *size, mr_error *err)
@@ -79,11 +80,21 @@ char *mr_file_read(const char *path, size_t *size, mr_error *err)
     return fd < 0 ? NULL : read_whole(fd, path, len, size, err);
 }
 
+char *mr_file_model_dir(const char *model_path)
+{
+    return model_path && mr_file_exists(model_path) ? mr_path_dirname(model_path) : NULL;
+}
+
 char *mr_file_real_inside(const char *dir, const char *path, mr_error *err)
 {
-    char *rdir = realpath(dir && *dir ? dir : ".", NULL);
+    if (!dir) {
+        char *real = realpath(path, NULL);
+        if (!real) mr_error_set(err, MR_ERR_IO, "%s: %s", path, strerror(errno));
+        return real;
+    }
+    char *rdir = realpath(*dir ? dir : ".", NULL);
     if (!rdir) {
-        mr_error_set(err, MR_ERR_IO, "%s: %s", dir && *dir ? dir : ".", strerror(errno));
+        mr_error_set(err, MR_ERR_IO, "%s: %s", *dir ? dir : ".", strerror(errno));
         return NULL;
     }
     char *real = realpath(path, NULL);

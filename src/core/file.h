@@ -35,8 +35,14 @@ int mr_file_open_regular(const char *path, int nofollow, size_t *size, mr_error 
  * returned); path names the file in err. MR_ERR_IO on a short read. */
 mr_status mr_file_read_fd(int fd, const char *path, void *buf, size_t len, mr_error *err);
 
+/* The folder a model's files are confined to (new string): the folder of
+ * model_path when that is a file, NULL for a model made in code (the
+ * mannequin, a test fixture), whose files are read where they are named. */
+char *mr_file_model_dir(const char *model_path);
+
 /* The real path (links and '..' resolved, new string) of path when it lies
- * inside the real folder dir ("" or NULL: the working directory); NULL with
+ * inside the real folder dir ("": the working directory; NULL: anywhere,
+ * for a model made in code, see mr_file_model_dir); NULL with
  * err set otherwise: MR_ERR_IO when path cannot be resolved (missing),
  * MR_ERR_BAD_FILE "... resolves to X, outside the model's folder Y". */
 char *mr_file_real_inside(const char *dir, const char *path, mr_error *err);

@@ -269,6 +269,8 @@ static int read_joint_head(bvh_reader *r, int parent, const char *kind)
     int line = r->tok_line;
     if (at_eof(r) || is_punct(r->tok[0]))
         return fail(r, "a joint name after '%s'", kind);
+    if (memchr(r->tok, '\0', r->tok_len))
+        return fail(r, "a joint name without a NUL byte (it would cut the name short)");
     int other = find_joint(r, r->tok, r->tok_len);
     if (other >= 0)
         return fail(r, "a joint name not used before (line %d has it%s)", r->joints[other].line,

@@ -242,8 +242,8 @@ static int texture_for(gw *g, const char *map, const unsigned char *mem, size_t 
     size_t len = mem_len;
     /* Read as the renderer reads it: a regular file inside the source
      * model's folder (a link out of it is not copied into the output). */
-    char *src_dir = mem ? NULL : mr_path_dirname(g->m->path ? g->m->path : "");
-    unsigned char *file = src_dir ? (unsigned char *)mr_file_read_inside(src_dir, map, &len, NULL) : NULL;
+    char *src_dir = mem ? NULL : mr_file_model_dir(g->m->path);
+    unsigned char *file = mem ? NULL : (unsigned char *)mr_file_read_inside(src_dir, map, &len, NULL);
     free(src_dir);
     const unsigned char *data = mem ? mem : file;
     const char *mime = data ? image_mime(data, len) : NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/path.h"
 #include "gfx/internal.h"
 
@@ -468,10 +469,9 @@ mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu
     g->meshes = mr_alloc_array((size_t)model->mesh_count, sizeof *g->meshes);
     if (!g->meshes) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
     /* Textures are read from inside the model's folder only. */
-    char *dir = mr_path_dirname(path);
+    char *dir = mr_file_model_dir(model->path);
     for (int i = 0; i < model->mesh_count; i++) {
-        mr_status st = dir ? upload_mesh(r, dir, &model->meshes[i], &g->meshes[i], g->joint_count, err)
-                           : mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+        mr_status st = upload_mesh(r, dir, &model->meshes[i], &g->meshes[i], g->joint_count, err);
         g->mesh_count = i + (st == MR_OK);
         if (st != MR_OK) {
             free(dir);
