@@ -7,7 +7,7 @@
 . tests/lib.sh
 suite cli_hostile
 export MARROW_CACHE=0
-T="timeout 20"
+T="timeout -k 5 20"
 
 # ---- key times 1e-44 s apart -----------------------------------------------
 run $T $MARROW pose tests/data/gltf/tiny_times.gltf --clip wave --time 7e-45 --obj "$TMP/tiny.obj"
@@ -43,7 +43,7 @@ expect_match "MD5 texture linked out of the folder: a located warning" "$OUT" "s
 if printf '%s\n' "$OUT" | grep -q 'texture .*mannequin_body.png ([0-9]*x[0-9]*)'; then
     fail "info does not read the linked texture" "$(printf '%s\n' "$OUT" | grep mannequin_body)"
 else pass "info does not read the linked texture"; fi
-run $MARROW convert "$TMP/md5link/mannequin.md5mesh" "$TMP/md5out/m.dae"
+run $MARROW convert "$TMP/md5link/mannequin.md5mesh" "$TMP/md5out/m.md5mesh"
 if [ -e "$TMP/md5out/mannequin_body.png" ]; then fail "convert does not copy the linked texture"
 else pass "convert does not copy the linked texture"; fi
 
@@ -91,6 +91,31 @@ expect_match "info refuses a 9000x9000 texture (64 Mpixel limit)" "$OUT" 'manneq
 expect_match "info refuses a JPEG of 100 scans (limit 64)" "$OUT" 'mannequin_shoes.jpg \(refused: .*a JPEG of 100 scans, more than 64'
 expect_exit "view draws checkers for both" 0 $T $MARROW view "$TMP/img/mannequin.md5mesh" --headless --size 160x120 --out "$TMP/img.png"
 expect_match "... with a warning naming the file and the limit" "$ERR" "mannequin_body.png.*more than 64 Mpixel.*checker"
+
+# ---- COLLADA: one small geometry instanced 1000 times ---------------------------
+python3 - "$TMP/inst.dae" <<'PY'
+import sys
+n = 40  # a grid of n x n quads: 1681 positions, 3200 triangles, in a 137 KB file
+pos = [c for y in range(n + 1) for x in range(n + 1) for c in (x, y, 0)]
+idx = [i for y in range(n) for x in range(n)
+       for a in [y * (n + 1) + x] for i in (a, a + 1, a + n + 2, a, a + n + 2, a + n + 1)]
+inst = "".join('<node id="n%d"><translate>%d 0 0</translate><instance_geometry url="#g"/></node>' % (i, i)
+               for i in range(1000))
+open(sys.argv[1], "w").write(f'''<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+<asset><unit meter="1"/><up_axis>Y_UP</up_axis></asset>
+<library_geometries><geometry id="g" name="grid"><mesh>
+<source id="p"><float_array id="pa" count="{len(pos)}">{" ".join(map(str, pos))}</float_array>
+<technique_common><accessor source="#pa" count="{len(pos) // 3}" stride="3"/></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+<triangles count="{len(idx) // 3}"><input semantic="VERTEX" source="#v" offset="0"/><p>{" ".join(map(str, idx))}</p></triangles>
+</mesh></geometry></library_geometries>
+<library_visual_scenes><visual_scene id="s">{inst}</visual_scene></library_visual_scenes>
+<scene><instance_visual_scene url="#s"/></scene></COLLADA>''')
+PY
+expect_exit "COLLADA instancing past its mesh budget is refused (exit 3)" 3 $MARROW info "$TMP/inst.dae"
+expect_match "... naming the instance's element, line and the budget" "$ERR" \
+    "node\[@id='n[0-9]+'\]/instance_geometry \(line 10\): instance [0-9]+ of geometry 'grid' .*at most 16 x its size"
 
 # ---- convert ------------------------------------------------------------------
 cp models/mannequin.glb "$TMP/a.glb"
