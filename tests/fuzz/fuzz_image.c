@@ -34,8 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = mr_image_decode(data, size, "fuzz.img", &px, &dw, &dh, &comp, &err);
     if (st == MR_OK) {
         if (!px || dw != w || dh != h) abort();
-        volatile unsigned sum = 0;
-        for (size_t i = 0; i < (size_t)dw * dh * 4; i += 4093) sum += px[i];
+        /* every row is there: ASan checks the last byte */
+        if (px[(size_t)dw * dh * 4 - 1] != 255 && comp != 2 && comp != 4) abort();
         mr_image_free(px);
     } else if (px || !strstr(err.msg, "fuzz.img")) {
         abort();
