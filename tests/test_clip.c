@@ -356,6 +356,46 @@ TEST(clip_key_count_is_longest_track)
     mr_clip_destroy(c);
 }
 
+/* Keys 1e-44 s apart (what a glTF sampler or a BVH "Frame Time: 1e-44" gave)
+ * made the key rate infinite and the O(1) lookup index times[INT_MIN]. */
+TEST(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = NULL;
+    CHECK(mr_clip_create("tiny", 3, &c) == MR_OK);
+    c->duration = 1e-44f;
+    mr_track *t = &c->tracks[0].t;
+    CHECK(mr_track_init(t, 2, MR_INTERP_LINEAR) == MR_OK);
+    t->times[0] = 0.0f;
+    t->times[1] = 1e-44f;
+    t->values[4] = 2.0f;
+    mr_track_finish(t);
+    CHECK(isfinite(t->uniform_rate));
+    mr_pose p;
+    mr_pose_init(&p, 3);
+    /* Whatever rate a track claims, sampling stays inside its keys. */
+    const float rates[] = {t->uniform_rate, INFINITY, NAN, 3e38f};
+    for (int k = 0; k < 4; k++) {
+        t->uniform_rate = rates[k];
+        CHECK(mr_clip_sample(c, &sk, 0.7e-44f, MR_WRAP_CLAMP, &p) == MR_OK);
+        CHECK(p.t[0][1] >= 0.0f && p.t[0][1] <= 2.0f);
+        CHECK(mr_clip_sample(c, &sk, 1.0f, MR_WRAP_CLAMP, &p) == MR_OK);
+        CHECK_NEAR(p.t[0][1], 2.0, 1e-6);
+    }
+    /* A validated clip has no keys that close. */
+    mr_error err = {0};
+    t->uniform_rate = 0;
+    CHECK(mr_clip_validate(c, &err) == MR_ERR_BAD_TIME);
+    CHECK_STR_CONTAINS(err.msg, "key 1");
+    t->times[1] = (float)MR_CLIP_MIN_KEY_INTERVAL * 2;
+    c->duration = t->times[1];
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    mr_pose_deinit(&p);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
+}
+
 int main(void)
 {
     RUN(clip_create_refuses_joint_counts_out_of_range);
@@ -372,5 +412,6 @@ int main(void)
     RUN(clip_uniform_lookup_matches_binary_search);
     RUN(clip_finish_shared_line_samples_identically);
     RUN(clip_key_count_is_longest_track);
+    RUN(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds);
     return test_summary("clip");
 }

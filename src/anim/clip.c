@@ -153,7 +153,10 @@ void mr_track_finish(mr_track *track)
         double expect = track->times[0] + step * i;
         if (fabs(track->times[i] - expect) > step * 1e-4) return;
     }
-    track->uniform_rate = (float)(1.0 / step);
+    /* A rate that is no float (keys closer than ~3e-39 s) leaves the track
+     * to the binary search. */
+    float rate = (float)(1.0 / step);
+    if (isfinite(rate)) track->uniform_rate = rate;
 }
 
 static mr_status validate_track(const mr_clip *clip, int joint, const mr_track *track,
@@ -173,6 +176,11 @@ static mr_status validate_track(const mr_clip *clip, int joint, const mr_track *
             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
                                 "clip '%s': joint %d %s key %d: time %g does not follow %g",
                                 clip->name, joint, what, i, t, track->times[i - 1]);
+        if (i > 0 && (double)t - track->times[i - 1] < MR_CLIP_MIN_KEY_INTERVAL)
+            return mr_error_set(err, MR_ERR_BAD_TIME,
+                                "clip '%s': joint %d %s key %d: time %g is less than %g s after %g",
+                                clip->name, joint, what, i, t, MR_CLIP_MIN_KEY_INTERVAL,
+                                track->times[i - 1]);
         const float *v = track->values + (size_t)i * stride;
         for (int c = 0; c < stride; c++)
             if (!isfinite(v[c]))
@@ -238,16 +246,19 @@ float mr_clip_wrap_time(const mr_clip *clip, float time, mr_wrap wrap)
 }
 
 /* Index i of the key interval [times[i], times[i+1]] holding t (0 <= i <= n-2)
- * and the fraction through it; t outside the keys is clamped. rate > 0 says
- * the keys are evenly spaced at that many per second (O(1) lookup). */
+ * and the fraction through it (0..1); t outside the keys is clamped. rate > 0
+ * says the keys are evenly spaced at that many per second (O(1) lookup).
+ * Whatever the times and rate (infinite, NaN, keys closer than a float's
+ * step), i stays in 0..n-2 and alpha in 0..1: the estimate from the rate is
+ * clamped in float before it becomes an int. */
 static inline int find_key_in(const float *times, int n, float rate, float t, float *alpha)
 {
     if (t <= times[0]) { *alpha = 0.0f; return 0; }
     if (t >= times[n - 1]) { *alpha = 1.0f; return n - 2; }
     int i;
     if (rate > 0) {
-        i = (int)((t - times[0]) * rate);
-        if (i > n - 2) i = n - 2;
+        float f = (t - times[0]) * rate;
+        i = f >= 0 && f < (float)(n - 2) ? (int)f : f >= (float)(n - 2) ? n - 2 : 0;
         /* Rounding can put i one key off; step to the right interval. */
         while (i > 0 && times[i] > t) i--;
         while (i < n - 2 && times[i + 1] <= t) i++;
@@ -259,7 +270,8 @@ static inline int find_key_in(const float *times, int n, float rate, float t, fl
         }
         i = lo;
     }
-    *alpha = (t - times[i]) / (times[i + 1] - times[i]);
+    float a = (t - times[i]) / (times[i + 1] - times[i]);
+    *alpha = a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;   /* NaN goes to 0 */
     return i;
 }
 

@@ -132,6 +132,14 @@ typedef struct mr_clip {
 #define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
 #define MR_CLIP_MAX_PIECES 64
 
+/* The shortest interval between two keys of a source track, in seconds:
+ * mr_clip_validate refuses closer keys, and every loader refuses a file
+ * whose key times (or frame time, frame rate) give closer ones, naming the
+ * place. Below it a key rate stops being a float (about 3e-39 s gives an
+ * infinite rate). Sampling itself never indexes outside the keys, whatever
+ * the times (see find_key_in in clip.c). */
+#define MR_CLIP_MIN_KEY_INTERVAL 1e-6f
+
 /* Allocates a clip with joint_count empty tracks (components preset) in
  * *out; the name is copied (NULL: "clip"). MR_ERR_INVALID_ARGUMENT for a
  * joint_count outside 0..MR_MAX_JOINTS, MR_ERR_NO_MEMORY; *out is NULL on
@@ -169,7 +177,8 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
  * 1 rotation, 2 scale): the refinement's when there is one, else the source. */
 const mr_track *mr_clip_track(const mr_clip *clip, int joint, int channel);
 
-/* Deep checks, run once at load: ascending finite times, finite values,
+/* Deep checks, run once at load: ascending finite times at least
+ * MR_CLIP_MIN_KEY_INTERVAL apart, finite values,
  * non-zero rotations, duration covering the keys, markers sorted and inside
  * [0, duration]. */
 mr_status mr_clip_validate(const mr_clip *clip, mr_error *err);

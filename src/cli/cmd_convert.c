@@ -100,25 +100,41 @@ fail:
 }
 
 /* MD5 names a texture by its base name, looked up beside the mesh: copy
- * each texture the model uses next to OUT when it is not there already. */
-static void copy_textures(const mr_model *m, const char *out_dir)
+ * each texture the model uses next to OUT when it is not there already.
+ * With redirect (COLLADA), the material then names the copy, so the
+ * document refers to a file in its own folder: loaders read no texture
+ * outside a model's folder. */
+static void copy_textures(mr_model *m, const char *out_dir, int redirect)
 {
+    char *src_dir = mr_file_model_dir(m->path);
     for (int i = 0; i < m->mesh_count; i++) {
         const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
         for (int k = 0; k < 2; k++) {
             if (!maps[k] || !mr_file_exists(maps[k])) continue;
             char *dst = mr_path_join(out_dir, mr_path_basename(maps[k]));
-            if (dst && !mr_file_exists(dst)) {
+            int there = dst && mr_file_exists(dst);
+            if (dst && !there) {
                 size_t len;
                 mr_error err = {0};
-                char *data = mr_file_read(maps[k], &len, &err);
-                if (data && mr_file_write(dst, data, len, &err) == 0) printf("wrote %s (texture)\n", dst);
-                else fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
+                char *data = mr_file_read_inside(src_dir, maps[k], &len, &err);
+                if (data && mr_file_write(dst, data, len, &err) == 0) {
+                    printf("wrote %s (texture)\n", dst);
+                    there = 1;
+                } else {
+                    fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
+                }
                 free(data);
+            }
+            char **slot = k ? &m->meshes[i].material.normal_map : &m->meshes[i].material.diffuse_map;
+            if (redirect && there) {
+                free(*slot);
+                *slot = dst;
+                dst = NULL;
             }
             free(dst);
         }
     }
+    free(src_dir);
 }
 
 static int write_md5(mr_model *m, const char *out)
@@ -133,7 +149,7 @@ static int write_md5(mr_model *m, const char *out)
     printf("wrote %s\n", out);
     char *dir = mr_path_dirname(out);
     int code = dir ? MR_EXIT_OK : MR_EXIT_FAILED;
-    if (dir) copy_textures(m, dir);
+    if (dir) copy_textures(m, dir, 0);
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
         /* Clip names may hold characters a file name cannot. */
         char *name = mr_str_fmt("%s.md5anim", m->clips[i]->name);
@@ -212,12 +228,32 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     int to_gltf = !strcmp(out_ext, "gltf") || !strcmp(out_ext, "glb");
     if (!to_dae && !to_md5 && !to_gltf)
         return mr_cli_usage_error("convert", "OUT must end in .dae, .md5mesh, .gltf or .glb, got '%s'", out);
+    /* OUT is never one of the inputs, however spelled (a link, "./", "a/../") */
+    for (int i = 1; i < argc; i++) {
+        const char *src = i < argc - 1 ? argv[i] : retarget;
+        if (src && mr_file_same(src, out))
+            return mr_cli_usage_error("convert", "OUT '%s' is the input '%s' (expected a new file; converting "
+                                      "would overwrite the source)", out, src);
+    }
     int code;
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
     if (m && retarget) m = retarget_into(m, retarget, feet, &code);
     if (!m) return code;
+    /* OUT's folder is made as `view --out` makes its own. */
+    char *out_dir = mr_path_dirname(out);
+    mr_error derr = {0};
+    if (!out_dir || mr_file_mkdirs(out_dir, &derr) != MR_OK) {
+        fprintf(stderr, "marrow convert: %s\n", out_dir ? derr.msg : "out of memory");
+        free(out_dir);
+        mr_model_destroy(m);
+        return MR_EXIT_FAILED;
+    }
+    free(out_dir);
     if (to_dae) {
         mr_error err = {0};
+        char *dir = mr_path_dirname(out);
+        if (dir) copy_textures(m, dir, 1);
+        free(dir);
         if (mr_collada_write(m, out, &err) != MR_OK) {
             fprintf(stderr, "marrow convert: %s\n", err.msg);
             code = MR_EXIT_FAILED;

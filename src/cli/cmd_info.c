@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stb_image.h>
-
 #include "cli/cli.h"
+#include "core/file.h"
+#include "core/image.h"
 #include "core/path.h"
 #include "anim/pose.h"
 #include "formats/cache.h"
@@ -103,22 +103,37 @@ static void print_axes(const mr_model *m)
     free(model);
 }
 
-static void print_texture(const char *label, const char *path, const unsigned char *bytes, size_t len)
+/* The texture's size as the renderer would read it: bytes embedded in the
+ * model file (a .glb buffer view, a data: URI; path is then only its name),
+ * or a regular file inside the model's folder (dir), within core/image.h's
+ * limits. */
+static void print_texture(const char *label, const char *dir, const char *path, const unsigned char *bytes,
+                          size_t bytes_len)
 {
     if (!path) return;
-    int w, h, comp;
-    if (bytes && len <= (size_t)INT_MAX && stbi_info_from_memory(bytes, (int)len, &w, &h, &comp))
-        printf("      %s %s (%dx%d, embedded)\n", label, path, w, h);
-    else if (bytes)
-        printf("      %s %s (embedded, %zu bytes, not a readable image)\n", label, path, len);
-    else if (stbi_info(path, &w, &h, &comp))
+    int w, h;
+    mr_error err = {0};
+    if (bytes) {
+        if (mr_image_info(bytes, bytes_len, path, &w, &h, NULL, &err) == MR_OK)
+            printf("      %s %s (%dx%d, embedded)\n", label, path, w, h);
+        else
+            printf("      %s %s (embedded, %zu bytes, refused: %s)\n", label, path, bytes_len, err.msg);
+        return;
+    }
+    size_t len = 0;
+    char *data = mr_file_read_inside(dir, path, &len, &err);
+    if (data && mr_image_info((const unsigned char *)data, len, path, &w, &h, NULL, &err) == MR_OK)
         printf("      %s %s (%dx%d)\n", label, path, w, h);
-    else
+    else if (err.status == MR_ERR_IO || (data && err.status == MR_ERR_BAD_FILE))
         printf("      %s %s (missing or unreadable)\n", label, path);
+    else
+        printf("      %s %s (refused: %s)\n", label, path, err.msg);
+    free(data);
 }
 
 static void print_meshes(const mr_model *m)
 {
+    char *dir = mr_file_model_dir(m->path);
     int v, t;
     mr_model_counts(m, &v, &t);
     printf("meshes: %d (%d vertices, %d triangles)\n", m->mesh_count, v, t);
@@ -145,9 +160,10 @@ static void print_meshes(const mr_model *m)
                mesh->material.name ? mesh->material.name : "(default)", d[0], d[1], d[2],
                mesh->material.shininess);
         const mr_material *mat = &mesh->material;
-        print_texture("texture", mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len);
-        print_texture("normal map", mat->normal_map, mat->normal_bytes, mat->normal_bytes_len);
+        print_texture("texture", dir, mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len);
+        print_texture("normal map", dir, mat->normal_map, mat->normal_bytes, mat->normal_bytes_len);
     }
+    free(dir);
 }
 
 static void print_clips(const mr_model *m)

@@ -38,6 +38,9 @@ typedef struct mr_error {
 } mr_error;
 
 /* Records status and a printf-style message; does nothing when err is NULL.
+ * A message longer than msg keeps its first 600 bytes and its end, joined
+ * by " ... ", so the place and the expectation after a long path or name
+ * survive.
  * Returns status so callers can write `return mr_error_set(err, ...)`. */
 mr_status mr_error_set(mr_error *err, mr_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -12,6 +12,7 @@
  */
 #include "formats/bvh.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -268,6 +269,8 @@ static int read_joint_head(bvh_reader *r, int parent, const char *kind)
     int line = r->tok_line;
     if (at_eof(r) || is_punct(r->tok[0]))
         return fail(r, "a joint name after '%s'", kind);
+    if (memchr(r->tok, '\0', r->tok_len))
+        return fail(r, "a joint name without a NUL byte (it would cut the name short)");
     int other = find_joint(r, r->tok, r->tok_len);
     if (other >= 0)
         return fail(r, "a joint name not used before (line %d has it%s)", r->joints[other].line,
@@ -365,7 +368,8 @@ static int read_motion_header(bvh_reader *r)
     if (!tok_is(r, ":")) r->p = r->tok, r->line = r->tok_line;
     if (read_float(r, &r->frame_time, "a number of seconds (Frame Time: T)")) return -1;
     r->frame_time_line = r->tok_line;
-    if (!(r->frame_time > 0)) return fail(r, "a Frame Time above 0 seconds");
+    if (!(r->frame_time >= MR_CLIP_MIN_KEY_INTERVAL && r->frame_time <= FLT_MAX))
+        return fail(r, "a finite Frame Time of at least %g seconds", MR_CLIP_MIN_KEY_INTERVAL);
     return 0;
 }
 

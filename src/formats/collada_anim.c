@@ -729,7 +729,9 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* Sorted unique key times of the joint's channels. */
+/* Sorted unique key times of the joint's channels: times less than
+ * MR_CLIP_MIN_KEY_INTERVAL after the one kept before them, as the clip's
+ * floats, are merged into it (channels keyed a rounding error apart). */
 static double *joint_times(const joint_eval *je, size_t *count)
 {
     size_t n = 0;
@@ -744,7 +746,7 @@ static double *joint_times(const joint_eval *je, size_t *count)
     qsort(t, m, sizeof *t, cmp_double);
     size_t u = 0;
     for (size_t i = 0; i < m; i++)
-        if (u == 0 || t[i] - t[u - 1] > 1e-6) t[u++] = t[i];
+        if (u == 0 || (double)(float)t[i] - (double)(float)t[u - 1] >= MR_CLIP_MIN_KEY_INTERVAL) t[u++] = t[i];
     *count = u;
     return t;
 }

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/file.h"
 #include "core/path.h"
@@ -61,6 +62,17 @@ static char *find_fuzzy(const char *dir, const char *base)
     return found;
 }
 
+/* path, after a model warning when it exists but is refused to readers
+ * (outside the model's folder once links are resolved, or no regular file). */
+static char *checked(cl_doc *d, const char *ref, cl_el *at, char *path)
+{
+    mr_error ferr = {0};
+    if (path && d->model && mr_file_check_inside(d->dir, path, &ferr) == MR_ERR_BAD_FILE)
+        mr_model_warn(d->model, "texture '%s' (line %ld) refused: %s; drawn as a checker", ref, at ? cl_line(at) : 0L,
+                      ferr.msg);
+    return path;
+}
+
 char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at)
 {
     char *path = mr_path_url_decode(ref, NULL);
@@ -87,7 +99,7 @@ char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at)
         cand = mr_path_join(d->dir, path);
         if (cand && mr_file_exists(cand)) {
             free(path);
-            return cand;
+            return checked(d, ref, at, cand);
         }
         free(cand);
     }
@@ -95,16 +107,22 @@ char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at)
         cand = mr_path_join(d->dir, base);
         if (cand && mr_file_exists(cand)) {
             free(path);
-            return cand;
+            return checked(d, ref, at, cand);
         }
         free(cand);
         cand = find_fuzzy(d->dir, base);
         if (cand) {
             free(path);
-            return cand;
+            return checked(d, ref, at, cand);
         }
     }
     char *fallback = mr_path_join(d->dir, absolute ? base : path);
+    struct stat sb;
+    if (fallback && stat(fallback, &sb) == 0) {
+        /* there, but no regular file: a FIFO, a device (../../dev/stdin) */
+        free(path);
+        return checked(d, ref, at, fallback);
+    }
     if (d->model) {
         char where[64] = "";
         if (at) snprintf(where, sizeof where, " (line %ld)", cl_line(at));

@@ -40,7 +40,18 @@ typedef struct reader {
     size_t mat_cap;
     mat_cache *mats;
     long cut_vertices, unweighted_vertices, bind_shape_vertices, approx_rebind;
+    size_t spent, budget;  /* mesh bytes the instances made, and the cap (CL_MESH_BUDGET_*) */
 } reader;
+
+/* What the meshes of all instances may hold, in bytes (MR_ERR_LIMIT beyond):
+ * CL_MESH_BUDGET_FACTOR x the file's size + CL_MESH_BUDGET_CONST. A real
+ * file makes at most ~1.6 x its size (measured on ../shared/models); one
+ * 30k-vertex geometry instanced 1000 times made 4.5 GB. Vertices are
+ * counted at CL_VERTEX_BYTES (position, normal, uv, 8 joints and weights),
+ * indices at 4 bytes. */
+#define CL_MESH_BUDGET_FACTOR 16
+#define CL_MESH_BUDGET_CONST ((size_t)64 << 20)
+#define CL_VERTEX_BYTES 80
 
 static void frame_conv_init(cl_frame_conv *c, mr_up_axis up, double meter)
 {
@@ -373,6 +384,19 @@ static mr_status build_instance(reader *r, int ii)
     cl_geometry g;
     mr_status st = cl_geometry_read(d, geom_el, &g);
     if (st != MR_OK) return st;
+    size_t bytes = 0;
+    for (int p = 0; p < g.prim_count; p++)
+        bytes += (size_t)g.prims[p].mesh.vertex_count * CL_VERTEX_BYTES + (size_t)g.prims[p].mesh.index_count * 4;
+    if (bytes > r->budget - (r->spent < r->budget ? r->spent : r->budget)) {
+        st = cl_fail_status(d, MR_ERR_LIMIT, inst->el,
+                            "instance %d of geometry '%s' makes %zu more bytes of meshes after %zu: more than "
+                            "this file can describe (expected at most %d x its size + %zu MiB in all)",
+                            ii, g.name ? g.name : "?", bytes, r->spent, CL_MESH_BUDGET_FACTOR,
+                            CL_MESH_BUDGET_CONST >> 20);
+        cl_geometry_free(&g);
+        return st;
+    }
+    r->spent += bytes;
     if (skinned && g.prim_count && skin->vertex_count != g.position_count) {
         st = cl_fail(d, cl_child(skin->skin_el, "vertex_weights"),
                      "count=\"%d\" vertices but the skinned geometry has %d positions", skin->vertex_count,
@@ -600,6 +624,7 @@ mr_status mr_collada_parse(const char *name, const char *buf, size_t len, mr_mod
     }
     r->model = model;
     r->d.model = model;
+    r->budget = CL_MESH_BUDGET_FACTOR * len + CL_MESH_BUDGET_CONST;
     frame_conv_init(&r->conv, r->d.up, r->d.meter);
     st = read_model(r);
     reader_free(r);

@@ -11,7 +11,19 @@
 
 typedef struct anim_counts {
     long weights, unused_nodes, duplicates, equal_times;
+    char first_equal[256];       /* the first sampler input with merged keys */
 } anim_counts;
+
+/* Whether key k's time is to be kept: the first key, and every key at least
+ * MR_CLIP_MIN_KEY_INTERVAL after the last kept one (times ascend). Closer
+ * keys (equal times, float noise, 1e-44 s) are merged into the one kept
+ * before them: below that interval a key rate is no float. */
+static int keep_key(const float *times, int k, float *last)
+{
+    if (k > 0 && (double)times[k] - *last < MR_CLIP_MIN_KEY_INTERVAL) return 0;
+    *last = times[k];
+    return 1;
+}
 
 /* One animation's JSON and the prefixes of its paths. */
 typedef struct anim_json {
@@ -82,16 +94,23 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj,
         goto done;
     }
     if (interp == MR_INTERP_CUBIC && n < 2) interp = MR_INTERP_LINEAR;  /* one key: a constant */
-    /* Keys with the same time as the one before are dropped (the first of them wins). */
+    /* Keys with the same time as the kept one before, or less than
+     * MR_CLIP_MIN_KEY_INTERVAL after it, are dropped (the first of them wins). */
     int kept = 0;
+    float last = 0;
     for (int k = 0; k < n; k++) {
+        if (!isfinite(ti.f[k])) {
+            st = gl_fail(d, use_in, "key %d time %g is not a finite number (accessor %d)", k, ti.f[k], in);
+            goto done;
+        }
         if (k > 0 && ti.f[k] < ti.f[k - 1]) {
             st = gl_fail(d, use_in, "key %d time %g is before key %d's %g (expected increasing times; accessor %d)", k,
                          ti.f[k], k - 1, ti.f[k - 1], in);
             goto done;
         }
-        kept += !(k > 0 && ti.f[k] == ti.f[k - 1]);
+        kept += keep_key(ti.f, k, &last);
     }
+    if (n > kept && !cnt->equal_times) snprintf(cnt->first_equal, sizeof cnt->first_equal, "%s", use_in);
     cnt->equal_times += n - kept;
     mr_joint_tracks *jt = &clip->tracks[joint];
     mr_track *tr = comps == 4 ? &jt->r : !strcmp(what, "translation") ? &jt->t : &jt->s;
@@ -102,8 +121,9 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj,
         goto done;
     }
     int stride = comps * (interp == MR_INTERP_CUBIC ? 3 : 1);
+    last = 0;
     for (int k = 0, o = 0; k < n; k++) {
-        if (k > 0 && ti.f[k] == ti.f[k - 1]) continue;
+        if (!keep_key(ti.f, k, &last)) continue;
         tr->times[o] = ti.f[k];
         float *dst = tr->values + (size_t)o * (size_t)stride;
         if (per == 3 && interp == MR_INTERP_CUBIC) {
@@ -197,7 +217,8 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
         mr_model_warn(d->model, "%s: %ld channels animate a property another channel of the same animation already "
                       "animates; the later one is kept", d->name, cnt.duplicates);
     if (cnt.equal_times)
-        mr_model_warn(d->model, "%s: %ld animation keys repeat the time of the key before; the first of each is kept",
-                      d->name, cnt.equal_times);
+        mr_model_warn(d->model, "%s: %ld animation keys repeat the time of the key before or follow it by less than "
+                      "%g s (first at %s); the first of each is kept",
+                      d->name, cnt.equal_times, MR_CLIP_MIN_KEY_INTERVAL, cnt.first_equal);
     return MR_OK;
 }

@@ -2,6 +2,7 @@
  * errors with JSON paths, typed member access, buffers, buffer views and
  * the allocation budget (gltf_internal.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <meshoptimizer.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/path.h"
 #include "formats/gltf_internal.h"
 
@@ -345,36 +348,36 @@ static mr_status read_external(gl_doc *d, const char *path, const char *uri, siz
     char *file;
     mr_status st = gl_local_path(d, path, uri, &file);
     if (st != MR_OK) return st;
-    struct stat sb;
-    FILE *f = NULL;
-    if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode) || !(f = fopen(file, "rb"))) {
-        st = gl_fail_status(d, MR_ERR_IO, path, "'uri': cannot read '%s' (%s)", file,
-                            errno ? strerror(errno) : "not a regular file");
+    /* Opened through its real path, inside the model's folder (a link in
+     * it to /etc/passwd is refused), a regular file (no FIFO, no device). */
+    mr_error ferr = {0};
+    size_t size = 0;
+    int fd = mr_file_open_inside(d->dir, file, &size, &ferr);
+    if (fd < 0) {
+        st = gl_fail_status(d, ferr.status == MR_ERR_BAD_FILE ? MR_ERR_BAD_FILE : MR_ERR_IO, path,
+                            "'uri': cannot read \"%s\" (%s)", uri, ferr.msg);
         free(file);
         return st;
     }
-    if ((unsigned long long)sb.st_size < need) {
-        fclose(f);
-        st = gl_fail(d, path, "'byteLength' is %zu but '%s' holds only %lld bytes", need, file, (long long)sb.st_size);
+    if (size < need) {
+        close(fd);
+        st = gl_fail(d, path, "'byteLength' is %zu but '%s' holds only %zu bytes", need, file, size);
         free(file);
         return st;
     }
     d->input_bytes += need;
     b->owned = mr_alloc_array(need, 1);
     if (!b->owned) {
-        fclose(f);
+        close(fd);
         free(file);
         return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
     }
     d->spent += need;
-    size_t got = need ? fread(b->owned, 1, need, f) : 0;
-    fclose(f);
-    if (got != need) {
-        st = gl_fail_status(d, MR_ERR_IO, path, "'uri': reading '%s' stopped after %zu of %zu bytes", file, got, need);
-        free(file);
-        return st;
-    }
+    st = mr_file_read_fd(fd, file, b->owned, need, &ferr);
+    close(fd);
+    if (st != MR_OK) st = gl_fail_status(d, MR_ERR_IO, path, "'uri': %s", ferr.msg);
     free(file);
+    if (st != MR_OK) return st;
     b->data = b->owned;
     return MR_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/str.h"
+#include "core/file.h"
 #include "formats/gltf_internal.h"
 
 /* Image behind textureInfo `ti` (at path): a file path, or embedded bytes
@@ -31,7 +32,16 @@ static mr_status texture_image(gl_doc *d, json_t *ti, const char *path, char **o
     int view = -1;
     if ((st = gl_str(d, im, ipath, "uri", GL_OPTIONAL, &uri)) != MR_OK) return st;
     if ((st = gl_ref(d, im, ipath, "bufferView", GL_OPTIONAL, "bufferViews", &view)) != MR_OK) return st;
-    if (uri && strncmp(uri, "data:", 5) != 0) return gl_local_path(d, ipath, uri, out_path);
+    if (uri && strncmp(uri, "data:", 5) != 0) {
+        if ((st = gl_local_path(d, ipath, uri, out_path)) != MR_OK) return st;
+        /* A link out of the model's folder, a FIFO or a device: refused
+         * here with its place, and by every reader later (core/file.h). */
+        mr_error ferr = {0};
+        if (mr_file_check_inside(d->dir, *out_path, &ferr) == MR_ERR_BAD_FILE)
+            mr_model_warn(d->model, "%s: %s: 'uri' \"%s\" refused: %s; drawn as a checker", d->name, ipath, uri,
+                          ferr.msg);
+        return MR_OK;
+    }
     const unsigned char *src = NULL;
     size_t len = 0;
     unsigned char *decoded = NULL;

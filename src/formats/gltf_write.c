@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <stb_image.h>
 #include <stb_image_write.h>
 
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/image.h"
 #include "core/path.h"
 #include "core/str.h"
 
@@ -240,7 +240,11 @@ static int texture_for(gw *g, const char *map, const unsigned char *mem, size_t 
     if (stem) json_object_set_new(img, "name", json_string(stem));
     free(stem);
     size_t len = mem_len;
-    unsigned char *file = mem ? NULL : (unsigned char *)mr_file_read(map, &len, NULL);
+    /* Read as the renderer reads it: a regular file inside the source
+     * model's folder (a link out of it is not copied into the output). */
+    char *src_dir = mem ? NULL : mr_file_model_dir(g->m->path);
+    unsigned char *file = mem ? NULL : (unsigned char *)mr_file_read_inside(src_dir, map, &len, NULL);
+    free(src_dir);
     const unsigned char *data = mem ? mem : file;
     const char *mime = data ? image_mime(data, len) : NULL;
     char *rel = mem ? NULL : mr_path_relative(g->dir, map);
@@ -253,14 +257,15 @@ static int texture_for(gw *g, const char *map, const unsigned char *mem, size_t 
     } else if (data && !mime && len <= INT32_MAX) {
         /* Not a glTF image format: decode and embed as PNG. */
         int w, h, c;
-        unsigned char *rgba = stbi_load_from_memory(data, (int)len, &w, &h, &c, 4);
+        unsigned char *rgba = NULL;
+        mr_image_decode(data, len, map, &rgba, &w, &h, &c, NULL);
         bytes png = {0};
         if (rgba && stbi_write_png_to_func(bytes_append, &png, w, h, 4, rgba, w * 4) && !png.failed) {
             json_object_set_new(img, "bufferView", json_integer(add_view(g, png.p, 1, png.n, 0)));
             json_object_set_new(img, "mimeType", json_string("image/png"));
             embedded = 1;
         }
-        stbi_image_free(rgba);
+        mr_image_free(rgba);
         free(png.p);
     }
     free(file);

@@ -2,6 +2,7 @@
 #include "formats/load.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/path.h"
 #include "formats/bvh.h"
@@ -73,6 +74,14 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
     if (out) *out = NULL;
     if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "load: no path, output or anim list");
+    /* Every source is a regular file before anything (the cache included)
+     * opens it: a FIFO or a device (../../dev/stdin) would block or never end. */
+    for (int i = -1; i < anim_count; i++) {
+        const char *p = i < 0 ? path : anims[i];
+        struct stat st;
+        if (stat(p, &st) == 0 && !S_ISREG(st.st_mode))
+            return mr_error_set(err, MR_ERR_IO, "%s: not a regular file (expected a model file)", p);
+    }
     mr_cache_session s;
     if (mr_cache_begin(&s, path, anims, anim_count, out)) return MR_OK;
     mr_status st = load_source(path, anims, anim_count, out, err);

@@ -98,7 +98,9 @@ static int read_header(anim_reader *r)
     if (md5_word(lx, "frameRate", "after numJoints")) return -1;
     if (md5_float(lx, &r->rate, "a number (frames per second)")) return -1;
     r->rate_line = lx->tok_line;
-    if (!(r->rate > 0)) return md5_fail(lx, "a frameRate above 0");
+    if (!(r->rate > 0) || !(r->rate <= 1.0 / MR_CLIP_MIN_KEY_INTERVAL))
+        return md5_fail(lx, "a frameRate above 0 and at most %g (frames at least %g s apart)",
+                        1.0 / MR_CLIP_MIN_KEY_INTERVAL, MR_CLIP_MIN_KEY_INTERVAL);
     if (md5_word(lx, "numAnimatedComponents", "after frameRate")) return -1;
     if (md5_int(lx, &r->components, "a component count")) return -1;
     if (r->components < 0) return md5_fail(lx, "numAnimatedComponents of 0 or more");

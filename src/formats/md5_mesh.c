@@ -279,6 +279,12 @@ static int set_material(mesh_reader *r, mr_mesh *mesh, int index, const char *sh
                 return out_of_memory(r);
         } else if ((mesh->material.diffuse_map = find_image(r, base))) {
             mesh->material.normal_map = find_normal_map(r, mesh->material.diffuse_map);
+            /* A link out of the model's folder: refused here with its
+             * place, and by every reader later (core/file.h). */
+            mr_error ferr = {0};
+            if (mr_file_check_inside(r->dir, mesh->material.diffuse_map, &ferr) == MR_ERR_BAD_FILE)
+                mr_model_warn(r->model, "mesh %d '%s': shader \"%s\": texture refused: %s; drawn as a checker", index,
+                              mesh->name ? mesh->name : "", shader, ferr.msg);
         } else {
             mesh->material.diffuse_map = mr_path_join(r->dir, base);
             if (!mesh->material.diffuse_map) return out_of_memory(r);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
+#include "core/path.h"
 #include "gfx/internal.h"
 
 /* Interleaved vertex as the shaders read it: influences 1-4. */
@@ -260,7 +262,7 @@ static mr_status check_mesh(const mr_model *model, const mr_mesh *mesh, int mi, 
     return MR_OK;
 }
 
-static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
+static mr_status upload_mesh(mr_renderer *r, const char *dir, const mr_mesh *mesh, gfx_mesh *out,
                              int joint_count, mr_error *err)
 {
     int nv = mesh->vertex_count;
@@ -358,8 +360,8 @@ static mr_status upload_mesh(mr_renderer *r, const mr_mesh *mesh, gfx_mesh *out,
     memcpy(out->specular, mat->specular, sizeof out->specular);
     memcpy(out->emission, mat->emission, sizeof out->emission);
     out->shininess = mat->shininess > 0 ? mat->shininess : 32.0f;
-    out->diffuse_tex = mat->diffuse_map ? gfx_texture_get(r, mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len, &out->alpha_cutout) : 0;
-    out->normal_tex = mat->normal_map ? gfx_texture_get(r, mat->normal_map, mat->normal_bytes, mat->normal_bytes_len, NULL) : 0;
+    out->diffuse_tex = mat->diffuse_map ? gfx_texture_get(r, dir, mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len, &out->alpha_cutout) : 0;
+    out->normal_tex = mat->normal_map ? gfx_texture_get(r, dir, mat->normal_map, mat->normal_bytes, mat->normal_bytes_len, NULL) : 0;
     /* A missing normal map falls back to the checker; a flat normal is the
      * better fallback there, so drop it. */
     if (out->normal_tex == r->checker_tex) out->normal_tex = 0;
@@ -466,15 +468,19 @@ mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu
     g->joint_count = model->skeleton.joint_count;
     g->meshes = mr_alloc_array((size_t)model->mesh_count, sizeof *g->meshes);
     if (!g->meshes) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+    /* Textures are read from inside the model's folder only. */
+    char *dir = mr_file_model_dir(model->path);
     for (int i = 0; i < model->mesh_count; i++) {
-        mr_status st = upload_mesh(r, &model->meshes[i], &g->meshes[i], g->joint_count, err);
+        mr_status st = upload_mesh(r, dir, &model->meshes[i], &g->meshes[i], g->joint_count, err);
         g->mesh_count = i + (st == MR_OK);
         if (st != MR_OK) {
+            free(dir);
             free_model_gl(g);
             return st;
         }
         g->triangles += model->meshes[i].index_count / 3;
     }
+    free(dir);
     compute_bounds(model, g);
     g->live = 1;
     out->id = (g->generation << SLOT_BITS) | (uint32_t)(slot + 1);

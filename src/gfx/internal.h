@@ -232,10 +232,13 @@ int gfx_model_sphere(const gfx_model *g, int cast, const mat4 *skin, const mat4 
 
 /* Texture cache (texture.c). gfx_texture_get returns the texture for path,
  * loading it (rows flipped so v = 0 is the image's bottom row) on first use;
- * an unreadable file gives the checker and one warning. With bytes != NULL
- * the image is decoded from those (an image embedded in the model) and path
- * is only its name in the cache and in warnings. */
-GLuint gfx_texture_get(mr_renderer *r, const char *path, const unsigned char *bytes, size_t len, int *cutout);
+ * an unreadable file, one outside the folder dir (the model's: real paths,
+ * mr_file_read_inside) or an image over core/image.h's limits gives the
+ * checker and one warning. With bytes != NULL the image is decoded from
+ * those (an image embedded in the model) and path is only its name in the
+ * cache and in warnings. */
+GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const unsigned char *bytes, size_t len,
+                       int *cutout);
 int gfx_textures_init(mr_renderer *r);
 void gfx_textures_free(mr_renderer *r);
 

@@ -1,4 +1,4 @@
-/* texture.c — image textures cached by path (stb_image), and the magenta
+/* texture.c — image textures cached by path (core/image.h), and the magenta
  * checker drawn in place of any texture that cannot be read.
  *
  * Mesh uvs follow OpenGL's convention ((0,0) = the image's bottom-left), and
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <stb_image.h>
-
+#include "core/file.h"
+#include "core/image.h"
 #include "core/str.h"
 #include "gfx/internal.h"
 
@@ -63,7 +63,8 @@ void gfx_textures_free(mr_renderer *r)
     r->checker_tex = 0;
 }
 
-GLuint gfx_texture_get(mr_renderer *r, const char *path, const unsigned char *bytes, size_t len, int *cutout)
+GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const unsigned char *bytes, size_t len,
+                       int *cutout)
 {
     if (cutout) *cutout = 0;
     for (size_t i = 0; i < r->textures.count; i++)
@@ -78,20 +79,20 @@ GLuint gfx_texture_get(mr_renderer *r, const char *path, const unsigned char *by
     GLint max_size = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
     uint8_t *img = NULL;
-    /* The header first: a file claiming a giant image is refused before
-     * anything is allocated for it. */
-    int too_big = bytes && len > (size_t)INT_MAX;
-    if (too_big)
-        gfx_warn(r, "texture '%s' is %zu bytes, more than stb_image reads; drawing a checker instead", path, len);
-    else if (bytes ? stbi_info_from_memory(bytes, (int)len, &w, &h, &comp) && (w > max_size || h > max_size)
-                   : stbi_info(path, &w, &h, &comp) && (w > max_size || h > max_size))
+    /* The file through core/file (a regular file inside the model's
+     * folder), then the header: a file claiming a giant image, or a JPEG of
+     * thousands of scans, is refused before anything is decoded. */
+    mr_error err = {0};
+    char *file = bytes ? NULL : mr_file_read_inside(dir, path, &len, &err);
+    const unsigned char *data = bytes ? bytes : (const unsigned char *)file;
+    if (!data)
+        gfx_warn(r, "texture '%s' cannot be read (%s); drawing a checker instead", path, err.msg);
+    else if (mr_image_info(data, len, path, &w, &h, &comp, &err) == MR_OK && (w > max_size || h > max_size))
         gfx_warn(r, "texture '%s' is %dx%d, larger than this GL allows (%d); drawing a checker "
                  "instead", path, w, h, max_size);
-    else if (!(img = bytes ? stbi_load_from_memory(bytes, (int)len, &w, &h, &comp, 4) : stbi_load(path, &w, &h, &comp, 4))) {
-        const char *why = stbi_failure_reason();
-        gfx_warn(r, "texture '%s' cannot be read (%s); drawing a checker instead", path,
-                 why ? why : "unknown reason");
-    }
+    else if (err.status != MR_OK || mr_image_decode(data, len, path, &img, &w, &h, &comp, &err) != MR_OK)
+        gfx_warn(r, "texture '%s' refused (%s); drawing a checker instead", path, err.msg);
+    free(file);
     if (!img) {
         t.tex = r->checker_tex;
     } else {
@@ -111,7 +112,7 @@ GLuint gfx_texture_get(mr_renderer *r, const char *path, const unsigned char *by
             t.cutout = transparent > 0;
         }
         t.tex = make_texture(img, w, h, 1);
-        stbi_image_free(img);
+        mr_image_free(img);
     }
     if (t.path && GFX_RESERVE(r->textures, r->textures.count + 1) == 0)
         r->textures.data[r->textures.count++] = t;

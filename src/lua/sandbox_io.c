@@ -28,6 +28,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "core/file.h"
 #include "core/path.h"
 
 #define MAX_OPEN_FILES 64
@@ -122,7 +123,7 @@ static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, const 
         return NULL;
     }
     char *root = realpath(s->write_dir, NULL);
-    if (!root && mkdir(s->write_dir, 0777) == 0) root = realpath(s->write_dir, NULL);   /* the run's own folder */
+    if (!root && mr_file_mkdirs(s->write_dir, NULL) == MR_OK) root = realpath(s->write_dir, NULL);   /* the run's own */
     if (!root) {
         *why = "the output folder does not exist and cannot be made";
         return NULL;

@@ -16,6 +16,7 @@
 #include <lualib.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/str.h"
 #include "lua/pattern.h"
 
@@ -120,26 +121,18 @@ static int search_lua(lua_State *L)
     for (int i = 0; i < 2; i++) {
         if (!s->desc.search_dirs[i] || !find_module(L, s->desc.search_dirs[i], name)) continue;
         const char *path = lua_tostring(L, -1);
-        const char *why = "it vanished";
         char *real = realpath(path, NULL);
-        int fd = real ? mr_sandbox_open_regular(real, O_RDONLY, &why) : -1;
+        mr_error err = {0};
+        size_t len = 0;
+        char *src = real ? mr_file_read(real, &len, &err) : NULL;   /* a regular file only */
         free(real);
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        ssize_t got = 0;
-        if (fd >= 0) {
-            char chunk[8192];
-            while ((got = read(fd, chunk, sizeof chunk)) > 0) luaL_addlstring(&b, chunk, (size_t)got);
-            close(fd);
-        }
-        luaL_pushresult(&b);
-        if (fd < 0 || got < 0)
+        if (!src)
             return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
-                              why ? why : "read failed");
-        size_t len;
-        const char *src = lua_tolstring(L, -1, &len);
+                              err.msg[0] ? err.msg : "it vanished");
         lua_pushfstring(L, "@%s", path);
-        if (luaL_loadbufferx(L, src, len, lua_tostring(L, -1), "t") != LUA_OK)
+        int st = luaL_loadbufferx(L, src, len, lua_tostring(L, -1), "t");
+        free(src);
+        if (st != LUA_OK)
             return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, path,
                               lua_tostring(L, -1));
         record_required(s, path);

@@ -13,6 +13,9 @@ zero tangents), a STEP translation on B and a morph weights channel.
 
 hard.glb: the same document as a .glb with one BIN chunk.
 
+tiny_times.gltf: hard.gltf with key times 0 and 1e-44 s (an infinite key
+rate once crashed sampling); the loader merges the second key into the first.
+
 bad/*: one malformed file per refusal the issue lists.
 """
 import base64
@@ -134,6 +137,9 @@ def main():
     write_gltf("hard.gltf", doc, blobs)
     with open("hard.glb", "wb") as f:
         f.write(glb_bytes(doc, blobs))
+    tiny = list(blobs)
+    tiny[7] = f32(0, 1e-44)
+    write_gltf("tiny_times.gltf", doc, tiny)
     os.makedirs("bad", exist_ok=True)
     tri = f32(0, 0, 0, 1, 0, 0, 0, 1, 0)
     bad = {}

@@ -1,0 +1,174 @@
+/* test_image.c — core/image: the limits checked before any image is
+ * decoded (dimensions, JPEG scans), and core/file's reads of what a model
+ * names (regular files only, real paths inside the model's folder). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+#include "core/file.h"
+#include "core/image.h"
+#include "core/path.h"
+#include "test.h"
+
+static size_t put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8); p[3] = (unsigned char)v;
+    return 4;
+}
+
+typedef struct buf { unsigned char *p; size_t n; } buf;
+static void append(void *ctx, void *data, int size)
+{
+    buf *b = ctx;
+    unsigned char *np = realloc(b->p, b->n + (size_t)size);
+    if (!np) return;
+    memcpy(np + b->n, data, (size_t)size);
+    b->p = np;
+    b->n += (size_t)size;
+}
+
+/* A PNG of w x h RGB pixels, all black (stb_image_write's encoder). */
+static unsigned char *png_of(int w, int h, size_t *len)
+{
+    unsigned char *px = calloc((size_t)w * (size_t)h, 3);
+    buf b = {0};
+    if (px) stbi_write_png_to_func(append, &b, w, h, 3, px, w * 3);
+    free(px);
+    *len = b.n;
+    return b.p;
+}
+
+/* A progressive 8x8 grey JPEG header followed by `scans` scans. */
+static unsigned char *jpeg_of(int scans, size_t *len)
+{
+    static const unsigned char sof[] = {0xFF, 0xC2, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, 0};
+    static const unsigned char sos[] = {0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0,
+                                        0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56};  /* FF00 and RST0 inside */
+    unsigned char *p = malloc(4 + sizeof sof + (size_t)scans * sizeof sos);
+    size_t o = 0;
+    p[o++] = 0xFF; p[o++] = 0xD8;
+    memcpy(p + o, sof, sizeof sof); o += sizeof sof;
+    for (int i = 0; i < scans; i++) { memcpy(p + o, sos, sizeof sos); o += sizeof sos; }
+    p[o++] = 0xFF; p[o++] = 0xD9;
+    *len = o;
+    return p;
+}
+
+TEST(image_decode_reads_a_small_png)
+{
+    size_t len;
+    unsigned char *png = png_of(3, 2, &len);
+    unsigned char *px = NULL;
+    int w, h, c;
+    mr_error err = {0};
+    CHECK_MSG(mr_image_decode(png, len, "small.png", &px, &w, &h, &c, &err) == MR_OK, "%s", err.msg);
+    CHECK(px && w == 3 && h == 2 && c == 3);
+    if (px) CHECK(px[3] == 255 && px[0] == 0);
+    mr_image_free(px);
+    free(png);
+}
+
+/* 9000 x 9000 is under GL's 16384 per side, so only the pixel budget
+ * stops a 243 MB decode (the header is enough to know). */
+TEST(image_info_refuses_more_than_64_mpixel)
+{
+    unsigned char hdr[33];
+    size_t len;
+    unsigned char *png = png_of(1, 1, &len);
+    memcpy(hdr, png, 33);
+    free(png);
+    put32(hdr + 16, 9000); put32(hdr + 20, 9000);   /* the IHDR's size (stb_image reads no CRC) */
+    mr_error err = {0};
+    unsigned char *px = (unsigned char *)"x";
+    int w, h, c;
+    CHECK(mr_image_decode(hdr, sizeof hdr, "giant.png", &px, &w, &h, &c, &err) == MR_ERR_LIMIT);
+    CHECK(px == NULL);
+    CHECK_STR_CONTAINS(err.msg, "giant.png: 9000x9000 pixels, more than 64 Mpixel");
+    put32(hdr + 16, 20000); put32(hdr + 20, 1);
+    CHECK(mr_image_info(hdr, sizeof hdr, "wide.png", &w, &h, &c, &err) == MR_ERR_LIMIT);
+    CHECK_STR_CONTAINS(err.msg, "wide.png: 20000x1 pixels (expected 1 to 16384 per side");
+}
+
+TEST(image_jpeg_scans_are_counted_and_bounded)
+{
+    size_t len;
+    unsigned char *j = jpeg_of(3, &len);
+    CHECK(mr_image_jpeg_scans(j, len) == 3);   /* FF00 and RST0 do not end a scan */
+    mr_error err = {0};
+    CHECK(mr_image_info(j, len, "three.jpg", NULL, NULL, NULL, &err) == MR_OK);
+    free(j);
+    j = jpeg_of(MR_IMAGE_MAX_JPEG_SCANS + 1, &len);
+    CHECK(mr_image_jpeg_scans(j, len) == MR_IMAGE_MAX_JPEG_SCANS + 1);
+    CHECK(mr_image_info(j, len, "many.jpg", NULL, NULL, NULL, &err) == MR_ERR_LIMIT);
+    CHECK_STR_CONTAINS(err.msg, "many.jpg: a JPEG of 65 scans, more than 64");
+    free(j);
+    CHECK(mr_image_jpeg_scans((const unsigned char *)"\x89PNG", 4) == -1);
+}
+
+static char tmpdir[64];
+
+TEST(file_read_refuses_fifos_and_folders_at_once)
+{
+    char *fifo = mr_path_join(tmpdir, "f.png");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    mr_error err = {0};
+    size_t len;
+    CHECK(mr_file_read(fifo, &len, &err) == NULL);   /* the old fopen blocked here */
+    CHECK_STR_CONTAINS(err.msg, "not a regular file (a FIFO)");
+    CHECK(mr_file_read(tmpdir, &len, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "not a regular file");
+    CHECK(mr_file_read("/dev/null", &len, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "(a device)");
+    CHECK(mr_file_check_inside(tmpdir, fifo, &err) == MR_ERR_BAD_FILE);
+    unlink(fifo);
+    free(fifo);
+}
+
+TEST(file_read_inside_resolves_links_before_the_folder_check)
+{
+    char *model_dir = mr_path_join(tmpdir, "model");
+    char *in = mr_path_join(model_dir, "in.bin"), *leak = mr_path_join(model_dir, "leak.bin");
+    char *sub = mr_path_join(model_dir, "sub"), *up = mr_path_join(model_dir, "sub/../in.bin");
+    char *outside = mr_path_join(tmpdir, "secret.bin");
+    mr_error err = {0};
+    CHECK(mr_file_mkdirs(sub, &err) == MR_OK);
+    CHECK(mr_file_write(in, "inside", 6, &err) == MR_OK);
+    CHECK(mr_file_write(outside, "secret", 6, &err) == MR_OK);
+    CHECK(symlink(outside, leak) == 0);
+    size_t len = 0;
+    char *got = mr_file_read_inside(model_dir, in, &len, &err);
+    CHECK(got && len == 6 && !strcmp(got, "inside"));
+    free(got);
+    got = mr_file_read_inside(model_dir, up, &len, &err);   /* '..' that stays inside */
+    CHECK(got != NULL);
+    free(got);
+    CHECK(mr_file_read_inside(model_dir, leak, &len, &err) == NULL);
+    CHECK(err.status == MR_ERR_BAD_FILE);
+    CHECK_STR_CONTAINS(err.msg, "outside the model's folder");
+    CHECK(mr_file_check_inside(model_dir, leak, &err) == MR_ERR_BAD_FILE);
+    CHECK(mr_file_check_inside(model_dir, in, &err) == MR_OK);
+    /* A model made in code (no folder) reads where its paths point. */
+    got = mr_file_read_inside(NULL, leak, &len, &err);
+    CHECK(got && !strcmp(got, "secret"));
+    free(got);
+    CHECK(mr_file_same(in, up) && !mr_file_same(in, outside) && mr_file_same(leak, outside));
+    unlink(leak); unlink(in); unlink(outside); rmdir(sub); rmdir(model_dir);
+    free(model_dir); free(in); free(leak); free(sub); free(up); free(outside);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/marrow_test_image.XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    RUN(image_decode_reads_a_small_png);
+    RUN(image_info_refuses_more_than_64_mpixel);
+    RUN(image_jpeg_scans_are_counted_and_bounded);
+    RUN(file_read_refuses_fifos_and_folders_at_once);
+    RUN(file_read_inside_resolves_links_before_the_folder_check);
+    rmdir(tmpdir);
+    return test_summary("image");
+}
