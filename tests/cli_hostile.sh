@@ -129,4 +129,28 @@ else fail "the source is untouched"; fi
 expect_exit "convert into a folder that does not exist creates it" 0 $MARROW convert "$TMP/a.glb" "$TMP/new/deeper/b.gltf"
 [ -s "$TMP/new/deeper/b.gltf" ] && pass "... and writes OUT there" || fail "... and writes OUT there"
 
+# An anim written beside OUT never overwrites an input anim either.
+mkdir -p "$TMP/md5"; cp models/mannequin.md5mesh models/run.md5anim "$TMP/md5/"; cp "$TMP/md5/run.md5anim" "$TMP/run.orig"
+expect_exit "convert whose clip file would be an input anim is refused" 2 \
+    $MARROW convert "$TMP/md5/mannequin.md5mesh" "$TMP/md5/run.md5anim" "$TMP/md5/copy.md5mesh"
+cmp -s "$TMP/md5/run.md5anim" "$TMP/run.orig" && [ ! -e "$TMP/md5/copy.md5mesh" ] \
+    && pass "... the anim is untouched and nothing is written" || fail "... the anim is untouched and nothing is written"
+
+# Writers refuse what marrow's readers would refuse, exit 3, nothing written.
+{ printf 'HIERARCHY\nROOT '; head -c 5242880 /dev/zero | tr '\0' J
+  printf '\n{\n  OFFSET 0 0 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n'
+  printf 'MOTION\nFrames: 2\nFrame Time: 0.033\n0 0 0\n10 0 0\n'; } >"$TMP/longname.bvh"
+for ext in md5mesh dae glb; do
+    expect_exit "convert of a 5 MB joint name to .$ext is refused (exit 3)" 3 $MARROW convert "$TMP/longname.bvh" "$TMP/long.$ext"
+    expect_match "... naming the joint and the limit" "$ERR" 'not written: the name of joint 0 is 5242880 bytes, longer than the 4096'
+    [ ! -e "$TMP/long.$ext" ] && pass "... and nothing is written" || fail "... and nothing is written"
+done
+# 3e38 metres is a float; in MD5's inches it is inf.
+awk 'f == 0 && /"translation"/ { print; getline; print "    0,"; getline; print "    3e38,"; f = 1; next } { print }' \
+    tests/data/gltf/tiny_times.gltf >"$TMP/huge.gltf"
+expect_exit "convert whose unit change overflows to inf is refused (exit 3)" 3 $MARROW convert "$TMP/huge.gltf" "$TMP/huge.md5mesh"
+expect_match "... naming the joint" "$ERR" "not written: the rest pose of joint 0 'A' is not a finite number"
+[ ! -e "$TMP/huge.md5mesh" ] && [ ! -e "$TMP/wave.md5anim" ] && pass "... and no mesh or anim is written" \
+    || fail "... and no mesh or anim is written"
+
 summary

@@ -27,6 +27,7 @@
 #include "core/str.h"
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
+#include "formats/write_check.h"
 #include "formats/md5.h"
 
 static const char convert_help[] =
@@ -137,32 +138,56 @@ static void copy_textures(mr_model *m, const char *out_dir, int redirect)
     free(src_dir);
 }
 
-static int write_md5(mr_model *m, const char *out)
+/* The .md5anim written beside OUT for clip i (a new string): clip names may
+ * hold characters a file name cannot. */
+static char *anim_path(const char *dir, const mr_clip *clip)
+{
+    char *name = mr_str_fmt("%s.md5anim", clip->name);
+    for (char *c = name; c && *c; c++)
+        if (*c == '/' || *c == '\\' || *c == ':' || (unsigned char)*c < 32) *c = '_';
+    char *path = name ? mr_path_join(dir, name) : NULL;
+    free(name);
+    return path;
+}
+
+/* inputs (n of them, NULL entries skipped) are never overwritten: not by
+ * OUT (checked by the caller) and not by an anim written beside it. */
+static int write_md5(mr_model *m, const char *out, char *const *inputs, int n)
 {
     mr_error err = {0};
     mr_axes md5_frame = {MR_UP_Z, 0.0254f};
+    char *dir = mr_path_dirname(out);
+    if (!dir) return MR_EXIT_FAILED;
+    for (int i = 0; i < m->clip_count; i++) {
+        char *path = anim_path(dir, m->clips[i]);
+        for (int k = 0; path && k < n; k++)
+            if (inputs[k] && mr_file_same(inputs[k], path)) {
+                int code = mr_cli_usage_error("convert", "clip '%s' would be written to '%s', which is the input "
+                                              "'%s' (expected OUT in another folder)", m->clips[i]->name, path,
+                                              inputs[k]);
+                free(path);
+                free(dir);
+                return code;
+            }
+        free(path);
+    }
     if (mr_axes_convert_model(m, md5_frame, &err) != MR_OK ||
-        mr_md5_write_mesh(m, out, &err) != MR_OK) {
+        mr_md5_write_mesh(m, out, &err) != MR_OK) {   /* checks the clips too: nothing half-written */
         fprintf(stderr, "marrow convert: %s\n", err.msg);
-        return MR_EXIT_FAILED;
+        free(dir);
+        return err.status == MR_ERR_BAD_FILE ? MR_EXIT_BAD_INPUT : MR_EXIT_FAILED;
     }
     printf("wrote %s\n", out);
-    char *dir = mr_path_dirname(out);
-    int code = dir ? MR_EXIT_OK : MR_EXIT_FAILED;
-    if (dir) copy_textures(m, dir, 0);
+    int code = MR_EXIT_OK;
+    copy_textures(m, dir, 0);
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {
-        /* Clip names may hold characters a file name cannot. */
-        char *name = mr_str_fmt("%s.md5anim", m->clips[i]->name);
-        for (char *c = name; c && *c; c++)
-            if (*c == '/' || *c == '\\' || *c == ':' || (unsigned char)*c < 32) *c = '_';
-        char *path = name ? mr_path_join(dir, name) : NULL;
+        char *path = anim_path(dir, m->clips[i]);
         if (!path || mr_md5_write_anim(m, m->clips[i], path, &err) != MR_OK) {
             fprintf(stderr, "marrow convert: %s\n", path ? err.msg : "out of memory");
             code = MR_EXIT_FAILED;
         } else {
             printf("wrote %s (clip %s)\n", path, m->clips[i]->name);
         }
-        free(name);
         free(path);
     }
     free(dir);
@@ -178,7 +203,7 @@ static int write_gltf(mr_model *m, const char *out)
     mr_axes gltf_frame = {MR_UP_Y, 1.0f};
     if (mr_axes_convert_model(m, gltf_frame, &err) != MR_OK || mr_gltf_write(m, out, &err) != MR_OK) {
         fprintf(stderr, "marrow convert: %s\n", err.msg);
-        return MR_EXIT_FAILED;
+        return err.status == MR_ERR_BAD_FILE ? MR_EXIT_BAD_INPUT : MR_EXIT_FAILED;
     }
     printf("wrote %s (%d joints, %d meshes, %d clips)\n", out, m->skeleton.joint_count, m->mesh_count, m->clip_count);
     return MR_EXIT_OK;
@@ -252,11 +277,11 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     if (to_dae) {
         mr_error err = {0};
         char *dir = mr_path_dirname(out);
-        if (dir) copy_textures(m, dir, 1);
+        if (mr_write_check_model(m, out, &err) == MR_OK && dir) copy_textures(m, dir, 1);   /* not for a refusal */
         free(dir);
-        if (mr_collada_write(m, out, &err) != MR_OK) {
+        if (err.status != MR_OK || mr_collada_write(m, out, &err) != MR_OK) {
             fprintf(stderr, "marrow convert: %s\n", err.msg);
-            code = MR_EXIT_FAILED;
+            code = err.status == MR_ERR_BAD_FILE ? MR_EXIT_BAD_INPUT : MR_EXIT_FAILED;
         } else {
             printf("wrote %s (%d joints, %d meshes, %d clips)\n", out, m->skeleton.joint_count,
                    m->mesh_count, m->clip_count);
@@ -264,7 +289,8 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     } else if (to_gltf) {
         code = write_gltf(m, out);
     } else {
-        code = write_md5(m, out);
+        argv[argc - 1] = (char *)retarget;   /* the inputs: IN, ANIMs, TARGET */
+        code = write_md5(m, out, argv + 1, argc - 1);
     }
     mr_model_destroy(m);
     return code;

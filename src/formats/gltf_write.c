@@ -5,6 +5,7 @@
  * order they are built (nodes, skin, meshes, animations), then the two
  * containers. Everything is built in memory first and written at the end.
  */
+#include "formats/write_check.h"
 #include "formats/gltf_write.h"
 
 #include <math.h>
@@ -668,6 +669,8 @@ static mr_status check_model(const mr_model *m, const char *path, mr_error *err)
 
 mr_status mr_gltf_write(const mr_model *model, const char *path, mr_error *err)
 {
+    mr_status checked = mr_write_check_model(model, path, err);   /* every reader takes it back */
+    if (checked != MR_OK) return checked;
     if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: nothing to write");
     char ext[8];
     mr_path_ext(path, ext, sizeof ext);

@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/quat.h"
+#include "formats/write_check.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
 
@@ -289,6 +290,8 @@ static int meshes_fit(const mr_model *model, int joints)
 
 mr_status mr_md5_write_mesh(const mr_model *model, const char *path, mr_error *err)
 {
+    mr_status checked = mr_write_check_model(model, path, err);   /* every reader takes it back */
+    if (checked != MR_OK) return checked;
     if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "md5: no model or path");
     const mr_skeleton *sk = &model->skeleton;
     int joints = sk->joint_count > 0 ? sk->joint_count : 1;   /* MD5 needs a joint: "origin" */
@@ -485,6 +488,8 @@ mr_status mr_md5_write_anim(const mr_model *model, const mr_clip *clip, const ch
 {
     if (!model || !clip || !path)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "md5: no model, clip or path");
+    mr_status checked = mr_write_check_clip(model, clip, path, err);   /* every reader takes it back */
+    if (checked != MR_OK) return checked;
     const mr_skeleton *sk = &model->skeleton;
     if (sk->joint_count < 1 || clip->joint_count != sk->joint_count)
         return mr_error_set(err, MR_ERR_JOINT_COUNT,

@@ -88,9 +88,10 @@ static void *watch_loop(void *arg)
                 double cpu = cpu_of(w->cpu), deadline = atomic_load(&w->deadline);
                 if (cpu > deadline) poke = 1;
                 if (cpu > deadline + w->grace) end_stuck_call(w, " inside a call that could not be interrupted");
-                if (now - w->armed_at > w->wall_limit)
-                    end_stuck_call(w, " (blocked: its wall-clock limit passed)");
             }
+            /* Wall time runs on while paused (a model loading), with a minute more. */
+            if (now - w->armed_at > w->wall_limit + (atomic_load(&w->paused) ? 60.0 : 0.0))
+                end_stuck_call(w, " (blocked: its wall-clock limit passed)");
             if (poke) pthread_kill(w->thread, POKE_SIGNAL);
         }
         pthread_mutex_unlock(&lock);
@@ -128,6 +129,11 @@ static int start_thread(void)
 int mr_lua_watchdog_arm(mr_lua_watch *w)
 {
     pthread_mutex_lock(&lock);
+    for (mr_lua_watch *o = atomic_load(&current); o; o = o->outer)
+        if (o == w) {                  /* armed already: a watch is never its own outer */
+            pthread_mutex_unlock(&lock);
+            return 0;
+        }
     int rc = start_thread();
     w->thread = pthread_self();
     if (pthread_getcpuclockid(w->thread, &w->cpu) != 0) w->cpu = CLOCK_THREAD_CPUTIME_ID;
@@ -142,6 +148,9 @@ int mr_lua_watchdog_arm(mr_lua_watch *w)
 void mr_lua_watchdog_disarm(mr_lua_watch *w)
 {
     pthread_mutex_lock(&lock);
-    if (atomic_load(&current) == w) atomic_store(&current, w->outer);
+    if (atomic_load(&current) == w) {
+        atomic_store(&current, w->outer);
+        w->outer = NULL;
+    }
     pthread_mutex_unlock(&lock);
 }
