@@ -489,6 +489,35 @@ TEST(corrupt_and_giant_textures_fall_back_to_the_checker)
     mr_model_destroy(m);
 }
 
+TEST(textures_together_stay_within_the_renderers_pixel_budget)
+{
+    /* Each texture is within core/image.h's limits; together they may not
+     * pass desc.max_texture_pixels (here 100: one 8x8 image fits, two do not). */
+    mr_renderer *r2 = NULL;
+    mr_error err = {0};
+    CHECK(mr_renderer_create(&(mr_renderer_desc){.width = 64, .height = 64, .quiet = 1, .max_texture_pixels = 100},
+                             &r2, &err) == MR_OK);
+    if (!r2) return;
+    mr_model *m = palette_model(2);
+    m->meshes[0].material.diffuse_map = mr_str_dup("models/mannequin_body.png");
+    mr_frame_stats before, after;
+    mr_renderer_stats(r2, &before);
+    mr_gpu_model a, b;
+    CHECK(mr_renderer_upload_model(r2, m, &a, &err) == MR_OK);
+    mr_renderer_stats(r2, &after);
+    CHECK_MSG(after.warnings == before.warnings, "%d warnings for the first 8x8 texture",
+              after.warnings - before.warnings);
+    free(m->meshes[0].material.diffuse_map);
+    m->meshes[0].material.diffuse_map = mr_str_dup("models/mannequin_shoes.png");
+    CHECK(mr_renderer_upload_model(r2, m, &b, &err) == MR_OK);
+    mr_renderer_stats(r2, &after);
+    CHECK_MSG(after.warnings == before.warnings + 1, "%d warnings for the second", after.warnings - before.warnings);
+    mr_renderer_release_model(r2, a);
+    mr_renderer_release_model(r2, b);
+    mr_model_destroy(m);
+    mr_renderer_destroy(r2);
+}
+
 TEST(texture_rows_follow_the_uv_convention)
 {
     /* head.png: orange top half, green bottom half; the head sphere's v runs
@@ -1690,6 +1719,7 @@ int main(void)
     RUN(upload_refuses_out_of_range_joints_and_indices);
     RUN(released_handles_go_stale);
     RUN(corrupt_and_giant_textures_fall_back_to_the_checker);
+    RUN(textures_together_stay_within_the_renderers_pixel_budget);
     RUN(texture_rows_follow_the_uv_convention);
     RUN(read_pixels_puts_the_top_row_first);
     RUN(skeleton_overlay_and_wireframe_change_the_picture);

@@ -94,6 +94,8 @@ typedef struct gfx_text_vertex {
 
 typedef struct gfx_texture {
     char *path;
+    char *dir;               /* the model folder it was read from ("" for none): a path is
+                              * cached per folder, so each model's folder check holds */
     GLuint tex;
     int cutout;
 } gfx_texture;
@@ -183,6 +185,7 @@ struct mr_renderer {
 
     /* texture cache and fallbacks */
     GFX_ARRAY(gfx_texture) textures;
+    size_t texture_pixels;   /* decoded texels of all textures, within MR_RENDERER_MAX_TEXTURE_PIXELS */
     GLuint checker_tex;
 
     /* frame recording */

@@ -109,6 +109,11 @@ typedef struct mr_renderer mr_renderer;
 typedef struct mr_gpu_model { uint32_t id; } mr_gpu_model;
 
 /* Renderer settings; zero fields take the default in brackets. */
+/* Decoded texels all of a renderer's textures may hold: 256 Mpixel, 1 GiB of
+ * RGBA8 (core/image.h bounds each texture; many files, or one file naming
+ * many images, could still decode to far more). */
+#define MR_RENDERER_MAX_TEXTURE_PIXELS ((size_t)256 << 20)
+
 typedef struct mr_renderer_desc {
     int width, height;        /* offscreen frame size in pixels [960x540] */
     int samples;              /* MSAA samples [1: none]; > 1 multisamples the frame
@@ -131,6 +136,9 @@ typedef struct mr_renderer_desc {
     int no_prepass;           /* 1: no depth pre-pass (mr_frame_stats.prepass_triangles:
                                * the same picture but where two surfaces of a
                                * model tie in depth; slower; for checking) */
+    size_t max_texture_pixels;  /* texels all textures together may decode to
+                               * [MR_RENDERER_MAX_TEXTURE_PIXELS]; past it a texture
+                               * is drawn as the checker, with a warning */
 } mr_renderer_desc;
 
 /* A directional light. */

@@ -56,25 +56,34 @@ void gfx_textures_free(mr_renderer *r)
         gfx_texture *t = &r->textures.data[i];
         if (t->tex != r->checker_tex) glDeleteTextures(1, &t->tex);
         free(t->path);
+        free(t->dir);
     }
     free(r->textures.data);
     memset(&r->textures, 0, sizeof r->textures);
+    r->texture_pixels = 0;
     if (r->checker_tex) glDeleteTextures(1, &r->checker_tex);
     r->checker_tex = 0;
+}
+
+static size_t texture_budget(const mr_renderer *r)
+{
+    return r->desc.max_texture_pixels ? r->desc.max_texture_pixels : MR_RENDERER_MAX_TEXTURE_PIXELS;
 }
 
 GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const unsigned char *bytes, size_t len,
                        int *cutout)
 {
     if (cutout) *cutout = 0;
+    const char *folder = dir ? dir : "";
     for (size_t i = 0; i < r->textures.count; i++)
-        if (strcmp(r->textures.data[i].path, path) == 0) {
+        if (strcmp(r->textures.data[i].path, path) == 0 && strcmp(r->textures.data[i].dir, folder) == 0) {
             if (cutout) *cutout = r->textures.data[i].cutout;
             return r->textures.data[i].tex;
         }
 
     gfx_texture t = {0};
     t.path = mr_str_dup(path);
+    t.dir = mr_str_dup(folder);
     int w = 0, h = 0, comp = 0;
     GLint max_size = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
@@ -90,6 +99,9 @@ GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const 
     else if (mr_image_info(data, len, path, &w, &h, &comp, &err) == MR_OK && (w > max_size || h > max_size))
         gfx_warn(r, "texture '%s' is %dx%d, larger than this GL allows (%d); drawing a checker "
                  "instead", path, w, h, max_size);
+    else if (err.status == MR_OK && (size_t)w * (size_t)h > texture_budget(r) - r->texture_pixels)
+        gfx_warn(r, "texture '%s' (%dx%d) would pass the %zu Mpixel all textures may decode to; drawing a "
+                 "checker instead", path, w, h, texture_budget(r) >> 20);
     else if (err.status != MR_OK || mr_image_decode(data, len, path, &img, &w, &h, &comp, &err) != MR_OK)
         gfx_warn(r, "texture '%s' refused (%s); drawing a checker instead", path, err.msg);
     free(file);
@@ -112,12 +124,15 @@ GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const 
             t.cutout = transparent > 0;
         }
         t.tex = make_texture(img, w, h, 1);
+        r->texture_pixels += (size_t)w * (size_t)h;
         mr_image_free(img);
     }
-    if (t.path && GFX_RESERVE(r->textures, r->textures.count + 1) == 0)
+    if (t.path && t.dir && GFX_RESERVE(r->textures, r->textures.count + 1) == 0) {
         r->textures.data[r->textures.count++] = t;
-    else
+    } else {
         free(t.path);  /* not cached: at worst loaded again */
+        free(t.dir);
+    }
     if (cutout) *cutout = t.cutout;
     return t.tex;
 }
