@@ -190,7 +190,7 @@ models: marrow $(MAKE_MANNEQUIN)
 # marrow.so: libmarrow built again with -fPIC (never with the sanitizers: a
 # plain lua5.4 loads it) into build/pic, linked without liblua (the
 # interpreter provides the Lua API) and exporting only luaopen_marrow
-# (src/lua/module.c).
+# (src/module/marrow_so.c, whose host is src/lua/module.c).
 VERSION    := $(shell sed -n 's/^\#define MR_VERSION "\(.*\)"/\1/p' src/core/version.h)
 PIC_BUILD  := build/pic
 PIC_CFLAGS := $(filter-out $(SANFLAGS),$(CFLAGS)) -fPIC
@@ -204,11 +204,11 @@ $(PIC_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC    $@"
 	@$(CC) $(PIC_CFLAGS) -MMD -MP -c $< -o $@
-$(PIC_BUILD)/src/formats/cache.o: PIC_CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
-$(PIC_BUILD)/src/formats/cache.o: $(LOADER_SRC)
+$(PIC_BUILD)/src/formats/cache_write.o: PIC_CFLAGS += -DMR_LOADER_HASH=$(LOADER_HASH)u
+$(PIC_BUILD)/src/formats/cache_write.o: $(LOADER_SRC)
 $(PIC_BUILD)/libmarrow.a: $(PIC_OBJ)
 	$(archive)
-$(MODULE): $(PIC_BUILD)/src/lua/module.o $(PIC_BUILD)/libmarrow.a
+$(MODULE): $(PIC_BUILD)/src/module/marrow_so.o $(PIC_BUILD)/libmarrow.a
 	@echo "  LINK  $@"
 	@printf '{ global: luaopen_marrow; local: *; };\n' > $(PIC_BUILD)/marrow.map
 	@$(CC) -shared -Wl,--version-script=$(PIC_BUILD)/marrow.map -Wl,--as-needed -o $@ $^ $(MODULE_LIBS)

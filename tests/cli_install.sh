@@ -144,6 +144,27 @@ if command -v lua5.4 >/dev/null 2>&1; then
     (cd "$TMP" && "$BIN" run --headless "$TMP/pose.lua" --frames 1) >"$TMP/run.out" 2>/dev/null
     if cmp -s "$TMP/lua.out" "$TMP/run.out"; then pass "lua5.4 and marrow run print the same lines and errors"
     else fail "lua5.4 and marrow run print the same lines and errors" "$(diff "$TMP/run.out" "$TMP/lua.out" | head -n 6)"; fi
+    # Offscreen rendering: drawing is recorded, marrow.render() draws it and
+    # writes the screenshots asked for (a headless EGL context made on first use).
+    cat >"$TMP/render.lua" <<LUA
+local m = require "marrow"
+local man = assert(m.model("$MODEL"))
+m.camera{target = {0, 0.9, 0}, distance = 3}
+m.draw(man)
+print(m.screenshot("shots/man.png"))
+m.render()
+print(pcall(m.render))
+LUA
+    (cd "$TMP" && LUA_CPATH="$P/lib/lua/5.4/?.so" lua5.4 "$TMP/render.lua") >"$TMP/render.out" 2>&1; rc=$?
+    if [ $rc -eq 0 ] && [ "$(head -c 4 "$TMP/shots/man.png" | od -An -c | tr -d ' ')" = "211PNG" ] \
+        && grep -q '^true$' "$TMP/render.out"; then
+        pass "lua5.4: marrow.render() writes the screenshot it was asked for ($(wc -c <"$TMP/shots/man.png") bytes)"
+    else
+        fail "lua5.4: marrow.render() writes the screenshot it was asked for" "exit $rc: $(tail -n 3 "$TMP/render.out")"
+    fi
+    printf 'local m = require "marrow"\nfunction draw() print(pcall(m.render)) end\n' >"$TMP/render_run.lua"
+    "$BIN" run --headless "$TMP/render_run.lua" --frames 1 2>/dev/null | grep -q 'marrow run renders after each draw' \
+        && pass "marrow.render inside marrow run says it is for plain Lua" || fail "marrow.render inside marrow run"
 else
     fail "lua5.4 is installed (scripts/install-deps.sh lists it)"
 fi

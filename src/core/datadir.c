@@ -1,7 +1,9 @@
 /* datadir.c — finding marrow's shaders/, scripts/ and models/ from the
  * executable's location (see datadir.h). */
+#define _GNU_SOURCE                    /* dladdr */
 #include "core/datadir.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Checkout layouts first, then the installed one (PREFIX/bin -> PREFIX/share/marrow). */
-static const char *const candidates[] = {"/../..", "/../../..", "/..", "", "/../share/marrow"};
+/* Checkout layouts first, then the installed ones (PREFIX/bin ->
+ * PREFIX/share/marrow; the Lua module PREFIX/lib/lua/5.4/marrow.so, likewise). */
+static const char *const candidates[] = {"/../..", "/../../..", "/..", "", "/../share/marrow",
+                                         "/../../../share/marrow"};
 
 static int qualifies(const char *root)
 {
@@ -45,13 +49,21 @@ int mr_datadir_for_exe(const char *exe, char *out, size_t size)
 static char root[PATH_MAX];
 static pthread_once_t root_once = PTHREAD_ONCE_INIT;
 
+/* The program's executable, then the file this code was loaded from: in a
+ * plain lua5.4 that did require "marrow", marrow.so (its folder says where
+ * the data is; lua5.4's own says nothing). */
 static void find_root(void)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = '\0';
-    mr_datadir_for_exe(exe, root, sizeof root);
+    if (n > 0) {
+        exe[n] = '\0';
+        if (mr_datadir_for_exe(exe, root, sizeof root)) return;
+    }
+    Dl_info info;
+    char real[PATH_MAX];
+    if (dladdr((void *)find_root, &info) && info.dli_fname && realpath(info.dli_fname, real))
+        mr_datadir_for_exe(real, root, sizeof root);
 }
 
 const char *mr_datadir_root(void)

@@ -9,6 +9,9 @@
  *              EXE/../../..  build/release/tests/test_x, build/fuzz/fuzz/x
  *              EXE/..  EXE   a program one level down, or beside the tree
  *   installed: EXE/../share/marrow   PREFIX/bin/marrow (make install, the .deb)
+ *              EXE/../../../share/marrow  PREFIX/lib/lua/5.4/marrow.so (the Lua module)
+ * (EXE is the running program, or for the Lua module in a plain lua5.4,
+ * the marrow.so it loaded.)
  *
  * A candidate qualifies when it holds shaders/model.vert and a scripts/
  * folder. Callers keep their own environment overrides (MARROW_SHADERS,

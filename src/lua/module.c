@@ -1,9 +1,11 @@
-/* module.c — the marrow C module for a plain Lua 5.4 (`lua5.4`, LuaRocks),
- * and how every binding finds its host in either kind of state.
+/* module.c — the host of the marrow C module for a plain Lua 5.4
+ * (`lua5.4`, LuaRocks), and how every binding finds its host in either kind
+ * of state.
  *
  *   LUA_CPATH='build/pic/?.so;;' lua5.4 -e 'local m = require "marrow"'
  *
- * luaopen_marrow (the one symbol marrow.so exports) makes a host context
+ * luaopen_marrow (src/module/marrow_so.c, the one symbol marrow.so
+ * exports) calls mr_lua_module_open, which makes a host context
  * (mr_lua_ctx, script.h) that never starts a script, so it has no sandbox:
  * no memory cap, no time budget, no restricted standard library, paths
  * relative to the working directory. Its address lives in a full userdata
@@ -12,8 +14,9 @@
  * closes. The sentinel is made before any marrow userdata, so it is
  * finalised after all of them. The module table is the one `marrow run`
  * preloads (mr_lua_open_marrow): the same functions, the same errors.
- * Nothing draws (no renderer is attached): drawing calls are checked and
- * dropped, marrow.screenshot raises "no renderer in this run".
+ * Drawing calls are recorded; marrow.render() hands them to the render
+ * function luaopen_marrow gave (an offscreen EGL renderer made on first
+ * use, outside src/lua since it needs src/platform).
  *
  * Bindings reach their host only through mr_lua_host_of and the other
  * mr_lua_host_* functions (wrap.h), never through
@@ -21,8 +24,13 @@
  * sandbox; in a state with the sentinel, the module's context.
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "core/file.h"
+#include "core/path.h"
 #include "core/version.h"
+#include "lua/draw.h"
 #include "lua/script.h"
 #include "lua/wrap.h"
 
@@ -34,7 +42,7 @@ static const char host_key;        /* registry[&host_key] = the sentinel */
 static mr_lua_ctx *module_ctx(lua_State *L)
 {
     mr_lua_ctx *ctx = NULL;
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &host_key) == LUA_TUSERDATA) ctx = *(mr_lua_ctx **)lua_touserdata(L, -1);
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &host_key) == LUA_TUSERDATA) ctx = ((mr_lua_module *)lua_touserdata(L, -1))->ctx;
     lua_pop(L, 1);
     return ctx;
 }
@@ -67,6 +75,9 @@ int mr_lua_host_write_path(lua_State *L, const char *path)
 {
     if (!module_ctx(L)) return mr_sandbox_push_write_path(L, path);
     lua_pushstring(L, path);           /* plain Lua's io is not confined either */
+    char *dir = mr_path_dirname(path);
+    if (dir) mr_file_mkdirs(dir, NULL);
+    free(dir);
     return 1;
 }
 
@@ -78,17 +89,27 @@ size_t mr_lua_host_heap(lua_State *L)
 
 static int release_host(lua_State *L)
 {
-    mr_lua_ctx **box = luaL_checkudata(L, 1, SENTINEL);
-    mr_lua_ctx_destroy(*box);
-    *box = NULL;
+    mr_lua_module *box = luaL_checkudata(L, 1, SENTINEL);
+    mr_lua_ctx_destroy(box->ctx);      /* with the GL context (if any) still current */
+    box->ctx = NULL;
+    if (box->release) box->release(box);
+    box->release = NULL;
     return 0;
 }
 
-int luaopen_marrow(lua_State *L)
+mr_lua_module *mr_lua_module_of(lua_State *L)
+{
+    mr_lua_module *box = NULL;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &host_key) == LUA_TUSERDATA) box = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return box;
+}
+
+int mr_lua_module_open(lua_State *L, int (*render)(lua_State *L), void (*release)(mr_lua_module *m))
 {
     if (!module_ctx(L)) {
-        mr_lua_ctx **box = lua_newuserdatauv(L, sizeof *box, 0);
-        *box = NULL;                   /* released state first, then the context */
+        mr_lua_module *box = lua_newuserdatauv(L, sizeof *box, 0);
+        memset(box, 0, sizeof *box);   /* released state first, then the context */
         luaL_newmetatable(L, SENTINEL);
         lua_pushcfunction(L, release_host);
         lua_setfield(L, -2, "__gc");
@@ -96,8 +117,12 @@ int luaopen_marrow(lua_State *L)
         lua_setfield(L, -2, "__metatable");
         lua_setmetatable(L, -2);
         mr_lua_desc desc = {.script = "(lua)", .headless = 1, .scripts_dir = ".", .quiet = 1};
-        if (mr_lua_ctx_create(&desc, box) != MR_OK) return luaL_error(L, "marrow: no memory for its context");
-        mr_lua_host_of_ctx(*box)->memory_limit = 0;   /* a program of one's own: no --memory */
+        if (mr_lua_ctx_create(&desc, &box->ctx) != MR_OK) return luaL_error(L, "marrow: no memory for its context");
+        mr_lua_host *h = mr_lua_host_of_ctx(box->ctx);
+        h->memory_limit = 0;           /* a program of one's own: no --memory */
+        h->render_self = render;
+        box->release = release;
+        mr_lua_draw_attach(box->ctx, NULL);   /* drawing is recorded until marrow.render() has a renderer */
         lua_rawsetp(L, LUA_REGISTRYINDEX, &host_key);
     }
     lua_pushcfunction(L, mr_lua_open_marrow);

@@ -108,9 +108,9 @@ void mr_sandbox_resume(lua_State *L, double token);
 void mr_sandbox_allow_read(lua_State *L, const char *path);
 
 /* Where a script may write path (io.open's rules: under write_dir, a
- * relative path taken under it, the folder real and existing): pushes the
- * path to write and returns 1, or pushes "path: why" and returns 0. A
- * trusted state writes anywhere (the path is pushed as given). */
+ * relative path taken under it; missing folders inside write_dir are made):
+ * pushes the path to write and returns 1, or pushes "path: why" and returns
+ * 0. A trusted state writes anywhere (the path is pushed as given). */
 int mr_sandbox_push_write_path(lua_State *L, const char *path);
 
 /* Makes the metatables of host types registered since the state was made

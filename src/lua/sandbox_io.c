@@ -30,6 +30,7 @@
 
 #include "core/file.h"
 #include "core/path.h"
+#include "core/str.h"
 
 #define MAX_OPEN_FILES 64
 #define WRITE_QUOTA ((lua_Integer)1 << 30)    /* bytes a state may write: 1 GiB */
@@ -116,7 +117,27 @@ static char *resolve_read(lua_State *L, mr_sandbox *s, const char *path, const c
 
 /* The path to write for path (its folder's real path + its name), or NULL
  * with *why set. */
-static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, const char **why)
+/* With make_dirs, the missing folders of dir are made when the deepest one
+ * that exists lies inside root (so nothing is made elsewhere). */
+static void make_dirs_inside(const char *dir, const char *root)
+{
+    char *have = mr_str_dup(dir);
+    while (have && !file_exists(have)) {
+        char *up = mr_path_dirname(have);
+        if (!up || !strcmp(up, have)) {
+            free(up);
+            break;
+        }
+        free(have);
+        have = up;
+    }
+    char *real = have ? realpath(have, NULL) : NULL;
+    if (real && mr_sandbox_path_inside(real, root)) mr_file_mkdirs(dir, NULL);
+    free(real);
+    free(have);
+}
+
+static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, int make_dirs, const char **why)
 {
     if (!s->write_dir) {
         *why = "this script may not write files (no output folder)";
@@ -135,6 +156,7 @@ static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, const 
     }
     char *dir = mr_path_dirname(full);
     const char *name = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
+    if (dir && make_dirs) make_dirs_inside(dir, root);
     char *real_dir = dir ? realpath(dir, NULL) : NULL;
     char *out = NULL;
     if (!real_dir)
@@ -159,11 +181,15 @@ int mr_sandbox_push_write_path(lua_State *L, const char *path)
     mr_sandbox *s = mr_sandbox_of(L);
     const char *why = NULL;
     int top = lua_gettop(L);
-    if (s->desc.trust) {
-        lua_pushstring(L, path);
+    if (s->desc.trust) {               /* anywhere; relative to the output folder as untrusted */
+        if (path[0] != '/' && s->write_dir) lua_pushfstring(L, "%s/%s", s->write_dir, path);
+        else lua_pushstring(L, path);
+        char *dir = mr_path_dirname(lua_tostring(L, -1));
+        if (dir) mr_file_mkdirs(dir, NULL);
+        free(dir);
         return 1;
     }
-    char *out = resolve_write(L, s, path, &why);
+    char *out = resolve_write(L, s, path, 1, &why);
     lua_settop(L, top);
     if (!out) {
         lua_pushfstring(L, "%s: %s", path, why);
@@ -206,7 +232,7 @@ static int push_opened(lua_State *L, const char *path, const char *mode)
     const char *why = NULL;
     if (counter(L, OPEN_COUNT) >= MAX_OPEN_FILES)
         why = "too many files open at once (close some: a script may have 64)";
-    char *real = why ? NULL : writing ? resolve_write(L, s, path, &why) : resolve_read(L, s, path, &why);
+    char *real = why ? NULL : writing ? resolve_write(L, s, path, 0, &why) : resolve_read(L, s, path, &why);
     int fd = real ? mr_sandbox_open_regular(real, flags, &why) : -1;
     free(real);
     lua_settop(L, top);

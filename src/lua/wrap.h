@@ -122,6 +122,7 @@ typedef struct mr_lua_host {
     const char *resolve_dirs[2];  /* where relative model paths are looked for after the
                               * cwd: the script's folder, marrow's root (owned by the context) */
     char model_error[256];   /* the message of the last marrow.model that returned nil */
+    int (*render_self)(lua_State *L);   /* the C module's marrow.render(), or NULL */
     const mr_lua_draw_hooks *draw;  /* NULL: no renderer, drawing calls are dropped */
     void *draw_user;
 } mr_lua_host;
@@ -324,7 +325,20 @@ const char *mr_lua_script(const mr_lua_ctx *ctx);
  * table at -1 and registers its metatables) ---------------------------------- */
 
 int mr_lua_open_marrow(lua_State *L);   /* the module table (preloaded by script.c) */
-int luaopen_marrow(lua_State *L);       /* module.c: the C module's entry for plain Lua */
+
+/* The C module for plain Lua (module.c): the sentinel that owns its context
+ * and what the entry (src/module/marrow_so.c) keeps beside it. */
+typedef struct mr_lua_module {
+    mr_lua_ctx *ctx;
+    void (*release)(struct mr_lua_module *m);   /* after the context is destroyed */
+    void *win, *renderer;                       /* the entry's offscreen renderer, or NULL */
+    int tried;                                  /* the entry tried to make it */
+} mr_lua_module;
+/* Pushes the marrow table for a plain Lua, making the module's context on
+ * the first call; render is what marrow.render() calls (NULL: it raises). */
+int mr_lua_module_open(lua_State *L, int (*render)(lua_State *L), void (*release)(mr_lua_module *m));
+/* The module's sentinel in L, or NULL in a state of marrow run. */
+mr_lua_module *mr_lua_module_of(lua_State *L);
 void mr_lua_open_math(lua_State *L);
 void mr_lua_open_model(lua_State *L);
 void mr_lua_open_skeleton(lua_State *L);

@@ -22,7 +22,11 @@
  *   marrow.line(a, b [, colour [, overlay]])  marrow.point(p [, colour [, size]])
  *   marrow.text(x, y, s [, colour])           pixels, top-left origin
  *   marrow.screenshot(path) -> path           written when the frame is done;
- *       relative paths are under --out (headless) or the working directory
+ *       where io may write (sandbox.h): relative paths under --out (headless
+ *       default: the working directory; a window without --out: beside the
+ *       script), missing folders made
+ *   marrow.render()                           the C module only: renders what
+ *       was drawn since the last render, writes the screenshots asked for
  *   marrow.console(show)                      show or hide the on-screen
  *       console of printed lines: shown by default in a window, hidden by
  *       default headless (screenshots and regression shots stay clean;
@@ -232,29 +236,16 @@ static int l_console(lua_State *L)
     return 0;
 }
 
-/* Creates the directories above path. */
-static void make_parents(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-}
 
 static int l_screenshot(lua_State *L)
 {
     mr_lua_host *h = mr_lua_host_of(L);
     const char *path = mr_lua_check_string(L, 1);
     mr_lua_arg_check(L, path[0] != '\0', 1, "empty path");
-    if (path[0] != '/' && h->out_dir) lua_pushfstring(L, "%s/%s", h->out_dir, path);
-    else lua_pushstring(L, path);
-    /* Fail here, at the script's line, when the file cannot be written. */
+    /* Where the script may write (the sandbox's rules: under --out, missing
+     * folders made); fail here, at the script's line, when it cannot. */
+    if (!mr_lua_host_write_path(L, path)) return mr_lua_raise(L, "cannot write %s", lua_tostring(L, -1));
     const char *full = lua_tostring(L, -1);
-    make_parents(full);
     const char *slash = strrchr(full, '/');
     lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
@@ -266,13 +257,24 @@ static int l_screenshot(lua_State *L)
     return 1;
 }
 
+/* marrow.render(): a plain Lua program (the C module) renders what it drew
+ * since the last render and writes the screenshots it asked for. */
+static int l_render(lua_State *L)
+{
+    mr_lua_host *h = mr_lua_host_of(L);
+    if (!h->render_self)
+        return mr_lua_raise(L, "marrow run renders after each draw() by itself; marrow.render is for a plain "
+                               "Lua program that did require \"marrow\"");
+    return h->render_self(L);
+}
+
 void mr_lua_open_draw(lua_State *L)
 {
     static const luaL_Reg funcs[] = {
         {"draw", l_draw},     {"draw_skeleton", l_draw_skeleton},
         {"camera", l_camera}, {"light", l_light}, {"scene", l_scene},
         {"line", l_line},     {"point", l_point}, {"text", l_text},
-        {"screenshot", l_screenshot}, {"console", l_console},
+        {"screenshot", l_screenshot}, {"console", l_console}, {"render", l_render},
         {NULL, NULL},
     };
     mr_lua_setfuncs(L, "marrow.", funcs);
