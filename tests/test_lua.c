@@ -4,17 +4,22 @@
  * the bindings on a hand-built model. Lua-level binding tests on the
  * mannequin live in tests/lua/ (run by tests/cli_lua.sh). */
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <lauxlib.h>
 
 #include "anim_fixture.h"
 #include "lua/draw.h"
 #include "lua/frame.h"
 #include "lua/scene.h"
 #include "lua/script.h"
+#include "lua/wrap.h"
 #include "platform/watch.h"
 #include "test.h"
 
@@ -318,6 +323,75 @@ TEST(stack_overflow_is_a_lua_error)
     mr_lua_ctx_destroy(ctx);
 }
 
+/* A C function that never returns and calls nothing: the count hook never
+ * runs and a poke cannot stop it; only the watchdog's exit can. */
+static int spin_forever(lua_State *L)
+{
+    (void)L;
+    for (volatile unsigned long i = 0;; i++) {
+    }
+    return 0;
+}
+
+TEST(watchdog_ends_a_call_stuck_in_c_with_exit_4)
+{
+    char log[300];
+    snprintf(log, sizeof log, "%s/watchdog.err", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(log, "w", stderr)) _exit(99);
+        mr_lua_ctx *ctx = make_ctx("spin.lua", "function update() spin() end\n", 0.2, 0);
+        if (mr_lua_start(ctx, NULL) != MR_OK) _exit(98);
+        lua_register(mr_lua_current_state(ctx), "spin", spin_forever);
+        mr_lua_update(ctx, 0.1, NULL);
+        _exit(97);                     /* never reached: the call does not return */
+    }
+    int status = 0, waited = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0 && waited < 600) {   /* a hang guard, not a timing check */
+        usleep(100000);
+        waited++;
+    }
+    if (waited >= 600) kill(pid, SIGKILL), waitpid(pid, &status, 0);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 4, "status %d", status);
+    FILE *f = fopen(log, "r");
+    char text[1000] = "";
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    CHECK_STR_CONTAINS(text, "spin.lua: update() ran past its time budget of 0.2 s");
+    CHECK_STR_CONTAINS(text, "could not be interrupted");
+}
+
+TEST(a_coroutine_the_budget_stopped_never_runs_its_close_handlers)
+{
+    /* Stopped from the hook, the coroutine keeps hooks off; closing it in a
+     * later frame must not run its looping __close (it would never end). */
+    mr_lua_ctx *ctx = make_ctx("co.lua",
+        "local co\n"
+        "function update()\n"
+        "  if not co then\n"
+        "    co = coroutine.create(function()\n"
+        "      local x <close> = setmetatable({}, {__close = function() while true do end end})\n"
+        "      while true do end\n"
+        "    end)\n"
+        "    print(coroutine.resume(co))\n"
+        "  else\n"
+        "    print(coroutine.close(co))\n"
+        "  end\n"
+        "end\n", 0.2, 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_ERR_LIMIT);
+    double t0 = cpu_s();
+    CHECK(mr_lua_update(ctx, 0.1, NULL) == MR_OK);
+    CHECK(cpu_s() - t0 < 1.0);
+    CHECK(strncmp(last_line(ctx), "false", 5) == 0);
+    CHECK_STR_CONTAINS(last_line(ctx), "the coroutine was stopped by the time budget");
+    mr_lua_ctx_destroy(ctx);
+}
+
 TEST(callback_error_fills_err_and_keeps_the_whole_message_for_the_panel)
 {
     mr_lua_ctx *ctx = make_ctx("long.lua",
@@ -506,10 +580,8 @@ TEST(bindings_on_the_chain_fixture)
 
 TEST(draw_render_screenshot_without_renderer_fills_err)
 {
-    char script[512];
-    snprintf(script, sizeof script, "function draw() require('marrow').screenshot('%s') end\n",
-             path_of("never.png"));
-    mr_lua_ctx *ctx = make_ctx("shot.lua", script, 1, 0);
+    /* A relative path: where the script may write (the working directory). */
+    mr_lua_ctx *ctx = make_ctx("shot.lua", "function draw() require('marrow').screenshot('never.png') end\n", 1, 0);
     mr_lua_draw_attach(ctx, NULL);           /* record without a renderer */
     CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     mr_error e = {0};
@@ -633,6 +705,8 @@ int main(void)
     RUN(bindings_on_the_chain_fixture);
     RUN(draw_render_screenshot_without_renderer_fills_err);
     RUN(headless_is_deterministic);
+    RUN(watchdog_ends_a_call_stuck_in_c_with_exit_4);
+    RUN(a_coroutine_the_budget_stopped_never_runs_its_close_handlers);
     RUN(quit_and_os_exit_end_the_run_cleanly);
     RUN(bad_corpus_input_callbacks_fail_cleanly);
     RUN(watcher_inotify_sees_writes_and_rename_over);

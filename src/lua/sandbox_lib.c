@@ -350,7 +350,7 @@ static int l_close(lua_State *L)
 {
     luaL_argexpected(L, lua_type(L, 1) == LUA_TTHREAD, 1, "coroutine");
     if (killed(L, 1)) {
-        luaL_pushfail(L);
+        lua_pushboolean(L, 0);         /* as Lua's close says of a coroutine that failed */
         lua_pushliteral(L, "the coroutine was stopped by the time budget; its to-be-closed variables are not closed");
         return 2;
     }
