@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 char *mr_str_ndup(const char *s, size_t n)
 {
     if (!s) return NULL;
@@ -70,4 +72,17 @@ int mr_str_closest(const char *name, const char *const *names, int count, int ma
         }
     }
     return best;
+}
+
+int mr_str_list_add_unique(char ***items, int *count, int *cap, const char *s)
+{
+    for (int i = 0; i < *count; i++)
+        if (!strcmp((*items)[i], s)) return 0;
+    size_t c = (size_t)*cap;
+    if (mr_alloc_reserve((void **)items, &c, (size_t)*count + 1, sizeof(char *))) return -1;
+    *cap = (int)c;
+    char *copy = mr_str_dup(s);
+    if (!copy) return -1;
+    (*items)[(*count)++] = copy;
+    return 0;
 }

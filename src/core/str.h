@@ -20,4 +20,9 @@ int mr_str_distance(const char *a, const char *b);
  * none is. NULL entries are skipped. */
 int mr_str_closest(const char *name, const char *const *names, int count, int max_distance);
 
+/* Appends a copy of s to the growable list (*items: *count strings in
+ * *cap slots, each owned) unless it holds s already. Returns 0, or -1 when
+ * out of memory (the list is unchanged). */
+int mr_str_list_add_unique(char ***items, int *count, int *cap, const char *s);
+
 #endif

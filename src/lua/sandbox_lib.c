@@ -15,7 +15,6 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "core/alloc.h"
 #include "core/file.h"
 #include "core/str.h"
 #include "lua/pattern.h"
@@ -72,14 +71,7 @@ static int l_time(lua_State *L)
 
 static void record_required(mr_sandbox *s, const char *path)
 {
-    for (int i = 0; i < s->required_count; i++)
-        if (!strcmp(s->required[i], path)) return;
-    size_t cap = (size_t)s->required_cap;
-    if (mr_alloc_reserve((void **)&s->required, &cap, (size_t)s->required_count + 1, sizeof(char *)))
-        return;
-    s->required_cap = (int)cap;
-    char *copy = mr_str_dup(path);
-    if (copy) s->required[s->required_count++] = copy;
+    mr_str_list_add_unique(&s->required, &s->required_count, &s->required_cap, path);   /* best effort */
 }
 
 /* The file for module name in dir (dir/a/b.lua or dir/a/b/init.lua for
@@ -505,6 +497,14 @@ static void copy_fields(lua_State *L, int src, const char *const *names)
     }
 }
 
+/* Pushes a new table with the named fields of library lib of the table at old. */
+static void push_lib(lua_State *L, int old, const char *lib, const char *const *names)
+{
+    lua_getfield(L, old, lib);
+    copy_fields(L, -1, names);
+    lua_remove(L, -2);
+}
+
 /* t[name] = closure(f, upvalue t[name]) for the table on top. */
 static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
 {
@@ -568,9 +568,7 @@ static void open_restricted(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, "marrow.builtin_load");
     lua_pop(L, 1);
 
-    lua_getfield(L, old, LUA_STRLIBNAME);
-    copy_fields(L, -1, string_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_STRLIBNAME, string_fns);
     set_fn(L, "rep", s_rep);
     mr_lua_pattern_install(L, lua_gettop(L), mr_sandbox_tick);
     /* s:find(...) goes through the string metatable's __index. */
@@ -581,18 +579,14 @@ static void open_restricted(lua_State *L)
     lua_pop(L, 2);
     publish(L, env, LUA_STRLIBNAME);
 
-    lua_getfield(L, old, LUA_TABLIBNAME);
-    copy_fields(L, -1, table_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_TABLIBNAME, table_fns);
     set_fn(L, "move", t_move);
     set_fn(L, "insert", t_insert);
     set_fn(L, "remove", t_remove);
     wrap_field(L, "sort", t_sort);
     publish(L, env, LUA_TABLIBNAME);
 
-    lua_getfield(L, old, LUA_COLIBNAME);
-    copy_fields(L, -1, co_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_COLIBNAME, co_fns);
     wrap_field(L, "resume", l_resume);
     wrap_field(L, "close", l_close);
     lua_getfield(L, -1, "resume");
@@ -600,19 +594,13 @@ static void open_restricted(lua_State *L)
     lua_setfield(L, -2, "wrap");
     publish(L, env, LUA_COLIBNAME);
 
-    lua_getfield(L, old, LUA_OSLIBNAME);
-    copy_fields(L, -1, os_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_OSLIBNAME, os_fns);
     publish(L, env, LUA_OSLIBNAME);
 
-    lua_getfield(L, old, LUA_MATHLIBNAME);
-    copy_fields(L, -1, math_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_MATHLIBNAME, math_fns);
     publish(L, env, LUA_MATHLIBNAME);
 
-    lua_getfield(L, old, LUA_UTF8LIBNAME);
-    copy_fields(L, -1, utf8_fns);
-    lua_remove(L, -2);
+    push_lib(L, old, LUA_UTF8LIBNAME, utf8_fns);
     publish(L, env, LUA_UTF8LIBNAME);
 
     lua_newtable(L);

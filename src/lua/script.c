@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
 #include "core/datadir.h"
 #include "core/path.h"
 #include "core/str.h"
@@ -370,14 +369,7 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
 
 static void watched_add(mr_lua_ctx *ctx, const char *path)
 {
-    for (int i = 0; i < ctx->watched_count; i++)
-        if (!strcmp(ctx->watched[i], path)) return;
-    size_t cap = (size_t)ctx->watched_cap;
-    if (mr_alloc_reserve((void **)&ctx->watched, &cap, (size_t)ctx->watched_count + 1, sizeof(char *)))
-        return;
-    ctx->watched_cap = (int)cap;
-    char *copy = mr_str_dup(path);
-    if (copy) ctx->watched[ctx->watched_count++] = copy;
+    mr_str_list_add_unique(&ctx->watched, &ctx->watched_count, &ctx->watched_cap, path);   /* best effort */
 }
 
 static void watched_add_required(mr_lua_ctx *ctx, const mr_lua_state *s)
