@@ -42,10 +42,13 @@ static unsigned char *png_of(int w, int h, size_t *len)
     return b.p;
 }
 
-/* A progressive 8x8 grey JPEG header followed by `scans` scans. */
+/* A progressive 8x8 grey JPEG header, one DC Huffman table (one code), then
+ * `scans` DC scans. */
 static unsigned char *jpeg_of(int scans, size_t *len)
 {
-    static const unsigned char sof[] = {0xFF, 0xC2, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, 0};
+    static const unsigned char sof[] = {0xFF, 0xC2, 0, 11, 8, 0, 8, 0, 8, 1, 1, 0x11, 0,
+                                        0xFF, 0xC4, 0, 20, 0x00, 1, 0, 0, 0, 0, 0, 0, 0,
+                                        0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const unsigned char sos[] = {0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 0x3F, 0,
                                         0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD0, 0x56};  /* FF00 and RST0 inside */
     unsigned char *p = malloc(4 + sizeof sof + (size_t)scans * sizeof sos);
@@ -56,6 +59,34 @@ static unsigned char *jpeg_of(int scans, size_t *len)
     p[o++] = 0xFF; p[o++] = 0xD9;
     *len = o;
     return p;
+}
+
+/* stb_image 2.27 overruns its arrays on a table of more than 256 codes and
+ * reads a table no DHT defined from memory it never set (an assertion, or
+ * whatever an earlier decode left): both are refused before it runs. */
+TEST(jpeg_huffman_tables_stb_cannot_take_are_refused)
+{
+    size_t len;
+    unsigned char *ok = jpeg_of(1, &len);
+    mr_error err = {0};
+    CHECK(mr_image_info(ok, len, "ok.jpg", NULL, NULL, NULL, &err) == MR_OK);
+    unsigned char *undefined = malloc(len);
+    memcpy(undefined, ok, len);
+    undefined[2 + 13 + 4] = 0x01;          /* the table defines DC 1; the scan uses DC 0 */
+    CHECK(mr_image_info(undefined, len, "undef.jpg", NULL, NULL, NULL, &err) == MR_ERR_BAD_FILE);
+    CHECK_STR_CONTAINS(err.msg, "undef.jpg: a JPEG Huffman table");
+    unsigned char *overfull = malloc(len);
+    memcpy(overfull, ok, len);
+    overfull[2 + 13 + 5] = 3;               /* three codes of length 1 */
+    CHECK(mr_image_info(overfull, len, "over.jpg", NULL, NULL, NULL, &err) == MR_ERR_BAD_FILE);
+    unsigned char *category = malloc(len);
+    memcpy(category, ok, len);
+    category[2 + 13 + 21] = 200;            /* a DC category of 200 */
+    CHECK(mr_image_info(category, len, "cat.jpg", NULL, NULL, NULL, &err) == MR_ERR_BAD_FILE);
+    free(ok);
+    free(undefined);
+    free(overfull);
+    free(category);
 }
 
 TEST(image_decode_reads_a_small_png)
@@ -165,6 +196,7 @@ int main(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/marrow_test_image.XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     RUN(image_decode_reads_a_small_png);
+    RUN(jpeg_huffman_tables_stb_cannot_take_are_refused);
     RUN(image_info_refuses_more_than_64_mpixel);
     RUN(image_jpeg_scans_are_counted_and_bounded);
     RUN(file_read_refuses_fifos_and_folders_at_once);

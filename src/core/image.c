@@ -6,8 +6,60 @@
 
 #include <stb_image.h>
 
-int mr_image_jpeg_scans(const unsigned char *b, size_t len)
+/* A DHT segment's tables (payload p, n bytes) as stb_image 2.27 needs them
+ * to stay in bounds: at most 256 codes a table (it overruns its arrays
+ * past that), code lengths that a canonical Huffman code can have, and DC
+ * categories of at most 15 (a larger one trips its assertions). 0 when a
+ * table breaks one of these. */
+static int dht_valid(const unsigned char *p, size_t n, unsigned char defined[2][4])
 {
+    size_t i = 0;
+    while (i < n) {
+        if (i + 17 > n || (p[i] >> 4) > 1 || (p[i] & 15) > 3) return 0;
+        int dc = (p[i] >> 4) == 0;
+        defined[!dc][p[i] & 3] = 1;
+        unsigned count = 0, code = 0;
+        for (int j = 0; j < 16; j++) {
+            count += p[i + 1 + j];
+            code = (code + p[i + 1 + j]);
+            if (code > (1u << (j + 1))) return 0;   /* more codes of this length than there are */
+            code <<= 1;
+        }
+        if (count > 256 || i + 17 + count > n) return 0;
+        for (unsigned k = 0; dc && k < count; k++)
+            if (p[i + 17 + k] > 15) return 0;
+        i += 17 + count;
+    }
+    return 1;
+}
+
+/* Whether an SOS segment (payload p, n bytes) uses only Huffman tables a DHT
+ * defined before it: stb_image 2.27 reads an undefined table from memory
+ * it never set (whatever an earlier decode left there). A progressive DC
+ * scan uses DC tables only (none when it refines), an AC scan AC tables
+ * only; a baseline scan both. */
+static int sos_tables_defined(const unsigned char *p, size_t n, int progressive, unsigned char defined[2][4])
+{
+    if (n < 1) return 0;
+    size_t ns = p[0];
+    if (n < 1 + 2 * ns + 3) return 0;
+    int ss = p[1 + 2 * ns], ah = p[3 + 2 * ns] >> 4;
+    int need_dc = !progressive || (ss == 0 && ah == 0), need_ac = !progressive || ss > 0;
+    for (size_t c = 0; c < ns; c++) {
+        int td = p[2 + 2 * c] >> 4, ta = p[2 + 2 * c] & 15;
+        if (need_dc && (td > 3 || !defined[0][td])) return 0;
+        if (need_ac && (ta > 3 || !defined[1][ta])) return 0;
+    }
+    return 1;
+}
+
+/* Walks a JPEG's marker segments: the scan count, and in *bad_tables
+ * whether its Huffman tables are ones stb_image cannot decode safely. */
+static int jpeg_walk(const unsigned char *b, size_t len, int *bad_tables)
+{
+    *bad_tables = 0;
+    unsigned char defined[2][4] = {{0}};
+    int progressive = 0;
     if (len < 4 || b[0] != 0xFF || b[1] != 0xD8) return -1;
     int scans = 0;
     size_t i = 2;
@@ -22,6 +74,10 @@ int mr_image_jpeg_scans(const unsigned char *b, size_t len)
         if (i + 2 > len) break;
         size_t seg = (size_t)b[i] << 8 | b[i + 1];
         if (seg < 2) return scans;
+        size_t have = (i + seg <= len ? seg : len - i) - 2;   /* the payload present */
+        if (m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE) progressive = 1;
+        if (m == 0xC4 && !dht_valid(b + i + 2, have, defined)) *bad_tables = 1;
+        if (m == 0xDA && !sos_tables_defined(b + i + 2, have, progressive, defined)) *bad_tables = 1;
         i += seg;
         if (m != 0xDA) continue;
         /* SOS: the entropy-coded data runs to the next marker that is
@@ -34,6 +90,12 @@ int mr_image_jpeg_scans(const unsigned char *b, size_t len)
         }
     }
     return scans;
+}
+
+int mr_image_jpeg_scans(const unsigned char *b, size_t len)
+{
+    int bad;
+    return jpeg_walk(b, len, &bad);
 }
 
 mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
@@ -57,7 +119,11 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if ((int64_t)iw * ih > MR_IMAGE_MAX_PIXELS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %dx%d pixels, more than %d Mpixel (MR_IMAGE_MAX_PIXELS)", name,
                             iw, ih, MR_IMAGE_MAX_PIXELS >> 20);
-    int scans = mr_image_jpeg_scans(bytes, len);
+    int bad_tables = 0, scans = jpeg_walk(bytes, len, &bad_tables);
+    if (bad_tables)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
+                            "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
+                            "uses a table no DHT defined", name);
     if (scans > MR_IMAGE_MAX_JPEG_SCANS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
                             name, scans, MR_IMAGE_MAX_JPEG_SCANS);
