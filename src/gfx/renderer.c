@@ -12,7 +12,7 @@
 #include "core/str.h"
 #include "gfx/internal.h"
 #include "gfx/shader.h"
-#include "platform/heap.h"
+#include "core/heap.h"
 
 enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 

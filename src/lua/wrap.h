@@ -7,7 +7,8 @@
  *
  * Files and the one direction calls run (a file only uses files below it;
  * tests/cli_lua.sh checks that a wrap file exports nothing but its opener,
- * so none can call another, and `nm -u` on the objects shows the rest):
+ * so none can call another; tests/cli_layering.sh that the four bottom
+ * files include nothing above them, and `nm -u` on the objects shows the rest):
  *
  *   script.c          the lifecycle of a running script (script.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
@@ -46,6 +47,7 @@
 #include "lua/cache.h"
 #include "lua/console.h"
 #include "lua/sandbox.h"
+#include "lua/script.h"
 
 /* Metatable names (also the type names in error messages). */
 #define MR_LUA_VEC3 "vec3"

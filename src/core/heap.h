@@ -1,6 +1,6 @@
 /* heap.h — the process's allocator policy. */
-#ifndef MR_PLATFORM_HEAP_H
-#define MR_PLATFORM_HEAP_H
+#ifndef MR_CORE_HEAP_H
+#define MR_CORE_HEAP_H
 
 /* Keeps freed memory in the process for reuse (glibc: large blocks come
  * from the heap below 32 MB instead of fresh mappings, and the heap is not
