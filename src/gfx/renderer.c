@@ -232,7 +232,7 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
         mr_renderer_destroy(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: OpenGL error 0x%x while creating the renderer", e);
+        return mr_error_set(err, MR_ERR_GL, "gfx: OpenGL error 0x%x while creating the renderer", e);
     }
     *out = r;
     return MR_OK;
@@ -1057,7 +1057,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glBindVertexArray(0);
     glUseProgram(0);
     GLenum e = glGetError();
-    return e == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+    return e == GL_NO_ERROR ? MR_OK : MR_ERR_GL;
 }
 
 /* --- output -------------------------------------------------------------- */
@@ -1091,7 +1091,7 @@ mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size)
             memcpy(b + off, tmp, n);
         }
     }
-    return glGetError() == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+    return glGetError() == GL_NO_ERROR ? MR_OK : MR_ERR_GL;
 }
 
 mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err)

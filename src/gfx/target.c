@@ -100,7 +100,7 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d %d-sample framebuffer: %s", width, height,
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d %d-sample framebuffer: %s", width, height,
                             samples, fbo_status_name(st));
     }
 
@@ -126,7 +126,7 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve, sky or backdrop framebuffer: %s", width,
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d resolve, sky or backdrop framebuffer: %s", width,
                             height, fbo_status_name(st));
     }
     r->width = width;
@@ -173,7 +173,7 @@ mr_status gfx_shadow_create(mr_renderer *r, mr_error *err)
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_shadow_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d shadow map: %s", size, size, fbo_status_name(st));
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d shadow map: %s", size, size, fbo_status_name(st));
     }
     r->shadow_size = size;
     return MR_OK;
