@@ -21,7 +21,7 @@
 #include "cli/view.h"
 #include "core/file.h"
 #include "core/path.h"
-#include "lua/frame.h"
+#include "lua/script.h"
 #include "platform/clock.h"
 #include "platform/pacer.h"
 #include "platform/stop.h"

@@ -67,11 +67,9 @@ typedef struct gfx_draw {
  * a second skinning of every vertex and a depth-only fragment per covered
  * pixel; it saves shading every fragment that a nearer one of the same
  * draw later covers (back faces of open meshes, limbs in front of the
- * body). A character of 1027 triangles filling a 640x480 frame (Bob: 35k
- * fragments shaded for 17k pixels seen) gains 1.5-2 ms of llvmpipe's CPU
- * per frame; a crowd of 50 small figures, whose vertices cost more than
- * their few pixels, lost 15-20% when forced, and stays below the
- * threshold. */
+ * body). A large character on screen gains; a crowd of small figures,
+ * whose vertices cost more than their few pixels, loses, and stays below
+ * the threshold (figures: docs/PERFORMANCE.md). */
 #define GFX_PREPASS_PIXELS_PER_TRIANGLE 16
 
 /* The default floor (mr_scene.floor_extent 0) reaches this many camera

@@ -113,8 +113,9 @@ typedef struct mr_renderer_desc {
     int width, height;        /* offscreen frame size in pixels [960x540] */
     int samples;              /* MSAA samples [1: none]; > 1 multisamples the frame
                                * (clamped to GL_MAX_SAMPLES; llvmpipe has 4 only)
-                               * instead of the FXAA pass. 4x MSAA costs llvmpipe
-                               * 1.4 (Bob) to 2.5 (crowd) times FXAA's CPU time. */
+                               * instead of the FXAA pass; costs more CPU time than
+                               * FXAA (README, Anti-aliasing; `marrow bench --only
+                               * render` measures it) */
     int no_fxaa;              /* 1: no post-process anti-aliasing of a single-
                                * sampled frame (hard, aliased edges) */
     int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
