@@ -132,15 +132,15 @@ typedef struct mr_lua_host {
  * module's context in a plain Lua that did require "marrow". Bindings reach
  * the sandbox only through these:
  *   mr_lua_host_resolve pushes a script's relative path resolved
- *     (mr_sandbox_push_resolved; plain Lua: as given);
+ *     (mr_lua_sandbox_push_resolved; plain Lua: as given);
  *   mr_lua_host_pause / _resume bracket C work the time budget does not count
- *     (mr_sandbox_pause; plain Lua has no budget);
+ *     (mr_lua_sandbox_pause; plain Lua has no budget);
  *   mr_lua_host_loaded says a model loaded from path (its folder becomes
- *     readable by the script's io: mr_sandbox_allow_read);
+ *     readable by the script's io: mr_lua_sandbox_allow_read);
  *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count);
  *   mr_lua_host_write_path pushes where a file the script saves goes and
  *     returns 1, or pushes "path: why not" and returns 0 (the sandbox's io
- *     rules: mr_sandbox_push_write_path; plain Lua: as given). */
+ *     rules: mr_lua_sandbox_push_write_path; plain Lua: as given). */
 mr_lua_host *mr_lua_host_of(lua_State *L);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
