@@ -99,9 +99,9 @@ else
 fi
 
 # ---- inside src/lua: the bottom of wrap.h's list ------------------------------
-# sandbox*, console, cache, callbacks (and the sandbox's own watchdog and
+# sandbox*, console, models, callbacks (and the sandbox's own watchdog and
 # pattern matcher) know nothing of each other or of the files above them.
-bottom="sandbox sandbox_internal sandbox_io sandbox_lib watchdog pattern console cache callbacks"
+bottom="sandbox sandbox_internal sandbox_io sandbox_lib watchdog pattern console models callbacks"
 family() {  # family FILE: the lua/ headers FILE may include
     case $1 in
         sandbox*|watchdog*|pattern*) echo "sandbox sandbox_internal watchdog pattern" ;;

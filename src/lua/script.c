@@ -130,7 +130,7 @@ void mr_lua_ctx_destroy(mr_lua_ctx *ctx)
     if (!ctx) return;
     mr_lua_stop(ctx);
     if (ctx->host.draw) ctx->host.draw->release(ctx->host.draw_user);
-    mr_lua_cache_clear(&ctx->host.cache);
+    mr_lua_models_clear(&ctx->host.models);
     free_strings(ctx->watched, ctx->watched_count);
     free(ctx->watched);
     if (ctx->argv) free_strings(ctx->argv, ctx->desc.argc);
@@ -150,12 +150,12 @@ mr_lua_host *mr_lua_host_of_ctx(mr_lua_ctx *ctx) { return &ctx->host; }
 
 mr_status mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model)
 {
-    if (!ctx || !key || !model || mr_lua_cache_lookup(&ctx->host.cache, key)) return MR_ERR_INVALID_ARGUMENT;
-    return mr_lua_cache_insert(&ctx->host.cache, key, model, 0);
+    if (!ctx || !key || !model || mr_lua_models_lookup(&ctx->host.models, key)) return MR_ERR_INVALID_ARGUMENT;
+    return mr_lua_models_insert(&ctx->host.models, key, model, 0);
 }
 
-int mr_lua_cache_count(const mr_lua_ctx *ctx) { return (int)ctx->host.cache.count; }
-int mr_lua_cache_loads(const mr_lua_ctx *ctx) { return ctx->host.cache.loads; }
+int mr_lua_cache_count(const mr_lua_ctx *ctx) { return (int)ctx->host.models.count; }
+int mr_lua_cache_loads(const mr_lua_ctx *ctx) { return ctx->host.models.loads; }
 
 /* ---- console and errors ----------------------------------------------------- */
 

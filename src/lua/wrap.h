@@ -22,7 +22,7 @@
  *                     none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
- *   sandbox.c console.c cache.c callbacks.c
+ *   sandbox.c console.c models.c callbacks.c
  *                     the Lua state, the printed lines, the models, the
  *                     callback names; these know nothing of each other or
  *                     of the bindings
@@ -44,7 +44,7 @@
 #include "anim/mask.h"
 #include "anim/model.h"
 #include "gfx/camera.h"
-#include "lua/cache.h"
+#include "lua/models.h"
 #include "lua/console.h"
 #include "lua/sandbox.h"
 #include "lua/script.h"
@@ -71,7 +71,7 @@ enum { MR_LUA_DRAW_MODEL, MR_LUA_DRAW_SKELETON, MR_LUA_DRAW_LINE, MR_LUA_DRAW_PO
 typedef struct mr_lua_draw_cmd {
     int kind;
     mat4 world;              /* model and skeleton: transform * display */
-    const mr_model *model;   /* model and skeleton (owned by the cache) */
+    const mr_model *model;   /* model and skeleton (owned by the model table) */
     const mat4 *mats;        /* model-space joint matrices (the pose); a model
                               * drawn without a pose: NULL (the bind pose) */
     int mat_count;
@@ -108,7 +108,7 @@ typedef struct mr_lua_view {
 
 /* Per context; the sandbox's user pointer of every state is this struct. */
 typedef struct mr_lua_host {
-    mr_lua_cache cache;
+    mr_lua_models models;
     mr_lua_console console;
     mr_lua_view view;
     double time;             /* simulated seconds */
@@ -236,7 +236,7 @@ int mr_lua_opt_list(lua_State *L, const mr_lua_opts *o, const char *key, int max
 /* ---- userdata layouts (udata.c) --------------------------------------------- */
 
 typedef struct mr_lua_model {
-    mr_model *model;         /* NULL once released; owned by the cache */
+    mr_model *model;         /* NULL once released; owned by the model table */
     mr_model *owner;         /* the cached model (kept after release, for the hand-over) */
 } mr_lua_model;
 
