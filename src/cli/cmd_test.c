@@ -283,34 +283,12 @@ static void msgf(char *dst, size_t n, const char *fmt, ...)
     dst[len] = '\0';
 }
 
-static void make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-    mkdir(buf, 0777);
-}
-
 static int write_png(const char *path, const uint8_t *rgba, int w, int h, char *msg, size_t n)
 {
     mr_error err = {0};
     if (mr_gfx_write_png(path, rgba, w, h, &err) == MR_OK) return 0;
     msgf(msg, n, "%s", err.msg);
     return -1;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-    size_t n = 0;
-    char *data = mr_file_read(from, &n, NULL);
-    int rc = data && mr_file_write(to, data, n, NULL) == MR_OK ? 0 : -1;
-    free(data);
-    return rc;
 }
 
 /* ---- one scene (in the child) ------------------------------------------------------ */
@@ -340,7 +318,7 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
         msgf(part, n, "no golden image %s", golden);
         return -1;
     }
-    if (copy_file(golden, ex) == 0) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
+    if (mr_file_copy(golden, ex, NULL) == MR_OK) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
     if (gw != w || gh != h) {
         msgf(part, n, "the frame is %dx%d, the golden %s is %dx%d", w, h, golden, gw, gh);
         stbi_image_free(exp);
@@ -420,7 +398,7 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     s->frame = frame;
     char dir[1400], path[1500], pose_path[1500], golden[1200], golden_pose[1200];
     snprintf(dir, sizeof dir, "%s/%04d", c->scene_dir, frame);
-    make_dirs(dir);
+    mr_file_mkdirs(dir, NULL);
     snprintf(golden, sizeof golden, "%s/%04d.png", c->golden_dir, frame);
     snprintf(golden_pose, sizeof golden_pose, "%s/%04d.pose.json", c->golden_dir, frame);
     snprintf(path, sizeof path, "%s/actual.png", dir);
@@ -441,7 +419,7 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     unlink(ex);
     unlink(df);
     if (c->o->update) {
-        make_dirs(c->golden_dir);
+        mr_file_mkdirs(c->golden_dir, NULL);
         s->status = MR_SHOT_UPDATED;
         if (write_png(golden, rgba, w, h, s->msg, sizeof s->msg)) s->status = MR_SHOT_FAIL;
         else if (mr_pose_shot_write(info->poses, frame, golden_pose, &err) != MR_OK) {
@@ -475,7 +453,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
 {
     char scene_dir[1200];
     snprintf(scene_dir, sizeof scene_dir, "%s/%s", o->out, res->name);
-    make_dirs(scene_dir);
+    mr_file_mkdirs(scene_dir, NULL);
     shot_ctx c = {.o = o, .res = res, .scene_dir = scene_dir};
     snprintf(c.golden_dir, sizeof c.golden_dir, "%.*s.golden", (int)(strlen(path) - 4), path);
     mr_scene_decl decl;
@@ -760,7 +738,7 @@ int mr_cmd_test(int argc, char **argv)
         free(o.paths);
         return MR_EXIT_OK;
     }
-    make_dirs(o.out);
+    mr_file_mkdirs(o.out, NULL);
     mr_scene_result *res = calloc((size_t)n, sizeof *res);
     worker *workers = calloc((size_t)(o.jobs < n ? o.jobs : n), sizeof *workers);
     double *started = calloc((size_t)n, sizeof *started);

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "lua/wrap.h"
 
 static void record(lua_State *L, const mr_lua_draw_cmd *c)
@@ -232,19 +233,6 @@ static int l_console(lua_State *L)
     return 0;
 }
 
-/* Creates the directories above path. */
-static void make_parents(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-}
-
 static int l_screenshot(lua_State *L)
 {
     mr_lua_host *h = mr_lua_host_of(L);
@@ -254,9 +242,9 @@ static int l_screenshot(lua_State *L)
     else lua_pushstring(L, path);
     /* Fail here, at the script's line, when the file cannot be written. */
     const char *full = lua_tostring(L, -1);
-    make_parents(full);
     const char *slash = strrchr(full, '/');
     lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
+    if (slash && slash > full) mr_file_mkdirs(lua_tostring(L, -1), NULL);  /* the folders above it */
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);
