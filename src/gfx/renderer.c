@@ -434,8 +434,8 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const
     mat4 w;
     memcpy(w, world, sizeof w);
     if (style) {
-        if (style->bone_color[3] > 0) memcpy(bone, style->bone_color, sizeof bone);
-        if (style->joint_color[3] > 0) memcpy(joint, style->joint_color, sizeof joint);
+        if (style->bone_colour[3] > 0) memcpy(bone, style->bone_colour, sizeof bone);
+        if (style->joint_colour[3] > 0) memcpy(joint, style->joint_colour, sizeof joint);
         if (style->point_size > 0) psize = style->point_size;
         names = style->names;
         if (style->axes) skeleton_axes(r, sk, joint_model, w);
@@ -599,7 +599,7 @@ static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp,
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 3; k++) {
             dirs[i * 3 + k] = s->lights[i].direction[k];
-            cols[i * 3 + k] = s->lights[i].color[k];
+            cols[i * 3 + k] = s->lights[i].colour[k];
         }
     glUniform3fv(glGetUniformLocation(prog, "u_light_dir"), 2, dirs);
     glUniform3fv(glGetUniformLocation(prog, "u_light_color"), 2, cols);
