@@ -5,7 +5,7 @@
 #
 #   scripts/soak_heap.sh [ROUNDS]      (default 3)
 #
-# Each round runs every example (the frame counts of render_examples.sh,
+# Each round runs every example (scripts/examples.sh's list and frames,
 # --size 320x180) and every scene of tests/scenes (marrow test) under:
 #   asan     build/asan/marrow (make asan builds it), LP_NUM_THREADS 0, 1, 2, 8
 #            (leak checking only with 0 threads: LSan's tracer has crashed on
@@ -23,9 +23,7 @@ out=build/heap
 mkdir -p "$out"
 REL=${MARROW:-build/release/marrow}
 ASAN=build/asan/marrow
-EXAMPLES="hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \
-wave_while_walking:31 walk_run_crossfade:79 reach_target:46 head_tracking:71 sword_in_hand:20 \
-timeline_two_characters:101"
+EXAMPLES=$(sh scripts/examples.sh)
 failed=0; runs=0
 
 # run TAG CMD...: runs one command, keeps its log when it fails.

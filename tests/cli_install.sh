@@ -177,11 +177,11 @@ else
     fail "marrow.so takes the Lua API from the interpreter (no liblua NEEDED)" "$(readelf -d "$SO" | grep NEEDED)"
 fi
 # The bindings must run in a state without a sandbox: none may call the
-# sandbox's state functions directly (mr_sandbox_clock is a plain clock).
+# sandbox's state functions directly (mr_lua_sandbox_clock is a plain clock).
 direct=""
 for o in build/pic/src/lua/wrap_*.o build/pic/src/lua/udata.o build/pic/src/lua/args.o; do
     [ -f "$o" ] || continue
-    nm -u "$o" | grep -E ' mr_sandbox_' | grep -v mr_sandbox_clock >/dev/null && direct="$direct $(basename "$o")"
+    nm -u "$o" | grep -E ' mr_lua_sandbox_' | grep -v mr_lua_sandbox_clock >/dev/null && direct="$direct $(basename "$o")"
 done
 [ -z "$direct" ] && pass "bindings reach the sandbox only through mr_lua_host_* (wrap.h)" \
     || fail "bindings call the sandbox directly (breaks require \"marrow\" in plain Lua)" "$direct"

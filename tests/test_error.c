@@ -41,9 +41,18 @@ TEST(error_set_cut_never_splits_a_utf8_character)
     CHECK(mr_error_set(NULL, MR_ERR_IO, "%s", text) == MR_ERR_IO);
 }
 
+TEST(gl_failures_have_their_own_status)
+{
+    /* A GL error is not "cannot read file": its own status and words. */
+    CHECK(MR_ERR_GL != MR_ERR_IO);
+    CHECK_STR_CONTAINS(mr_status_string(MR_ERR_GL), "OpenGL");
+    CHECK(strcmp(mr_status_string(MR_ERR_GL), mr_status_string(MR_ERR_IO)) != 0);
+}
+
 int main(void)
 {
     RUN(error_set_long_message_keeps_its_start_and_end);
     RUN(error_set_cut_never_splits_a_utf8_character);
+    RUN(gl_failures_have_their_own_status);
     return test_summary("error");
 }

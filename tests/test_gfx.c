@@ -564,6 +564,12 @@ TEST(read_pixels_puts_the_top_row_first)
     CHECK(last[2] > 240 && last[0] < 15);
     CHECK(mr_renderer_read_pixels(ren, img_a, 16) == MR_ERR_INVALID_ARGUMENT);
 
+    /* A GL error during a frame comes back as MR_ERR_GL, not as a file error. */
+    mr_renderer_begin_frame(ren, &sc);
+    glEnable(0xFFFF);  /* GL_INVALID_ENUM */
+    CHECK(mr_renderer_end_frame(ren) == MR_ERR_GL);
+    while (glGetError() != GL_NO_ERROR) {}
+
     /* The PNG holds the same pixels, top row first. */
     char path[128];
     snprintf(path, sizeof path, "%s/sky.png", tmpdir);

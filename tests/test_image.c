@@ -191,6 +191,30 @@ TEST(file_read_inside_resolves_links_before_the_folder_check)
     free(model_dir); free(in); free(leak); free(sub); free(up); free(outside);
 }
 
+TEST(file_copy_and_mkdirs_are_the_one_home_of_those_chores)
+{
+    char *deep = mr_path_join(tmpdir, "a/b/c"), *from = mr_path_join(tmpdir, "from.bin");
+    char *to = mr_path_join(tmpdir, "a/b/c/to.bin"), *missing = mr_path_join(tmpdir, "none.bin");
+    mr_error err = {0};
+    CHECK(mr_file_mkdirs(deep, &err) == MR_OK);
+    CHECK(mr_file_mkdirs(deep, &err) == MR_OK);           /* already there */
+    CHECK(mr_file_mkdirs("", &err) == MR_ERR_IO);          /* no folder named "" */
+    CHECK(mr_file_write(from, "a\0b", 3, &err) == MR_OK);
+    CHECK(mr_file_copy(from, to, &err) == MR_OK);
+    size_t len = 0;
+    char *got = mr_file_read(to, &len, &err);
+    CHECK(got && len == 3 && !memcmp(got, "a\0b", 3));
+    free(got);
+    CHECK(mr_file_copy(missing, to, &err) == MR_ERR_IO);
+    CHECK_STR_CONTAINS(err.msg, "none.bin");
+    CHECK(mr_file_copy(from, deep, &err) == MR_ERR_IO);   /* a folder is in the way */
+    CHECK_STR_CONTAINS(err.msg, "a/b/c");
+    unlink(to); unlink(from);
+    char *b = mr_path_join(tmpdir, "a/b"), *a = mr_path_join(tmpdir, "a");
+    rmdir(deep); rmdir(b); rmdir(a);
+    free(a); free(b); free(deep); free(from); free(to); free(missing);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/marrow_test_image.XXXXXX");
@@ -201,6 +225,7 @@ int main(void)
     RUN(image_jpeg_scans_are_counted_and_bounded);
     RUN(file_read_refuses_fifos_and_folders_at_once);
     RUN(file_read_inside_resolves_links_before_the_folder_check);
+    RUN(file_copy_and_mkdirs_are_the_one_home_of_those_chores);
     rmdir(tmpdir);
     return test_summary("image");
 }

@@ -4,9 +4,7 @@
  *
  * When: opt-in, per clip: mr_clip_optimize(clip, tolerance). Not at load,
  * because at the default tolerance it buys little and costs load time
- * (measured on the shared models, issue 18): it dropped 544 of the 77876
- * keys the sampler plays over every shared MD5 and COLLADA clip, while
- * Bob's load took 1.1 ms more (2.8 -> 3.9 ms CPU). Shared time lines thin
+ * (docs/PERFORMANCE.md has the figures on the shared models). Shared time lines thin
  * poorly (a key goes only when every joint lets it go), and the SIMD bake
  * samples in the same time whatever its row count. Thinning pays for
  * separate time lines (binary search over fewer keys, less memory) and at

@@ -359,14 +359,35 @@ static int find_contacts(ctx *c, const limb *lb, int li, int nkeys, float leg, i
     return found;
 }
 
-mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr_model *target,
-                           const mr_joint_map *map, const mr_retarget_opts *opts_in, mr_clip **out,
-                           mr_retarget_info *info, mr_error *err)
+/* ---- mr_retarget_clip, phase by phase ------------------------------------
+ * The phases share one ctx (joint arrays above, the run's settings below)
+ * and run in this order: check, allocate, rests, map roots, rest alignment,
+ * root scale, limbs, new clip, every key, contacts, finish. */
+
+/* What one run of mr_retarget_clip decided so far. */
+typedef struct run {
+    ctx c;
+    const mr_clip *clip;
+    const mr_model *source, *target;
+    const mr_joint_map *map;
+    const mr_retarget_opts *opts;
+    int ns, nt;
+    mat3 crot;                   /* source model space -> target model space */
+    float cscale;
+    versor cq, cqi;
+    int rt, rs;                  /* roots of the map (target, source); -1: none */
+    versor body;                 /* the body's turn onto the source */
+    float scale;                 /* root translation scale */
+    mat4 root_parent_inv;
+    limb limbs[4];
+    int nlimbs, nkeys;
+    float root_travel;           /* farthest the source root strays sideways from rest, target units */
+    mr_clip *res;
+} run;
+
+static mr_status check_args(const mr_clip *clip, const mr_model *source, const mr_model *target,
+                            const mr_joint_map *map, const mr_retarget_opts *opts, mr_error *err)
 {
-    static const mr_retarget_opts no_opts = {0};
-    const mr_retarget_opts *opts = opts_in ? opts_in : &no_opts;
-    *out = NULL;
-    if (info) memset(info, 0, sizeof *info);
     if (!clip || !source || !target || !map)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "retarget: missing clip, model or map");
     const mr_skeleton *ss = &source->skeleton, *ts = &target->skeleton;
@@ -386,50 +407,56 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     for (int j = 0; j < map->target_count; j++)
         if (map->source_of[j] >= ss->joint_count)
             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "retarget: map entry %d is out of range", j);
+    return MR_OK;
+}
 
-    int ns = ss->joint_count, nt = ts->joint_count;
-    ctx c = {0};
-    c.ss = ss;
-    c.ts = ts;
-    mr_status st = MR_ERR_NO_MEMORY;
-    mr_clip *res = NULL;
-    c.sm = mr_alloc_array((size_t)ns, sizeof *c.sm);
-    c.tm = mr_alloc_array((size_t)nt, sizeof *c.tm);
-    c.sg = mr_alloc_array((size_t)ns, sizeof *c.sg);
-    c.tg = mr_alloc_array((size_t)nt, sizeof *c.tg);
-    c.sg0 = mr_alloc_array((size_t)ns, sizeof *c.sg0);
-    c.tg0 = mr_alloc_array((size_t)nt, sizeof *c.tg0);
-    c.align = mr_alloc_array((size_t)nt, sizeof *c.align);
-    c.sp0 = mr_alloc_array((size_t)ns, sizeof *c.sp0);
-    c.tp0 = mr_alloc_array((size_t)nt, sizeof *c.tp0);
-    c.rot_track = mr_alloc_array((size_t)nt, sizeof *c.rot_track);
-    if (!c.sm || !c.tm || !c.sg || !c.tg || !c.sg0 || !c.tg0 || !c.align || !c.sp0 || !c.tp0 ||
-        !c.rot_track || mr_pose_init(&c.sp, ns) != MR_OK || mr_pose_init(&c.tp, nt) != MR_OK)
-        goto fail;
+/* The per-joint arrays; 0, or -1 without memory. */
+static int alloc_joints(ctx *c, int ns, int nt)
+{
+    c->sm = mr_alloc_array((size_t)ns, sizeof *c->sm);
+    c->tm = mr_alloc_array((size_t)nt, sizeof *c->tm);
+    c->sg = mr_alloc_array((size_t)ns, sizeof *c->sg);
+    c->tg = mr_alloc_array((size_t)nt, sizeof *c->tg);
+    c->sg0 = mr_alloc_array((size_t)ns, sizeof *c->sg0);
+    c->tg0 = mr_alloc_array((size_t)nt, sizeof *c->tg0);
+    c->align = mr_alloc_array((size_t)nt, sizeof *c->align);
+    c->sp0 = mr_alloc_array((size_t)ns, sizeof *c->sp0);
+    c->tp0 = mr_alloc_array((size_t)nt, sizeof *c->tp0);
+    c->rot_track = mr_alloc_array((size_t)nt, sizeof *c->rot_track);
+    if (!c->sm || !c->tm || !c->sg || !c->tg || !c->sg0 || !c->tg0 || !c->align || !c->sp0 || !c->tp0 ||
+        !c->rot_track || mr_pose_init(&c->sp, ns) != MR_OK || mr_pose_init(&c->tp, nt) != MR_OK)
+        return -1;
+    return 0;
+}
 
-    /* Source model space -> target model space. */
-    mat3 crot;
-    float cscale;
-    mr_axes_conversion(source->axes, target->axes, crot, &cscale);
-    versor cq, cqi;
-    glm_mat3_quat(crot, cq);
-    glm_quat_normalize(cq);
-    glm_quat_inv(cq, cqi);
+/* Source model space -> target model space, and both rests in it. Leaves
+ * the target's rest matrices in c.tm until the first key. */
+static void rests(run *r)
+{
+    ctx *c = &r->c;
+    const mr_skeleton *ss = c->ss, *ts = c->ts;
+    mr_axes_conversion(r->source->axes, r->target->axes, r->crot, &r->cscale);
+    glm_mat3_quat(r->crot, r->cq);
+    glm_quat_normalize(r->cq);
+    glm_quat_inv(r->cq, r->cqi);
 
-    /* Rests. */
-    mr_pose_set_rest(&c.sp, ss);
-    mr_pose_set_rest(&c.tp, ts);
-    mr_pose_to_model(ss, &c.sp, c.sm);
-    mr_pose_to_model(ts, &c.tp, c.tm);
-    model_rotations(ss, c.sp.r, c.sg0);
-    model_rotations(ts, c.tp.r, c.tg0);
-    for (int j = 0; j < ns; j++) to_target(crot, cscale, c.sm[j][3], c.sp0[j]);
-    for (int j = 0; j < nt; j++) glm_vec3_copy(c.tm[j][3], c.tp0[j]);
-    mat4 *tm0 = c.tm;            /* the target's rest matrices stay here until the first key */
+    mr_pose_set_rest(&c->sp, ss);
+    mr_pose_set_rest(&c->tp, ts);
+    mr_pose_to_model(ss, &c->sp, c->sm);
+    mr_pose_to_model(ts, &c->tp, c->tm);
+    model_rotations(ss, c->sp.r, c->sg0);
+    model_rotations(ts, c->tp.r, c->tg0);
+    for (int j = 0; j < r->ns; j++) to_target(r->crot, r->cscale, c->sm[j][3], c->sp0[j]);
+    for (int j = 0; j < r->nt; j++) glm_vec3_copy(c->tm[j][3], c->tp0[j]);
+}
 
-    /* Roots of the map. */
+/* Roots of the map: the common ancestors of the mapped joints. */
+static void map_roots(run *r)
+{
+    const mr_skeleton *ss = r->c.ss, *ts = r->c.ts;
+    const mr_joint_map *map = r->map;
     int rt = -2, rs = -2;
-    for (int j = 0; j < nt; j++) {
+    for (int j = 0; j < r->nt; j++) {
         int s = map->source_of[j];
         if (s < 0) continue;
         rt = rt == -2 ? j : common_ancestor(ts, rt, j);
@@ -441,37 +468,52 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         int hips = mr_joint_map_find_role(ss, MR_ROLE_HIPS, MR_SIDE_CENTRE);
         if (hips < 0 || !(hips == rs || is_ancestor(ss, rs, hips))) rt = rs = -1;
     }
+    r->rt = rt;
+    r->rs = rs;
+}
 
-    /* Rest alignment, in the target's model space. First the body as a
-     * whole (a character may face another way than the source): up from the
-     * hips to the head, across from the right thigh to the left. */
-    versor body = GLM_QUAT_IDENTITY_INIT;
-    if (!opts->keep_rest) {
-        int pick[4][2] = {{MR_ROLE_HEAD, MR_ROLE_NECK}, {MR_ROLE_HIPS, MR_ROLE_SPINE},
-                          {MR_ROLE_THIGH, MR_ROLE_UPPERARM}, {MR_ROLE_THIGH, MR_ROLE_UPPERARM}};
-        const mr_joint_side side[4] = {MR_SIDE_CENTRE, MR_SIDE_CENTRE, MR_SIDE_LEFT, MR_SIDE_RIGHT};
-        int tj[4], ok = 1;
-        for (int k = 0; k < 4; k++) {
-            tj[k] = mr_joint_map_find_role(ts, pick[k][0], side[k]);
-            if (tj[k] < 0 || map->source_of[tj[k]] < 0) tj[k] = mr_joint_map_find_role(ts, pick[k][1], side[k]);
-            if (tj[k] < 0 || map->source_of[tj[k]] < 0) ok = 0;
-        }
-        if (ok && tj[2] == tj[3]) ok = 0;
-        if (ok) {
-            vec3 tu, tx, su, sx;
-            glm_vec3_sub(c.tp0[tj[0]], c.tp0[tj[1]], tu);
-            glm_vec3_sub(c.tp0[tj[2]], c.tp0[tj[3]], tx);
-            glm_vec3_sub(c.sp0[map->source_of[tj[0]]], c.sp0[map->source_of[tj[1]]], su);
-            glm_vec3_sub(c.sp0[map->source_of[tj[2]]], c.sp0[map->source_of[tj[3]]], sx);
-            if (glm_vec3_norm(tu) > 1e-8f && glm_vec3_norm(su) > 1e-8f) align(tu, tx, su, sx, 2, body);
-        }
+/* Rest alignment, in the target's model space. First the body as a
+ * whole (a character may face another way than the source): up from the
+ * hips to the head, across from the right thigh to the left. */
+static void align_body(run *r)
+{
+    ctx *c = &r->c;
+    const mr_skeleton *ts = c->ts;
+    const mr_joint_map *map = r->map;
+    glm_quat_identity(r->body);
+    if (r->opts->keep_rest) return;
+    int pick[4][2] = {{MR_ROLE_HEAD, MR_ROLE_NECK}, {MR_ROLE_HIPS, MR_ROLE_SPINE},
+                      {MR_ROLE_THIGH, MR_ROLE_UPPERARM}, {MR_ROLE_THIGH, MR_ROLE_UPPERARM}};
+    const mr_joint_side side[4] = {MR_SIDE_CENTRE, MR_SIDE_CENTRE, MR_SIDE_LEFT, MR_SIDE_RIGHT};
+    int tj[4], ok = 1;
+    for (int k = 0; k < 4; k++) {
+        tj[k] = mr_joint_map_find_role(ts, pick[k][0], side[k]);
+        if (tj[k] < 0 || map->source_of[tj[k]] < 0) tj[k] = mr_joint_map_find_role(ts, pick[k][1], side[k]);
+        if (tj[k] < 0 || map->source_of[tj[k]] < 0) ok = 0;
     }
-    /* Then each joint: its bones (toward its mapped children) turned onto
-     * the source's, starting from the body's turn. */
+    if (ok && tj[2] == tj[3]) ok = 0;
+    if (ok) {
+        vec3 tu, tx, su, sx;
+        glm_vec3_sub(c->tp0[tj[0]], c->tp0[tj[1]], tu);
+        glm_vec3_sub(c->tp0[tj[2]], c->tp0[tj[3]], tx);
+        glm_vec3_sub(c->sp0[map->source_of[tj[0]]], c->sp0[map->source_of[tj[1]]], su);
+        glm_vec3_sub(c->sp0[map->source_of[tj[2]]], c->sp0[map->source_of[tj[3]]], sx);
+        if (glm_vec3_norm(tu) > 1e-8f && glm_vec3_norm(su) > 1e-8f) align(tu, tx, su, sx, 2, r->body);
+    }
+}
+
+/* Then each joint: its bones (toward its mapped children) turned onto
+ * the source's, starting from the body's turn. */
+static void align_joints(run *r)
+{
+    ctx *c = &r->c;
+    const mr_skeleton *ss = c->ss, *ts = c->ts;
+    const mr_joint_map *map = r->map;
+    int nt = r->nt;
     for (int j = 0; j < nt; j++) {
-        glm_quat_copy(body, c.align[j]);
+        glm_quat_copy(r->body, c->align[j]);
         int s = map->source_of[j];
-        if (s < 0 || opts->keep_rest) continue;
+        if (s < 0 || r->opts->keep_rest) continue;
         int kids[2], nk = 0;
         for (int k = j + 1; k < nt && nk < 2; k++) {
             int sk = map->source_of[k];
@@ -484,7 +526,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         if (nk == 0) {
             for (int a = ts->parents[j]; a >= 0; a = ts->parents[a])
                 if (map->source_of[a] >= 0) {
-                    glm_quat_copy(c.align[a], c.align[j]);
+                    glm_quat_copy(c->align[a], c->align[j]);
                     break;
                 }
             continue;
@@ -492,50 +534,59 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
         if (nk == 1) {
             /* one bone: turn it (already turned with the body) onto the source's */
             vec3 t1, s1, tb;
-            glm_vec3_sub(c.tp0[kids[0]], c.tp0[j], t1);
-            glm_vec3_sub(c.sp0[map->source_of[kids[0]]], c.sp0[s], s1);
+            glm_vec3_sub(c->tp0[kids[0]], c->tp0[j], t1);
+            glm_vec3_sub(c->sp0[map->source_of[kids[0]]], c->sp0[s], s1);
             if (glm_vec3_norm(t1) < 1e-8f || glm_vec3_norm(s1) < 1e-8f) continue;
-            glm_quat_rotatev(body, t1, tb);
+            glm_quat_rotatev(r->body, t1, tb);
             versor turn;
             mr_quat_from_to(tb, s1, turn);
-            glm_quat_mul(turn, body, c.align[j]);
-            glm_quat_normalize(c.align[j]);
+            glm_quat_mul(turn, r->body, c->align[j]);
+            glm_quat_normalize(c->align[j]);
             continue;
         }
         vec3 t1, t2 = {0, 0, 0}, s1, s2 = {0, 0, 0};
-        glm_vec3_sub(c.tp0[kids[0]], c.tp0[j], t1);
-        glm_vec3_sub(c.sp0[map->source_of[kids[0]]], c.sp0[s], s1);
+        glm_vec3_sub(c->tp0[kids[0]], c->tp0[j], t1);
+        glm_vec3_sub(c->sp0[map->source_of[kids[0]]], c->sp0[s], s1);
         if (nk > 1) {
-            glm_vec3_sub(c.tp0[kids[1]], c.tp0[j], t2);
-            glm_vec3_sub(c.sp0[map->source_of[kids[1]]], c.sp0[s], s2);
+            glm_vec3_sub(c->tp0[kids[1]], c->tp0[j], t2);
+            glm_vec3_sub(c->sp0[map->source_of[kids[1]]], c->sp0[s], s2);
         }
         if (glm_vec3_norm(t1) < 1e-8f || glm_vec3_norm(s1) < 1e-8f) continue;
-        align(t1, t2, s1, s2, nk, c.align[j]);
+        align(t1, t2, s1, s2, nk, c->align[j]);
     }
+}
 
-    /* Root translation scale. */
-    float scale = opts->scale;
+/* Root translation scale (opts, leg lengths or heights), and the inverse of
+ * the root's parent at rest (c.tm still holds the target's rest). */
+static void root_scale(run *r)
+{
+    const mr_skeleton *ss = r->c.ss, *ts = r->c.ts;
+    float scale = r->opts->scale;
     if (scale == 0.0f) {
-        float lt = mr_retarget_leg_length(ts), ls = mr_retarget_leg_length(ss) * cscale;
+        float lt = mr_retarget_leg_length(ts), ls = mr_retarget_leg_length(ss) * r->cscale;
         if (lt > 0 && ls > 0) {
             scale = lt / ls;
         } else {
             vec3 a0, a1, b0, b1;
-            int ut = up_index(target->axes.up), us = up_index(source->axes.up);
-            if (mr_model_bounds(target, a0, a1) && mr_model_bounds(source, b0, b1) && b1[us] > b0[us])
-                scale = (a1[ut] - a0[ut]) / ((b1[us] - b0[us]) * cscale);
+            int ut = up_index(r->target->axes.up), us = up_index(r->source->axes.up);
+            if (mr_model_bounds(r->target, a0, a1) && mr_model_bounds(r->source, b0, b1) && b1[us] > b0[us])
+                scale = (a1[ut] - a0[ut]) / ((b1[us] - b0[us]) * r->cscale);
             if (!(scale > 0) || !isfinite(scale)) scale = 1.0f;
         }
     }
-    mat4 root_parent_inv;
-    glm_mat4_identity(root_parent_inv);
-    if (rt >= 0 && ts->parents[rt] >= 0) glm_mat4_inv(tm0[ts->parents[rt]], root_parent_inv);
+    r->scale = scale;
+    glm_mat4_identity(r->root_parent_inv);
+    if (r->rt >= 0 && ts->parents[r->rt] >= 0) glm_mat4_inv(r->c.tm[ts->parents[r->rt]], r->root_parent_inv);
+}
 
-    /* Limbs held on contacts. */
-    limb limbs[4];
-    int nlimbs = 0;
+/* Limbs held on contacts: feet and hands as opts ask, where the target
+ * has the whole chain and the end is mapped. */
+static void find_limbs(run *r)
+{
+    const mr_skeleton *ts = r->c.ts;
+    r->nlimbs = 0;
     for (int kind = 0; kind < 2; kind++) {
-        if (kind == 0 ? !opts->feet : !opts->hands) continue;
+        if (kind == 0 ? !r->opts->feet : !r->opts->hands) continue;
         for (int sd = MR_SIDE_LEFT; sd <= MR_SIDE_RIGHT; sd++) {
             limb lb = {
                 .start = mr_joint_map_find_role(ts, kind == 0 ? MR_ROLE_THIGH : MR_ROLE_UPPERARM, sd),
@@ -543,168 +594,198 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
                 .end = mr_joint_map_find_role(ts, kind == 0 ? MR_ROLE_FOOT : MR_ROLE_HAND, sd),
                 .foot = kind == 0,
             };
-            if (lb.start < 0 || lb.mid < 0 || lb.end < 0 || map->source_of[lb.end] < 0) continue;
+            if (lb.start < 0 || lb.mid < 0 || lb.end < 0 || r->map->source_of[lb.end] < 0) continue;
             if (!is_ancestor(ts, lb.start, lb.mid) || !is_ancestor(ts, lb.mid, lb.end)) continue;
-            lb.src = map->source_of[lb.end];
-            limbs[nlimbs++] = lb;
+            lb.src = r->map->source_of[lb.end];
+            r->limbs[r->nlimbs++] = lb;
         }
     }
+}
 
-    /* Key times and the new clip. */
-    int nkeys = key_times(clip, &c.times);
-    if (nkeys < 0) {
-        st = mr_error_set(err, MR_ERR_LIMIT, "retarget: clip '%s' would need more than %d keys", clip->name,
-                          MR_RETARGET_MAX_KEYS);
-        goto fail;
+/* Key times and the new clip with its tracks. MR_OK, MR_ERR_LIMIT (err
+ * set), or MR_ERR_NO_MEMORY (err not set; also for a clip of no keys). */
+static mr_status new_clip(run *r, mr_error *err)
+{
+    ctx *c = &r->c;
+    int nt = r->nt;
+    r->nkeys = key_times(r->clip, &c->times);
+    if (r->nkeys < 0)
+        return mr_error_set(err, MR_ERR_LIMIT, "retarget: clip '%s' would need more than %d keys", r->clip->name,
+                            MR_RETARGET_MAX_KEYS);
+    if (r->nkeys == 0) return MR_ERR_NO_MEMORY;
+    if (r->nlimbs) {
+        size_t n = (size_t)r->nlimbs * (size_t)r->nkeys;
+        c->src_end = mr_alloc_array(n, sizeof *c->src_end);
+        c->fk_end = mr_alloc_array(n, sizeof *c->fk_end);
+        c->weight = mr_alloc_array(n, sizeof *c->weight);
+        c->lock = mr_alloc_array(n, sizeof *c->lock);
+        if (!c->src_end || !c->fk_end || !c->weight || !c->lock) return MR_ERR_NO_MEMORY;
     }
-    if (nkeys == 0) goto fail;
-    if (nlimbs) {
-        size_t n = (size_t)nlimbs * (size_t)nkeys;
-        c.src_end = mr_alloc_array(n, sizeof *c.src_end);
-        c.fk_end = mr_alloc_array(n, sizeof *c.fk_end);
-        c.weight = mr_alloc_array(n, sizeof *c.weight);
-        c.lock = mr_alloc_array(n, sizeof *c.lock);
-        if (!c.src_end || !c.fk_end || !c.weight || !c.lock) goto fail;
-    }
-    mr_clip_create(clip->name, nt, &res);
-    if (!res) goto fail;
-    for (int j = 0; j < nt; j++) c.rot_track[j] = map->source_of[j] >= 0;
-    for (int l = 0; l < nlimbs; l++) c.rot_track[limbs[l].start] = c.rot_track[limbs[l].mid] = c.rot_track[limbs[l].end] = 1;
+    mr_clip_create(r->clip->name, nt, &r->res);
+    if (!r->res) return MR_ERR_NO_MEMORY;
+    mr_clip *res = r->res;
+    for (int j = 0; j < nt; j++) c->rot_track[j] = r->map->source_of[j] >= 0;
+    for (int l = 0; l < r->nlimbs; l++)
+        c->rot_track[r->limbs[l].start] = c->rot_track[r->limbs[l].mid] = c->rot_track[r->limbs[l].end] = 1;
     for (int j = 0; j < nt; j++)
-        if (c.rot_track[j] && mr_track_init(&res->tracks[j].r, nkeys, MR_INTERP_LINEAR) != MR_OK) goto fail;
-    if (rt >= 0 && mr_track_init(&res->tracks[rt].t, nkeys, MR_INTERP_LINEAR) != MR_OK) goto fail;
-    mat4 parent_inv;
-    glm_mat4_copy(root_parent_inv, parent_inv);
-    vec3 src_root0 = {0, 0, 0}, tgt_root0 = {0, 0, 0};
-    float root_travel = 0;     /* farthest the source root strays sideways from rest, target units */
-    if (rt >= 0) {
-        glm_vec3_copy(c.sp0[rs], src_root0);
-        glm_vec3_copy(c.tp0[rt], tgt_root0);
-    }
+        if (c->rot_track[j] && mr_track_init(&res->tracks[j].r, r->nkeys, MR_INTERP_LINEAR) != MR_OK)
+            return MR_ERR_NO_MEMORY;
+    if (r->rt >= 0 && mr_track_init(&res->tracks[r->rt].t, r->nkeys, MR_INTERP_LINEAR) != MR_OK)
+        return MR_ERR_NO_MEMORY;
+    return MR_OK;
+}
 
-    /* Every key: model-space motion of the source onto the target. */
+/* Every key: model-space motion of the source onto the target. */
+static mr_status transfer_keys(run *r, mr_error *err)
+{
+    ctx *c = &r->c;
+    const mr_skeleton *ss = c->ss, *ts = c->ts;
+    const mr_joint_map *map = r->map;
+    mr_clip *res = r->res;
+    int nt = r->nt, rt = r->rt, rs = r->rs, nkeys = r->nkeys;
+    mat4 parent_inv;
+    glm_mat4_copy(r->root_parent_inv, parent_inv);
+    vec3 src_root0 = {0, 0, 0}, tgt_root0 = {0, 0, 0};
+    r->root_travel = 0;
+    if (rt >= 0) {
+        glm_vec3_copy(c->sp0[rs], src_root0);
+        glm_vec3_copy(c->tp0[rt], tgt_root0);
+    }
     for (int i = 0; i < nkeys; i++) {
-        float t = c.times[i];
-        if ((st = mr_clip_sample(clip, ss, t, MR_WRAP_CLAMP, &c.sp)) != MR_OK) {
-            mr_error_set(err, st, "retarget: clip '%s' does not sample at %g s", clip->name, t);
-            goto fail;
-        }
-        model_rotations(ss, c.sp.r, c.sg);
-        mr_pose_to_model(ss, &c.sp, c.sm);
+        float t = c->times[i];
+        mr_status st;
+        if ((st = mr_clip_sample(r->clip, ss, t, MR_WRAP_CLAMP, &c->sp)) != MR_OK)
+            return mr_error_set(err, st, "retarget: clip '%s' does not sample at %g s", r->clip->name, t);
+        model_rotations(ss, c->sp.r, c->sg);
+        mr_pose_to_model(ss, &c->sp, c->sm);
         for (int j = 0; j < nt; j++) {
             int s = map->source_of[j], p = ts->parents[j];
             if (s >= 0) {
                 /* D = cq * sg(t) * sg0^-1 * cq^-1, then D * align * tg0 */
                 versor d, tmp, inv0;
-                glm_quat_inv(c.sg0[s], inv0);
-                glm_quat_mul(cq, c.sg[s], tmp);
+                glm_quat_inv(c->sg0[s], inv0);
+                glm_quat_mul(r->cq, c->sg[s], tmp);
                 glm_quat_mul(tmp, inv0, tmp);
-                glm_quat_mul(tmp, cqi, d);
-                glm_quat_mul(d, c.align[j], tmp);
-                glm_quat_mul(tmp, c.tg0[j], c.tg[j]);
-                glm_quat_normalize(c.tg[j]);
+                glm_quat_mul(tmp, r->cqi, d);
+                glm_quat_mul(d, c->align[j], tmp);
+                glm_quat_mul(tmp, c->tg0[j], c->tg[j]);
+                glm_quat_normalize(c->tg[j]);
             } else if (p >= 0) {
-                glm_quat_mul(c.tg[p], ts->rest_r[j], c.tg[j]);
-                glm_quat_normalize(c.tg[j]);
+                glm_quat_mul(c->tg[p], ts->rest_r[j], c->tg[j]);
+                glm_quat_normalize(c->tg[j]);
             } else {
-                glm_quat_copy(ts->rest_r[j], c.tg[j]);
+                glm_quat_copy(ts->rest_r[j], c->tg[j]);
             }
-            if (!c.rot_track[j]) continue;
+            if (!c->rot_track[j]) continue;
             versor local;
             if (p >= 0) {
                 versor pinv;
-                glm_quat_inv(c.tg[p], pinv);
-                glm_quat_mul(pinv, c.tg[j], local);
+                glm_quat_inv(c->tg[p], pinv);
+                glm_quat_mul(pinv, c->tg[j], local);
             } else {
-                glm_quat_copy(c.tg[j], local);
+                glm_quat_copy(c->tg[j], local);
             }
             glm_quat_normalize(local);
             memcpy(res->tracks[j].r.values + (size_t)i * 4, local, sizeof(versor));
             res->tracks[j].r.times[i] = t;
-            glm_quat_copy(local, c.tp.r[j]);
+            glm_quat_copy(local, c->tp.r[j]);
         }
         if (rt >= 0) {
             vec3 src_now, dp, pos;
-            to_target(crot, cscale, c.sm[rs][3], src_now);
+            to_target(r->crot, r->cscale, c->sm[rs][3], src_now);
             glm_vec3_sub(src_now, src_root0, dp);
-            root_travel = fmaxf(root_travel, horizontal_norm(dp, up_index(target->axes.up)));
-            glm_vec3_scale(dp, scale, dp);
+            r->root_travel = fmaxf(r->root_travel, horizontal_norm(dp, up_index(r->target->axes.up)));
+            glm_vec3_scale(dp, r->scale, dp);
             glm_vec3_add(tgt_root0, dp, pos);
             if (ts->parents[rt] >= 0) glm_mat4_mulv3(parent_inv, pos, 1.0f, pos);
             memcpy(res->tracks[rt].t.values + (size_t)i * 3, pos, sizeof(vec3));
             res->tracks[rt].t.times[i] = t;
-            glm_vec3_copy(pos, c.tp.t[rt]);
+            glm_vec3_copy(pos, c->tp.t[rt]);
         }
-        if (nlimbs) {
-            mr_pose_to_model(ts, &c.tp, c.tm);
-            for (int l = 0; l < nlimbs; l++) {
-                to_target(crot, cscale, c.sm[limbs[l].src][3], c.src_end[(size_t)l * nkeys + i]);
-                glm_vec3_copy(c.tm[limbs[l].end][3], c.fk_end[(size_t)l * nkeys + i]);
+        if (r->nlimbs) {
+            mr_pose_to_model(ts, &c->tp, c->tm);
+            for (int l = 0; l < r->nlimbs; l++) {
+                to_target(r->crot, r->cscale, c->sm[r->limbs[l].src][3], c->src_end[(size_t)l * nkeys + i]);
+                glm_vec3_copy(c->tm[r->limbs[l].end][3], c->fk_end[(size_t)l * nkeys + i]);
             }
         }
     }
+    return MR_OK;
+}
 
-    /* Contacts: hold the limbs' ends with two-bone IK, key by key. */
-    if (nlimbs) {
-        float leg = mr_retarget_leg_length(ss) * cscale;
-        if (!(leg > 0)) {
-            vec3 b0, b1;
-            leg = mr_model_bounds(target, b0, b1) ? 0.5f * glm_vec3_distance(b0, b1) : 1.0f;
-        }
-        int up = up_index(target->axes.up);
-        float minh[4];
+/* Contacts: hold the limbs' ends with two-bone IK, key by key. */
+static void hold_contacts(run *r, mr_retarget_info *info)
+{
+    ctx *c = &r->c;
+    const mr_skeleton *ts = c->ts;
+    const limb *limbs = r->limbs;
+    mr_clip *res = r->res;
+    int nt = r->nt, rt = r->rt, nkeys = r->nkeys, nlimbs = r->nlimbs;
+    float scale = r->scale;
+    float leg = mr_retarget_leg_length(c->ss) * r->cscale;
+    if (!(leg > 0)) {
+        vec3 b0, b1;
+        leg = mr_model_bounds(r->target, b0, b1) ? 0.5f * glm_vec3_distance(b0, b1) : 1.0f;
+    }
+    int up = up_index(r->target->axes.up);
+    float minh[4];
+    for (int l = 0; l < nlimbs; l++) {
+        minh[l] = INFINITY;
+        for (int i = 0; i < nkeys; i++) minh[l] = fminf(minh[l], c->src_end[(size_t)l * nkeys + i][up]);
+    }
+    vec3 vg, vt;
+    /* A root that travels a leg's length or more walks over standing
+     * ground; only a clip that stays in place can have a treadmill. */
+    glm_vec3_zero(vg);
+    if (r->root_travel < leg) ground_velocity(c, limbs, nlimbs, nkeys, leg, up, minh, vg);
+    glm_vec3_scale(vg, scale, vt);
+    if (info) glm_vec3_copy(vt, info->ground_velocity);
+    for (int l = 0; l < nlimbs; l++) find_contacts(c, &limbs[l], l, nkeys, leg, up, minh[l], scale, vg, vt, info);
+    for (int i = 0; i < nkeys; i++) {
+        /* the pose of key i */
+        mr_pose_set_rest(&c->tp, ts);
+        for (int j = 0; j < nt; j++)
+            if (c->rot_track[j]) memcpy(c->tp.r[j], res->tracks[j].r.values + (size_t)i * 4, sizeof(versor));
+        if (rt >= 0) memcpy(c->tp.t[rt], res->tracks[rt].t.values + (size_t)i * 3, sizeof(vec3));
         for (int l = 0; l < nlimbs; l++) {
-            minh[l] = INFINITY;
-            for (int i = 0; i < nkeys; i++) minh[l] = fminf(minh[l], c.src_end[(size_t)l * nkeys + i][up]);
-        }
-        vec3 vg, vt;
-        /* A root that travels a leg's length or more walks over standing
-         * ground; only a clip that stays in place can have a treadmill. */
-        glm_vec3_zero(vg);
-        if (root_travel < leg) ground_velocity(&c, limbs, nlimbs, nkeys, leg, up, minh, vg);
-        glm_vec3_scale(vg, scale, vt);
-        if (info) glm_vec3_copy(vt, info->ground_velocity);
-        for (int l = 0; l < nlimbs; l++) find_contacts(&c, &limbs[l], l, nkeys, leg, up, minh[l], scale, vg, vt, info);
-        for (int i = 0; i < nkeys; i++) {
-            /* the pose of key i */
-            mr_pose_set_rest(&c.tp, ts);
-            for (int j = 0; j < nt; j++)
-                if (c.rot_track[j]) memcpy(c.tp.r[j], res->tracks[j].r.values + (size_t)i * 4, sizeof(versor));
-            if (rt >= 0) memcpy(c.tp.t[rt], res->tracks[rt].t.values + (size_t)i * 3, sizeof(vec3));
-            for (int l = 0; l < nlimbs; l++) {
-                const limb *lb = &limbs[l];
-                float w = c.weight[(size_t)l * nkeys + i];
-                /* A foot never goes below the target's floor: as high above
-                 * its rest height as the source's is above its lowest. */
-                vec3 fk;
-                glm_vec3_copy(c.fk_end[(size_t)l * nkeys + i], fk);
-                float floor_h = c.tp0[lb->end][up] + scale * (c.src_end[(size_t)l * nkeys + i][up] - minh[l]);
-                int lift = lb->foot && fk[up] < floor_h;
-                if (lift) fk[up] = floor_h;
-                if (w <= 0.0f && !lift) continue;
-                versor keep, parent_r, pinv;
-                chain_rotation(ts, &c.tp, lb->end, keep);
-                mr_two_bone_job job = {
-                    .skeleton = ts, .pose = &c.tp, .start = lb->start, .mid = lb->mid, .end = lb->end,
-                    .weight = lift ? 1.0f : w,
-                };
-                glm_vec3_copy(c.lock[(size_t)l * nkeys + i], job.target);
-                if (lift) glm_vec3_lerp(fk, c.lock[(size_t)l * nkeys + i], w, job.target);
-                if (mr_ik_two_bone(&job, NULL) != MR_OK) continue;
-                if (!job.reached && w >= 1.0f && info) info->unreached++;
-                chain_rotation(ts, &c.tp, ts->parents[lb->end], parent_r);
-                glm_quat_inv(parent_r, pinv);
-                glm_quat_mul(pinv, keep, c.tp.r[lb->end]);
-                glm_quat_normalize(c.tp.r[lb->end]);
-                const int js[3] = {lb->start, lb->mid, lb->end};
-                for (int k = 0; k < 3; k++)
-                    memcpy(res->tracks[js[k]].r.values + (size_t)i * 4, c.tp.r[js[k]], sizeof(versor));
-            }
+            const limb *lb = &limbs[l];
+            float w = c->weight[(size_t)l * nkeys + i];
+            /* A foot never goes below the target's floor: as high above
+             * its rest height as the source's is above its lowest. */
+            vec3 fk;
+            glm_vec3_copy(c->fk_end[(size_t)l * nkeys + i], fk);
+            float floor_h = c->tp0[lb->end][up] + scale * (c->src_end[(size_t)l * nkeys + i][up] - minh[l]);
+            int lift = lb->foot && fk[up] < floor_h;
+            if (lift) fk[up] = floor_h;
+            if (w <= 0.0f && !lift) continue;
+            versor keep, parent_r, pinv;
+            chain_rotation(ts, &c->tp, lb->end, keep);
+            mr_two_bone_job job = {
+                .skeleton = ts, .pose = &c->tp, .start = lb->start, .mid = lb->mid, .end = lb->end,
+                .weight = lift ? 1.0f : w,
+            };
+            glm_vec3_copy(c->lock[(size_t)l * nkeys + i], job.target);
+            if (lift) glm_vec3_lerp(fk, c->lock[(size_t)l * nkeys + i], w, job.target);
+            if (mr_ik_two_bone(&job, NULL) != MR_OK) continue;
+            if (!job.reached && w >= 1.0f && info) info->unreached++;
+            chain_rotation(ts, &c->tp, ts->parents[lb->end], parent_r);
+            glm_quat_inv(parent_r, pinv);
+            glm_quat_mul(pinv, keep, c->tp.r[lb->end]);
+            glm_quat_normalize(c->tp.r[lb->end]);
+            const int js[3] = {lb->start, lb->mid, lb->end};
+            for (int k = 0; k < 3; k++)
+                memcpy(res->tracks[js[k]].r.values + (size_t)i * 4, c->tp.r[js[k]], sizeof(versor));
         }
     }
+}
 
-    /* Keep each rotation track in one hemisphere, then finish. */
-    for (int j = 0; j < nt; j++) {
+/* Keep each rotation track in one hemisphere, then finish: duration, rate,
+ * markers, validation. */
+static mr_status finish_clip(run *r, mr_error *err)
+{
+    mr_clip *res = r->res;
+    const mr_clip *clip = r->clip;
+    for (int j = 0; j < r->nt; j++) {
         mr_track *tr = &res->tracks[j].r;
         for (int i = 1; i < tr->key_count; i++) {
             float *a = tr->values + (size_t)(i - 1) * 4, *b = tr->values + (size_t)i * 4;
@@ -716,23 +797,54 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     }
     res->duration = clip->duration;
     res->rate = clip->rate;
+    mr_status st;
     for (int m = 0; m < clip->marker_count; m++)
-        if ((st = mr_clip_add_marker(res, clip->markers[m].time, clip->markers[m].name)) != MR_OK) goto fail;
-    if ((st = mr_clip_validate(res, err)) != MR_OK) goto fail;
+        if ((st = mr_clip_add_marker(res, clip->markers[m].time, clip->markers[m].name)) != MR_OK) return st;
+    return mr_clip_validate(res, err);
+}
+
+mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr_model *target,
+                           const mr_joint_map *map, const mr_retarget_opts *opts_in, mr_clip **out,
+                           mr_retarget_info *info, mr_error *err)
+{
+    static const mr_retarget_opts no_opts = {0};
+    const mr_retarget_opts *opts = opts_in ? opts_in : &no_opts;
+    *out = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    mr_status st = check_args(clip, source, target, map, opts, err);
+    if (st != MR_OK) return st;
+
+    run r = {.clip = clip, .source = source, .target = target, .map = map, .opts = opts};
+    r.c.ss = &source->skeleton;
+    r.c.ts = &target->skeleton;
+    r.ns = r.c.ss->joint_count;
+    r.nt = r.c.ts->joint_count;
+    st = MR_ERR_NO_MEMORY;
+    if (alloc_joints(&r.c, r.ns, r.nt)) goto fail;
+    rests(&r);
+    map_roots(&r);
+    align_body(&r);
+    align_joints(&r);
+    root_scale(&r);
+    find_limbs(&r);
+    if ((st = new_clip(&r, err)) != MR_OK) goto fail;
+    if ((st = transfer_keys(&r, err)) != MR_OK) goto fail;
+    if (r.nlimbs) hold_contacts(&r, info);
+    if ((st = finish_clip(&r, err)) != MR_OK) goto fail;
     if (info) {
-        info->scale = scale;
-        info->root_source = rs;
-        info->root_target = rt;
-        info->keys = nkeys;
-        info->body_turn = 2.0f * acosf(fminf(fabsf(body[3]), 1.0f)) * (180.0f / GLM_PIf);
+        info->scale = r.scale;
+        info->root_source = r.rs;
+        info->root_target = r.rt;
+        info->keys = r.nkeys;
+        info->body_turn = 2.0f * acosf(fminf(fabsf(r.body[3]), 1.0f)) * (180.0f / GLM_PIf);
     }
-    ctx_free(&c);
-    *out = res;
+    ctx_free(&r.c);
+    *out = r.res;
     return MR_OK;
 
 fail:
     if (st == MR_ERR_NO_MEMORY || st == MR_OK) st = mr_error_set(err, MR_ERR_NO_MEMORY, "retarget: out of memory");
-    mr_clip_destroy(res);
-    ctx_free(&c);
+    mr_clip_destroy(r.res);
+    ctx_free(&r.c);
     return st;
 }

@@ -1,4 +1,4 @@
-/* rootmotion.c — root-motion extraction (see rootmotion.h). */
+/* root_motion.c — root-motion extraction (see root_motion.h). */
 #include "anim/root_motion.h"
 
 #include <math.h>

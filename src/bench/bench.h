@@ -14,6 +14,7 @@ typedef struct mr_bench_opts {
     const char *root;        /* directory holding the shared models */
 } mr_bench_opts;
 
+/* bench.c: the shared helpers (they call no section). */
 double mr_bench_now(void);                  /* monotonic seconds */
 double mr_bench_median(double *values, int n);  /* sorts values in place */
 

@@ -168,7 +168,7 @@ mr_status mr_bench_render_run(const mr_bench_render_desc *d_in, mr_bench_render_
                 st = mr_renderer_draw_model(r, g, c.joints ? c.skin + (size_t)i * nj : NULL, c.joints,
                                             c.world[i], NULL);
             mr_renderer_text(r, 10, 8, "marrow bench", NULL);
-            if (mr_renderer_end_frame(r) != MR_OK && st == MR_OK) st = MR_ERR_IO;
+            if (mr_renderer_end_frame(r) != MR_OK && st == MR_OK) st = MR_ERR_GL;
             if (st == MR_OK) st = mr_renderer_read_pixels(r, pixels, (size_t)d.width * d.height * 4);
             double e = mr_bench_now();
             if (f == 0) out->first_frame_ms = (e - a) * 1e3;

@@ -1,5 +1,6 @@
 /* cmd_test.c — `marrow test`: runs regression scenes headless and compares
- * their shots with golden PNGs (see the help text below and README.md).
+ * their shots with golden PNGs (see the help text below and README.md); the
+ * checking of one scene's shots is testkit/check.h.
  *
  * Scenes run in worker processes made with fork() before this process
  * touches OpenGL; --jobs N keeps N of them. A worker opens its GL context
@@ -15,7 +16,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +27,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <stb_image.h>
-
 #include "cli/cli.h"
 #include "formats/cache.h"
 #include "cli/cmd.h"
@@ -36,12 +34,9 @@
 #include "core/error.h"
 #include "core/file.h"
 #include "core/str.h"
-#include "gfx/renderer.h"
 #include "platform/clock.h"
 #include "testkit/approve.h"
-#include "testkit/compare.h"
-#include "testkit/pixel_mask.h"
-#include "testkit/pose_golden.h"
+#include "testkit/check.h"
 #include "testkit/report.h"
 #include "testkit/scene.h"
 
@@ -265,221 +260,13 @@ static int parse(int argc, char **argv, test_opts *o)
     return 0;
 }
 
-/* ---- files --------------------------------------------------------------------- */
-
-/* Formats into dst (n bytes), cutting long messages; arguments may point
- * into the same result struct. */
-static void msgf(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void msgf(char *dst, size_t n, const char *fmt, ...)
-{
-    char tmp[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    size_t len = strlen(tmp);
-    if (len >= n) len = n - 1;
-    memcpy(dst, tmp, len);
-    dst[len] = '\0';
-}
-
-static void make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-    mkdir(buf, 0777);
-}
-
-static int write_png(const char *path, const uint8_t *rgba, int w, int h, char *msg, size_t n)
-{
-    mr_error err = {0};
-    if (mr_gfx_write_png(path, rgba, w, h, &err) == MR_OK) return 0;
-    msgf(msg, n, "%s", err.msg);
-    return -1;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-    size_t n = 0;
-    char *data = mr_file_read(from, &n, NULL);
-    int rc = data && mr_file_write(to, data, n, NULL) == MR_OK ? 0 : -1;
-    free(data);
-    return rc;
-}
-
 /* ---- one scene (in the child) ------------------------------------------------------ */
-
-typedef struct shot_ctx {
-    const test_opts *o;
-    mr_scene_result *res;
-    const char *scene_dir;   /* OUT/SCENE */
-    char golden_dir[1100];   /* beside the scene: NAME.golden */
-    const mr_scene_decl *decl;
-    uint8_t *diff, *mask;    /* grown to the frame size (diff_size bytes, mask a quarter) */
-    size_t diff_size;
-} shot_ctx;
-
-/* The image half of a shot: compares rgba with the golden PNG (scene.ignore
- * masked), writes expected.png and diff.png; fills s and appends to part.
- * Returns 1 pass, 0 fail, -1 no golden image. */
-static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, const char *dir,
-                         const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info, char *part, size_t n)
-{
-    char ex[1500], df[1500];
-    snprintf(ex, sizeof ex, "%s/expected.png", dir);
-    snprintf(df, sizeof df, "%s/diff.png", dir);
-    int gw, gh, gn;
-    uint8_t *exp = stbi_load(golden, &gw, &gh, &gn, 4);
-    if (!exp) {
-        msgf(part, n, "no golden image %s", golden);
-        return -1;
-    }
-    if (copy_file(golden, ex) == 0) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
-    if (gw != w || gh != h) {
-        msgf(part, n, "the frame is %dx%d, the golden %s is %dx%d", w, h, golden, gw, gh);
-        stbi_image_free(exp);
-        return 0;
-    }
-    size_t need = (size_t)w * h * 4;
-    if (need > c->diff_size) {
-        free(c->diff);
-        free(c->mask);
-        c->diff = malloc(need);
-        c->mask = malloc(need / 4);
-        c->diff_size = c->diff && c->mask ? need : 0;
-    }
-    const mr_scene_decl *d = c->decl;
-    uint8_t *mask = NULL;
-    if (c->mask && (d->ignore_count || (d->ignore_text && info->text_box_count))) {
-        mask = c->mask;
-        memset(mask, 0, need / 4);
-        for (int i = 0; i < d->ignore_count; i++)
-            mr_pixel_mask_rect(mask, w, h, d->ignore[i][0], d->ignore[i][1], d->ignore[i][2], d->ignore[i][3]);
-        for (int i = 0; d->ignore_text && i < info->text_box_count; i++) {
-            const int *b = info->text_boxes[i];
-            mr_pixel_mask_rect(mask, w, h, b[0], b[1], b[2] - b[0] + 1, b[3] - b[1] + 1);
-        }
-    }
-    mr_compare_tol tol = {d->threshold, d->max_diff, d->max_aa};
-    mr_compare_result cr;
-    mr_compare_images_masked(exp, rgba, w, h, &tol, mask, c->diff_size ? c->diff : NULL, &cr);
-    stbi_image_free(exp);
-    if (c->diff_size && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
-    s->diff = cr.diff;
-    s->aa = cr.aa;
-    s->diff_share = cr.diff_share;
-    s->aa_share = cr.aa_share;
-    s->max_delta = cr.max_delta;
-    s->masked = cr.masked;
-    char ignored[64] = "";
-    if (cr.masked)
-        snprintf(ignored, sizeof ignored, "; %.1f%% of the frame ignored", 100.0 * cr.masked / ((double)w * h));
-    if (cr.pass)
-        msgf(part, n, "pixels ok (%.3f%% differ, %.3f%% as anti-aliasing, largest difference %d%s)",
-             100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta, ignored);
-    else
-        msgf(part, n, "%.3f%% of pixels differ (%.3f%% more as anti-aliasing), largest difference %d, in x "
-             "%d..%d y %d..%d%s; see %s", 100 * cr.diff_share, 100 * cr.aa_share, cr.max_delta, cr.box[0],
-             cr.box[2], cr.box[1], cr.box[3], ignored, df);
-    return cr.pass;
-}
-
-/* The pose half of a shot: compares the poses drawn with FRAME.pose.json.
- * Returns 1 pass, 0 fail, -1 no pose golden. */
-static int compare_poses(shot_ctx *c, const char *golden, const mr_pose_shot *poses, char *part, size_t n)
-{
-    mr_pose_shot exp = {0};
-    mr_error err = {0};
-    mr_status st = mr_pose_shot_read(&exp, golden, &err);
-    if (st == MR_ERR_IO) {
-        msgf(part, n, "no pose golden %s", golden);
-        return -1;
-    }
-    if (st != MR_OK) {
-        msgf(part, n, "%s", err.msg);
-        return 0;
-    }
-    mr_pose_tol tol = {c->decl->pose_tol, c->decl->pose_angle};
-    int ok = mr_pose_shot_compare(&exp, poses, &tol, part, n);
-    mr_pose_shot_deinit(&exp);
-    return ok;
-}
-
-static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info)
-{
-    shot_ctx *c = ud;
-    mr_scene_result *res = c->res;
-    mr_shot_result *s = &res->shots[shot];
-    memset(s, 0, sizeof *s);
-    s->frame = frame;
-    char dir[1400], path[1500], pose_path[1500], golden[1200], golden_pose[1200];
-    snprintf(dir, sizeof dir, "%s/%04d", c->scene_dir, frame);
-    make_dirs(dir);
-    snprintf(golden, sizeof golden, "%s/%04d.png", c->golden_dir, frame);
-    snprintf(golden_pose, sizeof golden_pose, "%s/%04d.pose.json", c->golden_dir, frame);
-    snprintf(path, sizeof path, "%s/actual.png", dir);
-    snprintf(pose_path, sizeof pose_path, "%s/actual.pose.json", dir);
-    mr_error err = {0};
-    if (write_png(path, rgba, w, h, s->msg, sizeof s->msg)) {
-        s->status = MR_SHOT_FAIL;
-        return 0;
-    }
-    if (mr_pose_shot_write(info->poses, frame, pose_path, &err) != MR_OK) {
-        s->status = MR_SHOT_FAIL;
-        msgf(s->msg, sizeof s->msg, "%s", err.msg);
-        return 0;
-    }
-    char ex[1500], df[1500];
-    snprintf(ex, sizeof ex, "%s/expected.png", dir);
-    snprintf(df, sizeof df, "%s/diff.png", dir);
-    unlink(ex);
-    unlink(df);
-    if (c->o->update) {
-        make_dirs(c->golden_dir);
-        s->status = MR_SHOT_UPDATED;
-        if (write_png(golden, rgba, w, h, s->msg, sizeof s->msg)) s->status = MR_SHOT_FAIL;
-        else if (mr_pose_shot_write(info->poses, frame, golden_pose, &err) != MR_OK) {
-            s->status = MR_SHOT_FAIL;
-            msgf(s->msg, sizeof s->msg, "%s", err.msg);
-        }
-        if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s and %s", golden, golden_pose);
-        return 0;
-    }
-    char img_part[700], pose_part[700];
-    int img = compare_image(c, s, golden, dir, rgba, w, h, info, img_part, sizeof img_part);
-    int pose = compare_poses(c, golden_pose, info->poses, pose_part, sizeof pose_part);
-    s->pose_failed = pose == 0;
-    if (img < 0 || pose < 0) {
-        s->status = img == 0 || pose == 0 ? MR_SHOT_FAIL : MR_SHOT_MISSING;
-        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s; look at %s and approve it with: marrow test --update %s",
-             res->name, frame, img < 0 ? img_part : pose_part, img < 0 ? pose_part : img_part, path, res->path);
-    } else if (pose == 0) {
-        /* Which joints moved says more than which pixels did: poses first. */
-        s->status = MR_SHOT_FAIL;
-        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s", res->name, frame, pose_part, img_part);
-    } else {
-        s->status = img ? MR_SHOT_PASS : MR_SHOT_FAIL;
-        msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s", res->name, frame, img ? "ok" : img_part,
-             img ? img_part : pose_part);
-    }
-    return 0;
-}
 
 static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *path, mr_scene_result *res)
 {
     char scene_dir[1200];
     snprintf(scene_dir, sizeof scene_dir, "%s/%s", o->out, res->name);
-    make_dirs(scene_dir);
-    shot_ctx c = {.o = o, .res = res, .scene_dir = scene_dir};
-    snprintf(c.golden_dir, sizeof c.golden_dir, "%.*s.golden", (int)(strlen(path) - 4), path);
-    mr_scene_decl decl;
-    c.decl = &decl;
+    mr_file_mkdirs(scene_dir, NULL);
     /* The scene's own output (print, warnings) goes to OUT/SCENE/log.txt. */
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", scene_dir);
@@ -491,34 +278,21 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
         close(fd);
     }
     double t0 = mr_clock_now();
-    int rc = -1;
-    memset(&decl, 0, sizeof decl);
     if (!*runner) {        /* the worker's first scene opens the context (its errors go to this scene) */
         mr_error e = {0};
         if (mr_scene_runner_create(runner, &e) != MR_OK) {
-            msgf(res->message, sizeof res->message, "%s", e.msg);
+            snprintf(res->message, sizeof res->message, "%s", e.msg);
             *runner = NULL;
         }
     }
-    /* decl is filled before the first frame, so on_shot can read the tolerance. */
     if (*runner) {
-        rc = mr_scene_runner_run(*runner, path, scene_dir, &decl, on_shot, &c, NULL) == MR_OK ? 0 : -1;
-        if (rc) msgf(res->message, sizeof res->message, "%s", mr_scene_runner_message(*runner));
+        mr_check_scene(*runner, path, scene_dir, o->update, res);
+    } else {
+        res->shot_count = 0;
+        res->error = 1;
     }
     fflush(NULL);
     res->seconds = mr_clock_now() - t0;
-    res->shot_count = decl.shot_count;
-    for (int i = 0; i < decl.shot_count; i++)
-        if (res->shots[i].frame != decl.shots[i] || (rc && !res->shots[i].msg[0])) {
-            memset(&res->shots[i], 0, sizeof res->shots[i]);
-            res->shots[i].frame = decl.shots[i];
-            res->shots[i].status = MR_SHOT_NOT_RUN;
-            msgf(res->shots[i].msg, sizeof res->shots[i].msg, "%s frame %d: not run (the scene failed)",
-                     res->name, decl.shots[i]);
-        }
-    res->error = rc != 0;
-    free(c.diff);
-    free(c.mask);
 }
 
 /* ---- the parent: children, progress, summary ------------------------------------------- */
@@ -656,12 +430,12 @@ static void finish_child(const test_opts *o, mr_scene_result *r, int status, dou
     r->error = 1;
     r->seconds = seconds;
     if (timed_out)
-        msgf(r->message, sizeof r->message, "%s: ran past --timeout %g s and was stopped", r->path, o->timeout);
+        snprintf(r->message, sizeof r->message, "%s: ran past --timeout %g s and was stopped", r->path, o->timeout);
     else if (WIFSIGNALED(status))
-        msgf(r->message, sizeof r->message, "%s: the scene's process died of signal %d (%s); see %s/%s/log.txt",
+        snprintf(r->message, sizeof r->message, "%s: the scene's process died of signal %d (%s); see %s/%s/log.txt",
                  r->path, WTERMSIG(status), strsignal(WTERMSIG(status)), o->out, r->name);
     else
-        msgf(r->message, sizeof r->message, "%s: the scene's process ended (exit %d) without a result; "
+        snprintf(r->message, sizeof r->message, "%s: the scene's process ended (exit %d) without a result; "
                  "see %s/%s/log.txt", r->path, WIFEXITED(status) ? WEXITSTATUS(status) : -1, o->out, r->name);
 }
 
@@ -760,7 +534,7 @@ int mr_cmd_test(int argc, char **argv)
         free(o.paths);
         return MR_EXIT_OK;
     }
-    make_dirs(o.out);
+    mr_file_mkdirs(o.out, NULL);
     mr_scene_result *res = calloc((size_t)n, sizeof *res);
     worker *workers = calloc((size_t)(o.jobs < n ? o.jobs : n), sizeof *workers);
     double *started = calloc((size_t)n, sizeof *started);
@@ -790,7 +564,7 @@ int mr_cmd_test(int argc, char **argv)
             int i = retry ? again[again_head % n] : next;
             if (workers[w].pid == 0 && start_worker(&o, res, n, workers, nw, w) != 0) {
                 res[i].error = 1;
-                msgf(res[i].message, sizeof res[i].message, "cannot start a process: %s", strerror(errno));
+                snprintf(res[i].message, sizeof res[i].message, "cannot start a process: %s", strerror(errno));
                 done[i] = 1;
                 if (retry) again_head++;
                 else next++;

@@ -21,7 +21,7 @@
 #include "cli/view.h"
 #include "core/file.h"
 #include "core/path.h"
-#include "lua/frame.h"
+#include "lua/script.h"
 #include "platform/clock.h"
 #include "platform/pacer.h"
 #include "platform/stop.h"
@@ -159,26 +159,12 @@ static int parse_args(int argc, char **argv, view_args *a)
     return MR_EXIT_OK;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static int make_parent_dir(const char *path)
+static mr_status make_parent_dir(const char *path, mr_error *err)
 {
     char *dir = mr_path_dirname(path);
-    int rc = dir ? make_dirs(dir) : -1;
+    mr_status st = dir ? mr_file_mkdirs(dir, err) : mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
     free(dir);
-    return rc;
+    return st;
 }
 
 /* Applies the camera options on top of the default framing. */
@@ -199,9 +185,9 @@ static int write_frames(mr_window *win, mr_renderer *r, mr_view *v, const view_a
 {
     const char *out = a->out ? a->out : "out/view.png";
     int count = a->frames ? a->frames : 1;
-    if (a->frames ? make_dirs(out) : make_parent_dir(out)) {
-        fprintf(stderr, "marrow view: cannot create %s: %s\n", a->frames ? out : "its directory",
-                strerror(errno));
+    mr_error derr = {0};
+    if ((a->frames ? mr_file_mkdirs(out, &derr) : make_parent_dir(out, &derr)) != MR_OK) {
+        fprintf(stderr, "marrow view: %s\n", derr.msg);
         return MR_EXIT_FAILED;
     }
     int tty = isatty(2);

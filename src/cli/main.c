@@ -5,7 +5,7 @@
 #include "cli/cmd.h"
 #include "core/error.h"
 #include "core/version.h"
-#include "platform/heap.h"
+#include "core/heap.h"
 
 static const mr_command commands[] = {
     {"run", mr_cmd_run, "[--headless] SCRIPT.lua [--frames N --fps F --size WxH --out DIR]",

@@ -258,7 +258,7 @@ mr_status mr_view_draw(mr_view *v, const char *status)
             int w, h;
             mr_renderer_size(v->r, &w, &h);
             mr_renderer_text(v->r, 10, (float)h - 8 - mr_renderer_text_height(v->r), v->footer,
-                             &(mr_text_style){.color = {0.85f, 0.88f, 0.92f, 0.9f}});
+                             &(mr_text_style){.colour = {0.85f, 0.88f, 0.92f, 0.9f}});
         }
     }
     mr_status end = mr_renderer_end_frame(v->r);

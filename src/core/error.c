@@ -59,6 +59,7 @@ const char *mr_status_string(mr_status status)
     case MR_ERR_NO_MEMORY: return "out of memory";
     case MR_ERR_LIMIT: return "limit exceeded";
     case MR_ERR_SCRIPT: return "script error";
+    case MR_ERR_GL: return "OpenGL error";
     }
     return "unknown status";
 }

@@ -21,6 +21,7 @@ typedef enum mr_status {
     MR_ERR_NO_MEMORY,          /* allocation failed or size overflowed */
     MR_ERR_LIMIT,              /* input exceeds a documented limit */
     MR_ERR_SCRIPT,             /* a Lua script raised an error */
+    MR_ERR_GL,                 /* OpenGL failed: no usable context, a GL error, an incomplete framebuffer */
 } mr_status;
 
 /* Exit codes of the marrow program (the README lists them). */

@@ -200,11 +200,22 @@ int mr_file_same(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+mr_status mr_file_copy(const char *from, const char *to, mr_error *err)
+{
+    mr_error e = {0};
+    size_t size = 0;
+    char *data = mr_file_read(from, &size, &e);
+    mr_status st = data ? mr_file_write(to, data, size, &e) : e.status;
+    free(data);
+    if (st != MR_OK && err) *err = e;
+    return st;
+}
+
 mr_status mr_file_mkdirs(const char *dir, mr_error *err)
 {
     char *buf = mr_str_dup(dir);
     if (!buf) return mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", dir);
-    for (char *p = buf + 1; *p; p++) {
+    for (char *p = buf + (*buf != '\0'); *p; p++) {  /* "" has no second byte */
         if (*p != '/') continue;
         *p = '\0';
         if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;

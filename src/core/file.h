@@ -79,6 +79,12 @@ char *mr_file_closest(const char *dir, const char *name, int max_distance);
  * another spelling, a hard or symbolic link); 0 when either is missing. */
 int mr_file_same(const char *a, const char *b);
 
+/* Copies the file from to the file to, byte for byte, written as
+ * mr_file_write does (never half a file). MR_OK, or the status of the read
+ * (MR_ERR_IO, MR_ERR_BAD_FILE, MR_ERR_NO_MEMORY: err names from) or of the
+ * write (err names to). */
+mr_status mr_file_copy(const char *from, const char *to, mr_error *err);
+
 /* mkdir -p: creates dir and its missing parents (mode 0777 before umask).
  * MR_OK when it exists as a folder afterwards, else MR_ERR_IO naming it. */
 mr_status mr_file_mkdirs(const char *dir, mr_error *err);

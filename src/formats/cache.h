@@ -48,8 +48,7 @@
  *     attributes, as open(2) does, so NFS clients keep close-to-open
  *     consistency; or
  *   - the same content hash: the source is read (through one static 1 MiB
- *     buffer) and hashed, about 18 GB/s read and hashed on the bench
- *     machine.
+ *     buffer) and hashed (its speed: docs/PERFORMANCE.md).
  *     This is the path when stat data differ (a renamed-over identical copy
  *     still hits) or the stamp was taken within 2 s of the source's last
  *     change (a model loaded right after its export); once that change is

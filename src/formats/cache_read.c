@@ -43,8 +43,8 @@ typedef struct reader {
 /* A widened array of n bytes: allocated on its own, so the mesh owns and
  * frees it like a source load's (model.c frees only what lies outside the
  * block); 64-byte aligned, so that the 64-byte stores of widen_avx512 and
- * gather_rows_avx512 never split a cache line (malloc's 16-byte alignment
- * cost TM.glb ~1.5 us of ~7). NULL (bad) without memory. */
+ * gather_rows_avx512 never split a cache line (docs/PERFORMANCE.md).
+ * NULL (bad) without memory. */
 static void *widen_to(reader *r, uint64_t n)
 {
     void *p = aligned_alloc(64, n ? ((size_t)n + 63) / 64 * 64 : 64);
@@ -212,7 +212,7 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
 /* Largest value of n uint32 / uint16 / uint8 (one body for each width):
  * 16 independent maxima, so the loop is not one long dependency chain; the
  * compiler's SSE2 code keeps one chain per vector, so with AVX2 two
- * 32-byte chains (~4x on TM.glb's 17 KB of row numbers and indices). */
+ * 32-byte chains. */
 #define DEFINE_MAX(name, T)                                                          \
     static T name##_portable(const T *v, size_t n)                                   \
     {                                                                                \

@@ -27,7 +27,7 @@
  * files), the sizes and field offsets of the structs stored as images
  * (mr_joint_tracks), and the sizes of the structs the records mirror (a new
  * field changes them and so retires old files until the records learn it).
- * Computed once per process (~1% of a cached TM.glb load otherwise). */
+ * Computed once per process (not once per load). */
 uint64_t cache_layout_fingerprint(void)
 {
     static _Atomic uint64_t once;  /* 0: not yet (a fingerprint of 0 is recomputed) */

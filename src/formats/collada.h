@@ -159,30 +159,8 @@
  * Speed. libxml2 parses (SAX2, fed the document in pieces); the events
  *   build cl_el elements in a few arena blocks (no per-node malloc/free,
  *   no text nodes), numbers are parsed from each array's joined text into
- *   the nearest float. Process CPU time, median of 20 alternating with
- *   assimp 5.2.4 in one process (marrow bench --only load), shared
- *   development machine: astroBoy_walk.dae (782 KB, 4 meshes, 64 joints,
- *   Bezier Euler channels) 1.0-1.06x assimp's time (1.3-1.4x with
- *   libxml2's DOM), ThinMatrix's model.dae (334 KB) 1.15-1.35x (1.3x
- *   before; its time fell 1.9-2.1 -> 1.6-1.7 ms, load average 15). Then
- *   mr_model_add_clip's slerp budget (anim/model.c) fell from a quarter of
- *   ThinMatrix's load to ~4% (300 -> 65 us) and the Bezier time solve is
- *   shared by a joint's channels: median of 10 alternating runs, load
- *   average 10, astroBoy 1.00 -> 0.96x, ThinMatrix 1.19 -> 1.08x. By
- *   instructions (callgrind), astroBoy is 30% animation (fitting 22%, the
- *   rest parsing its sources; the fitting's evaluations are not repeated,
- *   so what is left costs keys), ThinMatrix 36% geometry and 21% XML.
- *   Then (issue 18, every test model loading bit-identical): one pass per
- *   vertex (bind space, skin, axes) with skinning done once per source
- *   position (ThinMatrix: 740 of 4260 vertices), the per-vertex math on
- *   scalars (vec3 temporaries read back with wider loads failed the
- *   store-to-load forward every vertex), a float fast path in the number
- *   parser (m <= 2^24, |e| <= 10: one exact float operation), no zeroing
- *   of arrays written right after, a leaf's text written once into the
- *   arena. Alternating, 15 runs, load average 3.5: ThinMatrix 1.53 ->
- *   1.18 ms, astroBoy 4.9 -> 4.2 ms; bench 0.87-0.92x and 0.89-0.95x.
- *   Left in a ThinMatrix load (perf): number parsing ~20% (floats) and ~8%
- *   (indices), libxml2's character scan ~10%, mr_model_add_clip ~5%.
+ *   the nearest float. Measurements against assimp and their history:
+ *   docs/PERFORMANCE.md; live figures: `marrow bench --only load`.
  *
  * WRITING
  *   mr_collada_write writes a model as COLLADA 1.4.1 in the model's own

@@ -73,15 +73,7 @@ static int read_vec3(md5_lex *lx, float v[3], const char *what)
 static int read_header(anim_reader *r)
 {
     md5_lex *lx = &r->lx;
-    int version;
-    if (md5_word(lx, "MD5Version", "at the start of the file")) return -1;
-    if (md5_int(lx, &version, "a version number")) return -1;
-    if (version != 10) return md5_fail(lx, "MD5Version 10");
-    if (md5_accept(lx, "commandline")) {
-        const char *s;
-        size_t n;
-        if (md5_string(lx, &s, &n, "the command line in quotes")) return -1;
-    }
+    if (md5_header(lx)) return -1;
     if (md5_word(lx, "numFrames", "after the version")) return -1;
     if (md5_int(lx, &r->frames, "a frame count")) return -1;
     if (r->frames < 1) return md5_fail(lx, "numFrames of 1 or more");

@@ -420,3 +420,17 @@ int md5_out_of_memory(md5_lex *lx)
     }
     return -1;
 }
+
+int md5_header(md5_lex *lx)
+{
+    int version;
+    if (md5_word(lx, "MD5Version", "at the start of the file")) return -1;
+    if (md5_int(lx, &version, "a version number")) return -1;
+    if (version != 10) return md5_fail(lx, "MD5Version 10");
+    if (md5_accept(lx, "commandline")) {
+        const char *s;
+        size_t n;
+        if (md5_string(lx, &s, &n, "the command line in quotes")) return -1;
+    }
+    return 0;
+}

@@ -59,6 +59,10 @@ int md5_accept(md5_lex *lx, const char *word);
 /* The next byte after whitespace and comments, or -1 at the end. */
 int md5_peek_char(md5_lex *lx);
 
+/* Reads the header both MD5 files start with: "MD5Version 10" and an
+ * optional `commandline "..."` (skipped). 0, or -1 with the error set. */
+int md5_header(md5_lex *lx);
+
 /* Reads the word (a keyword such as "numJoints"); anything else is an error
  * "expected 'word'" (plus context, when not NULL, e.g. "after the joints"). */
 int md5_word(md5_lex *lx, const char *word, const char *context);

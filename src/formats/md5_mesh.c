@@ -501,15 +501,8 @@ fail:
 static int read_model(mesh_reader *r)
 {
     md5_lex *lx = &r->lx;
-    int version, joints, meshes;
-    if (md5_word(lx, "MD5Version", "at the start of the file")) return -1;
-    if (md5_int(lx, &version, "a version number")) return -1;
-    if (version != 10) return md5_fail(lx, "MD5Version 10");
-    if (md5_accept(lx, "commandline")) {
-        const char *s;
-        size_t n;
-        if (md5_string(lx, &s, &n, "the command line in quotes")) return -1;
-    }
+    int joints, meshes;
+    if (md5_header(lx)) return -1;
     if (md5_word(lx, "numJoints", "after the version")) return -1;
     if (md5_int(lx, &joints, "a joint count")) return -1;
     if (joints < 1 || joints > MR_MAX_JOINTS)

@@ -67,11 +67,9 @@ typedef struct gfx_draw {
  * a second skinning of every vertex and a depth-only fragment per covered
  * pixel; it saves shading every fragment that a nearer one of the same
  * draw later covers (back faces of open meshes, limbs in front of the
- * body). A character of 1027 triangles filling a 640x480 frame (Bob: 35k
- * fragments shaded for 17k pixels seen) gains 1.5-2 ms of llvmpipe's CPU
- * per frame; a crowd of 50 small figures, whose vertices cost more than
- * their few pixels, lost 15-20% when forced, and stays below the
- * threshold. */
+ * body). A large character on screen gains; a crowd of small figures,
+ * whose vertices cost more than their few pixels, loses, and stays below
+ * the threshold (figures: docs/PERFORMANCE.md). */
 #define GFX_PREPASS_PIXELS_PER_TRIANGLE 16
 
 /* The default floor (mr_scene.floor_extent 0) reaches this many camera
@@ -83,13 +81,13 @@ typedef struct gfx_draw {
 /* Line and point vertices share one layout (size: point size in pixels). */
 typedef struct gfx_line_vertex {
     float pos[3];
-    float color[4];
+    float colour[4];
     float size;
 } gfx_line_vertex;
 
 typedef struct gfx_text_vertex {
     float pos[2], uv[2];
-    float color[4];
+    float colour[4];
 } gfx_text_vertex;
 
 typedef struct gfx_texture {
@@ -153,21 +151,21 @@ struct mr_renderer {
      * single-sampled colour texture that the FXAA pass (fxaa = 1) reads, or
      * (samples 1, no FXAA) a single-sampled renderbuffer copied by a blit.
      * The finished frame is in resolve_fbo. */
-    GLuint draw_fbo, draw_color, draw_depth;   /* draw_color: a renderbuffer */
+    GLuint draw_fbo, draw_colour, draw_depth;   /* draw_colour: a renderbuffer */
     GLuint draw_tex;                           /* the colour texture when fxaa */
-    GLuint resolve_fbo, resolve_color, resolve_stencil;  /* stencil: FXAA's edge pixels */
+    GLuint resolve_fbo, resolve_colour, resolve_stencil;  /* stencil: FXAA's edge pixels */
     int fxaa;
-    /* The sky gradient drawn once into sky_fbo (sky_color, draw_fbo's
+    /* The sky gradient drawn once into sky_fbo (sky_colour, draw_fbo's
      * samples) and copied into draw_fbo at the start of every frame, as
      * long as its colours (sky_key) stay the same; sky_valid = 0 redraws
      * it (new size, new programs). */
-    GLuint sky_fbo, sky_color;
+    GLuint sky_fbo, sky_colour;
     float sky_key[8];            /* sky_top, sky_bottom it was drawn with */
     int sky_valid;
     /* The backdrop, the unshadowed floor over the sky with its depth
      * (draw_fbo's samples), kept while everything it depends on
      * (backdrop_key) stays the same; see renderer.c, backdrop_begin. */
-    GLuint backdrop_fbo, backdrop_color, backdrop_depth;
+    GLuint backdrop_fbo, backdrop_colour, backdrop_depth;
     gfx_backdrop_key backdrop_key, last_key;  /* the kept one's; last frame's */
     int backdrop_valid;
     GLuint shadow_fbo, shadow_tex;

@@ -14,7 +14,7 @@ void gfx_lines_init(mr_renderer *r)
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_line_vertex, pos));
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_line_vertex, color));
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_line_vertex, colour));
     glEnableVertexAttribArray(2);
     glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_line_vertex, size));
     glBindVertexArray(0);
@@ -38,23 +38,23 @@ static void push(gfx_line_array *arr, const float *p, const float *c, float size
     if (GFX_RESERVE(*arr, arr->count + 1) != 0) return;
     gfx_line_vertex *v = &arr->data[arr->count++];
     memcpy(v->pos, p, sizeof v->pos);
-    memcpy(v->color, c, sizeof v->color);
+    memcpy(v->colour, c, sizeof v->colour);
     v->size = size;
 }
 
-void mr_renderer_line(mr_renderer *r, const vec3 a, const vec3 b, const float color[4], int flags)
+void mr_renderer_line(mr_renderer *r, const vec3 a, const vec3 b, const float colour[4], int flags)
 {
     if (!r->in_frame) return;
     gfx_line_array *arr = (flags & MR_LINE_OVERLAY) ? &r->overlay_lines : &r->lines;
     if (GFX_RESERVE(*arr, arr->count + 2) != 0) return;
-    push(arr, a, color, 1.0f);
-    push(arr, b, color, 1.0f);
+    push(arr, a, colour, 1.0f);
+    push(arr, b, colour, 1.0f);
 }
 
-void mr_renderer_point(mr_renderer *r, const vec3 p, const float color[4], float size)
+void mr_renderer_point(mr_renderer *r, const vec3 p, const float colour[4], float size)
 {
     if (!r->in_frame) return;
-    push(&r->points, p, color, size > 0 ? size : 6.0f);
+    push(&r->points, p, colour, size > 0 ? size : 6.0f);
 }
 
 /* Uploads verts into the shared stream buffer, growing it when needed. */

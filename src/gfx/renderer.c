@@ -12,7 +12,7 @@
 #include "core/str.h"
 #include "gfx/internal.h"
 #include "gfx/shader.h"
-#include "platform/heap.h"
+#include "core/heap.h"
 
 enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
 
@@ -232,7 +232,7 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
         mr_renderer_destroy(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: OpenGL error 0x%x while creating the renderer", e);
+        return mr_error_set(err, MR_ERR_GL, "gfx: OpenGL error 0x%x while creating the renderer", e);
     }
     *out = r;
     return MR_OK;
@@ -434,8 +434,8 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk, const
     mat4 w;
     memcpy(w, world, sizeof w);
     if (style) {
-        if (style->bone_color[3] > 0) memcpy(bone, style->bone_color, sizeof bone);
-        if (style->joint_color[3] > 0) memcpy(joint, style->joint_color, sizeof joint);
+        if (style->bone_colour[3] > 0) memcpy(bone, style->bone_colour, sizeof bone);
+        if (style->joint_colour[3] > 0) memcpy(joint, style->joint_colour, sizeof joint);
         if (style->point_size > 0) psize = style->point_size;
         names = style->names;
         if (style->axes) skeleton_axes(r, sk, joint_model, w);
@@ -599,7 +599,7 @@ static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp,
     for (int i = 0; i < 2; i++)
         for (int k = 0; k < 3; k++) {
             dirs[i * 3 + k] = s->lights[i].direction[k];
-            cols[i * 3 + k] = s->lights[i].color[k];
+            cols[i * 3 + k] = s->lights[i].colour[k];
         }
     glUniform3fv(glGetUniformLocation(prog, "u_light_dir"), 2, dirs);
     glUniform3fv(glGetUniformLocation(prog, "u_light_color"), 2, cols);
@@ -1057,7 +1057,7 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     glBindVertexArray(0);
     glUseProgram(0);
     GLenum e = glGetError();
-    return e == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+    return e == GL_NO_ERROR ? MR_OK : MR_ERR_GL;
 }
 
 /* --- output -------------------------------------------------------------- */
@@ -1091,7 +1091,7 @@ mr_status mr_renderer_read_pixels(mr_renderer *r, uint8_t *rgba, size_t size)
             memcpy(b + off, tmp, n);
         }
     }
-    return glGetError() == GL_NO_ERROR ? MR_OK : MR_ERR_IO;
+    return glGetError() == GL_NO_ERROR ? MR_OK : MR_ERR_GL;
 }
 
 mr_status mr_renderer_screenshot(mr_renderer *r, const char *path, mr_error *err)

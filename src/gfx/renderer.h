@@ -118,8 +118,9 @@ typedef struct mr_renderer_desc {
     int width, height;        /* offscreen frame size in pixels [960x540] */
     int samples;              /* MSAA samples [1: none]; > 1 multisamples the frame
                                * (clamped to GL_MAX_SAMPLES; llvmpipe has 4 only)
-                               * instead of the FXAA pass. 4x MSAA costs llvmpipe
-                               * 1.4 (Bob) to 2.5 (crowd) times FXAA's CPU time. */
+                               * instead of the FXAA pass; costs more CPU time than
+                               * FXAA (README, Anti-aliasing; `marrow bench --only
+                               * render` measures it) */
     int no_fxaa;              /* 1: no post-process anti-aliasing of a single-
                                * sampled frame (hard, aliased edges) */
     int shadow_size;          /* shadow map texels per side [1024]; the map is fitted
@@ -144,7 +145,7 @@ typedef struct mr_renderer_desc {
 /* A directional light. */
 typedef struct mr_light {
     vec3 direction;           /* world direction towards the light (need not be unit) */
-    vec3 color;               /* intensity per channel */
+    vec3 colour;              /* intensity per channel */
 } mr_light;
 
 /* What a frame looks like besides the models. Zero fields take defaults. */
@@ -180,8 +181,8 @@ typedef struct mr_draw_style {
 
 /* Skeleton overlay options; NULL or zero fields take the defaults. */
 typedef struct mr_skeleton_style {
-    float bone_color[4];      /* [yellow]; alpha 0 = default */
-    float joint_color[4];     /* [white]; alpha 0 = default */
+    float bone_colour[4];     /* [yellow]; alpha 0 = default */
+    float joint_colour[4];    /* [white]; alpha 0 = default */
     int names;                /* 1: joint names beside the joints */
     float point_size;         /* joint marker size in pixels [6] */
     int axes;                 /* 1: each joint's local X, Y, Z as red, green, blue
@@ -191,7 +192,7 @@ typedef struct mr_skeleton_style {
 
 /* Text options; NULL or zero fields take the defaults. */
 typedef struct mr_text_style {
-    float color[4];           /* [white]; all zero = white */
+    float colour[4];          /* [white]; all zero = white */
     int no_shadow;            /* 1: no dark drop shadow behind the glyphs */
 } mr_text_style;
 
@@ -271,9 +272,9 @@ mr_status mr_renderer_draw_skeleton(mr_renderer *r, const mr_skeleton *sk,
                                     const mr_skeleton_style *style);
 
 /* A world-space line from a to b; flags MR_LINE_OVERLAY draws it on top. */
-void mr_renderer_line(mr_renderer *r, const vec3 a, const vec3 b, const float color[4], int flags);
+void mr_renderer_line(mr_renderer *r, const vec3 a, const vec3 b, const float colour[4], int flags);
 /* A world-space point marker size pixels wide, drawn on top. */
-void mr_renderer_point(mr_renderer *r, const vec3 p, const float color[4], float size);
+void mr_renderer_point(mr_renderer *r, const vec3 p, const float colour[4], float size);
 
 /* Text at pixel position (x, y) = top-left of the first line, y down, in
  * the frame's pixels. '\n' starts a new line; characters outside printable
@@ -282,10 +283,10 @@ void mr_renderer_point(mr_renderer *r, const vec3 p, const float color[4], float
 float mr_renderer_text(mr_renderer *r, float x, float y, const char *s,
                        const mr_text_style *style);
 /* A filled rectangle at pixel (x, y) (top-left, y down), w x h pixels, in
- * color (alpha blends): drawn in the text pass in call order, so text added
+ * colour (alpha blends): drawn in the text pass in call order, so text added
  * after it lies on top (a panel behind an overlay). Needs the font (without
  * one, nothing is drawn, like text). */
-void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float color[4]);
+void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float colour[4]);
 /* Height in pixels of a line of text (0 when there is no font). */
 float mr_renderer_text_height(const mr_renderer *r);
 /* Width in pixels of the first n bytes of s as mr_renderer_text draws them

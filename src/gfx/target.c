@@ -22,22 +22,22 @@ static const char *fbo_status_name(GLenum s)
 void gfx_targets_free(mr_renderer *r)
 {
     if (r->draw_fbo) glDeleteFramebuffers(1, &r->draw_fbo);
-    if (r->draw_color) glDeleteRenderbuffers(1, &r->draw_color);
+    if (r->draw_colour) glDeleteRenderbuffers(1, &r->draw_colour);
     if (r->draw_tex) glDeleteTextures(1, &r->draw_tex);
     if (r->draw_depth) glDeleteRenderbuffers(1, &r->draw_depth);
     if (r->resolve_fbo) glDeleteFramebuffers(1, &r->resolve_fbo);
-    if (r->resolve_color) glDeleteRenderbuffers(1, &r->resolve_color);
+    if (r->resolve_colour) glDeleteRenderbuffers(1, &r->resolve_colour);
     if (r->resolve_stencil) glDeleteRenderbuffers(1, &r->resolve_stencil);
-    r->draw_fbo = r->draw_color = r->draw_tex = r->draw_depth = r->resolve_fbo = r->resolve_color = 0;
+    r->draw_fbo = r->draw_colour = r->draw_tex = r->draw_depth = r->resolve_fbo = r->resolve_colour = 0;
     r->resolve_stencil = 0;
     if (r->sky_fbo) glDeleteFramebuffers(1, &r->sky_fbo);
-    if (r->sky_color) glDeleteRenderbuffers(1, &r->sky_color);
-    r->sky_fbo = r->sky_color = 0;
+    if (r->sky_colour) glDeleteRenderbuffers(1, &r->sky_colour);
+    r->sky_fbo = r->sky_colour = 0;
     r->sky_valid = 0;
     if (r->backdrop_fbo) glDeleteFramebuffers(1, &r->backdrop_fbo);
-    if (r->backdrop_color) glDeleteRenderbuffers(1, &r->backdrop_color);
+    if (r->backdrop_colour) glDeleteRenderbuffers(1, &r->backdrop_colour);
     if (r->backdrop_depth) glDeleteRenderbuffers(1, &r->backdrop_depth);
-    r->backdrop_fbo = r->backdrop_color = r->backdrop_depth = 0;
+    r->backdrop_fbo = r->backdrop_colour = r->backdrop_depth = 0;
     r->backdrop_valid = 0;
     memset(&r->last_key, 0, sizeof r->last_key);
 }
@@ -45,14 +45,14 @@ void gfx_targets_free(mr_renderer *r)
 /* A framebuffer of one RGBA8 colour renderbuffer and, when depth is not
  * NULL, a DEPTH_COMPONENT24 one, of draw_fbo's samples (0: single): its
  * formats, so copies between them are plain memory copies. */
-static GLenum make_image(int width, int height, int samples, GLuint *fbo, GLuint *color, GLuint *depth)
+static GLenum make_image(int width, int height, int samples, GLuint *fbo, GLuint *colour, GLuint *depth)
 {
-    glGenRenderbuffers(1, color);
-    glBindRenderbuffer(GL_RENDERBUFFER, *color);
+    glGenRenderbuffers(1, colour);
+    glBindRenderbuffer(GL_RENDERBUFFER, *colour);
     glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
     glGenFramebuffers(1, fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, *colour);
     if (depth) {
         glGenRenderbuffers(1, depth);
         glBindRenderbuffer(GL_RENDERBUFFER, *depth);
@@ -87,10 +87,10 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
         glBindTexture(GL_TEXTURE_2D, 0);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->draw_tex, 0);
     } else {
-        glGenRenderbuffers(1, &r->draw_color);
-        glBindRenderbuffer(GL_RENDERBUFFER, r->draw_color);
+        glGenRenderbuffers(1, &r->draw_colour);
+        glBindRenderbuffer(GL_RENDERBUFFER, r->draw_colour);
         glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
-        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->draw_color);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->draw_colour);
     }
     glGenRenderbuffers(1, &r->draw_depth);
     glBindRenderbuffer(GL_RENDERBUFFER, r->draw_depth);
@@ -100,16 +100,16 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d %d-sample framebuffer: %s", width, height,
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d %d-sample framebuffer: %s", width, height,
                             samples, fbo_status_name(st));
     }
 
-    glGenRenderbuffers(1, &r->resolve_color);
-    glBindRenderbuffer(GL_RENDERBUFFER, r->resolve_color);
+    glGenRenderbuffers(1, &r->resolve_colour);
+    glBindRenderbuffer(GL_RENDERBUFFER, r->resolve_colour);
     glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
     glGenFramebuffers(1, &r->resolve_fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, r->resolve_fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->resolve_color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, r->resolve_colour);
     if (r->fxaa) {
         /* the FXAA pass marks its edge pixels here and shades only those */
         glGenRenderbuffers(1, &r->resolve_stencil);
@@ -119,14 +119,14 @@ mr_status gfx_targets_create(mr_renderer *r, int width, int height, mr_error *er
     }
     st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (st == GL_FRAMEBUFFER_COMPLETE)
-        st = make_image(width, height, samples, &r->sky_fbo, &r->sky_color, NULL);
+        st = make_image(width, height, samples, &r->sky_fbo, &r->sky_colour, NULL);
     if (st == GL_FRAMEBUFFER_COMPLETE)
-        st = make_image(width, height, samples, &r->backdrop_fbo, &r->backdrop_color, &r->backdrop_depth);
+        st = make_image(width, height, samples, &r->backdrop_fbo, &r->backdrop_colour, &r->backdrop_depth);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glBindRenderbuffer(GL_RENDERBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_targets_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d resolve, sky or backdrop framebuffer: %s", width,
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d resolve, sky or backdrop framebuffer: %s", width,
                             height, fbo_status_name(st));
     }
     r->width = width;
@@ -173,7 +173,7 @@ mr_status gfx_shadow_create(mr_renderer *r, mr_error *err)
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     if (st != GL_FRAMEBUFFER_COMPLETE) {
         gfx_shadow_free(r);
-        return mr_error_set(err, MR_ERR_IO, "gfx: %dx%d shadow map: %s", size, size, fbo_status_name(st));
+        return mr_error_set(err, MR_ERR_GL, "gfx: %dx%d shadow map: %s", size, size, fbo_status_name(st));
     }
     r->shadow_size = size;
     return MR_OK;

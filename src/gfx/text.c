@@ -79,7 +79,7 @@ void gfx_font_init(mr_renderer *r)
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_text_vertex, uv));
     glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_text_vertex, color));
+    glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, stride, (void *)offsetof(gfx_text_vertex, colour));
     glBindVertexArray(0);
 }
 
@@ -142,7 +142,7 @@ static float emit(mr_renderer *r, float x, float y, const char *s, const float *
             v->pos[1] = quad[i][1];
             v->uv[0] = quad[i][2];
             v->uv[1] = quad[i][3];
-            memcpy(v->color, c, sizeof v->color);
+            memcpy(v->colour, c, sizeof v->colour);
         }
     }
     if (pen_x - x > widest) widest = pen_x - x;
@@ -152,17 +152,17 @@ static float emit(mr_renderer *r, float x, float y, const char *s, const float *
 float mr_renderer_text(mr_renderer *r, float x, float y, const char *s, const mr_text_style *style)
 {
     if (!r->has_font || !r->in_frame || !s) return 0.0f;
-    float color[4] = {1, 1, 1, 1};
-    if (style && (style->color[0] || style->color[1] || style->color[2] || style->color[3]))
-        memcpy(color, style->color, sizeof color);
+    float colour[4] = {1, 1, 1, 1};
+    if (style && (style->colour[0] || style->colour[1] || style->colour[2] || style->colour[3]))
+        memcpy(colour, style->colour, sizeof colour);
     if (!style || !style->no_shadow) {
-        const float shadow[4] = {0, 0, 0, 0.75f * color[3]};
+        const float shadow[4] = {0, 0, 0, 0.75f * colour[3]};
         emit(r, x + 1, y + 1, s, shadow);
     }
-    return emit(r, x, y, s, color);
+    return emit(r, x, y, s, colour);
 }
 
-void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float color[4])
+void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const float colour[4])
 {
     if (!r->has_solid || !r->in_frame || !(w > 0) || !(h > 0)) return;
     if (GFX_RESERVE(r->text, r->text.count + 6) != 0) return;
@@ -175,7 +175,7 @@ void mr_renderer_panel(mr_renderer *r, float x, float y, float w, float h, const
         v->pos[1] = quad[i][1];
         v->uv[0] = s;
         v->uv[1] = t;
-        memcpy(v->color, color, sizeof v->color);
+        memcpy(v->colour, colour, sizeof v->colour);
     }
 }
 

@@ -6,7 +6,10 @@
 #ifndef MR_LUA_CONSOLE_H
 #define MR_LUA_CONSOLE_H
 
-#include "lua/script.h"
+#include <stddef.h>
+
+/* Lines kept by the on-screen console. */
+#define MR_LUA_CONSOLE_LINES 12
 
 typedef struct mr_lua_console {
     char line[MR_LUA_CONSOLE_LINES][160];

@@ -317,7 +317,7 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
             shown += lines[n++];
         }
         float y = (float)ht - 8.0f - lh * (float)shown;
-        mr_text_style grey = {.color = {0.92f, 0.92f, 0.92f, 1}};
+        mr_text_style grey = {.colour = {0.92f, 0.92f, 0.92f, 1}};
         for (int i = 0; i < n; i++) {
             mr_renderer_text(r, 8.0f, y, wrapped[i], &grey);
             y += lh * (float)lines[i];
@@ -342,7 +342,7 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
         }
         static const float panel[4] = {0.08f, 0.02f, 0.02f, 0.88f};
         mr_renderer_panel(r, 0.0f, 0.0f, (float)w, 16.0f + lh * (float)lines, panel);
-        mr_text_style red = {.color = {1.0f, 0.45f, 0.4f, 1}};
+        mr_text_style red = {.colour = {1.0f, 0.45f, 0.4f, 1}};
         mr_renderer_text(r, 8.0f, 8.0f, buf, &red);
     }
 }
@@ -355,7 +355,7 @@ static mr_scene scene_of(const mr_lua_view *v)
     memcpy(s.ambient, v->ambient, sizeof s.ambient);
     for (int i = 0; i < 2; i++) {
         memcpy(s.lights[i].direction, v->light_direction[i], sizeof(float) * 3);
-        memcpy(s.lights[i].color, v->light_colour[i], sizeof(float) * 3);
+        memcpy(s.lights[i].colour, v->light_colour[i], sizeof(float) * 3);
     }
     memcpy(s.sky_top, v->sky_top, sizeof s.sky_top);
     memcpy(s.sky_bottom, v->sky_bottom, sizeof s.sky_bottom);
@@ -491,7 +491,7 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
         }
         case MR_LUA_DRAW_SKELETON: {
             mr_skeleton_style st = {0};
-            if (c->colour[3] > 0) memcpy(st.bone_color, c->colour, sizeof(float) * 4);
+            if (c->colour[3] > 0) memcpy(st.bone_colour, c->colour, sizeof(float) * 4);
             st.names = c->names;
             st.axes = c->axes;
             mr_renderer_draw_skeleton(g->r, &c->model->skeleton, g->mats + c->mat_first, c->world, &st);
@@ -505,7 +505,7 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
             break;
         case MR_LUA_DRAW_TEXT: {
             mr_text_style st = {0};
-            memcpy(st.color, c->colour, sizeof(float) * 4);
+            memcpy(st.colour, c->colour, sizeof(float) * 4);
             float tw = mr_renderer_text(g->r, c->x, c->y, g->texts + c->text, &st);
             text_box(g, c->x, c->y, tw, g->texts + c->text);
             break;

@@ -1,5 +1,5 @@
-/* frame.h — one frame of a running script, shared by `marrow run`,
- * `marrow view` and the regression runner (src/testkit): update(dt), draw(),
+/* frame.h — one frame of a running script, shared by `marrow run` and the
+ * regression runner (src/testkit): update(dt), draw(),
  * then rendering (and the screenshots the script asked for). A frame whose
  * picture would be the last one again (nothing moved: see
  * mr_lua_draw_skip_unchanged) is neither rendered nor presented, so a still

@@ -50,30 +50,30 @@ static mr_lua_ctx *module_ctx(lua_State *L)
 mr_lua_host *mr_lua_host_of(lua_State *L)
 {
     mr_lua_ctx *ctx = module_ctx(L);
-    return ctx ? mr_lua_host_of_ctx(ctx) : mr_sandbox_user(L);
+    return ctx ? mr_lua_host_of_ctx(ctx) : mr_lua_sandbox_user(L);
 }
 
 void mr_lua_host_resolve(lua_State *L, const char *path)
 {
     if (module_ctx(L)) lua_pushstring(L, path);   /* plain Lua: as given, from the working directory */
-    else mr_sandbox_push_resolved(L, path);
+    else mr_lua_sandbox_push_resolved(L, path);
 }
 
-double mr_lua_host_pause(lua_State *L) { return module_ctx(L) ? 0 : mr_sandbox_pause(L); }
+double mr_lua_host_pause(lua_State *L) { return module_ctx(L) ? 0 : mr_lua_sandbox_pause(L); }
 
 void mr_lua_host_resume(lua_State *L, double token)
 {
-    if (!module_ctx(L)) mr_sandbox_resume(L, token);   /* plain Lua has no budget */
+    if (!module_ctx(L)) mr_lua_sandbox_resume(L, token);   /* plain Lua has no budget */
 }
 
 void mr_lua_host_loaded(lua_State *L, const char *path)
 {
-    if (!module_ctx(L)) mr_sandbox_allow_read(L, path); /* plain Lua's io is not confined */
+    if (!module_ctx(L)) mr_lua_sandbox_allow_read(L, path); /* plain Lua's io is not confined */
 }
 
 int mr_lua_host_write_path(lua_State *L, const char *path)
 {
-    if (!module_ctx(L)) return mr_sandbox_push_write_path(L, path);
+    if (!module_ctx(L)) return mr_lua_sandbox_push_write_path(L, path);
     lua_pushstring(L, path);           /* plain Lua's io is not confined either */
     char *dir = mr_path_dirname(path);
     if (dir) mr_file_mkdirs(dir, NULL);
@@ -83,7 +83,7 @@ int mr_lua_host_write_path(lua_State *L, const char *path)
 
 size_t mr_lua_host_heap(lua_State *L)
 {
-    if (!module_ctx(L)) return mr_sandbox_memory(mr_sandbox_of(L));
+    if (!module_ctx(L)) return mr_lua_sandbox_memory(mr_lua_sandbox_of(L));
     return (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
 }
 

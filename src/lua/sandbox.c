@@ -21,12 +21,12 @@
 #define WALL_FACTOR 20.0             /* wall-clock limit of a call: 20 x its budget + 10 s */
 #define WALL_EXTRA 10.0
 
-mr_sandbox *mr_sandbox_of(lua_State *L) { return *(mr_sandbox **)lua_getextraspace(L); }
-void *mr_sandbox_user(lua_State *L) { return mr_sandbox_of(L)->desc.user; }
-lua_State *mr_sandbox_state(mr_sandbox *s) { return s->L; }
-size_t mr_sandbox_memory(const mr_sandbox *s) { return s->mem_used; }
+mr_lua_sandbox *mr_lua_sandbox_of(lua_State *L) { return *(mr_lua_sandbox **)lua_getextraspace(L); }
+void *mr_lua_sandbox_user(lua_State *L) { return mr_lua_sandbox_of(L)->desc.user; }
+lua_State *mr_lua_sandbox_state(mr_lua_sandbox *s) { return s->L; }
+size_t mr_lua_sandbox_memory(const mr_lua_sandbox *s) { return s->mem_used; }
 
-int mr_sandbox_required(const mr_sandbox *s, const char *const **paths)
+int mr_lua_sandbox_required(const mr_lua_sandbox *s, const char *const **paths)
 {
     *paths = (const char *const *)s->required;
     return s->required_count;
@@ -36,7 +36,7 @@ int mr_sandbox_required(const mr_sandbox *s, const char *const **paths)
 
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-    mr_sandbox *s = ud;
+    mr_lua_sandbox *s = ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
         s->mem_used -= old;
@@ -53,7 +53,7 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static void budget_hook(lua_State *L, lua_Debug *ar);
 
 /* lua_sethook may be called from a signal handler (the watchdog's poke). */
-void mr_sandbox_set_hooks(mr_sandbox *s, int mask, int count)
+void mr_lua_sandbox_set_hooks(mr_lua_sandbox *s, int mask, int count)
 {
     lua_sethook(s->L, budget_hook, mask, count);
     int n = atomic_load(&s->nrunning);
@@ -65,13 +65,13 @@ void mr_sandbox_set_hooks(mr_sandbox *s, int mask, int count)
  * instruction and every function call (C ones too) runs the hook. */
 static void poke(void *user)
 {
-    mr_sandbox *s = user;
+    mr_lua_sandbox *s = user;
     atomic_store(&s->poked, 1);
-    mr_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+    mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
 }
 
 /* 1 when the call in progress must stop now (past its budget, or a signal). */
-static int must_stop(mr_sandbox *s)
+static int must_stop(mr_lua_sandbox *s)
 {
     double deadline = atomic_load(&s->watch.deadline);
     if (deadline <= 0) return 0;                      /* no call running */
@@ -80,13 +80,13 @@ static int must_stop(mr_sandbox *s)
 }
 
 /* Raises the stop's error in L (a thread of s). */
-static int raise_stop(mr_sandbox *s, lua_State *L, lua_Debug *ar)
+static int raise_stop(mr_lua_sandbox *s, lua_State *L, lua_Debug *ar)
 {
     if (!s->timed_out) {
         s->timed_out = atomic_load(&s->watch.interrupt) ? 2 : 1;
         /* From now on every instruction and call fails, so a pcall in the
          * script cannot swallow the stop and carry on looping. */
-        mr_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+        mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT | LUA_MASKCALL, 1);
     }
     if (L != s->L) {
         /* A coroutine stopped from a hook keeps hooks off for good: its
@@ -127,32 +127,32 @@ static int raise_stop(mr_sandbox *s, lua_State *L, lua_Debug *ar)
 
 static void budget_hook(lua_State *L, lua_Debug *ar)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     if (!must_stop(s)) {
         /* A poke while the call was within its budget (during a paused
          * model load, say): back to the cheap hook. */
-        if (atomic_exchange(&s->poked, 0)) mr_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+        if (atomic_exchange(&s->poked, 0)) mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
         return;
     }
     raise_stop(s, L, ar);
 }
 
-void mr_sandbox_tick(lua_State *L)
+void mr_lua_sandbox_tick(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     if (must_stop(s)) raise_stop(s, L, NULL);
 }
 
-double mr_sandbox_pause(lua_State *L)
+double mr_lua_sandbox_pause(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     atomic_fetch_add(&s->watch.paused, 1);
     return mr_lua_watchdog_cpu();
 }
 
-void mr_sandbox_resume(lua_State *L, double token)
+void mr_lua_sandbox_resume(lua_State *L, double token)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     double spent = mr_lua_watchdog_cpu() - token;
     double deadline = atomic_load(&s->watch.deadline);
     if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
@@ -161,7 +161,7 @@ void mr_sandbox_resume(lua_State *L, double token)
 
 static void warn_fn(void *ud, const char *msg, int tocont)
 {
-    mr_sandbox *s = ud;
+    mr_lua_sandbox *s = ud;
     static char buf[512];
     static size_t len;
     size_t n = strlen(msg);
@@ -205,11 +205,11 @@ static void trim_traceback(char *msg)
     if (n >= h && !strcmp(msg + n - h, header)) msg[n - h] = '\0';
 }
 
-const char *mr_sandbox_message(const mr_sandbox *s) { return s->message; }
+const char *mr_lua_sandbox_message(const mr_lua_sandbox *s) { return s->message; }
 
 /* lua_pcall(L, 1, 0, msgh) under the budget and the watchdog; s->timed_out
  * says whether the budget or a signal stopped it. */
-static int run_watched(mr_sandbox *s, lua_State *L, const char *what, double budget, int msgh_idx)
+static int run_watched(mr_lua_sandbox *s, lua_State *L, const char *what, double budget, int msgh_idx)
 {
     s->timed_out = 0;
     atomic_store(&s->nrunning, 0);
@@ -228,11 +228,11 @@ static int run_watched(mr_sandbox *s, lua_State *L, const char *what, double bud
     mr_lua_watchdog_disarm(&s->watch);
     atomic_store(&s->watch.deadline, 0);
     atomic_store(&s->nrunning, 0);
-    mr_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+    mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
     return st;
 }
 
-mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
+mr_status mr_lua_sandbox_run(mr_lua_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
                          mr_error *err)
 {
     lua_State *L = s->L;
@@ -269,7 +269,7 @@ mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *
 
 /* lua_close under a watch: the host's finalizers are C and bounded, but a
  * process must not hang in them either. */
-static void run_watched_close(mr_sandbox *s, lua_State *L, double budget)
+static void run_watched_close(mr_lua_sandbox *s, lua_State *L, double budget)
 {
     s->watch.what = "a finalizer (__gc)";
     s->watch.budget = budget;
@@ -285,33 +285,33 @@ static void run_watched_close(mr_sandbox *s, lua_State *L, double budget)
 }
 
 /* Adds the real path of dir (a folder) to the folders io may read. */
-static void add_read_dir(mr_sandbox *s, const char *dir)
+static void add_read_dir(mr_lua_sandbox *s, const char *dir)
 {
     if (!dir || s->read_count >= MR_SANDBOX_READ_DIRS) return;
     char *real = realpath(dir, NULL);
     if (!real) return;
     for (int i = 0; i < s->read_count; i++)
-        if (mr_sandbox_path_inside(real, s->read_dirs[i])) {
+        if (mr_lua_sandbox_path_inside(real, s->read_dirs[i])) {
             free(real);
             return;
         }
     s->read_dirs[s->read_count++] = real;
 }
 
-void mr_sandbox_allow_read(lua_State *L, const char *path)
+void mr_lua_sandbox_allow_read(lua_State *L, const char *path)
 {
     char *dir = mr_path_dirname(path);
-    if (dir) add_read_dir(mr_sandbox_of(L), dir);
+    if (dir) add_read_dir(mr_lua_sandbox_of(L), dir);
     free(dir);
 }
 
 static int setup(lua_State *L)
 {
-    mr_sandbox_open_libs(L);
+    mr_lua_sandbox_open_libs(L);
     return 0;
 }
 
-void mr_sandbox_destroy(mr_sandbox *s, double budget)
+void mr_lua_sandbox_destroy(mr_lua_sandbox *s, double budget)
 {
     if (!s) return;
     if (s->L) {
@@ -329,10 +329,10 @@ void mr_sandbox_destroy(mr_sandbox *s, double budget)
     free(s);
 }
 
-mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_error *err)
+mr_status mr_lua_sandbox_create(const mr_lua_sandbox_desc *desc, mr_lua_sandbox **out, mr_error *err)
 {
     *out = NULL;
-    mr_sandbox *s = calloc(1, sizeof *s);
+    mr_lua_sandbox *s = calloc(1, sizeof *s);
     if (s) {
         s->desc = *desc;
         s->L = lua_newstate(capped_alloc, s);
@@ -341,28 +341,28 @@ mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_er
         free(s);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state");
     }
-    *(mr_sandbox **)lua_getextraspace(s->L) = s;
+    *(mr_lua_sandbox **)lua_getextraspace(s->L) = s;
     lua_setwarnf(s->L, warn_fn, s);
     lua_sethook(s->L, budget_hook, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
     for (int i = 0; i < 4; i++) add_read_dir(s, desc->read_dirs[i]);
     if (desc->write_dir && !(s->write_dir = mr_str_dup(desc->write_dir))) {
-        mr_sandbox_destroy(s, SETUP_BUDGET);
+        mr_lua_sandbox_destroy(s, SETUP_BUDGET);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state");
     }
-    mr_status st = mr_sandbox_run(s, setup, NULL, "setup", SETUP_BUDGET, NULL);
+    mr_status st = mr_lua_sandbox_run(s, setup, NULL, "setup", SETUP_BUDGET, NULL);
     if (st != MR_OK) {
-        const char *msg = mr_sandbox_message(s);
+        const char *msg = mr_lua_sandbox_message(s);
         mr_error_set(err, st, "%s\n  (in setup)", msg ? msg : "marrow: setting up a Lua state failed");
-        mr_sandbox_destroy(s, SETUP_BUDGET);
+        mr_lua_sandbox_destroy(s, SETUP_BUDGET);
         return st;
     }
     *out = s;
     return MR_OK;
 }
 
-void mr_sandbox_push_resolved(lua_State *L, const char *path)
+void mr_lua_sandbox_push_resolved(lua_State *L, const char *path)
 {
-    const char *const *bases = mr_sandbox_of(L)->desc.resolve_dirs;
+    const char *const *bases = mr_lua_sandbox_of(L)->desc.resolve_dirs;
     if (path[0] != '/' && !mr_file_exists(path)) {
         for (int i = 0; i < 2; i++) {
             lua_pushfstring(L, "%s/%s", bases[i], path);

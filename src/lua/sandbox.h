@@ -31,7 +31,7 @@
  *     headless os.clock/os.time read *desc.clock and math.random has a
  *     fixed seed; `arg` = {[0] = desc.script, desc.argv...}.
  *
- * Every call into the state goes through mr_sandbox_run: one lua_pcall of a
+ * Every call into the state goes through mr_lua_sandbox_run: one lua_pcall of a
  * C function, so even an out-of-memory while pushing arguments is a Lua
  * error and never reaches the panic handler.
  */
@@ -44,9 +44,9 @@
 
 #include "core/error.h"
 
-typedef struct mr_sandbox mr_sandbox;
+typedef struct mr_lua_sandbox mr_lua_sandbox;
 
-typedef struct mr_sandbox_desc {
+typedef struct mr_lua_sandbox_desc {
     size_t memory_limit;     /* bytes (required) */
     int headless;            /* simulated clock and a fixed random seed */
     const double *clock;     /* simulated seconds for os.clock/os.time (headless) */
@@ -54,29 +54,29 @@ typedef struct mr_sandbox_desc {
     int argc;                /* arg[1..argc] */
     char *const *argv;
     const char *search_dirs[2];  /* package.path: dir/?.lua, dir/?/init.lua */
-    const char *resolve_dirs[2]; /* bases of mr_sandbox_push_resolved */
+    const char *resolve_dirs[2]; /* bases of mr_lua_sandbox_push_resolved */
     const char *preload_name;    /* require(preload_name) calls preload */
     lua_CFunction preload;
     void (*print)(void *user, const char *text, int warning);  /* print() (0), Lua warnings (1) */
     void (*exit)(void *user, int code);           /* os.exit(code) */
-    void *user;              /* for the callbacks and mr_sandbox_user */
+    void *user;              /* for the callbacks and mr_lua_sandbox_user */
     int trust;               /* 1: the whole standard library (--trust) */
     const char *read_dirs[4];    /* folders io may read (NULL entries skipped); the
                                   * folders of loaded models are added as they load */
     const char *write_dir;       /* the one folder io may write into (NULL: none) */
-} mr_sandbox_desc;
+} mr_lua_sandbox_desc;
 
 /* Makes a state in *out (strings of desc must outlive it). On failure *out
  * is NULL and err says why: MR_ERR_NO_MEMORY, or the status of the failed
- * setup (see mr_sandbox_run) with its message. */
-mr_status mr_sandbox_create(const mr_sandbox_desc *desc, mr_sandbox **out, mr_error *err);
+ * setup (see mr_lua_sandbox_run) with its message. */
+mr_status mr_lua_sandbox_create(const mr_lua_sandbox_desc *desc, mr_lua_sandbox **out, mr_error *err);
 /* Closes the state; finalizers run under a budget of `budget` seconds. */
-void mr_sandbox_destroy(mr_sandbox *s, double budget);
+void mr_lua_sandbox_destroy(mr_lua_sandbox *s, double budget);
 
-lua_State *mr_sandbox_state(mr_sandbox *s);
+lua_State *mr_lua_sandbox_state(mr_lua_sandbox *s);
 /* The sandbox of a state made here, and its desc.user. */
-mr_sandbox *mr_sandbox_of(lua_State *L);
-void *mr_sandbox_user(lua_State *L);
+mr_lua_sandbox *mr_lua_sandbox_of(lua_State *L);
+void *mr_lua_sandbox_user(lua_State *L);
 
 /* Calls f(L) with arg as a light userdata at index 1, protected, within
  * budget seconds; `what` names the call in messages ("update()"). Returns
@@ -84,42 +84,42 @@ void *mr_sandbox_user(lua_State *L);
  * MR_ERR_LIMIT (it ran past the budget) or MR_ERR_NO_MEMORY (past
  * memory_limit), with the message in err (cut to fit an mr_error).
  * The whole message with its traceback stays readable through
- * mr_sandbox_message. */
-mr_status mr_sandbox_run(mr_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
+ * mr_lua_sandbox_message. */
+mr_status mr_lua_sandbox_run(mr_lua_sandbox *s, lua_CFunction f, void *arg, const char *what, double budget,
                          mr_error *err);
-/* The message and traceback of the last failed mr_sandbox_run, uncut; NULL
+/* The message and traceback of the last failed mr_lua_sandbox_run, uncut; NULL
  * when the last run succeeded or there was no memory for the message. Owned
  * by the sandbox, valid until the next run. */
-const char *mr_sandbox_message(const mr_sandbox *s);
+const char *mr_lua_sandbox_message(const mr_lua_sandbox *s);
 
 /* Live bytes held by the state. */
-size_t mr_sandbox_memory(const mr_sandbox *s);
+size_t mr_lua_sandbox_memory(const mr_lua_sandbox *s);
 /* Files require loaded into this state (valid while it lives). */
-int mr_sandbox_required(const mr_sandbox *s, const char *const **paths);
+int mr_lua_sandbox_required(const mr_lua_sandbox *s, const char *const **paths);
 
 /* C work the budget does not count (model loading): between pause and
  * resume the watchdog does not stop the call, and the CPU time spent is
  * added back to the running budget. Pause returns what resume takes. */
-double mr_sandbox_pause(lua_State *L);
-void mr_sandbox_resume(lua_State *L, double token);
+double mr_lua_sandbox_pause(lua_State *L);
+void mr_lua_sandbox_resume(lua_State *L, double token);
 
 /* Lets io read the folder holding path (a model that loaded): its real
  * path is added to the folders a script may read. */
-void mr_sandbox_allow_read(lua_State *L, const char *path);
+void mr_lua_sandbox_allow_read(lua_State *L, const char *path);
 
 /* Where a script may write path (io.open's rules: under write_dir, a
  * relative path taken under it; missing folders inside write_dir are made):
  * pushes the path to write and returns 1, or pushes "path: why" and returns
  * 0. A trusted state writes anywhere (the path is pushed as given). */
-int mr_sandbox_push_write_path(lua_State *L, const char *path);
+int mr_lua_sandbox_push_write_path(lua_State *L, const char *path);
 
 /* Makes the metatables of host types registered since the state was made
  * (luaL_newmetatable) reachable only as copies; a no-op when trusted. */
-void mr_sandbox_seal_metatables(lua_State *L);
+void mr_lua_sandbox_seal_metatables(lua_State *L);
 
 /* Pushes the resolved form of a relative path: as given when it exists, else
  * under resolve_dirs[0] when it exists there, else under resolve_dirs[1]
  * when it exists there, else as given. */
-void mr_sandbox_push_resolved(lua_State *L, const char *path);
+void mr_lua_sandbox_push_resolved(lua_State *L, const char *path);
 
 #endif

@@ -10,9 +10,9 @@
 #define MR_SANDBOX_READ_DIRS 64      /* folders io may read (script, cwd, out, models) */
 #define MR_SANDBOX_HOOK_COUNT 1000   /* instructions between clock checks */
 
-struct mr_sandbox {
+struct mr_lua_sandbox {
     lua_State *L;
-    mr_sandbox_desc desc;
+    mr_lua_sandbox_desc desc;
     size_t mem_used;
     mr_lua_watch watch;      /* deadline (0 = no call running), pauses, interrupts */
     int timed_out;           /* 1: past the budget, 2: interrupted by a signal */
@@ -37,21 +37,21 @@ struct mr_sandbox {
 /* sandbox.c: the budget check for long C loops (patterns, table.move...):
  * raises the budget's error when the call is past its deadline or was
  * interrupted; returns otherwise. Cheap enough for every few thousand steps. */
-void mr_sandbox_tick(lua_State *L);
+void mr_lua_sandbox_tick(lua_State *L);
 /* sandbox.c: set every listed thread's hook to mask/count. */
-void mr_sandbox_set_hooks(mr_sandbox *s, int mask, int count);
+void mr_lua_sandbox_set_hooks(mr_lua_sandbox *s, int mask, int count);
 
 /* sandbox_lib.c: builds the script's global environment from an allow-list
  * (or, with desc.trust, the whole standard library); runs inside setup. */
-void mr_sandbox_open_libs(lua_State *L);
+void mr_lua_sandbox_open_libs(lua_State *L);
 
 /* sandbox_io.c: the confined io table, pushed on the stack. */
-void mr_sandbox_push_io(lua_State *L);
+void mr_lua_sandbox_push_io(lua_State *L);
 /* sandbox_io.c: open(2) of a regular file only (non-blocking open, no final
  * link followed, fstat on the descriptor), then blocking again; -1 with
  * *why set otherwise. */
-int mr_sandbox_open_regular(const char *path, int flags, const char **why);
+int mr_lua_sandbox_open_regular(const char *path, int flags, const char **why);
 /* sandbox_io.c: whether the real path lies inside dir (a real path). */
-int mr_sandbox_path_inside(const char *real, const char *dir);
+int mr_lua_sandbox_path_inside(const char *real, const char *dir);
 
 #endif

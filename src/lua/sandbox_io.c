@@ -37,7 +37,7 @@
 #define OPEN_COUNT "marrow.sandbox.io.open"   /* registry: files open now */
 #define WRITTEN "marrow.sandbox.io.written"   /* registry: bytes written so far */
 
-int mr_sandbox_path_inside(const char *real, const char *dir)
+int mr_lua_sandbox_path_inside(const char *real, const char *dir)
 {
     size_t n = strlen(dir);
     if (n == 1 && dir[0] == '/') return real[0] == '/';
@@ -60,7 +60,7 @@ static void counter_set(lua_State *L, const char *key, lua_Integer v)
 
 /* ---- opening ------------------------------------------------------------------------ */
 
-int mr_sandbox_open_regular(const char *path, int flags, const char **why)
+int mr_lua_sandbox_open_regular(const char *path, int flags, const char **why)
 {
     int fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -87,7 +87,7 @@ static int file_exists(const char *path)
 /* The real path to read for path, or NULL with *why set. A relative path
  * is looked for as given, then beside the script, then in the output folder
  * (where the script's own writes went). */
-static char *resolve_read(lua_State *L, mr_sandbox *s, const char *path, const char **why)
+static char *resolve_read(lua_State *L, mr_lua_sandbox *s, const char *path, const char **why)
 {
     const char *cand = path;
     const char *bases[] = {s->desc.read_dirs[0], s->write_dir};
@@ -103,9 +103,9 @@ static char *resolve_read(lua_State *L, mr_sandbox *s, const char *path, const c
         return NULL;
     }
     for (int i = 0; i < s->read_count; i++)
-        if (mr_sandbox_path_inside(real, s->read_dirs[i])) return real;
+        if (mr_lua_sandbox_path_inside(real, s->read_dirs[i])) return real;
     char *out = s->write_dir ? realpath(s->write_dir, NULL) : NULL;   /* made since the state was */
-    int inside = out && mr_sandbox_path_inside(real, out);
+    int inside = out && mr_lua_sandbox_path_inside(real, out);
     free(out);
     if (inside) return real;
     free(real);
@@ -132,12 +132,12 @@ static void make_dirs_inside(const char *dir, const char *root)
         have = up;
     }
     char *real = have ? realpath(have, NULL) : NULL;
-    if (real && mr_sandbox_path_inside(real, root)) mr_file_mkdirs(dir, NULL);
+    if (real && mr_lua_sandbox_path_inside(real, root)) mr_file_mkdirs(dir, NULL);
     free(real);
     free(have);
 }
 
-static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, int make_dirs, const char **why)
+static char *resolve_write(lua_State *L, mr_lua_sandbox *s, const char *path, int make_dirs, const char **why)
 {
     if (!s->write_dir) {
         *why = "this script may not write files (no output folder)";
@@ -163,7 +163,7 @@ static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, int ma
         *why = "its folder does not exist";
     else if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
         *why = "it names a folder, not a file";
-    else if (!mr_sandbox_path_inside(real_dir, root))
+    else if (!mr_lua_sandbox_path_inside(real_dir, root))
         *why = "it is outside the output folder, the one place a marrow script may write (--out; "
                "`marrow run --trust` lifts this for a script you trust)";
     else if ((out = malloc(strlen(real_dir) + strlen(name) + 2)))
@@ -176,9 +176,9 @@ static char *resolve_write(lua_State *L, mr_sandbox *s, const char *path, int ma
     return out;
 }
 
-int mr_sandbox_push_write_path(lua_State *L, const char *path)
+int mr_lua_sandbox_push_write_path(lua_State *L, const char *path)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     const char *why = NULL;
     int top = lua_gettop(L);
     if (s->desc.trust) {               /* anywhere; relative to the output folder as untrusted */
@@ -225,7 +225,7 @@ static int close_file(lua_State *L)
 /* Pushes a file handle for path (nil, message, errno on failure). */
 static int push_opened(lua_State *L, const char *path, const char *mode)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     int writing, flags = mode_flags(mode, &writing);
     luaL_argcheck(L, flags >= 0, 2, "invalid mode");
     int top = lua_gettop(L);
@@ -233,7 +233,7 @@ static int push_opened(lua_State *L, const char *path, const char *mode)
     if (counter(L, OPEN_COUNT) >= MAX_OPEN_FILES)
         why = "too many files open at once (close some: a script may have 64)";
     char *real = why ? NULL : writing ? resolve_write(L, s, path, 0, &why) : resolve_read(L, s, path, &why);
-    int fd = real ? mr_sandbox_open_regular(real, flags, &why) : -1;
+    int fd = real ? mr_lua_sandbox_open_regular(real, flags, &why) : -1;
     free(real);
     lua_settop(L, top);
     FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
@@ -305,7 +305,7 @@ static int file_write(lua_State *L)
     return lua_gettop(L);
 }
 
-void mr_sandbox_push_io(lua_State *L)
+void mr_lua_sandbox_push_io(lua_State *L)
 {
     /* Lua's io library makes the file handles' metatable (its methods are
      * what the script's files use); its table itself is not handed out. */

@@ -26,7 +26,7 @@
 
 static int l_print(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     int n = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
@@ -42,7 +42,7 @@ static int l_print(lua_State *L)
 
 static int l_exit(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     int code = lua_isboolean(L, 1) ? !lua_toboolean(L, 1) : (int)luaL_optinteger(L, 1, 0);
     s->desc.exit(s->desc.user, code);
     return 0;
@@ -51,14 +51,14 @@ static int l_exit(lua_State *L)
 /* Headless: the clock is the simulated time, never the wall clock. */
 static int l_clock(lua_State *L)
 {
-    lua_pushnumber(L, *mr_sandbox_of(L)->desc.clock);
+    lua_pushnumber(L, *mr_lua_sandbox_of(L)->desc.clock);
     return 1;
 }
 
 static int l_time(lua_State *L)
 {
     if (lua_isnoneornil(L, 1)) {
-        lua_pushinteger(L, (lua_Integer)*mr_sandbox_of(L)->desc.clock);
+        lua_pushinteger(L, (lua_Integer)*mr_lua_sandbox_of(L)->desc.clock);
         return 1;
     }
     lua_pushvalue(L, lua_upvalueindex(1));
@@ -69,7 +69,7 @@ static int l_time(lua_State *L)
 
 /* ---- require: Lua source files from the search folders ------------------------------ */
 
-static void record_required(mr_sandbox *s, const char *path)
+static void record_required(mr_lua_sandbox *s, const char *path)
 {
     mr_str_list_add_unique(&s->required, &s->required_count, &s->required_cap, path);   /* best effort */
 }
@@ -90,7 +90,7 @@ static int find_module(lua_State *L, const char *dir, const char *name)
         lua_pushfstring(L, forms[i], dir, lua_tostring(L, -1));
         char *real = realpath(lua_tostring(L, -1), NULL);
         struct stat st;
-        int ok = real && mr_sandbox_path_inside(real, real_dir) && stat(real, &st) == 0 && S_ISREG(st.st_mode);
+        int ok = real && mr_lua_sandbox_path_inside(real, real_dir) && stat(real, &st) == 0 && S_ISREG(st.st_mode);
         free(real);
         if (ok) {
             lua_remove(L, -2);
@@ -108,7 +108,7 @@ static int find_module(lua_State *L, const char *dir, const char *name)
  * never verifies bytecode). */
 static int search_lua(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     const char *name = luaL_checkstring(L, 1);
     for (int i = 0; i < 2; i++) {
         if (!s->desc.search_dirs[i] || !find_module(L, s->desc.search_dirs[i], name)) continue;
@@ -148,7 +148,7 @@ static int search_lua(lua_State *L)
  * searchers); nothing that opens a file by itself stays in a sandbox. */
 static void setup_package(lua_State *L, int trust)
 {
-    const mr_sandbox_desc *d = &mr_sandbox_of(L)->desc;
+    const mr_lua_sandbox_desc *d = &mr_lua_sandbox_of(L)->desc;
     lua_getglobal(L, LUA_LOADLIBNAME);
     lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s/?.lua;%s/?/init.lua", d->search_dirs[0], d->search_dirs[0],
                     d->search_dirs[1], d->search_dirs[1]);
@@ -205,7 +205,7 @@ static int l_setmetatable(lua_State *L)
  * handler would run unbounded, so it is not called then. */
 static int guarded_handler(lua_State *L)
 {
-    if (mr_sandbox_of(L)->timed_out) return 1;
+    if (mr_lua_sandbox_of(L)->timed_out) return 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
@@ -270,7 +270,7 @@ static int killed(lua_State *L, int idx)
  * gives it the current hook; returns the slot to give back. */
 static int running_push(lua_State *L, int idx)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     lua_State *co = lua_tothread(L, idx);
     int n = atomic_load(&s->nrunning);
     if (!co || n >= MR_SANDBOX_NEST) return -1;
@@ -286,7 +286,7 @@ static int running_push(lua_State *L, int idx)
 
 static void running_pop(lua_State *L, int slot)
 {
-    if (slot >= 0) atomic_store(&mr_sandbox_of(L)->nrunning, slot);
+    if (slot >= 0) atomic_store(&mr_lua_sandbox_of(L)->nrunning, slot);
 }
 
 /* coroutine.resume. Upvalue 1: Lua's. */
@@ -354,7 +354,7 @@ static int l_close(lua_State *L)
 
 /* ---- table and string functions that loop in C ---------------------------------------- */
 
-#define TICK(L, i) do { if (((i) & (TICK_STEPS - 1)) == 0) mr_sandbox_tick(L); } while (0)
+#define TICK(L, i) do { if (((i) & (TICK_STEPS - 1)) == 0) mr_lua_sandbox_tick(L); } while (0)
 
 /* table.move(a1, f, e, t [, a2]), checking the budget as it goes. */
 static int t_move(lua_State *L)
@@ -475,7 +475,7 @@ static int s_rep(lua_State *L)
     memcpy(p, str, l);
     if (done > l) memcpy(p + l, sep, lsep);
     while (done < total) {
-        mr_sandbox_tick(L);
+        mr_lua_sandbox_tick(L);
         size_t k = done < total - done ? done : total - done;
         memcpy(p + done, p, k);
         done += k;
@@ -570,7 +570,7 @@ static void open_restricted(lua_State *L)
 
     push_lib(L, old, LUA_STRLIBNAME, string_fns);
     set_fn(L, "rep", s_rep);
-    mr_lua_pattern_install(L, lua_gettop(L), mr_sandbox_tick);
+    mr_lua_pattern_install(L, lua_gettop(L), mr_lua_sandbox_tick);
     /* s:find(...) goes through the string metatable's __index. */
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
@@ -610,7 +610,7 @@ static void open_restricted(lua_State *L)
     lua_pop(L, 1);
     publish(L, env, LUA_DBLIBNAME);
 
-    mr_sandbox_push_io(L);
+    mr_lua_sandbox_push_io(L);
     publish(L, env, LUA_IOLIBNAME);
 
     lua_getfield(L, old, LUA_LOADLIBNAME);
@@ -622,10 +622,10 @@ static void open_restricted(lua_State *L)
     lua_settop(L, old - 1);
 }
 
-void mr_sandbox_open_libs(lua_State *L)
+void mr_lua_sandbox_open_libs(lua_State *L)
 {
-    mr_sandbox *s = mr_sandbox_of(L);
-    const mr_sandbox_desc *d = &s->desc;
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    const mr_lua_sandbox_desc *d = &s->desc;
     luaL_openlibs(L);
     lua_newtable(L);                   /* weak set of coroutines the budget stopped */
     lua_createtable(L, 0, 1);
@@ -668,7 +668,7 @@ void mr_sandbox_open_libs(lua_State *L)
         open_restricted(L);
     } else {                           /* trusted scripts get the budgeted matcher too */
         lua_getglobal(L, LUA_STRLIBNAME);
-        mr_lua_pattern_install(L, lua_gettop(L), mr_sandbox_tick);
+        mr_lua_pattern_install(L, lua_gettop(L), mr_lua_sandbox_tick);
         lua_pop(L, 1);
     }
 
@@ -684,7 +684,7 @@ void mr_sandbox_open_libs(lua_State *L)
 
     luaL_requiref(L, d->preload_name, d->preload, 0);
     lua_pop(L, 1);
-    if (!d->trust) mr_sandbox_seal_metatables(L);
+    if (!d->trust) mr_lua_sandbox_seal_metatables(L);
 }
 
 /* getmetatable(x) of a host type returns a copy of its metatable (its
@@ -708,9 +708,9 @@ static void seal(lua_State *L, int mt)
     lua_setfield(L, mt, "__metatable");
 }
 
-void mr_sandbox_seal_metatables(lua_State *L)
+void mr_lua_sandbox_seal_metatables(lua_State *L)
 {
-    if (mr_sandbox_of(L)->desc.trust) return;
+    if (mr_lua_sandbox_of(L)->desc.trust) return;
     lua_pushnil(L);
     while (lua_next(L, LUA_REGISTRYINDEX)) {
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE) {

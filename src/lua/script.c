@@ -26,7 +26,7 @@
 
 /* One load of the script. */
 typedef struct mr_lua_state {
-    mr_sandbox *sb;
+    mr_lua_sandbox *sb;
     int unload_ref;          /* registry ref of unload()'s result, or LUA_NOREF */
     mr_lua_transfer_types types;
 } mr_lua_state;
@@ -129,7 +129,7 @@ void mr_lua_ctx_destroy(mr_lua_ctx *ctx)
     if (!ctx) return;
     mr_lua_stop(ctx);
     if (ctx->host.draw) ctx->host.draw->release(ctx->host.draw_user);
-    mr_lua_cache_clear(&ctx->host.cache);
+    mr_lua_models_clear(&ctx->host.models);
     free_strings(ctx->watched, ctx->watched_count);
     free(ctx->watched);
     if (ctx->argv) free_strings(ctx->argv, ctx->desc.argc);
@@ -149,12 +149,12 @@ mr_lua_host *mr_lua_host_of_ctx(mr_lua_ctx *ctx) { return &ctx->host; }
 
 mr_status mr_lua_cache_add(mr_lua_ctx *ctx, const char *key, mr_model *model)
 {
-    if (!ctx || !key || !model || mr_lua_cache_lookup(&ctx->host.cache, key)) return MR_ERR_INVALID_ARGUMENT;
-    return mr_lua_cache_insert(&ctx->host.cache, key, model, 0);
+    if (!ctx || !key || !model || mr_lua_models_lookup(&ctx->host.models, key)) return MR_ERR_INVALID_ARGUMENT;
+    return mr_lua_models_insert(&ctx->host.models, key, model, 0);
 }
 
-int mr_lua_cache_count(const mr_lua_ctx *ctx) { return (int)ctx->host.cache.count; }
-int mr_lua_cache_loads(const mr_lua_ctx *ctx) { return ctx->host.cache.loads; }
+int mr_lua_cache_count(const mr_lua_ctx *ctx) { return (int)ctx->host.models.count; }
+int mr_lua_cache_loads(const mr_lua_ctx *ctx) { return ctx->host.models.loads; }
 
 /* ---- console and errors ----------------------------------------------------- */
 
@@ -263,7 +263,7 @@ static int protected_call(lua_State *L)
     int n = 0;
     if (a->kind == CALL_LOAD) {
         if (a->from) {
-            lua_State *F = mr_sandbox_state(a->from->sb);
+            lua_State *F = mr_lua_sandbox_state(a->from->sb);
             lua_rawgeti(F, LUA_REGISTRYINDEX, a->ref);
             mr_lua_transfer(F, &a->from->types, lua_gettop(F), L, &a->dropped, a->dropped_at,
                             sizeof a->dropped_at);
@@ -297,9 +297,9 @@ static mr_status run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char 
 {
     a->script = ctx->script;
     a->self = s;
-    mr_status st = mr_sandbox_run(s->sb, protected_call, a, what, budget, NULL);
+    mr_status st = mr_lua_sandbox_run(s->sb, protected_call, a, what, budget, NULL);
     if (st == MR_OK) return MR_OK;
-    const char *msg = mr_sandbox_message(s->sb);
+    const char *msg = mr_lua_sandbox_message(s->sb);
     /* Say in which callback it happened unless the message already does. */
     char *m2 = NULL;
     if (msg && a->kind != CALL_CHUNK && !strstr(msg, what)) m2 = mr_str_fmt("%s\n  (in %s)", msg, what);
@@ -313,14 +313,14 @@ static mr_status run(mr_lua_ctx *ctx, mr_lua_state *s, call_args *a, const char 
 static int prepare_types(lua_State *L)
 {
     mr_lua_transfer_prepare(L, lua_touserdata(L, 1));
-    mr_sandbox_seal_metatables(L);     /* the types made here too */
+    mr_lua_sandbox_seal_metatables(L);     /* the types made here too */
     return 0;
 }
 
 static void state_free(mr_lua_ctx *ctx, mr_lua_state *s)
 {
     if (!s) return;
-    mr_sandbox_destroy(s->sb, ctx->desc.budget);
+    mr_lua_sandbox_destroy(s->sb, ctx->desc.budget);
     free(s);
 }
 
@@ -330,7 +330,7 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
     mr_lua_state *s = calloc(1, sizeof *s);
     if (!s) return fail(ctx, MR_ERR_NO_MEMORY, "marrow: no memory for a Lua state", err);
     s->unload_ref = LUA_NOREF;
-    mr_sandbox_desc d = {
+    mr_lua_sandbox_desc d = {
         .memory_limit = ctx->desc.memory_limit,
         .headless = ctx->desc.headless,
         .clock = &ctx->host.time,
@@ -350,13 +350,13 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
         .write_dir = ctx->out_dir ? ctx->out_dir : ctx->desc.headless ? "." : ctx->script_dir,
     };
     mr_error e = {0};
-    mr_status st = mr_sandbox_create(&d, &s->sb, &e);
+    mr_status st = mr_lua_sandbox_create(&d, &s->sb, &e);
     if (st != MR_OK) {
         free(s);
         return fail(ctx, st, e.msg, err);
     }
-    if ((st = mr_sandbox_run(s->sb, prepare_types, &s->types, "setup", 10.0, NULL)) != MR_OK) {
-        const char *msg = mr_sandbox_message(s->sb);
+    if ((st = mr_lua_sandbox_run(s->sb, prepare_types, &s->types, "setup", 10.0, NULL)) != MR_OK) {
+        const char *msg = mr_lua_sandbox_message(s->sb);
         fail(ctx, st, msg ? msg : "marrow: setting up a Lua state failed", err);
         state_free(ctx, s);
         return st;
@@ -375,7 +375,7 @@ static void watched_add(mr_lua_ctx *ctx, const char *path)
 static void watched_add_required(mr_lua_ctx *ctx, const mr_lua_state *s)
 {
     const char *const *paths;
-    int n = mr_sandbox_required(s->sb, &paths);
+    int n = mr_lua_sandbox_required(s->sb, &paths);
     for (int i = 0; i < n; i++) watched_add(ctx, paths[i]);
 }
 
@@ -449,7 +449,7 @@ mr_status mr_lua_reload(mr_lua_ctx *ctx, mr_error *err)
     mr_status st = compile(ctx, &s, err);
     if (st != MR_OK) return st;        /* the old script keeps running */
     mr_lua_state *old = ctx->cur;
-    lua_State *OL = mr_sandbox_state(old->sb);
+    lua_State *OL = mr_lua_sandbox_state(old->sb);
     call_args u = {.kind = CALL_UNLOAD, .fn = "unload"};
     luaL_unref(OL, LUA_REGISTRYINDEX, old->unload_ref);
     old->unload_ref = LUA_NOREF;
@@ -495,7 +495,7 @@ void mr_lua_stop(mr_lua_ctx *ctx)
 
 int mr_lua_running(const mr_lua_ctx *ctx) { return ctx->cur != NULL; }
 
-lua_State *mr_lua_current_state(mr_lua_ctx *ctx) { return ctx->cur ? mr_sandbox_state(ctx->cur->sb) : NULL; }
+lua_State *mr_lua_current_state(mr_lua_ctx *ctx) { return ctx->cur ? mr_lua_sandbox_state(ctx->cur->sb) : NULL; }
 const char *mr_lua_script(const mr_lua_ctx *ctx) { return ctx->script; }
 
 /* ---- callbacks ----------------------------------------------------------------------- */
@@ -603,7 +603,7 @@ int mr_lua_quit_requested(const mr_lua_ctx *ctx, int *code)
     return ctx->host.quit;
 }
 
-size_t mr_lua_memory(const mr_lua_ctx *ctx) { return ctx->cur ? mr_sandbox_memory(ctx->cur->sb) : 0; }
+size_t mr_lua_memory(const mr_lua_ctx *ctx) { return ctx->cur ? mr_lua_sandbox_memory(ctx->cur->sb) : 0; }
 double mr_lua_time(const mr_lua_ctx *ctx) { return ctx->host.time; }
 uint64_t mr_lua_frame(const mr_lua_ctx *ctx) { return ctx->host.frame; }
 

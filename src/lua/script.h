@@ -54,9 +54,6 @@
 
 typedef struct mr_lua_ctx mr_lua_ctx;
 
-/* Lines kept by the on-screen console. */
-#define MR_LUA_CONSOLE_LINES 12
-
 typedef struct mr_lua_desc {
     const char *script;      /* path of the .lua file (required) */
     int argc;                /* script arguments -> global `arg` (arg[0] = script) */

@@ -7,7 +7,8 @@
  *
  * Files and the one direction calls run (a file only uses files below it;
  * tests/cli_lua.sh checks that a wrap file exports nothing but its opener,
- * so none can call another, and `nm -u` on the objects shows the rest):
+ * so none can call another; tests/cli_layering.sh that the four bottom
+ * files include nothing above them, and `nm -u` on the objects shows the rest):
  *
  *   script.c          the lifecycle of a running script (script.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
@@ -21,7 +22,7 @@
  *                     none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
- *   sandbox.c console.c cache.c callbacks.c
+ *   sandbox.c console.c models.c callbacks.c
  *                     the Lua state, the printed lines, the models, the
  *                     callback names; these know nothing of each other or
  *                     of the bindings
@@ -43,9 +44,10 @@
 #include "anim/mask.h"
 #include "anim/model.h"
 #include "gfx/camera.h"
-#include "lua/cache.h"
+#include "lua/models.h"
 #include "lua/console.h"
 #include "lua/sandbox.h"
+#include "lua/script.h"
 
 /* Metatable names (also the type names in error messages). */
 #define MR_LUA_VEC3 "vec3"
@@ -69,7 +71,7 @@ enum { MR_LUA_DRAW_MODEL, MR_LUA_DRAW_SKELETON, MR_LUA_DRAW_LINE, MR_LUA_DRAW_PO
 typedef struct mr_lua_draw_cmd {
     int kind;
     mat4 world;              /* model and skeleton: transform * display */
-    const mr_model *model;   /* model and skeleton (owned by the cache) */
+    const mr_model *model;   /* model and skeleton (owned by the model table) */
     const mat4 *mats;        /* model-space joint matrices (the pose); a model
                               * drawn without a pose: NULL (the bind pose) */
     int mat_count;
@@ -106,7 +108,7 @@ typedef struct mr_lua_view {
 
 /* Per context; the sandbox's user pointer of every state is this struct. */
 typedef struct mr_lua_host {
-    mr_lua_cache cache;
+    mr_lua_models models;
     mr_lua_console console;
     mr_lua_view view;
     double time;             /* simulated seconds */
@@ -131,15 +133,15 @@ typedef struct mr_lua_host {
  * module's context in a plain Lua that did require "marrow". Bindings reach
  * the sandbox only through these:
  *   mr_lua_host_resolve pushes a script's relative path resolved
- *     (mr_sandbox_push_resolved; plain Lua: as given);
+ *     (mr_lua_sandbox_push_resolved; plain Lua: as given);
  *   mr_lua_host_pause / _resume bracket C work the time budget does not count
- *     (mr_sandbox_pause; plain Lua has no budget);
+ *     (mr_lua_sandbox_pause; plain Lua has no budget);
  *   mr_lua_host_loaded says a model loaded from path (its folder becomes
- *     readable by the script's io: mr_sandbox_allow_read);
+ *     readable by the script's io: mr_lua_sandbox_allow_read);
  *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count);
  *   mr_lua_host_write_path pushes where a file the script saves goes and
  *     returns 1, or pushes "path: why not" and returns 0 (the sandbox's io
- *     rules: mr_sandbox_push_write_path; plain Lua: as given). */
+ *     rules: mr_lua_sandbox_push_write_path; plain Lua: as given). */
 mr_lua_host *mr_lua_host_of(lua_State *L);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
@@ -235,7 +237,7 @@ int mr_lua_opt_list(lua_State *L, const mr_lua_opts *o, const char *key, int max
 /* ---- userdata layouts (udata.c) --------------------------------------------- */
 
 typedef struct mr_lua_model {
-    mr_model *model;         /* NULL once released; owned by the cache */
+    mr_model *model;         /* NULL once released; owned by the model table */
     mr_model *owner;         /* the cached model (kept after release, for the hand-over) */
 } mr_lua_model;
 

@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "lua/wrap.h"
 
 static void record(lua_State *L, const mr_lua_draw_cmd *c)
@@ -248,6 +249,7 @@ static int l_screenshot(lua_State *L)
     const char *full = lua_tostring(L, -1);
     const char *slash = strrchr(full, '/');
     lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
+    if (slash && slash > full) mr_file_mkdirs(lua_tostring(L, -1), NULL);  /* the folders above it */
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);

@@ -5,7 +5,7 @@
  *       means walk.md5anim beside the mesh; a file name ("walk.md5anim") is
  *       taken beside the mesh when it is there. Relative paths are tried as
  *       given, then beside the script, then under marrow's root. Models are
- *       cached by path + anims in the context (cache.c), so a reload costs
+ *       cached by path + anims in the context (models.c), so a reload costs
  *       nothing. A missing file's message lists where it was looked for and a
  *       close name in those folders; the message is kept in the host
  *       (model_error) so a nil model argument later says why it is nil.
@@ -106,12 +106,12 @@ static void push_missing(lua_State *L, const char *given, const char *mesh)
 
 static int l_model(lua_State *L)
 {
-    mr_lua_cache *cache = &mr_lua_host_of(L)->cache;
+    mr_lua_models *cache = &mr_lua_host_of(L)->models;
     const char *path = mr_lua_check_string(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
 
     /* A key added by the host (mr_lua_cache_add) matches as given. */
-    mr_model *model = o.idx ? NULL : mr_lua_cache_lookup(cache, path);
+    mr_model *model = o.idx ? NULL : mr_lua_models_lookup(cache, path);
     if (model) {
         mr_lua_push_model(L, model);
         return 1;
@@ -140,7 +140,7 @@ static int l_model(lua_State *L)
         lua_pop(L, 2);
     }
     if (n < 0) n = 0;
-    model = mr_lua_cache_lookup(cache, lua_tostring(L, key_idx));
+    model = mr_lua_models_lookup(cache, lua_tostring(L, key_idx));
     if (!model) {
         const char *anims[256];
         for (int i = 0; i < n; i++) {
@@ -187,7 +187,7 @@ static int l_model(lua_State *L)
             return 2;
         }
         h->model_bytes += bytes;
-        if (mr_lua_cache_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
+        if (mr_lua_models_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
             mr_model_destroy(model);
             return mr_lua_raise(L, "out of memory");
         }

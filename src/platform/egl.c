@@ -44,23 +44,23 @@ mr_status mr_egl_create(mr_egl **out, mr_error *err)
     egl->ctx = EGL_NO_CONTEXT;
 
     if (!epoxy_has_egl_extension(EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless")) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: EGL_MESA_platform_surfaceless is not available "
+        st = mr_error_set(err, MR_ERR_GL, "egl: EGL_MESA_platform_surfaceless is not available "
                      "(install libegl-mesa0 and libgl1-mesa-dri)");
         goto fail;
     }
     egl->dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
     if (egl->dpy == EGL_NO_DISPLAY) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: no surfaceless display (%s)", egl_error_name(eglGetError()));
+        st = mr_error_set(err, MR_ERR_GL, "egl: no surfaceless display (%s)", egl_error_name(eglGetError()));
         goto fail;
     }
     EGLint major = 0, minor = 0;
     if (!eglInitialize(egl->dpy, &major, &minor)) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: eglInitialize failed (%s)", egl_error_name(eglGetError()));
+        st = mr_error_set(err, MR_ERR_GL, "egl: eglInitialize failed (%s)", egl_error_name(eglGetError()));
         egl->dpy = EGL_NO_DISPLAY;
         goto fail;
     }
     if (!eglBindAPI(EGL_OPENGL_API)) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: desktop OpenGL is not available (%s)",
+        st = mr_error_set(err, MR_ERR_GL, "egl: desktop OpenGL is not available (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
@@ -72,17 +72,17 @@ mr_status mr_egl_create(mr_egl **out, mr_error *err)
     };
     egl->ctx = eglCreateContext(egl->dpy, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
     if (egl->ctx == EGL_NO_CONTEXT) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: cannot create an OpenGL 3.3 core context (%s)",
+        st = mr_error_set(err, MR_ERR_GL, "egl: cannot create an OpenGL 3.3 core context (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
     if (!eglMakeCurrent(egl->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, egl->ctx)) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: surfaceless eglMakeCurrent failed (%s)",
+        st = mr_error_set(err, MR_ERR_GL, "egl: surfaceless eglMakeCurrent failed (%s)",
                      egl_error_name(eglGetError()));
         goto fail;
     }
     if (epoxy_gl_version() < 33) {
-        st = mr_error_set(err, MR_ERR_IO, "egl: context reports OpenGL %d.%d, need 3.3",
+        st = mr_error_set(err, MR_ERR_GL, "egl: context reports OpenGL %d.%d, need 3.3",
                      epoxy_gl_version() / 10, epoxy_gl_version() % 10);
         goto fail;
     }

@@ -91,7 +91,7 @@ mr_status mr_glfw_create(const mr_window_desc *desc, mr_glfw **out, mr_error *er
     glfw_last_error[0] = 0;
     glfwSetErrorCallback(on_error);
     if (!glfwInit())
-        return mr_error_set(err, MR_ERR_IO, "cannot start GLFW: %s",
+        return mr_error_set(err, MR_ERR_GL, "cannot start GLFW: %s",
                             glfw_last_error[0] ? glfw_last_error : "unknown reason");
     mr_glfw *g = calloc(1, sizeof *g);
     if (!g) {
@@ -112,7 +112,7 @@ mr_status mr_glfw_create(const mr_window_desc *desc, mr_glfw **out, mr_error *er
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
     g->win = glfwCreateWindow(desc->width, desc->height, desc->title, NULL, NULL);
     if (!g->win) {
-        mr_status st = mr_error_set(err, MR_ERR_IO, "cannot open an OpenGL 3.3 core window: %s",
+        mr_status st = mr_error_set(err, MR_ERR_GL, "cannot open an OpenGL 3.3 core window: %s",
                                     glfw_last_error[0] ? glfw_last_error : "unknown reason");
         free(g);
         glfwTerminate();

@@ -50,7 +50,7 @@ typedef struct mr_window mr_window;
 
 /* Opens a window or a headless context (see above) into *out and makes its
  * GL context current. When no context at all can be made, *out is NULL and
- * err says why (MR_ERR_IO, MR_ERR_NO_MEMORY). Free with mr_window_destroy. */
+ * err says why (MR_ERR_GL, MR_ERR_NO_MEMORY). Free with mr_window_destroy. */
 mr_status mr_window_create(const mr_window_desc *desc, mr_window **out, mr_error *err);
 void mr_window_destroy(mr_window *win);
 

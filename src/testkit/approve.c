@@ -60,16 +60,6 @@ static int chosen(const char *name, const char *arg)
     return !strncmp(base, name, len) && !strcmp(base + len, ".lua");
 }
 
-static mr_status copy_file(const char *from, const char *to, mr_error *err)
-{
-    size_t size;
-    char *data = mr_file_read(from, &size, err);
-    if (!data) return MR_ERR_IO;
-    int rc = mr_file_write(to, data, size, err);
-    free(data);
-    return rc ? MR_ERR_IO : MR_OK;
-}
-
 mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_count, FILE *log, int *copied,
                      mr_error *err)
 {
@@ -133,9 +123,9 @@ mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_c
             st = mr_error_set(err, MR_ERR_IO, "%s frame %d: %s or %s is missing: was %s cleaned since the run?", name,
                               frame, img, pose, out_dir);
         } else {
-            mkdir(golden, 0777);
-            st = copy_file(img, gimg, err);
-            if (st == MR_OK) st = copy_file(pose, gpose, err);
+            mr_file_mkdirs(golden, NULL);
+            st = mr_file_copy(img, gimg, err);
+            if (st == MR_OK) st = mr_file_copy(pose, gpose, err);
             if (st == MR_OK) {
                 fprintf(log, "approved %s frame %d (%s): %s and %s\n", name, frame, status, gimg, gpose);
                 (*copied)++;

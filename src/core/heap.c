@@ -1,5 +1,5 @@
 /* heap.c — the process's allocator policy (heap.h). */
-#include "platform/heap.h"
+#include "core/heap.h"
 
 #include <stdlib.h>  /* defines __GLIBC__ on glibc */
 #if defined(__GLIBC__)
