@@ -120,13 +120,13 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %dx%d pixels, more than %d Mpixel (MR_IMAGE_MAX_PIXELS)", name,
                             iw, ih, MR_IMAGE_MAX_PIXELS >> 20);
     int bad_tables = 0, scans = jpeg_walk(bytes, len, &bad_tables);
+    if (scans > MR_IMAGE_MAX_JPEG_SCANS)
+        return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
+                            name, scans, MR_IMAGE_MAX_JPEG_SCANS);
     if (bad_tables)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
                             "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
                             "uses a table no DHT defined", name);
-    if (scans > MR_IMAGE_MAX_JPEG_SCANS)
-        return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
-                            name, scans, MR_IMAGE_MAX_JPEG_SCANS);
     return MR_OK;
 }
 
