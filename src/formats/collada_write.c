@@ -578,9 +578,9 @@ static void write_scene(sb *b, const mr_model *m)
 
 mr_status mr_collada_write(const mr_model *model, const char *path, mr_error *err)
 {
+    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "collada: nothing to write");
     mr_status checked = mr_write_check_model(model, path, err);   /* every reader takes it back */
     if (checked != MR_OK) return checked;
-    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "collada: nothing to write");
     mr_error verr;
     if (mr_skeleton_validate(&model->skeleton, &verr) != MR_OK)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "collada: %s: cannot write: %s", path, verr.msg);

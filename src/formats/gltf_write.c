@@ -669,9 +669,9 @@ static mr_status check_model(const mr_model *m, const char *path, mr_error *err)
 
 mr_status mr_gltf_write(const mr_model *model, const char *path, mr_error *err)
 {
+    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: nothing to write");
     mr_status checked = mr_write_check_model(model, path, err);   /* every reader takes it back */
     if (checked != MR_OK) return checked;
-    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: nothing to write");
     char ext[8];
     mr_path_ext(path, ext, sizeof ext);
     int glb = !strcmp(ext, "glb");

@@ -290,9 +290,9 @@ static int meshes_fit(const mr_model *model, int joints)
 
 mr_status mr_md5_write_mesh(const mr_model *model, const char *path, mr_error *err)
 {
+    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "md5: no model or path");
     mr_status checked = mr_write_check_model(model, path, err);   /* every reader takes it back */
     if (checked != MR_OK) return checked;
-    if (!model || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "md5: no model or path");
     const mr_skeleton *sk = &model->skeleton;
     int joints = sk->joint_count > 0 ? sk->joint_count : 1;   /* MD5 needs a joint: "origin" */
     if (!meshes_fit(model, sk->joint_count > 0 ? sk->joint_count : 1))
