@@ -1,4 +1,5 @@
 /* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
+#include "anim/clip_runtime.h"
 #include "anim_fixture.h"
 #include "core/str.h"
 #include "test.h"
@@ -303,9 +304,11 @@ TEST(clip_finish_shared_line_samples_identically)
     mr_clip *fast = shared_line_clip();
     mr_clip_finish(fast);
     /* 0.9 rad keys: the refinement cuts the shared line, keeping it shared. */
-    CHECK(fast->fine != NULL && fast->fine_added > 0);
-    CHECK(fast->shared_keys > 9 && mr_clip_key_count(fast) == 9);
-    CHECK(fast->dense != NULL);
+    mr_clip_runtime *rt = fast->runtime;
+    CHECK(rt && rt->played != NULL && rt->keys_added > 0);
+    CHECK(rt && rt->shared_keys > 9 && mr_clip_key_count(fast) == 9);
+    CHECK(rt && rt->dense != NULL);
+    if (!rt) return;
     mr_pose a, b;
     mr_pose_init(&a, 5);
     mr_pose_init(&b, 5);
@@ -315,8 +318,8 @@ TEST(clip_finish_shared_line_samples_identically)
         mr_clip_sample(fast, &sk, (s - 3) * 0.01f, MR_WRAP_CLAMP, &dense[s]);
     }
     /* The same refined keys through the per-track shared path. */
-    struct mr_clip_dense *bake = fast->dense;
-    fast->dense = NULL;
+    struct mr_clip_dense *bake = rt->dense;
+    rt->dense = NULL;
     int same = 1;
     double worst = 0;
     for (int s = 0; s < 233; s++) {
@@ -335,14 +338,14 @@ TEST(clip_finish_shared_line_samples_identically)
         mr_pose_deinit(d);
     }
     free(dense);
-    fast->dense = bake;
+    rt->dense = bake;
     CHECK_MSG(same, "the baked shared-line path differs from per-track sampling");
     CHECK_MSG(worst <= MR_CLIP_DEFAULT_MAX_ANGLE + 2e-6, "refined nlerp is %g rad from slerp", worst);
     CHECK(b.t[3][1] == 10.0f);  /* untracked channel: the rest value */
     /* A non-shared clip (one track with different times) is not baked. */
     fast->tracks[2].t.times[4] += 0.01f;
     mr_clip_finish(fast);
-    CHECK(fast->shared_keys == 0 && fast->dense == NULL);
+    CHECK(fast->runtime->shared_keys == 0 && fast->runtime->dense == NULL);
     mr_pose_deinit(&a);
     mr_pose_deinit(&b);
     mr_clip_destroy(fast);
