@@ -1,6 +1,7 @@
 /* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
 #include "anim/clip_runtime.h"
 #include "anim_fixture.h"
+#include "core/file.h"
 #include "core/str.h"
 #include "test.h"
 
@@ -352,6 +353,70 @@ TEST(clip_finish_shared_line_samples_identically)
     mr_skeleton_deinit(&sk);
 }
 
+/* The split of issue 29: the builder writes the runtime only. The source
+ * tracks keep their arrays and values, the key count stays the file's, and
+ * the refinement's keys are the runtime's played keys. */
+TEST(clip_finish_builds_the_runtime_and_leaves_the_source_keys)
+{
+    mr_clip *c = shared_line_clip();
+    CHECK(c->runtime == NULL);   /* nothing built before mr_clip_finish */
+    const float *times = c->tracks[2].r.times, *values = c->tracks[2].r.values;
+    float before[9 * 4];
+    memcpy(before, values, sizeof before);
+    mr_clip_finish(c);
+    mr_clip_finish(c);   /* a rebuild replaces what the first built */
+    const mr_clip_runtime *rt = c->runtime;
+    CHECK(rt && rt->joint_count == 5 && rt->played && rt->keys_added > 0);
+    CHECK(c->tracks[2].r.times == times && c->tracks[2].r.values == values);
+    CHECK(c->tracks[2].r.key_count == 9 && memcmp(values, before, sizeof before) == 0);
+    CHECK(mr_clip_key_count(c) == 9);
+    CHECK(rt && mr_clip_track(c, 2, 1) == &rt->played[2].r && mr_clip_track(c, 2, 1)->key_count > 9);
+    CHECK(mr_clip_track(c, 4, 0) == &c->tracks[4].t);   /* one key: the source track plays */
+    mr_clip_destroy(c);
+}
+
+/* Budgets are settings of the runtime: given before the first build, kept
+ * across rebuilds; a clip given settings but never finished frees them. */
+TEST(clip_runtime_settings_survive_rebuilds)
+{
+    mr_clip *c = shared_line_clip();
+    float angle[5] = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
+    CHECK(mr_clip_set_max_angle(c, angle) == MR_OK);
+    CHECK(c->runtime && c->runtime->played == NULL && c->runtime->shared_keys == 0);
+    CHECK(mr_clip_optimize(c, 2e-4f) == MR_OK);
+    mr_clip_finish(c);
+    CHECK(c->runtime->thin_tolerance == 2e-4f && c->runtime->max_angle &&
+          memcmp(c->runtime->max_angle, angle, sizeof angle) == 0);
+    CHECK(mr_clip_set_max_angle(c, NULL) == MR_OK && c->runtime->max_angle == NULL);
+    mr_clip_destroy(c);
+    mr_clip *unfinished = shared_line_clip();
+    CHECK(mr_clip_set_max_move(unfinished, angle) == MR_OK);
+    mr_clip_destroy(unfinished);   /* ASan: the runtime and its budget are freed */
+}
+
+/* One direction of calls: the source clip's file knows nothing of the
+ * runtime's parts, and the builder's parts never call the builder back. */
+TEST(clip_source_and_runtime_call_one_way)
+{
+    static const char *const forbidden[][2] = {
+        {"src/anim/clip.c", "#include \"anim/clip_runtime.h\""},
+        {"src/anim/clip.c", "#include \"anim/clip_optimize.h\""},
+        {"src/anim/clip.c", "#include \"anim/clip_dense.h\""},
+        {"src/anim/clip.h", "#include \"anim/clip_runtime.h\""},
+        {"src/anim/clip.c", "mr_clip_runtime_"},
+        {"src/anim/clip_optimize.c", "mr_clip_finish("}, {"src/anim/clip_optimize.c", "mr_clip_optimize("},
+        {"src/anim/clip_dense.c", "mr_clip_finish("},    {"src/anim/clip_dense.c", "mr_clip_thin("},
+    };
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++) {
+        size_t len = 0;
+        char *text = mr_file_read(forbidden[i][0], &len, NULL);
+        CHECK_MSG(text != NULL, "cannot read %s (run from the repository root)", forbidden[i][0]);
+        if (!text) continue;
+        CHECK_MSG(strstr(text, forbidden[i][1]) == NULL, "%s mentions %s", forbidden[i][0], forbidden[i][1]);
+        free(text);
+    }
+}
+
 TEST(clip_key_count_is_longest_track)
 {
     mr_clip *c = fixture_clip();
@@ -414,6 +479,9 @@ int main(void)
     RUN(clip_step_and_cubic_interpolation);
     RUN(clip_uniform_lookup_matches_binary_search);
     RUN(clip_finish_shared_line_samples_identically);
+    RUN(clip_finish_builds_the_runtime_and_leaves_the_source_keys);
+    RUN(clip_runtime_settings_survive_rebuilds);
+    RUN(clip_source_and_runtime_call_one_way);
     RUN(clip_key_count_is_longest_track);
     RUN(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds);
     return test_summary("clip");

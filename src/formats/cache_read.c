@@ -158,16 +158,16 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
     }
     c->cache_block = r->base;
     c->cache_block_size = r->size;
-    mr_clip_runtime *rt = mr_clip_runtime_of(c);   /* takes the cache_block from c */
-    if (!rt) {
-        r->bad = 1;
-        return c;
-    }
     int n = cr->joint_count;
     c->name = str(r, cr->name);
     c->duration = cr->duration;
     c->rate = cr->rate;
     c->joint_count = n;
+    mr_clip_runtime *rt = mr_clip_runtime_of(c);   /* takes joint_count and cache_block from c */
+    if (!rt) {
+        r->bad = 1;
+        return c;
+    }
     if (!c->name) r->bad = 1;
     c->tracks = fix_tracks(r, cr->tracks, n);
     if (!c->tracks && n > 0) r->bad = 1;
