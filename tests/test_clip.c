@@ -417,6 +417,62 @@ TEST(clip_source_and_runtime_call_one_way)
     }
 }
 
+/* Runtime bytes (issue 30) agree with a count by hand: unfinished, every
+ * source track's times and values; baked, the SIMD rows (5 joints in 8
+ * lanes, 10 floats each), the 6 rest channels and the shared times. */
+TEST(clip_runtime_bytes_counts_what_the_sampler_reads)
+{
+    mr_clip *c = shared_line_clip();
+    /* rotations 5 x 9 keys x (1 + 4) floats, translations 3 x 9 x (1 + 3)
+     * and one key of joint 4 (1 + 3) */
+    CHECK(mr_clip_runtime_bytes(c) == (5 * 9 * 5 + 3 * 9 * 4 + 4) * sizeof(float));
+    mr_clip_finish(c);
+    const mr_clip_runtime *rt = c->runtime;
+    CHECK(rt && rt->dense && rt->shared_keys > 9);
+    if (rt) {
+        size_t keys = (size_t)rt->shared_keys;
+        CHECK(mr_clip_runtime_bytes(c) == keys * 10 * 8 * sizeof(float) + 6 * sizeof(int) + keys * sizeof(float));
+    }
+    CHECK(mr_clip_runtime_bytes(NULL) == 0);
+    mr_clip_destroy(c);
+}
+
+/* The error measure (issue 30): nlerp over a 170-degree interval leaves
+ * slerp by about 0.12 rad, which points 1 and 2 units from the joint show;
+ * the refinement brings it within the joint budget (times the 2-unit lever
+ * of joint b's farthest point). */
+TEST(clip_runtime_error_measures_points_along_joint_axes)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = NULL;
+    mr_clip_create("swing", 3, &c);
+    c->duration = 1.0f;
+    mr_track *r = &c->tracks[1].r;
+    mr_track_init(r, 2, MR_INTERP_LINEAR);
+    r->times[1] = 1.0f;
+    glm_quatv(r->values, 0.0f, (vec3){0, 0, 1});
+    glm_quatv(r->values + 4, glm_rad(170.0f), (vec3){0, 0, 1});
+    mr_track_finish(r);
+    double raw = -1, at_joints = -1, fine = -1;
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 201, &raw) == MR_OK);
+    CHECK(mr_clip_runtime_error(c, &sk, 0.0f, 201, &at_joints) == MR_OK);
+    CHECK_MSG(raw > 0.15 && raw < 0.4, "unrefined nlerp: %g", raw);
+    CHECK_MSG(at_joints > 0.05 && at_joints < raw, "joint origins only: %g", at_joints);
+    mr_clip_finish(c);
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 201, &fine) == MR_OK);
+    CHECK_MSG(fine <= 2 * MR_CLIP_DEFAULT_MAX_ANGLE + 2e-6, "refined: %g", fine);
+    double e;
+    CHECK(mr_clip_runtime_error(c, &sk, NAN, 201, &e) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 1, &e) == MR_ERR_INVALID_ARGUMENT);
+    mr_skeleton other;
+    mr_skeleton_init(&other, 2);
+    CHECK(mr_clip_runtime_error(c, &other, 1.0f, 201, &e) == MR_ERR_JOINT_COUNT);
+    mr_skeleton_deinit(&other);
+    mr_clip_destroy(c);
+    mr_skeleton_deinit(&sk);
+}
+
 TEST(clip_key_count_is_longest_track)
 {
     mr_clip *c = fixture_clip();
@@ -482,6 +538,8 @@ int main(void)
     RUN(clip_finish_builds_the_runtime_and_leaves_the_source_keys);
     RUN(clip_runtime_settings_survive_rebuilds);
     RUN(clip_source_and_runtime_call_one_way);
+    RUN(clip_runtime_bytes_counts_what_the_sampler_reads);
+    RUN(clip_runtime_error_measures_points_along_joint_axes);
     RUN(clip_key_count_is_longest_track);
     RUN(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds);
     return test_summary("clip");

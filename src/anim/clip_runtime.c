@@ -456,3 +456,93 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
     return MR_OK;
 }
 
+
+/* ---- measuring the runtime (issue 30) --------------------------------------- */
+
+static size_t track_bytes(const mr_track *tr)
+{
+    size_t per_key = (size_t)tr->components * (tr->interp == MR_INTERP_CUBIC ? 3 : 1);
+    return (size_t)tr->key_count * (1 + per_key) * sizeof(float);
+}
+
+size_t mr_clip_runtime_bytes(const mr_clip *clip)
+{
+    if (!clip || !clip->tracks) return 0;
+    const mr_clip_runtime *rt = clip->runtime;
+    if (rt && rt->dense && rt->shared_keys > 1) {
+        const mr_clip_dense *d = rt->dense;
+        return (size_t)d->keys * 10 * (size_t)d->lanes * sizeof(float) + (size_t)d->rest_count * sizeof(int) +
+               (size_t)rt->shared_keys * sizeof(float);
+    }
+    size_t n = 0;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) n += track_bytes(mr_clip_track(clip, j, k));
+    return n;
+}
+
+/* The exact pose of the source keys at t (already wrapped). */
+static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose)
+{
+    for (int j = 0; j < sk->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+
+/* Largest distance between the virtual points of joint matrices a and b. */
+static double points_apart(const mat4 *a, const mat4 *b, int joints, float distance)
+{
+    double worst = 0;
+    for (int j = 0; j < joints; j++)
+        for (int p = 0; p < 4; p++) {   /* the origin, then d along x, y, z */
+            double d2 = 0;
+            for (int r = 0; r < 3; r++) {
+                double pa = a[j][3][r], pb = b[j][3][r];
+                if (p > 0) {
+                    pa += (double)distance * a[j][p - 1][r];
+                    pb += (double)distance * b[j][p - 1][r];
+                }
+                d2 += (pa - pb) * (pa - pb);
+            }
+            if (d2 > worst) worst = d2;
+        }
+    return sqrt(worst);
+}
+
+mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
+                                double *out)
+{
+    if (!clip || !sk || !out || !(distance >= 0) || samples < 2) return MR_ERR_INVALID_ARGUMENT;
+    *out = 0;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    int n = sk->joint_count;
+    mr_pose played = {0}, exact = {0};
+    mat4 *ma = mr_alloc_array((size_t)n, sizeof *ma), *mb = mr_alloc_array((size_t)n, sizeof *mb);
+    mr_status st = ma && mb ? MR_OK : MR_ERR_NO_MEMORY;
+    if (st == MR_OK) st = mr_pose_init(&played, n);
+    if (st == MR_OK) st = mr_pose_init(&exact, n);
+    double worst = 0;
+    for (int i = 0; st == MR_OK && i < samples; i++) {
+        float t = (float)((double)clip->duration * i / (samples - 1));
+        t = mr_clip_wrap_time(clip, t, MR_WRAP_CLAMP);
+        st = mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &played);
+        if (st != MR_OK) break;
+        sample_exact(clip, sk, t, &exact);
+        if ((st = mr_pose_to_model(sk, &played, ma)) != MR_OK) break;
+        if ((st = mr_pose_to_model(sk, &exact, mb)) != MR_OK) break;
+        double e = points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
+        if (e > worst) worst = e;
+    }
+    mr_pose_deinit(&played);
+    mr_pose_deinit(&exact);
+    free(ma);
+    free(mb);
+    if (st == MR_OK) *out = worst;
+    return st;
+}

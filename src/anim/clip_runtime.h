@@ -160,4 +160,26 @@ static inline const mr_track *mr_clip_track(const mr_clip *clip, int joint, int 
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
                          mr_wrap wrap, mr_pose *pose);
 
+/* What the sampler reads, in bytes (issue 30's "runtime bytes"): with a
+ * SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels
+ * and the shared key times; otherwise, for every channel, the times and
+ * values of the track mr_clip_track gives (a one-key track counts its one
+ * key). A clip never finished counts its source tracks. Structs and the
+ * budgets are not counted. */
+size_t mr_clip_runtime_bytes(const mr_clip *clip);
+
+/* The largest error the runtime leaves, measured as ACL and ozz measure
+ * it: at `samples` evenly spaced times over [0, duration] (at least 2),
+ * the pose mr_clip_sample plays and the exact pose of the source keys
+ * (mr_track_sample: LINEAR rotations slerped) go through local-to-model,
+ * and *out gets the largest distance, in model units, between where the
+ * two put a virtual point: each joint's origin and the points `distance`
+ * model units along its x, y and z axes (so rotation errors count with
+ * their lever arm and propagate down the hierarchy). Allocates (two poses
+ * and their matrices). MR_ERR_INVALID_ARGUMENT for a NULL argument, a
+ * distance < 0 or NaN, samples < 2; MR_ERR_JOINT_COUNT when clip and
+ * skeleton differ; MR_ERR_EMPTY_CLIP; MR_ERR_NO_MEMORY. */
+mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
+                                double *out);
+
 #endif
