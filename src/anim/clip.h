@@ -71,9 +71,11 @@ typedef struct mr_clip {
     int marker_count;
     mr_marker *markers;  /* marker_count entries sorted by time (owned), or NULL */
     /* The runtime clip built from these keys (clip_runtime.h), owned, or
-     * NULL before mr_clip_finish. mr_clip_destroy frees it by calling
-     * runtime_destroy (set by whoever creates it: the builder or the cache
-     * reader), so this file never calls the runtime's code. */
+     * NULL before mr_clip_finish (or a budget setter) made one. After
+     * editing keys, call mr_clip_finish again: the runtime is not rebuilt
+     * by itself. mr_clip_destroy frees it by calling runtime_destroy (set
+     * with it by mr_clip_runtime_of), so this file never calls the
+     * runtime's code. */
     struct mr_clip_runtime *runtime;
     void (*runtime_destroy)(struct mr_clip_runtime *runtime);
     /* Memory the clip points into but does not own: a cached model's file
