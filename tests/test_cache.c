@@ -122,28 +122,32 @@ static void check_same_model(const mr_model *a, const mr_model *b)
         CHECK(same_str(x->name, y->name) && x->duration == y->duration && x->rate == y->rate);
         CHECK(x->joint_count == y->joint_count);
         if (x->joint_count != y->joint_count) continue;
-        int tracks_ok = 1, fine_ok = !x->fine == !y->fine;
+        const mr_clip_runtime *xr = x->runtime, *yr = y->runtime;
+        CHECK_MSG(xr && yr, "clip %d has no runtime", i);
+        if (!xr || !yr) continue;
+        int tracks_ok = 1, played_ok = !xr->played == !yr->played;
         for (int j = 0; j < x->joint_count; j++) {
             tracks_ok &= same_track(&x->tracks[j].t, &y->tracks[j].t) && same_track(&x->tracks[j].r, &y->tracks[j].r) &&
                          same_track(&x->tracks[j].s, &y->tracks[j].s);
-            if (x->fine && y->fine)
-                fine_ok &= same_track(&x->fine[j].t, &y->fine[j].t) && same_track(&x->fine[j].r, &y->fine[j].r) &&
-                           same_track(&x->fine[j].s, &y->fine[j].s);
+            if (xr->played && yr->played)
+                played_ok &= same_track(&xr->played[j].t, &yr->played[j].t) &&
+                             same_track(&xr->played[j].r, &yr->played[j].r) &&
+                             same_track(&xr->played[j].s, &yr->played[j].s);
         }
         CHECK_MSG(tracks_ok, "clip %d source keys", i);
-        CHECK_MSG(fine_ok, "clip %d slerp refinement", i);
-        CHECK(x->fine_added == y->fine_added && x->fine_dropped == y->fine_dropped &&
-              x->thin_tolerance == y->thin_tolerance);
-        CHECK(same_mem(x->max_angle, y->max_angle, (size_t)x->joint_count * 4));
-        CHECK(same_mem(x->max_move, y->max_move, (size_t)x->joint_count * 4));
-        CHECK(x->shared_keys == y->shared_keys && x->shared_rate == y->shared_rate);
-        if (x->shared_keys > 0) CHECK(same_mem(x->shared_times, y->shared_times, (size_t)x->shared_keys * 4));
-        CHECK_MSG(!x->dense == !y->dense, "clip %d bake presence", i);
-        if (x->dense && y->dense) {
-            CHECK(x->dense->keys == y->dense->keys && x->dense->lanes == y->dense->lanes &&
-                  x->dense->joints == y->dense->joints && x->dense->rest_count == y->dense->rest_count);
-            CHECK(same_mem(x->dense->data, y->dense->data, (size_t)x->dense->keys * 10 * x->dense->lanes * 4));
-            CHECK(same_mem(x->dense->rest, y->dense->rest, (size_t)x->dense->rest_count * sizeof(int)));
+        CHECK_MSG(played_ok, "clip %d played keys", i);
+        CHECK(xr->keys_added == yr->keys_added && xr->keys_dropped == yr->keys_dropped &&
+              xr->thin_tolerance == yr->thin_tolerance);
+        CHECK(same_mem(xr->max_angle, yr->max_angle, (size_t)x->joint_count * 4));
+        CHECK(same_mem(xr->max_move, yr->max_move, (size_t)x->joint_count * 4));
+        CHECK(xr->shared_keys == yr->shared_keys && xr->shared_rate == yr->shared_rate);
+        if (xr->shared_keys > 0) CHECK(same_mem(xr->shared_times, yr->shared_times, (size_t)xr->shared_keys * 4));
+        CHECK_MSG(!xr->dense == !yr->dense, "clip %d bake presence", i);
+        if (xr->dense && yr->dense) {
+            CHECK(xr->dense->keys == yr->dense->keys && xr->dense->lanes == yr->dense->lanes &&
+                  xr->dense->joints == yr->dense->joints && xr->dense->rest_count == yr->dense->rest_count);
+            CHECK(same_mem(xr->dense->data, yr->dense->data, (size_t)xr->dense->keys * 10 * xr->dense->lanes * 4));
+            CHECK(same_mem(xr->dense->rest, yr->dense->rest, (size_t)xr->dense->rest_count * sizeof(int)));
         }
         CHECK(x->marker_count == y->marker_count);
         for (int k = 0; k < x->marker_count && k < y->marker_count; k++)
@@ -714,7 +718,7 @@ TEST(cache_model_mutations_after_a_cached_load)
     mr_clip *c = m->clips[0];
     CHECK(mr_clip_add_marker(c, 0.0f, "step") == MR_OK);
     mr_clip_finish(c);
-    CHECK(c->shared_keys > 1);
+    CHECK(c->runtime && c->runtime->shared_keys > 1);
     mr_clip *extra = NULL;
     mr_clip_create("extra", m->skeleton.joint_count, &extra);
     CHECK(extra && mr_model_add_clip(m, extra) == MR_OK);
@@ -739,7 +743,7 @@ TEST(cache_shared_key_times_stored_once)
         const float *first[2] = {NULL, NULL};
         int channels = 0, shared = 0;
         for (int f = 0; f < 2; f++) {
-            const mr_joint_tracks *jt = f ? c->fine : c->tracks;
+            const mr_joint_tracks *jt = f ? (c->runtime ? c->runtime->played : NULL) : c->tracks;
             for (int j = 0; jt && j < c->joint_count; j++)
                 for (int k = 0; k < 3; k++) {
                     const mr_track *t = k == 0 ? &jt[j].t : k == 1 ? &jt[j].r : &jt[j].s;

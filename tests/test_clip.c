@@ -1,5 +1,7 @@
 /* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
+#include "anim/clip_runtime.h"
 #include "anim_fixture.h"
+#include "core/file.h"
 #include "core/str.h"
 #include "test.h"
 
@@ -303,9 +305,11 @@ TEST(clip_finish_shared_line_samples_identically)
     mr_clip *fast = shared_line_clip();
     mr_clip_finish(fast);
     /* 0.9 rad keys: the refinement cuts the shared line, keeping it shared. */
-    CHECK(fast->fine != NULL && fast->fine_added > 0);
-    CHECK(fast->shared_keys > 9 && mr_clip_key_count(fast) == 9);
-    CHECK(fast->dense != NULL);
+    mr_clip_runtime *rt = fast->runtime;
+    CHECK(rt && rt->played != NULL && rt->keys_added > 0);
+    CHECK(rt && rt->shared_keys > 9 && mr_clip_key_count(fast) == 9);
+    CHECK(rt && rt->dense != NULL);
+    if (!rt) return;
     mr_pose a, b;
     mr_pose_init(&a, 5);
     mr_pose_init(&b, 5);
@@ -315,8 +319,8 @@ TEST(clip_finish_shared_line_samples_identically)
         mr_clip_sample(fast, &sk, (s - 3) * 0.01f, MR_WRAP_CLAMP, &dense[s]);
     }
     /* The same refined keys through the per-track shared path. */
-    struct mr_clip_dense *bake = fast->dense;
-    fast->dense = NULL;
+    struct mr_clip_dense *bake = rt->dense;
+    rt->dense = NULL;
     int same = 1;
     double worst = 0;
     for (int s = 0; s < 233; s++) {
@@ -335,17 +339,137 @@ TEST(clip_finish_shared_line_samples_identically)
         mr_pose_deinit(d);
     }
     free(dense);
-    fast->dense = bake;
+    rt->dense = bake;
     CHECK_MSG(same, "the baked shared-line path differs from per-track sampling");
     CHECK_MSG(worst <= MR_CLIP_DEFAULT_MAX_ANGLE + 2e-6, "refined nlerp is %g rad from slerp", worst);
     CHECK(b.t[3][1] == 10.0f);  /* untracked channel: the rest value */
     /* A non-shared clip (one track with different times) is not baked. */
     fast->tracks[2].t.times[4] += 0.01f;
     mr_clip_finish(fast);
-    CHECK(fast->shared_keys == 0 && fast->dense == NULL);
+    CHECK(fast->runtime->shared_keys == 0 && fast->runtime->dense == NULL);
     mr_pose_deinit(&a);
     mr_pose_deinit(&b);
     mr_clip_destroy(fast);
+    mr_skeleton_deinit(&sk);
+}
+
+/* The split of issue 29: the builder writes the runtime only. The source
+ * tracks keep their arrays and values, the key count stays the file's, and
+ * the refinement's keys are the runtime's played keys. */
+TEST(clip_finish_builds_the_runtime_and_leaves_the_source_keys)
+{
+    mr_clip *c = shared_line_clip();
+    CHECK(c->runtime == NULL);   /* nothing built before mr_clip_finish */
+    const float *times = c->tracks[2].r.times, *values = c->tracks[2].r.values;
+    float before[9 * 4];
+    memcpy(before, values, sizeof before);
+    mr_clip_finish(c);
+    mr_clip_finish(c);   /* a rebuild replaces what the first built */
+    const mr_clip_runtime *rt = c->runtime;
+    CHECK(rt && rt->joint_count == 5 && rt->played && rt->keys_added > 0);
+    CHECK(c->tracks[2].r.times == times && c->tracks[2].r.values == values);
+    CHECK(c->tracks[2].r.key_count == 9 && memcmp(values, before, sizeof before) == 0);
+    CHECK(mr_clip_key_count(c) == 9);
+    CHECK(rt && mr_clip_track(c, 2, 1) == &rt->played[2].r && mr_clip_track(c, 2, 1)->key_count > 9);
+    CHECK(mr_clip_track(c, 4, 0) == &c->tracks[4].t);   /* one key: the source track plays */
+    mr_clip_destroy(c);
+}
+
+/* Budgets are settings of the runtime: given before the first build, kept
+ * across rebuilds; a clip given settings but never finished frees them. */
+TEST(clip_runtime_settings_survive_rebuilds)
+{
+    mr_clip *c = shared_line_clip();
+    float angle[5] = {1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f};
+    CHECK(mr_clip_set_max_angle(c, angle) == MR_OK);
+    CHECK(c->runtime && c->runtime->played == NULL && c->runtime->shared_keys == 0);
+    CHECK(mr_clip_optimize(c, 2e-4f) == MR_OK);
+    mr_clip_finish(c);
+    CHECK(c->runtime->thin_tolerance == 2e-4f && c->runtime->max_angle &&
+          memcmp(c->runtime->max_angle, angle, sizeof angle) == 0);
+    CHECK(mr_clip_set_max_angle(c, NULL) == MR_OK && c->runtime->max_angle == NULL);
+    mr_clip_destroy(c);
+    mr_clip *unfinished = shared_line_clip();
+    CHECK(mr_clip_set_max_move(unfinished, angle) == MR_OK);
+    mr_clip_destroy(unfinished);   /* ASan: the runtime and its budget are freed */
+}
+
+/* One direction of calls: the source clip's file knows nothing of the
+ * runtime's parts, and the builder's parts never call the builder back. */
+TEST(clip_source_and_runtime_call_one_way)
+{
+    static const char *const forbidden[][2] = {
+        {"src/anim/clip.c", "#include \"anim/clip_runtime.h\""},
+        {"src/anim/clip.c", "#include \"anim/clip_optimize.h\""},
+        {"src/anim/clip.c", "#include \"anim/clip_dense.h\""},
+        {"src/anim/clip.h", "#include \"anim/clip_runtime.h\""},
+        {"src/anim/clip.c", "mr_clip_runtime_"},
+        {"src/anim/clip_optimize.c", "mr_clip_finish("}, {"src/anim/clip_optimize.c", "mr_clip_optimize("},
+        {"src/anim/clip_dense.c", "mr_clip_finish("},    {"src/anim/clip_dense.c", "mr_clip_thin("},
+    };
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++) {
+        size_t len = 0;
+        char *text = mr_file_read(forbidden[i][0], &len, NULL);
+        CHECK_MSG(text != NULL, "cannot read %s (run from the repository root)", forbidden[i][0]);
+        if (!text) continue;
+        CHECK_MSG(strstr(text, forbidden[i][1]) == NULL, "%s mentions %s", forbidden[i][0], forbidden[i][1]);
+        free(text);
+    }
+}
+
+/* Runtime bytes (issue 30) agree with a count by hand: unfinished, every
+ * source track's times and values; baked, the SIMD rows (5 joints in 8
+ * lanes, 10 floats each), the 6 rest channels and the shared times. */
+TEST(clip_runtime_bytes_counts_what_the_sampler_reads)
+{
+    mr_clip *c = shared_line_clip();
+    /* rotations 5 x 9 keys x (1 + 4) floats, translations 3 x 9 x (1 + 3)
+     * and one key of joint 4 (1 + 3) */
+    CHECK(mr_clip_runtime_bytes(c) == (5 * 9 * 5 + 3 * 9 * 4 + 4) * sizeof(float));
+    mr_clip_finish(c);
+    const mr_clip_runtime *rt = c->runtime;
+    CHECK(rt && rt->dense && rt->shared_keys > 9);
+    if (rt) {
+        size_t keys = (size_t)rt->shared_keys;
+        CHECK(mr_clip_runtime_bytes(c) == keys * 10 * 8 * sizeof(float) + 6 * sizeof(int) + keys * sizeof(float));
+    }
+    CHECK(mr_clip_runtime_bytes(NULL) == 0);
+    mr_clip_destroy(c);
+}
+
+/* The error measure (issue 30): nlerp over a 170-degree interval leaves
+ * slerp by about 0.12 rad, which points 1 and 2 units from the joint show;
+ * the refinement brings it within the joint budget (times the 2-unit lever
+ * of joint b's farthest point). */
+TEST(clip_runtime_error_measures_points_along_joint_axes)
+{
+    mr_skeleton sk;
+    fixture_chain(&sk);
+    mr_clip *c = NULL;
+    mr_clip_create("swing", 3, &c);
+    c->duration = 1.0f;
+    mr_track *r = &c->tracks[1].r;
+    mr_track_init(r, 2, MR_INTERP_LINEAR);
+    r->times[1] = 1.0f;
+    glm_quatv(r->values, 0.0f, (vec3){0, 0, 1});
+    glm_quatv(r->values + 4, glm_rad(170.0f), (vec3){0, 0, 1});
+    mr_track_finish(r);
+    double raw = -1, at_joints = -1, fine = -1;
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 201, &raw) == MR_OK);
+    CHECK(mr_clip_runtime_error(c, &sk, 0.0f, 201, &at_joints) == MR_OK);
+    CHECK_MSG(raw > 0.15 && raw < 0.4, "unrefined nlerp: %g", raw);
+    CHECK_MSG(at_joints > 0.05 && at_joints < raw, "joint origins only: %g", at_joints);
+    mr_clip_finish(c);
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 201, &fine) == MR_OK);
+    CHECK_MSG(fine <= 2 * MR_CLIP_DEFAULT_MAX_ANGLE + 2e-6, "refined: %g", fine);
+    double e;
+    CHECK(mr_clip_runtime_error(c, &sk, NAN, 201, &e) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_runtime_error(c, &sk, 1.0f, 1, &e) == MR_ERR_INVALID_ARGUMENT);
+    mr_skeleton other;
+    mr_skeleton_init(&other, 2);
+    CHECK(mr_clip_runtime_error(c, &other, 1.0f, 201, &e) == MR_ERR_JOINT_COUNT);
+    mr_skeleton_deinit(&other);
+    mr_clip_destroy(c);
     mr_skeleton_deinit(&sk);
 }
 
@@ -411,6 +535,11 @@ int main(void)
     RUN(clip_step_and_cubic_interpolation);
     RUN(clip_uniform_lookup_matches_binary_search);
     RUN(clip_finish_shared_line_samples_identically);
+    RUN(clip_finish_builds_the_runtime_and_leaves_the_source_keys);
+    RUN(clip_runtime_settings_survive_rebuilds);
+    RUN(clip_source_and_runtime_call_one_way);
+    RUN(clip_runtime_bytes_counts_what_the_sampler_reads);
+    RUN(clip_runtime_error_measures_points_along_joint_axes);
     RUN(clip_key_count_is_longest_track);
     RUN(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds);
     return test_summary("clip");

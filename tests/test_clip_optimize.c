@@ -69,7 +69,7 @@ static vec3 *points(const mr_model *m, const mr_pose *p, int *count)
 static int dropped_keys(const mr_model *m)
 {
     int n = 0;
-    for (int c = 0; c < m->clip_count; c++) n += m->clips[c]->fine_dropped;
+    for (int c = 0; c < m->clip_count; c++) n += m->clips[c]->runtime ? m->clips[c]->runtime->keys_dropped : 0;
     return n;
 }
 
@@ -121,9 +121,9 @@ static void check_model(mr_model *m, const char *label, float tolerance, long *d
 {
     int dense = 1;
     for (int c = 0; c < m->clip_count; c++) {
-        int had = m->clips[c]->dense != NULL;
+        int had = m->clips[c]->runtime && m->clips[c]->runtime->dense != NULL;
         CHECK(mr_clip_optimize(m->clips[c], tolerance) == MR_OK);
-        dense &= !had || m->clips[c]->dense != NULL;
+        dense &= !had || m->clips[c]->runtime->dense != NULL;
     }
     long sampled, source;
     double e = worst_error(m, &sampled, &source);
@@ -227,7 +227,7 @@ static mr_model *arm_model(float shift, mr_clip **out)
         glm_quatv(mid->values + 4 * i, glm_rad(i == 4 ? 0.5f : 0.0f), (vec3){0, 1, 0});
     }
     CHECK(mr_model_add_clip(m, c) == MR_OK);
-    CHECK(c->fine_dropped == 0);   /* opt-in: loading thins nothing */
+    CHECK(c->runtime && c->runtime->keys_dropped == 0);   /* opt-in: loading thins nothing */
     CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
     *out = c;
     return m;
@@ -239,7 +239,7 @@ TEST(clip_thin_keeps_keys_that_matter_and_drops_the_rest)
     mr_model *m = arm_model(0.0f, &c);
     /* The arm's time line is shared: thinned as a whole, a key stays when
      * any joint needs it, so all 9 zig-zag keys stay (refinement may add). */
-    CHECK(c->shared_keys >= 9);
+    CHECK(c->runtime->shared_keys >= 9);
     CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);
     long sampled = 0, source = 0;
     double e = worst_error(m, &sampled, &source);
@@ -248,13 +248,13 @@ TEST(clip_thin_keeps_keys_that_matter_and_drops_the_rest)
 
     /* Tracks on their own time lines are thinned one by one. */
     m = arm_model(0.01f, &c);
-    CHECK(c->shared_keys == 0);
+    CHECK(c->runtime->shared_keys == 0);
     CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);   /* every zig-zag key matters */
     CHECK(mr_clip_track(c, 0, 0)->key_count == 2);   /* a straight line: the ends */
     const mr_track *mid = mr_clip_track(c, 1, 1);
     CHECK(mid->key_count == 5);                      /* first, around the bump, last */
     CHECK(mid->key_count >= 3 && mid->times[mid->key_count / 2] == 0.5f);
-    CHECK(c->fine_dropped > 0);
+    CHECK(c->runtime->keys_dropped > 0);
     CHECK(mr_clip_key_count(c) == 9);                /* the source keys stay */
     sampled = source = 0;
     e = worst_error(m, &sampled, &source);
@@ -275,14 +275,14 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
     float bad[2] = {0.1f, -1.0f}, nan2[2] = {NAN, 0.1f}, good[2] = {0.0f, 0.5f};
     CHECK(mr_clip_set_max_move(c, bad) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_set_max_move(c, nan2) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(c->max_move == NULL);
+    CHECK(!c->runtime || c->runtime->max_move == NULL);
     CHECK(mr_clip_set_max_move(c, good) == MR_OK);
-    CHECK(c->max_move && c->max_move[1] == 0.5f);
+    CHECK(c->runtime && c->runtime->max_move && c->runtime->max_move[1] == 0.5f);
     CHECK(mr_clip_set_max_move(NULL, good) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, -1.0f) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, NAN) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, INFINITY) == MR_ERR_INVALID_ARGUMENT);
-    CHECK(c->thin_tolerance == 0.0f);
+    CHECK(c->runtime && c->runtime->thin_tolerance == 0.0f);
     mr_clip_destroy(c);
 }
 

@@ -201,9 +201,10 @@ TEST(model_add_clip_budget_equals_textbook_walks)
             mr_clip *clip = NULL;
             CHECK(mr_clip_create("walk", n, &clip) == MR_OK);
             CHECK(mr_model_add_clip(m, clip) == MR_OK);
-            CHECK_MSG(clip->max_angle && memcmp(clip->max_angle, angle, (size_t)n * sizeof *angle) == 0,
+            const mr_clip_runtime *rt = clip->runtime;
+            CHECK_MSG(rt && rt->max_angle && memcmp(rt->max_angle, angle, (size_t)n * sizeof *angle) == 0,
                       "trial %d clip %d: max_angle differs from the textbook walk", trial, c);
-            CHECK_MSG(clip->max_move && memcmp(clip->max_move, move, (size_t)n * sizeof *move) == 0,
+            CHECK_MSG(rt && rt->max_move && memcmp(rt->max_move, move, (size_t)n * sizeof *move) == 0,
                       "trial %d clip %d: max_move differs from the textbook walk", trial, c);
         }
         mr_model_destroy(m);

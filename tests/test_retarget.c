@@ -256,9 +256,9 @@ TEST(retarget_clip_onto_its_own_skeleton_gives_it_back)
         mr_retarget_info info;
         CHECK(mr_retarget_clip(man->clips[c], man, man, &map, NULL, &out, &info, &e) == MR_OK);
         if (!out) continue;
-        /* the source's slerp budget (a model's clips have one, clip.h), so both
+        /* the source's slerp budget (a model's clips have one, clip_runtime.h), so both
          * sample with the same refinement */
-        CHECK(mr_clip_set_max_angle(out, man->clips[c]->max_angle) == MR_OK);
+        CHECK(mr_clip_set_max_angle(out, man->clips[c]->runtime->max_angle) == MR_OK);
         mr_clip_finish(out);
         double rot, pos;
         clip_difference(man, man->clips[c], out, 397, &rot, &pos);

@@ -97,14 +97,16 @@ static double model_size(const mr_model *m)
 
 /* Keys the refinement added over the model's clips: over all tracks, and
  * rows of shared time lines (what the SIMD bake grows by). */
-static int fine_keys(const mr_model *m, int *rows)
+static int refined_keys(const mr_model *m, int *rows)
 {
     int n = 0;
     *rows = 0;
     for (int c = 0; c < m->clip_count; c++) {
         const mr_clip *clip = m->clips[c];
-        n += clip->fine_added;
-        if (clip->fine && clip->shared_keys > 1) *rows += clip->shared_keys - mr_clip_key_count(clip);
+        const mr_clip_runtime *rt = clip->runtime;
+        if (!rt) continue;
+        n += rt->keys_added;
+        if (rt->played && rt->shared_keys > 1) *rows += rt->shared_keys - mr_clip_key_count(clip);
     }
     return n;
 }
@@ -351,7 +353,7 @@ static double md5_check(const char *mesh, const char *anim, int *added)
     double size = model_size(m), worst = 0;
     const mr_clip *clip = m->clips[m->clip_count - 1];
     int rows;
-    *added = fine_keys(m, &rows);
+    *added = refined_keys(m, &rows);
     if (rows) printf("       (%d source frames, %d time-line keys added)\n", mr_clip_key_count(clip), rows);
     for (int k = 0; k <= STEPS; k++) {
         double t = clip->duration * k / STEPS;
@@ -458,7 +460,7 @@ TEST(collada_every_shared_clip_follows_its_exact_curves)
         double e = collada_check(m, files[i]);
         const char *name = files[i] + strlen(SHARED_MODELS);
         if (strlen(name) > 60) name += strlen(name) - 60;
-        int rows, added = fine_keys(m, &rows);
+        int rows, added = refined_keys(m, &rows);
         printf("       %-60s %.6f%%, %d keys added (%d time-line)\n", name, e * 100, added, rows);
         CHECK_MSG(e >= 0, "%s: meshes differ in shape from the reference", files[i]);
         CHECK_MSG(e <= MR_CLIP_FIDELITY, "%s: %.5f%% of the size from the exact curves", files[i], e * 100);
@@ -498,7 +500,7 @@ static void wide_keys(float degrees, int in_model, double *worst_angle, double *
     glm_quatv(r->values + 4, glm_rad(10.0f + degrees), (vec3){0, 0, 1});
     if (in_model) CHECK(mr_model_add_clip(m, c) == MR_OK);
     else mr_clip_finish(c);
-    *added = c->fine_added;
+    *added = c->runtime ? c->runtime->keys_added : 0;
     mr_pose p;
     mr_pose_init(&p, 2);
     mat4 world[2];

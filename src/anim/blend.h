@@ -39,7 +39,7 @@
 #ifndef MR_ANIM_BLEND_H
 #define MR_ANIM_BLEND_H
 
-#include "anim/clip.h"
+#include "anim/clip_runtime.h"
 #include "anim/mask.h"
 
 #define MR_BLEND_THRESHOLD 0.1f   /* default rest-pose fallback threshold */

@@ -1,5 +1,5 @@
-/* clip.h — animation clips: per-joint translation/rotation/scale tracks, and
- * sampling them into a pose.
+/* clip.h — source clips: per-joint translation/rotation/scale tracks of keys,
+ * as a file or a script wrote them, and markers.
  *
  * A track is a list of keys (ascending times in seconds, values of 3 or 4
  * floats). A track with no keys leaves that channel at the skeleton's rest
@@ -15,52 +15,18 @@
  * (3 * components floats), tangents scaled by the key interval, rotations
  * normalised.
  *
- * Slerp fidelity. mr_clip_sample does not call acos/sin per joint: it
- * nlerps (normalised lerp), which matches slerp at the keys and at the
- * middle of an interval but lags or leads in between, by at most
- * 0.0047 * A^3 radians over an interval of rotation angle A (1 degree of
- * error at 90-degree keys). mr_clip_finish therefore refines, once per clip,
- * every LINEAR rotation interval whose A exceeds what the joint's error
- * budget allows: it cuts the interval into m equal parts with slerped keys
- * (translation and scale lerped, so their curves do not change), m the
- * smallest with 0.0047 * (A/m)^3 <= max_angle[joint], at most
- * MR_CLIP_MAX_PIECES. The refinement is a sampling cache beside the source
- * keys (`fine`): tracks, key counts, `info`, writers and Lua keep the
- * file's keys.
- *   - Shared time line (every MD5 clip, baked exports): all tracks of the
- *     clip are cut at the same times (the widest joint decides each
- *     interval), so the time line stays shared and the SIMD bake
- *     (clip_dense.h) bakes the refined keys; sampling cost per joint is
- *     unchanged, only the one key search per clip sees more keys.
- *   - Otherwise each LINEAR rotation track is cut on its own.
- *   - STEP and CUBIC tracks are not refined (they do not nlerp).
- *   - Loops: the sampler wraps time into [0, duration] and never
- *     interpolates from the last key back to the first, so there is no wrap
- *     interval to refine.
- * The budget: a rotation error of e radians at joint j moves a point at
- * distance L from it by at most e * L, and the errors of a chain add up.
- * mr_model_add_clip sets max_angle[j] = B / S_j, with B half of
- * MR_CLIP_FIDELITY times the model size (bounding-box diagonal) and S_j the
- * largest sum, along a root-to-leaf chain through j, of each joint's reach
- * (the farthest bind- or rest-pose vertex or joint that it moves), so any
- * vertex strays from the slerped pose by at most B. Clips outside a model
- * (and blends built from them) use MR_CLIP_DEFAULT_MAX_ANGLE: chains of up
- * to 32 joints each reaching as far as the model size. Not covered: animated
- * scale above 1 lengthens the lever arms beyond the bind-pose reach.
- * mr_track_sample (one track: root motion, writers) slerps exactly.
- *
- * Key thinning (clip_optimize.h), opt-in with mr_clip_optimize: after the
- * refinement, mr_clip_finish drops from the sampling layer the keys that
- * interpolation reproduces within a per-joint budget in model units; the
- * clip then stays within the tolerance (a fraction of the model size,
- * default MR_CLIP_FIDELITY) of its exact curves, nlerp included.
+ * Sampling is the runtime clip's job (clip_runtime.h): mr_clip_finish builds
+ * it from these keys (slerp refinement, optional key thinning, a shared time
+ * line and its SIMD bake) and mr_clip_sample plays it. This file knows
+ * nothing of it beyond the pointer it owns (mr_clip.runtime); the source
+ * keys here are what loaders fill, writers and the Lua API read and
+ * authoring edits, and they never change when a runtime is built.
  *
  * Markers name instants of a clip ("footstep" at 0.4 s); the mixer reports
  * them as events when playback crosses them (see mixer.h).
  *
- * Sampling allocates nothing. When a track's keys are evenly spaced
- * (`uniform_rate` > 0, set by mr_track_finish) the key is found in O(1);
- * otherwise by binary search.
+ * mr_track_sample plays one source track exactly (LINEAR rotations
+ * slerped): root motion and the writers use it.
  */
 #ifndef MR_ANIM_CLIP_H
 #define MR_ANIM_CLIP_H
@@ -104,33 +70,22 @@ typedef struct mr_clip {
     mr_joint_tracks *tracks;  /* joint_count entries */
     int marker_count;
     mr_marker *markers;  /* marker_count entries sorted by time (owned), or NULL */
-    int shared_keys;     /* set by mr_clip_finish: > 1 when every track with more than */
-    const float *shared_times;  /* one key uses these same key times (borrowed) */
-    float shared_rate;   /* their uniform_rate */
-    struct mr_clip_dense *dense;  /* owned SIMD bake of a shared time line (clip_dense.h), or NULL */
-    float *max_angle;    /* joint_count radians (owned), the slerp error budget, or NULL */
-    mr_joint_tracks *fine;  /* owned slerp refinement set by mr_clip_finish, or NULL; an */
-                         /* entry with no keys means the source track is sampled as is */
-    int fine_added;      /* keys the refinement added, over all tracks */
-    float *max_move;     /* joint_count model units (owned), the thinning budget of */
-                         /* translations, or NULL: 0 (clip_optimize.h) */
-    float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
-    int fine_dropped;    /* keys thinning dropped from the sampling layer, over all tracks */
+    /* The runtime clip built from these keys (clip_runtime.h), owned, or
+     * NULL before mr_clip_finish (or a budget setter) made one. After
+     * editing keys, call mr_clip_finish again: the runtime is not rebuilt
+     * by itself. mr_clip_destroy frees it by calling runtime_destroy (set
+     * with it by mr_clip_runtime_of), so this file never calls the
+     * runtime's code. */
+    struct mr_clip_runtime *runtime;
+    void (*runtime_destroy)(struct mr_clip_runtime *runtime);
     /* Memory the clip points into but does not own: a cached model's file
-     * image (formats/cache.h), or NULL. Track keys, refinement keys, the bake
-     * and the name may live there; mr_clip_finish and mr_clip_destroy never
-     * free a pointer inside it (the model frees the image). Do not call
+     * image (formats/cache.h; the model's own cache_block), or NULL. Track
+     * keys, markers and the name may live there; mr_clip_destroy never
+     * frees a pointer inside it (the model frees the image). Do not call
      * mr_track_init on such a clip's tracks: build a new clip instead. */
-    const void *borrowed;
-    size_t borrowed_size;
+    const void *cache_block;
+    size_t cache_block_size;
 } mr_clip;
-
-/* Slerp fidelity (see above): the largest sampling error, as a fraction of
- * the model size, that the refinement allows; the per-joint budget of clips
- * outside a model; the most parts one key interval is cut into. */
-#define MR_CLIP_FIDELITY 1e-4f
-#define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
-#define MR_CLIP_MAX_PIECES 64
 
 /* The shortest interval between two keys of a source track, in seconds:
  * mr_clip_validate refuses closer keys, and every loader refuses a file
@@ -143,7 +98,7 @@ typedef struct mr_clip {
 /* Allocates a clip with joint_count empty tracks (components preset) in
  * *out; the name is copied (NULL: "clip"). MR_ERR_INVALID_ARGUMENT for a
  * joint_count outside 0..MR_MAX_JOINTS, MR_ERR_NO_MEMORY; *out is NULL on
- * failure. Free with mr_clip_destroy. */
+ * failure. Free with mr_clip_destroy, which also frees the clip's runtime. */
 mr_status mr_clip_create(const char *name, int joint_count, mr_clip **out);
 void mr_clip_destroy(mr_clip *clip);
 
@@ -160,34 +115,11 @@ mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
 
-/* Finishes every track (mr_track_finish), builds the slerp refinement
- * (above), thins keys when asked to (mr_clip_optimize, clip_optimize.h)
- * and detects a time line shared by all sampled tracks, so sampling
- * finds the key once per clip instead of once per track. mr_model_add_clip
- * calls it; call it again after editing keys of a clip that is already in a
- * model. Allocates (load time); without memory the clip samples unrefined. */
-void mr_clip_finish(mr_clip *clip);
-
-/* Sets the per-joint slerp error budget in radians (joint_count values > 0,
- * copied), or the default with NULL. Takes effect at the next
- * mr_clip_finish. MR_ERR_INVALID_ARGUMENT for a value <= 0 or NaN. */
-mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
-
-/* The track mr_clip_sample plays for joint's channel (0 translation,
- * 1 rotation, 2 scale): the refinement's when there is one, else the source. */
-const mr_track *mr_clip_track(const mr_clip *clip, int joint, int channel);
-
 /* Deep checks, run once at load: ascending finite times at least
  * MR_CLIP_MIN_KEY_INTERVAL apart, finite values,
  * non-zero rotations, duration covering the keys, markers sorted and inside
  * [0, duration]. */
 mr_status mr_clip_validate(const mr_clip *clip, mr_error *err);
-
-/* Samples the clip at time into pose (all joints; untracked channels take
- * the skeleton's rest values). Fails without touching pose on a NaN/inf
- * time, mismatched joint counts, or an empty clip (no joints). */
-mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
-                         mr_wrap wrap, mr_pose *pose);
 
 /* Samples one track at time (already wrapped) into out (components floats):
  * the exact curve (LINEAR rotations slerped, no refinement needed). */

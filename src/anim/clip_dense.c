@@ -23,7 +23,8 @@ static void bake_channel(mr_clip_dense *d, const mr_track *tr, int joint, int fi
 
 mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
 {
-    if (clip->shared_keys < 2) return NULL;
+    const mr_clip_runtime *rt = clip->runtime;
+    if (!rt || rt->shared_keys < 2) return NULL;
     for (int j = 0; j < clip->joint_count; j++) {
         const mr_track *tracks[3] = {mr_clip_track(clip, j, 0), mr_clip_track(clip, j, 1),
                                      mr_clip_track(clip, j, 2)};
@@ -32,7 +33,7 @@ mr_clip_dense *mr_clip_dense_build(const mr_clip *clip)
     }
     mr_clip_dense *d = calloc(1, sizeof *d);
     if (!d) return NULL;
-    d->keys = clip->shared_keys;
+    d->keys = rt->shared_keys;
     d->joints = clip->joint_count;
     d->lanes = (clip->joint_count + 3) & ~3;
     size_t floats = (size_t)d->keys * ROWS * d->lanes;

@@ -1,8 +1,9 @@
-/* clip_dense.h — a clip baked for fast sampling (internal to src/anim).
+/* clip_dense.h — a clip baked for fast sampling: the last step of the
+ * runtime clip's builder (clip_runtime.h; internal to src/anim).
  *
  * When every animated track of a clip shares one time line with linear keys
- * (every MD5 clip, most baked exports), mr_clip_finish bakes the keys (the
- * slerp refinement's, when it split the time line: see clip.h) into
+ * (every MD5 clip, most baked exports), mr_clip_finish bakes the played keys
+ * (the slerp refinement's, when it split the time line) into
  * frame-major structure-of-arrays rows: for each key, the rotation x, y, z, w,
  * translation x, y, z and scale x, y, z of every joint, each row padded to a
  * multiple of 4 joints. Sampling then interpolates 4 joints per SIMD
@@ -12,7 +13,7 @@
 #ifndef MR_ANIM_CLIP_DENSE_H
 #define MR_ANIM_CLIP_DENSE_H
 
-#include "anim/clip.h"
+#include "anim/clip_runtime.h"
 
 typedef struct mr_clip_dense {
     int keys;            /* rows: the shared key count */
@@ -23,8 +24,10 @@ typedef struct mr_clip_dense {
     int rest_count;
 } mr_clip_dense;
 
-/* Bakes clip (already finished: shared_keys > 1); NULL when the clip does not
- * qualify (non-linear keys, or more than 64 MiB of rows). */
+/* Bakes clip's played keys (its runtime already has shared_keys > 1); NULL
+ * when the clip does not qualify (non-linear keys, or more than 64 MiB of
+ * rows). Reads the clip only; the builder stores the result in the runtime
+ * (which owns it). */
 mr_clip_dense *mr_clip_dense_build(const mr_clip *clip);
 void mr_clip_dense_destroy(mr_clip_dense *dense);
 

@@ -2,33 +2,24 @@
 #include "anim/clip_optimize.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 
+/* True when p lies in the runtime's cache_block (clip_runtime.h): the
+ * model frees that memory, not us. */
+static int in_cache_block(const mr_clip_runtime *rt, const void *p)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)rt->cache_block;
+    return p && rt->cache_block && a >= lo && a - lo < rt->cache_block_size;
+}
+
 /* Checkpoints per candidate interval: the key and the quarter points. */
 #define CHECKS 4
 /* Checkpoint data above this many bytes: the clip is not thinned. */
 #define THIN_MAX_BYTES ((size_t)32 << 20)
-
-mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
-{
-    if (!clip) return MR_ERR_INVALID_ARGUMENT;
-    if (!max_move) {
-        free(clip->max_move);
-        clip->max_move = NULL;
-        return MR_OK;
-    }
-    for (int j = 0; j < clip->joint_count; j++)
-        if (!(max_move[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
-    float *copy = mr_alloc_array((size_t)clip->joint_count, sizeof *copy);
-    if (!copy) return MR_ERR_NO_MEMORY;
-    memcpy(copy, max_move, (size_t)clip->joint_count * sizeof *copy);
-    free(clip->max_move);
-    clip->max_move = copy;
-    return MR_OK;
-}
 
 /* One channel being thinned: its candidate keys (what the sampler plays
  * now: the refinement's or the source's) and the exact source curve at
@@ -52,12 +43,13 @@ static int chan_init(chan *ch, const mr_clip *clip, int j, int k)
 {
     const mr_track *keys = mr_clip_track(clip, j, k);
     const mr_track *src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
-    double f = clip->thin_tolerance / MR_CLIP_FIDELITY;   /* the budgets are set for MR_CLIP_FIDELITY */
-    double angle = f * (clip->max_angle ? clip->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
+    const mr_clip_runtime *rt = clip->runtime;
+    double f = rt->thin_tolerance / MR_CLIP_FIDELITY;   /* the budgets are set for MR_CLIP_FIDELITY */
+    double angle = f * (rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
     ch->joint = j;
     ch->channel = k;
     ch->keys = keys;
-    ch->budget = k == 0 ? (clip->max_move ? f * clip->max_move[j] : 0.0) : k == 1 ? angle : 0.5 * angle;
+    ch->budget = k == 0 ? (rt->max_move ? f * rt->max_move[j] : 0.0) : k == 1 ? angle : 0.5 * angle;
     int n = keys->key_count, c = keys->components;
     size_t count = (size_t)(n - 1) * CHECKS + 1;
     ch->ct = mr_alloc_array(count, sizeof *ch->ct);
@@ -166,13 +158,13 @@ static int thin_run(const chan *chs, int count, int n, int *kept)
     return m;
 }
 
-static mr_track *fine_slot(mr_clip *clip, int j, int k)
+static mr_track *played_slot(mr_clip_runtime *rt, int j, int k)
 {
-    return k == 0 ? &clip->fine[j].t : k == 1 ? &clip->fine[j].r : &clip->fine[j].s;
+    return k == 0 ? &rt->played[j].t : k == 1 ? &rt->played[j].r : &rt->played[j].s;
 }
 
 /* Replaces channel ch's sampling track by its kept keys. */
-static int write_kept(mr_clip *clip, const chan *ch, const int *kept, int m)
+static int write_kept(mr_clip_runtime *rt, const chan *ch, const int *kept, int m)
 {
     const mr_track *keys = ch->keys;
     int c = keys->components;
@@ -183,23 +175,24 @@ static int write_kept(mr_clip *clip, const chan *ch, const int *kept, int m)
         memcpy(tmp.values + (size_t)i * c, keys->values + (size_t)kept[i] * c, (size_t)c * sizeof(float));
     }
     mr_track_finish(&tmp);
-    clip->fine_dropped += keys->key_count - m;
-    mr_track *slot = fine_slot(clip, ch->joint, ch->channel);
-    free(slot->times);   /* may be the candidate keys themselves: read above */
-    free(slot->values);
+    rt->keys_dropped += keys->key_count - m;
+    mr_track *slot = played_slot(rt, ch->joint, ch->channel);
+    /* may be the candidate keys themselves (read above), or a cached file's */
+    if (!in_cache_block(rt, slot->times)) free(slot->times);
+    if (!in_cache_block(rt, slot->values)) free(slot->values);
     *slot = tmp;
     return 0;
 }
 
-static int ensure_fine(mr_clip *clip)
+static int ensure_played(mr_clip_runtime *rt)
 {
-    if (clip->fine) return 0;
-    clip->fine = mr_alloc_array((size_t)clip->joint_count, sizeof *clip->fine);
-    if (!clip->fine) return -1;
-    for (int j = 0; j < clip->joint_count; j++) {
-        clip->fine[j].t.components = 3;
-        clip->fine[j].r.components = 4;
-        clip->fine[j].s.components = 3;
+    if (rt->played) return 0;
+    rt->played = mr_alloc_array((size_t)rt->joint_count, sizeof *rt->played);
+    if (!rt->played) return -1;
+    for (int j = 0; j < rt->joint_count; j++) {
+        rt->played[j].t.components = 3;
+        rt->played[j].r.components = 4;
+        rt->played[j].s.components = 3;
     }
     return 0;
 }
@@ -222,7 +215,7 @@ static int shared_linear(const mr_clip *clip)
     return ref ? ref->key_count : 0;
 }
 
-static int thin_shared(mr_clip *clip, int n)
+static int thin_shared(const mr_clip *clip, mr_clip_runtime *rt, int n)
 {
     int count = 0;
     size_t bytes = 0;
@@ -245,9 +238,9 @@ static int thin_shared(mr_clip *clip, int n)
     int dropped = 0;
     if (ok == 0) {
         int m = thin_run(chs, count, n, kept);
-        if (m < n && ensure_fine(clip) != 0) ok = -1;
+        if (m < n && ensure_played(rt) != 0) ok = -1;
         for (int i = 0; ok == 0 && m < n && i < count; i++) {
-            if (write_kept(clip, &chs[i], kept, m) != 0) ok = -1;
+            if (write_kept(rt, &chs[i], kept, m) != 0) ok = -1;
             else dropped += n - m;
         }
     }
@@ -257,7 +250,7 @@ static int thin_shared(mr_clip *clip, int n)
     return ok < 0 ? -1 : dropped;
 }
 
-static int thin_each(mr_clip *clip)
+static int thin_each(const mr_clip *clip, mr_clip_runtime *rt)
 {
     int dropped = 0;
     for (int j = 0; j < clip->joint_count; j++)
@@ -273,7 +266,7 @@ static int thin_each(mr_clip *clip)
                 return -1;
             }
             int m = thin_run(&ch, 1, n, kept), ok = 0;
-            if (m < n) ok = ensure_fine(clip) == 0 && write_kept(clip, &ch, kept, m) == 0 ? 0 : -1;
+            if (m < n) ok = ensure_played(rt) == 0 && write_kept(rt, &ch, kept, m) == 0 ? 0 : -1;
             chan_free(&ch);
             free(kept);
             if (ok < 0) return -1;
@@ -282,20 +275,14 @@ static int thin_each(mr_clip *clip)
     return dropped;
 }
 
-mr_status mr_clip_optimize(mr_clip *clip, float tolerance)
-{
-    if (!clip || !(tolerance >= 0) || !isfinite(tolerance)) return MR_ERR_INVALID_ARGUMENT;
-    clip->thin_tolerance = tolerance > 0 ? tolerance : MR_CLIP_FIDELITY;
-    mr_clip_finish(clip);
-    return MR_OK;
-}
-
-mr_status mr_clip_thin(mr_clip *clip, int *dropped)
+mr_status mr_clip_thin(const mr_clip *clip, mr_clip_runtime *rt, int *dropped)
 {
     if (dropped) *dropped = 0;
-    if (!clip || !(clip->thin_tolerance > 0) || clip->joint_count <= 0 || !clip->tracks) return MR_OK;
+    if (!clip || !rt || clip->runtime != rt || !(rt->thin_tolerance > 0) || clip->joint_count <= 0 ||
+        !clip->tracks)
+        return MR_OK;
     int n = shared_linear(clip);
-    int k = n > 1 ? thin_shared(clip, n) : thin_each(clip);
+    int k = n > 1 ? thin_shared(clip, rt, n) : thin_each(clip, rt);
     if (k < 0) return MR_ERR_NO_MEMORY;
     if (dropped) *dropped = k;
     return MR_OK;

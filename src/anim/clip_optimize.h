@@ -1,16 +1,18 @@
-/* clip_optimize.h — key thinning: dropping the keys that interpolation
- * reproduces within a tolerance in model units, so sampling touches fewer
- * keys (the job of ozz-animation's AnimationOptimizer).
+/* clip_optimize.h — key thinning, a step of the runtime clip's builder
+ * (clip_runtime.h; internal to src/anim): dropping the keys that
+ * interpolation reproduces within a tolerance in model units, so sampling
+ * touches fewer keys (the job of ozz-animation's AnimationOptimizer).
  *
- * When: opt-in, per clip: mr_clip_optimize(clip, tolerance). Not at load,
+ * When: opt-in, per clip: mr_clip_optimize(clip, tolerance), declared in
+ * clip_runtime.h with the runtime's other settings. Not at load,
  * because at the default tolerance it buys little and costs load time
  * (docs/PERFORMANCE.md has the figures on the shared models). Shared time lines thin
  * poorly (a key goes only when every joint lets it go), and the SIMD bake
  * samples in the same time whatever its row count. Thinning pays for
  * separate time lines (binary search over fewer keys, less memory) and at
- * looser tolerances. The tolerance stays on the clip (thin_tolerance) and
- * applies at every later mr_clip_finish. Like the slerp refinement,
- * thinning writes the sampling layer (`fine`, see clip.h) only: the source
+ * looser tolerances. The tolerance stays on the runtime clip
+ * (thin_tolerance) and applies at every later mr_clip_finish. Like the slerp
+ * refinement, thinning writes the runtime's played keys only: the source
  * tracks, key counts, `info`, writers, Lua and mr_track_sample keep the
  * file's keys.
  *
@@ -25,7 +27,7 @@
  *   scale        max |d_k| <= f * max_angle[j] / 2  (relative)
  * A rotation error e at joint j moves what j carries by at most e * reach_j,
  * a scale error by e * reach_j, a translation error by e, and errors add
- * down a chain. mr_model_add_clip sets max_angle[j] = B / S_j (clip.h) and
+ * down a chain. mr_model_add_clip sets max_angle[j] = B / S_j (clip_runtime.h) and
  * max_move[j] = max_angle[j] * reach_j / 2, so along any root-to-leaf chain
  * rotations add at most f B, translations f B/2 and scales f B/2: every
  * vertex stays within 2 f B = tolerance times the model size (the
@@ -46,24 +48,14 @@
 #ifndef MR_ANIM_CLIP_OPTIMIZE_H
 #define MR_ANIM_CLIP_OPTIMIZE_H
 
-#include "anim/clip.h"
+#include "anim/clip_runtime.h"
 
-/* Thins clip at tolerance (a fraction of the model size; 0 = default
- * MR_CLIP_FIDELITY) now and at every later mr_clip_finish. Allocates (load
- * time). MR_ERR_INVALID_ARGUMENT for a negative, NaN or infinite tolerance.
- * Without memory the clip samples correctly, thinned less or not at all. */
-mr_status mr_clip_optimize(mr_clip *clip, float tolerance);
-
-/* Sets the per-joint translation budget at MR_CLIP_FIDELITY in model units
- * (joint_count values >= 0, copied; mr_model_add_clip sets it), or removes
- * it with NULL. Takes effect at the next mr_clip_finish.
- * MR_ERR_INVALID_ARGUMENT for a negative or NaN value. */
-mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
-
-/* Thins the clip's sampling layer (mr_clip_finish calls it after the
- * refinement; nothing happens while thin_tolerance is 0). *dropped (may be
+/* Thins the runtime's played keys (mr_clip_finish calls it after the
+ * refinement; nothing happens while rt->thin_tolerance is 0). rt must be
+ * clip->runtime; reads the source tracks, writes only rt. *dropped (may be
  * NULL) gets the keys dropped over all tracks (also added to
- * clip->fine_dropped). MR_ERR_NO_MEMORY leaves the clip as it was. */
-mr_status mr_clip_thin(mr_clip *clip, int *dropped);
+ * rt->keys_dropped). MR_ERR_NO_MEMORY leaves each track a valid one, thinned
+ * or not. */
+mr_status mr_clip_thin(const mr_clip *clip, mr_clip_runtime *rt, int *dropped);
 
 #endif

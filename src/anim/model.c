@@ -76,8 +76,13 @@ static void unborrow_all(mr_model *m)
         UNBORROW(m, me->material.normal_bytes);
     }
     for (int i = 0; i < m->clip_count; i++) {
-        m->clips[i]->borrowed = m->cache_block;  /* clip.c skips what lies inside */
-        m->clips[i]->borrowed_size = m->cache_block_size;
+        mr_clip *c = m->clips[i];   /* clip.c and clip_runtime.c skip what lies inside */
+        c->cache_block = m->cache_block;
+        c->cache_block_size = m->cache_block_size;
+        if (c->runtime) {
+            c->runtime->cache_block = m->cache_block;
+            c->runtime->cache_block_size = m->cache_block_size;
+        }
     }
     for (int i = 0; i < m->warning_count; i++) UNBORROW(m, m->warnings[i]);
     UNBORROW(m, m->axes_note);
@@ -105,8 +110,8 @@ size_t mr_model_bytes(const mr_model *m)
         const mr_clip *cl = m->clips[c];
         for (int j = 0; j < cl->joint_count; j++) {
             n += track_bytes(&cl->tracks[j].t) + track_bytes(&cl->tracks[j].r) + track_bytes(&cl->tracks[j].s);
-            if (cl->fine)
-                n += track_bytes(&cl->fine[j].t) + track_bytes(&cl->fine[j].r) + track_bytes(&cl->fine[j].s);
+            const mr_joint_tracks *p = cl->runtime && cl->runtime->played ? &cl->runtime->played[j] : NULL;
+            if (p) n += track_bytes(&p->t) + track_bytes(&p->r) + track_bytes(&p->s);
         }
     }
     return n;
@@ -559,7 +564,7 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
             free(alt);
         }
     }
-    if (clip->joint_count == m->skeleton.joint_count && !clip->max_angle) {
+    if (clip->joint_count == m->skeleton.joint_count && !(clip->runtime && clip->runtime->max_angle)) {
         const struct mr_model_budget *b = model_budget(m);
         if (b) mr_clip_set_max_angle(clip, b->max_angle);
         if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);

@@ -13,7 +13,7 @@
 #ifndef MR_ANIM_MODEL_H
 #define MR_ANIM_MODEL_H
 
-#include "anim/clip.h"
+#include "anim/clip_runtime.h"
 #include "anim/mesh.h"
 
 typedef enum mr_up_axis { MR_UP_Y = 0, MR_UP_Z, MR_UP_X } mr_up_axis;

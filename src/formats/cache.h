@@ -3,8 +3,9 @@
  * What is cached: the whole mr_model that mr_load_model built from a source
  * path plus its extra anim files (load.h): skeleton, meshes with every
  * vertex stream and their influences, materials with texture paths and
- * embedded image bytes, clips with their keys, markers, slerp refinement,
- * error budgets and SIMD bake (clip.h), axes and the axes note, and the
+ * embedded image bytes, clips with their source keys and markers (clip.h)
+ * and their runtime (clip_runtime.h: played keys, error budgets, shared
+ * time line and SIMD bake), axes and the axes note, and the
  * warnings the load recorded (so `marrow info` shows the same warnings). A
  * cached model is the same model: every field compares equal, except
  * `path`, which is the path given to this load, and texture paths: one in

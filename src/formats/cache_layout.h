@@ -62,9 +62,9 @@ typedef struct mesh_rec {
 } mesh_rec;
 
 typedef struct clip_rec {
-    uint64_t name, markers, tracks, fine, max_angle, max_move, shared_times, dense, dense_data, dense_rest;
+    uint64_t name, markers, tracks, played, max_angle, max_move, shared_times, dense, dense_data, dense_rest;
     float duration, rate, thin_tolerance, shared_rate;
-    int32_t joint_count, marker_count, fine_added, fine_dropped, shared_keys;
+    int32_t joint_count, marker_count, keys_added, keys_dropped, shared_keys;
     int32_t dense_keys, dense_joints, dense_lanes, dense_rest_count, pad;
 } clip_rec;
 

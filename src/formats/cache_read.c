@@ -156,26 +156,31 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
         r->bad = 1;
         return NULL;
     }
-    c->borrowed = r->base;
-    c->borrowed_size = r->size;
+    c->cache_block = r->base;
+    c->cache_block_size = r->size;
     int n = cr->joint_count;
     c->name = str(r, cr->name);
     c->duration = cr->duration;
     c->rate = cr->rate;
     c->joint_count = n;
+    mr_clip_runtime *rt = mr_clip_runtime_of(c);   /* takes joint_count and cache_block from c */
+    if (!rt) {
+        r->bad = 1;
+        return c;
+    }
     if (!c->name) r->bad = 1;
     c->tracks = fix_tracks(r, cr->tracks, n);
     if (!c->tracks && n > 0) r->bad = 1;
-    c->fine = cr->fine ? fix_tracks(r, cr->fine, n) : NULL;
-    c->fine_added = cr->fine_added;
-    c->fine_dropped = cr->fine_dropped;
-    c->thin_tolerance = cr->thin_tolerance;
-    c->max_angle = dup_floats(r, cr->max_angle, n);
-    c->max_move = dup_floats(r, cr->max_move, n);
-    c->shared_rate = cr->shared_rate;
+    rt->played = cr->played ? fix_tracks(r, cr->played, n) : NULL;
+    rt->keys_added = cr->keys_added;
+    rt->keys_dropped = cr->keys_dropped;
+    rt->thin_tolerance = cr->thin_tolerance;
+    rt->max_angle = dup_floats(r, cr->max_angle, n);
+    rt->max_move = dup_floats(r, cr->max_move, n);
+    rt->shared_rate = cr->shared_rate;
     if (cr->shared_keys > 0) {
-        c->shared_times = at(r, cr->shared_times, (uint64_t)cr->shared_keys, sizeof(float), sizeof(float));
-        c->shared_keys = c->shared_times ? cr->shared_keys : 0;
+        rt->shared_times = at(r, cr->shared_times, (uint64_t)cr->shared_keys, sizeof(float), sizeof(float));
+        rt->shared_keys = rt->shared_times ? cr->shared_keys : 0;
     }
     if (cr->marker_count > 0 && !r->bad) {
         const marker_rec *mk = at(r, cr->markers, (uint64_t)cr->marker_count, sizeof *mk, 8);
@@ -203,7 +208,7 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
             if (!d->data || (d->rest_count && !d->rest)) r->bad = 1;
             for (int i = 0; !r->bad && i < d->rest_count; i++)
                 if (d->rest[i] < 0 || d->rest[i] >= n * 4 || d->rest[i] % 4 > 2) r->bad = 1;
-            c->dense = d;
+            rt->dense = d;
         }
     }
     return c;

@@ -171,23 +171,25 @@ static void put_clip(wbuf *w, const mr_clip *c, clip_rec *r)
         free(mk);
     }
     r->tracks = put_tracks(w, c->tracks, c->joint_count);
-    r->fine = put_tracks(w, c->fine, c->joint_count);
-    r->fine_added = c->fine_added;
-    r->fine_dropped = c->fine_dropped;
-    r->thin_tolerance = c->thin_tolerance;
-    r->max_angle = put_arr(w, c->max_angle, (size_t)c->joint_count * sizeof(float));
-    r->max_move = put_arr(w, c->max_move, (size_t)c->joint_count * sizeof(float));
-    r->shared_keys = c->shared_keys;
-    r->shared_rate = c->shared_rate;
-    if (c->shared_keys > 0 && c->shared_times && !w->failed) {
-        const mr_joint_tracks *fine_img = r->fine ? (const mr_joint_tracks *)(w->data + r->fine) : NULL;
+    static const mr_clip_runtime none;   /* a clip never finished: nothing built */
+    const mr_clip_runtime *rt = c->runtime ? c->runtime : &none;
+    r->played = put_tracks(w, rt->played, c->joint_count);
+    r->keys_added = rt->keys_added;
+    r->keys_dropped = rt->keys_dropped;
+    r->thin_tolerance = rt->thin_tolerance;
+    r->max_angle = put_arr(w, rt->max_angle, (size_t)c->joint_count * sizeof(float));
+    r->max_move = put_arr(w, rt->max_move, (size_t)c->joint_count * sizeof(float));
+    r->shared_keys = rt->shared_keys;
+    r->shared_rate = rt->shared_rate;
+    if (rt->shared_keys > 0 && rt->shared_times && !w->failed) {
+        const mr_joint_tracks *played_img = r->played ? (const mr_joint_tracks *)(w->data + r->played) : NULL;
         const mr_joint_tracks *src_img = r->tracks ? (const mr_joint_tracks *)(w->data + r->tracks) : NULL;
-        r->shared_times = find_times(w, fine_img, c->fine, c->joint_count, c->shared_times);
-        if (!r->shared_times) r->shared_times = find_times(w, src_img, c->tracks, c->joint_count, c->shared_times);
+        r->shared_times = find_times(w, played_img, rt->played, c->joint_count, rt->shared_times);
+        if (!r->shared_times) r->shared_times = find_times(w, src_img, c->tracks, c->joint_count, rt->shared_times);
         if (!r->shared_times)
-            r->shared_times = put_arr(w, c->shared_times, (size_t)c->shared_keys * sizeof(float));
+            r->shared_times = put_arr(w, rt->shared_times, (size_t)rt->shared_keys * sizeof(float));
     }
-    const mr_clip_dense *d = c->dense;
+    const mr_clip_dense *d = rt->dense;
     if (d && d->data) {
         r->dense = put(w, NULL, sizeof *d, CACHE_ALIGN);  /* the struct's slot, filled at load */
         r->dense_keys = d->keys;

@@ -1,0 +1,148 @@
+/* clip_interp.h — finding and interpolating the keys of one track (internal
+ * to src/anim): shared by the source clip (clip.c: mr_track_sample, the exact
+ * curve) and the runtime clip (clip_runtime.c: the sampler, and its builder's
+ * refinement). Everything here is static inline: a header of arithmetic, not
+ * a module, so sharing it adds no call between the two. */
+#ifndef MR_ANIM_CLIP_INTERP_H
+#define MR_ANIM_CLIP_INTERP_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "anim/clip.h"
+
+/* Index i of the key interval [times[i], times[i+1]] holding t (0 <= i <= n-2)
+ * and the fraction through it (0..1); t outside the keys is clamped. rate > 0
+ * says the keys are evenly spaced at that many per second (O(1) lookup).
+ * Whatever the times and rate (infinite, NaN, keys closer than a float's
+ * step), i stays in 0..n-2 and alpha in 0..1: the estimate from the rate is
+ * clamped in float before it becomes an int. */
+static inline int mr_clip_find_key_in(const float *times, int n, float rate, float t, float *alpha)
+{
+    if (t <= times[0]) { *alpha = 0.0f; return 0; }
+    if (t >= times[n - 1]) { *alpha = 1.0f; return n - 2; }
+    int i;
+    if (rate > 0) {
+        float f = (t - times[0]) * rate;
+        i = f >= 0 && f < (float)(n - 2) ? (int)f : f >= (float)(n - 2) ? n - 2 : 0;
+        /* Rounding can put i one key off; step to the right interval. */
+        while (i > 0 && times[i] > t) i--;
+        while (i < n - 2 && times[i + 1] <= t) i++;
+    } else {
+        int lo = 0, hi = n - 1;          /* times[lo] <= t < times[hi] */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) >> 1;
+            if (times[mid] <= t) lo = mid; else hi = mid;
+        }
+        i = lo;
+    }
+    float a = (t - times[i]) / (times[i + 1] - times[i]);
+    *alpha = a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;   /* NaN goes to 0 */
+    return i;
+}
+
+static inline int mr_clip_find_key(const mr_track *tr, float t, float *alpha)
+{
+    return mr_clip_find_key_in(tr->times, tr->key_count, tr->uniform_rate, t, alpha);
+}
+
+static inline void mr_clip_normalize4(float *q)
+{
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
+    if (inv == 0.0f) { q[0] = q[1] = q[2] = 0.0f; q[3] = 1.0f; return; }
+    q[0] *= inv; q[1] *= inv; q[2] *= inv; q[3] *= inv;
+}
+
+/* Linear keys, the common case: translation/scale lerp, rotation
+ * shortest-path nlerp. Small enough to inline into the sampling loops. */
+static inline void mr_clip_lerp_key(const mr_track *tr, int i, float a, float *out)
+{
+    if (tr->components == 4) {
+        const float *v0 = tr->values + (size_t)i * 4, *v1 = v0 + 4;
+        /* Shortest path: flip the second key when the two disagree in sign. */
+        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+        float b = d < 0 ? -a : a, a0 = 1.0f - a;
+        out[0] = a0 * v0[0] + b * v1[0];
+        out[1] = a0 * v0[1] + b * v1[1];
+        out[2] = a0 * v0[2] + b * v1[2];
+        out[3] = a0 * v0[3] + b * v1[3];
+        mr_clip_normalize4(out);
+    } else {
+        const float *v0 = tr->values + (size_t)i * 3, *v1 = v0 + 3;
+        out[0] = v0[0] + a * (v1[0] - v0[0]);
+        out[1] = v0[1] + a * (v1[1] - v0[1]);
+        out[2] = v0[2] + a * (v1[2] - v0[2]);
+    }
+}
+
+/* Interpolates key interval i at fraction a into out, any interpolation
+ * (LINEAR rotations nlerped). */
+static inline void mr_clip_interp_track(const mr_track *tr, int i, float a, float *out)
+{
+    int c = tr->components;
+    if (tr->interp == MR_INTERP_LINEAR) {
+        mr_clip_lerp_key(tr, i, a, out);
+        return;
+    }
+    if (tr->interp == MR_INTERP_STEP) {
+        const float *v = tr->values + (size_t)(a >= 1.0f ? i + 1 : i) * c;
+        for (int k = 0; k < c; k++) out[k] = v[k];
+    } else {
+        const float *k0 = tr->values + (size_t)i * 3 * c;   /* in, value, out */
+        const float *k1 = k0 + 3 * c;
+        float dt = tr->times[i + 1] - tr->times[i];
+        float a2 = a * a, a3 = a2 * a;
+        float h00 = 2 * a3 - 3 * a2 + 1, h10 = a3 - 2 * a2 + a;
+        float h01 = -2 * a3 + 3 * a2, h11 = a3 - a2;
+        for (int k = 0; k < c; k++)
+            out[k] = h00 * k0[c + k] + h10 * dt * k0[2 * c + k] + h01 * k1[c + k] + h11 * dt * k1[k];
+    }
+    if (c == 4) mr_clip_normalize4(out);
+}
+
+/* The first key's value (a track of one key holds it). */
+static inline void mr_clip_hold_first(const mr_track *tr, float *out)
+{
+    const float *v = tr->values + (tr->interp == MR_INTERP_CUBIC ? tr->components : 0);
+    for (int k = 0; k < tr->components; k++) out[k] = v[k];
+    if (tr->components == 4) mr_clip_normalize4(out);
+}
+
+/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
+static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u, double *out)
+{
+    double a[4], b[4], la = 0, lb = 0, d = 0;
+    for (int c = 0; c < 4; c++) {
+        a[c] = q0[c];
+        b[c] = q1[c];
+        la += a[c] * a[c];
+        lb += b[c] * b[c];
+    }
+    la = la > 0 ? 1.0 / sqrt(la) : 0.0;
+    lb = lb > 0 ? 1.0 / sqrt(lb) : 0.0;
+    for (int c = 0; c < 4; c++) {
+        a[c] *= la;
+        b[c] *= lb;
+        d += a[c] * b[c];
+    }
+    if (d < 0) {
+        d = -d;
+        for (int c = 0; c < 4; c++) b[c] = -b[c];
+    }
+    double w0 = 1.0 - u, w1 = u;
+    if (d < 1.0 - 1e-12) {
+        double th = acos(d), s = sin(th);
+        w0 = sin((1.0 - u) * th) / s;
+        w1 = sin(u * th) / s;
+    }
+    double len = 0;
+    for (int c = 0; c < 4; c++) {
+        out[c] = w0 * a[c] + w1 * b[c];
+        len += out[c] * out[c];
+    }
+    len = len > 0 ? 1.0 / sqrt(len) : 0.0;
+    for (int c = 0; c < 4; c++) out[c] *= len;
+}
+
+#endif

@@ -1,0 +1,548 @@
+/* clip_runtime.c — the runtime clip's builder (mr_clip_finish: slerp
+ * refinement, then thinning and the SIMD bake from clip_optimize.c and
+ * clip_dense.c) and its sampler. Reads the source clip (clip.h); nothing
+ * there calls back (see clip_runtime.h). */
+#include "anim/clip_runtime.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/clip_dense.h"
+#include "anim/clip_interp.h"
+#include "anim/clip_optimize.h"
+#include "core/alloc.h"
+
+/* True when p lies in the runtime's cache_block (clip_runtime.h): not to be freed. */
+static int in_cache_block(const mr_clip_runtime *rt, const void *p)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)rt->cache_block;
+    return p && rt->cache_block && a >= lo && a - lo < rt->cache_block_size;
+}
+
+static void release(const mr_clip_runtime *rt, void *p)
+{
+    if (!in_cache_block(rt, p)) free(p);
+}
+
+static void track_release_in(const mr_clip_runtime *rt, mr_track *track)
+{
+    release(rt, track->times);
+    release(rt, track->values);
+    track->times = NULL;
+    track->values = NULL;
+    track->key_count = 0;
+}
+
+static void free_played(mr_clip_runtime *rt)
+{
+    if (rt->played)
+        for (int j = 0; j < rt->joint_count; j++) {
+            track_release_in(rt, &rt->played[j].t);
+            track_release_in(rt, &rt->played[j].r);
+            track_release_in(rt, &rt->played[j].s);
+        }
+    release(rt, rt->played);
+    rt->played = NULL;
+    rt->keys_added = 0;
+    rt->keys_dropped = 0;
+}
+
+/* Drops what the builder made; the settings stay. */
+static void clear_built(mr_clip_runtime *rt)
+{
+    free_played(rt);
+    if (!in_cache_block(rt, rt->dense)) mr_clip_dense_destroy(rt->dense);
+    rt->dense = NULL;
+    rt->shared_keys = 0;
+    rt->shared_times = NULL;
+    rt->shared_rate = 0.0f;
+}
+
+void mr_clip_runtime_destroy(mr_clip_runtime *rt)
+{
+    if (!rt) return;
+    clear_built(rt);
+    release(rt, rt->max_angle);
+    release(rt, rt->max_move);
+    free(rt);   /* the struct itself is always allocated on its own */
+}
+
+static void runtime_destroy(struct mr_clip_runtime *rt)
+{
+    mr_clip_runtime_destroy(rt);
+}
+
+mr_clip_runtime *mr_clip_runtime_of(mr_clip *clip)
+{
+    if (clip->runtime) return clip->runtime;
+    mr_clip_runtime *rt = calloc(1, sizeof *rt);
+    if (!rt) return NULL;
+    rt->joint_count = clip->joint_count;
+    rt->cache_block = clip->cache_block;
+    rt->cache_block_size = clip->cache_block_size;
+    clip->runtime = rt;
+    clip->runtime_destroy = runtime_destroy;
+    return rt;
+}
+
+/* Replaces *slot by a copy of the runtime's joint_count values (NULL: none). */
+static mr_status set_floats(mr_clip_runtime *rt, float **slot, const float *values)
+{
+    float *copy = NULL;
+    if (values) {
+        copy = mr_alloc_array((size_t)rt->joint_count, sizeof *copy);
+        if (!copy) return MR_ERR_NO_MEMORY;
+        memcpy(copy, values, (size_t)rt->joint_count * sizeof *copy);
+    }
+    release(rt, *slot);
+    *slot = copy;
+    return MR_OK;
+}
+
+/* ---- slerp fidelity (see clip_runtime.h) --------------------------------------------- */
+
+/* nlerp's largest angle error over a key interval spanning angle A (radians,
+ * A <= pi) stays below NLERP_ERROR * A^3 (0.00401 for small A, 0.00459 at pi). */
+#define NLERP_ERROR 0.0047
+
+/* Rotation angle (radians, 0..pi) between two key quaternions. */
+static double key_angle(const float *q0, const float *q1)
+{
+    double d = 0, l0 = 0, l1 = 0, m = 0, p = 0;
+    for (int c = 0; c < 4; c++) {
+        d += (double)q0[c] * q1[c];
+        l0 += (double)q0[c] * q0[c];
+        l1 += (double)q1[c] * q1[c];
+    }
+    if (!(l0 > 0 && l1 > 0)) return 0.0;
+    l0 = 1.0 / sqrt(l0);
+    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
+    for (int c = 0; c < 4; c++) {
+        double a = q0[c] * l0, b = q1[c] * l1;
+        m += (a - b) * (a - b);
+        p += (a + b) * (a + b);
+    }
+    return 4.0 * atan2(sqrt(m), sqrt(p));   /* well conditioned for small angles */
+}
+
+/* Pieces an interval of rotation angle `angle` needs so that nlerp stays
+ * within max_angle of slerp on each. */
+static int pieces_for(double angle, double max_angle)
+{
+    if (!(max_angle > 0) || !(angle > 0)) return 1;
+    double m = ceil(angle * cbrt(NLERP_ERROR / max_angle) - 1e-9);
+    if (m < 1) return 1;
+    return m > MR_CLIP_MAX_PIECES ? MR_CLIP_MAX_PIECES : (int)m;
+}
+
+static double joint_max_angle(const mr_clip_runtime *rt, int j)
+{
+    return rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE;
+}
+
+/* The key times of a refinement: pieces[i] equal parts of each interval i
+ * of times (n keys). Times that do not advance in float are dropped. Fills
+ * seg/u per new key (u = 0 marks a source key); returns the count, or -1
+ * without memory. */
+static int split_times(const float *times, int n, const int *pieces, float **out_t, int **out_seg,
+                       double **out_u)
+{
+    size_t total = 1;
+    for (int i = 0; i + 1 < n; i++) total += (size_t)pieces[i];
+    if (total > (size_t)INT_MAX) return -1;
+    float *t = mr_alloc_array(total, sizeof *t);
+    int *seg = mr_alloc_array(total, sizeof *seg);
+    double *u = mr_alloc_array(total, sizeof *u);
+    if (!t || !seg || !u) {
+        free(t);
+        free(seg);
+        free(u);
+        return -1;
+    }
+    int k = 0;
+    for (int i = 0; i + 1 < n; i++)
+        for (int p = 0; p < pieces[i]; p++) {
+            double f = (double)p / pieces[i];
+            float ti = p == 0 ? times[i] : (float)(times[i] + f * ((double)times[i + 1] - times[i]));
+            if (k > 0 && !(ti > t[k - 1])) continue;
+            if (p > 0 && !(ti < times[i + 1])) continue;
+            t[k] = ti;
+            seg[k] = i;
+            u[k] = p == 0 ? 0.0 : ((double)ti - times[i]) / ((double)times[i + 1] - times[i]);
+            k++;
+        }
+    t[k] = times[n - 1];
+    seg[k] = n - 1;
+    u[k] = 0.0;
+    k++;
+    *out_t = t;
+    *out_seg = seg;
+    *out_u = u;
+    return k;
+}
+
+/* dst = src resampled at the refinement's keys (count keys: times, and the
+ * source interval and fraction of each), exactly on src's curve: STEP holds,
+ * LINEAR lerps translation and scale and slerps rotations. */
+static mr_status resample_track(mr_track *dst, const mr_track *src, int count, const float *times,
+                                const int *seg, const double *u)
+{
+    mr_track tmp = {.components = src->components};
+    mr_status st = mr_track_init(&tmp, count, src->interp);
+    if (st != MR_OK) return st;
+    int c = src->components;
+    memcpy(tmp.times, times, (size_t)count * sizeof *times);
+    for (int k = 0; k < count; k++) {
+        const float *v0 = src->values + (size_t)seg[k] * c;
+        float *o = tmp.values + (size_t)k * c;
+        if (u[k] == 0.0 || src->interp == MR_INTERP_STEP) {
+            memcpy(o, v0, (size_t)c * sizeof *o);
+        } else if (c == 4) {
+            double q[4];
+            mr_clip_slerp_keys(v0, v0 + 4, u[k], q);
+            for (int e = 0; e < 4; e++) o[e] = (float)q[e];
+        } else {
+            for (int e = 0; e < c; e++) o[e] = (float)(v0[e] + u[k] * ((double)v0[c + e] - v0[e]));
+        }
+    }
+    mr_track_finish(&tmp);
+    *dst = tmp;
+    return MR_OK;
+}
+
+/* Refinement of a clip whose animated tracks share times (n keys) and are
+ * all LINEAR or STEP: every track is split at the same times, so the shared
+ * time line (and the SIMD bake) survive. Returns 1 when refined, 0 when no
+ * interval needs it, -1 without memory. */
+static int refine_shared(const mr_clip *clip, mr_clip_runtime *rt, const float *times, int n)
+{
+    int *pieces = mr_alloc_array((size_t)n, sizeof *pieces);
+    if (!pieces) return -1;
+    int any = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        pieces[i] = 1;
+        for (int j = 0; j < clip->joint_count; j++) {
+            const mr_track *r = &clip->tracks[j].r;
+            if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
+            int p = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+                               joint_max_angle(rt, j));
+            if (p > pieces[i]) pieces[i] = p;
+        }
+        any |= pieces[i] > 1;
+    }
+    if (!any) {
+        free(pieces);
+        return 0;
+    }
+    float *t;
+    int *seg;
+    double *u;
+    int count = split_times(times, n, pieces, &t, &seg, &u);
+    free(pieces);
+    if (count < 0) return -1;
+    int ok = count > n;
+    if (ok) rt->played = mr_alloc_array((size_t)clip->joint_count, sizeof *rt->played);
+    if (ok && !rt->played) ok = -1;
+    for (int j = 0; ok > 0 && j < clip->joint_count; j++) {
+        mr_track *src[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        mr_track *dst[3] = {&rt->played[j].t, &rt->played[j].r, &rt->played[j].s};
+        for (int k = 0; k < 3 && ok > 0; k++) {
+            dst[k]->components = src[k]->components;
+            if (src[k]->key_count < 2) continue;
+            if (resample_track(dst[k], src[k], count, t, seg, u) != MR_OK) ok = -1;
+            else rt->keys_added += count - n;
+        }
+    }
+    free(t);
+    free(seg);
+    free(u);
+    return ok;
+}
+
+/* Refinement of each LINEAR rotation track on its own key times (clips
+ * without a shared all-linear time line). */
+static int refine_tracks(const mr_clip *clip, mr_clip_runtime *rt)
+{
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_track *r = &clip->tracks[j].r;
+        if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
+        int n = r->key_count, any = 0;
+        int *pieces = mr_alloc_array((size_t)n, sizeof *pieces);
+        if (!pieces) return -1;
+        for (int i = 0; i + 1 < n; i++) {
+            pieces[i] = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+                                   joint_max_angle(rt, j));
+            any |= pieces[i] > 1;
+        }
+        float *t = NULL;
+        int *seg = NULL;
+        double *u = NULL;
+        int count = any ? split_times(r->times, n, pieces, &t, &seg, &u) : n;
+        free(pieces);
+        if (count < 0) return -1;
+        if (count > n) {
+            if (!rt->played) {
+                rt->played = mr_alloc_array((size_t)clip->joint_count, sizeof *rt->played);
+                if (!rt->played) count = -1;
+                for (int k = 0; rt->played && k < clip->joint_count; k++) {
+                    rt->played[k].t.components = 3;
+                    rt->played[k].r.components = 4;
+                    rt->played[k].s.components = 3;
+                }
+            }
+            if (count > 0 && resample_track(&rt->played[j].r, r, count, t, seg, u) != MR_OK) count = -1;
+            if (count > 0) rt->keys_added += count - n;
+        }
+        free(t);
+        free(seg);
+        free(u);
+        if (count < 0) return -1;
+    }
+    return 0;
+}
+
+mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
+{
+    if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    if (!max_angle) {
+        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_angle, NULL);
+        return MR_OK;
+    }
+    for (int j = 0; j < clip->joint_count; j++)
+        if (!(max_angle[j] > 0)) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    return rt ? set_floats(rt, &rt->max_angle, max_angle) : MR_ERR_NO_MEMORY;
+}
+
+mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
+{
+    if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    if (!max_move) {
+        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_move, NULL);
+        return MR_OK;
+    }
+    for (int j = 0; j < clip->joint_count; j++)
+        if (!(max_move[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    return rt ? set_floats(rt, &rt->max_move, max_move) : MR_ERR_NO_MEMORY;
+}
+
+mr_status mr_clip_optimize(mr_clip *clip, float tolerance)
+{
+    if (!clip || !(tolerance >= 0) || !isfinite(tolerance)) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    if (!rt) return MR_ERR_NO_MEMORY;
+    rt->thin_tolerance = tolerance > 0 ? tolerance : MR_CLIP_FIDELITY;
+    mr_clip_finish(clip);
+    return MR_OK;
+}
+
+/* The time line shared by every sampled track with more than one key, or NULL. */
+static const mr_track *shared_line(const mr_clip *clip, int *all_linear)
+{
+    const mr_track *ref = NULL;
+    *all_linear = 1;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count <= 1) continue;
+            if (tr->interp == MR_INTERP_CUBIC) *all_linear = 0;
+            if (!ref) {
+                ref = tr;
+                continue;
+            }
+            if (tr->key_count != ref->key_count ||
+                memcmp(tr->times, ref->times, (size_t)tr->key_count * sizeof *tr->times) != 0)
+                return NULL;
+        }
+    return ref;
+}
+
+void mr_clip_finish(mr_clip *clip)
+{
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    if (rt) clear_built(rt);
+    for (int j = 0; j < clip->joint_count; j++) {
+        mr_track_finish(&clip->tracks[j].t);
+        mr_track_finish(&clip->tracks[j].r);
+        mr_track_finish(&clip->tracks[j].s);
+    }
+    /* Refine where nlerp would leave slerp (the rule is in clip_runtime.h). Without
+     * memory the clip samples unrefined. */
+    if (!rt) return;   /* no memory: the source tracks are sampled as they are */
+    int linear;
+    const mr_track *ref = shared_line(clip, &linear);
+    int done = ref && linear ? refine_shared(clip, rt, ref->times, ref->key_count) : 0;
+    if (done == 0 && !(ref && linear)) done = refine_tracks(clip, rt);
+    if (done < 0) free_played(rt);
+    /* Thin what interpolation reproduces (clip_optimize.h); without memory
+     * the clip may stay partly thinned, each track still a valid one. */
+    mr_clip_thin(clip, rt, NULL);
+    ref = shared_line(clip, &linear);
+    if (!ref) return;
+    rt->shared_keys = ref->key_count;
+    rt->shared_times = ref->times;
+    rt->shared_rate = ref->uniform_rate;
+    rt->dense = mr_clip_dense_build(clip);
+}
+
+/* The sampler's per-track step: nlerp for LINEAR rotations (the refinement
+ * keeps it within the fidelity bound). */
+static inline void track_sample_fast(const mr_track *tr, float t, float *out)
+{
+    if (tr->key_count == 1) {
+        mr_clip_hold_first(tr, out);
+        return;
+    }
+    float a;
+    int i = mr_clip_find_key(tr, t, &a);
+    mr_clip_interp_track(tr, i, a, out);
+}
+
+mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                         mr_pose *pose)
+{
+    if (!clip || !sk || !pose) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time)) return MR_ERR_BAD_TIME;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count)
+        return MR_ERR_JOINT_COUNT;
+    float t = mr_clip_wrap_time(clip, time, wrap);
+    int n = sk->joint_count;
+    const mr_clip_runtime *rt = clip->runtime;
+    /* the played keys where there are some (mr_clip_track, read once here) */
+    const mr_joint_tracks *played = rt ? rt->played : NULL;
+    if (rt && rt->shared_keys > 1) {
+        /* Every animated track shares one time line (every MD5 clip, most
+         * baked exports): find the key once. */
+        float a;
+        int i = mr_clip_find_key_in(rt->shared_times, rt->shared_keys, rt->shared_rate, t, &a);
+        if (rt->dense) {
+            mr_clip_dense_sample(rt->dense, sk, i, a, pose);
+            return MR_OK;
+        }
+        for (int j = 0; j < n; j++) {
+            const mr_joint_tracks *src = &clip->tracks[j], *p = played ? &played[j] : NULL;
+            const mr_track *tt = p && p->t.key_count ? &p->t : &src->t;
+            const mr_track *tr = p && p->r.key_count ? &p->r : &src->r;
+            const mr_track *ts = p && p->s.key_count ? &p->s : &src->s;
+            if (tt->key_count > 1) mr_clip_interp_track(tt, i, a, pose->t[j]);
+            else if (tt->key_count) mr_clip_hold_first(tt, pose->t[j]);
+            else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+            if (tr->key_count > 1) mr_clip_interp_track(tr, i, a, pose->r[j]);
+            else if (tr->key_count) mr_clip_hold_first(tr, pose->r[j]);
+            else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+            if (ts->key_count > 1) mr_clip_interp_track(ts, i, a, pose->s[j]);
+            else if (ts->key_count) mr_clip_hold_first(ts, pose->s[j]);
+            else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+        }
+        return MR_OK;
+    }
+    for (int j = 0; j < n; j++) {
+        const mr_joint_tracks *src = &clip->tracks[j], *p = played ? &played[j] : NULL;
+        const mr_track *tt = p && p->t.key_count ? &p->t : &src->t;
+        const mr_track *tr = p && p->r.key_count ? &p->r : &src->r;
+        const mr_track *ts = p && p->s.key_count ? &p->s : &src->s;
+        if (tt->key_count) track_sample_fast(tt, t, pose->t[j]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (tr->key_count) track_sample_fast(tr, t, pose->r[j]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (ts->key_count) track_sample_fast(ts, t, pose->s[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+    return MR_OK;
+}
+
+
+/* ---- measuring the runtime (issue 30) --------------------------------------- */
+
+static size_t track_bytes(const mr_track *tr)
+{
+    size_t per_key = (size_t)tr->components * (tr->interp == MR_INTERP_CUBIC ? 3 : 1);
+    return (size_t)tr->key_count * (1 + per_key) * sizeof(float);
+}
+
+size_t mr_clip_runtime_bytes(const mr_clip *clip)
+{
+    if (!clip || !clip->tracks) return 0;
+    const mr_clip_runtime *rt = clip->runtime;
+    if (rt && rt->dense && rt->shared_keys > 1) {
+        const mr_clip_dense *d = rt->dense;
+        return (size_t)d->keys * 10 * (size_t)d->lanes * sizeof(float) + (size_t)d->rest_count * sizeof(int) +
+               (size_t)rt->shared_keys * sizeof(float);
+    }
+    size_t n = 0;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) n += track_bytes(mr_clip_track(clip, j, k));
+    return n;
+}
+
+/* The exact pose of the source keys at t (already wrapped). */
+static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose)
+{
+    for (int j = 0; j < sk->joint_count; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+
+/* Largest distance between the virtual points of joint matrices a and b. */
+static double points_apart(const mat4 *a, const mat4 *b, int joints, float distance)
+{
+    double worst = 0;
+    for (int j = 0; j < joints; j++)
+        for (int p = 0; p < 4; p++) {   /* the origin, then d along x, y, z */
+            double d2 = 0;
+            for (int r = 0; r < 3; r++) {
+                double pa = a[j][3][r], pb = b[j][3][r];
+                if (p > 0) {
+                    pa += (double)distance * a[j][p - 1][r];
+                    pb += (double)distance * b[j][p - 1][r];
+                }
+                d2 += (pa - pb) * (pa - pb);
+            }
+            if (d2 > worst) worst = d2;
+        }
+    return sqrt(worst);
+}
+
+mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
+                                double *out)
+{
+    if (!clip || !sk || !out || !(distance >= 0) || samples < 2) return MR_ERR_INVALID_ARGUMENT;
+    *out = 0;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    int n = sk->joint_count;
+    mr_pose played = {0}, exact = {0};
+    mat4 *ma = mr_alloc_array((size_t)n, sizeof *ma), *mb = mr_alloc_array((size_t)n, sizeof *mb);
+    mr_status st = ma && mb ? MR_OK : MR_ERR_NO_MEMORY;
+    if (st == MR_OK) st = mr_pose_init(&played, n);
+    if (st == MR_OK) st = mr_pose_init(&exact, n);
+    double worst = 0;
+    for (int i = 0; st == MR_OK && i < samples; i++) {
+        float t = (float)((double)clip->duration * i / (samples - 1));
+        t = mr_clip_wrap_time(clip, t, MR_WRAP_CLAMP);
+        st = mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &played);
+        if (st != MR_OK) break;
+        sample_exact(clip, sk, t, &exact);
+        if ((st = mr_pose_to_model(sk, &played, ma)) != MR_OK) break;
+        if ((st = mr_pose_to_model(sk, &exact, mb)) != MR_OK) break;
+        double e = points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
+        if (e > worst) worst = e;
+    }
+    mr_pose_deinit(&played);
+    mr_pose_deinit(&exact);
+    free(ma);
+    free(mb);
+    if (st == MR_OK) *out = worst;
+    return st;
+}

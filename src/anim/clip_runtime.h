@@ -1,0 +1,185 @@
+/* clip_runtime.h — the runtime clip: what sampling reads, built from a
+ * source clip (clip.h) by one builder, mr_clip_finish.
+ *
+ * The split follows ozz-animation's offline RawAnimation -> runtime
+ * Animation. The source clip (mr_clip) holds the keys as a file or a script
+ * wrote them; loaders fill it, writers and the Lua API read it, authoring
+ * edits it. The runtime clip (mr_clip_runtime) holds everything the sampler
+ * needs beyond those keys: the slerp refinement, thinned keys, the shared
+ * time line and the SIMD bake, plus the budgets that decide them. Calls run
+ * one way: the builder and the sampler read the source clip; clip.c never
+ * calls into this file (mr_clip_destroy releases the runtime through the
+ * destructor the builder leaves in mr_clip.runtime_destroy).
+ *
+ * Where it lives. A source clip owns at most one runtime clip
+ * (mr_clip.runtime): mr_clip_finish builds it, mr_clip_destroy frees it,
+ * so every caller keeps handing one mr_clip around (the model, the mixer,
+ * blends, Lua). A clip never finished has no runtime and samples its source
+ * tracks as they are (no refinement, no shared time line).
+ *
+ * Builder (mr_clip_finish), in order:
+ *   1. mr_track_finish on every source track (key spacing);
+ *   2. the slerp refinement (below) into `played`;
+ *   3. key thinning when asked for (mr_clip_optimize, clip_optimize.h);
+ *   4. the time line shared by all played tracks, and its SIMD bake
+ *      (clip_dense.h).
+ * The budgets (max_angle, max_move, thin_tolerance) are settings: they
+ * survive a rebuild, so call mr_clip_finish again after editing the source
+ * keys of a clip that was already finished.
+ *
+ * Slerp fidelity. mr_clip_sample does not call acos/sin per joint: it
+ * nlerps (normalised lerp), which matches slerp at the keys and at the
+ * middle of an interval but lags or leads in between, by at most
+ * 0.0047 * A^3 radians over an interval of rotation angle A (1 degree of
+ * error at 90-degree keys). The builder therefore refines every LINEAR
+ * rotation interval whose A exceeds what the joint's error budget allows:
+ * it cuts the interval into m equal parts with slerped keys (translation
+ * and scale lerped, so their curves do not change), m the smallest with
+ * 0.0047 * (A/m)^3 <= max_angle[joint], at most MR_CLIP_MAX_PIECES. The
+ * refined keys go to `played`; the source tracks, key counts, `info`,
+ * writers and Lua keep the file's keys.
+ *   - Shared time line (every MD5 clip, baked exports): all tracks of the
+ *     clip are cut at the same times (the widest joint decides each
+ *     interval), so the time line stays shared and the SIMD bake
+ *     bakes the refined keys; sampling cost per joint is unchanged, only
+ *     the one key search per clip sees more keys.
+ *   - Otherwise each LINEAR rotation track is cut on its own.
+ *   - STEP and CUBIC tracks are not refined (they do not nlerp).
+ *   - Loops: the sampler wraps time into [0, duration] and never
+ *     interpolates from the last key back to the first, so there is no wrap
+ *     interval to refine.
+ * The budget: a rotation error of e radians at joint j moves a point at
+ * distance L from it by at most e * L, and the errors of a chain add up.
+ * mr_model_add_clip sets max_angle[j] = B / S_j, with B half of
+ * MR_CLIP_FIDELITY times the model size (bounding-box diagonal) and S_j the
+ * largest sum, along a root-to-leaf chain through j, of each joint's reach
+ * (the farthest bind- or rest-pose vertex or joint that it moves), so any
+ * vertex strays from the slerped pose by at most B. Clips outside a model
+ * (and blends built from them) use MR_CLIP_DEFAULT_MAX_ANGLE: chains of up
+ * to 32 joints each reaching as far as the model size. Not covered: animated
+ * scale above 1 lengthens the lever arms beyond the bind-pose reach.
+ * mr_track_sample (one source track: root motion, writers) slerps exactly.
+ *
+ * Sampling allocates nothing. When a track's keys are evenly spaced
+ * (`uniform_rate` > 0, set by mr_track_finish) the key is found in O(1);
+ * otherwise by binary search.
+ *
+ * Ownership. Everything the runtime points to is its own (freed by
+ * mr_clip_runtime_destroy) except shared_times, which points into one of
+ * the played or source tracks, and what lies inside cache_block: a cached
+ * model's file image (formats/cache.h), which the model frees. */
+#ifndef MR_ANIM_CLIP_RUNTIME_H
+#define MR_ANIM_CLIP_RUNTIME_H
+
+#include <stddef.h>
+
+#include "anim/clip.h"
+
+/* Slerp fidelity (see above): the largest sampling error, as a fraction of
+ * the model size, that the refinement allows; the per-joint budget of clips
+ * outside a model; the most parts one key interval is cut into. */
+#define MR_CLIP_FIDELITY 1e-4f
+#define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
+#define MR_CLIP_MAX_PIECES 64
+
+typedef struct mr_clip_runtime {
+    int joint_count;     /* the source clip's */
+    /* Settings: read by the builder, kept across rebuilds. */
+    float *max_angle;    /* joint_count radians, the slerp error budget, or NULL: default */
+    float *max_move;     /* joint_count model units, the thinning budget of */
+                         /* translations, or NULL: 0 (clip_optimize.h) */
+    float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
+    /* Built by mr_clip_finish. */
+    mr_joint_tracks *played;  /* joint_count entries, or NULL: the keys the sampler plays */
+                         /* where they differ from the source (refined or thinned); an */
+                         /* entry with no keys means the source track is played as is */
+    int keys_added;      /* keys the refinement added, over all tracks */
+    int keys_dropped;    /* keys thinning dropped from the played keys, over all tracks */
+    int shared_keys;     /* > 1 when every played track with more than one key */
+    const float *shared_times;  /* uses these same key times (not owned) */
+    float shared_rate;   /* their uniform_rate */
+    struct mr_clip_dense *dense;  /* SIMD bake of a shared time line (clip_dense.h), or NULL */
+    /* Memory the runtime points into but does not own (a cached model's file
+     * image), or NULL: mr_clip_finish and mr_clip_runtime_destroy never free
+     * a pointer inside it. Same value as the clip's cache_block. */
+    const void *cache_block;
+    size_t cache_block_size;
+} mr_clip_runtime;
+
+/* The builder: (re)builds clip->runtime from the source tracks (steps
+ * above), creating it on the first call. mr_model_add_clip calls it; call it
+ * again after editing keys of a clip that is already in a model. Allocates
+ * (load time); without memory the clip samples unrefined. */
+void mr_clip_finish(mr_clip *clip);
+
+/* An empty runtime for clip (settings zero, nothing built), created when
+ * the clip has none, so settings can be given before the first build.
+ * NULL without memory. */
+mr_clip_runtime *mr_clip_runtime_of(mr_clip *clip);
+
+/* Frees a runtime clip and what it owns (not what lies in its cache_block);
+ * takes NULL. mr_clip_destroy calls it through mr_clip.runtime_destroy. */
+void mr_clip_runtime_destroy(mr_clip_runtime *rt);
+
+/* Sets the per-joint slerp error budget in radians (joint_count values > 0,
+ * copied), or the default with NULL. Takes effect at the next
+ * mr_clip_finish. MR_ERR_INVALID_ARGUMENT for a value <= 0 or NaN,
+ * MR_ERR_NO_MEMORY. */
+mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
+
+/* Sets the per-joint translation budget at MR_CLIP_FIDELITY in model units
+ * (joint_count values >= 0, copied; mr_model_add_clip sets it), or removes
+ * it with NULL. Takes effect at the next mr_clip_finish.
+ * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
+mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
+
+/* Key thinning (clip_optimize.h), opt-in: sets the tolerance (a fraction of
+ * the model size; 0 = default MR_CLIP_FIDELITY) and rebuilds; every later
+ * mr_clip_finish thins at it too. Allocates (load time).
+ * MR_ERR_INVALID_ARGUMENT for a negative, NaN or infinite tolerance,
+ * MR_ERR_NO_MEMORY. Without memory for the thinning itself the clip samples
+ * correctly, thinned less or not at all. */
+mr_status mr_clip_optimize(mr_clip *clip, float tolerance);
+
+/* The track mr_clip_sample plays for joint's channel (0 translation,
+ * 1 rotation, 2 scale): the runtime's played keys when there are some, else
+ * the source track. */
+static inline const mr_track *mr_clip_track(const mr_clip *clip, int joint, int channel)
+{
+    const mr_clip_runtime *rt = clip->runtime;
+    const mr_joint_tracks *f = rt && rt->played ? &rt->played[joint] : NULL;
+    const mr_joint_tracks *jt = &clip->tracks[joint];
+    if (channel == 0) return f && f->t.key_count ? &f->t : &jt->t;
+    if (channel == 1) return f && f->r.key_count ? &f->r : &jt->r;
+    return f && f->s.key_count ? &f->s : &jt->s;
+}
+
+/* Samples the clip at time into pose (all joints; untracked channels take
+ * the skeleton's rest values). Fails without touching pose on a NaN/inf
+ * time, mismatched joint counts, or an empty clip (no joints). */
+mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
+                         mr_wrap wrap, mr_pose *pose);
+
+/* What the sampler reads, in bytes (issue 30's "runtime bytes"): with a
+ * SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels
+ * and the shared key times; otherwise, for every channel, the times and
+ * values of the track mr_clip_track gives (a one-key track counts its one
+ * key). A clip never finished counts its source tracks. Structs and the
+ * budgets are not counted. */
+size_t mr_clip_runtime_bytes(const mr_clip *clip);
+
+/* The largest error the runtime leaves, measured as ACL and ozz measure
+ * it: at `samples` evenly spaced times over [0, duration] (at least 2),
+ * the pose mr_clip_sample plays and the exact pose of the source keys
+ * (mr_track_sample: LINEAR rotations slerped) go through local-to-model,
+ * and *out gets the largest distance, in model units, between where the
+ * two put a virtual point: each joint's origin and the points `distance`
+ * model units along its x, y and z axes (so rotation errors count with
+ * their lever arm and propagate down the hierarchy). Allocates (two poses
+ * and their matrices). MR_ERR_INVALID_ARGUMENT for a NULL argument, a
+ * distance < 0 or NaN, samples < 2; MR_ERR_JOINT_COUNT when clip and
+ * skeleton differ; MR_ERR_EMPTY_CLIP; MR_ERR_NO_MEMORY. */
+mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
+                                double *out);
+
+#endif
