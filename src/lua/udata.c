@@ -111,6 +111,8 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
     c->clip = clip;
     c->owner = m->model;
     c->owned = NULL;
+    c->edit = NULL;
+    c->size = 0.0f;
     luaL_setmetatable(L, MR_LUA_CLIP);
     lua_pushvalue(L, model_idx);
     lua_setiuservalue(L, -2, 1);

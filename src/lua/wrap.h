@@ -249,6 +249,9 @@ typedef struct mr_lua_clip {
     mr_model *owner;
     mr_clip *owned;          /* a clip made by a script (marrow.additive), else NULL; freed by
                               * the hidden box in user value 2 (udata.c) */
+    struct mr_clip_edit *edit;  /* an authored clip's keys (marrow.clip, anim/clip_edit.h), owned by
+                              * the same box (wrap_clip_edit.c), else NULL */
+    float size;              /* authored: the model size baking measures against */
 } mr_lua_clip;
 
 /* mask: weights follow this struct in the same userdata block; user value
@@ -306,6 +309,11 @@ void mr_lua_push_skeleton(lua_State *L, int model_idx);
 void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip);
 /* A clip userdata that owns clip (freed by a hidden box once unreachable). */
 void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
+/* wrap_clip_edit.c: the authoring methods (clip:key ...) and marrow.clip,
+ * added to the clip type by mr_lua_open_clip; the hand-over of an authored
+ * clip to a reloaded state (a copy of its keys, rebaked): 1 pushed, 0 not. */
+void mr_lua_open_clip_edit(lua_State *L);
+int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 /* New mask of the model at model_idx, every weight `fill`. */
