@@ -314,6 +314,11 @@ void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
  * clip to a reloaded state (a copy of its keys, rebaked): 1 pushed, 0 not. */
 void mr_lua_open_clip_edit(lua_State *L);
 int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
+/* Pushes an authored clip of the model at model_idx that takes edit (baked
+ * here; freed with the clip, also when this raises for want of memory). */
+mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, struct mr_clip_edit *edit);
+/* wrap_recorder.c: marrow.record and the recorder type. */
+void mr_lua_open_recorder(lua_State *L);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 /* New mask of the model at model_idx, every weight `fill`. */

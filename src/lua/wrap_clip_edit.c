@@ -54,9 +54,7 @@ static float model_size(const mr_model *m)
 
 static float tolerance(float size) { return 0.5f * MR_CLIP_FIDELITY * size; }
 
-/* Pushes an authored clip of the model at model_idx that takes edit (baked
- * here). Raises (freeing edit) without memory. */
-static mr_lua_clip *push_authored(lua_State *L, int model_idx, const char *name, mr_clip_edit *edit)
+mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, mr_clip_edit *edit)
 {
     model_idx = lua_absindex(L, model_idx);
     mr_model *m = mr_lua_check_model(L, model_idx)->model;
@@ -103,7 +101,7 @@ int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c)
     mr_clip_edit *copy = NULL;
     if (mr_clip_edit_copy(c->edit, &copy) != MR_OK) return 0;
     mr_lua_push_model(T, c->owner);
-    push_authored(T, -1, c->clip->name, copy);
+    mr_lua_push_authored_clip(T, -1, c->clip->name, copy);
     for (int i = 0; i < c->clip->marker_count; i++)
         mr_clip_add_marker(c->owned, c->clip->markers[i].time, c->clip->markers[i].name);
     lua_remove(T, -2);
@@ -132,7 +130,7 @@ static int l_clip(lua_State *L)
     mr_clip_edit *edit = NULL;
     if (mr_clip_edit_create(m->model->skeleton.joint_count, duration, rate, &edit) != MR_OK)
         return mr_lua_raise(L, "cannot make a clip of %d joints", m->model->skeleton.joint_count);
-    push_authored(L, 1, name, edit);
+    mr_lua_push_authored_clip(L, 1, name, edit);
     return 1;
 }
 
@@ -340,7 +338,7 @@ static int finish_edit(lua_State *L, mr_lua_clip *c, mr_status st, mr_clip_edit 
 {
     if (st != MR_OK) return mr_lua_raise(L, "clip '%s': %s", c->clip->name, mr_status_string(st));
     lua_getiuservalue(L, 1, 1);
-    push_authored(L, -1, c->clip->name, out);
+    mr_lua_push_authored_clip(L, -1, c->clip->name, out);
     return 1;
 }
 
