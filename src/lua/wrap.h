@@ -319,6 +319,8 @@ int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
 mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, struct mr_clip_edit *edit);
 /* wrap_recorder.c: marrow.record and the recorder type. */
 void mr_lua_open_recorder(lua_State *L);
+/* wrap_save.c: marrow.save. */
+void mr_lua_open_save(lua_State *L);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 /* New mask of the model at model_idx, every weight `fill`. */
