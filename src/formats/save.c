@@ -8,6 +8,7 @@
 #include "anim/axes.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "formats/bvh_write.h"
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
 #include "formats/load.h"
@@ -22,6 +23,7 @@ int mr_save_kind(const char *path)
     if (!strcmp(e, "dae")) return MR_SAVE_COLLADA;
     if (!strcmp(e, "md5mesh")) return MR_SAVE_MD5MESH;
     if (!strcmp(e, "md5anim")) return MR_SAVE_MD5ANIM;
+    if (!strcmp(e, "bvh")) return MR_SAVE_BVH;
     return MR_SAVE_NONE;
 }
 
@@ -30,11 +32,14 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
     int kind = mr_save_kind(path);
     if (kind == MR_SAVE_NONE)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "path: %s: unknown extension (expected .glb, .gltf, .dae, "
-                            ".md5mesh or .md5anim)", path);
+                            ".md5mesh, .md5anim or .bvh)", path);
     if (kind == MR_SAVE_MD5ANIM && clip_count != 1)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: an .md5anim holds exactly one clip, got %d",
                             path, clip_count);
-    if (kind == MR_SAVE_MD5MESH || kind == MR_SAVE_MD5ANIM)
+    if (kind == MR_SAVE_BVH && clip_count != 1)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: a .bvh holds one skeleton and exactly one "
+                            "clip, got %d", path, clip_count);
+    if (kind == MR_SAVE_MD5MESH || kind == MR_SAVE_MD5ANIM || kind == MR_SAVE_BVH)
         for (int c = 0; c < clip_count; c++)
             for (int j = 0; j < clips[c]->joint_count; j++) {
                 const mr_track *s = &clips[c]->tracks[j].s;
@@ -43,9 +48,9 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
                     for (int i = 0; i < 3; i++)
                         if (fabsf(s->values[k * per + off + i] - 1.0f) > 1e-5f)
                             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
-                                                "opts.clips: %s: MD5 cannot hold scale keys (clip '%s', joint %d "
+                                                "opts.clips: %s: %s cannot hold scale keys (clip '%s', joint %d "
                                                 "has scale %g at %g s); save as .glb, .gltf or .dae",
-                                                path, clips[c]->name, j, (double)s->values[k * per + off + i],
+                                                path, kind == MR_SAVE_BVH ? "BVH" : "MD5", clips[c]->name, j, (double)s->values[k * per + off + i],
                                                 (double)s->times[k]);
             }
     return MR_OK;
@@ -156,6 +161,13 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
             break;
         case MR_SAVE_MD5MESH: st = write_md5(m, path, 1, &count, err); break;
         case MR_SAVE_MD5ANIM: st = write_md5(m, path, 0, &count, err); break;
+        case MR_SAVE_BVH: {
+            mr_axes bvh_axes = {MR_UP_Y, 0.01f};  /* centimetres: what the reader guesses for a person */
+            st = mr_axes_convert_model(m, bvh_axes, err);
+            if (st == MR_OK) st = mr_bvh_write(m, m->clips[0], path, err);
+            if (st == MR_OK) count = 1;
+            break;
+        }
         default: st = MR_ERR_INVALID_ARGUMENT; break;
         }
     mr_model_destroy(m);

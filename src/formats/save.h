@@ -5,6 +5,8 @@
  *   .dae           collada_write.h (every clip in one document)
  *   .md5mesh       md5 mesh, plus one CLIP.md5anim per clip beside it
  *   .md5anim       exactly one clip (the mesh is not written)
+ *   .bvh           the skeleton and exactly one clip, Y-up centimetres
+ *                  (bvh_write.h; no mesh)
  *
  * The live model is never touched: the model is loaded again from its path
  * (same loader, same axes), its clips are replaced by copies of `clips`
@@ -16,8 +18,9 @@
  * the argument and what the format holds): an unknown extension; .md5anim
  * with other than one clip; MD5 with a scale key other than 1 (MD5 joints
  * are rotation + position: "clip 'c', joint 'j': scale keys"); a clip of
- * another skeleton (joint count). MD5 stores frames at the clip's rate
- * (default 24): keys between frames are resampled.
+ * another skeleton (joint count); .bvh with other than one clip or with
+ * scale keys. MD5 and BVH store frames at the clip's rate
+ * (MD5 default 24, BVH 30): keys between frames are resampled.
  */
 #ifndef MR_FORMATS_SAVE_H
 #define MR_FORMATS_SAVE_H
@@ -25,7 +28,7 @@
 #include "anim/model.h"
 
 /* Which writer path's extension picks: 0 none, else one of these. */
-enum { MR_SAVE_NONE = 0, MR_SAVE_GLTF, MR_SAVE_COLLADA, MR_SAVE_MD5MESH, MR_SAVE_MD5ANIM };
+enum { MR_SAVE_NONE = 0, MR_SAVE_GLTF, MR_SAVE_COLLADA, MR_SAVE_MD5MESH, MR_SAVE_MD5ANIM, MR_SAVE_BVH };
 int mr_save_kind(const char *path);
 
 /* Checks that the format of path can hold clips (see above) without

@@ -91,6 +91,23 @@ function load()
   local ap, amsg = m.save("author_one.md5anim", man, {clips = {walk}})
   H.check("save .md5anim (one clip)", ap ~= nil, amsg)
 
+  -- BVH: skeleton and one clip, read back by marrow's own reader
+  local bp, bmsg = m.save("author_walk.bvh", man, {clips = {walk}})
+  H.check("save .bvh returns the path", bp ~= nil, bmsg)
+  local bb, bbmsg = m.model(bp or "?")
+  H.check(".bvh loads back through marrow's reader", bb ~= nil, bbmsg)
+  if bb then
+    local cb = bb:clips()[1]
+    H.check(".bvh keeps the duration", cb and math.abs(cb:duration() - walk:duration()) < 1e-4)
+    local e, at = compare(walk, bb, cb, 120)
+    H.check(".bvh: every joint within 0.01 % at 121 times (root motion included)", e <= TOL_W, e .. " " .. at)
+  end
+  local p5, m5 = m.save("author_two.bvh", man, {clips = {walk, walk}})
+  H.check(".bvh refuses two clips, naming the argument", p5 == nil and m5:find("opts.clips", 1, true)
+    and m5:find("exactly one", 1, true), m5)
+  local p6, m6 = m.save("author_scaled.bvh", man, {clips = {bow}})
+  H.check(".bvh refuses scale keys", p6 == nil and m6:find("BVH cannot hold scale", 1, true), m6)
+
   -- what a format cannot hold, and bad paths
   local p1, m1 = m.save("author_bad.md5mesh", man, {clips = {bow}})
   H.check("MD5 refuses scale keys, naming the argument", p1 == nil and m1:find("opts.clips", 1, true)
