@@ -101,9 +101,9 @@ int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c)
     mr_clip_edit *copy = NULL;
     if (mr_clip_edit_copy(c->edit, &copy) != MR_OK) return 0;
     mr_lua_push_model(T, c->owner);
-    mr_lua_push_authored_clip(T, -1, c->clip->name, copy);
+    mr_lua_clip *n = mr_lua_push_authored_clip(T, -1, c->clip->name, copy);
     for (int i = 0; i < c->clip->marker_count; i++)
-        mr_clip_add_marker(c->owned, c->clip->markers[i].time, c->clip->markers[i].name);
+        mr_clip_add_marker(n->owned, c->clip->markers[i].time, c->clip->markers[i].name);
     lua_remove(T, -2);
     return 1;
 }
