@@ -141,11 +141,14 @@ static void mix(int channel, const float *a, const float *b, double w, float *ou
 /* How far (model units) one unit of eased w moves points, for a segment. */
 static double segment_reach(int channel, const float *a, const float *b, float size)
 {
-    if (channel == 1) {
-        double d = 0.0;
-        for (int i = 0; i < 4; i++) d += (double)a[i] * b[i];
-        d = fabs(d);
-        return 2.0 * acos(d > 1.0 ? 1.0 : d) * size;
+    if (channel == 1) {  /* the angle as 4 asin(|a -+ b| / 2): acos near 1 loses small angles */
+        double dp = 0.0, dm = 0.0;
+        for (int i = 0; i < 4; i++) {
+            dp += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+            dm += ((double)a[i] + b[i]) * ((double)a[i] + b[i]);
+        }
+        double chord = sqrt(dp < dm ? dp : dm) / 2.0;
+        return 4.0 * asin(chord > 1.0 ? 1.0 : chord) * size;
     }
     double n = 0.0;
     for (int i = 0; i < 3; i++) n += ((double)b[i] - a[i]) * ((double)b[i] - a[i]);
