@@ -236,5 +236,4 @@ void mr_lua_open_clip(lua_State *L)
     lua_setfield(L, -2, "additive");
     mr_lua_pushfunc(L, l_retarget, "marrow.retarget", 0);
     lua_setfield(L, -2, "retarget");
-    mr_lua_open_clip_edit(L);
 }

@@ -64,6 +64,7 @@ int mr_lua_open_marrow(lua_State *L)
     mr_lua_open_model(L);
     mr_lua_open_skeleton(L);
     mr_lua_open_clip(L);
+    mr_lua_open_authoring(L);
     mr_lua_open_pose(L);
     mr_lua_open_mask(L);
     mr_lua_open_blendspace(L);
