@@ -29,14 +29,17 @@
 
 static float tolerance(float size) { return 0.5f * MR_CLIP_FIDELITY * size; }
 
-static mr_lua_clip *check_authored(lua_State *L, int arg)
+/* The methods check their arguments first (so a wrong argument is named as
+ * such on any clip), then that self is authored. */
+static mr_lua_clip *need_edit(lua_State *L, mr_lua_clip *c, int arg)
 {
-    mr_lua_clip *c = mr_lua_check_clip(L, arg);
     if (!c->edit)
         mr_lua_arg_error(L, arg, lua_pushfstring(L, "clip '%s' is not an authored clip (make one with marrow.clip)",
                                                  c->clip->name));
     return c;
 }
+
+static mr_lua_clip *check_authored(lua_State *L, int arg) { return need_edit(L, mr_lua_check_clip(L, arg), arg); }
 
 static void rebake(lua_State *L, mr_lua_clip *c)
 {
@@ -77,9 +80,9 @@ static const char *const CHANNELS[] = {"translation", "rotation", "scale", NULL}
 static float check_time(lua_State *L, int arg, const mr_lua_clip *c)
 {
     lua_Number t = mr_lua_check_number(L, arg);
-    if (!isfinite(t) || t < 0.0 || t > c->edit->duration)
+    if (!isfinite(t) || t < 0.0 || t > c->clip->duration)
         mr_lua_arg_error(L, arg, lua_pushfstring(L, "time must be within 0..%f (the clip's duration), got %s",
-                                                 (double)c->edit->duration, mr_lua_describe(L, arg)));
+                                                 (double)c->clip->duration, mr_lua_describe(L, arg)));
     return (float)t;
 }
 
@@ -120,7 +123,7 @@ static void set_key(lua_State *L, mr_lua_clip *c, int joint, int channel, float 
 
 static int clip_key(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     const mr_skeleton *sk = &c->owner->skeleton;
     int joint = mr_lua_check_joint(L, 2, sk);
     float t = check_time(L, 3, c);
@@ -155,6 +158,7 @@ static int clip_key(lua_State *L)
     }
     if (!have[0] && !have[1] && !have[2])
         return mr_lua_arg_error(L, 3, "keys nothing: give rotation, translation or scale");
+    need_edit(L, c, 1);
     for (int ch = 0; ch < 3; ch++)
         if (have[ch]) set_key(L, c, joint, ch, t, v[ch], e, bezier, 3);
     rebake(L, c);
@@ -164,7 +168,7 @@ static int clip_key(lua_State *L)
 
 static int clip_key_pose(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     const mr_skeleton *sk = &c->owner->skeleton;
     float t = check_time(L, 2, c);
     mr_lua_pose *p = mr_lua_check_pose_of(L, 3, sk);
@@ -178,6 +182,7 @@ static int clip_key_pose(lua_State *L)
     }
     float bezier[4] = {0};
     mr_ease e = check_ease(L, opts, bezier);
+    need_edit(L, c, 1);
     for (int j = 0; j < sk->joint_count; j++) {
         if (mask && !(mask->mask.w[j] > 0.0f)) continue;
         set_key(L, c, j, 0, t, p->pose.t[j], e, bezier, 2);
@@ -191,8 +196,9 @@ static int clip_key_pose(lua_State *L)
 
 static int clip_keys(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     int joint = mr_lua_check_joint(L, 2, &c->owner->skeleton);
+    need_edit(L, c, 1);
     const mr_edit_channel *ch = &c->edit->ch[joint * 3];
     int idx[3] = {0, 0, 0}, n = 0;
     lua_createtable(L, ch[0].count + ch[1].count + ch[2].count, 0);
@@ -235,10 +241,12 @@ static int opt_channel(lua_State *L, int arg)
 
 static int clip_remove_key(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     int joint = mr_lua_check_joint(L, 2, &c->owner->skeleton);
     float t = check_time(L, 3, c);
-    int n = mr_clip_edit_remove(c->edit, joint, opt_channel(L, 4), t);
+    int channel = opt_channel(L, 4);
+    need_edit(L, c, 1);
+    int n = mr_clip_edit_remove(c->edit, joint, channel, t);
     rebake(L, c);
     lua_pushinteger(L, n);
     return 1;
@@ -246,10 +254,11 @@ static int clip_remove_key(lua_State *L)
 
 static int clip_move_key(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     int joint = mr_lua_check_joint(L, 2, &c->owner->skeleton);
     float t = check_time(L, 3, c), to = check_time(L, 4, c);
     int channel = opt_channel(L, 5), moved = 0;
+    need_edit(L, c, 1);
     for (int ch = 0; ch < 3; ch++) {
         if (channel >= 0 && ch != channel) continue;
         mr_edit_channel *e = &c->edit->ch[joint * 3 + ch];
@@ -280,9 +289,10 @@ static int finish_edit(lua_State *L, mr_lua_clip *c, mr_status st, mr_clip_edit 
 
 static int clip_trim(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     float t0 = check_time(L, 2, c), t1 = check_time(L, 3, c);
     mr_lua_arg_check(L, t1 - t0 > 1e-4f, 3, "end must come after start");
+    need_edit(L, c, 1);
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_trim(c->edit, t0, t1, tolerance(c->size), c->size, &out);
     return finish_edit(L, c, st, out);
@@ -298,9 +308,10 @@ static int clip_reverse(lua_State *L)
 
 static int clip_retime(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     float d = (float)mr_lua_check_number(L, 2);
     mr_lua_arg_check(L, isfinite(d) && d > 0.0f, 2, "duration must be a number of seconds > 0");
+    need_edit(L, c, 1);
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_retime(c->edit, d, &out);
     return finish_edit(L, c, st, out);
@@ -308,8 +319,9 @@ static int clip_retime(lua_State *L)
 
 static int clip_append(lua_State *L)
 {
-    mr_lua_clip *c = check_authored(L, 1);
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
     mr_lua_clip *o = check_authored(L, 2);
+    need_edit(L, c, 1);
     if (o->owner != c->owner) return mr_lua_arg_error(L, 2, "clip of another model");
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_append(c->edit, o->edit, &out);
