@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "anim/axes.h"
+#include "anim/record.h"
 #include "core/path.h"
 #include "core/str.h"
 #include "formats/bvh_write.h"
@@ -92,11 +93,74 @@ mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out)
     return MR_OK;
 }
 
+/* MD5 and BVH hold frames at one rate, played back linearly: the lowest of
+ * rate * 2^k (k = 0..5) whose frames reproduce clip within tol model units,
+ * measured in joint model-space positions at every frame, between frames
+ * and at 121 even times (anim/record.h); the highest when none does. */
+#define MAX_DOUBLINGS 5
+static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
+{
+    float rate = clip->rate > 0 && isfinite(clip->rate) ? clip->rate : 30.0f;
+    if (!(clip->duration > 0)) return rate;
+    for (int k = 0; k <= MAX_DOUBLINGS; k++, rate *= 2.0f) {
+        double frames_d = floor((double)clip->duration * rate + 0.5) + 1;
+        if (frames_d > 200000) break;
+        int frames = (int)frames_d, n = sk->joint_count;
+        mr_clip *fr = NULL;
+        mr_pose pose = {0};
+        float *times = malloc((size_t)frames * sizeof *times);
+        mr_status st = times && mr_pose_init(&pose, n) == MR_OK ? mr_clip_create("fit", n, &fr) : MR_ERR_NO_MEMORY;
+        for (int j = 0; j < n && st == MR_OK; j++) {
+            mr_track *tr[3] = {&fr->tracks[j].t, &fr->tracks[j].r, &fr->tracks[j].s};
+            for (int c = 0; c < 3 && st == MR_OK; c++) st = mr_track_init(tr[c], frames, MR_INTERP_LINEAR);
+        }
+        for (int f = 0; f < frames && st == MR_OK; f++) {
+            times[f] = (float)fmin(f / (double)rate, clip->duration);
+            st = mr_clip_sample(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
+            for (int j = 0; j < n && st == MR_OK; j++) {
+                mr_joint_tracks *jt = &fr->tracks[j];
+                jt->t.times[f] = jt->r.times[f] = jt->s.times[f] = (float)(f / (double)rate);
+                memcpy(&jt->t.values[f * 3], pose.t[j], 3 * sizeof(float));
+                memcpy(&jt->r.values[f * 4], pose.r[j], 4 * sizeof(float));
+                memcpy(&jt->s.values[f * 3], pose.s[j], 3 * sizeof(float));
+                if (f > 0) {  /* the short way, as the readers interpolate */
+                    float *q = &jt->r.values[f * 4], *p = &jt->r.values[(f - 1) * 4];
+                    if (q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0)
+                        for (int i = 0; i < 4; i++) q[i] = -q[i];
+                }
+            }
+        }
+        float error = INFINITY;
+        int checks = 0;
+        if (st == MR_OK) {
+            fr->duration = (float)((frames - 1) / (double)rate);
+            mr_clip_finish(fr);
+            mr_record_measure(clip, fr, sk, times, frames, clip->duration, &error, &checks);
+        }
+        mr_clip_destroy(fr);
+        mr_pose_deinit(&pose);
+        free(times);
+        if (st != MR_OK || error <= tol || k == MAX_DOUBLINGS) return rate;
+    }
+    return rate / 2.0f;
+}
+
+/* Sets each clip's rate to what its frames need (fit_rate), the model size
+ * from the bind pose. */
+static void fit_rates(mr_model *m)
+{
+    vec3 lo, hi;
+    float size = mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 1.0f;
+    if (!(size > 0) || !isfinite(size)) size = 1.0f;
+    for (int i = 0; i < m->clip_count; i++) m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size);
+}
+
 static mr_status write_md5(mr_model *m, const char *path, int mesh, int *written, mr_error *err)
 {
     mr_axes md5_axes = {MR_UP_Z, 0.0254f};
     mr_status st = mr_axes_convert_model(m, md5_axes, err);
     if (st != MR_OK) return st;
+    fit_rates(m);
     if (!mesh) {
         st = mr_md5_write_anim(m, m->clips[0], path, err);
         if (st == MR_OK) (*written)++;
@@ -164,6 +228,7 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         case MR_SAVE_BVH: {
             mr_axes bvh_axes = {MR_UP_Y, 0.01f};  /* centimetres: what the reader guesses for a person */
             st = mr_axes_convert_model(m, bvh_axes, err);
+            if (st == MR_OK) fit_rates(m);
             if (st == MR_OK) st = mr_bvh_write(m, m->clips[0], path, err);
             if (st == MR_OK) count = 1;
             break;

@@ -19,8 +19,14 @@
  * with other than one clip; MD5 with a scale key other than 1 (MD5 joints
  * are rotation + position: "clip 'c', joint 'j': scale keys"); a clip of
  * another skeleton (joint count); .bvh with other than one clip or with
- * scale keys. MD5 and BVH store frames at the clip's rate
- * (MD5 default 24, BVH 30): keys between frames are resampled.
+ * scale keys.
+ *
+ * MD5 and BVH hold frames at one rate, played linearly: the clip is
+ * written at the lowest of rate * 2^k (k = 0..5; rate = the clip's, or 30)
+ * whose frames reproduce it within half of 0.01 % of the model size,
+ * measured in joint positions at every frame, between frames and at 121
+ * even times (a recorded or linearly keyed clip stays at its rate; an eased
+ * one may need more frames).
  */
 #ifndef MR_FORMATS_SAVE_H
 #define MR_FORMATS_SAVE_H

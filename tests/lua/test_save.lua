@@ -88,6 +88,21 @@ function load()
     local e, at = compare(walk, back, back:clip("walked"), 120)
     H.check(".md5mesh: the recorded clip within 0.01 % at 121 times", e <= TOL_W, e .. " " .. at)
   end
+  -- an eased clip in the frame formats: written at as many frames as the curve needs
+  local nod = m.clip(man, {name = "nod", duration = 1.5})
+  nod:key("upperarm_r", 0, {rotation = r0}, {ease = "out_elastic"})
+     :key("upperarm_r", 1, {rotation = m.quat.axis_angle(m.vec3(0, 0, 1), 70) * r0}, {ease = "in_out_back"})
+     :key("upperarm_r", 1.5, {rotation = r0})
+  nod:key("pelvis", 0.2, {translation = m.vec3(0, 0, 38)}, {ease = "in_quint"}):key("pelvis", 1.2, {translation = m.vec3(4, 2, 36)})
+  local np = assert(m.save("author_nod.md5mesh", man, {clips = {nod}}))
+  local nb = m.model(np, {anims = {"nod"}})
+  local ne, nat = compare(nod, nb, nb:clip("nod"), 120)
+  H.check(".md5mesh: an eased clip within 0.01 % at 121 times (frames added)", ne <= TOL_W and nb:clip("nod"):rate() > 30,
+    ne .. " " .. nat .. " at " .. nb:clip("nod"):rate() .. " fps")
+  local bvp = assert(m.save("author_nod.bvh", man, {clips = {nod}}))
+  local bvm = assert(m.model(bvp))
+  local be, bat = compare(nod, bvm, bvm:clips()[1], 120)
+  H.check(".bvh: an eased clip within 0.01 % at 121 times", be <= TOL_W, be .. " " .. bat)
   local ap, amsg = m.save("author_one.md5anim", man, {clips = {walk}})
   H.check("save .md5anim (one clip)", ap ~= nil, amsg)
 
