@@ -11,6 +11,7 @@
  *   clip:remove_key(joint, t [, channel]) -> count
  *   clip:move_key(joint, t, new_t [, channel]) -> count
  *   clip:trim(t0, t1) :reverse() :retime(duration) :append(other) -> new clip
+ *       (markers go along, moved with the keys)
  *
  * The clip re-bakes after each edit (anim/clip_edit.h: eased segments as
  * linear keys within half of MR_CLIP_FIDELITY of the model size), so the
@@ -279,11 +280,27 @@ static int clip_move_key(lua_State *L)
 
 /* ---- whole-clip edits -------------------------------------------------------------- */
 
-static int finish_edit(lua_State *L, mr_lua_clip *c, mr_status st, mr_clip_edit *out)
+/* Markers of src within [lo, hi], moved to a + b * t, onto dst (clamped to
+ * its duration). */
+static void copy_markers(const mr_clip *src, mr_clip *dst, float lo, float hi, double a, double b)
+{
+    for (int i = 0; i < src->marker_count; i++) {
+        float t = src->markers[i].time;
+        if (t < lo || t > hi) continue;
+        double m = a + b * t;
+        mr_clip_add_marker(dst, (float)fmin(fmax(m, 0.0), dst->duration), src->markers[i].name);
+    }
+}
+
+/* Pushes the edit's new authored clip (named as c), with c's markers
+ * mapped as copy_markers does. */
+static int finish_edit(lua_State *L, mr_lua_clip *c, mr_status st, mr_clip_edit *out, float lo, float hi, double a,
+                       double b)
 {
     if (st != MR_OK) return mr_lua_raise(L, "clip '%s': %s", c->clip->name, mr_status_string(st));
     lua_getiuservalue(L, 1, 1);
-    mr_lua_push_authored_clip(L, -1, c->clip->name, out);
+    mr_lua_clip *n = mr_lua_push_authored_clip(L, -1, c->clip->name, out);
+    copy_markers(c->clip, n->owned, lo, hi, a, b);
     return 1;
 }
 
@@ -295,7 +312,7 @@ static int clip_trim(lua_State *L)
     need_edit(L, c, 1);
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_trim(c->edit, t0, t1, tolerance(c->size), c->size, &out);
-    return finish_edit(L, c, st, out);
+    return finish_edit(L, c, st, out, t0, t1, -t0, 1.0);
 }
 
 static int clip_reverse(lua_State *L)
@@ -303,7 +320,7 @@ static int clip_reverse(lua_State *L)
     mr_lua_clip *c = check_authored(L, 1);
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_reverse(c->edit, &out);
-    return finish_edit(L, c, st, out);
+    return finish_edit(L, c, st, out, 0.0f, c->clip->duration, c->clip->duration, -1.0);
 }
 
 static int clip_retime(lua_State *L)
@@ -314,7 +331,7 @@ static int clip_retime(lua_State *L)
     need_edit(L, c, 1);
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_retime(c->edit, d, &out);
-    return finish_edit(L, c, st, out);
+    return finish_edit(L, c, st, out, 0.0f, c->clip->duration, 0.0, (double)d / c->clip->duration);
 }
 
 static int clip_append(lua_State *L)
@@ -325,7 +342,9 @@ static int clip_append(lua_State *L)
     if (o->owner != c->owner) return mr_lua_arg_error(L, 2, "clip of another model");
     mr_clip_edit *out = NULL;
     mr_status st = mr_clip_edit_append(c->edit, o->edit, &out);
-    return finish_edit(L, c, st, out);
+    finish_edit(L, c, st, out, 0.0f, c->clip->duration, 0.0, 1.0);
+    copy_markers(o->clip, mr_lua_check_clip(L, -1)->owned, 0.0f, o->clip->duration, c->clip->duration, 1.0);
+    return 1;
 }
 
 static const luaL_Reg methods[] = {

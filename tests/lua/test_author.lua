@@ -151,6 +151,7 @@ function load()
   src:key(ARM, 0, {rotation = r0}, {ease = "in_out_cubic"}):key(ARM, 1.2, {rotation = qa}, {ease = "out_elastic"})
   src:key(ARM, 2, {rotation = r0})
   src:key(SPINE, 0.4, {translation = m.vec3(0, 2, 0)}, {ease = "smooth"}):key(SPINE, 1.6, {translation = m.vec3(0, 0, 4)})
+  src:marker(0.4, "lift"):marker(1.6, "land")
   local q = m.pose(man)
   local function compare(name, c, map, n)
     local worst = 0
@@ -171,6 +172,16 @@ function load()
   compare("trim keeps the cut part, eased segments cut mid-way", cut, function(t) return t + 0.7 end, 120)
   local both = src:append(rev)
   H.check("append adds the durations", H.near(both:duration(), 4))
+  local function names(c)
+    local t = {}
+    for _, mk in ipairs(c:markers()) do t[#t + 1] = ("%s@%.2f"):format(mk.name, mk.time) end
+    return table.concat(t, " ")
+  end
+  H.check("markers follow trim", names(cut) == "", names(cut))
+  H.check("markers follow reverse", names(rev) == "land@0.40 lift@1.60", names(rev))
+  H.check("markers follow retime", names(slow) == "lift@0.60 land@2.40", names(slow))
+  H.check("markers follow append", names(both) == "lift@0.40 land@1.60 land@2.40 lift@3.60", names(both))
+  H.check("markers inside a trim stay", names(src:trim(0.2, 1.0)) == "lift@0.20", names(src:trim(0.2, 1.0)))
   compare("append: the first clip, then the second", both, function(t) return t <= 2 and t or 4 - t end, 120)
 
   -- a mixer plays an authored clip
