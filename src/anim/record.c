@@ -41,6 +41,7 @@ mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, c
     if (at == rec->cap) {
         if (rec->cap >= MR_RECORD_MAX_FRAMES) return MR_ERR_LIMIT;
         int cap = rec->cap ? rec->cap * 2 : 64;
+        if ((size_t)cap * (size_t)rec->joint_count * STRIDE * sizeof(float) > MR_RECORD_MAX_BYTES) return MR_ERR_LIMIT;
         float *t = realloc(rec->times, (size_t)cap * sizeof *t);
         if (!t) return MR_ERR_NO_MEMORY;
         rec->times = t;

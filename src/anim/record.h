@@ -31,6 +31,10 @@
 #include "anim/skeleton.h"
 
 #define MR_RECORD_MAX_FRAMES (1 << 22)
+/* The most bytes of frames one recording holds (memory outside the Lua heap,
+ * so outside a script's memory cap): 256 MiB, 30 minutes of a 60-joint
+ * model at 60 fps. */
+#define MR_RECORD_MAX_BYTES ((size_t)256 << 20)
 #define MR_RECORD_CHECKS 121
 
 typedef struct mr_record {
@@ -53,7 +57,7 @@ void mr_record_deinit(mr_record *rec);
  * frame). root: NULL or the transform put before every root joint.
  * MR_ERR_INVALID_ARGUMENT for a non-finite time or one before the last
  * capture, a pose of another joint count; MR_ERR_LIMIT past
- * MR_RECORD_MAX_FRAMES. */
+ * MR_RECORD_MAX_FRAMES or MR_RECORD_MAX_BYTES. */
 mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, const mr_pose *pose,
                             const mat4 root);
 

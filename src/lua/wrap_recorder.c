@@ -101,6 +101,9 @@ static int recorder_capture(lua_State *L)
         return mr_lua_arg_error(L, 2, lua_pushfstring(L, "t = %f is before the last capture (%f)", t,
                                                       (double)r->rec.times[r->rec.count - 1]));
     mr_status st = mr_record_capture(&r->rec, sk, (float)t, &p->pose, rp ? *rp : NULL);
+    if (st == MR_ERR_LIMIT)
+        return mr_lua_raise(L, "the recording is full (%d frames; at most %d MiB of frames): make a clip and clear it",
+                            r->rec.count, (int)(MR_RECORD_MAX_BYTES >> 20));
     if (st != MR_OK) return mr_lua_raise(L, "%s", mr_status_string(st));
     lua_settop(L, 1);
     return 1;
@@ -170,7 +173,7 @@ static const luaL_Reg methods[] = {
 };
 
 static const luaL_Reg meta[] = {
-    {"__gc", recorder_gc}, {"__tostring", recorder_tostring}, {"__index", NULL},
+    {"__gc", recorder_gc}, {"__close", recorder_gc}, {"__tostring", recorder_tostring}, {"__index", NULL},
     {NULL, NULL},
 };
 
