@@ -451,7 +451,7 @@ static mr_status bake_channel(const mr_edit_channel *c, int channel, float toler
 
 mr_status mr_clip_edit_bake(const mr_clip_edit *e, float tolerance, float size, mr_clip *clip)
 {
-    if (!clip || clip->joint_count != e->joint_count || clip->borrowed) return MR_ERR_INVALID_ARGUMENT;
+    if (!clip || clip->joint_count != e->joint_count) return MR_ERR_INVALID_ARGUMENT;
     if (!(tolerance > 0.0f)) tolerance = 1e-6f;
     mr_status result = MR_OK;
     for (int j = 0; j < e->joint_count; j++) {

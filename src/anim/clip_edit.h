@@ -120,8 +120,8 @@ mr_status mr_clip_edit_reverse(const mr_clip_edit *edit, mr_clip_edit **out);
 mr_status mr_clip_edit_retime(const mr_clip_edit *edit, float duration, mr_clip_edit **out);
 mr_status mr_clip_edit_append(const mr_clip_edit *a, const mr_clip_edit *b, mr_clip_edit **out);
 
-/* Rewrites every track of clip (joint counts must match; not a borrowed
- * clip) from the edit as described above, sets duration and rate and
+/* Rewrites every track of clip (joint counts must match; a clip made with
+ * mr_clip_create, never a cached model's clip) from the edit as described above, sets duration and rate and
  * calls mr_clip_finish. tolerance: model units; size: the model size
  * (lever arm of rotations and scales). On MR_ERR_NO_MEMORY the clip keeps
  * its old tracks where the new one could not be made. */
