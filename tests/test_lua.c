@@ -146,6 +146,41 @@ TEST(reload_hands_unload_state_to_load)
     mr_lua_ctx_destroy(ctx);
 }
 
+/* Authored clips (marrow.clip) are handed over with their keys, eases and
+ * markers, and stay authored (keyable) in the new state. */
+TEST(reload_keeps_authored_clips)
+{
+    mr_lua_ctx *ctx = make_ctx("author.lua",
+        "local m = require 'marrow'\n"
+        "local c, model\n"
+        "function load(s)\n"
+        "  model = m.model('test:chain')\n"
+        "  c = m.clip(model, {name = 'made', duration = 2})\n"
+        "  c:key('a', 0, {translation = {0, 0, 0}}, {ease = 'in_cubic'}):key('a', 2, {translation = {4, 0, 0}})\n"
+        "  c:marker(1, 'mid')\n"
+        "end\n"
+        "function unload() return {clip = c, model = model} end\n", 1, 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    write_file("author.lua",
+        "local m = require 'marrow'\n"
+        "function load(s)\n"
+        "  local c = s.clip\n"
+        "  local p = m.pose(s.model)\n"
+        "  c:sample(1, p, false)\n"
+        "  local k = c:keys('a')\n"
+        "  c:key('a', 2, {translation = {8, 0, 0}})\n"
+        "  local q = m.pose(s.model)\n"
+        "  c:sample(2, q, false)\n"
+        "  print('kept', c:name(), #k, k[1].ease, ('%.4f'):format(p:get_local('a').x), c:markers()[1].name,\n"
+        "        q:get_local('a').x)\n"
+        "end\n");
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_error(ctx) == NULL);
+    if (mr_lua_error(ctx)) printf("%s\n", mr_lua_error(ctx));
+    CHECK(console_has(ctx, "kept    made    2       in_cubic        0.5000  mid     8.0"));
+    mr_lua_ctx_destroy(ctx);
+}
+
 TEST(reload_syntax_error_keeps_last_good_script)
 {
     mr_lua_ctx *ctx = make_ctx("syn.lua", "function update() print('v1') end\n", 1, 0);
@@ -687,6 +722,7 @@ int main(void)
     if (!mkdtemp(dir)) return 1;
     RUN(lifecycle_calls_every_callback_in_order);
     RUN(reload_hands_unload_state_to_load);
+    RUN(reload_keeps_authored_clips);
     RUN(reload_syntax_error_keeps_last_good_script);
     RUN(reload_failing_load_returns_to_old_script_with_its_state);
     RUN(reload_draw_error_in_first_frame_keeps_last_good_callbacks);

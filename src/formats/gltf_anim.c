@@ -151,6 +151,28 @@ done:
     return st;
 }
 
+/* What marrow's writer keeps in an animation's extras (gltf_write.h):
+ * "duration" past the last key, "rate", "markers" [{time, name}]. Values
+ * that do not fit (wrong types, times outside the clip) are left out. */
+static void read_extras(json_t *extras, mr_clip *clip)
+{
+    if (!json_is_object(extras)) return;
+    json_t *v = json_object_get(extras, "duration");
+    if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) > clip->duration &&
+        json_number_value(v) < 1e7)
+        clip->duration = (float)json_number_value(v);
+    v = json_object_get(extras, "rate");
+    if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1e6)
+        clip->rate = (float)json_number_value(v);
+    json_t *mk = json_object_get(extras, "markers");
+    size_t n = json_is_array(mk) ? json_array_size(mk) : 0;
+    for (size_t i = 0; i < n && i < MR_MAX_MARKERS; i++) {
+        json_t *m = json_array_get(mk, i), *t = json_object_get(m, "time"), *nm = json_object_get(m, "name");
+        if (json_is_number(t) && json_is_string(nm))
+            mr_clip_add_marker(clip, (float)json_number_value(t), json_string_value(nm));
+    }
+}
+
 mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
 {
     json_t *anims;
@@ -200,6 +222,7 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
             }
         }
         clip->rate = rate > 0 ? rate : 0;
+        read_extras(json_object_get(anim, "extras"), clip);
         mr_error verr;
         if (mr_clip_validate(clip, &verr) != MR_OK) {
             mr_clip_destroy(clip);

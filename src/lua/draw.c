@@ -69,6 +69,8 @@ typedef struct mr_lua_gfx {
     size_t gpu_count, gpu_cap;
     mr_lua_draw_pose_fn watch;  /* mr_lua_draw_watch_poses */
     void *watch_ud;
+    mr_lua_draw_world_fn watch_world;  /* mr_lua_draw_watch_draws */
+    void *watch_world_ud;
     int (*text_boxes)[4];    /* of the frame rendered last */
     size_t text_box_count, text_box_cap;
     int skip_unchanged;      /* mr_lua_draw_skip_unchanged */
@@ -130,6 +132,9 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     c->mat_count = in->mat_count;
     if (g->watch && (in->kind == MR_LUA_DRAW_MODEL || in->kind == MR_LUA_DRAW_SKELETON))
         g->watch(g->watch_ud, in->model, in->mats);
+    if (g->watch_world && (in->kind == MR_LUA_DRAW_MODEL ||
+                           (in->kind == MR_LUA_DRAW_SKELETON && in->model->mesh_count == 0)))
+        g->watch_world(g->watch_world_ud, in->model, in->mats, (vec4 *)in->world);
     if (n) {
         c->mat_first = (long)g->mat_count;
         if (in->kind == MR_LUA_DRAW_MODEL) mr_pose_skinning(&in->model->skeleton, in->mats, g->mats + c->mat_first);
@@ -226,6 +231,14 @@ void mr_lua_draw_watch_poses(mr_lua_ctx *ctx, mr_lua_draw_pose_fn fn, void *ud)
     if (!g) return;
     g->watch = fn;
     g->watch_ud = ud;
+}
+
+void mr_lua_draw_watch_draws(mr_lua_ctx *ctx, mr_lua_draw_world_fn fn, void *ud)
+{
+    mr_lua_gfx *g = gfx_of(ctx);
+    if (!g) return;
+    g->watch_world = fn;
+    g->watch_world_ud = ud;
 }
 
 int mr_lua_draw_text_boxes(const mr_lua_ctx *ctx, const int (**boxes)[4])

@@ -80,6 +80,12 @@ int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
 typedef void (*mr_lua_draw_pose_fn)(void *ud, const struct mr_model *model, const mat4 *joints);
 void mr_lua_draw_watch_poses(mr_lua_ctx *ctx, mr_lua_draw_pose_fn fn, void *ud);
 
+/* Draw watcher (`marrow run --record`): as the pose watcher, and also given
+ * the draw's world matrix (transform * display matrix); called for model
+ * draws and for skeleton draws of models without meshes. fn NULL stops. */
+typedef void (*mr_lua_draw_world_fn)(void *ud, const struct mr_model *model, const mat4 *joints, const mat4 world);
+void mr_lua_draw_watch_draws(mr_lua_ctx *ctx, mr_lua_draw_world_fn fn, void *ud);
+
 /* Pixel boxes {x0, y0, x1, y1} (inclusive, y down, 2 pixels added around
  * for the drop shadow) of the marrow.text strings drawn in the frame
  * rendered last; *boxes valid until the next render. Returns how many

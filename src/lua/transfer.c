@@ -47,6 +47,7 @@ static int copy_skeleton(lua_State *T, void *u)
 static int copy_clip(lua_State *T, void *u)
 {
     mr_lua_clip *c = u;
+    if (c->edit) return mr_lua_clip_edit_transfer(T, c);  /* authored: its keys are copied */
     if (c->owned) return 0;            /* freed with the old state */
     mr_lua_push_model(T, c->owner);
     mr_lua_push_clip(T, -1, c->clip);

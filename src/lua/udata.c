@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "core/str.h"
+#include "anim/clip_edit.h"
+#include "anim/model.h"
 #include "lua/wrap.h"
 
 /* ---- math values ------------------------------------------------------------ */
@@ -111,6 +113,8 @@ void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip)
     c->clip = clip;
     c->owner = m->model;
     c->owned = NULL;
+    c->edit = NULL;
+    c->size = 0.0f;
     luaL_setmetatable(L, MR_LUA_CLIP);
     lua_pushvalue(L, model_idx);
     lua_setiuservalue(L, -2, 1);
@@ -147,6 +151,77 @@ void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
     ((mr_lua_clip *)lua_touserdata(L, -1))->owned = clip;
     lua_insert(L, -2);
     lua_setiuservalue(L, -2, 2);
+}
+
+/* ---- authored clips (marrow.clip, anim/clip_edit.h) ---------------------------- */
+
+/* The box owns the clip and its edit (freed together), like the clip box. */
+#define EDIT_BOX "marrow.clipeditbox"
+
+typedef struct edit_box {
+    mr_clip *clip;
+    mr_clip_edit *edit;
+} edit_box;
+
+static int edit_box_gc(lua_State *L)
+{
+    edit_box *b = luaL_checkudata(L, 1, EDIT_BOX);
+    mr_clip_destroy(b->clip);
+    mr_clip_edit_destroy(b->edit);
+    b->clip = NULL;
+    b->edit = NULL;
+    return 0;
+}
+
+static float model_size(const mr_model *m)
+{
+    vec3 lo, hi;
+    if (!mr_model_bounds(m, lo, hi)) return 1.0f;
+    float s = sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    return s > 0.0f && isfinite(s) ? s : 1.0f;
+}
+
+static float bake_tolerance(float size) { return 0.5f * MR_CLIP_FIDELITY * size; }
+
+mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, mr_clip_edit *edit)
+{
+    model_idx = lua_absindex(L, model_idx);
+    mr_model *m = mr_lua_check_model(L, model_idx)->model;
+    edit_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+    b->clip = NULL;
+    b->edit = edit;
+    if (luaL_newmetatable(L, EDIT_BOX)) {
+        lua_pushcfunction(L, edit_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);           /* from here on the box frees the edit */
+    if (mr_clip_create(name, m->skeleton.joint_count, &b->clip) != MR_OK)
+        mr_lua_raise(L, "out of memory for clip '%s'", name);
+    float size = model_size(m);
+    if (mr_clip_edit_bake(edit, bake_tolerance(size), size, b->clip) != MR_OK)
+        mr_lua_raise(L, "out of memory baking clip '%s'", name);
+    mr_lua_push_clip(L, model_idx, b->clip);
+    mr_lua_clip *c = lua_touserdata(L, -1);
+    c->owned = b->clip;
+    c->edit = edit;
+    c->size = size;
+    lua_insert(L, -2);
+    lua_setiuservalue(L, -2, 2);
+    return c;
+}
+
+
+int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c)
+{
+    mr_clip_edit *copy = NULL;
+    if (mr_clip_edit_copy(c->edit, &copy) != MR_OK) return 0;
+    mr_lua_push_model(T, c->owner);
+    mr_lua_clip *n = mr_lua_push_authored_clip(T, -1, c->clip->name, copy);
+    for (int i = 0; i < c->clip->marker_count; i++)
+        mr_clip_add_marker(n->owned, c->clip->markers[i].time, c->clip->markers[i].name);
+    lua_remove(T, -2);
+    return 1;
 }
 
 /* ---- poses --------------------------------------------------------------------- */

@@ -252,6 +252,9 @@ typedef struct mr_lua_clip {
     mr_model *owner;
     mr_clip *owned;          /* a clip made by a script (marrow.additive), else NULL; freed by
                               * the hidden box in user value 2 (udata.c) */
+    struct mr_clip_edit *edit;  /* an authored clip's keys (marrow.clip, anim/clip_edit.h), owned by
+                              * the same box (wrap_clip_edit.c), else NULL */
+    float size;              /* authored: the model size baking measures against */
 } mr_lua_clip;
 
 /* mask: weights follow this struct in the same userdata block; user value
@@ -309,6 +312,13 @@ void mr_lua_push_skeleton(lua_State *L, int model_idx);
 void mr_lua_push_clip(lua_State *L, int model_idx, const mr_clip *clip);
 /* A clip userdata that owns clip (freed by a hidden box once unreachable). */
 void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
+/* Pushes an authored clip (marrow.clip) of the model at model_idx that
+ * takes edit (baked here with half of MR_CLIP_FIDELITY of the model size;
+ * freed with the clip, also when this raises for want of memory). */
+mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, struct mr_clip_edit *edit);
+/* The hand-over of an authored clip to a reloaded state T (transfer.c): a
+ * copy of its keys and markers, rebaked; 1 pushed, 0 not. */
+int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 /* New mask of the model at model_idx, every weight `fill`. */
@@ -345,6 +355,9 @@ void mr_lua_open_math(lua_State *L);
 void mr_lua_open_model(lua_State *L);
 void mr_lua_open_skeleton(lua_State *L);
 void mr_lua_open_clip(lua_State *L);
+void mr_lua_open_authoring(lua_State *L);  /* wrap_clip_edit.c: marrow.clip, clip:key ... (after open_clip) */
+void mr_lua_open_recorder(lua_State *L);   /* wrap_recorder.c */
+void mr_lua_open_save(lua_State *L);       /* wrap_save.c */
 void mr_lua_open_pose(lua_State *L);
 void mr_lua_open_mask(lua_State *L);
 void mr_lua_open_blendspace(lua_State *L);

@@ -64,10 +64,13 @@ int mr_lua_open_marrow(lua_State *L)
     mr_lua_open_model(L);
     mr_lua_open_skeleton(L);
     mr_lua_open_clip(L);
+    mr_lua_open_authoring(L);
     mr_lua_open_pose(L);
     mr_lua_open_mask(L);
     mr_lua_open_blendspace(L);
     mr_lua_open_mixer(L);
     mr_lua_open_draw(L);
+    mr_lua_open_recorder(L);
+    mr_lua_open_save(L);
     return 1;
 }

@@ -31,6 +31,7 @@ function load()
     vec3 = m.vec3(1, 2, 3), quat = m.quat(), mat4 = m.mat4(), model = man, skeleton = sk, clip = walk,
     pose = pose, mixer = mx, track = mx:track(2), mask = man:mask{"spine_01"},
     blendspace = m.blendspace1d(man, {{walk, 0}, {man:clip("idle"), 1}}),
+    recorder = m.record(man),
   }
 
   -- Every documented function and method that takes arguments (docs/API.md,

@@ -1,0 +1,76 @@
+/* record.h — recording poses frame by frame and reducing them to a clip
+ * whose keys stay within a tolerance (what marrow.record does, issue 28).
+ *
+ * A recording holds, per captured frame, its time and every joint's local
+ * translation, rotation and scale. A capture may carry a root transform
+ * (model space to model space: where the character was drawn, brought into
+ * the model's axes); it is multiplied onto every root joint's local
+ * transform, so a character that travelled travels in the clip (root
+ * motion). Rotations are stored hemisphere-continuous (each the sign of the
+ * previous frame's), so linear keys between them turn the short way.
+ *
+ * Reduction (mr_record_reduce) makes an mr_clip_edit with LINEAR keys,
+ * times shifted so the first capture is at 0. Each channel is simplified
+ * greedily: a key is dropped when the straight (slerped) line between the
+ * kept neighbours passes within a budget of every dropped frame (rotations:
+ * angle times the model size; scales: change times the size). The error is
+ * then MEASURED, not assumed: the reduced and the unreduced clip are both
+ * sampled at every captured time, every midpoint between two captures and
+ * 121 evenly spaced times, and the largest distance between the same
+ * joint's model-space positions is the error. When it exceeds the
+ * tolerance the budget halves and the reduction runs again (at most 12
+ * times, then every key is kept: error 0).
+ *
+ * Ownership: the recording owns its arrays (mr_record_init/_deinit);
+ * captures allocate as the recording grows (amortised doubling).
+ */
+#ifndef MR_ANIM_RECORD_H
+#define MR_ANIM_RECORD_H
+
+#include "anim/clip_edit.h"
+#include "anim/skeleton.h"
+
+#define MR_RECORD_MAX_FRAMES (1 << 22)
+/* The most bytes of frames one recording holds (memory outside the Lua heap,
+ * so outside a script's memory cap): 256 MiB, 30 minutes of a 60-joint
+ * model at 60 fps. */
+#define MR_RECORD_MAX_BYTES ((size_t)256 << 20)
+#define MR_RECORD_CHECKS 121
+
+typedef struct mr_record {
+    int joint_count;
+    int count, cap;
+    float *times;        /* count seconds, ascending (owned) */
+    float *trs;          /* count * joint_count * 10: t xyz, r xyzw, s xyz (owned) */
+} mr_record;
+
+typedef struct mr_record_result {
+    float error;         /* measured, model units */
+    int keys_kept, keys_total;
+    int checks;          /* times measured */
+} mr_record_result;
+
+mr_status mr_record_init(mr_record *rec, int joint_count);
+void mr_record_deinit(mr_record *rec);
+
+/* Appends a frame at time (a time equal to the last capture's replaces that
+ * frame). root: NULL or the transform put before every root joint.
+ * MR_ERR_INVALID_ARGUMENT for a non-finite time or one before the last
+ * capture, a pose of another joint count; MR_ERR_LIMIT past
+ * MR_RECORD_MAX_FRAMES or MR_RECORD_MAX_BYTES. */
+mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, const mr_pose *pose,
+                            const mat4 root);
+
+/* The reduced edit in *out (caller destroys), rate its frames per second;
+ * tolerance in model units (0: keep every key), size the model size.
+ * MR_ERR_INVALID_ARGUMENT with fewer than 2 captures (err says so). */
+mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float tolerance, float size, float rate,
+                           mr_clip_edit **out, mr_record_result *result, mr_error *err);
+
+/* The largest model-space joint distance between two clips of sk over the
+ * check times described above (capture times taken from times[0..n), may be
+ * NULL), in *error; *checks: how many times. */
+mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleton *sk, const float *times, int n,
+                            float duration, float *error, int *checks);
+
+#endif

@@ -1,0 +1,242 @@
+/* save.c — a model with chosen clips, written by extension (save.h). */
+#include "formats/save.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/axes.h"
+#include "anim/clip_runtime.h"
+#include "anim/record.h"
+#include "core/path.h"
+#include "core/str.h"
+#include "formats/bvh_write.h"
+#include "formats/collada.h"
+#include "formats/gltf_write.h"
+#include "formats/load.h"
+#include "formats/md5.h"
+
+int mr_save_kind(const char *path)
+{
+    char ext[16];
+    const char *e = mr_path_ext(path, ext, sizeof ext);
+    if (!e) return MR_SAVE_NONE;
+    if (!strcmp(e, "glb") || !strcmp(e, "gltf")) return MR_SAVE_GLTF;
+    if (!strcmp(e, "dae")) return MR_SAVE_COLLADA;
+    if (!strcmp(e, "md5mesh")) return MR_SAVE_MD5MESH;
+    if (!strcmp(e, "md5anim")) return MR_SAVE_MD5ANIM;
+    if (!strcmp(e, "bvh")) return MR_SAVE_BVH;
+    return MR_SAVE_NONE;
+}
+
+mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_count, mr_error *err)
+{
+    int kind = mr_save_kind(path);
+    if (kind == MR_SAVE_NONE)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "path: %s: unknown extension (expected .glb, .gltf, .dae, "
+                            ".md5mesh, .md5anim or .bvh)", path);
+    if (kind == MR_SAVE_MD5ANIM && clip_count != 1)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: an .md5anim holds exactly one clip, got %d",
+                            path, clip_count);
+    if (kind == MR_SAVE_BVH && clip_count != 1)
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: a .bvh holds one skeleton and exactly one "
+                            "clip, got %d", path, clip_count);
+    if (kind == MR_SAVE_MD5MESH || kind == MR_SAVE_MD5ANIM || kind == MR_SAVE_BVH)
+        for (int c = 0; c < clip_count; c++)
+            for (int j = 0; j < clips[c]->joint_count; j++) {
+                const mr_track *s = &clips[c]->tracks[j].s;
+                int per = s->interp == MR_INTERP_CUBIC ? 9 : 3, off = s->interp == MR_INTERP_CUBIC ? 3 : 0;
+                for (int k = 0; k < s->key_count; k++)
+                    for (int i = 0; i < 3; i++)
+                        if (fabsf(s->values[k * per + off + i] - 1.0f) > 1e-5f)
+                            return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                                "opts.clips: %s: %s cannot hold scale keys (clip '%s', joint %d "
+                                                "has scale %g at %g s); save as .glb, .gltf or .dae",
+                                                path, kind == MR_SAVE_BVH ? "BVH" : "MD5", clips[c]->name, j, (double)s->values[k * per + off + i],
+                                                (double)s->times[k]);
+            }
+    return MR_OK;
+}
+
+static mr_status copy_track(const mr_track *src, mr_track *dst)
+{
+    dst->components = src->components;
+    mr_status st = mr_track_init(dst, src->key_count, src->interp);
+    if (st != MR_OK) return st;
+    int per = src->components * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
+    if (src->key_count) {
+        memcpy(dst->times, src->times, (size_t)src->key_count * sizeof *dst->times);
+        memcpy(dst->values, src->values, (size_t)src->key_count * per * sizeof *dst->values);
+    }
+    return MR_OK;
+}
+
+mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out)
+{
+    mr_status st = mr_clip_create(clip->name, clip->joint_count, out);
+    if (st != MR_OK) return st;
+    mr_clip *c = *out;
+    c->duration = clip->duration;
+    c->rate = clip->rate;
+    for (int j = 0; j < clip->joint_count && st == MR_OK; j++) {
+        st = copy_track(&clip->tracks[j].t, &c->tracks[j].t);
+        if (st == MR_OK) st = copy_track(&clip->tracks[j].r, &c->tracks[j].r);
+        if (st == MR_OK) st = copy_track(&clip->tracks[j].s, &c->tracks[j].s);
+    }
+    for (int i = 0; i < clip->marker_count && st == MR_OK; i++)
+        st = mr_clip_add_marker(c, clip->markers[i].time, clip->markers[i].name);
+    if (st != MR_OK) {
+        mr_clip_destroy(c);
+        *out = NULL;
+        return st;
+    }
+    mr_clip_finish(c);
+    return MR_OK;
+}
+
+/* MD5 and BVH hold frames at one rate, played back linearly: the lowest of
+ * rate * 2^k (k = 0..5) whose frames reproduce clip within tol model units,
+ * measured in joint model-space positions at every frame, between frames
+ * and at 121 even times (anim/record.h); the highest when none does. */
+#define MAX_DOUBLINGS 5
+static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
+{
+    float rate = clip->rate > 0 && isfinite(clip->rate) ? clip->rate : 30.0f;
+    if (!(clip->duration > 0)) return rate;
+    for (int k = 0; k <= MAX_DOUBLINGS; k++, rate *= 2.0f) {
+        double frames_d = floor((double)clip->duration * rate + 0.5) + 1;
+        if (frames_d > 200000) break;
+        int frames = (int)frames_d, n = sk->joint_count;
+        mr_clip *fr = NULL;
+        mr_pose pose = {0};
+        float *times = malloc((size_t)frames * sizeof *times);
+        mr_status st = times && mr_pose_init(&pose, n) == MR_OK ? mr_clip_create("fit", n, &fr) : MR_ERR_NO_MEMORY;
+        for (int j = 0; j < n && st == MR_OK; j++) {
+            mr_track *tr[3] = {&fr->tracks[j].t, &fr->tracks[j].r, &fr->tracks[j].s};
+            for (int c = 0; c < 3 && st == MR_OK; c++) st = mr_track_init(tr[c], frames, MR_INTERP_LINEAR);
+        }
+        for (int f = 0; f < frames && st == MR_OK; f++) {
+            times[f] = (float)fmin(f / (double)rate, clip->duration);
+            st = mr_clip_sample(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
+            for (int j = 0; j < n && st == MR_OK; j++) {
+                mr_joint_tracks *jt = &fr->tracks[j];
+                jt->t.times[f] = jt->r.times[f] = jt->s.times[f] = (float)(f / (double)rate);
+                memcpy(&jt->t.values[f * 3], pose.t[j], 3 * sizeof(float));
+                memcpy(&jt->r.values[f * 4], pose.r[j], 4 * sizeof(float));
+                memcpy(&jt->s.values[f * 3], pose.s[j], 3 * sizeof(float));
+                if (f > 0) {  /* the short way, as the readers interpolate */
+                    float *q = &jt->r.values[f * 4], *p = &jt->r.values[(f - 1) * 4];
+                    if (q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] * p[3] < 0)
+                        for (int i = 0; i < 4; i++) q[i] = -q[i];
+                }
+            }
+        }
+        float error = INFINITY;
+        int checks = 0;
+        if (st == MR_OK) {
+            fr->duration = (float)((frames - 1) / (double)rate);
+            mr_clip_finish(fr);
+            mr_record_measure(clip, fr, sk, times, frames, clip->duration, &error, &checks);
+        }
+        mr_clip_destroy(fr);
+        mr_pose_deinit(&pose);
+        free(times);
+        if (st != MR_OK || error <= tol || k == MAX_DOUBLINGS) return rate;
+    }
+    return rate / 2.0f;
+}
+
+/* Sets each clip's rate to what its frames need (fit_rate), the model size
+ * from the bind pose. */
+static void fit_rates(mr_model *m)
+{
+    vec3 lo, hi;
+    float size = mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 1.0f;
+    if (!(size > 0) || !isfinite(size)) size = 1.0f;
+    for (int i = 0; i < m->clip_count; i++) m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size);
+}
+
+static mr_status write_md5(mr_model *m, const char *path, int mesh, int *written, mr_error *err)
+{
+    mr_axes md5_axes = {MR_UP_Z, 0.0254f};
+    mr_status st = mr_axes_convert_model(m, md5_axes, err);
+    if (st != MR_OK) return st;
+    fit_rates(m);
+    if (!mesh) {
+        st = mr_md5_write_anim(m, m->clips[0], path, err);
+        if (st == MR_OK) (*written)++;
+        return st;
+    }
+    if ((st = mr_md5_write_mesh(m, path, err)) != MR_OK) return st;
+    (*written)++;
+    char *dir = mr_path_dirname(path);
+    if (!dir) return mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
+    for (int i = 0; st == MR_OK && i < m->clip_count; i++) {
+        char *name = mr_str_fmt("%s.md5anim", m->clips[i]->name);
+        for (char *c = name; c && *c; c++)
+            if (*c == '/' || *c == '\\' || *c == ':' || (unsigned char)*c < 32) *c = '_';
+        char *p = name ? mr_path_join(dir, name) : NULL;
+        st = p ? mr_md5_write_anim(m, m->clips[i], p, err) : mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory");
+        if (st == MR_OK) (*written)++;
+        free(name);
+        free(p);
+    }
+    free(dir);
+    return st;
+}
+
+mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int clip_count, const char *path,
+                        int *written, mr_error *err)
+{
+    int count = 0;
+    if (written) *written = 0;
+    mr_status st = mr_save_check(path, clips, clip_count, err);
+    if (st != MR_OK) return st;
+    for (int i = 0; i < clip_count; i++)
+        if (clips[i]->joint_count != model->skeleton.joint_count)
+            return mr_error_set(err, MR_ERR_JOINT_COUNT, "opts.clips[%d]: clip '%s' has %d joints, the model %d",
+                                i + 1, clips[i]->name, clips[i]->joint_count, model->skeleton.joint_count);
+    mr_model *m = NULL;
+    st = mr_load_model(model->path, NULL, 0, &m, err);
+    if (st != MR_OK) return st;
+    if (m->skeleton.joint_count != model->skeleton.joint_count) {
+        mr_model_destroy(m);
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "model: %s changed on disk since it was loaded", model->path);
+    }
+    for (int i = 0; i < m->clip_count; i++) mr_clip_destroy(m->clips[i]);
+    m->clip_count = 0;
+    m->axes = model->axes;  /* the loader gives the same; said for the clips' sake */
+    for (int i = 0; i < clip_count && st == MR_OK; i++) {
+        mr_clip *c = NULL;
+        st = mr_save_copy_clip(clips[i], &c);
+        if (st == MR_OK && (st = mr_model_add_clip(m, c)) != MR_OK) mr_clip_destroy(c);
+        if (st != MR_OK) mr_error_set(err, st, "%s: copying clip '%s': %s", path, clips[i]->name, mr_status_string(st));
+    }
+    if (st == MR_OK) switch (mr_save_kind(path)) {
+        case MR_SAVE_GLTF: {
+            mr_axes gltf_axes = {MR_UP_Y, 1.0f};
+            st = mr_axes_convert_model(m, gltf_axes, err);
+            if (st == MR_OK) st = mr_gltf_write(m, path, err);
+            if (st == MR_OK) count = 1;
+            break;
+        }
+        case MR_SAVE_COLLADA:
+            st = mr_collada_write(m, path, err);
+            if (st == MR_OK) count = 1;
+            break;
+        case MR_SAVE_MD5MESH: st = write_md5(m, path, 1, &count, err); break;
+        case MR_SAVE_MD5ANIM: st = write_md5(m, path, 0, &count, err); break;
+        case MR_SAVE_BVH: {
+            mr_axes bvh_axes = {MR_UP_Y, 0.01f};  /* centimetres: what the reader guesses for a person */
+            st = mr_axes_convert_model(m, bvh_axes, err);
+            if (st == MR_OK) fit_rates(m);
+            if (st == MR_OK) st = mr_bvh_write(m, m->clips[0], path, err);
+            if (st == MR_OK) count = 1;
+            break;
+        }
+        default: st = MR_ERR_INVALID_ARGUMENT; break;
+        }
+    mr_model_destroy(m);
+    if (written) *written = count;
+    return st;
+}

@@ -1,0 +1,74 @@
+/* wrap_save.c — marrow.save: a model with clips written by extension
+ * (formats/save.h).
+ *
+ *   marrow.save(path, model [, {clips = {clip, ...}}]) -> path | nil, message
+ *       clips default to the model's own; each must be a clip of model
+ *       (loaded, authored, recorded, retargeted onto it ...). path follows
+ *       the sandbox's write rules (mr_lua_host_write_path: relative paths go
+ *       under --out); the returned path is where the file went.
+ *
+ * Wrong argument types raise; a path the rules refuse, a format that cannot
+ * hold what was asked and a failed write return nil and a message naming
+ * the argument, with nothing written.
+ */
+#include <stdlib.h>
+
+#include "formats/save.h"
+#include "lua/wrap.h"
+
+#define MAX_CLIPS 1024
+
+static int l_save(lua_State *L)
+{
+    mr_lua_check_string(L, 1);
+    mr_lua_model *m = mr_lua_check_model(L, 2);
+    mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    const mr_clip **clips = NULL;
+    int n = mr_lua_opt_list(L, &o, "clips", MAX_CLIPS);
+    int list = lua_gettop(L);
+    if (n >= 0) {
+        clips = lua_newuserdatauv(L, sizeof *clips * (size_t)(n ? n : 1), 0);
+        for (int i = 0; i < n; i++) {
+            lua_geti(L, list, i + 1);
+            mr_lua_clip *c = luaL_testudata(L, -1, MR_LUA_CLIP);
+            if (!c) return mr_lua_opt_error(L, &o, "clips", "a list of clips", list);
+            if (c->owner != m->model)
+                return mr_lua_arg_error(L, 3, lua_pushfstring(L, "opts.clips[%d]: clip '%s' is not a clip of model", i + 1,
+                                                              c->clip->name));
+            clips[i] = c->clip;
+            lua_pop(L, 1);
+        }
+    } else {
+        n = m->model->clip_count;
+        clips = lua_newuserdatauv(L, sizeof *clips * (size_t)(n ? n : 1), 0);
+        for (int i = 0; i < n; i++) clips[i] = m->model->clips[i];
+    }
+    mr_error err = {0};
+    if (mr_save_check(lua_tostring(L, 1), clips, n, &err) != MR_OK) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "marrow.save: %s", err.msg);
+        return 2;
+    }
+    if (!mr_lua_host_write_path(L, lua_tostring(L, 1))) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    const char *path = lua_tostring(L, -1);
+    double token = mr_lua_host_pause(L);
+    int written = 0;
+    mr_status st = mr_save_model(m->model, clips, n, path, &written, &err);
+    mr_lua_host_resume(L, token);
+    if (st != MR_OK) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "marrow.save: %s", err.msg[0] ? err.msg : mr_status_string(st));
+        return 2;
+    }
+    return 1;
+}
+
+void mr_lua_open_save(lua_State *L)
+{
+    mr_lua_pushfunc(L, l_save, "marrow.save", 0);
+    lua_setfield(L, -2, "save");
+}

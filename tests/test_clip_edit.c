@@ -1,0 +1,171 @@
+/* test_clip_edit.c — authoring (anim/clip_edit.h), recording and reduction
+ * (anim/record.h) and the BVH Euler split (formats/bvh_write.h) on the
+ * 3-joint fixture chain: eases meet their ends and mirror, a baked eased
+ * channel stays within the tolerance of the authored curve between keys,
+ * edits keep keys sorted, a reduction's reported error is the measured one
+ * and within its tolerance, bad keys are refused. */
+#include <math.h>
+
+#include "anim/clip_edit.h"
+#include "anim/record.h"
+#include "anim_fixture.h"
+#include "formats/bvh_write.h"
+#include "test.h"
+
+TEST(eases_meet_their_ends_and_mirror)
+{
+    float bz[4] = {0.2f, 0.9f, 0.4f, 1.3f}, mb[4];
+    for (int e = 0; e < MR_EASE_COUNT; e++) {
+        CHECK_NEAR(mr_ease_apply((mr_ease)e, bz, 0.0), 0.0, 1e-9);
+        CHECK_NEAR(mr_ease_apply((mr_ease)e, bz, 1.0), 1.0, 1e-9);
+        if (e == MR_EASE_STEP) continue;
+        mr_ease m = mr_ease_mirror((mr_ease)e, bz, mb);
+        for (double u = 0.05; u < 1.0; u += 0.1)
+            CHECK_MSG(fabs(mr_ease_apply(m, mb, u) - (1.0 - mr_ease_apply((mr_ease)e, bz, 1.0 - u))) < 1e-6,
+                      "%s mirrored at %g", mr_ease_names[e], u);
+    }
+    CHECK_NEAR(mr_ease_apply(MR_EASE_IN_CUBIC, NULL, 0.5), 0.125, 1e-12);
+    CHECK(mr_ease_apply(MR_EASE_OUT_BACK, NULL, 0.7) > 1.0);     /* overshoots */
+    CHECK(mr_ease_mirror(MR_EASE_IN_QUINT, NULL, NULL) == MR_EASE_OUT_QUINT);
+}
+
+TEST(baked_eased_channels_stay_within_tolerance_between_keys)
+{
+    mr_skeleton sk = {0};
+    fixture_chain(&sk);
+    mr_clip_edit *e = NULL;
+    CHECK(mr_clip_edit_create(3, 2.0f, 30.0f, &e) == MR_OK);
+    float t0[3] = {0, 0, 0}, t1[3] = {3, 1, 0};
+    versor q0 = {0, 0, 0, 1}, q1;
+    glm_quatv(q1, glm_rad(120.0f), (vec3){0, 0, 1});
+    CHECK(mr_clip_edit_key(e, 0, 0, 0.0f, t0, MR_EASE_IN_OUT_ELASTIC, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 0, 0, 2.0f, t1, MR_EASE_LINEAR, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 1, 1, 0.5f, q0, MR_EASE_OUT_BACK, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 1, 1, 1.5f, q1, MR_EASE_LINEAR, NULL) == MR_OK);
+    mr_clip *c = NULL;
+    CHECK(mr_clip_create("c", 3, &c) == MR_OK);
+    float tol = 1e-4f, size = 3.0f;
+    CHECK(mr_clip_edit_bake(e, tol, size, c) == MR_OK);
+    CHECK(c->tracks[0].t.key_count > 20);        /* eased: densified */
+    CHECK(c->tracks[2].t.key_count == 0);        /* never keyed: rest */
+    double worst_t = 0, worst_r = 0;
+    for (int i = 0; i <= 2000; i++) {
+        float t = 2.0f * i / 2000, want[4], got[4];
+        mr_clip_edit_eval(e, 0, 0, t, want);
+        mr_track_sample(&c->tracks[0].t, t, got);
+        for (int k = 0; k < 3; k++) worst_t = fmax(worst_t, fabs(want[k] - got[k]));
+        mr_clip_edit_eval(e, 1, 1, t, want);
+        mr_track_sample(&c->tracks[1].r, t, got);
+        double dp = 0, dm = 0;   /* angle = 4 asin(|q -+ p| / 2): no acos near 1 */
+        for (int k = 0; k < 4; k++) {
+            dp += (want[k] - got[k]) * (want[k] - got[k]);
+            dm += (want[k] + got[k]) * (want[k] + got[k]);
+        }
+        worst_r = fmax(worst_r, 4 * asin(sqrt(fmin(dp, dm)) / 2) * size);
+    }
+    CHECK_MSG(worst_t <= tol * 1.01, "translation off by %g", worst_t);
+    CHECK_MSG(worst_r <= tol * 1.01, "rotation off by %g", worst_r);
+
+    /* bad keys */
+    float nan3[3] = {NAN, 0, 0};
+    CHECK(mr_clip_edit_key(e, 0, 0, NAN, t0, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 0, 0, INFINITY, t0, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 0, 0, 2.5f, t0, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 3, 0, 1.0f, t0, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 0, 0, 1.0f, nan3, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    float zero[4] = {0, 0, 0, 0}, badbz[4] = {1.5f, 0, 0.5f, 1};
+    CHECK(mr_clip_edit_key(e, 0, 1, 1.0f, zero, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 0, 0, 1.0f, t0, MR_EASE_BEZIER, badbz) == MR_ERR_INVALID_ARGUMENT);
+    mr_clip_edit *z = NULL;
+    CHECK(mr_clip_edit_create(3, 0.0f, 30.0f, &z) == MR_ERR_INVALID_ARGUMENT && !z);
+
+    /* edits: reverse twice is the original; retime scales times */
+    mr_clip_edit *r1 = NULL, *r2 = NULL, *rt = NULL;
+    CHECK(mr_clip_edit_reverse(e, &r1) == MR_OK && mr_clip_edit_reverse(r1, &r2) == MR_OK);
+    for (int i = 0; i <= 40; i++) {
+        float t = 2.0f * i / 40, a[4], b[4];
+        mr_clip_edit_eval(e, 0, 0, t, a);
+        mr_clip_edit_eval(r2, 0, 0, t, b);
+        CHECK_NEAR(a[0], b[0], 1e-5);
+        mr_clip_edit_eval(r1, 0, 0, 2.0f - t, b);
+        CHECK_NEAR(a[0], b[0], 1e-5);
+    }
+    CHECK(mr_clip_edit_retime(e, 4.0f, &rt) == MR_OK && rt->ch[0].keys[1].time == 4.0f);
+    mr_clip_edit_destroy(r1);
+    mr_clip_edit_destroy(r2);
+    mr_clip_edit_destroy(rt);
+    mr_clip_destroy(c);
+    mr_clip_edit_destroy(e);
+    mr_skeleton_deinit(&sk);
+}
+
+TEST(reduction_reports_the_error_it_measures)
+{
+    mr_skeleton sk = {0};
+    fixture_chain(&sk);
+    mr_record rec;
+    CHECK(mr_record_init(&rec, 3) == MR_OK);
+    mr_pose p = {0};
+    mr_pose_init(&p, 3);
+    for (int f = 0; f <= 90; f++) {
+        mr_pose_set_rest(&p, &sk);
+        float t = f / 30.0f;
+        glm_quatv(p.r[1], 1.2f * sinf(2.0f * t), (vec3){0, 0, 1});
+        p.t[0][0] = 0.5f * t;   /* constant speed: reducible to 2 keys */
+        CHECK(mr_record_capture(&rec, &sk, t, &p, NULL) == MR_OK);
+    }
+    CHECK(mr_record_capture(&rec, &sk, 1.0f, &p, NULL) == MR_ERR_INVALID_ARGUMENT);   /* back in time */
+    mr_clip_edit *e = NULL, *full = NULL;
+    mr_record_result res, rf;
+    float tol = 1e-3f;
+    CHECK(mr_record_reduce(&rec, &sk, tol, 2.0f, 30.0f, &e, &res, NULL) == MR_OK);
+    CHECK(mr_record_reduce(&rec, &sk, 0.0f, 2.0f, 30.0f, &full, &rf, NULL) == MR_OK);
+    CHECK(res.keys_kept < res.keys_total && rf.keys_kept == rf.keys_total && rf.error == 0.0f);
+    CHECK(e->ch[0].count == 2);   /* the root's straight line */
+    CHECK(res.error > 0 && res.error <= tol);
+    mr_clip *a = NULL, *b = NULL;
+    mr_clip_create("a", 3, &a);
+    mr_clip_create("b", 3, &b);
+    mr_clip_edit_bake(e, 1e-6f, 2.0f, a);
+    mr_clip_edit_bake(full, 1e-6f, 2.0f, b);
+    float err = 0;
+    int checks = 0;
+    CHECK(mr_record_measure(a, b, &sk, rec.times, rec.count, 3.0f, &err, &checks) == MR_OK);
+    CHECK_NEAR(err, res.error, 1e-9);
+    CHECK(checks == 91 + 90 + MR_RECORD_CHECKS);
+    mr_clip_destroy(a);
+    mr_clip_destroy(b);
+    mr_clip_edit_destroy(e);
+    mr_clip_edit_destroy(full);
+    mr_pose_deinit(&p);
+    mr_record_deinit(&rec);
+    mr_skeleton_deinit(&sk);
+}
+
+TEST(bvh_euler_zxy_rebuilds_the_rotation)
+{
+    for (int i = 0; i < 50; i++) {
+        versor q;
+        vec3 axis = {sinf(i * 1.3f), cosf(i * 0.7f), sinf(i * 2.1f + 0.3f)};
+        glm_vec3_normalize(axis);
+        glm_quatv(q, 0.13f * i - 3.0f, axis);
+        double e[3];
+        mr_bvh_euler_zxy(q, e);
+        versor rz, rx, ry, t, back;
+        glm_quatv(rz, (float)(e[2] / 57.29577951308232), (vec3){0, 0, 1});
+        glm_quatv(rx, (float)(e[0] / 57.29577951308232), (vec3){1, 0, 0});
+        glm_quatv(ry, (float)(e[1] / 57.29577951308232), (vec3){0, 1, 0});
+        glm_quat_mul(rz, rx, t);
+        glm_quat_mul(t, ry, back);
+        CHECK_MSG(fabsf(glm_quat_dot(q, back)) > 1.0f - 1e-6f, "rotation %d", i);
+    }
+}
+
+int main(void)
+{
+    RUN(eases_meet_their_ends_and_mirror);
+    RUN(baked_eased_channels_stay_within_tolerance_between_keys);
+    RUN(reduction_reports_the_error_it_measures);
+    RUN(bvh_euler_zxy_rebuilds_the_rotation);
+    return test_summary("clip_edit");
+}
