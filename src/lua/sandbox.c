@@ -91,12 +91,14 @@ static int raise_stop(mr_lua_sandbox *s, lua_State *L, lua_Debug *ar)
     if (L != s->L) {
         /* A coroutine stopped from a hook keeps hooks off for good: its
          * __close handlers must never run (coroutine.close, wrap). */
-        if (lua_checkstack(L, 3) && lua_getfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_KILLED) == LUA_TTABLE) {
-            lua_pushthread(L);
-            lua_pushboolean(L, 1);
-            lua_rawset(L, -3);
+        if (lua_checkstack(L, 3)) {
+            if (lua_getfield(L, LUA_REGISTRYINDEX, MR_SANDBOX_KILLED) == LUA_TTABLE) {
+                lua_pushthread(L);
+                lua_pushboolean(L, 1);
+                lua_rawset(L, -3);
+            }
+            lua_pop(L, 1);
         }
-        lua_pop(L, 1);
     }
     /* Where: the innermost Lua function (a poke can stop a C function). */
     int line = -1;
