@@ -9,6 +9,7 @@
 
 #include "anim/clip_dense.h"
 #include "anim/clip_optimize.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -81,6 +82,7 @@ static void free_fine(mr_clip *clip)
 void mr_clip_destroy(mr_clip *clip)
 {
     if (!clip) return;
+    mr_morph_tracks_destroy(clip->morph);
     if (clip->tracks)
         for (int j = 0; j < clip->joint_count; j++) {
             track_release_in(clip, &clip->tracks[j].t);

@@ -123,6 +123,7 @@ typedef struct mr_clip {
      * mr_track_init on such a clip's tracks: build a new clip instead. */
     const void *borrowed;
     size_t borrowed_size;
+    struct mr_morph_tracks *morph;  /* morph weight tracks (anim/morph.h), owned, or NULL */
 } mr_clip;
 
 /* Slerp fidelity (see above): the largest sampling error, as a fraction of
