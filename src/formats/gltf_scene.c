@@ -32,6 +32,7 @@ typedef struct scene_reader {
     int **skin_joints;   /* per skin: skeleton joint of each entry */
     int *skin_njoints;
     long cut_vertices, unweighted, approx_rebind, morphs, skipped_modes, rigid_skin;
+    char first_unmorphed[128];  /* the first primitive counted in morphs */
 } scene_reader;
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -577,7 +578,8 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
     json_t *targets = json_object_get(prim, "targets");
     if (targets && (!json_is_array(targets) || !weights))
         return gl_fail(d, path, "'targets' must be an array with as many entries as the mesh's weights");
-    if (!targets && weights) r->morphs++;  /* a primitive without the mesh's targets */
+    if (!targets && weights && !r->morphs++)  /* a primitive without the mesh's targets */
+        snprintf(r->first_unmorphed, sizeof r->first_unmorphed, "%s", path);
     json_t *draco = json_object_get(json_object_get(prim, "extensions"), "KHR_draco_mesh_compression");
     if (draco) return gl_fail(d, path, "uses KHR_draco_mesh_compression, which marrow does not decode");
     char apath[256];
@@ -774,8 +776,8 @@ static mr_status read_meshes(scene_reader *r)
         mr_model_warn(model, "%s: %ld primitives of points or lines skipped (only triangles, strips and fans are drawn)",
                       d->name, r->skipped_modes);
     if (r->morphs)
-        mr_model_warn(model, "%s: %ld primitives of meshes with morph targets have none: they are drawn unmorphed",
-                      d->name, r->morphs);
+        mr_model_warn(model, "%s: %s: %ld primitives of meshes with morph targets have none (expected the same "
+                      "targets on every primitive): they are drawn unmorphed", d->name, r->first_unmorphed, r->morphs);
     if (r->rigid_skin)
         mr_model_warn(model, "%s: %ld primitives of skinned nodes have no JOINTS_0/WEIGHTS_0: drawn rigidly with their node",
                       d->name, r->rigid_skin);
