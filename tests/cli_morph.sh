@@ -79,6 +79,13 @@ expect_match "target counts that disagree between primitives are named" "$ERR" "
 run $MARROW info "$TMP/fx/some_prims.gltf"
 expect_match "targets on some primitives only: a located warning" "$OUT" "/meshes/0/primitives/1: 1 primitives of meshes with morph targets have none"
 
+# The cache has no place for morph data: a .glb with morphs is read from
+# its source every time, and keeps its targets the second time too.
+for i in 1 2; do
+    run env MARROW_CACHE_DIR="$TMP/cache" $MARROW info tests/data/gltf/hard.glb
+    expect_match "hard.glb keeps its morph target on load $i (cache bypassed)" "$OUT" 'morph targets: 1 \(target0 0\)'
+done
+
 # Skinning modes: rigid poses are the same with linear and dq skinning.
 BL=$SHARED/blender-3.4-gltf
 for f in $BL/skinnedcube.gltf $BL/thinmatrix_model.glb; do
