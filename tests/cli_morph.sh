@@ -39,6 +39,11 @@ for clip in step linear cubic; do
     done
 done
 
+# Shape keys on a skinned mesh: morphed in bind space, then skinned.
+for t in 0 0.5 1 1.5 2; do
+    pose_vs_ref "skinned quad with morph weights at $t s agrees with the glTF reference" "$TMP/fx/skinned_quad.gltf" bend "$t"
+done
+
 # Without a clip the mesh's default weights (0.25, 0.5) apply.
 run $MARROW pose "$Q" --rest --obj "$TMP/m.obj"
 $REF pose "$Q" - 0 >"$TMP/r.obj"

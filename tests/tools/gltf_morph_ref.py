@@ -253,6 +253,46 @@ def compare(a, b, tol):
     return 0 if worst <= tol else 1
 
 
+def skinned(g, blob):
+    """The quad on a two-joint skin (shape keys on a skinned mesh, as
+    Blender exports them): joint 1 at (0, 0.5, 0) rotates 60 degrees about Z
+    over 2 s while the weights channel runs."""
+    s = math.sin(math.radians(30))
+    c = math.cos(math.radians(30))
+    s15, c15 = math.sin(math.radians(15)), math.cos(math.radians(15))
+    extra = [struct.pack('<16H', 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0),
+             struct.pack('<16f', 1, 0, 0, 0, 1, 0, 0, 0, 0.3, 0.7, 0, 0, 0.3, 0.7, 0, 0),
+             struct.pack('<32f', *([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] +
+                                   [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.5, 0, 1])),
+             struct.pack('<12f', 0, 0, 0, 1, 0, 0, s15, c15, 0, 0, s, c)]
+    off = len(blob)
+    for e in extra:
+        g['bufferViews'].append({'buffer': 0, 'byteOffset': off, 'byteLength': len(e)})
+        blob += e
+        off += len(e)
+    nb = len(g['bufferViews'])
+    g['accessors'] = g['accessors'] + [
+        {'bufferView': nb - 4, 'componentType': 5123, 'count': 4, 'type': 'VEC4'},
+        {'bufferView': nb - 3, 'componentType': 5126, 'count': 4, 'type': 'VEC4'},
+        {'bufferView': nb - 2, 'componentType': 5126, 'count': 2, 'type': 'MAT4'},
+        {'bufferView': nb - 1, 'componentType': 5126, 'count': 3, 'type': 'VEC4'}]
+    na = len(g['accessors'])
+    g['buffers'][0] = {'byteLength': len(blob),
+                       'uri': 'data:application/octet-stream;base64,' + base64.b64encode(blob).decode()}
+    prim = dict(g['meshes'][0]['primitives'][0])
+    prim['attributes'] = dict(prim['attributes'], JOINTS_0=na - 4, WEIGHTS_0=na - 3)
+    g['meshes'][0]['primitives'] = [prim]
+    g['nodes'] = [{'name': 'quad', 'mesh': 0, 'skin': 0},
+                  {'name': 'root', 'children': [2]}, {'name': 'tip', 'translation': [0, 0.5, 0]}]
+    g['scenes'] = [{'nodes': [0, 1]}]
+    g['skins'] = [{'joints': [1, 2], 'inverseBindMatrices': na - 2}]
+    g['animations'] = [{'name': 'bend', 'channels': [{'sampler': 0, 'target': {'node': 0, 'path': 'weights'}},
+                                                     {'sampler': 1, 'target': {'node': 2, 'path': 'rotation'}}],
+                        'samplers': [{'input': 5, 'output': 6, 'interpolation': 'LINEAR'},
+                                     {'input': 5, 'output': na - 1, 'interpolation': 'LINEAR'}]}]
+    return g
+
+
 def fixtures(d):
     """A quad (4 vertices, 2 triangles) with 2 targets; animations with
     STEP, CUBICSPLINE and LINEAR weights channels; malformed variants."""
@@ -312,6 +352,7 @@ def fixtures(d):
     def write(name, g):
         json.dump(g, open(os.path.join(d, name), 'w'))
     write('quad.gltf', doc())
+    write('skinned_quad.gltf', skinned(doc(), blob))
     no_targets = {k: v for k, v in prim.items() if k != 'targets'}
     one_target = dict(prim, targets=[{'POSITION': 2}])
     write('bad_weights_count.gltf', doc(mesh_weights=(0.25, 0.5, 1.0)))
