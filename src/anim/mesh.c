@@ -235,6 +235,22 @@ static void dq_split(const mat4 skin, dq_joint *out)
     glm_vec4_scale(out->dual, 0.5f, out->dual);
 }
 
+void mr_mesh_dq_joint(const mat4 skin, float out[32])
+{
+    dq_joint j;
+    dq_split(skin, &j);
+    memset(out, 0, 32 * sizeof *out);
+    if (j.mirrored) {
+        out[20] = 1.0f;
+        return;
+    }
+    memcpy(out, j.real, 4 * sizeof *out);
+    memcpy(out + 4, j.dual, 4 * sizeof *out);
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) out[8 + 4 * c + r] = j.scaled ? j.scale[c][r] : (c == r ? 1.0f : 0.0f);
+    out[21] = (float)j.scaled;
+}
+
 /* Dual-quaternion skinning of one vertex; returns 0 (nothing written) when
  * an influence mirrors, for the caller to skin it linearly. */
 static int skin_dq(const mr_mesh *mesh, const dq_joint *dq, int i, const float *pos, const float *nrm,

@@ -134,6 +134,13 @@ typedef struct mr_skin_opts {
     const vec3 *normals;   /* input normals, or NULL: the mesh's */
 } mr_skin_opts;
 
+/* One skin matrix in the form dual-quaternion skinning uses, as the
+ * renderer uploads it (shaders/skin.glsl, eight texels): real part (x, y,
+ * z, w), dual part, the three columns of S (w 0; exactly the identity for
+ * a rigid matrix), flags (x = 1: mirroring, y = 1: S is not the identity),
+ * and 8 floats of padding. */
+void mr_mesh_dq_joint(const mat4 skin, float out[32]);
+
 /* mr_mesh_skin with options (NULL: all defaults, exactly mr_mesh_skin).
  * Inputs and outputs may be the same arrays. A static mesh copies its
  * inputs. */
