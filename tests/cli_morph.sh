@@ -27,6 +27,12 @@ if [ -f "$CUBE" ]; then
     run $MARROW pose "$CUBE" --rest --obj "$TMP/b.obj"
     if cmp -s "$TMP/a.obj" "$TMP/b.obj"; then fail "the morphed cube differs from its rest pose"
     else pass "the morphed cube differs from its rest pose"; fi
+    # The renderer draws the clip's weights: frames at 0 and 1.7 s differ.
+    run $MARROW view --headless "$CUBE" --time 0 --no-hud --size 160x120 --out "$TMP/c0.png"
+    run $MARROW view --headless "$CUBE" --time 1.7 --no-hud --size 160x120 --out "$TMP/c17.png"
+    if [ -s "$TMP/c0.png" ] && ! cmp -s "$TMP/c0.png" "$TMP/c17.png"; then pass "view draws the morph weights of the clip"
+    else fail "view draws the morph weights of the clip" "$ERR"; fi
+    expect_exit "view --skinning with an unknown mode is a usage error" 2 $MARROW view --headless "$CUBE" --skinning x
 else
     fail "AnimatedMorphCube is installed (assimp-testmodels)" "$CUBE missing"
 fi
