@@ -89,6 +89,12 @@ static int l_draw(lua_State *L)
     c.no_shadow = !mr_lua_opt_bool(L, &o, "shadow", 1);
     c.mat_count = m->model->skeleton.joint_count;
     if (p && c.mat_count > 0) c.mats = mr_lua_pose_model(p);   /* the recorder skins them */
+    static const char *const skinnings[] = {"linear", "dq", NULL};
+    c.skinning = mr_lua_opt_enum(L, &o, "skinning", 0, skinnings) ? MR_SKINNING_DUAL_QUATERNION : MR_SKINNING_LINEAR;
+    if (p && p->morph_count) {
+        c.morph = p->morph;
+        c.morph_count = p->morph_count;
+    }
     record(L, &c);
     return 0;
 }
