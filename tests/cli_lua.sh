@@ -158,7 +158,8 @@ callers=$(grep -l 'mr_lua_open_[a-z]*(L)' src/lua/*.c | grep -v 'src/lua/wrap_ma
 # ---- examples: each runs headless and writes its picture ---------------------------
 for e in hello:31 lower_arm_while_walking:25 look_at_camera:41 two_characters:46 skeleton_view:31 \
          wave_while_walking:31 walk_run_crossfade:79 reach_target:46 head_tracking:71 sword_in_hand:20 \
-         timeline_two_characters:101 retarget_wave:31 walk_across_floor:241 cmu_on_mannequin:121; do
+         timeline_two_characters:101 retarget_wave:31 walk_across_floor:241 cmu_on_mannequin:121 \
+         twist_dq_vs_linear:20; do
     name=${e%%:*}
     if "$M" run --headless "examples/$name.lua" --frames "${e##*:}" --out "$tmp/ex" >/dev/null 2>"$tmp/err" &&
        [ -s "$tmp/ex/$name.png" ] && [ -s "examples/$name.png" ]; then
