@@ -144,7 +144,8 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
         g->morph_count += (size_t)in->morph_count;
     }
     if (g->watch && (in->kind == MR_LUA_DRAW_MODEL || in->kind == MR_LUA_DRAW_SKELETON))
-        g->watch(g->watch_ud, in->model, in->mats);
+        g->watch(g->watch_ud, in->model, in->mats, in->kind == MR_LUA_DRAW_MODEL ? in->morph : NULL,
+                 in->kind == MR_LUA_DRAW_MODEL ? in->morph_count : -1);
     if (n) {
         c->mat_first = (long)g->mat_count;
         if (in->kind == MR_LUA_DRAW_MODEL) mr_pose_skinning(&in->model->skeleton, in->mats, g->mats + c->mat_first);
