@@ -50,6 +50,27 @@ for t in 0 0.5 1 1.5 2; do
     pose_vs_ref "skinned quad with morph weights at $t s agrees with the glTF reference" "$TMP/fx/skinned_quad.gltf" bend "$t"
 done
 
+# Written back: marrow convert to .gltf and .glb keeps targets, names,
+# default weights and weights channels; the reference reads the written
+# .gltf and agrees with marrow's pose of it.
+for src in quad:cubic skinned_quad:bend; do
+    f=${src%%:*}; clip=${src##*:}
+    for ext in gltf glb; do
+        run $MARROW convert "$TMP/fx/$f.gltf" "$TMP/rt_$f.$ext"
+        if [ "$RC" -ne 0 ]; then fail "$f converts to .$ext" "$ERR"; continue; fi
+        run $MARROW info "$TMP/rt_$f.$ext"
+        expect_match "$f.$ext written back keeps its targets" "$OUT" 'morph targets: 2 \(lift 0.25, lean 0.5\)'
+        expect_match "$f.$ext written back keeps its weights channel" "$OUT" 'morph weights: 1 meshes animated'
+        for t in 0.5 1.3; do
+            run $MARROW pose "$TMP/fx/$f.gltf" --clip "$clip" --time "$t" --obj "$TMP/a.obj"
+            run $MARROW pose "$TMP/rt_$f.$ext" --clip "$clip" --time "$t" --obj "$TMP/b.obj"
+            if out=$($REF compare "$TMP/a.obj" "$TMP/b.obj" 0.01); then pass "$f.$ext written back poses the same at $t s ($out)"
+            else fail "$f.$ext written back poses the same at $t s" "$out"; fi
+        done
+    done
+    pose_vs_ref "the written $f.gltf agrees with the glTF reference" "$TMP/rt_$f.gltf" "$clip" 1.3
+done
+
 # Without a clip the mesh's default weights (0.25, 0.5) apply.
 run $MARROW pose "$Q" --rest --obj "$TMP/m.obj"
 $REF pose "$Q" - 0 >"$TMP/r.obj"
