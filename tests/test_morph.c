@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "anim/mixer.h"
+#include "anim/model.h"
 #include "anim/morph.h"
 #include "test.h"
 
@@ -293,6 +295,73 @@ TEST(morph_sample_uses_the_clip_channel_or_mesh_defaults_and_wraps)
     mr_mesh_deinit(&m);
 }
 
+/* A one-joint model with one mesh of two targets (defaults 0.1, 0) and
+ * clips "a" (weights 1, 0 throughout) and "b" (0, 1), 2 s each. */
+static mr_model *mix_model(void)
+{
+    mr_model *m = NULL;
+    mr_model_create("mix", "test", &m);
+    mr_skeleton_init(&m->skeleton, 1);
+    m->skeleton.names[0] = strdup("root");
+    m->skeleton.parents[0] = -1;
+    m->mesh_count = 1;
+    m->meshes = calloc(1, sizeof *m->meshes);
+    mr_mesh_init(&m->meshes[0], 1, 0, 0);
+    mr_morph_set_create(2, 1, &m->meshes[0].morph);
+    m->meshes[0].morph->weights[0] = 0.1f;
+    const char *names[] = {"a", "b", "none"};
+    for (int c = 0; c < 3; c++) {
+        mr_clip *clip = NULL;
+        mr_clip_create(names[c], 1, &clip);
+        clip->duration = 2;
+        if (c < 2) {
+            mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, 0, 2, 2, MR_INTERP_LINEAR);
+            ch->times[1] = 2;
+            ch->values[c] = ch->values[2 + c] = 1;
+        }
+        mr_model_add_clip(m, clip);
+    }
+    return m;
+}
+
+TEST(morph_mix_samples_crossfades_and_layers_like_joints)
+{
+    mr_model *m = mix_model();
+    mr_mixer *mx = NULL;
+    CHECK(mr_mixer_create(&m->skeleton, MR_UP_Y, NULL, &mx, NULL) == MR_OK);
+    float w[2];
+    mr_morph_mix(mx, m, w, 2);
+    CHECK_NEAR(w[0], 0.1, 1e-7);  /* nothing plays: the defaults */
+    mr_play_opts loop = {.loop = MR_LOOP_REPEAT};
+    CHECK(mr_mixer_play(mx, 0, mr_model_find_clip(m, "a"), &loop, NULL) == MR_OK);
+    mr_mixer_update(mx, 0.1f, NULL);
+    mr_morph_mix(mx, m, w, 2);
+    CHECK_NEAR(w[0], 1, 1e-6);
+    CHECK_NEAR(w[1], 0, 1e-6);
+    /* Cross-fade a -> b over 1 s, linear: halfway after 0.5 s. */
+    CHECK(mr_mixer_crossfade(mx, 0, mr_model_find_clip(m, "b"), 1.0f, MR_CURVE_LINEAR, &loop, NULL) == MR_OK);
+    mr_mixer_update(mx, 0.5f, NULL);
+    mr_morph_mix(mx, m, w, 2);
+    CHECK_NEAR(w[0], 0.5, 1e-5);
+    CHECK_NEAR(w[1], 0.5, 1e-5);
+    mr_mixer_update(mx, 1.0f, NULL);
+    /* Track 1 at weight 0.5 plays "a" over track 0's "b". */
+    CHECK(mr_mixer_play(mx, 1, mr_model_find_clip(m, "a"), &(mr_play_opts){.loop = MR_LOOP_REPEAT, .weight = 0.5f},
+                        NULL) == MR_OK);
+    mr_mixer_update(mx, 0.1f, NULL);
+    mr_morph_mix(mx, m, w, 2);
+    CHECK_NEAR(w[0], 0.5, 1e-5);
+    CHECK_NEAR(w[1], 0.5, 1e-5);
+    /* A clip without weight tracks on top leaves the weights below. */
+    CHECK(mr_mixer_play(mx, 1, mr_model_find_clip(m, "none"), &loop, NULL) == MR_OK);
+    mr_mixer_update(mx, 0.1f, NULL);
+    mr_morph_mix(mx, m, w, 2);
+    CHECK_NEAR(w[0], 0.0, 1e-5);
+    CHECK_NEAR(w[1], 1.0, 1e-5);
+    mr_mixer_destroy(mx);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(skin_dq_twisted_limb_keeps_its_cross_section_linear_collapses);
@@ -303,5 +372,6 @@ int main(void)
     RUN(morph_apply_adds_weighted_deltas_skips_zero_and_nan);
     RUN(morph_channel_sample_step_linear_cubic);
     RUN(morph_sample_uses_the_clip_channel_or_mesh_defaults_and_wraps);
+    RUN(morph_mix_samples_crossfades_and_layers_like_joints);
     return test_summary("test_morph");
 }

@@ -35,6 +35,20 @@ function load()
   q:clip("linear"):sample(3.5, p, true)
   H.check("looping wraps the time", near(p:morph("lift"), 0.625) and near(p:morph("lean"), 0.75))
 
+  -- The mixer samples and cross-fades weights like joints; on_pose may
+  -- override them.
+  local mx = m.mixer(q)
+  mx:play(q:clip("linear"), {loop = "repeat"})
+  mx:update(0.5)
+  local mp = mx:pose()
+  H.check("the mixer samples the clip's weights", near(mp:morph("lift"), 0.5) and near(mp:morph("lean"), 0.25),
+    mp:morph("lift"))
+  mx:play(q:clip("step"), {loop = "repeat", fade = 1, curve = "linear"})
+  mx:update(0.5)
+  -- linear at 1.0 s: (1, 0.5); step at 0.5 s: (0, 0); halfway through the fade
+  H.check("a cross-fade blends the weights", near(mx:pose():morph("lift"), 0.5) and near(mx:pose():morph("lean"), 0.25),
+    mx:pose():morph("lift"))
+
   local man = assert(m.model("models/mannequin.md5mesh"))
   H.check("a model without targets lists none", #man:morph_targets() == 0)
   H.raises("set_morph on a model without targets", function() m.pose(man):set_morph("x", 1) end,
