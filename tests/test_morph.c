@@ -256,6 +256,7 @@ TEST(morph_channel_sample_step_linear_cubic)
     /* u = 0.25, dt = 2: h10 dt 1 + h01 1 + h11 dt (-1) */
     float u = 0.25f, h10 = u * u * u - 2 * u * u + u, h01 = -2 * u * u * u + 3 * u * u, h11 = u * u * u - u * u;
     CHECK_NEAR(w, h10 * 2 + h01 - h11 * 2, 1e-6);
+    step = &t->channels[1];  /* adding grows the array: earlier pointers are stale */
     CHECK(mr_morph_tracks_find(t, 4) == step && mr_morph_tracks_find(t, 7) == NULL);
     mr_error err;
     CHECK(mr_morph_channel_validate(cub, &err) == MR_OK);

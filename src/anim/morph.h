@@ -79,8 +79,8 @@ typedef struct mr_morph_tracks {
 
 /* Appends a channel for mesh with key_count keys (times and values zeroed,
  * to be filled by the caller), creating *tracks when it is NULL. Returns
- * the channel, or NULL when out of memory or an argument is out of range
- * (*tracks unchanged then). */
+ * the channel, valid until the next add (the array grows), or NULL when
+ * out of memory or an argument is out of range (*tracks unchanged then). */
 mr_morph_channel *mr_morph_tracks_add(mr_morph_tracks **tracks, int mesh, int target_count, int key_count,
                                       mr_interp interp);
 void mr_morph_tracks_destroy(mr_morph_tracks *tracks);
