@@ -9,7 +9,8 @@
 // them have), 3 and 4 = dual-quaternion skinning of four and eight (mesh.h,
 // "Skinning modes"): each joint's rigid part as a unit dual quaternion in
 // u_dq (a texture buffer, eight texels per joint from u_dq_offset: real,
-// dual, the three columns of the rest S = R^T A, flags x = mirrored),
+// dual, the three columns of the rest S = R^T A, flags x = mirrored,
+// z = the joint's dual-quaternion share: 1, or a mask's weight),
 // blended with antipodal flips towards the first influence, S blended
 // linearly and applied first; a vertex with a mirroring influence falls back
 // to the linear blend. The result is returned as one matrix (R S | t), so
@@ -24,14 +25,16 @@ uniform int u_palette_offset;
 uniform samplerBuffer u_dq;
 uniform int u_dq_offset;
 
-struct dq_sum { vec4 pivot, b0, be; mat3 s; float mirrored; };
+struct dq_sum { vec4 pivot, b0, be; mat3 s; float mirrored, share; };
 
 void dq_add(inout dq_sum a, uint joint, float w)
 {
     if (w == 0.0) return;
     int base = (u_dq_offset + int(joint)) * 8;
     vec4 r = texelFetch(u_dq, base), d = texelFetch(u_dq, base + 1);
-    a.mirrored = max(a.mirrored, texelFetch(u_dq, base + 5).x);
+    vec4 flags = texelFetch(u_dq, base + 5);
+    a.mirrored = max(a.mirrored, flags.x);
+    a.share += w * flags.z;
     if (a.pivot == vec4(0.0)) a.pivot = r;
     float sw = dot(a.pivot, r) < 0.0 ? -w : w;
     a.b0 += sw * r;
@@ -67,7 +70,7 @@ mat4 skin_matrix(uvec4 joints, vec4 weights, uvec4 joints1, vec4 weights1)
 #if MR_SKIN < 3
     return linear_matrix(joints, weights, joints1, weights1);
 #else
-    dq_sum a = dq_sum(vec4(0.0), vec4(0.0), vec4(0.0), mat3(0.0), 0.0);
+    dq_sum a = dq_sum(vec4(0.0), vec4(0.0), vec4(0.0), mat3(0.0), 0.0, 0.0);
     dq_add(a, joints.x, weights.x);
     dq_add(a, joints.y, weights.y);
     dq_add(a, joints.z, weights.z);
@@ -88,7 +91,11 @@ mat4 skin_matrix(uvec4 joints, vec4 weights, uvec4 joints1, vec4 weights1)
                     2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w),
                     2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y));
     mat3 m = rot * a.s;
-    return mat4(vec4(m[0], 0.0), vec4(m[1], 0.0), vec4(m[2], 0.0), vec4(t, 1.0));
+    mat4 dq = mat4(vec4(m[0], 0.0), vec4(m[1], 0.0), vec4(m[2], 0.0), vec4(t, 1.0));
+    // A mask's per-joint share (flags.z, 1 without one): the vertex mixes
+    // the linear and the dual-quaternion results by its joints' shares.
+    if (a.share >= 0.99999) return dq;
+    return linear_matrix(joints, weights, joints1, weights1) * (1.0 - a.share) + dq * a.share;
 #endif
 }
 

@@ -98,7 +98,7 @@ static void twist(float deg, mat4 skin[2])
 
 /* A static copy of the limb morphed and skinned on the CPU, as `marrow
  * pose` does. */
-static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mode, float weight)
+static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mode, float weight, const float *mask)
 {
     mr_model *m = NULL;
     mr_model_create("limb-cpu", "test", &m);
@@ -108,7 +108,9 @@ static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mod
     mr_mesh *d = &m->meshes[0];
     mr_mesh_init(d, s->vertex_count, s->index_count, 0);
     mr_morph_apply(s, &weight, d->positions, d->normals);
-    mr_mesh_skin_with(s, skin, &(mr_skin_opts){.mode = mode, .positions = d->positions, .normals = d->normals},
+    mr_mesh_skin_with(s, skin,
+                      &(mr_skin_opts){.mode = mode, .positions = d->positions, .normals = d->normals,
+                                      .joint_blend = mask},
                       d->positions, d->normals);
     memcpy(d->indices, s->indices, (size_t)s->index_count * sizeof *s->indices);
     return m;
@@ -143,17 +145,20 @@ static int count_diff(const uint8_t *a, const uint8_t *b, int threshold)
 }
 
 /* GPU (skinned draw with style) against the CPU copy: the same pixels but
- * float rounding at edges (test_gfx's bound). */
-static void gpu_vs_cpu(const mr_model *limb, mr_gpu_model g, mr_skinning mode, float weight, const char *name)
+ * float rounding at edges (test_gfx's bound). mask: per-joint dq shares. */
+static void gpu_vs_cpu_mask(const mr_model *limb, mr_gpu_model g, mr_skinning mode, float weight, const float *mask,
+                            const char *name)
 {
     mat4 skin[2];
     twist(150, skin);
-    mr_model *cpu = cpu_copy(limb, (const mat4 *)skin, mode, weight);
+    mr_model *cpu = cpu_copy(limb, (const mat4 *)skin, mode, weight, mask);
     mr_gpu_model cg;
     mr_error err = {0};
     CHECK(mr_renderer_upload_model(ren, cpu, &cg, &err) == MR_OK);
     render(g, (const mat4 *)skin, 2,
-           &(mr_draw_style){.skinning = (int)mode, .morph_weights = &weight, .morph_weight_count = 1}, img_a);
+           &(mr_draw_style){.skinning = (int)mode, .morph_weights = &weight, .morph_weight_count = 1,
+                            .skinning_mask = mask},
+           img_a);
     render(cg, NULL, 0, NULL, img_b);
     char n[64];
     snprintf(n, sizeof n, "%s_gpu", name);
@@ -167,6 +172,11 @@ static void gpu_vs_cpu(const mr_model *limb, mr_gpu_model g, mr_skinning mode, f
     mr_model_destroy(cpu);
 }
 
+static void gpu_vs_cpu(const mr_model *limb, mr_gpu_model g, mr_skinning mode, float weight, const char *name)
+{
+    gpu_vs_cpu_mask(limb, g, mode, weight, NULL, name);
+}
+
 TEST(gpu_dual_quaternion_and_morph_match_the_cpu_path)
 {
     mr_model *limb = limb_model();
@@ -178,6 +188,9 @@ TEST(gpu_dual_quaternion_and_morph_match_the_cpu_path)
     gpu_vs_cpu(limb, g, MR_SKINNING_DUAL_QUATERNION, 0.0f, "dq");
     gpu_vs_cpu(limb, g, MR_SKINNING_DUAL_QUATERNION, 0.8f, "dq_bulge");
     gpu_vs_cpu(limb, g, MR_SKINNING_LINEAR, 0.8f, "linear_bulge");
+    /* A mask: the upper arm linear, the forearm dual quaternions. */
+    gpu_vs_cpu_mask(limb, g, MR_SKINNING_DUAL_QUATERNION, 0.0f, (const float[]){0.0f, 1.0f}, "dq_mask");
+    gpu_vs_cpu_mask(limb, g, MR_SKINNING_DUAL_QUATERNION, 0.0f, (const float[]){0.5f, 0.5f}, "dq_half");
     mr_renderer_release_model(ren, g);
     mr_model_destroy(limb);
 }

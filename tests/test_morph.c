@@ -175,6 +175,16 @@ TEST(skin_blend_per_vertex_between_linear_and_dq)
         if (blend[i] == 1.0f) bad += memcmp(dq[i], mix[i], sizeof(vec3)) != 0;
     }
     CHECK_MSG(bad == 0, "%d vertices off the per-vertex blend", bad);
+    /* A mask per joint: joint 0 linear, joint 1 dual quaternions; a vertex
+     * mixes by its weight on joint 1. */
+    mr_mesh_skin_with(&m, skin, &(mr_skin_opts){.joint_blend = (const float[]){0, 1}}, mix, mn);
+    bad = 0;
+    for (int i = 0; i < n; i++) {
+        vec3 want;
+        glm_vec3_lerp(lin[i], dq[i], m.weights[i][1], want);
+        bad += glm_vec3_distance(want, mix[i]) > 1e-6f;
+    }
+    CHECK_MSG(bad == 0, "%d vertices off the per-joint blend", bad);
     free(lin); free(ln); free(dq); free(dn); free(mix); free(mn); free(blend);
     mr_mesh_deinit(&m);
 }

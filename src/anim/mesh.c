@@ -249,6 +249,7 @@ void mr_mesh_dq_joint(const mat4 skin, float out[32])
     for (int c = 0; c < 3; c++)
         for (int r = 0; r < 3; r++) out[8 + 4 * c + r] = j.scaled ? j.scale[c][r] : (c == r ? 1.0f : 0.0f);
     out[21] = (float)j.scaled;
+    out[22] = 1.0f;
 }
 
 /* Dual-quaternion skinning of one vertex; returns 0 (nothing written) when
@@ -320,7 +321,7 @@ void mr_mesh_skin_with(const mr_mesh *mesh, const mat4 *skin, const mr_skin_opts
         if (out_nrm != in_nrm) memmove(out_nrm, in_nrm, nv * sizeof *out_nrm);
         return;
     }
-    int use_dq = opts->mode == MR_SKINNING_DUAL_QUATERNION || opts->blend;
+    int use_dq = opts->mode == MR_SKINNING_DUAL_QUATERNION || opts->blend || opts->joint_blend;
     dq_joint *dq = NULL;
     if (use_dq) {
         int joints = 0;
@@ -332,7 +333,14 @@ void mr_mesh_skin_with(const mr_mesh *mesh, const mat4 *skin, const mr_skin_opts
         /* Out of memory: linear skinning, which needs nothing. */
     }
     for (int i = 0; i < mesh->vertex_count; i++) {
-        float b = opts->blend ? opts->blend[i] : opts->mode == MR_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f;
+        float b = opts->mode == MR_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f;
+        if (opts->blend) {
+            b = opts->blend[i];
+        } else if (opts->joint_blend) {
+            b = 0;
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+                if (mesh->weights[i][k] != 0.0f) b += mesh->weights[i][k] * opts->joint_blend[mesh->joints[i][k]];
+        }
         if (!(b > 0) || !dq) {
             skin_linear(mesh, skin, i, in_pos[i], in_nrm[i], out_pos[i], out_nrm[i]);
             continue;

@@ -130,6 +130,8 @@ typedef struct mr_skin_opts {
     mr_skinning mode;      /* 0: linear */
     const float *blend;    /* vertex_count factors, 0 linear .. 1 dual quaternion (a per-vertex
                             * blend of the two results, Maya's "weight blended"); NULL: mode */
+    const float *joint_blend;  /* or per joint (a mask, anim/mask.h): a vertex's factor is the
+                            * influence-weighted sum of its joints' (blend wins when both) */
     const vec3 *positions; /* input vertices (e.g. morphed by mr_morph_apply), or NULL: the mesh's */
     const vec3 *normals;   /* input normals, or NULL: the mesh's */
 } mr_skin_opts;
@@ -137,7 +139,8 @@ typedef struct mr_skin_opts {
 /* One skin matrix in the form dual-quaternion skinning uses, as the
  * renderer uploads it (shaders/skin.glsl, eight texels): real part (x, y,
  * z, w), dual part, the three columns of S (w 0; exactly the identity for
- * a rigid matrix), flags (x = 1: mirroring, y = 1: S is not the identity),
+ * a rigid matrix), flags (x = 1: mirroring, y = 1: S is not the identity,
+ * z = the joint's dual-quaternion share, 1 here: the caller sets a mask's),
  * and 8 floats of padding. */
 void mr_mesh_dq_joint(const mat4 skin, float out[32]);
 

@@ -373,7 +373,11 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
     if (style && style->skinning == MR_SKINNING_DUAL_QUATERNION && skin && joint_count > 0) {
         if (GFX_RESERVE(r->dq, r->dq.count + 2 * (size_t)joint_count) != 0) return MR_ERR_NO_MEMORY;
         dq_offset = (int)(r->dq.count / 2);
-        for (int j = 0; j < joint_count; j++) mr_mesh_dq_joint(skin[j], (float *)r->dq.data[r->dq.count + 2 * (size_t)j]);
+        for (int j = 0; j < joint_count; j++) {
+            float *t = (float *)r->dq.data[r->dq.count + 2 * (size_t)j];
+            mr_mesh_dq_joint(skin[j], t);
+            if (style->skinning_mask && !t[20]) t[22] = fminf(fmaxf(style->skinning_mask[j], 0.0f), 1.0f);
+        }
         r->dq.count += 2 * (size_t)joint_count;
     }
     if (g->morph_weight_count) {

@@ -179,6 +179,9 @@ typedef struct mr_draw_style {
     int wireframe;            /* 1: triangle edges only */
     int no_shadow;            /* 1: casts no shadow */
     int skinning;             /* mr_skinning: 0 linear, MR_SKINNING_DUAL_QUATERNION */
+    const float *skinning_mask;  /* with dual quaternions: per joint (joint_count) its share 0..1 of */
+                              /* them, a vertex mixing linear and dq by its joints' shares (Maya's */
+                              /* blend weights); NULL: dual quaternions everywhere */
     const float *morph_weights;  /* see above, or NULL: the defaults */
     int morph_weight_count;
 } mr_draw_style;

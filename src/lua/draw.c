@@ -25,6 +25,7 @@ typedef struct draw_cmd {
     int mat_count;
     long morph_first;        /* first weight in morphs, -1: the meshes' defaults */
     int morph_count, skinning;
+    long mask_first;         /* dual quaternions: the per-joint shares in morphs, -1: none */
     float colour[4];         /* tint, line/point/text colour */
     int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
@@ -61,7 +62,7 @@ typedef struct mr_lua_gfx {
     double tri_seconds;      /* what the renderer took per triangle (measured, smoothed) */
     mat4 *mats;
     size_t mat_count, mat_cap;
-    float *morphs;           /* morph weights of the recorded draws */
+    float *morphs;           /* morph weights (and dq masks) of the recorded draws */
     size_t morph_count, morph_cap;
     char *texts;
     size_t text_len, text_cap;
@@ -125,8 +126,11 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     if (mr_alloc_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
         mr_alloc_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
         (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1)) ||
-        (in->morph && mr_alloc_reserve((void **)&g->morphs, &g->morph_cap, g->morph_count + (size_t)in->morph_count,
-                                       sizeof *g->morphs)))
+        ((in->morph || in->skinning_mask) &&
+         mr_alloc_reserve((void **)&g->morphs, &g->morph_cap,
+                          g->morph_count + (size_t)(in->morph ? in->morph_count : 0) +
+                              (size_t)(in->skinning_mask ? in->mat_count : 0),
+                          sizeof *g->morphs)))
         return mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory recording a draw");
     draw_cmd *c = &g->cmds[g->cmd_count++];
     memset(c, 0, sizeof *c);
@@ -136,7 +140,13 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     c->mat_first = -1;
     c->mat_count = in->mat_count;
     c->morph_first = -1;
+    c->mask_first = -1;
     c->skinning = in->skinning;
+    if (in->skinning_mask && in->mat_count > 0) {
+        c->mask_first = (long)g->morph_count;
+        memcpy(g->morphs + g->morph_count, in->skinning_mask, (size_t)in->mat_count * sizeof *g->morphs);
+        g->morph_count += (size_t)in->mat_count;
+    }
     if (in->morph && in->morph_count) {
         c->morph_first = (long)g->morph_count;
         c->morph_count = in->morph_count;
@@ -501,7 +511,8 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
         case MR_LUA_DRAW_MODEL: {
             uint32_t id = gpu_model(g, c->model);
             if (!id) break;
-            mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow, .skinning = c->skinning};
+            mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow, .skinning = c->skinning,
+                                .skinning_mask = c->mask_first >= 0 ? g->morphs + c->mask_first : NULL};
             if (c->morph_first >= 0 && c->morph_count == mr_renderer_morph_weight_count(g->r, (mr_gpu_model){id})) {
                 st.morph_weights = g->morphs + c->morph_first;
                 st.morph_weight_count = c->morph_count;

@@ -76,6 +76,7 @@ typedef struct mr_lua_draw_cmd {
     const float *morph;      /* model: the pose's morph weights (renderer layout), or NULL */
     int morph_count;
     int skinning;            /* model: mr_skinning */
+    const float *skinning_mask;  /* model, dual quaternions: per joint share (a mask), or NULL */
     float colour[4];         /* tint, bone, line, point or text colour */
     int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */

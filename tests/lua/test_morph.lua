@@ -77,6 +77,11 @@ function draw()
   if f == 1 then
     H.raises("draw: an unknown skinning is refused", function() m.draw(q, nil, {skinning = "cubic"}) end,
       "skinning")
+    local man = m.model("models/mannequin.md5mesh")
+    m.draw(man, m.pose(man), {dq_mask = man:mask{"lowerarm_l"}, transform = m.mat4.translate({5, 0, 0})})
+    H.raises("draw: dq_mask must be a mask", function() m.draw(man, m.pose(man), {dq_mask = 1}) end, "dq_mask")
+    H.raises("draw: dq_mask of another skeleton is refused", function() m.draw(q, nil, {dq_mask = man:mask{}}) end,
+      "mask has 22 joints")
   end
   if f == 3 then
     local a, b = read(arg[1] .. "/morph1.png"), read(arg[1] .. "/morph2.png")
