@@ -370,6 +370,13 @@ TEST(morph_mix_samples_crossfades_and_layers_like_joints)
     CHECK_NEAR(w[0], 0.0, 1e-5);
     CHECK_NEAR(w[1], 1.0, 1e-5);
     mr_mixer_destroy(mx);
+    /* The model's size counts the deltas and weight keys (Lua's --memory). */
+    size_t with = mr_model_bytes(m);
+    mr_morph_tracks_destroy(m->clips[0]->morph);
+    m->clips[0]->morph = NULL;
+    mr_morph_set_destroy(m->meshes[0].morph);
+    m->meshes[0].morph = NULL;
+    CHECK(with == mr_model_bytes(m) + 2 * sizeof(vec3) + 2 * (1 + 2) * sizeof(float));
     mr_model_destroy(m);
 }
 
