@@ -19,7 +19,9 @@ invariant gl_Position;
 
 void main()
 {
+    vec3 pos = a_position, nrm = vec3(0.0);
+    morph(pos, nrm);
     mat4 skin = skin_matrix(a_joints, a_weights, a_joints1, a_weights1);
-    vec4 p = u_world * (skin * vec4(a_position, 1.0));
+    vec4 p = u_world * (skin * vec4(pos, 1.0));
     gl_Position = u_view_proj * p;
 }

@@ -27,10 +27,12 @@ invariant gl_Position;
 
 void main()
 {
+    vec3 pos = a_position, nrm = a_normal;
+    morph(pos, nrm);
     mat4 skin = skin_matrix(a_joints, a_weights, a_joints1, a_weights1);
-    vec4 p = u_world * (skin * vec4(a_position, 1.0));
+    vec4 p = u_world * (skin * vec4(pos, 1.0));
     v_world = p.xyz;
-    v_normal = mat3(u_normal_matrix) * (mat3(skin) * a_normal);
+    v_normal = mat3(u_normal_matrix) * (mat3(skin) * nrm);
     v_tangent = vec4(mat3(u_world) * (mat3(skin) * a_tangent.xyz), a_tangent.w);
     v_uv = a_uv;
     gl_Position = u_view_proj * p;

@@ -23,7 +23,7 @@ expect_match "info astroBoy lists its walk" "$OUT" 'deformation_rigAction: 25 fr
 expect_match "info astroBoy: the local axis along root's bone, and where its axes point" "$OUT" \
     '^ +1 root: \+Y -> spine01 \(0\.00, 1\.00, 0\.09\), 5 deg off \(first of 2 children\); X \(0\.00, 0\.00, -1\.00\) Y \(0\.00, 1\.00, 0\.00\) Z \(1\.00, 0\.00, 0\.00\)$'
 run $MARROW info tests/data/gltf/hard.gltf
-expect_match "info warns that morph weights channels are not drawn" "$OUT" 'weights channels are not kept'
+expect_match "info lists hard.gltf's morph target and its weights channel" "$OUT" 'morph weights: 1 meshes animated'
 
 # Every malformed file: exit 3 and one line "gltf: FILE: ..." naming the file.
 for f in tests/data/gltf/bad/*; do

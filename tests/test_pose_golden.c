@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "anim/model.h"
+#include "anim/morph.h"
 #include "anim/pose.h"
 #include "core/file.h"
 #include "core/str.h"
@@ -212,6 +213,71 @@ TEST(pose_golden_read_errors_name_file_and_line)
     free(path);
 }
 
+/* The arm with one mesh of two morph targets, "smile" (default 0.25) and
+ * "blink". */
+static mr_model *arm_with_morphs(void)
+{
+    mr_model *m = arm_model();
+    m->mesh_count = 1;
+    m->meshes = calloc(1, sizeof *m->meshes);
+    mr_mesh_init(&m->meshes[0], 1, 0, 0);
+    mr_morph_set_create(2, 1, &m->meshes[0].morph);
+    mr_morph_set *set = m->meshes[0].morph;
+    free(set->targets[0].name);
+    free(set->targets[1].name);
+    set->targets[0].name = mr_str_dup("smile");
+    set->targets[1].name = mr_str_dup("blink");
+    set->weights[0] = 0.25f;
+    return m;
+}
+
+TEST(pose_golden_morph_weights_round_trip_and_compare)
+{
+    mr_model *m = arm_with_morphs();
+    mat4 a[3];
+    arm_pose(m, 0, a);
+    mr_pose_shot s = {0}, r = {0}, other = {0}, none = {0};
+    CHECK(mr_pose_shot_add_morph(&s, m, (const mat4 *)a, (const float[]){0.7f, 0}, 2, NULL) == MR_OK);
+    CHECK(s.draws[0].morph_count == 2 && !strcmp(s.draws[0].morph_names[0], "smile"));
+    CHECK_NEAR(s.draws[0].morph[0], 0.7, 1e-7);
+    char *path = tmp_path("morph.pose.json");
+    CHECK(mr_pose_shot_write(&s, 3, path, NULL) == MR_OK);
+    char *text = mr_file_read(path, NULL, NULL);
+    CHECK_STR_CONTAINS(text, "\"morph\": {\"smile\": 0.7, \"blink\": 0}");
+    free(text);
+    CHECK(mr_pose_shot_read(&r, path, NULL) == MR_OK);
+    char msg[1024];
+    CHECK(mr_pose_shot_compare(&s, &r, NULL, msg, sizeof msg) == 1);
+    /* Another weight (the script's override): named, with both values. */
+    CHECK(mr_pose_shot_add_morph(&other, m, (const mat4 *)a, (const float[]){0.2f, 0}, 2, NULL) == MR_OK);
+    CHECK(mr_pose_shot_compare(&r, &other, NULL, msg, sizeof msg) == 0);
+    CHECK_STR_CONTAINS(msg, "morph weight 'smile' is 0.2, 0.7 in the golden");
+    /* NULL weights: the defaults; a skeleton draw (-1) records none, and
+     * the model's draw of the same pose gives the listed one its weights. */
+    CHECK(mr_pose_shot_add_morph(&none, m, (const mat4 *)a, NULL, -1, NULL) == MR_OK);
+    CHECK(none.draws[0].morph_count == 0);
+    CHECK(mr_pose_shot_add_morph(&none, m, (const mat4 *)a, NULL, 0, NULL) == MR_OK);
+    CHECK(none.draw_count == 1 && none.draws[0].morph_count == 2);
+    CHECK_NEAR(none.draws[0].morph[0], 0.25, 1e-7);
+    /* A model without targets writes no "morph": files as before. */
+    mr_pose_shot plain = {0};
+    mr_model *arm = arm_model();
+    CHECK(mr_pose_shot_add_morph(&plain, arm, (const mat4 *)a, NULL, 0, NULL) == MR_OK);
+    CHECK(mr_pose_shot_write(&plain, 3, path, NULL) == MR_OK);
+    text = mr_file_read(path, NULL, NULL);
+    CHECK(text && !strstr(text, "morph"));
+    free(text);
+    unlink(path);
+    free(path);
+    mr_pose_shot_deinit(&s);
+    mr_pose_shot_deinit(&r);
+    mr_pose_shot_deinit(&other);
+    mr_pose_shot_deinit(&none);
+    mr_pose_shot_deinit(&plain);
+    mr_model_destroy(m);
+    mr_model_destroy(arm);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) return 1;
@@ -223,6 +289,7 @@ int main(void)
     RUN(pose_golden_change_within_tolerance_passes);
     RUN(pose_golden_other_draw_count_or_missing_joint_is_named);
     RUN(pose_golden_read_errors_name_file_and_line);
+    RUN(pose_golden_morph_weights_round_trip_and_compare);
     rmdir(tmpdir);
     return test_summary("pose_golden");
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anim/clip_interp.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -67,6 +68,7 @@ static void track_release(mr_track *track)
 void mr_clip_destroy(mr_clip *clip)
 {
     if (!clip) return;
+    mr_morph_tracks_destroy(clip->morph);
     if (clip->tracks)
         for (int j = 0; j < clip->joint_count; j++) {
             track_release_in(clip, &clip->tracks[j].t);

@@ -85,6 +85,7 @@ typedef struct mr_clip {
      * mr_track_init on such a clip's tracks: build a new clip instead. */
     const void *cache_block;
     size_t cache_block_size;
+    struct mr_morph_tracks *morph;  /* morph weight tracks (anim/morph.h), owned, or NULL */
 } mr_clip;
 
 /* The shortest interval between two keys of a source track, in seconds:

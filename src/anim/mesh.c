@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
+#include "core/quat.h"
 
 static void set_rgba(float *dst, float r, float g, float b, float a)
 {
@@ -58,6 +60,7 @@ void mr_mesh_deinit(mr_mesh *mesh)
     free(mesh->joints);
     free(mesh->weights);
     free(mesh->indices);
+    mr_morph_set_destroy(mesh->morph);
     free(mesh->material.name);
     free(mesh->material.diffuse_map);
     free(mesh->material.normal_map);
@@ -174,29 +177,190 @@ int mr_mesh_influence_count(const mr_mesh *mesh)
     return most;
 }
 
-void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm)
+/* Linear blend skinning of one vertex (pos, nrm read before writing). */
+static void skin_linear(const mr_mesh *mesh, const mat4 *skin, int i, const float *pos, const float *nrm,
+                        vec3 out_pos, vec3 out_nrm)
 {
-    if (!mesh->joints || !mesh->weights) {
-        memcpy(out_pos, mesh->positions, (size_t)mesh->vertex_count * sizeof *out_pos);
-        memcpy(out_nrm, mesh->normals, (size_t)mesh->vertex_count * sizeof *out_nrm);
+    mat4 m = {{0}};
+    for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+        float w = mesh->weights[i][k];
+        if (w == 0.0f) continue;
+        const vec4 *s = skin[mesh->joints[i][k]];
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) m[c][r] += w * s[c][r];
+    }
+    vec3 p, n;
+    glm_vec3_copy((float *)pos, p);
+    glm_vec3_copy((float *)nrm, n);
+    glm_mat4_mulv3(m, p, 1.0f, out_pos);
+    glm_mat4_mulv3(m, n, 0.0f, n);
+    /* Normals use the blended matrix; renormalise (uniform scale assumed,
+     * as the renderer does). */
+    float len = glm_vec3_norm(n);
+    if (len > 0) glm_vec3_scale(n, 1.0f / len, n);
+    glm_vec3_copy(n, out_nrm);
+}
+
+/* A skin matrix split for dual-quaternion skinning (mesh.h). */
+typedef struct dq_joint {
+    versor real, dual;   /* unit dual quaternion of the rigid part */
+    mat3 scale;          /* S = R^T A */
+    int scaled;          /* S differs from identity */
+    int mirrored;        /* negative determinant: no rotation, skin linearly */
+} dq_joint;
+
+static void dq_split(const mat4 skin, dq_joint *out)
+{
+    mat4 m;
+    glm_mat4_copy((vec4 *)skin, m);
+    memset(out, 0, sizeof *out);
+    mat3 a;
+    glm_mat4_pick3(m, a);
+    if (glm_mat3_det(a) <= 0) {
+        out->mirrored = 1;
         return;
     }
-    for (int i = 0; i < mesh->vertex_count; i++) {
-        mat4 m = {{0}};
-        for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
-            float w = mesh->weights[i][k];
-            if (w == 0.0f) continue;
-            const vec4 *s = skin[mesh->joints[i][k]];
-            for (int c = 0; c < 4; c++)
-                for (int r = 0; r < 4; r++) m[c][r] += w * s[c][r];
-        }
-        glm_mat4_mulv3(m, mesh->positions[i], 1.0f, out_pos[i]);
-        vec3 n;
-        glm_mat4_mulv3(m, mesh->normals[i], 0.0f, n);
-        /* Normals use the blended matrix; renormalise (uniform scale assumed,
-         * as the renderer does). */
-        float len = glm_vec3_norm(n);
-        if (len > 0) glm_vec3_scale(n, 1.0f / len, n);
-        glm_vec3_copy(n, out_nrm[i]);
+    mr_quat_from_matrix(m, out->real);
+    glm_quat_normalize(out->real);
+    mat3 r, rt;
+    glm_quat_mat3(out->real, r);
+    glm_mat3_transpose_to(r, rt);
+    glm_mat3_mul(rt, a, out->scale);
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++)
+            if (fabsf(out->scale[c][k] - (c == k ? 1.0f : 0.0f)) > 1e-5f) out->scaled = 1;
+    /* dual = 0.5 * (t, 0) * real */
+    versor t = {m[3][0], m[3][1], m[3][2], 0.0f};
+    glm_quat_mul(t, out->real, out->dual);
+    glm_vec4_scale(out->dual, 0.5f, out->dual);
+}
+
+void mr_mesh_dq_joint(const mat4 skin, float out[32])
+{
+    dq_joint j;
+    dq_split(skin, &j);
+    memset(out, 0, 32 * sizeof *out);
+    if (j.mirrored) {
+        out[20] = 1.0f;
+        return;
     }
+    memcpy(out, j.real, 4 * sizeof *out);
+    memcpy(out + 4, j.dual, 4 * sizeof *out);
+    for (int c = 0; c < 3; c++)
+        for (int r = 0; r < 3; r++) out[8 + 4 * c + r] = j.scaled ? j.scale[c][r] : (c == r ? 1.0f : 0.0f);
+    out[21] = (float)j.scaled;
+    out[22] = 1.0f;
+}
+
+/* Dual-quaternion skinning of one vertex; returns 0 (nothing written) when
+ * an influence mirrors, for the caller to skin it linearly. */
+static int skin_dq(const mr_mesh *mesh, const dq_joint *dq, int i, const float *pos, const float *nrm,
+                   vec3 out_pos, vec3 out_nrm)
+{
+    versor b0 = {0, 0, 0, 0}, be = {0, 0, 0, 0};
+    mat3 s = {{0}};
+    int scaled = 0;
+    const float *pivot = NULL;
+    for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+        float w = mesh->weights[i][k];
+        if (w == 0.0f) continue;
+        const dq_joint *j = &dq[mesh->joints[i][k]];
+        if (j->mirrored) return 0;
+        if (!pivot) pivot = j->real;
+        float sw = glm_vec4_dot((float *)pivot, (float *)j->real) < 0 ? -w : w;
+        for (int e = 0; e < 4; e++) {
+            b0[e] += sw * j->real[e];
+            be[e] += sw * j->dual[e];
+        }
+        scaled |= j->scaled;
+        for (int c = 0; c < 3; c++)
+            for (int r = 0; r < 3; r++) s[c][r] += w * j->scale[c][r];
+    }
+    vec3 p, n;
+    glm_vec3_copy((float *)pos, p);
+    glm_vec3_copy((float *)nrm, n);
+    float len = glm_vec4_norm(b0);
+    if (!(len > 1e-12f)) {
+        glm_vec3_copy(p, out_pos);
+        glm_vec3_copy(n, out_nrm);
+        return 1;
+    }
+    glm_vec4_scale(b0, 1.0f / len, b0);
+    glm_vec4_scale(be, 1.0f / len, be);
+    if (scaled) {
+        glm_mat3_mulv(s, p, p);
+        glm_mat3_mulv(s, n, n);
+    }
+    /* p' = rotate(b0, p) + 2 (w0 e - we u0 + u0 x e), u0 = b0.xyz, e = be.xyz */
+    vec3 rp, u0 = {b0[0], b0[1], b0[2]}, e = {be[0], be[1], be[2]}, cr;
+    glm_quat_rotatev(b0, p, rp);
+    glm_vec3_cross(u0, e, cr);
+    for (int c = 0; c < 3; c++) out_pos[c] = rp[c] + 2.0f * (b0[3] * e[c] - be[3] * u0[c] + cr[c]);
+    glm_quat_rotatev(b0, n, n);
+    float nl = glm_vec3_norm(n);
+    if (nl > 0) glm_vec3_scale(n, 1.0f / nl, n);
+    glm_vec3_copy(n, out_nrm);
+    return 1;
+}
+
+void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm)
+{
+    mr_mesh_skin_with(mesh, skin, NULL, out_pos, out_nrm);
+}
+
+void mr_mesh_skin_with(const mr_mesh *mesh, const mat4 *skin, const mr_skin_opts *opts, vec3 *out_pos,
+                       vec3 *out_nrm)
+{
+    static const mr_skin_opts defaults = {0};
+    if (!opts) opts = &defaults;
+    const vec3 *in_pos = opts->positions ? opts->positions : mesh->positions;
+    const vec3 *in_nrm = opts->normals ? opts->normals : mesh->normals;
+    size_t nv = (size_t)mesh->vertex_count;
+    if (!mesh->joints || !mesh->weights) {
+        if (out_pos != in_pos) memmove(out_pos, in_pos, nv * sizeof *out_pos);
+        if (out_nrm != in_nrm) memmove(out_nrm, in_nrm, nv * sizeof *out_nrm);
+        return;
+    }
+    int use_dq = opts->mode == MR_SKINNING_DUAL_QUATERNION || opts->blend || opts->joint_blend;
+    dq_joint *dq = NULL;
+    if (use_dq) {
+        int joints = 0;
+        for (size_t i = 0; i < nv; i++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+                if (mesh->joints[i][k] >= joints) joints = mesh->joints[i][k] + 1;
+        dq = mr_alloc_array((size_t)joints ? (size_t)joints : 1, sizeof *dq);
+        for (int j = 0; dq && j < joints; j++) dq_split(skin[j], &dq[j]);
+        /* Out of memory: linear skinning, which needs nothing. */
+    }
+    for (int i = 0; i < mesh->vertex_count; i++) {
+        float b = opts->mode == MR_SKINNING_DUAL_QUATERNION ? 1.0f : 0.0f;
+        if (opts->blend) {
+            b = opts->blend[i];
+        } else if (opts->joint_blend) {
+            b = 0;
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++)
+                if (mesh->weights[i][k] != 0.0f) b += mesh->weights[i][k] * opts->joint_blend[mesh->joints[i][k]];
+        }
+        if (!(b > 0) || !dq) {
+            skin_linear(mesh, skin, i, in_pos[i], in_nrm[i], out_pos[i], out_nrm[i]);
+            continue;
+        }
+        vec3 lp, ln, qp, qn;
+        if (!skin_dq(mesh, dq, i, in_pos[i], in_nrm[i], qp, qn)) {
+            skin_linear(mesh, skin, i, in_pos[i], in_nrm[i], out_pos[i], out_nrm[i]);
+            continue;
+        }
+        if (b >= 1) {
+            glm_vec3_copy(qp, out_pos[i]);
+            glm_vec3_copy(qn, out_nrm[i]);
+            continue;
+        }
+        skin_linear(mesh, skin, i, in_pos[i], in_nrm[i], lp, ln);
+        glm_vec3_lerp(lp, qp, b, out_pos[i]);
+        glm_vec3_lerp(ln, qn, b, ln);
+        float len = glm_vec3_norm(ln);
+        if (len > 0) glm_vec3_scale(ln, 1.0f / len, ln);
+        glm_vec3_copy(ln, out_nrm[i]);
+    }
+    free(dq);
 }

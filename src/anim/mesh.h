@@ -64,6 +64,7 @@ typedef struct mr_mesh {
     mr_material material;
     int source_over4;    /* vertices whose source file gave more than 4 positive */
     int source_over8;    /* ... and more than 8 influences (before the cut); loaders set these */
+    struct mr_morph_set *morph;  /* morph targets (anim/morph.h), owned, or NULL: none */
 } mr_mesh;
 
 /* Allocates vertex and index arrays (zeroed; skinned adds joints/weights).
@@ -107,5 +108,46 @@ int mr_mesh_influence_count(const mr_mesh *mesh);
  * out_pos/out_nrm get vertex_count entries (caller-owned). A static mesh is
  * copied unchanged. */
 void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm);
+
+/* Skinning modes. LINEAR blends the skin matrices (mr_mesh_skin).
+ * DUAL_QUATERNION blends each joint's rigid part as a unit dual quaternion
+ * (Kavan et al. 2007; antipodal quaternions flipped towards the heaviest
+ * influence), so a twisted joint keeps the limb's cross-section instead of
+ * collapsing it ("candy wrapper").
+ * Scale: a dual quaternion holds no scale. Each skin matrix is split into
+ * M = [R S | t] (R the rotation of its normalised axes, S = R^T A the
+ * rest: scale, non-uniform scale, shear); the vertex is first moved by the
+ * linear blend of the S of its influences, then by the blended dual
+ * quaternion. Rigid skin matrices (S within 1e-5 of identity) skip the S
+ * step. A mirroring skin matrix (negative determinant) has no rotation:
+ * vertices it influences are skinned linearly. */
+typedef enum mr_skinning {
+    MR_SKINNING_LINEAR = 0,
+    MR_SKINNING_DUAL_QUATERNION,
+} mr_skinning;
+
+typedef struct mr_skin_opts {
+    mr_skinning mode;      /* 0: linear */
+    const float *blend;    /* vertex_count factors, 0 linear .. 1 dual quaternion (a per-vertex
+                            * blend of the two results, Maya's "weight blended"); NULL: mode */
+    const float *joint_blend;  /* or per joint (a mask, anim/mask.h): a vertex's factor is the
+                            * influence-weighted sum of its joints' (blend wins when both) */
+    const vec3 *positions; /* input vertices (e.g. morphed by mr_morph_apply), or NULL: the mesh's */
+    const vec3 *normals;   /* input normals, or NULL: the mesh's */
+} mr_skin_opts;
+
+/* One skin matrix in the form dual-quaternion skinning uses, as the
+ * renderer uploads it (shaders/skin.glsl, eight texels): real part (x, y,
+ * z, w), dual part, the three columns of S (w 0; exactly the identity for
+ * a rigid matrix), flags (x = 1: mirroring, y = 1: S is not the identity,
+ * z = the joint's dual-quaternion share, 1 here: the caller sets a mask's),
+ * and 8 floats of padding. */
+void mr_mesh_dq_joint(const mat4 skin, float out[32]);
+
+/* mr_mesh_skin with options (NULL: all defaults, exactly mr_mesh_skin).
+ * Inputs and outputs may be the same arrays. A static mesh copies its
+ * inputs. */
+void mr_mesh_skin_with(const mr_mesh *mesh, const mat4 *skin, const mr_skin_opts *opts, vec3 *out_pos,
+                       vec3 *out_nrm);
 
 #endif

@@ -13,6 +13,7 @@
 #endif
 
 #include "anim/clip_optimize.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -105,6 +106,8 @@ size_t mr_model_bytes(const mr_model *m)
         if (me->joints) per_vertex += sizeof *me->joints + sizeof *me->weights;
         n += (size_t)me->vertex_count * per_vertex + (size_t)me->index_count * sizeof(uint32_t);
         n += me->material.diffuse_bytes_len + me->material.normal_bytes_len;
+        for (int k = 0; me->morph && k < me->morph->count; k++)  /* morph.h: deltas */
+            n += (size_t)me->vertex_count * sizeof(vec3) * (me->morph->targets[k].normals ? 2 : 1);
     }
     for (int c = 0; c < m->clip_count; c++) {
         const mr_clip *cl = m->clips[c];
@@ -112,6 +115,11 @@ size_t mr_model_bytes(const mr_model *m)
             n += track_bytes(&cl->tracks[j].t) + track_bytes(&cl->tracks[j].r) + track_bytes(&cl->tracks[j].s);
             const mr_joint_tracks *p = cl->runtime && cl->runtime->played ? &cl->runtime->played[j] : NULL;
             if (p) n += track_bytes(&p->t) + track_bytes(&p->r) + track_bytes(&p->s);
+        }
+        for (int k = 0; cl->morph && k < cl->morph->channel_count; k++) {
+            const mr_morph_channel *ch = &cl->morph->channels[k];
+            n += (size_t)ch->key_count * (1 + (size_t)ch->target_count * (ch->interp == MR_INTERP_CUBIC ? 3 : 1)) *
+                 sizeof(float);
         }
     }
     return n;

@@ -17,6 +17,7 @@
 #include "core/image.h"
 #include "core/path.h"
 #include "anim/clip_runtime.h"
+#include "anim/morph.h"
 #include "anim/pose.h"
 #include "formats/cache.h"
 #include "cli/cmd.h"
@@ -173,6 +174,12 @@ static void print_meshes(const mr_model *m)
         const mr_material *mat = &mesh->material;
         print_texture("texture", dir, mat->diffuse_map, mat->diffuse_bytes, mat->diffuse_bytes_len);
         print_texture("normal map", dir, mat->normal_map, mat->normal_bytes, mat->normal_bytes_len);
+        if (mesh->morph) {
+            printf("      morph targets: %d (", mesh->morph->count);
+            for (int k = 0; k < mesh->morph->count; k++)
+                printf("%s%s %g", k ? ", " : "", mesh->morph->targets[k].name, mesh->morph->weights[k]);
+            printf(")\n");
+        }
     }
     free(dir);
 }
@@ -215,6 +222,7 @@ static void print_clips(const mr_model *m)
             printf("  %s: %d keys, %.3f s, %d joints animated\n", c->name, mr_clip_key_count(c),
                    c->duration, animated);
         print_runtime(m, c);
+        if (c->morph) printf("      morph weights: %d meshes animated\n", c->morph->channel_count);
     }
 }
 

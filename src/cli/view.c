@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anim/clip.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/path.h"
 
@@ -230,9 +231,25 @@ mr_status mr_view_draw(mr_view *v, const char *status)
     mr_status st = mr_renderer_begin_frame(v->r, &scene);
     if (st != MR_OK) return st;
     int nj = v->model->skeleton.joint_count;
-    mr_draw_style style = {.wireframe = v->wireframe};
+    mr_draw_style style = {.wireframe = v->wireframe, .skinning = v->skinning};
+    /* Morph weights of the current clip at this time (the meshes' defaults
+     * without a clip), mesh by mesh as the renderer takes them. */
+    int nw = mr_renderer_morph_weight_count(v->r, v->gpu);
+    float *weights = nw ? mr_alloc_array((size_t)nw, sizeof *weights) : NULL;
+    if (weights) {
+        const mr_clip *c = current_clip(v);
+        for (int i = 0, off = 0; i < v->model->mesh_count && off < nw; i++) {
+            const mr_mesh *mesh = &v->model->meshes[i];
+            if (!mesh->morph) continue;
+            mr_morph_sample(c, mesh, i, v->time, MR_WRAP_LOOP, weights + off);
+            off += mesh->morph->count;
+        }
+        style.morph_weights = weights;
+        style.morph_weight_count = nw;
+    }
     st = mr_renderer_draw_model(v->r, v->gpu, nj ? (const mat4 *)v->skin : NULL, nj, v->display,
                                 &style);
+    free(weights);
     int nv;
     mr_model_counts(v->model, &nv, NULL);
     if ((v->skeleton || nv == 0) && nj)   /* a model without a mesh (BVH) is its skeleton */

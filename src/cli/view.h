@@ -26,6 +26,7 @@ typedef struct mr_view {
     mr_camera camera;
     float default_yaw;        /* a front three-quarter view for this model */
     int skeleton, names, wireframe, hud;
+    int skinning;        /* mr_skinning of the draw (--skinning) */
     const char *footer;       /* HUD line at the bottom (key help), or NULL */
 } mr_view;
 

@@ -524,9 +524,20 @@ int mr_cache_begin(mr_cache_session *s, const char *path, const char *const *ani
     return 0;
 }
 
+/* Whether the model has morph targets or morph weight tracks, which the
+ * cache layout does not hold: such a model is loaded from its source. */
+static int has_morphs(const mr_model *m)
+{
+    for (int i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].morph) return 1;
+    for (int i = 0; i < m->clip_count; i++)
+        if (m->clips[i]->morph) return 1;
+    return 0;
+}
+
 void mr_cache_end(mr_cache_session *s, const mr_model *model)
 {
-    if (s->active && s->fingerprinted && model) {
+    if (s->active && s->fingerprinted && model && !has_morphs(model)) {
         int same = 1;
         for (int i = 0; same && i < s->source_count; i++) {
             struct stat st;

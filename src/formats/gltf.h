@@ -78,9 +78,16 @@
  *   bound (weight 1) to their node's joint, placed at the node's rest world
  *   transform: node animation moves them. A primitive of a skinned node
  *   without JOINTS_0/WEIGHTS_0 is drawn rigidly too (warning). Morph
- *   targets: the base mesh is drawn, the targets are ignored (warning);
- *   animation channels on "weights" are read and dropped (one warning: they
- *   are not drawn).
+ *   targets (anim/morph.h): POSITION and NORMAL deltas of every target,
+ *   moved with the base vertices where those are placed; the mesh's
+ *   `weights` as defaults (zeros without); names from the mesh's
+ *   extras.targetNames ("target<K>" without). Refused, with the JSON path:
+ *   primitives of one mesh with different target counts, `weights` of
+ *   another length, non-finite deltas or weights. A primitive without the
+ *   targets its mesh's others have is drawn unmorphed (warning, with its
+ *   path). Animation channels on "weights" become the clip's morph weight
+ *   tracks, one per mesh the node placed, with their interpolation; a
+ *   channel on a node without targets is dropped (warning).
  *
  * Materials (mapping onto marrow's Blinn-Phong renderer):
  *   diffuse   = pbrMetallicRoughness.baseColorFactor (RGBA), times the

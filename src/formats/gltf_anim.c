@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/str.h"
 #include "formats/gltf_internal.h"
 
@@ -32,6 +33,94 @@ typedef struct anim_json {
     char sm_prefix[128];         /* "/animations/A/samplers/" */
 } anim_json;
 
+/* A `weights` channel: one mr_morph_channel per model mesh the node placed
+ * (each of its primitives), keys as the file gives them (merged like
+ * joint keys), target_count weights per key (CUBIC: in-tangents, values,
+ * out-tangents). A node whose meshes have no targets: counted, not kept. */
+static mr_status read_weights(gl_doc *d, const gl_scene *s, const anim_json *aj, long long si, int node,
+                              mr_clip *clip, float *duration, anim_counts *cnt)
+{
+    mr_model *model = d->model;
+    int tc = 0;
+    for (int m = 0; m < model->mesh_count && !tc; m++)
+        if (s->mesh_node[m] == node && model->meshes[m].morph) tc = model->meshes[m].morph->count;
+    if (!tc) {
+        cnt->weights++;
+        return MR_OK;
+    }
+    char spath[256];
+    gl_path(spath, sizeof spath, aj->sm_prefix, si, NULL);
+    json_t *smp = json_array_get(aj->samplers, (size_t)si);
+    if (!json_is_object(smp)) return gl_fail(d, spath, "expected an object");
+    int in = -1, out = -1;
+    const char *interp_s = "LINEAR";
+    mr_status st;
+    if ((st = gl_ref(d, smp, spath, "input", GL_REQUIRED, "accessors", &in)) != MR_OK) return st;
+    if ((st = gl_ref(d, smp, spath, "output", GL_REQUIRED, "accessors", &out)) != MR_OK) return st;
+    if ((st = gl_str(d, smp, spath, "interpolation", GL_OPTIONAL, &interp_s)) != MR_OK) return st;
+    mr_interp interp;
+    if (!strcmp(interp_s, "LINEAR")) interp = MR_INTERP_LINEAR;
+    else if (!strcmp(interp_s, "STEP")) interp = MR_INTERP_STEP;
+    else if (!strcmp(interp_s, "CUBICSPLINE")) interp = MR_INTERP_CUBIC;
+    else return gl_fail(d, spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", interp_s);
+    char use_in[256], use_out[256];
+    gl_path(use_in, sizeof use_in, aj->sm_prefix, si, "/input");
+    gl_path(use_out, sizeof use_out, aj->sm_prefix, si, "/output");
+    gl_accessor ti, vo;
+    if ((st = gl_accessor_floats(d, in, GL_T_SCALAR, 1, use_in, &ti)) != MR_OK) return st;
+    if ((st = gl_accessor_floats(d, out, GL_T_SCALAR, 0, use_out, &vo)) != MR_OK) {
+        gl_accessor_free(d, &ti);
+        return st;
+    }
+    int per = interp == MR_INTERP_CUBIC ? 3 : 1, n = ti.count;
+    int kept = 0;
+    float last = 0;
+    if ((long long)vo.count != (long long)n * per * tc) {
+        st = gl_fail(d, use_out, "accessor %d has %d weights for %d key times of %d morph targets (expected %lld for %s)",
+                     out, vo.count, n, tc, (long long)n * per * tc, interp_s);
+        goto done;
+    }
+    if (n == 0) goto done;
+    for (int k = 0; k < n; k++) {
+        if (!isfinite(ti.f[k]) || (k > 0 && ti.f[k] < ti.f[k - 1])) {
+            st = gl_fail(d, use_in, "key %d time %g is not finite or before the key before it (accessor %d)", k,
+                         ti.f[k], in);
+            goto done;
+        }
+        kept += keep_key(ti.f, k, &last);
+    }
+    for (long long e = 0; e < (long long)n * per * tc; e++)
+        if (!isfinite(vo.f[e])) {
+            st = gl_fail(d, use_out, "weight %lld is not a finite number (accessor %d)", e, out);
+            goto done;
+        }
+    if (interp == MR_INTERP_CUBIC && kept < 2) interp = MR_INTERP_LINEAR;
+    int stride = tc * (interp == MR_INTERP_CUBIC ? 3 : 1);
+    for (int m = 0; m < model->mesh_count && st == MR_OK; m++) {
+        if (s->mesh_node[m] != node || !model->meshes[m].morph || model->meshes[m].morph->count != tc) continue;
+        if ((st = gl_charge(d, spath, (size_t)kept, sizeof(float) * (1 + (size_t)stride))) != MR_OK) break;
+        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, m, tc, kept, interp);
+        if (!ch) {
+            st = gl_fail_status(d, MR_ERR_NO_MEMORY, spath, "out of memory");
+            break;
+        }
+        last = 0;
+        for (int k = 0, o = 0; k < n; k++) {
+            if (!keep_key(ti.f, k, &last)) continue;
+            ch->times[o] = ti.f[k];
+            const float *src = vo.f + (size_t)k * (size_t)per * (size_t)tc;
+            if (per == 3 && interp != MR_INTERP_CUBIC) src += tc;  /* the value of a lone cubic key */
+            memcpy(ch->values + (size_t)o * (size_t)stride, src, (size_t)stride * sizeof(float));
+            o++;
+        }
+        if (ch->times[kept - 1] > *duration) *duration = ch->times[kept - 1];
+    }
+done:
+    gl_accessor_free(d, &ti);
+    gl_accessor_free(d, &vo);
+    return st;
+}
+
 static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj, int c, mr_clip *clip,
                               float *duration, anim_counts *cnt)
 {
@@ -50,10 +139,7 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj,
     if ((st = gl_str(d, target, tpath, "path", GL_REQUIRED, &what)) != MR_OK) return st;
     if ((st = gl_int(d, target, tpath, "node", GL_OPTIONAL, 0, s->node_count - 1, &node)) != MR_OK) return st;
     int comps = !strcmp(what, "rotation") ? 4 : !strcmp(what, "translation") || !strcmp(what, "scale") ? 3 : 0;
-    if (!strcmp(what, "weights")) {
-        cnt->weights++;
-        return MR_OK;
-    }
+    if (!strcmp(what, "weights")) return node < 0 ? MR_OK : read_weights(d, s, aj, si, (int)node, clip, duration, cnt);
     if (!comps)
         return gl_fail(d, tpath, "'path': \"%s\" (expected translation, rotation, scale or weights)", what);
     if (node < 0) return MR_OK;  /* an extension's target (KHR_animation_pointer) */
@@ -234,7 +320,7 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
         }
     }
     if (cnt.weights)
-        mr_model_warn(d->model, "%s: %ld morph-target weights channels are not kept (morph targets are not drawn)",
+        mr_model_warn(d->model, "%s: %ld morph-target weights channels animate nodes whose meshes have no morph targets; not kept",
                       d->name, cnt.weights);
     if (cnt.duplicates)
         mr_model_warn(d->model, "%s: %ld channels animate a property another channel of the same animation already "

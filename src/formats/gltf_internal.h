@@ -196,6 +196,7 @@ typedef struct gl_scene {
     mat4 *world;         /* per node: rest world matrix */
     int root_count;
     int *roots;          /* nodes of the scene's "nodes" */
+    int *mesh_node;      /* per model mesh: the node that placed it (weights channels) */
 } gl_scene;
 
 mr_status gl_scene_read(gl_doc *d, gl_scene *s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
 #include "formats/gltf_internal.h"
@@ -31,6 +32,7 @@ typedef struct scene_reader {
     int **skin_joints;   /* per skin: skeleton joint of each entry */
     int *skin_njoints;
     long cut_vertices, unweighted, approx_rebind, morphs, skipped_modes, rigid_skin;
+    char first_unmorphed[128];  /* the first primitive counted in morphs */
 } scene_reader;
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -398,9 +400,13 @@ static mr_status triangulate(gl_doc *d, const char *path, int mode, const uint32
     return MR_OK;
 }
 
-static mr_status append_mesh(gl_doc *d, mr_mesh *m)
+static mr_status append_mesh(gl_doc *d, gl_scene *s, int node, mr_mesh *m)
 {
     mr_model *model = d->model;
+    int *nodes = realloc(s->mesh_node, (size_t)(model->mesh_count + 1) * sizeof *nodes);
+    if (!nodes) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    s->mesh_node = nodes;
+    nodes[model->mesh_count] = node;
     mr_mesh *grown = realloc(model->meshes, (size_t)(model->mesh_count + 1) * sizeof *grown);
     if (!grown) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     model->meshes = grown;
@@ -410,6 +416,82 @@ static mr_status append_mesh(gl_doc *d, mr_mesh *m)
 }
 
 enum { MAX_SETS = 4 };
+
+/* The primitive's morph targets (gltf.h): POSITION and NORMAL deltas, moved
+ * like the base vertices when the mesh is placed rigidly (place: the
+ * placement, nm: its normal matrix, raw_nrm: the file's base normals, or
+ * NULL), default weights from the mesh (weights: tc floats), names from the
+ * mesh's extras.targetNames. */
+static mr_status read_targets(gl_doc *d, json_t *targets, const char *path, const float *weights,
+                              json_t *names, mat4 place, mat4 nm, const float *raw_nrm, mr_mesh *m)
+{
+    int tc = (int)json_array_size(targets), vc = m->vertex_count;
+    mr_status st = gl_charge(d, path, (size_t)vc * (size_t)tc, sizeof(vec3) * 2);
+    if (st != MR_OK) return st;
+    if (mr_morph_set_create(tc, vc, &m->morph) != MR_OK) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    mr_morph_set *set = m->morph;
+    memcpy(set->weights, weights, (size_t)tc * sizeof *weights);
+    for (int k = 0; k < tc && st == MR_OK; k++) {
+        char tpath[192];
+        snprintf(tpath, sizeof tpath, "%s/%d", path, k);
+        json_t *t = json_array_get(targets, (size_t)k);
+        if (!json_is_object(t)) return gl_fail(d, tpath, "expected an object");
+        const char *name = json_string_value(json_array_get(names, (size_t)k));
+        if (name && *name) {
+            char *dup = mr_str_dup(name);
+            if (!dup) return gl_fail_status(d, MR_ERR_NO_MEMORY, tpath, "out of memory");
+            free(set->targets[k].name);
+            set->targets[k].name = dup;
+        }
+        gl_accessor dp, dn;
+        memset(&dn, 0, sizeof dn);
+        if ((st = read_attr(d, t, tpath, "POSITION", GL_T_VEC3, vc, 0, &dp)) != MR_OK) return st;
+        if ((st = read_attr(d, t, tpath, "NORMAL", GL_T_VEC3, vc, 0, &dn)) != MR_OK) {
+            gl_accessor_free(d, &dp);
+            return st;
+        }
+        mr_morph_target *mt = &set->targets[k];
+        for (int v = 0; dp.f && v < vc; v++) {
+            vec3 delta = {dp.f[3 * v], dp.f[3 * v + 1], dp.f[3 * v + 2]};
+            if (!isfinite(delta[0]) || !isfinite(delta[1]) || !isfinite(delta[2])) {
+                st = gl_fail(d, tpath, "POSITION delta of vertex %d is not a finite number", v);
+                break;
+            }
+            if (place) glm_mat4_mulv3(place, delta, 0.0f, delta);
+            glm_vec3_copy(delta, mt->positions[v]);
+        }
+        /* Normal deltas need the file's base normals (computed normals
+         * have none to add to): without them they are dropped. */
+        if (st == MR_OK && dn.f && raw_nrm) {
+            if (mr_morph_set_add_normals(set, k) != MR_OK) st = gl_fail_status(d, MR_ERR_NO_MEMORY, tpath, "out of memory");
+            for (int v = 0; st == MR_OK && v < vc; v++) {
+                vec3 delta = {dn.f[3 * v], dn.f[3 * v + 1], dn.f[3 * v + 2]};
+                if (!isfinite(delta[0]) || !isfinite(delta[1]) || !isfinite(delta[2])) {
+                    st = gl_fail(d, tpath, "NORMAL delta of vertex %d is not a finite number", v);
+                    break;
+                }
+                if (place) {
+                    /* The stored base normal is normalize(nm n): scaling the
+                     * moved delta by 1/|nm n| keeps the renormalised sum
+                     * the moved morphed normal. */
+                    vec3 base = {raw_nrm[3 * v], raw_nrm[3 * v + 1], raw_nrm[3 * v + 2]};
+                    glm_mat4_mulv3(nm, base, 0.0f, base);
+                    float len = glm_vec3_norm(base);
+                    glm_mat4_mulv3(nm, delta, 0.0f, delta);
+                    if (len > 1e-20f) glm_vec3_scale(delta, 1.0f / len, delta);
+                } else {
+                    float len = sqrtf(raw_nrm[3 * v] * raw_nrm[3 * v] + raw_nrm[3 * v + 1] * raw_nrm[3 * v + 1] +
+                                      raw_nrm[3 * v + 2] * raw_nrm[3 * v + 2]);
+                    if (len > 1e-20f) glm_vec3_scale(delta, 1.0f / len, delta);
+                }
+                glm_vec3_copy(delta, mt->normals[v]);
+            }
+        }
+        gl_accessor_free(d, &dp);
+        gl_accessor_free(d, &dn);
+    }
+    return st;
+}
 
 static mr_status skin_vertices(scene_reader *r, int node, int skin, const char *path, gl_accessor *js,
                                gl_accessor *ws, int sets, mr_mesh *m)
@@ -475,7 +557,7 @@ static mr_status skin_vertices(scene_reader *r, int node, int skin, const char *
 }
 
 static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json_t *prim, const char *mesh_name,
-                                int prim_count)
+                                int prim_count, const float *weights, json_t *names)
 {
     gl_doc *d = r->d;
     char path[128];
@@ -493,7 +575,11 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
         r->skipped_modes++;
         return MR_OK;
     }
-    if (json_object_get(prim, "targets")) r->morphs++;
+    json_t *targets = json_object_get(prim, "targets");
+    if (targets && (!json_is_array(targets) || !weights))
+        return gl_fail(d, path, "'targets' must be an array with as many entries as the mesh's weights");
+    if (!targets && weights && !r->morphs++)  /* a primitive without the mesh's targets */
+        snprintf(r->first_unmorphed, sizeof r->first_unmorphed, "%s", path);
     json_t *draco = json_object_get(json_object_get(prim, "extensions"), "KHR_draco_mesh_compression");
     if (draco) return gl_fail(d, path, "uses KHR_draco_mesh_compression, which marrow does not decode");
     char apath[256];
@@ -569,10 +655,10 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
         m.uvs[v][0] = uv.f[2 * v];
         m.uvs[v][1] = 1.0f - uv.f[2 * v + 1];
     }
+    mat4 place = GLM_MAT4_IDENTITY_INIT, nm = GLM_MAT4_IDENTITY_INIT;
     if (skinned) {
         if ((st = skin_vertices(r, node, r->nodes[node].skin, apath, js, ws, sets, &m)) != MR_OK) goto done;
     } else {
-        mat4 place, nm;
         glm_mat4_inv(r->ibm[joint], place);
         glm_mat4_inv(place, nm);
         glm_mat4_transpose(nm);
@@ -582,6 +668,12 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
             m.joints[v][0] = (uint16_t)joint;
             m.weights[v][0] = 1.0f;
         }
+    }
+    if (targets) {
+        char tpath[160];
+        snprintf(tpath, sizeof tpath, "%s/targets", path);
+        st = read_targets(d, targets, tpath, weights, names, skinned ? NULL : place, nm, nrm.f, &m);
+        if (st != MR_OK) goto done;
     }
     if (nrm.f) {
         for (int v = 0; v < vc; v++) {
@@ -593,7 +685,7 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
         mr_mesh_compute_normals(&m);
     }
     m.name = prim_count > 1 ? mr_str_fmt("%s/%d", mesh_name, p) : mr_str_dup(mesh_name);
-    st = append_mesh(d, &m);
+    st = append_mesh(d, r->s, node, &m);
 done:
     mr_mesh_deinit(&m);
     free(mat.name);
@@ -612,6 +704,44 @@ done:
     return st;
 }
 
+/* A mesh's morph target count (every primitive with targets must have the
+ * same number, glTF 2.0 3.7.2.2) and its default weights (`weights`, as
+ * many, finite; zeros without it) in *out (NULL: no targets; caller frees). */
+static mr_status read_mesh_weights(gl_doc *d, json_t *mo, json_t *prims, const char *path, float **out)
+{
+    *out = NULL;
+    int tc = 0, first = -1;
+    for (size_t p = 0; p < json_array_size(prims); p++) {
+        json_t *t = json_object_get(json_array_get(prims, p), "targets");
+        if (!json_is_array(t)) continue;
+        int n = (int)json_array_size(t);
+        if (first >= 0 && n != tc) {
+            char pp[160];
+            snprintf(pp, sizeof pp, "%s/primitives/%zu/targets", path, p);
+            return gl_fail(d, pp, "%d morph targets, but primitive %d has %d (expected the same number on every primitive)",
+                           n, first, tc);
+        }
+        if (first < 0) first = (int)p, tc = n;
+    }
+    json_t *w = json_object_get(mo, "weights");
+    if (w && (!json_is_array(w) || (int)json_array_size(w) != tc))
+        return gl_fail(d, path, "'weights' has %d entries but the primitives have %d morph targets (expected as many)",
+                       json_is_array(w) ? (int)json_array_size(w) : -1, tc);
+    if (tc == 0) return MR_OK;
+    float *ws = mr_alloc_array((size_t)tc, sizeof *ws);
+    if (!ws) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
+    for (int k = 0; w && k < tc; k++) {
+        json_t *e = json_array_get(w, (size_t)k);
+        if (!json_is_number(e) || !isfinite(json_number_value(e))) {
+            free(ws);
+            return gl_fail(d, path, "'weights' entry %d is not a finite number", k);
+        }
+        ws[k] = (float)json_number_value(e);
+    }
+    *out = ws;
+    return MR_OK;
+}
+
 static mr_status read_meshes(scene_reader *r)
 {
     gl_doc *d = r->d;
@@ -626,12 +756,19 @@ static mr_status read_meshes(scene_reader *r)
         if (st == MR_OK) st = gl_arr(d, mo, path, "primitives", GL_REQUIRED, &prims);
         if (st == MR_OK) st = gl_str(d, mo, path, "name", GL_OPTIONAL, &name);
         if (st != MR_OK) return st;
+        float *weights = NULL;
+        if ((st = read_mesh_weights(d, mo, prims, path, &weights)) != MR_OK) return st;
+        json_t *names = json_object_get(json_object_get(mo, "extras"), "targetNames");
         char *mesh_name = name && *name ? mr_str_dup(name) : mr_str_fmt("mesh%d", mi);
-        if (!mesh_name) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        if (!mesh_name) {
+            free(weights);
+            return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        }
         int pc = (int)json_array_size(prims);
         for (int p = 0; p < pc && st == MR_OK; p++)
-            st = read_primitive(r, i, mi, p, json_array_get(prims, (size_t)p), mesh_name, pc);
+            st = read_primitive(r, i, mi, p, json_array_get(prims, (size_t)p), mesh_name, pc, weights, names);
         free(mesh_name);
+        free(weights);
         if (st != MR_OK) return st;
     }
     mr_model *model = d->model;
@@ -639,8 +776,8 @@ static mr_status read_meshes(scene_reader *r)
         mr_model_warn(model, "%s: %ld primitives of points or lines skipped (only triangles, strips and fans are drawn)",
                       d->name, r->skipped_modes);
     if (r->morphs)
-        mr_model_warn(model, "%s: %ld primitives have morph targets: the base mesh is drawn, targets are not", d->name,
-                      r->morphs);
+        mr_model_warn(model, "%s: %s: %ld primitives of meshes with morph targets have none (expected the same "
+                      "targets on every primitive): they are drawn unmorphed", d->name, r->first_unmorphed, r->morphs);
     if (r->rigid_skin)
         mr_model_warn(model, "%s: %ld primitives of skinned nodes have no JOINTS_0/WEIGHTS_0: drawn rigidly with their node",
                       d->name, r->rigid_skin);
@@ -704,5 +841,6 @@ void gl_scene_free(gl_scene *s)
     free(s->joint);
     free(s->world);
     free(s->roots);
+    free(s->mesh_node);
     memset(s, 0, sizeof *s);
 }

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stb_image_write.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/image.h"
@@ -417,6 +418,26 @@ static json_t *mesh_json(gw *g, const mr_mesh *me, int material)
     json_object_set_new(prim, "material", json_integer(material));
     json_t *mesh = json_object();
     if (me->name) json_object_set_new(mesh, "name", json_string(me->name));
+    /* Morph targets: POSITION (and NORMAL) deltas, the default weights and
+     * the names in extras.targetNames (what Blender writes and reads). */
+    const mr_morph_set *set = me->morph;
+    if (set && set->vertex_count == nv) {
+        json_t *targets = json_array(), *weights = json_array(), *names = json_array();
+        for (int k = 0; k < set->count; k++) {
+            json_t *t = json_object();
+            json_object_set_new(t, "POSITION", json_integer(add_accessor(g, set->targets[k].positions, GL_FLOAT, nv,
+                                                                         "VEC3", GL_ARRAY_BUFFER, 1)));
+            if (set->targets[k].normals)
+                json_object_set_new(t, "NORMAL", json_integer(add_accessor(g, set->targets[k].normals, GL_FLOAT, nv,
+                                                                           "VEC3", GL_ARRAY_BUFFER, 0)));
+            json_array_append_new(targets, t);
+            json_array_append_new(weights, jfloat(set->weights[k]));
+            json_array_append_new(names, json_string(set->targets[k].name));
+        }
+        json_object_set_new(prim, "targets", targets);
+        json_object_set_new(mesh, "weights", weights);
+        json_object_set_new(mesh, "extras", json_pack("{s:o}", "targetNames", names));
+    }
     json_object_set_new(mesh, "primitives", json_pack("[o]", prim));
     return mesh;
 }
@@ -497,6 +518,21 @@ static json_t *animation_json(gw *g, const mr_clip *clip)
         }
     }
     free(ic);
+    /* Morph weights: a channel on the node of each mesh they drive (mesh
+     * nodes follow the joints, one per written mesh). */
+    for (int c = 0; clip->morph && c < clip->morph->channel_count; c++) {
+        const mr_morph_channel *ch = &clip->morph->channels[c];
+        if (ch->mesh >= g->m->mesh_count || !mesh_written(&g->m->meshes[ch->mesh])) continue;
+        int node = sk->joint_count;
+        for (int i = 0; i < ch->mesh; i++) node += mesh_written(&g->m->meshes[i]);
+        int cubic = ch->interp == MR_INTERP_CUBIC;
+        int input = add_accessor(g, ch->times, GL_FLOAT, ch->key_count, "SCALAR", 0, 1);
+        int output = add_accessor(g, ch->values, GL_FLOAT, ch->key_count * ch->target_count * (cubic ? 3 : 1),
+                                  "SCALAR", 0, 0);
+        add_channel(samplers, channels, input, output,
+                    cubic ? "CUBICSPLINE" : ch->interp == MR_INTERP_STEP ? "STEP" : "LINEAR", node, "weights");
+        last = fmaxf(last, ch->times[ch->key_count - 1]);
+    }
     if (!json_array_size(channels)) {
         /* glTF needs a channel: hold joint 0's rest translation. */
         float times[2] = {0, clip->duration};

@@ -3,10 +3,12 @@
  * the model pool behind mr_gpu_model handles (generation-checked), and posed
  * bounds. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -232,8 +234,12 @@ static void free_model_gl(gfx_model *g)
         glDeleteBuffers(1, &m->vbo);
         if (m->vbo1) glDeleteBuffers(1, &m->vbo1);
         glDeleteBuffers(1, &m->ibo);
+        if (m->morph_tex) glDeleteTextures(1, &m->morph_tex);
+        if (m->morph_buf) glDeleteBuffers(1, &m->morph_buf);
     }
     free(g->meshes);
+    free(g->morph_defaults);
+    g->morph_defaults = NULL;
     free(g->joint_spheres);
     free(g->cast_spheres);
     g->meshes = NULL;
@@ -262,9 +268,46 @@ static mr_status check_mesh(const mr_model *model, const mr_mesh *mesh, int mi, 
     return MR_OK;
 }
 
+/* The mesh's morph deltas as a texture buffer (shaders/skin.glsl, "Morph targets"). */
+static mr_status upload_morph(const mr_mesh *mesh, gfx_mesh *out, mr_error *err)
+{
+    const mr_morph_set *set = mesh->morph;
+    out->vertex_count = mesh->vertex_count;
+    if (!set || set->vertex_count != mesh->vertex_count || mesh->vertex_count == 0) return MR_OK;
+    size_t nv = (size_t)mesh->vertex_count, texels = 2 * (size_t)set->count * nv;
+    GLint max_texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+    if (texels > (size_t)(max_texels > 0 ? max_texels : 65536) || texels > INT_MAX)
+        return mr_error_set(err, MR_ERR_LIMIT,
+                            "gfx: mesh '%s': %d morph targets of %zu vertices need %zu texels; the GL allows %d",
+                            mesh->name ? mesh->name : "", set->count, nv, texels, max_texels);
+    vec4 *t = mr_alloc_array(texels, sizeof *t);
+    if (!t) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory uploading mesh '%s'", mesh->name ? mesh->name : "");
+    for (int k = 0; k < set->count; k++) {
+        const mr_morph_target *mt = &set->targets[k];
+        for (size_t v = 0; v < nv; v++) {
+            glm_vec3_copy(mt->positions[v], t[2 * (size_t)k * nv + v]);
+            if (mt->normals) glm_vec3_copy(mt->normals[v], t[(2 * (size_t)k + 1) * nv + v]);
+        }
+    }
+    glGenBuffers(1, &out->morph_buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, out->morph_buf);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(texels * sizeof *t), t, GL_STATIC_DRAW);
+    glGenTextures(1, &out->morph_tex);
+    glBindTexture(GL_TEXTURE_BUFFER, out->morph_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, out->morph_buf);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    free(t);
+    out->morph_count = set->count;
+    return MR_OK;
+}
+
 static mr_status upload_mesh(mr_renderer *r, const char *dir, const mr_mesh *mesh, gfx_mesh *out,
                              int joint_count, mr_error *err)
 {
+    mr_status mst = upload_morph(mesh, out, err);
+    if (mst != MR_OK) return mst;
     int nv = mesh->vertex_count;
     gfx_vertex *v = mr_alloc_array((size_t)nv, sizeof *v);
     vec3 *bitan = mesh->material.normal_map ? mr_alloc_array((size_t)nv, sizeof *bitan) : NULL;
@@ -428,6 +471,27 @@ static void compute_bounds(const mr_model *model, gfx_model *g)
     g->joint_spheres = spheres_of_boxes(nj, mn, mx);
     g->cast_spheres = spheres_of_boxes(nj, cmn, cmx);
     free(box);
+    /* Morph targets move vertices by up to the sum of their longest
+     * deltas (weights up to 1): every sphere and the box grow by that. */
+    float reach = 0;
+    for (int i = 0; i < model->mesh_count; i++) {
+        const mr_morph_set *set = model->meshes[i].morph;
+        float sum = 0;
+        for (int k = 0; set && k < set->count; k++) {
+            float most = 0;
+            for (int v = 0; v < set->vertex_count; v++) most = fmaxf(most, glm_vec3_norm(set->targets[k].positions[v]));
+            sum += most;
+        }
+        reach = fmaxf(reach, sum);
+    }
+    for (int j = 0; reach > 0 && j < nj; j++) {
+        if (g->joint_spheres && g->joint_spheres[j][3] >= 0) g->joint_spheres[j][3] += reach;
+        if (g->cast_spheres && g->cast_spheres[j][3] >= 0) g->cast_spheres[j][3] += reach;
+    }
+    if (reach > 0 && g->has_static) {
+        glm_vec3_subs(g->static_min, reach, g->static_min);
+        glm_vec3_adds(g->static_max, reach, g->static_max);
+    }
 }
 
 mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu_model *out,
@@ -472,7 +536,7 @@ mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu
     char *dir = mr_file_model_dir(model->path);
     for (int i = 0; i < model->mesh_count; i++) {
         mr_status st = upload_mesh(r, dir, &model->meshes[i], &g->meshes[i], g->joint_count, err);
-        g->mesh_count = i + (st == MR_OK);
+        g->mesh_count = i + 1;  /* a failed mesh too: free_model_gl skips its zero names */
         if (st != MR_OK) {
             free(dir);
             free_model_gl(g);
@@ -481,6 +545,21 @@ mr_status mr_renderer_upload_model(mr_renderer *r, const mr_model *model, mr_gpu
         g->triangles += model->meshes[i].index_count / 3;
     }
     free(dir);
+    for (int i = 0; i < model->mesh_count; i++) {
+        g->meshes[i].morph_first = g->morph_weight_count;
+        g->morph_weight_count += g->meshes[i].morph_count;
+    }
+    if (g->morph_weight_count) {
+        g->morph_defaults = mr_alloc_array((size_t)g->morph_weight_count, sizeof *g->morph_defaults);
+        if (!g->morph_defaults) {
+            free_model_gl(g);
+            return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
+        }
+        for (int i = 0; i < model->mesh_count; i++)
+            if (g->meshes[i].morph_count)
+                memcpy(g->morph_defaults + g->meshes[i].morph_first, model->meshes[i].morph->weights,
+                       (size_t)g->meshes[i].morph_count * sizeof(float));
+    }
     compute_bounds(model, g);
     g->live = 1;
     out->id = (g->generation << SLOT_BITS) | (uint32_t)(slot + 1);

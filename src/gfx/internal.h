@@ -29,6 +29,10 @@ typedef struct gfx_mesh {
                                   * on that side are never seen; 0 = draw both */
     vec4 diffuse, ambient, specular, emission;
     float shininess;
+    /* Morph targets (shaders/skin.glsl, "Morph targets"), or morph_count 0: */
+    GLuint morph_buf, morph_tex; /* 2 * morph_count * vertex_count RGBA32F texels */
+    int morph_count, vertex_count;
+    int morph_first;             /* its first weight among the model's morph weights */
 } gfx_mesh;
 
 /* A slot of the model pool. A handle's id is (generation << 16) | (slot + 1). */
@@ -48,6 +52,8 @@ typedef struct gfx_model {
     vec4 *cast_spheres;          /* joint_count; radius < 0 when no vertex */
     int has_static;
     vec3 static_min, static_max;
+    int morph_weight_count;      /* the morph targets of all meshes, in mesh order */
+    float *morph_defaults;       /* their default weights (owned), or NULL */
 } gfx_model;
 
 typedef struct gfx_draw {
@@ -60,6 +66,9 @@ typedef struct gfx_draw {
     int mirrored;                /* world has a negative determinant: winding flips */
     int may_cull;                /* every skin matrix keeps the winding (det > 0) */
     int prepass;                 /* its depth is drawn first (end_frame decides) */
+    int dq_offset;               /* first joint in the frame's dual quaternions (skin.glsl), */
+                                 /* -1: linear skinning */
+    int morph_offset;            /* first of the model's morph weights in the frame's, -1: none */
 } gfx_draw;
 
 /* A draw has its depth drawn before the model pass when the box it lies in
@@ -103,7 +112,11 @@ typedef struct gfx_texture {
 typedef GFX_ARRAY(gfx_line_vertex) gfx_line_array;
 
 /* Skinning variants of the mesh programs: which one a mesh draws with. */
-enum { GFX_SKIN_STATIC, GFX_SKIN_4, GFX_SKIN_8, GFX_SKIN_VARIANTS };
+enum { GFX_SKIN_STATIC, GFX_SKIN_4, GFX_SKIN_8, GFX_SKIN_DQ4, GFX_SKIN_DQ8, GFX_SKIN_VARIANTS };
+/* Morph targets a draw of a mesh passes to the shader (MR_MORPH_ACTIVE in
+ * shaders/skin.glsl, "Morph targets"): the heaviest non-zero ones. */
+#define GFX_MORPH_ACTIVE 16
+typedef struct gfx_morph_uniforms { GLint count, vertices, target, weight; } gfx_morph_uniforms;
 /* Material variants of the model programs (bits): the normal map read,
  * the alpha cutout's discard. */
 enum { GFX_MAT_NORMAL_MAP = 1, GFX_MAT_CUTOUT = 2, GFX_MAT_VARIANTS = 4 };
@@ -111,7 +124,8 @@ enum { GFX_MAT_NORMAL_MAP = 1, GFX_MAT_CUTOUT = 2, GFX_MAT_VARIANTS = 4 };
 typedef struct gfx_model_program {
     GLuint id;
     GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess, tint, wireframe,
-        has_diffuse_map;
+        has_diffuse_map, dq_offset;
+    gfx_morph_uniforms morph;
 } gfx_model_program;
 
 /* Everything the floor and the sky behind it depend on, but the shadow
@@ -126,7 +140,8 @@ typedef struct gfx_backdrop_key {
 
 typedef struct gfx_depth_program {
     GLuint id;
-    GLint world, palette_offset, view_proj;
+    GLint world, palette_offset, view_proj, dq_offset;
+    gfx_morph_uniforms morph;
 } gfx_depth_program;
 
 struct mr_renderer {
@@ -176,6 +191,12 @@ struct mr_renderer {
     size_t palette_gpu_cap;      /* matrices the GL buffer holds */
     size_t palette_max;          /* matrices GL_MAX_TEXTURE_BUFFER_SIZE allows */
     GFX_ARRAY(mat4) palette;
+    /* dual quaternions of draws with MR_SKINNING_DUAL_QUATERNION: two
+     * matrices (eight texels, skin.glsl) per joint, a texture buffer too */
+    GLuint dq_buf, dq_tex;
+    size_t dq_gpu_cap;           /* matrices the GL buffer holds */
+    GFX_ARRAY(mat4) dq;
+    GFX_ARRAY(float) morph;      /* morph weights of this frame's draws */
 
     /* model pool */
     gfx_model *models;

@@ -14,7 +14,7 @@
 #include "gfx/shader.h"
 #include "core/heap.h"
 
-enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3 };
+enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3, UNIT_MORPH = 4, UNIT_DQ = 5 };
 
 /* --- programs ------------------------------------------------------------ */
 
@@ -36,7 +36,8 @@ static void delete_programs(programs *p)
 }
 
 static const char *const skin_defines[GFX_SKIN_VARIANTS] = {
-    "#define MR_SKIN 0\n", "#define MR_SKIN 1\n", "#define MR_SKIN 2\n"};
+    "#define MR_SKIN 0\n", "#define MR_SKIN 1\n", "#define MR_SKIN 2\n", "#define MR_SKIN 3\n",
+    "#define MR_SKIN 4\n"};
 
 typedef struct program_src { GLuint *out; const char *vs, *fs, *defines; } program_src;
 
@@ -81,6 +82,14 @@ static void set_sampler(GLuint prog, const char *name, int unit)
     if (loc >= 0) glUniform1i(loc, unit);
 }
 
+static gfx_morph_uniforms morph_uniforms(GLuint prog)
+{
+    return (gfx_morph_uniforms){.count = glGetUniformLocation(prog, "u_morph_count"),
+                                .vertices = glGetUniformLocation(prog, "u_morph_vertices"),
+                                .target = glGetUniformLocation(prog, "u_morph_target"),
+                                .weight = glGetUniformLocation(prog, "u_morph_weight")};
+}
+
 static programs installed(const mr_renderer *r)
 {
     programs p;
@@ -119,7 +128,11 @@ static void install_programs(mr_renderer *r, programs *p)
                 .tint = glGetUniformLocation(m, "u_tint"),
                 .wireframe = glGetUniformLocation(m, "u_wireframe"),
                 .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
+                .dq_offset = glGetUniformLocation(m, "u_dq_offset"),
+                .morph = morph_uniforms(m),
             };
+            set_sampler(m, "u_morph", UNIT_MORPH);
+            set_sampler(m, "u_dq", UNIT_DQ);
             set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
             set_sampler(m, "u_normal_map", UNIT_NORMAL);
             set_sampler(m, "u_shadow_map", UNIT_SHADOW);
@@ -132,8 +145,12 @@ static void install_programs(mr_renderer *r, programs *p)
             .world = glGetUniformLocation(s, "u_world"),
             .palette_offset = glGetUniformLocation(s, "u_palette_offset"),
             .view_proj = glGetUniformLocation(s, "u_view_proj"),
+            .dq_offset = glGetUniformLocation(s, "u_dq_offset"),
+            .morph = morph_uniforms(s),
         };
         set_sampler(s, "u_palette", UNIT_PALETTE);
+        set_sampler(s, "u_morph", UNIT_MORPH);
+        set_sampler(s, "u_dq", UNIT_DQ);
     }
     for (int sh = 0; sh < 2; sh++) {
         r->prog.floor[sh] = p->floor[sh];
@@ -154,6 +171,7 @@ static void install_programs(mr_renderer *r, programs *p)
 static int skin_variant(const gfx_mesh *m, const gfx_draw *d)
 {
     if (!m->skinned || d->palette_offset < 0) return GFX_SKIN_STATIC;
+    if (d->dq_offset >= 0) return m->vbo1 ? GFX_SKIN_DQ8 : GFX_SKIN_DQ4;
     return m->vbo1 ? GFX_SKIN_8 : GFX_SKIN_4;
 }
 
@@ -226,6 +244,13 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     glGenTextures(1, &r->palette_tex);
     glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, r->palette_buf);
+    glGenBuffers(1, &r->dq_buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, r->dq_buf);
+    r->dq_gpu_cap = 64;
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(r->dq_gpu_cap * sizeof(mat4)), NULL, GL_STREAM_DRAW);
+    glGenTextures(1, &r->dq_tex);
+    glBindTexture(GL_TEXTURE_BUFFER, r->dq_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, r->dq_buf);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
 
@@ -252,7 +277,11 @@ void mr_renderer_destroy(mr_renderer *r)
     if (r->empty_vao) glDeleteVertexArrays(1, &r->empty_vao);
     if (r->palette_tex) glDeleteTextures(1, &r->palette_tex);
     if (r->palette_buf) glDeleteBuffers(1, &r->palette_buf);
+    if (r->dq_tex) glDeleteTextures(1, &r->dq_tex);
+    if (r->dq_buf) glDeleteBuffers(1, &r->dq_buf);
     free(r->palette.data);
+    free(r->dq.data);
+    free(r->morph.data);
     free(r->draws.data);
     free(r->readback);
     free(r->shader_dir);
@@ -309,6 +338,8 @@ mr_status mr_renderer_begin_frame(mr_renderer *r, const mr_scene *scene)
 
     r->draws.count = 0;
     r->palette.count = 0;
+    r->dq.count = 0;
+    r->morph.count = 0;
     r->lines.count = 0;
     r->overlay_lines.count = 0;
     r->points.count = 0;
@@ -335,7 +366,27 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
     gfx_model *g = gfx_model_get(r, m);
     if (!g) return MR_ERR_INVALID_ARGUMENT;
     if (skin && joint_count != g->joint_count) return MR_ERR_JOINT_COUNT;
+    if (style && style->morph_weights && style->morph_weight_count != g->morph_weight_count)
+        return MR_ERR_INVALID_ARGUMENT;
     if (GFX_RESERVE(r->draws, r->draws.count + 1) != 0) return MR_ERR_NO_MEMORY;
+    int dq_offset = -1, morph_offset = -1;
+    if (style && style->skinning == MR_SKINNING_DUAL_QUATERNION && skin && joint_count > 0) {
+        if (GFX_RESERVE(r->dq, r->dq.count + 2 * (size_t)joint_count) != 0) return MR_ERR_NO_MEMORY;
+        dq_offset = (int)(r->dq.count / 2);
+        for (int j = 0; j < joint_count; j++) {
+            float *t = (float *)r->dq.data[r->dq.count + 2 * (size_t)j];
+            mr_mesh_dq_joint(skin[j], t);
+            if (style->skinning_mask && !t[20]) t[22] = fminf(fmaxf(style->skinning_mask[j], 0.0f), 1.0f);
+        }
+        r->dq.count += 2 * (size_t)joint_count;
+    }
+    if (g->morph_weight_count) {
+        if (GFX_RESERVE(r->morph, r->morph.count + (size_t)g->morph_weight_count) != 0) return MR_ERR_NO_MEMORY;
+        morph_offset = (int)r->morph.count;
+        const float *w = style && style->morph_weights ? style->morph_weights : g->morph_defaults;
+        memcpy(r->morph.data + r->morph.count, w, (size_t)g->morph_weight_count * sizeof *w);
+        r->morph.count += (size_t)g->morph_weight_count;
+    }
     int offset = -1;
     if (skin && joint_count > 0) {
         if (r->palette.count + (size_t)joint_count > r->palette_max) return MR_ERR_LIMIT;
@@ -348,6 +399,8 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
     gfx_draw *d = &r->draws.data[r->draws.count++];
     d->slot = (int)(g - r->models);
     d->palette_offset = offset;
+    d->dq_offset = offset >= 0 ? dq_offset : -1;
+    d->morph_offset = morph_offset;
     memcpy(d->world, world, sizeof d->world);
     d->mirrored = det3(d->world) < 0.0f;
     /* A mirroring (or flattening) skin matrix turns some triangles inside
@@ -367,6 +420,45 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
         d->cast_shadow = !style->no_shadow;
     }
     return MR_OK;
+}
+
+int mr_renderer_morph_weight_count(const mr_renderer *r, mr_gpu_model m)
+{
+    const gfx_model *g = gfx_model_get(r, m);
+    return g ? g->morph_weight_count : 0;
+}
+
+/* Sets the morph uniforms of mesh m of draw d (its non-zero weights, the
+ * heaviest GFX_MORPH_ACTIVE) and binds its deltas. */
+static void set_morph(const mr_renderer *r, const gfx_morph_uniforms *u, const gfx_mesh *m, const gfx_draw *d)
+{
+    int n = 0;
+    GLint target[GFX_MORPH_ACTIVE];
+    GLfloat weight[GFX_MORPH_ACTIVE];
+    if (m->morph_count && d->morph_offset >= 0) {
+        const float *w = r->morph.data + d->morph_offset + m->morph_first;
+        for (int k = 0; k < m->morph_count; k++) {
+            if (w[k] == 0.0f || !isfinite(w[k])) continue;
+            int pos = n;  /* sorted by magnitude, heaviest first; equal ones in target order */
+            while (pos > 0 && fabsf(weight[pos - 1]) < fabsf(w[k])) pos--;
+            if (pos >= GFX_MORPH_ACTIVE) continue;
+            int last = n < GFX_MORPH_ACTIVE ? n : GFX_MORPH_ACTIVE - 1;
+            for (int i = last; i > pos; i--) {
+                target[i] = target[i - 1];
+                weight[i] = weight[i - 1];
+            }
+            target[pos] = k;
+            weight[pos] = w[k];
+            if (n < GFX_MORPH_ACTIVE) n++;
+        }
+    }
+    glUniform1i(u->count, n);
+    if (!n) return;
+    glUniform1i(u->vertices, m->vertex_count);
+    glUniform1iv(u->target, n, target);
+    glUniform1fv(u->weight, n, weight);
+    glActiveTexture(GL_TEXTURE0 + UNIT_MORPH);
+    glBindTexture(GL_TEXTURE_BUFFER, m->morph_tex);
 }
 
 int mr_renderer_project(const mr_renderer *r, const vec3 p, float *x, float *y)
@@ -625,6 +717,19 @@ static void upload_palette(mr_renderer *r)
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
     glActiveTexture(GL_TEXTURE0 + UNIT_PALETTE);
     glBindTexture(GL_TEXTURE_BUFFER, r->palette_tex);
+    if (r->dq.count) {
+        glBindBuffer(GL_TEXTURE_BUFFER, r->dq_buf);
+        if (r->dq.count > r->dq_gpu_cap) {
+            size_t cap = r->dq_gpu_cap;
+            while (cap < r->dq.count) cap *= 2;
+            glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(cap * sizeof(mat4)), NULL, GL_STREAM_DRAW);
+            r->dq_gpu_cap = cap;
+        }
+        glBufferSubData(GL_TEXTURE_BUFFER, 0, (GLsizeiptr)(r->dq.count * sizeof(mat4)), r->dq.data);
+        glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    }
+    glActiveTexture(GL_TEXTURE0 + UNIT_DQ);
+    glBindTexture(GL_TEXTURE_BUFFER, r->dq_tex);
 }
 
 /* The face a closed mesh of a draw hides (see gfx_mesh.cull_face), 0 for
@@ -686,6 +791,8 @@ static void draw_depth(mr_renderer *r, const mat4 view_proj, int which)
             set_cull(which == DEPTH_PREPASS ? cull_face(r, m, d) : hidden_face(m, d), &culled);
             glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
             glUniform1i(p->palette_offset, d->palette_offset);
+            glUniform1i(p->dq_offset, d->dq_offset);
+            set_morph(r, &p->morph, m, d);
             glBindVertexArray(m->vao);
             glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
         }
@@ -731,6 +838,8 @@ static void model_pass(mr_renderer *r, int shadows)
             glUniform4fv(p->tint, 1, d->tint);
             glUniform1i(p->wireframe, d->wireframe);
             glUniform1i(p->palette_offset, d->palette_offset);
+            glUniform1i(p->dq_offset, d->dq_offset);
+            set_morph(r, &p->morph, m, d);
             glUniform4fv(p->diffuse, 1, m->diffuse);
             glUniform4fv(p->specular, 1, m->specular);
             glUniform4fv(p->emission, 1, m->emission);

@@ -172,12 +172,32 @@ typedef struct mr_scene {
                                * from shimmering as the fit changes per frame. */
 } mr_scene;
 
-/* Per-draw options; NULL or zero fields take the defaults. */
+/* Per-draw options; NULL or zero fields take the defaults.
+ * Skinning (anim/mesh.h, "Skinning modes"): MR_SKINNING_DUAL_QUATERNION
+ * skins the draw as mr_mesh_skin_with does (the same split of scale, the
+ * same fallback for mirroring joints), on the GPU.
+ * Morph weights: morph_weight_count floats, the targets of every mesh of
+ * the model that has them, in mesh order (each its target count), as the
+ * meshes' morph sets list them; NULL takes the meshes' default weights. A
+ * count other than the model's is MR_ERR_INVALID_ARGUMENT. Per mesh the
+ * shader gets only the non-zero weights, at most GFX_MORPH_ACTIVE (16):
+ * beyond that the heaviest 16 (by magnitude) are drawn. The model's bounds
+ * cover weights up to 1. */
 typedef struct mr_draw_style {
     float tint[4];            /* multiplies the material colour [white]; all zero = white */
     int wireframe;            /* 1: triangle edges only */
     int no_shadow;            /* 1: casts no shadow */
+    int skinning;             /* mr_skinning: 0 linear, MR_SKINNING_DUAL_QUATERNION */
+    const float *skinning_mask;  /* with dual quaternions: per joint (joint_count) its share 0..1 of */
+                              /* them, a vertex mixing linear and dq by its joints' shares (Maya's */
+                              /* blend weights); NULL: dual quaternions everywhere */
+    const float *morph_weights;  /* see above, or NULL: the defaults */
+    int morph_weight_count;
 } mr_draw_style;
+
+/* Morph weights a draw of m takes (mr_draw_style.morph_weights): the sum of
+ * its meshes' target counts; 0 for an invalid handle. */
+int mr_renderer_morph_weight_count(const mr_renderer *r, mr_gpu_model m);
 
 /* Skeleton overlay options; NULL or zero fields take the defaults. */
 typedef struct mr_skeleton_style {

@@ -23,6 +23,9 @@ typedef struct draw_cmd {
     const mr_model *model;   /* model and skeleton */
     long mat_first;          /* first matrix in mats, -1 for the bind pose */
     int mat_count;
+    long morph_first;        /* first weight in morphs, -1: the meshes' defaults */
+    int morph_count, skinning;
+    long mask_first;         /* dual quaternions: the per-joint shares in morphs, -1: none */
     float colour[4];         /* tint, line/point/text colour */
     int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
@@ -59,6 +62,8 @@ typedef struct mr_lua_gfx {
     double tri_seconds;      /* what the renderer took per triangle (measured, smoothed) */
     mat4 *mats;
     size_t mat_count, mat_cap;
+    float *morphs;           /* morph weights (and dq masks) of the recorded draws */
+    size_t morph_count, morph_cap;
     char *texts;
     size_t text_len, text_cap;
     char **shots;            /* screenshot paths asked for this frame (their
@@ -92,6 +97,7 @@ static void begin(void *user)
     g->triangles = 0;
     g->cmd_count = 0;
     g->mat_count = 0;
+    g->morph_count = 0;
     g->text_len = 0;
 }
 
@@ -121,7 +127,12 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     g->triangles += tris;
     if (mr_alloc_reserve((void **)&g->cmds, &g->cmd_cap, g->cmd_count + 1, sizeof *g->cmds) ||
         mr_alloc_reserve((void **)&g->mats, &g->mat_cap, g->mat_count + (size_t)n, sizeof *g->mats) ||
-        (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1)))
+        (text_len && mr_alloc_reserve((void **)&g->texts, &g->text_cap, g->text_len + text_len + 1, 1)) ||
+        ((in->morph || in->skinning_mask) &&
+         mr_alloc_reserve((void **)&g->morphs, &g->morph_cap,
+                          g->morph_count + (size_t)(in->morph ? in->morph_count : 0) +
+                              (size_t)(in->skinning_mask ? in->mat_count : 0),
+                          sizeof *g->morphs)))
         return mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory recording a draw");
     draw_cmd *c = &g->cmds[g->cmd_count++];
     memset(c, 0, sizeof *c);
@@ -130,8 +141,23 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     c->model = in->model;
     c->mat_first = -1;
     c->mat_count = in->mat_count;
+    c->morph_first = -1;
+    c->mask_first = -1;
+    c->skinning = in->skinning;
+    if (in->skinning_mask && in->mat_count > 0) {
+        c->mask_first = (long)g->morph_count;
+        memcpy(g->morphs + g->morph_count, in->skinning_mask, (size_t)in->mat_count * sizeof *g->morphs);
+        g->morph_count += (size_t)in->mat_count;
+    }
+    if (in->morph && in->morph_count) {
+        c->morph_first = (long)g->morph_count;
+        c->morph_count = in->morph_count;
+        memcpy(g->morphs + g->morph_count, in->morph, (size_t)in->morph_count * sizeof *g->morphs);
+        g->morph_count += (size_t)in->morph_count;
+    }
     if (g->watch && (in->kind == MR_LUA_DRAW_MODEL || in->kind == MR_LUA_DRAW_SKELETON))
-        g->watch(g->watch_ud, in->model, in->mats);
+        g->watch(g->watch_ud, in->model, in->mats, in->kind == MR_LUA_DRAW_MODEL ? in->morph : NULL,
+                 in->kind == MR_LUA_DRAW_MODEL ? in->morph_count : -1);
     if (g->watch_world && (in->kind == MR_LUA_DRAW_MODEL ||
                            (in->kind == MR_LUA_DRAW_SKELETON && in->model->mesh_count == 0)))
         g->watch_world(g->watch_world_ud, in->model, in->mats, (vec4 *)in->world);
@@ -187,6 +213,7 @@ static void release(void *user)
     free(g->shots);
     free(g->cmds);
     free(g->mats);
+    free(g->morphs);
     free(g->texts);
     free(g->text_boxes);
     free(g);
@@ -403,6 +430,7 @@ static uint64_t frame_digest(mr_lua_gfx *g, const mr_lua_host *h)
     uint64_t d = 0xcbf29ce484222325ull;
     d = digest_bytes(d, g->cmds, g->cmd_count * sizeof *g->cmds);
     d = digest_bytes(d, g->mats, g->mat_count * sizeof *g->mats);
+    d = digest_bytes(d, g->morphs, g->morph_count * sizeof *g->morphs);
     d = digest_bytes(d, g->texts, g->text_len);
     d = digest_bytes(d, &h->view, sizeof h->view);
     int size[2];
@@ -496,7 +524,12 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
         case MR_LUA_DRAW_MODEL: {
             uint32_t id = gpu_model(g, c->model);
             if (!id) break;
-            mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow};
+            mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow, .skinning = c->skinning,
+                                .skinning_mask = c->mask_first >= 0 ? g->morphs + c->mask_first : NULL};
+            if (c->morph_first >= 0 && c->morph_count == mr_renderer_morph_weight_count(g->r, (mr_gpu_model){id})) {
+                st.morph_weights = g->morphs + c->morph_first;
+                st.morph_weight_count = c->morph_count;
+            }
             memcpy(st.tint, c->colour, sizeof(float) * 4);
             mr_renderer_draw_model(g->r, (mr_gpu_model){id}, c->mat_first >= 0 ? g->mats + c->mat_first : NULL,
                                    c->mat_count, c->world, &st);

@@ -76,8 +76,12 @@ int mr_lua_draw_recorded(const mr_lua_ctx *ctx);
  * called for every model or skeleton draw as it is recorded, with the
  * model (owned by the cache, valid during the call) and its model-space
  * joint matrices (model->skeleton.joint_count of them; NULL for a model
- * drawn in its bind pose). fn NULL stops watching. Costs nothing unset. */
-typedef void (*mr_lua_draw_pose_fn)(void *ud, const struct mr_model *model, const mat4 *joints);
+ * drawn in its bind pose), and a model draw's morph weights (morph_count
+ * of them in mr_draw_style's layout; NULL: the meshes' defaults; a
+ * skeleton draw: NULL and -1, it draws none).
+ * fn NULL stops watching. Costs nothing unset. */
+typedef void (*mr_lua_draw_pose_fn)(void *ud, const struct mr_model *model, const mat4 *joints,
+                                    const float *morph, int morph_count);
 void mr_lua_draw_watch_poses(mr_lua_ctx *ctx, mr_lua_draw_pose_fn fn, void *ud);
 
 /* Draw watcher (`marrow run --record`): as the pose watcher, and also given

@@ -60,7 +60,7 @@ static int copy_pose(lua_State *T, void *u)
     mr_lua_pose *p = u;
     if (!p->pose.t) return 0;          /* closed */
     mr_lua_push_model(T, p->owner);
-    mr_lua_push_pose(T, -1, &p->pose);
+    mr_lua_pose_copy_morph(mr_lua_push_pose(T, -1, &p->pose), p);
     lua_remove(T, -2);
     return 1;
 }

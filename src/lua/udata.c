@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/str.h"
 #include "anim/clip_edit.h"
 #include "anim/model.h"
@@ -244,9 +245,24 @@ mr_lua_pose *mr_lua_check_pose_of(lua_State *L, int arg, const mr_skeleton *sk)
 
 /* Rotations and matrices need 16-byte alignment (cglm SIMD); Lua aligns
  * userdata to 8, so the block has 15 spare bytes to align the arrays. */
-static size_t pose_bytes(int n)
+static size_t pose_bytes(int n, int morphs)
 {
-    return sizeof(mr_lua_pose) + 15 + (size_t)n * (sizeof(versor) + sizeof(mat4) + 2 * sizeof(vec3));
+    return sizeof(mr_lua_pose) + 15 + (size_t)n * (sizeof(versor) + sizeof(mat4) + 2 * sizeof(vec3)) +
+           (size_t)morphs * sizeof(float);
+}
+
+/* The morph weights of a model's poses: every mesh's targets (morph.h). */
+static int morph_count(const mr_model *m)
+{
+    int k = 0;
+    for (int i = 0; i < m->mesh_count; i++) k += m->meshes[i].morph ? m->meshes[i].morph->count : 0;
+    return k;
+}
+
+void mr_lua_pose_copy_morph(mr_lua_pose *dst, const mr_lua_pose *src)
+{
+    if (dst->morph_count == src->morph_count && dst->morph_count)
+        memcpy(dst->morph, src->morph, (size_t)dst->morph_count * sizeof *dst->morph);
 }
 
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
@@ -254,8 +270,8 @@ mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
     model_idx = lua_absindex(L, model_idx);
     mr_lua_model *m = mr_lua_check_model(L, model_idx);
     const mr_skeleton *sk = &m->model->skeleton;
-    int n = sk->joint_count;
-    mr_lua_pose *p = lua_newuserdatauv(L, pose_bytes(n), 1);
+    int n = sk->joint_count, k = morph_count(m->model);
+    mr_lua_pose *p = lua_newuserdatauv(L, pose_bytes(n, k), 1);
     memset(p, 0, sizeof *p);           /* released state until the arrays are set */
     luaL_setmetatable(L, MR_LUA_POSE);
     lua_pushvalue(L, model_idx);
@@ -265,6 +281,14 @@ mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src)
     p->model = (mat4 *)(base + (size_t)n * sizeof(versor));
     p->pose.t = (vec3 *)((char *)p->model + (size_t)n * sizeof(mat4));
     p->pose.s = p->pose.t + n;
+    p->morph = (float *)(p->pose.s + n);
+    p->morph_count = k;
+    for (int i = 0, off = 0; i < m->model->mesh_count; i++) {
+        const mr_morph_set *set = m->model->meshes[i].morph;
+        if (!set) continue;
+        memcpy(p->morph + off, set->weights, (size_t)set->count * sizeof *p->morph);
+        off += set->count;
+    }
     p->pose.joint_count = n;
     p->sk = sk;
     p->owner = m->model;

@@ -75,6 +75,10 @@ typedef struct mr_lua_draw_cmd {
     const mat4 *mats;        /* model-space joint matrices (the pose); a model
                               * drawn without a pose: NULL (the bind pose) */
     int mat_count;
+    const float *morph;      /* model: the pose's morph weights (renderer layout), or NULL */
+    int morph_count;
+    int skinning;            /* model: mr_skinning */
+    const float *skinning_mask;  /* model, dual quaternions: per joint share (a mask), or NULL */
     float colour[4];         /* tint, bone, line, point or text colour */
     int wireframe, no_shadow, names, overlay, axes;
     float a[3], b[3];        /* line ends, point position */
@@ -272,6 +276,8 @@ typedef struct mr_lua_pose {
     mr_model *owner;
     mat4 *model;             /* model-space matrices, computed lazily */
     int model_valid;         /* model[] matches the pose */
+    float *morph;            /* morph weights, after the arrays: every mesh's targets in mesh */
+    int morph_count;         /* order (mr_draw_style's layout); the meshes' defaults at first */
 } mr_lua_pose;
 
 /* blend space: user values 1 = the model, 2 = the list of clip userdata,
@@ -325,6 +331,9 @@ mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 mr_lua_mask *mr_lua_push_mask(lua_State *L, int model_idx, float fill);
 /* Model-space matrices of a pose, computed when stale. */
 const mat4 *mr_lua_pose_model(mr_lua_pose *p);
+/* Copies src's morph weights into dst when both have as many (poses of
+ * one model). */
+void mr_lua_pose_copy_morph(mr_lua_pose *dst, const mr_lua_pose *src);
 
 /* ---- for the host side (draw.c, scene.c); in script.c ------------------------- */
 

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "anim/retarget.h"
 #include "lua/wrap.h"
 
@@ -61,6 +62,13 @@ static int clip_sample(lua_State *L)
     mr_status st = mr_clip_sample(c, p->sk, (float)t, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, &p->pose);
     if (st != MR_OK)
         return mr_lua_raise(L, "clip '%s': %s", c->name, mr_status_string(st));
+    /* Morph weights: the clip's channels (or the meshes' defaults). */
+    for (int i = 0, off = 0; i < p->owner->mesh_count; i++) {
+        const mr_mesh *mesh = &p->owner->meshes[i];
+        if (!mesh->morph || off + mesh->morph->count > p->morph_count) continue;
+        mr_morph_sample(c, mesh, i, (float)t, loop ? MR_WRAP_LOOP : MR_WRAP_CLAMP, p->morph + off);
+        off += mesh->morph->count;
+    }
     p->model_valid = 0;
     lua_settop(L, 3);
     return 1;

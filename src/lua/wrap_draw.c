@@ -94,7 +94,21 @@ static int l_draw(lua_State *L)
     c.no_shadow = !mr_lua_opt_bool(L, &o, "shadow", 1);
     c.mat_count = m->model->skeleton.joint_count;
     if (p && c.mat_count > 0) c.mats = mr_lua_pose_model(p);   /* the recorder skins them */
+    static const char *const skinnings[] = {"linear", "dq", NULL};
+    c.skinning = mr_lua_opt_enum(L, &o, "skinning", 0, skinnings) ? MR_SKINNING_DUAL_QUATERNION : MR_SKINNING_LINEAR;
+    if (mr_lua_opt_field(L, &o, "dq_mask") != LUA_TNIL) {
+        int top = lua_gettop(L);
+        if (!luaL_testudata(L, top, MR_LUA_MASK)) mr_lua_opt_error(L, &o, "dq_mask", "a mask", top);
+        mr_lua_mask *mk = mr_lua_check_mask(L, top, &m->model->skeleton);
+        c.skinning = MR_SKINNING_DUAL_QUATERNION;
+        c.skinning_mask = mk->mask.w;   /* the mask stays on the stack until record copies it */
+    }
+    if (p && p->morph_count) {
+        c.morph = p->morph;
+        c.morph_count = p->morph_count;
+    }
     record(L, &c);
+    lua_pop(L, 1);   /* dq_mask (or nil) */
     return 0;
 }
 

@@ -69,6 +69,7 @@
 #include <string.h>
 
 #include "anim/mixer.h"
+#include "anim/morph.h"
 #include "lua/wrap.h"
 
 enum { UV_MODEL = 1, UV_REFS, UV_HANDLERS, UV_POSE, UV_HOOK, UV_HOOK_ERR, UV_COUNT = UV_HOOK_ERR };
@@ -666,6 +667,8 @@ static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
     m->out_idx = lua_absindex(L, out_idx);
     m->hook_failed = 0;
     mr_error err = {0};
+    /* Morph weights first, so that on_pose may override them. */
+    if (p->morph_count) mr_morph_mix(m->mx, p->owner, p->morph, p->morph_count);
     mr_status st = mr_mixer_evaluate(m->mx, &p->pose, NULL, &err);
     m->L = NULL;
     p->model_valid = 0;

@@ -11,6 +11,9 @@
  *       (model_error) so a nil model argument later says why it is nil.
  *   model:skeleton() :clips() :clip(name | index) :meshes() :bounds()
  *        :path() :format() :display_matrix()
+ *   model:morph_targets() -> {name, ...}: the names of the meshes' morph
+ *       targets (anim/morph.h), each once, in mesh order; pose:set_morph
+ *       takes them
  *   model:mask{entry, ... [, subtree = true] [, weight = 1] [, invert = false]} -> mask
  *       each entry is a joint (name or 1-based index) or a table
  *       {joint, weight = w, subtree = bool, falloff = n}: the joint (and with
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/file.h"
 #include "core/path.h"
 #include "formats/load.h"
@@ -371,7 +375,27 @@ static int model_mask(lua_State *L)
     return 1;
 }
 
+static int model_morph_targets(lua_State *L)
+{
+    const mr_model *mo = mr_lua_check_model(L, 1)->model;
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (int i = 0; i < mo->mesh_count; i++) {
+        const mr_morph_set *set = mo->meshes[i].morph;
+        for (int k = 0; set && k < set->count; k++) {
+            int seen = 0;
+            for (int e = 0; e < i && !seen; e++) seen = mr_morph_set_find(mo->meshes[e].morph, set->targets[k].name) >= 0;
+            for (int e = 0; e < k && !seen; e++) seen = !strcmp(set->targets[e].name, set->targets[k].name);
+            if (seen) continue;
+            lua_pushstring(L, set->targets[k].name);
+            lua_seti(L, -2, ++n);
+        }
+    }
+    return 1;
+}
+
 static const luaL_Reg model_methods[] = {
+    {"morph_targets", model_morph_targets},
     {"skeleton", model_skeleton}, {"clips", model_clips},   {"clip", model_clip},
     {"meshes", model_meshes},     {"bounds", model_bounds}, {"path", model_path},
     {"format", model_format},     {"display_matrix", model_display_matrix}, {"mask", model_mask},

@@ -26,6 +26,11 @@
  *       in its own frame, default {1, 0, 0}: the mannequin faces +X), offset
  *       (aim origin in that frame, default its origin), limit (degrees for
  *       every joint without its own), weight, space, transform
+ *   :set_morph(name, w)            morph target `name`'s weight (anim/morph.h) on every
+ *                                  mesh that has it; w a finite number
+ *   :morph(name) -> w              its weight (the first mesh's)
+ *       A pose starts with the meshes' default weights; clip:sample sets
+ *       the clip's, copy/set/blend carry them, marrow.draw draws them.
  *   :close() (also __gc/__close) frees the arrays; using it afterwards raises
  *   "attempt to use a closed pose".
  *   marrow.blend(out, {pose, w [, mask]}, ... [, mask]) -> out
@@ -56,6 +61,7 @@
 #include "anim/attach.h"
 #include "anim/blend.h"
 #include "anim/ik.h"
+#include "anim/morph.h"
 #include "anim/override.h"
 #include "core/quat.h"
 #include "lua/wrap.h"
@@ -79,7 +85,7 @@ static int l_pose(lua_State *L)
     if (luaL_testudata(L, 1, MR_LUA_POSE)) {
         mr_lua_pose *src = mr_lua_check_pose(L, 1);
         lua_getiuservalue(L, 1, 1);
-        mr_lua_push_pose(L, -1, &src->pose);
+        mr_lua_pose_copy_morph(mr_lua_push_pose(L, -1, &src->pose), src);
     } else if (luaL_testudata(L, 1, MR_LUA_SKELETON)) {
         lua_getiuservalue(L, 1, 1);
         mr_lua_push_pose(L, -1, NULL);
@@ -109,7 +115,7 @@ static int pose_copy(lua_State *L)
 {
     mr_lua_pose *p = mr_lua_check_pose(L, 1);
     lua_getiuservalue(L, 1, 1);
-    mr_lua_push_pose(L, -1, &p->pose);
+    mr_lua_pose_copy_morph(mr_lua_push_pose(L, -1, &p->pose), p);
     return 1;
 }
 
@@ -125,6 +131,7 @@ static int pose_set(lua_State *L)
     mr_lua_pose *p = mr_lua_check_pose(L, 1), *o = mr_lua_check_pose(L, 2);
     check_same(L, p, o, 2);
     mr_pose_copy(&p->pose, &o->pose);
+    mr_lua_pose_copy_morph(p, o);
     p->model_valid = 0;
     lua_settop(L, 1);
     return 1;
@@ -209,6 +216,8 @@ static int pose_blend(lua_State *L)
         glm_vec3_lerp(p->pose.s[j], o->pose.s[j], fw, p->pose.s[j]);
         mr_quat_nlerp(p->pose.r[j], o->pose.r[j], fw, p->pose.r[j]);
     }
+    for (int k = 0; p->morph_count == o->morph_count && k < p->morph_count; k++)
+        p->morph[k] = fw == 1.0f ? o->morph[k] : p->morph[k] + (o->morph[k] - p->morph[k]) * fw;
     p->model_valid = 0;
     lua_settop(L, 1);
     return 1;
@@ -481,7 +490,75 @@ static int l_attach(lua_State *L)
     return 1;
 }
 
+/* Calls fn for every weight slot of target name in p's model; returns how
+ * many. */
+static int morph_slots(mr_lua_pose *p, const char *name, float **first)
+{
+    int n = 0;
+    *first = NULL;
+    for (int i = 0, off = 0; i < p->owner->mesh_count; i++) {
+        const mr_morph_set *set = p->owner->meshes[i].morph;
+        if (!set) continue;
+        int k = mr_morph_set_find(set, name);
+        if (k >= 0 && off + k < p->morph_count) {
+            if (!*first) *first = &p->morph[off + k];
+            n++;
+        }
+        off += set->count;
+    }
+    return n;
+}
+
+static int no_target(lua_State *L, mr_lua_pose *p, const char *name)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "pose: the model has no morph target '%s' (targets:", name);
+    luaL_addvalue(&b);
+    int any = 0;
+    for (int i = 0; i < p->owner->mesh_count; i++)
+        for (int k = 0; p->owner->meshes[i].morph && k < p->owner->meshes[i].morph->count; k++) {
+            luaL_addchar(&b, ' ');
+            luaL_addstring(&b, p->owner->meshes[i].morph->targets[k].name);
+            any = 1;
+        }
+    luaL_addstring(&b, any ? ")" : " none)");
+    luaL_pushresult(&b);
+    return mr_lua_raise(L, "%s", lua_tostring(L, -1));
+}
+
+static int pose_set_morph(lua_State *L)
+{
+    mr_lua_pose *p = mr_lua_check_pose(L, 1);
+    const char *name = mr_lua_check_string(L, 2);
+    lua_Number w = mr_lua_check_number(L, 3);
+    mr_lua_arg_check(L, isfinite(w), 3, "weight must be a finite number");
+    float *first;
+    if (!morph_slots(p, name, &first)) return no_target(L, p, name);
+    for (int i = 0, off = 0; i < p->owner->mesh_count; i++) {
+        const mr_morph_set *set = p->owner->meshes[i].morph;
+        if (!set) continue;
+        int k = mr_morph_set_find(set, name);
+        if (k >= 0 && off + k < p->morph_count) p->morph[off + k] = (float)w;
+        off += set->count;
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int pose_morph(lua_State *L)
+{
+    mr_lua_pose *p = mr_lua_check_pose(L, 1);
+    const char *name = mr_lua_check_string(L, 2);
+    float *first;
+    if (!morph_slots(p, name, &first)) return no_target(L, p, name);
+    lua_pushnumber(L, *first);
+    return 1;
+}
+
 static const luaL_Reg pose_methods[] = {
+    {"set_morph", pose_set_morph},
+    {"morph", pose_morph},
     {"copy", pose_copy},
     {"set", pose_set},
     {"rest", pose_rest},

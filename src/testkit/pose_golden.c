@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -21,6 +22,9 @@ static void draw_deinit(mr_pose_draw *d)
 {
     for (int j = 0; j < d->joint_count; j++) free(d->joints[j].name);
     free(d->joints);
+    for (int k = 0; k < d->morph_count; k++) free(d->morph_names[k]);
+    free(d->morph_names);
+    free(d->morph);
     free(d->model);
     memset(d, 0, sizeof *d);
 }
@@ -69,7 +73,29 @@ static void decompose(const mat4 m, float v[10])
     }
 }
 
+/* Appends morph weight `name` = w to d unless it has that name. */
+static int add_morph(mr_pose_draw *d, const char *name, float w)
+{
+    for (int k = 0; k < d->morph_count; k++)
+        if (!strcmp(d->morph_names[k], name)) return 0;
+    char **nn = realloc(d->morph_names, sizeof *nn * ((size_t)d->morph_count + 1));
+    if (nn) d->morph_names = nn;
+    float *nw = realloc(d->morph, sizeof *nw * ((size_t)d->morph_count + 1));
+    if (nw) d->morph = nw;
+    char *dup = nn && nw ? mr_str_dup(name) : NULL;
+    if (!dup) return -1;
+    d->morph_names[d->morph_count] = dup;
+    d->morph[d->morph_count++] = w;
+    return 0;
+}
+
 mr_status mr_pose_shot_add(mr_pose_shot *s, const mr_model *model, const mat4 *joints, mr_error *err)
+{
+    return mr_pose_shot_add_morph(s, model, joints, NULL, -1, err);
+}
+
+mr_status mr_pose_shot_add_morph(mr_pose_shot *s, const mr_model *model, const mat4 *joints, const float *morph,
+                                 int morph_count, mr_error *err)
 {
     const mr_skeleton *sk = &model->skeleton;
     mr_pose_draw *d = new_draw(s);
@@ -92,6 +118,18 @@ mr_status mr_pose_shot_add(mr_pose_shot *s, const mr_model *model, const mat4 *j
         else glm_mat4_inv(sk->inverse_bind[j], m);
         decompose(m, pj->v);
     }
+    for (int i = 0, off = 0; morph_count >= 0 && i < model->mesh_count; i++) {
+        const mr_morph_set *set = model->meshes[i].morph;
+        for (int k = 0; set && k < set->count; k++) {
+            float w = morph && off + k < morph_count ? morph[off + k] : set->weights[k];
+            if (add_morph(d, set->targets[k].name, w)) {
+                draw_deinit(d);
+                s->draw_count--;
+                return mr_error_set(err, MR_ERR_NO_MEMORY, "out of memory recording a pose");
+            }
+        }
+        off += set ? set->count : 0;
+    }
     /* The same model in the same pose again (a skeleton over its model): listed once. */
     for (int i = 0; i < s->draw_count - 1; i++) {
         const mr_pose_draw *o = &s->draws[i];
@@ -99,6 +137,18 @@ mr_status mr_pose_shot_add(mr_pose_shot *s, const mr_model *model, const mat4 *j
         for (int j = 0; same && j < d->joint_count; j++)
             same = !strcmp(o->joints[j].name, d->joints[j].name) &&
                    !memcmp(o->joints[j].v, d->joints[j].v, sizeof d->joints[j].v);
+        /* A skeleton draw records no weights: the model's draw gives them. */
+        if (same && o->morph_count == 0 && d->morph_count > 0) {
+            mr_pose_draw *keep = &s->draws[i];
+            keep->morph_count = d->morph_count;
+            keep->morph_names = d->morph_names;
+            keep->morph = d->morph;
+            d->morph_count = 0;
+            d->morph_names = NULL;
+            d->morph = NULL;
+        }
+        same = same && (d->morph_count == 0 || (o->morph_count == d->morph_count &&
+                                                !memcmp(o->morph, d->morph, sizeof *d->morph * (size_t)d->morph_count)));
         if (same) {
             draw_deinit(d);
             s->draw_count--;
@@ -156,7 +206,18 @@ mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path,
             }
             fputc(']', f);
         }
-        fputs("\n }}", f);
+        fputs("\n }", f);
+        if (d->morph_count) {
+            fputs(", \"morph\": {", f);
+            for (int k = 0; k < d->morph_count; k++) {
+                fputs(k ? ", " : "", f);
+                put_string(f, d->morph_names[k]);
+                fputs(": ", f);
+                put_number(f, d->morph[k]);
+            }
+            fputc('}', f);
+        }
+        fputs("}", f);
     }
     fputs("\n]}\n", f);
     int bad = ferror(f);
@@ -365,6 +426,16 @@ static int joint_key(reader *r, const char *key, void *ud)
     return 0;
 }
 
+static int morph_key(reader *r, const char *key, void *ud)
+{
+    mr_pose_draw *d = ud;
+    double v;
+    if (get_number(r, &v)) return -1;
+    for (int k = 0; k < d->morph_count; k++)
+        if (!strcmp(d->morph_names[k], key)) return fail(r, "each morph target once");
+    return add_morph(d, key, (float)v) ? fail(r, "less data (out of memory)") : 0;
+}
+
 static int draw_key(reader *r, const char *key, void *ud)
 {
     mr_pose_draw *d = ud;
@@ -374,6 +445,7 @@ static int draw_key(reader *r, const char *key, void *ud)
     }
     if (!strcmp(key, "metres_per_unit")) return get_number(r, &d->metres_per_unit);
     if (!strcmp(key, "joints")) return each_key(r, joint_key, d);
+    if (!strcmp(key, "morph")) return each_key(r, morph_key, d);
     return skip_value(r, 1);
 }
 
@@ -539,9 +611,29 @@ static int compare_draw(const mr_pose_shot *es, const mr_pose_shot *as, int i, c
             d[count++] = jd;
     }
     int extra = a->joint_count - (e->joint_count - missing);
-    if (!count && !missing && !extra) {
+    /* Morph weights by name: the first that differs, or is on one side only. */
+    char morph_msg[300] = "";
+    for (int k = 0; k < e->morph_count && !morph_msg[0]; k++) {
+        int found = -1;
+        for (int q = 0; q < a->morph_count && found < 0; q++)
+            if (!strcmp(a->morph_names[q], e->morph_names[k])) found = q;
+        if (found < 0)
+            snprintf(morph_msg, sizeof morph_msg, "morph target '%s' of the golden not drawn", e->morph_names[k]);
+        else if (!(fabsf(a->morph[found] - e->morph[k]) <= MR_POSE_MORPH_TOL))
+            snprintf(morph_msg, sizeof morph_msg, "morph weight '%s' is %g, %g in the golden", e->morph_names[k],
+                     a->morph[found], e->morph[k]);
+    }
+    if (!morph_msg[0] && a->morph_count > e->morph_count)
+        snprintf(morph_msg, sizeof morph_msg, "%d morph weight%s not in the golden", a->morph_count - e->morph_count,
+                 a->morph_count - e->morph_count == 1 ? "" : "s");
+    if (!count && !missing && !extra && !morph_msg[0]) {
         free(d);
         return 1;
+    }
+    if (!count && !missing && !extra) {
+        add(msg, n, "pose of %s differs: %s", name, morph_msg);
+        free(d);
+        return 0;
     }
     add(msg, n, "pose of %s differs", name);
     if (count) add(msg, n, " in %d of %d joints:", count, e->joint_count);
@@ -577,6 +669,7 @@ static int compare_draw(const mr_pose_shot *es, const mr_pose_shot *as, int i, c
             e->joints[first_missing].name);
     if (extra > 0) add(msg, n, "%s %d joint%s not in the golden", count || missing ? ";" : ":", extra,
                        extra == 1 ? "" : "s");
+    if (morph_msg[0]) add(msg, n, "; %s", morph_msg);
     free(d);
     return 0;
 }

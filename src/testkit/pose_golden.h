@@ -21,6 +21,12 @@
  * model and pose equal an earlier one's is listed once); draws are matched
  * by order, joints by name. The model is named by its file name only, so
  * goldens do not depend on where the checkout lives.
+ *
+ * A model with morph targets (anim/morph.h) adds its weights, one per
+ * target name (the first mesh's where meshes share a name), after the
+ * joints: ..., "joints": {...}, "morph": {"smile": 0.7, "blink": 0}}.
+ * Weights compare within MR_POSE_MORPH_TOL; a draw without morph targets
+ * writes no "morph" (files of such models are as before).
  */
 #ifndef MR_TESTKIT_POSE_GOLDEN_H
 #define MR_TESTKIT_POSE_GOLDEN_H
@@ -35,6 +41,7 @@
 #define MR_POSE_DEFAULT_METRES 0.0005  /* default tolerance: 0.5 mm, in each model's units */
 #define MR_POSE_DEFAULT_ANGLE 0.05     /* degrees */
 #define MR_POSE_SCALE_TOL 0.001        /* relative scale difference */
+#define MR_POSE_MORPH_TOL 0.0001       /* morph weight difference */
 
 typedef struct mr_pose_joint {
     char *name;
@@ -46,6 +53,9 @@ typedef struct mr_pose_draw {
     double metres_per_unit;  /* of the model (0: unknown) */
     int joint_count;
     mr_pose_joint *joints;
+    int morph_count;         /* morph target names and their weights (owned) */
+    char **morph_names;
+    float *morph;
 } mr_pose_draw;
 
 /* The poses drawn in one shot's frame. Zero-filled = empty. */
@@ -67,6 +77,14 @@ void mr_pose_shot_clear(mr_pose_shot *s);
  * matrices (skeleton.joint_count of them), NULL for the bind pose. A draw
  * equal to one already in s is not added again. */
 mr_status mr_pose_shot_add(mr_pose_shot *s, const mr_model *model, const mat4 *joints, mr_error *err);
+/* The same with the draw's morph weights: morph_count floats in
+ * mr_draw_style's layout (every mesh's targets in mesh order), or NULL for
+ * the meshes' default weights; morph_count < 0 records none (a skeleton
+ * draw; mr_pose_shot_add too). Recorded one per target name. A draw whose
+ * joints equal an earlier one's is listed once, with the weights of the
+ * one that has them. */
+mr_status mr_pose_shot_add_morph(mr_pose_shot *s, const mr_model *model, const mat4 *joints, const float *morph,
+                                 int morph_count, mr_error *err);
 
 /* Writes s as the pose file of frame (format above). */
 mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path, mr_error *err);

@@ -73,10 +73,10 @@ typedef struct pose_watch {
     mr_error err;            /* the first failure to record one */
 } pose_watch;
 
-static void watch_pose(void *ud, const mr_model *model, const mat4 *joints)
+static void watch_pose(void *ud, const mr_model *model, const mat4 *joints, const float *morph, int morph_count)
 {
     pose_watch *w = ud;
-    if (w->err.status == MR_OK) mr_pose_shot_add(&w->poses, model, joints, &w->err);
+    if (w->err.status == MR_OK) mr_pose_shot_add_morph(&w->poses, model, joints, morph, morph_count, &w->err);
 }
 
 mr_status mr_scene_runner_run(mr_scene_runner *run, const char *script, const char *out_dir,
