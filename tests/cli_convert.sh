@@ -100,4 +100,13 @@ find $SHARED -name '*.dae' | sort | while read -r f; do
 done
 [ -s "$TMP/unclean" ] && fail "info on every shared .dae exits 0, or 3 with a collada: message" "$(cat "$TMP/unclean")" \
                       || pass "info on every shared .dae exits 0, or 3 with a collada: message"
+
+# ---- to BVH: the skeleton and one clip, read back the same -----------------------------
+expect_exit "convert mannequin + walk to .bvh" 0 $MARROW convert models/mannequin.md5mesh models/walk.md5anim "$TMP/walk.bvh"
+expect_exit "the .bvh loads back" 0 $MARROW info "$TMP/walk.bvh"
+expect_match "... with the walk's clip" "$OUT" 'clips:|walk'
+expect_exit "a .bvh of two clips is a usage error" 2 \
+    $MARROW convert models/mannequin.md5mesh models/walk.md5anim models/run.md5anim "$TMP/two.bvh"
+expect_match "... saying a .bvh holds one clip" "$ERR" 'a .bvh holds exactly one clip; the input has 2'
+[ ! -e "$TMP/two.bvh" ] && pass "... and writes nothing" || fail "... and writes nothing"
 summary

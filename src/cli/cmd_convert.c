@@ -27,15 +27,17 @@
 #include "core/str.h"
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
+#include "formats/save.h"
 #include "formats/write_check.h"
 #include "formats/md5.h"
 
 static const char convert_help[] =
     "usage: marrow convert IN [ANIM...] OUT\n"
     "\n"
-    "Converts between MD5, COLLADA and glTF 2.0 (any to any), and from BVH\n"
-    "motion capture (read only) to any of them: skeleton, skinned meshes,\n"
-    "materials (texture references) and clips.\n"
+    "Converts between MD5, COLLADA and glTF 2.0 (any to any), and between BVH\n"
+    "motion capture and any of them: skeleton, skinned meshes, materials\n"
+    "(texture references) and clips. A .bvh OUT holds the skeleton and exactly\n"
+    "one clip (no mesh, no scale keys).\n"
     "  marrow convert bob.md5mesh walk.md5anim run.md5anim bob.dae\n"
     "  marrow convert bob.md5mesh walk.md5anim bob.glb    (.gltf: JSON plus\n"
     "                                  STEM.bin beside it; .glb: one file with\n"
@@ -43,6 +45,7 @@ static const char convert_help[] =
     "  marrow convert astroBoy_walk.dae astroBoy.md5mesh   (also writes one\n"
     "                                  CLIP.md5anim per clip beside OUT)\n"
     "  marrow convert 01_01.bvh 01_01.glb   (a skeleton and its clip, no mesh)\n"
+    "  marrow convert bob.md5mesh walk.md5anim walk.bvh   (for mocap tools)\n"
     "MD5 keeps no scale tracks and no colours; what the target cannot hold is\n"
     "noted in the written file. Exit codes: 0 ok, 1 write failed, 2 usage,\n"
     "3 the input does not load.\n"
@@ -250,9 +253,9 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     mr_path_ext(in, in_ext, sizeof in_ext);
     mr_path_ext(out, out_ext, sizeof out_ext);
     int to_dae = !strcmp(out_ext, "dae"), to_md5 = !strcmp(out_ext, "md5mesh");
-    int to_gltf = !strcmp(out_ext, "gltf") || !strcmp(out_ext, "glb");
-    if (!to_dae && !to_md5 && !to_gltf)
-        return mr_cli_usage_error("convert", "OUT must end in .dae, .md5mesh, .gltf or .glb, got '%s'", out);
+    int to_gltf = !strcmp(out_ext, "gltf") || !strcmp(out_ext, "glb"), to_bvh = !strcmp(out_ext, "bvh");
+    if (!to_dae && !to_md5 && !to_gltf && !to_bvh)
+        return mr_cli_usage_error("convert", "OUT must end in .dae, .md5mesh, .gltf, .glb or .bvh, got '%s'", out);
     /* OUT is never one of the inputs, however spelled (a link, "./", "a/../") */
     for (int i = 1; i < argc; i++) {
         const char *src = i < argc - 1 ? argv[i] : retarget;
@@ -274,7 +277,20 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
         return MR_EXIT_FAILED;
     }
     free(out_dir);
-    if (to_dae) {
+    if (to_bvh) {
+        mr_error err = {0};
+        if (m->clip_count != 1) {
+            fprintf(stderr, "marrow convert: %s: a .bvh holds exactly one clip; the input has %d (give one ANIM, "
+                    "or write .glb for several)\n", out, m->clip_count);
+            code = MR_EXIT_USAGE;
+        } else if (mr_save_model(m, (const mr_clip *const *)m->clips, 1, out, NULL, &err) != MR_OK) {
+            fprintf(stderr, "marrow convert: %s\n", err.msg);
+            code = err.status == MR_ERR_BAD_FILE || err.status == MR_ERR_INVALID_ARGUMENT ? MR_EXIT_BAD_INPUT
+                                                                                      : MR_EXIT_FAILED;
+        } else {
+            printf("wrote %s (%d joints, clip %s)\n", out, m->skeleton.joint_count, m->clips[0]->name);
+        }
+    } else if (to_dae) {
         mr_error err = {0};
         char *dir = mr_path_dirname(out);
         if (mr_write_check_model(m, out, &err) == MR_OK && dir) copy_textures(m, dir, 1);   /* not for a refusal */
