@@ -1,7 +1,8 @@
 -- twist_dq_vs_linear.lua — the same forearm twist, skinned two ways: the
--- mannequin on the left with linear blend skinning (the wrist collapses
--- into a "candy wrapper"), on the right with dual-quaternion skinning
+-- mannequin drawn above with linear blend skinning (the wrist collapses
+-- into a "candy wrapper"), the one below with dual-quaternion skinning
 -- (marrow.draw's skinning = "dq"), which keeps the wrist's cross-section.
+-- The camera looks at their left wrists, one above the other.
 -- Both hold their left arm out and turn the hand 150 degrees about the
 -- forearm's own axis.
 --
@@ -22,11 +23,12 @@ function load()
 end
 
 function draw()
-  -- 1.7 m apart, the camera between their twisted left wrists.
-  m.camera{target = {0, 1.0, -0.75}, distance = 2.0, yaw = 90, pitch = 8}
-  m.draw(man, pose, {transform = m.mat4.translate({0, 0, 0.85})})
-  m.draw(man, pose, {transform = m.mat4.translate({0, 0, -0.85}), skinning = "dq"})
-  m.text(10, 10, "left: linear blend skinning    right: dual quaternions (skinning = \"dq\")")
-  m.text(10, 30, "the same pose: hand turned 150 degrees about the forearm")
+  -- One figure 0.22 m above the other; the camera on their left wrists.
+  m.camera{target = {0, 1.06, -0.62}, distance = 1.0, yaw = 90, pitch = 0}
+  m.draw(man, pose, {transform = m.mat4.translate({0, 0.22, 0})})
+  m.draw(man, pose, {transform = m.mat4.translate({0, -0.22, 0}), skinning = "dq"})
+  m.text(10, 10, "above: linear blend skinning (the wrist collapses)")
+  m.text(10, 30, "below: dual quaternions, skinning = \"dq\" (the wrist keeps its width)")
+  m.text(10, 50, "the same pose: hand turned 150 degrees about the forearm")
   if m.headless() and m.frame() == 19 then m.screenshot("twist_dq_vs_linear.png") end
 end
