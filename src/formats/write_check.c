@@ -71,9 +71,10 @@ mr_status mr_write_check_model(const mr_model *m, const char *path, mr_error *er
         if ((st = check_name(me->name, "mesh", i, path, err)) != MR_OK ||
             (st = check_name(me->material.name, "the material of mesh", i, path, err)) != MR_OK)
             return st;
-        size_t n = (size_t)me->vertex_count;
-        if (!finite_all(&me->positions[0][0], n * 3) || !finite_all(&me->normals[0][0], n * 3) ||
-            (me->uvs && !finite_all(&me->uvs[0][0], n * 2)) || (me->weights && !finite_all(&me->weights[0][0], n * MR_MAX_INFLUENCES)))
+        size_t n = me->vertex_count > 0 ? (size_t)me->vertex_count : 0;
+        if ((me->positions && !finite_all(me->positions[0], n * 3)) ||
+            (me->normals && !finite_all(me->normals[0], n * 3)) || (me->uvs && !finite_all(me->uvs[0], n * 2)) ||
+            (me->weights && !finite_all(me->weights[0], n * MR_MAX_INFLUENCES)))
             return bad(err, path, "a vertex of mesh", me->name, i);
     }
     for (int c = 0; c < m->clip_count; c++)
