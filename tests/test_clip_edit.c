@@ -3,10 +3,13 @@
  * 3-joint fixture chain: eases meet their ends and mirror, a baked eased
  * channel stays within the tolerance of the authored curve between keys,
  * edits keep keys sorted, a reduction's reported error is the measured one
- * and within its tolerance, bad keys are refused. */
+ * and within its tolerance, bad keys are refused; morph weight channels bake
+ * into morph tracks, follow the edits, and recorded weights reduce within
+ * their tolerance. */
 #include <math.h>
 
 #include "anim/clip_edit.h"
+#include "anim/morph.h"
 #include "anim/record.h"
 #include "anim_fixture.h"
 #include "formats/bvh_write.h"
@@ -142,6 +145,118 @@ TEST(reduction_reports_the_error_it_measures)
     mr_skeleton_deinit(&sk);
 }
 
+/* Three meshes: the first with 2 targets (rest 0.25, 0.5), the second none,
+ * a third with 1 (rest 0): weights 0, 1 on mesh 0 and 2 on mesh 2. */
+static const int TARGETS[3] = {2, 0, 1};
+static const float REST[3] = {0.25f, 0.5f, 0.0f};
+
+TEST(weight_keys_bake_into_morph_tracks_and_follow_edits)
+{
+    mr_clip_edit *e = NULL, *t = NULL, *r = NULL, *a = NULL, *c = NULL;
+    CHECK(mr_clip_edit_create(3, 2.0f, 30.0f, &e) == MR_OK);
+    float one = 1.0f;
+    CHECK(mr_clip_edit_key(e, 0, MR_EDIT_WEIGHT, 0.0f, &one, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_set_weights(e, 3, TARGETS, REST) == MR_OK && e->weight_count == 3);
+    float w0 = 0.0f, w1 = 1.0f, w2 = 0.4f, nan = NAN;
+    CHECK(mr_clip_edit_key(e, 0, MR_EDIT_WEIGHT, 0.0f, &w0, MR_EASE_IN_OUT_CUBIC, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 0, MR_EDIT_WEIGHT, 2.0f, &w1, MR_EASE_LINEAR, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 2, MR_EDIT_WEIGHT, 0.5f, &w2, MR_EASE_STEP, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 2, MR_EDIT_WEIGHT, 1.5f, &w1, MR_EASE_LINEAR, NULL) == MR_OK);
+    CHECK(mr_clip_edit_key(e, 3, MR_EDIT_WEIGHT, 0.0f, &w1, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_key(e, 1, MR_EDIT_WEIGHT, 0.0f, &nan, MR_EASE_LINEAR, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_edit_has_weight_keys(e));
+    mr_clip *clip = NULL;
+    CHECK(mr_clip_create("w", 3, &clip) == MR_OK);
+    CHECK(mr_clip_edit_bake(e, 1e-4f, 1.0f, clip) == MR_OK);
+    CHECK(clip->morph && clip->morph->channel_count == 2);
+    const mr_morph_channel *m0 = mr_morph_tracks_find(clip->morph, 0), *m2 = mr_morph_tracks_find(clip->morph, 2);
+    CHECK(m0 && m2 && !mr_morph_tracks_find(clip->morph, 1));
+    if (m0 && m2) {
+        CHECK(m0->target_count == 2 && m0->interp == MR_INTERP_LINEAR && m0->key_count > 2);
+        CHECK(m2->target_count == 1 && m2->interp == MR_INTERP_STEP && m2->key_count == 2);
+        float w[2], worst = 0.0f;
+        for (int i = 0; i <= 200; i++) {
+            float time = i / 100.0f, want;
+            mr_morph_channel_sample(m0, time, w);
+            CHECK(mr_clip_edit_eval(e, 0, MR_EDIT_WEIGHT, time, &want));
+            worst = fmaxf(worst, fabsf(w[0] - want));
+            CHECK_NEAR(w[1], 0.5f, 1e-7);   /* unkeyed: the rest */
+        }
+        CHECK(worst <= MR_CLIP_EDIT_WEIGHT_TOLERANCE);
+        mr_morph_channel_sample(m2, 1.49f, w);
+        CHECK_NEAR(w[0], 0.4f, 1e-7);
+    }
+    /* Edits carry the weights: trim, reverse, append, copy. */
+    CHECK(mr_clip_edit_trim(e, 1.0f, 2.0f, 1e-4f, 1.0f, &t) == MR_OK);
+    float v = -1.0f, want = -2.0f;
+    if (t) {
+        CHECK(mr_clip_edit_eval(t, 0, MR_EDIT_WEIGHT, 0.25f, &v) && mr_clip_edit_eval(e, 0, MR_EDIT_WEIGHT, 1.25f, &want));
+        CHECK_NEAR(v, want, MR_CLIP_EDIT_WEIGHT_TOLERANCE);
+    }
+    CHECK(mr_clip_edit_reverse(e, &r) == MR_OK);
+    if (r) {
+        CHECK(mr_clip_edit_eval(r, 2, MR_EDIT_WEIGHT, 0.2f, &v));
+        CHECK_NEAR(v, 1.0f, 1e-7);
+    }
+    CHECK(mr_clip_edit_copy(e, &c) == MR_OK && c->weight_count == 3 && c->w[0].count == 2);
+    CHECK(mr_clip_edit_append(e, c, &a) == MR_OK && a->w[2].count == 5);  /* 2 + a's hold at 2 s + 2 */
+    mr_clip_edit *plain = NULL, *bad = NULL;
+    mr_clip_edit_create(3, 1.0f, 30.0f, &plain);
+    CHECK(mr_clip_edit_append(e, plain, &bad) == MR_ERR_INVALID_ARGUMENT);
+    /* Removing the weight keys removes the morph tracks. */
+    CHECK(mr_clip_edit_remove(c, 0, MR_EDIT_WEIGHT, 0.0f) == 1 && mr_clip_edit_remove(c, 0, MR_EDIT_WEIGHT, 2.0f) == 1);
+    CHECK(mr_clip_edit_remove(c, 2, -1, 0.5f) == 0);   /* -1: joint channels only */
+    mr_clip_edit_remove(c, 2, MR_EDIT_WEIGHT, 0.5f);
+    mr_clip_edit_remove(c, 2, MR_EDIT_WEIGHT, 1.5f);
+    CHECK(!mr_clip_edit_has_weight_keys(c));
+    CHECK(mr_clip_edit_bake(c, 1e-4f, 1.0f, clip) == MR_OK && clip->morph == NULL);
+    mr_clip_destroy(clip);
+    mr_clip_edit_destroy(plain);
+    mr_clip_edit_destroy(a);
+    mr_clip_edit_destroy(c);
+    mr_clip_edit_destroy(r);
+    mr_clip_edit_destroy(t);
+    mr_clip_edit_destroy(e);
+}
+
+TEST(recorded_weights_reduce_within_their_tolerance)
+{
+    mr_skeleton sk = {0};
+    fixture_chain(&sk);
+    mr_record rec;
+    CHECK(mr_record_init(&rec, 3) == MR_OK);
+    CHECK(mr_record_set_weights(&rec, 3, TARGETS, REST) == MR_OK);
+    mr_pose p = {0};
+    mr_pose_init(&p, 3);
+    mr_pose_set_rest(&p, &sk);
+    float live[91];
+    for (int f = 0; f <= 90; f++) {
+        float time = f / 30.0f, w[3] = {0.5f + 0.5f * sinf(2.0f * time), 0.5f, f < 45 ? 0.0f : 1.0f};
+        live[f] = w[0];
+        CHECK(mr_record_capture(&rec, &sk, time, &p, NULL) == MR_OK);
+        CHECK(mr_record_weights(&rec, w) == MR_OK);
+    }
+    mr_clip_edit *e = NULL;
+    mr_record_result res;
+    CHECK(mr_record_reduce(&rec, &sk, 1e-3f, 2.0f, 30.0f, &e, &res, NULL) == MR_OK);
+    CHECK(res.weight_error > 0.0f && res.weight_error <= MR_RECORD_WEIGHT_TOLERANCE);
+    if (e) {
+        CHECK(e->weight_count == 3 && e->w[1].count == 0);   /* never left its rest */
+        CHECK(e->w[0].count > 2 && e->w[0].count < 91);
+        CHECK(e->w[2].count >= 3 && e->w[2].count <= 4);     /* a hold and a jump */
+        float worst = 0.0f, v;
+        for (int f = 0; f <= 90; f++) {
+            CHECK(mr_clip_edit_eval(e, 0, MR_EDIT_WEIGHT, f / 30.0f, &v));
+            worst = fmaxf(worst, fabsf(v - live[f]));
+        }
+        CHECK(worst <= MR_RECORD_WEIGHT_TOLERANCE);
+    }
+    mr_clip_edit_destroy(e);
+    mr_pose_deinit(&p);
+    mr_record_deinit(&rec);
+    mr_skeleton_deinit(&sk);
+}
+
 TEST(bvh_euler_zxy_rebuilds_the_rotation)
 {
     for (int i = 0; i < 50; i++) {
@@ -166,6 +281,8 @@ int main(void)
     RUN(eases_meet_their_ends_and_mirror);
     RUN(baked_eased_channels_stay_within_tolerance_between_keys);
     RUN(reduction_reports_the_error_it_measures);
+    RUN(weight_keys_bake_into_morph_tracks_and_follow_edits);
+    RUN(recorded_weights_reduce_within_their_tolerance);
     RUN(bvh_euler_zxy_rebuilds_the_rotation);
     return test_summary("clip_edit");
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "anim/clip_runtime.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 
 const char *const mr_ease_names[] = {
@@ -185,7 +186,60 @@ void mr_clip_edit_destroy(mr_clip_edit *e)
     if (e->ch)
         for (int i = 0; i < e->joint_count * 3; i++) free(e->ch[i].keys);
     free(e->ch);
+    for (int i = 0; e->w && i < e->weight_count; i++) free(e->w[i].keys);
+    free(e->w);
+    free(e->weight_rest);
+    free(e->mesh_targets);
     free(e);
+}
+
+/* Every channel: the joints' (i < joint_count * 3), then the weights'. */
+static int channel_total(const mr_clip_edit *e) { return e->joint_count * 3 + e->weight_count; }
+static mr_edit_channel *channel_at(const mr_clip_edit *e, int i)
+{
+    return i < e->joint_count * 3 ? &e->ch[i] : &e->w[i - e->joint_count * 3];
+}
+static int channel_kind(const mr_clip_edit *e, int i) { return i < e->joint_count * 3 ? i % 3 : MR_EDIT_WEIGHT; }
+
+mr_status mr_clip_edit_set_weights(mr_clip_edit *e, int mesh_count, const int *targets, const float *rest)
+{
+    if (mesh_count < 0) return MR_ERR_INVALID_ARGUMENT;
+    long total = 0;
+    for (int i = 0; i < mesh_count; i++) {
+        if (targets[i] < 0) return MR_ERR_INVALID_ARGUMENT;
+        total += targets[i];
+    }
+    if (total > (1 << 20)) return MR_ERR_INVALID_ARGUMENT;
+    for (long k = 0; k < total; k++)
+        if (!isfinite(rest[k])) return MR_ERR_INVALID_ARGUMENT;
+    mr_edit_channel *w = total ? calloc((size_t)total, sizeof *w) : NULL;
+    float *r = total ? mr_alloc_array((size_t)total, sizeof *r) : NULL;
+    int *mt = mesh_count ? mr_alloc_array((size_t)mesh_count, sizeof *mt) : NULL;
+    if ((total && (!w || !r)) || (mesh_count && !mt)) {
+        free(w);
+        free(r);
+        free(mt);
+        return MR_ERR_NO_MEMORY;
+    }
+    if (total) memcpy(r, rest, (size_t)total * sizeof *r);
+    if (mesh_count) memcpy(mt, targets, (size_t)mesh_count * sizeof *mt);
+    for (int i = 0; e->w && i < e->weight_count; i++) free(e->w[i].keys);
+    free(e->w);
+    free(e->weight_rest);
+    free(e->mesh_targets);
+    e->w = w;
+    e->weight_rest = r;
+    e->mesh_targets = mt;
+    e->weight_count = (int)total;
+    e->mesh_count = mesh_count;
+    return MR_OK;
+}
+
+int mr_clip_edit_has_weight_keys(const mr_clip_edit *e)
+{
+    for (int i = 0; i < e->weight_count; i++)
+        if (e->w[i].count) return 1;
+    return 0;
 }
 
 static mr_status reserve(mr_edit_channel *c, int n)
@@ -221,17 +275,20 @@ mr_status mr_clip_edit_copy(const mr_clip_edit *e, mr_clip_edit **out)
 {
     mr_status st = mr_clip_edit_create(e->joint_count, e->duration, e->rate, out);
     if (st != MR_OK) return st;
-    for (int i = 0; i < e->joint_count * 3; i++) {
-        st = reserve(&(*out)->ch[i], e->ch[i].count);
-        if (st != MR_OK) {
-            mr_clip_edit_destroy(*out);
-            *out = NULL;
-            return st;
-        }
-        if (e->ch[i].count) memcpy((*out)->ch[i].keys, e->ch[i].keys, (size_t)e->ch[i].count * sizeof(mr_edit_key));
-        (*out)->ch[i].count = e->ch[i].count;
+    if (e->mesh_count) st = mr_clip_edit_set_weights(*out, e->mesh_count, e->mesh_targets, e->weight_rest);
+    for (int i = 0; i < channel_total(e) && st == MR_OK; i++) {
+        const mr_edit_channel *c = channel_at(e, i);
+        mr_edit_channel *d = channel_at(*out, i);
+        st = reserve(d, c->count);
+        if (st != MR_OK) break;
+        if (c->count) memcpy(d->keys, c->keys, (size_t)c->count * sizeof(mr_edit_key));
+        d->count = c->count;
     }
-    return MR_OK;
+    if (st != MR_OK) {
+        mr_clip_edit_destroy(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -239,11 +296,13 @@ mr_status mr_clip_edit_copy(const mr_clip_edit *e, mr_clip_edit **out)
 mr_status mr_clip_edit_key(mr_clip_edit *e, int joint, int channel, float time, const float *value,
                            mr_ease ease, const float *bezier)
 {
-    if (joint < 0 || joint >= e->joint_count || channel < 0 || channel > 2) return MR_ERR_INVALID_ARGUMENT;
+    if (channel < 0 || channel > MR_EDIT_WEIGHT || joint < 0 ||
+        joint >= (channel == MR_EDIT_WEIGHT ? e->weight_count : e->joint_count))
+        return MR_ERR_INVALID_ARGUMENT;
     if (!isfinite(time) || time < 0.0f || time > e->duration) return MR_ERR_INVALID_ARGUMENT;
     if ((int)ease < 0 || ease >= MR_EASE_COUNT) return MR_ERR_INVALID_ARGUMENT;
     mr_edit_key k = {.time = time, .ease = ease};
-    int n = channel == 1 ? 4 : 3;
+    int n = channel == 1 ? 4 : channel == MR_EDIT_WEIGHT ? 1 : 3;
     double len = 0.0;
     for (int i = 0; i < n; i++) {
         if (!isfinite(value[i])) return MR_ERR_INVALID_ARGUMENT;
@@ -262,7 +321,7 @@ mr_status mr_clip_edit_key(mr_clip_edit *e, int joint, int channel, float time, 
             return MR_ERR_INVALID_ARGUMENT;
         memcpy(k.bezier, bezier, sizeof k.bezier);
     }
-    mr_edit_channel *c = &e->ch[joint * 3 + channel];
+    mr_edit_channel *c = channel == MR_EDIT_WEIGHT ? &e->w[joint] : &e->ch[joint * 3 + channel];
     int at = 0;
     while (at < c->count && c->keys[at].time < time - KEY_SAME) at++;
     if (at < c->count && fabsf(c->keys[at].time - time) < KEY_SAME) {
@@ -279,11 +338,13 @@ mr_status mr_clip_edit_key(mr_clip_edit *e, int joint, int channel, float time, 
 
 int mr_clip_edit_remove(mr_clip_edit *e, int joint, int channel, float time)
 {
-    if (joint < 0 || joint >= e->joint_count || channel < -1 || channel > 2) return 0;
+    if (channel == MR_EDIT_WEIGHT ? joint < 0 || joint >= e->weight_count
+                                  : joint < 0 || joint >= e->joint_count || channel < -1 || channel > 2)
+        return 0;
     int removed = 0;
-    for (int ch = 0; ch < 3; ch++) {
-        if (channel >= 0 && ch != channel) continue;
-        mr_edit_channel *c = &e->ch[joint * 3 + ch];
+    for (int ch = 0; ch <= MR_EDIT_WEIGHT; ch++) {
+        if (channel >= 0 ? ch != channel : ch == MR_EDIT_WEIGHT) continue;
+        mr_edit_channel *c = ch == MR_EDIT_WEIGHT ? &e->w[joint] : &e->ch[joint * 3 + ch];
         int w = 0;
         for (int i = 0; i < c->count; i++) {
             if (fabsf(c->keys[i].time - time) < KEY_SAME) {
@@ -321,10 +382,14 @@ static void eval_channel(const mr_edit_channel *c, int channel, float time, floa
 
 int mr_clip_edit_eval(const mr_clip_edit *e, int joint, int channel, float time, float *out)
 {
-    if (joint < 0 || joint >= e->joint_count || channel < 0 || channel > 2) return 0;
-    const mr_edit_channel *c = &e->ch[joint * 3 + channel];
+    if (channel < 0 || channel > MR_EDIT_WEIGHT || joint < 0 ||
+        joint >= (channel == MR_EDIT_WEIGHT ? e->weight_count : e->joint_count))
+        return 0;
+    const mr_edit_channel *c = channel == MR_EDIT_WEIGHT ? &e->w[joint] : &e->ch[joint * 3 + channel];
     if (!c->count) return 0;
-    eval_channel(c, channel, time, out);
+    float v[4];
+    eval_channel(c, channel, time, v);
+    memcpy(out, v, (size_t)(channel == 1 ? 4 : channel == MR_EDIT_WEIGHT ? 1 : 3) * sizeof *out);
     return 1;
 }
 
@@ -417,15 +482,17 @@ static int bake_segment(point_list *p, int channel, const mr_edit_key *a, const 
     return refine(p, &s, u0, u1, w0, seg_w(&s, u1), 0);
 }
 
-static mr_status bake_channel(const mr_edit_channel *c, int channel, float tolerance, float size, mr_track *track)
+static mr_status bake_channel(const mr_edit_channel *c, int channel, float tolerance, float size, int force_linear,
+                              mr_track *track)
 {
-    int comps = channel == 1 ? 4 : 3;
+    int comps = channel == 1 ? 4 : channel == MR_EDIT_WEIGHT ? 1 : 3;
     if (!c->count) return mr_track_init(track, 0, MR_INTERP_LINEAR);
     int all_linear = 1, all_step = 1;
     for (int i = 0; i + 1 < c->count; i++) {
         all_linear &= c->keys[i].ease == MR_EASE_LINEAR;
         all_step &= c->keys[i].ease == MR_EASE_STEP;
     }
+    if (force_linear) all_step = 0;
     if (all_linear || all_step) {
         mr_status st = mr_track_init(track, c->count, all_step && c->count > 1 ? MR_INTERP_STEP : MR_INTERP_LINEAR);
         if (st != MR_OK) return st;
@@ -450,6 +517,91 @@ static mr_status bake_channel(const mr_edit_channel *c, int channel, float toler
     return st;
 }
 
+/* A baked weight track's value at t (STEP holds, LINEAR lerps, clamped). */
+static float track_at(const mr_track *tr, float t)
+{
+    int n = tr->key_count;
+    if (n == 1 || t <= tr->times[0]) return tr->values[0];
+    if (t >= tr->times[n - 1]) return tr->values[n - 1];
+    int lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (tr->times[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    if (tr->interp == MR_INTERP_STEP) return tr->values[lo];
+    float u = (t - tr->times[lo]) / (tr->times[hi] - tr->times[lo]);
+    return tr->values[lo] + (tr->values[hi] - tr->values[lo]) * u;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* One morph channel for mesh i (weights first..first+n) when any is keyed. */
+static mr_status bake_mesh_weights(const mr_clip_edit *e, int mesh, int first, int n, mr_morph_tracks **out)
+{
+    int keyed = 0, all_step = 1;
+    for (int k = 0; k < n; k++) {
+        const mr_edit_channel *c = &e->w[first + k];
+        keyed |= c->count > 0;
+        for (int i = 0; i + 1 < c->count; i++) all_step &= c->keys[i].ease == MR_EASE_STEP;
+    }
+    if (!keyed) return MR_OK;
+    mr_track *tr = calloc((size_t)n, sizeof *tr);
+    if (!tr) return MR_ERR_NO_MEMORY;
+    mr_status st = MR_OK;
+    size_t total = 0;
+    for (int k = 0; k < n && st == MR_OK; k++) {
+        tr[k].components = 1;
+        if (!e->w[first + k].count) continue;
+        st = bake_channel(&e->w[first + k], MR_EDIT_WEIGHT, MR_CLIP_EDIT_WEIGHT_TOLERANCE, 1.0f, !all_step, &tr[k]);
+        total += (size_t)tr[k].key_count;
+    }
+    float *times = st == MR_OK ? mr_alloc_array(total ? total : 1, sizeof *times) : NULL;
+    if (st == MR_OK && !times) st = MR_ERR_NO_MEMORY;
+    if (st == MR_OK) {
+        size_t m = 0;
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i < tr[k].key_count; i++) times[m++] = tr[k].times[i];
+        qsort(times, m, sizeof *times, cmp_float);
+        size_t u = 0;  /* the union, keys closer than a baked key interval merged */
+        for (size_t i = 0; i < m; i++)
+            if (!u || times[i] - times[u - 1] >= 2.0f * MR_CLIP_MIN_KEY_INTERVAL) times[u++] = times[i];
+        mr_morph_channel *ch = mr_morph_tracks_add(out, mesh, n, (int)u, all_step ? MR_INTERP_STEP : MR_INTERP_LINEAR);
+        if (!ch) st = MR_ERR_NO_MEMORY;
+        for (size_t i = 0; ch && i < u; i++) {
+            ch->times[i] = times[i];
+            for (int k = 0; k < n; k++)
+                ch->values[i * (size_t)n + (size_t)k] =
+                    tr[k].key_count ? track_at(&tr[k], times[i]) : e->weight_rest[first + k];
+        }
+    }
+    free(times);
+    for (int k = 0; k < n; k++) {
+        free(tr[k].times);
+        free(tr[k].values);
+    }
+    free(tr);
+    return st;
+}
+
+/* The edit's weight keys as morph tracks (*out NULL without any). */
+static mr_status bake_weights(const mr_clip_edit *e, mr_morph_tracks **out)
+{
+    *out = NULL;
+    mr_status st = MR_OK;
+    for (int i = 0, first = 0; i < e->mesh_count && st == MR_OK; first += e->mesh_targets[i], i++)
+        if (e->mesh_targets[i] > 0) st = bake_mesh_weights(e, i, first, e->mesh_targets[i], out);
+    if (st != MR_OK) {
+        mr_morph_tracks_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 mr_status mr_clip_edit_bake(const mr_clip_edit *e, float tolerance, float size, mr_clip *clip)
 {
     if (!clip || clip->joint_count != e->joint_count) return MR_ERR_INVALID_ARGUMENT;
@@ -459,7 +611,7 @@ mr_status mr_clip_edit_bake(const mr_clip_edit *e, float tolerance, float size, 
         mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
         for (int ch = 0; ch < 3; ch++) {
             mr_track fresh = {.components = ch == 1 ? 4 : 3};
-            mr_status st = bake_channel(&e->ch[j * 3 + ch], ch, tolerance, size, &fresh);
+            mr_status st = bake_channel(&e->ch[j * 3 + ch], ch, tolerance, size, 0, &fresh);
             if (st != MR_OK) {
                 free(fresh.times);
                 free(fresh.values);
@@ -470,6 +622,14 @@ mr_status mr_clip_edit_bake(const mr_clip_edit *e, float tolerance, float size, 
             free(tr[ch]->values);
             *tr[ch] = fresh;
         }
+    }
+    mr_morph_tracks *morph = NULL;
+    mr_status st = bake_weights(e, &morph);
+    if (st == MR_OK) {
+        mr_morph_tracks_destroy(clip->morph);
+        clip->morph = morph;
+    } else {
+        result = st;
     }
     clip->duration = e->duration;
     clip->rate = e->rate;
@@ -487,11 +647,13 @@ mr_status mr_clip_edit_trim(const mr_clip_edit *e, float t0, float t1, float tol
         return MR_ERR_INVALID_ARGUMENT;
     mr_status st = mr_clip_edit_create(e->joint_count, t1 - t0, e->rate, out);
     if (st != MR_OK) return st;
+    if (e->mesh_count) st = mr_clip_edit_set_weights(*out, e->mesh_count, e->mesh_targets, e->weight_rest);
     if (!(tolerance > 0.0f)) tolerance = 1e-6f;
-    for (int i = 0; i < e->joint_count * 3 && st == MR_OK; i++) {
-        const mr_edit_channel *c = &e->ch[i];
-        int channel = i % 3;
-        mr_edit_channel *d = &(*out)->ch[i];
+    for (int i = 0; i < channel_total(e) && st == MR_OK; i++) {
+        const mr_edit_channel *c = channel_at(e, i);
+        int channel = channel_kind(e, i);
+        if (channel == MR_EDIT_WEIGHT) tolerance = MR_CLIP_EDIT_WEIGHT_TOLERANCE, size = 1.0f;
+        mr_edit_channel *d = channel_at(*out, i);
         if (!c->count) continue;
         /* The value at t0, then each key inside, with cut segments resampled. */
         for (int k = -1; k < c->count && st == MR_OK; k++) {
@@ -543,9 +705,9 @@ mr_status mr_clip_edit_reverse(const mr_clip_edit *e, mr_clip_edit **out)
 {
     mr_status st = mr_clip_edit_copy(e, out);
     if (st != MR_OK) return st;
-    for (int i = 0; i < e->joint_count * 3; i++) {
-        const mr_edit_channel *c = &e->ch[i];
-        mr_edit_key *d = (*out)->ch[i].keys;
+    for (int i = 0; i < channel_total(e); i++) {
+        const mr_edit_channel *c = channel_at(e, i);
+        mr_edit_key *d = channel_at(*out, i)->keys;
         int n = c->count;
         for (int k = 0; k < n; k++) {
             /* Reversed key k comes from key n-1-k; its segment is the one that
@@ -569,8 +731,8 @@ mr_status mr_clip_edit_retime(const mr_clip_edit *e, float duration, mr_clip_edi
     if (st != MR_OK) return st;
     double f = (double)duration / e->duration;
     (*out)->duration = duration;
-    for (int i = 0; i < e->joint_count * 3; i++) {
-        mr_edit_channel *c = &(*out)->ch[i];
+    for (int i = 0; i < channel_total(e); i++) {
+        mr_edit_channel *c = channel_at(*out, i);
         for (int k = 0; k < c->count; k++) c->keys[k].time = (float)fmin(c->keys[k].time * f, duration);
         /* Keys squeezed together: keep the later one. */
         int w = 0;
@@ -586,13 +748,13 @@ mr_status mr_clip_edit_retime(const mr_clip_edit *e, float duration, mr_clip_edi
 mr_status mr_clip_edit_append(const mr_clip_edit *a, const mr_clip_edit *b, mr_clip_edit **out)
 {
     *out = NULL;
-    if (a->joint_count != b->joint_count) return MR_ERR_INVALID_ARGUMENT;
+    if (a->joint_count != b->joint_count || a->weight_count != b->weight_count) return MR_ERR_INVALID_ARGUMENT;
     mr_status st = mr_clip_edit_copy(a, out);
     if (st != MR_OK) return st;
     (*out)->duration = a->duration + b->duration;
-    for (int i = 0; i < a->joint_count * 3 && st == MR_OK; i++) {
-        mr_edit_channel *d = &(*out)->ch[i];
-        const mr_edit_channel *c = &b->ch[i];
+    for (int i = 0; i < channel_total(a) && st == MR_OK; i++) {
+        mr_edit_channel *d = channel_at(*out, i);
+        const mr_edit_channel *c = channel_at(b, i);
         /* a's hold to its end, so b's first key does not bend a's last stretch. */
         if (d->count && c->count && d->keys[d->count - 1].time < a->duration - KEY_SAME) {
             mr_edit_key hold = d->keys[d->count - 1];

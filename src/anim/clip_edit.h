@@ -30,6 +30,19 @@
  * So every format that holds linear keys saves the eased motion within the
  * tolerance, and loads back posing the same.
  *
+ * Morph weights (issue 31). An edit made for a model with morph targets
+ * (mr_clip_edit_set_weights) has one more channel per weight, in
+ * morph.h's layout (every mesh's targets in mesh order): channel
+ * MR_EDIT_WEIGHT, with `joint` the weight's index in that layout and
+ * value[0] the weight. Its keys ease like the others; a weight without
+ * keys holds its rest weight (the mesh's default). Baking gives the clip
+ * one morph channel (clip->morph) per mesh that has a keyed weight: STEP
+ * when all its weights' segments are STEP, else LINEAR with every weight's
+ * keys and the eased segments' extra keys (within
+ * MR_CLIP_EDIT_WEIGHT_TOLERANCE, weights being unitless) at the union of
+ * their times. The edits (trim, reverse, retime, append) treat weight
+ * channels as the joints' channels.
+ *
  * Ownership: the edit owns its keys and its name; the clip it bakes into is
  * the caller's. Allocation happens on edits (not per frame).
  */
@@ -58,6 +71,10 @@ typedef enum mr_ease {
 extern const char *const mr_ease_names[];
 
 #define MR_CLIP_EDIT_STEP_GAP 1e-5f
+/* The channel index of a morph weight (after translation, rotation, scale). */
+#define MR_EDIT_WEIGHT 3
+/* How far (unitless) baked weight keys may stray from an eased weight curve. */
+#define MR_CLIP_EDIT_WEIGHT_TOLERANCE 5e-4f
 
 /* The eased u (u in [0, 1]; back and elastic leave [0, 1] in between).
  * bezier: x1, y1, x2, y2 for MR_EASE_BEZIER, else unused (may be NULL). */
@@ -84,28 +101,42 @@ typedef struct mr_clip_edit {
     mr_edit_channel *ch; /* joint_count * 3 entries: ch[joint * 3 + channel] (owned) */
     float duration;      /* > 0 */
     float rate;          /* frames per second for the writers, > 0 */
+    int weight_count;    /* morph weights (morph.h's layout); 0: the model has no targets */
+    mr_edit_channel *w;  /* weight_count channels, key value[0] the weight (owned) */
+    float *weight_rest;  /* weight_count weights of unkeyed channels (owned) */
+    int mesh_count;      /* the model's meshes, for the layout */
+    int *mesh_targets;   /* mesh_count target counts, 0 for a mesh without (owned) */
 } mr_clip_edit;
 
 /* An empty edit (no keys). MR_ERR_INVALID_ARGUMENT for a joint count
  * outside 1..MR_MAX_JOINTS, a duration or rate not finite and > 0. */
 mr_status mr_clip_edit_create(int joint_count, float duration, float rate, mr_clip_edit **out);
 void mr_clip_edit_destroy(mr_clip_edit *edit);
+/* Gives an edit without weight keys its model's weight layout: mesh_count
+ * meshes, targets[i] morph targets on mesh i (0: none), rest the meshes'
+ * default weights (sum of targets entries, copied). Replaces an earlier
+ * layout and drops its weight keys. MR_ERR_INVALID_ARGUMENT for a negative
+ * count or a non-finite rest weight; MR_ERR_NO_MEMORY. */
+mr_status mr_clip_edit_set_weights(mr_clip_edit *edit, int mesh_count, const int *targets, const float *rest);
+/* Whether any weight channel has keys. */
+int mr_clip_edit_has_weight_keys(const mr_clip_edit *edit);
 mr_status mr_clip_edit_copy(const mr_clip_edit *edit, mr_clip_edit **out);
 
 /* Sets a key (a key closer than MR_CLIP_MIN_KEY_INTERVAL * 10 in time is
  * replaced). value: 3 floats, or 4 (normalised here; a zero quaternion is
- * MR_ERR_INVALID_ARGUMENT). MR_ERR_INVALID_ARGUMENT for a joint or channel
+ * MR_ERR_INVALID_ARGUMENT), or 1 for channel MR_EDIT_WEIGHT (joint: the
+ * weight's index). MR_ERR_INVALID_ARGUMENT for a joint or channel
  * out of range, a time not in [0, duration], a non-finite value, a bezier
  * with x outside [0, 1]. */
 mr_status mr_clip_edit_key(mr_clip_edit *edit, int joint, int channel, float time, const float *value,
                            mr_ease ease, const float *bezier);
 /* Removes the keys within MR_CLIP_MIN_KEY_INTERVAL * 10 of time on the
- * channel (-1: all three); returns how many. */
+ * channel (-1: all three joint channels); returns how many. */
 int mr_clip_edit_remove(mr_clip_edit *edit, int joint, int channel, float time);
 
 /* The authored curve of one channel at time (clamped to the keys): what
- * the baked clip reproduces within the tolerance. Returns 0 (out
- * untouched) for a channel without keys. */
+ * the baked clip reproduces within the tolerance (MR_EDIT_WEIGHT: out[0]).
+ * Returns 0 (out untouched) for a channel without keys. */
 int mr_clip_edit_eval(const mr_clip_edit *edit, int joint, int channel, float time, float *out);
 
 /* New edits made from one: the part [t0, t1] moved to start at 0 (keys at
@@ -113,7 +144,7 @@ int mr_clip_edit_eval(const mr_clip_edit *edit, int joint, int channel, float ti
  * played backwards (eases mirrored); stretched to a new duration; b after
  * a (b's keys shifted by a's duration; a key of b at its time 0 replaces
  * a's key at a's end). MR_ERR_INVALID_ARGUMENT for t0 >= t1 or outside the
- * duration, a duration not finite and > 0, joint counts that differ. */
+ * duration, a duration not finite and > 0, joint (or weight) counts that differ. */
 mr_status mr_clip_edit_trim(const mr_clip_edit *edit, float t0, float t1, float tolerance, float size,
                             mr_clip_edit **out);
 mr_status mr_clip_edit_reverse(const mr_clip_edit *edit, mr_clip_edit **out);
@@ -122,7 +153,8 @@ mr_status mr_clip_edit_append(const mr_clip_edit *a, const mr_clip_edit *b, mr_c
 
 /* Rewrites every track of clip (joint counts must match; a clip made with
  * mr_clip_create, never a cached model's clip) from the edit as described above, sets duration and rate and
- * calls mr_clip_finish. tolerance: model units; size: the model size
+ * calls mr_clip_finish; the clip's morph weight tracks are replaced by the
+ * edit's (none without weight keys). tolerance: model units; size: the model size
  * (lever arm of rotations and scales). On MR_ERR_NO_MEMORY the clip keeps
  * its old tracks where the new one could not be made. */
 mr_status mr_clip_edit_bake(const mr_clip_edit *edit, float tolerance, float size, mr_clip *clip);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "anim/clip_runtime.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 
 #define STRIDE 10
@@ -23,7 +24,57 @@ void mr_record_deinit(mr_record *rec)
 {
     free(rec->times);
     free(rec->trs);
+    free(rec->weights);
+    free(rec->mesh_targets);
+    free(rec->weight_rest);
     memset(rec, 0, sizeof *rec);
+}
+
+mr_status mr_record_set_weights(mr_record *rec, int mesh_count, const int *targets, const float *rest)
+{
+    if (rec->count || mesh_count < 0) return MR_ERR_INVALID_ARGUMENT;
+    long total = 0;
+    for (int i = 0; i < mesh_count; i++) {
+        if (targets[i] < 0) return MR_ERR_INVALID_ARGUMENT;
+        total += targets[i];
+    }
+    if (total > (1 << 16)) return MR_ERR_INVALID_ARGUMENT;
+    for (long k = 0; k < total; k++)
+        if (!isfinite(rest[k])) return MR_ERR_INVALID_ARGUMENT;
+    int *mt = mesh_count ? mr_alloc_array((size_t)mesh_count, sizeof *mt) : NULL;
+    float *r = total ? mr_alloc_array((size_t)total, sizeof *r) : NULL;
+    float *w = NULL;
+    if (total && rec->cap) w = mr_alloc_array((size_t)rec->cap * (size_t)total, sizeof *w);
+    if ((mesh_count && !mt) || (total && !r) || (total && rec->cap && !w)) {
+        free(mt);
+        free(r);
+        free(w);
+        return MR_ERR_NO_MEMORY;
+    }
+    if (mesh_count) memcpy(mt, targets, (size_t)mesh_count * sizeof *mt);
+    if (total) memcpy(r, rest, (size_t)total * sizeof *r);
+    free(rec->mesh_targets);
+    free(rec->weight_rest);
+    free(rec->weights);
+    rec->mesh_targets = mt;
+    rec->weight_rest = r;
+    rec->weights = w;
+    rec->mesh_count = mesh_count;
+    rec->weight_count = (int)total;
+    if (!(rec->weight_tolerance > 0.0f)) rec->weight_tolerance = MR_RECORD_WEIGHT_TOLERANCE;
+    return MR_OK;
+}
+
+static float *frame_weights(const mr_record *rec, int i) { return rec->weights + (size_t)i * rec->weight_count; }
+
+mr_status mr_record_weights(mr_record *rec, const float *weights)
+{
+    if (!rec->count) return MR_ERR_INVALID_ARGUMENT;
+    for (int k = 0; k < rec->weight_count; k++)
+        if (!isfinite(weights[k])) return MR_ERR_INVALID_ARGUMENT;
+    if (rec->weight_count)
+        memcpy(frame_weights(rec, rec->count - 1), weights, (size_t)rec->weight_count * sizeof *weights);
+    return MR_OK;
 }
 
 static float *frame(const mr_record *rec, int i) { return rec->trs + (size_t)i * rec->joint_count * STRIDE; }
@@ -42,7 +93,13 @@ mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, c
     if (at == rec->cap) {
         if (rec->cap >= MR_RECORD_MAX_FRAMES) return MR_ERR_LIMIT;
         int cap = rec->cap ? rec->cap * 2 : 64;
-        if ((size_t)cap * (size_t)rec->joint_count * STRIDE * sizeof(float) > MR_RECORD_MAX_BYTES) return MR_ERR_LIMIT;
+        size_t per = (size_t)rec->joint_count * STRIDE + (size_t)rec->weight_count;
+        if ((size_t)cap * per * sizeof(float) > MR_RECORD_MAX_BYTES) return MR_ERR_LIMIT;
+        if (rec->weight_count) {
+            float *w = realloc(rec->weights, (size_t)cap * (size_t)rec->weight_count * sizeof *w);
+            if (!w) return MR_ERR_NO_MEMORY;
+            rec->weights = w;
+        }
         float *t = realloc(rec->times, (size_t)cap * sizeof *t);
         if (!t) return MR_ERR_NO_MEMORY;
         rec->times = t;
@@ -70,6 +127,9 @@ mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, c
                 for (int i = 3; i < 7; i++) k[i] = -k[i];
         }
     }
+    if (rec->weight_count && at == rec->count)  /* a new frame: the previous weights (the first: the rest) */
+        memcpy(frame_weights(rec, at), at > 0 ? frame_weights(rec, at - 1) : rec->weight_rest,
+               (size_t)rec->weight_count * sizeof(float));
     rec->times[at] = time;
     rec->count = at + 1;
     return MR_OK;
@@ -122,11 +182,47 @@ static mr_status add_key(mr_clip_edit *e, const mr_record *rec, int j, int chann
                             MR_EASE_LINEAR, NULL);
 }
 
-static mr_status build(const mr_record *rec, float budget, float size, float rate, mr_clip_edit **out, int *kept)
+static double weight_deviation(const mr_record *rec, int k, int a, int e, int i)
+{
+    float va = frame_weights(rec, a)[k], ve = frame_weights(rec, e)[k], vi = frame_weights(rec, i)[k];
+    double u = ((double)rec->times[i] - rec->times[a]) / ((double)rec->times[e] - rec->times[a]);
+    return fabs(va + (ve - va) * u - vi);
+}
+
+/* Weight k's channel, reduced greedily within budget (0: every frame). */
+static mr_status build_weight(const mr_record *rec, float budget, mr_clip_edit *out, int k, int *kept)
+{
+    int moved = 0;  /* a weight that never left its rest gets no keys (the clip holds the rest) */
+    for (int i = 0; i < rec->count && !moved; i++) moved = frame_weights(rec, i)[k] != rec->weight_rest[k];
+    if (!moved) return MR_OK;
+    int a = 0;
+    mr_status st = mr_clip_edit_key(out, k, MR_EDIT_WEIGHT, 0.0f, &frame_weights(rec, 0)[k], MR_EASE_LINEAR, NULL);
+    (*kept)++;
+    while (st == MR_OK && a < rec->count - 1) {
+        int e = a + 1;
+        while (e + 1 < rec->count && e + 1 - a <= MAX_SPAN && budget > 0.0f) {
+            int ok = 1;
+            for (int i = a + 1; i <= e && ok; i++) ok = weight_deviation(rec, k, a, e + 1, i) <= budget;
+            if (!ok) break;
+            e++;
+        }
+        st = mr_clip_edit_key(out, k, MR_EDIT_WEIGHT, rec->times[e] - rec->times[0], &frame_weights(rec, e)[k],
+                              MR_EASE_LINEAR, NULL);
+        (*kept)++;
+        a = e;
+    }
+    return st;
+}
+
+static mr_status build(const mr_record *rec, float budget, float wbudget, float size, float rate, mr_clip_edit **out,
+                       int *kept)
 {
     float duration = rec->times[rec->count - 1] - rec->times[0];
     mr_status st = mr_clip_edit_create(rec->joint_count, duration, rate, out);
     *kept = 0;
+    if (st == MR_OK && rec->mesh_count)
+        st = mr_clip_edit_set_weights(*out, rec->mesh_count, rec->mesh_targets, rec->weight_rest);
+    for (int k = 0; k < rec->weight_count && st == MR_OK; k++) st = build_weight(rec, wbudget, *out, k, kept);
     for (int j = 0; j < rec->joint_count && st == MR_OK; j++)
         for (int ch = 0; ch < 3 && st == MR_OK; ch++) {
             int a = 0;
@@ -191,6 +287,31 @@ mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleto
     return st;
 }
 
+/* The largest weight difference between two baked clips' morph tracks at
+ * the check times of mr_record_measure. */
+static float measure_weights(const mr_clip *a, const mr_clip *b, const float *times, int n, float duration)
+{
+    if (!a->morph) return 0.0f;
+    int total = n + (n > 1 ? n - 1 : 0) + MR_RECORD_CHECKS;
+    double worst = 0.0;
+    for (int c = 0; c < a->morph->channel_count; c++) {
+        const mr_morph_channel *ca = &a->morph->channels[c], *cb = mr_morph_tracks_find(b->morph, ca->mesh);
+        if (!cb || cb->target_count != ca->target_count) return INFINITY;
+        float wa[256], wb[256];
+        if (ca->target_count > 256) return INFINITY;
+        for (int k = 0; k < total; k++) {
+            double t;
+            if (k < n) t = times[k] - times[0];
+            else if (k < 2 * n - 1) t = 0.5 * ((double)times[k - n] + times[k - n + 1]) - times[0];
+            else t = (double)duration * (k - (n > 1 ? 2 * n - 1 : n)) / (MR_RECORD_CHECKS - 1);
+            mr_morph_channel_sample(ca, (float)t, wa);
+            mr_morph_channel_sample(cb, (float)t, wb);
+            for (int e = 0; e < ca->target_count; e++) worst = fmax(worst, fabs((double)wa[e] - wb[e]));
+        }
+    }
+    return (float)worst;
+}
+
 mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float tolerance, float size, float rate,
                            mr_clip_edit **out, mr_record_result *result, mr_error *err)
 {
@@ -204,22 +325,25 @@ mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float to
     mr_clip_edit *full = NULL;
     mr_clip *ref = NULL, *cur = NULL;
     int kept = 0;
-    mr_status st = build(rec, 0.0f, size, rate, &full, &kept);
+    mr_status st = build(rec, 0.0f, 0.0f, size, rate, &full, &kept);
     result->keys_total = kept;
     if (st == MR_OK) st = mr_clip_create("reference", rec->joint_count, &ref);
     if (st == MR_OK) st = mr_clip_create("reduced", rec->joint_count, &cur);
     if (st == MR_OK) st = mr_clip_edit_bake(full, 1e-6f, size, ref);
-    float budget = 0.5f * tolerance;
-    for (int round = 0; st == MR_OK && tolerance > 0.0f && round < 12; round++, budget *= 0.5f) {
+    float budget = 0.5f * tolerance, wtol = rec->weight_tolerance > 0.0f ? rec->weight_tolerance : 0.0f;
+    float wbudget = 0.5f * wtol;
+    for (int round = 0; st == MR_OK && tolerance > 0.0f && round < 12; round++, budget *= 0.5f, wbudget *= 0.5f) {
         mr_clip_edit *e = NULL;
         int k = 0;
-        if ((st = build(rec, budget, size, rate, &e, &k)) != MR_OK) break;
-        float error = 0.0f;
+        if ((st = build(rec, budget, wbudget, size, rate, &e, &k)) != MR_OK) break;
+        float error = 0.0f, werror = 0.0f;
         int checks = 0;
         if ((st = mr_clip_edit_bake(e, 1e-6f, size, cur)) == MR_OK)
             st = mr_record_measure(ref, cur, sk, rec->times, rec->count, full->duration, &error, &checks);
-        if (st == MR_OK && error <= tolerance) {
+        if (st == MR_OK) werror = measure_weights(ref, cur, rec->times, rec->count, full->duration);
+        if (st == MR_OK && error <= tolerance && werror <= wtol) {
             result->error = error;
+            result->weight_error = werror;
             result->keys_kept = k;
             result->checks = checks;
             *out = e;

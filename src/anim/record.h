@@ -21,6 +21,17 @@
  * tolerance the budget halves and the reduction runs again (at most 12
  * times, then every key is kept: error 0).
  *
+ * Morph weights (issue 31). A recording given its model's weight layout
+ * (mr_record_set_weights) also holds every frame's morph weights
+ * (morph.h's layout); a capture starts with the previous frame's weights
+ * (the first with the rest weights) and mr_record_weights sets them. The
+ * reduced edit has the same layout and a LINEAR weight channel per weight,
+ * reduced like a translation channel (a weight that stays at its rest
+ * value in every frame gets no keys) with the unitless weight_tolerance
+ * (budget halving alongside the joints' budget); its error is measured at
+ * the same times as the joints' (largest absolute weight difference), and
+ * a round is accepted only when both errors are within their tolerances.
+ *
  * Ownership: the recording owns its arrays (mr_record_init/_deinit);
  * captures allocate as the recording grows (amortised doubling).
  */
@@ -42,16 +53,34 @@ typedef struct mr_record {
     int count, cap;
     float *times;        /* count seconds, ascending (owned) */
     float *trs;          /* count * joint_count * 10: t xyz, r xyzw, s xyz (owned) */
+    int weight_count;    /* morph weights per frame; 0: none */
+    float *weights;      /* cap * weight_count (owned), or NULL */
+    float weight_tolerance; /* unitless, default MR_RECORD_WEIGHT_TOLERANCE */
+    int mesh_count;      /* the weight layout (mr_clip_edit_set_weights) */
+    int *mesh_targets;   /* mesh_count (owned) */
+    float *weight_rest;  /* weight_count (owned) */
 } mr_record;
+
+#define MR_RECORD_WEIGHT_TOLERANCE 1e-3f
 
 typedef struct mr_record_result {
     float error;         /* measured, model units */
     int keys_kept, keys_total;
     int checks;          /* times measured */
+    float weight_error;  /* measured, unitless (0 without weights) */
 } mr_record_result;
 
 mr_status mr_record_init(mr_record *rec, int joint_count);
 void mr_record_deinit(mr_record *rec);
+
+/* Gives an empty recording its model's morph weight layout (as
+ * mr_clip_edit_set_weights: mesh_count meshes, targets per mesh, rest the
+ * default weights, copied). MR_ERR_INVALID_ARGUMENT after captures or for a
+ * bad layout; MR_ERR_NO_MEMORY. */
+mr_status mr_record_set_weights(mr_record *rec, int mesh_count, const int *targets, const float *rest);
+/* Sets the last capture's morph weights (weight_count floats).
+ * MR_ERR_INVALID_ARGUMENT without a capture or with a non-finite weight. */
+mr_status mr_record_weights(mr_record *rec, const float *weights);
 
 /* Appends a frame at time (a time equal to the last capture's replaces that
  * frame). root: NULL or the transform put before every root joint.

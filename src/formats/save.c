@@ -7,6 +7,7 @@
 
 #include "anim/axes.h"
 #include "anim/clip_runtime.h"
+#include "anim/morph.h"
 #include "anim/record.h"
 #include "core/path.h"
 #include "core/str.h"
@@ -41,6 +42,17 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
     if (kind == MR_SAVE_BVH && clip_count != 1)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: a .bvh holds one skeleton and exactly one "
                             "clip, got %d", path, clip_count);
+    /* Morph weight tracks: only the glTF writer writes them (COLLADA's
+     * morph controllers are not written yet); refused, nothing written. */
+    if (kind != MR_SAVE_GLTF)
+        for (int c = 0; c < clip_count; c++)
+            if (clips[c]->morph && clips[c]->morph->channel_count > 0)
+                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                                    "opts.clips[%d]: %s: %s cannot hold morph weight keys (clip '%s' has weights for "
+                                    "mesh %d); save as .glb or .gltf",
+                                    c + 1, path,
+                                    kind == MR_SAVE_BVH ? "BVH" : kind == MR_SAVE_COLLADA ? "the COLLADA writer" : "MD5",
+                                    clips[c]->name, clips[c]->morph->channels[0].mesh);
     if (kind == MR_SAVE_MD5MESH || kind == MR_SAVE_MD5ANIM || kind == MR_SAVE_BVH)
         for (int c = 0; c < clip_count; c++)
             for (int j = 0; j < clips[c]->joint_count; j++) {
@@ -85,6 +97,17 @@ mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out)
     }
     for (int i = 0; i < clip->marker_count && st == MR_OK; i++)
         st = mr_clip_add_marker(c, clip->markers[i].time, clip->markers[i].name);
+    for (int i = 0; clip->morph && i < clip->morph->channel_count && st == MR_OK; i++) {
+        const mr_morph_channel *src = &clip->morph->channels[i];
+        mr_morph_channel *d = mr_morph_tracks_add(&c->morph, src->mesh, src->target_count, src->key_count, src->interp);
+        if (!d) {
+            st = MR_ERR_NO_MEMORY;
+            break;
+        }
+        size_t per = (size_t)src->target_count * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
+        memcpy(d->times, src->times, (size_t)src->key_count * sizeof *d->times);
+        memcpy(d->values, src->values, (size_t)src->key_count * per * sizeof *d->values);
+    }
     if (st != MR_OK) {
         mr_clip_destroy(c);
         *out = NULL;

@@ -19,7 +19,10 @@
  * with other than one clip; MD5 with a scale key other than 1 (MD5 joints
  * are rotation + position: "clip 'c', joint 'j': scale keys"); a clip of
  * another skeleton (joint count); .bvh with other than one clip or with
- * scale keys.
+ * scale keys; a clip with morph weight tracks (anim/morph.h) in any format
+ * but .glb / .gltf (MD5 and BVH have no morph targets; the COLLADA writer
+ * does not write morph controllers yet): "opts.clips[i]: ... cannot hold
+ * morph weight keys".
  *
  * MD5 and BVH hold frames at one rate, played linearly: the clip is
  * written at the lowest of rate * 2^k (k = 0..5; rate = the clip's, or 30)
@@ -46,8 +49,8 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
 mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int clip_count, const char *path,
                         int *written, mr_error *err);
 
-/* A deep copy of clip's source keys, name, duration, rate and markers
- * (finished); MR_ERR_NO_MEMORY. */
+/* A deep copy of clip's source keys, morph weight tracks, name, duration,
+ * rate and markers (finished); MR_ERR_NO_MEMORY. */
 mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out);
 
 #endif

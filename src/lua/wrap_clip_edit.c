@@ -7,7 +7,13 @@
  *   clip:key(joint, t, {rotation = q, translation = v, scale = s | number}
  *            [, {ease = "linear", bezier = {x1, y1, x2, y2}}]) -> clip
  *   clip:key_pose(t, pose [, mask] [, {ease = ...}]) -> clip
+ *       without a mask also keys the pose's morph weights (model with targets)
+ *   clip:key_morph(target, t, w [, {ease = ..., bezier = ...}]) -> clip
+ *       keys morph target `target`'s weight (on every mesh that has it, as
+ *       pose:set_morph sets it); unkeyed weights hold the mesh's default
  *   clip:keys(joint) -> {{time =, channel = "rotation", value =, ease =}, ...}
+ *   clip:morph_keys(target) -> {{time =, channel = "morph", target =, value = w, ease =}, ...}
+ *       (the first mesh's keys of that target)
  *   clip:remove_key(joint, t [, channel]) -> count
  *   clip:move_key(joint, t, new_t [, channel]) -> count
  *   clip:trim(t0, t1) :reverse() :retime(duration) :append(other) -> new clip
@@ -26,6 +32,7 @@
 
 #include "anim/clip_edit.h"
 #include "anim/model.h"
+#include "anim/morph.h"
 #include "lua/wrap.h"
 
 static float tolerance(float size) { return 0.5f * MR_CLIP_FIDELITY * size; }
@@ -50,6 +57,29 @@ static void rebake(lua_State *L, mr_lua_clip *c)
 
 /* ---- marrow.clip ------------------------------------------------------------------ */
 
+/* Gives edit the model's morph weight layout (morph.h): one weight per
+ * target of every mesh, resting at the mesh's defaults. */
+static mr_status set_weight_layout(mr_clip_edit *edit, const mr_model *mo)
+{
+    int total = 0;
+    for (int i = 0; i < mo->mesh_count; i++) total += mo->meshes[i].morph ? mo->meshes[i].morph->count : 0;
+    if (!total) return MR_OK;
+    int *targets = calloc((size_t)mo->mesh_count, sizeof *targets);
+    float *rest = calloc((size_t)total, sizeof *rest);
+    mr_status st = targets && rest ? MR_OK : MR_ERR_NO_MEMORY;
+    for (int i = 0, off = 0; st == MR_OK && i < mo->mesh_count; i++) {
+        const mr_morph_set *set = mo->meshes[i].morph;
+        if (!set) continue;
+        targets[i] = set->count;
+        memcpy(rest + off, set->weights, (size_t)set->count * sizeof *rest);
+        off += set->count;
+    }
+    if (st == MR_OK) st = mr_clip_edit_set_weights(edit, mo->mesh_count, targets, rest);
+    free(targets);
+    free(rest);
+    return st;
+}
+
 static int l_clip(lua_State *L)
 {
     mr_lua_model *m = mr_lua_check_model(L, 1);
@@ -70,6 +100,10 @@ static int l_clip(lua_State *L)
     mr_clip_edit *edit = NULL;
     if (mr_clip_edit_create(m->model->skeleton.joint_count, duration, rate, &edit) != MR_OK)
         return mr_lua_raise(L, "cannot make a clip of %d joints", m->model->skeleton.joint_count);
+    if (set_weight_layout(edit, m->model) != MR_OK) {
+        mr_clip_edit_destroy(edit);
+        return mr_lua_raise(L, "out of memory making clip '%s'", name);
+    }
     mr_lua_push_authored_clip(L, 1, name, edit);
     return 1;
 }
@@ -190,6 +224,11 @@ static int clip_key_pose(lua_State *L)
         set_key(L, c, j, 1, t, p->pose.r[j], e, bezier, 2);
         set_key(L, c, j, 2, t, p->pose.s[j], e, bezier, 2);
     }
+    for (int k = 0; !mask && p->morph_count == c->edit->weight_count && k < p->morph_count; k++) {
+        mr_status st = mr_clip_edit_key(c->edit, k, MR_EDIT_WEIGHT, t, &p->morph[k], e, bezier);
+        if (st == MR_ERR_NO_MEMORY || st == MR_ERR_LIMIT) mr_lua_raise(L, "%s", mr_status_string(st));
+        if (st != MR_OK) mr_lua_arg_error(L, 3, "morph weights must be finite");
+    }
     rebake(L, c);
     lua_settop(L, 1);
     return 1;
@@ -230,6 +269,95 @@ static int clip_keys(lua_State *L)
             lua_setfield(L, -2, "bezier");
         }
         lua_seti(L, -2, ++n);
+    }
+    return 1;
+}
+
+/* Calls back for every weight slot of target name in the clip's model
+ * (morph.h's layout); returns how many, or raises naming the targets. */
+static int weight_slots(lua_State *L, const mr_lua_clip *c, const char *name, int arg, int *slots, int max)
+{
+    const mr_model *mo = c->owner;
+    int n = 0;
+    for (int i = 0, off = 0; i < mo->mesh_count; i++) {
+        const mr_morph_set *set = mo->meshes[i].morph;
+        if (!set) continue;
+        int k = mr_morph_set_find(set, name);
+        if (k >= 0 && off + k < c->edit->weight_count && n < max) slots[n++] = off + k;
+        off += set->count;
+    }
+    if (n) return n;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "the model has no morph target '%s' (targets:", name);
+    luaL_addvalue(&b);
+    int any = 0;
+    for (int i = 0; i < mo->mesh_count; i++)
+        for (int k = 0; mo->meshes[i].morph && k < mo->meshes[i].morph->count; k++) {
+            luaL_addchar(&b, ' ');
+            luaL_addstring(&b, mo->meshes[i].morph->targets[k].name);
+            any = 1;
+        }
+    luaL_addstring(&b, any ? ")" : " none)");
+    luaL_pushresult(&b);
+    return mr_lua_arg_error(L, arg, lua_tostring(L, -1));
+}
+
+enum { MAX_SLOTS = 256 };
+
+static int clip_key_morph(lua_State *L)
+{
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    const char *name = mr_lua_check_string(L, 2);
+    float t = check_time(L, 3, c);
+    lua_Number w = mr_lua_check_number(L, 4);
+    mr_lua_arg_check(L, isfinite(w), 4, "weight must be a finite number");
+    float bezier[4] = {0};
+    mr_ease e = check_ease(L, 5, bezier);
+    need_edit(L, c, 1);
+    int slots[MAX_SLOTS];
+    int n = weight_slots(L, c, name, 2, slots, MAX_SLOTS);
+    float v = (float)w;
+    for (int i = 0; i < n; i++) {
+        mr_status st = mr_clip_edit_key(c->edit, slots[i], MR_EDIT_WEIGHT, t, &v, e, bezier);
+        if (st != MR_OK) mr_lua_raise(L, "%s", mr_status_string(st));
+    }
+    rebake(L, c);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int clip_morph_keys(lua_State *L)
+{
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    const char *name = mr_lua_check_string(L, 2);
+    need_edit(L, c, 1);
+    int slots[1];
+    weight_slots(L, c, name, 2, slots, 1);
+    const mr_edit_channel *ch = &c->edit->w[slots[0]];
+    lua_createtable(L, ch->count, 0);
+    for (int i = 0; i < ch->count; i++) {
+        const mr_edit_key *key = &ch->keys[i];
+        lua_createtable(L, 0, 6);
+        lua_pushnumber(L, key->time);
+        lua_setfield(L, -2, "time");
+        lua_pushliteral(L, "morph");
+        lua_setfield(L, -2, "channel");
+        lua_pushstring(L, name);
+        lua_setfield(L, -2, "target");
+        lua_pushnumber(L, key->value[0]);
+        lua_setfield(L, -2, "value");
+        lua_pushstring(L, mr_ease_names[key->ease]);
+        lua_setfield(L, -2, "ease");
+        if (key->ease == MR_EASE_BEZIER) {
+            lua_createtable(L, 4, 0);
+            for (int q = 0; q < 4; q++) {
+                lua_pushnumber(L, key->bezier[q]);
+                lua_seti(L, -2, q + 1);
+            }
+            lua_setfield(L, -2, "bezier");
+        }
+        lua_seti(L, -2, i + 1);
     }
     return 1;
 }
@@ -349,6 +477,7 @@ static int clip_append(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"key", clip_key}, {"key_pose", clip_key_pose}, {"keys", clip_keys},
+    {"key_morph", clip_key_morph}, {"morph_keys", clip_morph_keys},
     {"remove_key", clip_remove_key}, {"move_key", clip_move_key},
     {"trim", clip_trim}, {"reverse", clip_reverse}, {"retime", clip_retime}, {"append", clip_append},
     {NULL, NULL},

@@ -5,11 +5,15 @@
  *       t: seconds (default marrow.time()); a capture at the last time
  *       replaces that frame. transform: the mat4 the character was drawn
  *       with (marrow.draw's transform) -> root motion in the clip.
- *   recorder:clip([name] [, {tolerance = model units}]) -> clip, report
+ *       The pose's morph weights are recorded too (model with targets).
+ *   recorder:clip([name] [, {tolerance = model units, weight_tolerance = w}])
+ *       -> clip, report
  *       an authored clip (marrow.clip's kind: keyable, saveable) whose keys
  *       stay within tolerance (default 0.01 % of the model size) of the
- *       recording, measured; report = {error =, keys =, frames_keys =,
- *       checks =} (error in model units, as measured).
+ *       recording, measured, and whose morph weights stay within
+ *       weight_tolerance (unitless, default 1e-3); report = {error =,
+ *       weight_error =, keys =, frames_keys =, checks =} (error in model
+ *       units, as measured; weights that never left their rest get no keys).
  *   recorder:frames() -> count      recorder:clear() -> recorder
  *
  * User value 1 is the model. A recorder is not handed over on live reload
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "anim/model.h"
+#include "anim/morph.h"
 #include "anim/record.h"
 #include "lua/wrap.h"
 
@@ -68,6 +73,22 @@ static int l_record(lua_State *L)
         return mr_lua_raise(L, "model has no joints to record");
     r->model = m->model;
     r->fps = fps;
+    const mr_model *mo = m->model;
+    int total = 0;
+    for (int i = 0; i < mo->mesh_count; i++) total += mo->meshes[i].morph ? mo->meshes[i].morph->count : 0;
+    if (total) {  /* the weight layout of morph.h, resting at the meshes' defaults */
+        int *targets = lua_newuserdatauv(L, (size_t)mo->mesh_count * sizeof *targets, 0);
+        float *rest = lua_newuserdatauv(L, (size_t)total * sizeof *rest, 0);
+        for (int i = 0, off = 0; i < mo->mesh_count; i++) {
+            const mr_morph_set *set = mo->meshes[i].morph;
+            targets[i] = set ? set->count : 0;
+            if (set) memcpy(rest + off, set->weights, (size_t)set->count * sizeof *rest);
+            off += targets[i];
+        }
+        if (mr_record_set_weights(&r->rec, mo->mesh_count, targets, rest) != MR_OK)
+            return mr_lua_raise(L, "out of memory");
+        lua_pop(L, 2);
+    }
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
     return 1;
@@ -105,6 +126,9 @@ static int recorder_capture(lua_State *L)
         return mr_lua_raise(L, "the recording is full (%d frames; at most %d MiB of frames): make a clip and clear it",
                             r->rec.count, (int)(MR_RECORD_MAX_BYTES >> 20));
     if (st != MR_OK) return mr_lua_raise(L, "%s", mr_status_string(st));
+    if (r->rec.weight_count && p->morph_count == r->rec.weight_count &&
+        mr_record_weights(&r->rec, p->morph) != MR_OK)
+        return mr_lua_arg_error(L, 2, "the pose's morph weights must be finite");
     lua_settop(L, 1);
     return 1;
 }
@@ -124,6 +148,7 @@ static int recorder_clip(lua_State *L)
     mr_lua_opts o = mr_lua_check_opts(L, oarg, "opts");
     float size = model_size(r->model);
     float tol = mr_lua_opt_num(L, &o, "tolerance", MR_CLIP_FIDELITY * size, 0.0, 1e9);
+    r->rec.weight_tolerance = mr_lua_opt_num(L, &o, "weight_tolerance", MR_RECORD_WEIGHT_TOLERANCE, 0.0, 1e9);
     mr_clip_edit *edit = NULL;
     mr_record_result res;
     mr_error err = {0};
@@ -136,6 +161,8 @@ static int recorder_clip(lua_State *L)
     lua_createtable(L, 0, 4);
     lua_pushnumber(L, res.error);
     lua_setfield(L, -2, "error");
+    lua_pushnumber(L, res.weight_error);
+    lua_setfield(L, -2, "weight_error");
     lua_pushinteger(L, res.keys_kept);
     lua_setfield(L, -2, "keys");
     lua_pushinteger(L, res.keys_total);
