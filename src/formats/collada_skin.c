@@ -207,9 +207,7 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
         cl_el *morph = cl_child(skin->controller, "morph");
         if (!morph) return cl_fail(d, skin->controller, "controller has neither <skin> nor <morph>");
         if ((st = cl_ref(d, morph, "source", "geometry", &skin->geometry)) != MR_OK) return st;
-        if (d->model)
-            mr_model_warn(d->model, "controller '%s' is a morph: its base mesh is shown, targets ignored",
-                          cl_attr(skin->controller, "id") ? cl_attr(skin->controller, "id") : "?");
+        skin->morph = morph;
         return MR_OK;
     }
     skin->skin_el = sk;
@@ -219,7 +217,7 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
         cl_el *morph = cl_child(src, "morph");
         if (!morph) return cl_fail(d, sk, "skin of a skin is not supported");
         if ((st = cl_ref(d, morph, "source", "geometry", &src)) != MR_OK) return st;
-        if (d->model) mr_model_warn(d->model, "skin over a morph: morph targets ignored");
+        skin->morph = morph;
     }
     if (!cl_is(src, "geometry"))
         return cl_fail(d, sk, "skin source names a <%s>, expected a <geometry>", (const char *)src->name);

@@ -1,0 +1,62 @@
+# cli_collada_morph.sh — COLLADA <morph> controllers through `marrow pose`:
+# NORMALIZED and RELATIVE quads, a skin over a morph, default weights and
+# --morph overrides, posed positions checked against the COLLADA 1.4.1
+# formulas computed independently (tests/tools/collada_morph_ref.py) within
+# 0.01 % of the model size; malformed morphs refused with their location.
+. tests/lib.sh
+suite cli_collada_morph
+FX="python3 tests/tools/collada_morph_ref.py"
+CMP="python3 tests/tools/gltf_morph_ref.py compare"
+$FX fixtures "$TMP/fx"
+
+# pose_vs_formula NAME FIXTURE W0 W1 TIME POSE-ARGS...: marrow pose agrees
+# with the formula for weights (W0, W1) at TIME.
+pose_vs_formula() {
+    name=$1; f=$2; w0=$3; w1=$4; t=$5; shift 5
+    run $MARROW pose "$TMP/fx/$f.dae" "$@" --obj "$TMP/m.obj"
+    if [ "$RC" -ne 0 ]; then fail "$name" "pose exit $RC" "$ERR"; return; fi
+    $FX expect "$f" "$w0" "$w1" "$t" >"$TMP/r.obj"
+    if out=$($CMP "$TMP/r.obj" "$TMP/m.obj" 0.01); then pass "$name ($out)"; else fail "$name" "$out"; fi
+}
+
+for f in normalized relative skin_over_morph; do
+    run $MARROW info "$TMP/fx/$f.dae"
+    expect_match "$f.dae lists its two named targets with default weights" "$OUT" \
+        'morph targets: 2 \(smile 0.25, frown 0.5\)'
+    if printf '%s' "$OUT" | grep -q 'targets ignored'; then fail "$f.dae: no 'targets ignored' warning" "$OUT"
+    else pass "$f.dae: no 'targets ignored' warning"; fi
+done
+
+pose_vs_formula "NORMALIZED quad at its default weights" normalized 0.25 0.5 0 --rest
+pose_vs_formula "NORMALIZED quad with --morph smile=1" normalized 1 0.5 0 --rest --morph smile=1
+pose_vs_formula "NORMALIZED quad with both weights overridden" normalized 0.7 -0.4 0 --rest --morph smile=0.7 --morph frown=-0.4
+pose_vs_formula "RELATIVE quad (unit 0.5 m) at its default weights" relative 0.25 0.5 0 --rest
+pose_vs_formula "RELATIVE quad with --morph frown=1" relative 0.25 1 0 --rest --morph frown=1
+# --bind shows the base mesh unmorphed.
+pose_vs_formula "--bind leaves the NORMALIZED quad unmorphed" normalized 0 0 0 --bind
+# Skin over morph: morphed in bind space, then the bone's turn.
+for t in 0 0.5 1; do
+    pose_vs_formula "skin over morph at $t s" skin_over_morph 0.25 0.5 "$t" --clip skin_over_morph --time "$t"
+done
+pose_vs_formula "skin over morph at 0.5 s with --morph smile=1" skin_over_morph 1 0.5 0.5 \
+    --clip skin_over_morph --time 0.5 --morph smile=1
+
+# The model cache has no place for morph data: loaded twice, the targets stay.
+for i in 1 2; do
+    run env MARROW_CACHE_DIR="$TMP/cache" $MARROW info "$TMP/fx/normalized.dae"
+    expect_match "normalized.dae keeps its targets on load $i (cache bypassed)" "$OUT" 'morph targets: 2 \(smile'
+done
+
+# Malformed morphs: refused, naming the element and its line.
+check_bad() {
+    run $MARROW info "$TMP/fx/$1.dae"
+    if [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -Eq -- "$2"; then pass "$1 is refused: $2"
+    else fail "$1 is refused: $2" "exit $RC" "$ERR"; fi
+}
+check_bad bad_target_count "geometry\[@id='base-smile'\].*\(line [0-9]+\): morph target 'base-smile' has 3 positions, the base geometry 4"
+check_bad bad_target_id "source\[@id='morph-targets'\] \(line [0-9]+\): morph target 1 'nowhere' names no element"
+check_bad bad_nan_weight "float_array\[@id='morph-weights-array'\] \(line [0-9]+\): value 2 \('NaN'\) is not a finite number"
+check_bad bad_weight_count "targets/input\[2\] \(line [0-9]+\): 3 MORPH_WEIGHT values for 2 targets"
+check_bad bad_method "morph \(line [0-9]+\): method=\"AVERAGE\": expected NORMALIZED or RELATIVE"
+
+summary
