@@ -41,6 +41,22 @@ done
 pose_vs_formula "skin over morph at 0.5 s with --morph smile=1" skin_over_morph 1 0.5 0.5 \
     --clip skin_over_morph --time 0.5 --morph smile=1
 
+# Animated weights: MORPH_WEIGHT_ARRAY(k) and SID(k) channels, a whole
+# weights array per key, STEP keys; the formula with the weights the keys
+# give at that time (collada_morph_ref.py weights_at).
+for f in animated animated_array animated_step; do
+    run $MARROW info "$TMP/fx/$f.dae"
+    expect_match "$f.dae has a weights channel" "$OUT" 'morph weights: 1 meshes animated'
+    for t in 0 0.5 1 1.5 2 3; do
+        pose_vs_formula "$f weights at $t s" "$f" 0 0 "$t" --clip "$f" --time "$t"
+    done
+done
+run $MARROW pose "$TMP/fx/animated.dae" --clip animated --time 0.5 --morph smile=0.25 --morph frown=0.9 --obj "$TMP/m.obj"
+$FX expect normalized 0.25 0.9 >"$TMP/r.obj"
+if out=$($CMP "$TMP/r.obj" "$TMP/m.obj" 0.01); then pass "--morph overrides the animated weights ($out)"
+else fail "--morph overrides the animated weights" "$out" "$ERR"; fi
+sed 's#target="morph/MORPH_WEIGHT_ARRAY(0)"#target="morph/MORPH_WEIGHT_ARRAY(x)"#' "$TMP/fx/animated.dae" >"$TMP/fx/bad_weight_syntax.dae"
+
 # The model cache has no place for morph data: loaded twice, the targets stay.
 for i in 1 2; do
     run env MARROW_CACHE_DIR="$TMP/cache" $MARROW info "$TMP/fx/normalized.dae"
@@ -57,6 +73,8 @@ check_bad bad_target_count "geometry\[@id='base-smile'\].*\(line [0-9]+\): morph
 check_bad bad_target_id "source\[@id='morph-targets'\] \(line [0-9]+\): morph target 1 'nowhere' names no element"
 check_bad bad_nan_weight "float_array\[@id='morph-weights-array'\] \(line [0-9]+\): value 2 \('NaN'\) is not a finite number"
 check_bad bad_weight_count "targets/input\[2\] \(line [0-9]+\): 3 MORPH_WEIGHT values for 2 targets"
+check_bad bad_weight_index "animation\[@id='wb'\]/channel \(line [0-9]+\): target 'morph/MORPH_WEIGHT_ARRAY\(5\)': weight 5 does not exist \(the morph has 2 targets\)"
+check_bad bad_weight_syntax "channel \(line [0-9]+\): target 'morph/MORPH_WEIGHT_ARRAY\(x\)': cannot read the weight index"
 check_bad bad_method "morph \(line [0-9]+\): method=\"AVERAGE\": expected NORMALIZED or RELATIVE"
 
 summary

@@ -65,6 +65,15 @@ typedef struct cl_id {
 
 typedef struct cl_block cl_block;  /* arena block (collada_xml.c) */
 
+/* A model mesh made from a <morph>: collada_read.c records one per mesh
+ * with morph targets so that collada_anim.c can give weight channels aimed
+ * at the morph's controller to those meshes. */
+typedef struct cl_morph_mesh {
+    const cl_el *morph;  /* the <morph> */
+    int mesh;            /* index into the model's meshes */
+    int targets;         /* its target count */
+} cl_morph_mesh;
+
 typedef struct cl_doc {
     const char *name;    /* file name used in messages */
     char *dir;           /* directory of the file (texture lookup) */
@@ -82,6 +91,9 @@ typedef struct cl_doc {
     double meter;        /* <asset><unit meter> */
     long decimal_comma;  /* line of a <unit meter> written with a decimal comma, else 0 */
     int decimal_comma_warned;
+    cl_morph_mesh *morph_meshes;  /* owned (freed by cl_doc_close) */
+    int morph_mesh_count;
+    size_t morph_mesh_cap;
 } cl_doc;
 
 /* Parses buf as a COLLADA document (libxml2's SAX2 parser with

@@ -562,6 +562,15 @@ static mr_status build_instance(reader *r, int ii)
         if ((st = material_for(r, inst->el, prim->symbol, &m->material)) != MR_OK) break;
         m->name = g.prim_count > 1 ? mr_str_fmt("%s/%s", g.name, prim->symbol ? prim->symbol : "?")
                                    : mr_str_dup(g.name);
+        if (m->morph) {
+            cl_morph_mesh mm = {skin->morph, r->model->mesh_count, morph.count};
+            if (mr_alloc_reserve((void **)&d->morph_meshes, &d->morph_mesh_cap, (size_t)d->morph_mesh_count + 1,
+                                 sizeof *d->morph_meshes) != MR_OK) {
+                st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+                break;
+            }
+            d->morph_meshes[d->morph_mesh_count++] = mm;
+        }
         if ((st = append_mesh(r, m)) != MR_OK) break;
         free(prim->pos_index);
         prim->pos_index = NULL;

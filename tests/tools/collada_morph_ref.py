@@ -101,7 +101,60 @@ SKIN_NODES = ('<node id="bone" sid="bone" name="bone" type="JOINT"><rotate sid="
               '<node id="holder" name="holder"><instance_controller url="#skin"><skeleton>#bone</skeleton>'
               '</instance_controller></node>')
 
+def sampler_anim(aid, target, times, values, stride=1, interp='LINEAR'):
+    n = len(times)
+    return ('<animation id="%s"><source id="%s-in"><float_array id="%s-ina" count="%d">%s</float_array>'
+            '<technique_common><accessor source="#%s-ina" count="%d" stride="1"><param name="TIME" type="float"/>'
+            '</accessor></technique_common></source><source id="%s-out"><float_array id="%s-outa" count="%d">%s'
+            '</float_array><technique_common><accessor source="#%s-outa" count="%d" stride="%d">%s</accessor>'
+            '</technique_common></source><source id="%s-interp"><Name_array id="%s-interpa" count="%d">%s'
+            '</Name_array><technique_common><accessor source="#%s-interpa" count="%d" stride="1">'
+            '<param name="INTERPOLATION" type="name"/></accessor></technique_common></source><sampler id="%s-s">'
+            '<input semantic="INPUT" source="#%s-in"/><input semantic="OUTPUT" source="#%s-out"/>'
+            '<input semantic="INTERPOLATION" source="#%s-interp"/></sampler><channel source="#%s-s" target="%s"/>'
+            '</animation>'
+            % (aid, aid, aid, n, ' '.join('%g' % t for t in times), aid, n, aid, aid, len(values),
+               ' '.join('%g' % v for v in values), aid, n, stride, '<param type="float"/>' * stride, aid, aid, n,
+               ' '.join([interp] * n), aid, n, aid, aid, aid, aid, aid, target))
+
+
+# Weight channels: MORPH_WEIGHT_ARRAY(k) and SID(k) styles, LINEAR; a whole
+# array (two values per key); STEP keys.
+ANIMATED = ('<library_animations>' + sampler_anim('w0', 'morph/MORPH_WEIGHT_ARRAY(0)', [0, 2], [0, 1]) +
+            sampler_anim('w1', 'morph/morph-weights(1)', [0, 1, 2], [0.5, 1, 0]) + '</library_animations>\n')
+ANIMATED_ARRAY = ('<library_animations>' + sampler_anim('wa', 'morph/morph-weights', [0, 1], [0, 0, 1, 0.5], 2) +
+                  '</library_animations>\n')
+ANIMATED_STEP = ('<library_animations>' + sampler_anim('ws', 'morph/MORPH_WEIGHT_ARRAY(1)', [0, 1], [0, 1],
+                                                       interp='STEP') + '</library_animations>\n')
+BAD_INDEX = ('<library_animations>' + sampler_anim('wb', 'morph/MORPH_WEIGHT_ARRAY(5)', [0, 1], [0, 1]) +
+             '</library_animations>\n')
+
+
+def lerp_keys(times, values, t):
+    if t <= times[0]:
+        return values[0]
+    for k in range(len(times) - 1):
+        if t <= times[k + 1]:
+            u = (t - times[k]) / (times[k + 1] - times[k])
+            return values[k] + u * (values[k + 1] - values[k])
+    return values[-1]
+
+
+def weights_at(name, t):
+    if name == 'animated':
+        return [lerp_keys([0, 2], [0, 1], t), lerp_keys([0, 1, 2], [0.5, 1, 0], t)]
+    if name == 'animated_array':
+        return [lerp_keys([0, 1], [0, 1], t), lerp_keys([0, 1], [0, 0.5], t)]
+    if name == 'animated_step':
+        return [WEIGHTS[0], 0.0 if t < 1 else 1.0]
+    return None
+
+
 FIXTURES = {
+    'animated': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph'), anims=ANIMATED),
+    'animated_array': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph'), anims=ANIMATED_ARRAY),
+    'animated_step': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph'), anims=ANIMATED_STEP),
+    'bad_weight_index': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph'), anims=BAD_INDEX),
     'normalized': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph')),
     'relative': lambda: document(morph_controller('RELATIVE'), rigid_node('morph'), meter=0.5),
     'skin_over_morph': lambda: document(morph_controller('NORMALIZED') + SKIN, SKIN_NODES, anims=BONE_ANIM),
@@ -129,6 +182,9 @@ def morphed(method, w):
 
 
 def expect(name, w, time=0.0):
+    if weights_at(name, time) is not None:
+        w = weights_at(name, time)
+        name = 'normalized'
     if name == 'normalized':
         pts = [tuple(NODE_SCALE * p[c] + NODE_MOVE[c] for c in range(3)) for p in morphed('NORMALIZED', w)]
     elif name == 'relative':
