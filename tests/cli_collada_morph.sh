@@ -57,6 +57,45 @@ if out=$($CMP "$TMP/r.obj" "$TMP/m.obj" 0.01); then pass "--morph overrides the 
 else fail "--morph overrides the animated weights" "$out" "$ERR"; fi
 sed 's#target="morph/MORPH_WEIGHT_ARRAY(0)"#target="morph/MORPH_WEIGHT_ARRAY(x)"#' "$TMP/fx/animated.dae" >"$TMP/fx/bad_weight_syntax.dae"
 
+# Written back: glTF morph files (tests/tools/gltf_morph_ref.py fixtures,
+# AnimatedMorphCube) and these COLLADA fixtures converted to .dae keep
+# their targets, names, default weights and weight channels, and pose the
+# same as the source within 0.01 % of the size (vertices compared in a
+# sorted order: the writer may renumber them).
+REF="python3 tests/tools/gltf_morph_ref.py"
+$REF fixtures "$TMP/gl"
+CUBE=/usr/share/assimp/models/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf
+roundtrip() {  # NAME SOURCE CLIP TIMES...
+    name=$1; src=$2; clip=$3; shift 3
+    run $MARROW convert "$src" "$TMP/rt.dae"
+    if [ "$RC" -ne 0 ]; then fail "$name converts to .dae" "$ERR"; return; fi
+    run $MARROW info "$src"
+    if printf '%s' "$OUT" | grep -q 'morph weights:'; then
+        run $MARROW info "$TMP/rt.dae"
+        expect_match "$name written to .dae keeps a weights channel" "$OUT" 'morph weights: [0-9]+ meshes animated'
+    fi
+    for t in "$@"; do
+        run $MARROW pose "$src" --clip "$clip" --time "$t" --obj "$TMP/a.obj"
+        run $MARROW pose "$TMP/rt.dae" --clip "$clip" --time "$t" --obj "$TMP/b.obj"
+        $FX sorted "$TMP/a.obj" >"$TMP/as.obj"
+        $FX sorted "$TMP/b.obj" >"$TMP/bs.obj"
+        if out=$($CMP "$TMP/as.obj" "$TMP/bs.obj" 0.01); then pass "$name written to .dae poses the same at $t s ($out)"
+        else fail "$name written to .dae poses the same at $t s" "$out" "$ERR"; fi
+    done
+}
+for clip in step linear cubic; do roundtrip "glTF quad ($clip weights)" "$TMP/gl/quad.gltf" "$clip" 0 0.5 1 1.3 2; done
+roundtrip "glTF skinned quad with shape keys" "$TMP/gl/skinned_quad.gltf" bend 0 0.5 1.5
+if [ -f "$CUBE" ]; then roundtrip "AnimatedMorphCube" "$CUBE" Square 0 1.0166 1.7 3.33
+else fail "AnimatedMorphCube is installed (assimp-testmodels)" "$CUBE missing"; fi
+roundtrip "COLLADA skin over morph" "$TMP/fx/skin_over_morph.dae" skin_over_morph 0.5
+roundtrip "COLLADA animated weights" "$TMP/fx/animated.dae" animated 0.5 1.5
+run $MARROW convert "$TMP/gl/quad.gltf" "$TMP/rt.dae"
+run $MARROW info "$TMP/rt.dae"
+expect_match "the written .dae keeps target names and default weights" "$OUT" 'morph targets: 2 \(lift 0.25, lean 0.5\)'
+expect_match "the written .dae has a RELATIVE morph controller" "$(cat "$TMP/rt.dae")" '<morph source="#m0-geometry" method="RELATIVE">'
+run $MARROW convert "$TMP/gl/skinned_quad.gltf" "$TMP/rt.dae"
+expect_match "a skinned morph's skin names the morph as its source" "$(cat "$TMP/rt.dae")" '<skin source="#m0-morph">'
+
 # The model cache has no place for morph data: loaded twice, the targets stay.
 for i in 1 2; do
     run env MARROW_CACHE_DIR="$TMP/cache" $MARROW info "$TMP/fx/normalized.dae"

@@ -10,6 +10,10 @@ independently of marrow:
   collada_morph_ref.py expect NAME W...   prints the expected OBJ vertices
                                           (model space: node transform and
                                           unit applied) for fixture NAME
+  collada_morph_ref.py sorted OBJ         prints OBJ's vertices in a fixed
+                                          order (sorted on their rounded
+                                          coordinates, printed unrounded): a
+                                          writer may renumber vertices
 """
 import math
 import os
@@ -205,6 +209,12 @@ def main():
         for name, make in FIXTURES.items():
             with open(os.path.join(sys.argv[2], name + '.dae'), 'w') as f:
                 f.write(make())
+        return 0
+    if sys.argv[1] == 'sorted':
+        with open(sys.argv[2]) as f:
+            vs = [ln for ln in f if ln.startswith('v ')]
+        vs.sort(key=lambda ln: tuple(round(float(x), 4) for x in ln.split()[1:4]))
+        sys.stdout.write(''.join(vs))
         return 0
     if sys.argv[1] == 'expect':
         w = [float(x) for x in sys.argv[3:5]]
