@@ -40,6 +40,13 @@ for t in 0 0.5 1; do
 done
 pose_vs_formula "skin over morph at 0.5 s with --morph smile=1" skin_over_morph 1 0.5 0.5 \
     --clip skin_over_morph --time 0.5 --morph smile=1
+# A morph of a skin is read as the skin over the morph, with a warning;
+# that agrees with the spec at the bind pose (the bone at rest).
+run $MARROW info "$TMP/fx/morph_over_skin.dae"
+expect_match "morph_over_skin.dae has its targets" "$OUT" 'morph targets: 2 \(smile 0.25, frown 0.5\)'
+expect_match "morph of a skin: a located warning" "$OUT" "morph 'morph' \(line [0-9]+\) of a skin: its targets are applied before skinning"
+pose_vs_formula "morph of a skin at the bind pose" morph_over_skin 0.25 0.5 0 --clip morph_over_skin --time 0
+pose_vs_formula "morph of a skin, --morph frown=1, bind pose" morph_over_skin 0.25 1 0 --rest --morph frown=1
 
 # Animated weights: MORPH_WEIGHT_ARRAY(k) and SID(k) channels, a whole
 # weights array per key, STEP keys; the formula with the weights the keys

@@ -68,7 +68,8 @@
  *   named as the target <geometry>, with MORPH_WEIGHT as default weights.
  *   Targets share the base's index streams, so their POSITION sources must
  *   have the base's count; normal deltas are not read. A morph whose
- *   source is a skin controller is refused. Weight channels
+ *   source is a skin controller is read as that skin over the morph (exact
+ *   at the bind pose; a warning says so). Weight channels
  *   ("CONTROLLER/SID(k)", e.g. MORPH_WEIGHT_ARRAY(0) or morph-weights(0),
  *   or "CONTROLLER/SID" with every weight per key) become the clip's morph
  *   weight tracks (collada_morph.c, collada_anim.c).

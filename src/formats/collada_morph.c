@@ -9,7 +9,9 @@
  * is a <geometry><mesh> whose <vertices> POSITION source has as many
  * entries as the base's: its primitives use the base's index streams, so
  * entry i of the target moves entry i of the base wherever the base's
- * primitives use it (the target's own <p> is not read). Targets are named
+ * primitives use it (the target's own <p> is not read). A morph whose
+ * source is a skin <controller> takes the skin's geometry as its base
+ * (collada_skin.c reads it as the skin over the morph). Targets are named
  * by <input semantic="MORPH_TARGET"> (an IDREF_array or Name_array of
  * geometry ids), default weights by <input semantic="MORPH_WEIGHT">.
  * Missing targets, unknown ids, a weight count other than the target
@@ -47,8 +49,13 @@ mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, cl_morph *o
     else if (!strcmp(method, "RELATIVE")) relative = 1;
     else return cl_fail(d, morph, "method=\"%s\": expected NORMALIZED or RELATIVE", method);
     cl_el *base_el;
-    mr_status st = cl_ref(d, morph, "source", "geometry", &base_el);
+    mr_status st = cl_ref(d, morph, "source", NULL, &base_el);
     if (st != MR_OK) return st;
+    cl_el *skin_el = cl_is(base_el, "controller") ? cl_child(base_el, "skin") : NULL;
+    if (skin_el && (st = cl_ref(d, skin_el, "source", NULL, &base_el)) != MR_OK) return st;  /* morph of a skin */
+    if (!cl_is(base_el, "geometry"))
+        return cl_fail(d, morph, "morph source names a <%s>, expected a <geometry> or a skin of one",
+                       (const char *)base_el->name);
     cl_source base;
     if ((st = geometry_positions(d, base_el, &base)) != MR_OK) return st;
     if (base.count != position_count)

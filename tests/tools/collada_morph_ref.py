@@ -162,6 +162,10 @@ FIXTURES = {
     'normalized': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph')),
     'relative': lambda: document(morph_controller('RELATIVE'), rigid_node('morph'), meter=0.5),
     'skin_over_morph': lambda: document(morph_controller('NORMALIZED') + SKIN, SKIN_NODES, anims=BONE_ANIM),
+    # A morph of a skin: read as the skin over the morph (the same at the bind pose).
+    'morph_over_skin': lambda: document(morph_controller('NORMALIZED', source='#skin') +
+                                        SKIN.replace('source="#morph"', 'source="#base"'),
+                                        SKIN_NODES.replace('url="#skin"', 'url="#morph"'), anims=BONE_ANIM),
     # Malformed ones.
     'bad_target_count': lambda: document(morph_controller('NORMALIZED'), rigid_node('morph'),
                                          geoms=geometry('base', 'quad', BASE) +
@@ -193,7 +197,7 @@ def expect(name, w, time=0.0):
         pts = [tuple(NODE_SCALE * p[c] + NODE_MOVE[c] for c in range(3)) for p in morphed('NORMALIZED', w)]
     elif name == 'relative':
         pts = [tuple(0.5 * (NODE_SCALE * p[c] + NODE_MOVE[c]) for c in range(3)) for p in morphed('RELATIVE', w)]
-    elif name == 'skin_over_morph':  # morph in bind space, then the bone's turn
+    elif name in ('skin_over_morph', 'morph_over_skin'):  # morph in bind space, then the bone's turn
         a = math.radians(90.0 * min(max(time, 0.0), 1.0))
         pts = [(math.cos(a) * x - math.sin(a) * y, math.sin(a) * x + math.cos(a) * y, z)
                for x, y, z in morphed('NORMALIZED', w)]
