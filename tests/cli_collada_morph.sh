@@ -96,6 +96,18 @@ if [ -f "$CUBE" ]; then roundtrip "AnimatedMorphCube" "$CUBE" Square 0 1.0166 1.
 else fail "AnimatedMorphCube is installed (assimp-testmodels)" "$CUBE missing"; fi
 roundtrip "COLLADA skin over morph" "$TMP/fx/skin_over_morph.dae" skin_over_morph 0.5
 roundtrip "COLLADA animated weights" "$TMP/fx/animated.dae" animated 0.5 1.5
+# And the other way: COLLADA morphs written to glTF, posed by the
+# independent glTF reader, agree with the COLLADA formula.
+for f in animated skin_over_morph; do
+    run $MARROW convert "$TMP/fx/$f.dae" "$TMP/$f.gltf"
+    if [ "$RC" -ne 0 ]; then fail "$f.dae converts to .gltf" "$ERR"; continue; fi
+    for t in 0.5 1.5; do
+        $REF pose "$TMP/$f.gltf" "$f" "$t" >"$TMP/g.obj"
+        $FX expect "$f" 0.25 0.5 "$t" >"$TMP/r.obj"
+        if out=$($CMP "$TMP/r.obj" "$TMP/g.obj" 0.01); then pass "$f.dae written to glTF agrees with the formula at $t s ($out)"
+        else fail "$f.dae written to glTF agrees with the formula at $t s" "$out"; fi
+    done
+done
 run $MARROW convert "$TMP/gl/quad.gltf" "$TMP/rt.dae"
 run $MARROW info "$TMP/rt.dae"
 expect_match "the written .dae keeps target names and default weights" "$OUT" 'morph targets: 2 \(lift 0.25, lean 0.5\)'
