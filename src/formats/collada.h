@@ -62,7 +62,17 @@
  *   vertex's joints agree on the difference; otherwise a weighted average
  *   and one warning). Static geometry becomes meshes rigidly bound (weight
  *   1) to its node's joint, so node transforms and node animation move it.
- *   A <morph> shows its base mesh, with a warning.
+ *   A <morph> (NORMALIZED or RELATIVE; instanced, or the source of a
+ *   skin) gives its mesh morph targets (anim/morph.h): position deltas per
+ *   target (NORMALIZED: target - base; RELATIVE: the target as given),
+ *   named as the target <geometry>, with MORPH_WEIGHT as default weights.
+ *   Targets share the base's index streams, so their POSITION sources must
+ *   have the base's count; normal deltas are not read. A morph whose
+ *   source is a skin controller is read as that skin over the morph (exact
+ *   at the bind pose; a warning says so). Weight channels
+ *   ("CONTROLLER/SID(k)", e.g. MORPH_WEIGHT_ARRAY(0) or morph-weights(0),
+ *   or "CONTROLLER/SID" with every weight per key) become the clip's morph
+ *   weight tracks (collada_morph.c, collada_anim.c).
  *
  * Animation. <library_animations> (nested too). Samplers are evaluated as
  *   COLLADA defines them, per component and per key segment: STEP holds,
@@ -171,7 +181,10 @@
  *   back to MD5's frame. Joints become JOINT nodes (id/sid "J<index>", the
  *   name in name=) with their rest pose as <matrix>; skinned meshes go
  *   through <controller><skin> (all joints, their inverse binds, identity
- *   bind shape), static ones through <instance_geometry>; one phong effect
+ *   bind shape), static ones through <instance_geometry>; morph targets as
+ *   a RELATIVE <morph> controller (target <geometry>s of position deltas,
+ *   default weights; a skinned mesh's skin takes the morph as its source)
+ *   and weight tracks as one channel per target; one phong effect
  *   and material per mesh (diffuse map relative to the written file); per
  *   clip and animated joint one <animation> of matrix keys at the joint's
  *   key times, and <library_animation_clips> naming every clip (start 0,

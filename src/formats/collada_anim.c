@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/path.h"
 
@@ -86,6 +87,15 @@ typedef struct channel {
     int index;           /* document order */
 } channel;
 
+/* A channel aimed at a <morph> controller's weights. */
+typedef struct morph_channel {
+    sampler *s;
+    const cl_el *morph;
+    int target;          /* the weight it drives, or -1: all of them (one value per target per key) */
+    int targets;         /* the morph's target count */
+    cl_el *el, *anim;
+} morph_channel;
+
 typedef struct anim_ctx {
     cl_doc *d;
     const cl_scene *s;
@@ -98,6 +108,9 @@ typedef struct anim_ctx {
     size_t channel_cap;
     channel *channels;
     int *by_node;        /* channel indices sorted by target node, then document order */
+    int morph_count;
+    size_t morph_cap;
+    morph_channel *morphs;
     long skipped;
     char skipped_example[120];
 } anim_ctx;
@@ -435,6 +448,46 @@ static int member_index(const char *m, int type)
     return -1;
 }
 
+/* A channel whose target is "CONTROLLER/SID(k)" (one weight: SID is
+ * MORPH_WEIGHT_ARRAY, the weights source's or array's sid, whatever the
+ * exporter named it) or "CONTROLLER/SID" (all the weights per key). */
+static mr_status read_morph_channel(anim_ctx *a, cl_el *el, cl_el *anim, cl_el *samp_el, const cl_el *morph,
+                                    const char *rest, const char *target)
+{
+    cl_doc *d = a->d;
+    int targets = -1;
+    for (int i = 0; i < d->morph_mesh_count; i++)
+        if (d->morph_meshes[i].morph == morph) targets = d->morph_meshes[i].targets;
+    if (targets < 0) {  /* a morph no instance shows */
+        note_skip(a, target);
+        return MR_OK;
+    }
+    int k = -1;
+    const char *paren = strchr(rest, '(');
+    if (paren) {
+        char *end;
+        long v = strtol(paren + 1, &end, 10);
+        if (end == paren + 1 || *end != ')' || end[1] || v < 0)
+            return cl_fail(d, el, "target '%s': cannot read the weight index", target);
+        if (v >= targets)
+            return cl_fail(d, el, "target '%s': weight %ld does not exist (the morph has %d targets)", target, v,
+                           targets);
+        k = (int)v;
+    }
+    sampler *s;
+    mr_status st = read_sampler(a, samp_el, &s);
+    if (st != MR_OK) return st;
+    int want = k >= 0 ? 1 : targets;
+    if (s->comps != want)
+        return cl_fail(d, el, "target '%s' takes %d value(s) per key but the sampler's OUTPUT has %d", target, want,
+                       s->comps);
+    if (s->count == 0) return MR_OK;
+    if (mr_alloc_reserve((void **)&a->morphs, &a->morph_cap, (size_t)a->morph_count + 1, sizeof *a->morphs))
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
+    a->morphs[a->morph_count++] = (morph_channel){s, morph, k, targets, el, anim};
+    return MR_OK;
+}
+
 static mr_status read_channel(anim_ctx *a, cl_el *el, cl_el *anim)
 {
     cl_doc *d = a->d;
@@ -456,6 +509,8 @@ static mr_status read_channel(anim_ctx *a, cl_el *el, cl_el *anim)
         }
         return cl_fail(d, el, "target '%s' names no element", target);
     }
+    if (cl_is(node, "controller") && cl_child(node, "morph"))
+        return read_morph_channel(a, el, anim, samp_el, cl_child(node, "morph"), slash + 1, target);
     if (!cl_is(node, "node")) {
         note_skip(a, target);
         return MR_OK;
@@ -941,6 +996,86 @@ static int first_channel(const anim_ctx *a, const cl_el *el)
     return lo;
 }
 
+static int cmp_double_asc(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static int morph_in_clip(const morph_channel *mc, const cl_el *morph, cl_el *const *set, int nset)
+{
+    return mc->morph == morph && (!set || in_animations(mc->anim, set, nset));
+}
+
+/* Morph weight tracks of a clip: per morph driven by channels in `set`
+ * (NULL: all), the weights sampled at the union of those channels' key
+ * times (targets no channel drives keep the mesh's default weight), STEP
+ * when every key is STEP, else LINEAR between those times (a Bezier
+ * weight curve is kept at its keys only), given to every mesh made from
+ * that morph. *last grows to the last key time. */
+static mr_status morph_tracks(anim_ctx *a, cl_el *const *set, int nset, mr_model *model, mr_clip *clip,
+                              double *last)
+{
+    cl_doc *d = a->d;
+    for (int i = 0; i < a->morph_count; i++) {
+        const morph_channel *mc = &a->morphs[i];
+        if (!morph_in_clip(mc, mc->morph, set, nset)) continue;
+        int first = 1;  /* the morph's first channel in this clip does the work */
+        for (int j = 0; j < i && first; j++) first = !morph_in_clip(&a->morphs[j], mc->morph, set, nset);
+        if (!first) continue;
+        size_t n = 0;
+        int all_step = 1;
+        for (int j = i; j < a->morph_count; j++)
+            if (morph_in_clip(&a->morphs[j], mc->morph, set, nset)) n += (size_t)a->morphs[j].s->count;
+        double *times = mr_alloc_array(n, sizeof *times);
+        if (!times) return cl_fail_status(d, MR_ERR_NO_MEMORY, mc->el, "out of memory");
+        size_t at = 0;
+        for (int j = i; j < a->morph_count; j++) {
+            const morph_channel *o = &a->morphs[j];
+            if (!morph_in_clip(o, mc->morph, set, nset)) continue;
+            for (int k = 0; k < o->s->count; k++) times[at++] = key_time(o->s, k);
+            all_step &= o->s->all_step;
+        }
+        qsort(times, n, sizeof *times, cmp_double_asc);
+        size_t u = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!u || times[k] - times[u - 1] > 1e-6) times[u++] = times[k];
+        if (u && times[u - 1] > *last) *last = times[u - 1];
+        for (int m = 0; m < d->morph_mesh_count; m++) {
+            const cl_morph_mesh *mm = &d->morph_meshes[m];
+            if (mm->morph != mc->morph) continue;
+            const mr_morph_set *ms = model->meshes[mm->mesh].morph;
+            mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mm->mesh, mm->targets, (int)u,
+                                                       all_step ? MR_INTERP_STEP : MR_INTERP_LINEAR);
+            if (!ch) {
+                free(times);
+                return cl_fail_status(d, MR_ERR_NO_MEMORY, mc->el, "out of memory");
+            }
+            for (size_t k = 0; k < u; k++) {
+                ch->times[k] = (float)times[k];
+                float *w = ch->values + k * (size_t)mm->targets;
+                for (int t = 0; t < mm->targets; t++) w[t] = ms ? ms->weights[t] : 0.0f;
+                for (int j = i; j < a->morph_count; j++) {
+                    morph_channel *o = &a->morphs[j];
+                    if (!morph_in_clip(o, mc->morph, set, nset)) continue;
+                    int seg = find_segment(o->s, times[k]);
+                    bezier_memo memo = {0};
+                    if (o->target >= 0) w[o->target] = (float)sample_comp(o->s, seg, times[k], 0, &memo);
+                    else
+                        for (int t = 0; t < mm->targets; t++) w[t] = (float)sample_comp(o->s, seg, times[k], t, &memo);
+                }
+            }
+            mr_error err;
+            if (mr_morph_channel_validate(ch, &err) != MR_OK) {
+                free(times);
+                return cl_fail(d, mc->el, "%s", err.msg);
+            }
+        }
+        free(times);
+    }
+    return MR_OK;
+}
+
 /* Builds a clip from the channels selected by `set` (NULL: all). */
 static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, int nset, double end, double rate,
                             float size, mr_model *model, int *used)
@@ -1008,7 +1143,8 @@ static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, in
     free(vals);
     free(ops);
     free(animated);
-    if (st == MR_OK && !any_joint) {
+    if (st == MR_OK) st = morph_tracks(a, set, nset, model, clip, &last);
+    if (st == MR_OK && !any_joint && !clip->morph) {
         mr_clip_destroy(clip);
         return MR_OK;  /* nothing in this clip moves the skeleton */
     }
@@ -1033,6 +1169,7 @@ static void anim_free(anim_ctx *a)
         sampler_free(a->samplers[i]);
     }
     free(a->samplers);
+    free(a->morphs);
     free(a->channels);
     free(a->by_node);
 }
@@ -1197,7 +1334,7 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
         if (!used) st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     }
     if (st == MR_OK && a.channel_count) st = index_channels(&a);
-    if (st == MR_OK && a.channel_count) st = read_clips(&a, size, model, used);
+    if (st == MR_OK && (a.channel_count || a.morph_count)) st = read_clips(&a, size, model, used);
     if (st == MR_OK) {
         long unused = 0, outside = 0;
         for (int c = 0; c < a.channel_count; c++) {

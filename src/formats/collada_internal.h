@@ -65,6 +65,15 @@ typedef struct cl_id {
 
 typedef struct cl_block cl_block;  /* arena block (collada_xml.c) */
 
+/* A model mesh made from a <morph>: collada_read.c records one per mesh
+ * with morph targets so that collada_anim.c can give weight channels aimed
+ * at the morph's controller to those meshes. */
+typedef struct cl_morph_mesh {
+    const cl_el *morph;  /* the <morph> */
+    int mesh;            /* index into the model's meshes */
+    int targets;         /* its target count */
+} cl_morph_mesh;
+
 typedef struct cl_doc {
     const char *name;    /* file name used in messages */
     char *dir;           /* directory of the file (texture lookup) */
@@ -82,6 +91,9 @@ typedef struct cl_doc {
     double meter;        /* <asset><unit meter> */
     long decimal_comma;  /* line of a <unit meter> written with a decimal comma, else 0 */
     int decimal_comma_warned;
+    cl_morph_mesh *morph_meshes;  /* owned (freed by cl_doc_close) */
+    int morph_mesh_count;
+    size_t morph_mesh_cap;
 } cl_doc;
 
 /* Parses buf as a COLLADA document (libxml2's SAX2 parser with
@@ -273,12 +285,34 @@ typedef struct cl_skin {
     int *joints;         /* skin joint index, -1 = bind shape */
     float *weights;
     int uses_bind_shape; /* some weight stays on the bind shape */
+    cl_el *morph;        /* the <morph> the instance shows (a morph controller, or the
+                          * one a skin's source names), or NULL */
 } cl_skin;
 
 /* Reads the controller instanced by inst (an <instance_controller>), binds
  * its joints to scene nodes through the <skeleton> roots. */
 mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl_skin *skin);
 void cl_skin_free(cl_skin *skin);
+
+/* ---- morph (collada_morph.c) ------------------------------------------- */
+
+/* A <morph> controller read against its base geometry: per target a
+ * file-space position delta per base POSITION entry (NORMALIZED targets
+ * minus the base; RELATIVE targets as given), so that the morphed position
+ * of source entry i is base[i] + sum_k w_k * deltas[k][i] under both
+ * methods (COLLADA 1.4.1, <morph>). Targets must be <geometry> meshes
+ * whose POSITION source has as many entries as the base's (they share the
+ * base's index streams, as the spec requires). Normal deltas are not read. */
+typedef struct cl_morph {
+    int count;           /* targets (>= 1) */
+    int position_count;  /* entries per target */
+    vec3 *deltas;        /* count * position_count (owned) */
+    const char **names;  /* count target names (geometry name, else id; in the doc's arena) */
+    float *weights;      /* count default weights (owned) */
+} cl_morph;
+
+mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, cl_morph *out);
+void cl_morph_free(cl_morph *m);
 
 /* ---- animation (collada_anim.c) ----------------------------------------- */
 

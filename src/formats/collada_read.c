@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/str.h"
@@ -369,6 +370,35 @@ static int skin_vertex(reader *r, const cl_skin *skin, int node_joint, int pi, f
     return res;
 }
 
+/* Gives prim's mesh the morph's targets: each vertex takes the delta of
+ * its source position, moved into the model frame by the linear part of
+ * place and the axis/unit conversion (as the base positions are). */
+static mr_status morph_prim(reader *r, const cl_morph *mo, const mat4 place, cl_prim *prim)
+{
+    mr_mesh *m = &prim->mesh;
+    mr_morph_set *set;
+    if (mr_morph_set_create(mo->count, m->vertex_count, &set) != MR_OK)
+        return cl_fail_status(&r->d, MR_ERR_NO_MEMORY, prim->el, "out of memory for morph targets");
+    for (int k = 0; k < mo->count; k++) {
+        char *name = mr_str_dup(mo->names[k]);
+        if (!name) {
+            mr_morph_set_destroy(set);
+            return cl_fail_status(&r->d, MR_ERR_NO_MEMORY, prim->el, "out of memory");
+        }
+        free(set->targets[k].name);
+        set->targets[k].name = name;
+        set->weights[k] = mo->weights[k];
+        const vec3 *dk = mo->deltas + (size_t)k * (size_t)mo->position_count;
+        for (int v = 0; v < m->vertex_count; v++) {
+            float x, y, z;
+            mulv3(place, dk[prim->pos_index[v]], 0.0f, &x, &y, &z);
+            conv_point(&r->conv, x, y, z, set->targets[k].positions[v]);
+        }
+    }
+    m->morph = set;
+    return MR_OK;
+}
+
 static mr_status build_instance(reader *r, int ii)
 {
     cl_doc *d = &r->d;
@@ -404,6 +434,11 @@ static mr_status build_instance(reader *r, int ii)
         cl_geometry_free(&g);
         return st;
     }
+    cl_morph morph = {0};
+    if (skin && skin->morph && g.prim_count && (st = cl_morph_read(d, skin->morph, g.position_count, &morph)) != MR_OK) {
+        cl_geometry_free(&g);
+        return st;
+    }
     /* Where the skin's inverse binds differ from the skeleton's (another
      * skin bound the same joints in another pose), re-express its bind
      * space in the skeleton's: x = IBM_skeleton^-1 * IBM_skin * p. */
@@ -420,6 +455,7 @@ static mr_status build_instance(reader *r, int ii)
             if (!rebind) {
                 rebind = mr_alloc_array((size_t)skin->joint_count + 1, sizeof *rebind);
                 if (!rebind) {
+                    cl_morph_free(&morph);
                     cl_geometry_free(&g);
                     return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
                 }
@@ -439,6 +475,7 @@ static mr_status build_instance(reader *r, int ii)
         free(seen);
         free(made);
         free(rebind);
+        cl_morph_free(&morph);
         cl_geometry_free(&g);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     }
@@ -518,12 +555,22 @@ static mr_status build_instance(reader *r, int ii)
                 }
             }
         }
+        if (morph.count && (st = morph_prim(r, &morph, place, prim)) != MR_OK) break;
         if (skinned)  /* unmade for the next primitive: touched entries only */
             for (int v = 0; v < m->vertex_count; v++) made[2 * prim->pos_index[v]] = -1;
         if (!prim->has_normals) mr_mesh_compute_normals(m);
         if ((st = material_for(r, inst->el, prim->symbol, &m->material)) != MR_OK) break;
         m->name = g.prim_count > 1 ? mr_str_fmt("%s/%s", g.name, prim->symbol ? prim->symbol : "?")
                                    : mr_str_dup(g.name);
+        if (m->morph) {
+            cl_morph_mesh mm = {skin->morph, r->model->mesh_count, morph.count};
+            if (mr_alloc_reserve((void **)&d->morph_meshes, &d->morph_mesh_cap, (size_t)d->morph_mesh_count + 1,
+                                 sizeof *d->morph_meshes) != MR_OK) {
+                st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+                break;
+            }
+            d->morph_meshes[d->morph_mesh_count++] = mm;
+        }
         if ((st = append_mesh(r, m)) != MR_OK) break;
         free(prim->pos_index);
         prim->pos_index = NULL;
@@ -531,6 +578,7 @@ static mr_status build_instance(reader *r, int ii)
     free(rebind);
     free(seen);
     free(made);
+    cl_morph_free(&morph);
     cl_geometry_free(&g);
     return st;
 }

@@ -204,13 +204,26 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
     if (st != MR_OK) return st;
     cl_el *sk = cl_child(skin->controller, "skin");
     if (!sk) {
-        cl_el *morph = cl_child(skin->controller, "morph");
+        cl_el *morph = cl_child(skin->controller, "morph"), *base;
         if (!morph) return cl_fail(d, skin->controller, "controller has neither <skin> nor <morph>");
-        if ((st = cl_ref(d, morph, "source", "geometry", &skin->geometry)) != MR_OK) return st;
-        if (d->model)
-            mr_model_warn(d->model, "controller '%s' is a morph: its base mesh is shown, targets ignored",
-                          cl_attr(skin->controller, "id") ? cl_attr(skin->controller, "id") : "?");
-        return MR_OK;
+        if ((st = cl_ref(d, morph, "source", NULL, &base)) != MR_OK) return st;
+        skin->morph = morph;
+        if (cl_is(base, "controller") && cl_child(base, "skin")) {
+            /* A morph of a skinned mesh: read as the skin over the morph
+             * (targets before skinning), which agrees at the bind pose. */
+            if (d->model)
+                mr_model_warn(d->model, "morph '%s' (line %ld) of a skin: its targets are applied before skinning",
+                              cl_attr(skin->controller, "id") ? cl_attr(skin->controller, "id") : "?",
+                              cl_line(morph));
+            skin->controller = base;
+            sk = cl_child(base, "skin");
+        } else {
+            if (!cl_is(base, "geometry"))
+                return cl_fail(d, morph, "morph source names a <%s>, expected a <geometry> or a skin <controller>",
+                               (const char *)base->name);
+            skin->geometry = base;
+            return MR_OK;
+        }
     }
     skin->skin_el = sk;
     cl_el *src;
@@ -218,8 +231,9 @@ mr_status cl_skin_read(cl_doc *d, const cl_scene *s, const cl_instance *inst, cl
     if (cl_is(src, "controller")) {
         cl_el *morph = cl_child(src, "morph");
         if (!morph) return cl_fail(d, sk, "skin of a skin is not supported");
+        if (skin->morph) return cl_fail(d, sk, "a skin over a morph under a morph is not supported");
         if ((st = cl_ref(d, morph, "source", "geometry", &src)) != MR_OK) return st;
-        if (d->model) mr_model_warn(d->model, "skin over a morph: morph targets ignored");
+        skin->morph = morph;
     }
     if (!cl_is(src, "geometry"))
         return cl_fail(d, sk, "skin source names a <%s>, expected a <geometry>", (const char *)src->name);

@@ -15,6 +15,17 @@
  *               whose joints are all skeleton joints with their inverse
  *               binds (identity bind shape); a static mesh as
  *               <instance_geometry> at the scene root.
+ *   morphs      a mesh with morph targets (anim/morph.h): per target a
+ *               <geometry> "m<i>-t<k>-geometry" (named as the target) whose
+ *               positions are the target's position deltas, and a
+ *               <controller id="m<i>-morph"><morph method="RELATIVE"> on
+ *               the mesh's geometry with the default weights; the skin's
+ *               source names the morph when the mesh is skinned, else the
+ *               scene instances the morph. Normal deltas are not written.
+ *               Weight tracks: one <animation> per target with the target
+ *               "m<i>-morph/m<i>-morph-weights(k)", STEP or LINEAR keys as
+ *               the track's; cubic-spline tracks as LINEAR keys at 32
+ *               points per key interval.
  *   materials   one phong <effect> per mesh: colours, shininess, and the
  *               diffuse map as an <image> (path relative to the file).
  *   clips       per clip and animated joint one <animation> targeting
@@ -39,6 +50,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -253,8 +265,39 @@ static void write_geometries(sb *b, const mr_model *m)
                   me->index_count / 3, i, i, i, i);
         for (int k = 0; k < me->index_count; k++) sb_printf(b, k ? " %u" : "%u", me->indices[k]);
         sb_printf(b, "</p>\n        </triangles>\n      </mesh></geometry>\n");
+        for (int k = 0; me->morph && k < me->morph->count; k++) {
+            sb_printf(b, "    <geometry id=\"m%d-t%d-geometry\" name=\"", i, k);
+            sb_escaped(b, me->morph->targets[k].name);
+            sb_printf(b, "\"><mesh>\n");
+            snprintf(id, sizeof id, "m%d-t%d-positions", i, k);
+            float_source(b, id, (const float *)me->morph->targets[k].positions, me->vertex_count, 3, "XYZ");
+            sb_printf(b, "        <vertices id=\"m%d-t%d-vertices\"><input semantic=\"POSITION\" "
+                         "source=\"#m%d-t%d-positions\"/></vertices>\n", i, k, i, k);
+            sb_printf(b, "        <triangles count=\"%d\"><input semantic=\"VERTEX\" source=\"#m%d-t%d-vertices\" "
+                         "offset=\"0\"/><p>", me->index_count / 3, i, k);
+            for (int q = 0; q < me->index_count; q++) sb_printf(b, q ? " %u" : "%u", me->indices[q]);
+            sb_printf(b, "</p></triangles>\n      </mesh></geometry>\n");
+        }
     }
     sb_printf(b, "  </library_geometries>\n");
+}
+
+static void write_morph(sb *b, int i, const mr_morph_set *ms)
+{
+    sb_printf(b, "    <controller id=\"m%d-morph\"><morph source=\"#m%d-geometry\" method=\"RELATIVE\">\n"
+                 "      <source id=\"m%d-morph-targets\"><IDREF_array id=\"m%d-morph-targets-array\" count=\"%d\">",
+              i, i, i, i, ms->count);
+    for (int k = 0; k < ms->count; k++) sb_printf(b, k ? " m%d-t%d-geometry" : "m%d-t%d-geometry", i, k);
+    sb_printf(b, "</IDREF_array>\n        <technique_common><accessor source=\"#m%d-morph-targets-array\" "
+                 "count=\"%d\"><param name=\"IDREF\" type=\"IDREF\"/></accessor></technique_common></source>\n",
+              i, ms->count);
+    char id[64];
+    snprintf(id, sizeof id, "m%d-morph-weights", i);
+    sb_add(b, "  ", 2);
+    float_source(b, id, ms->weights, ms->count, 1, "W");
+    sb_printf(b, "      <targets><input semantic=\"MORPH_TARGET\" source=\"#m%d-morph-targets\"/>"
+                 "<input semantic=\"MORPH_WEIGHT\" source=\"#m%d-morph-weights\"/></targets>\n"
+                 "    </morph></controller>\n", i, i);
 }
 
 static void write_controllers(sb *b, const mr_model *m)
@@ -263,9 +306,11 @@ static void write_controllers(sb *b, const mr_model *m)
     sb_printf(b, "  <library_controllers>\n");
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *me = &m->meshes[i];
+        if (me->morph) write_morph(b, i, me->morph);
         if (!me->joints || !me->weights || sk->joint_count == 0) continue;
-        sb_printf(b, "    <controller id=\"m%d-skin\"><skin source=\"#m%d-geometry\">\n"
-                     "      <bind_shape_matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</bind_shape_matrix>\n", i, i);
+        sb_printf(b, "    <controller id=\"m%d-skin\"><skin source=\"#m%d-%s\">\n"
+                     "      <bind_shape_matrix>1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</bind_shape_matrix>\n", i, i,
+                  me->morph ? "morph" : "geometry");
         sb_printf(b, "      <source id=\"m%d-joints\"><Name_array id=\"m%d-joints-array\" count=\"%d\">", i, i,
                   sk->joint_count);
         for (int j = 0; j < sk->joint_count; j++) sb_printf(b, j ? " J%d" : "J%d", j);
@@ -485,6 +530,67 @@ static void write_joint_animation(sb *b, const mr_model *m, int ci, int j, const
 }
 
 /* Writes the animations; animated[c * joints + j] records what was written. */
+/* Key times of a weights channel as written: its keys, and for a cubic
+ * spline 31 more in every key interval. */
+static float *weight_key_times(const mr_morph_channel *ch, int *count)
+{
+    int per = ch->interp == MR_INTERP_CUBIC ? 32 : 1;
+    size_t n = (size_t)(ch->key_count - 1) * (size_t)per + 1;
+    float *t = mr_alloc_array(n, sizeof *t);
+    if (!t) return NULL;
+    size_t at = 0;
+    for (int k = 0; k < ch->key_count; k++)
+        for (int q = 0; q < (k + 1 < ch->key_count ? per : 1); q++)
+            t[at++] = q ? ch->times[k] + (ch->times[k + 1] - ch->times[k]) * (float)q / (float)per : ch->times[k];
+    *count = (int)at;
+    return t;
+}
+
+static void write_weight_animations(sb *b, const mr_clip *c, int ci)
+{
+    for (int q = 0; c->morph && q < c->morph->channel_count; q++) {
+        const mr_morph_channel *ch = &c->morph->channels[q];
+        int n;
+        float *times = weight_key_times(ch, &n);
+        float *w = times ? mr_alloc_array((size_t)n * (size_t)ch->target_count, sizeof *w) : NULL;
+        if (!w) {
+            free(times);
+            b->oom = 1;
+            return;
+        }
+        for (int k = 0; k < n; k++) mr_morph_channel_sample(ch, times[k], w + (size_t)k * ch->target_count);
+        for (int t = 0; t < ch->target_count; t++) {
+            char id[64];
+            sb_printf(b, "    <animation id=\"c%d-m%d-w%d\">\n", ci, ch->mesh, t);
+            snprintf(id, sizeof id, "c%d-m%d-w%d-input", ci, ch->mesh, t);
+            float_source(b, id, times, n, 1, "T");
+            snprintf(id, sizeof id, "c%d-m%d-w%d-output", ci, ch->mesh, t);
+            sb_printf(b, "        <source id=\"%s\"><float_array id=\"%s-array\" count=\"%d\">", id, id, n);
+            for (int k = 0; k < n; k++) {
+                if (k) sb_add(b, " ", 1);
+                sb_float(b, w[(size_t)k * ch->target_count + t]);
+            }
+            sb_printf(b, "</float_array>\n          <technique_common><accessor source=\"#%s-array\" count=\"%d\" "
+                         "stride=\"1\"><param name=\"WEIGHT\" type=\"float\"/></accessor></technique_common>"
+                         "</source>\n", id, n);
+            sb_printf(b, "        <source id=\"c%d-m%d-w%d-interp\"><Name_array id=\"c%d-m%d-w%d-interp-array\" "
+                         "count=\"%d\">", ci, ch->mesh, t, ci, ch->mesh, t, n);
+            for (int k = 0; k < n; k++) sb_printf(b, k ? " %s" : "%s", ch->interp == MR_INTERP_STEP ? "STEP" : "LINEAR");
+            sb_printf(b, "</Name_array>\n          <technique_common><accessor source=\"#c%d-m%d-w%d-interp-array\" "
+                         "count=\"%d\"><param name=\"INTERPOLATION\" type=\"name\"/></accessor></technique_common>"
+                         "</source>\n", ci, ch->mesh, t, n);
+            sb_printf(b, "        <sampler id=\"c%d-m%d-w%d-sampler\"><input semantic=\"INPUT\" "
+                         "source=\"#c%d-m%d-w%d-input\"/><input semantic=\"OUTPUT\" source=\"#c%d-m%d-w%d-output\"/>"
+                         "<input semantic=\"INTERPOLATION\" source=\"#c%d-m%d-w%d-interp\"/></sampler>\n",
+                      ci, ch->mesh, t, ci, ch->mesh, t, ci, ch->mesh, t, ci, ch->mesh, t);
+            sb_printf(b, "        <channel source=\"#c%d-m%d-w%d-sampler\" target=\"m%d-morph/m%d-morph-weights(%d)\"/>\n"
+                         "    </animation>\n", ci, ch->mesh, t, ch->mesh, ch->mesh, t);
+        }
+        free(w);
+        free(times);
+    }
+}
+
 static int write_animations(sb *b, const mr_model *m, unsigned char *animated)
 {
     int nj = m->skeleton.joint_count;
@@ -510,6 +616,7 @@ static int write_animations(sb *b, const mr_model *m, unsigned char *animated)
             write_joint_animation(b, m, ci, 0, times, 2);
             animated[ci * nj] = 1;
         }
+        write_weight_animations(b, c, ci);
     }
     sb_printf(b, "  </library_animations>\n  <library_animation_clips>\n");
     for (int ci = 0; ci < m->clip_count; ci++) {
@@ -522,6 +629,9 @@ static int write_animations(sb *b, const mr_model *m, unsigned char *animated)
         sb_printf(b, "\">\n");
         for (int j = 0; j < nj; j++)
             if (animated[ci * nj + j]) sb_printf(b, "      <instance_animation url=\"#c%d-J%d\"/>\n", ci, j);
+        for (int q = 0; c->morph && q < c->morph->channel_count; q++)
+            for (int t = 0; t < c->morph->channels[q].target_count; t++)
+                sb_printf(b, "      <instance_animation url=\"#c%d-m%d-w%d\"/>\n", ci, c->morph->channels[q].mesh, t);
         if (c->rate > 0) {  /* COLLADA has no frame rate; keep it for the round trip */
             sb_printf(b, "      <extra><technique profile=\"marrow\"><frame_rate>");
             sb_float(b, c->rate);
@@ -560,17 +670,18 @@ static void write_scene(sb *b, const mr_model *m)
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *me = &m->meshes[i];
         int skinned = me->joints && me->weights && sk->joint_count > 0;
+        int controlled = skinned || me->morph;
         sb_printf(b, "      <node id=\"m%d-node\" name=\"", i);
         sb_escaped(b, me->name ? me->name : "mesh");
-        sb_printf(b, "\">\n        <instance_%s url=\"#m%d-%s\">\n", skinned ? "controller" : "geometry", i,
-                  skinned ? "skin" : "geometry");
+        sb_printf(b, "\">\n        <instance_%s url=\"#m%d-%s\">\n", controlled ? "controller" : "geometry", i,
+                  skinned ? "skin" : me->morph ? "morph" : "geometry");
         if (skinned)
             for (int j = 0; j < sk->joint_count; j++)
                 if (sk->parents[j] < 0) sb_printf(b, "          <skeleton>#J%d</skeleton>\n", j);
         sb_printf(b, "          <bind_material><technique_common><instance_material symbol=\"M%d\" "
                      "target=\"#m%d-material\"><bind_vertex_input semantic=\"UV\" input_semantic=\"TEXCOORD\" "
                      "input_set=\"0\"/></instance_material></technique_common></bind_material>\n", i, i);
-        sb_printf(b, "        </instance_%s>\n      </node>\n", skinned ? "controller" : "geometry");
+        sb_printf(b, "        </instance_%s>\n      </node>\n", controlled ? "controller" : "geometry");
     }
     sb_printf(b, "    </visual_scene>\n  </library_visual_scenes>\n");
     sb_printf(b, "  <scene><instance_visual_scene url=\"#scene\"/></scene>\n");

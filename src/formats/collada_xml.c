@@ -1337,4 +1337,8 @@ void cl_doc_close(cl_doc *d)
     d->ids_cap = d->ids_count = 0;
     free(d->dir);
     d->dir = NULL;
+    free(d->morph_meshes);
+    d->morph_meshes = NULL;
+    d->morph_mesh_count = 0;
+    d->morph_mesh_cap = 0;
 }
