@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +15,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mr_lua_watch *_Atomic current;   /* innermost armed watch */
 static pid_t started_in;                /* the process whose thread runs */
+static pthread_t watcher;
+static atomic_int quitting;             /* exit(): the thread ends */
 static int (*stop_fn)(void);
 
 static double wall_now(void)
@@ -63,7 +66,7 @@ static void *watch_loop(void *arg)
 {
     (void)arg;
     double stop_seen = 0;
-    for (;;) {
+    while (!atomic_load(&quitting)) {
         struct timespec ts = {0, PERIOD_NS};
         nanosleep(&ts, NULL);
         int sig = stop_fn ? stop_fn() : 0;
@@ -99,6 +102,17 @@ static void *watch_loop(void *arg)
     return NULL;
 }
 
+/* At exit() the thread is ended and joined: nothing is left running under
+ * the exit handlers that come after (LeakSanitizer's stop-the-world check
+ * has crashed reading a thread that was asleep in its loop). */
+static void end_thread(void)
+{
+    if (started_in != getpid()) return;
+    atomic_store(&quitting, 1);
+    pthread_join(watcher, NULL);
+    started_in = 0;
+}
+
 static int start_thread(void)
 {
     if (started_in == getpid()) return 0;
@@ -117,11 +131,15 @@ static int start_thread(void)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    pthread_t t;
-    int rc = pthread_create(&t, NULL, watch_loop, NULL);
+    atomic_store(&quitting, 0);
+    int rc = pthread_create(&watcher, NULL, watch_loop, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) return -1;
-    pthread_detach(t);
+    static pid_t registered_in;
+    if (registered_in != getpid()) {   /* once per process (a fork()ed worker registers again) */
+        atexit(end_thread);
+        registered_in = getpid();
+    }
     started_in = getpid();
     return 0;
 }

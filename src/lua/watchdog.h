@@ -20,7 +20,7 @@
  *     after the signal, it ends it with 128 + the signal's number.
  *
  * The thread starts at the first arm in each process (a fork()ed worker
- * gets its own). Watches nest (a call into Lua from inside a call); only
+ * gets its own) and is ended and joined by exit(). Watches nest (a call into Lua from inside a call); only
  * the innermost is watched. Arm and disarm run on the thread that runs the
  * Lua call; a watch must stay alive while armed.
  */
