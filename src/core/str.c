@@ -86,3 +86,27 @@ int mr_str_list_add_unique(char ***items, int *count, int *cap, const char *s)
     (*items)[(*count)++] = copy;
     return 0;
 }
+
+void mr_strbuf_printf(mr_strbuf *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        if (mr_alloc_reserve((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1) != 0) {
+            b->failed = 1;
+            return;
+        }
+    }
+}

@@ -25,4 +25,14 @@ int mr_str_closest(const char *name, const char *const *names, int count, int ma
  * out of memory (the list is unchanged). */
 int mr_str_list_add_unique(char ***items, int *count, int *cap, const char *s);
 
+/* A string grown by appending printf output (the writers' text): data holds
+ * len bytes plus a NUL, owned (free(data)); once out of memory it stops
+ * growing and failed says so. Zero-initialise to start. */
+typedef struct mr_strbuf {
+    char *data;
+    size_t len, cap;
+    int failed;
+} mr_strbuf;
+void mr_strbuf_printf(mr_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

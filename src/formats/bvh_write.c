@@ -2,7 +2,6 @@
 #include "formats/bvh_write.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,41 +9,14 @@
 #include "anim/clip_runtime.h"
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/str.h"
 
 #define DEFAULT_RATE 30.0
 #define MAX_FRAMES 1000000
 #define DEG (180.0 / 3.14159265358979323846)
 
-typedef struct buf {
-    char *data;
-    size_t len, cap;
-    int failed;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    if (b->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->failed = 1;
-            return;
-        }
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        if (mr_alloc_reserve((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1) != 0) {
-            b->failed = 1;
-            return;
-        }
-    }
-}
+typedef mr_strbuf buf;
+#define put mr_strbuf_printf
 
 static void indent(buf *b, int depth)
 {

@@ -33,6 +33,44 @@ typedef struct anim_json {
     char sm_prefix[128];         /* "/animations/A/samplers/" */
 } anim_json;
 
+/* One sampler opened: its interpolation and its input (key times) and
+ * output accessors read as floats (the output as out_type). spath, use_in
+ * and use_out (256 bytes each) name the sampler and its accessors in
+ * messages. On failure nothing is left to free. */
+typedef struct sampler {
+    char spath[256], use_in[256], use_out[256];
+    const char *interp_s;
+    mr_interp interp;
+    int in, out;
+    gl_accessor ti, vo;
+} sampler;
+
+static mr_status open_sampler(gl_doc *d, const anim_json *aj, long long si, int out_type, sampler *sm)
+{
+    gl_path(sm->spath, sizeof sm->spath, aj->sm_prefix, si, NULL);
+    json_t *smp = json_array_get(aj->samplers, (size_t)si);
+    if (!json_is_object(smp)) return gl_fail(d, sm->spath, "expected an object");
+    sm->in = sm->out = -1;
+    sm->interp_s = "LINEAR";
+    mr_status st;
+    if ((st = gl_ref(d, smp, sm->spath, "input", GL_REQUIRED, "accessors", &sm->in)) != MR_OK) return st;
+    if ((st = gl_ref(d, smp, sm->spath, "output", GL_REQUIRED, "accessors", &sm->out)) != MR_OK) return st;
+    if ((st = gl_str(d, smp, sm->spath, "interpolation", GL_OPTIONAL, &sm->interp_s)) != MR_OK) return st;
+    if (!strcmp(sm->interp_s, "LINEAR")) sm->interp = MR_INTERP_LINEAR;
+    else if (!strcmp(sm->interp_s, "STEP")) sm->interp = MR_INTERP_STEP;
+    else if (!strcmp(sm->interp_s, "CUBICSPLINE")) sm->interp = MR_INTERP_CUBIC;
+    else
+        return gl_fail(d, sm->spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", sm->interp_s);
+    gl_path(sm->use_in, sizeof sm->use_in, aj->sm_prefix, si, "/input");
+    gl_path(sm->use_out, sizeof sm->use_out, aj->sm_prefix, si, "/output");
+    if ((st = gl_accessor_floats(d, sm->in, GL_T_SCALAR, 1, sm->use_in, &sm->ti)) != MR_OK) return st;
+    if ((st = gl_accessor_floats(d, sm->out, out_type, 0, sm->use_out, &sm->vo)) != MR_OK) {
+        gl_accessor_free(d, &sm->ti);
+        return st;
+    }
+    return MR_OK;
+}
+
 /* A `weights` channel: one mr_morph_channel per model mesh the node placed
  * (each of its primitives), keys as the file gives them (merged like
  * joint keys), target_count weights per key (CUBIC: in-tangents, values,
@@ -48,30 +86,13 @@ static mr_status read_weights(gl_doc *d, const gl_scene *s, const anim_json *aj,
         cnt->weights++;
         return MR_OK;
     }
-    char spath[256];
-    gl_path(spath, sizeof spath, aj->sm_prefix, si, NULL);
-    json_t *smp = json_array_get(aj->samplers, (size_t)si);
-    if (!json_is_object(smp)) return gl_fail(d, spath, "expected an object");
-    int in = -1, out = -1;
-    const char *interp_s = "LINEAR";
-    mr_status st;
-    if ((st = gl_ref(d, smp, spath, "input", GL_REQUIRED, "accessors", &in)) != MR_OK) return st;
-    if ((st = gl_ref(d, smp, spath, "output", GL_REQUIRED, "accessors", &out)) != MR_OK) return st;
-    if ((st = gl_str(d, smp, spath, "interpolation", GL_OPTIONAL, &interp_s)) != MR_OK) return st;
-    mr_interp interp;
-    if (!strcmp(interp_s, "LINEAR")) interp = MR_INTERP_LINEAR;
-    else if (!strcmp(interp_s, "STEP")) interp = MR_INTERP_STEP;
-    else if (!strcmp(interp_s, "CUBICSPLINE")) interp = MR_INTERP_CUBIC;
-    else return gl_fail(d, spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", interp_s);
-    char use_in[256], use_out[256];
-    gl_path(use_in, sizeof use_in, aj->sm_prefix, si, "/input");
-    gl_path(use_out, sizeof use_out, aj->sm_prefix, si, "/output");
-    gl_accessor ti, vo;
-    if ((st = gl_accessor_floats(d, in, GL_T_SCALAR, 1, use_in, &ti)) != MR_OK) return st;
-    if ((st = gl_accessor_floats(d, out, GL_T_SCALAR, 0, use_out, &vo)) != MR_OK) {
-        gl_accessor_free(d, &ti);
-        return st;
-    }
+    sampler sm;
+    mr_status st = open_sampler(d, aj, si, GL_T_SCALAR, &sm);
+    if (st != MR_OK) return st;
+    const char *spath = sm.spath, *use_in = sm.use_in, *use_out = sm.use_out, *interp_s = sm.interp_s;
+    mr_interp interp = sm.interp;
+    int in = sm.in, out = sm.out;
+    gl_accessor ti = sm.ti, vo = sm.vo;
     int per = interp == MR_INTERP_CUBIC ? 3 : 1, n = ti.count;
     int kept = 0;
     float last = 0;
@@ -148,30 +169,12 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj,
         cnt->unused_nodes++;
         return MR_OK;
     }
-    char spath[256];
-    gl_path(spath, sizeof spath, aj->sm_prefix, si, NULL);
-    json_t *smp = json_array_get(samplers, (size_t)si);
-    if (!json_is_object(smp)) return gl_fail(d, spath, "expected an object");
-    int in = -1, out = -1;
-    const char *interp_s = "LINEAR";
-    if ((st = gl_ref(d, smp, spath, "input", GL_REQUIRED, "accessors", &in)) != MR_OK) return st;
-    if ((st = gl_ref(d, smp, spath, "output", GL_REQUIRED, "accessors", &out)) != MR_OK) return st;
-    if ((st = gl_str(d, smp, spath, "interpolation", GL_OPTIONAL, &interp_s)) != MR_OK) return st;
-    mr_interp interp;
-    if (!strcmp(interp_s, "LINEAR")) interp = MR_INTERP_LINEAR;
-    else if (!strcmp(interp_s, "STEP")) interp = MR_INTERP_STEP;
-    else if (!strcmp(interp_s, "CUBICSPLINE")) interp = MR_INTERP_CUBIC;
-    else return gl_fail(d, spath, "'interpolation': \"%s\" (expected LINEAR, STEP or CUBICSPLINE)", interp_s);
-    char use_in[256], use_out[256];
-    gl_path(use_in, sizeof use_in, aj->sm_prefix, si, "/input");
-    gl_path(use_out, sizeof use_out, aj->sm_prefix, si, "/output");
-    gl_accessor ti, vo;
-    if ((st = gl_accessor_floats(d, in, GL_T_SCALAR, 1, use_in, &ti)) != MR_OK) return st;
-    st = gl_accessor_floats(d, out, comps == 4 ? GL_T_VEC4 : GL_T_VEC3, 0, use_out, &vo);
-    if (st != MR_OK) {
-        gl_accessor_free(d, &ti);
-        return st;
-    }
+    sampler sm;
+    if ((st = open_sampler(d, aj, si, comps == 4 ? GL_T_VEC4 : GL_T_VEC3, &sm)) != MR_OK) return st;
+    const char *spath = sm.spath, *use_in = sm.use_in, *use_out = sm.use_out, *interp_s = sm.interp_s;
+    mr_interp interp = sm.interp;
+    int in = sm.in, out = sm.out;
+    gl_accessor ti = sm.ti, vo = sm.vo;
     int per = interp == MR_INTERP_CUBIC ? 3 : 1;
     int n = ti.count;
     if ((long long)vo.count != (long long)n * per) {

@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/quat.h"
+#include "core/str.h"
 #include "formats/write_check.h"
 #include "formats/md5.h"
 #include "formats/md5_lex.h"
@@ -29,30 +30,8 @@
 #define DEFAULT_RATE 30.0f
 #define MAX_FRAMES 1000000
 
-typedef struct wbuf {
-    char *data;
-    size_t len, cap;
-    int failed;
-} wbuf;
-
-static void put(wbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(wbuf *b, const char *fmt, ...)
-{
-    if (b->failed) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) { b->failed = 1; return; }
-        if ((size_t)n < room) { b->len += (size_t)n; return; }
-        if (mr_alloc_reserve((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1) != 0) {
-            b->failed = 1;
-            return;
-        }
-    }
-}
+typedef mr_strbuf wbuf;
+#define put mr_strbuf_printf
 
 /* Shortest of %.6g .. %.9g that reads back as f (into buf, 32 bytes). */
 static const char *num(char *buf, float f)
