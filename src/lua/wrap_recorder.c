@@ -33,7 +33,30 @@ typedef struct lua_recorder {
     mr_record rec;
     mr_model *model;
     float fps;
+    size_t charged;          /* bytes of frames counted in the host's held_bytes */
 } lua_recorder;
+
+/* What the recording's frames take now (its arrays' capacity). */
+static size_t frame_bytes(const mr_record *rec)
+{
+    return (size_t)rec->cap * sizeof(float) * (1 + (size_t)rec->joint_count * 10 + (size_t)rec->weight_count);
+}
+
+/* The frames are host memory outside the Lua heap: they count against the
+ * script's --memory with its heap and models. Raises past it. */
+static void charge(lua_State *L, lua_recorder *r)
+{
+    mr_lua_host *h = mr_lua_host_of(L);
+    size_t now = frame_bytes(&r->rec);
+    h->held_bytes = h->held_bytes - r->charged + now;
+    r->charged = now;
+    size_t heap = mr_lua_host_heap(L), used = heap + h->model_bytes + h->held_bytes;
+    if (h->memory_limit && used > h->memory_limit)
+        mr_lua_raise(L, "recordings hold %d MiB, and with the script's %d MiB of Lua and %d MiB of models that "
+                        "is past its memory limit of %d MiB (--memory): make a clip and clear the recorder",
+                     (int)(h->held_bytes >> 20), (int)(heap >> 20), (int)(h->model_bytes >> 20),
+                     (int)(h->memory_limit >> 20));
+}
 
 static lua_recorder *check_recorder(lua_State *L, int arg)
 {
@@ -46,6 +69,9 @@ static int recorder_gc(lua_State *L)
 {
     lua_recorder *r = luaL_checkudata(L, 1, MR_LUA_RECORDER);
     mr_record_deinit(&r->rec);
+    mr_lua_host *h = mr_lua_host_of(L);
+    h->held_bytes -= r->charged < h->held_bytes ? r->charged : h->held_bytes;
+    r->charged = 0;
     return 0;
 }
 
@@ -129,6 +155,7 @@ static int recorder_capture(lua_State *L)
     if (r->rec.weight_count && p->morph_count == r->rec.weight_count &&
         mr_record_weights(&r->rec, p->morph) != MR_OK)
         return mr_lua_arg_error(L, 2, "the pose's morph weights must be finite");
+    charge(L, r);
     lua_settop(L, 1);
     return 1;
 }
