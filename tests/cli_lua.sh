@@ -65,6 +65,7 @@ check_msg infinite_loop_update.lua "infinite_loop_update.lua:1: update() ran pas
 check_msg infinite_loop_chunk.lua "infinite_loop_chunk.lua:3:" "ran past its time budget"
 check_msg stack_overflow.lua "stack_overflow.lua:1:" "stack overflow"
 opts="--memory 32 --budget 5"; check_msg huge_alloc_pose.lua "huge_alloc_pose.lua: update(): not enough memory"; opts=""
+opts="--memory 8 --budget 20"; check_msg huge_authored_clip.lua "huge_authored_clip.lua:6: marrow.clip: authored clips and recordings hold" "past its memory limit of 8 MiB (--memory)"; opts=""
 opts="--memory 8 --budget 5"; check_msg huge_recording.lua "huge_recording.lua:8:" "past its memory limit of 8 MiB (--memory)"; opts=""
 opts="--memory 32 --budget 5"; check_msg huge_alloc_table.lua "huge_alloc_table.lua: update(): not enough memory (a Lua state may use at most 32 MiB)"; opts=""
 check_msg error_in_unload.lua "error_in_unload.lua:1: unload failed on purpose"

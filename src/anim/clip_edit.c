@@ -775,3 +775,11 @@ mr_status mr_clip_edit_append(const mr_clip_edit *a, const mr_clip_edit *b, mr_c
     }
     return st;
 }
+
+size_t mr_clip_edit_bytes(const mr_clip_edit *e)
+{
+    size_t n = sizeof *e;
+    for (int i = 0; i < e->joint_count * 3; i++) n += (size_t)e->ch[i].cap * sizeof(mr_edit_key);
+    for (int i = 0; i < e->weight_count; i++) n += (size_t)e->w[i].cap * sizeof(mr_edit_key);
+    return n;
+}

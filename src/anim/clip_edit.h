@@ -112,6 +112,8 @@ typedef struct mr_clip_edit {
  * outside 1..MR_MAX_JOINTS, a duration or rate not finite and > 0. */
 mr_status mr_clip_edit_create(int joint_count, float duration, float rate, mr_clip_edit **out);
 void mr_clip_edit_destroy(mr_clip_edit *edit);
+/* Bytes the edit's keys take (its channels' capacity). */
+size_t mr_clip_edit_bytes(const mr_clip_edit *edit);
 /* Gives an edit without weight keys its model's weight layout: mesh_count
  * meshes, targets[i] morph targets on mesh i (0: none), rest the meshes'
  * default weights (sum of targets entries, copied). Replaces an earlier

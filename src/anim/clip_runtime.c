@@ -13,6 +13,7 @@
 #include "anim/clip_dense.h"
 #include "anim/clip_interp.h"
 #include "anim/clip_optimize.h"
+#include "anim/morph.h"
 #include "core/alloc.h"
 
 /* True when p lies in the runtime's cache_block (clip_runtime.h): not to be freed. */
@@ -545,4 +546,20 @@ mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, floa
     free(mb);
     if (st == MR_OK) *out = worst;
     return st;
+}
+
+size_t mr_clip_bytes(const mr_clip *cl)
+{
+    size_t n = sizeof *cl;
+    for (int j = 0; j < cl->joint_count; j++) {
+        n += track_bytes(&cl->tracks[j].t) + track_bytes(&cl->tracks[j].r) + track_bytes(&cl->tracks[j].s);
+        const mr_joint_tracks *p = cl->runtime && cl->runtime->played ? &cl->runtime->played[j] : NULL;
+        if (p) n += track_bytes(&p->t) + track_bytes(&p->r) + track_bytes(&p->s);
+    }
+    for (int k = 0; cl->morph && k < cl->morph->channel_count; k++) {
+        const mr_morph_channel *ch = &cl->morph->channels[k];
+        n += (size_t)ch->key_count * (1 + (size_t)ch->target_count * (ch->interp == MR_INTERP_CUBIC ? 3 : 1)) *
+             sizeof(float);
+    }
+    return n;
 }

@@ -182,4 +182,9 @@ size_t mr_clip_runtime_bytes(const mr_clip *clip);
 mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
                                 double *out);
 
+/* Bytes a clip's keys hold: its source tracks, its runtime's played keys
+ * and its morph weight channels (mr_model_bytes counts a model's clips so;
+ * the Lua host counts authored clips against --memory). */
+size_t mr_clip_bytes(const mr_clip *clip);
+
 #endif

@@ -91,12 +91,6 @@ static void unborrow_all(mr_model *m)
     UNBORROW(m, m->format);
 }
 
-static size_t track_bytes(const mr_track *t)
-{
-    size_t per_key = (size_t)t->components * (t->interp == MR_INTERP_CUBIC ? 3 : 1);
-    return (size_t)t->key_count * (1 + per_key) * sizeof(float);
-}
-
 size_t mr_model_bytes(const mr_model *m)
 {
     size_t n = sizeof *m + (size_t)m->skeleton.joint_count * 192;   /* name, parent, rest TRS, inverse bind */
@@ -109,19 +103,7 @@ size_t mr_model_bytes(const mr_model *m)
         for (int k = 0; me->morph && k < me->morph->count; k++)  /* morph.h: deltas */
             n += (size_t)me->vertex_count * sizeof(vec3) * (me->morph->targets[k].normals ? 2 : 1);
     }
-    for (int c = 0; c < m->clip_count; c++) {
-        const mr_clip *cl = m->clips[c];
-        for (int j = 0; j < cl->joint_count; j++) {
-            n += track_bytes(&cl->tracks[j].t) + track_bytes(&cl->tracks[j].r) + track_bytes(&cl->tracks[j].s);
-            const mr_joint_tracks *p = cl->runtime && cl->runtime->played ? &cl->runtime->played[j] : NULL;
-            if (p) n += track_bytes(&p->t) + track_bytes(&p->r) + track_bytes(&p->s);
-        }
-        for (int k = 0; cl->morph && k < cl->morph->channel_count; k++) {
-            const mr_morph_channel *ch = &cl->morph->channels[k];
-            n += (size_t)ch->key_count * (1 + (size_t)ch->target_count * (ch->interp == MR_INTERP_CUBIC ? 3 : 1)) *
-                 sizeof(float);
-        }
-    }
+    for (int c = 0; c < m->clip_count; c++) n += mr_clip_bytes(m->clips[c]);
     return n;
 }
 

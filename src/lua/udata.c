@@ -16,6 +16,7 @@
 #include "anim/morph.h"
 #include "core/str.h"
 #include "anim/clip_edit.h"
+#include "anim/clip_runtime.h"
 #include "anim/model.h"
 #include "lua/wrap.h"
 
@@ -162,11 +163,15 @@ void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip)
 typedef struct edit_box {
     mr_clip *clip;
     mr_clip_edit *edit;
+    size_t charged;          /* bytes counted in the host's held_bytes */
 } edit_box;
 
 static int edit_box_gc(lua_State *L)
 {
     edit_box *b = luaL_checkudata(L, 1, EDIT_BOX);
+    mr_lua_host *h = mr_lua_host_of(L);
+    h->held_bytes -= b->charged < h->held_bytes ? b->charged : h->held_bytes;
+    b->charged = 0;
     mr_clip_destroy(b->clip);
     mr_clip_edit_destroy(b->edit);
     b->clip = NULL;
@@ -185,6 +190,25 @@ static float model_size(const mr_model *m)
 
 static float bake_tolerance(float size) { return 0.5f * MR_CLIP_FIDELITY * size; }
 
+void mr_lua_authored_charge(lua_State *L, int clip_idx)
+{
+    clip_idx = lua_absindex(L, clip_idx);
+    lua_getiuservalue(L, clip_idx, 2);
+    edit_box *b = luaL_testudata(L, -1, EDIT_BOX);
+    lua_pop(L, 1);
+    if (!b || !b->edit || !b->clip) return;
+    mr_lua_host *h = mr_lua_host_of(L);
+    size_t now = mr_clip_edit_bytes(b->edit) + mr_clip_bytes(b->clip);
+    h->held_bytes = h->held_bytes - b->charged + now;
+    b->charged = now;
+    size_t heap = mr_lua_host_heap(L), used = heap + h->model_bytes + h->held_bytes;
+    if (h->memory_limit && used > h->memory_limit)
+        mr_lua_raise(L, "authored clips and recordings hold %d MiB, and with the script's %d MiB of Lua and %d MiB "
+                        "of models that is past its memory limit of %d MiB (--memory)",
+                     (int)(h->held_bytes >> 20), (int)(heap >> 20), (int)(h->model_bytes >> 20),
+                     (int)(h->memory_limit >> 20));
+}
+
 mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, mr_clip_edit *edit)
 {
     model_idx = lua_absindex(L, model_idx);
@@ -192,6 +216,7 @@ mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *
     edit_box *b = lua_newuserdatauv(L, sizeof *b, 0);
     b->clip = NULL;
     b->edit = edit;
+    b->charged = 0;
     if (luaL_newmetatable(L, EDIT_BOX)) {
         lua_pushcfunction(L, edit_box_gc);
         lua_setfield(L, -2, "__gc");
@@ -209,6 +234,7 @@ mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *
     c->size = size;
     lua_insert(L, -2);
     lua_setiuservalue(L, -2, 2);
+    mr_lua_authored_charge(L, -1);
     return c;
 }
 

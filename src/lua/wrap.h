@@ -324,6 +324,10 @@ void mr_lua_push_owned_clip(lua_State *L, int model_idx, mr_clip *clip);
  * takes edit (baked here with half of MR_CLIP_FIDELITY of the model size;
  * freed with the clip, also when this raises for want of memory). */
 mr_lua_clip *mr_lua_push_authored_clip(lua_State *L, int model_idx, const char *name, struct mr_clip_edit *edit);
+/* Counts the authored clip at clip_idx (its keys and bake: host memory
+ * outside the Lua heap) in the host's held_bytes after an edit; raises when
+ * that passes the script's --memory with its heap and models. */
+void mr_lua_authored_charge(lua_State *L, int clip_idx);
 /* The hand-over of an authored clip to a reloaded state T (transfer.c): a
  * copy of its keys and markers, rebaked; 1 pushed, 0 not. */
 int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);

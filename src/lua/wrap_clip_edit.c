@@ -49,10 +49,12 @@ static mr_lua_clip *need_edit(lua_State *L, mr_lua_clip *c, int arg)
 
 static mr_lua_clip *check_authored(lua_State *L, int arg) { return need_edit(L, mr_lua_check_clip(L, arg), arg); }
 
+/* Bakes the authored clip at index 1 (c) again after an edit. */
 static void rebake(lua_State *L, mr_lua_clip *c)
 {
     if (mr_clip_edit_bake(c->edit, tolerance(c->size), c->size, c->owned) != MR_OK)
         mr_lua_raise(L, "out of memory baking clip '%s'", c->clip->name);
+    mr_lua_authored_charge(L, 1);
 }
 
 /* ---- marrow.clip ------------------------------------------------------------------ */
