@@ -311,7 +311,10 @@ typedef struct cl_morph {
     float *weights;      /* count default weights (owned) */
 } cl_morph;
 
-mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, cl_morph *out);
+/* room: the bytes of deltas the file's mesh budget has left (one target
+ * geometry named many times must not decode to gigabytes); more is refused
+ * with MR_ERR_LIMIT at the <morph>. */
+mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, size_t room, cl_morph *out);
 void cl_morph_free(cl_morph *m);
 
 /* ---- animation (collada_anim.c) ----------------------------------------- */

@@ -40,7 +40,7 @@ static mr_status geometry_positions(cl_doc *d, cl_el *geometry, cl_source *out)
     return cl_fail(d, vertices, "<vertices> has no POSITION input");
 }
 
-mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, cl_morph *out)
+mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, size_t room, cl_morph *out)
 {
     memset(out, 0, sizeof *out);
     const char *method = cl_attr(morph, "method");
@@ -82,6 +82,10 @@ mr_status cl_morph_read(cl_doc *d, cl_el *morph, int position_count, cl_morph *o
     out->count = ids.count;
     out->position_count = position_count;
     size_t n = (size_t)ids.count * (size_t)(position_count ? position_count : 1);
+    if (n > room / sizeof(vec3))       /* one target geometry named many times: bounded like instancing */
+        return cl_fail_status(d, MR_ERR_LIMIT, morph, "%d morph targets of %d positions make %zu bytes of deltas, "
+                              "more than this file can describe (%zu bytes left of its mesh budget)", ids.count,
+                              position_count, n * sizeof(vec3), room);
     out->deltas = n <= MR_ALLOC_LIMIT / sizeof(vec3) ? mr_alloc_array(n, sizeof *out->deltas) : NULL;
     out->names = mr_alloc_array((size_t)ids.count, sizeof *out->names);
     out->weights = mr_alloc_array((size_t)ids.count, sizeof *out->weights);

@@ -435,10 +435,13 @@ static mr_status build_instance(reader *r, int ii)
         return st;
     }
     cl_morph morph = {0};
-    if (skin && skin->morph && g.prim_count && (st = cl_morph_read(d, skin->morph, g.position_count, &morph)) != MR_OK) {
+    size_t room = r->budget - (r->spent < r->budget ? r->spent : r->budget);
+    if (skin && skin->morph && g.prim_count &&
+        (st = cl_morph_read(d, skin->morph, g.position_count, room, &morph)) != MR_OK) {
         cl_geometry_free(&g);
         return st;
     }
+    r->spent += (size_t)morph.count * (size_t)morph.position_count * sizeof(vec3);
     /* Where the skin's inverse binds differ from the skeleton's (another
      * skin bound the same joints in another pose), re-express its bind
      * space in the skeleton's: x = IBM_skeleton^-1 * IBM_skin * p. */
