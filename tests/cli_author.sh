@@ -84,4 +84,16 @@ run $MARROW run --headless examples/two_characters.lua --frames 20 --out "$TMP/t
 expect_exit "--record with an unknown extension is a usage error" 2 \
     $MARROW run --headless $S/choreo.lua --frames 2 --out "$TMP" --record "$TMP/x.txt" -- live.txt
 expect_match "... naming the extensions" "$ERR" "--record .*x.txt: unknown extension"
+# ---- marrow plot: a clip's curves as a PNG ------------------------------------------
+expect_exit "plot of the walk's upper arm writes a PNG" 0 \
+    $MARROW plot models/mannequin.md5mesh models/walk.md5anim --joint upperarm_l --out "$TMP/plot/arm.png"
+[ "$(head -c 4 "$TMP/plot/arm.png" 2>/dev/null | od -An -c | tr -d ' ')" = "211PNG" ] \
+    && pass "... and it is a PNG" || fail "... and it is a PNG"
+expect_exit "plot of a recorded clip, the first by default" 0 $MARROW plot "$TMP/rec.glb" --joint spine_02 --out "$TMP/plot/rec.png"
+expect_exit "plot of an unknown joint fails as a script error" 4 \
+    $MARROW plot models/mannequin.md5mesh models/walk.md5anim --joint nope --out "$TMP/plot/x.png"
+expect_match "... naming the joint" "$ERR" "unknown joint 'nope'"
+expect_exit "plot of an unknown clip fails naming the clips" 4 $MARROW plot models/mannequin.glb --clip nope --out "$TMP/plot/y.png"
+expect_match "... listing the model's clips" "$ERR" "no clip 'nope' in .*clips: 'idle', 'walk'"
+expect_exit "plot without a model is a usage error" 2 $MARROW plot --joint head
 summary

@@ -16,6 +16,7 @@ int mr_cmd_pose(int argc, char **argv);
 int mr_cmd_convert(int argc, char **argv);
 int mr_cmd_bench(int argc, char **argv);
 int mr_cmd_run(int argc, char **argv);
+int mr_cmd_plot(int argc, char **argv);
 int mr_cmd_view(int argc, char **argv);
 int mr_cmd_test(int argc, char **argv);
 
