@@ -27,6 +27,11 @@ static void check_example(const char *marrow, const char *name, int frames)
     snprintf(cmd, sizeof cmd, "%s run --headless examples/%s.lua --frames %d --out %s >%s/%s.log 2>&1", marrow,
              name, frames, tmpdir, tmpdir, name);
     int rc = system(cmd);
+    if (rc != 0) {                     /* its last lines, so the suite's output says why */
+        char tail[600];
+        snprintf(tail, sizeof tail, "tail -n 4 %s/%s.log", tmpdir, name);
+        if (system(tail) != 0) fprintf(stderr, "(no log)\n");
+    }
     CHECK_MSG(rc == 0, "%s exited with %d; see %s/%s.log", cmd, rc, tmpdir, name);
     snprintf(got, sizeof got, "%s/%s.png", tmpdir, name);
     snprintf(want, sizeof want, "examples/%s.png", name);
