@@ -13,6 +13,8 @@
 #include "core/path.h"
 #include "test.h"
 
+#include <zlib.h>
+
 static size_t put32(unsigned char *p, uint32_t v)
 {
     p[0] = (unsigned char)(v >> 24); p[1] = (unsigned char)(v >> 16);
@@ -59,6 +61,48 @@ static unsigned char *jpeg_of(int scans, size_t *len)
     p[o++] = 0xFF; p[o++] = 0xD9;
     *len = o;
     return p;
+}
+
+/* A 4x4 RGB PNG whose one IDAT inflates to `raw` bytes of zeros (a valid
+ * stream: a compression bomb when raw is far more than 4 rows of 13). The
+ * CRCs are not checked by the readers, so they are left 0. */
+static unsigned char *png_bomb(size_t raw, size_t *len)
+{
+    unsigned char *zeros = calloc(raw, 1);
+    uLongf zlen = compressBound(raw);
+    unsigned char *z = malloc(zlen);
+    compress2(z, &zlen, zeros, raw, 9);
+    free(zeros);
+    static const unsigned char head[] = {0x89, 'P', 'N', 'G', 13, 10, 26, 10, 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                         0, 0, 0, 4, 0, 0, 0, 4, 8, 2, 0, 0, 0, 0, 0, 0, 0};
+    unsigned char *p = malloc(sizeof head + 12 + zlen + 12);
+    size_t o = 0;
+    memcpy(p, head, sizeof head);
+    o = sizeof head;
+    p[o++] = (unsigned char)(zlen >> 24); p[o++] = (unsigned char)(zlen >> 16);
+    p[o++] = (unsigned char)(zlen >> 8); p[o++] = (unsigned char)zlen;
+    memcpy(p + o, "IDAT", 4); o += 4;
+    memcpy(p + o, z, zlen); o += zlen;
+    memset(p + o, 0, 4); o += 4;
+    static const unsigned char iend[] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    memcpy(p + o, iend, sizeof iend); o += sizeof iend;
+    free(z);
+    *len = o;
+    return p;
+}
+
+TEST(png_that_inflates_past_its_image_is_refused)
+{
+    size_t len;
+    unsigned char *ok = png_bomb(4 * 13, &len);          /* exactly its rows */
+    mr_error err = {0};
+    CHECK_MSG(mr_image_info(ok, len, "ok.png", NULL, NULL, NULL, &err) == MR_OK, "%s", err.msg);
+    free(ok);
+    unsigned char *bomb = png_bomb((size_t)64 << 20, &len);   /* 64 MiB of zeros in ~64 KB */
+    CHECK(mr_image_info(bomb, len, "bomb.png", NULL, NULL, NULL, &err) == MR_ERR_LIMIT);
+    CHECK_STR_CONTAINS(err.msg, "bomb.png: its PNG data inflates to more than");
+    CHECK(len < ((size_t)1 << 20));
+    free(bomb);
 }
 
 /* stb_image 2.27 overruns its arrays on a table of more than 256 codes and
@@ -221,6 +265,7 @@ int main(void)
     if (!mkdtemp(tmpdir)) return 1;
     RUN(image_decode_reads_a_small_png);
     RUN(jpeg_huffman_tables_stb_cannot_take_are_refused);
+    RUN(png_that_inflates_past_its_image_is_refused);
     RUN(image_info_refuses_more_than_64_mpixel);
     RUN(image_jpeg_scans_are_counted_and_bounded);
     RUN(file_read_refuses_fifos_and_folders_at_once);

@@ -1,6 +1,10 @@
 /* image.c — bounded image decoding through stb_image (see image.h). */
 #include "core/image.h"
 
+#include <string.h>
+
+#include <zlib.h>
+
 #include <limits.h>
 #include <stdint.h>
 
@@ -31,6 +35,43 @@ static int dht_valid(const unsigned char *p, size_t n, unsigned char defined[2][
         i += 17 + count;
     }
     return 1;
+}
+
+/* A PNG's image data inflated by zlib without keeping it, counting its
+ * bytes: 1 when it inflates to more than `most` (a compression bomb:
+ * stb_image 2.27 grows its buffer for all of it, 1 KB of file took
+ * 256 MiB), 2 when zlib finds it no valid stream (stb's own inflater takes
+ * some of those, bombs included), else 0. */
+static int png_inflates_past(const unsigned char *b, size_t len, size_t most)
+{
+    if (len < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0) return 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) return 0;
+    unsigned char scratch[65536];
+    int past = 0, done = 0;
+    for (size_t i = 8; !past && !done && i + 12 <= len;) {
+        size_t n = (size_t)b[i] << 24 | (size_t)b[i + 1] << 16 | (size_t)b[i + 2] << 8 | b[i + 3];
+        if (n > len - i - 12) break;               /* a truncated chunk: stb refuses the file */
+        if (!memcmp(b + i + 4, "IDAT", 4)) {
+            z.next_in = (unsigned char *)(b + i + 8);
+            z.avail_in = (uInt)n;
+            while (z.avail_in && !past && !done) {
+                z.next_out = scratch;
+                z.avail_out = sizeof scratch;
+                int st = inflate(&z, Z_NO_FLUSH);
+                if (z.total_out > most) past = 1;
+                if (st == Z_STREAM_END) done = 1;
+                else if (st != Z_OK && st != Z_BUF_ERROR) past = 2;
+                if (st == Z_BUF_ERROR && z.avail_out) break;
+            }
+        } else if (!memcmp(b + i + 4, "IEND", 4)) {
+            break;
+        }
+        i += 12 + n;
+    }
+    inflateEnd(&z);
+    return past;
 }
 
 /* Whether an SOS segment (payload p, n bytes) uses only Huffman tables a DHT
@@ -123,6 +164,15 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if (scans > MR_IMAGE_MAX_JPEG_SCANS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
                             name, scans, MR_IMAGE_MAX_JPEG_SCANS);
+    /* What a PNG's data may inflate to: every row with its filter byte at 16
+     * bits a channel and 4 channels, twice over (interlacing), plus 1 MiB. */
+    size_t most = 2 * (size_t)ih * (1 + (size_t)iw * 8) + ((size_t)1 << 20);
+    int png = png_inflates_past(bytes, len, most);
+    if (png == 1)
+        return mr_error_set(err, MR_ERR_LIMIT, "%s: its PNG data inflates to more than %zu bytes, more than a "
+                            "%dx%d image holds (a compression bomb)", name, most, iw, ih);
+    if (png == 2)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: its PNG data is no valid zlib stream", name);
     if (bad_tables)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
                             "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
