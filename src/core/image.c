@@ -1,6 +1,8 @@
 /* image.c — bounded image decoding through stb_image (see image.h). */
 #include "core/image.h"
 
+#include <setjmp.h>
+#include <signal.h>
 #include <string.h>
 
 #include <zlib.h>
@@ -180,6 +182,42 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     return MR_OK;
 }
 
+/* stb_image 2.27 ends the process with an assertion on some corrupt files
+ * (a JPEG whose decoding reads state an earlier decode left: fuzz_image
+ * found one). A failed assertion calls abort(); while this thread decodes,
+ * SIGABRT jumps back here instead and the file is refused. What stb had
+ * allocated for that file is lost (a leak per such file, not a crash). */
+static unsigned char asserted;
+#define ASSERTED (&asserted)
+static _Thread_local sigjmp_buf *decoding;
+
+static void on_abort(int sig)
+{
+    if (decoding) siglongjmp(*decoding, 1);
+    signal(sig, SIG_DFL);              /* not ours: abort as asked */
+    raise(sig);
+}
+
+static unsigned char *guarded_load(const unsigned char *bytes, int len, int *w, int *h, int *comp)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_abort;
+    sigemptyset(&sa.sa_mask);
+    sigjmp_buf here;
+    sigaction(SIGABRT, &sa, &old);
+    unsigned char *volatile px = NULL;
+    if (sigsetjmp(here, 1) == 0) {
+        decoding = &here;
+        px = stbi_load_from_memory(bytes, len, w, h, comp, 4);
+    } else {
+        px = ASSERTED;
+    }
+    decoding = NULL;
+    sigaction(SIGABRT, &old, NULL);
+    return px;
+}
+
 mr_status mr_image_decode(const unsigned char *bytes, size_t len, const char *name, unsigned char **out, int *w,
                           int *h, int *comp, mr_error *err)
 {
@@ -187,7 +225,10 @@ mr_status mr_image_decode(const unsigned char *bytes, size_t len, const char *na
     int iw, ih, ic;
     mr_status st = mr_image_info(bytes, len, name, &iw, &ih, &ic, err);
     if (st != MR_OK) return st;
-    unsigned char *px = stbi_load_from_memory(bytes, (int)len, &iw, &ih, &ic, 4);
+    unsigned char *px = guarded_load(bytes, (int)len, &iw, &ih, &ic);
+    if (px == ASSERTED)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: cannot be decoded (stb_image stopped on a failed internal "
+                            "check: a corrupt file)", name);
     if (!px) {
         const char *why = stbi_failure_reason();
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: cannot be decoded (%s)", name, why ? why : "unknown reason");
