@@ -43,7 +43,9 @@ static int dht_valid(const unsigned char *p, size_t n, unsigned char defined[2][
  * bytes: 1 when it inflates to more than `most` (a compression bomb:
  * stb_image 2.27 grows its buffer for all of it, 1 KB of file took
  * 256 MiB), 2 when zlib finds it no valid stream (stb's own inflater takes
- * some of those, bombs included), else 0. */
+ * some of those, bombs included) or a chunk claims more bytes than the file
+ * has left (stb allocates what an IDAT claims first: 1 KB asked for 1.9 GB),
+ * else 0. */
 static int png_inflates_past(const unsigned char *b, size_t len, size_t most)
 {
     if (len < 8 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0) return 0;
@@ -54,7 +56,10 @@ static int png_inflates_past(const unsigned char *b, size_t len, size_t most)
     int past = 0, done = 0;
     for (size_t i = 8; !past && !done && i + 12 <= len;) {
         size_t n = (size_t)b[i] << 24 | (size_t)b[i + 1] << 16 | (size_t)b[i + 2] << 8 | b[i + 3];
-        if (n > len - i - 12) break;               /* a truncated chunk: stb refuses the file */
+        if (n > len - i - 12) {                    /* a chunk longer than the file: stb would */
+            past = 2;                              /* allocate all it claims before it looks */
+            break;
+        }
         if (!memcmp(b + i + 4, "IDAT", 4)) {
             z.next_in = (unsigned char *)(b + i + 8);
             z.avail_in = (uInt)n;
@@ -174,7 +179,8 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
         return mr_error_set(err, MR_ERR_LIMIT, "%s: its PNG data inflates to more than %zu bytes, more than a "
                             "%dx%d image holds (a compression bomb)", name, most, iw, ih);
     if (png == 2)
-        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: its PNG data is no valid zlib stream", name);
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: its PNG data is no valid zlib stream, or a chunk is "
+                            "longer than the file", name);
     if (bad_tables)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
                             "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
