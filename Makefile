@@ -126,7 +126,7 @@ test: $(EXE) $(MAKE_MANNEQUIN) $(TEST_BIN) $(TOOL_BIN) $(MODULE)
 # It also crashed ("Tracer caught signal 11") on the thread of Mesa's shader
 # disk cache, alive at exit once a run compiles many programs: off here.
 asan:
-	@LP_NUM_THREADS=0 MESA_SHADER_CACHE_DISABLE=true $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	@LP_NUM_THREADS=0 MESA_SHADER_CACHE_DISABLE=true MARROW_ASAN=1 $(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
 	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 # ---- fuzzing ---------------------------------------------------------------

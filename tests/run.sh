@@ -46,9 +46,20 @@ run_suite() {
     fi
 }
 
+# Under the sanitizers (make asan sets MARROW_ASAN=1), the marrow processes
+# the suites start run without LeakSanitizer's exit check: its tracer
+# crashes at exit in some of them (examples/reach_target.lua most often,
+# "Tracer caught signal 11" in ScanRangeForPointers), a tool failure that
+# made the run fail at random. ASan and UBSan still check them; the unit
+# tests (the Lua host, loaders, renderer in-process) keep leak detection.
+cli_env=""
+[ -n "${MARROW_ASAN:-}" ] && cli_env="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 for t in "$TEST_BIN_DIR"/test_*; do
     [ -x "$t" ] || continue
-    run_suite "$(basename "$t")" "$t"
+    case $(basename "$t") in
+    test_examples) run_suite "$(basename "$t")" env $cli_env "$t" ;;   # it runs marrow for each example
+    *) run_suite "$(basename "$t")" "$t" ;;
+    esac
 done
 # Suites of kernels with wider SIMD paths (src/core/cpu.h) once more at the
 # baseline, so the SSE2 paths are checked on machines that have AVX.
@@ -58,7 +69,7 @@ for t in test_blend test_cache test_cpu; do
 done
 for s in tests/cli_*.sh; do
     [ -f "$s" ] || continue
-    run_suite "$(basename "$s" .sh)" sh "$s"
+    run_suite "$(basename "$s" .sh)" env $cli_env sh "$s"
 done
 
 [ -n "$crashed" ] && echo "suites that crashed or failed to report:$crashed"
