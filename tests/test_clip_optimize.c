@@ -1,11 +1,13 @@
-/* test_clip_optimize.c — key thinning (anim/clip_optimize.h).
+/* test_clip_optimize.c — optimised clips: per-track key reduction and
+ * quantised keys (anim/clip_pack.h, built by mr_clip_optimize).
  *
- * The bound: every shared model clip, thinned at load, sampled at 241
- * times through the public sampler, stays within MR_CLIP_FIDELITY of the
- * model size of the exact curves of its SOURCE keys (each track through
- * mr_track_sample: lerp and slerp), measured on the skinned vertices and the
- * joint origins in model space. test_slerp_fidelity.c checks the same clips
- * against references that read the files themselves.
+ * The bound: every shared model clip, optimised, sampled at 241 times
+ * through the public sampler, stays within the tolerance (a fraction of the
+ * model size) of the exact curves of its SOURCE keys (each track through
+ * mr_track_sample: lerp and slerp), measured on the skinned vertices, the
+ * joint origins in model space and the virtual points along each joint's
+ * axes (mr_clip_runtime_error, as ACL and ozz measure). test_slerp_fidelity.c
+ * checks the same clips against references that read the files themselves.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,8 @@
 #include "test.h"
 #include "test_files.h"
 
-#include "anim/clip_optimize.h"
+#include "anim/clip_pack.h"
+#include "anim/clip_runtime.h"
 #include "anim/model.h"
 #include "core/alloc.h"
 #include "core/path.h"
@@ -66,11 +69,22 @@ static vec3 *points(const mr_model *m, const mr_pose *p, int *count)
     return out;
 }
 
-static int dropped_keys(const mr_model *m)
+/* Keys the packs of m's clips dropped from their candidates. */
+static long dropped_keys(const mr_model *m)
 {
-    int n = 0;
-    for (int c = 0; c < m->clip_count; c++) n += m->clips[c]->runtime ? m->clips[c]->runtime->keys_dropped : 0;
+    long n = 0;
+    for (int c = 0; c < m->clip_count; c++) {
+        const mr_clip_runtime *rt = m->clips[c]->runtime;
+        if (rt && rt->pack) n += rt->pack->source_keys - rt->pack->keys;
+    }
     return n;
+}
+
+/* Keys the sampler reads for joint's channel: the pack's, else the track's. */
+static int played_keys(const mr_clip *c, int joint, int channel)
+{
+    if (c->runtime && c->runtime->pack) return mr_clip_pack_track_keys(c->runtime->pack, joint, channel);
+    return mr_clip_track(c, joint, channel)->key_count;
 }
 
 static double model_size(const mr_model *m)
@@ -95,7 +109,7 @@ static double worst_error(const mr_model *m, long *sampled, long *source)
             for (int k = 0; k < 3; k++) {
                 const mr_track *src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
                 *source += src->key_count;
-                *sampled += mr_clip_track(clip, j, k)->key_count;
+                *sampled += played_keys(clip, j, k);
             }
         for (int s = 0; s <= STEPS; s++) {
             float t = clip->duration * (float)s / STEPS;
@@ -116,24 +130,40 @@ static double worst_error(const mr_model *m, long *sampled, long *source)
     return worst;
 }
 
-/* Thins every clip of m at tolerance, checks the bound; adds to the totals. */
-static void check_model(mr_model *m, const char *label, float tolerance, long *dropped_all, double *overall)
+/* Optimises every clip of m at tolerance, checks the bound; adds to the totals. */
+static void check_model(mr_model *m, const char *label, float tolerance, long *dropped_all, double *overall,
+                        size_t *bytes_all, size_t *before_all)
 {
-    int dense = 1;
+    int packed = 1;
+    double size = model_size(m), points = 0;
+    size_t bytes = 0, before = 0;
     for (int c = 0; c < m->clip_count; c++) {
-        int had = m->clips[c]->runtime && m->clips[c]->runtime->dense != NULL;
-        CHECK(mr_clip_optimize(m->clips[c], tolerance) == MR_OK);
-        dense &= !had || m->clips[c]->runtime->dense != NULL;
+        mr_clip *clip = m->clips[c];
+        before += mr_clip_runtime_bytes(clip);
+        CHECK(mr_clip_optimize(clip, tolerance) == MR_OK);
+        int cubic = 0;
+        for (int j = 0; j < clip->joint_count; j++)
+            for (int k = 0; k < 3; k++) cubic |= mr_clip_track(clip, j, k)->interp == MR_INTERP_CUBIC;
+        packed &= cubic || clip->runtime->pack != NULL;   /* curves are not packed */
+        bytes += mr_clip_runtime_bytes(clip);
+        double e = 0;
+        CHECK(mr_clip_runtime_error(clip, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), STEPS + 1, &e) ==
+              MR_OK);
+        points = fmax(points, e / size);
     }
     long sampled, source;
     double e = worst_error(m, &sampled, &source);
     if (strlen(label) > 50) label += strlen(label) - 50;
-    printf("       %-50s %.6f%%, keys %ld -> %ld (%d dropped)%s\n", label, e * 100, source, sampled, dropped_keys(m),
-           dense ? "" : " lost the SIMD bake");
-    CHECK_MSG(e <= (tolerance > 0 ? tolerance : MR_CLIP_FIDELITY), "%s: %.5f%% of the size from the exact curves", label, e * 100);
-    CHECK_MSG(dense, "%s: thinning lost a shared time line", label);
+    printf("       %-50s %.6f%% (points %.6f%%), keys %ld -> %ld, bytes %zu -> %zu%s\n", label, e * 100,
+           points * 100, source, sampled, before, bytes, packed ? "" : " NOT PACKED");
+    double limit = tolerance > 0 ? tolerance : MR_CLIP_FIDELITY;
+    CHECK_MSG(e <= limit, "%s: %.5f%% of the size from the exact curves", label, e * 100);
+    CHECK_MSG(points <= limit, "%s: virtual points %.5f%% of the size from the exact curves", label, points * 100);
+    CHECK_MSG(packed, "%s: a clip of linear keys was not packed", label);
+    *bytes_all += bytes;
+    *before_all += before;
     *dropped_all += dropped_keys(m);
-    *overall = fmax(*overall, e);
+    *overall = fmax(*overall, fmax(e, points));
 }
 
 static void sweep(float tolerance, long *dropped_all)
@@ -142,6 +172,7 @@ static void sweep(float tolerance, long *dropped_all)
     char **files = NULL;
     int n = 0, checked = 0;
     double overall = 0;
+    size_t bytes = 0, before = 0;
     printf("       tolerance %g of the model size\n", tolerance);
     /* MD5: Bob and every snoutx10k clip. */
     for (int s = -1; s < 7; s++) {
@@ -160,7 +191,7 @@ static void sweep(float tolerance, long *dropped_all)
         mr_error err = {0};
         CHECK_MSG(mr_load_model(mesh, anims, 1, &m, &err) == MR_OK, "%s: %s", anim, err.msg);
         if (!m) continue;
-        check_model(m, mr_path_basename(anim), tolerance, dropped_all, &overall);
+        check_model(m, mr_path_basename(anim), tolerance, dropped_all, &overall, &bytes, &before);
         checked++;
         mr_model_destroy(m);
     }
@@ -171,15 +202,19 @@ static void sweep(float tolerance, long *dropped_all)
         mr_model *m = NULL;
         mr_error err = {0};
         if (mr_collada_load(files[i], &m, &err) == MR_OK && m->clip_count > 0 && model_size(m) > 0) {
-            check_model(m, files[i] + strlen(SHARED_MODELS), tolerance, dropped_all, &overall);
+            check_model(m, files[i] + strlen(SHARED_MODELS), tolerance, dropped_all, &overall, &bytes, &before);
             checked++;
         }
         mr_model_destroy(m);
         free(files[i]);
     }
     free(files);
-    printf("       %d files, worst %.6f%% of the size, %ld keys dropped\n", checked, overall * 100, *dropped_all);
+    printf("       %d files, worst %.6f%% of the size, %ld keys dropped, %zu bytes -> %zu (%.1f:1)\n", checked,
+           overall * 100, *dropped_all, before, bytes, (double)before / (double)bytes);
     CHECK(checked >= 20);
+    /* the runtime clips together shrink (the dense bakes they replace hold
+     * 10 floats per joint and key) */
+    CHECK_MSG(bytes * 8 < before, "%zu bytes optimised, %zu before", bytes, before);
 }
 
 TEST(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys)
@@ -227,44 +262,64 @@ static mr_model *arm_model(float shift, mr_clip **out)
         glm_quatv(mid->values + 4 * i, glm_rad(i == 4 ? 0.5f : 0.0f), (vec3){0, 1, 0});
     }
     CHECK(mr_model_add_clip(m, c) == MR_OK);
-    CHECK(c->runtime && c->runtime->keys_dropped == 0);   /* opt-in: loading thins nothing */
+    CHECK(c->runtime && !c->runtime->pack);   /* opt-in: loading packs nothing */
     CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
     *out = c;
     return m;
 }
 
-TEST(clip_thin_keeps_keys_that_matter_and_drops_the_rest)
+TEST(clip_pack_keeps_keys_that_matter_and_drops_the_rest)
+{
+    /* shift 0: one time line shared by all tracks; 0.01: separate ones.
+     * Either way each track is reduced on its own. */
+    for (int pass = 0; pass < 2; pass++) {
+        mr_clip *c;
+        mr_model *m = arm_model(pass ? 0.01f : 0.0f, &c);
+        CHECK(c->runtime->pack != NULL);
+        /* every zig-zag key matters (the slerp refinement adds more) */
+        CHECK_MSG(played_keys(c, 0, 1) >= 9, "pass %d: zig-zag keeps %d of 9", pass, played_keys(c, 0, 1));
+        CHECK_MSG(played_keys(c, 0, 0) == 2, "pass %d: straight line keeps %d", pass, played_keys(c, 0, 0));
+        CHECK_MSG(played_keys(c, 1, 1) == 5, "pass %d: bump keeps %d", pass, played_keys(c, 1, 1));
+        CHECK(played_keys(c, 2, 1) == 0);                /* no track: the rest pose */
+        CHECK(mr_clip_key_count(c) == 9);                /* the source keys stay */
+        long sampled = 0, source = 0;
+        double e = worst_error(m, &sampled, &source);
+        CHECK_MSG(e <= MR_CLIP_FIDELITY, "pass %d: %.3g of the size", pass, e);
+        CHECK(source == 27 && sampled == played_keys(c, 0, 1) + 2 + 5);
+        mr_model_destroy(m);
+    }
+}
+
+/* A pack read from outside (the cache) is checked before it is sampled:
+ * every byte flipped in turn gives a block that is refused or samples
+ * within the skeleton's joints (ASan watches the reads). */
+TEST(clip_pack_valid_refuses_corrupt_blocks)
 {
     mr_clip *c;
-    mr_model *m = arm_model(0.0f, &c);
-    /* The arm's time line is shared: thinned as a whole, a key stays when
-     * any joint needs it, so all 9 zig-zag keys stay (refinement may add). */
-    CHECK(c->runtime->shared_keys >= 9);
-    CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);
-    long sampled = 0, source = 0;
-    double e = worst_error(m, &sampled, &source);
-    CHECK_MSG(e <= MR_CLIP_FIDELITY, "zig-zag arm: %.3g of the size", e);
-    mr_model_destroy(m);
-
-    /* Tracks on their own time lines are thinned one by one. */
-    m = arm_model(0.01f, &c);
-    CHECK(c->runtime->shared_keys == 0);
-    CHECK(mr_clip_track(c, 0, 1)->key_count >= 9);   /* every zig-zag key matters */
-    CHECK(mr_clip_track(c, 0, 0)->key_count == 2);   /* a straight line: the ends */
-    const mr_track *mid = mr_clip_track(c, 1, 1);
-    CHECK(mid->key_count == 5);                      /* first, around the bump, last */
-    CHECK(mid->key_count >= 3 && mid->times[mid->key_count / 2] == 0.5f);
-    CHECK(c->runtime->keys_dropped > 0);
-    CHECK(mr_clip_key_count(c) == 9);                /* the source keys stay */
-    sampled = source = 0;
-    e = worst_error(m, &sampled, &source);
-    CHECK_MSG(e <= MR_CLIP_FIDELITY, "separate time lines: %.3g of the size", e);
-
-    /* Without a translation budget a straight line still thins (exactly). */
-    CHECK(mr_clip_set_max_move(c, NULL) == MR_OK);
-    mr_clip_finish(c);
-    CHECK(mr_clip_track(c, 0, 0)->key_count == 2);
-    CHECK(mr_clip_track(c, 1, 1)->key_count == 5);
+    mr_model *m = arm_model(0.01f, &c);
+    const mr_clip_pack *pack = c->runtime->pack;
+    CHECK(pack && mr_clip_pack_valid(pack, pack->bytes, 3));
+    CHECK(!mr_clip_pack_valid(pack, pack->bytes - 4, 3));
+    CHECK(!mr_clip_pack_valid(pack, pack->bytes, 4));
+    CHECK(!mr_clip_pack_valid(NULL, 0, 3));
+    size_t n = pack->bytes;
+    uint32_t *copy = malloc(n);
+    mr_pose p;
+    mr_pose_init(&p, 3);
+    int refused = 0;
+    for (size_t i = 0; copy && i < n; i++)
+        for (int bit = 0; bit < 8; bit += 3) {
+            memcpy(copy, pack, n);
+            ((uint8_t *)copy)[i] ^= (uint8_t)(1u << bit);
+            if (!mr_clip_pack_valid(copy, n, 3)) {
+                refused++;
+                continue;
+            }
+            mr_clip_pack_sample((const mr_clip_pack *)copy, &m->skeleton, 0.3f, NULL, &p);
+        }
+    CHECK(refused > 0);
+    free(copy);
+    mr_pose_deinit(&p);
     mr_model_destroy(m);
 }
 
@@ -289,7 +344,8 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
 int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
-    RUN(clip_thin_keeps_keys_that_matter_and_drops_the_rest);
+    RUN(clip_pack_keeps_keys_that_matter_and_drops_the_rest);
+    RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
     return test_summary("clip_optimize");
 }

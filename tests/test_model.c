@@ -122,6 +122,8 @@ static void textbook_budget(const mr_model *m, float *angle, float *move)
             }
     }
 #undef WALK
+    /* every reach grows by the virtual points' distance (clip_runtime.h) */
+    for (int j = 0; j < n; j++) reach[j] += MR_CLIP_POINT_DISTANCE * diag;
     for (int j = 0; j < n; j++) down[j] = reach[j] + (sk->parents[j] >= 0 ? down[sk->parents[j]] : 0.0);
     for (int j = 0; j < n; j++) up[j] = reach[j];
     for (int j = n - 1; j >= 0; j--) {

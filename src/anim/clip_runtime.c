@@ -13,6 +13,7 @@
 #include "anim/clip_dense.h"
 #include "anim/clip_interp.h"
 #include "anim/clip_optimize.h"
+#include "anim/clip_pack.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
 
@@ -57,6 +58,8 @@ static void clear_built(mr_clip_runtime *rt)
     free_played(rt);
     if (!in_cache_block(rt, rt->dense)) mr_clip_dense_destroy(rt->dense);
     rt->dense = NULL;
+    release(rt, rt->pack);
+    rt->pack = NULL;
     rt->shared_keys = 0;
     rt->shared_times = NULL;
     rt->shared_rate = 0.0f;
@@ -379,6 +382,14 @@ void mr_clip_finish(mr_clip *clip)
     int done = ref && linear ? refine_shared(clip, rt, ref->times, ref->key_count) : 0;
     if (done == 0 && !(ref && linear)) done = refine_tracks(clip, rt);
     if (done < 0) free_played(rt);
+    /* Optimised clips (mr_clip_optimize) are packed (clip_pack.h): the
+     * refined keys were only its candidates. Clips it does not take (CUBIC
+     * keys) are thinned and baked as before. */
+    rt->pack = rt->thin_tolerance > 0 ? mr_clip_pack_build(clip, rt) : NULL;
+    if (rt->pack) {
+        free_played(rt);
+        return;
+    }
     /* Thin what interpolation reproduces (clip_optimize.h); without memory
      * the clip may stay partly thinned, each track still a valid one. */
     mr_clip_thin(clip, rt, NULL);
@@ -416,6 +427,10 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
     const mr_clip_runtime *rt = clip->runtime;
     /* the played keys where there are some (mr_clip_track, read once here) */
     const mr_joint_tracks *played = rt ? rt->played : NULL;
+    if (rt && rt->pack) {
+        mr_clip_pack_sample(rt->pack, sk, t, NULL, pose);
+        return MR_OK;
+    }
     if (rt && rt->shared_keys > 1) {
         /* Every animated track shares one time line (every MD5 clip, most
          * baked exports): find the key once. */
@@ -470,6 +485,7 @@ size_t mr_clip_runtime_bytes(const mr_clip *clip)
 {
     if (!clip || !clip->tracks) return 0;
     const mr_clip_runtime *rt = clip->runtime;
+    if (rt && rt->pack) return rt->pack->bytes;
     if (rt && rt->dense && rt->shared_keys > 1) {
         const mr_clip_dense *d = rt->dense;
         return (size_t)d->keys * 10 * (size_t)d->lanes * sizeof(float) + (size_t)d->rest_count * sizeof(int) +
@@ -556,6 +572,7 @@ size_t mr_clip_bytes(const mr_clip *cl)
         const mr_joint_tracks *p = cl->runtime && cl->runtime->played ? &cl->runtime->played[j] : NULL;
         if (p) n += track_bytes(&p->t) + track_bytes(&p->r) + track_bytes(&p->s);
     }
+    if (cl->runtime && cl->runtime->pack) n += cl->runtime->pack->bytes;
     for (int k = 0; cl->morph && k < cl->morph->channel_count; k++) {
         const mr_morph_channel *ch = &cl->morph->channels[k];
         n += (size_t)ch->key_count * (1 + (size_t)ch->target_count * (ch->interp == MR_INTERP_CUBIC ? 3 : 1)) *

@@ -81,6 +81,11 @@
 #define MR_CLIP_FIDELITY 1e-4f
 #define MR_CLIP_DEFAULT_MAX_ANGLE (0.5f * MR_CLIP_FIDELITY / 32.0f)
 #define MR_CLIP_MAX_PIECES 64
+/* Where the error is measured besides vertices: virtual points this
+ * fraction of the model size along each joint's axes (10 cm on a 1.8 m
+ * character, ozz-animation's default distance). mr_model_add_clip counts
+ * every joint's reach as at least this, so the bound covers them. */
+#define MR_CLIP_POINT_DISTANCE (0.1 / 1.8)
 
 typedef struct mr_clip_runtime {
     int joint_count;     /* the source clip's */
@@ -99,6 +104,8 @@ typedef struct mr_clip_runtime {
     const float *shared_times;  /* uses these same key times (not owned) */
     float shared_rate;   /* their uniform_rate */
     struct mr_clip_dense *dense;  /* SIMD bake of a shared time line (clip_dense.h), or NULL */
+    struct mr_clip_pack *pack;    /* the packed clip (clip_pack.h), or NULL: when set, the */
+                         /* sampler reads only it (played and dense are not built) */
     /* Memory the runtime points into but does not own (a cached model's file
      * image), or NULL: mr_clip_finish and mr_clip_runtime_destroy never free
      * a pointer inside it. Same value as the clip's cache_block. */

@@ -396,7 +396,11 @@ static float *model_max_angle(const mr_model *m, float **max_move)
     for (int j = 0; j < n; j++) {
         size_t a = rp.first[rp.pre[j]], b = rp.first[rp.pre[j] + rp.size[j]];
         double r = max_dist2(rp.bx, rp.by, rp.bz, a, b, bind + (size_t)j * 3, 0.0);
-        reach[j] = sqrt(max_dist2(rp.rx, rp.ry, rp.rz, a, b, rest + (size_t)j * 3, r));
+        /* plus the virtual points' distance: the bound then also holds for
+         * the points ACL and ozz measure along each joint's axes (D from
+         * j or from any joint below it) */
+        reach[j] = sqrt(max_dist2(rp.rx, rp.ry, rp.rz, a, b, rest + (size_t)j * 3, r)) +
+                   MR_CLIP_POINT_DISTANCE * diag;
     }
     /* S_j = down_j + up_j - reach_j: the heaviest chain through j. */
     for (int j = 0; j < n; j++) down[j] = reach[j] + (sk->parents[j] >= 0 ? down[sk->parents[j]] : 0.0);

@@ -200,7 +200,7 @@ static void print_runtime(const mr_model *m, const mr_clip *c)
     if (samples < 121) samples = 121;
     if (samples > 100001) samples = 100001;
     double err;
-    if (size > 0 && mr_clip_runtime_error(c, &m->skeleton, (float)(0.1 * size), samples, &err) == MR_OK)
+    if (size > 0 && mr_clip_runtime_error(c, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), samples, &err) == MR_OK)
         printf(", largest error %.2g of the size", err / size);
     printf("\n");
 }

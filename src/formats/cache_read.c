@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "anim/clip_dense.h"
+#include "anim/clip_pack.h"
 #include "core/cpu.h"
 #include "core/str.h"
 #include "formats/cache_internal.h"
@@ -191,6 +192,11 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
             if (!(c->markers[i].name = str(r, mk[i].name))) r->bad = 1;
         }
         c->marker_count = c->markers ? cr->marker_count : 0;
+    }
+    if (cr->pack && !r->bad) {
+        void *pack = cr->pack_bytes > 0 ? at(r, cr->pack, (uint64_t)cr->pack_bytes, 1, 8) : NULL;
+        if (!pack || !mr_clip_pack_valid(pack, (size_t)cr->pack_bytes, n)) r->bad = 1;
+        else rt->pack = pack;
     }
     if (cr->dense && !r->bad) {
         mr_clip_dense *d = at(r, cr->dense, 1, sizeof *d, CACHE_ALIGN);

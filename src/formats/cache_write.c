@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "anim/clip_dense.h"
+#include "anim/clip_pack.h"
 #include "core/path.h"
 #include "core/str.h"
 #include "formats/cache_internal.h"
@@ -188,6 +189,10 @@ static void put_clip(wbuf *w, const mr_clip *c, clip_rec *r)
         if (!r->shared_times) r->shared_times = find_times(w, src_img, c->tracks, c->joint_count, rt->shared_times);
         if (!r->shared_times)
             r->shared_times = put_arr(w, rt->shared_times, (size_t)rt->shared_keys * sizeof(float));
+    }
+    if (rt->pack) {   /* position independent: stored as it is */
+        r->pack = put(w, rt->pack, rt->pack->bytes, 8);
+        r->pack_bytes = (int32_t)rt->pack->bytes;
     }
     const mr_clip_dense *d = rt->dense;
     if (d && d->data) {

@@ -1,0 +1,723 @@
+/* clip_pack.c — the packed clip: per-track key reduction, quantised keys
+ * and their sampler (see clip_pack.h). */
+#include "anim/clip_pack.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/clip_interp.h"
+#include "core/alloc.h"
+
+/* ---- the arithmetic the sampler and the builder share ---------------------------- */
+
+static inline size_t pad4(size_t n)
+{
+    return (n + 3) & ~(size_t)3;
+}
+
+/* Bytes of a track record: header, point indices (count > 1), values. */
+static size_t track_size(int count, int comps, int bits, int point_bytes)
+{
+    size_t n = 4;
+    if (count > 1) n += pad4((size_t)count * (size_t)point_bytes);
+    if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
+    return n + (size_t)comps * 8 + pad4(((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
+}
+
+typedef struct track_view {
+    int count, comps, code, bits, point_bytes;
+    const uint8_t *points;    /* count > 1: point_bytes each */
+    const float *lo, *step;   /* quantised */
+    const uint8_t *q;         /* quantised: the bit stream */
+    const float *v;           /* float keys */
+} track_view;
+
+/* The record header: uint16 count, a byte of code (PACK_*) with 0x80 set
+ * when four components are stored, a byte of bits. */
+#define PACK_FOUR 0x80
+
+static inline track_view view_of(const uint8_t *rec, int point_bytes)
+{
+    track_view t;
+    t.count = *(const uint16_t *)rec;
+    t.comps = rec[2] & PACK_FOUR ? 4 : 3;
+    t.code = rec[2] & ~PACK_FOUR;
+    t.bits = rec[3];
+    t.point_bytes = point_bytes;
+    const uint8_t *p = rec + 4;
+    t.points = p;
+    if (t.count > 1) p += pad4((size_t)t.count * (size_t)point_bytes);
+    if (t.bits == 32) {
+        t.v = (const float *)p;
+        t.lo = t.step = NULL;
+        t.q = NULL;
+    } else {
+        t.lo = (const float *)p;
+        t.step = t.lo + t.comps;
+        t.q = (const uint8_t *)(t.step + t.comps);
+        t.v = NULL;
+    }
+    return t;
+}
+
+static inline int point_of(const track_view *t, int k)
+{
+    return t->point_bytes == 1 ? t->points[k] : ((const uint16_t *)t->points)[k];
+}
+
+/* Component e of quantised key k: bits <= 24, so one unaligned 32-bit
+ * read holds it (the block ends with 4 bytes of slack). */
+static inline uint32_t quantum(const track_view *t, int k, int e)
+{
+    size_t bit = ((size_t)k * (size_t)t->comps + (size_t)e) * (size_t)t->bits;
+    uint32_t w;
+    memcpy(&w, t->q + (bit >> 3), sizeof w);
+    return (w >> (bit & 7)) & ((1u << t->bits) - 1u);
+}
+
+static inline float dequantise(float lo, float step, uint32_t q)
+{
+    return lo + (float)q * step;
+}
+
+/* The stored components s of a key (c of them) as the sampler plays them:
+ * a rotation that stores three rebuilds component r (its sign positive). */
+static inline void finish_key(const float *s, int c, int r, float *out)
+{
+    if (c == 4 || r >= PACK_NONE) {
+        for (int e = 0; e < c; e++) out[e] = s[e];
+        return;
+    }
+    float w2 = 1.0f - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    for (int e = 0, i = 0; e < 4; e++) out[e] = e == r ? (w2 > 0 ? sqrtf(w2) : 0.0f) : s[i++];
+}
+
+/* Key k of a track as the sampler plays it: 3 floats, or a unit-ish
+ * quaternion (4) with the rebuilt component filled in. */
+static inline void decode_key(const track_view *t, int k, float *out)
+{
+    float s[4];
+    int c = t->comps;
+    if (t->v) {
+        for (int e = 0; e < c; e++) s[e] = t->v[(size_t)k * c + e];
+    } else {
+        for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
+    }
+    finish_key(s, c, t->code & PACK_REBUILT, out);
+}
+
+/* Interpolates decoded keys v0, v1 at a (rotation: shortest-path nlerp). */
+static inline void interp_keys(const float *v0, const float *v1, int rotation, float a, float *out)
+{
+    if (rotation) {
+        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+        float b = d < 0 ? -a : a, a0 = 1.0f - a;
+        for (int e = 0; e < 4; e++) out[e] = a0 * v0[e] + b * v1[e];
+        mr_clip_normalize4(out);
+    } else {
+        for (int e = 0; e < 3; e++) out[e] = v0[e] + a * (v1[e] - v0[e]);
+    }
+}
+
+/* ---- sampling ------------------------------------------------------------------------- */
+
+/* The key interval of t in a track (0 <= k <= count - 2), from the hint. */
+static inline int find_key(const track_view *tv, const float *times, float t, int hint)
+{
+    int n = tv->count;
+    int k = hint;
+    if (k < 0 || k > n - 2) k = 0;
+    if (times[point_of(tv, k)] <= t) {
+        if (k == n - 2 || t < times[point_of(tv, k + 1)]) return k;
+        if (k + 2 > n - 2) return n - 2;
+        if (t < times[point_of(tv, k + 2)]) return k + 1;
+    } else if (k == 0) {
+        return 0;
+    }
+    int lo = 0, hi = n - 1;   /* times[lo] <= t < times[hi], or t before the first key */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if (times[point_of(tv, mid)] <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Samples the track at rec into out; returns the next record. */
+static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, const float *times, float t,
+                                          int rotation, uint16_t *hint, float *out)
+{
+    track_view tv = view_of(rec, point_bytes);
+    const uint8_t *next = rec + track_size(tv.count, tv.comps, tv.bits, point_bytes);
+    if (tv.count == 1) {
+        decode_key(&tv, 0, out);
+        if (rotation) mr_clip_normalize4(out);
+        return next;
+    }
+    int k = find_key(&tv, times, t, hint ? *hint : 0);
+    if (hint) *hint = (uint16_t)k;
+    float t0 = times[point_of(&tv, k)], t1 = times[point_of(&tv, k + 1)];
+    float a = (t - t0) / (t1 - t0);
+    a = a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
+    float v0[4], v1[4];
+    if (tv.code & PACK_STEP) {
+        decode_key(&tv, a >= 1.0f ? k + 1 : k, out);
+        if (rotation) mr_clip_normalize4(out);
+        return next;
+    }
+    decode_key(&tv, k, v0);
+    decode_key(&tv, k + 1, v1);
+    interp_keys(v0, v1, rotation, a, out);
+    return next;
+}
+
+static inline int has_track(const uint8_t *present, int i)
+{
+    return present[i >> 3] >> (i & 7) & 1;
+}
+
+void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, uint16_t *keys,
+                         mr_pose *pose)
+{
+    const uint8_t *base = (const uint8_t *)pack;
+    const uint8_t *present = base + pack->present, *rec = base + pack->tracks;
+    const float *times = (const float *)(base + pack->times);
+    int n = pack->joint_count, pb = pack->point_bytes;
+    for (int j = 0; j < n; j++) {
+        uint16_t *h = keys ? keys + 3 * j : NULL;
+        if (has_track(present, 3 * j)) rec = sample_track(rec, pb, times, t, 0, h, pose->t[j]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (has_track(present, 3 * j + 1)) rec = sample_track(rec, pb, times, t, 1, h ? h + 1 : NULL, pose->r[j]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (has_track(present, 3 * j + 2)) rec = sample_track(rec, pb, times, t, 0, h ? h + 2 : NULL, pose->s[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+/* Checkpoints per candidate interval: the key and the quarter points. */
+#define CHECKS 4
+#define PACK_MAX_BYTES ((size_t)1 << 31)
+/* A rotation rebuilds a component only if it never comes closer to zero
+ * than this (closer, the rebuild magnifies the other components' error). */
+#define REBUILD_MIN 0.3f
+
+/* Bit widths tried for a track's quantised keys; 32 is float keys. */
+static const int try_bits[] = {6, 8, 10, 12, 14, 16, 18, 20, 24, 32};
+/* Shares of the budget the quantisation may take at the keys, tried with each width. */
+#define SHARES 3
+static const double shares[SHARES] = {0.5, 0.25, 0.75};
+
+/* One track being packed. */
+typedef struct packing {
+    const mr_track *keys;     /* candidate keys (what the runtime plays: refined or source) */
+    const mr_track *src;      /* the exact curve */
+    int rotation, scale;
+    double budget;
+    const float *times;       /* the pack's time points */
+    int point_count, point_bytes;
+    int n, rebuilt;           /* candidate keys; rotations: the component rebuilt, or PACK_NONE */
+    float *v;                 /* candidates, 4 floats each: rotations normalised, sign-aligned */
+    uint16_t *points;         /* point index per candidate key */
+    float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
+    float *deq;               /* a trial's decoded candidates (4 floats each) */
+    uint32_t *q;              /* a trial's quantised candidates (comps each) */
+    int *kept;                /* a trial's kept candidates */
+    /* the best trial */
+    int count, comps, code, bits;
+    size_t size;
+    float lo[4], step[4];
+    uint32_t *best_q;
+    int *best_kept;
+} packing;
+
+static void packing_free(packing *p)
+{
+    free(p->v);
+    free(p->points);
+    free(p->ct);
+    free(p->cv);
+    free(p->deq);
+    free(p->q);
+    free(p->kept);
+    free(p->best_q);
+    free(p->best_kept);
+    memset(p, 0, sizeof *p);
+}
+
+/* Angle between two unit-ish quaternions, well conditioned near 0. */
+static double quat_angle(const float *q0, const float *q1)
+{
+    double d = 0, m = 0, p = 0, l0 = 0, l1 = 0;
+    for (int c = 0; c < 4; c++) {
+        d += (double)q0[c] * q1[c];
+        l0 += (double)q0[c] * q0[c];
+        l1 += (double)q1[c] * q1[c];
+    }
+    if (!(l0 > 0 && l1 > 0)) return INFINITY;
+    l0 = 1.0 / sqrt(l0);
+    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
+    for (int c = 0; c < 4; c++) {
+        double a = q0[c] * l0, b = q1[c] * l1;
+        m += (a - b) * (a - b);
+        p += (a + b) * (a + b);
+    }
+    return 4.0 * atan2(sqrt(m), sqrt(p));
+}
+
+/* How far value v strays from the exact e, in the channel's measure:
+ * rotation angle, translation distance, largest scale component. */
+static double channel_error(const packing *p, const float *v, const float *e)
+{
+    if (p->rotation) return quat_angle(v, e);
+    double d2 = 0, dmax = 0;
+    for (int i = 0; i < 3; i++) {
+        double d = (double)v[i] - e[i];
+        d2 += d * d;
+        if (fabs(d) > dmax) dmax = fabs(d);
+    }
+    return p->scale ? dmax : sqrt(d2);
+}
+
+/* The candidates (normalised and sign-aligned), their point indices and
+ * the checkpoints: each candidate key and the quarter points between
+ * keys, with the exact curve's values there. */
+static int prepare(packing *p)
+{
+    const mr_track *tr = p->keys;
+    int n = p->n = tr->key_count, c = tr->components;
+    size_t checks = (size_t)(n - 1) * CHECKS + 1;
+    p->v = mr_alloc_array((size_t)n * 4, sizeof *p->v);
+    p->points = mr_alloc_array((size_t)n, sizeof *p->points);
+    p->ct = mr_alloc_array(checks, sizeof *p->ct);
+    p->cv = mr_alloc_array(checks * 4, sizeof *p->cv);
+    p->deq = mr_alloc_array((size_t)n * 4, sizeof *p->deq);
+    p->q = mr_alloc_array((size_t)n * 4, sizeof *p->q);
+    p->kept = mr_alloc_array((size_t)n, sizeof *p->kept);
+    p->best_q = mr_alloc_array((size_t)n * 4, sizeof *p->best_q);
+    p->best_kept = mr_alloc_array((size_t)n, sizeof *p->best_kept);
+    if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        memcpy(p->v + (size_t)i * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
+        if (p->rotation) mr_clip_normalize4(p->v + (size_t)i * 4);
+    }
+    p->rebuilt = PACK_NONE;
+    if (p->rotation) {
+        float best = REBUILD_MIN;
+        for (int e = 0; e < 4; e++) {
+            float m = INFINITY;
+            for (int i = 0; i < n; i++) m = fminf(m, fabsf(p->v[(size_t)i * 4 + e]));
+            if (m > best) {
+                best = m;
+                p->rebuilt = e;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            float *q = p->v + (size_t)i * 4;
+            int flip = p->rebuilt < PACK_NONE ? q[p->rebuilt] < 0
+                                              : i > 0 && q[0] * q[-4] + q[1] * q[-3] + q[2] * q[-2] + q[3] * q[-1] < 0;
+            if (flip)
+                for (int e = 0; e < 4; e++) q[e] = -q[e];
+        }
+    }
+    int at = 0;
+    for (int i = 0; n > 1 && i < n; i++) {
+        while (at < p->point_count - 1 && p->times[at] < tr->times[i]) at++;
+        if (p->times[at] != tr->times[i]) return -1;
+        p->points[i] = (uint16_t)at;
+    }
+    for (int i = 0; n > 1 && i < n; i++)
+        for (int k = 0; k < (i + 1 < n ? CHECKS : 1); k++) {
+            size_t at2 = (size_t)i * CHECKS + (size_t)k;
+            float t = tr->times[i];
+            if (k > 0) t += (tr->times[i + 1] - t) * (float)k / CHECKS;
+            p->ct[at2] = t;
+            if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
+            else mr_track_sample(p->src, t, p->cv + at2 * 4);
+        }
+    return 0;
+}
+
+/* A trial at `bits` (32: float keys): fills p->deq with the keys as the
+ * sampler decodes them, p->q, and comps/lo/step into the given slots.
+ * 0 when quantisation alone keeps every key within half the budget. */
+static int trial_keys(packing *p, int bits, double share, int *comps, float *lo, float *step)
+{
+    int n = p->n, r = p->rotation ? p->rebuilt : PACK_NONE;
+    int c = p->rotation && r == PACK_NONE ? 4 : 3;
+    if (bits == 32) {   /* float keys: a rotation keeps all four components */
+        *comps = p->rotation ? 4 : 3;
+        memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
+        return 0;
+    }
+    *comps = c;
+    int map[4];
+    for (int e = 0, s = 0; e < (p->rotation ? 4 : 3); e++)
+        if (e != r) map[s++] = e;
+    float levels = (float)((1u << bits) - 1u);
+    for (int s = 0; s < c; s++) {
+        float l = INFINITY, h = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            l = fminf(l, p->v[(size_t)i * 4 + map[s]]);
+            h = fmaxf(h, p->v[(size_t)i * 4 + map[s]]);
+        }
+        lo[s] = l;
+        step[s] = (h - l) / levels;
+    }
+    for (int i = 0; i < n; i++) {
+        float st[4];
+        for (int s = 0; s < c; s++) {
+            float x = step[s] > 0 ? (p->v[(size_t)i * 4 + map[s]] - lo[s]) / step[s] : 0.0f;
+            x = x < 0 ? 0 : x > levels ? levels : x;
+            uint32_t qv = (uint32_t)lrintf(x);
+            p->q[(size_t)i * c + s] = qv;
+            st[s] = dequantise(lo[s], step[s], qv);
+        }
+        float *d = p->deq + (size_t)i * 4;
+        finish_key(st, c, r, d);
+        if (!(channel_error(p, d, p->v + (size_t)i * 4) <= share * p->budget)) return -1;
+    }
+    return 0;
+}
+
+/* Does the sampler, interpolating decoded keys a..b, stay within budget at
+ * every checkpoint between them? */
+static int segment_ok(const packing *p, int a, int b)
+{
+    float ta = p->times[p->points[a]], tb = p->times[p->points[b]];
+    const float *v0 = p->deq + (size_t)a * 4, *v1 = p->deq + (size_t)b * 4;
+    for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
+        float u = (p->ct[k] - ta) / (tb - ta);
+        u = u > 0 ? (u < 1 ? u : 1.0f) : 0.0f;
+        float out[4];
+        interp_keys(v0, v1, p->rotation, u, out);
+        if (!(channel_error(p, out, p->cv + k * 4) <= p->budget)) return 0;
+    }
+    return 1;
+}
+
+/* Does holding the first key (a float key, as stored) stay within budget
+ * everywhere: a constant track? */
+static int constant_ok(const packing *p)
+{
+    for (size_t k = 0; k < (size_t)(p->n - 1) * CHECKS + 1; k++)
+        if (!(channel_error(p, p->v, p->cv + k * 4) <= p->budget)) return 0;
+    return 1;
+}
+
+/* Greedy reduction of a trial's keys into p->kept: from each kept key, the
+ * farthest key the segment reaches within budget (galloping, then
+ * bisecting). STEP tracks keep every key. Returns the count. */
+static int reduce(packing *p, int step_keys)
+{
+    int n = p->n, m = 0, a = 0;
+    p->kept[m++] = 0;
+    if (step_keys) {
+        for (int i = 1; i < n; i++) p->kept[m++] = i;
+        return m;
+    }
+    while (a < n - 1) {
+        int lo = a + 1, hi = n, step = 2;   /* lo passes (or is adjacent), hi fails */
+        while (lo < n - 1) {
+            int probe = step > n - 1 - a ? n - 1 : a + step;
+            if (segment_ok(p, a, probe)) {
+                lo = probe;
+                if (probe == n - 1) break;
+                step *= 2;
+            } else {
+                hi = probe;
+                break;
+            }
+        }
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (segment_ok(p, a, mid)) lo = mid;
+            else hi = mid;
+        }
+        p->kept[m++] = lo;
+        a = lo;
+    }
+    return m;
+}
+
+/* Packs one track: a constant, or the smallest of the bit widths tried. */
+static int pack_track(packing *p)
+{
+    const mr_track *tr = p->keys;
+    if (prepare(p) != 0) return -1;
+    int step_keys = tr->interp == MR_INTERP_STEP;
+    p->code = p->rotation ? p->rebuilt : PACK_NONE;
+    if (step_keys) p->code |= PACK_STEP;
+    if (p->n == 1 || (!step_keys && constant_ok(p))) {   /* one float key */
+        p->count = 1;
+        p->comps = tr->components;
+        p->bits = 32;
+        p->code = PACK_NONE;
+        p->best_kept[0] = 0;
+        p->size = track_size(1, p->comps, 32, p->point_bytes);
+        return 0;
+    }
+    p->size = SIZE_MAX;
+    for (size_t i = 0; i < sizeof try_bits / sizeof *try_bits * SHARES; i++) {
+        int bits = try_bits[i / SHARES], comps;
+        float lo[4], step[4];
+        if (bits == 32 && i % SHARES) continue;
+        if (trial_keys(p, bits, shares[i % SHARES], &comps, lo, step) != 0) continue;
+        int m = reduce(p, step_keys);
+        size_t size = track_size(m, comps, bits, p->point_bytes);
+        if (size >= p->size) continue;
+        p->size = size;
+        p->count = m;
+        p->comps = comps;
+        p->bits = bits;
+        memcpy(p->lo, lo, sizeof lo);
+        memcpy(p->step, step, sizeof step);
+        memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
+        memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+    }
+    if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
+    return 0;
+}
+
+/* Writes a packed track at rec (p->size bytes, zeroed). */
+static void write_track(const packing *p, uint8_t *rec)
+{
+    *(uint16_t *)rec = (uint16_t)p->count;
+    rec[2] = (uint8_t)(p->code | (p->comps == 4 ? PACK_FOUR : 0));
+    rec[3] = (uint8_t)p->bits;
+    uint8_t *w = rec + 4;
+    if (p->count > 1) {
+        for (int e = 0; e < p->count; e++) {
+            int pt = p->points[p->best_kept[e]];
+            if (p->point_bytes == 1) w[e] = (uint8_t)pt;
+            else ((uint16_t *)w)[e] = (uint16_t)pt;
+        }
+        w += pad4((size_t)p->count * (size_t)p->point_bytes);
+    }
+    if (p->bits == 32) {
+        float *v = (float *)w;
+        for (int e = 0; e < p->count; e++) {
+            const float *src = p->count == 1 ? p->keys->values : p->v + (size_t)p->best_kept[e] * 4;
+            memcpy(v + (size_t)e * p->comps, src, (size_t)p->comps * sizeof(float));
+        }
+        return;
+    }
+    float *lo = (float *)w;
+    memcpy(lo, p->lo, (size_t)p->comps * sizeof(float));
+    memcpy(lo + p->comps, p->step, (size_t)p->comps * sizeof(float));
+    uint8_t *q = (uint8_t *)(lo + 2 * p->comps);
+    size_t bit = 0;
+    for (int e = 0; e < p->count; e++)
+        for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits) {
+            uint32_t v = p->best_q[(size_t)p->best_kept[e] * p->comps + s];
+            for (int b = 0; b < p->bits; b++)
+                if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+        }
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted distinct key times of every track with more than one key;
+ * *count -1 when there are more than 65535. */
+static float *time_points(const mr_clip *clip, int *count)
+{
+    size_t total = 0;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count > 1) total += (size_t)tr->key_count;
+        }
+    float *t = mr_alloc_array(total ? total : 1, sizeof *t);
+    if (!t) return NULL;
+    size_t n = 0;
+    for (int j = 0; j < clip->joint_count; j++)
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count <= 1) continue;
+            memcpy(t + n, tr->times, (size_t)tr->key_count * sizeof *t);
+            n += (size_t)tr->key_count;
+        }
+    if (n == 0) {
+        t[0] = 0.0f;
+        *count = 1;
+        return t;
+    }
+    qsort(t, n, sizeof *t, compare_floats);
+    size_t m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (t[i] != t[m - 1]) t[m++] = t[i];
+    *count = m > 65535 ? -1 : (int)m;
+    return t;
+}
+
+/* Does joint j's channel k (0 t, 1 r, 2 s) change its value in the clip? */
+static int channel_varies(const mr_clip *clip, int j, int k)
+{
+    const mr_track *tr = mr_clip_track(clip, j, k);
+    size_t c = (size_t)tr->components;
+    for (int i = 1; i < tr->key_count; i++)
+        if (memcmp(tr->values, tr->values + (size_t)i * c, c * sizeof(float)) != 0) return 1;
+    return 0;
+}
+
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
+{
+    if (!clip || !clip->tracks || clip->joint_count <= 0) return NULL;
+    int n = clip->joint_count;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) {
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count > 1 && tr->interp == MR_INTERP_CUBIC) return NULL;
+            if (tr->key_count > 65535) return NULL;
+        }
+    int point_count = 0;
+    float *times = time_points(clip, &point_count);
+    if (!times) return NULL;
+    if (point_count < 1) {
+        free(times);
+        return NULL;
+    }
+    int point_bytes = point_count <= 256 ? 1 : 2;
+    double f = (rt && rt->thin_tolerance > 0 ? rt->thin_tolerance : MR_CLIP_FIDELITY) / MR_CLIP_FIDELITY;
+    packing *ps = calloc((size_t)n * 3, sizeof *ps);
+    mr_clip_pack *pack = NULL;
+    int failed = !ps;
+    size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
+    size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
+    long kept = 0, source = 0;
+    for (int j = 0; !failed && j < n; j++)
+        for (int k = 0; !failed && k < 3; k++) {
+            packing *p = &ps[j * 3 + k];
+            const mr_track *tr = mr_clip_track(clip, j, k);
+            if (tr->key_count == 0) continue;
+            p->keys = tr;
+            p->src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
+            if (p->src->key_count == 0) p->src = tr;
+            p->rotation = k == 1;
+            p->scale = k == 2;
+            p->times = times;
+            p->point_count = point_count;
+            p->point_bytes = point_bytes;
+            double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
+            /* Each joint may move what it carries by 2 angle * reach: half
+             * by its rotation, a quarter each by its translation and scale
+             * (clip_runtime.h). A channel that never changes in this clip
+             * strays by nothing (one float key), so its share goes to the
+             * rotation. */
+            double rotation_share = 1.0 + (channel_varies(clip, j, 0) ? 0.0 : 0.5) +
+                                    (channel_varies(clip, j, 2) ? 0.0 : 0.5);
+            p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
+                        : k == 1 ? rotation_share * angle : 0.5 * angle;
+            if (pack_track(p) != 0) failed = 1;
+            bytes += p->size;
+            kept += p->count;
+            source += tr->key_count;
+            /* only the result is needed from here on */
+            free(p->ct);
+            free(p->cv);
+            free(p->deq);
+            free(p->q);
+            free(p->kept);
+            p->ct = p->cv = p->deq = NULL;
+            p->q = NULL;
+            p->kept = NULL;
+        }
+    bytes += 4;   /* slack for the sampler's 32-bit reads */
+    if (!failed && bytes < PACK_MAX_BYTES) pack = calloc(1, bytes);
+    if (pack) {
+        uint8_t *base = (uint8_t *)pack;
+        pack->bytes = (uint32_t)bytes;
+        pack->magic = MR_CLIP_PACK_MAGIC;
+        pack->joint_count = n;
+        pack->point_count = point_count;
+        pack->point_bytes = point_bytes;
+        pack->tolerance = (float)(f * MR_CLIP_FIDELITY);
+        pack->keys = (int32_t)kept;
+        pack->source_keys = (int32_t)source;
+        size_t at = sizeof *pack;
+        pack->times = (uint32_t)at;
+        memcpy(base + at, times, (size_t)point_count * sizeof(float));
+        at += (size_t)point_count * sizeof(float);
+        pack->present = (uint32_t)at;
+        uint8_t *present = base + at;
+        at += present_bytes;
+        pack->tracks = (uint32_t)at;
+        for (int i = 0; i < n * 3; i++) {
+            if (!ps[i].keys) continue;
+            present[i >> 3] |= (uint8_t)(1u << (i & 7));
+            write_track(&ps[i], base + at);
+            at += ps[i].size;
+        }
+    }
+    for (int i = 0; ps && i < n * 3; i++) packing_free(&ps[i]);
+    free(ps);
+    free(times);
+    return pack;
+}
+
+int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel)
+{
+    if (!pack || joint < 0 || joint >= pack->joint_count || channel < 0 || channel > 2) return 0;
+    const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec = base + pack->tracks;
+    for (int i = 0; i < joint * 3 + channel; i++)
+        if (has_track(present, i)) {
+            track_view tv = view_of(rec, pack->point_bytes);
+            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+        }
+    return has_track(present, joint * 3 + channel) ? *(const uint16_t *)rec : 0;
+}
+
+/* ---- checking a block read from outside ------------------------------------------------ */
+
+int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
+{
+    const mr_clip_pack *pack = block;
+    if (!block || bytes < sizeof *pack + 4 || ((uintptr_t)block & 3)) return 0;
+    if (pack->magic != MR_CLIP_PACK_MAGIC || pack->bytes != bytes || pack->joint_count != joint_count ||
+        joint_count <= 0 || pack->point_count < 1 || pack->point_count > 65535 ||
+        pack->point_bytes != (pack->point_count <= 256 ? 1 : 2))
+        return 0;
+    size_t end = bytes - 4;   /* the slack stays out of every record */
+    size_t tend = (size_t)pack->times + (size_t)pack->point_count * sizeof(float);
+    size_t pend = (size_t)pack->present + pad4(((size_t)joint_count * 3 + 7) / 8);
+    if (pack->times != sizeof *pack || tend != pack->present || pend != pack->tracks || pack->tracks > end)
+        return 0;
+    const uint8_t *base = block;
+    const float *times = (const float *)(base + pack->times);
+    for (int i = 0; i < pack->point_count; i++)
+        if (!isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) return 0;
+    const uint8_t *present = base + pack->present;
+    size_t off = pack->tracks;
+    for (int i = 0; i < joint_count * 3; i++) {
+        if (!has_track(present, i)) continue;
+        if (off + 4 > end) return 0;
+        const uint8_t *rec = base + off;
+        track_view tv = view_of(rec, pack->point_bytes);
+        int rotation = i % 3 == 1, rebuilt = tv.code & PACK_REBUILT;
+        if (tv.count < 1 || (tv.code & ~(PACK_REBUILT | PACK_STEP)) || rebuilt > PACK_NONE) return 0;
+        if (!(tv.bits == 32 || (tv.bits >= 1 && tv.bits <= 24))) return 0;
+        if (rotation ? !(tv.comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && tv.bits != 32)
+                     : !(tv.comps == 3 && rebuilt == PACK_NONE))
+            return 0;
+        off += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+        if (off > end) return 0;
+        for (int k = 0; tv.count > 1 && k < tv.count; k++)
+            if (point_of(&tv, k) >= pack->point_count || (k > 0 && point_of(&tv, k) <= point_of(&tv, k - 1)))
+                return 0;
+        if (tv.v) {
+            for (size_t k = 0; k < (size_t)tv.count * (size_t)tv.comps; k++)
+                if (!isfinite(tv.v[k])) return 0;
+        } else {
+            for (int s = 0; s < 2 * tv.comps; s++)
+                if (!isfinite(tv.lo[s])) return 0;
+        }
+    }
+    return off == end;
+}

@@ -1,0 +1,96 @@
+/* clip_pack.h — the packed clip: what mr_clip_sample reads for clips of
+ * LINEAR and STEP keys, the last step of the runtime clip's builder
+ * (clip_runtime.h; internal to src/anim, and stored as it is by the model
+ * cache, formats/cache.h).
+ *
+ * Two things make it small, as in ozz-animation's optimiser and ACL:
+ *   - per-track key reduction: each track keeps only the keys that linear
+ *     interpolation (nlerp for rotations, exactly as the sampler computes
+ *     it from the stored keys) needs to stay within the joint's error
+ *     budget of the EXACT curve of the source keys (lerp, slerp), judged at
+ *     every candidate key and at the quarter points between candidate keys;
+ *   - quantised keys: 16 bits per component over the track's own range
+ *     (lo + q * step). A rotation stores three components and rebuilds the
+ *     fourth, the one that stays farthest from zero over the whole track
+ *     (its sign made positive at every key); a track whose every component
+ *     passes near zero stores all four. A track whose quantisation alone
+ *     would take more than half its budget keeps float keys instead.
+ *
+ * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
+ * ones the runtime clip already carries (clip_runtime.h):
+ *   rotation     angle <= f * max_angle[j]
+ *   translation  |d|   <= f * max_move[j]   (0 without max_move: exact)
+ *   scale        max |d_k| <= f * max_angle[j] / 2
+ * mr_model_add_clip sets them so that along any chain the errors add up to
+ * at most T times the model size (bounding-box diagonal) at any time: the
+ * proof is in clip_runtime.h (slerp fidelity) and model.c.
+ *
+ * Layout: one block, position independent (offsets from its start), so
+ * the cache writes and maps it as bytes. The header (mr_clip_pack), then a
+ * uint32 per joint and channel (0: the channel keeps the skeleton's rest
+ * value; else the offset of its track), the time points (when not evenly
+ * spaced), then the tracks:
+ *   uint16 count, uint8 comps (3 or 4), uint8 code (PACK_* below);
+ *   count > 1: uint16 point index per key (ascending), padded to 4 bytes;
+ *   quantised: float lo[comps], step[comps], then uint16 q[count * comps];
+ *   float keys: float v[count * comps].
+ * Keys sit on time points: point i is at i / rate (rate > 0, every MD5 and
+ * BVH clip) or at times[i].
+ *
+ * Sampling finds the key of each animated track by binary search over its
+ * point indices (no allocation); mr_clip_cursor (clip_runtime.h) makes the
+ * search O(1) for playback that moves forward. */
+#ifndef MR_ANIM_CLIP_PACK_H
+#define MR_ANIM_CLIP_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anim/clip_runtime.h"
+
+#define MR_CLIP_PACK_MAGIC 0x4b41504du   /* "MPAK" */
+
+typedef struct mr_clip_pack {
+    uint32_t bytes;        /* the whole block, this header included */
+    uint32_t magic;        /* MR_CLIP_PACK_MAGIC */
+    int32_t joint_count;
+    int32_t point_count;   /* time points, >= 1 */
+    int32_t point_bytes;   /* bytes of a key's point index: 1 (<= 256 points) or 2 */
+    float tolerance;       /* the fraction of the model size it was built for */
+    uint32_t times;        /* offset of float[point_count], ascending */
+    uint32_t present;      /* offset of a bit per joint and channel (joint * 3 + channel): */
+                           /* set when the channel has a track, clear: the skeleton's rest */
+    uint32_t tracks;       /* offset of the first track; the others follow in channel order */
+    int32_t keys;          /* keys kept, all tracks */
+    int32_t source_keys;   /* keys of the tracks it was built from */
+} mr_clip_pack;
+
+enum {
+    PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none */
+    PACK_NONE = 4,
+    PACK_STEP = 0x10,      /* hold each key until the next */
+};
+
+/* Builds the packed form of clip's played keys (mr_clip_track) at the
+ * runtime's budgets; NULL when the clip does not qualify (a CUBIC track,
+ * more than 65535 time points or keys in a track, a block over 2 GiB) or
+ * without memory. Reads clip and rt only. Free with free(). */
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt);
+
+/* Keys the pack keeps for joint's channel (0 translation, 1 rotation,
+ * 2 scale): 0 when the channel keeps the rest pose, 1 for a constant. */
+int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel);
+
+/* Checks a block read from outside (the cache): every offset, count and
+ * index inside `bytes`, point indices ascending, components and codes
+ * valid, float values finite. 1 when it may be sampled. */
+int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count);
+
+/* Samples the pack at time t (already wrapped) into pose: joints whose
+ * channels keep rest take sk's rest values. `keys` (may be NULL) holds a
+ * key index per joint and channel from the last call, a hint that makes
+ * the search O(1) when time moves forward. */
+void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, uint16_t *keys,
+                         mr_pose *pose);
+
+#endif
