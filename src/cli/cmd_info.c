@@ -35,8 +35,11 @@ static const char info_help[] =
     "frame of the longest track) to those bytes, and the largest error it\n"
     "leaves against the exact source curves, as a share of the model size\n"
     "(bounding-box diagonal): the farthest that any joint's origin or a point\n"
-    "0.1 x size along its axes strays, at 4 times per key interval (121 at\n"
-    "least).\n"
+    "size / 18 along its axes strays (10 cm on a 1.8 m character, as ozz and\n"
+    "ACL measure), at 4 times per key interval (121 at least). Then the same\n"
+    "for the clip optimised at the default tolerance, 1e-4 of the size\n"
+    "(mr_clip_optimize: keys reduced per track and quantised), when its keys\n"
+    "are linear or step.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 
 static void print_joint_tree(const mr_skeleton *sk)
@@ -185,12 +188,12 @@ static void print_meshes(const mr_model *m)
 }
 
 /* One line on what a clip's runtime costs (see info_help). */
-static void print_runtime(const mr_model *m, const mr_clip *c)
+static void print_runtime(const mr_model *m, const mr_clip *c, const char *label)
 {
     size_t bytes = mr_clip_runtime_bytes(c);
     int keys = mr_clip_key_count(c);
     double raw = (double)(keys > 0 ? keys : 1) * c->joint_count * 10 * sizeof(float);
-    printf("    runtime: %zu bytes", bytes);
+    printf("    %s: %zu bytes", label, bytes);
     if (c->duration > 0 && c->joint_count > 0)
         printf(", %.1f bytes per joint per second", (double)bytes / c->joint_count / c->duration);
     if (bytes > 0) printf(", %.2f:1 against raw poses", raw / (double)bytes);
@@ -201,7 +204,7 @@ static void print_runtime(const mr_model *m, const mr_clip *c)
     if (samples > 100001) samples = 100001;
     double err;
     if (size > 0 && mr_clip_runtime_error(c, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), samples, &err) == MR_OK)
-        printf(", largest error %.2g of the size", err / size);
+        printf(", largest error %.3g of the size", err / size);
     printf("\n");
 }
 
@@ -221,7 +224,10 @@ static void print_clips(const mr_model *m)
         else
             printf("  %s: %d keys, %.3f s, %d joints animated\n", c->name, mr_clip_key_count(c),
                    c->duration, animated);
-        print_runtime(m, c);
+        print_runtime(m, c, "runtime");
+        /* info only reads the model: optimising its clips here changes nothing kept */
+        if (mr_clip_optimize((mr_clip *)c, 0.0f) == MR_OK && c->runtime && c->runtime->pack)
+            print_runtime(m, c, "optimised");
         if (c->morph) printf("      morph weights: %d meshes animated\n", c->morph->channel_count);
     }
 }
