@@ -60,6 +60,7 @@ extern "C" {
 #include "anim/blend.h"
 #include "anim/clip_runtime.h"
 #include "anim/model.h"
+#include "core/cpu.h"
 #include "formats/load.h"
 }
 
@@ -539,8 +540,13 @@ int main(int argc, char **argv)
 
     float at = 0;
     float diff = pose_difference(s, &at);
-    printf("== marrow beside ozz-animation 0.16 (ozz's SIMD: %s): snoutx10k, %d joints, clip 'forward' %.2f s\n",
-           ozz_simd(), sk->joint_count, s.walk->duration);
+    static const char *kMarrowSimd[] = {"SSE2", "AVX", "AVX2", "AVX-512"};
+    mr_simd_level level = mr_simd();
+    printf("== marrow beside ozz-animation 0.16: snoutx10k, %d joints, clip 'forward' %.2f s\n", sk->joint_count,
+           s.walk->duration);
+    printf("  SIMD: ozz %s (its headers' choice from the compiler flags of its build); marrow %s (picked\n"
+           "  at run time, MARROW_SIMD=sse2 caps it)\n",
+           ozz_simd(), level >= MR_SIMD_SSE2 && level <= MR_SIMD_AVX512 ? kMarrowSimd[level] : "?");
     printf("  same pose check: joints differ by at most %.2g of the model size (%.4g units at t = %.3f s)\n",
            diff / size, diff, at);
 
