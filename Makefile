@@ -194,7 +194,7 @@ bench-ozz: $(LIB)
 	    "or OZZ_DIR=PREFIX (an ozz 0.16 install); OZZ_DIR='$(OZZ_DIR)' holds none" >&2; exit 2; fi
 	@mkdir -p $(dir $(OZZ_COMPARE))
 	@echo "  C++   $(OZZ_COMPARE)"
-	@$(CXX) -std=c++17 -O3 -DNDEBUG $(OZZ_SIMD_FLAGS) -g -Wall -Wextra -Werror -Wno-ignored-attributes -Isrc \
+	@$(CXX) -std=c++17 -O3 -DNDEBUG $(OZZ_SIMD_FLAGS) $(SANFLAGS) -g -Wall -Wextra -Werror -Wno-ignored-attributes -Isrc \
 	    -I$(OZZ_INC) $(shell pkg-config --cflags cglm) -o $(OZZ_COMPARE) src/bench/ozz/compare.cc \
 	    $(LIB) $(OZZ_LINK) $(LDLIBS)
 	$(OZZ_COMPARE) $(if $(MODELS),--models $(MODELS))

@@ -573,7 +573,7 @@ int main(int argc, char **argv)
         o_err[k] = ozz_error(s.o, *o_clip[k], s.walk, exact, d);
     }
     free(exact);
-    printf("  optimised: marrow mr_clip_optimize at %.0e of the model size; ozz AnimationOptimizer at its\n"
+    printf("  optimised: marrow mr_clip_optimize at %g of the model size; ozz AnimationOptimizer at its\n"
            "  defaults (1 mm at 10 cm) scaled to the model: %.3g units at %.3g (size %.4g units)\n",
            (double)marrow_tolerance, tolerance, distance, size);
     printf("  memory and largest error (virtual points 0.1 of the size along each joint's axes, %d times,\n"
