@@ -1,68 +1,76 @@
-/* bench_ozz.c — the side-by-side figures `marrow bench` cannot measure.
+/* bench_ozz.c — the ozz-animation section of `marrow bench` (bench.h).
  *
- * ozz-animation is not packaged by Debian, so marrow never links it; its
- * figures are printed as recorded constants with their provenance:
- *   - issue 18 of this project ("Ahead of ozz-animation and assimp, measured
- *     side by side"), which measured ozz-animation 0.16.0 (runtime + offline
- *     libraries, Release build) and assimp 5.2.5 on the same files, in
- *     alternating runs on one machine, against marrow as it was then;
- *   - the last run of `make bench-ozz OZZ_DIR=...` (src/bench/ozz/compare.cc:
- *     this marrow beside an ozz-animation 0.16 built from source, on the
- *     same skeleton and keys, alternating), with its date and build.
- * Each ratio is marrow's time over the anchor's (below 1.0: marrow is
- * faster). The live figures of a `marrow bench` run are in the sections
- * above (pose evaluation against the textbook baseline, blends against
- * plain sampling, model loads against assimp when installed). */
+ * ozz-animation is not packaged by Debian, so marrow never links it: the
+ * comparison is a program of its own, src/bench/ozz/compare.cc, built by
+ * `make bench-ozz OZZ_SRC=DIR` (an ozz 0.16.0 source tree, built once into
+ * build/ozz) into BUILD/bench/ozz_compare, next to BUILD/marrow. This
+ * section looks for it there, beside the running executable
+ * (/proc/self/exe: BIN_DIR/bench/ozz_compare), runs it with the bench's
+ * models folder (and --quick under `marrow bench --quick`), and lets it
+ * print what it measured in this run: memory and error of each library's
+ * clip, and sample / local-to-model / blend times against ozz's. Without
+ * the program it prints one line saying how to build it. No figure here is
+ * recorded from an earlier run. The program links libmarrow statically, so
+ * it measures the marrow it was built with: when the running executable is
+ * newer, a line says so (run `make bench-ozz` again). */
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 
-typedef struct recorded {
-    const char *what, *anchor;
-    double ratio;
-} recorded;
-
-static const recorded figures[] = {
-    {"sample + local-to-model, snoutx10k forward, raw keys", "ozz 0.16.0", 0.74},
-    {"sample + local-to-model, snoutx10k forward, ozz keys optimised", "ozz 0.16.0", 1.08},
-    {"two-clip blend + local-to-model", "ozz 0.16.0 (optimised)", 1.47},
-    {"two-clip blend step alone", "ozz 0.16.0", 1.68},
-    {"COLLADA load, astroBoy_walk.dae", "assimp 5.2.5", 1.44},
-    {"COLLADA load, ThinMatrix model.dae", "assimp 5.2.5", 1.19},
-    {"COLLADA load, 2.5 MB Sintel export", "assimp 5.2.5", 1.15},
-    {"MD5 load (best case)", "assimp 5.2.5", 0.47},
-    {"MD5 load (worst case)", "assimp 5.2.5", 0.93},
-};
-
-/* `make bench-ozz` on BENCH_OZZ_DATE, 2-core machine: the median ratio of
- * 5 runs of the program (each the median of 21 alternating runs of 4000
- * evaluations in thread CPU time), two of them at load ~0.7, three while
- * other jobs ran; ranges 0.49-0.60, 0.82-1.02 (0.82-0.84 in the quiet runs),
- * 0.53-0.60, 0.83-0.91. Before that day's SIMD work (blend groups of 8,
- * local-to-model coefficients 4 joints at a time) they were 0.67, 1.03,
- * 0.72 and 2.00. ozz-animation's runtime was exactly 0.16.0 (SSE4.2, -O3
- * as in its Release build), its offline library (builders, optimiser)
- * partly from earlier releases; snoutx10k, 75 joints; both libraries
- * posed the model within 1.5e-4 of its size of each other. marrow's
- * thinned clip keeps 11850 of 13200 keys (a shared time line thins
- * poorly, clip_optimize.h) against ozz's 1768 of 11775: marrow's figure is
- * its dense SIMD sampler, whose cost does not depend on the key count. */
-#define BENCH_OZZ_DATE "2026-11-26"
-static const recorded measured[] = {
-    {"sample + local-to-model, raw keys", "ozz 0.16.0", 0.57},
-    {"sample + local-to-model, keys thinned (both optimisers)", "ozz 0.16.0", 0.84},
-    {"two-clip blend + local-to-model", "ozz 0.16.0", 0.58},
-    {"blend step alone", "ozz 0.16.0", 0.88},
-};
-
-void mr_bench_recorded(void)
+/* BIN_DIR/bench/ozz_compare for the running executable, into out; 0 when
+ * it is not there (or not executable). *stale: 1 when the executable is
+ * newer than the program. */
+static int find_compare(char *out, size_t size, int *stale)
 {
-    printf("== recorded side by side (issue 18: marrow then vs ozz-animation 0.16.0 and assimp 5.2.5,\n"
-           "   same files, alternating runs, one machine; marrow time / anchor time; not measured now)\n");
-    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
-        printf("  %-64s %-24s %5.2fx\n", figures[i].what, figures[i].anchor, figures[i].ratio);
-    printf("== recorded: marrow beside ozz-animation, `make bench-ozz` on %s (marrow time / ozz time)\n",
-           BENCH_OZZ_DATE);
-    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++)
-        printf("  %-64s %-24s %5.2fx\n", measured[i].what, measured[i].anchor, measured[i].ratio);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    struct stat self, st;
+    int have_self = stat(exe, &self) == 0;
+    *slash = '\0';
+    if ((size_t)snprintf(out, size, "%s/bench/ozz_compare", exe) >= size) return 0;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || access(out, X_OK) != 0) return 0;
+    *stale = have_self && (self.st_mtim.tv_sec > st.st_mtim.tv_sec ||
+                           (self.st_mtim.tv_sec == st.st_mtim.tv_sec && self.st_mtim.tv_nsec > st.st_mtim.tv_nsec));
+    return 1;
+}
+
+void mr_bench_ozz(const mr_bench_opts *o)
+{
+    char prog[PATH_MAX + 32];
+    int stale = 0;
+    if (!find_compare(prog, sizeof prog, &stale)) {
+        printf("== marrow beside ozz-animation 0.16: not built; `make bench-ozz OZZ_SRC=DIR` (DIR an\n"
+               "   ozz-animation 0.16.0 source tree) builds and runs src/bench/ozz/compare.cc\n");
+        return;
+    }
+    if (stale)
+        printf("== note: %s is older than this marrow and measures the marrow it was linked with;\n"
+               "   `make bench-ozz OZZ_SRC=DIR` again relinks it\n", prog);
+    char *argv[] = {prog, "--models", (char *)o->root, o->quick ? "--quick" : NULL, NULL};
+    fflush(stdout);   /* its lines follow ours */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(prog, argv);
+        fprintf(stderr, "marrow bench: cannot run %s\n", prog);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        printf("== marrow beside ozz-animation: could not run %s\n", prog);
+        return;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        printf("== marrow beside ozz-animation: %s failed (exit %d)\n", prog, WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        printf("== marrow beside ozz-animation: %s ended by signal %d\n", prog, WTERMSIG(status));
 }

@@ -1,25 +1,37 @@
 // compare.cc — marrow beside ozz-animation on the same skeleton and keys
-// (`make bench-ozz OZZ_DIR=...`; not part of `make` or `make test`).
+// (`make bench-ozz OZZ_SRC=DIR`; not part of `make` or `make test`;
+// `marrow bench` runs it, with --quick, when it has been built).
 //
 // ozz-animation is not packaged by Debian, so this program is built only
-// against an ozz you built yourself: the runtime and offline libraries of
+// against an ozz built from source: the runtime and offline libraries of
 // ozz-animation 0.16.0 (https://github.com/guillaumeblanc/ozz-animation,
-// tag 0.16.0; `cmake -DCMAKE_BUILD_TYPE=Release -Dozz_build_samples=OFF
-// -Dozz_build_tests=OFF -Dozz_build_tools=OFF -Dozz_build_fbx=OFF
-// -Dozz_build_gltf=OFF`, then `cmake --install . --prefix DIR`), OZZ_DIR
-// being that prefix (DIR/include/ozz, DIR/lib/libozz_*.a).
+// tag 0.16.0). `make bench-ozz OZZ_SRC=DIR` builds them from the source tree
+// DIR into build/ozz once (scripts/build-ozz.sh: ozz's Release build,
+// libraries only) and compiles this file with the SIMD flags ozz was built
+// with (OZZ_SIMD_FLAGS, default none); `make bench-ozz OZZ_DIR=PREFIX`
+// uses an ozz install instead (built with -Dozz_build_postfix=OFF).
 //
 // It loads an MD5 model and two of its clips with marrow, hands the same
 // skeleton and the same keys to ozz (RawSkeleton, RawAnimation, then ozz's
-// builders), and times in alternating turns, in thread CPU time, nanoseconds
-// per joint, time stepped by 1/60 s and looped:
+// builders), and prints, for the clip 'forward':
+//   memory and error of each library's clip, raw keys and optimised:
+//     bytes: marrow's mr_clip_runtime_bytes, ozz's Animation::size() (which
+//     also counts the Animation object itself, about 200 bytes);
+//     error: the farthest a virtual point strays from the exact pose of the
+//     source keys (LINEAR rotations slerped) at 121 evenly spaced times, as
+//     a fraction of the model size, the points being each joint's origin and
+//     the points 0.1 of the model size along its x, y and z axes, taken to
+//     model space. marrow's is mr_clip_runtime_error; ozz's is measured here
+//     the same way (this program checks that its measure gives marrow's
+//     figure for marrow's clip, and says so when not);
+//     optimised: marrow's mr_clip_optimize at 1e-3 of the model size against
+//     ozz's AnimationOptimizer at its defaults (1 mm at 10 cm) scaled from a
+//     1.8 m character to the model's size;
+// and times, in alternating turns, in thread CPU time, nanoseconds per
+// joint, time stepped by 1/60 s and looped:
 //   sample + local-to-model   raw keys: mr_clip_sample + mr_pose_to_model
-//                             against SamplingJob + LocalToModelJob;
-//   ... keys thinned          marrow's mr_clip_optimize at 1e-3 of the model
-//                             size against ozz's AnimationOptimizer at its
-//                             defaults (1 mm at 10 cm) scaled from a 1.8 m
-//                             character to the model's size; the keys each
-//                             kept are printed;
+//                             against SamplingJob + LocalToModelJob; then
+//                             each library's optimised clip;
 //   blend + local-to-model    two clips sampled, blended 0.6 / 0.4 and
 //                             taken to model space (mr_blend_run against
 //                             BlendingJob);
@@ -29,7 +41,13 @@
 // over the clip, as a fraction of the model size (ozz stores keys quantised,
 // so expect about 1e-4, not 0).
 //
-//   ozz_compare [--models DIR] [--quick]   (DIR: ../shared/models)
+// marrow is used through its public API only (model loading, mr_clip_sample,
+// mr_clip_optimize, mr_clip_runtime_bytes, mr_clip_runtime_error, the source
+// tracks and mr_track_sample), so it measures whatever runtime clip marrow
+// has.
+//
+//   ozz_compare [--models DIR] [--quick]   (DIR: ../shared/models; --quick:
+//                                           3 runs of 200, a few seconds)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,8 +58,9 @@
 
 extern "C" {
 #include "anim/blend.h"
-#include "anim/clip_optimize.h"
+#include "anim/clip_runtime.h"
 #include "anim/model.h"
+#include "core/cpu.h"
 #include "formats/load.h"
 }
 
@@ -237,7 +256,7 @@ struct MarrowRig {
 
 enum { CASE_SAMPLE, CASE_THIN, CASE_BLEND, CASE_BLEND_STEP, CASE_COUNT };
 static const char *kCaseNames[CASE_COUNT] = {"sample + local-to-model, raw keys",
-                                             "sample + local-to-model, keys thinned",
+                                             "sample + local-to-model, optimised clips",
                                              "two-clip blend + local-to-model", "blend step alone"};
 
 struct Subjects {
@@ -316,12 +335,137 @@ static float pose_difference(Subjects &s, float *at)
     return worst;
 }
 
-static int clip_keys(const mr_clip *c)
+// ---- memory and error ---------------------------------------------------------
+
+static const int kErrorSamples = 121;
+static const float kErrorDistance = 0.1f;   // of the model size
+
+// Keys of the clip's source tracks (as the file gave them).
+static int source_keys(const mr_clip *c)
 {
     int n = 0;
     for (int j = 0; j < c->joint_count; j++)
-        for (int k = 0; k < 3; k++) n += mr_clip_track(c, j, k)->key_count;
+        n += c->tracks[j].t.key_count + c->tracks[j].r.key_count + c->tracks[j].s.key_count;
     return n;
+}
+
+// The time of error sample i, as mr_clip_runtime_error takes it.
+static float error_time(const mr_clip *c, int i)
+{
+    float t = (float)((double)c->duration * i / (kErrorSamples - 1));
+    return mr_clip_wrap_time(c, t, MR_WRAP_CLAMP);
+}
+
+// Largest distance between the virtual points of two joint matrices (columns
+// x, y, z axes and origin): the origin and d along each axis.
+static double points_apart(const float a[4][4], const float b[4][4], float d)
+{
+    double worst = 0;
+    for (int p = 0; p < 4; p++) {
+        double d2 = 0;
+        for (int r = 0; r < 3; r++) {
+            double pa = a[3][r], pb = b[3][r];
+            if (p > 0) {
+                pa += (double)d * a[p - 1][r];
+                pb += (double)d * b[p - 1][r];
+            }
+            d2 += (pa - pb) * (pa - pb);
+        }
+        worst = std::max(worst, d2);
+    }
+    return std::sqrt(worst);
+}
+
+// Model-space matrices of the exact pose of the clip's source keys
+// (mr_track_sample; untracked channels at rest) at each error sample time:
+// kErrorSamples * joint_count matrices, aligned for cglm; free() them.
+static mat4 *exact_poses(const mr_clip *c, const mr_skeleton *sk)
+{
+    size_t n = (size_t)sk->joint_count, bytes = (size_t)kErrorSamples * n * sizeof(mat4);
+    mat4 *out = static_cast<mat4 *>(aligned_alloc(32, (bytes + 31) / 32 * 32));
+    mr_pose pose;
+    if (!out || mr_pose_init(&pose, sk->joint_count) != MR_OK) {
+        free(out);
+        return nullptr;
+    }
+    for (int i = 0; i < kErrorSamples; i++) {
+        float t = error_time(c, i);
+        for (int j = 0; j < sk->joint_count; j++) {
+            const mr_joint_tracks &jt = c->tracks[j];
+            if (jt.t.key_count) mr_track_sample(&jt.t, t, pose.t[j]);
+            else glm_vec3_copy(const_cast<float *>(sk->rest_t[j]), pose.t[j]);
+            if (jt.r.key_count) mr_track_sample(&jt.r, t, pose.r[j]);
+            else glm_vec4_copy(const_cast<float *>(sk->rest_r[j]), pose.r[j]);
+            if (jt.s.key_count) mr_track_sample(&jt.s, t, pose.s[j]);
+            else glm_vec3_copy(const_cast<float *>(sk->rest_s[j]), pose.s[j]);
+        }
+        mr_pose_to_model(sk, &pose, out + (size_t)i * n);
+    }
+    mr_pose_deinit(&pose);
+    return out;
+}
+
+// This program's error measure applied to marrow's clip c: must give what
+// mr_clip_runtime_error gives (the check that ozz is measured alike).
+static double marrow_error(MarrowRig &m, const mr_clip *c, const mat4 *exact, float d)
+{
+    double worst = 0;
+    size_t n = (size_t)m.sk->joint_count;
+    for (int i = 0; i < kErrorSamples; i++) {
+        mr_clip_sample(c, m.sk, error_time(c, i), MR_WRAP_CLAMP, &m.a);
+        mr_pose_to_model(m.sk, &m.a, m.model);
+        for (size_t j = 0; j < n; j++) worst = std::max(worst, points_apart(m.model[j], exact[(size_t)i * n + j], d));
+    }
+    return worst;
+}
+
+// The same measure for ozz's runtime animation a (SamplingJob at the same
+// times, as ratios of its duration, then LocalToModelJob).
+static double ozz_error(OzzRig &rig, const oa::Animation &a, const mr_clip *c, const mat4 *exact, float d)
+{
+    double worst = 0;
+    size_t n = (size_t)rig.skeleton->num_joints();
+    for (int i = 0; i < kErrorSamples; i++) {
+        float t = error_time(c, i), dur = a.duration();
+        oa::SamplingJob job;
+        job.animation = &a;
+        job.context = &rig.context[0];
+        job.ratio = dur > 0 ? std::min(std::max(t / dur, 0.0f), 1.0f) : 0.0f;
+        job.output = ozz::make_span(rig.local[0]);
+        if (!job.Run()) return -1;
+        ozz_to_model(rig, 0);
+        for (size_t k = 0; k < n; k++) {
+            float m[4][4];
+            for (int col = 0; col < 4; col++) ozz::math::StorePtrU(rig.model[k].cols[col], m[col]);
+            worst = std::max(worst, points_apart(m, exact[(size_t)i * n + (size_t)rig.to_marrow[k]], d));
+        }
+    }
+    return worst;
+}
+
+// The SIMD code ozz's headers chose (simd_math_config.h), with the flags
+// this file was compiled with: the same as ozz's build (Makefile).
+static const char *ozz_simd()
+{
+#if defined(OZZ_SIMD_REF)
+    return "scalar reference (OZZ_SIMD_REF)";
+#elif defined(OZZ_SIMD_AVX2) && defined(OZZ_SIMD_FMA)
+    return "AVX2 + FMA";
+#elif defined(OZZ_SIMD_AVX2)
+    return "AVX2";
+#elif defined(OZZ_SIMD_AVX)
+    return "AVX";
+#elif defined(OZZ_SIMD_SSE4_2)
+    return "SSE4.2";
+#elif defined(OZZ_SIMD_SSE4_1)
+    return "SSE4.1";
+#elif defined(OZZ_SIMD_SSSE3)
+    return "SSSE3";
+#elif defined(OZZ_SIMD_SSE3)
+    return "SSE3";
+#else
+    return "SSE2";
+#endif
 }
 
 static mr_model *load(const char *root)
@@ -367,8 +511,11 @@ int main(int argc, char **argv)
     vec3 bmin, bmax;
     mr_model_bounds(model, bmin, bmax);
     float size = glm_vec3_distance(bmin, bmax);
-    int walk_keys = clip_keys(walk_thin);
-    mr_clip_optimize(walk_thin, 1e-3f);
+    const float marrow_tolerance = 1e-3f;   // of the model size
+    if (!(size > 0) || mr_clip_optimize(walk_thin, marrow_tolerance) != MR_OK) {
+        fprintf(stderr, "ozz_compare: marrow could not optimise the clip 'forward'\n");
+        return 1;
+    }
     s.walk_thin = walk_thin;
 
     if (!make_rig(sk, &s.o)) {
@@ -393,12 +540,53 @@ int main(int argc, char **argv)
 
     float at = 0;
     float diff = pose_difference(s, &at);
-    printf("== marrow beside ozz-animation (runtime SSE build): snoutx10k, %d joints, clip 'forward' %.2f s\n",
-           sk->joint_count, s.walk->duration);
+    static const char *kMarrowSimd[] = {"SSE2", "AVX", "AVX2", "AVX-512"};
+    mr_simd_level level = mr_simd();
+    printf("== marrow beside ozz-animation 0.16: snoutx10k, %d joints, clip 'forward' %.2f s\n", sk->joint_count,
+           s.walk->duration);
+    printf("  SIMD: ozz %s (its headers' choice from the compiler flags of its build); marrow %s (picked\n"
+           "  at run time, MARROW_SIMD=sse2 caps it)\n",
+           ozz_simd(), level >= MR_SIMD_SSE2 && level <= MR_SIMD_AVX512 ? kMarrowSimd[level] : "?");
     printf("  same pose check: joints differ by at most %.2g of the model size (%.4g units at t = %.3f s)\n",
            diff / size, diff, at);
-    printf("  keys: marrow %d, thinned at 1e-3 of the size %d; ozz %d, optimised (%.3g at %.3g units) %d\n",
-           walk_keys, clip_keys(s.walk_thin), ozz_keys, tolerance, distance, ozz_thin_keys);
+
+    // Memory and error of each library's clips, against one exact pose.
+    float d = kErrorDistance * size;
+    mat4 *exact = exact_poses(s.walk, sk);
+    if (!exact) {
+        fprintf(stderr, "ozz_compare: out of memory\n");
+        return 1;
+    }
+    const mr_clip *m_clip[2] = {s.walk, s.walk_thin};
+    const oa::Animation *o_clip[2] = {s.o_walk.get(), s.o_walk_thin.get()};
+    double m_err[2], o_err[2];
+    for (int k = 0; k < 2; k++) {
+        if (mr_clip_runtime_error(m_clip[k], sk, d, kErrorSamples, &m_err[k]) != MR_OK) {
+            fprintf(stderr, "ozz_compare: mr_clip_runtime_error failed\n");
+            return 1;
+        }
+        double mine = marrow_error(s.m, m_clip[k], exact, d);
+        if (std::fabs(mine - m_err[k]) > 1e-6 * size + 1e-3 * m_err[k])
+            printf("  NOTE: this program measures %.3g of the size for marrow's clip where mr_clip_runtime_error\n"
+                   "        says %.3g: ozz's error below is not measured as marrow's is\n",
+                   mine / size, m_err[k] / size);
+        o_err[k] = ozz_error(s.o, *o_clip[k], s.walk, exact, d);
+    }
+    free(exact);
+    printf("  optimised: marrow mr_clip_optimize at %g of the model size; ozz AnimationOptimizer at its\n"
+           "  defaults (1 mm at 10 cm) scaled to the model: %.3g units at %.3g (size %.4g units)\n",
+           (double)marrow_tolerance, tolerance, distance, size);
+    printf("  memory and largest error (virtual points 0.1 of the size along each joint's axes, %d times,\n"
+           "  against the exact pose of the source keys; error as a fraction of the model size)\n",
+           kErrorSamples);
+    printf("  %-40s %12s %9s %12s %9s %14s\n", "", "marrow bytes", "error", "ozz bytes", "error", "marrow / ozz");
+    static const char *kClipNames[2] = {"raw keys", "optimised"};
+    for (int k = 0; k < 2; k++) {
+        size_t mb = mr_clip_runtime_bytes(m_clip[k]), ob = o_clip[k]->size();
+        printf("  %-40s %12zu %9.2g %12zu %9.2g %13.2fx\n", kClipNames[k], mb, m_err[k] / size, ob,
+               o_err[k] < 0 ? -1.0 : o_err[k] / size, (double)mb / (double)ob);
+    }
+    printf("  keys: source %d; ozz raw %d, optimised %d\n", source_keys(s.walk), ozz_keys, ozz_thin_keys);
 
     // Blend-step inputs: both libraries hold a sampled pose pair.
     run_marrow(s, CASE_BLEND, 0.3f);
