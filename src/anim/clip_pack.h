@@ -9,16 +9,22 @@
  *     it from the stored keys) needs to stay within the joint's error
  *     budget of the EXACT curve of the source keys (lerp, slerp), judged at
  *     every candidate key and at the quarter points between candidate keys;
- *   - quantised keys: 16 bits per component over the track's own range
- *     (lo + q * step). A rotation stores three components and rebuilds the
- *     fourth, the one that stays farthest from zero over the whole track
- *     (its sign made positive at every key); a track whose every component
- *     passes near zero stores all four. A track whose quantisation alone
- *     would take more than half its budget keeps float keys instead.
+ *   - quantised keys: 6 to 24 bits per component over the track's own
+ *     range (lo + q * step). A rotation stores three components and
+ *     rebuilds the fourth, the one that stays farthest from zero over the
+ *     whole track (its sign made positive at every key); a track whose
+ *     every component passes near zero stores all four. Each track takes
+ *     the width (and the share of its budget the quantisation may use at
+ *     the keys: a quarter, half or three quarters) that gives it the fewest
+ *     bytes after reduction; float keys when no width keeps its keys in
+ *     budget. A track that never leaves its budget around its first key
+ *     keeps that one float key.
  *
  * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
  * ones the runtime clip already carries (clip_runtime.h):
- *   rotation     angle <= f * max_angle[j]
+ *   rotation     angle <= f * max_angle[j] * (1 + 1/2 for each of the
+ *                joint's translation and scale that never changes in the
+ *                clip: their share of the joint's budget, unused)
  *   translation  |d|   <= f * max_move[j]   (0 without max_move: exact)
  *   scale        max |d_k| <= f * max_angle[j] / 2
  * mr_model_add_clip sets them so that along any chain the errors add up to
@@ -26,20 +32,19 @@
  * proof is in clip_runtime.h (slerp fidelity) and model.c.
  *
  * Layout: one block, position independent (offsets from its start), so
- * the cache writes and maps it as bytes. The header (mr_clip_pack), then a
- * uint32 per joint and channel (0: the channel keeps the skeleton's rest
- * value; else the offset of its track), the time points (when not evenly
- * spaced), then the tracks:
- *   uint16 count, uint8 comps (3 or 4), uint8 code (PACK_* below);
- *   count > 1: uint16 point index per key (ascending), padded to 4 bytes;
- *   quantised: float lo[comps], step[comps], then uint16 q[count * comps];
+ * the cache writes and maps it as bytes. The header (mr_clip_pack), the
+ * time points (the sorted distinct key times, floats), a bit per joint and
+ * channel (clear: the channel keeps the skeleton's rest value), then the
+ * tracks of the set bits in channel order, each 4-byte aligned:
+ *   uint16 count; a byte of code (PACK_* below, 0x80 when four components
+ *   are stored); a byte of bits (32: float keys);
+ *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending;
+ *   quantised: float lo[comps], step[comps], then the keys' bit stream;
  *   float keys: float v[count * comps].
- * Keys sit on time points: point i is at i / rate (rate > 0, every MD5 and
- * BVH clip) or at times[i].
+ * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *
  * Sampling finds the key of each animated track by binary search over its
- * point indices (no allocation); mr_clip_cursor (clip_runtime.h) makes the
- * search O(1) for playback that moves forward. */
+ * point indices, or from a hint (no allocation). */
 #ifndef MR_ANIM_CLIP_PACK_H
 #define MR_ANIM_CLIP_PACK_H
 

@@ -20,8 +20,12 @@
  * Builder (mr_clip_finish), in order:
  *   1. mr_track_finish on every source track (key spacing);
  *   2. the slerp refinement (below) into `played`;
- *   3. key thinning when asked for (mr_clip_optimize, clip_optimize.h);
- *   4. the time line shared by all played tracks, and its SIMD bake
+ *   3. when optimised (mr_clip_optimize): the packed clip (clip_pack.h),
+ *      keys reduced per track and quantised; the sampler then reads only
+ *      it, and steps 4-5 are skipped (the refined keys are freed);
+ *   4. otherwise key thinning when asked for (clip_optimize.h: clips the
+ *      pack does not take);
+ *   5. the time line shared by all played tracks, and its SIMD bake
  *      (clip_dense.h).
  * The budgets (max_angle, max_move, thin_tolerance) are settings: they
  * survive a rebuild, so call mr_clip_finish again after editing the source
@@ -140,9 +144,12 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
  * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
 
-/* Key thinning (clip_optimize.h), opt-in: sets the tolerance (a fraction of
- * the model size; 0 = default MR_CLIP_FIDELITY) and rebuilds; every later
- * mr_clip_finish thins at it too. Allocates (load time).
+/* Optimising, opt-in: sets the tolerance (a fraction of the model size; 0 =
+ * default MR_CLIP_FIDELITY) and rebuilds; every later mr_clip_finish
+ * optimises at it too. Clips of LINEAR and STEP keys are packed
+ * (clip_pack.h: about a tenth of the dense bake's bytes, but sampled by a
+ * key search per track, several times slower than the bake today); others
+ * are thinned (clip_optimize.h). Allocates (load time).
  * MR_ERR_INVALID_ARGUMENT for a negative, NaN or infinite tolerance,
  * MR_ERR_NO_MEMORY. Without memory for the thinning itself the clip samples
  * correctly, thinned less or not at all. */
@@ -167,8 +174,8 @@ static inline const mr_track *mr_clip_track(const mr_clip *clip, int joint, int 
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
                          mr_wrap wrap, mr_pose *pose);
 
-/* What the sampler reads, in bytes (issue 30's "runtime bytes"): with a
- * SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels
+/* What the sampler reads, in bytes (issue 30's "runtime bytes"): a
+ * packed clip's block; with a SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels
  * and the shared key times; otherwise, for every channel, the times and
  * values of the track mr_clip_track gives (a one-key track counts its one
  * key). A clip never finished counts its source tracks. Structs and the
