@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "anim/clip_pack.h"
+#include "anim/clip_runtime.h"
 #include "anim/clip_dense.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -810,6 +812,50 @@ static mr_model *through_cache(const char *source, const mr_model *model)
     return stats_hits() == hits + 1 ? hit : NULL;
 }
 
+/* An optimised clip is cached in its packed form (anim/clip_pack.h) and
+ * samples the same poses from the cache file. */
+TEST(cache_stores_packed_clips_as_they_are)
+{
+    const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
+    if (!mr_file_exists(path)) return;
+    no_cache();
+    mr_model *m = load(path, NULL);
+    CHECK(m && m->clip_count == 1);
+    if (!m || m->clip_count != 1) {
+        mr_model_destroy(m);
+        return;
+    }
+    CHECK(mr_clip_optimize(m->clips[0], 0.0f) == MR_OK);
+    const mr_clip_pack *pack = m->clips[0]->runtime->pack;
+    CHECK(pack != NULL);
+    use_cache();
+    mr_model *hit = through_cache(path, m);
+    CHECK(hit && hit->clip_count == 1);
+    if (pack && hit && hit->clip_count == 1) {
+        const mr_clip *c = hit->clips[0];
+        const mr_clip_pack *cached = c->runtime ? c->runtime->pack : NULL;
+        CHECK(cached && cached->bytes == pack->bytes && !memcmp(cached, pack, pack->bytes));
+        CHECK(mr_clip_runtime_bytes(c) == pack->bytes);
+        mr_pose a, b;
+        mr_pose_init(&a, c->joint_count);
+        mr_pose_init(&b, c->joint_count);
+        int same = 1;
+        for (int i = 0; i <= 40; i++) {
+            float t = c->duration * (float)i / 40;
+            CHECK(mr_clip_sample(m->clips[0], &m->skeleton, t, MR_WRAP_CLAMP, &a) == MR_OK);
+            CHECK(mr_clip_sample(c, &hit->skeleton, t, MR_WRAP_CLAMP, &b) == MR_OK);
+            same &= !memcmp(a.r[0], b.r[0], c->joint_count * sizeof *a.r) &&
+                    !memcmp(a.t[0], b.t[0], c->joint_count * sizeof *a.t);
+        }
+        CHECK(same);
+        mr_pose_deinit(&a);
+        mr_pose_deinit(&b);
+    }
+    mr_model_destroy(hit);
+    mr_model_destroy(m);
+    no_cache();
+}
+
 /* Influences of every slot count with one- and two-byte joints (more than
  * 256 joints), odd and even vertex counts, every row its own or rows
  * repeating (stored per vertex, or as distinct rows and a row per vertex):
@@ -1216,6 +1262,7 @@ int main(void)
     RUN(cache_texture_paths_follow_the_path_of_each_load);
     RUN(cache_model_mutations_after_a_cached_load);
     RUN(cache_shared_key_times_stored_once);
+    RUN(cache_stores_packed_clips_as_they_are);
     RUN(cache_influences_of_every_width_round_trip);
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_hash_sees_every_bit_and_block_order);
