@@ -392,7 +392,7 @@ static int agree(const char *text, size_t len)
     memcpy(copy, text, len);
     copy[len] = 0;
     gl_chunk *arena = NULL;
-    gl_json *mine = gl_json_parse(copy, len, &arena);
+    gl_json *mine = gl_json_parse(copy, len, SIZE_MAX, &arena);
     json_error_t je;
     json_t *ref = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     int ok = ref ? mine && same_tree(mine, ref) : !mine;
@@ -444,6 +444,62 @@ TEST(json_parser_accepts_what_jansson_accepts)
         bad += !agree(deep, 2 * (size_t)levels + 1);
     }
     CHECK_MSG(bad == 0, "%d cases where gl_json and jansson disagree", bad);
+}
+
+/* Reals are converted when read: the same double as strtod, bit for bit,
+ * for the digits exporters write (17 significant digits, tiny and huge
+ * exponents) and for half-way cases. */
+TEST(json_reals_are_strtods_doubles)
+{
+    unsigned rng = 777u;
+    int bad = 0;
+    char text[96], num[64];
+    for (int i = 0; i < 200000; i++) {
+        rng = rng * 1103515245u + 12345u;
+        unsigned long long m = (unsigned long long)rng << 32;
+        rng = rng * 1103515245u + 12345u;
+        m ^= rng;
+        int digits = 1 + (int)(rng >> 8) % 19, e = (int)((rng = rng * 1103515245u + 12345u) >> 8) % 90 - 45;
+        if (i % 3 == 0) {  /* a float printed with 17 digits, as Blender writes them */
+            float f;
+            unsigned u = (unsigned)m;
+            memcpy(&f, &u, sizeof f);
+            if (!isfinite(f)) continue;
+            snprintf(num, sizeof num, "%.17g", (double)f);
+            if (!strpbrk(num, ".e")) strcat(num, ".0");
+        } else if (i % 3 == 1) {  /* a double's shortest-ish and half-way neighbours */
+            double x;
+            memcpy(&x, &m, sizeof x);
+            if (!isfinite(x) || fabs(x) > 1e300) continue;
+            snprintf(num, sizeof num, "%.*e", digits, x);
+        } else {
+            snprintf(num, sizeof num, "%llu.%llue%d", m % 1000000000ull, m >> 40, e);
+        }
+        int n = snprintf(text, sizeof text, "[%s]", num);
+        gl_chunk *arena = NULL;
+        gl_json *root = gl_json_parse(text, (size_t)n, SIZE_MAX, &arena);
+        double want = strtod(num, NULL), got = root ? gl_json_number(gl_json_at(root, 0)) : -1;
+        if (memcmp(&want, &got, sizeof want)) {
+            if (bad++ < 5) printf("       %s: %.17g, strtod %.17g\n", num, got, want);
+        }
+        gl_json_arena_free(arena);
+    }
+    CHECK_MSG(bad == 0, "%d reals differ from strtod", bad);
+}
+
+/* The value count: parsing stops past max_values (',', '[', '{' outside
+ * strings), so a JSON of tiny values costs no more than the budget allows. */
+TEST(json_parse_stops_past_its_value_count)
+{
+    char a[] = "[[1,2],{\"a,[{\":3},\"x\"]", b[sizeof a];
+    size_t n = strlen(a);
+    for (size_t max = 0; max < 8; max++) {  /* 6 of them: 2 [, 1 {, 3 , */
+        memcpy(b, a, sizeof a);
+        gl_chunk *arena = NULL;
+        gl_json *root = gl_json_parse(b, n, max, &arena);
+        CHECK_MSG((root != NULL) == (max >= 6), "max %zu: %s", max, root ? "read" : "refused");
+        gl_json_arena_free(arena);
+    }
 }
 
 /* Random byte edits of a real export's JSON: the parsers agree on each. */
@@ -505,5 +561,7 @@ int main(void)
     RUN(jansson_only_words_the_refusals);
     RUN(json_parser_accepts_what_jansson_accepts);
     RUN(json_parser_agrees_with_jansson_on_mutated_exports);
+    RUN(json_reals_are_strtods_doubles);
+    RUN(json_parse_stops_past_its_value_count);
     return test_summary("test_gltf");
 }

@@ -535,12 +535,14 @@ static uint32_t le32(const unsigned char *p)
 
 /* The budget counts 96 bytes per JSON value (what jansson's tree cost;
  * gltf_json.c's costs 32); a JSON of nothing but tiny values ("[0,0,0,...")
- * would cost many times its size. Count the values first
- * (commas, opening brackets, outside strings) and refuse what would break
- * the budget. */
+ * would cost many times its size. The values are counted (commas,
+ * opening brackets, outside strings): gl_json_parse stops past the cap, and
+ * then this count words the refusal. */
+static size_t density_cap(const gl_doc *d) { return (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96; }
+
 static mr_status check_density(gl_doc *d, const unsigned char *s, size_t n)
 {
-    size_t cap = (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96;
+    size_t cap = density_cap(d);
     /* First an upper bound (the same characters, strings included): real
      * files pass here without the exact scan below. */
     static const unsigned char counts[256] = {[','] = 1, ['['] = 1, ['{'] = 1};
@@ -603,16 +605,18 @@ mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, siz
         }
         if (!json) return gl_fail(d, NULL, "GLB has no JSON chunk");
     }
-    mr_status st = check_density(d, json, json_len);
-    if (st != MR_OK) return st;
-    /* The parser works in place on a copy; what it refuses, jansson parses
-     * again for its message (line, column, what it expected). */
+    /* The parser works in place on a copy and stops at the value count
+     * check_density allows. What it refuses is looked at again: first by
+     * check_density (too many values), then by jansson for its message
+     * (line, column, what it expected). */
+    mr_status st;
     d->text = malloc(json_len + 1);
     if (!d->text) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     memcpy(d->text, json, json_len);
     d->text[json_len] = 0;
-    d->root = gl_json_parse(d->text, json_len, &d->arena);
+    d->root = gl_json_parse(d->text, json_len, density_cap(d), &d->arena);
     if (!d->root) {
+        if ((st = check_density(d, json, json_len)) != MR_OK) return st;
         json_error_t je;
         json_t *j = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES, &je);
         if (j) {  /* jansson read it: the parser ran out of memory */

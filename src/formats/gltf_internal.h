@@ -55,9 +55,10 @@ typedef struct gl_json {
 
 /* Parses text[0..len) in place (the text is modified and must outlive the
  * tree); nodes come from *arena (free with gl_json_arena_free). NULL when
- * jansson's json_loadb(JSON_REJECT_DUPLICATES) would refuse the text, or
- * out of memory. */
-gl_json *gl_json_parse(char *text, size_t len, gl_chunk **arena);
+ * jansson's json_loadb(JSON_REJECT_DUPLICATES) would refuse the text, when
+ * it holds more than max_values ',', '[' and '{' outside strings (stopped
+ * there: what it allocates stays in proportion), or out of memory. */
+gl_json *gl_json_parse(char *text, size_t len, size_t max_values, gl_chunk **arena);
 void gl_json_arena_free(gl_chunk *arena);
 gl_json *gl_json_find_big(const gl_json *o, const char *key, size_t len);
 double gl_json_real_value(const gl_json *v);

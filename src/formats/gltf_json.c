@@ -15,6 +15,7 @@
  * long long, reals that do not overflow a double, at most 2048 levels. What
  * it refuses is parsed again by jansson for jansson's message (line, column,
  * "near ..."), so messages are those the reader has always given. */
+#include <float.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -128,6 +129,25 @@ double gl_json_real_value(const gl_json *v)
         x = exp10 < 0 ? x / p10[-exp10] : x * p10[exp10];
         return neg ? -x : x;
     }
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+    /* x87 extended: digits (< 2^64) and 10^|e| (|e| <= 27) are exact, so
+     * one operation rounds once to 64 bits; rounding that to 53 bits is
+     * strtod's answer unless the 11 bits below sit at the half-way point
+     * (0x400, give or take the first rounding): then strtod decides. */
+    if (fast && exp10 >= -27 && exp10 <= 27) {
+        static const long double lp10[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                           1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                           1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+        long double x = exp10 < 0 ? (long double)m / lp10[-exp10] : (long double)m * lp10[exp10];
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);  /* the 64-bit significand, explicit leading 1 */
+        unsigned low = (unsigned)(bits & 0x7FF);
+        if (low < 0x3FF || low > 0x401) {
+            double r = (double)x;
+            return neg ? -r : r;
+        }
+    }
+#endif
     char small[64], *buf = v->n < sizeof small ? small : malloc(v->n + 1);
     if (!buf) return 0.0;
     memcpy(buf, s, v->n);
@@ -157,6 +177,7 @@ typedef struct parser {
     size_t top, cap;
     frame *frames;
     int depth, frame_cap;
+    size_t values, max_values;   /* ',', '[' and '{' so far, and the most allowed */
     gl_chunk **arena;
 } parser;
 
@@ -456,6 +477,7 @@ static int parse(parser *ps, gl_json **root)
                 ps->frames = fr;
                 ps->frame_cap = cap;
             }
+            if (++ps->values > ps->max_values) return 0;
             frame *f = &ps->frames[ps->depth++];
             *f = (frame){(uint32_t)ps->top, c == '{', key, key_len};
             if (ps->top >= UINT32_MAX) return 0;
@@ -505,6 +527,7 @@ static int parse(parser *ps, gl_json **root)
             c = skip_ws(ps);
             if (c == ',') {
                 ps->p++;
+                if (++ps->values > ps->max_values) return 0;
                 key = NULL;
                 key_len = 0;
                 if (f->is_obj && !member_key(ps, &key, &key_len)) return 0;
@@ -518,9 +541,9 @@ static int parse(parser *ps, gl_json **root)
     }
 }
 
-gl_json *gl_json_parse(char *text, size_t len, gl_chunk **arena)
+gl_json *gl_json_parse(char *text, size_t len, size_t max_values, gl_chunk **arena)
 {
-    parser ps = {.p = text, .end = text + len, .arena = arena};
+    parser ps = {.p = text, .end = text + len, .max_values = max_values, .arena = arena};
     gl_json *root = NULL;
     if (!parse(&ps, &root)) root = NULL;
     free(ps.stack);
