@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "test.h"
 
 #include "anim/model.h"
@@ -313,13 +315,14 @@ TEST(decompose_recovers_trs_with_negative_scale)
         for (int k = 0; k < 4; k++) CHECK_NEAR(back[c][k], m[c][k], 1e-5);
 }
 
-/* jansson allocation hooks a program sets after marrow's: the reader then
- * allocates its tree through them and gives every block back. */
-static long hook_live;
+/* The reader's JSON tree is its own (gltf_json.c): a load allocates
+ * nothing through jansson, and a refused JSON (parsed again by jansson for
+ * its message) gives every jansson block back. */
+static long hook_live, hook_total;
 static void *counting_malloc(size_t n)
 {
     void *p = malloc(n);
-    if (p) hook_live++;
+    if (p) hook_live++, hook_total++;
     return p;
 }
 static void counting_free(void *p)
@@ -328,28 +331,217 @@ static void counting_free(void *p)
     free(p);
 }
 
-TEST(program_jansson_hooks_get_every_block_back)
+TEST(jansson_only_words_the_refusals)
 {
-    mr_model *m = load(HARD_GLB);  /* installs marrow's hooks */
-    CHECK(m != NULL);
-    mr_model_destroy(m);
     json_malloc_t saved_malloc;
     json_free_t saved_free;
     json_get_alloc_funcs(&saved_malloc, &saved_free);
     json_set_alloc_funcs(counting_malloc, counting_free);
-    hook_live = 0;
-    m = load(HARD_GLB);
-    long during = hook_live;
+    hook_live = hook_total = 0;
+    mr_model *m = load(HARD_GLB);
+    long during = hook_total;
     CHECK(m != NULL && m->clip_count > 0);
     mr_model_destroy(m);
     mr_error err;
-    CHECK(mr_gltf_load(BAD "wrong_shape.gltf", &m, &err) != MR_OK);
+    CHECK(mr_gltf_load(BAD "not_json.gltf", &m, &err) != MR_OK);
+    CHECK_STR_CONTAINS(err.msg, "line 3, column 7");
     json_set_alloc_funcs(saved_malloc, saved_free);
+    CHECK(during == 0);
+    CHECK(hook_total > 0);
     CHECK_MSG(hook_live == 0, "%ld jansson blocks not given back", hook_live);
-    CHECK(during == 0);  /* the load had already freed its tree when it returned */
-    m = load(BLENDER "thinmatrix_model.glb");  /* marrow's hooks back: the arena again */
-    CHECK(m != NULL);
-    mr_model_destroy(m);
+}
+
+/* ---- the JSON parser against jansson ------------------------------------- */
+
+/* 1 when the trees hold the same values in the same order. */
+static int same_tree(const gl_json *a, const json_t *b)
+{
+    switch (json_typeof(b)) {
+    case JSON_OBJECT: {
+        if (a->type != GL_JSON_OBJECT || a->n != json_object_size(b)) return 0;
+        for (uint32_t i = 0; i < a->n; i++) {
+            const gl_json *m = &a->u.kids[i];
+            json_t *v = json_object_get(b, m->key);
+            if (!v || strlen(m->key) != m->key_len || gl_json_get(a, m->key) != m || !same_tree(m, v)) return 0;
+        }
+        return 1;
+    }
+    case JSON_ARRAY:
+        if (a->type != GL_JSON_ARRAY || a->n != json_array_size(b)) return 0;
+        for (uint32_t i = 0; i < a->n; i++)
+            if (!same_tree(&a->u.kids[i], json_array_get(b, i))) return 0;
+        return 1;
+    case JSON_STRING:
+        return a->type == GL_JSON_STRING && a->n == json_string_length(b) && !memcmp(a->u.str, json_string_value(b), a->n) &&
+               !a->u.str[a->n];
+    case JSON_INTEGER: return a->type == GL_JSON_INTEGER && a->u.i == json_integer_value(b);
+    case JSON_REAL: {
+        double x = gl_json_real(a), y = json_real_value(b);
+        return a->type == GL_JSON_REAL && !memcmp(&x, &y, sizeof x);  /* the same bits: -0.0 too */
+    }
+    case JSON_TRUE: return a->type == GL_JSON_TRUE;
+    case JSON_FALSE: return a->type == GL_JSON_FALSE;
+    default: return a->type == GL_JSON_NULL;
+    }
+}
+
+/* Parses text with both; fails the test when they disagree. */
+static int agree(const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    gl_chunk *arena = NULL;
+    gl_json *mine = gl_json_parse(copy, len, SIZE_MAX, &arena);
+    json_error_t je;
+    json_t *ref = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int ok = ref ? mine && same_tree(mine, ref) : !mine;
+    if (!ok)
+        printf("       disagree on %.*s: jansson %s, gl_json %s\n", (int)(len < 120 ? len : 120), text,
+               ref ? "reads it" : je.text, mine ? "reads it" : "refuses it");
+    json_decref(ref);
+    gl_json_arena_free(arena);
+    free(copy);
+    return ok;
+}
+
+TEST(json_parser_accepts_what_jansson_accepts)
+{
+    static const char *cases[] = {
+        "{}", "[]", " [ ] ", "{\"a\":1}", "[1,2,3]", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "1", "\"s\"",
+        "true", "", "   ", "[", "]", "{\"a\":1}x", "{\"a\":1} \n\t\r", "[true,false,null]", "[tru]", "[truex]",
+        "[nul]", "[True]", "[-]", "[-0]", "[0]", "[01]", "[-01]", "[1.]", "[.5]", "[1.5]", "[1e]", "[1e+]", "[1E-3]",
+        "[1e5]", "[+1]", "[0x10]", "[9223372036854775807]", "[9223372036854775808]", "[-9223372036854775808]",
+        "[-9223372036854775809]", "[1e308]", "[1.7976931348623157e308]", "[1.7976931348623159e308]", "[1e309]",
+        "[9.99e308]", "[123456789e300]", "[0.00001e313]", "[1e-400]", "[-0.0]", "[0e999999999999]", "[1e999999999]",
+        "[0.1]", "[0.30000000000000004]", "[3.14159265358979323846264338327950288]", "[1e22]", "[1e23]",
+        "[9007199254740993]", "[9007199254740993.0]", "[4.9e-324]", "[2.2250738585072011e-308]",
+        "[\"\\u0041\\u00e9\\u20ac\\ud83d\\ude00\"]", "[\"\\u0000\"]", "[\"\\ud800\"]", "[\"\\udc00\"]",
+        "[\"\\ud800\\u0041\"]", "[\"\\u12\"]", "[\"\\u12g4\"]", "[\"\\x\"]", "[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]",
+        "[\"a\tb\"]", "[\"a\nb\"]", "[\"\x7f\"]", "[\"\xc3\xa9\"]", "[\"\xc3\"]", "[\"\xc0\x80\"]", "[\"\xed\xa0\x80\"]",
+        "[\"\xf4\x90\x80\x80\"]", "[\"\xf0\x9f\x98\x80\"]", "[\"\xe0\x80\xaf\"]", "[\"\xff\"]", "\xef\xbb\xbf[]",
+        "{\"a\":1,\"a\":2}", "{\"a\":1,\"\\u0061\":2}", "{\"a\\u0000\":1}", "{\"\":1}", "{\"a\":{\"a\":{}}}",
+        "{\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9,\"k10\":10}",
+        "{\"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9,\"k1\":10}",
+        "[\"unterminated]", "{\"a\":[1,2}", "[1 2]", "[[[]]]", "[{}]", "[\"a\",\"b\"]",
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) bad += !agree(cases[i], strlen(cases[i]));
+    CHECK(agree("[\"a\0b\"]", 6));  /* a NUL byte */
+    CHECK(agree("[1]\0", 4));
+    CHECK(agree("[[6\0]]", 6));  /* jansson drops one NUL byte right after a number or a word */
+    CHECK(agree("[true\0,1.5\0]", 13));
+    CHECK(agree("[6\0\0]", 5));
+    /* the depth limit: 2048 levels are read, 2049 are not (both ways) */
+    static char deep[2 * 2050 + 8];
+    for (int levels = 2047; levels <= 2050; levels++) {
+        memset(deep, '[', (size_t)levels);
+        memset(deep + levels, ']', (size_t)levels);
+        bad += !agree(deep, 2 * (size_t)levels);
+        memset(deep, '[', (size_t)levels);
+        deep[levels] = '1';
+        memset(deep + levels + 1, ']', (size_t)levels);
+        bad += !agree(deep, 2 * (size_t)levels + 1);
+    }
+    CHECK_MSG(bad == 0, "%d cases where gl_json and jansson disagree", bad);
+}
+
+/* Reals are converted when read: the same double as strtod, bit for bit,
+ * for the digits exporters write (17 significant digits, tiny and huge
+ * exponents) and for half-way cases. */
+TEST(json_reals_are_strtods_doubles)
+{
+    unsigned rng = 777u;
+    int bad = 0;
+    char text[96], num[64];
+    for (int i = 0; i < 200000; i++) {
+        rng = rng * 1103515245u + 12345u;
+        unsigned long long m = (unsigned long long)rng << 32;
+        rng = rng * 1103515245u + 12345u;
+        m ^= rng;
+        int digits = 1 + (int)(rng >> 8) % 19, e = (int)((rng = rng * 1103515245u + 12345u) >> 8) % 90 - 45;
+        if (i % 3 == 0) {  /* a float printed with 17 digits, as Blender writes them */
+            float f;
+            unsigned u = (unsigned)m;
+            memcpy(&f, &u, sizeof f);
+            if (!isfinite(f)) continue;
+            snprintf(num, sizeof num, "%.17g", (double)f);
+            if (!strpbrk(num, ".e")) strcat(num, ".0");
+        } else if (i % 3 == 1) {  /* a double's shortest-ish and half-way neighbours */
+            double x;
+            memcpy(&x, &m, sizeof x);
+            if (!isfinite(x) || fabs(x) > 1e300) continue;
+            snprintf(num, sizeof num, "%.*e", digits, x);
+        } else {
+            snprintf(num, sizeof num, "%llu.%llue%d", m % 1000000000ull, m >> 40, e);
+        }
+        int n = snprintf(text, sizeof text, "[%s]", num);
+        gl_chunk *arena = NULL;
+        gl_json *root = gl_json_parse(text, (size_t)n, SIZE_MAX, &arena);
+        double want = strtod(num, NULL), got = root ? gl_json_number(gl_json_at(root, 0)) : -1;
+        if (memcmp(&want, &got, sizeof want)) {
+            if (bad++ < 5) printf("       %s: %.17g, strtod %.17g\n", num, got, want);
+        }
+        gl_json_arena_free(arena);
+    }
+    CHECK_MSG(bad == 0, "%d reals differ from strtod", bad);
+}
+
+/* The value count: parsing stops past max_values (',', '[', '{' outside
+ * strings), so a JSON of tiny values costs no more than the budget allows. */
+TEST(json_parse_stops_past_its_value_count)
+{
+    char a[] = "[[1,2],{\"a,[{\":3},\"x\"]", b[sizeof a];
+    size_t n = strlen(a);
+    for (size_t max = 0; max < 8; max++) {  /* 6 of them: 2 [, 1 {, 3 , */
+        memcpy(b, a, sizeof a);
+        gl_chunk *arena = NULL;
+        gl_json *root = gl_json_parse(b, n, max, &arena);
+        CHECK_MSG((root != NULL) == (max >= 6), "max %zu: %s", max, root ? "read" : "refused");
+        gl_json_arena_free(arena);
+    }
+}
+
+/* Random byte edits of a real export's JSON: the parsers agree on each. */
+TEST(json_parser_agrees_with_jansson_on_mutated_exports)
+{
+    const char *files[] = {HARD, BLENDER "magnum_skin.gltf"};
+    unsigned rng = 12345u;
+    int bad = 0, read = 0, runs = 0;
+    static const char alphabet[] = "{}[]:,\"\\0123456789.-+eEtrufalsn \n\x80\xc3\xa9\xff\x00u";
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        size_t len;
+        mr_error err;
+        char *text = mr_file_read(files[f], &len, &err);
+        CHECK(text != NULL);
+        if (!text) continue;
+        bad += !agree(text, len);
+        char *buf = malloc(len + 8);
+        for (int r = 0; r < 1500; r++) {
+            memcpy(buf, text, len);
+            size_t n = len;
+            int edits = 1 + (int)((rng = rng * 1103515245u + 12345u) >> 16) % 3;
+            for (int k = 0; k < edits; k++) {
+                size_t at = ((rng = rng * 1103515245u + 12345u) >> 8) % n;
+                unsigned op = ((rng = rng * 1103515245u + 12345u) >> 16) % 3;
+                char c = alphabet[((rng = rng * 1103515245u + 12345u) >> 16) % (sizeof alphabet - 1)];
+                if (op == 0) buf[at] = c;                                   /* replace */
+                else if (op == 1 && n > 1) memmove(buf + at, buf + at + 1, --n - at);  /* delete */
+                else if (n < len + 7) { memmove(buf + at + 1, buf + at, n++ - at); buf[at] = c; }  /* insert */
+            }
+            int ok = agree(buf, n);
+            bad += !ok;
+            json_error_t je;
+            json_t *j = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
+            read += j != NULL;
+            json_decref(j);
+            runs++;
+        }
+        free(buf);
+        free(text);
+    }
+    CHECK_MSG(bad == 0, "%d of %d mutated files where gl_json and jansson disagree", bad, runs);
+    CHECK(read > 100 && read < runs - 100);  /* both kinds were tried */
 }
 
 int main(void)
@@ -366,6 +558,10 @@ int main(void)
     RUN(embedded_png_reaches_the_material_as_bytes);
     RUN(assimp_malformed_gltf_files_are_refused);
     RUN(decompose_recovers_trs_with_negative_scale);
-    RUN(program_jansson_hooks_get_every_block_back);
+    RUN(jansson_only_words_the_refusals);
+    RUN(json_parser_accepts_what_jansson_accepts);
+    RUN(json_parser_agrees_with_jansson_on_mutated_exports);
+    RUN(json_reals_are_strtods_doubles);
+    RUN(json_parse_stops_past_its_value_count);
     return test_summary("test_gltf");
 }

@@ -5,8 +5,11 @@
  * Containers. A .glb (12-byte header, JSON chunk first, the first BIN chunk
  *   is buffer 0's data; other chunk types skipped) or a .gltf (JSON). The
  *   header's length must equal the file's; a chunk longer than what follows
- *   is refused. JSON is parsed by jansson (duplicate keys refused); syntax
- *   errors give jansson's line and column. asset.version must be 2.x.
+ *   is refused. JSON is parsed by the reader's own parser (gltf_json.c),
+ *   which accepts exactly what jansson does (duplicate keys refused, 2048
+ *   levels at most); syntax errors give jansson's line and column (a
+ *   refused JSON is parsed again by jansson for the message). asset.version
+ *   must be 2.x.
  *
  * Buffers and images. A uri is a data: URI (base64 only; media type
  *   ignored) or a relative path, percent-decoded, read from the model's own
@@ -125,13 +128,12 @@
  *   budget of GL_BUDGET_FACTOR (6) x (file + external buffers) + 2 MiB
  *   (gltf_internal.h); a 4 GB count in a tiny file is refused with
  *   MR_ERR_LIMIT before anything of that size is asked for. A JSON whose
- *   value count alone would outgrow that budget (jansson's tree costs about
- *   60 bytes per value) is refused before parsing.
+ *   value count alone would outgrow that budget (counted at 96 bytes per
+ *   value; the tree costs 32) is refused before parsing.
  *
- * Speed. jansson's tree is built in an arena dropped whole after the load
- *   (the first load installs jansson allocation hooks, json_set_alloc_funcs,
- *   that are plain malloc/free outside marrow's parse; a program that sets
- *   its own hooks later only turns the arena off). Each accessor and buffer
+ * Speed. The JSON is parsed in place into one arena dropped whole after
+ *   the load (no allocation per value; reals are converted only when read;
+ *   nothing goes through jansson unless the JSON is refused). Each accessor and buffer
  *   view header is read from the JSON once per load, and tightly packed
  *   FLOAT / UNSIGNED_INT accessor data is read where it lies in the buffer.
  *   Embedded images are copied as encoded bytes, never decoded at load

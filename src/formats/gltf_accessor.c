@@ -69,7 +69,7 @@ typedef struct acc_info {
     int count, comps, ctype, normalized;
     const unsigned char *data;   /* first element, or NULL (zeros) */
     size_t stride;               /* bytes between elements */
-    json_t *sparse;
+    gl_json *sparse;
     gl_acc_head *head;           /* the cached header */
 } acc_info;
 
@@ -101,7 +101,7 @@ static void mask_names(int types, char *buf, size_t cap)
 /* Reads accessor i's header from the JSON into h (once per accessor). */
 static mr_status head_read(gl_doc *d, int i, const char *use, const char *path, gl_acc_head *h)
 {
-    json_t *o;
+    gl_json *o;
     mr_status st = gl_elem(d, "accessors", i, use, &o);
     if (st != MR_OK) return st;
     long long ct = 0, count = 0, off = 0;
@@ -114,9 +114,9 @@ static mr_status head_read(gl_doc *d, int i, const char *use, const char *path, 
     if ((st = gl_str(d, o, path, "type", GL_REQUIRED, &type)) != MR_OK) return st;
     h->comps = type_comps(type, &h->type_mask);
     if (!h->comps) return gl_fail(d, path, "'type': \"%s\" (expected SCALAR, VEC2..4 or MAT2..4)", type);
-    json_t *norm = json_object_get(o, "normalized");
-    if (norm && !json_is_boolean(norm)) return gl_fail(d, path, "'normalized': expected a boolean");
-    h->normalized = norm && json_is_true(norm);
+    gl_json *norm = gl_json_get(o, "normalized");
+    if (norm && !gl_json_is_boolean(norm)) return gl_fail(d, path, "'normalized': expected a boolean");
+    h->normalized = norm && gl_json_is_true(norm);
     if (h->normalized && (ct == GL_FLOAT || ct == GL_UINT))
         return gl_fail(d, path, "'normalized' is true for %s components (expected BYTE, SHORT or their unsigned)",
                        ctype_name((int)ct));
@@ -124,7 +124,7 @@ static mr_status head_read(gl_doc *d, int i, const char *use, const char *path, 
     h->count = (int)count;
     if ((st = gl_ref(d, o, path, "bufferView", GL_OPTIONAL, "bufferViews", &view)) != MR_OK) return st;
     if ((st = gl_int(d, o, path, "byteOffset", GL_OPTIONAL, 0, INT64_MAX / 2, &off)) != MR_OK) return st;
-    json_t *sp = NULL;
+    gl_json *sp = NULL;
     if ((st = gl_obj(d, o, path, "sparse", GL_OPTIONAL, &sp)) != MR_OK) return st;
     h->sparse = sp;
     size_t esize = (size_t)csize(h->ctype) * (size_t)h->comps;
@@ -152,7 +152,7 @@ static mr_status acc_open(gl_doc *d, int i, int types, const char *use, acc_info
 {
     gl_path(a->path, sizeof a->path, "/accessors/", i, NULL);
     if (i < 0 || i >= d->accessor_count) {  /* gl_elem words the message */
-        json_t *o;
+        gl_json *o;
         mr_status st = gl_elem(d, "accessors", i, use, &o);
         return st != MR_OK ? st : gl_fail(d, a->path, "no such accessor");
     }
@@ -163,7 +163,7 @@ static mr_status acc_open(gl_doc *d, int i, int types, const char *use, acc_info
     }
     if (!(h->type_mask & types)) {
         char want[64];
-        const char *type = json_string_value(json_object_get(json_array_get(json_object_get(d->root, "accessors"),
+        const char *type = gl_json_string(gl_json_get(gl_json_at(gl_json_get(d->root, "accessors"),
                                                                             (size_t)i), "type"));
         mask_names(types, want, sizeof want);
         return gl_fail(d, a->path, "'type' is %s but %s needs %s", type ? type : "?", use, want);
@@ -187,7 +187,7 @@ static mr_status apply_sparse(gl_doc *d, acc_info *a, void *out, put_fn put)
     char path[128];
     snprintf(path, sizeof path, "%s/sparse", a->path);
     long long count = 0, ict = 0, ioff = 0, voff = 0;
-    json_t *ind, *val;
+    gl_json *ind, *val;
     int iview = -1, vview = -1;
     mr_status st = gl_int(d, a->sparse, path, "count", GL_REQUIRED, 1, a->count, &count);
     if (st == MR_OK) st = gl_obj(d, a->sparse, path, "indices", GL_REQUIRED, &ind);

@@ -28,7 +28,7 @@ static int keep_key(const float *times, int k, float *last)
 
 /* One animation's JSON and the prefixes of its paths. */
 typedef struct anim_json {
-    json_t *channels, *samplers;
+    gl_json *channels, *samplers;
     char ch_prefix[128];         /* "/animations/A/channels/" */
     char sm_prefix[128];         /* "/animations/A/samplers/" */
 } anim_json;
@@ -48,8 +48,8 @@ typedef struct sampler {
 static mr_status open_sampler(gl_doc *d, const anim_json *aj, long long si, int out_type, sampler *sm)
 {
     gl_path(sm->spath, sizeof sm->spath, aj->sm_prefix, si, NULL);
-    json_t *smp = json_array_get(aj->samplers, (size_t)si);
-    if (!json_is_object(smp)) return gl_fail(d, sm->spath, "expected an object");
+    gl_json *smp = gl_json_at(aj->samplers, (size_t)si);
+    if (!gl_json_is_object(smp)) return gl_fail(d, sm->spath, "expected an object");
     sm->in = sm->out = -1;
     sm->interp_s = "LINEAR";
     mr_status st;
@@ -147,11 +147,11 @@ static mr_status read_channel(gl_doc *d, const gl_scene *s, const anim_json *aj,
 {
     char path[160];
     gl_path(path, sizeof path, aj->ch_prefix, c, NULL);
-    json_t *ch = json_array_get(aj->channels, (size_t)c), *target, *samplers = aj->samplers;
-    if (!json_is_object(ch)) return gl_fail(d, path, "expected an object");
+    gl_json *ch = gl_json_at(aj->channels, (size_t)c), *target, *samplers = aj->samplers;
+    if (!gl_json_is_object(ch)) return gl_fail(d, path, "expected an object");
     long long si = 0;
     mr_status st = gl_obj(d, ch, path, "target", GL_REQUIRED, &target);
-    if (st == MR_OK) st = gl_int(d, ch, path, "sampler", GL_REQUIRED, 0, (long long)json_array_size(samplers) - 1, &si);
+    if (st == MR_OK) st = gl_int(d, ch, path, "sampler", GL_REQUIRED, 0, (long long)gl_json_size(samplers) - 1, &si);
     if (st != MR_OK) return st;
     char tpath[256];
     gl_path(tpath, sizeof tpath, aj->ch_prefix, c, "/target");
@@ -243,28 +243,28 @@ done:
 /* What marrow's writer keeps in an animation's extras (gltf_write.h):
  * "duration" past the last key, "rate", "markers" [{time, name}]. Values
  * that do not fit (wrong types, times outside the clip) are left out. */
-static void read_extras(json_t *extras, mr_clip *clip)
+static void read_extras(gl_json *extras, mr_clip *clip)
 {
-    if (!json_is_object(extras)) return;
-    json_t *v = json_object_get(extras, "duration");
-    if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) > clip->duration &&
-        json_number_value(v) < 1e7)
-        clip->duration = (float)json_number_value(v);
-    v = json_object_get(extras, "rate");
-    if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1e6)
-        clip->rate = (float)json_number_value(v);
-    json_t *mk = json_object_get(extras, "markers");
-    size_t n = json_is_array(mk) ? json_array_size(mk) : 0;
+    if (!gl_json_is_object(extras)) return;
+    gl_json *v = gl_json_get(extras, "duration");
+    if (gl_json_is_number(v) && isfinite(gl_json_number(v)) && gl_json_number(v) > clip->duration &&
+        gl_json_number(v) < 1e7)
+        clip->duration = (float)gl_json_number(v);
+    v = gl_json_get(extras, "rate");
+    if (gl_json_is_number(v) && gl_json_number(v) > 0 && gl_json_number(v) < 1e6)
+        clip->rate = (float)gl_json_number(v);
+    gl_json *mk = gl_json_get(extras, "markers");
+    size_t n = gl_json_is_array(mk) ? gl_json_size(mk) : 0;
     for (size_t i = 0; i < n && i < MR_MAX_MARKERS; i++) {
-        json_t *m = json_array_get(mk, i), *t = json_object_get(m, "time"), *nm = json_object_get(m, "name");
-        if (json_is_number(t) && json_is_string(nm))
-            mr_clip_add_marker(clip, (float)json_number_value(t), json_string_value(nm));
+        gl_json *m = gl_json_at(mk, i), *t = gl_json_get(m, "time"), *nm = gl_json_get(m, "name");
+        if (gl_json_is_number(t) && gl_json_is_string(nm))
+            mr_clip_add_marker(clip, (float)gl_json_number(t), gl_json_string(nm));
     }
 }
 
 mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
 {
-    json_t *anims;
+    gl_json *anims;
     int count;
     mr_status st = gl_top(d, "animations", &anims, &count);
     if (st != MR_OK) return st;
@@ -273,14 +273,14 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
     for (int a = 0; a < count; a++) {
         char path[128];
         snprintf(path, sizeof path, "/animations/%d", a);
-        json_t *anim, *channels;
+        gl_json *anim, *channels;
         const char *name = NULL;
         if ((st = gl_elem(d, "animations", a, path, &anim)) != MR_OK) return st;
         if ((st = gl_arr(d, anim, path, "channels", GL_REQUIRED, &channels)) != MR_OK) return st;
         if ((st = gl_str(d, anim, path, "name", GL_OPTIONAL, &name)) != MR_OK) return st;
         if (joints == 0) continue;
         anim_json aj = {.channels = channels};
-        if (json_array_size(channels) &&
+        if (gl_json_size(channels) &&
             (st = gl_arr(d, anim, path, "samplers", GL_REQUIRED, &aj.samplers)) != MR_OK)
             return st;
         snprintf(aj.ch_prefix, sizeof aj.ch_prefix, "%s/channels/", path);
@@ -291,7 +291,7 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
         free(fallback);
         if (!clip) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
         float duration = 0;
-        int nc = (int)json_array_size(channels);
+        int nc = (int)gl_json_size(channels);
         for (int c = 0; c < nc && st == MR_OK; c++) st = read_channel(d, s, &aj, c, clip, &duration, &cnt);
         if (st != MR_OK) {
             mr_clip_destroy(clip);
@@ -311,7 +311,7 @@ mr_status gl_anim_read(gl_doc *d, const gl_scene *s)
             }
         }
         clip->rate = rate > 0 ? rate : 0;
-        read_extras(json_object_get(anim, "extras"), clip);
+        read_extras(gl_json_get(anim, "extras"), clip);
         mr_error verr;
         if (mr_clip_validate(clip, &verr) != MR_OK) {
             mr_clip_destroy(clip);

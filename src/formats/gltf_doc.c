@@ -1,10 +1,9 @@
-/* gltf_doc.c — the glTF container: .glb chunks or plain JSON (jansson),
+/* gltf_doc.c — the glTF container: .glb chunks or plain JSON (gltf_json.c),
  * errors with JSON paths, typed member access, buffers, buffer views and
  * the allocation budget (gltf_internal.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <meshoptimizer.h>
 
 #include "core/alloc.h"
@@ -87,24 +87,24 @@ mr_status gl_alloc(gl_doc *d, const char *path, size_t count, size_t size, void 
 
 /* ---- member access ------------------------------------------------------ */
 
-static const char *type_name(const json_t *v)
+static const char *type_name(const gl_json *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
+    switch (v->type) {
+    case GL_JSON_OBJECT: return "an object";
+    case GL_JSON_ARRAY: return "an array";
+    case GL_JSON_STRING: return "a string";
+    case GL_JSON_INTEGER: return "an integer";
+    case GL_JSON_REAL: return "a number";
+    case GL_JSON_TRUE:
+    case GL_JSON_FALSE: return "a boolean";
     default: return "null";
     }
 }
 
-static json_t *member(gl_doc *d, json_t *o, const char *path, const char *key, int required, mr_status *st)
+static gl_json *member(gl_doc *d, gl_json *o, const char *path, const char *key, int required, mr_status *st)
 {
     *st = MR_OK;
-    json_t *v = o ? json_object_get(o, key) : NULL;
+    gl_json *v = o ? gl_json_get(o, key) : NULL;
     if (!v && required) *st = gl_fail(d, path, "missing required member '%s'", key);
     return v;
 }
@@ -130,7 +130,7 @@ const char *gl_path(char *buf, size_t cap, const char *prefix, long long i, cons
 
 /* Top-level arrays are looked up in the root object once; the few keys
  * the reader asks for are kept in d->tops. */
-mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count)
+mr_status gl_top(gl_doc *d, const char *key, gl_json **out, int *count)
 {
     *out = NULL;
     *count = 0;
@@ -140,62 +140,62 @@ mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count)
             *count = d->tops[k].count;
             return MR_OK;
         }
-    json_t *v = json_object_get(d->root, key);
-    if (v && !json_is_array(v)) return gl_fail(d, "", "/%s: expected an array, found %s", key, type_name(v));
-    if (v && json_array_size(v) > (size_t)1 << 24)
+    gl_json *v = gl_json_get(d->root, key);
+    if (v && !gl_json_is_array(v)) return gl_fail(d, "", "/%s: expected an array, found %s", key, type_name(v));
+    if (v && gl_json_size(v) > (size_t)1 << 24)
         return gl_fail_status(d, MR_ERR_LIMIT, "", "/%s: more than 2^24 entries", key);
     *out = v;
-    *count = v ? (int)json_array_size(v) : 0;
+    *count = v ? (int)gl_json_size(v) : 0;
     if (d->top_count < GL_TOP_CACHE) d->tops[d->top_count++] = (gl_top_entry){key, *out, *count};
     return MR_OK;
 }
 
-mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, json_t **out)
+mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, gl_json **out)
 {
-    json_t *arr;
+    gl_json *arr;
     int n;
     mr_status st = gl_top(d, key, &arr, &n);
     if (st != MR_OK) return st;
     if (i < 0 || i >= n)
         return gl_fail(d, from, "index %d is out of range (/%s has %d entries)", i, key, n);
-    json_t *v = json_array_get(arr, (size_t)i);
-    if (!json_is_object(v)) return gl_fail(d, "", "/%s/%d: expected an object, found %s", key, i, type_name(v));
+    gl_json *v = gl_json_at(arr, (size_t)i);
+    if (!gl_json_is_object(v)) return gl_fail(d, "", "/%s/%d: expected an object, found %s", key, i, type_name(v));
     *out = v;
     return MR_OK;
 }
 
 /* The member key of o when it has JSON type `type` (named `what` in the error). */
-static mr_status typed_member(gl_doc *d, json_t *o, const char *path, const char *key, int required,
-                              json_type type, const char *what, json_t **out)
+static mr_status typed_member(gl_doc *d, gl_json *o, const char *path, const char *key, int required,
+                              gl_json_type type, const char *what, gl_json **out)
 {
     mr_status st;
-    json_t *v = member(d, o, path, key, required, &st);
+    gl_json *v = member(d, o, path, key, required, &st);
     if (!v) return st;
-    if (json_typeof(v) != type) return gl_fail(d, path, "'%s': expected %s, found %s", key, what, type_name(v));
+    if (v->type != type) return gl_fail(d, path, "'%s': expected %s, found %s", key, what, type_name(v));
     *out = v;
     return MR_OK;
 }
 
-mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+mr_status gl_obj(gl_doc *d, gl_json *o, const char *path, const char *key, int required, gl_json **out)
 {
-    return typed_member(d, o, path, key, required, JSON_OBJECT, "an object", out);
+    return typed_member(d, o, path, key, required, GL_JSON_OBJECT, "an object", out);
 }
 
-mr_status gl_arr(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out)
+mr_status gl_arr(gl_doc *d, gl_json *o, const char *path, const char *key, int required, gl_json **out)
 {
-    return typed_member(d, o, path, key, required, JSON_ARRAY, "an array", out);
+    return typed_member(d, o, path, key, required, GL_JSON_ARRAY, "an array", out);
 }
 
-mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int required, long long min,
+mr_status gl_int(gl_doc *d, gl_json *o, const char *path, const char *key, int required, long long min,
                  long long max, long long *out)
 {
     mr_status st;
-    json_t *v = member(d, o, path, key, required, &st);
+    gl_json *v = member(d, o, path, key, required, &st);
     if (!v) return st;
     long long x;
-    if (json_is_integer(v)) x = json_integer_value(v);
-    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) && fabs(json_real_value(v)) < 9e15)
-        x = (long long)json_real_value(v);
+    if (gl_json_is_integer(v)) x = gl_json_integer(v);
+    else if (gl_json_is_real(v) && gl_json_real(v) == floor(gl_json_real(v)) && fabs(gl_json_real(v)) < 9e15)
+        x = (long long)gl_json_real(v);
     else return gl_fail(d, path, "'%s': expected an integer, found %s", key, type_name(v));
     if (x < min || x > max)
         return gl_fail(d, path, "'%s': %lld is out of range (expected %lld..%lld)", key, x, min, max);
@@ -203,13 +203,13 @@ mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int re
     return MR_OK;
 }
 
-mr_status gl_ref(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char *into,
+mr_status gl_ref(gl_doc *d, gl_json *o, const char *path, const char *key, int required, const char *into,
                  int *out)
 {
     long long x = -1;
     mr_status st = gl_int(d, o, path, key, required, 0, INT32_MAX, &x);
     if (st != MR_OK || x < 0) return st;
-    json_t *arr;
+    gl_json *arr;
     int n;
     if ((st = gl_top(d, into, &arr, &n)) != MR_OK) return st;
     if (x >= n) return gl_fail(d, path, "'%s': index %lld is out of range (/%s has %d entries)", key, x, into, n);
@@ -217,29 +217,29 @@ mr_status gl_ref(gl_doc *d, json_t *o, const char *path, const char *key, int re
     return MR_OK;
 }
 
-mr_status gl_num(gl_doc *d, json_t *o, const char *path, const char *key, int required, double *out)
+mr_status gl_num(gl_doc *d, gl_json *o, const char *path, const char *key, int required, double *out)
 {
     mr_status st;
-    json_t *v = member(d, o, path, key, required, &st);
+    gl_json *v = member(d, o, path, key, required, &st);
     if (!v) return st;
-    if (!json_is_number(v)) return gl_fail(d, path, "'%s': expected a number, found %s", key, type_name(v));
-    *out = json_number_value(v);
+    if (!gl_json_is_number(v)) return gl_fail(d, path, "'%s': expected a number, found %s", key, type_name(v));
+    *out = gl_json_number(v);
     return MR_OK;
 }
 
-mr_status gl_nums(gl_doc *d, json_t *o, const char *path, const char *key, int required, int n, float *out)
+mr_status gl_nums(gl_doc *d, gl_json *o, const char *path, const char *key, int required, int n, float *out)
 {
-    json_t *a = NULL;
+    gl_json *a = NULL;
     mr_status st = gl_arr(d, o, path, key, required, &a);
     if (st != MR_OK || !a) return st;
-    if (json_array_size(a) != (size_t)n)
-        return gl_fail(d, path, "'%s': expected %d numbers, found %zu", key, n, json_array_size(a));
+    if (gl_json_size(a) != (size_t)n)
+        return gl_fail(d, path, "'%s': expected %d numbers, found %zu", key, n, gl_json_size(a));
     float tmp[16];
     for (int i = 0; i < n; i++) {
-        json_t *v = json_array_get(a, (size_t)i);
-        if (!json_is_number(v))
+        gl_json *v = gl_json_at(a, (size_t)i);
+        if (!gl_json_is_number(v))
             return gl_fail(d, path, "'%s'[%d]: expected a number, found %s", key, i, type_name(v));
-        double x = json_number_value(v);
+        double x = gl_json_number(v);
         if (!isfinite(x) || fabs(x) > 3.4e38) return gl_fail(d, path, "'%s'[%d]: not a finite float", key, i);
         tmp[i] = (float)x;
     }
@@ -247,13 +247,13 @@ mr_status gl_nums(gl_doc *d, json_t *o, const char *path, const char *key, int r
     return MR_OK;
 }
 
-mr_status gl_str(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char **out)
+mr_status gl_str(gl_doc *d, gl_json *o, const char *path, const char *key, int required, const char **out)
 {
     mr_status st;
-    json_t *v = member(d, o, path, key, required, &st);
+    gl_json *v = member(d, o, path, key, required, &st);
     if (!v) return st;
-    if (!json_is_string(v)) return gl_fail(d, path, "'%s': expected a string, found %s", key, type_name(v));
-    *out = json_string_value(v);
+    if (!gl_json_is_string(v)) return gl_fail(d, path, "'%s': expected a string, found %s", key, type_name(v));
+    *out = gl_json_string(v);
     return MR_OK;
 }
 
@@ -389,20 +389,20 @@ mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *le
     if (i < 0 || i >= d->buffer_count) return gl_fail(d, path, "no such buffer");
     gl_buffer *b = &d->buffers[i];
     if (!b->loaded) {
-        json_t *o;
+        gl_json *o;
         mr_status st = gl_elem(d, "buffers", i, path, &o);
         long long bl = 0;
         const char *uri = NULL;
         if (st == MR_OK) st = gl_int(d, o, path, "byteLength", GL_REQUIRED, 1, INT64_MAX / 2, &bl);
         if (st == MR_OK) st = gl_str(d, o, path, "uri", GL_OPTIONAL, &uri);
         if (st != MR_OK) return st;
-        json_t *ext = json_object_get(json_object_get(o, "extensions"), "EXT_meshopt_compression");
+        gl_json *ext = gl_json_get(gl_json_get(o, "extensions"), "EXT_meshopt_compression");
         if (!uri) {
             if (i == 0 && d->bin) {
                 if ((unsigned long long)bl > d->bin_len)
                     return gl_fail(d, path, "'byteLength' is %lld but the GLB BIN chunk holds %zu bytes", bl, d->bin_len);
                 b->data = d->bin;
-            } else if (ext && json_is_true(json_object_get(ext, "fallback"))) {
+            } else if (ext && gl_json_is_true(gl_json_get(ext, "fallback"))) {
                 return gl_fail(d, path, "is an EXT_meshopt_compression fallback buffer without data, but "
                                "a buffer view that is not compressed reads it");
             } else {
@@ -441,7 +441,7 @@ static mr_status buffer_range(gl_doc *d, const char *path, int buf, long long of
     return MR_OK;
 }
 
-static mr_status meshopt_decode(gl_doc *d, const char *path, json_t *ext, long long view_len, gl_view *v)
+static mr_status meshopt_decode(gl_doc *d, const char *path, gl_json *ext, long long view_len, gl_view *v)
 {
     char epath[256];
     snprintf(epath, sizeof epath, "%s/extensions/EXT_meshopt_compression", path);
@@ -498,7 +498,7 @@ mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len,
     }
     char path[128];
     gl_path(path, sizeof path, "/bufferViews/", i, NULL);
-    json_t *o;
+    gl_json *o;
     mr_status st = gl_elem(d, "bufferViews", i, path, &o);
     int buf = -1;
     long long off = 0, bl = 0, bs = 0;
@@ -509,9 +509,9 @@ mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len,
     if (st != MR_OK) return st;
     if (bs % 4) return gl_fail(d, path, "'byteStride' %lld is not a multiple of 4", bs);
     gl_view *v = &d->views[i];
-    json_t *ext = json_object_get(json_object_get(o, "extensions"), "EXT_meshopt_compression");
+    gl_json *ext = gl_json_get(gl_json_get(o, "extensions"), "EXT_meshopt_compression");
     if (ext) {
-        if (!json_is_object(ext)) return gl_fail(d, path, "extensions/EXT_meshopt_compression: expected an object");
+        if (!gl_json_is_object(ext)) return gl_fail(d, path, "extensions/EXT_meshopt_compression: expected an object");
         if (!v->decoded && (st = meshopt_decode(d, path, ext, bl, v)) != MR_OK) return st;
         v->data = v->owned;
     } else {
@@ -526,69 +526,6 @@ mr_status gl_view_get(gl_doc *d, int i, const unsigned char **data, size_t *len,
     return MR_OK;
 }
 
-/* ---- jansson's tree in an arena ------------------------------------------ *
- * jansson allocates every value, key and string separately (~14 000 blocks
- * for a 65 KB glTF JSON) and json_decref walks the tree to free them one by
- * one: a fifth of a load. While this thread parses, jansson's allocations
- * come from the document's arena instead (d->arena, chunks of growing size)
- * and frees inside it do nothing; the tree is dropped with the arena and
- * never json_decref'd. The hooks are installed once for the process; on
- * other threads, and on this one outside json_loadb, they are plain malloc
- * and free (gltf_write.c builds and frees its trees that way). A program
- * that installs its own jansson hooks afterwards turns the arena off: the
- * tree is then allocated by its hooks and json_decref'd as usual. */
-
-typedef struct gl_chunk {
-    struct gl_chunk *next;
-    size_t used, size;
-    _Alignas(16) unsigned char data[];
-} gl_chunk;
-
-static _Thread_local gl_chunk **parse_arena;  /* the document being parsed, or NULL */
-
-static void *arena_malloc(size_t n)
-{
-    if (!parse_arena) return malloc(n);
-    n = (n + 15) & ~(size_t)15;
-    gl_chunk *c = *parse_arena;
-    if (!c || c->size - c->used < n) {
-        size_t size = 32 * 1024 - sizeof *c - 32;  /* under malloc's mmap threshold: reused, not faulted in */
-        if (size < n) size = n;
-        gl_chunk *nc = malloc(sizeof *nc + size);
-        if (!nc) return NULL;
-        nc->next = c;
-        nc->used = 0;
-        nc->size = size;
-        *parse_arena = c = nc;
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
-}
-
-static void arena_free(void *p)
-{
-    if (!p) return;
-    if (parse_arena)
-        for (gl_chunk *c = *parse_arena; c; c = c->next)
-            if ((unsigned char *)p >= c->data && (unsigned char *)p < c->data + c->size) return;
-    free(p);
-}
-
-static void install_hooks(void)
-{
-    json_set_alloc_funcs(arena_malloc, arena_free);
-}
-
-static void arena_release(gl_chunk *c)
-{
-    while (c) {
-        gl_chunk *next = c->next;
-        free(c);
-        c = next;
-    }
-}
-
 /* ---- container ------------------------------------------------------------ */
 
 static uint32_t le32(const unsigned char *p)
@@ -596,13 +533,16 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* jansson's tree costs ~50-80 bytes per value; a JSON of nothing but tiny
- * values ("[0,0,0,...") would cost 25x its size. Count the values first
- * (commas, opening brackets, outside strings) and refuse what would break
- * the budget. */
+/* The budget counts 96 bytes per JSON value (what jansson's tree cost;
+ * gltf_json.c's costs 32); a JSON of nothing but tiny values ("[0,0,0,...")
+ * would cost many times its size. The values are counted (commas,
+ * opening brackets, outside strings): gl_json_parse stops past the cap, and
+ * then this count words the refusal. */
+static size_t density_cap(const gl_doc *d) { return (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96; }
+
 static mr_status check_density(gl_doc *d, const unsigned char *s, size_t n)
 {
-    size_t cap = (GL_BUDGET_CONST + GL_BUDGET_FACTOR * d->input_bytes) / 96;
+    size_t cap = density_cap(d);
     /* First an upper bound (the same characters, strings included): real
      * files pass here without the exact scan below. */
     static const unsigned char counts[256] = {[','] = 1, ['['] = 1, ['{'] = 1};
@@ -665,31 +605,36 @@ mr_status gl_doc_open(gl_doc *d, const char *name, const unsigned char *buf, siz
         }
         if (!json) return gl_fail(d, NULL, "GLB has no JSON chunk");
     }
-    mr_status st = check_density(d, json, json_len);
-    if (st != MR_OK) return st;
-    json_error_t je;
-    static pthread_once_t hooks = PTHREAD_ONCE_INIT;
-    pthread_once(&hooks, install_hooks);
-    json_malloc_t cur_malloc;
-    json_free_t cur_free;
-    json_get_alloc_funcs(&cur_malloc, &cur_free);
-    d->in_arena = cur_malloc == arena_malloc && cur_free == arena_free;  /* else the program set its own */
-    if (d->in_arena) parse_arena = &d->arena;
-    d->root = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES, &je);
-    parse_arena = NULL;
+    /* The parser works in place on a copy and stops at the value count
+     * check_density allows. What it refuses is looked at again: first by
+     * check_density (too many values), then by jansson for its message
+     * (line, column, what it expected). */
+    mr_status st;
+    d->text = malloc(json_len + 1);
+    if (!d->text) return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    memcpy(d->text, json, json_len);
+    d->text[json_len] = 0;
+    d->root = gl_json_parse(d->text, json_len, density_cap(d), &d->arena);
     if (!d->root) {
+        if ((st = check_density(d, json, json_len)) != MR_OK) return st;
+        json_error_t je;
+        json_t *j = json_loadb((const char *)json, json_len, JSON_REJECT_DUPLICATES, &je);
+        if (j) {  /* jansson read it: the parser ran out of memory */
+            json_decref(j);
+            return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        }
         if (len >= 4 && !memcmp(buf, "glTF", 4))
             return gl_fail(d, NULL, "JSON chunk line %d, column %d: %s", je.line, je.column, je.text);
         return gl_fail(d, NULL, "line %d, column %d: %s (expected glTF JSON or a .glb)", je.line, je.column, je.text);
     }
-    if (!json_is_object(d->root)) return gl_fail(d, "/", "expected a JSON object, found %s", type_name(d->root));
-    json_t *asset;
+    if (!gl_json_is_object(d->root)) return gl_fail(d, "/", "expected a JSON object, found %s", type_name(d->root));
+    gl_json *asset;
     const char *version;
     if ((st = gl_obj(d, d->root, "", "asset", GL_REQUIRED, &asset)) != MR_OK) return st;
     if ((st = gl_str(d, asset, "/asset", "version", GL_REQUIRED, &version)) != MR_OK) return st;
     if (version[0] != '2' || (version[1] && version[1] != '.'))
         return gl_fail(d, "/asset/version", "\"%s\" (expected a glTF 2.x version)", version);
-    json_t *arr;
+    gl_json *arr;
     if ((st = gl_top(d, "buffers", &arr, &d->buffer_count)) != MR_OK) return st;
     if ((st = gl_top(d, "bufferViews", &arr, &d->view_count)) != MR_OK) return st;
     if ((st = gl_top(d, "accessors", &arr, &d->accessor_count)) != MR_OK) return st;
@@ -708,8 +653,8 @@ void gl_doc_close(gl_doc *d)
     free(d->buffers);
     free(d->views);
     free(d->accessors);
-    if (d->root && !d->in_arena) json_decref(d->root);
-    arena_release(d->arena);  /* the tree lives there: no json_decref */
+    gl_json_arena_free(d->arena);  /* the tree */
+    free(d->text);
     free(d->dir);
     memset(d, 0, sizeof *d);
 }

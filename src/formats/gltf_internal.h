@@ -1,7 +1,7 @@
 /* gltf_internal.h — private declarations shared by the glTF reader's files.
  *
- *   gltf_doc.c       container (.gltf / .glb), jansson, errors with JSON
- *                    paths, typed member access, buffers (data: URIs,
+ *   gltf_json.c      the JSON parser (one arena, jansson's acceptance)
+ *   gltf_doc.c       container (.gltf / .glb), errors with JSON paths, typed member access, buffers (data: URIs,
  *                    external files inside the model's folder, the GLB BIN
  *                    chunk), buffer views (EXT_meshopt_compression), the
  *                    allocation budget
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
+#include <string.h>
 
 #include "anim/model.h"
 #include "core/error.h"
@@ -29,7 +29,83 @@
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
 
-struct gl_chunk;
+/* ---- JSON (gltf_json.c) ---------------------------------------------------
+ * A read-only tree in the document's arena. Accessors take any node (or
+ * NULL) and answer NULL / 0 / 0.0 when it is not of the asked type, as
+ * jansson's do. */
+
+typedef struct gl_chunk gl_chunk;
+
+typedef enum {
+    GL_JSON_NULL, GL_JSON_FALSE, GL_JSON_TRUE, GL_JSON_INTEGER, GL_JSON_REAL, GL_JSON_STRING, GL_JSON_ARRAY,
+    GL_JSON_OBJECT
+} gl_json_type;
+
+typedef struct gl_json {
+    uint8_t type;                /* gl_json_type */
+    uint32_t n;                  /* elements, members, string bytes or a real's text length */
+    uint32_t key_len;
+    const char *key;             /* the member's key in its object (NUL-terminated), else NULL */
+    union {
+        struct gl_json *kids;    /* array elements / object members in order */
+        const char *str;         /* string (NUL-terminated) or a real's text */
+        long long i;             /* integer */
+    } u;
+} gl_json;
+
+/* Parses text[0..len) in place (the text is modified and must outlive the
+ * tree); nodes come from *arena (free with gl_json_arena_free). NULL when
+ * jansson's json_loadb(JSON_REJECT_DUPLICATES) would refuse the text, when
+ * it holds more than max_values ',', '[' and '{' outside strings (stopped
+ * there: what it allocates stays in proportion), or out of memory. */
+gl_json *gl_json_parse(char *text, size_t len, size_t max_values, gl_chunk **arena);
+void gl_json_arena_free(gl_chunk *arena);
+gl_json *gl_json_find_big(const gl_json *o, const char *key, size_t len);
+double gl_json_real_value(const gl_json *v);
+
+static inline int gl_json_is(const gl_json *v, int type) { return v && v->type == type; }
+#define gl_json_is_object(v) gl_json_is((v), GL_JSON_OBJECT)
+#define gl_json_is_array(v) gl_json_is((v), GL_JSON_ARRAY)
+#define gl_json_is_string(v) gl_json_is((v), GL_JSON_STRING)
+#define gl_json_is_integer(v) gl_json_is((v), GL_JSON_INTEGER)
+#define gl_json_is_real(v) gl_json_is((v), GL_JSON_REAL)
+#define gl_json_is_true(v) gl_json_is((v), GL_JSON_TRUE)
+static inline int gl_json_is_number(const gl_json *v)
+{
+    return v && (v->type == GL_JSON_INTEGER || v->type == GL_JSON_REAL);
+}
+static inline int gl_json_is_boolean(const gl_json *v)
+{
+    return v && (v->type == GL_JSON_TRUE || v->type == GL_JSON_FALSE);
+}
+/* Member key of object o, or NULL (objects of more than GL_JSON_SMALL
+ * members are looked up through their hash index). */
+#define GL_JSON_SMALL 8
+static inline gl_json *gl_json_get(const gl_json *o, const char *key)
+{
+    if (!o || o->type != GL_JSON_OBJECT) return NULL;
+    size_t len = strlen(key);
+    if (o->n > GL_JSON_SMALL) return gl_json_find_big(o, key, len);
+    for (uint32_t i = 0; i < o->n; i++) {
+        gl_json *m = &o->u.kids[i];
+        if (m->key_len == len && !memcmp(m->key, key, len)) return m;
+    }
+    return NULL;
+}
+static inline size_t gl_json_size(const gl_json *a) { return gl_json_is_array(a) ? a->n : 0; }
+static inline gl_json *gl_json_at(const gl_json *a, size_t i)
+{
+    return gl_json_is_array(a) && i < a->n ? &a->u.kids[i] : NULL;
+}
+static inline const char *gl_json_string(const gl_json *v) { return gl_json_is_string(v) ? v->u.str : NULL; }
+static inline long long gl_json_integer(const gl_json *v) { return gl_json_is_integer(v) ? v->u.i : 0; }
+static inline double gl_json_real(const gl_json *v) { return gl_json_is_real(v) ? gl_json_real_value(v) : 0.0; }
+static inline double gl_json_number(const gl_json *v)
+{
+    return gl_json_is_integer(v) ? (double)v->u.i : gl_json_real(v);
+}
+
+/* ---- the document ---------------------------------------------------------- */
 
 typedef struct gl_buffer {
     int loaded;
@@ -53,14 +129,14 @@ typedef struct gl_acc_head {
     int count, comps, ctype, normalized, type_mask;
     const unsigned char *data;   /* first element, or NULL (zeros) */
     size_t stride;               /* bytes between elements */
-    json_t *sparse;
+    gl_json *sparse;
     int finite;                  /* FLOAT data checked finite (without sparse) */
 } gl_acc_head;
 
 /* A top-level array looked up once. */
 typedef struct gl_top_entry {
     const char *key;
-    json_t *arr;
+    gl_json *arr;
     int count;
 } gl_top_entry;
 
@@ -69,9 +145,9 @@ typedef struct gl_top_entry {
 typedef struct gl_doc {
     const char *name;            /* file name used in messages */
     char *dir;                   /* the model's folder: the only one external URIs may name */
-    json_t *root;                /* in arena when in_arena (gltf_doc.c): then never json_decref'd */
-    struct gl_chunk *arena;
-    int in_arena;
+    char *text;                  /* the JSON, parsed in place (owned) */
+    gl_json *root;               /* in arena */
+    gl_chunk *arena;
     const unsigned char *bin;    /* GLB BIN chunk or NULL */
     size_t bin_len;
     int buffer_count, view_count;
@@ -120,20 +196,20 @@ const char *gl_path(char *buf, size_t cap, const char *prefix, long long i, cons
 #define GL_REQUIRED 1
 #define GL_OPTIONAL 0
 /* Top-level array by name (absent: *out NULL, count 0). */
-mr_status gl_top(gl_doc *d, const char *key, json_t **out, int *count);
+mr_status gl_top(gl_doc *d, const char *key, gl_json **out, int *count);
 /* Element i of top-level array key, which must be an object. */
-mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, json_t **out);
-mr_status gl_obj(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out);
-mr_status gl_arr(gl_doc *d, json_t *o, const char *path, const char *key, int required, json_t **out);
-mr_status gl_int(gl_doc *d, json_t *o, const char *path, const char *key, int required, long long min,
+mr_status gl_elem(gl_doc *d, const char *key, int i, const char *from, gl_json **out);
+mr_status gl_obj(gl_doc *d, gl_json *o, const char *path, const char *key, int required, gl_json **out);
+mr_status gl_arr(gl_doc *d, gl_json *o, const char *path, const char *key, int required, gl_json **out);
+mr_status gl_int(gl_doc *d, gl_json *o, const char *path, const char *key, int required, long long min,
                  long long max, long long *out);
 /* An index into top-level array `into` (checked in range). */
-mr_status gl_ref(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char *into,
+mr_status gl_ref(gl_doc *d, gl_json *o, const char *path, const char *key, int required, const char *into,
                  int *out);
-mr_status gl_num(gl_doc *d, json_t *o, const char *path, const char *key, int required, double *out);
+mr_status gl_num(gl_doc *d, gl_json *o, const char *path, const char *key, int required, double *out);
 /* Exactly n numbers (finite). */
-mr_status gl_nums(gl_doc *d, json_t *o, const char *path, const char *key, int required, int n, float *out);
-mr_status gl_str(gl_doc *d, json_t *o, const char *path, const char *key, int required, const char **out);
+mr_status gl_nums(gl_doc *d, gl_json *o, const char *path, const char *key, int required, int n, float *out);
+mr_status gl_str(gl_doc *d, gl_json *o, const char *path, const char *key, int required, const char **out);
 
 /* Bytes of buffer i (loaded on first use). */
 mr_status gl_buffer_get(gl_doc *d, int i, const unsigned char **data, size_t *len);

@@ -11,7 +11,7 @@
 
 /* Image behind textureInfo `ti` (at path): a file path, or embedded bytes
  * with a name. texcoord gets the textureInfo's texCoord set. */
-static mr_status texture_image(gl_doc *d, json_t *ti, const char *path, char **out_path, unsigned char **bytes,
+static mr_status texture_image(gl_doc *d, gl_json *ti, const char *path, char **out_path, unsigned char **bytes,
                                size_t *blen, int *texcoord)
 {
     int tex = -1, img = -1;
@@ -22,7 +22,7 @@ static mr_status texture_image(gl_doc *d, json_t *ti, const char *path, char **o
     *texcoord = (int)tc;
     char tpath[256], ipath[256];
     snprintf(tpath, sizeof tpath, "/textures/%d", tex);
-    json_t *t, *im;
+    gl_json *t, *im;
     if ((st = gl_elem(d, "textures", tex, path, &t)) != MR_OK) return st;
     if ((st = gl_ref(d, t, tpath, "source", GL_OPTIONAL, "images", &img)) != MR_OK) return st;
     if (img < 0) return MR_OK;  /* only an extension's image (KTX2, WebP): none */
@@ -78,7 +78,7 @@ mr_status gl_material_read(gl_doc *d, int i, mr_material *out, int *uses_texcoor
     char path[128], ppath[96];
     snprintf(path, sizeof path, "/materials/%d", i);
     snprintf(ppath, sizeof ppath, "%s/pbrMetallicRoughness", path);
-    json_t *m, *pbr = NULL, *ti = NULL, *nt = NULL;
+    gl_json *m, *pbr = NULL, *ti = NULL, *nt = NULL;
     mr_status st = gl_elem(d, "materials", i, path, &m);
     if (st != MR_OK) return st;
     const char *name = NULL;

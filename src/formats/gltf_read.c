@@ -23,11 +23,11 @@ static int extension_ok(const char *name)
 
 static mr_status read_model(gl_doc *d)
 {
-    json_t *req = NULL;
+    gl_json *req = NULL;
     mr_status st = gl_arr(d, d->root, "", "extensionsRequired", GL_OPTIONAL, &req);
     if (st != MR_OK) return st;
-    for (size_t i = 0; req && i < json_array_size(req); i++) {
-        const char *e = json_string_value(json_array_get(req, i));
+    for (size_t i = 0; req && i < gl_json_size(req); i++) {
+        const char *e = gl_json_string(gl_json_at(req, i));
         if (!e) return gl_fail(d, "/extensionsRequired", "entry %zu: expected a string", i);
         if (!extension_ok(e))
             return gl_fail(d, "/extensionsRequired", "requires %s, which marrow does not read (it reads "

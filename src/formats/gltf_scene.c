@@ -23,7 +23,7 @@ typedef struct scene_reader {
     gl_scene *s;
     node_info *nodes;
     int *order, order_count;
-    json_t *jnodes;
+    gl_json *jnodes;
     mat4 *ibm;           /* per joint */
     int *ibm_skin;       /* per joint: skin that set it, -1 rest pose */
     vec3 *origins;
@@ -42,8 +42,8 @@ static mr_status read_node(scene_reader *r, int i)
     gl_doc *d = r->d;
     char path[128];
     gl_path(path, sizeof path, "/nodes/", i, NULL);
-    json_t *o = json_array_get(r->jnodes, (size_t)i);
-    if (!json_is_object(o)) return gl_fail(d, path, "expected an object");
+    gl_json *o = gl_json_at(r->jnodes, (size_t)i);
+    if (!gl_json_is_object(o)) return gl_fail(d, path, "expected an object");
     node_info *n = &r->nodes[i];
     n->mesh = n->skin = -1;
     mr_status st;
@@ -51,7 +51,7 @@ static mr_status read_node(scene_reader *r, int i)
     if ((st = gl_ref(d, o, path, "skin", GL_OPTIONAL, "skins", &n->skin)) != MR_OK) return st;
     if ((st = gl_str(d, o, path, "name", GL_OPTIONAL, &n->name)) != MR_OK) return st;
     float mat[16];
-    json_t *jm = json_object_get(o, "matrix");
+    gl_json *jm = gl_json_get(o, "matrix");
     if (jm) {
         if ((st = gl_nums(d, o, path, "matrix", GL_REQUIRED, 16, mat)) != MR_OK) return st;
         memcpy(n->local, mat, sizeof mat);  /* column-major, as cglm */
@@ -69,11 +69,11 @@ static mr_status read_node(scene_reader *r, int i)
         glm_quat_rotate(n->local, q, n->local);
         glm_scale(n->local, sc);
     }
-    json_t *ch = NULL;
+    gl_json *ch = NULL;
     if ((st = gl_arr(d, o, path, "children", GL_OPTIONAL, &ch)) != MR_OK) return st;
-    for (size_t k = 0; ch && k < json_array_size(ch); k++) {
-        json_t *v = json_array_get(ch, k);
-        long long c = json_is_integer(v) ? json_integer_value(v) : -1;
+    for (size_t k = 0; ch && k < gl_json_size(ch); k++) {
+        gl_json *v = gl_json_at(ch, k);
+        long long c = gl_json_is_integer(v) ? gl_json_integer(v) : -1;
         if (c < 0 || c >= r->s->node_count)
             return gl_fail(d, path, "'children'[%zu]: expected a node index 0..%d", k, r->s->node_count - 1);
         if (c == i) return gl_fail(d, path, "'children'[%zu]: the node is its own child (a cycle)", k);
@@ -119,9 +119,9 @@ static mr_status dfs(scene_reader *r, int root, int *stack)
         if (r->nodes[i].reached) continue;
         r->nodes[i].reached = 1;
         r->order[r->order_count++] = i;
-        json_t *ch = json_object_get(json_array_get(r->jnodes, (size_t)i), "children");
-        for (size_t k = json_array_size(ch); k-- > 0;) {
-            int c = (int)json_integer_value(json_array_get(ch, k));
+        gl_json *ch = gl_json_get(gl_json_at(r->jnodes, (size_t)i), "children");
+        for (size_t k = gl_json_size(ch); k-- > 0;) {
+            int c = (int)gl_json_integer(gl_json_at(ch, k));
             if (!r->nodes[c].reached) stack[top++] = c;
         }
     }
@@ -132,7 +132,7 @@ static mr_status read_roots(scene_reader *r)
 {
     gl_doc *d = r->d;
     gl_scene *s = r->s;
-    json_t *scenes;
+    gl_json *scenes;
     int scene_count;
     mr_status st = gl_top(d, "scenes", &scenes, &scene_count);
     if (st != MR_OK) return st;
@@ -149,12 +149,12 @@ static mr_status read_roots(scene_reader *r)
     }
     char path[128];
     snprintf(path, sizeof path, "/scenes/%d", scene);
-    json_t *so, *list = NULL;
+    gl_json *so, *list = NULL;
     if ((st = gl_elem(d, "scenes", scene, "/scene", &so)) != MR_OK) return st;
     if ((st = gl_arr(d, so, path, "nodes", GL_OPTIONAL, &list)) != MR_OK) return st;
-    for (size_t k = 0; list && k < json_array_size(list); k++) {
-        json_t *v = json_array_get(list, k);
-        long long c = json_is_integer(v) ? json_integer_value(v) : -1;
+    for (size_t k = 0; list && k < gl_json_size(list); k++) {
+        gl_json *v = gl_json_at(list, k);
+        long long c = gl_json_is_integer(v) ? gl_json_integer(v) : -1;
         if (c < 0 || c >= s->node_count)
             return gl_fail(d, path, "'nodes'[%zu]: expected a node index 0..%d", k, s->node_count - 1);
         if (s->parent[c] >= 0)
@@ -172,7 +172,7 @@ static mr_status read_roots(scene_reader *r)
 static mr_status read_skin_lists(scene_reader *r)
 {
     gl_doc *d = r->d;
-    json_t *skins;
+    gl_json *skins;
     mr_status st = gl_top(d, "skins", &skins, &r->skin_count);
     if (st != MR_OK) return st;
     r->skin_ibm = mr_alloc_array((size_t)r->skin_count, sizeof *r->skin_ibm);
@@ -190,19 +190,19 @@ static mr_status read_skin(scene_reader *r, int k)
     if (r->skin_joints[k]) return MR_OK;
     char path[128];
     snprintf(path, sizeof path, "/skins/%d", k);
-    json_t *o, *joints;
+    gl_json *o, *joints;
     mr_status st = gl_elem(d, "skins", k, path, &o);
     if (st == MR_OK) st = gl_arr(d, o, path, "joints", GL_REQUIRED, &joints);
     if (st != MR_OK) return st;
-    int n = (int)json_array_size(joints);
+    int n = (int)gl_json_size(joints);
     if (n == 0) return gl_fail(d, path, "'joints' is empty (expected at least one node)");
     if (n > MR_MAX_JOINTS) return gl_fail_status(d, MR_ERR_LIMIT, path, "'joints' lists %d nodes (limit %d)", n, MR_MAX_JOINTS);
     if ((st = gl_alloc(d, path, (size_t)n, sizeof(int), &r->skin_joints[k])) != MR_OK) return st;
     if ((st = gl_alloc(d, path, (size_t)n, sizeof(mat4), &r->skin_ibm[k])) != MR_OK) return st;
     r->skin_njoints[k] = n;
     for (int q = 0; q < n; q++) {
-        json_t *v = json_array_get(joints, (size_t)q);
-        long long c = json_is_integer(v) ? json_integer_value(v) : -1;
+        gl_json *v = gl_json_at(joints, (size_t)q);
+        long long c = gl_json_is_integer(v) ? gl_json_integer(v) : -1;
         if (c < 0 || c >= r->s->node_count)
             return gl_fail(d, path, "'joints'[%d]: expected a node index 0..%d", q, r->s->node_count - 1);
         r->skin_joints[k][q] = (int)c;
@@ -250,11 +250,11 @@ static char *unique_name(const mr_skeleton *sk, int count, const char *base, int
  * no joint. A shape error here is reported when the mesh itself is read. */
 static int mesh_fully_skinned(const gl_doc *d, int mi)
 {
-    json_t *prims = json_object_get(json_array_get(json_object_get(d->root, "meshes"), (size_t)mi), "primitives");
-    if (!json_is_array(prims) || json_array_size(prims) == 0) return 0;
-    for (size_t p = 0; p < json_array_size(prims); p++) {
-        json_t *attrs = json_object_get(json_array_get(prims, p), "attributes");
-        if (!json_object_get(attrs, "JOINTS_0") || !json_object_get(attrs, "WEIGHTS_0")) return 0;
+    gl_json *prims = gl_json_get(gl_json_at(gl_json_get(d->root, "meshes"), (size_t)mi), "primitives");
+    if (!gl_json_is_array(prims) || gl_json_size(prims) == 0) return 0;
+    for (size_t p = 0; p < gl_json_size(prims); p++) {
+        gl_json *attrs = gl_json_get(gl_json_at(prims, p), "attributes");
+        if (!gl_json_get(attrs, "JOINTS_0") || !gl_json_get(attrs, "WEIGHTS_0")) return 0;
     }
     return 1;
 }
@@ -354,13 +354,13 @@ static mr_status build_skeleton(scene_reader *r)
 
 /* ---- primitives --------------------------------------------------------------- */
 
-static int attr_index(json_t *attrs, const char *name)
+static int attr_index(gl_json *attrs, const char *name)
 {
-    json_t *v = json_object_get(attrs, name);
-    return v ? (json_is_integer(v) ? (int)json_integer_value(v) : -2) : -1;
+    gl_json *v = gl_json_get(attrs, name);
+    return v ? (gl_json_is_integer(v) ? (int)gl_json_integer(v) : -2) : -1;
 }
 
-static mr_status read_attr(gl_doc *d, json_t *attrs, const char *path, const char *name, int types, int count,
+static mr_status read_attr(gl_doc *d, gl_json *attrs, const char *path, const char *name, int types, int count,
                            int want_uint, gl_accessor *out)
 {
     memset(out, 0, sizeof *out);
@@ -422,10 +422,10 @@ enum { MAX_SETS = 4 };
  * placement, nm: its normal matrix, raw_nrm: the file's base normals, or
  * NULL), default weights from the mesh (weights: tc floats), names from the
  * mesh's extras.targetNames. */
-static mr_status read_targets(gl_doc *d, json_t *targets, const char *path, const float *weights,
-                              json_t *names, mat4 place, mat4 nm, const float *raw_nrm, mr_mesh *m)
+static mr_status read_targets(gl_doc *d, gl_json *targets, const char *path, const float *weights,
+                              gl_json *names, mat4 place, mat4 nm, const float *raw_nrm, mr_mesh *m)
 {
-    int tc = (int)json_array_size(targets), vc = m->vertex_count;
+    int tc = (int)gl_json_size(targets), vc = m->vertex_count;
     mr_status st = gl_charge(d, path, (size_t)vc * (size_t)tc, sizeof(vec3) * 2);
     if (st != MR_OK) return st;
     if (mr_morph_set_create(tc, vc, &m->morph) != MR_OK) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
@@ -434,9 +434,9 @@ static mr_status read_targets(gl_doc *d, json_t *targets, const char *path, cons
     for (int k = 0; k < tc && st == MR_OK; k++) {
         char tpath[192];
         snprintf(tpath, sizeof tpath, "%s/%d", path, k);
-        json_t *t = json_array_get(targets, (size_t)k);
-        if (!json_is_object(t)) return gl_fail(d, tpath, "expected an object");
-        const char *name = json_string_value(json_array_get(names, (size_t)k));
+        gl_json *t = gl_json_at(targets, (size_t)k);
+        if (!gl_json_is_object(t)) return gl_fail(d, tpath, "expected an object");
+        const char *name = gl_json_string(gl_json_at(names, (size_t)k));
         if (name && *name) {
             char *dup = mr_str_dup(name);
             if (!dup) return gl_fail_status(d, MR_ERR_NO_MEMORY, tpath, "out of memory");
@@ -556,15 +556,15 @@ static mr_status skin_vertices(scene_reader *r, int node, int skin, const char *
     return MR_OK;
 }
 
-static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json_t *prim, const char *mesh_name,
-                                int prim_count, const float *weights, json_t *names)
+static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, gl_json *prim, const char *mesh_name,
+                                int prim_count, const float *weights, gl_json *names)
 {
     gl_doc *d = r->d;
     char path[128];
     snprintf(path, sizeof path, "/meshes/%d/primitives/%d", mesh, p);
-    if (!json_is_object(prim)) return gl_fail(d, path, "expected an object");
+    if (!gl_json_is_object(prim)) return gl_fail(d, path, "expected an object");
     long long mode = 4;
-    json_t *attrs;
+    gl_json *attrs;
     int material = -1, ind = -1;
     mr_status st = gl_int(d, prim, path, "mode", GL_OPTIONAL, 0, 6, &mode);
     if (st == MR_OK) st = gl_obj(d, prim, path, "attributes", GL_REQUIRED, &attrs);
@@ -575,12 +575,12 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, json
         r->skipped_modes++;
         return MR_OK;
     }
-    json_t *targets = json_object_get(prim, "targets");
-    if (targets && (!json_is_array(targets) || !weights))
+    gl_json *targets = gl_json_get(prim, "targets");
+    if (targets && (!gl_json_is_array(targets) || !weights))
         return gl_fail(d, path, "'targets' must be an array with as many entries as the mesh's weights");
     if (!targets && weights && !r->morphs++)  /* a primitive without the mesh's targets */
         snprintf(r->first_unmorphed, sizeof r->first_unmorphed, "%s", path);
-    json_t *draco = json_object_get(json_object_get(prim, "extensions"), "KHR_draco_mesh_compression");
+    gl_json *draco = gl_json_get(gl_json_get(prim, "extensions"), "KHR_draco_mesh_compression");
     if (draco) return gl_fail(d, path, "uses KHR_draco_mesh_compression, which marrow does not decode");
     char apath[256];
     snprintf(apath, sizeof apath, "%s/attributes", path);
@@ -707,14 +707,14 @@ done:
 /* A mesh's morph target count (every primitive with targets must have the
  * same number, glTF 2.0 3.7.2.2) and its default weights (`weights`, as
  * many, finite; zeros without it) in *out (NULL: no targets; caller frees). */
-static mr_status read_mesh_weights(gl_doc *d, json_t *mo, json_t *prims, const char *path, float **out)
+static mr_status read_mesh_weights(gl_doc *d, gl_json *mo, gl_json *prims, const char *path, float **out)
 {
     *out = NULL;
     int tc = 0, first = -1;
-    for (size_t p = 0; p < json_array_size(prims); p++) {
-        json_t *t = json_object_get(json_array_get(prims, p), "targets");
-        if (!json_is_array(t)) continue;
-        int n = (int)json_array_size(t);
+    for (size_t p = 0; p < gl_json_size(prims); p++) {
+        gl_json *t = gl_json_get(gl_json_at(prims, p), "targets");
+        if (!gl_json_is_array(t)) continue;
+        int n = (int)gl_json_size(t);
         if (first >= 0 && n != tc) {
             char pp[160];
             snprintf(pp, sizeof pp, "%s/primitives/%zu/targets", path, p);
@@ -723,20 +723,20 @@ static mr_status read_mesh_weights(gl_doc *d, json_t *mo, json_t *prims, const c
         }
         if (first < 0) first = (int)p, tc = n;
     }
-    json_t *w = json_object_get(mo, "weights");
-    if (w && (!json_is_array(w) || (int)json_array_size(w) != tc))
+    gl_json *w = gl_json_get(mo, "weights");
+    if (w && (!gl_json_is_array(w) || (int)gl_json_size(w) != tc))
         return gl_fail(d, path, "'weights' has %d entries but the primitives have %d morph targets (expected as many)",
-                       json_is_array(w) ? (int)json_array_size(w) : -1, tc);
+                       gl_json_is_array(w) ? (int)gl_json_size(w) : -1, tc);
     if (tc == 0) return MR_OK;
     float *ws = mr_alloc_array((size_t)tc, sizeof *ws);
     if (!ws) return gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
     for (int k = 0; w && k < tc; k++) {
-        json_t *e = json_array_get(w, (size_t)k);
-        if (!json_is_number(e) || !isfinite(json_number_value(e))) {
+        gl_json *e = gl_json_at(w, (size_t)k);
+        if (!gl_json_is_number(e) || !isfinite(gl_json_number(e))) {
             free(ws);
             return gl_fail(d, path, "'weights' entry %d is not a finite number", k);
         }
-        ws[k] = (float)json_number_value(e);
+        ws[k] = (float)gl_json_number(e);
     }
     *out = ws;
     return MR_OK;
@@ -750,7 +750,7 @@ static mr_status read_meshes(scene_reader *r)
         if (mi < 0) continue;
         char path[128];
         snprintf(path, sizeof path, "/meshes/%d", mi);
-        json_t *mo, *prims;
+        gl_json *mo, *prims;
         const char *name = NULL;
         mr_status st = gl_elem(d, "meshes", mi, path, &mo);
         if (st == MR_OK) st = gl_arr(d, mo, path, "primitives", GL_REQUIRED, &prims);
@@ -758,15 +758,15 @@ static mr_status read_meshes(scene_reader *r)
         if (st != MR_OK) return st;
         float *weights = NULL;
         if ((st = read_mesh_weights(d, mo, prims, path, &weights)) != MR_OK) return st;
-        json_t *names = json_object_get(json_object_get(mo, "extras"), "targetNames");
+        gl_json *names = gl_json_get(gl_json_get(mo, "extras"), "targetNames");
         char *mesh_name = name && *name ? mr_str_dup(name) : mr_str_fmt("mesh%d", mi);
         if (!mesh_name) {
             free(weights);
             return gl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
         }
-        int pc = (int)json_array_size(prims);
+        int pc = (int)gl_json_size(prims);
         for (int p = 0; p < pc && st == MR_OK; p++)
-            st = read_primitive(r, i, mi, p, json_array_get(prims, (size_t)p), mesh_name, pc, weights, names);
+            st = read_primitive(r, i, mi, p, gl_json_at(prims, (size_t)p), mesh_name, pc, weights, names);
         free(mesh_name);
         free(weights);
         if (st != MR_OK) return st;
