@@ -82,6 +82,14 @@ enum {
  * without memory. Reads clip and rt only. Free with free(). */
 mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt);
 
+/* Samples the pack at t (already wrapped) through cursor cur
+ * (clip_cursor.c), binding it to pack and sk first when it was bound to
+ * others (allocates then): serial (mr_clip_runtime.serial) tells packs
+ * apart, whatever their addresses. Returns 0 without memory: cur is left
+ * unbound and pose untouched. */
+int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
+                          const mr_skeleton *sk, float t, mr_pose *pose);
+
 /* Keys the pack keeps for joint's channel (0 translation, 1 rotation,
  * 2 scale): 0 when the channel keeps the rest pose, 1 for a constant. */
 int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel);

@@ -92,6 +92,12 @@ mr_clip_runtime *mr_clip_runtime_of(mr_clip *clip)
     return rt;
 }
 
+unsigned long long mr_clip_pack_serial(void)
+{
+    static _Atomic unsigned long long next;
+    return ++next;
+}
+
 /* Replaces *slot by a copy of the runtime's joint_count values (NULL: none). */
 static mr_status set_floats(mr_clip_runtime *rt, float **slot, const float *values)
 {
@@ -387,6 +393,7 @@ void mr_clip_finish(mr_clip *clip)
      * keys) are thinned and baked as before. */
     rt->pack = rt->thin_tolerance > 0 ? mr_clip_pack_build(clip, rt) : NULL;
     if (rt->pack) {
+        rt->serial = mr_clip_pack_serial();
         free_played(rt);
         return;
     }
@@ -417,6 +424,12 @@ static inline void track_sample_fast(const mr_track *tr, float t, float *out)
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
                          mr_pose *pose)
 {
+    return mr_clip_sample_with(clip, sk, time, wrap, pose, NULL);
+}
+
+mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                              mr_pose *pose, mr_clip_cursor *cur)
+{
     if (!clip || !sk || !pose) return MR_ERR_INVALID_ARGUMENT;
     if (!isfinite(time)) return MR_ERR_BAD_TIME;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
@@ -428,7 +441,8 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
     /* the played keys where there are some (mr_clip_track, read once here) */
     const mr_joint_tracks *played = rt ? rt->played : NULL;
     if (rt && rt->pack) {
-        mr_clip_pack_sample(rt->pack, sk, t, NULL, pose);
+        if (!cur || !mr_clip_cursor_sample(cur, rt->pack, rt->serial, sk, t, pose))
+            mr_clip_pack_sample(rt->pack, sk, t, NULL, pose);
         return MR_OK;
     }
     if (rt && rt->shared_keys > 1) {

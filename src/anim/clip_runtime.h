@@ -110,6 +110,7 @@ typedef struct mr_clip_runtime {
     struct mr_clip_dense *dense;  /* SIMD bake of a shared time line (clip_dense.h), or NULL */
     struct mr_clip_pack *pack;    /* the packed clip (clip_pack.h), or NULL: when set, the */
                          /* sampler reads only it (played and dense are not built) */
+    unsigned long long serial;  /* new for every pack built or read: cursors bind to it */
     /* Memory the runtime points into but does not own (a cached model's file
      * image), or NULL: mr_clip_finish and mr_clip_runtime_destroy never free
      * a pointer inside it. Same value as the clip's cache_block. */
@@ -127,6 +128,10 @@ void mr_clip_finish(mr_clip *clip);
  * the clip has none, so settings can be given before the first build.
  * NULL without memory. */
 mr_clip_runtime *mr_clip_runtime_of(mr_clip *clip);
+
+/* A number no other pack of this process had or will have (the cache
+ * reader gives one to each pack it reads). */
+unsigned long long mr_clip_pack_serial(void);
 
 /* Frees a runtime clip and what it owns (not what lies in its cache_block);
  * takes NULL. mr_clip_destroy calls it through mr_clip.runtime_destroy. */
@@ -173,6 +178,21 @@ static inline const mr_track *mr_clip_track(const mr_clip *clip, int joint, int 
  * time, mismatched joint counts, or an empty clip (no joints). */
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
                          mr_wrap wrap, mr_pose *pose);
+
+/* A playback cursor: what one playhead keeps between samples of a clip so
+ * that a packed clip (clip_pack.h) samples about as fast as the dense bake:
+ * each track's two keys around the last time, decoded (clip_cursor.c).
+ * Give each playhead its own; it binds itself to whatever clip and
+ * skeleton it is given (allocating on the first sample and after a
+ * change), so one cursor may follow a playhead through clip changes. */
+typedef struct mr_clip_cursor mr_clip_cursor;
+mr_clip_cursor *mr_clip_cursor_create(void);   /* NULL without memory */
+void mr_clip_cursor_destroy(mr_clip_cursor *cur);   /* takes NULL */
+
+/* mr_clip_sample through a cursor (NULL: none): the same pose, bit for bit;
+ * faster when time moves by less than a key interval between calls. */
+mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                              mr_pose *pose, mr_clip_cursor *cur);
 
 /* What the sampler reads, in bytes (issue 30's "runtime bytes"): a
  * packed clip's block; with a SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_runtime.h"
 #include "core/alloc.h"
 
 #define DEFAULT_TRACKS 8
@@ -63,6 +64,7 @@ struct mr_mixer {
     int track_count, clip_count, max_events;
     track *tracks;
     slot *slot_storage;
+    mr_clip_cursor **cursors;       /* one per slot (same index): packed clips sample through it */
     mr_pose acc, tmp, tmp2;        /* scratch poses */
     mr_mixer_event *events;
     int event_count, dropped;
@@ -125,7 +127,10 @@ mr_status mr_mixer_create(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_d
     mx->tracks = mr_alloc_array((size_t)d.max_tracks, sizeof *mx->tracks);
     mx->slot_storage = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->slot_storage);
     mx->events = mr_alloc_array((size_t)d.max_events, sizeof *mx->events);
-    if (!mx->tracks || !mx->slot_storage || !mx->events) goto oom;
+    mx->cursors = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->cursors);
+    if (!mx->tracks || !mx->slot_storage || !mx->events || !mx->cursors) goto oom;
+    for (size_t i = 0; i < (size_t)d.max_tracks * d.max_clips_per_track; i++)
+        if (!(mx->cursors[i] = mr_clip_cursor_create())) goto oom;
     if (mr_pose_init(&mx->acc, sk->joint_count) || mr_pose_init(&mx->tmp, sk->joint_count) ||
         mr_pose_init(&mx->tmp2, sk->joint_count))
         goto oom;
@@ -150,6 +155,9 @@ void mr_mixer_destroy(mr_mixer *mx)
     if (mx->tracks)
         for (int i = 0; i < mx->track_count; i++) mr_mask_deinit(&mx->tracks[i].mask);
     free(mx->tracks);
+    for (size_t i = 0; mx->cursors && i < (size_t)mx->track_count * mx->clip_count; i++)
+        mr_clip_cursor_destroy(mx->cursors[i]);
+    free(mx->cursors);
     free(mx->slot_storage);
     free(mx->events);
     mr_pose_deinit(&mx->acc);
@@ -936,7 +944,7 @@ static mr_status sample_slot(mr_mixer *mx, const slot *s, mr_pose *dst)
     int extract = s->root_motion && mx->rm.joint >= 0 && mx->rm.flags;
     if (!s->src.is_space) {
         float t = (float)mr_playhead_time(&s->ph);
-        st = mr_clip_sample(s->src.clip, mx->sk, t, MR_WRAP_CLAMP, dst);
+        st = mr_clip_sample_with(s->src.clip, mx->sk, t, MR_WRAP_CLAMP, dst, mx->cursors[s - mx->slot_storage]);
         if (st == MR_OK && extract) mr_root_motion_remove(&mx->rm, s->src.clip, mx->sk, t, dst);
     } else {
         st = mr_blendspace_sample(&s->src.space, mx->sk, s->src.bw, (float)mr_playhead_time(&s->ph), &mx->tmp2, dst);

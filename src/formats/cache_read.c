@@ -196,7 +196,10 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
     if (cr->pack && !r->bad) {
         void *pack = cr->pack_bytes > 0 ? at(r, cr->pack, (uint64_t)cr->pack_bytes, 1, 8) : NULL;
         if (!pack || !mr_clip_pack_valid(pack, (size_t)cr->pack_bytes, n)) r->bad = 1;
-        else rt->pack = pack;
+        else {
+            rt->pack = pack;
+            rt->serial = mr_clip_pack_serial();
+        }
     }
     if (cr->dense && !r->bad) {
         mr_clip_dense *d = at(r, cr->dense, 1, sizeof *d, CACHE_ALIGN);

@@ -1,0 +1,313 @@
+/* clip_cursor.c — playback cursors: sampling a packed clip (clip_pack.h)
+ * as fast as the dense bake (see mr_clip_cursor in clip_runtime.h).
+ *
+ * A cursor holds, for every channel of every joint, the two keys around the
+ * last time it sampled, decoded, in structure-of-arrays rows (4 joints per
+ * SSE register), and the window of times they serve. Sampling refreshes
+ * only the tracks whose window the time left (a key found from the last
+ * one, decoded), then interpolates every joint 4 at a time with exactly the
+ * arithmetic of the packed clip's own sampler (same results, bit for bit).
+ * Constants and rest channels are decoded once, when the cursor binds to a
+ * clip. */
+#include "anim/clip_pack.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/clip_pack_read.h"
+#include "core/alloc.h"
+
+/* Rows of `lanes` floats: rotation keys 0 and 1, their interval's start and
+ * the reciprocal of its length; the same for translation and scale. */
+enum {
+    RX0, RY0, RZ0, RW0, RX1, RY1, RZ1, RW1, RT0, RINV,
+    TX0, TY0, TZ0, TX1, TY1, TZ1, TT0, TINV,
+    SX0, SY0, SZ0, SX1, SY1, SZ1, ST0, SINV,
+    ROWS
+};
+static const int row_of[3] = {TX0, RX0, SX0};   /* channel -> its first row */
+
+struct mr_clip_cursor {
+    const mr_clip_pack *pack;   /* bound to these (NULL: not bound) */
+    unsigned long long serial;
+    const mr_skeleton *sk;
+    int sk_joints;
+    int joints, lanes, animated;
+    float *rows;                /* ROWS * lanes, 16-byte aligned */
+    float *win;                 /* per animated track: [lo, hi) its keys serve */
+    int *track;                 /* per animated track: joint * 3 + channel */
+    track_view *view;           /* per animated track: its record, read */
+    uint16_t *key;              /* per animated track: the key found last */
+    int *rest, rest_count;      /* channels (joint * 3 + channel) that keep sk's rest value */
+};
+
+mr_clip_cursor *mr_clip_cursor_create(void)
+{
+    return calloc(1, sizeof(mr_clip_cursor));
+}
+
+static void unbind(mr_clip_cursor *cur)
+{
+    free(cur->rows);
+    free(cur->win);
+    free(cur->track);
+    free(cur->view);
+    free(cur->key);
+    free(cur->rest);
+    cur->rest = NULL;
+    cur->rest_count = 0;
+    cur->rows = cur->win = NULL;
+    cur->track = NULL;
+    cur->view = NULL;
+    cur->key = NULL;
+    cur->pack = NULL;
+    cur->serial = 0;
+    cur->sk = NULL;
+}
+
+void mr_clip_cursor_destroy(mr_clip_cursor *cur)
+{
+    if (!cur) return;
+    unbind(cur);
+    free(cur);
+}
+
+/* Puts decoded keys v0, v1 (components of channel ch) at joint j, with
+ * their interval's start t0 and the reciprocal of its length. */
+static void put_keys(mr_clip_cursor *cur, int j, int ch, const float *v0, const float *v1, float t0, float inv)
+{
+    size_t L = (size_t)cur->lanes;
+    float *r = cur->rows + (size_t)row_of[ch] * L + (size_t)j;
+    int c = ch == 1 ? 4 : 3;
+    for (int e = 0; e < c; e++) {
+        r[(size_t)e * L] = v0[e];
+        r[(size_t)(c + e) * L] = v1[e];
+    }
+    r[(size_t)(2 * c) * L] = t0;
+    r[(size_t)(2 * c + 1) * L] = inv;
+}
+
+/* A held value: alpha stays 0 (t0 = +inf), so the value is v. */
+static void put_held(mr_clip_cursor *cur, int j, int ch, const float *v)
+{
+    put_keys(cur, j, ch, v, v, INFINITY, 1.0f);
+}
+
+static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial, const mr_skeleton *sk)
+{
+    unbind(cur);
+    int n = pack->joint_count, lanes = (n + 3) / 4 * 4;
+    const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec = base + pack->tracks;
+    int animated = 0;
+    for (int i = 0; i < 3 * n; i++)
+        if (has_track(present, i)) {
+            track_view tv = view_of(rec, pack->point_bytes);
+            animated += tv.count > 1;
+            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+        }
+    cur->rows = aligned_alloc(16, (size_t)ROWS * (size_t)lanes * sizeof(float));   /* a multiple of 16 */
+    cur->win = mr_alloc_array((size_t)animated * 2 + 1, sizeof *cur->win);
+    cur->track = mr_alloc_array((size_t)animated + 1, sizeof *cur->track);
+    cur->view = mr_alloc_array((size_t)animated + 1, sizeof *cur->view);
+    cur->key = mr_alloc_array((size_t)animated + 1, sizeof *cur->key);
+    cur->rest = mr_alloc_array((size_t)n * 3, sizeof *cur->rest);
+    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->rest) {
+        unbind(cur);
+        return 0;
+    }
+    cur->joints = n;
+    cur->lanes = lanes;
+    static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    for (int j = n; j < lanes; j++) {   /* padding lanes: harmless values */
+        put_held(cur, j, 0, zero);
+        put_held(cur, j, 1, identity);
+        put_held(cur, j, 2, one);
+    }
+    rec = base + pack->tracks;
+    int a = 0;
+    for (int j = 0; j < n; j++)
+        for (int ch = 0; ch < 3; ch++) {
+            int i = 3 * j + ch;
+            if (!has_track(present, i)) {   /* copied as it is after interpolating (not normalised) */
+                put_held(cur, j, ch, ch == 0 ? sk->rest_t[j] : ch == 1 ? sk->rest_r[j] : sk->rest_s[j]);
+                cur->rest[cur->rest_count++] = i;
+                continue;
+            }
+            track_view tv = view_of(rec, pack->point_bytes);
+            if (tv.count == 1) {
+                float v[4];
+                decode_key(&tv, 0, v);
+                put_held(cur, j, ch, v);
+            } else {
+                cur->track[a] = i;
+                cur->view[a] = tv;
+                cur->key[a] = 0;
+                cur->win[2 * a] = INFINITY;   /* empty: the first sample refreshes it */
+                cur->win[2 * a + 1] = -INFINITY;
+                a++;
+            }
+            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+        }
+    cur->animated = animated;
+    cur->pack = pack;
+    cur->serial = serial;
+    cur->sk = sk;
+    cur->sk_joints = sk->joint_count;
+    return 1;
+}
+
+/* Decodes animated track a's keys around t, as the packed sampler would
+ * interpolate them, and the window of times they serve. */
+static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
+{
+    const track_view tv = cur->view[a];
+    int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv.count;
+    int old = cur->key[a], old_linear = cur->win[2 * a] <= cur->win[2 * a + 1];   /* not the empty window */
+    int k = find_key(&tv, times, t, old);
+    cur->key[a] = (uint16_t)k;
+    float t0 = times[point_of(&tv, k)], t1 = times[point_of(&tv, k + 1)];
+    float lo = k == 0 ? -INFINITY : t0, hi = k == n - 2 ? INFINITY : t1;
+    float v0[4], v1[4];
+    if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t */
+        int last = pack_alpha(t, t0, t1) >= 1.0f;   /* only in the last interval, at or after its end */
+        decode_key(&tv, last ? k + 1 : k, v0);
+        put_held(cur, j, ch, v0);
+        if (last) lo = t1;
+        else if (k == n - 2) hi = t1;
+    } else {
+        size_t L = (size_t)cur->lanes;
+        float *r = cur->rows + (size_t)row_of[ch] * L + (size_t)j;
+        int c = ch == 1 ? 4 : 3;
+        if (k == old + 1 && old_linear) {   /* playing on: the old second key is the new first */
+            for (int e = 0; e < c; e++) v0[e] = r[(size_t)(c + e) * L];
+        } else {
+            decode_key(&tv, k, v0);
+        }
+        decode_key(&tv, k + 1, v1);
+        put_keys(cur, j, ch, v0, v1, t0, 1.0f / (t1 - t0));
+    }
+    cur->win[2 * a] = lo;
+    cur->win[2 * a + 1] = hi;
+}
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+
+#include "anim/soa4.h"
+
+static inline __m128 alpha4(const float *t0, const float *inv, __m128 t)
+{
+    __m128 a = _mm_mul_ps(_mm_sub_ps(t, _mm_load_ps(t0)), _mm_load_ps(inv));
+    return _mm_max_ps(_mm_min_ps(a, _mm_set1_ps(1.0f)), _mm_setzero_ps());
+}
+
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+{
+    const size_t L = (size_t)cur->lanes;
+    const float *R = cur->rows;
+    const __m128 t = _mm_set1_ps(time), one = _mm_set1_ps(1.0f), sign = _mm_set1_ps(-0.0f);
+    for (int j = 0; j < cur->joints; j += 4) {
+        const float *r = R + j;
+        __m128 a = alpha4(r + RT0 * L, r + RINV * L, t), a0 = _mm_sub_ps(one, a);
+        __m128 x0 = _mm_load_ps(r + RX0 * L), x1 = _mm_load_ps(r + RX1 * L);
+        __m128 y0 = _mm_load_ps(r + RY0 * L), y1 = _mm_load_ps(r + RY1 * L);
+        __m128 z0 = _mm_load_ps(r + RZ0 * L), z1 = _mm_load_ps(r + RZ1 * L);
+        __m128 w0 = _mm_load_ps(r + RW0 * L), w1 = _mm_load_ps(r + RW1 * L);
+        __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x1), _mm_mul_ps(y0, y1)),
+                                           _mm_mul_ps(z0, z1)), _mm_mul_ps(w0, w1));
+        __m128 b = _mm_xor_ps(a, _mm_and_ps(_mm_cmplt_ps(dot, _mm_setzero_ps()), sign));
+        __m128 qx = _mm_add_ps(_mm_mul_ps(a0, x0), _mm_mul_ps(b, x1));
+        __m128 qy = _mm_add_ps(_mm_mul_ps(a0, y0), _mm_mul_ps(b, y1));
+        __m128 qz = _mm_add_ps(_mm_mul_ps(a0, z0), _mm_mul_ps(b, z1));
+        __m128 qw = _mm_add_ps(_mm_mul_ps(a0, w0), _mm_mul_ps(b, w1));
+        __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, qx), _mm_mul_ps(qy, qy)),
+                                            _mm_mul_ps(qz, qz)), _mm_mul_ps(qw, qw));
+        __m128 inv = _mm_div_ps(one, _mm_sqrt_ps(len2));
+        /* a zero quaternion becomes the identity, as mr_clip_normalize4 does */
+        __m128 zero_len = _mm_cmple_ps(len2, _mm_setzero_ps());
+        inv = _mm_andnot_ps(zero_len, inv);
+        qx = _mm_mul_ps(qx, inv);
+        qy = _mm_mul_ps(qy, inv);
+        qz = _mm_mul_ps(qz, inv);
+        qw = _mm_or_ps(_mm_andnot_ps(zero_len, _mm_mul_ps(qw, inv)), _mm_and_ps(zero_len, one));
+        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);
+        __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
+        __m128 lerp[6];
+        for (int c = 0; c < 3; c++) {
+            __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
+            lerp[c] = _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0)));
+            __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
+            lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
+        }
+        __m128 q[4] = {qx, qy, qz, qw};
+        int count = cur->joints - j < 4 ? cur->joints - j : 4;
+        if (count == 4) {
+            for (int l = 0; l < 4; l++) _mm_storeu_ps(pose->r[j + l], q[l]);
+            mr_soa4_store_xyz(pose->t[j], lerp[0], lerp[1], lerp[2]);
+            mr_soa4_store_xyz(pose->s[j], lerp[3], lerp[4], lerp[5]);
+            continue;
+        }
+        float ts[6][4] __attribute__((aligned(16)));
+        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
+        for (int l = 0; l < count; l++) {
+            _mm_storeu_ps(pose->r[j + l], q[l]);
+            for (int c = 0; c < 3; c++) {
+                pose->t[j + l][c] = ts[c][l];
+                pose->s[j + l][c] = ts[3 + c][l];
+            }
+        }
+    }
+}
+#else
+static float alpha1(const float *r, size_t L, int row, float t)
+{
+    float a = (t - r[(size_t)row * L]) * r[(size_t)(row + 1) * L];
+    return a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
+}
+
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+{
+    const size_t L = (size_t)cur->lanes;
+    for (int j = 0; j < cur->joints; j++) {
+        const float *r = cur->rows + j;
+        float v0[4], v1[4];
+        for (int e = 0; e < 4; e++) {
+            v0[e] = r[(size_t)(RX0 + e) * L];
+            v1[e] = r[(size_t)(RX1 + e) * L];
+        }
+        interp_keys(v0, v1, 1, alpha1(r, L, RT0, time), pose->r[j]);
+        for (int e = 0; e < 3; e++) {
+            v0[e] = r[(size_t)(TX0 + e) * L];
+            v1[e] = r[(size_t)(TX1 + e) * L];
+        }
+        interp_keys(v0, v1, 0, alpha1(r, L, TT0, time), pose->t[j]);
+        for (int e = 0; e < 3; e++) {
+            v0[e] = r[(size_t)(SX0 + e) * L];
+            v1[e] = r[(size_t)(SX1 + e) * L];
+        }
+        interp_keys(v0, v1, 0, alpha1(r, L, ST0, time), pose->s[j]);
+    }
+}
+#endif
+
+int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
+                          const mr_skeleton *sk, float t, mr_pose *pose)
+{
+    /* The held rest values of the skeleton are copied again after every
+     * sample (below), so a skeleton at the same address is safe. */
+    if (cur->pack != pack || cur->serial != serial || cur->sk != sk || cur->sk_joints != sk->joint_count) {
+        if (!bind(cur, pack, serial, sk)) return 0;
+    }
+    const float *times = (const float *)((const uint8_t *)pack + pack->times);
+    for (int a = 0; a < cur->animated; a++)
+        if (!(t >= cur->win[2 * a] && t < cur->win[2 * a + 1])) refresh(cur, a, times, t);
+    interpolate(cur, t, pose);
+    for (int i = 0; i < cur->rest_count; i++) {
+        int j = cur->rest[i] / 3, ch = cur->rest[i] % 3;
+        if (ch == 0) glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        else if (ch == 1) glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+    return 1;
+}
