@@ -33,6 +33,7 @@ struct mr_clip_cursor {
     unsigned long long serial;
     const mr_skeleton *sk;
     int sk_joints;
+    int capacity;               /* joints the arrays have room for */
     int joints, lanes, animated;
     float *rows;                /* ROWS * lanes, 16-byte aligned */
     float *win;                 /* per animated track: [lo, hi) its keys serve */
@@ -42,12 +43,8 @@ struct mr_clip_cursor {
     int *rest, rest_count;      /* channels (joint * 3 + channel) that keep sk's rest value */
 };
 
-mr_clip_cursor *mr_clip_cursor_create(void)
-{
-    return calloc(1, sizeof(mr_clip_cursor));
-}
-
-static void unbind(mr_clip_cursor *cur)
+/* Frees the arrays; the cursor is then unbound, with no capacity. */
+static void release(mr_clip_cursor *cur)
 {
     free(cur->rows);
     free(cur->win);
@@ -55,21 +52,44 @@ static void unbind(mr_clip_cursor *cur)
     free(cur->view);
     free(cur->key);
     free(cur->rest);
-    cur->rest = NULL;
-    cur->rest_count = 0;
-    cur->rows = cur->win = NULL;
-    cur->track = NULL;
-    cur->view = NULL;
-    cur->key = NULL;
-    cur->pack = NULL;
-    cur->serial = 0;
-    cur->sk = NULL;
+    memset(cur, 0, sizeof *cur);
+}
+
+/* Room for a clip of `joints` joints: every array at its largest (each
+ * channel an animated track), so binding to such a clip allocates nothing. */
+static int reserve(mr_clip_cursor *cur, int joints)
+{
+    if (joints <= cur->capacity) return 1;
+    release(cur);
+    size_t lanes = (size_t)(joints + 3) / 4 * 4, tracks = (size_t)joints * 3;
+    cur->rows = aligned_alloc(16, (size_t)ROWS * lanes * sizeof(float));   /* a multiple of 16 */
+    cur->win = mr_alloc_array(tracks * 2, sizeof *cur->win);
+    cur->track = mr_alloc_array(tracks, sizeof *cur->track);
+    cur->view = mr_alloc_array(tracks, sizeof *cur->view);
+    cur->key = mr_alloc_array(tracks, sizeof *cur->key);
+    cur->rest = mr_alloc_array(tracks, sizeof *cur->rest);
+    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->rest) {
+        release(cur);
+        return 0;
+    }
+    cur->capacity = joints;
+    return 1;
+}
+
+mr_clip_cursor *mr_clip_cursor_create(int joints)
+{
+    mr_clip_cursor *cur = calloc(1, sizeof *cur);
+    if (cur && joints > 0 && !reserve(cur, joints)) {
+        free(cur);
+        return NULL;
+    }
+    return cur;
 }
 
 void mr_clip_cursor_destroy(mr_clip_cursor *cur)
 {
     if (!cur) return;
-    unbind(cur);
+    release(cur);
     free(cur);
 }
 
@@ -96,26 +116,11 @@ static void put_held(mr_clip_cursor *cur, int j, int ch, const float *v)
 
 static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial, const mr_skeleton *sk)
 {
-    unbind(cur);
+    cur->pack = NULL;   /* unbound until done */
     int n = pack->joint_count, lanes = (n + 3) / 4 * 4;
-    const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec = base + pack->tracks;
-    int animated = 0;
-    for (int i = 0; i < 3 * n; i++)
-        if (has_track(present, i)) {
-            track_view tv = view_of(rec, pack->point_bytes);
-            animated += tv.count > 1;
-            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
-        }
-    cur->rows = aligned_alloc(16, (size_t)ROWS * (size_t)lanes * sizeof(float));   /* a multiple of 16 */
-    cur->win = mr_alloc_array((size_t)animated * 2 + 1, sizeof *cur->win);
-    cur->track = mr_alloc_array((size_t)animated + 1, sizeof *cur->track);
-    cur->view = mr_alloc_array((size_t)animated + 1, sizeof *cur->view);
-    cur->key = mr_alloc_array((size_t)animated + 1, sizeof *cur->key);
-    cur->rest = mr_alloc_array((size_t)n * 3, sizeof *cur->rest);
-    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->rest) {
-        unbind(cur);
-        return 0;
-    }
+    if (!reserve(cur, n)) return 0;
+    const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec;
+    cur->rest_count = 0;
     cur->joints = n;
     cur->lanes = lanes;
     static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
@@ -149,7 +154,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
             }
             rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
         }
-    cur->animated = animated;
+    cur->animated = a;
     cur->pack = pack;
     cur->serial = serial;
     cur->sk = sk;

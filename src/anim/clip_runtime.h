@@ -183,10 +183,13 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
  * that a packed clip (clip_pack.h) samples about as fast as the dense bake:
  * each track's two keys around the last time, decoded (clip_cursor.c).
  * Give each playhead its own; it binds itself to whatever clip and
- * skeleton it is given (allocating on the first sample and after a
- * change), so one cursor may follow a playhead through clip changes. */
+ * skeleton it is given (a clip of more joints than its room makes it
+ * allocate), so one cursor may follow a playhead through clip changes. */
 typedef struct mr_clip_cursor mr_clip_cursor;
-mr_clip_cursor *mr_clip_cursor_create(void);   /* NULL without memory */
+/* A cursor with room for clips of up to `joints` joints (0: none yet):
+ * sampling such clips through it allocates nothing; a larger clip makes it
+ * allocate once. NULL without memory. */
+mr_clip_cursor *mr_clip_cursor_create(int joints);
 void mr_clip_cursor_destroy(mr_clip_cursor *cur);   /* takes NULL */
 
 /* mr_clip_sample through a cursor (NULL: none): the same pose, bit for bit;

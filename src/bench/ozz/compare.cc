@@ -521,7 +521,7 @@ int main(int argc, char **argv)
         return 1;
     }
     s.walk_thin = walk_thin;
-    s.cursor = mr_clip_cursor_create();
+    s.cursor = mr_clip_cursor_create(sk->joint_count);
     if (!s.cursor) return 1;
 
     if (!make_rig(sk, &s.o)) {
