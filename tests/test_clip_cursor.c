@@ -1,0 +1,210 @@
+/* test_clip_cursor.c — playback cursors (anim/clip_runtime.h,
+ * clip_cursor.c): sampling an optimised (packed) clip through a cursor
+ * gives the values mr_clip_sample gives without one, whatever the order of
+ * the times, across clip changes, rebuilt clips and other skeletons; the
+ * mixer's playheads sample through theirs without allocating. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "test_files.h"
+
+#include "anim/clip_pack.h"
+#include "anim/clip_runtime.h"
+#include "anim/mixer.h"
+#include "anim/model.h"
+#include "formats/load.h"
+
+static mr_model *load(const char *mesh, const char *anim)
+{
+    const char *anims[1] = {anim};
+    mr_model *m = NULL;
+    mr_error err = {0};
+    if (mr_load_model(mesh, anims, anim ? 1 : 0, &m, &err) != MR_OK) {
+        CHECK_MSG(0, "%s: %s", mesh, err.msg);
+        return NULL;
+    }
+    return m;
+}
+
+/* Do poses a and b hold the same values (a zero's sign aside)? */
+static int same_pose(const mr_pose *a, const mr_pose *b, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int e = 0; e < 4; e++) {
+            if (a->r[j][e] != b->r[j][e]) return 0;
+            if (e < 3 && (a->t[j][e] != b->t[j][e] || a->s[j][e] != b->s[j][e])) return 0;
+        }
+    return 1;
+}
+
+/* Within 1e-5 (the mixer's own arithmetic and clock round on their own). */
+static int near_pose(const mr_pose *a, const mr_pose *b, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int e = 0; e < 4; e++) {
+            if (!(fabsf(a->r[j][e] - b->r[j][e]) <= 1e-5f)) return 0;
+            if (e < 3 && !(fabsf(a->t[j][e] - b->t[j][e]) <= 1e-5f && fabsf(a->s[j][e] - b->s[j][e]) <= 1e-5f))
+                return 0;
+        }
+    return 1;
+}
+
+/* Samples clip at times[0..count) with and without cursor; returns the
+ * number of times where the poses differ. */
+static int differences(const mr_clip *c, const mr_skeleton *sk, mr_clip_cursor *cur, const float *times, int count,
+                       mr_wrap wrap)
+{
+    int n = sk->joint_count, bad = 0;
+    mr_pose a, b;
+    mr_pose_init(&a, n);
+    mr_pose_init(&b, n);
+    for (int i = 0; i < count; i++) {
+        CHECK(mr_clip_sample_with(c, sk, times[i], wrap, &a, cur) == MR_OK);
+        CHECK(mr_clip_sample(c, sk, times[i], wrap, &b) == MR_OK);
+        if (!same_pose(&a, &b, n)) bad++;
+    }
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    return bad;
+}
+
+/* Forward at 60 Hz over two loops, backward, jumps, before and after the
+ * clip, exactly on keys. */
+static int time_sequence(float duration, float rate, float *out, int max)
+{
+    int k = 0;
+    for (int i = 0; i < 240 && k < max; i++) out[k++] = i / 60.0f;
+    for (int i = 120; i >= 0 && k < max; i--) out[k++] = duration * i / 120.0f;
+    unsigned x = 12345;
+    for (int i = 0; i < 200 && k < max; i++) {
+        x = x * 1103515245u + 12345u;
+        out[k++] = duration * (float)((x >> 8) % 10000) / 9999.0f;
+    }
+    float edges[] = {-1.0f, 0.0f, duration, duration + 1.0f, -0.0f, duration * 0.5f};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges && k < max; i++) out[k++] = edges[i];
+    for (int i = 0; rate > 0 && i < 40 && k < max; i++) out[k++] = i / rate;   /* on the keys */
+    return k;
+}
+
+TEST(cursor_samples_what_the_clip_samples_on_real_clips)
+{
+    static const char *const files[][2] = {
+        {SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+         SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"},
+        {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"},
+        {SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb", NULL},
+        {SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL},
+        {"/usr/share/assimp/models/BVH/01_01.bvh", NULL},
+    };
+    float times[700];
+    int checked = 0;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        mr_model *m = load(files[f][0], files[f][1]);
+        if (!m || m->clip_count < 1) {
+            mr_model_destroy(m);
+            continue;
+        }
+        mr_clip *c = m->clips[0];
+        CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
+        CHECK_MSG(c->runtime && c->runtime->pack, "%s: not packed", files[f][0]);
+        mr_clip_cursor *cur = mr_clip_cursor_create(m->skeleton.joint_count);
+        int count = time_sequence(c->duration, c->rate, times, 700);
+        int bad = differences(c, &m->skeleton, cur, times, count, MR_WRAP_CLAMP);
+        bad += differences(c, &m->skeleton, cur, times, count, MR_WRAP_LOOP);
+        CHECK_MSG(bad == 0, "%s: %d of %d poses differ through the cursor", files[f][0], bad, 2 * count);
+        mr_clip_cursor_destroy(cur);
+        mr_model_destroy(m);
+        checked++;
+    }
+    CHECK(checked == 5);
+}
+
+/* One cursor follows a playhead from clip to clip, through a rebuild of
+ * the same clip (a new pack, perhaps at the old one's address) and onto
+ * another skeleton whose rest pose differs. */
+TEST(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons)
+{
+    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
+    char mesh[512], a1[512], a2[512];
+    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
+    snprintf(a1, sizeof a1, "%sforward.md5anim", dir);
+    snprintf(a2, sizeof a2, "%sidle.md5anim", dir);
+    mr_model *m = load(mesh, a1), *m2 = load(mesh, a2);
+    if (!m || !m2) {
+        mr_model_destroy(m);
+        mr_model_destroy(m2);
+        return;
+    }
+    mr_clip *fwd = m->clips[0], *idle = m2->clips[0];
+    CHECK(mr_clip_optimize(fwd, 0.0f) == MR_OK);
+    CHECK(mr_clip_optimize(idle, 0.0f) == MR_OK);
+    mr_clip_cursor *cur = mr_clip_cursor_create(0);   /* no room yet: the first bind allocates */
+    float times[700];
+    int count = time_sequence(fwd->duration, fwd->rate, times, 700);
+    for (int round = 0; round < 3; round++) {
+        CHECK(differences(fwd, &m->skeleton, cur, times, 50 + round * 40, MR_WRAP_LOOP) == 0);
+        CHECK(differences(idle, &m->skeleton, cur, times + 100, 60, MR_WRAP_LOOP) == 0);
+        CHECK(mr_clip_optimize(fwd, round == 1 ? 1e-3f : 1e-4f) == MR_OK);   /* a new pack */
+    }
+    CHECK(differences(fwd, &m->skeleton, cur, times, count, MR_WRAP_CLAMP) == 0);
+    /* a skeleton of other rest values: channels without tracks follow it */
+    mr_skeleton *sk2 = &m2->skeleton;
+    for (int j = 0; j < sk2->joint_count; j++) sk2->rest_s[j][0] = 2.0f;
+    CHECK(differences(fwd, sk2, cur, times, 100, MR_WRAP_LOOP) == 0);
+    mr_pose p;
+    mr_pose_init(&p, sk2->joint_count);
+    CHECK(mr_clip_sample_with(fwd, sk2, 0.5f, MR_WRAP_LOOP, &p, cur) == MR_OK);
+    CHECK(p.s[0][0] == 2.0f);   /* snoutx10k's clips animate no scale */
+    mr_pose_deinit(&p);
+    mr_clip_cursor_destroy(cur);
+    mr_clip_cursor_destroy(NULL);
+    mr_model_destroy(m);
+    mr_model_destroy(m2);
+}
+
+/* A mixer playing an optimised clip evaluates the pose mr_clip_sample
+ * gives at the playhead's time. */
+TEST(mixer_plays_packed_clips_through_cursors)
+{
+    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
+    char mesh[512], anim[512];
+    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
+    snprintf(anim, sizeof anim, "%sforward.md5anim", dir);
+    mr_model *m = load(mesh, anim);
+    if (!m) return;
+    mr_clip *c = m->clips[0];
+    CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
+    mr_mixer *mx = NULL;
+    mr_error err = {0};
+    CHECK(mr_mixer_create(&m->skeleton, m->axes.up, NULL, &mx, &err) == MR_OK);
+    mr_play_opts o = {.loop = MR_LOOP_REPEAT};
+    CHECK(mx && mr_mixer_play(mx, 0, c, &o, &err) == MR_OK);
+    int n = m->skeleton.joint_count, bad = 0;
+    mr_pose p, q;
+    mr_pose_init(&p, n);
+    mr_pose_init(&q, n);
+    mat4 *model = calloc((size_t)n, sizeof *model);
+    double t = 0;
+    for (int i = 0; mx && i < 300; i++) {
+        CHECK(mr_mixer_evaluate(mx, &p, model, &err) == MR_OK);
+        CHECK(mr_clip_sample(c, &m->skeleton, (float)fmod(t, c->duration), MR_WRAP_CLAMP, &q) == MR_OK);
+        if (!near_pose(&p, &q, n)) bad++;
+        CHECK(mr_mixer_update(mx, 1.0f / 60.0f, &err) == MR_OK);
+        t += 1.0 / 60.0;
+    }
+    CHECK_MSG(bad == 0, "%d of 300 evaluations differ from the clip's pose", bad);
+    free(model);
+    mr_pose_deinit(&p);
+    mr_pose_deinit(&q);
+    mr_mixer_destroy(mx);
+    mr_model_destroy(m);
+}
+
+int main(void)
+{
+    RUN(cursor_samples_what_the_clip_samples_on_real_clips);
+    RUN(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons);
+    RUN(mixer_plays_packed_clips_through_cursors);
+    return test_summary("clip_cursor");
+}
