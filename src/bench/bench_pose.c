@@ -7,8 +7,10 @@
  * stepping time by 1/60 s. The baseline, measured in the same run, is the
  * textbook version of (a): binary search for every key, slerp, and cglm's
  * general 4x4 products (glm_quat_mat4 + glm_mat4_mul). The last column is
- * (a) once the clip is thinned at 1e-3 of the model size (clip_optimize.h),
- * with the keys the sampler plays after / before. Loads are timed in
+ * (a) once the clip is optimised at the default tolerance (clip_pack.h),
+ * sampled through a playback cursor as a mixer's playhead samples it, with
+ * the keys it keeps / the keys sampled before, and the runtime bytes after /
+ * before. Loads are timed in
  * process CPU time, beside assimp's import of the same files when assimp
  * is installed (bench_assimp.c): COLLADA, glTF, and an MD5 model whose one
  * md5anim has the md5mesh's name (Bob), which assimp's MD5 importer loads
@@ -22,7 +24,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "anim/clip_optimize.h"
+#include "anim/clip_pack.h"
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
@@ -258,7 +260,8 @@ static void baseline_sample_to_model(const mr_clip *c, const mr_skeleton *sk, fl
 enum { CASE_A, CASE_B, CASE_BASELINE };
 
 /* ns per joint of one evaluation, median over runs. */
-static double time_single(const mr_model *m, const mr_clip *c, int which, int runs, int iters)
+static double time_single(const mr_model *m, const mr_clip *c, int which, int runs, int iters,
+                          mr_clip_cursor *cur)
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose p;
@@ -275,7 +278,7 @@ static double time_single(const mr_model *m, const mr_clip *c, int which, int ru
             if (which == CASE_BASELINE) {
                 baseline_sample_to_model(c, sk, t, &p, model);
             } else {
-                mr_clip_sample(c, sk, t, MR_WRAP_LOOP, &p);
+                mr_clip_sample_with(c, sk, t, MR_WRAP_LOOP, &p, cur);
                 mr_pose_to_model(sk, &p, model);
                 if (which == CASE_B) mr_pose_skinning(sk, model, skin);
             }
@@ -320,7 +323,7 @@ void mr_bench_pose(const mr_bench_opts *o)
     int runs = o->quick ? 3 : 15, iters = o->quick ? 200 : 4000, frames = o->quick ? 2 : 10;
     printf("== pose evaluation: ns per joint, median of %d runs, time stepped by 1/60 s\n", runs);
     printf("  %-10s %6s %10s %10s %14s %12s %9s %8s\n", "model", "joints", "(a)", "(b)", "(c) 1000 chars",
-           "baseline(a)", "speed-up", "(a) thinned 1e-3");
+           "baseline(a)", "speed-up", "(a) optimised");
     for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
         mr_model *m = load_bench_model(o, &bench_models[i], NULL);
         if (!m) continue;
@@ -331,21 +334,25 @@ void mr_bench_pose(const mr_bench_opts *o)
             mr_model_destroy(m);
             continue;
         }
-        double a = time_single(m, c, CASE_A, runs, iters);
-        double b = time_single(m, c, CASE_B, runs, iters);
+        double a = time_single(m, c, CASE_A, runs, iters, NULL);
+        double b = time_single(m, c, CASE_B, runs, iters, NULL);
         double crowd = time_crowd(m, c, 1000, runs, frames);
-        double base = time_single(m, c, CASE_BASELINE, runs, iters);
+        double base = time_single(m, c, CASE_BASELINE, runs, iters, NULL);
         /* (a) again with the keys thinned at 1e-3 of the model size. */
         mr_clip *thin = (mr_clip *)c;
         int played = 0, kept = 0;
         for (int j = 0; j < thin->joint_count; j++)
             for (int k = 0; k < 3; k++) played += mr_clip_track(thin, j, k)->key_count;
-        mr_clip_optimize(thin, 1e-3f);
-        for (int j = 0; j < thin->joint_count; j++)
-            for (int k = 0; k < 3; k++) kept += mr_clip_track(thin, j, k)->key_count;
-        double at = time_single(m, c, CASE_A, runs, iters);
-        printf("  %-10s %6d %10.1f %10.1f %14.1f %12.1f %8.2fx %8.1f (%d/%d keys)\n", bench_models[i].label,
-               m->skeleton.joint_count, a, b, crowd, base, base / a, at, kept, played);
+        size_t before = mr_clip_runtime_bytes(thin);
+        mr_clip_optimize(thin, 0.0f);
+        const mr_clip_pack *pack = thin->runtime ? thin->runtime->pack : NULL;
+        kept = pack ? pack->keys : played;
+        mr_clip_cursor *cur = mr_clip_cursor_create(m->skeleton.joint_count);
+        double at = time_single(m, c, CASE_A, runs, iters, cur);
+        mr_clip_cursor_destroy(cur);
+        printf("  %-10s %6d %10.1f %10.1f %14.1f %12.1f %8.2fx %8.1f (%d/%d keys, %zu/%zu bytes)\n",
+               bench_models[i].label, m->skeleton.joint_count, a, b, crowd, base, base / a, at, kept, played,
+               mr_clip_runtime_bytes(thin), before);
         mr_model_destroy(m);
     }
 }
