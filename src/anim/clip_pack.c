@@ -66,7 +66,7 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 #define REBUILD_MIN 0.3f
 
 /* Bit widths tried for a track's quantised keys; 32 is float keys. */
-static const int try_bits[] = {6, 8, 10, 12, 14, 16, 18, 20, 24, 32};
+static const int try_bits[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
 /* Shares of the budget the quantisation may take at the keys, tried with each width. */
 #define SHARES 3
 static const double shares[SHARES] = {0.5, 0.25, 0.75};
@@ -226,7 +226,7 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
             h = fmaxf(h, p->v[(size_t)i * 4 + map[s]]);
         }
         lo[s] = l;
-        step[s] = (h - l) / levels;
+        step[s] = step_of_half(step_to_half((h - l) / levels));   /* as stored */
     }
     for (int i = 0; i < n; i++) {
         float st[4];
@@ -259,13 +259,25 @@ static int segment_ok(const packing *p, int a, int b)
     return 1;
 }
 
+/* The largest error of holding value v over the whole track: at its
+ * checkpoints (where a held value is farthest from a lerped or slerped
+ * curve: at its keys), or at its one key. */
+static double hold_error(const packing *p, const float *v)
+{
+    if (p->n == 1) return channel_error(p, v, p->keys->values);
+    double worst = 0;
+    for (size_t k = 0; k < (size_t)(p->n - 1) * CHECKS + 1; k++) {
+        double e = channel_error(p, v, p->cv + k * 4);
+        if (!(e <= worst)) worst = e;   /* NaN stays */
+    }
+    return worst;
+}
+
 /* Does holding the first key (a float key, as stored) stay within budget
  * everywhere: a constant track? */
 static int constant_ok(const packing *p)
 {
-    for (size_t k = 0; k < (size_t)(p->n - 1) * CHECKS + 1; k++)
-        if (!(channel_error(p, p->v, p->cv + k * 4) <= p->budget)) return 0;
-    return 1;
+    return hold_error(p, p->v) <= p->budget;
 }
 
 /* Greedy reduction of a trial's keys into p->kept: from each kept key, the
@@ -367,8 +379,12 @@ static void write_track(const packing *p, uint8_t *rec)
     }
     float *lo = (float *)w;
     memcpy(lo, p->lo, (size_t)p->comps * sizeof(float));
-    memcpy(lo + p->comps, p->step, (size_t)p->comps * sizeof(float));
-    uint8_t *q = (uint8_t *)(lo + 2 * p->comps);
+    uint8_t *h = (uint8_t *)(lo + p->comps);
+    for (int e = 0; e < p->comps; e++) {
+        uint16_t half = step_to_half(p->step[e]);   /* exact: the step already is a half */
+        memcpy(h + 2 * e, &half, sizeof half);
+    }
+    uint8_t *q = h + 2 * p->comps;
     size_t bit = 0;
     for (int e = 0; e < p->count; e++)
         for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits) {
@@ -417,16 +433,6 @@ static float *time_points(const mr_clip *clip, int *count)
     return t;
 }
 
-/* Does joint j's channel k (0 t, 1 r, 2 s) change its value in the clip? */
-static int channel_varies(const mr_clip *clip, int j, int k)
-{
-    const mr_track *tr = mr_clip_track(clip, j, k);
-    size_t c = (size_t)tr->components;
-    for (int i = 1; i < tr->key_count; i++)
-        if (memcmp(tr->values, tr->values + (size_t)i * c, c * sizeof(float)) != 0) return 1;
-    return 0;
-}
-
 mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
 {
     if (!clip || !clip->tracks || clip->joint_count <= 0) return NULL;
@@ -452,11 +458,23 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
     size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
     size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
     long kept = 0, source = 0;
-    for (int j = 0; !failed && j < n; j++)
-        for (int k = 0; !failed && k < 3; k++) {
+    for (int j = 0; !failed && j < n; j++) {
+        double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
+        /* Each joint may move what it carries by 2 angle * reach: half by
+         * its rotation, a quarter each by its translation and scale
+         * (clip_runtime.h). What a translation or scale leaves of its share
+         * (all of it when it never changes: one float key, or no track) goes
+         * to the rotation, which is packed last. */
+        double unused = 0.0;
+        static const int order[3] = {0, 2, 1};
+        for (int o = 0; !failed && o < 3; o++) {
+            int k = order[o];
             packing *p = &ps[j * 3 + k];
             const mr_track *tr = mr_clip_track(clip, j, k);
-            if (tr->key_count == 0) continue;
+            if (tr->key_count == 0) {
+                if (k != 1) unused += 0.5;
+                continue;
+            }
             p->keys = tr;
             p->src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
             if (p->src->key_count == 0) p->src = tr;
@@ -465,19 +483,29 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             p->times = times;
             p->point_count = point_count;
             p->point_bytes = point_bytes;
-            double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
-            /* Each joint may move what it carries by 2 angle * reach: half
-             * by its rotation, a quarter each by its translation and scale
-             * (clip_runtime.h). A channel that never changes in this clip
-             * strays by nothing (one float key), so its share goes to the
-             * rotation. */
-            double rotation_share = 1.0 + (channel_varies(clip, j, 0) ? 0.0 : 0.5) +
-                                    (channel_varies(clip, j, 2) ? 0.0 : 0.5);
             p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
-                        : k == 1 ? rotation_share * angle : 0.5 * angle;
-            if (pack_track(p) != 0) failed = 1;
-            bytes += p->size;
-            kept += p->count;
+                        : k == 1 ? (1.0 + unused) * angle : 0.5 * angle;
+            if (pack_track(p) != 0) {
+                failed = 1;
+                break;
+            }
+            /* A constant track: left out when the skeleton's rest value
+             * (where sampling then reads) is within the budget too. */
+            double used = 1.0;
+            if (p->count == 1) {
+                const float *key = p->v, *rest = rt && rt->rest ? rt->rest + (size_t)j * 10 + (k == 0 ? 0 : k == 1 ? 3 : 7) : NULL;
+                double held = hold_error(p, key), at_rest = rest ? hold_error(p, rest) : INFINITY;
+                if (at_rest <= p->budget && at_rest <= held + 0.5 * (p->budget - held)) {
+                    p->keys = NULL;   /* the channel keeps the rest value */
+                    held = at_rest;
+                }
+                used = p->budget > 0 ? held / p->budget : (held == 0 ? 0.0 : 1.0);
+            }
+            if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
+            if (p->keys) {
+                bytes += p->size;
+                kept += p->count;
+            }
             source += tr->key_count;
             /* only the result is needed from here on */
             free(p->ct);
@@ -489,6 +517,7 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             p->q = NULL;
             p->kept = NULL;
         }
+    }
     bytes += 4;   /* slack for the sampler's 32-bit reads */
     if (!failed && bytes < PACK_MAX_BYTES) pack = calloc(1, bytes);
     if (pack) {
@@ -575,8 +604,8 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
             for (size_t k = 0; k < (size_t)tv.count * (size_t)tv.comps; k++)
                 if (!isfinite(tv.v[k])) return 0;
         } else {
-            for (int s = 0; s < 2 * tv.comps; s++)
-                if (!isfinite(tv.lo[s])) return 0;
+            for (int s = 0; s < tv.comps; s++)
+                if (!isfinite(tv.lo[s]) || !isfinite(tv.step[s])) return 0;
         }
     }
     return off == end;

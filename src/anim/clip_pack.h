@@ -39,7 +39,8 @@
  *   uint16 count; a byte of code (PACK_* below, 0x80 when four components
  *   are stored); a byte of bits (32: float keys);
  *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending;
- *   quantised: float lo[comps], step[comps], then the keys' bit stream;
+ *   quantised: float lo[comps], the steps (the high halves of floats,
+ *   2 bytes each), then the keys' bit stream, padded to 4 bytes;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *

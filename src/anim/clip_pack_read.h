@@ -24,13 +24,32 @@ static inline size_t track_size(int count, int comps, int bits, int point_bytes)
     size_t n = 4;
     if (count > 1) n += pad4((size_t)count * (size_t)point_bytes);
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
-    return n + (size_t)comps * 8 + pad4(((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
+    return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
+}
+
+/* A quantisation step is stored as the high half of its float (bfloat16),
+ * rounded up so that the levels still cover the track's range. */
+static inline uint16_t step_to_half(float step)
+{
+    uint32_t u;
+    memcpy(&u, &step, sizeof u);
+    if (u & 0xffffu) u += 0x10000u;   /* positive: away from zero */
+    return (uint16_t)(u >> 16);
+}
+
+static inline float step_of_half(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
 typedef struct track_view {
     int count, comps, code, bits, point_bytes;
     const uint8_t *points;    /* count > 1: point_bytes each */
-    const float *lo, *step;   /* quantised */
+    const float *lo;          /* quantised: each component's lowest value */
+    float step[4];            /* quantised: each component's step */
     const uint8_t *q;         /* quantised: the bit stream */
     const float *v;           /* float keys */
 } track_view;
@@ -52,12 +71,17 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     if (t.count > 1) p += pad4((size_t)t.count * (size_t)point_bytes);
     if (t.bits == 32) {
         t.v = (const float *)p;
-        t.lo = t.step = NULL;
+        t.lo = NULL;
         t.q = NULL;
     } else {
         t.lo = (const float *)p;
-        t.step = t.lo + t.comps;
-        t.q = (const uint8_t *)(t.step + t.comps);
+        const uint8_t *h = (const uint8_t *)(t.lo + t.comps);
+        for (int e = 0; e < t.comps; e++) {
+            uint16_t half;
+            memcpy(&half, h + 2 * e, sizeof half);
+            t.step[e] = step_of_half(half);
+        }
+        t.q = h + 2 * t.comps;
         t.v = NULL;
     }
     return t;

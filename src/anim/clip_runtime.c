@@ -71,6 +71,7 @@ void mr_clip_runtime_destroy(mr_clip_runtime *rt)
     clear_built(rt);
     release(rt, rt->max_angle);
     release(rt, rt->max_move);
+    release(rt, rt->rest);
     free(rt);   /* the struct itself is always allocated on its own */
 }
 
@@ -338,6 +339,30 @@ mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
         if (!(max_move[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     return rt ? set_floats(rt, &rt->max_move, max_move) : MR_ERR_NO_MEMORY;
+}
+
+mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
+{
+    if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    if (!sk) {
+        if (clip->runtime) {
+            release(clip->runtime, clip->runtime->rest);
+            clip->runtime->rest = NULL;
+        }
+        return MR_OK;
+    }
+    if (sk->joint_count != clip->joint_count) return MR_ERR_JOINT_COUNT;
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    float *rest = rt ? mr_alloc_array((size_t)clip->joint_count * 10, sizeof *rest) : NULL;
+    if (!rest) return MR_ERR_NO_MEMORY;
+    for (int j = 0; j < clip->joint_count; j++) {
+        memcpy(rest + (size_t)j * 10, sk->rest_t[j], 3 * sizeof(float));
+        memcpy(rest + (size_t)j * 10 + 3, sk->rest_r[j], 4 * sizeof(float));
+        memcpy(rest + (size_t)j * 10 + 7, sk->rest_s[j], 3 * sizeof(float));
+    }
+    release(rt, rt->rest);
+    rt->rest = rest;
+    return MR_OK;
 }
 
 mr_status mr_clip_optimize(mr_clip *clip, float tolerance)

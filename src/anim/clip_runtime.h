@@ -98,6 +98,8 @@ typedef struct mr_clip_runtime {
     float *max_move;     /* joint_count model units, the thinning budget of */
                          /* translations, or NULL: 0 (clip_optimize.h) */
     float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
+    float *rest;         /* joint_count * 10 floats (t xyz, r xyzw, s xyz): the skeleton's rest */
+                         /* pose, or NULL; the packed clip leaves out tracks that hold it */
     /* Built by mr_clip_finish. */
     mr_joint_tracks *played;  /* joint_count entries, or NULL: the keys the sampler plays */
                          /* where they differ from the source (refined or thinned); an */
@@ -148,6 +150,14 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
  * it with NULL. Takes effect at the next mr_clip_finish.
  * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
+
+/* Gives the runtime sk's rest pose (copied; NULL removes it): the packed
+ * clip (clip_pack.h) leaves out a track that holds its joint's rest value
+ * within the track's budget, as ACL strips bind-pose tracks, and sampling
+ * takes that value from the skeleton it is given. mr_model_add_clip sets
+ * the model's. Takes effect at the next mr_clip_finish.
+ * MR_ERR_JOINT_COUNT when sk has another joint count, MR_ERR_NO_MEMORY. */
+mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk);
 
 /* Optimising, opt-in: sets the tolerance (a fraction of the model size; 0 =
  * default MR_CLIP_FIDELITY) and rebuilds; every later mr_clip_finish

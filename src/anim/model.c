@@ -562,6 +562,7 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
         const struct mr_model_budget *b = model_budget(m);
         if (b) mr_clip_set_max_angle(clip, b->max_angle);
         if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);
+        mr_clip_set_rest(clip, &m->skeleton);   /* without memory: no track is left out */
     }
     mr_clip_finish(clip);
     mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);
