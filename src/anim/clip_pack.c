@@ -65,8 +65,9 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
  * than this (closer, the rebuild magnifies the other components' error). */
 #define REBUILD_MIN 0.3f
 
-/* Bit widths tried for a track's quantised keys; 32 is float keys. */
-static const int try_bits[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 32};
+/* Bit widths of a track's quantised keys (32 is float keys). */
+#define MIN_BITS 4
+#define MAX_BITS 24
 /* Shares of the budget the quantisation may take at the keys, tried with each width. */
 #define SHARES 3
 static const double shares[SHARES] = {0.5, 0.25, 0.75};
@@ -76,11 +77,12 @@ typedef struct packing {
     const mr_track *keys;     /* candidate keys (what the runtime plays: refined or source) */
     const mr_track *src;      /* the exact curve */
     int rotation, scale;
-    double budget;
+    double budget, cheap_budget;   /* cheap_budget: cheap_limit(budget) */
     const float *times;       /* the pack's time points */
     int point_count, point_bytes;
     int n, rebuilt;           /* candidate keys; rotations: the component rebuilt, or PACK_NONE */
     float *v;                 /* candidates, 4 floats each: rotations normalised, sign-aligned */
+    float lo_of[4], hi_of[4]; /* each component's range over v */
     uint16_t *points;         /* point index per candidate key */
     float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
@@ -142,6 +144,44 @@ static double channel_error(const packing *p, const float *v, const float *e)
     return p->scale ? dmax : sqrt(d2);
 }
 
+/* A limit in the cheap measure `within` compares: for rotations, tan^2 of
+ * a quarter of the angle; for translations, the squared distance; for
+ * scales, the limit itself. */
+static double cheap_limit(const packing *p, double limit)
+{
+    if (p->rotation) {
+        double q = 0.25 * limit;
+        return q < 1.5 ? tan(q) * tan(q) : INFINITY;
+    }
+    return p->scale ? limit : limit * limit;
+}
+
+/* Is v within the limit (cheap_limit) of e? Rotations: v and e of unit
+ * length (e's sign free): the angle between them is 4 atan(|v - e| / |v + e|),
+ * so comparing the squared norms against tan^2 of a quarter of the limit
+ * is comparing angles, without atan2 or sqrt. */
+static inline int within(const packing *p, const float *v, const float *e, double cheap)
+{
+    if (p->rotation) {
+        double d = 0, m = 0, q = 0;
+        for (int c = 0; c < 4; c++) d += (double)v[c] * e[c];
+        double sg = d < 0 ? -1.0 : 1.0;
+        for (int c = 0; c < 4; c++) {
+            double a = v[c], b = sg * e[c];
+            m += (a - b) * (a - b);
+            q += (a + b) * (a + b);
+        }
+        return m <= cheap * q;
+    }
+    double d2 = 0, dmax = 0;
+    for (int i = 0; i < 3; i++) {
+        double d = (double)v[i] - e[i];
+        d2 += d * d;
+        if (fabs(d) > dmax) dmax = fabs(d);
+    }
+    return (p->scale ? dmax : d2) <= cheap;
+}
+
 /* The candidates (normalised and sign-aligned), their point indices and
  * the checkpoints: each candidate key and the quarter points between
  * keys, with the exact curve's values there. */
@@ -184,6 +224,15 @@ static int prepare(packing *p)
                 for (int e = 0; e < 4; e++) q[e] = -q[e];
         }
     }
+    for (int e = 0; e < 4; e++) {
+        p->lo_of[e] = INFINITY;
+        p->hi_of[e] = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            float x = p->v[(size_t)i * 4 + e];
+            if (x < p->lo_of[e]) p->lo_of[e] = x;
+            if (x > p->hi_of[e]) p->hi_of[e] = x;
+        }
+    }
     int at = 0;
     for (int i = 0; n > 1 && i < n; i++) {
         while (at < p->point_count - 1 && p->times[at] < tr->times[i]) at++;
@@ -198,6 +247,7 @@ static int prepare(packing *p)
             p->ct[at2] = t;
             if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
             else mr_track_sample(p->src, t, p->cv + at2 * 4);
+            if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
         }
     return 0;
 }
@@ -215,23 +265,20 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
         return 0;
     }
     *comps = c;
+    double cheap = cheap_limit(p, share * p->budget);
     int map[4];
     for (int e = 0, s = 0; e < (p->rotation ? 4 : 3); e++)
         if (e != r) map[s++] = e;
-    float levels = (float)((1u << bits) - 1u);
+    float levels = (float)((1u << bits) - 1u), inv[4];
     for (int s = 0; s < c; s++) {
-        float l = INFINITY, h = -INFINITY;
-        for (int i = 0; i < n; i++) {
-            l = fminf(l, p->v[(size_t)i * 4 + map[s]]);
-            h = fmaxf(h, p->v[(size_t)i * 4 + map[s]]);
-        }
-        lo[s] = l;
-        step[s] = step_of_half(step_to_half((h - l) / levels));   /* as stored */
+        lo[s] = p->lo_of[map[s]];
+        step[s] = step_of_half(step_to_half((p->hi_of[map[s]] - lo[s]) / levels));   /* as stored */
+        inv[s] = step[s] > 0 ? 1.0f / step[s] : 0.0f;
     }
     for (int i = 0; i < n; i++) {
         float st[4];
         for (int s = 0; s < c; s++) {
-            float x = step[s] > 0 ? (p->v[(size_t)i * 4 + map[s]] - lo[s]) / step[s] : 0.0f;
+            float x = (p->v[(size_t)i * 4 + map[s]] - lo[s]) * inv[s];
             x = x < 0 ? 0 : x > levels ? levels : x;
             uint32_t qv = (uint32_t)lrintf(x);
             p->q[(size_t)i * c + s] = qv;
@@ -239,7 +286,10 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
         }
         float *d = p->deq + (size_t)i * 4;
         finish_key(st, c, r, d);
-        if (!(channel_error(p, d, p->v + (size_t)i * 4) <= share * p->budget)) return -1;
+        float u[4];
+        memcpy(u, d, sizeof u);
+        if (p->rotation) mr_clip_normalize4(u);
+        if (!within(p, u, p->v + (size_t)i * 4, cheap)) return -1;
     }
     return 0;
 }
@@ -254,7 +304,7 @@ static int segment_ok(const packing *p, int a, int b)
         float u = pack_alpha(p->ct[k], ta, tb);
         float out[4];
         interp_keys(v0, v1, p->rotation, u, out);
-        if (!(channel_error(p, out, p->cv + k * 4) <= p->budget)) return 0;
+        if (!within(p, out, p->cv + k * 4, p->cheap_budget)) return 0;
     }
     return 1;
 }
@@ -319,6 +369,7 @@ static int reduce(packing *p, int step_keys)
 static int pack_track(packing *p)
 {
     const mr_track *tr = p->keys;
+    p->cheap_budget = cheap_limit(p, p->budget);
     if (prepare(p) != 0) return -1;
     int step_keys = tr->interp == MR_INTERP_STEP;
     p->code = p->rotation ? p->rebuilt : PACK_NONE;
@@ -333,22 +384,41 @@ static int pack_track(packing *p)
         return 0;
     }
     p->size = SIZE_MAX;
-    for (size_t i = 0; i < sizeof try_bits / sizeof *try_bits * SHARES; i++) {
-        int bits = try_bits[i / SHARES], comps;
-        float lo[4], step[4];
-        if (bits == 32 && i % SHARES) continue;
-        if (trial_keys(p, bits, shares[i % SHARES], &comps, lo, step) != 0) continue;
-        int m = reduce(p, step_keys);
-        size_t size = track_size(m, comps, bits, p->point_bytes);
-        if (size >= p->size) continue;
-        p->size = size;
-        p->count = m;
-        p->comps = comps;
-        p->bits = bits;
-        memcpy(p->lo, lo, sizeof lo);
-        memcpy(p->step, step, sizeof step);
-        memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
-        memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+    /* For each share, the fewest bits whose keys stay within it (bisected:
+     * more bits, smaller steps) and the next two widths (keys nearer the
+     * curve may let the reduction drop more); then float keys. */
+    int tried[MAX_BITS + 1] = {0};
+    for (int sh = 0; sh <= SHARES; sh++) {
+        int first = 32;
+        if (sh < SHARES) {
+            int comps, lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
+            float lo[4], step[4];
+            while (lo_b < hi_b) {
+                int mid = (lo_b + hi_b) / 2;
+                if (trial_keys(p, mid, shares[sh], &comps, lo, step) == 0) hi_b = mid;
+                else lo_b = mid + 1;
+            }
+            if (hi_b > MAX_BITS) continue;
+            first = hi_b;
+        }
+        for (int bits = first; bits <= (first == 32 ? 32 : first + 2 < MAX_BITS ? first + 2 : MAX_BITS); bits++) {
+            if (bits <= MAX_BITS && tried[bits] & 1 << sh) continue;
+            if (bits <= MAX_BITS) tried[bits] |= 1 << sh;
+            int comps;
+            float lo[4], step[4];
+            if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
+            int m = reduce(p, step_keys);
+            size_t size = track_size(m, comps, bits, p->point_bytes);
+            if (size >= p->size) continue;
+            p->size = size;
+            p->count = m;
+            p->comps = comps;
+            p->bits = bits;
+            memcpy(p->lo, lo, sizeof lo);
+            memcpy(p->step, step, sizeof step);
+            memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
+            memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+        }
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
     return 0;
