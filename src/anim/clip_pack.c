@@ -658,15 +658,17 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         if (!has_track(present, i)) continue;
         if (off + 4 > end) return 0;
         const uint8_t *rec = base + off;
-        track_view tv = view_of(rec, pack->point_bytes);
-        int rotation = i % 3 == 1, rebuilt = tv.code & PACK_REBUILT;
-        if (tv.count < 1 || (tv.code & ~(PACK_REBUILT | PACK_STEP)) || rebuilt > PACK_NONE) return 0;
-        if (!(tv.bits == 32 || (tv.bits >= 1 && tv.bits <= 24))) return 0;
-        if (rotation ? !(tv.comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && tv.bits != 32)
-                     : !(tv.comps == 3 && rebuilt == PACK_NONE))
+        /* the header first: the record must fit before view_of reads it */
+        int count = *(const uint16_t *)rec, comps = rec[2] & PACK_FOUR ? 4 : 3, code = rec[2] & ~PACK_FOUR;
+        int bits = rec[3], rotation = i % 3 == 1, rebuilt = code & PACK_REBUILT;
+        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP)) || rebuilt > PACK_NONE) return 0;
+        if (!(bits == 32 || (bits >= 1 && bits <= 24))) return 0;
+        if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
+                     : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
-        off += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+        off += track_size(count, comps, bits, pack->point_bytes);
         if (off > end) return 0;
+        track_view tv = view_of(rec, pack->point_bytes);
         for (int k = 0; tv.count > 1 && k < tv.count; k++)
             if (point_of(&tv, k) >= pack->point_count || (k > 0 && point_of(&tv, k) <= point_of(&tv, k - 1)))
                 return 0;
