@@ -315,7 +315,7 @@ TEST(clip_pack_valid_refuses_corrupt_blocks)
                 refused++;
                 continue;
             }
-            mr_clip_pack_sample((const mr_clip_pack *)copy, &m->skeleton, 0.3f, NULL, &p);
+            mr_clip_pack_sample((const mr_clip_pack *)copy, &m->skeleton, 0.3f, &p);
         }
     CHECK(refused > 0);
     free(copy);

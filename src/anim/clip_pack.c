@@ -12,7 +12,7 @@
 
 /* Samples the track at rec into out; returns the next record. */
 static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, const float *times, float t,
-                                          int rotation, uint16_t *hint, float *out)
+                                          int rotation, float *out)
 {
     track_view tv = view_of(rec, point_bytes);
     const uint8_t *next = rec + track_size(tv.count, tv.comps, tv.bits, point_bytes);
@@ -21,8 +21,7 @@ static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, c
         if (rotation) mr_clip_normalize4(out);
         return next;
     }
-    int k = find_key(&tv, times, t, hint ? *hint : 0);
-    if (hint) *hint = (uint16_t)k;
+    int k = find_key(&tv, times, t, 0);
     float t0 = times[point_of(&tv, k)], t1 = times[point_of(&tv, k + 1)];
     float a = pack_alpha(t, t0, t1);
     float v0[4], v1[4];
@@ -38,20 +37,18 @@ static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, c
 }
 
 
-void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, uint16_t *keys,
-                         mr_pose *pose)
+void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, mr_pose *pose)
 {
     const uint8_t *base = (const uint8_t *)pack;
     const uint8_t *present = base + pack->present, *rec = base + pack->tracks;
     const float *times = (const float *)(base + pack->times);
     int n = pack->joint_count, pb = pack->point_bytes;
     for (int j = 0; j < n; j++) {
-        uint16_t *h = keys ? keys + 3 * j : NULL;
-        if (has_track(present, 3 * j)) rec = sample_track(rec, pb, times, t, 0, h, pose->t[j]);
+        if (has_track(present, 3 * j)) rec = sample_track(rec, pb, times, t, 0, pose->t[j]);
         else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-        if (has_track(present, 3 * j + 1)) rec = sample_track(rec, pb, times, t, 1, h ? h + 1 : NULL, pose->r[j]);
+        if (has_track(present, 3 * j + 1)) rec = sample_track(rec, pb, times, t, 1, pose->r[j]);
         else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-        if (has_track(present, 3 * j + 2)) rec = sample_track(rec, pb, times, t, 0, h ? h + 2 : NULL, pose->s[j]);
+        if (has_track(present, 3 * j + 2)) rec = sample_track(rec, pb, times, t, 0, pose->s[j]);
         else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
     }
 }

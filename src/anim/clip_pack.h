@@ -45,7 +45,7 @@
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *
  * Sampling finds the key of each animated track by binary search over its
- * point indices, or from a hint (no allocation). */
+ * point indices (no allocation), or through a playback cursor. */
 #ifndef MR_ANIM_CLIP_PACK_H
 #define MR_ANIM_CLIP_PACK_H
 
@@ -100,11 +100,9 @@ int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel);
  * valid, float values finite. 1 when it may be sampled. */
 int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count);
 
-/* Samples the pack at time t (already wrapped) into pose: joints whose
- * channels keep rest take sk's rest values. `keys` (may be NULL) holds a
- * key index per joint and channel from the last call, a hint that makes
- * the search O(1) when time moves forward. */
-void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, uint16_t *keys,
-                         mr_pose *pose);
+/* Samples the pack at time t (already wrapped) into pose, searching each
+ * track's keys: joints whose channels keep rest take sk's rest values.
+ * Playback that moves on goes faster through a cursor (clip_cursor.c). */
+void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float t, mr_pose *pose);
 
 #endif

@@ -467,7 +467,7 @@ mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float 
     const mr_joint_tracks *played = rt ? rt->played : NULL;
     if (rt && rt->pack) {
         if (!cur || !mr_clip_cursor_sample(cur, rt->pack, rt->serial, sk, t, pose))
-            mr_clip_pack_sample(rt->pack, sk, t, NULL, pose);
+            mr_clip_pack_sample(rt->pack, sk, t, pose);
         return MR_OK;
     }
     if (rt && rt->shared_keys > 1) {
