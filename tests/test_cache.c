@@ -856,6 +856,30 @@ TEST(cache_stores_packed_clips_as_they_are)
     no_cache();
 }
 
+/* A clip from the cache file optimises to the same packed block as the
+ * clip of a source load (its budgets and the rest pose come back too). */
+TEST(cache_loaded_clips_pack_as_source_loads_do)
+{
+    const char *path = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh";
+    const char *anim = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim";
+    if (!mr_file_exists(path)) return;
+    no_cache();
+    mr_model *src = load(path, anim);
+    use_cache();
+    mr_model_destroy(load(path, anim));   /* writes the cache file */
+    mr_model *hit = load(path, anim);
+    CHECK(src && hit && hit->cache_block && src->clip_count == 1 && hit->clip_count == 1);
+    if (src && hit && src->clip_count == 1 && hit->clip_count == 1) {
+        CHECK(mr_clip_optimize(src->clips[0], 0.0f) == MR_OK);
+        CHECK(mr_clip_optimize(hit->clips[0], 0.0f) == MR_OK);
+        const mr_clip_pack *a = src->clips[0]->runtime->pack, *b = hit->clips[0]->runtime->pack;
+        CHECK(a && b && a->bytes == b->bytes && !memcmp(a, b, a->bytes));
+    }
+    mr_model_destroy(src);
+    mr_model_destroy(hit);
+    no_cache();
+}
+
 /* Influences of every slot count with one- and two-byte joints (more than
  * 256 joints), odd and even vertex counts, every row its own or rows
  * repeating (stored per vertex, or as distinct rows and a row per vertex):
@@ -1263,6 +1287,7 @@ int main(void)
     RUN(cache_model_mutations_after_a_cached_load);
     RUN(cache_shared_key_times_stored_once);
     RUN(cache_stores_packed_clips_as_they_are);
+    RUN(cache_loaded_clips_pack_as_source_loads_do);
     RUN(cache_influences_of_every_width_round_trip);
     RUN(cache_hash_avx2_and_portable_agree);
     RUN(cache_hash_sees_every_bit_and_block_order);

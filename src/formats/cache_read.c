@@ -615,6 +615,11 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
             mr_clip *c = read_clip(r, &cs[i]);
             if (!c) break;
             m->clips[m->clip_count++] = c;
+            /* the rest pose mr_model_add_clip gave the runtime with its
+             * budgets (not stored: it is the skeleton's) */
+            if (c->runtime && c->runtime->max_angle && c->joint_count == sk->joint_count &&
+                mr_clip_set_rest(c, sk) != MR_OK)
+                r->bad = 1;
         }
     }
     if (r->bad) {
