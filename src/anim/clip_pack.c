@@ -439,7 +439,7 @@ static void write_track(const packing *p, uint8_t *rec)
     if (p->bits == 32) {
         float *v = (float *)w;
         for (int e = 0; e < p->count; e++) {
-            const float *src = p->count == 1 ? p->keys->values : p->v + (size_t)p->best_kept[e] * 4;
+            const float *src = p->v + (size_t)p->best_kept[e] * 4;   /* rotations normalised */
             memcpy(v + (size_t)e * p->comps, src, (size_t)p->comps * sizeof(float));
         }
         return;

@@ -11,8 +11,9 @@
  * replaying a crash under valgrind or gdb.
  *
  * fuzz_exercise uses a model the way the runtime does (every clip sampled,
- * posed and skinned), and aborts when a loader let through what it promises
- * to refuse (bad joint or vertex indices, invalid clips).
+ * posed and skinned, then optimised and sampled through a cursor), and
+ * aborts when a loader let through what it promises to refuse (bad joint or
+ * vertex indices, invalid clips) or a cursor disagrees with the sampler.
  */
 #ifndef MR_FUZZ_H
 #define MR_FUZZ_H
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_runtime.h"
 #include "anim/model.h"
 #include "core/alloc.h"
 
@@ -48,6 +50,27 @@ static inline void fuzz_exercise_clip(const mr_model *m, const mr_clip *clip, mr
     }
 }
 
+/* Optimises clip (anim/clip_pack.h) and samples it through a playback
+ * cursor and without one at a few times: the two must agree (the cursor's
+ * promise), and neither may read outside the pack (ASan). */
+static inline void fuzz_exercise_pack(const mr_model *m, mr_clip *clip, mr_pose *a, mr_pose *b)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    if (mr_clip_optimize(clip, 0.0f) != MR_OK) return;
+    mr_clip_cursor *cur = mr_clip_cursor_create(sk->joint_count);
+    static const float at[] = {0.0f, 0.37f, 0.5f, 1.0f, 0.12f, 2.0f};
+    for (size_t k = 0; cur && k < sizeof at / sizeof *at; k++) {
+        float t = clip->duration * at[k];
+        if (mr_clip_sample_with(clip, sk, t, MR_WRAP_CLAMP, a, cur) != MR_OK) break;
+        if (mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, b) != MR_OK) abort();
+        for (int j = 0; j < sk->joint_count; j++)
+            for (int e = 0; e < 4; e++)
+                if (a->r[j][e] != b->r[j][e] || (e < 3 && (a->t[j][e] != b->t[j][e] || a->s[j][e] != b->s[j][e])))
+                    abort();   /* NaN never passes: loaders refuse it */
+    }
+    mr_clip_cursor_destroy(cur);
+}
+
 /* Validates m and runs every clip (from clip index first_clip on) through
  * sample, pose, skinning and CPU skinning. */
 static inline void fuzz_exercise(const mr_model *m, int first_clip)
@@ -72,6 +95,11 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
         for (int c = first_clip; c < m->clip_count; c++) {
             if (mr_clip_validate(m->clips[c], &err) != MR_OK) abort();
             fuzz_exercise_clip(m, m->clips[c], &pose, model, skin);
+        }
+        mr_pose other;
+        if (mr_pose_init(&other, sk->joint_count) == MR_OK) {
+            for (int c = first_clip; c < m->clip_count; c++) fuzz_exercise_pack(m, m->clips[c], &pose, &other);
+            mr_pose_deinit(&other);
         }
     }
     free(model);
