@@ -593,6 +593,13 @@ int main(int argc, char **argv)
                o_err[k] < 0 ? -1.0 : o_err[k] / size, (double)mb / (double)ob);
     }
     printf("  keys: source %d; ozz raw %d, optimised %d\n", source_keys(s.walk), ozz_keys, ozz_thin_keys);
+    {   // the optimised clips as `marrow info` words them: per joint and second, and against raw poses
+        double raw = (double)mr_clip_key_count(s.walk) * s.walk->joint_count * 10 * sizeof(float);
+        double per = s.walk->duration > 0 ? s.walk->duration * s.walk->joint_count : 1.0;
+        size_t mb = mr_clip_runtime_bytes(s.walk_thin), ob = s.o_walk_thin->size();
+        printf("  optimised, per joint per second: marrow %.1f bytes, ozz %.1f; against raw 10-float poses: "
+               "marrow %.1f:1, ozz %.1f:1\n", (double)mb / per, (double)ob / per, raw / (double)mb, raw / (double)ob);
+    }
 
     // Blend-step inputs: both libraries hold a sampled pose pair.
     run_marrow(s, CASE_BLEND, 0.3f);
