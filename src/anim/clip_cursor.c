@@ -40,7 +40,8 @@ struct mr_clip_cursor {
     int *track;                 /* per animated track: joint * 3 + channel */
     track_view *view;           /* per animated track: its record, read */
     uint16_t *key;              /* per animated track: the key found last */
-    int *rest, rest_count;      /* channels (joint * 3 + channel) that keep sk's rest value */
+    int *rest;                  /* joints whose channel keeps sk's rest value: the translations', */
+    int rest_count[3];          /* then the rotations', then the scales' (rest_count[c] each) */
 };
 
 /* Frees the arrays; the cursor is then unbound, with no capacity. */
@@ -120,7 +121,8 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     int n = pack->joint_count, lanes = (n + 3) / 4 * 4;
     if (!reserve(cur, n)) return 0;
     const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec;
-    cur->rest_count = 0;
+    cur->rest_count[0] = cur->rest_count[1] = cur->rest_count[2] = 0;
+    int *rest_list[3] = {cur->rest, cur->rest + n, cur->rest + 2 * n};
     cur->joints = n;
     cur->lanes = lanes;
     static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
@@ -136,7 +138,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
             int i = 3 * j + ch;
             if (!has_track(present, i)) {   /* copied as it is after interpolating (not normalised) */
                 put_held(cur, j, ch, ch == 0 ? sk->rest_t[j] : ch == 1 ? sk->rest_r[j] : sk->rest_s[j]);
-                cur->rest[cur->rest_count++] = i;
+                rest_list[ch][cur->rest_count[ch]++] = j;
                 continue;
             }
             track_view tv = view_of(rec, pack->point_bytes);
@@ -308,11 +310,10 @@ int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigne
     for (int a = 0; a < cur->animated; a++)
         if (!(t >= cur->win[2 * a] && t < cur->win[2 * a + 1])) refresh(cur, a, times, t);
     interpolate(cur, t, pose);
-    for (int i = 0; i < cur->rest_count; i++) {
-        int j = cur->rest[i] / 3, ch = cur->rest[i] % 3;
-        if (ch == 0) glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-        else if (ch == 1) glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
-    }
+    const int *rest = cur->rest, n = cur->joints;
+    for (int i = 0; i < cur->rest_count[0]; i++) memcpy(pose->t[rest[i]], sk->rest_t[rest[i]], sizeof(vec3));
+    for (int i = 0; i < cur->rest_count[1]; i++) memcpy(pose->r[rest[n + i]], sk->rest_r[rest[n + i]], sizeof(versor));
+    for (int i = 0; i < cur->rest_count[2]; i++)
+        memcpy(pose->s[rest[2 * n + i]], sk->rest_s[rest[2 * n + i]], sizeof(vec3));
     return 1;
 }
