@@ -154,7 +154,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->win[2 * a + 1] = -INFINITY;
                 a++;
             }
-            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+            rec += track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
         }
     cur->animated = a;
     cur->pack = pack;

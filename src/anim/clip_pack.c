@@ -15,7 +15,7 @@ static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, c
                                           int rotation, float *out)
 {
     track_view tv = view_of(rec, point_bytes);
-    const uint8_t *next = rec + track_size(tv.count, tv.comps, tv.bits, point_bytes);
+    const uint8_t *next = rec + track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
     if (tv.count == 1) {
         decode_key(&tv, 0, out);
         if (rotation) mr_clip_normalize4(out);
@@ -87,6 +87,7 @@ typedef struct packing {
     int *kept;                /* a trial's kept candidates */
     /* the best trial */
     int count, comps, code, bits;
+    int dense;                /* every candidate kept, on consecutive points: PACK_DENSE */
     size_t size;
     float lo[4], step[4];
     uint32_t *best_q;
@@ -381,6 +382,7 @@ static int pack_track(packing *p)
         return 0;
     }
     p->size = SIZE_MAX;
+    int contiguous = p->points[p->n - 1] - p->points[0] == p->n - 1;
     /* For each share, the fewest bits whose keys stay within it (bisected:
      * more bits, smaller steps) and the next two widths (keys nearer the
      * curve may let the reduction drop more); then float keys. */
@@ -404,11 +406,21 @@ static int pack_track(packing *p)
             int comps;
             float lo[4], step[4];
             if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
-            int m = reduce(p, step_keys);
+            int m = reduce(p, step_keys), dense = 0;
             size_t size = track_size(m, comps, bits, p->point_bytes);
+            /* every key, on consecutive points: no point indices (mocap
+             * keeps most keys, and an index costs more than a key saves) */
+            size_t all = contiguous ? track_size(p->n, comps, bits, 0) : SIZE_MAX;
+            if (all < size) {
+                for (int i = 0; i < p->n; i++) p->kept[i] = i;
+                m = p->n;
+                size = all;
+                dense = 1;
+            }
             if (size >= p->size) continue;
             p->size = size;
             p->count = m;
+            p->dense = dense;
             p->comps = comps;
             p->bits = bits;
             memcpy(p->lo, lo, sizeof lo);
@@ -418,6 +430,7 @@ static int pack_track(packing *p)
         }
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
+    if (p->dense) p->code |= PACK_DENSE;
     return 0;
 }
 
@@ -428,7 +441,11 @@ static void write_track(const packing *p, uint8_t *rec)
     rec[2] = (uint8_t)(p->code | (p->comps == 4 ? PACK_FOUR : 0));
     rec[3] = (uint8_t)p->bits;
     uint8_t *w = rec + 4;
-    if (p->count > 1) {
+    if (p->count > 1 && p->dense) {
+        uint16_t first = p->points[0];
+        memcpy(w, &first, sizeof first);
+        w += 4;
+    } else if (p->count > 1) {
         for (int e = 0; e < p->count; e++) {
             int pt = p->points[p->best_kept[e]];
             if (p->point_bytes == 1) w[e] = (uint8_t)pt;
@@ -625,7 +642,7 @@ int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel)
     for (int i = 0; i < joint * 3 + channel; i++)
         if (has_track(present, i)) {
             track_view tv = view_of(rec, pack->point_bytes);
-            rec += track_size(tv.count, tv.comps, tv.bits, pack->point_bytes);
+            rec += track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
         }
     return has_track(present, joint * 3 + channel) ? *(const uint16_t *)rec : 0;
 }
@@ -658,15 +675,16 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         /* the header first: the record must fit before view_of reads it */
         int count = *(const uint16_t *)rec, comps = rec[2] & PACK_FOUR ? 4 : 3, code = rec[2] & ~PACK_FOUR;
         int bits = rec[3], rotation = i % 3 == 1, rebuilt = code & PACK_REBUILT;
-        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP)) || rebuilt > PACK_NONE) return 0;
+        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | PACK_DENSE)) || rebuilt > PACK_NONE) return 0;
         if (!(bits == 32 || (bits >= 1 && bits <= 24))) return 0;
         if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
                      : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
-        off += track_size(count, comps, bits, pack->point_bytes);
+        off += track_size(count, comps, bits, code & PACK_DENSE ? 0 : pack->point_bytes);
         if (off > end) return 0;
         track_view tv = view_of(rec, pack->point_bytes);
-        for (int k = 0; tv.count > 1 && k < tv.count; k++)
+        if (tv.count > 1 && !tv.point_bytes && (long)tv.first + tv.count > pack->point_count) return 0;
+        for (int k = 0; tv.count > 1 && tv.point_bytes && k < tv.count; k++)
             if (point_of(&tv, k) >= pack->point_count || (k > 0 && point_of(&tv, k) <= point_of(&tv, k - 1)))
                 return 0;
         if (tv.v) {

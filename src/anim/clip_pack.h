@@ -38,7 +38,9 @@
  * tracks of the set bits in channel order, each 4-byte aligned:
  *   uint16 count; a byte of code (PACK_* below, 0x80 when four components
  *   are stored); a byte of bits (32: float keys);
- *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending;
+ *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending,
+ *   padded to 4 bytes; or, for a dense track (PACK_DENSE: its keys sit on
+ *   consecutive points), the first key's point as a uint16 and 2 bytes pad;
  *   quantised: float lo[comps], the steps (the high halves of floats,
  *   2 bytes each), then the keys' bit stream, padded to 4 bytes;
  *   float keys: float v[count * comps].
@@ -75,6 +77,7 @@ enum {
     PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none */
     PACK_NONE = 4,
     PACK_STEP = 0x10,      /* hold each key until the next */
+    PACK_DENSE = 0x20,     /* a key at every point from the first on: no point indices */
 };
 
 /* Builds the packed form of clip's played keys (mr_clip_track) at the

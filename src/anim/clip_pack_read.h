@@ -22,7 +22,7 @@ static inline size_t pad4(size_t n)
 static inline size_t track_size(int count, int comps, int bits, int point_bytes)
 {
     size_t n = 4;
-    if (count > 1) n += pad4((size_t)count * (size_t)point_bytes);
+    if (count > 1) n += point_bytes ? pad4((size_t)count * (size_t)point_bytes) : 4;   /* 0: dense */
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
     return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
 }
@@ -46,8 +46,10 @@ static inline float step_of_half(uint16_t h)
 }
 
 typedef struct track_view {
-    int count, comps, code, bits, point_bytes;
-    const uint8_t *points;    /* count > 1: point_bytes each */
+    int count, comps, code, bits;
+    int point_bytes;          /* of the point indices; 0: dense (key k at point first + k) */
+    int first;                /* dense: the first key's point */
+    const uint8_t *points;    /* count > 1, not dense: point_bytes each */
     const float *lo;          /* quantised: each component's lowest value */
     float step[4];            /* quantised: each component's step */
     const uint8_t *q;         /* quantised: the bit stream */
@@ -65,10 +67,18 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     t.comps = rec[2] & PACK_FOUR ? 4 : 3;
     t.code = rec[2] & ~PACK_FOUR;
     t.bits = rec[3];
-    t.point_bytes = point_bytes;
+    t.point_bytes = t.code & PACK_DENSE ? 0 : point_bytes;
+    t.first = 0;
     const uint8_t *p = rec + 4;
     t.points = p;
-    if (t.count > 1) p += pad4((size_t)t.count * (size_t)point_bytes);
+    if (t.count > 1 && !t.point_bytes) {
+        uint16_t first;
+        memcpy(&first, p, sizeof first);
+        t.first = first;
+        p += 4;
+    } else if (t.count > 1) {
+        p += pad4((size_t)t.count * (size_t)point_bytes);
+    }
     if (t.bits == 32) {
         t.v = (const float *)p;
         t.lo = NULL;
@@ -89,7 +99,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
 
 static inline int point_of(const track_view *t, int k)
 {
-    return t->point_bytes == 1 ? t->points[k] : ((const uint16_t *)t->points)[k];
+    return t->point_bytes == 1 ? t->points[k] : t->point_bytes ? ((const uint16_t *)t->points)[k] : t->first + k;
 }
 
 /* Component e of quantised key k: bits <= 24, so one unaligned 32-bit
