@@ -2,7 +2,7 @@
  * clip_cursor.c): sampling an optimised (packed) clip through a cursor
  * gives the values mr_clip_sample gives without one, whatever the order of
  * the times, across clip changes, rebuilt clips and other skeletons; the
- * mixer's playheads sample through theirs without allocating. */
+ * mixer's playheads sample through theirs. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -57,8 +57,10 @@
  * mr_model_add_clip sets max_angle[j] = B / S_j, with B half of
  * MR_CLIP_FIDELITY times the model size (bounding-box diagonal) and S_j the
  * largest sum, along a root-to-leaf chain through j, of each joint's reach
- * (the farthest bind- or rest-pose vertex or joint that it moves), so any
- * vertex strays from the slerped pose by at most B. Clips outside a model
+ * (the farthest bind- or rest-pose vertex or joint that it moves, plus
+ * MR_CLIP_POINT_DISTANCE times the model size), so any vertex, and any
+ * virtual point that distance along a joint's axes, strays from the
+ * slerped pose by at most B. Clips outside a model
  * (and blends built from them) use MR_CLIP_DEFAULT_MAX_ANGLE: chains of up
  * to 32 joints each reaching as far as the model size. Not covered: animated
  * scale above 1 lengthens the lever arms beyond the bind-pose reach.
@@ -87,8 +89,8 @@
 #define MR_CLIP_MAX_PIECES 64
 /* Where the error is measured besides vertices: virtual points this
  * fraction of the model size along each joint's axes (10 cm on a 1.8 m
- * character, ozz-animation's default distance). mr_model_add_clip counts
- * every joint's reach as at least this, so the bound covers them. */
+ * character, ozz-animation's default distance). mr_model_add_clip adds it
+ * to every joint's reach, so the bound covers them. */
 #define MR_CLIP_POINT_DISTANCE (0.1 / 1.8)
 
 typedef struct mr_clip_runtime {

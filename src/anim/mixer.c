@@ -130,7 +130,7 @@ mr_status mr_mixer_create(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_d
     mx->cursors = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->cursors);
     if (!mx->tracks || !mx->slot_storage || !mx->events || !mx->cursors) goto oom;
     for (size_t i = 0; i < (size_t)d.max_tracks * d.max_clips_per_track; i++)
-        if (!(mx->cursors[i] = mr_clip_cursor_create(sk->joint_count))) goto oom;   /* evaluate allocates nothing */
+        if (!(mx->cursors[i] = mr_clip_cursor_create(0))) goto oom;   /* room taken on a packed clip's first sample */
     if (mr_pose_init(&mx->acc, sk->joint_count) || mr_pose_init(&mx->tmp, sk->joint_count) ||
         mr_pose_init(&mx->tmp2, sk->joint_count))
         goto oom;

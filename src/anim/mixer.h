@@ -73,7 +73,9 @@
  * Ownership and lifetime. The mixer refers to the skeleton and clips, which
  * must outlive it (or call mr_mixer_forget(clip) before freeing a clip).
  * Masks and blend spaces are copied. All scratch memory is allocated by
- * mr_mixer_create; update and evaluate allocate nothing.
+ * mr_mixer_create; update and evaluate allocate nothing, but for one
+ * thing: the first time a slot samples an optimised clip (packed,
+ * anim/clip_pack.h), its playback cursor takes its room (a few KB, once).
  *
  * Errors. Functions return MR_OK or a status with a one-line message in err
  * (when not NULL) and leave the mixer unchanged: MR_ERR_INVALID_ARGUMENT
