@@ -508,21 +508,33 @@ TEST(thousand_reloads_do_not_grow_memory_or_reload_models)
              "  pose = s and s.pose or m.pose(bob); clip = bob:clip(1)\n"
              "end\n"
              "function update(dt) clip:sample(m.time(), pose); pose:rotate(2, m.quat.euler(0, 0, 10)) end\n"
-             "function unload() return {pose = pose, v = m.vec3(1, 2, 3), t = {1, 2, 'x'}} end\n",
+             "function unload() return {pose = pose, v = m.vec3(1, 2, 3), t = {1, 2, 'x'}} end\n"
+             "function keypressed(k) if k == 'gc' then collectgarbage() collectgarbage() end end\n",
              bob);
     mr_lua_ctx *ctx = make_ctx("many.lua", src, 5, 0);
     CHECK(mr_lua_start(ctx, NULL) == MR_OK);
     size_t before = 0;
+    /* Measured after full collections (the garbage an incremental cycle has
+     * not reached yet varies by tens of KB from run to run), against a
+     * bound above glibc's thread cache: mallinfo counts the chunks it holds
+     * as in use, up to about 230 KB, so "in use" rose 47-70 KB over these
+     * reloads (CI failed once at 64 KB) while heaptrack showed the same
+     * peak heap, 890.82 KB, after 1,100 and after 4,100 reloads. A leak of
+     * 256 bytes a reload still fails. */
     for (int i = 0; i < 1100; i++) {
-        if (i == 100) before = mallinfo2().uordblks;
+        if (i == 100) {
+            CHECK(mr_lua_keypressed(ctx, "gc", NULL) == MR_OK);
+            before = mallinfo2().uordblks;
+        }
         if (mr_lua_reload(ctx, NULL) != MR_OK || mr_lua_update(ctx, 1 / 60.0, NULL) != MR_OK) {
             CHECK_MSG(0, "reload %d failed: %s", i, mr_lua_error(ctx) ? mr_lua_error(ctx) : "");
             break;
         }
         mr_lua_end_frame(ctx);
     }
+    CHECK(mr_lua_keypressed(ctx, "gc", NULL) == MR_OK);
     size_t after = mallinfo2().uordblks;
-    CHECK_MSG(after < before + 64 * 1024, "heap grew from %zu to %zu bytes over 1000 reloads", before, after);
+    CHECK_MSG(after < before + 256 * 1024, "heap grew from %zu to %zu bytes over 1000 reloads", before, after);
     CHECK(mr_lua_cache_loads(ctx) == 1);
     mr_lua_ctx_destroy(ctx);
 }
