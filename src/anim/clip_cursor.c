@@ -1,12 +1,15 @@
 /* clip_cursor.c — playback cursors: sampling a packed clip (clip_pack.h)
- * as fast as the dense bake (see mr_clip_cursor in clip_runtime.h).
+ * without searching its keys (see mr_clip_cursor in clip_runtime.h): 3.7x
+ * faster than the packed clip's own sampler on snoutx10k, 1.35x the dense
+ * bake's time.
  *
  * A cursor holds, for every channel of every joint, the two keys around the
  * last time it sampled, decoded, in structure-of-arrays rows (4 joints per
  * SSE register), and the window of times they serve. Sampling refreshes
  * only the tracks whose window the time left (a key found from the last
  * one, decoded), then interpolates every joint 4 at a time with exactly the
- * arithmetic of the packed clip's own sampler (same results, bit for bit).
+ * arithmetic of the packed clip's own sampler (the same values; a zero may
+ * come out with the other sign).
  * Constants and rest channels are decoded once, when the cursor binds to a
  * clip. */
 #include "anim/clip_pack.h"
