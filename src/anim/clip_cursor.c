@@ -216,57 +216,23 @@ static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
 {
     const size_t L = (size_t)cur->lanes;
     const float *R = cur->rows;
-    const __m128 t = _mm_set1_ps(time), one = _mm_set1_ps(1.0f), sign = _mm_set1_ps(-0.0f);
+    const __m128 t = _mm_set1_ps(time);
     for (int j = 0; j < cur->joints; j += 4) {
         const float *r = R + j;
-        __m128 a = alpha4(r + RT0 * L, r + RINV * L, t), a0 = _mm_sub_ps(one, a);
-        __m128 x0 = _mm_load_ps(r + RX0 * L), x1 = _mm_load_ps(r + RX1 * L);
-        __m128 y0 = _mm_load_ps(r + RY0 * L), y1 = _mm_load_ps(r + RY1 * L);
-        __m128 z0 = _mm_load_ps(r + RZ0 * L), z1 = _mm_load_ps(r + RZ1 * L);
-        __m128 w0 = _mm_load_ps(r + RW0 * L), w1 = _mm_load_ps(r + RW1 * L);
-        __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x1), _mm_mul_ps(y0, y1)),
-                                           _mm_mul_ps(z0, z1)), _mm_mul_ps(w0, w1));
-        __m128 b = _mm_xor_ps(a, _mm_and_ps(_mm_cmplt_ps(dot, _mm_setzero_ps()), sign));
-        __m128 qx = _mm_add_ps(_mm_mul_ps(a0, x0), _mm_mul_ps(b, x1));
-        __m128 qy = _mm_add_ps(_mm_mul_ps(a0, y0), _mm_mul_ps(b, y1));
-        __m128 qz = _mm_add_ps(_mm_mul_ps(a0, z0), _mm_mul_ps(b, z1));
-        __m128 qw = _mm_add_ps(_mm_mul_ps(a0, w0), _mm_mul_ps(b, w1));
-        __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, qx), _mm_mul_ps(qy, qy)),
-                                            _mm_mul_ps(qz, qz)), _mm_mul_ps(qw, qw));
-        __m128 inv = _mm_div_ps(one, _mm_sqrt_ps(len2));
-        /* a zero quaternion becomes the identity, as mr_clip_normalize4 does */
-        __m128 zero_len = _mm_cmple_ps(len2, _mm_setzero_ps());
-        inv = _mm_andnot_ps(zero_len, inv);
-        qx = _mm_mul_ps(qx, inv);
-        qy = _mm_mul_ps(qy, inv);
-        qz = _mm_mul_ps(qz, inv);
-        qw = _mm_or_ps(_mm_andnot_ps(zero_len, _mm_mul_ps(qw, inv)), _mm_and_ps(zero_len, one));
-        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);
+        __m128 k0[4], k1[4], q[4], lerp[6];
+        for (int c = 0; c < 4; c++) {
+            k0[c] = _mm_load_ps(r + (RX0 + c) * L);
+            k1[c] = _mm_load_ps(r + (RX1 + c) * L);
+        }
+        mr_soa4_nlerp(k0, k1, alpha4(r + RT0 * L, r + RINV * L, t), q);
         __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
-        __m128 lerp[6];
         for (int c = 0; c < 3; c++) {
             __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
             lerp[c] = _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0)));
             __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
             lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
         }
-        __m128 q[4] = {qx, qy, qz, qw};
-        int count = cur->joints - j < 4 ? cur->joints - j : 4;
-        if (count == 4) {
-            for (int l = 0; l < 4; l++) _mm_storeu_ps(pose->r[j + l], q[l]);
-            mr_soa4_store_xyz(pose->t[j], lerp[0], lerp[1], lerp[2]);
-            mr_soa4_store_xyz(pose->s[j], lerp[3], lerp[4], lerp[5]);
-            continue;
-        }
-        float ts[6][4] __attribute__((aligned(16)));
-        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
-        for (int l = 0; l < count; l++) {
-            _mm_storeu_ps(pose->r[j + l], q[l]);
-            for (int c = 0; c < 3; c++) {
-                pose->t[j + l][c] = ts[c][l];
-                pose->s[j + l][c] = ts[3 + c][l];
-            }
-        }
+        mr_soa4_store_pose(pose, j, cur->joints - j < 4 ? cur->joints - j : 4, q, lerp);
     }
 }
 #else

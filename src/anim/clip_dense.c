@@ -83,56 +83,23 @@ void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key
     const size_t lanes = (size_t)d->lanes;
     const float *r0 = d->data + (size_t)key * ROWS * lanes;
     const float *r1 = r0 + ROWS * lanes;
-    const __m128 a = _mm_set1_ps(alpha), a0 = _mm_set1_ps(1.0f - alpha);
-    const __m128 sign = _mm_set1_ps(-0.0f);
+    const __m128 a = _mm_set1_ps(alpha);
     for (int j = 0; j < d->joints; j += 4) {
         /* Rotations: nlerp with the second key flipped when the dot is negative. */
-        __m128 x0 = _mm_load_ps(r0 + ROW_RX * lanes + j), x1 = _mm_load_ps(r1 + ROW_RX * lanes + j);
-        __m128 y0 = _mm_load_ps(r0 + ROW_RY * lanes + j), y1 = _mm_load_ps(r1 + ROW_RY * lanes + j);
-        __m128 z0 = _mm_load_ps(r0 + ROW_RZ * lanes + j), z1 = _mm_load_ps(r1 + ROW_RZ * lanes + j);
-        __m128 w0 = _mm_load_ps(r0 + ROW_RW * lanes + j), w1 = _mm_load_ps(r1 + ROW_RW * lanes + j);
-        __m128 dot = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(x0, x1), _mm_mul_ps(y0, y1)),
-                                           _mm_mul_ps(z0, z1)), _mm_mul_ps(w0, w1));
-        __m128 neg = _mm_cmplt_ps(dot, _mm_setzero_ps());
-        __m128 b = _mm_xor_ps(a, _mm_and_ps(neg, sign));
-        __m128 qx = _mm_add_ps(_mm_mul_ps(a0, x0), _mm_mul_ps(b, x1));
-        __m128 qy = _mm_add_ps(_mm_mul_ps(a0, y0), _mm_mul_ps(b, y1));
-        __m128 qz = _mm_add_ps(_mm_mul_ps(a0, z0), _mm_mul_ps(b, z1));
-        __m128 qw = _mm_add_ps(_mm_mul_ps(a0, w0), _mm_mul_ps(b, w1));
-        __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, qx), _mm_mul_ps(qy, qy)),
-                                            _mm_mul_ps(qz, qz)), _mm_mul_ps(qw, qw));
-        __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
-        qx = _mm_mul_ps(qx, inv);
-        qy = _mm_mul_ps(qy, inv);
-        qz = _mm_mul_ps(qz, inv);
-        qw = _mm_mul_ps(qw, inv);
-        _MM_TRANSPOSE4_PS(qx, qy, qz, qw);   /* now one quaternion per register */
-        __m128 lerp[6];
+        static const int rot_rows[4] = {ROW_RX, ROW_RY, ROW_RZ, ROW_RW};
+        __m128 k0[4], k1[4], q[4], lerp[6];
+        for (int c = 0; c < 4; c++) {
+            k0[c] = _mm_load_ps(r0 + rot_rows[c] * lanes + j);
+            k1[c] = _mm_load_ps(r1 + rot_rows[c] * lanes + j);
+        }
+        mr_soa4_nlerp(k0, k1, a, q);
         static const int lin_rows[6] = {ROW_TX, ROW_TY, ROW_TZ, ROW_SX, ROW_SY, ROW_SZ};
         for (int c = 0; c < 6; c++) {
             __m128 v0 = _mm_load_ps(r0 + lin_rows[c] * lanes + j);
             __m128 v1 = _mm_load_ps(r1 + lin_rows[c] * lanes + j);
             lerp[c] = _mm_add_ps(v0, _mm_mul_ps(a, _mm_sub_ps(v1, v0)));
         }
-        __m128 q[4] = {qx, qy, qz, qw};
-        int count = d->joints - j < 4 ? d->joints - j : 4;
-        if (count == 4) {
-            for (int l = 0; l < 4; l++) _mm_storeu_ps(pose->r[j + l], q[l]);
-            mr_soa4_store_xyz(pose->t[j], lerp[0], lerp[1], lerp[2]);
-            mr_soa4_store_xyz(pose->s[j], lerp[3], lerp[4], lerp[5]);
-            continue;
-        }
-        float ts[6][4] __attribute__((aligned(16)));
-        for (int c = 0; c < 6; c++) _mm_store_ps(ts[c], lerp[c]);
-        for (int l = 0; l < count; l++) {
-            _mm_store_ps(pose->r[j + l], q[l]);
-            pose->t[j + l][0] = ts[0][l];
-            pose->t[j + l][1] = ts[1][l];
-            pose->t[j + l][2] = ts[2][l];
-            pose->s[j + l][0] = ts[3][l];
-            pose->s[j + l][1] = ts[4][l];
-            pose->s[j + l][2] = ts[5][l];
-        }
+        mr_soa4_store_pose(pose, j, d->joints - j < 4 ? d->joints - j : 4, q, lerp);
     }
     for (int i = 0; i < d->rest_count; i++) {
         int j = d->rest[i] >> 2, c = d->rest[i] & 3;

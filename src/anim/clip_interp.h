@@ -145,4 +145,26 @@ static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u
     for (int c = 0; c < 4; c++) out[c] *= len;
 }
 
+/* Rotation angle (radians, 0..pi) between two quaternions of any nonzero
+ * length, shortest path, well conditioned near 0: 4 atan(|a - b| / |a + b|)
+ * of the normalised pair. 0 when either is zero. */
+static inline double mr_clip_quat_angle(const float *q0, const float *q1)
+{
+    double d = 0, l0 = 0, l1 = 0, m = 0, p = 0;
+    for (int c = 0; c < 4; c++) {
+        d += (double)q0[c] * q1[c];
+        l0 += (double)q0[c] * q0[c];
+        l1 += (double)q1[c] * q1[c];
+    }
+    if (!(l0 > 0 && l1 > 0)) return 0.0;
+    l0 = 1.0 / sqrt(l0);
+    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
+    for (int c = 0; c < 4; c++) {
+        double a = q0[c] * l0, b = q1[c] * l1;
+        m += (a - b) * (a - b);
+        p += (a + b) * (a + b);
+    }
+    return 4.0 * atan2(sqrt(m), sqrt(p));
+}
+
 #endif

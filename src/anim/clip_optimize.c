@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/key_reduce.h"
 #include "core/alloc.h"
 
 /* True when p lies in the runtime's cache_block (clip_runtime.h): the
@@ -128,34 +129,24 @@ static int all_ok(const chan *chs, int count, int a, int b)
     return 1;
 }
 
-/* Greedy thinning of n keys shared by chs: from each kept key, the farthest
- * key that the segment reaches within budget (galloping, then bisecting).
- * Writes the kept indices (first and last included); returns their count. */
+/* The channels a segment must fit (all of them share its keys). */
+typedef struct chans {
+    const chan *chs;
+    int count;
+} chans;
+
+static int chans_fit(const void *ctx, int a, int b)
+{
+    const chans *c = ctx;
+    return all_ok(c->chs, c->count, a, b);
+}
+
+/* Greedy thinning of n keys shared by chs (key_reduce.h); writes the kept
+ * indices (first and last included) and returns their count. */
 static int thin_run(const chan *chs, int count, int n, int *kept)
 {
-    int m = 0, a = 0;
-    kept[m++] = 0;
-    while (a < n - 1) {
-        int lo = a + 1, hi = n, step = 2;   /* lo passes (or is adjacent), hi fails */
-        while (lo < n - 1) {
-            int probe = step > n - 1 - a ? n - 1 : a + step;
-            if (all_ok(chs, count, a, probe)) {
-                lo = probe;
-                step *= 2;
-            } else {
-                hi = probe;
-                break;
-            }
-        }
-        while (hi - lo > 1) {
-            int mid = lo + (hi - lo) / 2;
-            if (all_ok(chs, count, a, mid)) lo = mid;
-            else hi = mid;
-        }
-        kept[m++] = lo;
-        a = lo;
-    }
-    return m;
+    chans c = {chs, count};
+    return mr_reduce_keys(n, chans_fit, &c, kept);
 }
 
 static mr_track *played_slot(mr_clip_runtime *rt, int j, int k)

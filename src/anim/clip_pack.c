@@ -8,6 +8,7 @@
 
 #include "anim/clip_interp.h"
 #include "anim/clip_pack_read.h"
+#include "anim/key_reduce.h"
 #include "core/alloc.h"
 
 /* Samples the track at rec into out; returns the next record. */
@@ -108,31 +109,18 @@ static void packing_free(packing *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Angle between two unit-ish quaternions, well conditioned near 0. */
-static double quat_angle(const float *q0, const float *q1)
-{
-    double d = 0, m = 0, p = 0, l0 = 0, l1 = 0;
-    for (int c = 0; c < 4; c++) {
-        d += (double)q0[c] * q1[c];
-        l0 += (double)q0[c] * q0[c];
-        l1 += (double)q1[c] * q1[c];
-    }
-    if (!(l0 > 0 && l1 > 0)) return INFINITY;
-    l0 = 1.0 / sqrt(l0);
-    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
-    for (int c = 0; c < 4; c++) {
-        double a = q0[c] * l0, b = q1[c] * l1;
-        m += (a - b) * (a - b);
-        p += (a + b) * (a + b);
-    }
-    return 4.0 * atan2(sqrt(m), sqrt(p));
-}
-
 /* How far value v strays from the exact e, in the channel's measure:
  * rotation angle, translation distance, largest scale component. */
 static double channel_error(const packing *p, const float *v, const float *e)
 {
-    if (p->rotation) return quat_angle(v, e);
+    if (p->rotation) {
+        double lv = 0, le = 0;
+        for (int c = 0; c < 4; c++) {
+            lv += (double)v[c] * v[c];
+            le += (double)e[c] * e[c];
+        }
+        return lv > 0 && le > 0 ? mr_clip_quat_angle(v, e) : INFINITY;   /* a zero rotation is no match */
+    }
     double d2 = 0, dmax = 0;
     for (int i = 0; i < 3; i++) {
         double d = (double)v[i] - e[i];
@@ -331,36 +319,16 @@ static int constant_ok(const packing *p)
 /* Greedy reduction of a trial's keys into p->kept: from each kept key, the
  * farthest key the segment reaches within budget (galloping, then
  * bisecting). STEP tracks keep every key. Returns the count. */
+static int segment_fits(const void *p, int a, int b)
+{
+    return segment_ok(p, a, b);
+}
+
 static int reduce(packing *p, int step_keys)
 {
-    int n = p->n, m = 0, a = 0;
-    p->kept[m++] = 0;
-    if (step_keys) {
-        for (int i = 1; i < n; i++) p->kept[m++] = i;
-        return m;
-    }
-    while (a < n - 1) {
-        int lo = a + 1, hi = n, step = 2;   /* lo passes (or is adjacent), hi fails */
-        while (lo < n - 1) {
-            int probe = step > n - 1 - a ? n - 1 : a + step;
-            if (segment_ok(p, a, probe)) {
-                lo = probe;
-                if (probe == n - 1) break;
-                step *= 2;
-            } else {
-                hi = probe;
-                break;
-            }
-        }
-        while (hi - lo > 1) {
-            int mid = lo + (hi - lo) / 2;
-            if (segment_ok(p, a, mid)) lo = mid;
-            else hi = mid;
-        }
-        p->kept[m++] = lo;
-        a = lo;
-    }
-    return m;
+    if (!step_keys) return mr_reduce_keys(p->n, segment_fits, p, p->kept);
+    for (int i = 0; i < p->n; i++) p->kept[i] = i;
+    return p->n;
 }
 
 /* Packs one track: a constant, or the smallest of the bit widths tried. */

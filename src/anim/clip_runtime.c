@@ -119,26 +119,6 @@ static mr_status set_floats(mr_clip_runtime *rt, float **slot, const float *valu
  * A <= pi) stays below NLERP_ERROR * A^3 (0.00401 for small A, 0.00459 at pi). */
 #define NLERP_ERROR 0.0047
 
-/* Rotation angle (radians, 0..pi) between two key quaternions. */
-static double key_angle(const float *q0, const float *q1)
-{
-    double d = 0, l0 = 0, l1 = 0, m = 0, p = 0;
-    for (int c = 0; c < 4; c++) {
-        d += (double)q0[c] * q1[c];
-        l0 += (double)q0[c] * q0[c];
-        l1 += (double)q1[c] * q1[c];
-    }
-    if (!(l0 > 0 && l1 > 0)) return 0.0;
-    l0 = 1.0 / sqrt(l0);
-    l1 = (d < 0 ? -1.0 : 1.0) / sqrt(l1);
-    for (int c = 0; c < 4; c++) {
-        double a = q0[c] * l0, b = q1[c] * l1;
-        m += (a - b) * (a - b);
-        p += (a + b) * (a + b);
-    }
-    return 4.0 * atan2(sqrt(m), sqrt(p));   /* well conditioned for small angles */
-}
-
 /* Pieces an interval of rotation angle `angle` needs so that nlerp stays
  * within max_angle of slerp on each. */
 static int pieces_for(double angle, double max_angle)
@@ -238,7 +218,7 @@ static int refine_shared(const mr_clip *clip, mr_clip_runtime *rt, const float *
         for (int j = 0; j < clip->joint_count; j++) {
             const mr_track *r = &clip->tracks[j].r;
             if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
-            int p = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+            int p = pieces_for(mr_clip_quat_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
                                joint_max_angle(rt, j));
             if (p > pieces[i]) pieces[i] = p;
         }
@@ -284,7 +264,7 @@ static int refine_tracks(const mr_clip *clip, mr_clip_runtime *rt)
         int *pieces = mr_alloc_array((size_t)n, sizeof *pieces);
         if (!pieces) return -1;
         for (int i = 0; i + 1 < n; i++) {
-            pieces[i] = pieces_for(key_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
+            pieces[i] = pieces_for(mr_clip_quat_angle(r->values + (size_t)i * 4, r->values + (size_t)(i + 1) * 4),
                                    joint_max_angle(rt, j));
             any |= pieces[i] > 1;
         }
