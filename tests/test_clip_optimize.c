@@ -17,6 +17,7 @@
 #include "test_files.h"
 
 #include "anim/clip_pack.h"
+#include "anim/clip_pack_read.h"
 #include "anim/clip_runtime.h"
 #include "anim/model.h"
 #include "core/alloc.h"
@@ -290,13 +291,108 @@ TEST(clip_pack_keeps_keys_that_matter_and_drops_the_rest)
     }
 }
 
+/* Mocap-like keys: 61 per track at 30 per second, zig-zagging 2 degrees
+ * either way with a jitter (every key matters: the root's track is
+ * uniform); mid and tip also turn 150 degrees
+ * within one interval each, at different times, so the refinement adds
+ * keys to each between its own two source keys (neither track is uniform
+ * then, nor on consecutive points of the two together: a bitmap). */
+static mr_model *mocap_model(mr_clip **out)
+{
+    mr_model *m = NULL;
+    mr_model_create("mocap", "test", &m);
+    mr_skeleton_init(&m->skeleton, 3);
+    mr_skeleton *sk = &m->skeleton;
+    sk->names[0] = mr_str_dup("root");
+    sk->names[1] = mr_str_dup("mid");
+    sk->names[2] = mr_str_dup("tip");
+    sk->parents[1] = 0;
+    sk->parents[2] = 1;
+    sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
+    mr_skeleton_compute_inverse_bind(sk);
+    mr_clip *c = NULL;
+    mr_clip_create("mocap", 3, &c);
+    c->duration = 2.0f;
+    unsigned seed = 7;
+    for (int j = 0; j < 3; j++) {
+        mr_track *r = &c->tracks[j].r;
+        mr_track_init(r, 61, MR_INTERP_LINEAR);
+        for (int i = 0; i < 61; i++) {
+            seed = seed * 1103515245u + 12345u;
+            float jitter = (i % 2 ? 2.0f : -2.0f) + (float)(seed >> 16 & 0x7fff) / 32767.0f - 0.5f;
+            float turn = j == 0 ? 0.0f : i >= (j == 1 ? 20 : 40) ? 150.0f : 0.0f;
+            r->times[i] = (float)((double)i / 30.0);
+            glm_quatv(r->values + 4 * i, glm_rad(jitter + turn), j == 1 ? (vec3){0, 1, 0} : (vec3){0, 0, 1});
+        }
+    }
+    CHECK(mr_model_add_clip(m, c) == MR_OK);
+    CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
+    *out = c;
+    return m;
+}
+
+/* The code of joint's rotation record in pack (-1: none). */
+static int rotation_code(const mr_clip_pack *pack, int joint)
+{
+    const uint8_t *base = (const uint8_t *)pack, *rec = base + pack->tracks;
+    for (int i = 0; i < pack->joint_count * 3; i++) {
+        if (!has_track(base + pack->present, i)) continue;
+        track_view tv = view_of(rec, pack->point_bytes);
+        if (i == joint * 3 + 1) return tv.code;
+        rec += tv.size;
+    }
+    return -1;
+}
+
+TEST(clip_pack_gives_key_times_without_points_where_it_can)
+{
+    mr_clip *c;
+    mr_model *m = mocap_model(&c);
+    const mr_clip_pack *pack = c->runtime->pack;
+    CHECK(pack != NULL);
+    if (!pack) {
+        mr_model_destroy(m);
+        return;
+    }
+    CHECK_MSG(rotation_code(pack, 0) & PACK_UNIFORM, "root code %#x", rotation_code(pack, 0));
+    CHECK_MSG(played_keys(c, 0, 1) == 61, "root keeps %d", played_keys(c, 0, 1));
+    for (int j = 1; j < 3; j++) {
+        CHECK_MSG(rotation_code(pack, j) & PACK_BITMAP, "joint %d code %#x", j, rotation_code(pack, j));
+        CHECK_MSG(played_keys(c, j, 1) > 61, "joint %d keeps %d: refined keys too", j, played_keys(c, j, 1));
+    }
+    /* the uniform root's keys are not among the points: only mid's and tip's */
+    CHECK_MSG(pack->point_count < 61 + 61, "%d points", pack->point_count);
+    long sampled = 0, source = 0;
+    double e = worst_error(m, &sampled, &source);
+    CHECK_MSG(e <= MR_CLIP_FIDELITY, "%.3g of the size", e);
+    /* a cursor plays what the search finds, forward, backward and jumping */
+    mr_clip_cursor *cur = mr_clip_cursor_create(0);
+    mr_pose a, b;
+    mr_pose_init(&a, 3);
+    mr_pose_init(&b, 3);
+    int differ = 0;
+    for (int i = 0; i < 900; i++) {
+        float t = i < 300 ? i / 150.0f : i < 600 ? (600 - i) / 150.0f : (float)((i * 7919) % 2000) / 1000.0f;
+        CHECK(mr_clip_sample_with(c, &m->skeleton, t, MR_WRAP_CLAMP, &a, cur) == MR_OK);
+        CHECK(mr_clip_sample(c, &m->skeleton, t, MR_WRAP_CLAMP, &b) == MR_OK);
+        for (int j = 0; j < 3; j++)
+            for (int e4 = 0; e4 < 4; e4++) differ += a.r[j][e4] != b.r[j][e4];
+    }
+    CHECK_MSG(differ == 0, "%d components differ", differ);
+    mr_clip_cursor_destroy(cur);
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    mr_model_destroy(m);
+}
+
 /* A pack read from outside (the cache) is checked before it is sampled:
  * every byte flipped in turn gives a block that is refused or samples
  * within the skeleton's joints (ASan watches the reads). */
 TEST(clip_pack_valid_refuses_corrupt_blocks)
 {
+    for (int which = 0; which < 2; which++) {   /* point indices; uniform and bitmap tracks */
     mr_clip *c;
-    mr_model *m = arm_model(0.01f, &c);
+    mr_model *m = which ? mocap_model(&c) : arm_model(0.01f, &c);
     const mr_clip_pack *pack = c->runtime->pack;
     CHECK(pack && mr_clip_pack_valid(pack, pack->bytes, 3));
     CHECK(!mr_clip_pack_valid(pack, pack->bytes - 4, 3));
@@ -321,6 +417,7 @@ TEST(clip_pack_valid_refuses_corrupt_blocks)
     free(copy);
     mr_pose_deinit(&p);
     mr_model_destroy(m);
+    }
 }
 
 TEST(clip_set_max_move_refuses_negative_and_nan)
@@ -345,6 +442,7 @@ int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
     RUN(clip_pack_keeps_keys_that_matter_and_drops_the_rest);
+    RUN(clip_pack_gives_key_times_without_points_where_it_can);
     RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
     return test_summary("clip_optimize");

@@ -42,7 +42,8 @@ struct mr_clip_cursor {
     float *win;                 /* per animated track: [lo, hi) its keys serve */
     int *track;                 /* per animated track: joint * 3 + channel */
     track_view *view;           /* per animated track: its record, read */
-    uint16_t *key;              /* per animated track: the key found last */
+    uint16_t *key;              /* per animated track: the key found last, */
+    uint16_t *bit;              /* and its bit (bitmap tracks) */
     int *rest;                  /* joints whose channel keeps sk's rest value: the translations', */
     int rest_count[3];          /* then the rotations', then the scales' (rest_count[c] each) */
 };
@@ -55,6 +56,7 @@ static void release(mr_clip_cursor *cur)
     free(cur->track);
     free(cur->view);
     free(cur->key);
+    free(cur->bit);
     free(cur->rest);
     memset(cur, 0, sizeof *cur);
 }
@@ -71,8 +73,9 @@ static int reserve(mr_clip_cursor *cur, int joints)
     cur->track = mr_alloc_array(tracks, sizeof *cur->track);
     cur->view = mr_alloc_array(tracks, sizeof *cur->view);
     cur->key = mr_alloc_array(tracks, sizeof *cur->key);
+    cur->bit = mr_alloc_array(tracks, sizeof *cur->bit);
     cur->rest = mr_alloc_array(tracks, sizeof *cur->rest);
-    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->rest) {
+    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->rest) {
         release(cur);
         return 0;
     }
@@ -153,11 +156,12 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->track[a] = i;
                 cur->view[a] = tv;
                 cur->key[a] = 0;
+                cur->bit[a] = 0;
                 cur->win[2 * a] = INFINITY;   /* empty: the first sample refreshes it */
                 cur->win[2 * a + 1] = -INFINITY;
                 a++;
             }
-            rec += track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
+            rec += tv.size;
         }
     cur->animated = a;
     cur->pack = pack;
@@ -174,9 +178,11 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
     const track_view tv = cur->view[a];
     int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv.count;
     int old = cur->key[a], old_linear = cur->win[2 * a] <= cur->win[2 * a + 1];   /* not the empty window */
-    int k = find_key(&tv, times, t, old);
+    key_at at = find_key(&tv, times, t, (key_at){old, cur->bit[a], 0.0f, 0.0f});
+    int k = at.k;
     cur->key[a] = (uint16_t)k;
-    float t0 = times[point_of(&tv, k)], t1 = times[point_of(&tv, k + 1)];
+    cur->bit[a] = (uint16_t)at.bit;
+    float t0 = at.t0, t1 = at.t1;
     float lo = k == 0 ? -INFINITY : t0, hi = k == n - 2 ? INFINITY : t1;
     float v0[4], v1[4];
     if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t */

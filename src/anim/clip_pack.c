@@ -16,15 +16,15 @@ static inline const uint8_t *sample_track(const uint8_t *rec, int point_bytes, c
                                           int rotation, float *out)
 {
     track_view tv = view_of(rec, point_bytes);
-    const uint8_t *next = rec + track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
+    const uint8_t *next = rec + tv.size;
     if (tv.count == 1) {
         decode_key(&tv, 0, out);
         if (rotation) mr_clip_normalize4(out);
         return next;
     }
-    int k = find_key(&tv, times, t, 0);
-    float t0 = times[point_of(&tv, k)], t1 = times[point_of(&tv, k + 1)];
-    float a = pack_alpha(t, t0, t1);
+    key_at at = find_key(&tv, times, t, (key_at){0, 0, 0.0f, 0.0f});
+    int k = at.k;
+    float a = pack_alpha(t, at.t0, at.t1);
     float v0[4], v1[4];
     if (tv.code & PACK_STEP) {
         decode_key(&tv, a >= 1.0f ? k + 1 : k, out);
@@ -66,7 +66,8 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 /* Bit widths of a track's quantised keys (32 is float keys). */
 #define MIN_BITS 4
 #define MAX_BITS 24
-/* Shares of the budget the quantisation may take at the keys, tried with each width. */
+/* Shares of the budget the quantisation may take at the keys, each tried
+ * with the fewest bits that keep the keys within it. */
 #define SHARES 3
 static const double shares[SHARES] = {0.5, 0.25, 0.75};
 
@@ -79,6 +80,10 @@ typedef struct packing {
     const float *times;       /* the pack's time points */
     int point_count, point_bytes;
     int n, rebuilt;           /* candidate keys; rotations: the component rebuilt, or PACK_NONE */
+    const float *kt;          /* candidate key times */
+    int uniform;              /* evenly spaced candidates (uniform_fit): t0, dt */
+    float t0;
+    double dt;
     float *v;                 /* candidates, 4 floats each: rotations normalised, sign-aligned */
     float lo_of[4], hi_of[4]; /* each component's range over v */
     uint16_t *points;         /* point index per candidate key */
@@ -88,11 +93,14 @@ typedef struct packing {
     int *kept;                /* a trial's kept candidates */
     /* the best trial */
     int count, comps, code, bits;
-    int dense;                /* every candidate kept, on consecutive points: PACK_DENSE */
+    int all;                  /* every candidate kept, without points: all_code */
+    int all_code;             /* PACK_UNIFORM, PACK_DENSE (on consecutive points) or 0: not possible */
     size_t size;
     float lo[4], step[4];
     uint32_t *best_q;
     int *best_kept;
+    uint16_t *point;          /* per kept key, its index in the pack's time points */
+    int words;                /* PACK_BITMAP: its words */
 } packing;
 
 static void packing_free(packing *p)
@@ -106,6 +114,7 @@ static void packing_free(packing *p)
     free(p->kept);
     free(p->best_q);
     free(p->best_kept);
+    free(p->point);
     memset(p, 0, sizeof *p);
 }
 
@@ -168,6 +177,28 @@ static inline int within(const packing *p, const float *v, const float *e, doubl
     return (p->scale ? dmax : d2) <= cheap;
 }
 
+/* Does (float)(t0 + k * dt), computed in double, give each of the n
+ * times (ascending) exactly, for t0 the first? Then *t0 and *dt get it:
+ * dt from the spacings that round to every time (an interval per key). */
+static int uniform_fit(const float *times, int n, float *t0, double *dt)
+{
+    if (n < 2) return 0;
+    double base = times[0], lo = 0.0, hi = INFINITY;
+    for (int k = 1; k < n; k++) {
+        double below = 0.5 * ((double)times[k] + nextafterf(times[k], -INFINITY));
+        double above = 0.5 * ((double)times[k] + nextafterf(times[k], INFINITY));
+        lo = fmax(lo, (below - base) / k);
+        hi = fmin(hi, (above - base) / k);
+    }
+    double d = 0.5 * (lo + hi);
+    if (!(lo < hi) || !(d > 0) || !isfinite(d)) return 0;
+    for (int k = 1; k < n; k++)
+        if ((float)(base + (double)k * d) != times[k] || !(times[k] > times[k - 1])) return 0;
+    *t0 = times[0];
+    *dt = d;
+    return 1;
+}
+
 /* The candidates (normalised and sign-aligned), their point indices and
  * the checkpoints: each candidate key and the quarter points between
  * keys, with the exact curve's values there. */
@@ -191,6 +222,8 @@ static int prepare(packing *p)
         memcpy(p->v + (size_t)i * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
         if (p->rotation) mr_clip_normalize4(p->v + (size_t)i * 4);
     }
+    p->kt = tr->times;
+    p->uniform = uniform_fit(tr->times, n, &p->t0, &p->dt);
     p->rebuilt = PACK_NONE;
     if (p->rotation) {
         float best = REBUILD_MIN;
@@ -284,7 +317,7 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
  * every checkpoint between them? */
 static int segment_ok(const packing *p, int a, int b)
 {
-    float ta = p->times[p->points[a]], tb = p->times[p->points[b]];
+    float ta = p->kt[a], tb = p->kt[b];
     const float *v0 = p->deq + (size_t)a * 4, *v1 = p->deq + (size_t)b * 4;
     for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
         float u = pack_alpha(p->ct[k], ta, tb);
@@ -331,6 +364,16 @@ static int reduce(packing *p, int step_keys)
     return p->n;
 }
 
+/* The cheaper way to place `count` keys spanning `span` points: a point
+ * index each, or a bitmap (*code PACK_BITMAP, *words of it). */
+static size_t points_size(int count, int span, int point_bytes, int *code, int *words)
+{
+    *words = (span + 31) / 32;
+    size_t index = index_size(count, 0, point_bytes, 0), bitmap = index_size(count, PACK_BITMAP, 0, *words);
+    *code = bitmap < index ? PACK_BITMAP : 0;
+    return bitmap < index ? bitmap : index;
+}
+
 /* Packs one track: a constant, or the smallest of the bit widths tried. */
 static int pack_track(packing *p)
 {
@@ -346,59 +389,58 @@ static int pack_track(packing *p)
         p->bits = 32;
         p->code = PACK_NONE;
         p->best_kept[0] = 0;
-        p->size = track_size(1, p->comps, 32, p->point_bytes);
+        p->size = track_size(1, p->comps, 32, 0);
         return 0;
     }
     p->size = SIZE_MAX;
-    int contiguous = p->points[p->n - 1] - p->points[0] == p->n - 1;
+    /* Every key kept needs no time points when the keys are evenly spaced
+     * (the formula; its keys also leave the pack's time points) or sit on
+     * consecutive points: mocap keeps most keys, and a point index costs
+     * more than a key saves. */
+    p->all_code = p->uniform ? PACK_UNIFORM : p->points[p->n - 1] - p->points[0] == p->n - 1 ? PACK_DENSE : 0;
     /* For each share, the fewest bits whose keys stay within it (bisected:
-     * more bits, smaller steps) and the next two widths (keys nearer the
-     * curve may let the reduction drop more); then float keys. */
-    int tried[MAX_BITS + 1] = {0};
+     * more bits, smaller steps); then float keys. (Wider keys, nearer the
+     * curve, let the reduction drop more, but never enough to pay on the
+     * shared models.) */
     for (int sh = 0; sh <= SHARES; sh++) {
-        int first = 32;
+        int comps, bits = 32;
+        float lo[4], step[4];
         if (sh < SHARES) {
-            int comps, lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
-            float lo[4], step[4];
+            int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
                 int mid = (lo_b + hi_b) / 2;
                 if (trial_keys(p, mid, shares[sh], &comps, lo, step) == 0) hi_b = mid;
                 else lo_b = mid + 1;
             }
             if (hi_b > MAX_BITS) continue;
-            first = hi_b;
+            bits = hi_b;
         }
-        for (int bits = first; bits <= (first == 32 ? 32 : first + 2 < MAX_BITS ? first + 2 : MAX_BITS); bits++) {
-            if (bits <= MAX_BITS && tried[bits] & 1 << sh) continue;
-            if (bits <= MAX_BITS) tried[bits] |= 1 << sh;
-            int comps;
-            float lo[4], step[4];
-            if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
-            int m = reduce(p, step_keys), dense = 0;
-            size_t size = track_size(m, comps, bits, p->point_bytes);
-            /* every key, on consecutive points: no point indices (mocap
-             * keeps most keys, and an index costs more than a key saves) */
-            size_t all = contiguous ? track_size(p->n, comps, bits, 0) : SIZE_MAX;
-            if (all < size) {
-                for (int i = 0; i < p->n; i++) p->kept[i] = i;
-                m = p->n;
-                size = all;
-                dense = 1;
-            }
-            if (size >= p->size) continue;
-            p->size = size;
-            p->count = m;
-            p->dense = dense;
-            p->comps = comps;
-            p->bits = bits;
-            memcpy(p->lo, lo, sizeof lo);
-            memcpy(p->step, step, sizeof step);
-            memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
-            memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+        if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
+        int m = reduce(p, step_keys), all = 0;
+        int how, words;
+        size_t size = track_size(m, comps, bits,
+                                 points_size(m, p->points[p->kept[m - 1]] - p->points[p->kept[0]] + 1, p->point_bytes,
+                                             &how, &words));
+        size_t every = p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0)) : SIZE_MAX;
+        if (every < size) {
+            for (int i = 0; i < p->n; i++) p->kept[i] = i;
+            m = p->n;
+            size = every;
+            all = 1;
         }
+        if (size >= p->size) continue;
+        p->size = size;
+        p->count = m;
+        p->all = all;
+        p->comps = comps;
+        p->bits = bits;
+        memcpy(p->lo, lo, sizeof lo);
+        memcpy(p->step, step, sizeof step);
+        memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
+        memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
-    if (p->dense) p->code |= PACK_DENSE;
+    if (p->all) p->code |= p->all_code;
     return 0;
 }
 
@@ -409,18 +451,27 @@ static void write_track(const packing *p, uint8_t *rec)
     rec[2] = (uint8_t)(p->code | (p->comps == 4 ? PACK_FOUR : 0));
     rec[3] = (uint8_t)p->bits;
     uint8_t *w = rec + 4;
-    if (p->count > 1 && p->dense) {
-        uint16_t first = p->points[0];
-        memcpy(w, &first, sizeof first);
-        w += 4;
+    if (p->count > 1 && p->code & PACK_UNIFORM) {
+        memcpy(w, &p->t0, sizeof p->t0);
+        memcpy(w + 4, &p->dt, sizeof p->dt);
+    } else if (p->count > 1 && p->code & PACK_DENSE) {
+        memcpy(w, &p->point[0], sizeof p->point[0]);
+    } else if (p->count > 1 && p->code & PACK_BITMAP) {
+        uint16_t words = (uint16_t)p->words;
+        memcpy(w, &p->point[0], sizeof p->point[0]);
+        memcpy(w + 2, &words, sizeof words);
+        uint32_t *bits = (uint32_t *)(w + 4);
+        for (int e = 0; e < p->count; e++) {
+            int b = p->point[e] - p->point[0];
+            bits[b >> 5] |= 1u << (b & 31);
+        }
     } else if (p->count > 1) {
         for (int e = 0; e < p->count; e++) {
-            int pt = p->points[p->best_kept[e]];
-            if (p->point_bytes == 1) w[e] = (uint8_t)pt;
-            else ((uint16_t *)w)[e] = (uint16_t)pt;
+            if (p->point_bytes == 1) w[e] = (uint8_t)p->point[e];
+            else ((uint16_t *)w)[e] = p->point[e];
         }
-        w += pad4((size_t)p->count * (size_t)p->point_bytes);
     }
+    w += index_size(p->count, p->code, p->point_bytes, p->words);
     if (p->bits == 32) {
         float *v = (float *)w;
         for (int e = 0; e < p->count; e++) {
@@ -485,6 +536,62 @@ static float *time_points(const mr_clip *clip, int *count)
     return t;
 }
 
+/* Does track p need time points: more than one key, not uniform? */
+static int needs_points(const packing *p)
+{
+    return p->keys && p->count > 1 && !(p->code & PACK_UNIFORM);
+}
+
+/* The pack's time points: the times of the keys kept by the tracks that
+ * need them (a subset of the points the tracks were packed against, so a
+ * dense track stays on consecutive points), each such key's point in
+ * p->point, and every track's final point_bytes and size. Returns the
+ * points (count in *count, at least one), NULL without memory. */
+static float *place_keys(packing *ps, int tracks, int *count)
+{
+    size_t total = 0;
+    for (int i = 0; i < tracks; i++)
+        if (needs_points(&ps[i])) total += (size_t)ps[i].count;
+    float *t = mr_alloc_array(total ? total : 1, sizeof *t);
+    if (!t) return NULL;
+    size_t m = 0;
+    for (int i = 0; i < tracks; i++)
+        for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
+    if (m == 0) {
+        t[m++] = 0.0f;
+    } else {
+        qsort(t, m, sizeof *t, compare_floats);
+        size_t u = 1;
+        for (size_t i = 1; i < m; i++)
+            if (t[i] != t[u - 1]) t[u++] = t[i];
+        m = u;
+    }
+    int point_bytes = m <= 256 ? 1 : 2;
+    for (int i = 0; i < tracks; i++) {
+        packing *p = &ps[i];
+        p->point_bytes = point_bytes;
+        if (!needs_points(p)) continue;
+        p->point = mr_alloc_array((size_t)p->count, sizeof *p->point);
+        if (!p->point) {
+            free(t);
+            return NULL;
+        }
+        for (int e = 0; e < p->count; e++) {
+            const float *at = bsearch(&p->kt[p->best_kept[e]], t, m, sizeof *t, compare_floats);
+            p->point[e] = (uint16_t)(at - t);
+        }
+        int span = p->point[p->count - 1] - p->point[0] + 1, how;
+        if (!(p->code & PACK_DENSE && span == p->count)) {
+            p->code &= ~PACK_DENSE;
+            points_size(p->count, span, point_bytes, &how, &p->words);
+            p->code |= how;
+        }
+        p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words));
+    }
+    *count = (int)m;
+    return t;
+}
+
 mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
 {
     if (!clip || !clip->tracks || clip->joint_count <= 0) return NULL;
@@ -502,13 +609,12 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
         free(times);
         return NULL;
     }
-    int point_bytes = point_count <= 256 ? 1 : 2;
+    int point_bytes = point_count <= 256 ? 1 : 2;   /* the candidates', while packing */
     double f = (rt && rt->thin_tolerance > 0 ? rt->thin_tolerance : MR_CLIP_FIDELITY) / MR_CLIP_FIDELITY;
     packing *ps = calloc((size_t)n * 3, sizeof *ps);
     mr_clip_pack *pack = NULL;
     int failed = !ps;
     size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
-    size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
     long kept = 0, source = 0;
     for (int j = 0; !failed && j < n; j++) {
         double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
@@ -554,10 +660,7 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
                 used = p->budget > 0 ? held / p->budget : (held == 0 ? 0.0 : 1.0);
             }
             if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
-            if (p->keys) {
-                bytes += p->size;
-                kept += p->count;
-            }
+            if (p->keys) kept += p->count;
             source += tr->key_count;
             /* only the result is needed from here on */
             free(p->ct);
@@ -570,21 +673,25 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             p->kept = NULL;
         }
     }
+    float *points = failed ? NULL : place_keys(ps, n * 3, &point_count);
+    size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
+    for (int i = 0; points && i < n * 3; i++)
+        if (ps[i].keys) bytes += ps[i].size;
     bytes += 4;   /* slack for the sampler's 32-bit reads */
-    if (!failed && bytes < PACK_MAX_BYTES) pack = calloc(1, bytes);
+    if (points && bytes < PACK_MAX_BYTES) pack = calloc(1, bytes);
     if (pack) {
         uint8_t *base = (uint8_t *)pack;
         pack->bytes = (uint32_t)bytes;
         pack->magic = MR_CLIP_PACK_MAGIC;
         pack->joint_count = n;
         pack->point_count = point_count;
-        pack->point_bytes = point_bytes;
+        pack->point_bytes = point_count <= 256 ? 1 : 2;
         pack->tolerance = (float)(f * MR_CLIP_FIDELITY);
         pack->keys = (int32_t)kept;
         pack->source_keys = (int32_t)source;
         size_t at = sizeof *pack;
         pack->times = (uint32_t)at;
-        memcpy(base + at, times, (size_t)point_count * sizeof(float));
+        memcpy(base + at, points, (size_t)point_count * sizeof(float));
         at += (size_t)point_count * sizeof(float);
         pack->present = (uint32_t)at;
         uint8_t *present = base + at;
@@ -600,6 +707,7 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
     for (int i = 0; ps && i < n * 3; i++) packing_free(&ps[i]);
     free(ps);
     free(times);
+    free(points);
     return pack;
 }
 
@@ -609,8 +717,7 @@ int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel)
     const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec = base + pack->tracks;
     for (int i = 0; i < joint * 3 + channel; i++)
         if (has_track(present, i)) {
-            track_view tv = view_of(rec, pack->point_bytes);
-            rec += track_size(tv.count, tv.comps, tv.bits, tv.point_bytes);
+            rec += view_of(rec, pack->point_bytes).size;
         }
     return has_track(present, joint * 3 + channel) ? *(const uint16_t *)rec : 0;
 }
@@ -643,15 +750,36 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         /* the header first: the record must fit before view_of reads it */
         int count = *(const uint16_t *)rec, comps = rec[2] & PACK_FOUR ? 4 : 3, code = rec[2] & ~PACK_FOUR;
         int bits = rec[3], rotation = i % 3 == 1, rebuilt = code & PACK_REBUILT;
-        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | PACK_DENSE)) || rebuilt > PACK_NONE) return 0;
+        int times_code = code & (PACK_DENSE | PACK_UNIFORM | PACK_BITMAP);
+        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_NONE ||
+            (times_code & (times_code - 1)))   /* one way to give key times at most */
+            return 0;
         if (!(bits == 32 || (bits >= 1 && bits <= 24))) return 0;
         if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
                      : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
-        off += track_size(count, comps, bits, code & PACK_DENSE ? 0 : pack->point_bytes);
+        int words = 0;
+        if (count > 1 && code & PACK_BITMAP) {   /* its word count, inside before it is read */
+            if (off + 8 > end) return 0;
+            words = *(const uint16_t *)(rec + 6);
+        }
+        off += track_size(count, comps, bits, index_size(count, code, pack->point_bytes, words));
         if (off > end) return 0;
         track_view tv = view_of(rec, pack->point_bytes);
-        if (tv.count > 1 && !tv.point_bytes && (long)tv.first + tv.count > pack->point_count) return 0;
+        if (tv.count > 1 && code & PACK_DENSE && (long)tv.first + tv.count > pack->point_count) return 0;
+        if (tv.bitmap) {   /* the first key on bit 0, `count` bits, the last in the last word and on a point */
+            long set = 0;
+            for (int w = 0; w < words; w++) set += __builtin_popcount(tv.bitmap[w]);
+            if (words < 1 || !(tv.bitmap[0] & 1u) || set != tv.count || !tv.bitmap[words - 1] ||
+                (long)tv.first + bit_prev(&tv, words * 32 - 1) >= pack->point_count)
+                return 0;
+        }
+        if (tv.count > 1 && code & PACK_UNIFORM) {   /* every key time finite and after the one before */
+            if (!isfinite(tv.t0) || !(tv.dt > 0) || !isfinite(tv.dt)) return 0;
+            for (int k = 1; k < tv.count; k++)
+                if (!(key_time(&tv, times, k) > key_time(&tv, times, k - 1)) || !isfinite(key_time(&tv, times, k)))
+                    return 0;
+        }
         for (int k = 0; tv.count > 1 && tv.point_bytes && k < tv.count; k++)
             if (point_of(&tv, k) >= pack->point_count || (k > 0 && point_of(&tv, k) <= point_of(&tv, k - 1)))
                 return 0;

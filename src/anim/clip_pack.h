@@ -8,15 +8,17 @@
  *     interpolation (nlerp for rotations, exactly as the sampler computes
  *     it from the stored keys) needs to stay within the joint's error
  *     budget of the EXACT curve of the source keys (lerp, slerp), judged at
- *     every candidate key and at the quarter points between candidate keys;
- *   - quantised keys: 6 to 24 bits per component over the track's own
+ *     every candidate key and at the quarter points between candidate keys
+ *     (the candidates: the source keys, plus slerped ones where nlerp
+ *     between two source keys would leave the budget, clip_runtime.h);
+ *   - quantised keys: 4 to 24 bits per component over the track's own
  *     range (lo + q * step). A rotation stores three components and
  *     rebuilds the fourth, the one that stays farthest from zero over the
  *     whole track (its sign made positive at every key); a track whose
  *     every component passes near zero stores all four. Each track takes
- *     the width (and the share of its budget the quantisation may use at
- *     the keys: a quarter, half or three quarters) that gives it the fewest
- *     bytes after reduction; float keys when no width keeps its keys in
+ *     the share of its budget the quantisation may use at the keys (a
+ *     quarter, half or three quarters), with the fewest bits that keep
+ *     its keys within it, that gives it the fewest bytes after reduction; float keys when no width keeps its keys in
  *     budget. A track that never leaves its budget around its first key
  *     keeps that one float key.
  *
@@ -33,7 +35,8 @@
  *
  * Layout: one block, position independent (offsets from its start), so
  * the cache writes and maps it as bytes. The header (mr_clip_pack), the
- * time points (the sorted distinct key times, floats), a bit per joint and
+ * time points (floats: the sorted distinct times of the keys kept by the
+ * tracks that give their key times as points), a bit per joint and
  * channel (clear: the channel keeps the skeleton's rest value), then the
  * tracks of the set bits in channel order, each 4-byte aligned:
  *   uint16 count; a byte of code (PACK_* below, 0x80 when four components
@@ -41,13 +44,22 @@
  *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending,
  *   padded to 4 bytes; or, for a dense track (PACK_DENSE: its keys sit on
  *   consecutive points), the first key's point as a uint16 and 2 bytes pad;
+ *   or, for a bitmap track (PACK_BITMAP: cheaper than indices where a
+ *   track keeps most of the points it spans), the first key's point and
+ *   a count of 32-bit words (uint16 each), then the words: bit b set when
+ *   point first + b holds a key;
+ *   or, for a uniform track (PACK_UNIFORM: every source key kept, evenly
+ *   spaced, as mocap and baked exports are), float t0 and double dt, key
+ *   k's time being (float)(t0 + k * dt) computed in double, which the
+ *   builder checks gives every source key's time exactly (its keys then
+ *   need no time points, and are found without a search);
  *   quantised: float lo[comps], the steps (the high halves of floats,
  *   2 bytes each), then the keys' bit stream, padded to 4 bytes;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *
  * Sampling finds the key of each animated track by binary search over its
- * point indices (no allocation), or through a playback cursor. */
+ * key times (no allocation), or through a playback cursor. */
 #ifndef MR_ANIM_CLIP_PACK_H
 #define MR_ANIM_CLIP_PACK_H
 
@@ -75,9 +87,11 @@ typedef struct mr_clip_pack {
 
 enum {
     PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none */
+    PACK_BITMAP = 0x8,     /* a bit per point from the first key's to the last's: no indices */
     PACK_NONE = 4,
     PACK_STEP = 0x10,      /* hold each key until the next */
     PACK_DENSE = 0x20,     /* a key at every point from the first on: no point indices */
+    PACK_UNIFORM = 0x40,   /* evenly spaced keys: their first time and spacing, no points */
 };
 
 /* Builds the packed form of clip's played keys (mr_clip_track) at the

@@ -18,11 +18,24 @@ static inline size_t pad4(size_t n)
     return (n + 3) & ~(size_t)3;
 }
 
-/* Bytes of a track record: header, point indices (count > 1), values. */
-static inline size_t track_size(int count, int comps, int bits, int point_bytes)
+/* Bytes of a record's key times (count > 1): a uniform track's first
+ * time and spacing (float, double), a dense track's first point (uint16 and
+ * 2 bytes pad), a bitmap track's first point and word count (uint16 each)
+ * and its `words` 32-bit words, else a point index per key (point_bytes
+ * each), padded. */
+static inline size_t index_size(int count, int code, int point_bytes, int words)
 {
-    size_t n = 4;
-    if (count > 1) n += point_bytes ? pad4((size_t)count * (size_t)point_bytes) : 4;   /* 0: dense */
+    if (count <= 1) return 0;
+    if (code & PACK_UNIFORM) return 12;
+    if (code & PACK_DENSE) return 4;
+    if (code & PACK_BITMAP) return 4 + 4 * (size_t)words;
+    return pad4((size_t)count * (size_t)point_bytes);
+}
+
+/* Bytes of a track record: header, key times (index_size), values. */
+static inline size_t track_size(int count, int comps, int bits, size_t index)
+{
+    size_t n = 4 + index;
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
     return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
 }
@@ -47,8 +60,14 @@ static inline float step_of_half(uint16_t h)
 
 typedef struct track_view {
     int count, comps, code, bits;
-    int point_bytes;          /* of the point indices; 0: dense (key k at point first + k) */
-    int first;                /* dense: the first key's point */
+    int point_bytes;          /* of the point indices; 0: dense (key k at point first + k), */
+                              /* uniform or bitmap */
+    int first;                /* dense, bitmap: the first key's point */
+    int words;                /* bitmap: bit b of word b / 32 set when point first + b holds a key */
+    const uint32_t *bitmap;
+    float t0;                 /* uniform: key k at (float)(t0 + k * dt), in double */
+    double dt;
+    size_t size;              /* of the whole record */
     const uint8_t *points;    /* count > 1, not dense: point_bytes each */
     const float *lo;          /* quantised: each component's lowest value */
     float step[4];            /* quantised: each component's step */
@@ -67,18 +86,29 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     t.comps = rec[2] & PACK_FOUR ? 4 : 3;
     t.code = rec[2] & ~PACK_FOUR;
     t.bits = rec[3];
-    t.point_bytes = t.code & PACK_DENSE ? 0 : point_bytes;
-    t.first = 0;
+    t.point_bytes = t.code & (PACK_DENSE | PACK_UNIFORM | PACK_BITMAP) ? 0 : point_bytes;
+    t.first = t.words = 0;
+    t.bitmap = NULL;
+    t.t0 = 0.0f;
+    t.dt = 0.0;
     const uint8_t *p = rec + 4;
     t.points = p;
-    if (t.count > 1 && !t.point_bytes) {
-        uint16_t first;
+    if (t.count > 1 && t.code & PACK_UNIFORM) {
+        memcpy(&t.t0, p, sizeof t.t0);
+        memcpy(&t.dt, p + 4, sizeof t.dt);
+    } else if (t.count > 1 && t.code & (PACK_DENSE | PACK_BITMAP)) {
+        uint16_t first, words;
         memcpy(&first, p, sizeof first);
+        memcpy(&words, p + 2, sizeof words);
         t.first = first;
-        p += 4;
-    } else if (t.count > 1) {
-        p += pad4((size_t)t.count * (size_t)point_bytes);
+        if (t.code & PACK_BITMAP) {
+            t.words = words;
+            t.bitmap = (const uint32_t *)(p + 4);
+        }
     }
+    size_t index = index_size(t.count, t.code, point_bytes, t.words);
+    p += index;
+    t.size = track_size(t.count, t.comps, t.bits, index);
     if (t.bits == 32) {
         t.v = (const float *)p;
         t.lo = NULL;
@@ -97,9 +127,45 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     return t;
 }
 
+/* The point of key k (indexed and dense tracks). */
 static inline int point_of(const track_view *t, int k)
 {
     return t->point_bytes == 1 ? t->points[k] : t->point_bytes ? ((const uint16_t *)t->points)[k] : t->first + k;
+}
+
+/* Bitmap tracks: the first set bit after b (there is one: b is before the
+ * last key's), the last set bit at or before b (bit 0 is set), and the set
+ * bits up to b included. */
+static inline int bit_next(const track_view *t, int b)
+{
+    int w = (b + 1) >> 5;
+    uint32_t m = (b + 1) & 31 ? t->bitmap[w] & ~((1u << ((b + 1) & 31)) - 1u) : t->bitmap[w];
+    while (!m) m = t->bitmap[++w];
+    return w * 32 + __builtin_ctz(m);
+}
+
+static inline int bit_prev(const track_view *t, int b)
+{
+    int w = b >> 5;
+    uint32_t m = (b & 31) == 31 ? t->bitmap[w] : t->bitmap[w] & ((2u << (b & 31)) - 1u);
+    while (!m) m = t->bitmap[--w];
+    return w * 32 + 31 - __builtin_clz(m);
+}
+
+static inline int bit_rank(const track_view *t, int b)
+{
+    int w = b >> 5, n = 0;
+    for (int i = 0; i < w; i++) n += __builtin_popcount(t->bitmap[i]);
+    return n + __builtin_popcount((b & 31) == 31 ? t->bitmap[w] : t->bitmap[w] & ((2u << (b & 31)) - 1u));
+}
+
+/* The time of key k (not for bitmap tracks: see key_at): from the pack's
+ * time points, or a uniform track's formula (the builder keeps it only
+ * where it gives the source times). */
+static inline float key_time(const track_view *t, const float *times, int k)
+{
+    if (t->code & PACK_UNIFORM) return (float)((double)t->t0 + (double)k * t->dt);
+    return times[point_of(t, k)];
 }
 
 /* Component e of quantised key k: bits <= 24, so one unaligned 32-bit
@@ -158,18 +224,67 @@ static inline void interp_keys(const float *v0, const float *v1, int rotation, f
 
 /* ---- sampling ------------------------------------------------------------------------- */
 
-/* The key interval of t in a track (0 <= k <= count - 2), from the hint. */
-static inline int find_key(const track_view *tv, const float *times, float t, int hint)
+/* A key interval: key k (0 <= k <= count - 2), from time t0 to t1; for
+ * bitmap tracks, key k's bit. */
+typedef struct key_at {
+    int k, bit;
+    float t0, t1;
+} key_at;
+
+static inline key_at key_interval(const track_view *tv, const float *times, int k, int bit)
+{
+    key_at r = {k, bit, 0.0f, 0.0f};
+    if (tv->bitmap) {
+        r.t0 = times[tv->first + bit];
+        r.t1 = times[tv->first + bit_next(tv, bit)];
+    } else {
+        r.t0 = key_time(tv, times, k);
+        r.t1 = key_time(tv, times, k + 1);
+    }
+    return r;
+}
+
+/* Bitmap tracks: the interval of t, searching the points the keys span. */
+static inline key_at find_in_bitmap(const track_view *tv, const float *times, float t)
+{
+    int n = tv->count, last = bit_prev(tv, tv->words * 32 - 1), bit;
+    if (!(t >= times[tv->first])) return key_interval(tv, times, 0, 0);
+    if (t >= times[tv->first + last]) {
+        bit = bit_prev(tv, last - 1);
+        return key_interval(tv, times, n - 2, bit);
+    }
+    int lo = 0, hi = last;   /* times[first + lo] <= t < times[first + hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if (times[tv->first + mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    bit = bit_prev(tv, lo);
+    return key_interval(tv, times, bit_rank(tv, bit) - 1, bit);
+}
+
+/* The key interval of t in a track, trying the one of `hint` and the two
+ * after it first (a cursor's last; {0, 0}: none). */
+static inline key_at find_key(const track_view *tv, const float *times, float t, key_at hint)
 {
     int n = tv->count;
-    int k = hint;
-    if (k < 0 || k > n - 2) k = 0;
-    if (times[point_of(tv, k)] <= t) {
-        if (k == n - 2 || t < times[point_of(tv, k + 1)]) return k;
-        if (k + 2 > n - 2) return n - 2;
-        if (t < times[point_of(tv, k + 2)]) return k + 1;
+    int k = hint.k, bit = hint.bit;
+    if (k < 0 || k > n - 2) k = bit = 0;
+    key_at at = key_interval(tv, times, k, bit);
+    if (at.t0 <= t) {
+        if (k == n - 2 || t < at.t1) return at;
+        key_at next = key_interval(tv, times, k + 1, tv->bitmap ? bit_next(tv, bit) : 0);
+        if (k + 1 == n - 2 || t < next.t1) return next;
     } else if (k == 0) {
-        return 0;
+        return at;
+    }
+    if (tv->bitmap) return find_in_bitmap(tv, times, t);
+    if (tv->code & PACK_UNIFORM) {   /* the formula's key, then the rounding's step either way */
+        double g = floor(((double)t - tv->t0) / tv->dt);
+        k = g >= 0 ? (g > n - 2 ? n - 2 : (int)g) : 0;
+        while (k > 0 && key_time(tv, times, k) > t) k--;
+        while (k < n - 2 && key_time(tv, times, k + 1) <= t) k++;
+        return key_interval(tv, times, k, 0);
     }
     int lo = 0, hi = n - 1;   /* times[lo] <= t < times[hi], or t before the first key */
     while (hi - lo > 1) {
@@ -177,7 +292,7 @@ static inline int find_key(const track_view *tv, const float *times, float t, in
         if (times[point_of(tv, mid)] <= t) lo = mid;
         else hi = mid;
     }
-    return lo;
+    return key_interval(tv, times, lo, 0);
 }
 
 /* The fraction of interval [t0, t1] at t, clamped to 0..1: a product with

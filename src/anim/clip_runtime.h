@@ -21,8 +21,10 @@
  *   1. mr_track_finish on every source track (key spacing);
  *   2. the slerp refinement (below) into `played`;
  *   3. when optimised (mr_clip_optimize): the packed clip (clip_pack.h),
- *      keys reduced per track and quantised; the sampler then reads only
- *      it, and steps 4-5 are skipped (the refined keys are freed);
+ *      keys reduced per track and quantised, from candidates refined track
+ *      by track (a shared time line would cut every track where one turns
+ *      fast); the sampler then reads only it, and steps 4-5 are skipped
+ *      (the refined keys are freed);
  *   4. otherwise key thinning when asked for (clip_optimize.h: clips the
  *      pack does not take);
  *   5. the time line shared by all played tracks, and its SIMD bake
