@@ -293,7 +293,8 @@ TEST(clip_pack_keeps_keys_that_matter_and_drops_the_rest)
 
 /* Mocap-like keys: 61 per track at 30 per second, zig-zagging 2 degrees
  * either way with a jitter (every key matters: the root's track is
- * uniform); mid and tip also turn 150 degrees
+ * uniform); the root also turns 2 degrees a key (120 over the clip, a few
+ * in a segment); mid and tip turn 150 degrees
  * within one interval each, at different times, so the refinement adds
  * keys to each between its own two source keys (neither track is uniform
  * then, nor on consecutive points of the two together: a bitmap). */
@@ -320,7 +321,7 @@ static mr_model *mocap_model(mr_clip **out)
         for (int i = 0; i < 61; i++) {
             seed = seed * 1103515245u + 12345u;
             float jitter = (i % 2 ? 2.0f : -2.0f) + (float)(seed >> 16 & 0x7fff) / 32767.0f - 0.5f;
-            float turn = j == 0 ? 0.0f : i >= (j == 1 ? 20 : 40) ? 150.0f : 0.0f;
+            float turn = j == 0 ? 2.0f * (float)i : i >= (j == 1 ? 20 : 40) ? 150.0f : 0.0f;
             r->times[i] = (float)((double)i / 30.0);
             glm_quatv(r->values + 4 * i, glm_rad(jitter + turn), j == 1 ? (vec3){0, 1, 0} : (vec3){0, 0, 1});
         }
@@ -331,20 +332,25 @@ static mr_model *mocap_model(mr_clip **out)
     return m;
 }
 
-/* The code of joint's rotation record in pack (-1: none). */
-static int rotation_code(const mr_clip_pack *pack, int joint)
+/* Joint's rotation record in pack (count 0: none). */
+static track_view rotation_record(const mr_clip_pack *pack, int joint)
 {
     const uint8_t *base = (const uint8_t *)pack, *rec = base + pack->tracks;
     for (int i = 0; i < pack->joint_count * 3; i++) {
         if (!has_track(base + pack->present, i)) continue;
         track_view tv = view_of(rec, pack->point_bytes);
-        if (i == joint * 3 + 1) return tv.code;
+        if (i == joint * 3 + 1) return tv;
         rec += tv.size;
     }
-    return -1;
+    return (track_view){0};
 }
 
-TEST(clip_pack_gives_key_times_without_points_where_it_can)
+static int rotation_code(const mr_clip_pack *pack, int joint)
+{
+    return rotation_record(pack, joint).code;
+}
+
+TEST(clip_pack_gives_key_times_without_points_and_segments_its_keys)
 {
     mr_clip *c;
     mr_model *m = mocap_model(&c);
@@ -356,6 +362,11 @@ TEST(clip_pack_gives_key_times_without_points_where_it_can)
     }
     CHECK_MSG(rotation_code(pack, 0) & PACK_UNIFORM, "root code %#x", rotation_code(pack, 0));
     CHECK_MSG(played_keys(c, 0, 1) == 61, "root keeps %d", played_keys(c, 0, 1));
+    /* in 4 segments of their own ranges and widths (61 keys: the last has 13) */
+    track_view root = rotation_record(pack, 0);
+    CHECK_MSG(root.bits == 0 && root.seg_bits, "root bits %d", root.bits);
+    for (int sg = 0; root.seg_bits && sg < 4; sg++)
+        CHECK_MSG(root.seg_bits[sg] >= 1 && root.seg_bits[sg] <= 24, "segment %d: %d bits", sg, root.seg_bits[sg]);
     for (int j = 1; j < 3; j++) {
         CHECK_MSG(rotation_code(pack, j) & PACK_BITMAP, "joint %d code %#x", j, rotation_code(pack, j));
         CHECK_MSG(played_keys(c, j, 1) > 61, "joint %d keeps %d: refined keys too", j, played_keys(c, j, 1));
@@ -442,7 +453,7 @@ int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
     RUN(clip_pack_keeps_keys_that_matter_and_drops_the_rest);
-    RUN(clip_pack_gives_key_times_without_points_where_it_can);
+    RUN(clip_pack_gives_key_times_without_points_and_segments_its_keys);
     RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
     return test_summary("clip_optimize");

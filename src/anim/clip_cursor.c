@@ -44,6 +44,7 @@ struct mr_clip_cursor {
     track_view *view;           /* per animated track: its record, read */
     uint16_t *key;              /* per animated track: the key found last, */
     uint16_t *bit;              /* and its bit (bitmap tracks) */
+    seg_pos *pos;               /* per animated track: the segment decoded last (segmented tracks) */
     int *rest;                  /* joints whose channel keeps sk's rest value: the translations', */
     int rest_count[3];          /* then the rotations', then the scales' (rest_count[c] each) */
 };
@@ -57,6 +58,7 @@ static void release(mr_clip_cursor *cur)
     free(cur->view);
     free(cur->key);
     free(cur->bit);
+    free(cur->pos);
     free(cur->rest);
     memset(cur, 0, sizeof *cur);
 }
@@ -74,8 +76,9 @@ static int reserve(mr_clip_cursor *cur, int joints)
     cur->view = mr_alloc_array(tracks, sizeof *cur->view);
     cur->key = mr_alloc_array(tracks, sizeof *cur->key);
     cur->bit = mr_alloc_array(tracks, sizeof *cur->bit);
+    cur->pos = mr_alloc_array(tracks, sizeof *cur->pos);
     cur->rest = mr_alloc_array(tracks, sizeof *cur->rest);
-    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->rest) {
+    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos || !cur->rest) {
         release(cur);
         return 0;
     }
@@ -157,6 +160,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->view[a] = tv;
                 cur->key[a] = 0;
                 cur->bit[a] = 0;
+                cur->pos[a] = (seg_pos){0, 0};
                 cur->win[2 * a] = INFINITY;   /* empty: the first sample refreshes it */
                 cur->win[2 * a + 1] = -INFINITY;
                 a++;
@@ -187,7 +191,7 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
     float v0[4], v1[4];
     if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t */
         int last = pack_alpha(t, t0, t1) >= 1.0f;   /* only in the last interval, at or after its end */
-        decode_key(&tv, last ? k + 1 : k, v0);
+        decode_key_from(&tv, last ? k + 1 : k, &cur->pos[a], v0);
         put_held(cur, j, ch, v0);
         if (last) lo = t1;
         else if (k == n - 2) hi = t1;
@@ -198,9 +202,9 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
         if (k == old + 1 && old_linear) {   /* playing on: the old second key is the new first */
             for (int e = 0; e < c; e++) v0[e] = r[(size_t)(c + e) * L];
         } else {
-            decode_key(&tv, k, v0);
+            decode_key_from(&tv, k, &cur->pos[a], v0);
         }
-        decode_key(&tv, k + 1, v1);
+        decode_key_from(&tv, k + 1, &cur->pos[a], v1);
         put_keys(cur, j, ch, v0, v1, t0, 1.0f / (t1 - t0));
     }
     cur->win[2 * a] = lo;

@@ -91,14 +91,18 @@ typedef struct packing {
     float *deq;               /* a trial's decoded candidates (4 floats each) */
     uint32_t *q;              /* a trial's quantised candidates (comps each) */
     int *kept;                /* a trial's kept candidates */
+    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment its width, */
+                                     /* and per component its min and extent */
     /* the best trial */
-    int count, comps, code, bits;
+    int count, comps, code, bits;    /* bits 0: segmented */
     int all;                  /* every candidate kept, without points: all_code */
     int all_code;             /* PACK_UNIFORM, PACK_DENSE (on consecutive points) or 0: not possible */
     size_t size;
-    float lo[4], step[4];
+    float lo[4], step[4];     /* segmented: step holds each component's range */
+    size_t stream;            /* segmented: the stream's bytes */
     uint32_t *best_q;
     int *best_kept;
+    uint8_t *best_seg_bits, *best_seg_range;
     uint16_t *point;          /* per kept key, its index in the pack's time points */
     int words;                /* PACK_BITMAP: its words */
 } packing;
@@ -114,6 +118,10 @@ static void packing_free(packing *p)
     free(p->kept);
     free(p->best_q);
     free(p->best_kept);
+    free(p->seg_bits);
+    free(p->seg_range);
+    free(p->best_seg_bits);
+    free(p->best_seg_range);
     free(p->point);
     memset(p, 0, sizeof *p);
 }
@@ -216,7 +224,13 @@ static int prepare(packing *p)
     p->kept = mr_alloc_array((size_t)n, sizeof *p->kept);
     p->best_q = mr_alloc_array((size_t)n * 4, sizeof *p->best_q);
     p->best_kept = mr_alloc_array((size_t)n, sizeof *p->best_kept);
-    if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept)
+    size_t segs = (size_t)segment_count(n);
+    p->seg_bits = mr_alloc_array(segs, 1);
+    p->seg_range = mr_alloc_array(segs * 8, 1);
+    p->best_seg_bits = mr_alloc_array(segs, 1);
+    p->best_seg_range = mr_alloc_array(segs * 8, 1);
+    if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept ||
+        !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range)
         return -1;
     for (int i = 0; i < n; i++) {
         memcpy(p->v + (size_t)i * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
@@ -328,6 +342,108 @@ static int segment_ok(const packing *p, int a, int b)
     return 1;
 }
 
+static int segment_fits(const void *p, int a, int b)
+{
+    return segment_ok(p, a, b);
+}
+
+/* The stored components of a track (the rotation's rebuilt one left out). */
+static int stored_components(const packing *p, int *map)
+{
+    int r = p->rotation ? p->rebuilt : PACK_NONE, c = 0;
+    for (int e = 0; e < (p->rotation ? 4 : 3); e++)
+        if (e != r) map[c++] = e;
+    return c;
+}
+
+/* Quantises segment seg of a segmented trial (its kept keys first ..
+ * first + keys - 1, its min and extent already in p->seg_range) at `bits`
+ * into p->q and p->deq. 1 when every key and every checkpoint from the key
+ * before the segment to its last stays within the whole budget. */
+static int quantise_segment(packing *p, int seg, int first, int keys, int bits, const float *lo, const float *range)
+{
+    int map[4], c = stored_components(p, map), r = p->rotation ? p->rebuilt : PACK_NONE;
+    const uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
+    float levels = bits ? (float)((1u << bits) - 1u) : 0.0f;
+    for (int i = first; i < first + keys; i++) {
+        int at = p->kept[i];
+        float st[4];
+        for (int s = 0; s < c; s++) {
+            uint32_t q = 0;
+            if (bits) {
+                float unit = range[s] * (1.0f / 255.0f), base = lo[s] + (float)sr[2 * s] * unit;
+                float step = (float)(sr[2 * s + 1] + 1) * unit / levels;
+                float x = step > 0 ? (p->v[(size_t)at * 4 + map[s]] - base) / step : 0.0f;
+                x = x < 0 ? 0 : x > levels ? levels : x;
+                q = (uint32_t)lrintf(x);
+            }
+            p->q[(size_t)at * c + s] = q;
+            st[s] = segment_value(lo[s], range[s], sr[2 * s], sr[2 * s + 1], bits, q);
+        }
+        float *d = p->deq + (size_t)at * 4, u[4];
+        finish_key(st, c, r, d);
+        memcpy(u, d, sizeof u);
+        if (p->rotation) mr_clip_normalize4(u);
+        if (!within(p, u, p->v + (size_t)at * 4, p->cheap_budget)) return 0;
+        if (i > 0 && !segment_ok(p, p->kept[i - 1], at)) return 0;
+    }
+    return 1;
+}
+
+/* A segmented trial at `share`: the keys reduced on their exact values
+ * within the rest of the budget, then each segment of kept keys quantised
+ * over its own range (in 255ths of the track's) at the fewest bits that
+ * keep every kept key and every checkpoint within the whole budget.
+ * Fills p->kept, p->q, p->deq, p->seg_bits, p->seg_range, lo and range (per
+ * stored component) and *stream (bytes); returns the kept count, -1 when a
+ * segment needs more than MAX_BITS. */
+static int trial_segmented(packing *p, double share, int *comps, float *lo, float *range, size_t *stream)
+{
+    int n = p->n, map[4], c = stored_components(p, map);
+    *comps = c;
+    memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
+    double whole = p->cheap_budget;
+    p->cheap_budget = cheap_limit(p, (1.0 - share) * p->budget);
+    int m = mr_reduce_keys(n, segment_fits, p, p->kept);
+    p->cheap_budget = whole;
+    for (int s = 0; s < c; s++) {
+        lo[s] = p->lo_of[map[s]];
+        range[s] = p->hi_of[map[s]] - lo[s];
+    }
+    size_t total = 0;
+    int bits = 8;
+    for (int seg = 0; seg < segment_count(m); seg++) {
+        int first = seg * PACK_SEGMENT_KEYS, keys = m - first < PACK_SEGMENT_KEYS ? m - first : PACK_SEGMENT_KEYS;
+        uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
+        for (int s = 0; s < c; s++) {
+            float unit = range[s] * (1.0f / 255.0f), smin = INFINITY, smax = -INFINITY;
+            for (int i = first; i < first + keys; i++) {
+                float x = p->v[(size_t)p->kept[i] * 4 + map[s]];
+                smin = fminf(smin, x);
+                smax = fmaxf(smax, x);
+            }
+            float a = unit > 0 ? floorf((smin - lo[s]) / unit) : 0.0f;
+            a = a < 0 ? 0 : a > 255 ? 255 : a;
+            float e = unit > 0 ? ceilf((smax - (lo[s] + a * unit)) / unit) - 1.0f : 0.0f;
+            sr[2 * s] = (uint8_t)a;
+            sr[2 * s + 1] = (uint8_t)(e < 0 ? 0 : e > 255 ? 255 : e);
+        }
+        /* the fewest bits that pass, searched from the last segment's */
+        if (quantise_segment(p, seg, first, keys, bits, lo, range)) {
+            while (bits > 0 && quantise_segment(p, seg, first, keys, bits - 1, lo, range)) bits--;
+        } else {
+            do {
+                if (++bits > MAX_BITS) return -1;
+            } while (!quantise_segment(p, seg, first, keys, bits, lo, range));
+        }
+        quantise_segment(p, seg, first, keys, bits, lo, range);   /* q and deq at the width kept */
+        p->seg_bits[seg] = (uint8_t)bits;
+        total += (size_t)keys * (size_t)c * (size_t)bits;
+    }
+    *stream = (total + 7) / 8;
+    return m;
+}
+
 /* The largest error of holding value v over the whole track: at its
  * checkpoints (where a held value is farthest from a lerped or slerped
  * curve: at its keys), or at its one key. */
@@ -352,10 +468,6 @@ static int constant_ok(const packing *p)
 /* Greedy reduction of a trial's keys into p->kept: from each kept key, the
  * farthest key the segment reaches within budget (galloping, then
  * bisecting). STEP tracks keep every key. Returns the count. */
-static int segment_fits(const void *p, int a, int b)
-{
-    return segment_ok(p, a, b);
-}
 
 static int reduce(packing *p, int step_keys)
 {
@@ -374,7 +486,41 @@ static size_t points_size(int count, int span, int point_bytes, int *code, int *
     return bitmap < index ? bitmap : index;
 }
 
-/* Packs one track: a constant, or the smallest of the bit widths tried. */
+/* The bytes of a trial's key times: every key with the track's all_code
+ * (*all set), or the cheaper of indices and bitmap over the kept keys. */
+static size_t times_size(const packing *p, int m, int *all)
+{
+    int how, words;
+    *all = m == p->n && p->all_code;
+    if (*all) return index_size(m, p->all_code, 0, 0);
+    return points_size(m, p->points[p->kept[m - 1]] - p->points[p->kept[0]] + 1, p->point_bytes, &how, &words);
+}
+
+/* Keeps the trial just made (p->kept, p->q, segments) when it is the
+ * smallest yet. */
+static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, int bits, const float *lo,
+                            const float *step, size_t stream)
+{
+    if (size >= p->size) return;
+    p->size = size;
+    p->count = m;
+    p->all = all;
+    p->comps = comps;
+    p->bits = bits;
+    p->stream = stream;
+    memcpy(p->lo, lo, sizeof p->lo);
+    memcpy(p->step, step, sizeof p->step);
+    memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
+    memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+    if (bits == 0) {
+        size_t segs = (size_t)segment_count(m);
+        memcpy(p->best_seg_bits, p->seg_bits, segs);
+        memcpy(p->best_seg_range, p->seg_range, segs * (size_t)comps * 2);
+    }
+}
+
+/* Packs one track: a constant, or the smallest of the trials: for each
+ * share, one width for all keys and a width per segment; float keys. */
 static int pack_track(packing *p)
 {
     const mr_track *tr = p->keys;
@@ -389,7 +535,7 @@ static int pack_track(packing *p)
         p->bits = 32;
         p->code = PACK_NONE;
         p->best_kept[0] = 0;
-        p->size = track_size(1, p->comps, 32, 0);
+        p->size = track_size(1, p->comps, 32, 0, 0);
         return 0;
     }
     p->size = SIZE_MAX;
@@ -403,8 +549,13 @@ static int pack_track(packing *p)
      * curve, let the reduction drop more, but never enough to pay on the
      * shared models.) */
     for (int sh = 0; sh <= SHARES; sh++) {
-        int comps, bits = 32;
-        float lo[4], step[4];
+        int comps, bits = 32, m, all;
+        float lo[4] = {0}, step[4] = {0};
+        size_t stream;
+        if (sh == 0 && !step_keys && (m = trial_segmented(p, shares[sh], &comps, lo, step, &stream)) > 0) {
+            size_t index = times_size(p, m, &all);
+            keep_if_smaller(p, track_size(m, comps, 0, index, stream), m, all, comps, 0, lo, step, stream);
+        }
         if (sh < SHARES) {
             int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
@@ -416,28 +567,16 @@ static int pack_track(packing *p)
             bits = hi_b;
         }
         if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
-        int m = reduce(p, step_keys), all = 0;
-        int how, words;
-        size_t size = track_size(m, comps, bits,
-                                 points_size(m, p->points[p->kept[m - 1]] - p->points[p->kept[0]] + 1, p->point_bytes,
-                                             &how, &words));
-        size_t every = p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0)) : SIZE_MAX;
-        if (every < size) {
+        m = reduce(p, step_keys);
+        size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0);
+        size_t every = p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0), 0) : SIZE_MAX;
+        if (every < size) {   /* every key: no point indices */
             for (int i = 0; i < p->n; i++) p->kept[i] = i;
             m = p->n;
             size = every;
             all = 1;
         }
-        if (size >= p->size) continue;
-        p->size = size;
-        p->count = m;
-        p->all = all;
-        p->comps = comps;
-        p->bits = bits;
-        memcpy(p->lo, lo, sizeof lo);
-        memcpy(p->step, step, sizeof step);
-        memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
-        memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
+        keep_if_smaller(p, size, m, all, comps, bits, lo, step, 0);
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
     if (p->all) p->code |= p->all_code;
@@ -477,6 +616,26 @@ static void write_track(const packing *p, uint8_t *rec)
         for (int e = 0; e < p->count; e++) {
             const float *src = p->v + (size_t)p->best_kept[e] * 4;   /* rotations normalised */
             memcpy(v + (size_t)e * p->comps, src, (size_t)p->comps * sizeof(float));
+        }
+        return;
+    }
+    if (p->bits == 0) {   /* segmented */
+        int c = p->comps, segs = segment_count(p->count);
+        uint32_t stream = (uint32_t)p->stream;
+        memcpy(w, p->lo, (size_t)c * sizeof(float));
+        memcpy(w + 4 * c, p->step, (size_t)c * sizeof(float));   /* the ranges */
+        memcpy(w + 8 * c, &stream, sizeof stream);
+        memcpy(w + 8 * c + 4, p->best_seg_bits, (size_t)segs);
+        memcpy(w + 8 * c + 4 + segs, p->best_seg_range, (size_t)segs * (size_t)c * 2);
+        uint8_t *q = w + segment_head_size(p->count, c);
+        size_t bit = 0;
+        for (int e = 0; e < p->count; e++) {
+            int bits = p->best_seg_bits[e / PACK_SEGMENT_KEYS];
+            for (int s = 0; s < c; s++, bit += (size_t)bits) {
+                uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
+                for (int b = 0; b < bits; b++)
+                    if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+            }
         }
         return;
     }
@@ -586,7 +745,8 @@ static float *place_keys(packing *ps, int tracks, int *count)
             points_size(p->count, span, point_bytes, &how, &p->words);
             p->code |= how;
         }
-        p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words));
+        p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words),
+                             p->stream);
     }
     *count = (int)m;
     return t;
@@ -754,7 +914,7 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_NONE ||
             (times_code & (times_code - 1)))   /* one way to give key times at most */
             return 0;
-        if (!(bits == 32 || (bits >= 1 && bits <= 24))) return 0;
+        if (!(bits == 32 || bits <= 24)) return 0;   /* 0: segmented */
         if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
                      : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
@@ -763,7 +923,23 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
             if (off + 8 > end) return 0;
             words = *(const uint16_t *)(rec + 6);
         }
-        off += track_size(count, comps, bits, index_size(count, code, pack->point_bytes, words));
+        size_t index = index_size(count, code, pack->point_bytes, words), stream = 0;
+        if (bits == 0) {   /* segmented: its head inside, then every width, and the stream's bytes */
+            if (off + 4 + index + segment_head_size(count, comps) > end) return 0;
+            const uint8_t *head = rec + 4 + index, *seg_bits = head + (size_t)comps * 8 + 4;
+            uint32_t bytes32;
+            memcpy(&bytes32, head + (size_t)comps * 8, sizeof bytes32);
+            uint64_t total = 0;
+            for (int sg = 0; sg < segment_count(count); sg++) {
+                if (seg_bits[sg] > MAX_BITS) return 0;
+                total += (uint64_t)(count - sg * PACK_SEGMENT_KEYS < PACK_SEGMENT_KEYS ? count - sg * PACK_SEGMENT_KEYS
+                                                                                     : PACK_SEGMENT_KEYS) *
+                         (uint64_t)comps * seg_bits[sg];
+            }
+            if (bytes32 != (total + 7) / 8) return 0;
+            stream = bytes32;
+        }
+        off += track_size(count, comps, bits, index, stream);
         if (off > end) return 0;
         track_view tv = view_of(rec, pack->point_bytes);
         if (tv.count > 1 && code & PACK_DENSE && (long)tv.first + tv.count > pack->point_count) return 0;
@@ -786,6 +962,9 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         if (tv.v) {
             for (size_t k = 0; k < (size_t)tv.count * (size_t)tv.comps; k++)
                 if (!isfinite(tv.v[k])) return 0;
+        } else if (tv.range) {
+            for (int s = 0; s < tv.comps; s++)
+                if (!isfinite(tv.lo[s]) || !isfinite(tv.range[s])) return 0;
         } else {
             for (int s = 0; s < tv.comps; s++)
                 if (!isfinite(tv.lo[s]) || !isfinite(tv.step[s])) return 0;

@@ -18,9 +18,17 @@
  *     every component passes near zero stores all four. Each track takes
  *     the share of its budget the quantisation may use at the keys (a
  *     quarter, half or three quarters), with the fewest bits that keep
- *     its keys within it, that gives it the fewest bytes after reduction; float keys when no width keeps its keys in
- *     budget. A track that never leaves its budget around its first key
- *     keeps that one float key.
+ *     its keys within it, that gives it the fewest bytes after reduction;
+ *     float keys when no width keeps its keys in budget. A track that
+ *     never leaves its budget around its first key keeps that one float
+ *     key;
+ *   - segments, as ACL's: a track may instead cut its kept keys into
+ *     segments of PACK_SEGMENT_KEYS (16), each quantised over its own
+ *     range (a few 255ths of the track's) at its own width (0 to 24 bits),
+ *     the fewest that keep its keys and every checkpoint from the key
+ *     before it within the whole budget (its keys reduced first within
+ *     half the budget). Mocap, whose 120 keys a second barely reduce,
+ *     needs about 4 bits fewer per component so.
  *
  * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
  * ones the runtime clip already carries (clip_runtime.h):
@@ -40,7 +48,7 @@
  * channel (clear: the channel keeps the skeleton's rest value), then the
  * tracks of the set bits in channel order, each 4-byte aligned:
  *   uint16 count; a byte of code (PACK_* below, 0x80 when four components
- *   are stored); a byte of bits (32: float keys);
+ *   are stored); a byte of bits (32: float keys, 0: segmented);
  *   count > 1: a point index per key (1 or 2 bytes: point_bytes), ascending,
  *   padded to 4 bytes; or, for a dense track (PACK_DENSE: its keys sit on
  *   consecutive points), the first key's point as a uint16 and 2 bytes pad;
@@ -53,8 +61,14 @@
  *   k's time being (float)(t0 + k * dt) computed in double, which the
  *   builder checks gives every source key's time exactly (its keys then
  *   need no time points, and are found without a search);
- *   quantised: float lo[comps], the steps (the high halves of floats,
- *   2 bytes each), then the keys' bit stream, padded to 4 bytes;
+ *   quantised (bits 1-24): float lo[comps], the steps (the high halves of
+ *   floats, 2 bytes each), then the keys' bit stream, padded to 4 bytes;
+ *   segmented (bits 0): float lo[comps], float range[comps], uint32 bytes
+ *   of the stream, a byte of width per segment, then per segment and
+ *   component a byte of min and one of extent (the segment's values run
+ *   from lo + min * range / 255 over (extent + 1) * range / 255, in
+ *   2^width - 1 steps: segment_value in clip_pack_read.h), padded to 4
+ *   bytes, then the stream (each segment's keys at its width), padded;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *

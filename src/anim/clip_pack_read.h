@@ -32,11 +32,32 @@ static inline size_t index_size(int count, int code, int point_bytes, int words)
     return pad4((size_t)count * (size_t)point_bytes);
 }
 
-/* Bytes of a track record: header, key times (index_size), values. */
-static inline size_t track_size(int count, int comps, int bits, size_t index)
+/* Keys per segment of a segmented track (bits 0): each segment has its
+ * own range and width, as ACL's 16-key segments do. */
+#define PACK_SEGMENT_KEYS 16
+
+static inline int segment_count(int count)
+{
+    return (count + PACK_SEGMENT_KEYS - 1) / PACK_SEGMENT_KEYS;
+}
+
+/* Bytes of a segmented track's values before its stream: lo and range per
+ * component, the stream's bytes, each segment's width, then its min and
+ * extent per component, padded. */
+static inline size_t segment_head_size(int count, int comps)
+{
+    size_t segs = (size_t)segment_count(count);
+    return pad4((size_t)comps * 8 + 4 + segs + segs * (size_t)comps * 2);
+}
+
+/* Bytes of a track record: header, key times (index_size), values: float
+ * keys (bits 32), quantised at one width (1-24: lo and step per component,
+ * the stream), or segmented (0: segment_head_size, then `stream` bytes). */
+static inline size_t track_size(int count, int comps, int bits, size_t index, size_t stream)
 {
     size_t n = 4 + index;
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
+    if (bits == 0) return pad4(n + segment_head_size(count, comps) + stream);
     return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
 }
 
@@ -73,6 +94,9 @@ typedef struct track_view {
     float step[4];            /* quantised: each component's step */
     const uint8_t *q;         /* quantised: the bit stream */
     const float *v;           /* float keys */
+    const float *range;       /* segmented: each component's range (its lo in lo) */
+    const uint8_t *seg_bits;  /* segmented: each segment's width, */
+    const uint8_t *seg_range; /* and per component its min and extent, in 255ths of the range */
 } track_view;
 
 /* The record header: uint16 count, a byte of code (PACK_*) with 0x80 set
@@ -108,11 +132,21 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     }
     size_t index = index_size(t.count, t.code, point_bytes, t.words);
     p += index;
-    t.size = track_size(t.count, t.comps, t.bits, index);
+    t.range = NULL;
+    t.seg_bits = t.seg_range = NULL;
+    uint32_t stream = 0;
     if (t.bits == 32) {
         t.v = (const float *)p;
         t.lo = NULL;
         t.q = NULL;
+    } else if (t.bits == 0) {
+        t.lo = (const float *)p;
+        t.range = t.lo + t.comps;
+        memcpy(&stream, t.range + t.comps, sizeof stream);
+        t.seg_bits = p + (size_t)t.comps * 8 + 4;
+        t.seg_range = t.seg_bits + segment_count(t.count);
+        t.q = p + segment_head_size(t.count, t.comps);
+        t.v = NULL;
     } else {
         t.lo = (const float *)p;
         const uint8_t *h = (const uint8_t *)(t.lo + t.comps);
@@ -124,6 +158,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
         t.q = h + 2 * t.comps;
         t.v = NULL;
     }
+    t.size = track_size(t.count, t.comps, t.bits, index, stream);
     return t;
 }
 
@@ -168,14 +203,49 @@ static inline float key_time(const track_view *t, const float *times, int k)
     return times[point_of(t, k)];
 }
 
-/* Component e of quantised key k: bits <= 24, so one unaligned 32-bit
- * read holds it (the block ends with 4 bytes of slack). */
+/* The `bits` bits at bit `at` of stream q: bits <= 24, so one unaligned
+ * 32-bit read holds them (the block ends with 4 bytes of slack). */
+static inline uint32_t bits_at(const uint8_t *q, size_t at, int bits)
+{
+    uint32_t w;
+    memcpy(&w, q + (at >> 3), sizeof w);
+    return (w >> (at & 7)) & ((1u << bits) - 1u);
+}
+
+/* Component e of quantised key k (one width). */
 static inline uint32_t quantum(const track_view *t, int k, int e)
 {
-    size_t bit = ((size_t)k * (size_t)t->comps + (size_t)e) * (size_t)t->bits;
-    uint32_t w;
-    memcpy(&w, t->q + (bit >> 3), sizeof w);
-    return (w >> (bit & 7)) & ((1u << t->bits) - 1u);
+    return bits_at(t->q, ((size_t)k * (size_t)t->comps + (size_t)e) * (size_t)t->bits, t->bits);
+}
+
+/* A segmented track's component value: the segment's min (a 255ths of
+ * the range above lo) plus q steps of its extent ((ext + 1) 255ths) cut
+ * into 2^bits - 1. The builder and the samplers all compute it here. */
+static inline float segment_value(float lo, float range, int min, int ext, int bits, uint32_t q)
+{
+    float unit = range * (1.0f / 255.0f), base = lo + (float)min * unit;
+    if (!bits) return base;
+    return base + (float)q * ((float)(ext + 1) * unit / (float)((1u << bits) - 1u));
+}
+
+/* Where a segment's keys start in a segmented track's stream: found from
+ * the segment before (playing on) or from the first. */
+typedef struct seg_pos {
+    int seg;
+    uint32_t bit;
+} seg_pos;
+
+static inline int segment_keys(const track_view *t, int seg)
+{
+    int left = t->count - seg * PACK_SEGMENT_KEYS;
+    return left < PACK_SEGMENT_KEYS ? left : PACK_SEGMENT_KEYS;
+}
+
+static inline void segment_seek(const track_view *t, int seg, seg_pos *pos)
+{
+    if (seg < pos->seg) pos->seg = 0, pos->bit = 0;
+    for (; pos->seg < seg; pos->seg++)
+        pos->bit += (uint32_t)segment_keys(t, pos->seg) * (uint32_t)t->comps * t->seg_bits[pos->seg];
 }
 
 static inline float dequantise(float lo, float step, uint32_t q)
@@ -196,17 +266,31 @@ static inline void finish_key(const float *s, int c, int r, float *out)
 }
 
 /* Key k of a track as the sampler plays it: 3 floats, or a unit-ish
- * quaternion (4) with the rebuilt component filled in. */
-static inline void decode_key(const track_view *t, int k, float *out)
+ * quaternion (4) with the rebuilt component filled in. pos: where a
+ * segmented track's last segment started (a cursor's), moved to k's. */
+static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, float *out)
 {
     float s[4];
     int c = t->comps;
     if (t->v) {
         for (int e = 0; e < c; e++) s[e] = t->v[(size_t)k * c + e];
+    } else if (t->seg_bits) {
+        int seg = k / PACK_SEGMENT_KEYS, bits = t->seg_bits[seg];
+        segment_seek(t, seg, pos);
+        size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)c * (size_t)bits;
+        const uint8_t *r = t->seg_range + (size_t)seg * (size_t)c * 2;
+        for (int e = 0; e < c; e++, at += (size_t)bits)
+            s[e] = segment_value(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], bits, bits ? bits_at(t->q, at, bits) : 0);
     } else {
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
     finish_key(s, c, t->code & PACK_REBUILT, out);
+}
+
+static inline void decode_key(const track_view *t, int k, float *out)
+{
+    seg_pos pos = {0, 0};
+    decode_key_from(t, k, &pos, out);
 }
 
 /* Interpolates decoded keys v0, v1 at a (rotation: shortest-path nlerp). */
