@@ -133,6 +133,40 @@ TEST(jpeg_huffman_tables_stb_cannot_take_are_refused)
     free(category);
 }
 
+/* stb_image finds a JPEG's SOI after any number of fill bytes, and skips
+ * padding after a segment to the next marker: tables there are checked
+ * too (fuzz_image found both, overrunning stb's arrays once stb_image was
+ * built with the sanitizers). */
+TEST(jpeg_tables_after_fill_bytes_and_padding_are_checked_too)
+{
+    size_t len;
+    unsigned char *ok = jpeg_of(1, &len);
+    ok[2 + 13 + 5] = 3;                      /* three codes of length 1: overfull */
+    static const unsigned char com[] = {0xFF, 0xFE, 0, 4, 'h', 'i', ' ', ' ', ' ', ' ', ' '};
+    unsigned char *filled = malloc(len + 8), *padded = malloc(len + sizeof com);
+    memset(filled, 0xFF, 8);
+    memcpy(filled + 8, ok, len);
+    memcpy(padded, ok, 2);                   /* SOI, a comment and five bytes of padding, the rest */
+    memcpy(padded + 2, com, sizeof com);
+    memcpy(padded + 2 + sizeof com, ok + 2, len - 2);
+    mr_error err = {0};
+    unsigned char *px = NULL;
+    int w, h, c;
+    CHECK(mr_image_decode(filled, len + 8, "filled.jpg", &px, &w, &h, &c, &err) == MR_ERR_BAD_FILE && !px);
+    CHECK_STR_CONTAINS(err.msg, "filled.jpg: a JPEG Huffman table");
+    CHECK(mr_image_decode(padded, len + sizeof com, "padded.jpg", &px, &w, &h, &c, &err) == MR_ERR_BAD_FILE && !px);
+    CHECK_STR_CONTAINS(err.msg, "padded.jpg: a JPEG Huffman table");
+    ok[2 + 13 + 5] = 1;                      /* a valid table: the same layouts are read */
+    memcpy(filled + 8, ok, len);
+    memcpy(padded + 2 + sizeof com, ok + 2, len - 2);
+    CHECK_MSG(mr_image_info(filled, len + 8, "filled.jpg", &w, &h, &c, &err) == MR_OK, "%s", err.msg);
+    CHECK_MSG(mr_image_info(padded, len + sizeof com, "padded.jpg", &w, &h, &c, &err) == MR_OK, "%s", err.msg);
+    CHECK(mr_image_jpeg_scans(filled, len + 8) == 1 && mr_image_jpeg_scans(padded, len + sizeof com) == 1);
+    free(ok);
+    free(filled);
+    free(padded);
+}
+
 TEST(image_decode_reads_a_small_png)
 {
     size_t len;
@@ -265,6 +299,7 @@ int main(void)
     if (!mkdtemp(tmpdir)) return 1;
     RUN(image_decode_reads_a_small_png);
     RUN(jpeg_huffman_tables_stb_cannot_take_are_refused);
+    RUN(jpeg_tables_after_fill_bytes_and_padding_are_checked_too);
     RUN(png_that_inflates_past_its_image_is_refused);
     RUN(image_info_refuses_more_than_64_mpixel);
     RUN(image_jpeg_scans_are_counted_and_bounded);

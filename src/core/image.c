@@ -1,16 +1,128 @@
 /* image.c — bounded image decoding through stb_image (see image.h). */
 #include "core/image.h"
 
+#include <limits.h>
 #include <setjmp.h>
-#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <zlib.h>
 
-#include <limits.h>
-#include <stdint.h>
-
+/* stb_image is compiled here from Debian's header (libstb-dev: the code
+ * libstb is built from, 2.27), its functions static to this file, with its
+ * assertions and allocations routed through it: stb_image ends the process
+ * with an assertion on some corrupt files (a JPEG whose decoding reads
+ * state an earlier decode left: fuzz_image found one). Here a failed
+ * assertion ends the decode instead, the file is refused, and everything
+ * stb had allocated for it is freed (each block is on a list while its
+ * decode runs). */
+static void stb_failed(void);
+static void *stb_malloc(size_t n);
+static void *stb_realloc(void *p, size_t n);
+static void stb_free(void *p);
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_NO_STDIO
+#define STBI_ASSERT(x) ((x) ? (void)0 : stb_failed())
+#define STBI_MALLOC(n) stb_malloc(n)
+#define STBI_REALLOC(p, n) stb_realloc(p, n)
+#define STBI_FREE(p) stb_free(p)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wmisleading-indentation"
+#pragma GCC diagnostic ignored "-Wtype-limits"
 #include <stb_image.h>
+#pragma GCC diagnostic pop
+/* stb_image 2.27 declares this one and defines it as stbi__unpremultiply_on_load_thread:
+ * a body for the static declaration. */
+__attribute__((unused)) static void stbi_set_unpremultiply_on_load_thread(int flag)
+{
+    stbi__unpremultiply_on_load_thread(flag);
+}
+
+/* A block stb allocated: while a decode runs on this thread, on its list. */
+typedef union stb_block {
+    struct {
+        union stb_block *prev, *next;
+    } link;
+    max_align_t align;   /* what follows is aligned as malloc's */
+} stb_block;
+
+static _Thread_local stb_block *stb_live;     /* the running decode's blocks */
+static _Thread_local jmp_buf *stb_decoding;   /* where a failed assertion goes */
+
+static void stb_link(stb_block *b)
+{
+    b->link.prev = NULL;
+    b->link.next = stb_decoding ? stb_live : NULL;
+    if (!stb_decoding) return;
+    if (stb_live) stb_live->link.prev = b;
+    stb_live = b;
+}
+
+static void stb_unlink(stb_block *b)
+{
+    if (b->link.prev) b->link.prev->link.next = b->link.next;
+    else if (stb_live == b) stb_live = b->link.next;
+    if (b->link.next) b->link.next->link.prev = b->link.prev;
+    b->link.prev = b->link.next = NULL;
+}
+
+static void *stb_malloc(size_t n)
+{
+    stb_block *b = n <= SIZE_MAX - sizeof *b ? malloc(sizeof *b + n) : NULL;
+    if (!b) return NULL;
+    stb_link(b);
+    return b + 1;
+}
+
+static void stb_free(void *p)
+{
+    if (!p) return;
+    stb_block *b = (stb_block *)p - 1;
+    stb_unlink(b);
+    free(b);
+}
+
+static void *stb_realloc(void *p, size_t n)
+{
+    if (!p) return stb_malloc(n);
+    stb_block *b = (stb_block *)p - 1;
+    stb_unlink(b);
+    stb_block *grown = n <= SIZE_MAX - sizeof *b ? realloc(b, sizeof *b + n) : NULL;
+    if (!grown) {   /* the old block stays stb's */
+        stb_link(b);
+        return NULL;
+    }
+    stb_link(grown);
+    return grown + 1;
+}
+
+/* A failed assertion outside a guarded call is a bug of this file: abort. */
+static void stb_failed(void)
+{
+    if (!stb_decoding) abort();
+    longjmp(*stb_decoding, 1);
+}
+
+/* Ends a guarded call: what stb still holds leaves the list (the pixels it
+ * returns), or, after a failed assertion, is freed. */
+static void stb_end(int failed)
+{
+    while (stb_live) {
+        stb_block *b = stb_live;
+        stb_unlink(b);
+        if (failed) free(b);
+    }
+    stb_decoding = NULL;
+}
 
 /* A DHT segment's tables (payload p, n bytes) as stb_image 2.27 needs them
  * to stay in bounds: at most 256 codes a table (it overruns its arrays
@@ -108,11 +220,17 @@ static int jpeg_walk(const unsigned char *b, size_t len, int *bad_tables)
     *bad_tables = 0;
     unsigned char defined[2][4] = {{0}};
     int progressive = 0;
-    if (len < 4 || b[0] != 0xFF || b[1] != 0xD8) return -1;
+    /* SOI, after as many fill bytes as stb_image skips */
+    size_t i = 1;
+    while (i < len && b[i] == 0xFF) i++;
+    if (len < 4 || b[0] != 0xFF || i >= len || b[i] != 0xD8) return -1;
     int scans = 0;
-    size_t i = 2;
+    i++;
     while (i + 1 < len) {
-        if (b[i] != 0xFF) return scans;           /* not a marker: the decoder stops here too */
+        if (b[i] != 0xFF) {   /* not a marker: stb_image skips it as padding, looking for the next */
+            while (i < len && b[i] != 0xFF) i++;
+            continue;
+        }
         while (i + 1 < len && b[i + 1] == 0xFF) i++;  /* fill bytes */
         if (i + 1 >= len) break;
         unsigned m = b[i + 1];
@@ -146,6 +264,41 @@ int mr_image_jpeg_scans(const unsigned char *b, size_t len)
     return jpeg_walk(b, len, &bad);
 }
 
+/* stbi_load_from_memory with its assertions guarded (stb_failed): a
+ * failed one gives ASSERTED, and stb_end has freed what stb held. */
+static unsigned char asserted;
+#define ASSERTED (&asserted)
+
+static unsigned char *guarded_load(const unsigned char *bytes, int len, int *w, int *h, int *comp)
+{
+    jmp_buf here;
+    unsigned char *volatile px = NULL;
+    if (setjmp(here) == 0) {
+        stb_decoding = &here;
+        px = stbi_load_from_memory(bytes, len, w, h, comp, 4);
+        stb_end(0);
+    } else {
+        stb_end(1);
+        px = ASSERTED;
+    }
+    return px;
+}
+
+/* stbi_info_from_memory, guarded alike: -1 when an assertion failed. */
+static int guarded_info(const unsigned char *bytes, int len, int *w, int *h, int *comp)
+{
+    jmp_buf here;
+    volatile int ok = -1;
+    if (setjmp(here) == 0) {
+        stb_decoding = &here;
+        ok = stbi_info_from_memory(bytes, len, w, h, comp);
+        stb_end(0);
+    } else {
+        stb_end(1);
+    }
+    return ok;
+}
+
 mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
                         mr_error *err)
 {
@@ -153,7 +306,18 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if (!bytes || len > (size_t)INT_MAX)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %zu bytes, more than an image file may hold (%d)", name, len,
                             INT_MAX);
-    if (!stbi_info_from_memory(bytes, (int)len, &iw, &ih, &ic)) {
+    /* A JPEG's tables are checked before stb_image reads the file: reading
+     * only its header, stb builds them already. */
+    int bad_tables = 0, scans = jpeg_walk(bytes, len, &bad_tables);
+    if (bad_tables)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
+                            "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
+                            "uses a table no DHT defined", name);
+    int known = guarded_info(bytes, (int)len, &iw, &ih, &ic);
+    if (known < 0)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: not an image marrow reads (stb_image stopped on a failed "
+                            "internal check: a corrupt file)", name);
+    if (!known) {
         const char *why = stbi_failure_reason();
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: not an image marrow reads (%s; expected PNG, JPEG, TGA, "
                             "BMP, GIF, PSD, HDR, PIC or PNM)", name, why ? why : "unknown format");
@@ -167,7 +331,6 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if ((int64_t)iw * ih > MR_IMAGE_MAX_PIXELS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %dx%d pixels, more than %d Mpixel (MR_IMAGE_MAX_PIXELS)", name,
                             iw, ih, MR_IMAGE_MAX_PIXELS >> 20);
-    int bad_tables = 0, scans = jpeg_walk(bytes, len, &bad_tables);
     if (scans > MR_IMAGE_MAX_JPEG_SCANS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
                             name, scans, MR_IMAGE_MAX_JPEG_SCANS);
@@ -181,47 +344,7 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if (png == 2)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: its PNG data is no valid zlib stream, or a chunk is "
                             "longer than the file", name);
-    if (bad_tables)
-        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
-                            "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
-                            "uses a table no DHT defined", name);
     return MR_OK;
-}
-
-/* stb_image 2.27 ends the process with an assertion on some corrupt files
- * (a JPEG whose decoding reads state an earlier decode left: fuzz_image
- * found one). A failed assertion calls abort(); while this thread decodes,
- * SIGABRT jumps back here instead and the file is refused. What stb had
- * allocated for that file is lost (a leak per such file, not a crash). */
-static unsigned char asserted;
-#define ASSERTED (&asserted)
-static _Thread_local sigjmp_buf *decoding;
-
-static void on_abort(int sig)
-{
-    if (decoding) siglongjmp(*decoding, 1);
-    signal(sig, SIG_DFL);              /* not ours: abort as asked */
-    raise(sig);
-}
-
-static unsigned char *guarded_load(const unsigned char *bytes, int len, int *w, int *h, int *comp)
-{
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_abort;
-    sigemptyset(&sa.sa_mask);
-    sigjmp_buf here;
-    sigaction(SIGABRT, &sa, &old);
-    unsigned char *volatile px = NULL;
-    if (sigsetjmp(here, 1) == 0) {
-        decoding = &here;
-        px = stbi_load_from_memory(bytes, len, w, h, comp, 4);
-    } else {
-        px = ASSERTED;
-    }
-    decoding = NULL;
-    sigaction(SIGABRT, &old, NULL);
-    return px;
 }
 
 mr_status mr_image_decode(const unsigned char *bytes, size_t len, const char *name, unsigned char **out, int *w,
