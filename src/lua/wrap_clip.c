@@ -4,6 +4,11 @@
  *   clip:marker(t, name) -> clip   adds a named instant (the mixer reports it);
  *       adding the same name at the same time again does nothing (reloads)
  *   clip:markers() -> {{time =, name =}, ...}
+ *   clip:optimize([tolerance = 1e-4]) -> clip   packs it (mr_clip_optimize):
+ *       sampled within tolerance (of the model's size) of its keys, at any
+ *       time, from a fraction of the memory; again at the same tolerance
+ *       does nothing (reloads)
+ *   clip:bytes() -> what sampling reads (mr_clip_runtime_bytes)
  *   marrow.additive(clip, reference_pose | time) -> clip
  *       the delta of clip against a pose (or clip's own pose at that time),
  *       for an additive mixer track; the new clip is owned by the script
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "anim/retarget.h"
 #include "lua/wrap.h"
@@ -226,9 +232,31 @@ static int clip_markers(lua_State *L)
     return 1;
 }
 
+static int clip_optimize(lua_State *L)
+{
+    mr_clip *clip = (mr_clip *)mr_lua_check_clip(L, 1)->clip;   /* the model's clip, packed in place */
+    lua_Number tol = mr_lua_opt_number(L, 2, MR_CLIP_FIDELITY);
+    mr_lua_arg_check(L, tol > 0 && tol <= 0.01, 2, "tolerance must be a fraction of the model's size above 0 "
+                                                   "and at most 0.01 (1%)");
+    const mr_clip_runtime *rt = clip->runtime;
+    if (!rt || rt->thin_tolerance != (float)tol) {
+        mr_status st = mr_clip_optimize(clip, (float)tol);
+        if (st != MR_OK) return mr_lua_raise(L, "clip '%s': %s", clip->name, mr_status_string(st));
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int clip_bytes(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)mr_clip_runtime_bytes(mr_lua_check_clip(L, 1)->clip));
+    return 1;
+}
+
 static const luaL_Reg clip_methods[] = {
     {"name", clip_name}, {"duration", clip_duration}, {"rate", clip_rate},
     {"sample", clip_sample}, {"marker", clip_marker}, {"markers", clip_markers},
+    {"optimize", clip_optimize}, {"bytes", clip_bytes},
     {NULL, NULL},
 };
 

@@ -51,5 +51,38 @@ function load()
   local bob = m.model("../shared/models/assimp/test/models-nonbsd/MD5/Bob.md5mesh",
                       {anims = {"../shared/models/assimp/test/models-nonbsd/MD5/Bob.md5anim"}})
   H.check("a shared model loads", bob ~= nil and #bob:skeleton() > 10 and bob:clip("Bob") ~= nil)
+
+  -- Optimising packs a clip in place: fewer bytes, poses within the
+  -- tolerance of the model's size, played by the mixer the same way.
+  local bc = bob:clip("Bob")
+  local exact, times = {}, {}
+  for i = 0, 40 do
+    times[i] = bc:duration() * i / 40 + 0.0123
+    exact[i] = bc:sample(times[i], m.pose(bob))
+  end
+  local before = bc:bytes()
+  H.check("optimize returns the clip", bc:optimize() == bc)
+  local after = bc:bytes()
+  H.check("optimize shrinks the clip", after > 0 and after * 4 < before, before .. " -> " .. after)
+  local blo, bhi = bob:bounds()
+  local size, worst = (bhi - blo):length(), 0
+  for i = 0, 40 do
+    local q = bc:sample(times[i], m.pose(bob))
+    for j = 1, #q do worst = math.max(worst, (q:position(j) - exact[i]:position(j)):length()) end
+  end
+  H.check("an optimised clip stays within 1e-4 of the size", worst <= 1e-4 * size, worst / size)
+  local mx = m.mixer(bob)
+  mx:play(bc)
+  mx:update(times[7])
+  local mp, worst_mixer = mx:pose(), 0
+  for j = 1, #mp do worst_mixer = math.max(worst_mixer, (mp:position(j) - exact[7]:position(j)):length()) end
+  H.check("the mixer plays the optimised clip", worst_mixer <= 1e-4 * size, worst_mixer / size)
+  H.check("optimize again at the same tolerance keeps the pack", bc:optimize():bytes() == after)
+  H.check("a looser tolerance packs smaller", bc:optimize(1e-3):bytes() < after)
+  for _, bad in ipairs({0, -1e-4, 0.5, 0 / 0, 1 / 0}) do
+    H.raises("optimize refuses tolerance " .. tostring(bad), function() bc:optimize(bad) end,
+      "tolerance must be a fraction of the model's size")
+  end
+  H.raises("optimize refuses a string", function() bc:optimize("tight") end, "number expected")
   H.finish()
 end
