@@ -240,7 +240,9 @@ static int clip_optimize(lua_State *L)
                                                    "and at most 0.01 (1%)");
     const mr_clip_runtime *rt = clip->runtime;
     if (!rt || rt->thin_tolerance != (float)tol) {
+        double paused = mr_lua_host_pause(L);   /* packing is load work, as loading is, not the script's time */
         mr_status st = mr_clip_optimize(clip, (float)tol);
+        mr_lua_host_resume(L, paused);
         if (st != MR_OK) return mr_lua_raise(L, "clip '%s': %s", clip->name, mr_status_string(st));
     }
     lua_settop(L, 1);
