@@ -182,7 +182,12 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
     const track_view tv = cur->view[a];
     int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv.count;
     int old = cur->key[a], old_linear = cur->win[2 * a] <= cur->win[2 * a + 1];   /* not the empty window */
-    key_at at = find_key(&tv, times, t, (key_at){old, cur->bit[a], 0.0f, 0.0f});
+    key_at hint = {old, cur->bit[a], 0.0f, 0.0f};
+    if (old_linear && old < n - 2 && t >= cur->win[2 * a + 1]) {   /* played past the window: from the next key */
+        hint.k = old + 1;
+        hint.bit = tv.bitmap ? bit_next(&tv, hint.bit) : 0;
+    }
+    key_at at = find_key(&tv, times, t, hint);
     int k = at.k;
     cur->key[a] = (uint16_t)k;
     cur->bit[a] = (uint16_t)at.bit;

@@ -372,7 +372,7 @@ static int quantise_segment(packing *p, int seg, int first, int keys, int bits, 
             uint32_t q = 0;
             if (bits) {
                 float unit = range[s] * (1.0f / 255.0f), base = lo[s] + (float)sr[2 * s] * unit;
-                float step = (float)(sr[2 * s + 1] + 1) * unit / levels;
+                float step = segment_value(0.0f, range[s], 0, sr[2 * s + 1], bits, 1u);   /* one step above 0 */
                 float x = step > 0 ? (p->v[(size_t)at * 4 + map[s]] - base) / step : 0.0f;
                 x = x < 0 ? 0 : x > levels ? levels : x;
                 q = (uint32_t)lrintf(x);

@@ -223,9 +223,14 @@ static inline uint32_t quantum(const track_view *t, int k, int e)
  * into 2^bits - 1. The builder and the samplers all compute it here. */
 static inline float segment_value(float lo, float range, int min, int ext, int bits, uint32_t q)
 {
+    static const float inv_levels[25] = {   /* 1 / (2^bits - 1), as floats: a product, not a division */
+        0.0f, 1.0f / 1, 1.0f / 3, 1.0f / 7, 1.0f / 15, 1.0f / 31, 1.0f / 63, 1.0f / 127, 1.0f / 255,
+        1.0f / 511, 1.0f / 1023, 1.0f / 2047, 1.0f / 4095, 1.0f / 8191, 1.0f / 16383, 1.0f / 32767,
+        1.0f / 65535, 1.0f / 131071, 1.0f / 262143, 1.0f / 524287, 1.0f / 1048575, 1.0f / 2097151,
+        1.0f / 4194303, 1.0f / 8388607, 1.0f / 16777215};
     float unit = range * (1.0f / 255.0f), base = lo + (float)min * unit;
     if (!bits) return base;
-    return base + (float)q * ((float)(ext + 1) * unit / (float)((1u << bits) - 1u));
+    return base + (float)q * ((float)(ext + 1) * unit * inv_levels[bits]);
 }
 
 /* Where a segment's keys start in a segmented track's stream: found from
@@ -315,7 +320,7 @@ typedef struct key_at {
     float t0, t1;
 } key_at;
 
-static inline key_at key_interval(const track_view *tv, const float *times, int k, int bit)
+static inline __attribute__((always_inline)) key_at key_interval(const track_view *tv, const float *times, int k, int bit)
 {
     key_at r = {k, bit, 0.0f, 0.0f};
     if (tv->bitmap) {
