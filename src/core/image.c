@@ -309,6 +309,9 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     /* A JPEG's tables are checked before stb_image reads the file: reading
      * only its header, stb builds them already. */
     int bad_tables = 0, scans = jpeg_walk(bytes, len, &bad_tables);
+    if (scans > MR_IMAGE_MAX_JPEG_SCANS)
+        return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
+                            name, scans, MR_IMAGE_MAX_JPEG_SCANS);
     if (bad_tables)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a JPEG Huffman table (DHT) that is not a valid code (more "
                             "than 256 codes, lengths no code can have, a DC category above 15) or a scan that "
@@ -331,9 +334,6 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if ((int64_t)iw * ih > MR_IMAGE_MAX_PIXELS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %dx%d pixels, more than %d Mpixel (MR_IMAGE_MAX_PIXELS)", name,
                             iw, ih, MR_IMAGE_MAX_PIXELS >> 20);
-    if (scans > MR_IMAGE_MAX_JPEG_SCANS)
-        return mr_error_set(err, MR_ERR_LIMIT, "%s: a JPEG of %d scans, more than %d (MR_IMAGE_MAX_JPEG_SCANS)",
-                            name, scans, MR_IMAGE_MAX_JPEG_SCANS);
     /* What a PNG's data may inflate to: every row with its filter byte at 16
      * bits a channel and 4 channels, twice over (interlacing), plus 1 MiB. */
     size_t most = 2 * (size_t)ih * (1 + (size_t)iw * 8) + ((size_t)1 << 20);
