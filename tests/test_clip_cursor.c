@@ -3,6 +3,7 @@
  * gives the values mr_clip_sample gives without one, whatever the order of
  * the times, across clip changes, rebuilt clips and other skeletons; the
  * mixer's playheads sample through theirs. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/mixer.h"
 #include "anim/model.h"
+#include "core/str.h"
 #include "formats/load.h"
 
 static mr_model *load(const char *mesh, const char *anim)
@@ -165,6 +167,58 @@ TEST(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons)
 
 /* A mixer playing an optimised clip evaluates the pose mr_clip_sample
  * gives at the playhead's time. */
+/* A STEP track holds its next key where pack_alpha reaches 1, which its
+ * rounding may put an ulp or two either side of the key's time: a cursor
+ * coming back from past the end to a key's time, or to the floats around
+ * it, holds the key the search holds (it held the last one from the key's
+ * time on before: review of round 35, 0.057217218 .. 0.0962270424). */
+TEST(cursor_holds_step_keys_where_the_search_does)
+{
+    mr_model *m = NULL;
+    mr_model_create("step", "test", &m);
+    mr_skeleton_init(&m->skeleton, 1);
+    m->skeleton.names[0] = mr_str_dup("root");
+    mr_skeleton_compute_inverse_bind(&m->skeleton);
+    unsigned seed = 12345;
+    int differ = 0, checked = 0;
+    for (int pass = 0; pass < 200; pass++) {
+        mr_clip *c = NULL;
+        mr_clip_create("step", 1, &c);
+        mr_track *t = &c->tracks[0].t;
+        mr_track_init(t, 6, MR_INTERP_STEP);
+        float at = 0.0f;
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 1103515245u + 12345u;
+            at += 0.01f + (float)(seed >> 8 & 0xffff) / 65535.0f * 0.09f;   /* awkward intervals */
+            t->times[i] = at;
+            for (int e = 0; e < 3; e++) t->values[3 * i + e] = (float)(i * 3 + e);
+        }
+        c->duration = at + 0.5f;   /* time runs on past the last key */
+        mr_clip_finish(c);
+        CHECK(mr_clip_optimize(c, 0.0f) == MR_OK && c->runtime && c->runtime->pack);
+        mr_clip_cursor *cur = mr_clip_cursor_create(1);
+        mr_pose a, b;
+        mr_pose_init(&a, 1);
+        mr_pose_init(&b, 1);
+        for (int i = 0; i < 6; i++)
+            for (int d = -2; d <= 2; d++) {
+                float k = t->times[i];
+                for (int s = 0; s < (d < 0 ? -d : d); s++) k = nextafterf(k, d < 0 ? -INFINITY : INFINITY);
+                mr_clip_sample_with(c, &m->skeleton, 2.0f * c->duration + 1.0f, MR_WRAP_CLAMP, &a, cur);
+                mr_clip_sample_with(c, &m->skeleton, k, MR_WRAP_CLAMP, &a, cur);
+                mr_clip_sample(c, &m->skeleton, k, MR_WRAP_CLAMP, &b);
+                differ += !same_pose(&a, &b, 1);
+                checked++;
+            }
+        mr_pose_deinit(&a);
+        mr_pose_deinit(&b);
+        mr_clip_cursor_destroy(cur);
+        mr_clip_destroy(c);
+    }
+    CHECK_MSG(differ == 0, "%d of %d samples differ", differ, checked);
+    mr_model_destroy(m);
+}
+
 TEST(mixer_plays_packed_clips_through_cursors)
 {
     const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
@@ -205,6 +259,7 @@ int main(void)
 {
     RUN(cursor_samples_what_the_clip_samples_on_real_clips);
     RUN(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons);
+    RUN(cursor_holds_step_keys_where_the_search_does);
     RUN(mixer_plays_packed_clips_through_cursors);
     return test_summary("clip_cursor");
 }

@@ -175,6 +175,21 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     return 1;
 }
 
+/* The first time at which a STEP interval [t0, t1] holds its second key,
+ * as pack_alpha decides it (its product may round to 1 an ulp or two either
+ * side of t1); +inf when it never does within 64 ulps (a hostile block). */
+static float step_switch(float t0, float t1)
+{
+    float x = t1;
+    int i = 0;
+    if (pack_alpha(x, t0, t1) >= 1.0f) {
+        while (i++ < 64 && x > t0 && pack_alpha(nextafterf(x, -INFINITY), t0, t1) >= 1.0f) x = nextafterf(x, -INFINITY);
+        return x;
+    }
+    while (i++ < 64 && pack_alpha(x, t0, t1) < 1.0f) x = nextafterf(x, INFINITY);
+    return pack_alpha(x, t0, t1) >= 1.0f ? x : INFINITY;
+}
+
 /* Decodes animated track a's keys around t, as the packed sampler would
  * interpolate them, and the window of times they serve. */
 static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
@@ -194,12 +209,13 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
     float t0 = at.t0, t1 = at.t1;
     float lo = k == 0 ? -INFINITY : t0, hi = k == n - 2 ? INFINITY : t1;
     float v0[4], v1[4];
-    if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t */
-        int last = pack_alpha(t, t0, t1) >= 1.0f;   /* only in the last interval, at or after its end */
-        decode_key_from(&tv, last ? k + 1 : k, &cur->pos[a], v0);
+    if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t (pack_alpha >= 1: the next) */
+        float at_next = step_switch(t0, t1);   /* pack_alpha only grows with t: the window ends there */
+        int next = t >= at_next;
+        decode_key_from(&tv, next ? k + 1 : k, &cur->pos[a], v0);
         put_held(cur, j, ch, v0);
-        if (last) lo = t1;
-        else if (k == n - 2) hi = t1;
+        if (next) lo = at_next;
+        else hi = fminf(hi, at_next);
     } else {
         size_t L = (size_t)cur->lanes;
         float *r = cur->rows + (size_t)row_of[ch] * L + (size_t)j;

@@ -56,6 +56,10 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 
 /* ---- building ------------------------------------------------------------------------- */
 
+/* The largest magnitude a key may have (and decode to, in a block read
+ * from outside): its square stays a finite float. */
+#define PACK_VALUE_MAX 1e18
+
 /* Checkpoints per candidate interval: the key and the quarter points. */
 #define CHECKS 4
 #define PACK_MAX_BYTES ((size_t)1 << 31)
@@ -761,6 +765,8 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             const mr_track *tr = mr_clip_track(clip, j, k);
             if (tr->key_count > 1 && tr->interp == MR_INTERP_CUBIC) return NULL;
             if (tr->key_count > 65535) return NULL;
+            for (size_t v = 0; v < (size_t)tr->key_count * (size_t)tr->components; v++)
+                if (!(fabsf(tr->values[v]) <= PACK_VALUE_MAX)) return NULL;
         }
     int point_count = 0;
     float *times = time_points(clip, &point_count);
@@ -884,6 +890,7 @@ int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel)
 
 /* ---- checking a block read from outside ------------------------------------------------ */
 
+
 int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
 {
     const mr_clip_pack *pack = block;
@@ -899,8 +906,10 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         return 0;
     const uint8_t *base = block;
     const float *times = (const float *)(base + pack->times);
+    /* ascending, each interval's reciprocal finite (what the samplers' alpha multiplies by) */
     for (int i = 0; i < pack->point_count; i++)
-        if (!isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1]))) return 0;
+        if (!isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1] && isfinite(1.0f / (times[i] - times[i - 1])))))
+            return 0;
     const uint8_t *present = base + pack->present;
     size_t off = pack->tracks;
     for (int i = 0; i < joint_count * 3; i++) {
@@ -950,24 +959,27 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
                 (long)tv.first + bit_prev(&tv, words * 32 - 1) >= pack->point_count)
                 return 0;
         }
-        if (tv.count > 1 && code & PACK_UNIFORM) {   /* every key time finite and after the one before */
+        if (tv.count > 1 && code & PACK_UNIFORM) {   /* key times as the time points above */
             if (!isfinite(tv.t0) || !(tv.dt > 0) || !isfinite(tv.dt)) return 0;
-            for (int k = 1; k < tv.count; k++)
-                if (!(key_time(&tv, times, k) > key_time(&tv, times, k - 1)) || !isfinite(key_time(&tv, times, k)))
-                    return 0;
+            for (int k = 1; k < tv.count; k++) {
+                float a = key_time(&tv, times, k - 1), b = key_time(&tv, times, k);
+                if (!(b > a) || !isfinite(b) || !isfinite(1.0f / (b - a))) return 0;
+            }
         }
         for (int k = 0; tv.count > 1 && tv.point_bytes && k < tv.count; k++)
             if (point_of(&tv, k) >= pack->point_count || (k > 0 && point_of(&tv, k) <= point_of(&tv, k - 1)))
                 return 0;
+        /* every value a key may decode to within PACK_VALUE_MAX (finite, and
+         * its square too: the samplers' normalising stays finite) */
         if (tv.v) {
             for (size_t k = 0; k < (size_t)tv.count * (size_t)tv.comps; k++)
-                if (!isfinite(tv.v[k])) return 0;
-        } else if (tv.range) {
+                if (!(fabsf(tv.v[k]) <= PACK_VALUE_MAX)) return 0;
+        } else if (tv.range) {   /* a segment reaches lo + (255 + 256) / 255 of the range */
             for (int s = 0; s < tv.comps; s++)
-                if (!isfinite(tv.lo[s]) || !isfinite(tv.range[s])) return 0;
+                if (!(fabs(tv.lo[s]) + 2.01 * fabs(tv.range[s]) <= PACK_VALUE_MAX)) return 0;
         } else {
             for (int s = 0; s < tv.comps; s++)
-                if (!isfinite(tv.lo[s]) || !isfinite(tv.step[s])) return 0;
+                if (!(fabs(tv.lo[s]) + fabs(tv.step[s]) * (double)((1u << tv.bits) - 1u) <= PACK_VALUE_MAX)) return 0;
         }
     }
     return off == end;

@@ -110,7 +110,8 @@ enum {
 
 /* Builds the packed form of clip's played keys (mr_clip_track) at the
  * runtime's budgets; NULL when the clip does not qualify (a CUBIC track,
- * more than 65535 time points or keys in a track, a block over 2 GiB) or
+ * more than 65535 time points or keys in a track, a key value beyond
+ * 1e18, a block over 2 GiB) or
  * without memory. Reads clip and rt only. Free with free(). */
 mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt);
 
@@ -128,7 +129,8 @@ int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel);
 
 /* Checks a block read from outside (the cache): every offset, count and
  * index inside `bytes`, point indices ascending, components and codes
- * valid, float values finite. 1 when it may be sampled. */
+ * valid, every value a key decodes to within 1e18. 1 when it may be
+ * sampled. */
 int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count);
 
 /* Samples the pack at time t (already wrapped) into pose, searching each

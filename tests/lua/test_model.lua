@@ -79,7 +79,7 @@ function load()
   H.check("the mixer plays the optimised clip", worst_mixer <= 1e-4 * size, worst_mixer / size)
   H.check("optimize again at the same tolerance keeps the pack", bc:optimize():bytes() == after)
   H.check("a looser tolerance packs smaller", bc:optimize(1e-3):bytes() < after)
-  for _, bad in ipairs({0, -1e-4, 0.5, 0 / 0, 1 / 0}) do
+  for _, bad in ipairs({0, 1e-300, 1e-8, -1e-4, 0.5, 0 / 0, 1 / 0}) do
     H.raises("optimize refuses tolerance " .. tostring(bad), function() bc:optimize(bad) end,
       "tolerance must be a fraction of the model's size")
   end
