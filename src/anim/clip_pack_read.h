@@ -352,8 +352,8 @@ static inline key_at find_in_bitmap(const track_view *tv, const float *times, fl
     return key_interval(tv, times, bit_rank(tv, bit) - 1, bit);
 }
 
-/* The key interval of t in a track, trying the one of `hint` and the two
- * after it first (a cursor's last; {0, 0}: none). */
+/* The key interval of t in a track, trying the interval of `hint` and the
+ * one after it first (a cursor's last key; {0, 0}: none). */
 static inline key_at find_key(const track_view *tv, const float *times, float t, key_at hint)
 {
     int n = tv->count;
