@@ -11,6 +11,7 @@
 #include "test_files.h"
 
 #include "anim/clip_pack.h"
+#include "anim/blendspace.h"
 #include "anim/clip_runtime.h"
 #include "anim/mixer.h"
 #include "anim/model.h"
@@ -219,6 +220,50 @@ TEST(cursor_holds_step_keys_where_the_search_does)
     mr_model_destroy(m);
 }
 
+/* A blend space samples its clips through one cursor each (what a mixer
+ * slot keeps): the same blended poses as without. */
+TEST(blendspace_samples_packed_clips_through_cursors)
+{
+    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
+    char mesh[512], fwd[512], back[512];
+    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
+    snprintf(fwd, sizeof fwd, "%sforward.md5anim", dir);
+    snprintf(back, sizeof back, "%sbackward.md5anim", dir);
+    const char *anims[2] = {fwd, back};
+    mr_model *m = NULL;
+    mr_error err = {0};
+    if (mr_load_model(mesh, anims, 2, &m, &err) != MR_OK) {
+        CHECK_MSG(!mr_file_exists(mesh), "%s", err.msg);
+        return;
+    }
+    mr_blendspace bs;
+    mr_blendspace_init(&bs, 1);
+    CHECK(mr_clip_optimize(m->clips[0], 0.0f) == MR_OK && mr_clip_optimize(m->clips[1], 0.0f) == MR_OK);
+    CHECK(mr_blendspace_add(&bs, m->clips[0], 1.0f, 0.0f) == MR_OK);
+    CHECK(mr_blendspace_add(&bs, m->clips[1], -1.0f, 0.0f) == MR_OK);
+    mr_clip_cursor *cur[MR_BLENDSPACE_MAX] = {0};
+    for (int i = 0; i < 2; i++) cur[i] = mr_clip_cursor_create(0);
+    int n = m->skeleton.joint_count, differ = 0;
+    mr_pose a, b, scratch;
+    mr_pose_init(&a, n);
+    mr_pose_init(&b, n);
+    mr_pose_init(&scratch, n);
+    for (int i = 0; i < 400; i++) {
+        float x = i < 200 ? -1.0f + (float)i / 100.0f : 0.3f, w[MR_BLENDSPACE_MAX];
+        float phase = i < 300 ? (float)i / 97.0f : (float)((i * 7919) % 1000) / 1000.0f;   /* on, then jumping */
+        CHECK(mr_blendspace_weights(&bs, x, 0.0f, w) == MR_OK);
+        CHECK(mr_blendspace_sample_with(&bs, &m->skeleton, w, phase, &scratch, &a, cur) == MR_OK);
+        CHECK(mr_blendspace_sample(&bs, &m->skeleton, w, phase, &scratch, &b) == MR_OK);
+        differ += !same_pose(&a, &b, n);
+    }
+    CHECK_MSG(differ == 0, "%d of 400 blended poses differ", differ);
+    for (int i = 0; i < 2; i++) mr_clip_cursor_destroy(cur[i]);
+    mr_pose_deinit(&a);
+    mr_pose_deinit(&b);
+    mr_pose_deinit(&scratch);
+    mr_model_destroy(m);
+}
+
 TEST(mixer_plays_packed_clips_through_cursors)
 {
     const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
@@ -260,6 +305,7 @@ int main(void)
     RUN(cursor_samples_what_the_clip_samples_on_real_clips);
     RUN(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons);
     RUN(cursor_holds_step_keys_where_the_search_does);
+    RUN(blendspace_samples_packed_clips_through_cursors);
     RUN(mixer_plays_packed_clips_through_cursors);
     return test_summary("clip_cursor");
 }

@@ -142,6 +142,12 @@ int mr_blendspace_dominant(const mr_blendspace *bs, const float *weights)
 mr_status mr_blendspace_sample(const mr_blendspace *bs, const mr_skeleton *sk, const float *weights,
                                float phase, mr_pose *scratch, mr_pose *out)
 {
+    return mr_blendspace_sample_with(bs, sk, weights, phase, scratch, out, NULL);
+}
+
+mr_status mr_blendspace_sample_with(const mr_blendspace *bs, const mr_skeleton *sk, const float *weights,
+                                    float phase, mr_pose *scratch, mr_pose *out, mr_clip_cursor *const *cursors)
+{
     if (!bs || !sk || !weights || !scratch || !out || scratch == out) return MR_ERR_INVALID_ARGUMENT;
     if (!isfinite(phase)) return MR_ERR_BAD_TIME;
     if (bs->count < 1 || bs->count > MR_BLENDSPACE_MAX) return MR_ERR_EMPTY_CLIP;
@@ -158,11 +164,13 @@ mr_status mr_blendspace_sample(const mr_blendspace *bs, const mr_skeleton *sk, c
     for (int i = 0; i < bs->count; i++)
         if (weights[i] > 0.0f) { total += weights[i]; used = i; nonzero++; }
     if (nonzero == 1)        /* one clip: sample straight into out, exactly */
-        return mr_clip_sample(bs->clips[used], sk, phase * bs->clips[used]->duration, MR_WRAP_CLAMP, out);
+        return mr_clip_sample_with(bs->clips[used], sk, phase * bs->clips[used]->duration, MR_WRAP_CLAMP, out,
+                                   cursors ? cursors[used] : NULL);
     mr_blend_begin(out);
     for (int i = 0; i < bs->count; i++) {
         if (!(weights[i] > 0.0f)) continue;
-        mr_status st = mr_clip_sample(bs->clips[i], sk, phase * bs->clips[i]->duration, MR_WRAP_CLAMP, scratch);
+        mr_status st = mr_clip_sample_with(bs->clips[i], sk, phase * bs->clips[i]->duration, MR_WRAP_CLAMP, scratch,
+                                           cursors ? cursors[i] : NULL);
         if (st != MR_OK) return st;
         mr_blend_add(out, scratch, weights[i]);
     }

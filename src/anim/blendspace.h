@@ -63,5 +63,10 @@ int mr_blendspace_dominant(const mr_blendspace *bs, const float *weights);
  * counts, or scratch == out. */
 mr_status mr_blendspace_sample(const mr_blendspace *bs, const mr_skeleton *sk, const float *weights,
                                float phase, mr_pose *scratch, mr_pose *out);
+/* The same through playback cursors (clip_runtime.h): cursors NULL, or one
+ * per clip of bs (same index), each sampling its clip: the same poses,
+ * optimised (packed) clips many times faster. */
+mr_status mr_blendspace_sample_with(const mr_blendspace *bs, const mr_skeleton *sk, const float *weights,
+                                    float phase, mr_pose *scratch, mr_pose *out, mr_clip_cursor *const *cursors);
 
 #endif

@@ -65,6 +65,8 @@ struct mr_mixer {
     track *tracks;
     slot *slot_storage;
     mr_clip_cursor **cursors;       /* one per slot (same index): packed clips sample through it */
+    mr_clip_cursor ***space_cursors; /* per slot, NULL until it first plays a blend space: */
+                                    /* MR_BLENDSPACE_MAX cursors, one per clip of the space */
     mr_pose acc, tmp, tmp2;        /* scratch poses */
     mr_mixer_event *events;
     int event_count, dropped;
@@ -79,6 +81,14 @@ struct mr_mixer {
 };
 
 static const char *const kind_names[] = {NULL, "start", "loop", "end"};
+
+/* A slot's blend-space cursors (MR_BLENDSPACE_MAX, some NULL when making
+ * them failed); takes NULL. */
+static void free_space_cursors(mr_clip_cursor **c)
+{
+    for (int k = 0; c && k < MR_BLENDSPACE_MAX; k++) mr_clip_cursor_destroy(c[k]);
+    free(c);
+}
 
 /* The rate opts ask for: 0 = 1, unless frozen. */
 static float play_speed(const mr_play_opts *o)
@@ -128,7 +138,8 @@ mr_status mr_mixer_create(const mr_skeleton *sk, mr_up_axis up, const mr_mixer_d
     mx->slot_storage = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->slot_storage);
     mx->events = mr_alloc_array((size_t)d.max_events, sizeof *mx->events);
     mx->cursors = mr_alloc_array((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->cursors);
-    if (!mx->tracks || !mx->slot_storage || !mx->events || !mx->cursors) goto oom;
+    mx->space_cursors = calloc((size_t)d.max_tracks * d.max_clips_per_track, sizeof *mx->space_cursors);
+    if (!mx->tracks || !mx->slot_storage || !mx->events || !mx->cursors || !mx->space_cursors) goto oom;
     for (size_t i = 0; i < (size_t)d.max_tracks * d.max_clips_per_track; i++)
         if (!(mx->cursors[i] = mr_clip_cursor_create(0))) goto oom;   /* room taken on a packed clip's first sample */
     if (mr_pose_init(&mx->acc, sk->joint_count) || mr_pose_init(&mx->tmp, sk->joint_count) ||
@@ -158,6 +169,9 @@ void mr_mixer_destroy(mr_mixer *mx)
     for (size_t i = 0; mx->cursors && i < (size_t)mx->track_count * mx->clip_count; i++)
         mr_clip_cursor_destroy(mx->cursors[i]);
     free(mx->cursors);
+    for (size_t i = 0; mx->space_cursors && i < (size_t)mx->track_count * mx->clip_count; i++)
+        free_space_cursors(mx->space_cursors[i]);
+    free(mx->space_cursors);
     free(mx->slot_storage);
     free(mx->events);
     mr_pose_deinit(&mx->acc);
@@ -938,6 +952,20 @@ static void pin_space(const mr_mixer *mx, const source *src, double phase, mr_po
     else mr_root_motion_pin(&mx->rm, pose, t, yaw);
 }
 
+/* Slot i's blend-space cursors, made on its first blend space; NULL
+ * without memory (the space then samples without them, as correctly). */
+static mr_clip_cursor *const *space_cursors(mr_mixer *mx, size_t i)
+{
+    if (mx->space_cursors[i]) return mx->space_cursors[i];
+    mr_clip_cursor **c = calloc(MR_BLENDSPACE_MAX, sizeof *c);
+    for (int k = 0; c && k < MR_BLENDSPACE_MAX; k++)
+        if (!(c[k] = mr_clip_cursor_create(0))) {
+            free_space_cursors(c);
+            return NULL;
+        }
+    return mx->space_cursors[i] = c;
+}
+
 static mr_status sample_slot(mr_mixer *mx, const slot *s, mr_pose *dst)
 {
     mr_status st;
@@ -947,7 +975,8 @@ static mr_status sample_slot(mr_mixer *mx, const slot *s, mr_pose *dst)
         st = mr_clip_sample_with(s->src.clip, mx->sk, t, MR_WRAP_CLAMP, dst, mx->cursors[s - mx->slot_storage]);
         if (st == MR_OK && extract) mr_root_motion_remove(&mx->rm, s->src.clip, mx->sk, t, dst);
     } else {
-        st = mr_blendspace_sample(&s->src.space, mx->sk, s->src.bw, (float)mr_playhead_time(&s->ph), &mx->tmp2, dst);
+        st = mr_blendspace_sample_with(&s->src.space, mx->sk, s->src.bw, (float)mr_playhead_time(&s->ph), &mx->tmp2,
+                                       dst, space_cursors(mx, (size_t)(s - mx->slot_storage)));
         if (st == MR_OK && extract) pin_space(mx, &s->src, mr_playhead_time(&s->ph), dst);
     }
     return st;

@@ -75,7 +75,10 @@
  * Masks and blend spaces are copied. All scratch memory is allocated by
  * mr_mixer_create; update and evaluate allocate nothing, but for one
  * thing: the first time a slot samples an optimised clip (packed,
- * anim/clip_pack.h), its playback cursor takes its room (a few KB, once).
+ * anim/clip_pack.h), its playback cursor takes its room (a few KB, once),
+ * and the first time a slot plays a blend space, it makes a cursor for each
+ * of the space's clips (MR_BLENDSPACE_MAX small ones, their room likewise on
+ * first use).
  *
  * Errors. Functions return MR_OK or a status with a one-line message in err
  * (when not NULL) and leave the mixer unchanged: MR_ERR_INVALID_ARGUMENT
