@@ -30,6 +30,13 @@ static mr_model *load(const char *mesh, const char *anim)
     return m;
 }
 
+/* snoutx10k's file `name` (its mesh or an anim) in ../shared/models. */
+static const char *snout(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%stomatenquark-essential/packages/models/snoutx10k/%s", SHARED_MODELS, name);
+    return buf;
+}
+
 /* Do poses a and b hold the same values (a zero's sign aside)? */
 static int same_pose(const mr_pose *a, const mr_pose *b, int n)
 {
@@ -128,12 +135,9 @@ TEST(cursor_samples_what_the_clip_samples_on_real_clips)
  * another skeleton whose rest pose differs. */
 TEST(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons)
 {
-    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
     char mesh[512], a1[512], a2[512];
-    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
-    snprintf(a1, sizeof a1, "%sforward.md5anim", dir);
-    snprintf(a2, sizeof a2, "%sidle.md5anim", dir);
-    mr_model *m = load(mesh, a1), *m2 = load(mesh, a2);
+    snout(mesh, sizeof mesh, "snoutx10k.md5mesh");
+    mr_model *m = load(mesh, snout(a1, sizeof a1, "forward.md5anim")), *m2 = load(mesh, snout(a2, sizeof a2, "idle.md5anim"));
     if (!m || !m2) {
         mr_model_destroy(m);
         mr_model_destroy(m2);
@@ -224,12 +228,9 @@ TEST(cursor_holds_step_keys_where_the_search_does)
  * slot keeps): the same blended poses as without. */
 TEST(blendspace_samples_packed_clips_through_cursors)
 {
-    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
     char mesh[512], fwd[512], back[512];
-    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
-    snprintf(fwd, sizeof fwd, "%sforward.md5anim", dir);
-    snprintf(back, sizeof back, "%sbackward.md5anim", dir);
-    const char *anims[2] = {fwd, back};
+    snout(mesh, sizeof mesh, "snoutx10k.md5mesh");
+    const char *anims[2] = {snout(fwd, sizeof fwd, "forward.md5anim"), snout(back, sizeof back, "backward.md5anim")};
     mr_model *m = NULL;
     mr_error err = {0};
     if (mr_load_model(mesh, anims, 2, &m, &err) != MR_OK) {
@@ -266,11 +267,8 @@ TEST(blendspace_samples_packed_clips_through_cursors)
 
 TEST(mixer_plays_packed_clips_through_cursors)
 {
-    const char *dir = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/";
     char mesh[512], anim[512];
-    snprintf(mesh, sizeof mesh, "%ssnoutx10k.md5mesh", dir);
-    snprintf(anim, sizeof anim, "%sforward.md5anim", dir);
-    mr_model *m = load(mesh, anim);
+    mr_model *m = load(snout(mesh, sizeof mesh, "snoutx10k.md5mesh"), snout(anim, sizeof anim, "forward.md5anim"));
     if (!m) return;
     mr_clip *c = m->clips[0];
     CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
