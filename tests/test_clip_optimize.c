@@ -229,15 +229,12 @@ TEST(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys)
 
 /* ---- synthetic: keys that matter and keys that do not ----------------------------- */
 
-/* A three-joint arm (root, mid 1 unit along x, tip 1 further) with a 9-key
- * clip: the root's rotation zig-zags +-20 degrees about z every key (each
- * key matters), its translation moves along a straight line (only the ends
- * matter), and mid's rotation is flat but for one 0.5 degree bump at key 4.
- * shift: the translation keys' times move off the shared time line. */
-static mr_model *arm_model(float shift, mr_clip **out)
+/* A model of three joints in a chain, root -> mid -> tip, each child one
+ * unit along x from its parent, no mesh. */
+static mr_model *chain_model(const char *name)
 {
     mr_model *m = NULL;
-    mr_model_create("arm", "test", &m);
+    mr_model_create(name, "test", &m);
     mr_skeleton_init(&m->skeleton, 3);
     mr_skeleton *sk = &m->skeleton;
     sk->names[0] = mr_str_dup("root");
@@ -247,6 +244,17 @@ static mr_model *arm_model(float shift, mr_clip **out)
     sk->parents[2] = 1;
     sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
     mr_skeleton_compute_inverse_bind(sk);
+    return m;
+}
+
+/* A three-joint arm (root, mid 1 unit along x, tip 1 further) with a 9-key
+ * clip: the root's rotation zig-zags +-20 degrees about z every key (each
+ * key matters), its translation moves along a straight line (only the ends
+ * matter), and mid's rotation is flat but for one 0.5 degree bump at key 4.
+ * shift: the translation keys' times move off the shared time line. */
+static mr_model *arm_model(float shift, mr_clip **out)
+{
+    mr_model *m = chain_model("arm");
     mr_clip *c = NULL;
     mr_clip_create("zigzag", 3, &c);
     c->duration = 1.0f;
@@ -300,17 +308,7 @@ TEST(clip_pack_keeps_keys_that_matter_and_drops_the_rest)
  * then, nor on consecutive points of the two together: a bitmap). */
 static mr_model *mocap_model(mr_clip **out)
 {
-    mr_model *m = NULL;
-    mr_model_create("mocap", "test", &m);
-    mr_skeleton_init(&m->skeleton, 3);
-    mr_skeleton *sk = &m->skeleton;
-    sk->names[0] = mr_str_dup("root");
-    sk->names[1] = mr_str_dup("mid");
-    sk->names[2] = mr_str_dup("tip");
-    sk->parents[1] = 0;
-    sk->parents[2] = 1;
-    sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
-    mr_skeleton_compute_inverse_bind(sk);
+    mr_model *m = chain_model("mocap");
     mr_clip *c = NULL;
     mr_clip_create("mocap", 3, &c);
     c->duration = 2.0f;
