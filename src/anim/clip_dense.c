@@ -88,13 +88,13 @@ void mr_clip_dense_sample(const mr_clip_dense *d, const mr_skeleton *sk, int key
         /* Rotations: nlerp with the second key flipped when the dot is negative. */
         static const int rot_rows[4] = {ROW_RX, ROW_RY, ROW_RZ, ROW_RW};
         __m128 k0[4], k1[4], q[4], lerp[6];
-        for (int c = 0; c < 4; c++) {
+        MR_UNROLL for (int c = 0; c < 4; c++) {
             k0[c] = _mm_load_ps(r0 + rot_rows[c] * lanes + j);
             k1[c] = _mm_load_ps(r1 + rot_rows[c] * lanes + j);
         }
         mr_soa4_nlerp(k0, k1, a, q);
         static const int lin_rows[6] = {ROW_TX, ROW_TY, ROW_TZ, ROW_SX, ROW_SY, ROW_SZ};
-        for (int c = 0; c < 6; c++) {
+        MR_UNROLL for (int c = 0; c < 6; c++) {
             __m128 v0 = _mm_load_ps(r0 + lin_rows[c] * lanes + j);
             __m128 v1 = _mm_load_ps(r1 + lin_rows[c] * lanes + j);
             lerp[c] = _mm_add_ps(v0, _mm_mul_ps(a, _mm_sub_ps(v1, v0)));
