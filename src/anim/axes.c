@@ -95,6 +95,7 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
         map_scale(r, sk->rest_s[j]);
         map_matrix(r, s, sk->inverse_bind[j]);
     }
+    mr_skeleton_touch(sk);
     for (int i = 0; i < m->mesh_count; i++) {
         mr_mesh *me = &m->meshes[i];
         for (int v = 0; v < me->vertex_count; v++) {

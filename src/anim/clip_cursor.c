@@ -5,13 +5,13 @@
  *
  * A cursor holds, for every channel of every joint, the two keys around the
  * last time it sampled, decoded, in structure-of-arrays rows (4 joints per
- * SSE register), and the window of times they serve. Sampling refreshes
- * only the tracks whose window the time left (a key found from the last
- * one, decoded), then interpolates every joint 4 at a time with exactly the
- * arithmetic of the packed clip's own sampler (the same values; a zero may
- * come out with the other sign).
+ * SSE register, 8 per AVX one), and the window of times they serve.
+ * Sampling refreshes only the tracks whose window the time left (a key found
+ * from the last one, decoded), then interpolates every joint 4 or 8 at a
+ * time with exactly the arithmetic of the packed clip's own sampler (the
+ * same values; a zero may come out with the other sign).
  * Constants and rest channels are decoded once, when the cursor binds to a
- * clip. */
+ * clip and a skeleton (its serial: skeleton.h). */
 #include "anim/clip_pack.h"
 
 #include <math.h>
@@ -22,11 +22,14 @@
 #include "core/alloc.h"
 
 /* Rows of `lanes` floats: rotation keys 0 and 1, their interval's start and
- * the reciprocal of its length; the same for translation and scale. */
+ * the reciprocal of its length; the same for translation and scale; then 1
+ * where the joint's rotation is the skeleton's rest rotation, played as it
+ * is (not normalised, as the packed sampler copies it), else 0. */
 enum {
     RX0, RY0, RZ0, RW0, RX1, RY1, RZ1, RW1, RT0, RINV,
     TX0, TY0, TZ0, TX1, TY1, TZ1, TT0, TINV,
     SX0, SY0, SZ0, SX1, SY1, SZ1, ST0, SINV,
+    RREST,
     ROWS
 };
 static const int row_of[3] = {TX0, RX0, SX0};   /* channel -> its first row */
@@ -34,32 +37,32 @@ static const int row_of[3] = {TX0, RX0, SX0};   /* channel -> its first row */
 struct mr_clip_cursor {
     const mr_clip_pack *pack;   /* bound to these (NULL: not bound) */
     unsigned long long serial;
-    const mr_skeleton *sk;
+    const mr_skeleton *sk;      /* and to this skeleton's rest pose (its serial) */
+    unsigned long long sk_serial;
     int sk_joints;
     int capacity;               /* joints the arrays have room for */
     int joints, lanes, animated;
-    float *rows;                /* ROWS * lanes, 16-byte aligned */
-    float *win;                 /* per animated track: [lo, hi) its keys serve */
+    float *rows;                /* ROWS * lanes, 32-byte aligned */
+    float *lo, *hi;             /* per animated track: the window [lo, hi) its keys serve */
+                                /* (16-byte aligned; up to a multiple of 4: [-inf, inf)) */
     int *track;                 /* per animated track: joint * 3 + channel */
     track_view *view;           /* per animated track: its record, read */
     uint16_t *key;              /* per animated track: the key found last, */
     uint16_t *bit;              /* and its bit (bitmap tracks) */
     seg_pos *pos;               /* per animated track: the segment decoded last (segmented tracks) */
-    int *rest;                  /* joints whose channel keeps sk's rest value: the translations', */
-    int rest_count[3];          /* then the rotations', then the scales' (rest_count[c] each) */
 };
 
 /* Frees the arrays; the cursor is then unbound, with no capacity. */
 static void release(mr_clip_cursor *cur)
 {
     free(cur->rows);
-    free(cur->win);
+    free(cur->lo);
+    free(cur->hi);
     free(cur->track);
     free(cur->view);
     free(cur->key);
     free(cur->bit);
     free(cur->pos);
-    free(cur->rest);
     memset(cur, 0, sizeof *cur);
 }
 
@@ -69,16 +72,16 @@ static int reserve(mr_clip_cursor *cur, int joints)
 {
     if (joints <= cur->capacity) return 1;
     release(cur);
-    size_t lanes = (size_t)(joints + 3) / 4 * 4, tracks = (size_t)joints * 3;
-    cur->rows = aligned_alloc(16, (size_t)ROWS * lanes * sizeof(float));   /* a multiple of 16 */
-    cur->win = mr_alloc_array(tracks * 2, sizeof *cur->win);
+    size_t lanes = (size_t)(joints + 7) / 8 * 8, tracks = (size_t)joints * 3, windows = (tracks + 3) / 4 * 4;
+    cur->rows = aligned_alloc(32, (size_t)ROWS * lanes * sizeof(float));   /* a multiple of 32 */
+    cur->lo = aligned_alloc(16, windows * sizeof *cur->lo);   /* a multiple of 16 */
+    cur->hi = aligned_alloc(16, windows * sizeof *cur->hi);
     cur->track = mr_alloc_array(tracks, sizeof *cur->track);
     cur->view = mr_alloc_array(tracks, sizeof *cur->view);
     cur->key = mr_alloc_array(tracks, sizeof *cur->key);
     cur->bit = mr_alloc_array(tracks, sizeof *cur->bit);
     cur->pos = mr_alloc_array(tracks, sizeof *cur->pos);
-    cur->rest = mr_alloc_array(tracks, sizeof *cur->rest);
-    if (!cur->rows || !cur->win || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos || !cur->rest) {
+    if (!cur->rows || !cur->lo || !cur->hi || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos) {
         release(cur);
         return 0;
     }
@@ -127,14 +130,14 @@ static void put_held(mr_clip_cursor *cur, int j, int ch, const float *v)
 static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial, const mr_skeleton *sk)
 {
     cur->pack = NULL;   /* unbound until done */
-    int n = pack->joint_count, lanes = (n + 3) / 4 * 4;
+    int n = pack->joint_count, lanes = (n + 7) / 8 * 8;
     if (!reserve(cur, n)) return 0;
     const uint8_t *base = (const uint8_t *)pack, *present = base + pack->present, *rec;
-    cur->rest_count[0] = cur->rest_count[1] = cur->rest_count[2] = 0;
-    int *rest_list[3] = {cur->rest, cur->rest + n, cur->rest + 2 * n};
     cur->joints = n;
     cur->lanes = lanes;
     static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    float *rest_r = cur->rows + (size_t)RREST * (size_t)lanes;
+    for (int j = 0; j < lanes; j++) rest_r[j] = 0.0f;
     for (int j = n; j < lanes; j++) {   /* padding lanes: harmless values */
         put_held(cur, j, 0, zero);
         put_held(cur, j, 1, identity);
@@ -145,9 +148,9 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     for (int j = 0; j < n; j++)
         for (int ch = 0; ch < 3; ch++) {
             int i = 3 * j + ch;
-            if (!has_track(present, i)) {   /* copied as it is after interpolating (not normalised) */
+            if (!has_track(present, i)) {   /* the rest value (a rotation as it is: RREST) */
                 put_held(cur, j, ch, ch == 0 ? sk->rest_t[j] : ch == 1 ? sk->rest_r[j] : sk->rest_s[j]);
-                rest_list[ch][cur->rest_count[ch]++] = j;
+                if (ch == 1) rest_r[j] = 1.0f;
                 continue;
             }
             track_view tv = view_of(rec, pack->point_bytes);
@@ -161,16 +164,21 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->key[a] = 0;
                 cur->bit[a] = 0;
                 cur->pos[a] = (seg_pos){0, 0};
-                cur->win[2 * a] = INFINITY;   /* empty: the first sample refreshes it */
-                cur->win[2 * a + 1] = -INFINITY;
+                cur->lo[a] = INFINITY;   /* empty: the first sample refreshes it */
+                cur->hi[a] = -INFINITY;
                 a++;
             }
             rec += tv.size;
         }
     cur->animated = a;
+    for (; a % 4; a++) {   /* padding: never refreshed */
+        cur->lo[a] = -INFINITY;
+        cur->hi[a] = INFINITY;
+    }
     cur->pack = pack;
     cur->serial = serial;
     cur->sk = sk;
+    cur->sk_serial = sk->serial;
     cur->sk_joints = sk->joint_count;
     return 1;
 }
@@ -194,25 +202,25 @@ static float step_switch(float t0, float t1)
  * interpolate them, and the window of times they serve. */
 static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
 {
-    const track_view tv = cur->view[a];
-    int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv.count;
-    int old = cur->key[a], old_linear = cur->win[2 * a] <= cur->win[2 * a + 1];   /* not the empty window */
+    const track_view *tv = &cur->view[a];
+    int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv->count;
+    int old = cur->key[a], old_linear = cur->lo[a] <= cur->hi[a];   /* not the empty window */
     key_at hint = {old, cur->bit[a], 0.0f, 0.0f};
-    if (old_linear && old < n - 2 && t >= cur->win[2 * a + 1]) {   /* played past the window: from the next key */
+    if (old_linear && old < n - 2 && t >= cur->hi[a]) {   /* played past the window: from the next key */
         hint.k = old + 1;
-        hint.bit = tv.bitmap ? bit_next(&tv, hint.bit) : 0;
+        hint.bit = tv->bitmap ? bit_next(tv, hint.bit) : 0;
     }
-    key_at at = find_key(&tv, times, t, hint);
+    key_at at = find_key(tv, times, t, hint);
     int k = at.k;
     cur->key[a] = (uint16_t)k;
     cur->bit[a] = (uint16_t)at.bit;
     float t0 = at.t0, t1 = at.t1;
     float lo = k == 0 ? -INFINITY : t0, hi = k == n - 2 ? INFINITY : t1;
     float v0[4], v1[4];
-    if (tv.code & PACK_STEP) {   /* the key held: the sampler's choice at t (pack_alpha >= 1: the next) */
+    if (tv->code & PACK_STEP) {   /* the key held: the sampler's choice at t (pack_alpha >= 1: the next) */
         float at_next = step_switch(t0, t1);   /* pack_alpha only grows with t: the window ends there */
         int next = t >= at_next;
-        decode_key_from(&tv, next ? k + 1 : k, &cur->pos[a], v0);
+        decode_key_from(tv, next ? k + 1 : k, &cur->pos[a], v0);
         put_held(cur, j, ch, v0);
         if (next) lo = at_next;
         else hi = fminf(hi, at_next);
@@ -223,13 +231,13 @@ static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
         if (k == old + 1 && old_linear) {   /* playing on: the old second key is the new first */
             for (int e = 0; e < c; e++) v0[e] = r[(size_t)(c + e) * L];
         } else {
-            decode_key_from(&tv, k, &cur->pos[a], v0);
+            decode_key_from(tv, k, &cur->pos[a], v0);
         }
-        decode_key_from(&tv, k + 1, &cur->pos[a], v1);
+        decode_key_from(tv, k + 1, &cur->pos[a], v1);
         put_keys(cur, j, ch, v0, v1, t0, 1.0f / (t1 - t0));
     }
-    cur->win[2 * a] = lo;
-    cur->win[2 * a + 1] = hi;
+    cur->lo[a] = lo;
+    cur->hi[a] = hi;
 }
 
 #if defined(__SSE__)
@@ -243,28 +251,105 @@ static inline __m128 alpha4(const float *t0, const float *inv, __m128 t)
     return _mm_max_ps(_mm_min_ps(a, _mm_set1_ps(1.0f)), _mm_setzero_ps());
 }
 
-static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+/* Joints j..j+3 (count of them, <= 4) from rows r (lane 0 = joint j). */
+static inline __attribute__((always_inline)) void interpolate4(const float *r, size_t L, __m128 t, mr_pose *pose,
+                                                               int j, int count)
+{
+    __m128 k0[4], k1[4], q[4], lerp[6];
+    MR_UNROLL for (int c = 0; c < 4; c++) {
+        k0[c] = _mm_load_ps(r + (RX0 + c) * L);
+        k1[c] = _mm_load_ps(r + (RX1 + c) * L);
+    }
+    mr_soa4_nlerp_soa(k0, k1, alpha4(r + RT0 * L, r + RINV * L, t), q);
+    __m128 rest = _mm_cmpneq_ps(_mm_load_ps(r + RREST * L), _mm_setzero_ps());
+    MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm_or_ps(_mm_and_ps(rest, k0[c]), _mm_andnot_ps(rest, q[c]));
+    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+    __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
+    MR_UNROLL for (int c = 0; c < 3; c++) {
+        __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
+        lerp[c] = _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0)));
+        __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
+        lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
+    }
+    mr_soa4_store_pose(pose, j, count, q, lerp);
+}
+
+static void interpolate_sse(const mr_clip_cursor *cur, float time, mr_pose *pose)
 {
     const size_t L = (size_t)cur->lanes;
-    const float *R = cur->rows;
     const __m128 t = _mm_set1_ps(time);
-    for (int j = 0; j < cur->joints; j += 4) {
-        const float *r = R + j;
-        __m128 k0[4], k1[4], q[4], lerp[6];
-        for (int c = 0; c < 4; c++) {
-            k0[c] = _mm_load_ps(r + (RX0 + c) * L);
-            k1[c] = _mm_load_ps(r + (RX1 + c) * L);
+    for (int j = 0; j < cur->joints; j += 4)
+        interpolate4(cur->rows + j, L, t, pose, j, cur->joints - j < 4 ? cur->joints - j : 4);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#include "core/cpu.h"
+
+/* Joints j.. (up to 4, of n) from half h of 8-lane registers. */
+__attribute__((target("avx"))) static inline void store_half(mr_pose *pose, int j, int n, const __m256 q[4],
+                                                             const __m256 lerp[6], int h)
+{
+    __m128 qh[4], lh[6];
+    MR_UNROLL for (int c = 0; c < 4; c++) qh[c] = h ? _mm256_extractf128_ps(q[c], 1) : _mm256_castps256_ps128(q[c]);
+    MR_UNROLL for (int c = 0; c < 6; c++) lh[c] = h ? _mm256_extractf128_ps(lerp[c], 1) : _mm256_castps256_ps128(lerp[c]);
+    _MM_TRANSPOSE4_PS(qh[0], qh[1], qh[2], qh[3]);
+    mr_soa4_store_pose(pose, j, n - j < 4 ? n - j : 4, qh, lh);
+}
+
+/* The same arithmetic 8 joints at a time (AVX, no fused multiply-add: the
+ * same values), stored as two groups of 4. */
+__attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor *cur, float time, mr_pose *pose)
+{
+    const size_t L = (size_t)cur->lanes;
+    const __m256 t = _mm256_set1_ps(time), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+#define ALPHA8(row0, row1) \
+    _mm256_max_ps(_mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(t, _mm256_load_ps(r + (row0) * L)), _mm256_load_ps(r + (row1) * L)), one), zero)
+    for (int j = 0; j < cur->joints; j += 8) {
+        const float *r = cur->rows + j;
+        __m256 a = ALPHA8(RT0, RINV), at = ALPHA8(TT0, TINV), as = ALPHA8(ST0, SINV);
+        __m256 k0[4], k1[4], q[4], lerp[6];
+        MR_UNROLL for (int c = 0; c < 4; c++) {
+            k0[c] = _mm256_load_ps(r + (RX0 + c) * L);
+            k1[c] = _mm256_load_ps(r + (RX1 + c) * L);
         }
-        mr_soa4_nlerp(k0, k1, alpha4(r + RT0 * L, r + RINV * L, t), q);
-        __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
-        for (int c = 0; c < 3; c++) {
-            __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
-            lerp[c] = _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0)));
-            __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
-            lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
+        /* mr_soa4_nlerp's arithmetic */
+        __m256 a0 = _mm256_sub_ps(one, a);
+        __m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(k0[0], k1[0]), _mm256_mul_ps(k0[1], k1[1])),
+                                                 _mm256_mul_ps(k0[2], k1[2])), _mm256_mul_ps(k0[3], k1[3]));
+        __m256 b = _mm256_xor_ps(a, _mm256_and_ps(_mm256_cmp_ps(dot, zero, _CMP_LT_OS), _mm256_set1_ps(-0.0f)));
+        MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm256_add_ps(_mm256_mul_ps(a0, k0[c]), _mm256_mul_ps(b, k1[c]));
+        __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
+                                                  _mm256_mul_ps(q[2], q[2])), _mm256_mul_ps(q[3], q[3]));
+        __m256 zero_len = _mm256_cmp_ps(len2, zero, _CMP_LE_OS);
+        __m256 inv = _mm256_andnot_ps(zero_len, _mm256_div_ps(one, _mm256_sqrt_ps(len2)));
+        MR_UNROLL for (int c = 0; c < 3; c++) q[c] = _mm256_mul_ps(q[c], inv);
+        q[3] = _mm256_or_ps(_mm256_andnot_ps(zero_len, _mm256_mul_ps(q[3], inv)), _mm256_and_ps(zero_len, one));
+        __m256 rest = _mm256_cmp_ps(_mm256_load_ps(r + RREST * L), zero, _CMP_NEQ_OQ);
+        MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm256_blendv_ps(q[c], k0[c], rest);
+        MR_UNROLL for (int c = 0; c < 3; c++) {
+            __m256 v0 = _mm256_load_ps(r + (TX0 + c) * L), v1 = _mm256_load_ps(r + (TX1 + c) * L);
+            lerp[c] = _mm256_add_ps(v0, _mm256_mul_ps(at, _mm256_sub_ps(v1, v0)));
+            __m256 s0 = _mm256_load_ps(r + (SX0 + c) * L), s1 = _mm256_load_ps(r + (SX1 + c) * L);
+            lerp[3 + c] = _mm256_add_ps(s0, _mm256_mul_ps(as, _mm256_sub_ps(s1, s0)));
         }
-        mr_soa4_store_pose(pose, j, cur->joints - j < 4 ? cur->joints - j : 4, q, lerp);
+        store_half(pose, j, cur->joints, q, lerp, 0);
+        if (j + 4 < cur->joints) store_half(pose, j + 4, cur->joints, q, lerp, 1);
     }
+#undef ALPHA8
+}
+#endif
+
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (mr_simd() >= MR_SIMD_AVX) {
+        interpolate_avx(cur, time, pose);
+        return;
+    }
+#endif
+    interpolate_sse(cur, time, pose);
 }
 #else
 static float alpha1(const float *r, size_t L, int row, float t)
@@ -283,7 +368,8 @@ static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
             v0[e] = r[(size_t)(RX0 + e) * L];
             v1[e] = r[(size_t)(RX1 + e) * L];
         }
-        interp_keys(v0, v1, 1, alpha1(r, L, RT0, time), pose->r[j]);
+        if (r[(size_t)RREST * L] != 0.0f) memcpy(pose->r[j], v0, sizeof(versor));
+        else interp_keys(v0, v1, 1, alpha1(r, L, RT0, time), pose->r[j]);
         for (int e = 0; e < 3; e++) {
             v0[e] = r[(size_t)(TX0 + e) * L];
             v1[e] = r[(size_t)(TX1 + e) * L];
@@ -298,22 +384,34 @@ static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
 }
 #endif
 
+/* Refreshes every animated track whose window t has left: 4 windows
+ * compared at once where SSE is. */
+static void refresh_left(mr_clip_cursor *cur, const float *times, float t)
+{
+#if defined(__SSE__)
+    const __m128 tv = _mm_set1_ps(t);
+    for (int a = 0; a < cur->animated; a += 4) {
+        __m128 in = _mm_and_ps(_mm_cmpge_ps(tv, _mm_load_ps(cur->lo + a)), _mm_cmplt_ps(tv, _mm_load_ps(cur->hi + a)));
+        for (unsigned out = ~(unsigned)_mm_movemask_ps(in) & 15u; out; out &= out - 1u)
+            refresh(cur, a + __builtin_ctz(out), times, t);
+    }
+#else
+    for (int a = 0; a < cur->animated; a++)
+        if (!(t >= cur->lo[a] && t < cur->hi[a])) refresh(cur, a, times, t);
+#endif
+}
+
 int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
                           const mr_skeleton *sk, float t, mr_pose *pose)
 {
-    /* The held rest values of the skeleton are copied again after every
-     * sample (below), so a skeleton at the same address is safe. */
-    if (cur->pack != pack || cur->serial != serial || cur->sk != sk || cur->sk_joints != sk->joint_count) {
+    /* A skeleton's serial changes with its rest pose (skeleton.h), which
+     * the cursor holds. */
+    if (cur->pack != pack || cur->serial != serial || cur->sk != sk || cur->sk_serial != sk->serial ||
+        cur->sk_joints != sk->joint_count) {
         if (!bind(cur, pack, serial, sk)) return 0;
     }
     const float *times = (const float *)((const uint8_t *)pack + pack->times);
-    for (int a = 0; a < cur->animated; a++)
-        if (!(t >= cur->win[2 * a] && t < cur->win[2 * a + 1])) refresh(cur, a, times, t);
+    refresh_left(cur, times, t);
     interpolate(cur, t, pose);
-    const int *rest = cur->rest, n = cur->joints;
-    for (int i = 0; i < cur->rest_count[0]; i++) memcpy(pose->t[rest[i]], sk->rest_t[rest[i]], sizeof(vec3));
-    for (int i = 0; i < cur->rest_count[1]; i++) memcpy(pose->r[rest[n + i]], sk->rest_r[rest[n + i]], sizeof(versor));
-    for (int i = 0; i < cur->rest_count[2]; i++)
-        memcpy(pose->s[rest[2 * n + i]], sk->rest_s[rest[2 * n + i]], sizeof(vec3));
     return 1;
 }

@@ -8,6 +8,12 @@
 #include "core/alloc.h"
 #include "core/str.h"
 
+void mr_skeleton_touch(mr_skeleton *sk)
+{
+    static _Atomic unsigned long long next;
+    sk->serial = ++next;
+}
+
 mr_status mr_skeleton_init(mr_skeleton *sk, int joint_count)
 {
     memset(sk, 0, sizeof *sk);
@@ -24,6 +30,7 @@ mr_status mr_skeleton_init(mr_skeleton *sk, int joint_count)
         return MR_ERR_NO_MEMORY;
     }
     sk->joint_count = joint_count;
+    mr_skeleton_touch(sk);
     for (int i = 0; i < joint_count; i++) {
         sk->parents[i] = -1;
         glm_quat_identity(sk->rest_r[i]);

@@ -24,6 +24,8 @@ typedef struct mr_skeleton {
     versor *rest_r;      /* local rest rotation, unit quaternion */
     vec3 *rest_s;        /* local rest scale */
     mat4 *inverse_bind;  /* inverse model-space bind matrix per joint */
+    unsigned long long serial;   /* new (mr_skeleton_touch) whenever the rest pose may have changed: */
+                                 /* playback cursors hold the rest values and bind to it */
 } mr_skeleton;
 
 /* Allocates arrays for joint_count joints: names NULL, parents -1, rest pose
@@ -35,6 +37,10 @@ void mr_skeleton_deinit(mr_skeleton *sk);
 /* Checks the invariants above (depth-first parents, names present and unique,
  * finite rest pose, unit rotations). Returns MR_OK or sets err. */
 mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err);
+
+/* Gives sk a new serial. Whatever changes a skeleton's rest pose after
+ * mr_skeleton_init calls it (init and copy do). */
+void mr_skeleton_touch(mr_skeleton *sk);
 
 /* Recomputes inverse_bind from the rest pose. */
 void mr_skeleton_compute_inverse_bind(mr_skeleton *sk);
