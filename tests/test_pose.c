@@ -1,4 +1,6 @@
 /* test_pose.c — mr_pose: rest pose, copy, local-to-model, skinning. */
+#include <string.h>
+
 #include "anim_fixture.h"
 #include "test.h"
 
@@ -77,27 +79,34 @@ TEST(pose_to_model_matches_matrix_products)
     mr_skeleton_deinit(&sk);
 }
 
-TEST(pose_to_model_groups_of_four_match_matrix_products)
+/* 23 joints (groups of 4 and a tail of 3): a second root inside a group,
+ * parents in the same group (the joint before, most of them) and in earlier
+ * ones, scales and translations of all sizes. */
+enum { TREE_JOINTS = 23 };
+static void random_tree(mr_skeleton *sk, mr_pose *p)
 {
-    /* 23 joints (groups of 4 and a tail of 3): a second root inside a
-     * group, parents in the same group and in earlier ones, scales and
-     * translations of all sizes; each model matrix against cglm's generic
-     * products of its chain. */
-    enum { N = 23 };
-    mr_skeleton sk;
-    CHECK(mr_skeleton_init(&sk, N) == MR_OK);
-    for (int j = 0; j < N; j++) sk.parents[j] = j == 0 || j == 10 ? -1 : (j % 3 == 0 ? j - 3 : j - 1);
-    mr_pose p;
-    mr_pose_init(&p, N);
+    enum { N = TREE_JOINTS };
+    CHECK(mr_skeleton_init(sk, N) == MR_OK);
+    for (int j = 0; j < N; j++) sk->parents[j] = j == 0 || j == 10 ? -1 : (j % 3 == 0 ? j - 3 : j - 1);
+    mr_pose_init(p, N);
     unsigned seed = 5;
     for (int j = 0; j < N; j++) {
         seed = seed * 1664525u + 1013904223u;
         float a = (float)(seed >> 8) / 16777216.0f;
-        glm_quatv(p.r[j], 6.0f * a - 3.0f, (vec3){a, 1.0f - a, 0.5f});
-        glm_quat_normalize(p.r[j]);
-        glm_vec3_copy((vec3){10.0f * a - 5.0f, 2.0f * a, -3.0f * a}, p.t[j]);
-        glm_vec3_copy((vec3){0.5f + a, 1.5f - a, j % 5 == 4 ? -1.0f : 1.0f}, p.s[j]);
+        glm_quatv(p->r[j], 6.0f * a - 3.0f, (vec3){a, 1.0f - a, 0.5f});
+        glm_quat_normalize(p->r[j]);
+        glm_vec3_copy((vec3){10.0f * a - 5.0f, 2.0f * a, -3.0f * a}, p->t[j]);
+        glm_vec3_copy((vec3){0.5f + a, 1.5f - a, j % 5 == 4 ? -1.0f : 1.0f}, p->s[j]);
     }
+}
+
+TEST(pose_to_model_groups_of_four_match_matrix_products)
+{
+    /* each model matrix against cglm's generic products of its chain */
+    enum { N = TREE_JOINTS };
+    mr_skeleton sk;
+    mr_pose p;
+    random_tree(&sk, &p);
     mat4 model[N], expect[N], local;
     CHECK(mr_pose_to_model(&sk, &p, model) == MR_OK);
     float worst = 0;
@@ -113,6 +122,48 @@ TEST(pose_to_model_groups_of_four_match_matrix_products)
         worst = fmaxf(worst, mat_diff(model[j], expect[j]) / fmaxf(1.0f, scale));
     }
     CHECK_MSG(worst < 2e-6f, "model matrices differ from the products by %g (relative)", worst);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
+}
+
+/* Every SIMD level gives the same bits (core/cpu.h; the suite runs again at
+ * MARROW_SIMD=sse2): each model matrix against the scalar arithmetic that
+ * pose.c's kernels promise, operation for operation: local columns
+ * from compose_trs's formulas, then column k = (p0 a + p1 b) + p2 c, plus
+ * the parent's translation for k = 3. */
+TEST(pose_to_model_gives_the_same_bits_at_every_simd_level)
+{
+    enum { N = TREE_JOINTS };
+    mr_skeleton sk;
+    mr_pose p;
+    random_tree(&sk, &p);
+    mat4 model[N], expect[N];
+    CHECK(mr_pose_to_model(&sk, &p, model) == MR_OK);
+    int differ = 0;
+    for (int j = 0; j < N; j++) {
+        float x = p.r[j][0], y = p.r[j][1], z = p.r[j][2], w = p.r[j][3], *s = p.s[j];
+        float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
+              wz = w * z;
+        float local[4][3] = {
+            {(1.0f - 2.0f * (yy + zz)) * s[0], 2.0f * (xy + wz) * s[0], 2.0f * (xz - wy) * s[0]},
+            {2.0f * (xy - wz) * s[1], (1.0f - 2.0f * (xx + zz)) * s[1], 2.0f * (yz + wx) * s[1]},
+            {2.0f * (xz + wy) * s[2], 2.0f * (yz - wx) * s[2], (1.0f - 2.0f * (xx + yy)) * s[2]},
+            {p.t[j][0], p.t[j][1], p.t[j][2]},
+        };
+        int parent = sk.parents[j];
+        for (int k = 0; k < 4; k++)
+            for (int e = 0; e < 4; e++) {
+                if (parent < 0) {
+                    expect[j][k][e] = e < 3 ? local[k][e] : k == 3 ? 1.0f : 0.0f;
+                    continue;
+                }
+                const vec4 *m = expect[parent];
+                float col = (m[0][e] * local[k][0] + m[1][e] * local[k][1]) + m[2][e] * local[k][2];
+                expect[j][k][e] = k == 3 ? col + m[3][e] : col;
+            }
+        differ += memcmp(model[j], expect[j], sizeof(mat4)) != 0;
+    }
+    CHECK_MSG(differ == 0, "%d of %d model matrices differ in their bits from the scalar arithmetic", differ, N);
     mr_pose_deinit(&p);
     mr_skeleton_deinit(&sk);
 }
@@ -157,6 +208,7 @@ int main(void)
     RUN(pose_to_model_null_arguments);
     RUN(pose_to_model_matches_matrix_products);
     RUN(pose_to_model_groups_of_four_match_matrix_products);
+    RUN(pose_to_model_gives_the_same_bits_at_every_simd_level);
     RUN(pose_skinning_is_identity_at_rest);
     RUN(pose_child_follows_parent_rotation);
     return test_summary("pose");

@@ -136,94 +136,122 @@ static inline void compose_child(const mat4 parent, const float *t, const float 
 #endif
 
 #if defined(__SSE__)
-/* Joints j..j+3, 4 at a time: the rotation-and-scale coefficients of their
- * local matrices (compose_trs's formulas, one register per coefficient,
- * joint l in lane l: the same values as per joint), then each joint's
- * columns as compose_child builds them from a parent's.
- * last: the columns of joint j - 1 (valid when *have_last), which a child
- * that follows its parent (most joints of a chain) takes from registers
- * instead of reloading what was just stored; updated to joint j + 3's.
- * Unrolled, so that nothing goes through the stack (on snoutx10k, 345 ns a
- * pose before, 275 after, docs/PERFORMANCE.md). */
-static inline __attribute__((always_inline)) void to_model4(const mr_skeleton *sk, const mr_pose *pose,
-                                                           mat4 *model, int j, __m128 last[4], int *have_last)
+/* The rotation-and-scale coefficients of joints j..j+3's local matrices and
+ * their translations: compose_trs's formulas, one register per
+ * coefficient, joint l in lane l (the same values as per joint); column k
+ * of a local matrix is c[3k], c[3k+1], c[3k+2] (k = 3: the translation). */
+static inline __attribute__((always_inline)) void coefficients4(const mr_pose *pose, int j, __m128 c[12])
 {
     __m128 x = _mm_loadu_ps(pose->r[j]), y = _mm_loadu_ps(pose->r[j + 1]);
     __m128 z = _mm_loadu_ps(pose->r[j + 2]), w = _mm_loadu_ps(pose->r[j + 3]);
     _MM_TRANSPOSE4_PS(x, y, z, w);
-    __m128 sx, sy, sz, tx, ty, tz;
+    __m128 sx, sy, sz;
     mr_soa4_load_xyz(pose->s[j], &sx, &sy, &sz);
-    mr_soa4_load_xyz(pose->t[j], &tx, &ty, &tz);
+    mr_soa4_load_xyz(pose->t[j], &c[9], &c[10], &c[11]);
     const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f);
     __m128 xx = _mm_mul_ps(x, x), yy = _mm_mul_ps(y, y), zz = _mm_mul_ps(z, z);
     __m128 xy = _mm_mul_ps(x, y), xz = _mm_mul_ps(x, z), yz = _mm_mul_ps(y, z);
     __m128 wx = _mm_mul_ps(w, x), wy = _mm_mul_ps(w, y), wz = _mm_mul_ps(w, z);
-    float c[12][4] __attribute__((aligned(16)));
-    _mm_store_ps(c[0], _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(yy, zz))), sx));
-    _mm_store_ps(c[1], _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xy, wz)), sx));
-    _mm_store_ps(c[2], _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xz, wy)), sx));
-    _mm_store_ps(c[3], _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xy, wz)), sy));
-    _mm_store_ps(c[4], _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, zz))), sy));
-    _mm_store_ps(c[5], _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(yz, wx)), sy));
-    _mm_store_ps(c[6], _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xz, wy)), sz));
-    _mm_store_ps(c[7], _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(yz, wx)), sz));
-    _mm_store_ps(c[8], _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy))), sz));
-    _mm_store_ps(c[9], tx);
-    _mm_store_ps(c[10], ty);
-    _mm_store_ps(c[11], tz);
-    MR_UNROLL for (int l = 0; l < 4; l++) {
-        int i = j + l, p = sk->parents[i];
-        if (p < 0) {   /* a root: its local matrix */
-            compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
-            *have_last = 0;
-            continue;
-        }
-        __m128 p0, p1, p2, p3;
-        if (p == i - 1 && *have_last) {
-            p0 = last[0], p1 = last[1], p2 = last[2], p3 = last[3];
-        } else {
-            p0 = _mm_load_ps(model[p][0]), p1 = _mm_load_ps(model[p][1]);
-            p2 = _mm_load_ps(model[p][2]), p3 = _mm_load_ps(model[p][3]);
-        }
-#define MR_COLUMN(k)                                                                                 \
-    _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(c[3 * (k)][l])), _mm_mul_ps(p1, _mm_set1_ps(c[3 * (k) + 1][l]))), \
-               _mm_mul_ps(p2, _mm_set1_ps(c[3 * (k) + 2][l])))
-        __m128 m0 = MR_COLUMN(0), m1 = MR_COLUMN(1), m2 = MR_COLUMN(2), m3 = _mm_add_ps(MR_COLUMN(3), p3);
-#undef MR_COLUMN
-        _mm_store_ps(model[i][0], m0);
-        _mm_store_ps(model[i][1], m1);
-        _mm_store_ps(model[i][2], m2);
-        _mm_store_ps(model[i][3], m3);
-        last[0] = m0, last[1] = m1, last[2] = m2, last[3] = m3;
-        *have_last = 1;
-    }
+    c[0] = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(yy, zz))), sx);
+    c[1] = _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xy, wz)), sx);
+    c[2] = _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xz, wy)), sx);
+    c[3] = _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(xy, wz)), sy);
+    c[4] = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, zz))), sy);
+    c[5] = _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(yz, wx)), sy);
+    c[6] = _mm_mul_ps(_mm_mul_ps(two, _mm_add_ps(xz, wy)), sz);
+    c[7] = _mm_mul_ps(_mm_mul_ps(two, _mm_sub_ps(yz, wx)), sz);
+    c[8] = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy))), sz);
 }
 
-/* Whole groups of 4 joints; returns the joints done. Parents come before
+/* Whole groups of 4 joints, each joint's columns as compose_child builds
+ * them from its parent's; returns the joints done. Parents come before
  * children (skeleton.h), so a group's parents are done before it, or
- * earlier in the group and done first. */
-static inline __attribute__((always_inline)) int to_model_groups(const mr_skeleton *sk, const mr_pose *pose,
-                                                                 mat4 *model)
-{
-    __m128 last[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
-    int have_last = 0, i = 0;
-    for (; i + 4 <= sk->joint_count; i += 4) to_model4(sk, pose, model, i, last, &have_last);
-    return i;
-}
-
+ * earlier in the group and done first. A child that follows its parent
+ * (most joints of a chain) takes the parent's columns from registers
+ * (last) instead of reloading what was just stored. Unrolled, so that
+ * the small arrays stay in registers. */
 static int to_model_groups_sse(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
 {
-    return to_model_groups(sk, pose, model);
+    __m128 last[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+    int have_last = 0, j = 0;
+    for (; j + 4 <= sk->joint_count; j += 4) {
+        __m128 c[12];
+        coefficients4(pose, j, c);
+        float cf[12][4] __attribute__((aligned(16)));   /* broadcast from here: no immediates */
+        MR_UNROLL for (int k = 0; k < 12; k++) _mm_store_ps(cf[k], c[k]);
+        MR_UNROLL for (int l = 0; l < 4; l++) {
+            int i = j + l, p = sk->parents[i];
+            if (p < 0) {   /* a root: its local matrix */
+                compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+                have_last = 0;
+                continue;
+            }
+            if (p != i - 1 || !have_last) {
+                MR_UNROLL for (int k = 0; k < 4; k++) last[k] = _mm_load_ps(model[p][k]);
+            }
+            __m128 m[4];
+            MR_UNROLL for (int k = 0; k < 4; k++) {
+                __m128 col = _mm_add_ps(_mm_add_ps(_mm_mul_ps(last[0], _mm_set1_ps(cf[3 * k][l])),
+                                                   _mm_mul_ps(last[1], _mm_set1_ps(cf[3 * k + 1][l]))),
+                                        _mm_mul_ps(last[2], _mm_set1_ps(cf[3 * k + 2][l])));
+                m[k] = k == 3 ? _mm_add_ps(col, last[3]) : col;
+            }
+            MR_UNROLL for (int k = 0; k < 4; k++) _mm_store_ps(model[i][k], last[k] = m[k]);
+            have_last = 1;
+        }
+    }
+    return j;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #define TO_MODEL_AVX 1
-/* The same operations in VEX encoding (no fused multiply-add: the same
- * results), whose three operands spare the register copies. */
+/* to_model_groups_sse's arithmetic with two columns in each 256-bit
+ * register: columns 0 and 1 in one, 2 and 3 in the other, each lane the same
+ * products and sums in the same order (column 2 gains -0.0 where column 3
+ * gains the parent's translation: x + -0.0 is x, its sign included), so the
+ * results are the same. Half the multiplies, adds and broadcasts; the
+ * parent's columns are broadcast to both halves as they are loaded. */
 __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton *sk, const mr_pose *pose,
                                                               mat4 *model)
 {
-    return to_model_groups(sk, pose, model);
+    const __m256 neg_zero = _mm256_set1_ps(-0.0f);
+    int j = 0;
+    for (; j + 4 <= sk->joint_count; j += 4) {
+        __m128 c[12];
+        coefficients4(pose, j, c);
+        /* [column k's coefficient | column k + 1's], k = 0 and 2, per row */
+        __m256 c01[3], c23[3];
+        MR_UNROLL for (int r = 0; r < 3; r++) {
+            c01[r] = _mm256_insertf128_ps(_mm256_castps128_ps256(c[r]), c[3 + r], 1);
+            c23[r] = _mm256_insertf128_ps(_mm256_castps128_ps256(c[6 + r]), c[9 + r], 1);
+        }
+        MR_UNROLL for (int l = 0; l < 4; l++) {
+            int i = j + l, p = sk->parents[i];
+            if (p < 0) {   /* a root: its local matrix */
+                compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+                continue;
+            }
+            /* the parent's columns 0, 1 and 2 in both halves; -0.0 | column 3 */
+            __m256 p0 = _mm256_broadcast_ps((const __m128 *)model[p][0]);
+            __m256 p1 = _mm256_broadcast_ps((const __m128 *)model[p][1]);
+            __m256 p2 = _mm256_broadcast_ps((const __m128 *)model[p][2]);
+            __m256 p3 = _mm256_blend_ps(neg_zero, _mm256_loadu_ps(model[p][2]), 0xf0);
+            const __m256i lane = _mm256_set1_epi32(l);   /* lane l of each half, in all four */
+#define MR_BROADCAST(v) _mm256_permutevar_ps(v, lane)
+            __m256 m01 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p0, MR_BROADCAST(c01[0])),
+                                                     _mm256_mul_ps(p1, MR_BROADCAST(c01[1]))),
+                                       _mm256_mul_ps(p2, MR_BROADCAST(c01[2])));
+            __m256 m23 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p0, MR_BROADCAST(c23[0])),
+                                                                   _mm256_mul_ps(p1, MR_BROADCAST(c23[1]))),
+                                                     _mm256_mul_ps(p2, MR_BROADCAST(c23[2]))),
+                                       p3);
+#undef MR_BROADCAST
+            _mm256_storeu_ps(model[i][0], m01);
+            _mm256_storeu_ps(model[i][2], m23);
+        }
+    }
+    return j;
 }
 #endif
 #endif
