@@ -163,7 +163,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->view[a] = tv;
                 cur->key[a] = 0;
                 cur->bit[a] = 0;
-                cur->pos[a] = (seg_pos){0, 0};
+                cur->pos[a] = (seg_pos)SEG_POS_START;
                 cur->lo[a] = INFINITY;   /* empty: the first sample refreshes it */
                 cur->hi[a] = -INFINITY;
                 a++;

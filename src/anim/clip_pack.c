@@ -374,15 +374,15 @@ static int quantise_segment(packing *p, int seg, int first, int keys, int bits, 
         float st[4];
         for (int s = 0; s < c; s++) {
             uint32_t q = 0;
+            float base, step;
+            segment_scale(lo[s], range[s], sr[2 * s], sr[2 * s + 1], bits, &base, &step);
             if (bits) {
-                float unit = range[s] * (1.0f / 255.0f), base = lo[s] + (float)sr[2 * s] * unit;
-                float step = segment_value(0.0f, range[s], 0, sr[2 * s + 1], bits, 1u);   /* one step above 0 */
                 float x = step > 0 ? (p->v[(size_t)at * 4 + map[s]] - base) / step : 0.0f;
                 x = x < 0 ? 0 : x > levels ? levels : x;
                 q = (uint32_t)lrintf(x);
             }
             p->q[(size_t)at * c + s] = q;
-            st[s] = segment_value(lo[s], range[s], sr[2 * s], sr[2 * s + 1], bits, q);
+            st[s] = segment_value_at(base, step, bits, q);
         }
         float *d = p->deq + (size_t)at * 4, u[4];
         finish_key(st, c, r, d);

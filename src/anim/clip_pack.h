@@ -67,7 +67,7 @@
  *   of the stream, a byte of width per segment, then per segment and
  *   component a byte of min and one of extent (the segment's values run
  *   from lo + min * range / 255 over (extent + 1) * range / 255, in
- *   2^width - 1 steps: segment_value in clip_pack_read.h), padded to 4
+ *   2^width - 1 steps: segment_scale in clip_pack_read.h), padded to 4
  *   bytes, then the stream (each segment's keys at its width), padded;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).

@@ -220,25 +220,38 @@ static inline uint32_t quantum(const track_view *t, int k, int e)
 
 /* A segmented track's component value: the segment's min (a 255ths of
  * the range above lo) plus q steps of its extent ((ext + 1) 255ths) cut
- * into 2^bits - 1. The builder and the samplers all compute it here. */
-static inline float segment_value(float lo, float range, int min, int ext, int bits, uint32_t q)
+ * into 2^bits - 1. segment_scale gives the base and the step, and
+ * segment_value_at a value from them: the builder and the samplers all
+ * compute values here. */
+static inline void segment_scale(float lo, float range, int min, int ext, int bits, float *base, float *step)
 {
     static const float inv_levels[25] = {   /* 1 / (2^bits - 1), as floats: a product, not a division */
         0.0f, 1.0f / 1, 1.0f / 3, 1.0f / 7, 1.0f / 15, 1.0f / 31, 1.0f / 63, 1.0f / 127, 1.0f / 255,
         1.0f / 511, 1.0f / 1023, 1.0f / 2047, 1.0f / 4095, 1.0f / 8191, 1.0f / 16383, 1.0f / 32767,
         1.0f / 65535, 1.0f / 131071, 1.0f / 262143, 1.0f / 524287, 1.0f / 1048575, 1.0f / 2097151,
         1.0f / 4194303, 1.0f / 8388607, 1.0f / 16777215};
-    float unit = range * (1.0f / 255.0f), base = lo + (float)min * unit;
-    if (!bits) return base;
-    return base + (float)q * ((float)(ext + 1) * unit * inv_levels[bits]);
+    float unit = range * (1.0f / 255.0f);
+    *base = lo + (float)min * unit;
+    *step = (float)(ext + 1) * unit * inv_levels[bits];
 }
 
-/* Where a segment's keys start in a segmented track's stream: found from
- * the segment before (playing on) or from the first. */
+static inline float segment_value_at(float base, float step, int bits, uint32_t q)
+{
+    return bits ? base + (float)q * step : base;
+}
+
+/* Where a segment's keys start in a segmented track's stream, found from
+ * the segment before (playing on) or from the first, and the segment's
+ * width and per component base and step (segment_scale) once it has been
+ * entered (scaled: the segment they are for, -1: none yet). */
 typedef struct seg_pos {
     int seg;
     uint32_t bit;
+    int scaled, bits;
+    float base[4], step[4];
 } seg_pos;
+
+#define SEG_POS_START {0, 0, -1, 0, {0, 0, 0, 0}, {0, 0, 0, 0}}
 
 static inline int segment_keys(const track_view *t, int seg)
 {
@@ -251,6 +264,13 @@ static inline void segment_seek(const track_view *t, int seg, seg_pos *pos)
     if (seg < pos->seg) pos->seg = 0, pos->bit = 0;
     for (; pos->seg < seg; pos->seg++)
         pos->bit += (uint32_t)segment_keys(t, pos->seg) * (uint32_t)t->comps * t->seg_bits[pos->seg];
+    if (pos->scaled != seg) {
+        const uint8_t *r = t->seg_range + (size_t)seg * (size_t)t->comps * 2;
+        pos->bits = t->seg_bits[seg];
+        for (int e = 0; e < t->comps; e++)
+            segment_scale(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], pos->bits, &pos->base[e], &pos->step[e]);
+        pos->scaled = seg;
+    }
 }
 
 static inline float dequantise(float lo, float step, uint32_t q)
@@ -267,7 +287,11 @@ static inline void finish_key(const float *s, int c, int r, float *out)
         return;
     }
     float w2 = 1.0f - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    for (int e = 0, i = 0; e < 4; e++) out[e] = e == r ? (w2 > 0 ? sqrtf(w2) : 0.0f) : s[i++];
+    float w = sqrtf(w2 > 0 ? w2 : 0.0f);   /* branch-free: r differs from track to track */
+    out[0] = r == 0 ? w : s[0];                 /* components before r are s[e], after it s[e - 1] */
+    out[1] = r == 1 ? w : s[r > 1];
+    out[2] = r == 2 ? w : s[1 + (r > 2)];
+    out[3] = r == 3 ? w : s[2];
 }
 
 /* Key k of a track as the sampler plays it: 3 floats, or a unit-ish
@@ -280,12 +304,12 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
     if (t->v) {
         for (int e = 0; e < c; e++) s[e] = t->v[(size_t)k * c + e];
     } else if (t->seg_bits) {
-        int seg = k / PACK_SEGMENT_KEYS, bits = t->seg_bits[seg];
+        int seg = k / PACK_SEGMENT_KEYS;
         segment_seek(t, seg, pos);
+        int bits = pos->bits;
         size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)c * (size_t)bits;
-        const uint8_t *r = t->seg_range + (size_t)seg * (size_t)c * 2;
         for (int e = 0; e < c; e++, at += (size_t)bits)
-            s[e] = segment_value(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], bits, bits ? bits_at(t->q, at, bits) : 0);
+            s[e] = segment_value_at(pos->base[e], pos->step[e], bits, bits ? bits_at(t->q, at, bits) : 0);
     } else {
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
@@ -294,7 +318,7 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
 
 static inline void decode_key(const track_view *t, int k, float *out)
 {
-    seg_pos pos = {0, 0};
+    seg_pos pos = SEG_POS_START;
     decode_key_from(t, k, &pos, out);
 }
 
