@@ -298,6 +298,41 @@ __attribute__((target("avx"))) static inline void store_half(mr_pose *pose, int 
     mr_soa4_store_pose(pose, j, n - j < 4 ? n - j : 4, qh, lh);
 }
 
+/* 8 packed vec3 at dst (24 floats) from x, y, z (joint l in lane l):
+ * mr_soa4_store_xyz's shuffles in each 128-bit half, then the halves'
+ * three vectors put in order. */
+__attribute__((target("avx"))) static inline void store_xyz8(float *dst, __m256 x, __m256 y, __m256 z)
+{
+    __m256 xy_lo = _mm256_unpacklo_ps(x, y), xy_hi = _mm256_unpackhi_ps(x, y);
+    __m256 z0x1 = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(1, 1, 0, 0));
+    __m256 y1z1 = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(1, 1, 1, 1));
+    __m256 z2x3 = _mm256_shuffle_ps(z, x, _MM_SHUFFLE(3, 3, 2, 2));
+    __m256 y3z3 = _mm256_shuffle_ps(y, z, _MM_SHUFFLE(3, 3, 3, 3));
+    __m256 a = _mm256_shuffle_ps(xy_lo, z0x1, _MM_SHUFFLE(2, 0, 1, 0));   /* floats 0-3 | 12-15 */
+    __m256 b = _mm256_shuffle_ps(y1z1, xy_hi, _MM_SHUFFLE(1, 0, 2, 0));   /* 4-7 | 16-19 */
+    __m256 c = _mm256_shuffle_ps(z2x3, y3z3, _MM_SHUFFLE(2, 0, 2, 0));    /* 8-11 | 20-23 */
+    _mm256_storeu_ps(dst, _mm256_permute2f128_ps(a, b, 0x20));
+    _mm256_storeu_ps(dst + 8, _mm256_permute2f128_ps(c, a, 0x30));
+    _mm256_storeu_ps(dst + 16, _mm256_permute2f128_ps(b, c, 0x31));
+}
+
+/* Joints j..j+7 of pose: rotations' x, y, z, w in q, translations and
+ * scales in lerp (as mr_soa4_store_pose takes them, 8 lanes). */
+__attribute__((target("avx"))) static inline void store_pose8(mr_pose *pose, int j, const __m256 q[4],
+                                                              const __m256 lerp[6])
+{
+    __m256 t0 = _mm256_unpacklo_ps(q[0], q[1]), t1 = _mm256_unpackhi_ps(q[0], q[1]);
+    __m256 t2 = _mm256_unpacklo_ps(q[2], q[3]), t3 = _mm256_unpackhi_ps(q[2], q[3]);
+    __m256 r[4] = {_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                   _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2))};
+    MR_UNROLL for (int l = 0; l < 4; l++) {   /* joint j + l in the low half, j + 4 + l in the high */
+        _mm_storeu_ps(pose->r[j + l], _mm256_castps256_ps128(r[l]));
+        _mm_storeu_ps(pose->r[j + 4 + l], _mm256_extractf128_ps(r[l], 1));
+    }
+    store_xyz8(pose->t[j], lerp[0], lerp[1], lerp[2]);
+    store_xyz8(pose->s[j], lerp[3], lerp[4], lerp[5]);
+}
+
 /* The same arithmetic 8 joints at a time (AVX, no fused multiply-add: the
  * same values), stored as two groups of 4. */
 __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor *cur, float time, mr_pose *pose)
@@ -334,8 +369,12 @@ __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor 
             __m256 s0 = _mm256_load_ps(r + (SX0 + c) * L), s1 = _mm256_load_ps(r + (SX1 + c) * L);
             lerp[3 + c] = _mm256_add_ps(s0, _mm256_mul_ps(as, _mm256_sub_ps(s1, s0)));
         }
-        store_half(pose, j, cur->joints, q, lerp, 0);
-        if (j + 4 < cur->joints) store_half(pose, j + 4, cur->joints, q, lerp, 1);
+        if (j + 8 <= cur->joints) {
+            store_pose8(pose, j, q, lerp);
+        } else {
+            store_half(pose, j, cur->joints, q, lerp, 0);
+            if (j + 4 < cur->joints) store_half(pose, j + 4, cur->joints, q, lerp, 1);
+        }
     }
 #undef ALPHA8
 }
