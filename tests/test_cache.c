@@ -857,7 +857,8 @@ TEST(cache_stores_packed_clips_as_they_are)
 }
 
 /* A clip from the cache file optimises to the same packed block as the
- * clip of a source load (its budgets and the rest pose come back too). */
+ * clip of a source load (its budgets and the rest pose come back too), and
+ * its skeleton has a serial of its own (skeleton.h). */
 TEST(cache_loaded_clips_pack_as_source_loads_do)
 {
     const char *path = SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh";
@@ -869,6 +870,8 @@ TEST(cache_loaded_clips_pack_as_source_loads_do)
     mr_model_destroy(load(path, anim));   /* writes the cache file */
     mr_model *hit = load(path, anim);
     CHECK(src && hit && hit->cache_block && src->clip_count == 1 && hit->clip_count == 1);
+    /* a skeleton of its own for playback cursors, as a source load's */
+    CHECK(src && hit && hit->skeleton.serial != 0 && hit->skeleton.serial != src->skeleton.serial);
     if (src && hit && src->clip_count == 1 && hit->clip_count == 1) {
         CHECK(mr_clip_optimize(src->clips[0], 0.0f) == MR_OK);
         CHECK(mr_clip_optimize(hit->clips[0], 0.0f) == MR_OK);

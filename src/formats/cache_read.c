@@ -580,6 +580,7 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
         sk->inverse_bind = at(r, mr->inverse_bind, (uint64_t)n, sizeof(mat4), CACHE_ALIGN);
         if (!r->bad) {
             sk->joint_count = n;
+            mr_skeleton_touch(sk);   /* a skeleton of its own for playback cursors */
             /* offsets to pointers in place, through memcpy (the slot changes type) */
             for (int j = 0; j < n; j++) {
                 uint64_t off;
