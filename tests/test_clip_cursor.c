@@ -164,19 +164,28 @@ TEST(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons)
     CHECK(mr_clip_sample_with(fwd, sk2, 0.5f, MR_WRAP_LOOP, &p, cur) == MR_OK);
     CHECK(p.s[0][0] == 2.0f);   /* snoutx10k's clips animate no scale */
     /* The same skeleton changed in place, as mr_skeleton_touch announces:
-     * the cursor holds the new rest values. Rest rotations play as they
-     * are, not normalised (these are a little off unit length). */
+     * the cursor holds the new rest values. Rest values play as they are:
+     * rotations not normalised (these are a little off unit length),
+     * translations and scales with their -0.0. */
     for (int j = 0; j < sk2->joint_count; j++) {
         sk2->rest_s[j][0] = 3.0f;
+        sk2->rest_s[j][1] = sk2->rest_t[j][1] = -0.0f;
         for (int e = 0; e < 4; e++) sk2->rest_r[j][e] *= 1.001f;
     }
     mr_skeleton_touch(sk2);
     CHECK(differences(fwd, sk2, cur, times, 100, MR_WRAP_LOOP) == 0);
     CHECK(mr_clip_sample_with(fwd, sk2, 0.5f, MR_WRAP_LOOP, &p, cur) == MR_OK);
     CHECK(p.s[0][0] == 3.0f);
-    int rest_rotations = 0;
-    for (int j = 0; j < sk2->joint_count; j++) rest_rotations += memcmp(p.r[j], sk2->rest_r[j], sizeof(versor)) == 0;
-    CHECK_MSG(rest_rotations > 0, "no joint played its rest rotation as it is");
+    int rest_rotations = 0, rest_translations = 0, sign_lost = 0;
+    for (int j = 0; j < sk2->joint_count; j++) {
+        rest_rotations += memcmp(p.r[j], sk2->rest_r[j], sizeof(versor)) == 0;
+        rest_translations += memcmp(p.t[j], sk2->rest_t[j], sizeof(vec3)) == 0;
+        sign_lost += glm_vec3_eqv(p.t[j], sk2->rest_t[j]) && memcmp(p.t[j], sk2->rest_t[j], sizeof(vec3));
+        sign_lost += glm_vec3_eqv(p.s[j], sk2->rest_s[j]) && memcmp(p.s[j], sk2->rest_s[j], sizeof(vec3));
+    }
+    CHECK_MSG(rest_rotations > 0 && rest_translations > 0, "rest values played as they are: %d rotations, %d translations",
+              rest_rotations, rest_translations);
+    CHECK_MSG(sign_lost == 0, "%d rest translations or scales lost a -0.0", sign_lost);
     mr_pose_deinit(&p);
     mr_clip_cursor_destroy(cur);
     mr_clip_cursor_destroy(NULL);

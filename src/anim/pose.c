@@ -209,9 +209,11 @@ static int to_model_groups_sse(const mr_skeleton *sk, const mr_pose *pose, mat4 
 /* to_model_groups_sse's arithmetic with two columns in each 256-bit
  * register: columns 0 and 1 in one, 2 and 3 in the other, each lane the same
  * products and sums in the same order (column 2 gains -0.0 where column 3
- * gains the parent's translation: x + -0.0 is x, its sign included), so the
- * results are the same. Half the multiplies, adds and broadcasts; the
- * parent's columns are broadcast to both halves as they are loaded. */
+ * gains the parent's translation: x + -0.0 is x, its sign included, in the
+ * default rounding mode), so the results are the same bits (where a NaN
+ * comes out, its sign and payload may differ). Half the multiplies, adds
+ * and broadcasts; the parent's columns are broadcast to both halves as
+ * they are loaded. */
 __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton *sk, const mr_pose *pose,
                                                               mat4 *model)
 {
