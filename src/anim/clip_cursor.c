@@ -22,15 +22,14 @@
 #include "core/alloc.h"
 
 /* Rows of `lanes` floats: rotation keys 0 and 1, their interval's start and
- * the reciprocal of its length; the same for translation and scale; then,
- * per channel, 1 where the joint's value is the skeleton's rest value,
- * played as it is (as the packed sampler copies it: a rotation not
- * normalised, a -0.0 kept), else 0. */
+ * the reciprocal of its length; the same for translation and scale; then 1
+ * where the joint's rotation is the skeleton's rest rotation, played as it
+ * is (not normalised, as the packed sampler copies it), else 0. */
 enum {
     RX0, RY0, RZ0, RW0, RX1, RY1, RZ1, RW1, RT0, RINV,
     TX0, TY0, TZ0, TX1, TY1, TZ1, TT0, TINV,
     SX0, SY0, SZ0, SX1, SY1, SZ1, ST0, SINV,
-    TREST, RREST, SREST,
+    RREST,
     ROWS
 };
 static const int row_of[3] = {TX0, RX0, SX0};   /* channel -> its first row */
@@ -122,10 +121,16 @@ static void put_keys(mr_clip_cursor *cur, int j, int ch, const float *v0, const 
     r[(size_t)(2 * c + 1) * L] = inv;
 }
 
-/* A held value: alpha stays 0 (t0 = +inf), so the value is v. */
+/* A held value: alpha stays +0 (t0 = +inf), so the value is v: a
+ * translation or scale exactly, its -0.0 included, as the packed sampler
+ * copies it (key 1 one below key 0: v + 0 * -1 is v + -0.0, which is v),
+ * for finite v. */
 static void put_held(mr_clip_cursor *cur, int j, int ch, const float *v)
 {
-    put_keys(cur, j, ch, v, v, INFINITY, 1.0f);
+    float below[3];
+    if (ch != 1)
+        for (int e = 0; e < 3; e++) below[e] = v[e] - 1.0f;
+    put_keys(cur, j, ch, v, ch == 1 ? v : below, INFINITY, 1.0f);
 }
 
 static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial, const mr_skeleton *sk)
@@ -137,8 +142,8 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     cur->joints = n;
     cur->lanes = lanes;
     static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
-    float *rest = cur->rows + (size_t)TREST * (size_t)lanes;   /* TREST, RREST, SREST: 3 rows */
-    for (int j = 0; j < 3 * lanes; j++) rest[j] = 0.0f;
+    float *rest_r = cur->rows + (size_t)RREST * (size_t)lanes;
+    for (int j = 0; j < lanes; j++) rest_r[j] = 0.0f;
     for (int j = n; j < lanes; j++) {   /* padding lanes: harmless values */
         put_held(cur, j, 0, zero);
         put_held(cur, j, 1, identity);
@@ -149,9 +154,9 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     for (int j = 0; j < n; j++)
         for (int ch = 0; ch < 3; ch++) {
             int i = 3 * j + ch;
-            if (!has_track(present, i)) {   /* the rest value, as it is */
+            if (!has_track(present, i)) {   /* the rest value, as it is (a rotation: RREST) */
                 put_held(cur, j, ch, ch == 0 ? sk->rest_t[j] : ch == 1 ? sk->rest_r[j] : sk->rest_s[j]);
-                rest[(size_t)ch * (size_t)lanes + (size_t)j] = 1.0f;
+                if (ch == 1) rest_r[j] = 1.0f;
                 continue;
             }
             track_view tv = view_of(rec, pack->point_bytes);
@@ -252,12 +257,6 @@ static inline __m128 alpha4(const float *t0, const float *inv, __m128 t)
     return _mm_max_ps(_mm_min_ps(a, _mm_set1_ps(1.0f)), _mm_setzero_ps());
 }
 
-/* a where mask is set, else b (lane by lane). */
-static inline __m128 pick4(__m128 mask, __m128 a, __m128 b)
-{
-    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
-}
-
 /* Joints j..j+3 (count of them, <= 4) from rows r (lane 0 = joint j). */
 static inline __attribute__((always_inline)) void interpolate4(const float *r, size_t L, __m128 t, mr_pose *pose,
                                                                int j, int count)
@@ -268,17 +267,15 @@ static inline __attribute__((always_inline)) void interpolate4(const float *r, s
         k1[c] = _mm_load_ps(r + (RX1 + c) * L);
     }
     mr_soa4_nlerp_soa(k0, k1, alpha4(r + RT0 * L, r + RINV * L, t), q);
-    const __m128 zero = _mm_setzero_ps();
-    __m128 rest = _mm_cmpneq_ps(_mm_load_ps(r + RREST * L), zero);
-    MR_UNROLL for (int c = 0; c < 4; c++) q[c] = pick4(rest, k0[c], q[c]);
+    __m128 rest = _mm_cmpneq_ps(_mm_load_ps(r + RREST * L), _mm_setzero_ps());
+    MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm_or_ps(_mm_and_ps(rest, k0[c]), _mm_andnot_ps(rest, q[c]));
     _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
     __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
-    __m128 rest_t = _mm_cmpneq_ps(_mm_load_ps(r + TREST * L), zero), rest_s = _mm_cmpneq_ps(_mm_load_ps(r + SREST * L), zero);
     MR_UNROLL for (int c = 0; c < 3; c++) {
         __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
-        lerp[c] = pick4(rest_t, v0, _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0))));
+        lerp[c] = _mm_add_ps(v0, _mm_mul_ps(at, _mm_sub_ps(v1, v0)));
         __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
-        lerp[3 + c] = pick4(rest_s, s0, _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0))));
+        lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
     }
     mr_soa4_store_pose(pose, j, count, q, lerp);
 }
@@ -371,15 +368,13 @@ __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor 
         __m256 inv = _mm256_andnot_ps(zero_len, _mm256_div_ps(one, _mm256_sqrt_ps(len2)));
         MR_UNROLL for (int c = 0; c < 3; c++) q[c] = _mm256_mul_ps(q[c], inv);
         q[3] = _mm256_or_ps(_mm256_andnot_ps(zero_len, _mm256_mul_ps(q[3], inv)), _mm256_and_ps(zero_len, one));
-#define REST8(row) _mm256_cmp_ps(_mm256_load_ps(r + (row) * L), zero, _CMP_NEQ_OQ)
-        __m256 rest = REST8(RREST), rest_t = REST8(TREST), rest_s = REST8(SREST);
-#undef REST8
+        __m256 rest = _mm256_cmp_ps(_mm256_load_ps(r + RREST * L), zero, _CMP_NEQ_OQ);
         MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm256_blendv_ps(q[c], k0[c], rest);
         MR_UNROLL for (int c = 0; c < 3; c++) {
             __m256 v0 = _mm256_load_ps(r + (TX0 + c) * L), v1 = _mm256_load_ps(r + (TX1 + c) * L);
-            lerp[c] = _mm256_blendv_ps(_mm256_add_ps(v0, _mm256_mul_ps(at, _mm256_sub_ps(v1, v0))), v0, rest_t);
+            lerp[c] = _mm256_add_ps(v0, _mm256_mul_ps(at, _mm256_sub_ps(v1, v0)));
             __m256 s0 = _mm256_load_ps(r + (SX0 + c) * L), s1 = _mm256_load_ps(r + (SX1 + c) * L);
-            lerp[3 + c] = _mm256_blendv_ps(_mm256_add_ps(s0, _mm256_mul_ps(as, _mm256_sub_ps(s1, s0))), s0, rest_s);
+            lerp[3 + c] = _mm256_add_ps(s0, _mm256_mul_ps(as, _mm256_sub_ps(s1, s0)));
         }
         if (j + 8 <= cur->joints) {
             store_pose8(pose, j, q, lerp);
@@ -425,14 +420,12 @@ static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
             v0[e] = r[(size_t)(TX0 + e) * L];
             v1[e] = r[(size_t)(TX1 + e) * L];
         }
-        if (r[(size_t)TREST * L] != 0.0f) memcpy(pose->t[j], v0, sizeof(vec3));
-        else interp_keys(v0, v1, 0, alpha1(r, L, TT0, time), pose->t[j]);
+        interp_keys(v0, v1, 0, alpha1(r, L, TT0, time), pose->t[j]);
         for (int e = 0; e < 3; e++) {
             v0[e] = r[(size_t)(SX0 + e) * L];
             v1[e] = r[(size_t)(SX1 + e) * L];
         }
-        if (r[(size_t)SREST * L] != 0.0f) memcpy(pose->s[j], v0, sizeof(vec3));
-        else interp_keys(v0, v1, 0, alpha1(r, L, ST0, time), pose->s[j]);
+        interp_keys(v0, v1, 0, alpha1(r, L, ST0, time), pose->s[j]);
     }
 }
 #endif
