@@ -1,6 +1,6 @@
 /* clip_cursor.c — playback cursors: sampling a packed clip (clip_pack.h)
- * without searching its keys (see mr_clip_cursor in clip_runtime.h): 8x
- * faster than the packed clip's own sampler on snoutx10k, 1.5x the dense
+ * without searching its keys (see mr_clip_cursor in clip_runtime.h): 12x
+ * faster than the packed clip's own sampler on snoutx10k, 1.4x the dense
  * bake's time (docs/PERFORMANCE.md).
  *
  * A cursor holds, for every channel of every joint, the two keys around the
