@@ -165,9 +165,8 @@ static int keyword(bvh_reader *r, const char *word, const char *context)
     return fail(r, "'%s'%s%s", word, context ? " " : "", context ? context : "");
 }
 
-/* The current token as a finite float. */
-/* The token as a float: 0, or 1 when it is not a number, 2 when it does
- * not fit a float. */
+/* The current token as a finite float: 0, or 1 when it is not a number,
+ * 2 when it does not fit a float. */
 static int tok_number(const bvh_reader *r, float *out)
 {
     const char *stop;
@@ -186,6 +185,7 @@ static int number_failure(bvh_reader *r, int bad, const char *what)
     return bad == 1 ? fail(r, "%s", what) : fail(r, "%s that fits a float", what);
 }
 
+/* tok_number, failing with `what` (the number expected) when it is not one. */
 static int tok_float(bvh_reader *r, float *out, const char *what)
 {
     int bad = tok_number(r, out);
