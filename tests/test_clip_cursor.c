@@ -130,6 +130,113 @@ TEST(cursor_samples_what_the_clip_samples_on_real_clips)
     CHECK(checked == 5);
 }
 
+/* Do model matrices a and b hold the same values (a zero's sign aside)? */
+static int same_models(const mat4 *a, const mat4 *b, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 4; k++)
+            for (int e = 0; e < 4; e++)
+                if (a[j][k][e] != b[j][k][e]) return 0;
+    return 1;
+}
+
+/* mr_clip_sample_model puts in model what mr_pose_to_model makes of the
+ * pose mr_clip_sample_with samples: the same bits as through another
+ * cursor (the same values as without one), with and without a pose, on
+ * clips whose joints fill their last group of 4 or not (75, 33, 38), packed
+ * or not (the cursor then lends a pose). */
+TEST(sample_model_gives_the_model_matrices_of_the_sampled_pose)
+{
+    static const char *const files[][2] = {
+        {SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+         SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"},
+        {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"},
+        {SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL},
+        {"/usr/share/assimp/models/BVH/01_01.bvh", NULL},
+    };
+    float times[700];
+    int checked = 0;
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        mr_model *m = load(files[f][0], files[f][1]);
+        if (!m || m->clip_count < 1) {
+            mr_model_destroy(m);
+            continue;
+        }
+        const mr_skeleton *sk = &m->skeleton;
+        int n = sk->joint_count;
+        mr_clip *c = m->clips[0];
+        mr_clip_cursor *cur = mr_clip_cursor_create(n), *other = mr_clip_cursor_create(0);
+        mr_pose a, b;
+        mr_pose_init(&a, n);
+        mr_pose_init(&b, n);
+        mat4 *expect = calloc((size_t)n, sizeof *expect), *got = calloc((size_t)n, sizeof *got);
+        int count = time_sequence(c->duration, c->rate, times, 700), bad_bits = 0, bad_values = 0, bad_pose = 0;
+        for (int packed = 0; packed < 2; packed++) {
+            if (packed) CHECK(mr_clip_optimize(c, 0.0f) == MR_OK && c->runtime->pack);
+            for (int i = 0; i < count; i++) {
+                mr_wrap wrap = i % 2 ? MR_WRAP_LOOP : MR_WRAP_CLAMP;
+                CHECK(mr_clip_sample_with(c, sk, times[i], wrap, &a, other) == MR_OK);
+                CHECK(mr_pose_to_model(sk, &a, expect) == MR_OK);
+                CHECK(mr_clip_sample_model(c, sk, times[i], wrap, i % 3 ? NULL : &b, got, cur) == MR_OK);
+                bad_bits += memcmp(expect, got, (size_t)n * sizeof *got) != 0;
+                if (i % 3 == 0) bad_pose += !same_pose(&a, &b, n);
+                CHECK(mr_clip_sample(c, sk, times[i], wrap, &a) == MR_OK);
+                CHECK(mr_pose_to_model(sk, &a, expect) == MR_OK);
+                bad_values += !same_models(expect, got, n);
+            }
+        }
+        CHECK_MSG(bad_bits == 0 && bad_values == 0 && bad_pose == 0,
+                  "%s: of %d samples, %d models differ in their bits from another cursor's, %d in value from "
+                  "no cursor's, %d poses differ",
+                  files[f][0], 2 * count, bad_bits, bad_values, bad_pose);
+        free(expect);
+        free(got);
+        mr_pose_deinit(&a);
+        mr_pose_deinit(&b);
+        mr_clip_cursor_destroy(cur);
+        mr_clip_cursor_destroy(other);
+        mr_model_destroy(m);
+        checked++;
+    }
+    CHECK(checked == 4);
+}
+
+/* What it refuses, leaving pose and model as they were. */
+TEST(sample_model_refuses_bad_arguments_untouched)
+{
+    char mesh[512], anim[512];
+    mr_model *m = load(snout(mesh, sizeof mesh, "snoutx10k.md5mesh"), snout(anim, sizeof anim, "forward.md5anim"));
+    if (!m) return;
+    const mr_skeleton *sk = &m->skeleton;
+    int n = sk->joint_count;
+    mr_clip *c = m->clips[0];
+    CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
+    mr_clip_cursor *cur = mr_clip_cursor_create(n);
+    mr_pose p, small;
+    mr_pose_init(&p, n);
+    mr_pose_init(&small, n - 1);
+    mat4 *model = calloc((size_t)n, sizeof *model);
+    for (int j = 0; j < n; j++) model[j][0][0] = 7.0f;
+    p.t[0][0] = 7.0f;
+    CHECK(mr_clip_sample_model(c, sk, 0.5f, MR_WRAP_LOOP, &p, NULL, cur) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_sample_model(c, sk, 0.5f, MR_WRAP_LOOP, NULL, model, NULL) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_sample_model(NULL, sk, 0.5f, MR_WRAP_LOOP, &p, model, cur) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_sample_model(c, sk, NAN, MR_WRAP_LOOP, &p, model, cur) == MR_ERR_BAD_TIME);
+    CHECK(mr_clip_sample_model(c, sk, INFINITY, MR_WRAP_LOOP, NULL, model, cur) == MR_ERR_BAD_TIME);
+    CHECK(mr_clip_sample_model(c, sk, 0.5f, MR_WRAP_LOOP, &small, model, cur) == MR_ERR_JOINT_COUNT);
+    int touched = p.t[0][0] != 7.0f;
+    for (int j = 0; j < n; j++) touched += model[j][0][0] != 7.0f;
+    CHECK_MSG(touched == 0, "%d values written by refused calls", touched);
+    /* and then it samples */
+    CHECK(mr_clip_sample_model(c, sk, 0.5f, MR_WRAP_LOOP, NULL, model, cur) == MR_OK);
+    CHECK(model[0][3][3] == 1.0f);
+    free(model);
+    mr_pose_deinit(&p);
+    mr_pose_deinit(&small);
+    mr_clip_cursor_destroy(cur);
+    mr_model_destroy(m);
+}
+
 /* One cursor follows a playhead from clip to clip, through a rebuild of
  * the same clip (a new pack, perhaps at the old one's address) and onto
  * another skeleton whose rest pose differs. */
@@ -324,6 +431,8 @@ TEST(mixer_plays_packed_clips_through_cursors)
 int main(void)
 {
     RUN(cursor_samples_what_the_clip_samples_on_real_clips);
+    RUN(sample_model_gives_the_model_matrices_of_the_sampled_pose);
+    RUN(sample_model_refuses_bad_arguments_untouched);
     RUN(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons);
     RUN(cursor_holds_step_keys_where_the_search_does);
     RUN(blendspace_samples_packed_clips_through_cursors);

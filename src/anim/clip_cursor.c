@@ -11,7 +11,10 @@
  * time with exactly the arithmetic of the packed clip's own sampler (the
  * same values; a zero may come out with the other sign).
  * Constants and rest channels are decoded once, when the cursor binds to a
- * clip and a skeleton (its serial: skeleton.h). */
+ * clip and a skeleton (its serial: skeleton.h).
+ * mr_clip_sample_model has it interpolate into rows of local transforms
+ * (pose.h's MR_LOCAL_*), which local-to-model reads as they are: a pose
+ * written and read back costs about 40 ns of shuffles on snoutx10k. */
 #include "anim/clip_pack.h"
 
 #include <math.h>
@@ -43,6 +46,9 @@ struct mr_clip_cursor {
     int capacity;               /* joints the arrays have room for */
     int joints, lanes, animated;
     float *rows;                /* ROWS * lanes, 32-byte aligned */
+    float *local;               /* the last sample's local transforms: MR_LOCAL_ROWS * lanes (pose.h), */
+                                /* 32-byte aligned, written by mr_clip_cursor_sample_model */
+    mr_pose scratch;            /* mr_clip_sample_model's pose when its caller wants none (joint_count 0: none yet) */
     float *lo, *hi;             /* per animated track: the window [lo, hi) its keys serve */
                                 /* (16-byte aligned; up to a multiple of 4: [-inf, inf)) */
     int *track;                 /* per animated track: joint * 3 + channel */
@@ -56,6 +62,8 @@ struct mr_clip_cursor {
 static void release(mr_clip_cursor *cur)
 {
     free(cur->rows);
+    free(cur->local);
+    mr_pose_deinit(&cur->scratch);
     free(cur->lo);
     free(cur->hi);
     free(cur->track);
@@ -74,6 +82,7 @@ static int reserve(mr_clip_cursor *cur, int joints)
     release(cur);
     size_t lanes = (size_t)(joints + 7) / 8 * 8, tracks = (size_t)joints * 3, windows = (tracks + 3) / 4 * 4;
     cur->rows = aligned_alloc(32, (size_t)ROWS * lanes * sizeof(float));   /* a multiple of 32 */
+    cur->local = aligned_alloc(32, (size_t)MR_LOCAL_ROWS * lanes * sizeof(float));
     cur->lo = aligned_alloc(16, windows * sizeof *cur->lo);   /* a multiple of 16 */
     cur->hi = aligned_alloc(16, windows * sizeof *cur->hi);
     cur->track = mr_alloc_array(tracks, sizeof *cur->track);
@@ -81,7 +90,7 @@ static int reserve(mr_clip_cursor *cur, int joints)
     cur->key = mr_alloc_array(tracks, sizeof *cur->key);
     cur->bit = mr_alloc_array(tracks, sizeof *cur->bit);
     cur->pos = mr_alloc_array(tracks, sizeof *cur->pos);
-    if (!cur->rows || !cur->lo || !cur->hi || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos) {
+    if (!cur->rows || !cur->local || !cur->lo || !cur->hi || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos) {
         release(cur);
         return 0;
     }
@@ -257,9 +266,10 @@ static inline __m128 alpha4(const float *t0, const float *inv, __m128 t)
     return _mm_max_ps(_mm_min_ps(a, _mm_set1_ps(1.0f)), _mm_setzero_ps());
 }
 
-/* Joints j..j+3 (count of them, <= 4) from rows r (lane 0 = joint j). */
+/* Joints j..j+3 (count of them, <= 4) from rows r (lane 0 = joint j),
+ * into pose (NULL: none) and the local rows at local + j (NULL: none). */
 static inline __attribute__((always_inline)) void interpolate4(const float *r, size_t L, __m128 t, mr_pose *pose,
-                                                               int j, int count)
+                                                               float *local, int j, int count)
 {
     __m128 k0[4], k1[4], q[4], lerp[6];
     MR_UNROLL for (int c = 0; c < 4; c++) {
@@ -269,7 +279,6 @@ static inline __attribute__((always_inline)) void interpolate4(const float *r, s
     mr_soa4_nlerp_soa(k0, k1, alpha4(r + RT0 * L, r + RINV * L, t), q);
     __m128 rest = _mm_cmpneq_ps(_mm_load_ps(r + RREST * L), _mm_setzero_ps());
     MR_UNROLL for (int c = 0; c < 4; c++) q[c] = _mm_or_ps(_mm_and_ps(rest, k0[c]), _mm_andnot_ps(rest, q[c]));
-    _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
     __m128 at = alpha4(r + TT0 * L, r + TINV * L, t), as = alpha4(r + ST0 * L, r + SINV * L, t);
     MR_UNROLL for (int c = 0; c < 3; c++) {
         __m128 v0 = _mm_load_ps(r + (TX0 + c) * L), v1 = _mm_load_ps(r + (TX1 + c) * L);
@@ -277,15 +286,22 @@ static inline __attribute__((always_inline)) void interpolate4(const float *r, s
         __m128 s0 = _mm_load_ps(r + (SX0 + c) * L), s1 = _mm_load_ps(r + (SX1 + c) * L);
         lerp[3 + c] = _mm_add_ps(s0, _mm_mul_ps(as, _mm_sub_ps(s1, s0)));
     }
-    mr_soa4_store_pose(pose, j, count, q, lerp);
+    if (local) {
+        MR_UNROLL for (int c = 0; c < 4; c++) _mm_store_ps(local + (MR_LOCAL_QX + c) * L, q[c]);
+        MR_UNROLL for (int c = 0; c < 6; c++) _mm_store_ps(local + (MR_LOCAL_TX + c) * L, lerp[c]);
+    }
+    if (pose) {
+        _MM_TRANSPOSE4_PS(q[0], q[1], q[2], q[3]);
+        mr_soa4_store_pose(pose, j, count, q, lerp);
+    }
 }
 
-static void interpolate_sse(const mr_clip_cursor *cur, float time, mr_pose *pose)
+static void interpolate_sse(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
 {
     const size_t L = (size_t)cur->lanes;
     const __m128 t = _mm_set1_ps(time);
     for (int j = 0; j < cur->joints; j += 4)
-        interpolate4(cur->rows + j, L, t, pose, j, cur->joints - j < 4 ? cur->joints - j : 4);
+        interpolate4(cur->rows + j, L, t, pose, local ? local + j : NULL, j, cur->joints - j < 4 ? cur->joints - j : 4);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -342,7 +358,8 @@ __attribute__((target("avx"))) static inline void store_pose8(mr_pose *pose, int
 /* The same arithmetic 8 joints at a time (AVX, no fused multiply-add: the
  * same values); a group that ends the pose short of 8 joints is stored as
  * two groups of 4. */
-__attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor *cur, float time, mr_pose *pose)
+__attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor *cur, float time, mr_pose *pose,
+                                                           float *local)
 {
     const size_t L = (size_t)cur->lanes;
     const __m256 t = _mm256_set1_ps(time), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
@@ -376,6 +393,11 @@ __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor 
             __m256 s0 = _mm256_load_ps(r + (SX0 + c) * L), s1 = _mm256_load_ps(r + (SX1 + c) * L);
             lerp[3 + c] = _mm256_add_ps(s0, _mm256_mul_ps(as, _mm256_sub_ps(s1, s0)));
         }
+        if (local) {
+            MR_UNROLL for (int c = 0; c < 4; c++) _mm256_store_ps(local + (MR_LOCAL_QX + c) * L + j, q[c]);
+            MR_UNROLL for (int c = 0; c < 6; c++) _mm256_store_ps(local + (MR_LOCAL_TX + c) * L + j, lerp[c]);
+        }
+        if (!pose) continue;
         if (j + 8 <= cur->joints) {
             store_pose8(pose, j, q, lerp);
         } else {
@@ -387,15 +409,16 @@ __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor 
 }
 #endif
 
-static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+/* Every joint at time into pose and the local rows (either NULL: none). */
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (mr_simd() >= MR_SIMD_AVX) {
-        interpolate_avx(cur, time, pose);
+        interpolate_avx(cur, time, pose, local);
         return;
     }
 #endif
-    interpolate_sse(cur, time, pose);
+    interpolate_sse(cur, time, pose, local);
 }
 #else
 static float alpha1(const float *r, size_t L, int row, float t)
@@ -404,28 +427,40 @@ static float alpha1(const float *r, size_t L, int row, float t)
     return a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
 }
 
-static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose)
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
 {
     const size_t L = (size_t)cur->lanes;
     for (int j = 0; j < cur->joints; j++) {
         const float *r = cur->rows + j;
-        float v0[4], v1[4];
+        float v0[4], v1[4], tr[3], rot[4], sc[3];
         for (int e = 0; e < 4; e++) {
             v0[e] = r[(size_t)(RX0 + e) * L];
             v1[e] = r[(size_t)(RX1 + e) * L];
         }
-        if (r[(size_t)RREST * L] != 0.0f) memcpy(pose->r[j], v0, sizeof(versor));
-        else interp_keys(v0, v1, 1, alpha1(r, L, RT0, time), pose->r[j]);
+        if (r[(size_t)RREST * L] != 0.0f) memcpy(rot, v0, sizeof rot);
+        else interp_keys(v0, v1, 1, alpha1(r, L, RT0, time), rot);
         for (int e = 0; e < 3; e++) {
             v0[e] = r[(size_t)(TX0 + e) * L];
             v1[e] = r[(size_t)(TX1 + e) * L];
         }
-        interp_keys(v0, v1, 0, alpha1(r, L, TT0, time), pose->t[j]);
+        interp_keys(v0, v1, 0, alpha1(r, L, TT0, time), tr);
         for (int e = 0; e < 3; e++) {
             v0[e] = r[(size_t)(SX0 + e) * L];
             v1[e] = r[(size_t)(SX1 + e) * L];
         }
-        interp_keys(v0, v1, 0, alpha1(r, L, ST0, time), pose->s[j]);
+        interp_keys(v0, v1, 0, alpha1(r, L, ST0, time), sc);
+        if (pose) {
+            memcpy(pose->r[j], rot, sizeof rot);
+            memcpy(pose->t[j], tr, sizeof tr);
+            memcpy(pose->s[j], sc, sizeof sc);
+        }
+        if (local) {
+            for (int e = 0; e < 4; e++) local[(MR_LOCAL_QX + e) * L + (size_t)j] = rot[e];
+            for (int e = 0; e < 3; e++) {
+                local[(MR_LOCAL_TX + e) * L + (size_t)j] = tr[e];
+                local[(MR_LOCAL_SX + e) * L + (size_t)j] = sc[e];
+            }
+        }
     }
 }
 #endif
@@ -447,8 +482,10 @@ static void refresh_left(mr_clip_cursor *cur, const float *times, float t)
 #endif
 }
 
-int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
-                          const mr_skeleton *sk, float t, mr_pose *pose)
+/* Binds cur to pack and sk unless it is bound to them; refreshes the
+ * tracks t left. 0 without memory (cur unbound). */
+static int advance(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial, const mr_skeleton *sk,
+                   float t)
 {
     /* A skeleton's serial changes with its rest pose (skeleton.h), which
      * the cursor holds. */
@@ -456,8 +493,32 @@ int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigne
         cur->sk_joints != sk->joint_count) {
         if (!bind(cur, pack, serial, sk)) return 0;
     }
-    const float *times = (const float *)((const uint8_t *)pack + pack->times);
-    refresh_left(cur, times, t);
-    interpolate(cur, t, pose);
+    refresh_left(cur, (const float *)((const uint8_t *)pack + pack->times), t);
     return 1;
+}
+
+int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
+                          const mr_skeleton *sk, float t, mr_pose *pose)
+{
+    if (!advance(cur, pack, serial, sk, t)) return 0;
+    interpolate(cur, t, pose, NULL);
+    return 1;
+}
+
+int mr_clip_cursor_sample_model(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
+                                const mr_skeleton *sk, float t, mr_pose *pose, mat4 *model)
+{
+    if (!advance(cur, pack, serial, sk, t)) return 0;
+    interpolate(cur, t, pose, cur->local);
+    mr_pose_rows_to_model(sk, cur->local, (size_t)cur->lanes, model);
+    return 1;
+}
+
+mr_pose *mr_clip_cursor_scratch(mr_clip_cursor *cur, int joints)
+{
+    if (cur->scratch.joint_count != joints) {
+        mr_pose_deinit(&cur->scratch);
+        if (mr_pose_init(&cur->scratch, joints) != MR_OK) return NULL;
+    }
+    return &cur->scratch;
 }

@@ -123,6 +123,16 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
 int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
                           const mr_skeleton *sk, float t, mr_pose *pose);
 
+/* mr_clip_cursor_sample into pose (NULL: none) that also puts the model
+ * matrices of the pose in model (mr_pose_to_model's bits), from the
+ * cursor's own rows of local transforms: no round trip through a pose. */
+int mr_clip_cursor_sample_model(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long long serial,
+                                const mr_skeleton *sk, float t, mr_pose *pose, mat4 *model);
+
+/* A pose of `joints` joints that cur owns (made or remade on demand; its
+ * values are whatever was last written); NULL without memory. */
+mr_pose *mr_clip_cursor_scratch(mr_clip_cursor *cur, int joints);
+
 /* Keys the pack keeps for joint's channel (0 translation, 1 rotation,
  * 2 scale): 0 when the channel keeps the rest pose, 1 for a constant. */
 int mr_clip_pack_track_keys(const mr_clip_pack *pack, int joint, int channel);

@@ -437,6 +437,23 @@ mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
     return mr_clip_sample_with(clip, sk, time, wrap, pose, NULL);
 }
 
+mr_status mr_clip_sample_model(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                               mr_pose *pose, mat4 *model, mr_clip_cursor *cur)
+{
+    if (!clip || !sk || !model || (!pose && !cur)) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time)) return MR_ERR_BAD_TIME;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count || (pose && pose->joint_count != sk->joint_count))
+        return MR_ERR_JOINT_COUNT;
+    const mr_clip_runtime *rt = clip->runtime;
+    if (rt && rt->pack && cur &&
+        mr_clip_cursor_sample_model(cur, rt->pack, rt->serial, sk, mr_clip_wrap_time(clip, time, wrap), pose, model))
+        return MR_OK;
+    if (!pose && !(pose = mr_clip_cursor_scratch(cur, sk->joint_count))) return MR_ERR_NO_MEMORY;
+    mr_status st = mr_clip_sample_with(clip, sk, time, wrap, pose, cur);
+    return st == MR_OK ? mr_pose_to_model(sk, pose, model) : st;
+}
+
 mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
                               mr_pose *pose, mr_clip_cursor *cur)
 {

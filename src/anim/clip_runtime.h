@@ -211,6 +211,16 @@ void mr_clip_cursor_destroy(mr_clip_cursor *cur);   /* takes NULL */
 mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
                               mr_pose *pose, mr_clip_cursor *cur);
 
+/* mr_clip_sample_with, then mr_pose_to_model of the pose into model (the
+ * same bits), in one step: a packed clip sampled through a cursor goes to
+ * model matrices from the cursor's rows of local transforms, which saves
+ * moving them into a pose and back out (docs/PERFORMANCE.md). pose NULL:
+ * the caller wants only the model matrices (then a cursor is needed; it
+ * lends a pose where the clip needs one). Fails as mr_clip_sample does,
+ * touching neither pose nor model. */
+mr_status mr_clip_sample_model(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
+                               mr_pose *pose, mat4 *model, mr_clip_cursor *cur);
+
 /* What the sampler reads, in bytes (issue 30's "runtime bytes"): a
  * packed clip's block; with a SIMD bake, its rows (keys * 10 * lanes floats), its list of rest channels
  * and the shared key times; otherwise, for every channel, the times and

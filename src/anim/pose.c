@@ -98,6 +98,39 @@ void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out)
     compose_trs(pose->t[j], pose->r[j], pose->s[j], out);
 }
 
+/* Where local-to-model reads the local transforms: a pose, or rows
+ * (mr_pose_rows_to_model). */
+typedef struct mr_local_rows {
+    const mr_pose *pose;
+    const float *rows;   /* NULL: pose */
+    size_t lanes;
+} mr_local_rows;
+
+/* Joint i's local transform, copied out. */
+static inline void local_of(const mr_local_rows *in, int i, float *t, float *q, float *s)
+{
+    if (!in->rows) {
+        memcpy(t, in->pose->t[i], 3 * sizeof *t);
+        memcpy(q, in->pose->r[i], 4 * sizeof *q);
+        memcpy(s, in->pose->s[i], 3 * sizeof *s);
+        return;
+    }
+    const float *r = in->rows + i;
+    size_t L = in->lanes;
+    for (int e = 0; e < 3; e++) {
+        t[e] = r[(MR_LOCAL_TX + e) * L];
+        s[e] = r[(MR_LOCAL_SX + e) * L];
+    }
+    for (int e = 0; e < 4; e++) q[e] = r[(MR_LOCAL_QX + e) * L];
+}
+
+static inline void compose_local(const mr_local_rows *in, int i, mat4 out)
+{
+    float t[3], q[4], s[3];
+    local_of(in, i, t, q, s);
+    compose_trs(t, q, s, out);
+}
+
 #if defined(__SSE__)
 #include <xmmintrin.h>
 
@@ -140,14 +173,30 @@ static inline void compose_child(const mat4 parent, const float *t, const float 
  * their translations: compose_trs's formulas, one register per
  * coefficient, joint l in lane l (the same values as per joint); column k
  * of a local matrix is c[3k], c[3k+1], c[3k+2] (k = 3: the translation). */
-static inline __attribute__((always_inline)) void coefficients4(const mr_pose *pose, int j, __m128 c[12])
+static inline __attribute__((always_inline)) void coefficients4(const mr_local_rows *in, int j, __m128 c[12])
 {
-    __m128 x = _mm_loadu_ps(pose->r[j]), y = _mm_loadu_ps(pose->r[j + 1]);
-    __m128 z = _mm_loadu_ps(pose->r[j + 2]), w = _mm_loadu_ps(pose->r[j + 3]);
-    _MM_TRANSPOSE4_PS(x, y, z, w);
-    __m128 sx, sy, sz;
-    mr_soa4_load_xyz(pose->s[j], &sx, &sy, &sz);
-    mr_soa4_load_xyz(pose->t[j], &c[9], &c[10], &c[11]);
+    __m128 x, y, z, w, sx, sy, sz;
+    if (in->rows) {   /* rows: already one register per component */
+        const float *r = in->rows + j;
+        size_t L = in->lanes;
+        x = _mm_load_ps(r + MR_LOCAL_QX * L);
+        y = _mm_load_ps(r + MR_LOCAL_QY * L);
+        z = _mm_load_ps(r + MR_LOCAL_QZ * L);
+        w = _mm_load_ps(r + MR_LOCAL_QW * L);
+        MR_UNROLL for (int e = 0; e < 3; e++) c[9 + e] = _mm_load_ps(r + (MR_LOCAL_TX + e) * L);
+        sx = _mm_load_ps(r + MR_LOCAL_SX * L);
+        sy = _mm_load_ps(r + MR_LOCAL_SY * L);
+        sz = _mm_load_ps(r + MR_LOCAL_SZ * L);
+    } else {
+        const mr_pose *pose = in->pose;
+        x = _mm_loadu_ps(pose->r[j]);
+        y = _mm_loadu_ps(pose->r[j + 1]);
+        z = _mm_loadu_ps(pose->r[j + 2]);
+        w = _mm_loadu_ps(pose->r[j + 3]);
+        _MM_TRANSPOSE4_PS(x, y, z, w);
+        mr_soa4_load_xyz(pose->s[j], &sx, &sy, &sz);
+        mr_soa4_load_xyz(pose->t[j], &c[9], &c[10], &c[11]);
+    }
     const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f);
     __m128 xx = _mm_mul_ps(x, x), yy = _mm_mul_ps(y, y), zz = _mm_mul_ps(z, z);
     __m128 xy = _mm_mul_ps(x, y), xz = _mm_mul_ps(x, z), yz = _mm_mul_ps(y, z);
@@ -163,26 +212,35 @@ static inline __attribute__((always_inline)) void coefficients4(const mr_pose *p
     c[8] = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(two, _mm_add_ps(xx, yy))), sz);
 }
 
-/* Whole groups of 4 joints, each joint's columns as compose_child builds
+/* Where the groups of 4 joints end: at the last whole group of a pose;
+ * rows have room for the last group whole (their lanes a multiple of 4). */
+static inline int group_end(const mr_skeleton *sk, const mr_local_rows *in)
+{
+    return in->rows ? sk->joint_count : sk->joint_count / 4 * 4;
+}
+
+/* Groups of 4 joints (group_end), each joint's columns as compose_child builds
  * them from its parent's; returns the joints done. Parents come before
  * children (skeleton.h), so a group's parents are done before it, or
  * earlier in the group and done first. A child that follows its parent
  * (most joints of a chain) takes the parent's columns from registers
  * (last) instead of reloading what was just stored. Unrolled, so that
  * the small arrays stay in registers. */
-static int to_model_groups_sse(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
+static int to_model_groups_sse(const mr_skeleton *sk, const mr_local_rows *in, mat4 *model)
 {
     __m128 last[4] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
     int have_last = 0, j = 0;
-    for (; j + 4 <= sk->joint_count; j += 4) {
+    for (; j < group_end(sk, in); j += 4) {
         __m128 c[12];
-        coefficients4(pose, j, c);
+        coefficients4(in, j, c);
         float cf[12][4] __attribute__((aligned(16)));   /* broadcast from here: no immediates */
         MR_UNROLL for (int k = 0; k < 12; k++) _mm_store_ps(cf[k], c[k]);
         MR_UNROLL for (int l = 0; l < 4; l++) {
-            int i = j + l, p = sk->parents[i];
+            int i = j + l;
+            if (i >= sk->joint_count) break;   /* the rows' last group */
+            int p = sk->parents[i];
             if (p < 0) {   /* a root: its local matrix */
-                compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+                compose_local(in, i, model[i]);
                 have_last = 0;
                 continue;
             }
@@ -214,14 +272,14 @@ static int to_model_groups_sse(const mr_skeleton *sk, const mr_pose *pose, mat4 
  * comes out, its sign and payload may differ). Half the multiplies, adds
  * and broadcasts; the parent's columns are broadcast to both halves as
  * they are loaded. */
-__attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton *sk, const mr_pose *pose,
+__attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton *sk, const mr_local_rows *in,
                                                               mat4 *model)
 {
     const __m256 neg_zero = _mm256_set1_ps(-0.0f);
     int j = 0;
-    for (; j + 4 <= sk->joint_count; j += 4) {
+    for (; j < group_end(sk, in); j += 4) {
         __m128 c[12];
-        coefficients4(pose, j, c);
+        coefficients4(in, j, c);
         /* [column k's coefficient | column k + 1's], k = 0 and 2, per row */
         __m256 c01[3], c23[3];
         MR_UNROLL for (int r = 0; r < 3; r++) {
@@ -229,9 +287,11 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
             c23[r] = _mm256_insertf128_ps(_mm256_castps128_ps256(c[6 + r]), c[9 + r], 1);
         }
         MR_UNROLL for (int l = 0; l < 4; l++) {
-            int i = j + l, p = sk->parents[i];
+            int i = j + l;
+            if (i >= sk->joint_count) break;   /* the rows' last group */
+            int p = sk->parents[i];
             if (p < 0) {   /* a root: its local matrix */
-                compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
+                compose_local(in, i, model[i]);
                 continue;
             }
             /* the parent's columns 0, 1 and 2 in both halves; -0.0 | column 3 */
@@ -255,26 +315,42 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
     }
     return j;
 }
+
 #endif
 #endif
+
+/* Model matrices of every joint from in (a pose or rows). */
+static void to_model(const mr_skeleton *sk, const mr_local_rows *in, mat4 *model)
+{
+    const int *parents = sk->parents;
+    int i = 0;
+#if defined(TO_MODEL_AVX)
+    i = mr_simd() >= MR_SIMD_AVX ? to_model_groups_avx(sk, in, model) : to_model_groups_sse(sk, in, model);
+#elif defined(__SSE__)
+    i = to_model_groups_sse(sk, in, model);
+#endif
+    for (; i < sk->joint_count; i++) {
+        int p = parents[i];
+        float t[3], q[4], s[3];
+        local_of(in, i, t, q, s);
+        if (p < 0) compose_trs(t, q, s, model[i]);
+        else compose_child(model[p], t, q, s, model[i]);
+    }
+}
 
 mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model)
 {
     if (!sk || !pose || !model) return MR_ERR_INVALID_ARGUMENT;
     if (pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
-    const int *parents = sk->parents;
-    int i = 0;
-#if defined(TO_MODEL_AVX)
-    i = mr_simd() >= MR_SIMD_AVX ? to_model_groups_avx(sk, pose, model) : to_model_groups_sse(sk, pose, model);
-#elif defined(__SSE__)
-    i = to_model_groups_sse(sk, pose, model);
-#endif
-    for (; i < sk->joint_count; i++) {
-        int p = parents[i];
-        if (p < 0) compose_trs(pose->t[i], pose->r[i], pose->s[i], model[i]);
-        else compose_child(model[p], pose->t[i], pose->r[i], pose->s[i], model[i]);
-    }
+    mr_local_rows in = {pose, NULL, 0};
+    to_model(sk, &in, model);
     return MR_OK;
+}
+
+void mr_pose_rows_to_model(const mr_skeleton *sk, const float *rows, size_t lanes, mat4 *model)
+{
+    mr_local_rows in = {NULL, rows, lanes};
+    to_model(sk, &in, model);
 }
 
 mr_status mr_pose_skinning(const mr_skeleton *sk, const mat4 *model, mat4 *skin)

@@ -41,6 +41,22 @@ void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);
  * joint_count entries. Fails on mismatched joint counts. */
 mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model);
 
+/* Rows of local transforms, structure of arrays: row k of `lanes` floats
+ * holds component k of every joint (joint j at rows[k * lanes + j]), as a
+ * clip cursor interpolates them (clip_runtime.h, mr_clip_sample_model). */
+enum {
+    MR_LOCAL_QX, MR_LOCAL_QY, MR_LOCAL_QZ, MR_LOCAL_QW,
+    MR_LOCAL_TX, MR_LOCAL_TY, MR_LOCAL_TZ,
+    MR_LOCAL_SX, MR_LOCAL_SY, MR_LOCAL_SZ,
+    MR_LOCAL_ROWS
+};
+
+/* mr_pose_to_model from such rows (lanes >= sk's joints, a multiple of 4;
+ * rows 16-byte aligned): the same bits as from a pose holding the same
+ * values, without moving them into one first. No checks: internal to the
+ * samplers. */
+void mr_pose_rows_to_model(const mr_skeleton *sk, const float *rows, size_t lanes, mat4 *model);
+
 /* Skinning matrices: skin[i] = model[i] * inverse_bind[i]. */
 mr_status mr_pose_skinning(const mr_skeleton *sk, const mat4 *model, mat4 *skin);
 

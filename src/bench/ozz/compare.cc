@@ -26,7 +26,10 @@
 //     the same way (this program checks that its measure gives marrow's
 //     figure for marrow's clip, and says so when not);
 //     optimised: marrow's mr_clip_optimize at its default, 1e-4 of the model
-//     size (sampled through a playback cursor, as ozz through its context), against
+//     size (sampled through a playback cursor, as ozz through its context,
+//     straight to model matrices: mr_clip_sample_model, which leaves the
+//     local transforms in the cursor's rows as ozz's SamplingJob leaves them
+//     in its SoA output), against
 //     ozz's AnimationOptimizer at its defaults (1 mm at 10 cm) scaled from a
 //     1.8 m character to the model's size;
 // and times, in alternating turns, in thread CPU time, nanoseconds per
@@ -274,10 +277,11 @@ static void run_marrow(Subjects &s, int which, float t)
     MarrowRig &m = s.m;
     switch (which) {
     case CASE_SAMPLE:
-    case CASE_THIN:
-        mr_clip_sample_with(which == CASE_SAMPLE ? s.walk : s.walk_thin, m.sk, t, MR_WRAP_LOOP, &m.a,
-                            which == CASE_SAMPLE ? nullptr : s.cursor);
+        mr_clip_sample(s.walk, m.sk, t, MR_WRAP_LOOP, &m.a);
         mr_pose_to_model(m.sk, &m.a, m.model);
+        break;
+    case CASE_THIN:   // the locals stay in the cursor's rows, as ozz's in its SoA output
+        mr_clip_sample_model(s.walk_thin, m.sk, t, MR_WRAP_LOOP, nullptr, m.model, s.cursor);
         break;
     case CASE_BLEND:
     case CASE_BLEND_STEP: {
