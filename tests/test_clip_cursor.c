@@ -97,19 +97,23 @@ static int time_sequence(float duration, float rate, float *out, int max)
     return k;
 }
 
+/* Real clips of four exporters (mesh, animation or NULL): 75, 33, 17, 65 and
+ * 38 joints, each ending with a part of a group of 4 (3, 1, 1, 1, 2). */
+static const char *const files[][2] = {
+    {SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
+     SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"},
+    {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"},
+    {SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb", NULL},
+    {SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL},
+    {"/usr/share/assimp/models/BVH/01_01.bvh", NULL},
+};
+enum { FILE_COUNT = sizeof files / sizeof *files };
+
 TEST(cursor_samples_what_the_clip_samples_on_real_clips)
 {
-    static const char *const files[][2] = {
-        {SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
-         SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"},
-        {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"},
-        {SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb", NULL},
-        {SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL},
-        {"/usr/share/assimp/models/BVH/01_01.bvh", NULL},
-    };
     float times[700];
     int checked = 0;
-    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    for (size_t f = 0; f < FILE_COUNT; f++) {
         mr_model *m = load(files[f][0], files[f][1]);
         if (!m || m->clip_count < 1) {
             mr_model_destroy(m);
@@ -127,7 +131,7 @@ TEST(cursor_samples_what_the_clip_samples_on_real_clips)
         mr_model_destroy(m);
         checked++;
     }
-    CHECK(checked == 5);
+    CHECK(checked == FILE_COUNT);
 }
 
 /* Do model matrices a and b hold the same values (a zero's sign aside)? */
@@ -143,20 +147,12 @@ static int same_models(const mat4 *a, const mat4 *b, int n)
 /* mr_clip_sample_model puts in model what mr_pose_to_model makes of the
  * pose mr_clip_sample_with samples: the same bits as through another
  * cursor (the same values as without one), with and without a pose, on
- * clips whose joints fill their last group of 4 or not (75, 33, 38), packed
- * or not (the cursor then lends a pose). */
+ * the real clips, packed or not (the cursor then lends a pose). */
 TEST(sample_model_gives_the_model_matrices_of_the_sampled_pose)
 {
-    static const char *const files[][2] = {
-        {SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/snoutx10k.md5mesh",
-         SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/forward.md5anim"},
-        {SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS "assimp/test/models-nonbsd/MD5/Bob.md5anim"},
-        {SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL},
-        {"/usr/share/assimp/models/BVH/01_01.bvh", NULL},
-    };
     float times[700];
     int checked = 0;
-    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    for (size_t f = 0; f < FILE_COUNT; f++) {
         mr_model *m = load(files[f][0], files[f][1]);
         if (!m || m->clip_count < 1) {
             mr_model_destroy(m);
@@ -198,7 +194,7 @@ TEST(sample_model_gives_the_model_matrices_of_the_sampled_pose)
         mr_model_destroy(m);
         checked++;
     }
-    CHECK(checked == 4);
+    CHECK(checked == FILE_COUNT);
 }
 
 /* What it refuses, leaving pose and model as they were. */
