@@ -31,12 +31,16 @@
 //     local transforms in the cursor's rows as ozz's SamplingJob leaves them
 //     in its SoA output), against
 //     ozz's AnimationOptimizer at its defaults (1 mm at 10 cm) scaled from a
-//     1.8 m character to the model's size;
+//     1.8 m character to the model's size; and marrow optimised to the
+//     error ozz's clip leaves (measured in this run), which compares the
+//     two at equal fidelity;
 // and times, in alternating turns, in thread CPU time, nanoseconds per
 // joint, time stepped by 1/60 s and looped:
 //   sample + local-to-model   raw keys: mr_clip_sample + mr_pose_to_model
 //                             against SamplingJob + LocalToModelJob; then
-//                             each library's optimised clip;
+//                             each library's optimised clip; then marrow's
+//                             clip optimised to ozz's error, against ozz's
+//                             optimised clip timed again;
 //   blend + local-to-model    two clips sampled, blended 0.6 / 0.4 and
 //                             taken to model space (mr_blend_run against
 //                             BlendingJob);
@@ -259,16 +263,19 @@ struct MarrowRig {
 
 // ---- the comparison ----------------------------------------------------------
 
-enum { CASE_SAMPLE, CASE_THIN, CASE_BLEND, CASE_BLEND_STEP, CASE_COUNT };
+enum { CASE_SAMPLE, CASE_THIN, CASE_MATCHED, CASE_BLEND, CASE_BLEND_STEP, CASE_COUNT };
 static const char *kCaseNames[CASE_COUNT] = {"sample + local-to-model, raw keys",
                                              "sample + local-to-model, optimised clips",
+                                             "same, marrow optimised to ozz's error",
                                              "two-clip blend + local-to-model", "blend step alone"};
 
 struct Subjects {
     MarrowRig m;
     OzzRig o;
     const mr_clip *walk, *idle, *walk_thin;
-    mr_clip_cursor *cursor;   // marrow's playback cursor, as ozz samples through its context
+    const mr_clip *walk_matched;   // optimised to the error ozz's optimiser leaves
+    mr_clip_cursor *cursor;   // marrow's playback cursors, as ozz samples through its context
+    mr_clip_cursor *matched_cursor;
     ozz::unique_ptr<oa::Animation> o_walk, o_idle, o_walk_thin;
 };
 
@@ -282,6 +289,9 @@ static void run_marrow(Subjects &s, int which, float t)
         break;
     case CASE_THIN:   // the locals stay in the cursor's rows, as ozz's in its SoA output
         mr_clip_sample_model(s.walk_thin, m.sk, t, MR_WRAP_LOOP, nullptr, m.model, s.cursor);
+        break;
+    case CASE_MATCHED:
+        mr_clip_sample_model(s.walk_matched, m.sk, t, MR_WRAP_LOOP, nullptr, m.model, s.matched_cursor);
         break;
     case CASE_BLEND:
     case CASE_BLEND_STEP: {
@@ -304,6 +314,7 @@ static void run_ozz(Subjects &s, int which, float t)
     switch (which) {
     case CASE_SAMPLE:
     case CASE_THIN:
+    case CASE_MATCHED:   // ozz's optimised clip again, timed in the same turns
         ozz_sample(o, which == CASE_SAMPLE ? *s.o_walk : *s.o_walk_thin, t, 0);
         ozz_to_model(o, 0);
         break;
@@ -503,10 +514,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    // Two copies of the model: one keeps every key, the other is thinned
-    // (mr_clip_optimize changes the clip it is given).
-    mr_model *model = load(root), *thin_model = load(root);
-    if (!model || !thin_model) return 3;
+    // Three copies of the model: one keeps every key, the others are thinned
+    // (mr_clip_optimize changes the clip it is given): at marrow's default
+    // and to the error ozz's optimiser leaves.
+    mr_model *model = load(root), *thin_model = load(root), *matched_model = load(root);
+    if (!model || !thin_model || !matched_model) return 3;
     Subjects s;
     const mr_skeleton *sk = &model->skeleton;
     s.walk = mr_model_find_clip(model, "forward");
@@ -526,7 +538,8 @@ int main(int argc, char **argv)
     }
     s.walk_thin = walk_thin;
     s.cursor = mr_clip_cursor_create(sk->joint_count);
-    if (!s.cursor) return 1;
+    s.matched_cursor = mr_clip_cursor_create(sk->joint_count);
+    if (!s.cursor || !s.matched_cursor) return 1;
 
     if (!make_rig(sk, &s.o)) {
         fprintf(stderr, "ozz_compare: ozz's SkeletonBuilder refused the skeleton\n");
@@ -582,6 +595,17 @@ int main(int argc, char **argv)
                    mine / size, m_err[k] / size);
         o_err[k] = ozz_error(s.o, *o_clip[k], s.walk, exact, d);
     }
+    // marrow optimised to ozz's error: equal fidelity, compared
+    mr_clip *walk_matched = mr_model_find_clip(matched_model, "forward");
+    double matched_err = 0;
+    float matched_tolerance = (float)(o_err[1] / size);
+    if (!walk_matched || !(matched_tolerance > 0) || mr_clip_optimize(walk_matched, matched_tolerance) != MR_OK ||
+        mr_clip_runtime_error(walk_matched, sk, d, kErrorSamples, &matched_err) != MR_OK) {
+        fprintf(stderr, "ozz_compare: marrow could not optimise the clip 'forward' to ozz's error (%.3g)\n",
+                (double)matched_tolerance);
+        return 1;
+    }
+    s.walk_matched = walk_matched;
     free(exact);
     printf("  optimised: marrow mr_clip_optimize at %g of the model size; ozz AnimationOptimizer at its\n"
            "  defaults (1 mm at 10 cm) scaled to the model: %.3g units at %.3g (size %.4g units)\n",
@@ -590,11 +614,15 @@ int main(int argc, char **argv)
            "  against the exact pose of the source keys; error as a fraction of the model size)\n",
            kErrorSamples);
     printf("  %-40s %12s %9s %12s %9s %14s\n", "", "marrow bytes", "error", "ozz bytes", "error", "marrow / ozz");
-    static const char *kClipNames[2] = {"raw keys", "optimised"};
-    for (int k = 0; k < 2; k++) {
-        size_t mb = mr_clip_runtime_bytes(m_clip[k]), ob = o_clip[k]->size();
-        printf("  %-40s %12zu %9.2g %12zu %9.2g %13.2fx\n", kClipNames[k], mb, m_err[k] / size, ob,
-               o_err[k] < 0 ? -1.0 : o_err[k] / size, (double)mb / (double)ob);
+    static const char *kClipNames[3] = {"raw keys", "optimised", "marrow optimised to ozz's error"};
+    const mr_clip *m_row[3] = {s.walk, s.walk_thin, s.walk_matched};
+    double m_row_err[3] = {m_err[0], m_err[1], matched_err};
+    for (int k = 0; k < 3; k++) {
+        const oa::Animation *o = o_clip[k < 1 ? 0 : 1];
+        double oe = o_err[k < 1 ? 0 : 1];
+        size_t mb = mr_clip_runtime_bytes(m_row[k]), ob = o->size();
+        printf("  %-40s %12zu %9.2g %12zu %9.2g %13.2fx\n", kClipNames[k], mb, m_row_err[k] / size, ob,
+               oe < 0 ? -1.0 : oe / size, (double)mb / (double)ob);
     }
     printf("  keys: source %d; ozz raw %d, optimised %d\n", source_keys(s.walk), ozz_keys, ozz_thin_keys);
     {   // the optimised clips as `marrow info` words them: per joint and second, and against raw poses
@@ -640,7 +668,10 @@ int main(int argc, char **argv)
     mr_pose_deinit(&s.m.b);
     mr_pose_deinit(&s.m.blended);
     free(s.m.model);
+    mr_clip_cursor_destroy(s.cursor);
+    mr_clip_cursor_destroy(s.matched_cursor);
     mr_model_destroy(model);
     mr_model_destroy(thin_model);
+    mr_model_destroy(matched_model);
     return 0;
 }
