@@ -109,16 +109,23 @@ static const char *const files[][2] = {
 };
 enum { FILE_COUNT = sizeof files / sizeof *files };
 
+/* files[f] loaded; NULL when it does not load (load reports it) or has no
+ * clip (the callers' count of files checked then falls short). */
+static mr_model *load_file(size_t f)
+{
+    mr_model *m = load(files[f][0], files[f][1]);
+    if (m && m->clip_count >= 1) return m;
+    mr_model_destroy(m);
+    return NULL;
+}
+
 TEST(cursor_samples_what_the_clip_samples_on_real_clips)
 {
     float times[700];
     int checked = 0;
     for (size_t f = 0; f < FILE_COUNT; f++) {
-        mr_model *m = load(files[f][0], files[f][1]);
-        if (!m || m->clip_count < 1) {
-            mr_model_destroy(m);
-            continue;
-        }
+        mr_model *m = load_file(f);
+        if (!m) continue;
         mr_clip *c = m->clips[0];
         CHECK(mr_clip_optimize(c, 0.0f) == MR_OK);
         CHECK_MSG(c->runtime && c->runtime->pack, "%s: not packed", files[f][0]);
@@ -153,11 +160,8 @@ TEST(sample_model_gives_the_model_matrices_of_the_sampled_pose)
     float times[700];
     int checked = 0;
     for (size_t f = 0; f < FILE_COUNT; f++) {
-        mr_model *m = load(files[f][0], files[f][1]);
-        if (!m || m->clip_count < 1) {
-            mr_model_destroy(m);
-            continue;
-        }
+        mr_model *m = load_file(f);
+        if (!m) continue;
         const mr_skeleton *sk = &m->skeleton;
         int n = sk->joint_count;
         mr_clip *c = m->clips[0];

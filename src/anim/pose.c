@@ -219,6 +219,16 @@ static inline int group_end(const mr_skeleton *sk, const mr_local_rows *in)
     return in->rows ? sk->joint_count : sk->joint_count / 4 * 4;
 }
 
+/* Joint i's parent; a root's model matrix is its local matrix, composed
+ * here (-1). */
+static inline __attribute__((always_inline)) int parent_of(const mr_skeleton *sk, const mr_local_rows *in, int i,
+                                                           mat4 *model)
+{
+    int p = sk->parents[i];
+    if (p < 0) compose_local(in, i, model[i]);
+    return p;
+}
+
 /* Groups of 4 joints (group_end), each joint's columns as compose_child builds
  * them from its parent's; returns the joints done. Parents come before
  * children (skeleton.h), so a group's parents are done before it, or
@@ -238,9 +248,8 @@ static int to_model_groups_sse(const mr_skeleton *sk, const mr_local_rows *in, m
         MR_UNROLL for (int l = 0; l < 4; l++) {
             int i = j + l;
             if (i >= sk->joint_count) break;   /* the rows' last group */
-            int p = sk->parents[i];
-            if (p < 0) {   /* a root: its local matrix */
-                compose_local(in, i, model[i]);
+            int p = parent_of(sk, in, i, model);
+            if (p < 0) {
                 have_last = 0;
                 continue;
             }
@@ -289,11 +298,8 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
         MR_UNROLL for (int l = 0; l < 4; l++) {
             int i = j + l;
             if (i >= sk->joint_count) break;   /* the rows' last group */
-            int p = sk->parents[i];
-            if (p < 0) {   /* a root: its local matrix */
-                compose_local(in, i, model[i]);
-                continue;
-            }
+            int p = parent_of(sk, in, i, model);
+            if (p < 0) continue;
             /* the parent's columns 0, 1 and 2 in both halves; -0.0 | column 3 */
             __m256 p0 = _mm256_broadcast_ps((const __m128 *)model[p][0]);
             __m256 p1 = _mm256_broadcast_ps((const __m128 *)model[p][1]);
