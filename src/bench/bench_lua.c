@@ -5,7 +5,8 @@
  * mr_override_rotation), so the ratio is the price of scripting it.
  * The second table does the same for 100 mixers (a looping clip on track 1,
  * the clip again at half speed through a mask on track 2; mixer:update +
- * mixer:pose against mr_mixer_update + mr_mixer_evaluate). */
+ * mixer:pose against mr_mixer_update + mr_mixer_evaluate). The third,
+ * bench_lua_interp.c, times plain Lua functions against stock Lua. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +223,5 @@ void mr_bench_lua(const mr_bench_opts *o)
            "   mixer:update + mixer:pose, us per frame, median of %d runs of %d frames\n", CHARACTERS, runs,
            frames);
     bench_table(o, 1, runs, frames);
+    mr_bench_lua_interp(o);
 }
