@@ -128,6 +128,31 @@ printf 'function update() os.exit(os.execute and io.popen and debug.getinfo and 
 "$M" run --headless "$tmp/trust.lua" --frames 2 >/dev/null 2>&1; st=$?
 [ "$st" -eq 9 ] && ok "without --trust the script gets none of them" || bad "sandboxed script: exit $st, expected 9"
 
+# Within its budget a call runs without a hook (a count hook makes Lua 5.4
+# trap every instruction); the watchdog sets one only past the budget, on
+# the state and on every coroutine being resumed. Under --trust too:
+# coroutines are listed where the poke finds them, a stop skips xpcall's
+# handler (it would run with hooks off, out of reach of the budget).
+printf 'function update() local co = coroutine.wrap(function() return debug.gethook() end)\n  os.exit((debug.gethook() == nil and co() == nil) and 0 or 9) end\n' >"$tmp/nohook.lua"
+"$M" run --headless "$tmp/nohook.lua" --frames 2 --trust >/dev/null 2>"$tmp/err"; st=$?
+[ "$st" -eq 0 ] && ok "a call within its budget runs without a hook (debug.gethook is nil, in a coroutine too)" \
+    || bad "a call within its budget runs with a hook (exit $st)" "$(head -n 3 "$tmp/err")"
+printf 'function update() local co = coroutine.create(function() local i = 0 while true do i = i + 1 end end)\n  coroutine.resume(co) end\n' >"$tmp/co_stuck.lua"
+printf 'local t = {}\nfor i = 1, 20 do t[i] = coroutine.create(function() while true do for j = 1, 1e4 do end coroutine.yield() end end) end\nfunction update() while true do for i = 1, #t do coroutine.resume(t[i]) end end end\n' >"$tmp/co_many.lua"
+printf 'function update() while true do pcall(function() while true do end end) end end\n' >"$tmp/pcall_stuck.lua"
+for s in co_stuck co_many pcall_stuck; do
+    for mode in "" --trust; do
+        "$M" run --headless "$tmp/$s.lua" --frames 2 --budget 0.3 $mode >/dev/null 2>"$tmp/err"; st=$?
+        if [ "$st" -eq 4 ] && grep -q "$s.lua:[0-9]*: update() ran past its time budget of 0.3 s and was stopped" "$tmp/err"; then
+            ok "$s.lua ${mode:-sandboxed}: stopped by the budget at its line, exit 4"
+        else bad "$s.lua ${mode:-sandboxed}: exit $st" "$(head -n 2 "$tmp/err")"; fi
+    done
+done
+"$M" run --headless tests/bad/lua/budget_xpcall_handler.lua --frames 2 --budget 0.3 --trust >/dev/null 2>"$tmp/err"; st=$?
+if [ "$st" -eq 4 ] && grep -q "budget_xpcall_handler.lua:[0-9]*: update() ran past its time budget of 0.3 s and was stopped" "$tmp/err"; then
+    ok "--trust: an endless xpcall handler is not run for the budget's stop (exit 4, the loop's line)"
+else bad "--trust: an endless xpcall handler after the budget's stop: exit $st" "$(head -n 2 "$tmp/err")"; fi
+
 # require: modules are Lua source inside the script's folder (or scripts/),
 # never bytecode, never a link out of the folder, never a FIFO.
 mkdir -p "$tmp/req"

@@ -52,7 +52,10 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 
 static void budget_hook(lua_State *L, lua_Debug *ar);
 
-/* lua_sethook may be called from a signal handler (the watchdog's poke). */
+/* lua_sethook may be called from a signal handler (the watchdog's poke), as
+ * lua.c does for Ctrl-C: it stores the hook and sets the trap flag of the
+ * thread's running Lua frames, which the interpreter reads again at every
+ * jump and loop step, so even a loop without calls sees it. */
 void mr_lua_sandbox_set_hooks(mr_lua_sandbox *s, int mask, int count)
 {
     lua_sethook(s->L, budget_hook, mask, count);
@@ -61,8 +64,24 @@ void mr_lua_sandbox_set_hooks(mr_lua_sandbox *s, int mask, int count)
         if (s->running[i]) lua_sethook(s->running[i], budget_hook, mask, count);
 }
 
-/* The watchdog's poke, on the thread running the call: from now on every
- * instruction and every function call (C ones too) runs the hook. */
+/* The hook a call runs with while it is within its budget: none (in Lua
+ * 5.4 any count hook makes the interpreter trap every instruction, which
+ * doubles the time of plain Lua code), or, when no watchdog could be
+ * started to poke it, the count hook that reads the clock every
+ * MR_SANDBOX_HOOK_COUNT instructions. */
+static void set_idle_hooks(mr_lua_sandbox *s)
+{
+    if (s->count_hook) mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+    else mr_lua_sandbox_set_hooks(s, 0, 0);
+}
+
+/* The watchdog's poke, on the thread running the call (in a signal
+ * handler), when the call is past its deadline or a stop signal came: from
+ * now on every instruction and every function call (C ones too) runs the
+ * hook, in the state and in every coroutine being resumed. The watchdog
+ * pokes again each period while the call is still past its deadline, so a
+ * hook lost to a race (a coroutine's hook copied from its resumer just
+ * then, see running_push) is set again 20 ms later. */
 static void poke(void *user)
 {
     mr_lua_sandbox *s = user;
@@ -131,9 +150,10 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
 {
     mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     if (!must_stop(s)) {
-        /* A poke while the call was within its budget (during a paused
-         * model load, say): back to the cheap hook. */
-        if (atomic_exchange(&s->poked, 0)) mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+        /* A poke while the call was within its budget (a stop signal's
+         * poke that arrived after the call, a deadline moved on by a
+         * paused model load): back to no hook. */
+        if (atomic_exchange(&s->poked, 0)) set_idle_hooks(s);
         return;
     }
     raise_stop(s, L, ar);
@@ -225,12 +245,22 @@ static int run_watched(mr_lua_sandbox *s, lua_State *L, const char *what, double
     s->watch.user = s;
     atomic_store(&s->watch.paused, 0);
     atomic_store(&s->watch.deadline, mr_lua_watchdog_cpu() + budget);
-    mr_lua_watchdog_arm(&s->watch);
+    /* The call runs without a hook (one left by a late poke is cleared
+     * before the watchdog may poke again); the watchdog pokes it past its
+     * deadline. Without a watchdog, the count hook checks the clock instead. */
+    s->count_hook = 0;
+    set_idle_hooks(s);
+    if (mr_lua_watchdog_arm(&s->watch) != 0) {
+        s->count_hook = 1;
+        set_idle_hooks(s);
+    }
     int st = msgh_idx >= 0 ? lua_pcall(L, 1, 0, msgh_idx) : LUA_OK;
     mr_lua_watchdog_disarm(&s->watch);
     atomic_store(&s->watch.deadline, 0);
     atomic_store(&s->nrunning, 0);
-    mr_lua_sandbox_set_hooks(s, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
+    atomic_store(&s->poked, 0);
+    s->count_hook = 0;
+    set_idle_hooks(s);
     return st;
 }
 
@@ -345,7 +375,6 @@ mr_status mr_lua_sandbox_create(const mr_lua_sandbox_desc *desc, mr_lua_sandbox 
     }
     *(mr_lua_sandbox **)lua_getextraspace(s->L) = s;
     lua_setwarnf(s->L, warn_fn, s);
-    lua_sethook(s->L, budget_hook, LUA_MASKCOUNT, MR_SANDBOX_HOOK_COUNT);
     for (int i = 0; i < 4; i++) add_read_dir(s, desc->read_dirs[i]);
     if (desc->write_dir && !(s->write_dir = mr_str_dup(desc->write_dir))) {
         mr_lua_sandbox_destroy(s, SETUP_BUDGET);

@@ -6,16 +6,20 @@
  * What a script may do (docs/API.md "The sandbox" says the same to users):
  *   - memory: a capped allocator; an allocation past memory_limit fails as
  *     the Lua error "not enough memory", never as a crash;
- *   - time: every call into the state runs under a CPU-time budget. An
- *     instruction-count hook stops Lua code past it with an error naming
- *     file:line; once stopped every instruction and every call fails, so a
+ *   - time: every call into the state runs under a CPU-time budget. Within
+ *     it the call runs with no hook at all (Lua 5.4 traps every instruction
+ *     while any count hook is set); past it the watchdog (watchdog.h) sets a
+ *     hook on every instruction and call of the state and of the coroutines
+ *     being resumed, which stops Lua code with an error naming file:line
+ *     (within the watchdog's period, 20 ms); once stopped every instruction
+ *     and every call fails, so a
  *     pcall cannot swallow the stop, an xpcall handler is not run, and a
  *     coroutine stopped this way never runs its __close handlers. Library
  *     loops of their own (patterns, string.rep, table.move/insert/remove)
  *     check the budget as they go; table.sort compares through a function
- *     call; anything else still running past the budget is poked by the
- *     watchdog (watchdog.h), which makes C function calls stop too, and a
+ *     call; the watchdog's hook makes C function calls stop too, and a
  *     call that even then does not return ends the process (exit 4);
+ *     without a watchdog thread the count hook reads the clock instead;
  *   - the environment is built from an allow-list (sandbox_lib.c): the base
  *     functions without dofile/loadfile, load of text chunks only (never
  *     bytecode), string without dump, table, math, utf8, coroutine, os cut
@@ -26,7 +30,8 @@
  *     refusing __gc (a finalizer runs with hooks off), and the metatables
  *     of host types (marrow's, files', strings') reachable only as copies;
  *   - desc.trust gives the whole standard library instead (marrow run
- *     --trust: a user's own script); memory cap, budget and watchdog stay;
+ *     --trust: a user's own script); memory cap, budget and watchdog stay,
+ *     with the sandbox's coroutine.resume/wrap/close and xpcall (above);
  *   - print and warnings go to desc.print, os.exit to desc.exit; when
  *     headless os.clock/os.time read *desc.clock and math.random has a
  *     fixed seed; `arg` = {[0] = desc.script, desc.argv...}.

@@ -8,7 +8,7 @@
 
 #define MR_SANDBOX_NEST 256          /* coroutines resumed inside each other (Lua's C stack allows ~200) */
 #define MR_SANDBOX_READ_DIRS 64      /* folders io may read (script, cwd, out, models) */
-#define MR_SANDBOX_HOOK_COUNT 1000   /* instructions between clock checks */
+#define MR_SANDBOX_HOOK_COUNT 1000   /* instructions between clock checks (without a watchdog) */
 
 struct mr_lua_sandbox {
     lua_State *L;
@@ -17,6 +17,7 @@ struct mr_lua_sandbox {
     mr_lua_watch watch;      /* deadline (0 = no call running), pauses, interrupts */
     int timed_out;           /* 1: past the budget, 2: interrupted by a signal */
     atomic_int poked;        /* the watchdog made every instruction and call run the hook */
+    int count_hook;          /* 1: no watchdog; the call in progress runs the count hook */
     char *message;           /* the last failed run's message + traceback, or NULL */
     char **required;         /* module files found by require */
     int required_count, required_cap;

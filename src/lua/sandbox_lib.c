@@ -513,6 +513,18 @@ static void wrap_field(lua_State *L, const char *name, lua_CFunction f)
     lua_setfield(L, -2, name);
 }
 
+/* resume, close and wrap of the coroutine table on top replaced by the
+ * sandbox's: a resumed coroutine is listed where the watchdog's poke finds
+ * it (each thread has its own hook), a stopped one stays stopped. */
+static void wrap_coroutines(lua_State *L)
+{
+    wrap_field(L, "resume", l_resume);
+    wrap_field(L, "close", l_close);
+    lua_getfield(L, -1, "resume");
+    lua_pushcclosure(L, l_wrap, 1);
+    lua_setfield(L, -2, "wrap");
+}
+
 static void set_fn(lua_State *L, const char *name, lua_CFunction f)
 {
     lua_pushcfunction(L, f);
@@ -587,11 +599,7 @@ static void open_restricted(lua_State *L)
     publish(L, env, LUA_TABLIBNAME);
 
     push_lib(L, old, LUA_COLIBNAME, co_fns);
-    wrap_field(L, "resume", l_resume);
-    wrap_field(L, "close", l_close);
-    lua_getfield(L, -1, "resume");
-    lua_pushcclosure(L, l_wrap, 1);
-    lua_setfield(L, -2, "wrap");
+    wrap_coroutines(L);
     publish(L, env, LUA_COLIBNAME);
 
     push_lib(L, old, LUA_OSLIBNAME, os_fns);
@@ -669,6 +677,12 @@ void mr_lua_sandbox_open_libs(lua_State *L)
     } else {                           /* trusted scripts get the budgeted matcher too */
         lua_getglobal(L, LUA_STRLIBNAME);
         mr_lua_pattern_install(L, lua_gettop(L), mr_lua_sandbox_tick);
+        lua_pop(L, 1);
+        lua_getglobal(L, LUA_COLIBNAME);   /* coroutines the budget's poke reaches */
+        wrap_coroutines(L);
+        lua_pop(L, 1);
+        lua_pushglobaltable(L);            /* and an xpcall whose handler a stop skips */
+        wrap_field(L, "xpcall", l_xpcall);
         lua_pop(L, 1);
     }
 

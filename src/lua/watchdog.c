@@ -1,5 +1,5 @@
-/* watchdog.c — one thread per process that stops what the count hook
- * cannot (see watchdog.h). */
+/* watchdog.c — one thread per process that pokes a sandbox call past its
+ * budget and ends what a poke cannot stop (see watchdog.h). */
 #include "lua/watchdog.h"
 
 #include <signal.h>

@@ -1,15 +1,16 @@
 /* watchdog.h — the backstop behind every sandbox's time budget and behind
  * SIGINT/SIGTERM (internal to src/lua).
  *
- * The budget's count hook (sandbox.c) stops Lua code, but a hook only runs
- * between instructions: a script stuck inside one long C call (a library
- * loop over a huge count, a parser fed a huge chunk) never reaches it. One
- * thread per process watches the sandbox call in progress:
+ * A sandbox call runs without a hook while it is within its budget (in Lua
+ * 5.4 any count hook makes the interpreter trap every instruction). One
+ * thread per process watches the sandbox call in progress, every 20 ms:
  *
  *   - past the call's CPU deadline it "pokes" the thread running the call
  *     (a SIGURG to that thread, whose handler calls watch->poke, which
  *     makes every instruction and every function call, C functions
- *     included, run the hook: the call stops at its next callback);
+ *     included, run the budget's hook: the call stops at its next
+ *     instruction or callback), and pokes again each period while the
+ *     call is still past it;
  *   - past deadline + grace (CPU), or past a generous wall-clock limit (a
  *     trusted script blocked in a system call uses no CPU), it writes
  *     "<script>: <what> ran past its time budget ... the run was ended" to
@@ -55,7 +56,7 @@ void mr_lua_watchdog_set_stop(int (*stop_requested)(void));
 /* Arms w (deadline, grace, wall_limit, poke, user, script, what and budget
  * filled in by the caller) for the calling thread; disarm ends it. Arm
  * returns 0, or -1 when no watchdog could be started (the call then runs
- * with the count hook alone). */
+ * with a count hook that reads the clock). */
 int mr_lua_watchdog_arm(mr_lua_watch *w);
 void mr_lua_watchdog_disarm(mr_lua_watch *w);
 
