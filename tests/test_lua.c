@@ -3,7 +3,10 @@
  * stack overflow), 1000 reloads without memory growth, the file watcher, and
  * the bindings on a hand-built model. Lua-level binding tests on the
  * mannequin live in tests/lua/ (run by tests/cli_lua.sh). */
+#include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,6 +731,105 @@ static void watcher_suite(int polling)
 TEST(watcher_inotify_sees_writes_and_rename_over) { watcher_suite(0); }
 TEST(watcher_polling_sees_writes_and_rename_over) { watcher_suite(1); }
 
+/* ---- saves written in pieces ---------------------------------------------------- */
+
+#define PIECE_SAVES 200
+
+typedef struct piece_writer {
+    char path[256], tmp[256];
+    int ack;                     /* read end: a byte per save the reader has read */
+} piece_writer;
+
+/* Save i's text: a first line naming it, filler, a last line naming it. */
+static int save_text(int i, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "-- save %d\n", i);
+    for (int k = 0; k < 40 + i % 7; k++) n += snprintf(buf + n, size - (size_t)n, "local x%d = %d\n", k, i * k);
+    n += snprintf(buf + n, size - (size_t)n, "-- end %d\n", i);
+    return n;
+}
+
+/* Saves PIECE_SAVES times: every third by a temporary file renamed over
+ * the name, the others truncated and written in place; each in 4 pieces of
+ * one write(2) each, the file open throughout, and every tenth waits 45 ms
+ * between two pieces (longer than a settle time of 30 ms). After each save
+ * it waits for the reader's byte (at most 2 s). */
+static void *write_pieces(void *arg)
+{
+    piece_writer *pw = arg;
+    char buf[4096];
+    for (int i = 1; i <= PIECE_SAVES; i++) {
+        int len = save_text(i, buf, sizeof buf);
+        int rename_over = i % 3 == 0;
+        int fd = open(rename_over ? pw->tmp : pw->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) break;
+        for (int k = 0; k < 4; k++) {
+            int a = len * k / 4, b = len * (k + 1) / 4;
+            if (write(fd, buf + a, (size_t)(b - a)) != b - a) break;
+            if (k == 1 && i % 10 == 0) usleep(45000);
+            else usleep(300);
+        }
+        close(fd);
+        if (rename_over && rename(pw->tmp, pw->path) != 0) break;
+        struct pollfd pfd = {.fd = pw->ack, .events = POLLIN};
+        char c;
+        if (poll(&pfd, 1, 2000) > 0 && read(pw->ack, &c, 1) != 1) break;
+    }
+    return NULL;
+}
+
+/* Every save reported is read whole: its last line names the save its
+ * first line names, at the length that save has. */
+TEST(watcher_never_reports_a_save_half_written)
+{
+    mr_watch *w = NULL;
+    mr_watch_create(&w);
+    if (!mr_watch_uses_inotify(w)) {
+        mr_watch_destroy(w);
+        return;                        /* polling has no close to wait for */
+    }
+    write_file("pieces.lua", "-- save 0\n-- end 0\n");
+    piece_writer pw;
+    snprintf(pw.path, sizeof pw.path, "%s", path_of("pieces.lua"));
+    snprintf(pw.tmp, sizeof pw.tmp, "%s", path_of("pieces.lua.tmp"));
+    CHECK(mr_watch_file(w, pw.path, 2) == MR_OK);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pw.ack = fds[0];
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, write_pieces, &pw) == 0);
+    int reads = 0, half = 0, last = 0;
+    char expect[4096], got[8192], first_bad[160] = "";
+    double t0 = now_s();
+    while (last < PIECE_SAVES && now_s() - t0 < 60) {
+        if (!(mr_watch_poll(w) & (1u << 2))) {
+            usleep(1000);
+            continue;
+        }
+        FILE *f = fopen(pw.path, "r");
+        size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+        if (f) fclose(f);
+        got[n] = '\0';
+        int i = 0;
+        sscanf(got, "-- save %d", &i);
+        int len = i > 0 ? save_text(i, expect, sizeof expect) : -1;
+        reads++;
+        if (i <= 0 || (size_t)len != n || strcmp(got, expect)) {
+            if (!half++) snprintf(first_bad, sizeof first_bad, "save %d read as %zu bytes", i, n);
+        } else {
+            last = i;
+        }
+        char c = 1;
+        if (write(fds[1], &c, 1) != 1) break;
+    }
+    pthread_join(th, NULL);
+    close(fds[0]);
+    close(fds[1]);
+    CHECK_MSG(half == 0, "%d of %d reads were half-written saves (first: %s)", half, reads, first_bad);
+    CHECK_MSG(last == PIECE_SAVES, "the last save read whole was %d of %d", last, PIECE_SAVES);
+    mr_watch_destroy(w);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/marrow_test_lua_XXXXXX");
@@ -759,6 +861,7 @@ int main(void)
     RUN(bad_corpus_input_callbacks_fail_cleanly);
     RUN(watcher_inotify_sees_writes_and_rename_over);
     RUN(watcher_polling_sees_writes_and_rename_over);
+    RUN(watcher_never_reports_a_save_half_written);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) printf("  (could not remove %s)\n", dir);

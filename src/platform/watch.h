@@ -8,12 +8,21 @@
  * polls: it compares size, mtime and inode of every watched file at most
  * every 50 ms.
  *
- * Editors write in several steps, so a change is reported only once no
- * further event came for `settle` seconds (default 30 ms): poll often (each
- * frame) and a save is picked up within ~100 ms.
+ * A save is reported when the file system says it is complete, never while
+ * it is being written: with inotify, when the writer closes the file
+ * (IN_CLOSE_WRITE) or a file is renamed onto the name (IN_MOVED_TO), and no
+ * further event came for 2 ms (an editor that truncates, then writes in
+ * pieces, then closes is reported once, after the close; one that closes
+ * and writes again within 2 ms is reported after the last close). A
+ * change that never closes (a delete, a touch, a write through a mapping)
+ * is reported once no event came for `settle` seconds (default 30 ms), or
+ * 1 s while the file is still open for writing. Polling (no inotify) reports
+ * a change once size, mtime and inode stayed the same for `settle` seconds.
+ * Poll often (each frame): a save is picked up at the next poll.
  *
- * Everything is single-threaded and non-blocking; nothing is allocated in
- * mr_watch_poll once the watch list is set.
+ * Single-threaded; mr_watch_poll blocks only to wait out a save's last 2 ms
+ * (on the inotify descriptor); nothing is allocated in it once the watch
+ * list is set.
  */
 #ifndef MR_PLATFORM_WATCH_H
 #define MR_PLATFORM_WATCH_H
@@ -43,7 +52,8 @@ mr_status mr_watch_dir(mr_watch *w, const char *dir, int tag);
  * call. Non-blocking. */
 unsigned mr_watch_poll(mr_watch *w);
 
-/* The settle time in seconds (default 0.03). */
+/* The settle time in seconds of a change without a close, and of every
+ * change when polling (default 0.03). */
 void mr_watch_set_settle(mr_watch *w, double seconds);
 
 #endif
