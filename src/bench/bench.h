@@ -32,6 +32,7 @@ void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100
 /* Part of the lua section (bench_lua_interp.c): plain Lua functions in marrow
  * (sandboxed and trusted) against stock Lua, ms per call and ratios. */
 void mr_bench_lua_interp(const mr_bench_opts *o);
+void mr_bench_reload(const mr_bench_opts *o); /* live reload: save to load(), ms */
 void mr_bench_ozz(const mr_bench_opts *o);    /* beside ozz-animation: runs BIN_DIR/bench/ozz_compare */
 
 #endif
