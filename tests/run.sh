@@ -89,7 +89,7 @@ suite_cmd() {
 run_one() {
     log=$work/$1.log
     t0=$(date +%s)
-    suite_cmd "$2" "$3" >"$log" 2>&1
+    suite_cmd "$2" "$3" >"$log" 2>&1 3>&-
     status=$?
     # Under the sanitizers, LeakSanitizer's own stop-the-world tracer now and
     # then crashes at a process's exit ("Tracer caught signal 11 ...
@@ -99,7 +99,7 @@ run_one() {
     if [ "$status" -ne 0 ] && grep -q 'LeakSanitizer has encountered a fatal error' "$log" &&
        ! grep -q 'LeakSanitizer: detected memory leaks' "$log"; then
         echo "  (LeakSanitizer's tracer crashed in $(name_of "$2" "$3"); running it once more)" >"$work/$1.note"
-        suite_cmd "$2" "$3" >"$log" 2>&1
+        suite_cmd "$2" "$3" >"$log" 2>&1 3>&-
         status=$?
     fi
     echo $(( $(date +%s) - t0 )) >"$work/$1.time"
