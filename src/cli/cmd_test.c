@@ -120,6 +120,15 @@ static int add_path(test_opts *o, char *p)
     return 0;
 }
 
+/* Whether a scene file's name can name a scene: no control characters (a
+ * tab or a newline would forge lines of results.tsv, which --approve reads). */
+static int plain_scene_name(const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) return 0;
+    return 1;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Adds the *.lua files of dir, sorted by name; names starting with '_' are
@@ -132,6 +141,10 @@ static int add_dir(test_opts *o, const char *dir)
     struct dirent *e;
     while ((e = readdir(d)))
         if (e->d_name[0] != '.' && e->d_name[0] != '_' && ends_with(e->d_name, ".lua")) {
+            if (!plain_scene_name(e->d_name)) {
+                fprintf(stderr, "marrow test: skipping a scene in %s whose file name has control characters\n", dir);
+                continue;
+            }
             size_t len = strlen(dir);
             const char *sep = len && dir[len - 1] == '/' ? "" : "/";
             if (add_path(o, mr_str_fmt("%s%s%s", dir, sep, e->d_name))) break;
@@ -228,6 +241,8 @@ static int parse(int argc, char **argv, test_opts *o)
             rc = mr_cli_usage_error("test", "'%s' does not exist", inputs[i]);
         } else if (S_ISDIR(st.st_mode)) {
             if (add_dir(o, inputs[i])) rc = mr_cli_usage_error("test", "cannot read folder '%s'", inputs[i]);
+        } else if (!plain_scene_name(inputs[i])) {
+            rc = mr_cli_usage_error("test", "a scene's path may not have control characters");
         } else if (!ends_with(inputs[i], ".lua")) {
             rc = mr_cli_usage_error("test", "'%s' is not a folder or a .lua scene", inputs[i]);
         } else if (add_path(o, mr_str_dup(inputs[i]))) {
@@ -270,7 +285,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
     /* The scene's own output (print, warnings) goes to OUT/SCENE/log.txt. */
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", scene_dir);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
     fflush(NULL);
     if (fd >= 0) {
         dup2(fd, 1);
