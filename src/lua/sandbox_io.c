@@ -116,27 +116,9 @@ static char *resolve_read(lua_State *L, mr_lua_sandbox *s, const char *path, con
 }
 
 /* The path to write for path (its folder's real path + its name), or NULL
- * with *why set. */
-/* With make_dirs, the missing folders of dir are made when the deepest one
- * that exists lies inside root (so nothing is made elsewhere). */
-static void make_dirs_inside(const char *dir, const char *root)
-{
-    char *have = mr_str_dup(dir);
-    while (have && !file_exists(have)) {
-        char *up = mr_path_dirname(have);
-        if (!up || !strcmp(up, have)) {
-            free(up);
-            break;
-        }
-        free(have);
-        have = up;
-    }
-    char *real = have ? realpath(have, NULL) : NULL;
-    if (real && mr_lua_sandbox_path_inside(real, root)) mr_file_mkdirs(dir, NULL);
-    free(real);
-    free(have);
-}
-
+ * with *why set. With make_dirs, its missing folders are made when the
+ * whole path is inside the output folder (mr_file_mkdirs_inside checks it
+ * all first: nothing is made for a path that is refused). */
 static char *resolve_write(lua_State *L, mr_lua_sandbox *s, const char *path, int make_dirs, const char **why)
 {
     if (!s->write_dir) {
@@ -156,10 +138,14 @@ static char *resolve_write(lua_State *L, mr_lua_sandbox *s, const char *path, in
     }
     char *dir = mr_path_dirname(full);
     const char *name = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
-    if (dir && make_dirs) make_dirs_inside(dir, root);
-    char *real_dir = dir ? realpath(dir, NULL) : NULL;
+    mr_error derr = {0};
+    int refused = dir && make_dirs && !file_exists(dir) && mr_file_mkdirs_inside(root, dir, &derr) != MR_OK;
+    char *real_dir = dir && !refused ? realpath(dir, NULL) : NULL;
     char *out = NULL;
-    if (!real_dir)
+    if (refused && derr.status == MR_ERR_INVALID_ARGUMENT)
+        *why = "it is outside the output folder, the one place a marrow script may write (--out; "
+               "`marrow run --trust` lifts this for a script you trust); nothing was made";
+    else if (!real_dir)
         *why = "its folder does not exist";
     else if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
         *why = "it names a folder, not a file";
