@@ -497,7 +497,10 @@ static int approve(const test_opts *o)
     mr_error err = {0};
     int copied = 0;
     mr_status st = mr_approve(o->approve, (const char *const *)o->paths, o->count, stdout, &copied, &err);
-    if (st == MR_ERR_IO && !copied && !mr_file_exists(o->approve)) {
+    char *tsv = mr_str_fmt("%s/results.tsv", o->approve);
+    int have_run = tsv && mr_file_exists(tsv);    /* else OUT is no finished run: a usage error */
+    free(tsv);
+    if (st == MR_ERR_IO && !copied && !have_run) {
         fprintf(stderr, "marrow test: %s\n", err.msg);
         return MR_EXIT_USAGE;
     }
