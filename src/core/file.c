@@ -284,6 +284,7 @@ mr_status mr_file_write_at(int dirfd, const char *name, const char *shown, const
                            mr_error *err)
 {
     if (!plain_name(name)) return mr_error_set(err, MR_ERR_IO, "%s: not a plain file name", shown);
+    if (strlen(name) > NAME_MAX) return mr_error_set(err, MR_ERR_IO, "%s: %s", shown, strerror(ENAMETOOLONG));
     char tmp[256];
     int fd = create_temp(dirfd, name, tmp, sizeof tmp);
     if (fd < 0) return mr_error_set(err, MR_ERR_IO, "%s: %s", shown, strerror(errno));
@@ -359,17 +360,22 @@ void mr_file_batch_abort(void)
     if (batch.open) batch_free(1);
 }
 
-mr_status mr_file_batch_commit(long long *bytes, mr_error *err)
+long long mr_file_batch_size(void)
 {
-    if (bytes) *bytes = 0;
-    if (!batch.open) return MR_OK;
-    for (int i = 0; bytes && i < batch.count; i++) {
+    long long bytes = 0;
+    for (int i = 0; batch.open && i < batch.count; i++) {
         int fd = openat(batch.e[i].dirfd, batch.e[i].tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0) {
-            *bytes += mr_file_allocated(fd);
+            bytes += mr_file_allocated(fd);
             close(fd);
         }
     }
+    return bytes;
+}
+
+mr_status mr_file_batch_commit(mr_error *err)
+{
+    if (!batch.open) return MR_OK;
     for (int i = 0; i < batch.count; i++)
         if (renameat(batch.e[i].dirfd, batch.e[i].tmp, batch.e[i].dirfd, batch.e[i].name) != 0) {
             mr_status st = mr_error_set(err, MR_ERR_IO, "%s: write failed: %s", batch.e[i].name, strerror(errno));

@@ -113,12 +113,14 @@ mr_status mr_file_write_at(int dirfd, const char *name, const char *shown, const
 /* Several files written all or nothing (a save of a mesh and its clips):
  * between begin and commit, mr_file_write and mr_file_write_at leave each
  * file under its temporary name; commit renames them all into place, abort
- * (or a failed commit) removes them. One batch at a time per thread;
- * begin while one is open returns MR_ERR_INVALID_ARGUMENT. The files'
- * sizes in allocated blocks (see mr_file_allocated) add up in *bytes of
- * commit (may be NULL). */
+ * (or a failed commit) removes them, and those already renamed. One batch
+ * at a time per thread: begin while one is open returns
+ * MR_ERR_INVALID_ARGUMENT (the outer batch then holds the files).
+ * mr_file_batch_size is what the files written so far take on disk (see
+ * mr_file_allocated), for a write quota checked before the commit. */
 mr_status mr_file_batch_begin(void);
-mr_status mr_file_batch_commit(long long *bytes, mr_error *err);
+long long mr_file_batch_size(void);
+mr_status mr_file_batch_commit(mr_error *err);
 void mr_file_batch_abort(void);
 
 /* The space a file takes on its file system, for write quotas:

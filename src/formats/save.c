@@ -9,6 +9,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "anim/record.h"
+#include "core/file.h"
 #include "core/path.h"
 #include "core/str.h"
 #include "formats/bvh_write.h"
@@ -235,6 +236,11 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         if (st == MR_OK && (st = mr_model_add_clip(m, c)) != MR_OK) mr_clip_destroy(c);
         if (st != MR_OK) mr_error_set(err, st, "%s: copying clip '%s': %s", path, clips[i]->name, mr_status_string(st));
     }
+    /* Every file of the save (a mesh and its clips, a .gltf and its .bin)
+     * is written to a temporary name and renamed only when all were:
+     * nothing is half-written. A caller's own batch (marrow.save's, to
+     * check the write quota first) holds them instead. */
+    int own_batch = mr_file_batch_begin() == MR_OK;
     if (st == MR_OK) switch (mr_save_kind(path)) {
         case MR_SAVE_GLTF: {
             mr_axes gltf_axes = {MR_UP_Y, 1.0f};
@@ -259,6 +265,9 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         }
         default: st = MR_ERR_INVALID_ARGUMENT; break;
         }
+    if (own_batch && st == MR_OK) st = mr_file_batch_commit(err);
+    else if (own_batch) mr_file_batch_abort();
+    if (st != MR_OK) count = 0;
     mr_model_destroy(m);
     if (written) *written = count;
     return st;

@@ -113,6 +113,18 @@ void mr_lua_sandbox_allow_read(lua_State *L, const char *path);
  * 0. A trusted state writes anywhere (the path is pushed as given). */
 int mr_lua_sandbox_push_write_path(lua_State *L, const char *path);
 
+/* The one write quota of a state (MR_SANDBOX_WRITE_QUOTA bytes): everything
+ * a script causes to be written counts against it, in the space files take
+ * (mr_file_allocated: a sparse file counts its whole extent): io's writes
+ * (bytes as written, a seek past the end its gap at once, the file's
+ * allocated size when it closes), marrow.save's files, screenshots.
+ * Charge adds bytes and returns 0, or returns -1 (nothing added) when they
+ * would pass the quota; force adds them either way (what a closed file
+ * turned out to take); negative bytes give back what was counted for a
+ * write that then failed. */
+#define MR_SANDBOX_WRITE_QUOTA ((long long)1 << 30)
+int mr_lua_sandbox_charge_write(lua_State *L, long long bytes, int force);
+
 /* Makes the metatables of host types registered since the state was made
  * (luaL_newmetatable) reachable only as copies; a no-op when trusted. */
 void mr_lua_sandbox_seal_metatables(lua_State *L);

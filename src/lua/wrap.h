@@ -155,6 +155,11 @@ void mr_lua_host_resume(lua_State *L, double token);
 void mr_lua_host_loaded(lua_State *L, const char *path);
 size_t mr_lua_host_heap(lua_State *L);
 int mr_lua_host_write_path(lua_State *L, const char *path);
+/* Counts bytes a binding wrote (or is about to) against the sandbox's write
+ * quota (mr_lua_sandbox_charge_write); 0 within it, -1 when it would pass
+ * it (nothing counted); negative bytes give back a count for a write that
+ * failed. Plain Lua has no quota: 0. */
+int mr_lua_host_charge_write(lua_State *L, long long bytes);
 
 /* ---- arguments and options (args.c) ---------------------------------------- */
 

@@ -266,6 +266,10 @@ static int l_screenshot(lua_State *L)
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);
+    /* The PNG counts against the write quota: at most the raw frame. */
+    if (mr_lua_host_charge_write(L, (long long)h->width * h->height * 4 + 4096) != 0)
+        return mr_lua_raise(L, "cannot write '%s': the script's write quota is spent (files, saves and screenshots "
+                            "together)", full);
     mr_error err;
     if (!h->draw) return mr_lua_raise(L, "no renderer in this run");
     if (h->draw->screenshot(h->draw_user, full, &err) != MR_OK) return mr_lua_raise(L, "%s", err.msg);
