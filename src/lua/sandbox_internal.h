@@ -18,6 +18,10 @@ struct mr_lua_sandbox {
     int timed_out;           /* 1: past the budget, 2: interrupted by a signal */
     atomic_int poked;        /* the watchdog made every instruction and call run the hook */
     char *message;           /* the last failed run's message + traceback, or NULL */
+    double pause_left;       /* CPU seconds of paused work the call in progress may still be forgiven */
+    int bounded;             /* depth of mr_lua_sandbox_pause (bounded) in progress */
+    int (*cancel_old)(void *);   /* the core/cancel.h check it replaced */
+    void *cancel_old_user;
     char **required;         /* module files found by require */
     int required_count, required_cap;
     /* Coroutines being resumed, innermost last: the poke sets their hooks

@@ -1,0 +1,61 @@
+# cli_hostile_budget.sh — work a binding runs outside Lua (issue 40, "Trust,
+# round 2"): a save loop and recorder:clip on a full recorder used to be
+# "paused", escaping the budget until the wall-clock backstop ended the
+# whole run (41 s and 119 s of CPU against a 1 s budget). Now paused work is
+# forgiven up to an allowance per call (sandbox.h, MR_SANDBOX_PAUSE_FACTOR)
+# and then asked to stop (core/cancel.h): the callback fails with the
+# budget's error. A run that takes the wall-clock path fails its check.
+. tests/lib.sh
+suite cli_hostile_budget
+export MARROW_CACHE=0
+T="timeout -k 5 120"
+
+cat >"$TMP/saveloop.lua" <<'LUA'
+local m = require "marrow"
+local man
+function load() man = m.model("models/mannequin.md5mesh", {anims = {"walk"}}) end
+function update()
+  local n = 0
+  local ok, err = pcall(function()
+    while true do
+      local p, e = m.save("loop.md5mesh", man)
+      if not p then error(e, 0) end
+      n = n + 1
+    end
+  end)
+  print("saves", n, ok, err)
+end
+LUA
+run $T $MARROW run --headless "$TMP/saveloop.lua" --frames 1 --budget 1 --out "$TMP/o1"
+expect_match "a loop of marrow.save in update() is stopped by the budget" "$OUT$ERR" 'time budget'
+if printf '%s\n' "$ERR" | grep -q 'wall-clock'; then fail "... not by the wall-clock backstop" "$ERR"
+else pass "... not by the wall-clock backstop (exit $RC)"; fi
+expect_match "... the save that ran out says so and wrote nothing" "$OUT" 'stopped: the time budget ran out while saving; nothing written'
+
+cat >"$TMP/recclip.lua" <<'LUA'
+local m = require "marrow"
+local man, rec
+function load()
+  man = m.model("models/mannequin.md5mesh")
+  rec = m.record(man)
+  local p = m.pose(man)
+  local names = man:skeleton():names()
+  for i = 0, 20000 do
+    for k = 1, 6 do
+      p:rotate(names[(i * 7 + k) % #names + 1], m.quat.euler(math.sin(i * 0.37 + k) * 30, math.cos(i * 0.11) * 20, 0))
+    end
+    rec:capture(p, i / 30)
+  end
+end
+function update()
+  local ok, err = pcall(rec.clip, rec, "r", {tolerance = 1e-9})
+  print("clip", ok, err)
+end
+LUA
+run $T $MARROW run --headless "$TMP/recclip.lua" --frames 1 --budget 1 --out "$TMP/o2"
+expect_match "recorder:clip on 20,000 noisy frames stops at the budget, failing the call" "$OUT" 'clip	false	.*recorder:clip'
+if printf '%s\n' "$ERR" | grep -q 'wall-clock'; then fail "... not by the wall-clock backstop" "$ERR"
+else pass "... not by the wall-clock backstop"; fi
+[ "$RC" -eq 0 ] && pass "... the script caught it and the run ended normally (exit 0)" || fail "... the run ended normally" "exit $RC: $ERR"
+
+summary
