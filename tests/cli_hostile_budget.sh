@@ -58,4 +58,25 @@ if printf '%s\n' "$ERR" | grep -q 'wall-clock'; then fail "... not by the wall-c
 else pass "... not by the wall-clock backstop"; fi
 [ "$RC" -eq 0 ] && pass "... the script caught it and the run ended normally (exit 0)" || fail "... the run ended normally" "exit $RC: $ERR"
 
+# SIGTERM to `marrow test --jobs 2`: the workers end with the run (they
+# were left running their scenes, for 30 s here, before).
+mkdir "$TMP/jobs"
+for i in 1 2 3; do
+    cat >"$TMP/jobs/s$i.lua" <<'LUA'
+scene = {size = {32, 24}, shots = {0, 59}, frames = 60}
+function update() local x = 0 for i = 1, 2e6 do x = x + i end end
+LUA
+done
+setsid $MARROW test --jobs 2 --timeout 60 --out "$TMP/jobs_out" "$TMP/jobs" >/dev/null 2>"$TMP/jobs.err" &
+pid=$!
+sleep 1
+pg=$(ps -o pgid= -p $pid | tr -d ' ')
+kill -TERM $pid
+wait $pid; RC=$?
+left=""
+for i in $(seq 50); do left=$(pgrep -g "$pg"); [ -z "$left" ] && break; sleep 0.1; done
+[ "$RC" -eq 143 ] && pass "SIGTERM ends marrow test --jobs 2 (exit 143)" || fail "SIGTERM ends marrow test --jobs 2 (exit 143)" "exit $RC"
+if [ -z "$left" ]; then pass "... and its workers with it"
+else fail "... and its workers with it" "still running: $left"; kill -KILL $left 2>/dev/null; fi
+
 summary

@@ -35,6 +35,7 @@
 #include "core/file.h"
 #include "core/str.h"
 #include "platform/clock.h"
+#include "platform/stop.h"
 #include "testkit/approve.h"
 #include "testkit/check.h"
 #include "testkit/report.h"
@@ -404,6 +405,10 @@ static int start_worker(const test_opts *o, mr_scene_result *res, int n, worker 
         return -1;
     }
     if (pid == 0) {
+        /* A worker ends at once on SIGINT/SIGTERM (the parent's handlers only
+         * record the signal; the parent then ends its workers and itself). */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         for (int k = 0; k < nw; k++)
             if (ws[k].pid > 0) {
                 close(ws[k].task_fd);
@@ -545,6 +550,7 @@ int mr_cmd_test(int argc, char **argv)
         return rc < 0 ? MR_EXIT_OK : rc;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    mr_stop_install();   /* SIGINT/SIGTERM end the workers, then the run (exit 128 + signal) */
     int n = o.count;
     if (n == 0) {
         fprintf(stderr, "marrow test: no scenes to run%s\n", o.filter || o.shard_n ? " (after --filter/--shard)" : "");
@@ -612,6 +618,25 @@ int mr_cmd_test(int argc, char **argv)
             if (workers[w].pid > 0) pfd[np++] = (struct pollfd){.fd = workers[w].done_fd, .events = POLLIN};
         if (np == 0) continue;             /* no worker could start: the next round fails the scenes */
         poll(pfd, (nfds_t)np, 20);
+        int stop = mr_stop_requested();
+        if (stop) {
+            /* SIGINT/SIGTERM: the workers end now (a scene may be deep in C
+             * work), and so does the run, well within a second. */
+            for (int w = 0; w < nw; w++)
+                if (workers[w].pid > 0) kill(workers[w].pid, SIGKILL);
+            for (int w = 0; w < nw; w++)
+                if (workers[w].pid > 0) {
+                    while (waitpid(workers[w].pid, NULL, 0) < 0 && errno == EINTR) {
+                    }
+                    close(workers[w].task_fd);
+                    close(workers[w].done_fd);
+                    workers[w] = (worker){.current = -1};
+                }
+            fprintf(stderr, "marrow test: stopped by signal %d\n", stop);
+            signal(SIGPIPE, old_pipe);
+            rc = mr_stop_exit_code(stop);
+            goto out;
+        }
         /* Finished scenes. */
         for (int w = 0; w < nw; w++) {
             worker *wk = &workers[w];
