@@ -58,6 +58,21 @@ if printf '%s\n' "$ERR" | grep -q 'wall-clock'; then fail "... not by the wall-c
 else pass "... not by the wall-clock backstop"; fi
 [ "$RC" -eq 0 ] && pass "... the script caught it and the run ended normally (exit 0)" || fail "... the run ended normally" "exit $RC: $ERR"
 
+# Long C calls of the standard library check the budget themselves: the
+# callback fails at its budget ("was stopped"), the run is not ended from
+# outside ("could not be interrupted").
+printf '%s\n' 'function update() local s = ("a"):rep(2e7); local n = ("a"):rep(1e6) .. "b"; print(s:find(n, 1, true)) end' >"$TMP/b_find.lua"
+printf '%s\n' 'function update() local s = ("x"):rep(3000); print(#s:gsub(".", ("%0"):rep(100000))) end' >"$TMP/b_gsub.lua"
+printf '%s\n' 'function update() print(#os.date(("%c"):rep(1e7))) end' >"$TMP/b_date.lua"
+printf '%s\n' 'function update() local src = ("x = x + 1 "):rep(3e6); print(load(src)) end' >"$TMP/b_load.lua"
+for c in "find:plain string.find of a 1 MB needle" "gsub:gsub expanding a 200 KB template" "date:os.date of a 20 MB format" "load:load of a 30 MB chunk"; do
+    f=${c%%:*}; what=${c#*:}
+    run $T $MARROW run --headless "$TMP/b_$f.lua" --frames 1 --budget 0.5
+    if [ "$RC" -eq 4 ] && printf '%s\n' "$ERR" | grep -q 'budget of 0.5 s and was stopped' &&
+       ! printf '%s\n' "$ERR" | grep -q 'could not be interrupted'; then pass "$what stops at the budget, failing the callback"
+    else fail "$what stops at the budget, failing the callback" "exit $RC: $(printf '%s\n' "$ERR" | head -2)"; fi
+done
+
 # SIGTERM to `marrow test --jobs 2`: the workers end with the run (they
 # were left running their scenes, for 30 s here, before).
 mkdir "$TMP/jobs"
