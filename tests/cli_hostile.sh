@@ -153,4 +153,9 @@ expect_match "... naming the joint" "$ERR" "not written: the rest pose of joint 
 [ ! -e "$TMP/huge.md5mesh" ] && [ ! -e "$TMP/wave.md5anim" ] && pass "... and no mesh or anim is written" \
     || fail "... and no mesh or anim is written"
 
+# ---- print with an embedded NUL (issue 40) ----------------------------------
+printf 'function load() print("before\\0after", "next") end\n' >"$TMP/nul.lua"
+run $MARROW run --headless "$TMP/nul.lua" --frames 1
+expect_match "print shows an embedded NUL (backslash zero) instead of cutting the line" "$OUT" 'before\\0after	next'
+
 summary

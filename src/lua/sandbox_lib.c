@@ -36,7 +36,21 @@ static int l_print(lua_State *L)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
-    s->desc.print(s->desc.user, lua_tostring(L, -1), 0);
+    size_t len = 0;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (memchr(text, '\0', len)) {
+        /* The line goes on as a C string: an embedded NUL is shown as \0
+         * instead of cutting the rest of the line off. */
+        luaL_Buffer e;
+        luaL_buffinit(L, &e);
+        for (size_t i = 0; i < len; i++) {
+            if (text[i]) luaL_addchar(&e, text[i]);
+            else luaL_addstring(&e, "\\0");
+        }
+        luaL_pushresult(&e);
+        text = lua_tostring(L, -1);
+    }
+    s->desc.print(s->desc.user, text, 0);
     return 0;
 }
 
