@@ -83,7 +83,12 @@ static const char test_help[] =
     "\n"
     "Each shot is one test; the run ends with 'N passed, N failed' (flaky\n"
     "shots count as passed unless --fail-flaky).\n"
-    "Exit codes: 0 all passed, 1 something failed, 2 usage.\n";
+    "Goldens are untrusted input: NAME.golden must be a folder inside the\n"
+    "scene's folder (a link is refused), goldens must be regular files (links,\n"
+    "FIFOs and devices fail their shot), and are written through temporary\n"
+    "files renamed into place.\n"
+    "Exit codes: 0 all passed, 1 something failed, 2 usage, 130/143 stopped by\n"
+    "SIGINT/SIGTERM (the scenes' processes end with the run).\n";
 
 typedef struct test_opts {
     int update, jobs, shard_k, shard_n;
