@@ -90,9 +90,10 @@ static int l_clip(lua_State *L)
         return mr_lua_opt_error(L, &o, "duration", "a number of seconds > 0", lua_gettop(L));
     lua_pop(L, 1);
     float duration = mr_lua_opt_num(L, &o, "duration", 0.0f, 0.0, 1e6);
-    if (!(duration > 0.0f)) {
+    if (!(duration >= MR_CLIP_MIN_KEY_INTERVAL)) {   /* 1e-300 is > 0 but a float of 0 */
         mr_lua_opt_field(L, &o, "duration");
-        return mr_lua_opt_error(L, &o, "duration", "a number of seconds > 0", lua_gettop(L));
+        return mr_lua_opt_error(L, &o, "duration", "a number of seconds from 1e-06 (the shortest time between "
+                                "keys) to 1e+06", lua_gettop(L));
     }
     float rate = mr_lua_opt_num(L, &o, "rate", 30.0f, 1e-3, 1e4);
     const char *name = "clip";
