@@ -266,8 +266,9 @@ static int l_screenshot(lua_State *L)
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);
-    /* The PNG counts against the write quota: at most the raw frame. */
-    if (mr_lua_host_charge_write(L, (long long)h->width * h->height * 4 + 4096) != 0)
+    /* The PNG counts against the write quota once written (draw.c); a
+     * quota already spent refuses it here, at the script's line. */
+    if (mr_lua_host_charge_write(L, 1) != 0)
         return mr_lua_raise(L, "cannot write '%s': the script's write quota is spent (files, saves and screenshots "
                             "together)", full);
     mr_error err;

@@ -46,6 +46,13 @@ function load()
   saved, why = m.save("quota_over.md5mesh", man)
   H.check("a save past the quota fails", saved == nil and tostring(why):find("quota", 1, true), why)
   H.check("... writing nothing", not exists(out .. "/quota_over.md5mesh"))
+  -- Spend the rest, byte for byte, with seeks of halving size.
+  local last = assert(io.open("quota_rest.bin", "w"))
+  local pos = 0
+  for k = 27, 0, -1 do
+    if pcall(last.seek, last, "set", pos + (1 << k)) then pos = pos + (1 << k) end
+  end
+  last:close()
   local shot_ok, shot_err = pcall(m.screenshot, "quota_over.png")
   H.check("a screenshot past the quota raises", not shot_ok and tostring(shot_err):find("quota", 1, true), shot_err)
   local h = assert(io.open("quota_small.txt", "w"))
