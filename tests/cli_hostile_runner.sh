@@ -107,6 +107,22 @@ expect_match "a scene file named with a tab and a newline is skipped" "$ERR" 'co
 if grep -q 'injected' "$TMP/names_out/results.tsv"; then fail "... and results.tsv holds no forged line" "$(cat "$TMP/names_out/results.tsv")"
 else pass "... and results.tsv holds no forged line"; fi
 
+# ---- the scene files and their models are untrusted too --------------------------
+mkdir "$TMP/sf"
+mkfifo "$TMP/sf/fifo.lua"
+ln -s "$D/secret.txt" "$TMP/sf/leak.lua"
+printf 'scene = {size = {32, 24}, shots = {0}}\nlocal m = require "marrow"\nfunction load() print(m.model("evil.md5mesh")) end\n' >"$TMP/sf/model.lua"
+ln -s "$D/secret.txt" "$TMP/sf/evil.md5mesh"
+start=$(date +%s)
+expect_exit "a FIFO scene, a scene that is a link out, a model that is a link out: exit 1" 1 $T $MARROW test --timeout 15 --out "$O" "$TMP/sf"
+took=$(( $(date +%s) - start ))
+if [ "$took" -le 8 ]; then pass "... at once, not at --timeout (${took} s)"; else fail "... at once" "took $took s"; fi
+expect_match "... the FIFO scene is refused as a FIFO" "$OUT" 'fifo.lua: is a FIFO'
+expect_match "... the linked scene as a link" "$OUT" 'leak.lua: is a symbolic link'
+if { cat "$O/model/log.txt"; printf '%s\n' "$OUT"; } | grep -q decoy-secret; then fail "... the linked model's bytes are not shown" "$(cat "$O/model/log.txt")"
+else pass "... the linked model's bytes are not shown"; fi
+expect_match "... the linked model is refused as a link out of its folder" "$(cat "$O/model/log.txt")" 'evil.md5mesh: a link out of its folder'
+
 if [ "$(decoy_sum)" = "$SUM" ]; then pass "the decoy folder is as it was"; else fail "the decoy folder is as it was"; fi
 
 # ---- random trees of links, FIFOs and files -------------------------------------

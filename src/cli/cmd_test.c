@@ -33,6 +33,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "core/str.h"
 #include "platform/clock.h"
 #include "platform/stop.h"
@@ -306,7 +307,21 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
             *runner = NULL;
         }
     }
-    if (*runner) {
+    /* The scene file itself is untrusted too: a regular file, not a link
+     * (to a file outside, whose first bytes a syntax error would show) nor
+     * a FIFO (Lua's loader would wait on it until --timeout). */
+    mr_error se = {0};
+    char *folder = mr_path_dirname(path);
+    int dfd = folder ? mr_file_dir_open(folder, &se) : -1;
+    int sfd = dfd >= 0 ? mr_file_open_at(dfd, mr_path_basename(path), path, NULL, &se) : -1;
+    free(folder);
+    if (dfd >= 0) close(dfd);
+    if (sfd >= 0) close(sfd);
+    if (sfd < 0) {
+        snprintf(res->message, sizeof res->message, "%s", se.msg[0] ? se.msg : "cannot open the scene");
+        res->shot_count = 0;
+        res->error = 1;
+    } else if (*runner) {
         mr_check_scene(*runner, path, scene_dir, o->update, res);
     } else {
         res->shot_count = 0;

@@ -16,7 +16,10 @@ and checks the properties:
     (files, a folder, a PNG, all that the links point at) hashes the same
     before and after, and nothing new appears beside it;
   - every run exits 0, 1, 3 or 4 within its limit (a FIFO never hangs);
-  - the run's output never contains the decoy's secret (a link's bytes).
+  - the run's output, logs and report never contain the decoy's secret (a
+    link's bytes, e.g. in a parse error of a scene or model that is a link).
+Scene files themselves (c.lua) and the model the scenes load are drawn from
+the same kinds.
 Prints one "ok"/"FAIL" line per property and round; exits 1 on a failure.
 """
 import hashlib
@@ -30,6 +33,7 @@ import time
 SECRET = "decoy-secret-4b1d"
 SCENE = """scene = {size = {32, 24}, shots = {0, 1}}
 local m = require "marrow"
+function load() print(m.model("model.md5mesh")) end
 function draw() m.camera{target = {0, 1, 0}, distance = 4} end
 """
 
@@ -133,6 +137,21 @@ def main():
             elif kind == "file":
                 with open(g, "w") as f:
                     f.write("x")
+        # The scene files and what they load are drawn too: a FIFO or a link
+        # where a scene or its model belongs.
+        kind = rng.choice(["file", "fifo", "link_file", "link_dir"])
+        kinds.append("c.lua:" + kind)
+        c = os.path.join(scenes, "c.lua")
+        if kind == "file":
+            with open(c, "w") as f:
+                f.write(SCENE)
+        elif kind == "fifo":
+            os.mkfifo(c)
+        elif kind == "link_file":
+            os.symlink(os.path.join(decoy, "secret.txt"), c)
+        else:
+            os.symlink(os.path.join(decoy, "folder"), c)
+        kinds.append("model=" + make_entry(rng, os.path.join(scenes, "model.md5mesh"), decoy, png, True))
         before = tree_hash(decoy)
         beside = sorted(os.listdir(base))
         what = "round %d (seed %d: %s)" % (r, seed, " ".join(kinds))
@@ -144,7 +163,13 @@ def main():
             rc, secs, text = run(cmd, 20)
             check("%s: %s exits 0/1/3/4 in %.1f s" % (tag, label, secs), rc in (0, 1, 3, 4) and secs < 15,
                   "exit %d; %s\n%s" % (rc, what, text[-400:]))
-            check("%s: %s shows nothing of the decoy" % (tag, label), SECRET not in text, what)
+            logs = ""
+            for dirpath, _, files in os.walk(out):
+                for name in files:
+                    if name == "log.txt" or name.endswith(".html") or name.endswith(".xml"):
+                        with open(os.path.join(dirpath, name), "rb") as f:
+                            logs += f.read().decode("utf-8", "replace")
+            check("%s: %s shows nothing of the decoy" % (tag, label), SECRET[:12] not in text + logs, what)
             if label == "test --update":   # a fresh run to approve: compare against what was written
                 run([marrow, "test", "--timeout", "5", "--out", out, scenes], 20)
         check("%s: nothing outside the scene and output folders changed" % tag,
