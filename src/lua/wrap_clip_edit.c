@@ -27,6 +27,7 @@
  * copied into the new state and baked again).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,16 @@ static mr_ease check_ease(lua_State *L, int arg, float bezier[4])
 static void set_key(lua_State *L, mr_lua_clip *c, int joint, int channel, float t, const float *v, mr_ease e,
                     const float *bezier, int arg)
 {
+    int merged = c->edit->merged;
     mr_status st = mr_clip_edit_key(c->edit, joint, channel, t, v, e, bezier);
+    if (merged == 0 && c->edit->merged > 0) {   /* said once per clip */
+        char msg[256];
+        snprintf(msg, sizeof msg, "clip '%s': the key at %.9g s replaced the key at %.9g s (keys less than %g s "
+                 "apart are one key; said once per clip)", c->clip->name,
+                 (double)c->edit->merged_time[0], (double)c->edit->merged_time[1],
+                 (double)(MR_CLIP_MIN_KEY_INTERVAL * 10.0f));
+        lua_warning(L, msg, 0);
+    }
     if (st == MR_ERR_NO_MEMORY || st == MR_ERR_LIMIT) mr_lua_raise(L, "%s", mr_status_string(st));
     if (st != MR_OK)
         mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s must be finite%s", CHANNELS[channel],
