@@ -99,6 +99,8 @@ static int l_clip(lua_State *L)
     float rate = mr_lua_opt_num(L, &o, "rate", 30.0f, 1e-3, 1e4);
     const char *name = "clip";
     int t = mr_lua_opt_field(L, &o, "name");
+    if (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) != lua_rawlen(L, -1))
+        return mr_lua_opt_error(L, &o, "name", "a name without NUL bytes", lua_gettop(L));
     if (t == LUA_TSTRING && lua_tostring(L, -1)[0]) name = lua_tostring(L, -1);
     else if (t != LUA_TNIL) return mr_lua_opt_error(L, &o, "name", "a non-empty string", lua_gettop(L));
     mr_clip_edit *edit = NULL;
