@@ -153,4 +153,22 @@ expect_match "... naming the joint" "$ERR" "not written: the rest pose of joint 
 [ ! -e "$TMP/huge.md5mesh" ] && [ ! -e "$TMP/wave.md5anim" ] && pass "... and no mesh or anim is written" \
     || fail "... and no mesh or anim is written"
 
+# ---- keys closer than 1e-5 s are one key, and a script is told so (issue 40) ----
+cat >"$TMP/keys.lua" <<'LUA'
+local m = require "marrow"
+function load()
+  local c = m.clip(m.model("models/mannequin.md5mesh"), {name = "dense", duration = 1})
+  for i = 0, 2000 do c:key("pelvis", i * 1e-6, {rotation = m.quat.euler(0, 10, 0)}) end
+  print("keys", #c:keys("pelvis"))
+end
+LUA
+run $MARROW run --headless "$TMP/keys.lua" --frames 1
+expect_match "2,001 keys 1e-6 s apart: the merge is said, once" "$OUT$ERR" "clip 'dense': the key at .* replaced the key at 0 s \(keys less than 1e-05 s apart are one key"
+[ "$(printf '%s\n' "$OUT$ERR" | grep -c 'replaced the key')" -eq 1 ] && pass "... once per clip" || fail "... once per clip"
+
+# ---- print with an embedded NUL (issue 40) ----------------------------------
+printf 'function load() print("before\\0after", "next") end\n' >"$TMP/nul.lua"
+run $MARROW run --headless "$TMP/nul.lua" --frames 1
+expect_match "print shows an embedded NUL (backslash zero) instead of cutting the line" "$OUT" 'before\\0after	next'
+
 summary

@@ -325,6 +325,11 @@ mr_status mr_clip_edit_key(mr_clip_edit *e, int joint, int channel, float time, 
     int at = 0;
     while (at < c->count && c->keys[at].time < time - KEY_SAME) at++;
     if (at < c->count && fabsf(c->keys[at].time - time) < KEY_SAME) {
+        if (c->keys[at].time != time) {   /* a different time, merged: counted for the caller to say */
+            e->merged++;
+            e->merged_time[0] = time;
+            e->merged_time[1] = c->keys[at].time;
+        }
         c->keys[at] = k;
         return MR_OK;
     }

@@ -106,6 +106,9 @@ typedef struct mr_clip_edit {
     float *weight_rest;  /* weight_count weights of unkeyed channels (owned) */
     int mesh_count;      /* the model's meshes, for the layout */
     int *mesh_targets;   /* mesh_count target counts, 0 for a mesh without (owned) */
+    int merged;          /* keys set less than MR_CLIP_MIN_KEY_INTERVAL * 10 from another key's time,
+                          * which they replaced (mr_clip_edit_key); for a binding to say so */
+    float merged_time[2];/* the last such: the new key's time and the time of the key it replaced */
 } mr_clip_edit;
 
 /* An empty edit (no keys). MR_ERR_INVALID_ARGUMENT for a joint count

@@ -8,6 +8,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
+#include "core/cancel.h"
 
 #define STRIDE 10
 #define MAX_SPAN 256     /* frames one kept segment may cover (bounds the greedy search) */
@@ -240,6 +241,7 @@ static mr_status build(const mr_record *rec, float budget, float wbudget, float 
                 st = add_key(*out, rec, j, ch, e);
                 (*kept)++;
                 a = e;
+                if (st == MR_OK && (*kept & 1023) == 0 && mr_cancel_requested()) st = MR_ERR_LIMIT;
             }
         }
     if (st != MR_OK) {
@@ -268,6 +270,10 @@ mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleto
         if (k < n) t = times[k] - times[0];
         else if (k < 2 * n - 1) t = 0.5 * ((double)times[k - n] + times[k - n + 1]) - times[0];
         else t = (double)duration * (k - (n > 1 ? 2 * n - 1 : n)) / (MR_RECORD_CHECKS - 1);
+        if ((k & 255) == 255 && mr_cancel_requested()) {   /* a script's budget ran out (core/cancel.h) */
+            st = MR_ERR_LIMIT;
+            break;
+        }
         if ((st = mr_clip_sample(a, sk, (float)t, MR_WRAP_CLAMP, &pa)) != MR_OK) break;
         if ((st = mr_clip_sample(b, sk, (float)t, MR_WRAP_CLAMP, &pb)) != MR_OK) break;
         mr_pose_to_model(sk, &pa, ma);
@@ -335,7 +341,8 @@ mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float to
     for (int round = 0; st == MR_OK && tolerance > 0.0f && round < 12; round++, budget *= 0.5f, wbudget *= 0.5f) {
         mr_clip_edit *e = NULL;
         int k = 0;
-        if ((st = build(rec, budget, wbudget, size, rate, &e, &k)) != MR_OK) break;
+        if (mr_cancel_requested()) st = MR_ERR_LIMIT;
+        if (st != MR_OK || (st = build(rec, budget, wbudget, size, rate, &e, &k)) != MR_OK) break;
         float error = 0.0f, werror = 0.0f;
         int checks = 0;
         if ((st = mr_clip_edit_bake(e, 1e-6f, size, cur)) == MR_OK)

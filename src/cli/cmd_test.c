@@ -33,8 +33,10 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/file.h"
+#include "core/path.h"
 #include "core/str.h"
 #include "platform/clock.h"
+#include "platform/stop.h"
 #include "testkit/approve.h"
 #include "testkit/check.h"
 #include "testkit/report.h"
@@ -82,7 +84,12 @@ static const char test_help[] =
     "\n"
     "Each shot is one test; the run ends with 'N passed, N failed' (flaky\n"
     "shots count as passed unless --fail-flaky).\n"
-    "Exit codes: 0 all passed, 1 something failed, 2 usage.\n";
+    "Goldens are untrusted input: NAME.golden must be a folder inside the\n"
+    "scene's folder (a link is refused), goldens must be regular files (links,\n"
+    "FIFOs and devices fail their shot), and are written through temporary\n"
+    "files renamed into place.\n"
+    "Exit codes: 0 all passed, 1 something failed, 2 usage, 130/143 stopped by\n"
+    "SIGINT/SIGTERM (the scenes' processes end with the run).\n";
 
 typedef struct test_opts {
     int update, jobs, shard_k, shard_n;
@@ -120,6 +127,15 @@ static int add_path(test_opts *o, char *p)
     return 0;
 }
 
+/* Whether a scene file's name can name a scene: no control characters (a
+ * tab or a newline would forge lines of results.tsv, which --approve reads). */
+static int plain_scene_name(const char *path)
+{
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) return 0;
+    return 1;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Adds the *.lua files of dir, sorted by name; names starting with '_' are
@@ -132,6 +148,10 @@ static int add_dir(test_opts *o, const char *dir)
     struct dirent *e;
     while ((e = readdir(d)))
         if (e->d_name[0] != '.' && e->d_name[0] != '_' && ends_with(e->d_name, ".lua")) {
+            if (!plain_scene_name(e->d_name)) {
+                fprintf(stderr, "marrow test: skipping a scene in %s whose file name has control characters\n", dir);
+                continue;
+            }
             size_t len = strlen(dir);
             const char *sep = len && dir[len - 1] == '/' ? "" : "/";
             if (add_path(o, mr_str_fmt("%s%s%s", dir, sep, e->d_name))) break;
@@ -228,6 +248,8 @@ static int parse(int argc, char **argv, test_opts *o)
             rc = mr_cli_usage_error("test", "'%s' does not exist", inputs[i]);
         } else if (S_ISDIR(st.st_mode)) {
             if (add_dir(o, inputs[i])) rc = mr_cli_usage_error("test", "cannot read folder '%s'", inputs[i]);
+        } else if (!plain_scene_name(inputs[i])) {
+            rc = mr_cli_usage_error("test", "a scene's path may not have control characters");
         } else if (!ends_with(inputs[i], ".lua")) {
             rc = mr_cli_usage_error("test", "'%s' is not a folder or a .lua scene", inputs[i]);
         } else if (add_path(o, mr_str_dup(inputs[i]))) {
@@ -270,7 +292,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
     /* The scene's own output (print, warnings) goes to OUT/SCENE/log.txt. */
     char log[1300];
     snprintf(log, sizeof log, "%s/log.txt", scene_dir);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
     fflush(NULL);
     if (fd >= 0) {
         dup2(fd, 1);
@@ -285,7 +307,21 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
             *runner = NULL;
         }
     }
-    if (*runner) {
+    /* The scene file itself is untrusted too: a regular file, not a link
+     * (to a file outside, whose first bytes a syntax error would show) nor
+     * a FIFO (Lua's loader would wait on it until --timeout). */
+    mr_error se = {0};
+    char *folder = mr_path_dirname(path);
+    int dfd = folder ? mr_file_dir_open(folder, &se) : -1;
+    int sfd = dfd >= 0 ? mr_file_open_at(dfd, mr_path_basename(path), path, NULL, &se) : -1;
+    free(folder);
+    if (dfd >= 0) close(dfd);
+    if (sfd >= 0) close(sfd);
+    if (sfd < 0) {
+        snprintf(res->message, sizeof res->message, "%s", se.msg[0] ? se.msg : "cannot open the scene");
+        res->shot_count = 0;
+        res->error = 1;
+    } else if (*runner) {
         mr_check_scene(*runner, path, scene_dir, o->update, res);
     } else {
         res->shot_count = 0;
@@ -389,6 +425,10 @@ static int start_worker(const test_opts *o, mr_scene_result *res, int n, worker 
         return -1;
     }
     if (pid == 0) {
+        /* A worker ends at once on SIGINT/SIGTERM (the parent's handlers only
+         * record the signal; the parent then ends its workers and itself). */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         for (int k = 0; k < nw; k++)
             if (ws[k].pid > 0) {
                 close(ws[k].task_fd);
@@ -482,7 +522,10 @@ static int approve(const test_opts *o)
     mr_error err = {0};
     int copied = 0;
     mr_status st = mr_approve(o->approve, (const char *const *)o->paths, o->count, stdout, &copied, &err);
-    if (st == MR_ERR_IO && !copied && !mr_file_exists(o->approve)) {
+    char *tsv = mr_str_fmt("%s/results.tsv", o->approve);
+    int have_run = tsv && mr_file_exists(tsv);    /* else OUT is no finished run: a usage error */
+    free(tsv);
+    if (st == MR_ERR_IO && !copied && !have_run) {
         fprintf(stderr, "marrow test: %s\n", err.msg);
         return MR_EXIT_USAGE;
     }
@@ -527,6 +570,7 @@ int mr_cmd_test(int argc, char **argv)
         return rc < 0 ? MR_EXIT_OK : rc;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    mr_stop_install();   /* SIGINT/SIGTERM end the workers, then the run (exit 128 + signal) */
     int n = o.count;
     if (n == 0) {
         fprintf(stderr, "marrow test: no scenes to run%s\n", o.filter || o.shard_n ? " (after --filter/--shard)" : "");
@@ -594,6 +638,25 @@ int mr_cmd_test(int argc, char **argv)
             if (workers[w].pid > 0) pfd[np++] = (struct pollfd){.fd = workers[w].done_fd, .events = POLLIN};
         if (np == 0) continue;             /* no worker could start: the next round fails the scenes */
         poll(pfd, (nfds_t)np, 20);
+        int stop = mr_stop_requested();
+        if (stop) {
+            /* SIGINT/SIGTERM: the workers end now (a scene may be deep in C
+             * work), and so does the run, well within a second. */
+            for (int w = 0; w < nw; w++)
+                if (workers[w].pid > 0) kill(workers[w].pid, SIGKILL);
+            for (int w = 0; w < nw; w++)
+                if (workers[w].pid > 0) {
+                    while (waitpid(workers[w].pid, NULL, 0) < 0 && errno == EINTR) {
+                    }
+                    close(workers[w].task_fd);
+                    close(workers[w].done_fd);
+                    workers[w] = (worker){.current = -1};
+                }
+            fprintf(stderr, "marrow test: stopped by signal %d\n", stop);
+            signal(SIGPIPE, old_pipe);
+            rc = mr_stop_exit_code(stop);
+            goto out;
+        }
         /* Finished scenes. */
         for (int w = 0; w < nw; w++) {
             worker *wk = &workers[w];

@@ -1,9 +1,11 @@
 /* load.c — picks the loader by file extension (load.h). */
 #include "formats/load.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file.h"
 #include "core/path.h"
 #include "formats/bvh.h"
 #include "formats/cache.h"
@@ -81,6 +83,19 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
         struct stat st;
         if (stat(p, &st) == 0 && !S_ISREG(st.st_mode))
             return mr_error_set(err, MR_ERR_IO, "%s: not a regular file (expected a model file)", p);
+        /* Nor a link out of its own folder (a link planted in a scene folder
+         * would have its target read, and its first bytes shown in the
+         * parse error). A missing file is left to the loader's message. */
+        char *dir = lstat(p, &st) == 0 && S_ISLNK(st.st_mode) ? mr_path_dirname(p) : NULL;
+        if (dir) {
+            mr_error e = {0};
+            char *real = mr_file_real_inside(dir, p, &e);
+            free(dir);
+            free(real);
+            if (!real && e.status == MR_ERR_BAD_FILE)
+                return mr_error_set(err, MR_ERR_BAD_FILE, "%s: a link out of its folder (expected a model file "
+                                    "there; refused)", p);
+        }
     }
     mr_cache_session s;
     if (mr_cache_begin(&s, path, anims, anim_count, out)) return MR_OK;

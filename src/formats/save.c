@@ -9,6 +9,8 @@
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "anim/record.h"
+#include "core/cancel.h"
+#include "core/file.h"
 #include "core/path.h"
 #include "core/str.h"
 #include "formats/bvh_write.h"
@@ -139,6 +141,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
             for (int c = 0; c < 3 && st == MR_OK; c++) st = mr_track_init(tr[c], frames, MR_INTERP_LINEAR);
         }
         for (int f = 0; f < frames && st == MR_OK; f++) {
+            if ((f & 1023) == 1023 && mr_cancel_requested()) st = MR_ERR_LIMIT;   /* core/cancel.h */
             times[f] = (float)fmin(f / (double)rate, clip->duration);
             st = mr_clip_sample(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
             for (int j = 0; j < n && st == MR_OK; j++) {
@@ -164,7 +167,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
         mr_clip_destroy(fr);
         mr_pose_deinit(&pose);
         free(times);
-        if (st != MR_OK || error <= tol || k == MAX_DOUBLINGS) return rate;
+        if (st != MR_OK || error <= tol || k == MAX_DOUBLINGS || mr_cancel_requested()) return rate;
     }
     return rate / 2.0f;
 }
@@ -235,6 +238,11 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         if (st == MR_OK && (st = mr_model_add_clip(m, c)) != MR_OK) mr_clip_destroy(c);
         if (st != MR_OK) mr_error_set(err, st, "%s: copying clip '%s': %s", path, clips[i]->name, mr_status_string(st));
     }
+    /* Every file of the save (a mesh and its clips, a .gltf and its .bin)
+     * is written to a temporary name and renamed only when all were:
+     * nothing is half-written. A caller's own batch (marrow.save's, to
+     * check the write quota first) holds them instead. */
+    int own_batch = mr_file_batch_begin() == MR_OK;
     if (st == MR_OK) switch (mr_save_kind(path)) {
         case MR_SAVE_GLTF: {
             mr_axes gltf_axes = {MR_UP_Y, 1.0f};
@@ -259,6 +267,12 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         }
         default: st = MR_ERR_INVALID_ARGUMENT; break;
         }
+    if (st == MR_OK && mr_cancel_requested())   /* stopped part-way (a script's budget): nothing is kept */
+        st = mr_error_set(err, MR_ERR_LIMIT, "%s: stopped: the time budget ran out while saving; nothing written",
+                          path);
+    if (own_batch && st == MR_OK) st = mr_file_batch_commit(err);
+    else if (own_batch) mr_file_batch_abort();
+    if (st != MR_OK) count = 0;
     mr_model_destroy(m);
     if (written) *written = count;
     return st;

@@ -11,8 +11,10 @@
  * The live model is never touched: the model is loaded again from its path
  * (same loader, same axes), its clips are replaced by copies of `clips`
  * (source keys, markers, rate, names), and that copy is converted to the
- * format's axes and written. Each file goes through mr_file_write (temp
- * file + rename), so a failed write leaves no half-written file.
+ * format's axes and written. Each file goes through mr_file_write, all of
+ * them in one batch (core/file.h, mr_file_batch_begin): temporary files
+ * renamed into place only once every one was written, so a failed save
+ * leaves no file behind, not even the mesh of a .md5mesh save.
  *
  * Refused before anything is written (MR_ERR_INVALID_ARGUMENT, err names
  * the argument and what the format holds): an unknown extension; .md5anim

@@ -60,6 +60,21 @@ static int encode(png_buf *b, const uint8_t *rgba, int width, int height)
     return b->failed ? -1 : 0;
 }
 
+mr_status mr_gfx_encode_png(const uint8_t *rgba, int width, int height, unsigned char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    if (width <= 0 || height <= 0 || !rgba) return MR_ERR_INVALID_ARGUMENT;
+    png_buf b = {0};
+    if (encode(&b, rgba, width, height) != 0) {
+        free(b.data);
+        return MR_ERR_NO_MEMORY;
+    }
+    *data = b.data;
+    *len = b.len;
+    return MR_OK;
+}
+
 mr_status mr_gfx_write_png(const char *path, const uint8_t *rgba, int width, int height,
                            mr_error *err)
 {

@@ -347,5 +347,10 @@ const char *mr_renderer_shader_dir(void);
  * (temporary file + rename). */
 mr_status mr_gfx_write_png(const char *path, const uint8_t *rgba, int width, int height,
                            mr_error *err);
+/* The same PNG into a new buffer (*data, free(); *len bytes): for a
+ * caller that writes it itself (the test runner, through core/file's
+ * descriptor-relative writes). MR_ERR_INVALID_ARGUMENT for an empty image,
+ * MR_ERR_NO_MEMORY. */
+mr_status mr_gfx_encode_png(const uint8_t *rgba, int width, int height, unsigned char **data, size_t *len);
 
 #endif

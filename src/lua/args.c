@@ -177,8 +177,13 @@ lua_Integer mr_lua_opt_integer(lua_State *L, int arg, lua_Integer def)
 
 const char *mr_lua_check_string(lua_State *L, int arg)
 {
-    const char *s = lua_tostring(L, arg);
+    size_t len = 0;
+    const char *s = lua_tolstring(L, arg, &len);
     if (!s) mr_lua_type_error(L, arg, "string");
+    /* Names and paths go on as C strings: one with a NUL inside would be cut there, silently. */
+    if (strlen(s) != len)
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "a string without NUL bytes expected (it has one at byte %d, "
+                                                 "where a name or path would be cut)", (int)strlen(s) + 1));
     return s;
 }
 

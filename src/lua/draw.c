@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <time.h>
 
@@ -564,7 +566,21 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
     for (size_t i = 0; i < g->shot_count; i++) {
         mr_error e = {0};
         if ((status = mr_renderer_screenshot(g->r, g->shots[i], &e)) == MR_OK) {
-            g->shots_written++;
+            /* The PNG counts against the script's write quota (wrap.h):
+             * past it the file is removed and the frame fails. */
+            struct stat sb;
+            lua_State *L = mr_lua_current_state(ctx);
+            if (L && stat(g->shots[i], &sb) == 0 &&
+                mr_lua_host_charge_write(L, (long long)sb.st_blocks * 512 > (long long)sb.st_size
+                                                ? (long long)sb.st_blocks * 512 : (long long)sb.st_size) != 0) {
+                unlink(g->shots[i]);
+                char *msg = mr_str_fmt("marrow.screenshot: %s: the script's write quota is spent (files, saves and "
+                                       "screenshots together); not written", g->shots[i]);
+                render_fail(ctx, &rc, MR_ERR_LIMIT, msg ? msg : "marrow.screenshot: the write quota is spent", err);
+                free(msg);
+            } else {
+                g->shots_written++;
+            }
         } else {
             char *msg = mr_str_fmt("marrow.screenshot: %s", e.msg);
             render_fail(ctx, &rc, status, msg ? msg : "marrow.screenshot failed", err);

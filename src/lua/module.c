@@ -61,9 +61,21 @@ void mr_lua_host_resolve(lua_State *L, const char *path)
 
 double mr_lua_host_pause(lua_State *L) { return module_ctx(L) ? 0 : mr_lua_sandbox_pause(L); }
 
+int mr_lua_host_charge_write(lua_State *L, long long bytes)
+{
+    return module_ctx(L) ? 0 : mr_lua_sandbox_charge_write(L, bytes, bytes < 0);
+}
+
 void mr_lua_host_resume(lua_State *L, double token)
 {
     if (!module_ctx(L)) mr_lua_sandbox_resume(L, token);   /* plain Lua has no budget */
+}
+
+double mr_lua_host_pause_load(lua_State *L) { return module_ctx(L) ? 0 : mr_lua_sandbox_pause_load(L); }
+
+void mr_lua_host_resume_load(lua_State *L, double token)
+{
+    if (!module_ctx(L)) mr_lua_sandbox_resume_load(L, token);
 }
 
 void mr_lua_host_loaded(lua_State *L, const char *path)

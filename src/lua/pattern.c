@@ -378,8 +378,10 @@ static int is_plain(const char *p, size_t lp)
     return 1;
 }
 
-/* The first place of needle in hay, or NULL. */
-static const char *find_plain(const char *hay, size_t lh, const char *needle, size_t ln)
+/* The first place of needle in hay, or NULL. Each candidate place costs the
+ * needle's length in steps of m (a needle of megabytes over a subject of
+ * them is billions of comparisons: the budget must see them). */
+static const char *find_plain(matcher *m, const char *hay, size_t lh, const char *needle, size_t ln)
 {
     if (ln == 0) return hay;
     if (ln > lh) return NULL;
@@ -387,6 +389,7 @@ static const char *find_plain(const char *hay, size_t lh, const char *needle, si
     while (hay <= last) {
         const char *c = memchr(hay, needle[0], (size_t)(last - hay) + 1);
         if (!c) return NULL;
+        spend(m, (size_t)(c - hay) / 64 + ln);   /* memchr scans fast; a compare costs its length */
         if (memcmp(c + 1, needle + 1, ln - 1) == 0) return c;
         hay = c + 1;
     }
@@ -409,7 +412,9 @@ static int find_or_match(lua_State *L, int find)
         return 1;
     }
     if (find && (lua_toboolean(L, 4) || is_plain(p, lp))) {
-        const char *at = find_plain(s + init, ls - init, p, lp);
+        matcher pm;
+        matcher_init(&pm, L, upvalue_tick(L), s, ls, p, lp);
+        const char *at = find_plain(&pm, s + init, ls - init, p, lp);
         if (at) {
             lua_pushinteger(L, (at - s) + 1);
             lua_pushinteger(L, (lua_Integer)((size_t)(at - s) + lp));
@@ -497,16 +502,19 @@ static void add_template(matcher *m, luaL_Buffer *b, const char *s, const char *
     size_t l;
     const char *t = lua_tolstring(L, 3, &l);
     const char *esc;
+    spend(m, l / 16 + 1);            /* the template's text itself */
     while ((esc = memchr(t, ESC, l)) != NULL) {
         luaL_addlstring(b, t, (size_t)(esc - t));
         char c = esc[1];             /* '\0' past the end */
         if (c == ESC) {
             luaL_addchar(b, ESC);
         } else if (c == '0') {
+            spend(m, (size_t)(e - s) / 16 + 1);   /* a copy of the match, as long as it is */
             luaL_addlstring(b, s, (size_t)(e - s));
         } else if (isdigit((unsigned char)c)) {
             const char *text;
             ptrdiff_t len = get_capture(m, c - '1', s, e, &text);
+            spend(m, (len > 0 ? (size_t)len / 16 : 0) + 1);
             if (len == CAP_POSITION) luaL_addvalue(b);  /* the integer get_capture pushed */
             else luaL_addlstring(b, text, (size_t)len);
         } else {

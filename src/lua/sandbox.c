@@ -12,6 +12,7 @@
 #include <lualib.h>
 
 #include "core/alloc.h"
+#include "core/cancel.h"
 #include "core/file.h"
 #include "core/path.h"
 #include "core/str.h"
@@ -165,10 +166,37 @@ void mr_lua_sandbox_tick(lua_State *L)
     if (must_stop(s)) raise_stop(s, L, NULL);
 }
 
+double mr_lua_sandbox_pause_load(lua_State *L)
+{
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    atomic_fetch_add(&s->watch.paused, 1);
+    return mr_lua_watchdog_cpu();
+}
+
+void mr_lua_sandbox_resume_load(lua_State *L, double token)
+{
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    double spent = mr_lua_watchdog_cpu() - token;
+    double deadline = atomic_load(&s->watch.deadline);
+    if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
+    atomic_fetch_sub(&s->watch.paused, 1);
+}
+
+/* core/cancel.h's check during bounded paused work: a signal, or past what
+ * was left of the budget plus the paused work's allowance. */
+static int paused_overrun(void *user)
+{
+    mr_lua_sandbox *s = user;
+    if (atomic_load(&s->watch.interrupt)) return 1;
+    double deadline = atomic_load(&s->watch.deadline);
+    return deadline > 0 && mr_lua_watchdog_cpu() > deadline + s->pause_left;
+}
+
 double mr_lua_sandbox_pause(lua_State *L)
 {
     mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     atomic_fetch_add(&s->watch.paused, 1);
+    if (s->bounded++ == 0) mr_cancel_set(paused_overrun, s, &s->cancel_old, &s->cancel_old_user);
     return mr_lua_watchdog_cpu();
 }
 
@@ -177,7 +205,11 @@ void mr_lua_sandbox_resume(lua_State *L, double token)
     mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     double spent = mr_lua_watchdog_cpu() - token;
     double deadline = atomic_load(&s->watch.deadline);
-    if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
+    if (s->bounded > 0 && --s->bounded == 0) mr_cancel_set(s->cancel_old, s->cancel_old_user, NULL, NULL);
+    /* Forgiven up to the allowance left; the rest counts against the budget. */
+    double forgiven = spent > s->pause_left ? s->pause_left : spent;
+    if (forgiven > 0) s->pause_left -= forgiven;
+    if (deadline > 0 && forgiven > 0) atomic_store(&s->watch.deadline, deadline + forgiven);
     atomic_fetch_sub(&s->watch.paused, 1);
 }
 
@@ -244,6 +276,8 @@ static int run_watched(mr_lua_sandbox *s, lua_State *L, const char *what, double
     s->watch.poke = poke;
     s->watch.user = s;
     atomic_store(&s->watch.paused, 0);
+    s->pause_left = budget * MR_SANDBOX_PAUSE_FACTOR > MR_SANDBOX_PAUSE_MIN ? budget * MR_SANDBOX_PAUSE_FACTOR
+                                                                            : MR_SANDBOX_PAUSE_MIN;
     atomic_store(&s->watch.deadline, mr_lua_watchdog_cpu() + budget);
     /* The call runs without a hook (one left by a late poke is cleared
      * before the watchdog may poke again); the watchdog pokes it past its

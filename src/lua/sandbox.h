@@ -102,11 +102,25 @@ size_t mr_lua_sandbox_memory(const mr_lua_sandbox *s);
 /* Files require loaded into this state (valid while it lives). */
 int mr_lua_sandbox_required(const mr_lua_sandbox *s, const char *const **paths);
 
-/* C work the budget does not count (model loading): between pause and
- * resume the watchdog does not stop the call, and the CPU time spent is
- * added back to the running budget. Pause returns what resume takes. */
+/* C work a binding runs outside Lua (a save, reducing a recording,
+ * packing a clip): between pause and resume the watchdog does not stop the
+ * call, and the CPU time spent is forgiven (added back to the call's
+ * deadline) up to an allowance per call: MR_SANDBOX_PAUSE_FACTOR x the
+ * call's budget, at least MR_SANDBOX_PAUSE_MIN seconds, for all its paused
+ * work together. Past what is left of the budget plus that allowance the
+ * work is asked to stop (core/cancel.h: mr_cancel_requested says 1; so it
+ * does at once on SIGINT/SIGTERM), returns MR_ERR_LIMIT, and the call fails
+ * with the budget's error at its next instruction: a loop of saves, or one
+ * huge reduction, cannot run for minutes. Pause returns what resume takes. */
+#define MR_SANDBOX_PAUSE_FACTOR 2.0
+#define MR_SANDBOX_PAUSE_MIN 2.0
 double mr_lua_sandbox_pause(lua_State *L);
 void mr_lua_sandbox_resume(lua_State *L, double token);
+/* Model loading, which the budget does not count at all (a loader bounds
+ * its own work by the file's size and its named limits): the CPU time
+ * between pause_load and resume_load is all added back to the deadline. */
+double mr_lua_sandbox_pause_load(lua_State *L);
+void mr_lua_sandbox_resume_load(lua_State *L, double token);
 
 /* Lets io read the folder holding path (a model that loaded): its real
  * path is added to the folders a script may read. */
@@ -117,6 +131,18 @@ void mr_lua_sandbox_allow_read(lua_State *L, const char *path);
  * pushes the path to write and returns 1, or pushes "path: why" and returns
  * 0. A trusted state writes anywhere (the path is pushed as given). */
 int mr_lua_sandbox_push_write_path(lua_State *L, const char *path);
+
+/* The one write quota of a state (MR_SANDBOX_WRITE_QUOTA bytes): everything
+ * a script causes to be written counts against it, in the space files take
+ * (mr_file_allocated: a sparse file counts its whole extent): io's writes
+ * (bytes as written, a seek past the end its gap at once, the file's
+ * allocated size when it closes), marrow.save's files, screenshots.
+ * Charge adds bytes and returns 0, or returns -1 (nothing added) when they
+ * would pass the quota; force adds them either way (what a closed file
+ * turned out to take); negative bytes give back what was counted for a
+ * write that then failed. */
+#define MR_SANDBOX_WRITE_QUOTA ((long long)1 << 30)
+int mr_lua_sandbox_charge_write(lua_State *L, long long bytes, int force);
 
 /* Makes the metatables of host types registered since the state was made
  * (luaL_newmetatable) reachable only as copies; a no-op when trusted. */

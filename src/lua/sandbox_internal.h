@@ -19,6 +19,10 @@ struct mr_lua_sandbox {
     atomic_int poked;        /* the watchdog made every instruction and call run the hook */
     int count_hook;          /* 1: no watchdog; the call in progress runs the count hook */
     char *message;           /* the last failed run's message + traceback, or NULL */
+    double pause_left;       /* CPU seconds of paused work the call in progress may still be forgiven */
+    int bounded;             /* depth of mr_lua_sandbox_pause (bounded) in progress */
+    int (*cancel_old)(void *);   /* the core/cancel.h check it replaced */
+    void *cancel_old_user;
     char **required;         /* module files found by require */
     int required_count, required_cap;
     /* Coroutines being resumed, innermost last: the poke sets their hooks

@@ -11,8 +11,11 @@
  * folder), then beside the script, then in the output folder; a write goes
  * under the output folder.
  * Files are the standard library's handles (their methods are Lua's), with
- * two limits: at most MAX_OPEN_FILES open at once, and at most
- * WRITE_QUOTA bytes written by one state.
+ * two limits: at most MAX_OPEN_FILES open at once, and the state's one
+ * write quota (mr_lua_sandbox_charge_write, shared with marrow.save and
+ * screenshots): a write counts its bytes, a seek past the end the gap it
+ * opens (a sparse file counts its extent), and a file when it closes what
+ * it really takes on disk (mr_file_allocated) beyond what was counted.
  */
 #include "lua/sandbox_internal.h"
 
@@ -33,9 +36,11 @@
 #include "core/str.h"
 
 #define MAX_OPEN_FILES 64
-#define WRITE_QUOTA ((lua_Integer)1 << 30)    /* bytes a state may write: 1 GiB */
+#define WRITE_QUOTA ((lua_Integer)MR_SANDBOX_WRITE_QUOTA)   /* bytes a state may write: 1 GiB */
 #define OPEN_COUNT "marrow.sandbox.io.open"   /* registry: files open now */
 #define WRITTEN "marrow.sandbox.io.written"   /* registry: bytes written so far */
+#define CHARGED "marrow.sandbox.io.charged"   /* registry: weak file handle -> bytes counted for it */
+#define RESERVED "marrow.sandbox.io.reserved" /* registry: weak file handle -> the extent a seek counted */
 
 int mr_lua_sandbox_path_inside(const char *real, const char *dir)
 {
@@ -56,6 +61,48 @@ static void counter_set(lua_State *L, const char *key, lua_Integer v)
 {
     lua_pushinteger(L, v);
     lua_setfield(L, LUA_REGISTRYINDEX, key);
+}
+
+int mr_lua_sandbox_charge_write(lua_State *L, long long bytes, int force)
+{
+    if (bytes == 0) return 0;
+    lua_Integer done = counter(L, WRITTEN);
+    if (bytes < 0) {                   /* given back: what was counted was not written after all */
+        counter_set(L, WRITTEN, done + bytes > 0 ? done + bytes : 0);
+        return 0;
+    }
+    if (!force && (bytes > WRITE_QUOTA || done + bytes > WRITE_QUOTA)) return -1;
+    counter_set(L, WRITTEN, done + bytes);
+    return 0;
+}
+
+/* Bytes counted so far for the file handle at idx (key CHARGED; RESERVED:
+ * the end of the gaps its seeks counted), and setting them. */
+static lua_Integer handle_get(lua_State *L, int idx, const char *key)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    lua_Integer v = lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return v;
+}
+
+static void handle_set(lua_State *L, int idx, const char *key, lua_Integer v)
+{
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
+    lua_pushvalue(L, idx);
+    lua_pushinteger(L, v);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static int quota_error(lua_State *L, const char *what)
+{
+    return luaL_error(L, "%s: a marrow script may write at most %d MiB in all (files, saves and screenshots; "
+                      "a sparse file counts its whole extent)", what, (int)(WRITE_QUOTA >> 20));
 }
 
 /* ---- opening ------------------------------------------------------------------------ */
@@ -116,27 +163,9 @@ static char *resolve_read(lua_State *L, mr_lua_sandbox *s, const char *path, con
 }
 
 /* The path to write for path (its folder's real path + its name), or NULL
- * with *why set. */
-/* With make_dirs, the missing folders of dir are made when the deepest one
- * that exists lies inside root (so nothing is made elsewhere). */
-static void make_dirs_inside(const char *dir, const char *root)
-{
-    char *have = mr_str_dup(dir);
-    while (have && !file_exists(have)) {
-        char *up = mr_path_dirname(have);
-        if (!up || !strcmp(up, have)) {
-            free(up);
-            break;
-        }
-        free(have);
-        have = up;
-    }
-    char *real = have ? realpath(have, NULL) : NULL;
-    if (real && mr_lua_sandbox_path_inside(real, root)) mr_file_mkdirs(dir, NULL);
-    free(real);
-    free(have);
-}
-
+ * with *why set. With make_dirs, its missing folders are made when the
+ * whole path is inside the output folder (mr_file_mkdirs_inside checks it
+ * all first: nothing is made for a path that is refused). */
 static char *resolve_write(lua_State *L, mr_lua_sandbox *s, const char *path, int make_dirs, const char **why)
 {
     if (!s->write_dir) {
@@ -156,10 +185,14 @@ static char *resolve_write(lua_State *L, mr_lua_sandbox *s, const char *path, in
     }
     char *dir = mr_path_dirname(full);
     const char *name = strrchr(full, '/') ? strrchr(full, '/') + 1 : full;
-    if (dir && make_dirs) make_dirs_inside(dir, root);
-    char *real_dir = dir ? realpath(dir, NULL) : NULL;
+    mr_error derr = {0};
+    int refused = dir && make_dirs && !file_exists(dir) && mr_file_mkdirs_inside(root, dir, &derr) != MR_OK;
+    char *real_dir = dir && !refused ? realpath(dir, NULL) : NULL;
     char *out = NULL;
-    if (!real_dir)
+    if (refused && derr.status == MR_ERR_INVALID_ARGUMENT)
+        *why = "it is outside the output folder, the one place a marrow script may write (--out; "
+               "`marrow run --trust` lifts this for a script you trust); nothing was made";
+    else if (!real_dir)
         *why = "its folder does not exist";
     else if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
         *why = "it names a folder, not a file";
@@ -217,6 +250,10 @@ static int mode_flags(const char *mode, int *writing)
 static int close_file(lua_State *L)
 {
     luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    /* What the file really takes beyond what its writes counted. */
+    fflush(p->f);
+    lua_Integer extra = (lua_Integer)mr_file_allocated(fileno(p->f)) - handle_get(L, 1, CHARGED);
+    if (extra > 0) mr_lua_sandbox_charge_write(L, extra, 1);
     int ok = fclose(p->f) == 0;
     counter_set(L, OPEN_COUNT, counter(L, OPEN_COUNT) - 1);
     return luaL_fileresult(L, ok, NULL);
@@ -294,15 +331,44 @@ static int file_write(lua_State *L)
         else len = 32;                 /* a number's text */
         add += (lua_Integer)len;
     }
-    lua_Integer done = counter(L, WRITTEN);
-    if (done + add > WRITE_QUOTA)
-        return luaL_error(L, "file:write: a marrow script may write at most %d MiB in all",
-                          (int)(WRITE_QUOTA >> 20));
-    counter_set(L, WRITTEN, done + add);
+    if (mr_lua_sandbox_charge_write(L, add, 0) != 0) return quota_error(L, "file:write");
+    if (luaL_testudata(L, 1, LUA_FILEHANDLE)) handle_set(L, 1, CHARGED, handle_get(L, 1, CHARGED) + add);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/* file:seek under the write quota: a seek past the end of a file opened
+ * for writing counts the gap at once (the next write makes a sparse file of
+ * that extent). Upvalue 1: Lua's seek. */
+static int file_seek(lua_State *L)
+{
+    luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    int n = lua_gettop(L);
+    lua_pushvalue(L, 1);               /* the handle, kept under the results */
+    lua_insert(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 2);
+    lua_call(L, n, LUA_MULTRET);       /* stack: handle, results... */
+    int nres = lua_gettop(L) - 1;
+    if (!lua_isinteger(L, 2) || !p->closef) return nres;
+    lua_Integer pos = lua_tointeger(L, 2);
+    int fd = fileno(p->f);
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    struct stat st;
+    lua_Integer counted = handle_get(L, 1, RESERVED);   /* a gap counted before is not counted again */
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &st) != 0 || pos <= (lua_Integer)st.st_size ||
+        pos <= counted)
+        return nres;
+    lua_Integer gap = pos - ((lua_Integer)st.st_size > counted ? (lua_Integer)st.st_size : counted);
+    if (mr_lua_sandbox_charge_write(L, gap, 0) != 0) {
+        fseek(p->f, 0, SEEK_END);      /* back to the end: nothing sparse is made */
+        return quota_error(L, "file:seek");
+    }
+    handle_set(L, 1, CHARGED, handle_get(L, 1, CHARGED) + gap);
+    handle_set(L, 1, RESERVED, pos);
+    return nres;
 }
 
 void mr_lua_sandbox_push_io(lua_State *L)
@@ -315,10 +381,22 @@ void mr_lua_sandbox_push_io(lua_State *L)
         lua_getfield(L, -1, "write");
         lua_pushcclosure(L, file_write, 1);
         lua_setfield(L, -2, "write");
+        lua_getfield(L, -1, "seek");
+        lua_pushcclosure(L, file_seek, 1);
+        lua_setfield(L, -2, "seek");
     }
     lua_settop(L, stock);
     counter_set(L, OPEN_COUNT, 0);
     counter_set(L, WRITTEN, 0);
+    const char *tables[2] = {CHARGED, RESERVED};   /* file handle -> bytes, weak keys */
+    for (int i = 0; i < 2; i++) {
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_setfield(L, LUA_REGISTRYINDEX, tables[i]);
+    }
     lua_createtable(L, 0, 4);
     lua_pushcfunction(L, io_open);
     lua_setfield(L, -2, "open");

@@ -36,7 +36,21 @@ static int l_print(lua_State *L)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
-    s->desc.print(s->desc.user, lua_tostring(L, -1), 0);
+    size_t len = 0;
+    const char *text = lua_tolstring(L, -1, &len);
+    if (memchr(text, '\0', len)) {
+        /* The line goes on as a C string: an embedded NUL is shown as \0
+         * instead of cutting the rest of the line off. */
+        luaL_Buffer e;
+        luaL_buffinit(L, &e);
+        for (size_t i = 0; i < len; i++) {
+            if (text[i]) luaL_addchar(&e, text[i]);
+            else luaL_addstring(&e, "\\0");
+        }
+        luaL_pushresult(&e);
+        text = lua_tostring(L, -1);
+    }
+    s->desc.print(s->desc.user, text, 0);
     return 0;
 }
 
@@ -234,6 +248,24 @@ static int l_xpcall(lua_State *L)
 }
 
 /* load of text chunks only, whatever mode is asked for. Upvalue 1: Lua's. */
+/* load's reader for a big string chunk: the next LOAD_PIECE bytes, with a
+ * budget check before each (the parser runs in C between them, where the
+ * count hook does not). Upvalues: the string, the offset read so far. */
+#define LOAD_PIECE (64 * 1024)
+static int load_piece(lua_State *L)
+{
+    mr_lua_sandbox_tick(L);
+    size_t len = 0;
+    const char *text = lua_tolstring(L, lua_upvalueindex(1), &len);
+    size_t at = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+    if (at >= len) return 0;
+    size_t n = len - at < LOAD_PIECE ? len - at : LOAD_PIECE;
+    lua_pushinteger(L, (lua_Integer)(at + n));
+    lua_replace(L, lua_upvalueindex(2));
+    lua_pushlstring(L, text + at, n);
+    return 1;
+}
+
 static int l_load(lua_State *L)
 {
     int n = lua_gettop(L);
@@ -248,6 +280,18 @@ static int l_load(lua_State *L)
     if (n < 3) lua_settop(L, 3);
     lua_pushliteral(L, "t");
     lua_replace(L, 3);
+    if (lua_type(L, 1) == LUA_TSTRING && lua_rawlen(L, 1) > LOAD_PIECE) {
+        /* A big chunk is parsed piece by piece, under the budget. Its name
+         * stays what stock load gives a string: the string itself. */
+        if (lua_isnil(L, 2)) {
+            lua_pushvalue(L, 1);
+            lua_replace(L, 2);
+        }
+        lua_pushvalue(L, 1);
+        lua_pushinteger(L, 0);
+        lua_pushcclosure(L, load_piece, 2);
+        lua_replace(L, 1);
+    }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, n < 3 ? 3 : n, LUA_MULTRET);
@@ -484,6 +528,50 @@ static int s_rep(lua_State *L)
     return 1;
 }
 
+/* os.date with a long format: stock os.date walks the whole format in one
+ * C call. A format longer than DATE_PIECE bytes is done in pieces cut
+ * between conversions ("%c", "%Ec"), each through stock os.date (upvalue
+ * 1) with the same time and the same '!', with a budget check between. */
+#define DATE_PIECE 512
+static int l_date(lua_State *L)
+{
+    size_t len = 0;
+    const char *fmt = luaL_optlstring(L, 1, "%c", &len);
+    int args = lua_gettop(L) < 2 ? 1 : 2;
+    if (len <= DATE_PIECE) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_call(L, lua_gettop(L) - 1, 1);
+        return 1;
+    }
+    int utc = fmt[0] == '!';
+    const char *p = fmt + utc, *end = fmt + len;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    while (p < end) {
+        const char *q = p;
+        while (q < end && q - p < DATE_PIECE) {
+            if (*q == '%' && q + 1 < end) {
+                q += 2;
+                if ((q[-1] == 'E' || q[-1] == 'O') && q < end) q++;
+            } else {
+                q++;
+            }
+        }
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_pushstring(L, utc ? "!" : "");
+        lua_pushlstring(L, p, (size_t)(q - p));
+        lua_concat(L, 2);
+        if (args == 2) lua_pushvalue(L, 2);
+        lua_call(L, args, 1);
+        luaL_addvalue(&b);
+        mr_lua_sandbox_tick(L);
+        p = q;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 /* ---- building the environment --------------------------------------------------------- */
 
 /* Copies the named fields of the table at src into a new table, pushed. */
@@ -603,6 +691,7 @@ static void open_restricted(lua_State *L)
     publish(L, env, LUA_COLIBNAME);
 
     push_lib(L, old, LUA_OSLIBNAME, os_fns);
+    wrap_field(L, "date", l_date);
     publish(L, env, LUA_OSLIBNAME);
 
     push_lib(L, old, LUA_MATHLIBNAME, math_fns);

@@ -1,12 +1,14 @@
 /* scene.c — reads the `scene` table of a regression scene script into a
- * plain struct (see scene.h). Runs in a protected call so a table with odd
- * metamethods cannot raise through the host. */
+ * plain struct (see scene.h). Runs as a call of the sandbox (protected, under
+ * the time budget) so a table with odd metamethods can neither raise through
+ * the host nor loop. */
 #include "lua/scene.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lua/sandbox.h"
 #include "lua/wrap.h"
 
 typedef struct read_args {
@@ -146,12 +148,14 @@ mr_status mr_lua_scene_read(mr_lua_ctx *ctx, mr_scene_decl *out, mr_error *err)
     if (!L) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s: the script is not running", script);
     int top = lua_gettop(L);
     read_args a = {.d = out, .script = script};
-    lua_pushcfunction(L, read_scene);
-    lua_pushlightuserdata(L, &a);
-    mr_status st = MR_OK;
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK)
-        st = mr_error_set(err, MR_ERR_SCRIPT, "%s: reading scene: %s", script,
-                          lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
+    /* Under the sandbox's budget and watchdog like any call into the script:
+     * `scene` may have metamethods (a looping __index) that run here. */
+    mr_error e = {0};
+    mr_status st = mr_lua_sandbox_run(mr_lua_sandbox_of(L), read_scene, &a, "reading `scene`",
+                                      mr_lua_host_of(L)->budget, &e);
+    if (st != MR_OK)
+        st = mr_error_set(err, st == MR_ERR_NO_MEMORY ? st : MR_ERR_SCRIPT, "%s: reading scene: %s", script,
+                          e.msg[0] ? e.msg : "error");
     else if (a.err.status != MR_OK)
         st = mr_error_set(err, a.err.status, "%s", a.err.msg);
     lua_settop(L, top);

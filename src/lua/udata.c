@@ -428,6 +428,9 @@ int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk)
     }
     if (t == LUA_TSTRING) {
         const char *name = lua_tostring(L, arg);
+        if (strlen(name) != lua_rawlen(L, arg))   /* "pelvis\0x" is no joint, not "pelvis" */
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "a joint name without NUL bytes expected (it has one at "
+                                                     "byte %d)", (int)strlen(name) + 1));
         int j = mr_skeleton_find(sk, name);
         if (j >= 0) return j;
         push_suggestions(L, sk, name);

@@ -17,7 +17,7 @@
  *     stderr and ends the process with exit code 4 (a script error);
  *   - when stop_requested() (SIGINT/SIGTERM, see platform/stop.h) says so,
  *     it pokes the call in progress with watch->interrupt set, so the
- *     script stops within one callback; if the process is still alive 1 s
+ *     script stops within one callback; if the process is still alive 0.5 s
  *     after the signal, it ends it with 128 + the signal's number.
  *
  * The thread starts at the first arm in each process (a fork()ed worker

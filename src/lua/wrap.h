@@ -140,8 +140,10 @@ typedef struct mr_lua_host {
  * the sandbox only through these:
  *   mr_lua_host_resolve pushes a script's relative path resolved
  *     (mr_lua_sandbox_push_resolved; plain Lua: as given);
- *   mr_lua_host_pause / _resume bracket C work the time budget does not count
- *     (mr_lua_sandbox_pause; plain Lua has no budget);
+ *   mr_lua_host_pause / _resume bracket C work run outside Lua (a save, a
+ *     reduction), forgiven by the budget up to an allowance per call and
+ *     stopped past it (mr_lua_sandbox_pause; plain Lua has no budget);
+ *     _pause_load / _resume_load bracket model loading, not counted at all;
  *   mr_lua_host_loaded says a model loaded from path (its folder becomes
  *     readable by the script's io: mr_lua_sandbox_allow_read);
  *   mr_lua_host_heap is the bytes of the Lua heap (the sandbox's count);
@@ -152,9 +154,16 @@ mr_lua_host *mr_lua_host_of(lua_State *L);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
 void mr_lua_host_resume(lua_State *L, double token);
+double mr_lua_host_pause_load(lua_State *L);
+void mr_lua_host_resume_load(lua_State *L, double token);
 void mr_lua_host_loaded(lua_State *L, const char *path);
 size_t mr_lua_host_heap(lua_State *L);
 int mr_lua_host_write_path(lua_State *L, const char *path);
+/* Counts bytes a binding wrote (or is about to) against the sandbox's write
+ * quota (mr_lua_sandbox_charge_write); 0 within it, -1 when it would pass
+ * it (nothing counted); negative bytes give back a count for a write that
+ * failed. Plain Lua has no quota: 0. */
+int mr_lua_host_charge_write(lua_State *L, long long bytes);
 
 /* ---- arguments and options (args.c) ---------------------------------------- */
 

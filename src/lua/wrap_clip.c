@@ -241,9 +241,10 @@ static int clip_optimize(lua_State *L)
                                                       "1e-7 to 0.01 (1%)");
     const mr_clip_runtime *rt = clip->runtime;
     if (!rt || rt->thin_tolerance != (float)tol) {
-        /* The first packing of a clip is load work, not the script's time (as
-         * loading is); packing it again at another tolerance counts, so a loop
-         * of them cannot run outside the budget. */
+        /* The first packing of a clip is load work, forgiven by the budget
+         * up to the paused-work allowance (sandbox.h); packing it again at
+         * another tolerance counts, so a loop of them cannot run outside the
+         * budget. */
         int first = !rt || !(rt->thin_tolerance > 0);
         double paused = first ? mr_lua_host_pause(L) : 0.0;
         mr_status st = mr_clip_optimize(clip, (float)tol);

@@ -27,6 +27,7 @@
  * copied into the new state and baked again).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,13 +91,16 @@ static int l_clip(lua_State *L)
         return mr_lua_opt_error(L, &o, "duration", "a number of seconds > 0", lua_gettop(L));
     lua_pop(L, 1);
     float duration = mr_lua_opt_num(L, &o, "duration", 0.0f, 0.0, 1e6);
-    if (!(duration > 0.0f)) {
+    if (!(duration >= MR_CLIP_MIN_KEY_INTERVAL)) {   /* 1e-300 is > 0 but a float of 0 */
         mr_lua_opt_field(L, &o, "duration");
-        return mr_lua_opt_error(L, &o, "duration", "a number of seconds > 0", lua_gettop(L));
+        return mr_lua_opt_error(L, &o, "duration", "a number of seconds from 1e-06 (the shortest time between "
+                                "keys) to 1e+06", lua_gettop(L));
     }
     float rate = mr_lua_opt_num(L, &o, "rate", 30.0f, 1e-3, 1e4);
     const char *name = "clip";
     int t = mr_lua_opt_field(L, &o, "name");
+    if (t == LUA_TSTRING && strlen(lua_tostring(L, -1)) != lua_rawlen(L, -1))
+        return mr_lua_opt_error(L, &o, "name", "a name without NUL bytes", lua_gettop(L));
     if (t == LUA_TSTRING && lua_tostring(L, -1)[0]) name = lua_tostring(L, -1);
     else if (t != LUA_TNIL) return mr_lua_opt_error(L, &o, "name", "a non-empty string", lua_gettop(L));
     mr_clip_edit *edit = NULL;
@@ -151,7 +155,16 @@ static mr_ease check_ease(lua_State *L, int arg, float bezier[4])
 static void set_key(lua_State *L, mr_lua_clip *c, int joint, int channel, float t, const float *v, mr_ease e,
                     const float *bezier, int arg)
 {
+    int merged = c->edit->merged;
     mr_status st = mr_clip_edit_key(c->edit, joint, channel, t, v, e, bezier);
+    if (merged == 0 && c->edit->merged > 0) {   /* said once per clip */
+        char msg[256];
+        snprintf(msg, sizeof msg, "clip '%s': the key at %.9g s replaced the key at %.9g s (keys less than %g s "
+                 "apart are one key; said once per clip)", c->clip->name,
+                 (double)c->edit->merged_time[0], (double)c->edit->merged_time[1],
+                 (double)(MR_CLIP_MIN_KEY_INTERVAL * 10.0f));
+        lua_warning(L, msg, 0);
+    }
     if (st == MR_ERR_NO_MEMORY || st == MR_ERR_LIMIT) mr_lua_raise(L, "%s", mr_status_string(st));
     if (st != MR_OK)
         mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s must be finite%s", CHANNELS[channel],

@@ -258,15 +258,19 @@ static int l_screenshot(lua_State *L)
     const char *path = mr_lua_check_string(L, 1);
     mr_lua_arg_check(L, path[0] != '\0', 1, "empty path");
     /* Where the script may write (the sandbox's rules: under --out, missing
-     * folders made); fail here, at the script's line, when it cannot. */
+     * folders made once the whole path is known to be inside); fail here, at the script's line, when it cannot. */
     if (!mr_lua_host_write_path(L, path)) return mr_lua_raise(L, "cannot write %s", lua_tostring(L, -1));
     const char *full = lua_tostring(L, -1);
     const char *slash = strrchr(full, '/');
     lua_pushlstring(L, full, slash ? (size_t)(slash - full) : 1);
-    if (slash && slash > full) mr_file_mkdirs(lua_tostring(L, -1), NULL);  /* the folders above it */
     if (access(slash ? lua_tostring(L, -1) : ".", W_OK) != 0)
         return mr_lua_raise(L, "cannot write '%s': %s", full, strerror(errno));
     lua_pop(L, 1);
+    /* The PNG counts against the write quota once written (draw.c); a
+     * quota already spent refuses it here, at the script's line. */
+    if (mr_lua_host_charge_write(L, 1) != 0)
+        return mr_lua_raise(L, "cannot write '%s': the script's write quota is spent (files, saves and screenshots "
+                            "together)", full);
     mr_error err;
     if (!h->draw) return mr_lua_raise(L, "no renderer in this run");
     if (h->draw->screenshot(h->draw_user, full, &err) != MR_OK) return mr_lua_raise(L, "%s", err.msg);

@@ -153,9 +153,9 @@ static int l_model(lua_State *L)
             lua_pop(L, 1);
         }
         mr_error err = {0};
-        double paused = mr_lua_host_pause(L);   /* loading is not the script's time */
+        double paused = mr_lua_host_pause_load(L);   /* loading is not the script's time */
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
-        mr_lua_host_resume(L, paused);
+        mr_lua_host_resume_load(L, paused);
         if (st != MR_OK) {
             int top = lua_gettop(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));

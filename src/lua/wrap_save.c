@@ -8,12 +8,16 @@
  *       under --out); the returned path is where the file went.
  *
  * Wrong argument types raise; a path the rules refuse, a format that cannot
- * hold what was asked and a failed write return nil and a message naming
- * the argument, with nothing written.
+ * hold what was asked, a save past the script's write quota (what its
+ * files take on disk counts, mr_lua_host_charge_write) and a failed write
+ * return nil and a message naming the argument, with nothing written: the
+ * files of one save are renamed into place together or not at all.
  */
 #include <stdlib.h>
 
+#include "core/file.h"
 #include "formats/save.h"
+#include "lua/sandbox.h"
 #include "lua/wrap.h"
 
 #define MAX_CLIPS 1024
@@ -55,10 +59,28 @@ static int l_save(lua_State *L)
         return 2;
     }
     const char *path = lua_tostring(L, -1);
+    if (mr_lua_host_charge_write(L, 1) != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "marrow.save: %s: the script's write quota is spent (%d MiB in all)", path,
+                        (int)(MR_SANDBOX_WRITE_QUOTA >> 20));
+        return 2;
+    }
+    /* Every file of the save in one batch: none renamed into place until all
+     * were written and their size on disk fits the write quota. */
+    int batch = mr_file_batch_begin() == MR_OK;
     double token = mr_lua_host_pause(L);
     int written = 0;
     mr_status st = mr_save_model(m->model, clips, n, path, &written, &err);
     mr_lua_host_resume(L, token);
+    long long bytes = batch && st == MR_OK ? mr_file_batch_size() : 0;
+    if (st == MR_OK && mr_lua_host_charge_write(L, bytes) != 0) {
+        st = mr_error_set(&err, MR_ERR_LIMIT, "%s: %lld bytes would pass the script's write quota (%d MiB in all, "
+                          "files, saves and screenshots together); nothing written", path, bytes,
+                          (int)(MR_SANDBOX_WRITE_QUOTA >> 20));
+    }
+    if (batch && st == MR_OK && (st = mr_file_batch_commit(&err)) != MR_OK)
+        mr_lua_host_charge_write(L, -bytes);   /* nothing was written after all */
+    else if (batch && st != MR_OK) mr_file_batch_abort();
     if (st != MR_OK) {
         lua_pushnil(L);
         lua_pushfstring(L, "marrow.save: %s", err.msg[0] ? err.msg : mr_status_string(st));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/file.h"
 #include "core/path.h"
@@ -48,6 +49,43 @@ mr_status mr_approve_write_results(const char *out_dir, const mr_scene_result *r
     }
     free(path);
     return MR_OK;
+}
+
+/* Copies one shot's actuals (img, pose: files of the run's --out folder)
+ * into the golden folder beside script: NAME.golden right inside the
+ * script's folder, opened (made) without following a link, the files
+ * written through fresh temporary files renamed into place, so a link
+ * planted in a pull request's scene folder is never written through. */
+static mr_status approve_shot(const char *name, const char *script, const char *golden, const char *img,
+                              const char *pose, const char *gimg, const char *gpose, int frame, mr_error *err)
+{
+    /* The scene's name is its script's file name: results.tsv names both. */
+    const char *base = mr_path_basename(script);
+    size_t nlen = strlen(name);
+    int named = strncmp(base, name, nlen) == 0 && !strcmp(base + nlen, ".lua");
+    for (const char *p = name; named && *p; p++) named = (unsigned char)*p >= 0x20;
+    if (!named)
+        return mr_error_set(err, MR_ERR_BAD_FILE, "scene '%s' frame %d: its script %s is not NAME.lua (results.tsv "
+                            "edited?); not approved", name, frame, script);
+    char *folder = mr_path_dirname(script);
+    int dfd = folder ? mr_file_dir_open(folder, err) : -1;
+    free(folder);
+    if (dfd < 0) return err && err->status ? err->status : MR_ERR_IO;
+    int gfd = mr_file_dir_open_at(dfd, mr_path_basename(golden), 1, golden, err);
+    close(dfd);
+    if (gfd < 0) return err && err->status ? err->status : MR_ERR_IO;
+    mr_status st = MR_OK;
+    const char *from[2] = {img, pose}, *to[2] = {gimg, gpose};
+    for (int i = 0; i < 2 && st == MR_OK; i++) {
+        size_t size = 0;
+        mr_error e = {0};
+        char *data = mr_file_read(from[i], &size, &e);
+        st = data ? mr_file_write_at(gfd, mr_path_basename(to[i]), to[i], data, size, &e) : e.status;
+        if (st != MR_OK && err) *err = e;
+        free(data);
+    }
+    close(gfd);
+    return st;
 }
 
 /* 1 when scene `name` was asked for: by name, glob, or a path to NAME.lua. */
@@ -123,9 +161,7 @@ mr_status mr_approve(const char *out_dir, const char *const *scenes, int scene_c
             st = mr_error_set(err, MR_ERR_IO, "%s frame %d: %s or %s is missing: was %s cleaned since the run?", name,
                               frame, img, pose, out_dir);
         } else {
-            mr_file_mkdirs(golden, NULL);
-            st = mr_file_copy(img, gimg, err);
-            if (st == MR_OK) st = mr_file_copy(pose, gpose, err);
+            st = approve_shot(name, script, golden, img, pose, gimg, gpose, frame, err);
             if (st == MR_OK) {
                 fprintf(log, "approved %s frame %d (%s): %s and %s\n", name, frame, status, gimg, gpose);
                 (*copied)++;

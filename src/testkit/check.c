@@ -1,15 +1,17 @@
 /* check.c — a scene's shots against its goldens (check.h). */
 #include "testkit/check.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <stb_image.h>
-
 #include "core/file.h"
+#include "core/image.h"
+#include "core/path.h"
+#include "core/str.h"
 #include "gfx/renderer.h"
 #include "testkit/compare.h"
 #include "testkit/pixel_mask.h"
@@ -43,11 +45,53 @@ typedef struct shot_ctx {
     int update;              /* write the goldens instead of comparing */
     mr_scene_result *res;
     const char *scene_dir;   /* OUT/SCENE */
-    char golden_dir[1100];   /* beside the scene: NAME.golden */
+    char golden_dir[1100];   /* beside the scene: NAME.golden (as shown in messages) */
+    const char *golden_name; /* its last component, inside the scene's folder */
+    int scene_fd;            /* the scene's folder, -1 when it cannot be opened */
+    int golden_fd;           /* NAME.golden opened without following a link; -1: see golden_err */
+    mr_error golden_err;     /* why golden_fd is -1 */
+    int golden_missing;      /* ... because it does not exist */
     const mr_scene_decl *decl;
     uint8_t *diff, *mask;    /* grown to the frame size (diff_size bytes, mask a quarter) */
     size_t diff_size;
 } shot_ctx;
+
+/* Opens (with create, makes) the golden folder: a folder named NAME.golden
+ * right inside the scene's folder, never a link (which could point
+ * anywhere: --update would write there). 0, or -1 with golden_err set. */
+static int open_golden_dir(shot_ctx *c, int create)
+{
+    if (c->golden_fd >= 0) return 0;
+    if (c->scene_fd < 0) return -1;
+    mr_error e = {0};
+    c->golden_fd = mr_file_dir_open_at(c->scene_fd, c->golden_name, create, c->golden_dir, &e);
+    if (c->golden_fd >= 0) return 0;
+    c->golden_missing = e.status == MR_ERR_IO && errno == ENOENT;
+    c->golden_err = e;
+    return -1;
+}
+
+/* The golden PNG's bytes for a shot of w x h, read inside the golden folder
+ * (no link, FIFO or device; at most what a w x h PNG can take) into *bytes;
+ * 1 read, -1 missing, 0 refused (part says why). */
+static int read_golden_png(shot_ctx *c, const char *name, const char *shown, int w, int h, unsigned char **bytes,
+                           size_t *len, char *part, size_t n)
+{
+    *bytes = NULL;
+    if (open_golden_dir(c, 0) != 0) {
+        if (c->golden_missing || c->scene_fd < 0) return msgf(part, n, "no golden image %s", shown), -1;
+        msgf(part, n, "%s", c->golden_err.msg);
+        return 0;
+    }
+    /* zlib stores at worst about 0.1 % more than the raw rows (plus chunks) */
+    size_t max = (size_t)w * h * 5 + ((size_t)1 << 20);
+    mr_error e = {0};
+    *bytes = (unsigned char *)mr_file_read_at(c->golden_fd, name, shown, max, len, &e);
+    if (*bytes) return 1;
+    if (e.status == MR_ERR_IO && errno == ENOENT) return msgf(part, n, "no golden image %s", shown), -1;
+    msgf(part, n, "%s", e.msg);
+    return 0;
+}
 
 /* The image half of a shot: compares rgba with the golden PNG (scene.ignore
  * masked), writes expected.png and diff.png; fills s and appends to part.
@@ -58,16 +102,36 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
     char ex[1500], df[1500];
     snprintf(ex, sizeof ex, "%s/expected.png", dir);
     snprintf(df, sizeof df, "%s/diff.png", dir);
-    int gw, gh, gn;
-    uint8_t *exp = stbi_load(golden, &gw, &gh, &gn, 4);
-    if (!exp) {
-        msgf(part, n, "no golden image %s", golden);
-        return -1;
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+    int got = read_golden_png(c, mr_path_basename(golden), golden, w, h, &bytes, &len, part, n);
+    if (got <= 0) return got;
+    /* The header first: nothing is decoded that is not a PNG of the frame's size. */
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    int gw = 0, gh = 0;
+    mr_error e = {0};
+    if (len < 8 || memcmp(bytes, sig, 8)) {
+        msgf(part, n, "the golden %s is not a PNG file", golden);
+        free(bytes);
+        return 0;
     }
-    if (mr_file_copy(golden, ex, NULL) == MR_OK) s->has_expected = 1;   /* the golden's own bytes: no re-encoding */
+    if (mr_image_info(bytes, len, golden, &gw, &gh, NULL, &e) != MR_OK) {
+        msgf(part, n, "%s", e.msg);
+        free(bytes);
+        return 0;
+    }
+    if (mr_file_write(ex, bytes, len, NULL) == MR_OK) s->has_expected = 1;   /* the golden's own bytes */
     if (gw != w || gh != h) {
         msgf(part, n, "the frame is %dx%d, the golden %s is %dx%d", w, h, golden, gw, gh);
-        stbi_image_free(exp);
+        free(bytes);
+        return 0;
+    }
+    uint8_t *exp = NULL;
+    int comp = 0;
+    mr_status dst = mr_image_decode(bytes, len, golden, &exp, &gw, &gh, &comp, &e);
+    free(bytes);
+    if (dst != MR_OK) {
+        msgf(part, n, "%s", e.msg);
         return 0;
     }
     size_t need = (size_t)w * h * 4;
@@ -93,7 +157,7 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
     mr_compare_tol tol = {d->threshold, d->max_diff, d->max_aa};
     mr_compare_result cr;
     mr_compare_images_masked(exp, rgba, w, h, &tol, mask, c->diff_size ? c->diff : NULL, &cr);
-    stbi_image_free(exp);
+    mr_image_free(exp);
     if (c->diff_size && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
     s->diff = cr.diff;
     s->aa = cr.aa;
@@ -120,7 +184,13 @@ static int compare_poses(shot_ctx *c, const char *golden, const mr_pose_shot *po
 {
     mr_pose_shot exp = {0};
     mr_error err = {0};
-    mr_status st = mr_pose_shot_read(&exp, golden, &err);
+    mr_status st;
+    if (open_golden_dir(c, 0) != 0) {
+        st = c->golden_missing || c->scene_fd < 0 ? MR_ERR_IO : MR_ERR_BAD_FILE;
+        err = c->golden_err;
+    } else {
+        st = mr_pose_shot_read_at(&exp, c->golden_fd, mr_path_basename(golden), golden, &err);
+    }
     if (st == MR_ERR_IO) {
         msgf(part, n, "no pose golden %s", golden);
         return -1;
@@ -165,13 +235,22 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     unlink(ex);
     unlink(df);
     if (c->update) {
-        mr_file_mkdirs(c->golden_dir, NULL);
         s->status = MR_SHOT_UPDATED;
-        if (write_png(golden, rgba, w, h, s->msg, sizeof s->msg)) s->status = MR_SHOT_FAIL;
-        else if (mr_pose_shot_write(info->poses, frame, golden_pose, &err) != MR_OK) {
+        unsigned char *png = NULL;
+        size_t png_len = 0;
+        if (open_golden_dir(c, 1) != 0) {
+            s->status = MR_SHOT_FAIL;
+            msgf(s->msg, sizeof s->msg, "%s frame %d: not updated: %s", res->name, frame, c->golden_err.msg);
+        } else if (mr_gfx_encode_png(rgba, w, h, &png, &png_len) != MR_OK) {
+            s->status = MR_SHOT_FAIL;
+            msgf(s->msg, sizeof s->msg, "%s: cannot encode the %dx%d frame", golden, w, h);
+        } else if (mr_file_write_at(c->golden_fd, mr_path_basename(golden), golden, png, png_len, &err) != MR_OK ||
+                   mr_pose_shot_write_at(info->poses, frame, c->golden_fd, mr_path_basename(golden_pose),
+                                         golden_pose, &err) != MR_OK) {
             s->status = MR_SHOT_FAIL;
             msgf(s->msg, sizeof s->msg, "%s", err.msg);
         }
+        free(png);
         if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s and %s", golden, golden_pose);
         return 0;
     }
@@ -198,8 +277,12 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
 int mr_check_scene(mr_scene_runner *runner, const char *script, const char *scene_dir, int update,
                    mr_scene_result *res)
 {
-    shot_ctx c = {.update = update, .res = res, .scene_dir = scene_dir};
+    shot_ctx c = {.update = update, .res = res, .scene_dir = scene_dir, .scene_fd = -1, .golden_fd = -1};
     snprintf(c.golden_dir, sizeof c.golden_dir, "%.*s.golden", (int)(strlen(script) - 4), script);
+    c.golden_name = mr_path_basename(c.golden_dir);
+    char *folder = mr_path_dirname(script);
+    c.scene_fd = folder ? mr_file_dir_open(folder, &c.golden_err) : -1;
+    free(folder);
     mr_scene_decl decl;
     memset(&decl, 0, sizeof decl);
     c.decl = &decl;
@@ -216,6 +299,8 @@ int mr_check_scene(mr_scene_runner *runner, const char *script, const char *scen
                      res->name, decl.shots[i]);
         }
     res->error = rc != 0;
+    if (c.golden_fd >= 0) close(c.golden_fd);
+    if (c.scene_fd >= 0) close(c.scene_fd);
     free(c.diff);
     free(c.mask);
     return rc;

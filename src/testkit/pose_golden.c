@@ -3,6 +3,7 @@
  * writes, with any whitespace, key order and unknown keys (skipped). */
 #include "testkit/pose_golden.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,14 +179,13 @@ static void put_number(FILE *f, double v)
     else fputs("null", f);
 }
 
-mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path, mr_error *err)
+/* The pose file of s at frame as text (a new buffer, *len bytes), or NULL
+ * without memory. */
+static char *format_shot(const mr_pose_shot *s, int frame, size_t *len)
 {
-    char *tmp = mr_str_fmt("%s.tmp", path);
-    FILE *f = tmp ? fopen(tmp, "w") : NULL;
-    if (!f) {
-        free(tmp);
-        return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
-    }
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f) return NULL;
     fprintf(f, "{\"marrow_pose\": 1, \"frame\": %d, \"draws\": [", frame);
     for (int i = 0; i < s->draw_count; i++) {
         const mr_pose_draw *d = &s->draws[i];
@@ -221,13 +221,32 @@ mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path,
     }
     fputs("\n]}\n", f);
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0 || bad) {
+        free(text);
+        return NULL;
     }
-    free(tmp);
-    return MR_OK;
+    return text;
+}
+
+mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path, mr_error *err)
+{
+    size_t len = 0;
+    char *text = format_shot(s, frame, &len);
+    if (!text) return mr_error_set(err, MR_ERR_NO_MEMORY, "cannot write %s: out of memory", path);
+    mr_status st = mr_file_write(path, text, len, err);
+    free(text);
+    return st;
+}
+
+mr_status mr_pose_shot_write_at(const mr_pose_shot *s, int frame, int dirfd, const char *name, const char *shown,
+                                mr_error *err)
+{
+    size_t len = 0;
+    char *text = format_shot(s, frame, &len);
+    if (!text) return mr_error_set(err, MR_ERR_NO_MEMORY, "cannot write %s: out of memory", shown);
+    mr_status st = mr_file_write_at(dirfd, name, shown, text, len, err);
+    free(text);
+    return st;
 }
 
 /* ---- reading -------------------------------------------------------------------------------- */
@@ -470,10 +489,9 @@ static int top_key(reader *r, const char *key, void *ud)
     }
 }
 
-mr_status mr_pose_shot_read(mr_pose_shot *s, const char *path, mr_error *err)
+/* Parses text (NUL-terminated, freed here) into s; path names it. */
+static mr_status parse_shot(mr_pose_shot *s, char *text, const char *path, mr_error *err)
 {
-    char *text = mr_file_read(path, NULL, err);
-    if (!text) return MR_ERR_IO;
     reader r = {.path = path, .p = text, .start = text, .err = err};
     int rc = each_key(&r, top_key, s);
     if (!rc) {
@@ -486,6 +504,25 @@ mr_status mr_pose_shot_read(mr_pose_shot *s, const char *path, mr_error *err)
         return err ? err->status : MR_ERR_BAD_FILE;
     }
     return MR_OK;
+}
+
+mr_status mr_pose_shot_read(mr_pose_shot *s, const char *path, mr_error *err)
+{
+    char *text = mr_file_read(path, NULL, err);
+    if (!text) return MR_ERR_IO;
+    return parse_shot(s, text, path, err);
+}
+
+mr_status mr_pose_shot_read_at(mr_pose_shot *s, int dirfd, const char *name, const char *shown, mr_error *err)
+{
+    mr_error e = {0};
+    char *text = mr_file_read_at(dirfd, name, shown, MR_POSE_FILE_MAX, NULL, &e);
+    if (!text) {
+        if (err) *err = e;
+        return e.status == MR_ERR_IO && errno == ENOENT ? MR_ERR_IO : e.status == MR_ERR_IO ? MR_ERR_BAD_FILE
+                                                                                           : e.status;
+    }
+    return parse_shot(s, text, shown, err);
 }
 
 /* ---- comparing ------------------------------------------------------------------------------ */

@@ -42,6 +42,7 @@
 #define MR_POSE_DEFAULT_ANGLE 0.05     /* degrees */
 #define MR_POSE_SCALE_TOL 0.001        /* relative scale difference */
 #define MR_POSE_MORPH_TOL 0.0001       /* morph weight difference */
+#define MR_POSE_FILE_MAX (64u << 20)   /* bytes a pose golden may have */
 
 typedef struct mr_pose_joint {
     char *name;
@@ -86,12 +87,22 @@ mr_status mr_pose_shot_add(mr_pose_shot *s, const mr_model *model, const mat4 *j
 mr_status mr_pose_shot_add_morph(mr_pose_shot *s, const mr_model *model, const mat4 *joints, const float *morph,
                                  int morph_count, mr_error *err);
 
-/* Writes s as the pose file of frame (format above). */
+/* Writes s as the pose file of frame (format above), through
+ * mr_file_write (a fresh temporary file renamed into place). */
 mr_status mr_pose_shot_write(const mr_pose_shot *s, int frame, const char *path, mr_error *err);
+/* The same as `name` inside the folder dirfd (mr_file_write_at: no link
+ * followed); shown names it in messages. */
+mr_status mr_pose_shot_write_at(const mr_pose_shot *s, int frame, int dirfd, const char *name, const char *shown,
+                                mr_error *err);
 
 /* Reads a pose file into s (which must be empty). Errors name the file, the
  * line and what was expected there; MR_ERR_IO when it cannot be opened. */
 mr_status mr_pose_shot_read(mr_pose_shot *s, const char *path, mr_error *err);
+/* The same for `name` inside the folder dirfd, read with mr_file_read_at:
+ * a link, a FIFO, a device or a file over MR_POSE_FILE_MAX bytes is refused
+ * (MR_ERR_BAD_FILE / MR_ERR_LIMIT) without reading what it points to;
+ * MR_ERR_IO only when it is missing. */
+mr_status mr_pose_shot_read_at(mr_pose_shot *s, int dirfd, const char *name, const char *shown, mr_error *err);
 
 /* Compares actual with expected under tol (NULL: defaults). Returns 1 when
  * they match; msg receives one line either way: "poses match (2 drawn, 80

@@ -192,6 +192,12 @@ function load()
   H.check("a mixer plays an authored clip", diff(mx:pose(), q) < 1e-4)
 
   -- bad input
+  H.raises("a duration that rounds to 0 in a float says what it must be", function()
+    m.clip(man, {duration = 1e-300}) end, "#2", "opts.duration", "from 1e-06", "got 1e-300")
+  H.raises("a clip name with a NUL inside is refused, not cut", function()
+    m.clip(man, {name = "a\0b", duration = 1}) end, "#2", "opts.name", "without NUL")
+  H.raises("a joint name with a NUL inside is refused, not cut", function()
+    clip:key("pelvis\0tail", 0, {rotation = r0}) end, "clip:key", "without NUL bytes")
   H.raises("NaN time", function() clip:key(ARM, 0 / 0, {rotation = r0}) end, "clip:key", "#2", "time")
   H.raises("inf time", function() clip:key(ARM, math.huge, {rotation = r0}) end, "#2", "time")
   H.raises("time past the duration", function() clip:key(ARM, 2.5, {rotation = r0}) end, "#2", "0..2")

@@ -64,6 +64,22 @@ function load()
     H.check("and can be read once the model loaded", false, "could not load " .. dir .. "skinnedcube.gltf")
   end
   H.raises("io.open with a bad mode raises", function() io.open("x", "rw") end, "invalid mode")
+
+  -- A path is checked whole before any folder is made for it (issue 40):
+  -- fresh folders then enough '..' to climb out of --out.
+  local climb = "trust_fresh1/trust_fresh2/" .. ("../"):rep(30) .. "tmp/marrow-trust-made/x"
+  local bob = m.model("models/mannequin.md5mesh", {anims = {"walk"}})
+  local saved, why = m.save(climb .. ".md5mesh", bob)
+  H.check("marrow.save through fresh folders and '..' out of --out is refused", saved == nil and
+          tostring(why):find("outside the output folder", 1, true), why)
+  local shot_ok, shot_err = pcall(m.screenshot, climb .. ".png")
+  H.check("marrow.screenshot the same", not shot_ok and tostring(shot_err):find("outside", 1, true), shot_err)
+  ok, msg = io.open(out .. "/trust_fresh1")
+  H.check("... and neither made a folder on the way", ok == nil and tostring(msg):find("No such file", 1, true), msg)
+  saved, why = m.save("trust_made/a/b/ok.md5anim", bob, {clips = {bob:clip("walk")}})
+  local made = io.open(out .. "/trust_made/a/b/ok.md5anim")
+  H.check("a save into fresh folders inside --out makes them", saved ~= nil and made ~= nil, why)
+  if made then made:close() end
   local handles = {}
   for i = 1, 70 do handles[i] = io.open("tests/lua/harness.lua") end
   H.check("at most 64 files are open at once", handles[64] ~= nil and handles[65] == nil)
