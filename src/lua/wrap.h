@@ -184,6 +184,10 @@ int mr_lua_raise(lua_State *L, const char *fmt, ...);
  * a table of 2 numbers, a pose, nil. */
 const char *mr_lua_describe(lua_State *L, int idx);
 
+/* Raises when the call has more than max arguments (stack slots, self
+ * included): quat.euler(1, 2, 3, 4) is "bad argument #4 to
+ * 'marrow.quat.euler' (at most 3 arguments expected, got 4)". */
+void mr_lua_check_max_args(lua_State *L, int max);
 lua_Number mr_lua_check_number(lua_State *L, int arg);
 lua_Number mr_lua_opt_number(lua_State *L, int arg, lua_Number def);
 /* A finite number within lo..hi ("<what> must be ..."). */
@@ -222,6 +226,16 @@ mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name);
  * Anything else at arg counts as present, so the caller's checker raises
  * the usual bad-argument error for it. */
 mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present);
+/* THE check of an option table's keys; every binding that takes options
+ * calls it once with the keys it reads (NULL-terminated), so a misspelled
+ * key raises instead of being ignored:
+ *   bad argument #2 to 'mixer:play' (unknown option 'looop'; did you mean 'loop'?)
+ * With no known key close (mr_str_closest), the message lists the known
+ * ones. A key that is not a string (a list entry, {0.5}) raises too, unless
+ * known holds MR_LUA_OPTS_LIST: a table of list entries and named fields
+ * (model:mask{"spine1", weight = 0.5}). An absent table (o->idx 0) passes. */
+#define MR_LUA_OPTS_LIST "[]"
+void mr_lua_check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const known[]);
 /* Pushes field key (nil when absent) and returns its type. */
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key);
 /* "<name>.<key> must be <what>, got <value>" as an argument error. */
@@ -312,6 +326,9 @@ mr_lua_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skele
 /* A joint argument: a name or a 1-based index. Returns the 0-based index or
  * raises an error naming close matches. */
 int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk);
+/* The same for a value at stack index idx inside argument arg (a list
+ * entry): messages blame arg and start with where ("entries[2]: "). */
+int mr_lua_check_joint_in(lua_State *L, int idx, int arg, const char *where, const mr_skeleton *sk);
 
 /* Pushes a model userdata for a cached model (a new one each call). */
 void mr_lua_push_model(lua_State *L, mr_model *model);
