@@ -30,5 +30,5 @@ function draw()
   m.text(10, 10, "above: linear blend skinning (the wrist collapses)")
   m.text(10, 30, "below: dual quaternions, skinning = \"dq\" (the wrist keeps its width)")
   m.text(10, 50, "the same pose: hand turned 150 degrees about the forearm")
-  if m.headless() and m.frame() == 19 then m.screenshot("twist_dq_vs_linear.png") end
+  if m.headless() and m.frame() == 10 then m.screenshot("twist_dq_vs_linear.png") end
 end

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/defaults.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/view.h"
@@ -43,8 +44,8 @@ static const char view_help[] =
     "                    (headless without --out: out/view.png)\n"
     "  --time T          clip time in seconds of the (first) frame [0]\n"
     "  --frames N        write N frames, 1/F s apart, starting at --time\n"
-    "  --fps F           frame rate of a sequence [30]\n"
-    "  --size WxH        frame (and window) size in pixels [960x540]\n"
+    "  --fps F           frame rate of a sequence [" MR_DEFAULT_FPS_TEXT "]\n"
+    "  --size WxH        frame (and window) size in pixels [" MR_DEFAULT_SIZE_TEXT "]\n"
     "  --aa MODE         anti-aliasing: fxaa [default], msaa (4x), msaaN, none\n"
     "  --clip NAME       start with this clip [the first]\n"
     "  --skeleton        show the skeleton overlay; --names adds joint names\n"
@@ -85,9 +86,9 @@ typedef struct view_args {
 static int parse_args(int argc, char **argv, view_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->width = 960;
-    a->height = 540;
-    a->fps = 30.0f;
+    a->width = MR_DEFAULT_WIDTH;
+    a->height = MR_DEFAULT_HEIGHT;
+    a->fps = MR_DEFAULT_FPS;
     a->fps_cap = (float)MR_PACER_DEFAULT_CAP;
     a->zoom = 1.0f;
     a->anims = calloc((size_t)argc, sizeof *a->anims);

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "anim/model.h"
 #include "anim/morph.h"
 #include "anim/record.h"
@@ -89,7 +90,7 @@ static int l_record(lua_State *L)
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
     static const char *const keys[] = {"fps", NULL};
     mr_lua_check_option_keys(L, &o, keys);
-    float fps = mr_lua_opt_num(L, &o, "fps", 30.0f, 1e-3, 1e4);
+    float fps = mr_lua_opt_num(L, &o, "fps", MR_DEFAULT_FPS, 1e-3, 1e4);
     if (!(fps > 0.0f)) {
         mr_lua_opt_field(L, &o, "fps");
         return mr_lua_opt_error(L, &o, "fps", "a number > 0", lua_gettop(L));
