@@ -249,6 +249,16 @@ else
     bad "run: a run that wrote its screenshot gives no warning"
 fi
 
+# One frame rate by default everywhere (core/defaults.h): a headless run steps
+# at 30 fps, as view, test scenes and recordings, and says so on its first line.
+printf 'local marrow = require "marrow"\nfunction update() if marrow.frame() == 3 then print(("t=%%.4f"):format(marrow.time())) end end\n' >"$tmp/clock.lua"
+"$M" run --headless "$tmp/clock.lua" --frames 5 >"$tmp/clock.out" 2>&1
+if head -n 1 "$tmp/clock.out" | grep -q "headless, 5 frames at 30 fps" && grep -q "^t=0.1000$" "$tmp/clock.out"; then
+    ok "a headless run defaults to 30 fps and prints it"
+else
+    bad "a headless run defaults to 30 fps and prints it" "$(head -n 3 "$tmp/clock.out")"
+fi
+
 # README's minimal script, as printed there, writes its picture.
 awk '/^    local m = require "marrow"$/{c++} c==1 {print substr($0,5)} c==1 && /^    end$/ && ++e==3 {exit}' \
     README.md >"$tmp/readme_min.lua"
