@@ -28,6 +28,7 @@
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
 #include "formats/save.h"
+#include "formats/textures.h"
 #include "formats/write_check.h"
 #include "formats/md5.h"
 
@@ -103,42 +104,17 @@ fail:
     return NULL;
 }
 
-/* MD5 names a texture by its base name, looked up beside the mesh: copy
- * each texture the model uses next to OUT when it is not there already.
- * With redirect (COLLADA), the material then names the copy, so the
- * document refers to a file in its own folder: loaders read no texture
- * outside a model's folder. */
+/* Textures beside OUT (formats/textures.h), each copy and failure said. */
+static void texture_note(void *user, const char *copied, const char *warning)
+{
+    (void)user;
+    if (copied) printf("wrote %s (texture)\n", copied);
+    else fprintf(stderr, "marrow convert: warning: %s\n", warning);
+}
+
 static void copy_textures(mr_model *m, const char *out_dir, int redirect)
 {
-    char *src_dir = mr_file_model_dir(m->path);
-    for (int i = 0; i < m->mesh_count; i++) {
-        const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
-        for (int k = 0; k < 2; k++) {
-            if (!maps[k] || !mr_file_exists(maps[k])) continue;
-            char *dst = mr_path_join(out_dir, mr_path_basename(maps[k]));
-            int there = dst && mr_file_exists(dst);
-            if (dst && !there) {
-                size_t len;
-                mr_error err = {0};
-                char *data = mr_file_read_inside(src_dir, maps[k], &len, &err);
-                if (data && mr_file_write(dst, data, len, &err) == 0) {
-                    printf("wrote %s (texture)\n", dst);
-                    there = 1;
-                } else {
-                    fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
-                }
-                free(data);
-            }
-            char **slot = k ? &m->meshes[i].material.normal_map : &m->meshes[i].material.diffuse_map;
-            if (redirect && there) {
-                free(*slot);
-                *slot = dst;
-                dst = NULL;
-            }
-            free(dst);
-        }
-    }
-    free(src_dir);
+    mr_textures_copy(m, out_dir, redirect, texture_note, NULL);
 }
 
 /* The .md5anim written beside OUT for clip i (a new string): clip names may

@@ -425,8 +425,8 @@ int mr_cmd_run(int argc, char **argv)
     }
     if (rn.headless) {                 /* the clock a headless run keeps, said once (stdout) */
         if (rn.o.frames > 0)
-            printf("marrow run: headless, %d frames at %g fps (%.3g s of simulated time), %dx%d\n", rn.o.frames,
-                   (double)rn.o.fps, rn.o.frames / (double)rn.o.fps, w, h);
+            printf("marrow run: headless, %d frame%s at %g fps (%.3g s of simulated time), %dx%d\n", rn.o.frames,
+                   rn.o.frames == 1 ? "" : "s", (double)rn.o.fps, rn.o.frames / (double)rn.o.fps, w, h);
         else
             printf("marrow run: headless, until marrow.quit() at %g fps, %dx%d\n", (double)rn.o.fps, w, h);
         fflush(stdout);
