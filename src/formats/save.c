@@ -72,10 +72,12 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
 
 /* MD5 and BVH hold frames at one rate, played back linearly: the lowest of
  * rate * 2^k (k = 0..5) whose frames reproduce clip within tol model units,
- * measured in joint model-space positions at every frame, between frames
- * and at 121 even times (anim/record.h); the highest when none does. */
+ * measured at virtual points along each joint's axes (distance model
+ * units; anim/points.h, as the runtime and the recorder measure) at every
+ * frame, between frames and at 121 even times (anim/record.h); the highest
+ * when none does. */
 #define MAX_DOUBLINGS 5
-static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
+static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol, float distance)
 {
     float rate = clip->rate > 0 && isfinite(clip->rate) ? clip->rate : 30.0f;
     if (!(clip->duration > 0)) return rate;
@@ -112,7 +114,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
         if (st == MR_OK) {
             fr->duration = (float)((frames - 1) / (double)rate);
             mr_clip_finish(fr);
-            mr_record_measure(clip, fr, sk, times, frames, clip->duration, &error, &checks);
+            mr_record_measure(clip, fr, sk, times, frames, clip->duration, distance, &error, &checks);
         }
         mr_clip_destroy(fr);
         mr_pose_deinit(&pose);
@@ -129,7 +131,9 @@ static void fit_rates(mr_model *m)
     vec3 lo, hi;
     float size = mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 1.0f;
     if (!(size > 0) || !isfinite(size)) size = 1.0f;
-    for (int i = 0; i < m->clip_count; i++) m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size);
+    for (int i = 0; i < m->clip_count; i++)
+        m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size,
+                                     (float)(MR_CLIP_POINT_DISTANCE * size));
 }
 
 static mr_status write_md5(mr_model *m, const char *path, int mesh, int *written, mr_error *err)
