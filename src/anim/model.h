@@ -13,15 +13,9 @@
 #ifndef MR_ANIM_MODEL_H
 #define MR_ANIM_MODEL_H
 
+#include "anim/axes_type.h"
 #include "anim/clip_runtime.h"
 #include "anim/mesh.h"
-
-typedef enum mr_up_axis { MR_UP_Y = 0, MR_UP_Z, MR_UP_X } mr_up_axis;
-
-typedef struct mr_axes {
-    mr_up_axis up;       /* up axis of the model's coordinates */
-    float meters_per_unit;  /* 0.0254 for MD5 inches, 1 for converted COLLADA */
-} mr_axes;
 
 typedef struct mr_model {
     char *path;          /* as given to the loader */

@@ -675,7 +675,7 @@ static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
     m->hook_failed = 0;
     mr_error err = {0};
     /* Morph weights first, so that on_pose may override them. */
-    if (p->morph_count) mr_morph_mix(m->mx, p->owner, p->morph, p->morph_count);
+    if (p->morph_count) mr_mixer_morph(m->mx, p->owner->meshes, p->owner->mesh_count, p->morph, p->morph_count);
     mr_status st = mr_mixer_evaluate(m->mx, &p->pose, NULL, &err);
     m->L = NULL;
     p->model_valid = 0;
