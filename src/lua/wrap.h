@@ -11,6 +11,7 @@
  * files include nothing above them, and `nm -u` on the objects shows the rest):
  *
  *   script.c          the lifecycle of a running script (script.h)
+ *   frame.c           one frame of a script: update, draw, render (frame.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
  *   transfer.c        the reload hand-over; owns the list of types it copies
  *   module.c          the C module for plain Lua (luaopen_marrow), and the
@@ -18,14 +19,23 @@
  *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
  *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
  *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
- *                     one per type (wrap_draw.c: the drawing functions);
- *                     none calls another
+ *   wrap_clip_edit.c wrap_recorder.c wrap_save.c
+ *                     one per type (wrap_draw.c: the drawing functions;
+ *                     wrap_clip_edit.c: authoring, marrow.clip and clip:key;
+ *                     wrap_recorder.c: marrow.record; wrap_save.c:
+ *                     marrow.save); none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
  *   sandbox.c console.c models.c callbacks.c
  *                     the Lua state, the printed lines, the models, the
  *                     callback names; these know nothing of each other or
  *                     of the bindings
+ *   sandbox_lib.c sandbox_io.c watchdog.c pattern.c
+ *                     the sandbox's parts (sandbox_internal.h): the script's
+ *                     environment from the allow-list and its refusal stubs,
+ *                     the confined io, the thread that stops what the count
+ *                     hook cannot (watchdog.h), Lua's pattern matching with a
+ *                     step budget (pattern.h)
  *
  * script.c and draw.c meet only through mr_lua_host (below): the host side
  * fills it, bindings read and write it; drawing goes through the hooks a
