@@ -5,6 +5,8 @@
 #     read from another folder finds every texture (copies beside .dae and
 #     .md5mesh, embedded in glTF): `marrow info` names no missing or refused
 #     texture;
+#   - `marrow info` names the rest pose (A-pose, facing +X), and so does each
+#     saved file's;
 #   - a save writes the model as it was loaded (formats/save.h: a deep copy,
 #     mr_model_copy): the source file edited or emptied on disk after the
 #     load changes nothing.
@@ -34,6 +36,15 @@ for model in $MODELS; do
                 "$(printf '%s\n' "$info" | grep texture | head -3)"
         fi
     done
+done
+
+# `marrow info` says a rig's rest pose on its header lines, and a saved file
+# keeps it (the mannequin: an A-pose facing +X, in every format).
+run $MARROW info models/mannequin.md5mesh
+expect_match "info says the mannequin's rest pose" "$OUT" '^rest pose: A-pose \(arms 45 deg below horizontal\), facing \+X$'
+for ext in dae glb md5mesh; do
+    run $MARROW info "$TMP/mannequin/out/saved.$ext"
+    expect_match "saved.$ext keeps the rest pose" "$OUT" '^rest pose: A-pose \(arms 45 deg below horizontal\), facing \+X$'
 done
 
 # What is saved is what was loaded, whatever happens to the file after.
