@@ -67,6 +67,20 @@ static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
 
 /* ---- a missing file: where marrow looked, and a close name ------------------- */
 
+/* Whether paths a and b name the same place: their folders resolve to the
+ * same real path (or read the same when one does not exist) and their base
+ * names agree. */
+static int same_place(const char *a, const char *b)
+{
+    if (strcmp(mr_path_basename(a), mr_path_basename(b))) return 0;
+    char *da = mr_path_dirname(a), *db = mr_path_dirname(b);
+    char ra[PATH_MAX], rb[PATH_MAX];
+    int same = da && db && (realpath(da, ra) && realpath(db, rb) ? !strcmp(ra, rb) : !strcmp(da, db));
+    free(da);
+    free(db);
+    return same;
+}
+
 /* Pushes, for the entry `given` that was not found (mesh: the model's path,
  * or NULL for the model itself), the places it was looked for and the
  * closest name in their folders:
@@ -78,8 +92,15 @@ static void push_missing(lua_State *L, const char *given, const char *mesh)
     if (mesh && push_beside_mesh(L, mesh, given)) bare = !strchr(given, '.');
     if (!bare) {
         lua_pushstring(L, given);
-        for (int i = 0; i < 2 && given[0] != '/'; i++)
-            if (h->resolve_dirs[i]) lua_pushfstring(L, "%s/%s", h->resolve_dirs[i], given);
+        for (int i = 0; i < 2 && given[0] != '/'; i++) {
+            if (!h->resolve_dirs[i]) continue;
+            lua_pushfstring(L, "%s/%s", h->resolve_dirs[i], given);
+            for (int k = top + 1; k < lua_gettop(L); k++)   /* the script's folder may be the cwd or the root */
+                if (same_place(lua_tostring(L, k), lua_tostring(L, -1))) {
+                    lua_pop(L, 1);
+                    break;
+                }
+        }
     }
     int n = lua_gettop(L) - top;
     lua_pushliteral(L, "; looked for ");
