@@ -122,4 +122,15 @@ mkdir -p "$TMP/away"
 grep -q "looked for 'models/nope.md5mesh' and '/.*/models/nope.md5mesh'" "$TMP/away.out" \
     && pass "a TARGET found nowhere: the message lists where it was looked for" \
     || fail "a TARGET found nowhere: the message lists where it was looked for" "$(cat "$TMP/away.out")"
+# --map S=T gives the joint map, as marrow.retarget's opts.map does.
+run $MARROW convert models/mannequin.md5mesh models/wave.md5anim --retarget models/mannequin.md5mesh \
+    --map upperarm_l=upperarm_r --map lowerarm_l=lowerarm_r "$TMP/mapped.glb"
+[ "$RC" -eq 0 ] && expect_match "--map: the printed map is the one given" "$OUT" '^mapped 2 of 22 target joints:$' \
+    || fail "--map S=T retargets with the given map" "exit $RC" "$ERR"
+expect_exit "--map without = is a usage error" 2 $MARROW convert models/mannequin.md5mesh --retarget models/mannequin.md5mesh \
+    --map upperarm_l "$TMP/m2.glb"
+expect_exit "--map naming no joint is refused" 2 $MARROW convert models/mannequin.md5mesh --retarget models/mannequin.md5mesh \
+    --map nope=hand_l "$TMP/m3.glb"
+expect_match "... naming the joint" "$ERR" "'nope' is not a joint of the source skeleton"
+expect_exit "--map without --retarget is a usage error" 2 $MARROW convert models/mannequin.md5mesh --map a=b "$TMP/m4.glb"
 summary
