@@ -54,6 +54,8 @@ static const char view_help[] =
     "  --no-hud          no text\n"
     "  --yaw D, --pitch D   camera angles in degrees [a front three-quarter view]\n"
     "  --zoom F          camera distance factor [1]; < 1 is closer\n"
+    "  --follow          the camera travels with the character (its root joint),\n"
+    "                    framed on the model's size instead of the clip's path\n"
     "  --quit-after N    end the window session after N frames (scripts, tests)\n"
     "  --fps-cap N       window: at most N frames per second [60]; 0 = no cap.\n"
     "                    Nothing is drawn while the window is minimised or\n"
@@ -76,7 +78,7 @@ typedef struct view_args {
     const char **anims;
     int anim_count;
     const char *out, *clip;
-    int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after;
+    int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after, follow;
     int skinning;
     float time, fps, fps_cap, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, view_args *a)
         else if (!strcmp(s, "--names")) a->skeleton = a->names = 1;
         else if (!strcmp(s, "--wireframe")) a->wireframe = 1;
         else if (!strcmp(s, "--no-hud")) a->no_hud = 1;
+        else if (!strcmp(s, "--follow")) a->follow = 1;
         else if (!strcmp(s, "--out")) { NEED_VALUE(); a->out = val; }
         else if (!strcmp(s, "--clip")) { NEED_VALUE(); a->clip = val; }
         else if (!strcmp(s, "--skinning")) {
@@ -179,11 +182,15 @@ static mr_status make_parent_dir(const char *path, mr_error *err)
 /* Applies the camera options on top of the default framing. */
 static void frame_camera(mr_view *v, const view_args *a, float aspect)
 {
+    v->follow = a->follow;
     mr_view_frame(v, aspect);
     if (a->have_yaw || a->have_pitch) {
         if (a->have_yaw) v->camera.yaw = a->yaw;
         if (a->have_pitch) v->camera.pitch = a->pitch;
-        mr_camera_frame_bounds(&v->camera, v->bounds_min, v->bounds_max, aspect);
+        vec3 min, max;
+        mr_view_frame_bounds(v, min, max);
+        mr_camera_frame_bounds(&v->camera, min, max, aspect);
+        if (v->follow) mr_view_follow_here(v);
     }
     v->camera.distance *= a->zoom;
 }
