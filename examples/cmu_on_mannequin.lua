@@ -30,5 +30,5 @@ function draw()
   m.draw(man, man_pose)
   m.draw_skeleton(cmu, cmu_pose, {transform = m.mat4.translate({0, 0, 2.2})})
   m.text(10, 10, string.format("CMU 01_01 (BVH) on the mannequin, t = %.2f s", 2 + m.time()))
-  if m.headless() and m.frame() == 120 then m.screenshot("cmu_on_mannequin.png") end
+  if m.headless() and m.frame() == 60 then m.screenshot("cmu_on_mannequin.png") end
 end

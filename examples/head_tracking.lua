@@ -46,5 +46,5 @@ function draw()
   for i, f in ipairs(figures) do
     m.text(w * 0.5 + (i - 2) * 250 - 60, 40, ("%s off by %.0f deg"):format(i == 2 and "head only," or "chain,", f.left or 0))
   end
-  if m.headless() and m.frame() == 70 then m.screenshot("head_tracking.png") end
+  if m.headless() and m.frame() == 35 then m.screenshot("head_tracking.png") end
 end

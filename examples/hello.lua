@@ -22,5 +22,5 @@ function draw()
   m.camera{target = {0, 0.9, 0}, distance = 3.2, yaw = 60, pitch = 12}
   m.draw(man, pose)
   m.text(10, 10, string.format("%s  t = %.2f s", walk:name(), m.time()))
-  if m.headless() and m.frame() == 30 then m.screenshot("hello.png") end
+  if m.headless() and m.frame() == 15 then m.screenshot("hello.png") end
 end

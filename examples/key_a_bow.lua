@@ -48,5 +48,5 @@ function draw()
   m.draw(man, live_pose, {transform = m.mat4.translate({0, 0, 0.8})})
   m.draw(saved, file_pose, {transform = m.mat4.translate({0, 0, -0.8})})
   m.text(10, 10, ("t = %.2f s   left: clip:key_pose + eases (live)   right: key_a_bow.glb loaded back"):format(m.time() % 2))
-  if m.headless() and m.frame() == 48 then m.screenshot("key_a_bow.png") end
+  if m.headless() and m.frame() == 24 then m.screenshot("key_a_bow.png") end
 end

@@ -28,5 +28,5 @@ function draw()
   m.draw(man, look, {transform = place})
   m.draw(man, pose, {transform = m.mat4.translate({0, 0, -0.6}), tint = {0.7, 0.7, 0.75}})
   m.text(10, 10, "left: head override looks at the camera    right: the idle clip alone")
-  if m.headless() and m.frame() == 40 then m.screenshot("look_at_camera.png") end
+  if m.headless() and m.frame() == 20 then m.screenshot("look_at_camera.png") end
 end

@@ -50,5 +50,5 @@ function draw()
   m.text(w * 0.5 - 330, 40, "walk")
   m.text(w * 0.5 - 90, 40, "walk + left arm held down")
   m.text(w * 0.5 + 210, 40, "left arm raised 40")
-  if m.headless() and m.frame() == 24 then m.screenshot("lower_arm_while_walking.png") end
+  if m.headless() and m.frame() == 12 then m.screenshot("lower_arm_while_walking.png") end
 end

@@ -41,5 +41,5 @@ function draw()
   m.point(left_target, {0.95, 0.2, 0.15}, 14)
   m.line(m.attach(man, pose, "hand_l"):translation(), left_target, {0.95, 0.2, 0.15})
   m.text(20, 30, reached and "left hand: reached" or "left hand: out of reach, pointing")
-  if m.headless() and m.frame() == 45 then m.screenshot("reach_target.png") end
+  if m.headless() and m.frame() == 23 then m.screenshot("reach_target.png") end
 end

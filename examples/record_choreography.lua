@@ -60,5 +60,5 @@ function draw()
   m.draw(saved, file_pose, {transform = m.mat4.translate({0, 0, -1.2})})
   m.text(10, 10, ("t = %.2f s   front: the live mixer run   behind: record_choreography.glb (%d keys, error %.4f inch)")
     :format(m.time() % LENGTH, report.keys, report.error))
-  if m.headless() and m.frame() == 78 then m.screenshot("record_choreography.png") end
+  if m.headless() and m.frame() == 39 then m.screenshot("record_choreography.png") end
 end

@@ -34,5 +34,5 @@ function draw()
   m.camera{target = {0, 0.85, 0}, distance = 4.8, yaw = 90, pitch = 8}
   for _, c in ipairs(cast) do m.draw(c[1], c[3], {transform = c[4]}) end
   m.text(10, 10, "the mannequin's wave, retargeted: Bob (MD5) and astroBoy (COLLADA)")
-  if m.headless() and m.frame() == 30 then m.screenshot("retarget_wave.png") end
+  if m.headless() and m.frame() == 15 then m.screenshot("retarget_wave.png") end
 end

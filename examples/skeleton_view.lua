@@ -34,5 +34,5 @@ function draw()
   m.line(o, hand * m.vec3(0, s, 0), {0.2, 1, 0.2}, true)
   m.line(o, hand * m.vec3(0, 0, s), {0.3, 0.4, 1}, true)
   m.text(10, 10, string.format("%d joints  -  %s", #man:skeleton(), wave:name()))
-  if m.headless() and m.frame() == 30 then m.screenshot("skeleton_view.png") end
+  if m.headless() and m.frame() == 15 then m.screenshot("skeleton_view.png") end
 end

@@ -40,5 +40,5 @@ function draw()
   local left = m.mat4.translate({0, 0, 1.3})
   m.draw(man, pose, {transform = left, tint = {0.8, 0.85, 0.95}})
   m.draw(sword, nil, {transform = m.attach(man, pose, "hand_l", grip("l", -20), {transform = left})})
-  if m.headless() and m.frame() == 19 then m.screenshot("sword_in_hand.png") end
+  if m.headless() and m.frame() == 10 then m.screenshot("sword_in_hand.png") end
 end

@@ -55,5 +55,5 @@ function draw()
   m.draw(man, ben.mixer:pose(), {transform = ben.place, tint = {0.8, 0.9, 1}})
   m.text(20, 30, ("t = %.2f s   Ann: wave   Ben: %s, head turn %.0f%%"):format(tl:time(),
     tl:time() >= 0.8 and "walk" or "idle", 100 * look))
-  if m.headless() and m.frame() == 100 then m.screenshot("timeline_two_characters.png") end
+  if m.headless() and m.frame() == 50 then m.screenshot("timeline_two_characters.png") end
 end

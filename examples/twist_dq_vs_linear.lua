@@ -23,12 +23,16 @@ function load()
 end
 
 function draw()
-  -- One figure 0.22 m above the other; the camera on their left wrists.
-  m.camera{target = {0, 1.06, -0.62}, distance = 1.0, yaw = 90, pitch = 0}
+  -- One figure 0.22 m above the other; the camera on their left wrists,
+  -- far enough that both forearms and hands are whole in the picture.
+  local D = man:display_matrix()
+  local wrist, elbow = D * pose:position("hand_l"), D * pose:position("lowerarm_l")
+  local mid = wrist + (elbow - wrist) * 0.25
+  m.camera{target = {mid.x, mid.y, mid.z}, distance = 1.45, yaw = 90, pitch = 0}
   m.draw(man, pose, {transform = m.mat4.translate({0, 0.22, 0})})
   m.draw(man, pose, {transform = m.mat4.translate({0, -0.22, 0}), skinning = "dq"})
   m.text(10, 10, "above: linear blend skinning (the wrist collapses)")
   m.text(10, 30, "below: dual quaternions, skinning = \"dq\" (the wrist keeps its width)")
   m.text(10, 50, "the same pose: hand turned 150 degrees about the forearm")
-  if m.headless() and m.frame() == 19 then m.screenshot("twist_dq_vs_linear.png") end
+  if m.headless() and m.frame() == 10 then m.screenshot("twist_dq_vs_linear.png") end
 end

@@ -25,5 +25,5 @@ function draw()
   m.draw(man, man_pose, {transform = m.mat4.translate({0, 0, 0.9})})
   m.draw(bob, bob_pose, {transform = m.mat4.trs({0, 0, -0.9}, m.quat.euler(0, 0, 0), 1)})
   m.text(10, 10, "mannequin: wave        Bob: " .. bob:clip("Bob"):name())
-  if m.headless() and m.frame() == 45 then m.screenshot("two_characters.png") end
+  if m.headless() and m.frame() == 23 then m.screenshot("two_characters.png") end
 end

@@ -53,5 +53,5 @@ function draw()
   m.draw(man, mixer:pose(), {transform = display * place * display:inverse()})
   for _, p in ipairs(steps) do m.point(p, {0.9, 0.3, 0.2}, 8) end
   for i = math.max(1, #log - 5), #log do m.text(10, 10 + 22 * (i - math.max(1, #log - 5)), log[i]) end
-  if m.headless() and m.frame() == 240 then m.screenshot("walk_across_floor.png") end
+  if m.headless() and m.frame() == 120 then m.screenshot("walk_across_floor.png") end
 end

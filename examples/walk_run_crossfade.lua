@@ -49,5 +49,5 @@ function draw()
   m.text(w * 0.5 - 330, 40, "walk")
   m.text(w * 0.5 - 110, 40, ("walk %.2f + run %.2f (sync)"):format(mixer:clip_weight(walk), mixer:clip_weight(run)))
   m.text(w * 0.5 + 250, 40, "run")
-  if m.headless() and m.frame() == 78 then m.screenshot("walk_run_crossfade.png") end
+  if m.headless() and m.frame() == 39 then m.screenshot("walk_run_crossfade.png") end
 end

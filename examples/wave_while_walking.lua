@@ -44,5 +44,5 @@ function draw()
   m.text(w * 0.5 - 300, 40, "walk")
   m.text(w * 0.5 - 90, 40, "walk + wave (upper-body mask)")
   m.text(w * 0.5 + 200, 40, "snoutx10k: forward + shotgun_shoot")
-  if m.headless() and m.frame() == 30 then m.screenshot("wave_while_walking.png") end
+  if m.headless() and m.frame() == 15 then m.screenshot("wave_while_walking.png") end
 end

@@ -17,7 +17,7 @@ _marrow()
         --out|--models) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --aa) COMPREPLY=($(compgen -W "fxaa msaa none" -- "$cur")); return ;;
         --frames|--fps|--fps-cap|--size|--budget|--memory|--time|--clip|--yaw|--pitch|--zoom|\
-        --quit-after|--jobs|--shard|--filter|--timeout|--retries|--only) return ;;
+        --quit-after|--jobs|--shard|--filter|--timeout|--retries|--only|--map) return ;;
     esac
     if [[ $cur == -* ]]; then
         words=$("$prog" "$cmd" --help 2>/dev/null | grep -oE '(^|[][ ,|])--[a-z][a-z0-9-]*' | sed 's/^[][ ,|]//' | sort -u)

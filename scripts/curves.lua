@@ -1,6 +1,8 @@
 -- curves.lua — a clip's curves for one joint as a chart (what `marrow plot`
 -- and examples/plot_clip_curves.lua draw): rotation as Euler degrees x/y/z
--- above, translation below, time along the chart, dots at given key times.
+-- above, translation (in the model's unit) below, time along the chart in
+-- seconds, value and time ticks, dots at given key times, a legend whose
+-- x, y, z are coloured as their curves.
 --
 --   local curves = require "curves"
 --   local data = curves.sample(model, clip, "spine_02")      -- 401 samples
@@ -33,12 +35,53 @@ local function range(series)
   return lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
 end
 
--- Chart space: time along world X (-3..3 m), values along Y inside a band.
-local function plot(data, series, lo, hi, y0, y1, keys, kind, d)
+-- A round step for about n ticks over span (1, 2 or 5 times a power of ten).
+local function nice_step(span, n)
+  local raw = span / n
+  local p = 10 ^ math.floor(math.log(raw, 10))
+  for _, f in ipairs{1, 2, 5, 10} do if f * p >= raw then return f * p end end
+  return 10 * p
+end
+
+local function fmt(v, step)
+  local digits = math.max(0, -math.floor(math.log(step, 10) + 1e-9))
+  return ("%." .. digits .. "f"):format(math.abs(v) < step * 1e-6 and 0 or v)
+end
+
+-- The model's unit for translations, from its display matrix (metres per unit).
+local function unit_of(model)
+  local D = model:display_matrix()
+  local mpu = m.vec3(D[1], D[2], D[3]):length()
+  if math.abs(mpu - 0.0254) < 1e-6 then return "inch" end
+  if math.abs(mpu - 1) < 1e-6 then return "m" end
+  if math.abs(mpu - 0.01) < 1e-7 then return "cm" end
+  return ("units of %g m"):format(mpu)
+end
+
+-- Chart space: time along world X (-3..3 m), values along Y inside a band;
+-- px turns a chart point into pixels (for the tick labels).
+local function plot(data, series, lo, hi, y0, y1, keys, kind, d, px, unit)
   local times = data.times
   local function at(t, v) return m.vec3(-3 + 6 * t / d, y0 + (y1 - y0) * (v - lo) / (hi - lo), 0) end
-  m.line(at(0, lo), at(d, lo), {0.5, 0.5, 0.5}, true)
-  m.line(at(0, lo), at(0, hi), {0.5, 0.5, 0.5}, true)
+  local grey, faint = {0.75, 0.75, 0.75}, {0.55, 0.6, 0.68}
+  -- value ticks: a faint line across the band, the value left of the axis
+  local step = nice_step(hi - lo, 6)
+  for v = math.ceil(lo / step) * step, hi, step do
+    m.line(at(0, v), at(d, v), faint, true)
+    local x, y = px(at(0, v))
+    m.text(x - 64, y - 8, fmt(v, step))
+  end
+  -- time ticks along the bottom of the band, in seconds
+  local tstep = nice_step(d, 8)
+  for t = 0, d + tstep * 1e-6, tstep do
+    local a, b = at(t, lo), at(t, lo)
+    b.y = b.y - 0.06
+    m.line(a, b, grey, true)
+    local x, y = px(b)
+    m.text(x - 12, y + 2, fmt(t, tstep) .. (t == 0 and " s" or ""))
+  end
+  m.line(at(0, lo), at(d, lo), grey, true)
+  m.line(at(0, lo), at(0, hi), grey, true)
   for c = 1, 3 do
     for i = 2, #times do
       m.line(at(times[i - 1], series[i - 1][c]), at(times[i], series[i][c]), COLOURS[c], true)
@@ -50,23 +93,39 @@ local function plot(data, series, lo, hi, y0, y1, keys, kind, d)
       for c = 1, 3 do m.point(at(times[j], series[j][c]), COLOURS[c], 7) end
     end
   end
+  local x, y = px(at(0, hi))
+  return x, y, unit
 end
 
--- Draws the chart of data (curves.sample) with a title; call in draw().
+-- A legend: the label in white, then x, y, z in their curves' colours.
+local function legend(x, y, label)
+  m.text(x, y, label)
+  local w = 6.4 * #label + 6
+  for c, name in ipairs{"x", "y", "z"} do m.text(x + w + (c - 1) * 18, y, name, COLOURS[c]) end
+end
+
+-- Draws the chart of data (curves.sample) with a title, value and time ticks,
+-- units and a legend; call in draw().
 function curves.draw(model, clip, data, keys)
   local d = clip:duration() > 0 and clip:duration() or 1
   m.scene{floor = false}
-  m.camera{target = {0, 1.6, 0}, distance = 7.2, yaw = 0, pitch = 0}
+  local eye, target = m.camera{target = {0, 1.6, 0}, distance = 7.2, yaw = 0, pitch = 0, fov = 40}
+  local w, h = m.window()
+  local fy = math.tan(math.rad(20)) * (eye - target):length()
+  local function px(v)
+    return w / 2 + (v.x - target.x) / (fy * w / h) * w / 2, h / 2 - (v.y - target.y) / fy * h / 2
+  end
   local rlo, rhi = range(data.rot)
   local tlo, thi = range(data.tr)
-  plot(data, data.rot, rlo, rhi, 1.9, 3.3, keys, "rotation", d)
-  plot(data, data.tr, tlo, thi, 0.1, 1.5, keys, "translation", d)
+  local unit = unit_of(model)
+  plot(data, data.rot, rlo, rhi, 1.95, 3.2, keys, "rotation", d, px)
+  plot(data, data.tr, tlo, thi, 0.15, 1.35, keys, "translation", d, px)
   m.text(10, 10, ("%s: joint %s of clip '%s' (%.2f s)%s"):format(model:path():match("[^/]*$"), data.joint,
     clip:name(), clip:duration(), keys and "; dots: keys" or ""))
-  m.text(10, 34, "rotation (Euler degrees)  x", COLOURS[1]); m.text(190, 34, "y", COLOURS[2]); m.text(205, 34, "z", COLOURS[3])
-  m.text(10, 280, "translation  x", COLOURS[1]); m.text(110, 280, "y", COLOURS[2]); m.text(125, 280, "z", COLOURS[3])
-  m.text(10, 58, ("%.1f .. %.1f deg"):format(rlo, rhi))
-  m.text(10, 304, ("%.2f .. %.2f"):format(tlo, thi))
+  local rx, ry = px(m.vec3(-3, 3.2, 0))
+  local tx, ty = px(m.vec3(-3, 1.35, 0))
+  legend(rx, ry - 30, "local rotation, Euler degrees:")
+  legend(tx, ty - 30, ("local translation, %s:"):format(unit))
 end
 
 return curves

@@ -25,8 +25,8 @@ for ext in glb gltf dae md5mesh bvh; do
     run $MARROW run --headless $S/choreo.lua --frames 50 --out "$TMP/r" --record "$TMP/r/rec.$ext" -- live.txt
     if [ "$RC" -ne 0 ]; then fail "--record rec.$ext runs" "exit $RC" "$(echo "$ERR" | head -3)"; continue; fi
     expect_match "--record .$ext prints frames, kept keys, the measured error and the file" "$OUT" \
-        "^recorded models/mannequin.md5mesh \(draw 1\): 50 frames, [0-9]+ of [0-9]+ keys kept, error [0-9.e-]+ \(measured at [0-9]+ times, tolerance [0-9.e-]+\) -> .*rec.$ext$"
-    err=$(echo "$OUT" | sed -n 's/.* error \([0-9.e-]*\) .*tolerance \([0-9.e-]*\)).*/\1 \2/p')
+        "^recorded models/mannequin.md5mesh \(draw 1\): 50 frames, [0-9]+ of [0-9]+ keys kept, error [0-9.e-]+ inch \(measured at [0-9]+ times, tolerance [0-9.e-]+ inch\) -> .*rec.$ext$"
+    err=$(echo "$OUT" | sed -n 's/.* error \([0-9.e-]*\) .*tolerance \([0-9.e-]*\) inch).*/\1 \2/p')
     echo "$err" | awk '{ exit !($1 <= $2) }' && pass "--record .$ext: error $err within the tolerance" \
         || fail "--record .$ext: error within the tolerance" "$err"
     anim=""; [ "$ext" = md5mesh ] && anim=choreo

@@ -109,4 +109,28 @@ expect_exit "a .bvh of two clips is a usage error" 2 \
     $MARROW convert models/mannequin.md5mesh models/walk.md5anim models/run.md5anim "$TMP/two.bvh"
 expect_match "... saying a .bvh holds one clip" "$ERR" 'a .bvh holds exactly one clip; the input has 2'
 [ ! -e "$TMP/two.bvh" ] && pass "... and writes nothing" || fail "... and writes nothing"
+# Outside the checkout, relative model paths are looked for in marrow's own
+# folder too (cli.h, mr_cli_load_model), and a missing one says where.
+M_ABS=$(cd "$(dirname "$MARROW")" && pwd)/$(basename "$MARROW")
+mkdir -p "$TMP/away"
+(cd "$TMP/away" && "$M_ABS" convert models/mannequin.md5mesh models/wave.md5anim --retarget models/mannequin.md5mesh \
+    "$TMP/away/r.glb" >"$TMP/away.out" 2>&1)
+[ $? -eq 0 ] && [ -s "$TMP/away/r.glb" ] && pass "convert --retarget models/... from another folder finds marrow's models" \
+    || fail "convert --retarget models/... from another folder finds marrow's models" "$(tail -n 3 "$TMP/away.out")"
+(cd "$TMP/away" && "$M_ABS" convert models/mannequin.md5mesh --retarget models/nope.md5mesh "$TMP/away/n.glb" \
+    >"$TMP/away.out" 2>&1)
+grep -q "looked for 'models/nope.md5mesh' and '/.*/models/nope.md5mesh'" "$TMP/away.out" \
+    && pass "a TARGET found nowhere: the message lists where it was looked for" \
+    || fail "a TARGET found nowhere: the message lists where it was looked for" "$(cat "$TMP/away.out")"
+# --map S=T gives the joint map, as marrow.retarget's opts.map does.
+run $MARROW convert models/mannequin.md5mesh models/wave.md5anim --retarget models/mannequin.md5mesh \
+    --map upperarm_l=upperarm_r --map lowerarm_l=lowerarm_r "$TMP/mapped.glb"
+[ "$RC" -eq 0 ] && expect_match "--map: the printed map is the one given" "$OUT" '^mapped 2 of 22 target joints:$' \
+    || fail "--map S=T retargets with the given map" "exit $RC" "$ERR"
+expect_exit "--map without = is a usage error" 2 $MARROW convert models/mannequin.md5mesh --retarget models/mannequin.md5mesh \
+    --map upperarm_l "$TMP/m2.glb"
+expect_exit "--map naming no joint is refused" 2 $MARROW convert models/mannequin.md5mesh --retarget models/mannequin.md5mesh \
+    --map nope=hand_l "$TMP/m3.glb"
+expect_match "... naming the joint" "$ERR" "'nope' is not a joint of the source skeleton"
+expect_exit "--map without --retarget is a usage error" 2 $MARROW convert models/mannequin.md5mesh --map a=b "$TMP/m4.glb"
 summary

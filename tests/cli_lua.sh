@@ -122,7 +122,8 @@ for s in stuck_lua stuck_c stuck_calls; do
 done
 
 # --trust gives the script the whole standard library; without it, none of it.
-printf 'function update() os.exit(os.execute and io.popen and debug.getinfo and 0 or 9) end\n' >"$tmp/trust.lua"
+# (without --trust the functions are refusal stubs that raise: each is called)
+printf 'function update() os.exit(pcall(os.getenv, "HOME") and pcall(io.popen, "true") and pcall(debug.getinfo, 1) and 0 or 9) end\n' >"$tmp/trust.lua"
 "$M" run --headless "$tmp/trust.lua" --frames 2 --trust >/dev/null 2>&1; st=$?
 [ "$st" -eq 0 ] && ok "--trust gives os.execute, io.popen and debug" || bad "--trust gives the standard library (exit $st)"
 "$M" run --headless "$tmp/trust.lua" --frames 2 >/dev/null 2>&1; st=$?
@@ -274,6 +275,16 @@ if [ -s "$tmp/d1/det.png" ] && ! grep -q "wrote no image" "$tmp/d1.err"; then
     ok "run: a run that wrote its screenshot gives no warning"
 else
     bad "run: a run that wrote its screenshot gives no warning"
+fi
+
+# One frame rate by default everywhere (core/defaults.h): a headless run steps
+# at 30 fps, as view, test scenes and recordings, and says so on its first line.
+printf 'local marrow = require "marrow"\nfunction update() if marrow.frame() == 3 then print(("t=%%.4f"):format(marrow.time())) end end\n' >"$tmp/clock.lua"
+"$M" run --headless "$tmp/clock.lua" --frames 5 >"$tmp/clock.out" 2>&1
+if head -n 1 "$tmp/clock.out" | grep -q "headless, 5 frames at 30 fps" && grep -q "^t=0.1000$" "$tmp/clock.out"; then
+    ok "a headless run defaults to 30 fps and prints it"
+else
+    bad "a headless run defaults to 30 fps and prints it" "$(head -n 3 "$tmp/clock.out")"
 fi
 
 # README's minimal script, as printed there, writes its picture.

@@ -22,6 +22,8 @@ run $MARROW view --help
     && pass "view --help documents --headless and the keys" || fail "view --help" "exit $RC"
 expect_exit "view without a model is a usage error" 2 $MARROW view
 expect_exit "view --frames without --out is a usage error" 2 $MARROW view $MAN --headless --frames 3
+expect_exit "view --follow runs (the camera travels with the root joint)" 0 $MARROW view $MAN models/walk.md5anim \
+    --headless --follow --frames 2 --out "$TMP/follow"
 expect_exit "view --size 0x10 is a usage error" 2 $MARROW view $MAN --headless --size 0x10 --out "$TMP/x.png"
 expect_exit "view --size with junk is a usage error" 2 $MARROW view $MAN --headless --size 64x48px --out "$TMP/x.png"
 expect_exit "view --fps 0 is a usage error" 2 $MARROW view $MAN --headless --frames 2 --fps 0 --out "$TMP/d"

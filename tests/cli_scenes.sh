@@ -219,4 +219,20 @@ else
     echo "  skip report.html in Chromium: chromium is not installed (scripts/install-deps.sh installs it)"
 fi
 
+# A sharded run says which shard its report covers, and report.html lists
+# failing scenes first (aaa_text passes and sorts first; the arm scene fails).
+SH="$TMP/shard"
+arm_scene "$SH" 10
+cp tests/scenes/text.lua "$SH/aaa_text.lua"; cp -r tests/scenes/text.golden "$SH/aaa_text.golden"
+run $MARROW test "$SH" --shard 1/1 --out "$TMP/sho"
+first=$(grep -o '<tr class="[a-z]*"><td class="st"><b>[a-z_]*' "$TMP/sho/report.html" | head -n 1)
+if [ "$RC" -eq 1 ] && grep -q '<h1>marrow test (shard 1/1: 2 of 2 scenes): ' "$TMP/sho/report.html" \
+    && grep -q '<testsuites name="marrow test (shard 1/1: 2 of 2 scenes)"' "$TMP/sho/junit.xml"; then
+    pass "a sharded run's report and junit.xml say which shard they cover"
+else
+    fail "a sharded run's report and junit.xml say which shard they cover" "exit $RC" "$(grep -o '<h1>[^<]*' "$TMP/sho/report.html")"
+fi
+case $first in *override_lower_arm) pass "report.html lists the failing scene first" ;;
+    *) fail "report.html lists the failing scene first" "first row: $first" ;; esac
+
 summary

@@ -61,8 +61,8 @@ mkdir -p "$J"
 cp tests/scenes/text.lua "$J/"; cp -r tests/scenes/text.golden "$J/"
 printf '{"marrow_pose": 1, "frame": 0,\n "draws": [ {"model": 5} ]}\n' >"$J/text.golden/0000.pose.json"
 run $MARROW test "$J" --out "$TMP/jo"
-[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'text.golden/0000.pose.json:2: expected a string' \
-    && pass "a broken pose golden fails naming its file and line" || fail "broken pose golden" "exit $RC" "$OUT"
+[ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q 'text.golden/0000.pose.json: /draws/0/model: expected a string, found an integer' \
+    && pass "a broken pose golden fails naming its file and the value (JSON pointer)" || fail "broken pose golden" "exit $RC" "$OUT"
 
 # --- masks ----------------------------------------------------------------------------------
 # A clock in the top-right corner that shows another time on every run (read

@@ -341,18 +341,18 @@ TEST(morph_mix_samples_crossfades_and_layers_like_joints)
     mr_mixer *mx = NULL;
     CHECK(mr_mixer_create(&m->skeleton, MR_UP_Y, NULL, &mx, NULL) == MR_OK);
     float w[2];
-    mr_morph_mix(mx, m, w, 2);
+    mr_mixer_morph(mx, m->meshes, m->mesh_count, w, 2);
     CHECK_NEAR(w[0], 0.1, 1e-7);  /* nothing plays: the defaults */
     mr_play_opts loop = {.loop = MR_LOOP_REPEAT};
     CHECK(mr_mixer_play(mx, 0, mr_model_find_clip(m, "a"), &loop, NULL) == MR_OK);
     mr_mixer_update(mx, 0.1f, NULL);
-    mr_morph_mix(mx, m, w, 2);
+    mr_mixer_morph(mx, m->meshes, m->mesh_count, w, 2);
     CHECK_NEAR(w[0], 1, 1e-6);
     CHECK_NEAR(w[1], 0, 1e-6);
     /* Cross-fade a -> b over 1 s, linear: halfway after 0.5 s. */
     CHECK(mr_mixer_crossfade(mx, 0, mr_model_find_clip(m, "b"), 1.0f, MR_CURVE_LINEAR, &loop, NULL) == MR_OK);
     mr_mixer_update(mx, 0.5f, NULL);
-    mr_morph_mix(mx, m, w, 2);
+    mr_mixer_morph(mx, m->meshes, m->mesh_count, w, 2);
     CHECK_NEAR(w[0], 0.5, 1e-5);
     CHECK_NEAR(w[1], 0.5, 1e-5);
     mr_mixer_update(mx, 1.0f, NULL);
@@ -360,13 +360,13 @@ TEST(morph_mix_samples_crossfades_and_layers_like_joints)
     CHECK(mr_mixer_play(mx, 1, mr_model_find_clip(m, "a"), &(mr_play_opts){.loop = MR_LOOP_REPEAT, .weight = 0.5f},
                         NULL) == MR_OK);
     mr_mixer_update(mx, 0.1f, NULL);
-    mr_morph_mix(mx, m, w, 2);
+    mr_mixer_morph(mx, m->meshes, m->mesh_count, w, 2);
     CHECK_NEAR(w[0], 0.5, 1e-5);
     CHECK_NEAR(w[1], 0.5, 1e-5);
     /* A clip without weight tracks on top leaves the weights below. */
     CHECK(mr_mixer_play(mx, 1, mr_model_find_clip(m, "none"), &loop, NULL) == MR_OK);
     mr_mixer_update(mx, 0.1f, NULL);
-    mr_morph_mix(mx, m, w, 2);
+    mr_mixer_morph(mx, m->meshes, m->mesh_count, w, 2);
     CHECK_NEAR(w[0], 0.0, 1e-5);
     CHECK_NEAR(w[1], 1.0, 1e-5);
     mr_mixer_destroy(mx);

@@ -196,12 +196,19 @@ TEST(pose_golden_read_errors_name_file_and_line)
     const char *bad = "{\"marrow_pose\": 1,\n \"draws\": [{\"model\": \"a\", \"joints\": {\n  \"j\": [1, 2]}}]}\n";
     mr_file_write(path, bad, strlen(bad), NULL);
     CHECK(mr_pose_shot_read(&s, path, &err) == MR_ERR_BAD_FILE);
-    CHECK_STR_CONTAINS(err.msg, "bad.pose.json:3: expected 7 or 10 numbers for a joint");
+    CHECK_STR_CONTAINS(err.msg, "bad.pose.json: /draws/0/joints/j: expected 7 or 10 numbers for a joint");
     CHECK(s.draw_count == 0);
     const char *cut = "{\"marrow_pose\": 1, \"draws\": [{\"model\": \"a\", \"joints\": {\"j\": [1, 2, 3";
     mr_file_write(path, cut, strlen(cut), NULL);
     CHECK(mr_pose_shot_read(&s, path, &err) == MR_ERR_BAD_FILE);
-    CHECK_STR_CONTAINS(err.msg, ":1: expected ']', found 'end of file'");
+    CHECK_STR_CONTAINS(err.msg, "bad.pose.json:1:");   /* jansson's line and column, and what it expected */
+    CHECK_STR_CONTAINS(err.msg, "end of file");
+    const char *twice = "{\"draws\": [{\"model\": \"a\", \"joints\": {\"j\": [1, 2, 3, 0, 0, 0, 1],\n"
+                        "  \"j\": [1, 2, 3, 0, 0, 0, 1]}}]}";
+    mr_file_write(path, twice, strlen(twice), NULL);
+    CHECK(mr_pose_shot_read(&s, path, &err) == MR_ERR_BAD_FILE);
+    CHECK_STR_CONTAINS(err.msg, "bad.pose.json:2:");
+    CHECK_STR_CONTAINS(err.msg, "duplicate object key");
     const char *escaped = "{\"extra\": {\"x\": [true, null, \"s\"]}, \"draws\": [{\"model\": \"a\\\"b\", "
                           "\"joints\": {\"j\\u0041\": [1, 2, 3, 0, 0, 0, 1]}}]}";
     mr_file_write(path, escaped, strlen(escaped), NULL);

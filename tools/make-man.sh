@@ -71,8 +71,11 @@ GLSL sources (live-reloaded in a window)
 helper Lua modules scripts may require (timeline, statemachine, lookat)
 .TP
 .I PREFIX/share/marrow/models
-the sample models; a script's relative model path is looked up beside the
-script first, then here (\fBm.model("models/mannequin.md5mesh")\fR)
+the sample models. A relative model path is looked up as given (from the
+current folder), then beside the script (\fBmarrow run\fR), then here: in a
+script's \fBm.model("models/mannequin.md5mesh")\fR and on the command line of
+\fBinfo\fR, \fBview\fR, \fBpose\fR and \fBconvert\fR (also \fB\-\-retarget\fR
+\fITARGET\fR); a file found nowhere is reported with the places looked in
 .TP
 .I PREFIX/share/doc/marrow
 the Lua API reference (API.md) and the example scripts
@@ -83,14 +86,18 @@ the Lua C module (below)
 From a plain Lua 5.4 interpreter,
 .B require "marrow"
 loads marrow.so and gives the same functions and errors as inside
-\fBmarrow run\fR, without the sandbox and without a renderer: models,
-skeletons, clips, poses, masks, blend spaces, mixers, IK and retargeting;
-drawing calls are checked and dropped.
+\fBmarrow run\fR, without the sandbox: models, skeletons, clips, poses,
+masks, blend spaces, mixers, IK and retargeting. Drawing calls are recorded,
+and \fBmarrow.render()\fR renders them offscreen (a headless EGL context
+made on first use) and writes the screenshots asked for. Debian's lua5.4
+finds the module under /usr/local and /usr; for another \fIPREFIX\fR, set
+\fBLUA_CPATH='\fR\fIPREFIX\fR\fB/lib/lua/5.4/?.so;;'\fR.
 .PP
 .nf
 lua5.4 \-e 'local m = require "marrow"
   local bob = assert(m.model("bob.md5mesh", {anims = {"walk"}}))
-  local pose = m.pose(bob); bob:clip("walk"):sample(0.5, pose)'
+  local pose = m.pose(bob); bob:clip("walk"):sample(0.5, pose)
+  m.draw(bob, pose); m.screenshot("walk.png"); m.render()'
 .fi
 .SH EXIT STATUS
 0 ok, 1 a failed check or test, 2 usage, 3 a bad input file, 4 a script error.

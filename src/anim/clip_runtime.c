@@ -14,6 +14,7 @@
 #include "anim/clip_interp.h"
 #include "anim/clip_optimize.h"
 #include "anim/clip_pack.h"
+#include "anim/points.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
 
@@ -552,26 +553,6 @@ static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr
     }
 }
 
-/* Largest distance between the virtual points of joint matrices a and b. */
-static double points_apart(const mat4 *a, const mat4 *b, int joints, float distance)
-{
-    double worst = 0;
-    for (int j = 0; j < joints; j++)
-        for (int p = 0; p < 4; p++) {   /* the origin, then d along x, y, z */
-            double d2 = 0;
-            for (int r = 0; r < 3; r++) {
-                double pa = a[j][3][r], pb = b[j][3][r];
-                if (p > 0) {
-                    pa += (double)distance * a[j][p - 1][r];
-                    pb += (double)distance * b[j][p - 1][r];
-                }
-                d2 += (pa - pb) * (pa - pb);
-            }
-            if (d2 > worst) worst = d2;
-        }
-    return sqrt(worst);
-}
-
 mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, float distance, int samples,
                                 double *out)
 {
@@ -594,7 +575,7 @@ mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, floa
         sample_exact(clip, sk, t, &exact);
         if ((st = mr_pose_to_model(sk, &played, ma)) != MR_OK) break;
         if ((st = mr_pose_to_model(sk, &exact, mb)) != MR_OK) break;
-        double e = points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
+        double e = mr_points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
         if (e > worst) worst = e;
     }
     mr_pose_deinit(&played);

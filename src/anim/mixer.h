@@ -90,7 +90,8 @@
 #define MR_ANIM_MIXER_H
 
 #include "anim/blendspace.h"
-#include "anim/model.h"
+#include "anim/axes_type.h"
+#include "anim/mesh.h"
 #include "anim/playhead.h"
 #include "anim/root_motion.h"
 
@@ -246,5 +247,19 @@ int mr_mixer_playing(const mr_mixer *mx, int track, mr_mixer_clip_info *out, int
  * can be freed. The clips left on a track share the weight the removed one
  * had (a running fade on that track ends there). */
 void mr_mixer_forget(mr_mixer *mx, const mr_clip *clip);
+
+/* The morph weights of a mixer's current state for the meshes of its model
+ * (model->meshes, model->mesh_count; mixer_morph.c), in mr_draw_style's
+ * layout: every mesh's targets in mesh order, count floats (out; a count
+ * other than the meshes' writes the defaults
+ * where it can). Starting from the meshes' default weights, tracks layer
+ * bottom-up as joints do, without masks: each track's playing clips are
+ * sampled at their times and blended by their weights (a clip without
+ * morph weight tracks contributes the weights below it), then the track
+ * replaces the weights below by its weight times its fill. A track none of
+ * whose clips has morph weight tracks leaves them as they are (so additive
+ * tracks, whose clips have none, add nothing). A blend space contributes
+ * its dominant clip. Allocates nothing but a scratch array per call. */
+void mr_mixer_morph(const mr_mixer *mx, const mr_mesh *meshes, int mesh_count, float *out, int count);
 
 #endif

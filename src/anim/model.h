@@ -13,15 +13,9 @@
 #ifndef MR_ANIM_MODEL_H
 #define MR_ANIM_MODEL_H
 
+#include "anim/axes_type.h"
 #include "anim/clip_runtime.h"
 #include "anim/mesh.h"
-
-typedef enum mr_up_axis { MR_UP_Y = 0, MR_UP_Z, MR_UP_X } mr_up_axis;
-
-typedef struct mr_axes {
-    mr_up_axis up;       /* up axis of the model's coordinates */
-    float meters_per_unit;  /* 0.0254 for MD5 inches, 1 for converted COLLADA */
-} mr_axes;
 
 typedef struct mr_model {
     char *path;          /* as given to the loader */
@@ -51,6 +45,19 @@ typedef struct mr_model {
  * mr_model_destroy. */
 mr_status mr_model_create(const char *path, const char *format, mr_model **out);
 void mr_model_destroy(mr_model *model);
+
+/* A deep copy of model (model_copy.c): skeleton, meshes with materials,
+ * embedded images and morph targets, axes, warnings, path and format, and
+ * as its clips copies of clips[0..clip_count) (source keys, morph weight
+ * tracks, markers, name, duration and rate; finished). Pass model->clips
+ * and model->clip_count for all of its own. Nothing of the copy points
+ * into model or its cache image (cache_block is NULL), so it outlives
+ * both and may be converted and written freely. MR_ERR_NO_MEMORY, or
+ * MR_ERR_JOINT_COUNT for a clip of another joint count; *out NULL then.
+ * Free with mr_model_destroy. */
+mr_status mr_model_copy(const mr_model *model, const mr_clip *const *clips, int clip_count, mr_model **out);
+/* The same for one clip (finished); MR_ERR_NO_MEMORY. */
+mr_status mr_model_copy_clip(const mr_clip *clip, mr_clip **out);
 
 /* Bytes the model's arrays hold (vertices, indices, embedded images, clip
  * keys, joints): what it costs in memory, within a few percent. The Lua

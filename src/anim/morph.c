@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim/mixer.h"
-#include "anim/model.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -195,50 +193,6 @@ void mr_morph_sample(const mr_clip *clip, const mr_mesh *mesh, int mesh_index, f
         if (t < 0) t += d;
     }
     mr_morph_channel_sample(ch, t, out);
-}
-
-/* The weights of one clip at time t for every mesh (layout of mr_morph_mix). */
-static void clip_weights(const mr_model *m, const mr_clip *c, float t, float *out)
-{
-    for (int i = 0, off = 0; i < m->mesh_count; i++) {
-        const mr_mesh *mesh = &m->meshes[i];
-        if (!mesh->morph) continue;
-        mr_morph_sample(c, mesh, i, t, MR_WRAP_CLAMP, out + off);
-        off += mesh->morph->count;
-    }
-}
-
-void mr_morph_mix(const mr_mixer *mx, const mr_model *m, float *out, int count)
-{
-    int total = 0;
-    for (int i = 0; i < m->mesh_count; i++) total += m->meshes[i].morph ? m->meshes[i].morph->count : 0;
-    if (count != total || total == 0) return;
-    clip_weights(m, NULL, 0, out);  /* the defaults */
-    float *blend = mr_alloc_array((size_t)total * 2, sizeof *blend), *one = blend + total;
-    if (!blend) return;
-    enum { MAX_INFO = 16 };
-    mr_mixer_clip_info info[MAX_INFO];
-    for (int t = 0; t < mr_mixer_track_count(mx); t++) {
-        int n = mr_mixer_playing(mx, t, info, MAX_INFO);
-        if (n > MAX_INFO) n = MAX_INFO;
-        float fill = 0, track_w = 0;
-        int any = 0;
-        for (int k = 0; k < n; k++) {
-            fill += info[k].weight;
-            any |= info[k].clip && info[k].clip->morph && info[k].weight > 0;
-        }
-        if (!any || !(fill > 0) || mr_mixer_weight(mx, t, &track_w) != MR_OK || !(track_w > 0)) continue;
-        memset(blend, 0, (size_t)total * sizeof *blend);
-        for (int k = 0; k < n; k++) {
-            if (!(info[k].weight > 0)) continue;
-            if (info[k].clip && info[k].clip->morph) clip_weights(m, info[k].clip, info[k].time, one);
-            else memcpy(one, out, (size_t)total * sizeof *one);
-            for (int e = 0; e < total; e++) blend[e] += info[k].weight / fill * one[e];
-        }
-        float a = fminf(track_w * fill, 1.0f);
-        for (int e = 0; e < total; e++) out[e] += (blend[e] - out[e]) * a;
-    }
-    free(blend);
 }
 
 mr_status mr_morph_channel_validate(const mr_morph_channel *ch, mr_error *err)

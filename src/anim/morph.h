@@ -99,20 +99,6 @@ void mr_morph_channel_sample(const mr_morph_channel *ch, float time, float *out)
 void mr_morph_sample(const mr_clip *clip, const mr_mesh *mesh, int mesh_index, float time, mr_wrap wrap,
                      float *out);
 
-/* The morph weights of a mixer's current state (mixer.h) for model (the
- * mixer's), in mr_draw_style's layout: every mesh's targets in mesh order,
- * count floats (out; a count other than the model's writes the defaults
- * where it can). Starting from the meshes' default weights, tracks layer
- * bottom-up as joints do, without masks: each track's playing clips are
- * sampled at their times and blended by their weights (a clip without
- * morph weight tracks contributes the weights below it), then the track
- * replaces the weights below by its weight times its fill. A track none of
- * whose clips has morph weight tracks leaves them as they are (so additive
- * tracks, whose clips have none, add nothing). A blend space contributes
- * its dominant clip. Allocates nothing but a scratch array per call. */
-struct mr_mixer;
-struct mr_model;
-void mr_morph_mix(const struct mr_mixer *mx, const struct mr_model *model, float *out, int count);
 
 /* Checks a channel: key times finite and ascending, weights finite.
  * Fills err ("morph channel of mesh M: key K ...") and returns

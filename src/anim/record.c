@@ -7,6 +7,7 @@
 
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
+#include "anim/points.h"
 #include "core/alloc.h"
 #include "core/cancel.h"
 
@@ -254,7 +255,7 @@ static mr_status build(const mr_record *rec, float budget, float wbudget, float 
 /* ---- measuring ------------------------------------------------------------------- */
 
 mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleton *sk, const float *times, int n,
-                            float duration, float *error, int *checks)
+                            float duration, float distance, float *error, int *checks)
 {
     *error = 0.0f;
     *checks = 0;
@@ -278,18 +279,14 @@ mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleto
         if ((st = mr_clip_sample(b, sk, (float)t, MR_WRAP_CLAMP, &pb)) != MR_OK) break;
         mr_pose_to_model(sk, &pa, ma);
         mr_pose_to_model(sk, &pb, mb);
-        for (int j = 0; j < sk->joint_count; j++) {
-            double d = 0.0;
-            for (int c = 0; c < 3; c++) d += ((double)ma[j][3][c] - mb[j][3][c]) * ((double)ma[j][3][c] - mb[j][3][c]);
-            if (d > worst) worst = d;
-        }
+        worst = fmax(worst, mr_points_apart((const mat4 *)ma, (const mat4 *)mb, sk->joint_count, distance));
         (*checks)++;
     }
     mr_pose_deinit(&pa);
     mr_pose_deinit(&pb);
     free(ma);
     free(mb);
-    *error = (float)sqrt(worst);
+    *error = (float)worst;
     return st;
 }
 
@@ -328,6 +325,7 @@ mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float to
                             "at different times", rec->count, rec->count == 1 ? "" : "s");
     if (sk->joint_count != rec->joint_count) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "joint counts differ");
     if (!isfinite(tolerance) || tolerance < 0.0f) tolerance = 0.0f;
+    float distance = (float)(MR_CLIP_POINT_DISTANCE * size);   /* the virtual points (anim/points.h) */
     mr_clip_edit *full = NULL;
     mr_clip *ref = NULL, *cur = NULL;
     int kept = 0;
@@ -346,7 +344,7 @@ mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float to
         float error = 0.0f, werror = 0.0f;
         int checks = 0;
         if ((st = mr_clip_edit_bake(e, 1e-6f, size, cur)) == MR_OK)
-            st = mr_record_measure(ref, cur, sk, rec->times, rec->count, full->duration, &error, &checks);
+            st = mr_record_measure(ref, cur, sk, rec->times, rec->count, full->duration, distance, &error, &checks);
         if (st == MR_OK) werror = measure_weights(ref, cur, rec->times, rec->count, full->duration);
         if (st == MR_OK && error <= tolerance && werror <= wtol) {
             result->error = error;
@@ -360,7 +358,8 @@ mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float to
     }
     if (st == MR_OK && !*out) {  /* keep every key */
         result->keys_kept = result->keys_total;
-        st = mr_record_measure(ref, ref, sk, rec->times, rec->count, full->duration, &result->error, &result->checks);
+        st = mr_record_measure(ref, ref, sk, rec->times, rec->count, full->duration, distance, &result->error,
+                               &result->checks);
         *out = full;
         full = NULL;
     }

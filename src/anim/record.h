@@ -16,8 +16,11 @@
  * angle times the model size; scales: change times the size). The error is
  * then MEASURED, not assumed: the reduced and the unreduced clip are both
  * sampled at every captured time, every midpoint between two captures and
- * 121 evenly spaced times, and the largest distance between the same
- * joint's model-space positions is the error. When it exceeds the
+ * 121 evenly spaced times, and the largest distance between where the two
+ * put the same virtual point (each joint's origin and points
+ * MR_CLIP_POINT_DISTANCE times the model size along its axes: the
+ * runtime's measure, anim/points.h) is the error, so a turning hand or a
+ * nodding head that lost keys shows in it. When it exceeds the
  * tolerance the budget halves and the reduction runs again (at most 12
  * times, then every key is kept: error 0).
  *
@@ -96,10 +99,13 @@ mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, c
 mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float tolerance, float size, float rate,
                            mr_clip_edit **out, mr_record_result *result, mr_error *err);
 
-/* The largest model-space joint distance between two clips of sk over the
- * check times described above (capture times taken from times[0..n), may be
- * NULL), in *error; *checks: how many times. */
+/* The distance between two clips of sk over the check times described
+ * above (capture times taken from times[0..n), may be NULL), in *error:
+ * the largest over those times of mr_points_apart (anim/points.h) at
+ * distance model units (MR_CLIP_POINT_DISTANCE times the model size, as
+ * the runtime measures), so leaf and twist rotations count; *checks: how
+ * many times. */
 mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleton *sk, const float *times, int n,
-                            float duration, float *error, int *checks);
+                            float duration, float distance, float *error, int *checks);
 
 #endif

@@ -502,8 +502,17 @@ static void align_body(run *r)
     }
 }
 
+/* Whether target joint j is a clavicle (its role in the map, else by name). */
+static int is_clavicle(const mr_joint_map *map, const mr_skeleton *ts, int j)
+{
+    if (map->role_of && map->role_of[j] >= 0) return map->role_of[j] == MR_ROLE_CLAVICLE;
+    mr_joint_side side;
+    int ambiguous;
+    return mr_joint_role_of(ts->names[j], &side, &ambiguous) == MR_ROLE_CLAVICLE;
+}
+
 /* Then each joint: its bones (toward its mapped children) turned onto
- * the source's, starting from the body's turn. */
+ * the source's, starting from the body's turn (clavicles excepted). */
 static void align_joints(run *r)
 {
     ctx *c = &r->c;
@@ -515,7 +524,14 @@ static void align_joints(run *r)
         int s = map->source_of[j];
         if (s < 0 || r->opts->keep_rest) continue;
         int kids[2], nk = 0;
-        for (int k = j + 1; k < nt && nk < 2; k++) {
+        /* A clavicle keeps its own rest direction: rigs place it apart (CMU's
+         * starts at the spine and rises 20 degrees to the shoulder, the
+         * mannequin's lies level), so turning its bone onto the source's
+         * would lift the shoulders by the difference in every frame. It takes
+         * its mapped ancestor's alignment, as a joint without mapped children,
+         * and only the source's motion from its rest. */
+        if (is_clavicle(map, ts, j)) nk = -1;
+        for (int k = j + 1; nk >= 0 && k < nt && nk < 2; k++) {
             int sk = map->source_of[k];
             if (sk < 0 || !is_ancestor(ts, j, k) || !is_ancestor(ss, s, sk)) continue;
             int direct = 1;    /* no mapped joint between j and k */
@@ -523,7 +539,7 @@ static void align_joints(run *r)
                 if (map->source_of[a] >= 0) direct = 0;
             if (direct) kids[nk++] = k;
         }
-        if (nk == 0) {
+        if (nk <= 0) {
             for (int a = ts->parents[j]; a >= 0; a = ts->parents[a])
                 if (map->source_of[a] >= 0) {
                     glm_quat_copy(c->align[a], c->align[j]);

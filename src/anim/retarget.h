@@ -22,6 +22,11 @@
  * that bone (turned by B) onto the source's, after B; with none, its
  * nearest mapped ancestor's A (B for none). So a T-pose clip lifts an
  * A-pose character's arms as far as the source's, not 45 degrees further.
+ * Clavicles are not aligned (they take their ancestor's A): rigs place the
+ * clavicle bone apart (CMU's rises 20 degrees from the spine, the
+ * mannequin's lies level), and turning it onto the source's lifted the
+ * shoulders by the difference in every frame; they move as the source's
+ * move from its rest, and the upper arm's own alignment aims the arm.
  * Unmapped target joints keep their rest local rotation; every target joint
  * keeps its rest translation (its own bone lengths) and scale, except:
  *

@@ -49,7 +49,7 @@
 #define MR_ANIM_ROOTMOTION_H
 
 #include "anim/clip.h"
-#include "anim/model.h"
+#include "anim/axes_type.h"
 
 enum {
     MR_ROOT_TRANSLATION = 1,   /* extract horizontal translation */

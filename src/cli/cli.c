@@ -2,13 +2,16 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/datadir.h"
 #include "core/file.h"
+#include "core/str.h"
 #include "formats/load.h"
 
 int mr_cli_float(const char *s, float *out)
@@ -84,16 +87,51 @@ int mr_cli_usage_error(const char *cmd, const char *fmt, ...)
     return MR_EXIT_USAGE;
 }
 
+/* A relative path that is not found as given is looked for in marrow's own
+ * folder (core/datadir.h: the checkout, or PREFIX/share/marrow when
+ * installed), as scripts' marrow.model does: `marrow view
+ * models/mannequin.md5mesh` works from any folder. Returns path or, when
+ * only the second exists, that one in buf. */
+static const char *find_input(const char *path, char *buf, size_t size)
+{
+    if (!path || path[0] == '/' || mr_file_exists(path)) return path;
+    const char *root = mr_datadir_root();
+    if (root && (size_t)snprintf(buf, size, "%s/%s", root, path) < size && mr_file_exists(buf)) return buf;
+    return path;
+}
+
 mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim_count,
                             int *exit_code)
 {
     mr_model *model = NULL;
     mr_error err = {0};
-    if (mr_load_model(path, anims, anim_count, &model, &err) != MR_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        *exit_code = MR_EXIT_BAD_INPUT;
-        return NULL;
+    char buf[PATH_MAX];
+    const char *found = find_input(path, buf, sizeof buf);
+    char *model_path = mr_str_dup(found);
+    const char **found_anims = anim_count > 0 ? calloc((size_t)anim_count, sizeof *found_anims) : NULL;
+    int ok = model_path && (anim_count <= 0 || found_anims);
+    for (int i = 0; ok && i < anim_count; i++) {
+        found_anims[i] = mr_str_dup(find_input(anims[i], buf, sizeof buf));
+        ok = found_anims[i] != NULL;
     }
-    *exit_code = MR_EXIT_OK;
+    mr_status st = ok ? mr_load_model(model_path, found_anims, anim_count, &model, &err)
+                      : mr_error_set(&err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
+    if (st != MR_OK) {
+        /* A file found nowhere: say where it was looked for. */
+        const char *missing = !mr_file_exists(model_path) ? path : NULL;
+        for (int i = 0; !missing && found_anims && i < anim_count; i++)
+            if (found_anims[i] && !mr_file_exists(found_anims[i])) missing = anims[i];
+        const char *root = mr_datadir_root();
+        if (missing && missing[0] != '/' && root)
+            fprintf(stderr, "%s; looked for '%s' and '%s/%s'\n", err.msg, missing, root, missing);
+        else
+            fprintf(stderr, "%s\n", err.msg);
+        *exit_code = MR_EXIT_BAD_INPUT;
+    } else {
+        *exit_code = MR_EXIT_OK;
+    }
+    for (int i = 0; found_anims && i < anim_count; i++) free((char *)found_anims[i]);
+    free(found_anims);
+    free(model_path);
     return model;
 }

@@ -28,8 +28,12 @@ int mr_cli_wants_help(int argc, char **argv);
  * returns MR_EXIT_USAGE. */
 int mr_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Loads path (+ anims) through mr_load_model. On failure prints the loader's
- * one-line error to stderr and returns NULL with *exit_code = MR_EXIT_BAD_INPUT. */
+/* Loads path (+ anims) through mr_load_model. A relative path not found as
+ * given is looked for in marrow's folder (core/datadir.h: the checkout, or
+ * PREFIX/share/marrow), for every command that loads a model (info, view,
+ * pose, convert and its --retarget TARGET). On failure prints the
+ * loader's one-line error to stderr (for a file found nowhere, with where it
+ * was looked for) and returns NULL with *exit_code = MR_EXIT_BAD_INPUT. */
 mr_model *mr_cli_load_model(const char *path, const char *const *anims, int anim_count,
                             int *exit_code);
 

@@ -28,6 +28,7 @@
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
 #include "formats/save.h"
+#include "formats/textures.h"
 #include "formats/write_check.h"
 #include "formats/md5.h"
 
@@ -50,16 +51,19 @@ static const char convert_help[] =
     "noted in the written file. Exit codes: 0 ok, 1 write failed, 2 usage,\n"
     "3 the input does not load.\n"
     "\n"
-    "  marrow convert SRC [ANIM...] --retarget TARGET [--feet] OUT\n"
+    "  marrow convert SRC [ANIM...] --retarget TARGET [--feet] [--map S=T]... OUT\n"
     "plays SRC's clips on TARGET (joints paired by name across rig conventions,\n"
     "motion taken relative to each rest pose, root path scaled by the legs'\n"
     "ratio; --feet holds planted feet with IK) and writes TARGET with those\n"
-    "clips. The joint map is printed.\n"
+    "clips. The joint map is printed. --map S=T (repeatable) gives the map\n"
+    "instead: source joint S drives target joint T, and only the joints named\n"
+    "(as marrow.retarget's opts.map).\n"
     "  marrow convert mannequin.md5mesh wave.md5anim --retarget Bob.md5mesh out/bob.md5mesh\n";
 
 /* Replaces src by target carrying src's clips retargeted (its own clips
  * dropped). Frees src; returns the target model, or NULL with *code set. */
-static mr_model *retarget_into(mr_model *src, const char *target_path, int feet, int *code)
+static mr_model *retarget_into(mr_model *src, const char *target_path, int feet, char *const *maps, int map_count,
+                               int *code)
 {
     mr_model *dst = mr_cli_load_model(target_path, NULL, 0, code);
     if (!dst) {
@@ -68,7 +72,35 @@ static mr_model *retarget_into(mr_model *src, const char *target_path, int feet,
     }
     mr_joint_map map;
     mr_error err = {0};
-    if (mr_joint_map_auto(&map, &src->skeleton, &dst->skeleton, &err) != MR_OK) goto fail;
+    if (map_count > 0) {
+        /* --map S=T pairs, split in copies of the arguments */
+        const char **pairs = calloc((size_t)map_count * 2, sizeof *pairs);
+        char **copies = calloc((size_t)map_count, sizeof *copies);
+        mr_status st = pairs && copies ? MR_OK : mr_error_set(&err, MR_ERR_NO_MEMORY, "out of memory");
+        for (int i = 0; st == MR_OK && i < map_count; i++) {
+            char *eq = (copies[i] = mr_str_dup(maps[i])) ? strchr(copies[i], '=') : NULL;
+            if (!eq || eq == copies[i] || !eq[1]) {
+                st = mr_error_set(&err, MR_ERR_INVALID_ARGUMENT, "--map %s: expected SOURCE_JOINT=TARGET_JOINT", maps[i]);
+                break;
+            }
+            *eq = '\0';
+            pairs[2 * i] = copies[i];
+            pairs[2 * i + 1] = eq + 1;
+        }
+        if (st == MR_OK) st = mr_joint_map_pairs(&map, &src->skeleton, &dst->skeleton, pairs, map_count, &err);
+        for (int i = 0; copies && i < map_count; i++) free(copies[i]);
+        free(copies);
+        free(pairs);
+        if (st != MR_OK) {
+            fprintf(stderr, "marrow convert: %s\n", err.msg);
+            *code = MR_EXIT_USAGE;
+            mr_model_destroy(src);
+            mr_model_destroy(dst);
+            return NULL;
+        }
+    } else if (mr_joint_map_auto(&map, &src->skeleton, &dst->skeleton, &err) != MR_OK) {
+        goto fail;
+    }
     char *report = mr_joint_map_report(&map, &src->skeleton, &dst->skeleton);
     if (report) fputs(report, stdout);
     free(report);
@@ -103,42 +135,17 @@ fail:
     return NULL;
 }
 
-/* MD5 names a texture by its base name, looked up beside the mesh: copy
- * each texture the model uses next to OUT when it is not there already.
- * With redirect (COLLADA), the material then names the copy, so the
- * document refers to a file in its own folder: loaders read no texture
- * outside a model's folder. */
+/* Textures beside OUT (formats/textures.h), each copy and failure said. */
+static void texture_note(void *user, const char *copied, const char *warning)
+{
+    (void)user;
+    if (copied) printf("wrote %s (texture)\n", copied);
+    else fprintf(stderr, "marrow convert: warning: %s\n", warning);
+}
+
 static void copy_textures(mr_model *m, const char *out_dir, int redirect)
 {
-    char *src_dir = mr_file_model_dir(m->path);
-    for (int i = 0; i < m->mesh_count; i++) {
-        const char *maps[2] = {m->meshes[i].material.diffuse_map, m->meshes[i].material.normal_map};
-        for (int k = 0; k < 2; k++) {
-            if (!maps[k] || !mr_file_exists(maps[k])) continue;
-            char *dst = mr_path_join(out_dir, mr_path_basename(maps[k]));
-            int there = dst && mr_file_exists(dst);
-            if (dst && !there) {
-                size_t len;
-                mr_error err = {0};
-                char *data = mr_file_read_inside(src_dir, maps[k], &len, &err);
-                if (data && mr_file_write(dst, data, len, &err) == 0) {
-                    printf("wrote %s (texture)\n", dst);
-                    there = 1;
-                } else {
-                    fprintf(stderr, "marrow convert: warning: %s\n", err.msg);
-                }
-                free(data);
-            }
-            char **slot = k ? &m->meshes[i].material.normal_map : &m->meshes[i].material.diffuse_map;
-            if (redirect && there) {
-                free(*slot);
-                *slot = dst;
-                dst = NULL;
-            }
-            free(dst);
-        }
-    }
-    free(src_dir);
+    mr_textures_copy(m, out_dir, redirect, texture_note, NULL);
 }
 
 /* The .md5anim written beside OUT for clip i (a new string): clip names may
@@ -197,7 +204,7 @@ static int write_md5(mr_model *m, const char *out, char *const *inputs, int n)
     return code;
 }
 
-static int convert(int argc, char **argv, const char *retarget, int feet);
+static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count);
 
 /* glTF is Y-up metres: the model is converted to that frame first. */
 static int write_gltf(mr_model *m, const char *out)
@@ -218,32 +225,46 @@ int mr_cmd_convert(int argc, char **argv)
         fputs(convert_help, stdout);
         return MR_EXIT_OK;
     }
-    /* --retarget TARGET and --feet may stand anywhere; the rest is positional. */
+    /* --retarget TARGET, --feet and --map S=T may stand anywhere; the rest is positional. */
     const char *retarget = NULL;
-    int feet = 0, n = 0;
-    char **pos = calloc((size_t)argc + 1, sizeof *pos);
-    if (!pos) return MR_EXIT_FAILED;
+    int feet = 0, n = 0, map_count = 0;
+    char **pos = calloc((size_t)argc + 1, sizeof *pos), **maps = calloc((size_t)argc + 1, sizeof *maps);
+    if (!pos || !maps) {
+        free(pos);
+        free(maps);
+        return MR_EXIT_FAILED;
+    }
     for (int i = 0; i < argc; i++) {
         if (i > 0 && !strcmp(argv[i], "--retarget")) {
             if (i + 1 >= argc) {
                 free(pos);
+                free(maps);
                 return mr_cli_usage_error("convert", "--retarget needs a TARGET model");
             }
             retarget = argv[++i];
+        } else if (i > 0 && !strcmp(argv[i], "--map")) {
+            if (i + 1 >= argc) {
+                free(pos);
+                free(maps);
+                return mr_cli_usage_error("convert", "--map needs SOURCE_JOINT=TARGET_JOINT");
+            }
+            maps[map_count++] = argv[++i];
         } else if (i > 0 && !strcmp(argv[i], "--feet")) {
             feet = 1;
         } else {
             pos[n++] = argv[i];
         }
     }
-    int code = convert(n, pos, retarget, feet);
+    int code = convert(n, pos, retarget, feet, maps, map_count);
     free(pos);
+    free(maps);
     return code;
 }
 
-static int convert(int argc, char **argv, const char *retarget, int feet)
+static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count)
 {
     if (feet && !retarget) return mr_cli_usage_error("convert", "--feet goes with --retarget");
+    if (map_count && !retarget) return mr_cli_usage_error("convert", "--map goes with --retarget");
     if (argc < 3) return mr_cli_usage_error("convert", "expected IN [ANIM...] OUT");
     for (int i = 1; i < argc; i++)
         if (argv[i][0] == '-' && argv[i][1])
@@ -265,7 +286,7 @@ static int convert(int argc, char **argv, const char *retarget, int feet)
     }
     int code;
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
-    if (m && retarget) m = retarget_into(m, retarget, feet, &code);
+    if (m && retarget) m = retarget_into(m, retarget, feet, maps, map_count, &code);
     if (!m) return code;
     /* OUT's folder is made as `view --out` makes its own. */
     char *out_dir = mr_path_dirname(out);

@@ -7,6 +7,7 @@
  * error), the frame conversion and the loader's warnings. Exit 3 when the
  * model does not load. */
 #include <limits.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,10 @@ static const char info_help[] =
     "Loads MODEL (.md5mesh with any .md5anim files, .dae, .gltf, .glb or .bvh)\n"
     "and prints its joint tree, each joint's local axes in the rest pose (which\n"
     "local axis points along the bone to the child, in the model's frame),\n"
-    "meshes, materials, clips, the coordinate frame and warnings.\n"
+    "meshes, materials, clips, the coordinate frame and warnings. For a rig\n"
+    "with a left and a right upper arm (upperarm_l, LeftArm, L_UpperArm...),\n"
+    "the header says its rest pose: \"rest pose: A-pose (arms 45 deg below\n"
+    "horizontal), facing +X\" (T-pose, arms down) in the model's frame.\n"
     "\n"
     "Under each clip, its runtime (what sampling reads): bytes, bytes per\n"
     "joint per second, the ratio of raw poses (10 floats per joint at each\n"
@@ -114,6 +118,77 @@ static void print_axes(const mr_model *m)
                r2(col[0][1]), r2(col[0][2]), r2(col[1][0]), r2(col[1][1]), r2(col[1][2]), r2(col[2][0]),
                r2(col[2][1]), r2(col[2][2]));
     }
+    mr_pose_deinit(&rest);
+    free(model);
+}
+
+/* Which side an arm joint's name says (lower case): 'l', 'r' or 0. Names
+ * the common rigs use: upperarm_l, UpperArm.L, l_upperarm, LeftArm (Mixamo),
+ * Left_Arm. Forearms, lower arms, hands and twist joints are not upper arms. */
+static int upper_arm_side(const char *name)
+{
+    char n[64];
+    size_t len = strlen(name);
+    if (len >= sizeof n) return 0;
+    for (size_t i = 0; i <= len; i++) n[i] = (char)tolower((unsigned char)name[i]);
+    const char *colon = strrchr(n, ':');     /* "mixamorig:leftarm" */
+    const char *b = colon ? colon + 1 : n;
+    if (!strstr(b, "arm") || strstr(b, "fore") || strstr(b, "lower") || strstr(b, "hand") || strstr(b, "twist"))
+        return 0;
+    size_t bl = strlen(b);
+    if (strstr(b, "left") || !strncmp(b, "l_", 2) || (bl > 2 && (!strcmp(b + bl - 2, "_l") || !strcmp(b + bl - 2, ".l"))))
+        return 'l';
+    if (strstr(b, "right") || !strncmp(b, "r_", 2) || (bl > 2 && (!strcmp(b + bl - 2, "_r") || !strcmp(b + bl - 2, ".r"))))
+        return 'r';
+    return 0;
+}
+
+/* "rest pose: A-pose (arms 45 deg below horizontal), facing +X" for a rig
+ * with a left and a right upper arm (the first of each by name), from the
+ * rest pose in the model's frame: the arms' angle below the plane
+ * perpendicular to the up axis, and the facing direction (the left arm's
+ * side crossed with up, as a right-handed character faces). Nothing for
+ * other rigs. */
+static void print_rest_pose(const mr_model *m)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int arm[2] = {-1, -1}, child[2] = {-1, -1};
+    for (int j = 0; j < sk->joint_count; j++) {
+        int side = upper_arm_side(sk->names[j]);
+        int k = side == 'l' ? 0 : side == 'r' ? 1 : -1;
+        if (k >= 0 && arm[k] < 0) arm[k] = j;
+    }
+    if (arm[0] < 0 || arm[1] < 0) return;
+    for (int k = 0; k < 2; k++)
+        for (int c = arm[k] + 1; c < sk->joint_count && child[k] < 0; c++)
+            if (sk->parents[c] == arm[k]) child[k] = c;
+    if (child[0] < 0 || child[1] < 0) return;
+    mr_pose rest;
+    mat4 *model = malloc(sizeof(mat4) * (size_t)sk->joint_count);
+    if (!model || mr_pose_init(&rest, sk->joint_count) != MR_OK) {
+        free(model);
+        return;
+    }
+    mr_pose_set_rest(&rest, sk);
+    mr_pose_to_model(sk, &rest, model);
+    vec3 up = {0, 0, 0}, side, facing;
+    up[m->axes.up == MR_UP_Y ? 1 : m->axes.up == MR_UP_Z ? 2 : 0] = 1.0f;
+    double below = 0;
+    for (int k = 0; k < 2; k++) {
+        vec3 bone;
+        glm_vec3_sub(model[child[k]][3], model[arm[k]][3], bone);
+        if (glm_vec3_norm(bone) > 1e-9f) glm_vec3_normalize(bone);
+        below += 0.5 * asin(fmax(-1.0, fmin(1.0, -(double)glm_vec3_dot(bone, up)))) * 180.0 / GLM_PI;
+    }
+    glm_vec3_sub(model[arm[0]][3], model[arm[1]][3], side);
+    glm_vec3_cross(side, up, facing);
+    int best = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabsf(facing[k]) > fabsf(facing[best])) best = k;
+    const char *kind = fabs(below) < 10 ? "T-pose" : below > 60 ? "arms down" : below > 10 ? "A-pose" : "arms raised";
+    if (glm_vec3_norm(facing) > 1e-9f)
+        printf("rest pose: %s (arms %.0f deg %s horizontal), facing %c%c\n", kind, fabs(below),
+               below >= 0 ? "below" : "above", facing[best] < 0 ? '-' : '+', "XYZ"[best]);
     mr_pose_deinit(&rest);
     free(model);
 }
@@ -255,6 +330,7 @@ int mr_cmd_info(int argc, char **argv)
     static const char *axes[] = {"Y", "Z", "X"};
     printf("frame: %s-up, %g m per unit%s%s\n", axes[m->axes.up], m->axes.meters_per_unit,
            m->axes_note ? "; " : "", m->axes_note ? m->axes_note : "");
+    print_rest_pose(m);
     printf("bounds: (%.3f %.3f %.3f) .. (%.3f %.3f %.3f)\n", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
     print_joint_tree(&m->skeleton);
     print_axes(m);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "core/path.h"
@@ -18,7 +19,7 @@ static const char plot_help[] =
     "Draws the curves of one joint of one clip as a chart: its local rotation\n"
     "as Euler degrees x, y, z above, its translation below, over the clip's\n"
     "duration, and writes it as a PNG (headless). --joint defaults to the root,\n"
-    "--clip to the model's first clip, --out to JOINT.png, --size to 960x540.\n"
+    "--clip to the model's first clip, --out to JOINT.png, --size to " MR_DEFAULT_SIZE_TEXT ".\n"
     "  marrow plot models/mannequin.md5mesh models/walk.md5anim --joint upperarm_l --out arm.png\n"
     "  marrow plot saved.glb --clip bow --joint spine_02\n"
     "Exit codes: 0 ok, 2 usage, 4 the model, clip or joint could not be plotted\n"
@@ -30,7 +31,7 @@ int mr_cmd_plot(int argc, char **argv)
         fputs(plot_help, stdout);
         return MR_EXIT_OK;
     }
-    const char *joint = "", *clip = "", *out = NULL, *size = "960x540";
+    const char *joint = "", *clip = "", *out = NULL, *size = MR_DEFAULT_SIZE_TEXT;
     const char *files[64];
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {

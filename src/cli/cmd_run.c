@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/run_record.h"
@@ -67,9 +68,10 @@ static const char run_help[] =
     "options:\n"
     "  --headless      no window, even when a display is available\n"
     "  --frames N      headless: frames to run (default 60); 0 = until marrow.quit()\n"
-    "  --fps F         headless: frames per second of simulated time (default 60)\n"
+    "  --fps F         headless: frames per second of simulated time (default\n"
+    "                  " MR_DEFAULT_FPS_TEXT ", as marrow view, marrow test and recordings)\n"
     "  --fps-cap N     window: at most N frames per second (default 60); 0 = no cap\n"
-    "  --size WxH      frame size in pixels (default 960x540)\n"
+    "  --size WxH      frame size in pixels (default " MR_DEFAULT_SIZE_TEXT ")\n"
     "  --aa MODE       anti-aliasing: fxaa (default: a post-process pass, cheap\n"
     "                  on llvmpipe), msaa (4x multisampling: the slower, exact\n"
     "                  edges), msaaN (N samples) or none\n"
@@ -151,8 +153,8 @@ static const char *closest_option(const char *a)
 
 static int parse(int argc, char **argv, run_opts *o)
 {
-    *o = (run_opts){.frames = 60, .fps = 60.0f, .fps_cap = (float)MR_PACER_DEFAULT_CAP, .width = 960,
-                    .height = 540, .budget = 1.0f, .memory_mib = 1024};
+    *o = (run_opts){.frames = 60, .fps = MR_DEFAULT_FPS, .fps_cap = (float)MR_PACER_DEFAULT_CAP,
+                    .width = MR_DEFAULT_WIDTH, .height = MR_DEFAULT_HEIGHT, .budget = 1.0f, .memory_mib = 1024};
     o->argv = calloc((size_t)argc + 1, sizeof *o->argv);
     if (!o->argv) return mr_cli_usage_error("run", "out of memory");
     int rest = 0;
@@ -420,6 +422,14 @@ int mr_cmd_run(int argc, char **argv)
     if (!rn.headless) {
         mr_watch_create(&rn.watch);
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
+    }
+    if (rn.headless) {                 /* the clock a headless run keeps, said once (stdout) */
+        if (rn.o.frames > 0)
+            printf("marrow run: headless, %d frame%s at %g fps (%.3g s of simulated time), %dx%d\n", rn.o.frames,
+                   rn.o.frames == 1 ? "" : "s", (double)rn.o.fps, rn.o.frames / (double)rn.o.fps, w, h);
+        else
+            printf("marrow run: headless, until marrow.quit() at %g fps, %dx%d\n", (double)rn.o.fps, w, h);
+        fflush(stdout);
     }
     if (mr_lua_start(rn.ctx, NULL) != MR_OK && rn.headless) {
         rc = mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;

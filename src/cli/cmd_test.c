@@ -93,6 +93,7 @@ static const char test_help[] =
 
 typedef struct test_opts {
     int update, jobs, shard_k, shard_n;
+    int before_shard;        /* scenes left by --filter, of which --shard kept count */
     int retries, fail_flaky;
     const char *approve;     /* --approve OUT: names are scenes of that run */
     float timeout;           /* seconds a scene may run before it is killed */
@@ -268,6 +269,7 @@ static int parse(int argc, char **argv, test_opts *o)
         if (keep) o->paths[kept++] = o->paths[i];
         else free(o->paths[i]);
     }
+    o->before_shard = index;
     o->count = kept;
     /* Outputs go to OUT/NAME: two scenes may not share a name. */
     for (int i = 0; i < o->count; i++)
@@ -716,7 +718,11 @@ int mr_cmd_test(int argc, char **argv)
         printf("%d shot%s flaky (failed, then passed when run again)%s\n", flaky, flaky == 1 ? "" : "s",
                o.fail_flaky ? ": failing the run (--fail-flaky)" : "");
     mr_error werr = {0};
-    if (mr_report_write(o.out, res, n, seconds, &werr) == MR_OK)
+    char label[96] = "";
+    if (o.shard_n)
+        snprintf(label, sizeof label, "shard %d/%d: %d of %d scenes", o.shard_k, o.shard_n, n, o.before_shard);
+    if (o.shard_n) printf("%s\n", label);
+    if (mr_report_write_labelled(o.out, res, n, seconds, label[0] ? label : NULL, &werr) == MR_OK)
         printf("report: %s/report.html, %s/junit.xml\n", o.out, o.out);
     else
         fprintf(stderr, "marrow test: %s\n", werr.msg);

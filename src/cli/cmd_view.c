@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/defaults.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/view.h"
@@ -43,8 +44,8 @@ static const char view_help[] =
     "                    (headless without --out: out/view.png)\n"
     "  --time T          clip time in seconds of the (first) frame [0]\n"
     "  --frames N        write N frames, 1/F s apart, starting at --time\n"
-    "  --fps F           frame rate of a sequence [30]\n"
-    "  --size WxH        frame (and window) size in pixels [960x540]\n"
+    "  --fps F           frame rate of a sequence [" MR_DEFAULT_FPS_TEXT "]\n"
+    "  --size WxH        frame (and window) size in pixels [" MR_DEFAULT_SIZE_TEXT "]\n"
     "  --aa MODE         anti-aliasing: fxaa [default], msaa (4x), msaaN, none\n"
     "  --clip NAME       start with this clip [the first]\n"
     "  --skeleton        show the skeleton overlay; --names adds joint names\n"
@@ -53,6 +54,8 @@ static const char view_help[] =
     "  --no-hud          no text\n"
     "  --yaw D, --pitch D   camera angles in degrees [a front three-quarter view]\n"
     "  --zoom F          camera distance factor [1]; < 1 is closer\n"
+    "  --follow          the camera travels with the character (its root joint),\n"
+    "                    framed on the model's size instead of the clip's path\n"
     "  --quit-after N    end the window session after N frames (scripts, tests)\n"
     "  --fps-cap N       window: at most N frames per second [60]; 0 = no cap.\n"
     "                    Nothing is drawn while the window is minimised or\n"
@@ -75,7 +78,7 @@ typedef struct view_args {
     const char **anims;
     int anim_count;
     const char *out, *clip;
-    int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after;
+    int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after, follow;
     int skinning;
     float time, fps, fps_cap, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
@@ -85,9 +88,9 @@ typedef struct view_args {
 static int parse_args(int argc, char **argv, view_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->width = 960;
-    a->height = 540;
-    a->fps = 30.0f;
+    a->width = MR_DEFAULT_WIDTH;
+    a->height = MR_DEFAULT_HEIGHT;
+    a->fps = MR_DEFAULT_FPS;
     a->fps_cap = (float)MR_PACER_DEFAULT_CAP;
     a->zoom = 1.0f;
     a->anims = calloc((size_t)argc, sizeof *a->anims);
@@ -101,6 +104,7 @@ static int parse_args(int argc, char **argv, view_args *a)
         else if (!strcmp(s, "--names")) a->skeleton = a->names = 1;
         else if (!strcmp(s, "--wireframe")) a->wireframe = 1;
         else if (!strcmp(s, "--no-hud")) a->no_hud = 1;
+        else if (!strcmp(s, "--follow")) a->follow = 1;
         else if (!strcmp(s, "--out")) { NEED_VALUE(); a->out = val; }
         else if (!strcmp(s, "--clip")) { NEED_VALUE(); a->clip = val; }
         else if (!strcmp(s, "--skinning")) {
@@ -178,11 +182,15 @@ static mr_status make_parent_dir(const char *path, mr_error *err)
 /* Applies the camera options on top of the default framing. */
 static void frame_camera(mr_view *v, const view_args *a, float aspect)
 {
+    v->follow = a->follow;
     mr_view_frame(v, aspect);
     if (a->have_yaw || a->have_pitch) {
         if (a->have_yaw) v->camera.yaw = a->yaw;
         if (a->have_pitch) v->camera.pitch = a->pitch;
-        mr_camera_frame_bounds(&v->camera, v->bounds_min, v->bounds_max, aspect);
+        vec3 min, max;
+        mr_view_frame_bounds(v, min, max);
+        mr_camera_frame_bounds(&v->camera, min, max, aspect);
+        if (v->follow) mr_view_follow_here(v);
     }
     v->camera.distance *= a->zoom;
 }

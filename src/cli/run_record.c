@@ -141,6 +141,16 @@ static char *path_for(const char *out, int k)
     return mr_str_fmt("%.*s-%d%s", (int)(dot - out), out, k, dot);
 }
 
+/* The name of the model's unit for the printed error (the model keeps its
+ * file's: MD5 inches, COLLADA and glTF metres). */
+static const char *unit_name(float meters_per_unit)
+{
+    if (fabsf(meters_per_unit - 0.0254f) < 1e-6f) return "inch";
+    if (fabsf(meters_per_unit - 1.0f) < 1e-6f) return "m";
+    if (fabsf(meters_per_unit - 0.01f) < 1e-7f) return "cm";
+    return "model units";
+}
+
 int mr_run_record_save(mr_run_record *r)
 {
     mr_lua_draw_watch_draws(r->ctx, NULL, NULL);
@@ -187,9 +197,10 @@ int mr_run_record_save(mr_run_record *r)
             mr_clip_destroy(clip);
             return -1;
         }
-        printf("recorded %s (draw %d): %d frames, %d of %d keys kept, error %.3g (measured at %d times, "
-               "tolerance %.3g) -> %s\n", m->path, rc->occurrence + 1, rc->rec.count, res.keys_kept, res.keys_total,
-               (double)res.error, res.checks, (double)(MR_CLIP_FIDELITY * size), path);
+        const char *unit = unit_name(m->axes.meters_per_unit);
+        printf("recorded %s (draw %d): %d frames, %d of %d keys kept, error %.3g %s (measured at %d times, "
+               "tolerance %.3g %s) -> %s\n", m->path, rc->occurrence + 1, rc->rec.count, res.keys_kept,
+               res.keys_total, (double)res.error, unit, res.checks, (double)(MR_CLIP_FIDELITY * size), unit, path);
         written += files;
         free(path);
         mr_clip_destroy(clip);

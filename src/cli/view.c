@@ -202,17 +202,66 @@ void mr_view_set_clip(mr_view *v, int clip)
     compute_bounds(v);
 }
 
+/* The root joint's world position at v->time (the world origin without joints). */
+static void root_world(mr_view *v, vec3 out)
+{
+    glm_vec3_zero(out);
+    if (v->model->skeleton.joint_count == 0) return;
+    mr_view_pose(v);
+    glm_mat4_mulv3(v->display, v->joint_model[0][3], 1.0f, out);
+}
+
+void mr_view_frame_bounds(mr_view *v, vec3 min, vec3 max)
+{
+    glm_vec3_copy(v->bounds_min, min);
+    glm_vec3_copy(v->bounds_max, max);
+    if (!v->follow || v->model->skeleton.joint_count == 0) return;
+    /* The bind-pose bounds (world), moved to where the root is now. */
+    vec3 lo, hi, root, root0, c[2];
+    if (!mr_model_bounds(v->model, lo, hi)) return;
+    glm_vec3_zero(min);
+    glm_vec3_zero(max);
+    glm_mat4_mulv3(v->display, lo, 1.0f, c[0]);
+    glm_mat4_mulv3(v->display, hi, 1.0f, c[1]);
+    glm_vec3_minv(c[0], c[1], min);
+    glm_vec3_maxv(c[0], c[1], max);
+    mat4 bind;
+    glm_mat4_inv(v->model->skeleton.inverse_bind[0], bind);
+    glm_mat4_mulv3(v->display, bind[3], 1.0f, root0);
+    root_world(v, root);
+    for (int k = 0; k < 3; k += 2) {      /* horizontal only: the floor stays where it is */
+        min[k] += root[k] - root0[k];
+        max[k] += root[k] - root0[k];
+    }
+}
+
+void mr_view_follow_here(mr_view *v)
+{
+    vec3 root;
+    root_world(v, root);
+    glm_vec3_sub(v->camera.target, root, v->follow_offset);
+}
+
 void mr_view_frame(mr_view *v, float aspect)
 {
     v->camera.yaw = v->default_yaw;
     v->camera.pitch = 12.0f;
     v->camera.fov_y = 40.0f;
-    mr_camera_frame_bounds(&v->camera, v->bounds_min, v->bounds_max, aspect);
+    vec3 min, max;
+    mr_view_frame_bounds(v, min, max);
+    mr_camera_frame_bounds(&v->camera, min, max, aspect);
+    if (v->follow) mr_view_follow_here(v);
 }
 
 mr_status mr_view_draw(mr_view *v, const char *status)
 {
     mr_view_pose(v);
+    if (v->follow && v->model->skeleton.joint_count > 0) {
+        vec3 root;
+        glm_mat4_mulv3(v->display, v->joint_model[0][3], 1.0f, root);
+        v->camera.target[0] = root[0] + v->follow_offset[0];
+        v->camera.target[2] = root[2] + v->follow_offset[2];
+    }
     mr_scene scene = {0};
     scene.camera = v->camera;
     scene.floor_y = v->bounds_min[1];

@@ -28,6 +28,8 @@ typedef struct mr_view {
     int skeleton, names, wireframe, hud;
     int skinning;        /* mr_skinning of the draw (--skinning) */
     const char *footer;       /* HUD line at the bottom (key help), or NULL */
+    int follow;               /* --follow: the camera travels with the root joint */
+    vec3 follow_offset;       /* camera target minus the root's world position */
 } mr_view;
 
 /* Uploads model to r and sets up the first clip (or the bind pose). */
@@ -41,6 +43,14 @@ void mr_view_set_clip(mr_view *v, int clip);
 /* Points the camera at the bounds from the default front three-quarter view
  * (yaw/pitch reset) for a frame of the given aspect. */
 void mr_view_frame(mr_view *v, float aspect);
+/* The world bounds the camera frames: where the clip takes the model, or
+ * with v->follow the model around its root at v->time (its size, not its
+ * path). */
+void mr_view_frame_bounds(mr_view *v, vec3 min, vec3 max);
+/* With v->follow: keeps the camera's present offset from the root joint at
+ * v->time, which mr_view_draw then keeps in every frame (the camera travels
+ * with a character that walks away; orbit and zoom still work). */
+void mr_view_follow_here(mr_view *v);
 
 /* Duration of the current clip (0 without clips) and the length of one of
  * its frames (1/rate, or 1/30 s when the clip has no rate). */

@@ -16,8 +16,8 @@
 #include "formats/bvh_write.h"
 #include "formats/collada.h"
 #include "formats/gltf_write.h"
-#include "formats/load.h"
 #include "formats/md5.h"
+#include "formats/textures.h"
 
 int mr_save_kind(const char *path)
 {
@@ -72,59 +72,14 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
     return MR_OK;
 }
 
-static mr_status copy_track(const mr_track *src, mr_track *dst)
-{
-    dst->components = src->components;
-    mr_status st = mr_track_init(dst, src->key_count, src->interp);
-    if (st != MR_OK) return st;
-    int per = src->components * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
-    if (src->key_count) {
-        memcpy(dst->times, src->times, (size_t)src->key_count * sizeof *dst->times);
-        memcpy(dst->values, src->values, (size_t)src->key_count * per * sizeof *dst->values);
-    }
-    return MR_OK;
-}
-
-mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out)
-{
-    mr_status st = mr_clip_create(clip->name, clip->joint_count, out);
-    if (st != MR_OK) return st;
-    mr_clip *c = *out;
-    c->duration = clip->duration;
-    c->rate = clip->rate;
-    for (int j = 0; j < clip->joint_count && st == MR_OK; j++) {
-        st = copy_track(&clip->tracks[j].t, &c->tracks[j].t);
-        if (st == MR_OK) st = copy_track(&clip->tracks[j].r, &c->tracks[j].r);
-        if (st == MR_OK) st = copy_track(&clip->tracks[j].s, &c->tracks[j].s);
-    }
-    for (int i = 0; i < clip->marker_count && st == MR_OK; i++)
-        st = mr_clip_add_marker(c, clip->markers[i].time, clip->markers[i].name);
-    for (int i = 0; clip->morph && i < clip->morph->channel_count && st == MR_OK; i++) {
-        const mr_morph_channel *src = &clip->morph->channels[i];
-        mr_morph_channel *d = mr_morph_tracks_add(&c->morph, src->mesh, src->target_count, src->key_count, src->interp);
-        if (!d) {
-            st = MR_ERR_NO_MEMORY;
-            break;
-        }
-        size_t per = (size_t)src->target_count * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
-        memcpy(d->times, src->times, (size_t)src->key_count * sizeof *d->times);
-        memcpy(d->values, src->values, (size_t)src->key_count * per * sizeof *d->values);
-    }
-    if (st != MR_OK) {
-        mr_clip_destroy(c);
-        *out = NULL;
-        return st;
-    }
-    mr_clip_finish(c);
-    return MR_OK;
-}
-
 /* MD5 and BVH hold frames at one rate, played back linearly: the lowest of
  * rate * 2^k (k = 0..5) whose frames reproduce clip within tol model units,
- * measured in joint model-space positions at every frame, between frames
- * and at 121 even times (anim/record.h); the highest when none does. */
+ * measured at virtual points along each joint's axes (distance model
+ * units; anim/points.h, as the runtime and the recorder measure) at every
+ * frame, between frames and at 121 even times (anim/record.h); the highest
+ * when none does. */
 #define MAX_DOUBLINGS 5
-static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
+static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol, float distance)
 {
     float rate = clip->rate > 0 && isfinite(clip->rate) ? clip->rate : 30.0f;
     if (!(clip->duration > 0)) return rate;
@@ -162,7 +117,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
         if (st == MR_OK) {
             fr->duration = (float)((frames - 1) / (double)rate);
             mr_clip_finish(fr);
-            mr_record_measure(clip, fr, sk, times, frames, clip->duration, &error, &checks);
+            mr_record_measure(clip, fr, sk, times, frames, clip->duration, distance, &error, &checks);
         }
         mr_clip_destroy(fr);
         mr_pose_deinit(&pose);
@@ -179,7 +134,9 @@ static void fit_rates(mr_model *m)
     vec3 lo, hi;
     float size = mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 1.0f;
     if (!(size > 0) || !isfinite(size)) size = 1.0f;
-    for (int i = 0; i < m->clip_count; i++) m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size);
+    for (int i = 0; i < m->clip_count; i++)
+        m->clips[i]->rate = fit_rate(&m->skeleton, m->clips[i], 0.5f * MR_CLIP_FIDELITY * size,
+                                     (float)(MR_CLIP_POINT_DISTANCE * size));
 }
 
 static mr_status write_md5(mr_model *m, const char *path, int mesh, int *written, mr_error *err)
@@ -197,6 +154,7 @@ static mr_status write_md5(mr_model *m, const char *path, int mesh, int *written
     (*written)++;
     char *dir = mr_path_dirname(path);
     if (!dir) return mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
+    *written += mr_textures_copy(m, dir, 0, NULL, NULL);   /* MD5 names them by base name, beside the mesh */
     for (int i = 0; st == MR_OK && i < m->clip_count; i++) {
         char *name = mr_str_fmt("%s.md5anim", m->clips[i]->name);
         for (char *c = name; c && *c; c++)
@@ -222,22 +180,11 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
         if (clips[i]->joint_count != model->skeleton.joint_count)
             return mr_error_set(err, MR_ERR_JOINT_COUNT, "opts.clips[%d]: clip '%s' has %d joints, the model %d",
                                 i + 1, clips[i]->name, clips[i]->joint_count, model->skeleton.joint_count);
+    /* Copy -> convert -> write: the live model is never touched, and the
+     * file it was loaded from is not read again (it may have changed). */
     mr_model *m = NULL;
-    st = mr_load_model(model->path, NULL, 0, &m, err);
-    if (st != MR_OK) return st;
-    if (m->skeleton.joint_count != model->skeleton.joint_count) {
-        mr_model_destroy(m);
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "model: %s changed on disk since it was loaded", model->path);
-    }
-    for (int i = 0; i < m->clip_count; i++) mr_clip_destroy(m->clips[i]);
-    m->clip_count = 0;
-    m->axes = model->axes;  /* the loader gives the same; said for the clips' sake */
-    for (int i = 0; i < clip_count && st == MR_OK; i++) {
-        mr_clip *c = NULL;
-        st = mr_save_copy_clip(clips[i], &c);
-        if (st == MR_OK && (st = mr_model_add_clip(m, c)) != MR_OK) mr_clip_destroy(c);
-        if (st != MR_OK) mr_error_set(err, st, "%s: copying clip '%s': %s", path, clips[i]->name, mr_status_string(st));
-    }
+    st = mr_model_copy(model, clips, clip_count, &m);
+    if (st != MR_OK) return mr_error_set(err, st, "%s: copying the model: %s", path, mr_status_string(st));
     /* Every file of the save (a mesh and its clips, a .gltf and its .bin)
      * is written to a temporary name and renamed only when all were:
      * nothing is half-written. A caller's own batch (marrow.save's, to
@@ -251,10 +198,19 @@ mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int 
             if (st == MR_OK) count = 1;
             break;
         }
-        case MR_SAVE_COLLADA:
+        case MR_SAVE_COLLADA: {
+            /* The document names its textures: copies beside it, named there. */
+            char *dir = mr_path_dirname(path);
+            if (!dir) {
+                st = mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
+                break;
+            }
+            int textures = mr_textures_copy(m, dir, 1, NULL, NULL);
+            free(dir);
             st = mr_collada_write(m, path, err);
-            if (st == MR_OK) count = 1;
+            if (st == MR_OK) count = 1 + textures;
             break;
+        }
         case MR_SAVE_MD5MESH: st = write_md5(m, path, 1, &count, err); break;
         case MR_SAVE_MD5ANIM: st = write_md5(m, path, 0, &count, err); break;
         case MR_SAVE_BVH: {

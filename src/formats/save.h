@@ -8,13 +8,20 @@
  *   .bvh           the skeleton and exactly one clip, Y-up centimetres
  *                  (bvh_write.h; no mesh)
  *
- * The live model is never touched: the model is loaded again from its path
- * (same loader, same axes), its clips are replaced by copies of `clips`
- * (source keys, markers, rate, names), and that copy is converted to the
- * format's axes and written. Each file goes through mr_file_write, all of
- * them in one batch (core/file.h, mr_file_batch_begin): temporary files
- * renamed into place only once every one was written, so a failed save
- * leaves no file behind, not even the mesh of a .md5mesh save.
+ * The live model is never touched and its file is not read again: a deep
+ * copy of it (mr_model_copy, anim/model.h) with copies of `clips` as its
+ * clips is converted to the format's axes and written. A file edited on
+ * disk since the model was loaded changes nothing. Each file goes through
+ * mr_file_write, all of them in one batch (core/file.h,
+ * mr_file_batch_begin): temporary files renamed into place only once every
+ * one was written, so a failed save leaves no file behind, not even the
+ * mesh of a .md5mesh save.
+ *
+ * Textures: .dae and .md5mesh get copies of the texture files the model's
+ * materials name beside them (formats/textures.h; the .dae names the
+ * copies), .glb and .gltf embed what lies outside their folder (gltf_write.h),
+ * so a saved file views like the live model from any folder; *written
+ * counts the texture files too.
  *
  * Refused before anything is written (MR_ERR_INVALID_ARGUMENT, err names
  * the argument and what the format holds): an unknown extension; .md5anim
@@ -50,9 +57,5 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
  * *written (may be NULL) gets the number of files written. */
 mr_status mr_save_model(const mr_model *model, const mr_clip *const *clips, int clip_count, const char *path,
                         int *written, mr_error *err);
-
-/* A deep copy of clip's source keys, morph weight tracks, name, duration,
- * rate and markers (finished); MR_ERR_NO_MEMORY. */
-mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out);
 
 #endif

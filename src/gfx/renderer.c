@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "core/str.h"
 #include "gfx/internal.h"
 #include "gfx/shader.h"
@@ -199,8 +200,8 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     mr_renderer *r = calloc(1, sizeof *r);
     if (!r) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
     if (desc) r->desc = *desc;
-    int w = r->desc.width > 0 ? r->desc.width : 960;
-    int h = r->desc.height > 0 ? r->desc.height : 540;
+    int w = r->desc.width > 0 ? r->desc.width : MR_DEFAULT_WIDTH;
+    int h = r->desc.height > 0 ? r->desc.height : MR_DEFAULT_HEIGHT;
     GLint max_samples = 1;
     glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
     r->samples = r->desc.samples > 1 ? r->desc.samples : 1;

@@ -115,7 +115,7 @@ typedef struct mr_gpu_model { uint32_t id; } mr_gpu_model;
 #define MR_RENDERER_MAX_TEXTURE_PIXELS ((size_t)256 << 20)
 
 typedef struct mr_renderer_desc {
-    int width, height;        /* offscreen frame size in pixels [960x540] */
+    int width, height;        /* offscreen frame size in pixels; 0: MR_DEFAULT_WIDTH x HEIGHT */
     int samples;              /* MSAA samples [1: none]; > 1 multisamples the frame
                                * (clamped to GL_MAX_SAMPLES; llvmpipe has 4 only)
                                * instead of the FXAA pass; costs more CPU time than

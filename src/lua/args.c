@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "lua/wrap.h"
 
 /* ---- names ------------------------------------------------------------------ */
@@ -133,6 +134,16 @@ const char *mr_lua_describe(lua_State *L, int idx)
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
+
+void mr_lua_check_max_args(lua_State *L, int max)
+{
+    int top = lua_gettop(L);
+    if (top <= max) return;
+    int shift = 0;
+    func_name(L, &shift);
+    mr_lua_arg_error(L, max + 1, lua_pushfstring(L, "at most %d argument%s expected, got %d", max - shift,
+                                                 max - shift == 1 ? "" : "s", top - shift));
+}
 
 lua_Number mr_lua_check_number(lua_State *L, int arg)
 {
@@ -279,6 +290,51 @@ mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const c
         return mr_lua_check_opts(L, arg, name);
     *present = 1;
     return mr_lua_check_opts(L, arg + 1, name);
+}
+
+/* Within this edit distance a known key is offered as the one meant
+ * (callbacks.c's measure for misspelled callback names is the same idea). */
+#define OPTION_LOOKALIKE_DISTANCE 2
+
+void mr_lua_check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const known[])
+{
+    if (!o->idx) return;
+    int count = 0;
+    while (known[count]) count++;
+    lua_pushnil(L);
+    while (lua_next(L, o->idx)) {
+        lua_pop(L, 1);                              /* the value; the key stays for lua_next */
+        int key_idx = lua_gettop(L);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int found = 0;
+        for (int i = 0; key && i < count && !found; i++) found = !strcmp(key, known[i]);
+        for (int i = 0; !key && i < count && !found; i++)
+            found = !strcmp(known[i], MR_LUA_OPTS_LIST) && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1;
+        if (found) continue;
+        const char *where = o->name[0] && strcmp(o->name, "opts") ? lua_pushfstring(L, " in %s", o->name) : "";
+        if (!key) {
+            const char *k = lua_type(L, key_idx) == LUA_TNUMBER ? lua_pushfstring(L, "%I", lua_tointeger(L, key_idx))
+                                                                : mr_lua_describe(L, key_idx);
+            return (void)mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "unexpected entry [%s]%s: options are "
+                                                                       "named fields (%s = ...)", k, where,
+                                                                       count ? known[0] : "name"));
+        }
+        int close = mr_str_closest(key, known, count, OPTION_LOOKALIKE_DISTANCE);
+        if (close >= 0 && !strcmp(known[close], MR_LUA_OPTS_LIST)) close = -1;
+        if (close >= 0)
+            return (void)mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "unknown option '%s'%s; did you mean '%s'?",
+                                                                       key, where, known[close]));
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int i = 0, n = 0; i < count; i++) {
+            if (!strcmp(known[i], MR_LUA_OPTS_LIST)) continue;
+            if (n++) luaL_addstring(&b, ", ");
+            luaL_addstring(&b, known[i]);
+        }
+        luaL_pushresult(&b);
+        return (void)mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "unknown option '%s'%s; known: %s", key, where,
+                                                                   count ? lua_tostring(L, -1) : "none"));
+    }
 }
 
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key)

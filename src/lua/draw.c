@@ -347,29 +347,14 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
     int w, ht;
     mr_renderer_size(r, &w, &ht);
     float inner = (float)w - 16.0f;    /* 8 px margins: long lines wrap at the frame's width */
-    /* Console: the last lines printed, bottom-left, for 10 s of script time. */
-    if (!h->console.hidden) {
-        char wrapped[MR_LUA_CONSOLE_LINES][512];
-        int lines[MR_LUA_CONSOLE_LINES], n = 0, shown = 0;
-        double t;
-        const char *line;
-        for (int i = 0; (line = mr_lua_console_get(&h->console, i, &t)); i++) {
-            if (h->time - t >= 10.0) continue;
-            lines[n] = mr_lua_console_wrap(line, inner, measure, r, wrapped[n], sizeof wrapped[n]);
-            shown += lines[n++];
-        }
-        float y = (float)ht - 8.0f - lh * (float)shown;
-        mr_text_style grey = {.colour = {0.92f, 0.92f, 0.92f, 1}};
-        for (int i = 0; i < n; i++) {
-            mr_renderer_text(r, 8.0f, y, wrapped[i], &grey);
-            y += lh * (float)lines[i];
-        }
-    }
-    /* The error, at most 24 lines, on its own dark panel across the top:
-     * the script's own text underneath is covered, not mixed into it. */
+    /* The error, at most 24 lines, on its own dark panel across the bottom:
+     * the script's own text (most scripts write theirs at the top) stays in
+     * view, and the error is not mixed into it. */
     const char *err = mr_lua_error(g->ctx);
+    char buf[4096];
+    float panel_h = 0.0f;
     if (err) {
-        char raw[4096], buf[4096];
+        char raw[4096];
         snprintf(raw, sizeof raw, "%s", err);
         for (char *p = raw; *p; p++)
             if (*p == '\t') *p = ' ';
@@ -382,10 +367,33 @@ static void overlay(mr_lua_gfx *g, const mr_lua_host *h)
                 break;
             }
         }
+        panel_h = 16.0f + lh * (float)lines;
+    }
+    /* Console: the last lines printed, bottom-left (above the error panel),
+     * for 10 s of script time. */
+    if (!h->console.hidden) {
+        char wrapped[MR_LUA_CONSOLE_LINES][512];
+        int lines[MR_LUA_CONSOLE_LINES], n = 0, shown = 0;
+        double t;
+        const char *line;
+        for (int i = 0; (line = mr_lua_console_get(&h->console, i, &t)); i++) {
+            if (h->time - t >= 10.0) continue;
+            lines[n] = mr_lua_console_wrap(line, inner, measure, r, wrapped[n], sizeof wrapped[n]);
+            shown += lines[n++];
+        }
+        float y = (float)ht - panel_h - 8.0f - lh * (float)shown;
+        mr_text_style grey = {.colour = {0.92f, 0.92f, 0.92f, 1}};
+        for (int i = 0; i < n; i++) {
+            mr_renderer_text(r, 8.0f, y, wrapped[i], &grey);
+            y += lh * (float)lines[i];
+        }
+    }
+    if (err) {
         static const float panel[4] = {0.08f, 0.02f, 0.02f, 0.88f};
-        mr_renderer_panel(r, 0.0f, 0.0f, (float)w, 16.0f + lh * (float)lines, panel);
+        float top = (float)ht - panel_h;
+        mr_renderer_panel(r, 0.0f, top, (float)w, panel_h, panel);
         mr_text_style red = {.colour = {1.0f, 0.45f, 0.4f, 1}};
-        mr_renderer_text(r, 8.0f, 8.0f, buf, &red);
+        mr_renderer_text(r, 8.0f, top + 8.0f, buf, &red);
     }
 }
 

@@ -619,6 +619,35 @@ static void set_fn(lua_State *L, const char *name, lua_CFunction f)
     lua_setfield(L, -2, name);
 }
 
+/* ---- refusals ---------------------------------------------------------------------------- */
+
+/* What a script meets where the sandbox left a standard function out: a
+ * call raises at the script's line saying so, instead of "attempt to call a
+ * nil value". The stub is a closure over two strings (the name and a hint)
+ * and calls nothing: it gives no capability. */
+static int l_left_out(lua_State *L)
+{
+    return luaL_error(L, "%s is left out of the sandbox%s; `marrow run --trust` gives it back",
+                      lua_tostring(L, lua_upvalueindex(1)), lua_tostring(L, lua_upvalueindex(2)));
+}
+
+typedef struct left_out {
+    const char *name, *hint;
+} left_out;
+
+/* Sets a refusal stub for each of names into the table at -1 (lib: the
+ * prefix of the name in messages, NULL for globals). */
+static void set_left_out(lua_State *L, const char *lib, const left_out *names)
+{
+    for (; names->name; names++) {
+        if (lib) lua_pushfstring(L, "%s.%s", lib, names->name);
+        else lua_pushstring(L, names->name);
+        lua_pushstring(L, names->hint ? names->hint : "");
+        lua_pushcclosure(L, l_left_out, 2);
+        lua_setfield(L, -2, names->name);
+    }
+}
+
 /* Builds the allow-listed library table lib from the stock one (LOADED[lib])
  * and sets it as global and LOADED entry of the new environment at env. */
 static void publish(lua_State *L, int env, const char *lib)
@@ -649,6 +678,30 @@ static void open_restricted(lua_State *L)
                                            "modf", "pi", "rad", "random", "randomseed", "sin", "sqrt", "tan",
                                            "tointeger", "type", "ult", NULL};
     static const char *const utf8_fns[] = {"char", "charpattern", "codepoint", "codes", "len", "offset", NULL};
+    /* The functions of the stock libraries that the lists above leave out. */
+    static const left_out base_out[] = {
+        {"dofile", " (require loads a module beside the script)"},
+        {"loadfile", " (require loads a module beside the script)"},
+        {NULL, NULL},
+    };
+    static const left_out os_out[] = {
+        {"execute", " (no processes)"}, {"getenv", " (pass values after `--`: they are arg[1], arg[2], ...)"},
+        {"remove", " (files are written under --out with io.open)"}, {"rename", " (files are written under --out with io.open)"},
+        {"tmpname", " (files are written under --out with io.open)"}, {"setlocale", NULL}, {NULL, NULL},
+    };
+    static const left_out io_out[] = {
+        {"popen", " (no processes)"}, {"tmpfile", " (files are written under --out with io.open)"},
+        {"read", " (read a file with io.open or io.lines)"}, {"input", " (read a file with io.open or io.lines)"},
+        {"output", " (write a file with io.open)"}, {"close", " (close the file: f:close())"}, {NULL, NULL},
+    };
+    static const left_out package_out[] = {{"loadlib", " (no native code)"}, {"searchpath", NULL}, {NULL, NULL}};
+    static const left_out string_out[] = {{"dump", " (no bytecode)"}, {NULL, NULL}};
+    static const left_out debug_out[] = {
+        {"debug", NULL}, {"gethook", NULL}, {"getinfo", NULL}, {"getlocal", NULL}, {"getmetatable", NULL},
+        {"getregistry", NULL}, {"getupvalue", NULL}, {"getuservalue", NULL}, {"sethook", NULL},
+        {"setlocal", NULL}, {"setmetatable", NULL}, {"setupvalue", NULL}, {"setuservalue", NULL},
+        {"upvalueid", NULL}, {"upvaluejoin", NULL}, {"setcstacklimit", NULL}, {NULL, NULL},
+    };
 
     lua_pushglobaltable(L);
     int old = lua_gettop(L);
@@ -662,6 +715,7 @@ static void open_restricted(lua_State *L)
     lua_pop(L, 1);
 
     lua_pushvalue(L, env);
+    set_left_out(L, NULL, base_out);
     wrap_field(L, "xpcall", l_xpcall);
     wrap_field(L, "load", l_load);
     lua_getfield(L, -1, "load");       /* the host tells it from a script's load() callback */
@@ -670,6 +724,7 @@ static void open_restricted(lua_State *L)
 
     push_lib(L, old, LUA_STRLIBNAME, string_fns);
     set_fn(L, "rep", s_rep);
+    set_left_out(L, LUA_STRLIBNAME, string_out);
     mr_lua_pattern_install(L, lua_gettop(L), mr_lua_sandbox_tick);
     /* s:find(...) goes through the string metatable's __index. */
     lua_pushliteral(L, "");
@@ -692,6 +747,7 @@ static void open_restricted(lua_State *L)
 
     push_lib(L, old, LUA_OSLIBNAME, os_fns);
     wrap_field(L, "date", l_date);
+    set_left_out(L, LUA_OSLIBNAME, os_out);
     publish(L, env, LUA_OSLIBNAME);
 
     push_lib(L, old, LUA_MATHLIBNAME, math_fns);
@@ -705,12 +761,15 @@ static void open_restricted(lua_State *L)
     lua_getfield(L, -1, "traceback");
     lua_setfield(L, -3, "traceback");
     lua_pop(L, 1);
+    set_left_out(L, LUA_DBLIBNAME, debug_out);
     publish(L, env, LUA_DBLIBNAME);
 
     mr_lua_sandbox_push_io(L);
+    set_left_out(L, LUA_IOLIBNAME, io_out);
     publish(L, env, LUA_IOLIBNAME);
 
     lua_getfield(L, old, LUA_LOADLIBNAME);
+    set_left_out(L, LUA_LOADLIBNAME, package_out);   /* the stock table: setup_package cleared them */
     publish(L, env, LUA_LOADLIBNAME);
 
     /* The new table becomes the globals of every chunk loaded from now on. */

@@ -2,6 +2,7 @@
  * plain struct (see scene.h). Runs as a call of the sandbox (protected, under
  * the time budget) so a table with odd metamethods can neither raise through
  * the host nor loop. */
+#include "core/defaults.h"
 #include "lua/scene.h"
 
 #include <math.h>
@@ -43,7 +44,7 @@ static int read_scene(lua_State *L)
     read_args *a = lua_touserdata(L, 1);
     mr_scene_decl *d = a->d;
     const char *s = a->script;
-    *d = (mr_scene_decl){.width = 320, .height = 240, .fps = 30, .threshold = -1, .max_diff = -1,
+    *d = (mr_scene_decl){.width = 320, .height = 240, .fps = MR_DEFAULT_FPS, .threshold = -1, .max_diff = -1,
                          .max_aa = -1, .pose_tol = -1, .pose_angle = -1};
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     if (lua_getfield(L, -1, "scene") != LUA_TTABLE)

@@ -4,6 +4,7 @@
  * see the context through its mr_lua_host (wrap.h); the drawing glue
  * through the hooks it registers there.
  */
+#include "core/defaults.h"
 #include "lua/script.h"
 
 #include <limits.h>
@@ -80,8 +81,8 @@ mr_status mr_lua_ctx_create(const mr_lua_desc *desc, mr_lua_ctx **out)
     if (!ctx->desc.memory_limit) ctx->desc.memory_limit = DEFAULT_MEMORY;
     if (!(ctx->desc.budget > 0)) ctx->desc.budget = 1.0;
     mr_lua_host *h = &ctx->host;
-    h->width = desc->width > 0 ? desc->width : 960;
-    h->height = desc->height > 0 ? desc->height : 540;
+    h->width = desc->width > 0 ? desc->width : MR_DEFAULT_WIDTH;
+    h->height = desc->height > 0 ? desc->height : MR_DEFAULT_HEIGHT;
     h->headless = desc->headless;
     h->console.hidden = desc->headless && !desc->console;  /* printing never changes a headless picture */
     h->view.camera.yaw = 30.0f;

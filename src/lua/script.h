@@ -64,7 +64,7 @@ typedef struct mr_lua_desc {
                               * load() get 10x, model loading is not counted */
     const char *out_dir;     /* base of relative screenshot paths [cwd] */
     const char *scripts_dir; /* marrow's helper modules [mr_lua_scripts_dir()] */
-    int width, height;       /* frame size reported by marrow.window() [960x540] */
+    int width, height;       /* frame size reported by marrow.window(); 0: MR_DEFAULT_WIDTH x HEIGHT (core/defaults.h) */
     int quiet;               /* 1: print() and errors only go to the console */
     int trust;               /* 1: the whole standard library, io and os unconfined
                               * (`marrow run --trust`); 0: the sandbox (sandbox.h) */

@@ -417,24 +417,32 @@ static void push_suggestions(lua_State *L, const mr_skeleton *sk, const char *na
 
 int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk)
 {
-    int t = lua_type(L, arg);
+    return mr_lua_check_joint_in(L, arg, arg, "", sk);
+}
+
+int mr_lua_check_joint_in(lua_State *L, int idx, int arg, const char *where, const mr_skeleton *sk)
+{
+    idx = lua_absindex(L, idx);
+    int t = lua_type(L, idx);
     if (t == LUA_TNUMBER) {
         int isint;
-        lua_Integer i = lua_tointegerx(L, arg, &isint);
+        lua_Integer i = lua_tointegerx(L, idx, &isint);
         if (!isint || i < 1 || i > sk->joint_count)
-            mr_lua_arg_error(L, arg, lua_pushfstring(L, "joint index %s out of range 1..%d",
-                                                     luaL_tolstring(L, arg, NULL), sk->joint_count));
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "%sjoint index %s out of range 1..%d", where,
+                                                     luaL_tolstring(L, idx, NULL), sk->joint_count));
         return (int)i - 1;
     }
     if (t == LUA_TSTRING) {
-        const char *name = lua_tostring(L, arg);
-        if (strlen(name) != lua_rawlen(L, arg))   /* "pelvis\0x" is no joint, not "pelvis" */
-            mr_lua_arg_error(L, arg, lua_pushfstring(L, "a joint name without NUL bytes expected (it has one at "
-                                                     "byte %d)", (int)strlen(name) + 1));
+        const char *name = lua_tostring(L, idx);
+        if (strlen(name) != lua_rawlen(L, idx))   /* "pelvis\0x" is no joint, not "pelvis" */
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "%sa joint name without NUL bytes expected (it has one at "
+                                                     "byte %d)", where, (int)strlen(name) + 1));
         int j = mr_skeleton_find(sk, name);
         if (j >= 0) return j;
         push_suggestions(L, sk, name);
-        mr_lua_arg_error(L, arg, lua_pushfstring(L, "unknown joint '%s'%s", name, lua_tostring(L, -1)));
+        mr_lua_arg_error(L, arg, lua_pushfstring(L, "%sunknown joint '%s'%s", where, name, lua_tostring(L, -1)));
     }
-    return mr_lua_type_error(L, arg, "joint name or index");
+    if (idx == arg && !where[0]) return mr_lua_type_error(L, arg, "joint name or index");
+    return mr_lua_arg_error(L, arg, lua_pushfstring(L, "%sjoint name or index expected, got %s", where,
+                                                    mr_lua_describe(L, idx)));
 }

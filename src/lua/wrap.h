@@ -11,6 +11,7 @@
  * files include nothing above them, and `nm -u` on the objects shows the rest):
  *
  *   script.c          the lifecycle of a running script (script.h)
+ *   frame.c           one frame of a script: update, draw, render (frame.h)
  *   draw.c  scene.c   the host's drawing glue (draw.h) and scene reader (scene.h)
  *   transfer.c        the reload hand-over; owns the list of types it copies
  *   module.c          the C module for plain Lua (luaopen_marrow), and the
@@ -18,14 +19,23 @@
  *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
  *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
  *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
- *                     one per type (wrap_draw.c: the drawing functions);
- *                     none calls another
+ *   wrap_clip_edit.c wrap_recorder.c wrap_save.c
+ *                     one per type (wrap_draw.c: the drawing functions;
+ *                     wrap_clip_edit.c: authoring, marrow.clip and clip:key;
+ *                     wrap_recorder.c: marrow.record; wrap_save.c:
+ *                     marrow.save); none calls another
  *   udata.c           userdata layouts, push/check of every type, joints
  *   args.c            argument and option checking, function names
  *   sandbox.c console.c models.c callbacks.c
  *                     the Lua state, the printed lines, the models, the
  *                     callback names; these know nothing of each other or
  *                     of the bindings
+ *   sandbox_lib.c sandbox_io.c watchdog.c pattern.c
+ *                     the sandbox's parts (sandbox_internal.h): the script's
+ *                     environment from the allow-list and its refusal stubs,
+ *                     the confined io, the thread that stops what the count
+ *                     hook cannot (watchdog.h), Lua's pattern matching with a
+ *                     step budget (pattern.h)
  *
  * script.c and draw.c meet only through mr_lua_host (below): the host side
  * fills it, bindings read and write it; drawing goes through the hooks a
@@ -193,6 +203,10 @@ int mr_lua_raise(lua_State *L, const char *fmt, ...);
  * a table of 2 numbers, a pose, nil. */
 const char *mr_lua_describe(lua_State *L, int idx);
 
+/* Raises when the call has more than max arguments (stack slots, self
+ * included): quat.euler(1, 2, 3, 4) is "bad argument #4 to
+ * 'marrow.quat.euler' (at most 3 arguments expected, got 4)". */
+void mr_lua_check_max_args(lua_State *L, int max);
 lua_Number mr_lua_check_number(lua_State *L, int arg);
 lua_Number mr_lua_opt_number(lua_State *L, int arg, lua_Number def);
 /* A finite number within lo..hi ("<what> must be ..."). */
@@ -231,6 +245,16 @@ mr_lua_opts mr_lua_check_opts(lua_State *L, int arg, const char *name);
  * Anything else at arg counts as present, so the caller's checker raises
  * the usual bad-argument error for it. */
 mr_lua_opts mr_lua_check_opts_after(lua_State *L, int arg, int is_value, const char *name, int *present);
+/* THE check of an option table's keys; every binding that takes options
+ * calls it once with the keys it reads (NULL-terminated), so a misspelled
+ * key raises instead of being ignored:
+ *   bad argument #2 to 'mixer:play' (unknown option 'looop'; did you mean 'loop'?)
+ * With no known key close (mr_str_closest), the message lists the known
+ * ones. A key that is not a string (a list entry, {0.5}) raises too, unless
+ * known holds MR_LUA_OPTS_LIST: a table of list entries and named fields
+ * (model:mask{"spine1", weight = 0.5}). An absent table (o->idx 0) passes. */
+#define MR_LUA_OPTS_LIST "[]"
+void mr_lua_check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const known[]);
 /* Pushes field key (nil when absent) and returns its type. */
 int mr_lua_opt_field(lua_State *L, const mr_lua_opts *o, const char *key);
 /* "<name>.<key> must be <what>, got <value>" as an argument error. */
@@ -321,6 +345,9 @@ mr_lua_blendspace *mr_lua_check_blendspace(lua_State *L, int arg, const mr_skele
 /* A joint argument: a name or a 1-based index. Returns the 0-based index or
  * raises an error naming close matches. */
 int mr_lua_check_joint(lua_State *L, int arg, const mr_skeleton *sk);
+/* The same for a value at stack index idx inside argument arg (a list
+ * entry): messages blame arg and start with where ("entries[2]: "). */
+int mr_lua_check_joint_in(lua_State *L, int idx, int arg, const char *where, const mr_skeleton *sk);
 
 /* Pushes a model userdata for a cached model (a new one each call). */
 void mr_lua_push_model(lua_State *L, mr_model *model);

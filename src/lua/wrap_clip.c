@@ -144,6 +144,8 @@ static int l_retarget(lua_State *L)
     mr_lua_model *src = mr_lua_check_model(L, 2);
     mr_lua_model *dst = mr_lua_check_model(L, 3);
     mr_lua_opts o = mr_lua_check_opts(L, 4, "opts");
+    static const char *const keys[] = {"scale", "feet", "hands", "keep_rest", "map", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (c->owner != src->model)
         return mr_lua_arg_error(L, 1, lua_pushfstring(L, "clip '%s' is not a clip of source_model", c->clip->name));
     mr_retarget_opts opts = {

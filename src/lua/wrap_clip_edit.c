@@ -87,6 +87,8 @@ static int l_clip(lua_State *L)
 {
     mr_lua_model *m = mr_lua_check_model(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+    static const char *const keys[] = {"duration", "rate", "name", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (mr_lua_opt_field(L, &o, "duration") == LUA_TNIL)
         return mr_lua_opt_error(L, &o, "duration", "a number of seconds > 0", lua_gettop(L));
     lua_pop(L, 1);
@@ -131,6 +133,8 @@ static float check_time(lua_State *L, int arg, const mr_lua_clip *c)
 static mr_ease check_ease(lua_State *L, int arg, float bezier[4])
 {
     mr_lua_opts o = mr_lua_check_opts(L, arg, "opts");
+    static const char *const keys[] = {"ease", "bezier", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     mr_ease e = (mr_ease)mr_lua_opt_enum(L, &o, "ease", MR_EASE_LINEAR, mr_ease_names);
     int n = mr_lua_opt_list(L, &o, "bezier", 4);
     if (e == MR_EASE_BEZIER || n >= 0) {

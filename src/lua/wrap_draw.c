@@ -89,6 +89,8 @@ static int l_draw(lua_State *L)
     mr_lua_pose *p;
     mr_lua_opts o;
     mr_lua_draw_cmd c = model_cmd(L, MR_LUA_DRAW_MODEL, &m, &p, &o);
+    static const char *const keys[] = {"transform", "tint", "wireframe", "shadow", "skinning", "dq_mask", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     mr_lua_opt_colour(L, &o, "tint", c.colour);
     c.wireframe = mr_lua_opt_bool(L, &o, "wireframe", 0);
     c.no_shadow = !mr_lua_opt_bool(L, &o, "shadow", 1);
@@ -118,6 +120,8 @@ static int l_draw_skeleton(lua_State *L)
     mr_lua_pose *p;
     mr_lua_opts o;
     mr_lua_draw_cmd c = model_cmd(L, MR_LUA_DRAW_SKELETON, &m, &p, &o);
+    static const char *const keys[] = {"transform", "colour", "color", "names", "axes", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     memset(c.colour, 0, sizeof c.colour);
     mr_lua_opt_colour(L, &o, "colour", c.colour);
     mr_lua_opt_colour(L, &o, "color", c.colour);
@@ -142,6 +146,8 @@ static int l_camera(lua_State *L)
     mr_lua_view *v = &mr_lua_host_of(L)->view;
     mr_camera *c = &v->camera;
     mr_lua_opts o = mr_lua_check_opts(L, 1, "");
+    static const char *const keys[] = {"target", "distance", "yaw", "pitch", "fov", "near", "far", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (o.idx) {
         mr_camera n = *c;
         int placed = mr_lua_opt_vec3(L, &o, "target", n.target);
@@ -170,6 +176,8 @@ static int l_light(lua_State *L)
     mr_lua_arg_check(L, i == 1 || i == 2, 1, "light index must be 1 or 2");
     mr_lua_check_type(L, 2, LUA_TTABLE);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "");
+    static const char *const keys[] = {"direction", "colour", "color", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     mr_lua_opt_vec3(L, &o, "direction", v->light_direction[i - 1]);
     float c[4] = {v->light_colour[i - 1][0], v->light_colour[i - 1][1], v->light_colour[i - 1][2], 1};
     mr_lua_opt_colour(L, &o, "colour", c);
@@ -183,6 +191,9 @@ static int l_scene(lua_State *L)
     mr_lua_view *v = &mr_lua_host_of(L)->view;
     mr_lua_check_type(L, 1, LUA_TTABLE);
     mr_lua_opts o = mr_lua_check_opts(L, 1, "");
+    static const char *const keys[] = {"ambient", "sky_top", "sky_bottom", "floor", "shadows", NULL};
+    static const char *const floor_keys[] = {"visible", "center", "radius", "grid", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     float c[4];
     if (mr_lua_opt_colour(L, &o, "ambient", c)) memcpy(v->ambient, c, sizeof(float) * 3);
     mr_lua_opt_colour(L, &o, "sky_top", v->sky_top);
@@ -190,6 +201,7 @@ static int l_scene(lua_State *L)
     int t = mr_lua_opt_field(L, &o, "floor");
     if (t == LUA_TTABLE) {
         mr_lua_opts f = {o.arg, lua_absindex(L, -1), "floor"};
+        mr_lua_check_option_keys(L, &f, floor_keys);
         v->hide_floor = !mr_lua_opt_bool(L, &f, "visible", !v->hide_floor);
         if (mr_lua_opt_field(L, &f, "center") == LUA_TBOOLEAN && !lua_toboolean(L, -1))
             v->floor_centered = 0;                             /* center = false: under the eye */

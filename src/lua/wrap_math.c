@@ -126,6 +126,7 @@ static int vec3_new(lua_State *L)
     float v[3] = {0, 0, 0};
     if (lua_istable(L, 2) || lua_isuserdata(L, 2)) mr_lua_check_vec3(L, 2, v);
     else for (int i = 0; i < 3; i++) v[i] = optnum(L, i + 2, 0.0f);
+    mr_lua_check_max_args(L, 4);
     mr_lua_push_vec3(L, v);
     return 1;
 }
@@ -251,6 +252,7 @@ static int vec3_tostring(lua_State *L)
 static int vec3_length(lua_State *L)
 {
     float *v = checkv(L, 1);
+    mr_lua_check_max_args(L, 1);
     lua_pushnumber(L, sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]));
     return 1;
 }
@@ -260,6 +262,7 @@ static int vec3_normalize(lua_State *L)
     float *v = checkv(L, 1), r[3] = {0, 0, 0};
     float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (len > 1e-20f) for (int i = 0; i < 3; i++) r[i] = v[i] / len;
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_vec3(L, r);
     return 1;
 }
@@ -269,6 +272,7 @@ static int vec3_dot(lua_State *L)
     float a[3], b[3];
     mr_lua_check_vec3(L, 1, a);
     mr_lua_check_vec3(L, 2, b);
+    mr_lua_check_max_args(L, 2);
     lua_pushnumber(L, (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2]);
     return 1;
 }
@@ -279,6 +283,7 @@ static int vec3_cross(lua_State *L)
     mr_lua_check_vec3(L, 1, a);
     mr_lua_check_vec3(L, 2, b);
     float r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_vec3(L, r);
     return 1;
 }
@@ -290,6 +295,7 @@ static int vec3_lerp(lua_State *L)
     mr_lua_check_vec3(L, 2, b);
     float t = (float)mr_lua_check_number(L, 3);
     for (int i = 0; i < 3; i++) r[i] = a[i] + (b[i] - a[i]) * t;
+    mr_lua_check_max_args(L, 3);
     mr_lua_push_vec3(L, r);
     return 1;
 }
@@ -297,6 +303,7 @@ static int vec3_lerp(lua_State *L)
 static int vec3_unpack(lua_State *L)
 {
     float *v = checkv(L, 1);
+    mr_lua_check_max_args(L, 1);
     for (int i = 0; i < 3; i++) lua_pushnumber(L, v[i]);
     return 3;
 }
@@ -324,12 +331,14 @@ static int quat_new(lua_State *L)
     if (lua_istable(L, 2) || lua_isuserdata(L, 2)) mr_lua_check_quat(L, 2, q);
     else if (!lua_isnoneornil(L, 2))
         for (int i = 0; i < 4; i++) q[i] = (float)mr_lua_check_number(L, i + 2);
+    mr_lua_check_max_args(L, 5);
     mr_lua_push_quat(L, q);
     return 1;
 }
 
 static int quat_identity(lua_State *L)
 {
+    mr_lua_check_max_args(L, 0);
     mr_lua_push_quat(L, (float[4]){0, 0, 0, 1});
     return 1;
 }
@@ -339,6 +348,7 @@ static int quat_euler(lua_State *L)
     double xyz[3] = {mr_lua_check_number(L, 1), mr_lua_check_number(L, 2), mr_lua_check_number(L, 3)};
     float q[4];
     mr_quat_from_euler_deg(q, xyz);
+    mr_lua_check_max_args(L, 3);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -350,6 +360,7 @@ static int quat_axis_angle_l(lua_State *L)
     float deg = (float)mr_lua_check_number(L, 2);
     mr_lua_arg_check(L, axis[0] != 0 || axis[1] != 0 || axis[2] != 0, 1, "axis must not be zero");
     quat_axis_angle(axis, deg, q);
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -375,6 +386,7 @@ static int quat_look_rotation(lua_State *L)
     glm_vec3_copy(fw, m[2]);
     float q[4];
     quat_from_matrix(m, q);
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -392,6 +404,7 @@ static int quat_from_to_l(lua_State *L)
     versor r;
     mr_quat_from_to(u, v, r);
     memcpy(q, r, sizeof q);
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -402,6 +415,7 @@ static int quat_slerp_l(lua_State *L)
     mr_lua_check_quat(L, 1, a);
     mr_lua_check_quat(L, 2, b);
     quat_slerp(a, b, (float)mr_lua_check_number(L, 3), r);
+    mr_lua_check_max_args(L, 3);
     mr_lua_push_quat(L, r);
     return 1;
 }
@@ -469,6 +483,7 @@ static int quat_inverse(lua_State *L)
     float n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     float r[4] = {0, 0, 0, 1};
     if (n > 1e-20f) for (int i = 0; i < 4; i++) r[i] = (i < 3 ? -q[i] : q[i]) / n;
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_quat(L, r);
     return 1;
 }
@@ -478,6 +493,7 @@ static int quat_normalize_l(lua_State *L)
     float r[4];
     memcpy(r, checkq(L, 1), sizeof r);
     quat_normalize(r);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_quat(L, r);
     return 1;
 }
@@ -494,6 +510,7 @@ static int quat_to_euler(lua_State *L)
     double ax = atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
     double ay = asin(sy);
     double az = atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z));
+    mr_lua_check_max_args(L, 1);
     lua_pushnumber(L, ax * 180.0 / GLM_PI);
     lua_pushnumber(L, ay * 180.0 / GLM_PI);
     lua_pushnumber(L, az * 180.0 / GLM_PI);
@@ -503,6 +520,7 @@ static int quat_to_euler(lua_State *L)
 static int quat_unpack(lua_State *L)
 {
     float *q = checkq(L, 1);
+    mr_lua_check_max_args(L, 1);
     for (int i = 0; i < 4; i++) lua_pushnumber(L, q[i]);
     return 4;
 }
@@ -548,6 +566,7 @@ static int mat4_new(lua_State *L)
             }
         }
     }
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_mat4(L, m);
     return 1;
 }
@@ -574,12 +593,16 @@ static int mat4_trs(lua_State *L)
     else if (!lua_isnoneornil(L, 3)) mr_lua_check_vec3(L, 3, s);
     mat4 m;
     trs_matrix(t, r, s, m);
+    mr_lua_check_max_args(L, 3);
     mr_lua_push_mat4(L, m);
     return 1;
 }
 
 static int mat4_translate(lua_State *L)
 {
+    float t[3];
+    mr_lua_check_vec3(L, 1, t);    /* a wrong value is argument #1, before the count */
+    mr_lua_check_max_args(L, 1);
     lua_settop(L, 1);
     lua_pushnil(L);
     lua_pushnil(L);
@@ -594,6 +617,7 @@ static int mat4_rotate(lua_State *L)
     mr_lua_check_quat(L, 1, r);
     mat4 m;
     trs_matrix(t, r, s, m);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_mat4(L, m);
     return 1;
 }
@@ -605,6 +629,7 @@ static int mat4_scale(lua_State *L)
     else if (!mr_lua_to_vec3(L, 1, s)) mr_lua_type_error(L, 1, "number or vec3");
     mat4 m;
     trs_matrix(t, r, s, m);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_mat4(L, m);
     return 1;
 }
@@ -674,6 +699,7 @@ static int mat4_tostring(lua_State *L)
 
 static int mat4_translation(lua_State *L)
 {
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_vec3(L, checkm(L, 1) + 12);
     return 1;
 }
@@ -684,6 +710,7 @@ static int mat4_rotation(lua_State *L)
     mr_lua_check_mat4(L, 1, m);
     float q[4];
     quat_from_matrix(m, q);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_quat(L, q);
     return 1;
 }
@@ -693,6 +720,7 @@ static int mat4_inverse(lua_State *L)
     mat4 m, r;
     mr_lua_check_mat4(L, 1, m);
     glm_mat4_inv(m, r);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_mat4(L, r);
     return 1;
 }
@@ -702,6 +730,7 @@ static int mat4_transpose(lua_State *L)
     mat4 m, r;
     mr_lua_check_mat4(L, 1, m);
     glm_mat4_transpose_to(m, r);
+    mr_lua_check_max_args(L, 1);
     mr_lua_push_mat4(L, r);
     return 1;
 }

@@ -164,6 +164,9 @@ static mr_play_opts check_play_opts(lua_State *L, int arg)
     mr_play_opts o = {0};
     mr_lua_opts t = mr_lua_check_opts(L, arg, "opts");
     if (!t.idx) return o;
+    static const char *const keys[] = {"loop", "repetitions", "speed", "start", "weight", "fade", "delay",
+                                       "curve", "sync", "root_motion", "restart", NULL};
+    mr_lua_check_option_keys(L, &t, keys);
     static const mr_loop loop_modes[] = {MR_LOOP_ONCE, MR_LOOP_REPEAT, MR_LOOP_PINGPONG};
     int type = mr_lua_opt_field(L, &t, "loop");
     if (type == LUA_TBOOLEAN) o.loop = lua_toboolean(L, -1) ? MR_LOOP_REPEAT : MR_LOOP_ONCE;  /* true = "repeat" */
@@ -203,6 +206,8 @@ static int l_mixer(lua_State *L)
     mr_lua_model *mo = mr_lua_check_model(L, 1);
     mr_mixer_desc d = {0};
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+    static const char *const keys[] = {"tracks", "clips", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (o.idx) {
         d.max_tracks = (int)mr_lua_opt_num(L, &o, "tracks", 8, 1, MR_MIXER_MAX_TRACKS);
         d.max_clips_per_track = (int)mr_lua_opt_num(L, &o, "clips", 4, 2, MR_MIXER_MAX_CLIPS);
@@ -268,6 +273,8 @@ static int mixer_track(lua_State *L)
     mr_lua_mixer *m = check_mixer(L, 1);
     int i = check_track_index(L, 2, m);
     mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    static const char *const keys[] = {"mask", "additive", "weight", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (o.idx) {
         mr_error err = {0};
         if (mr_lua_opt_field(L, &o, "mask") != LUA_TNIL) {
@@ -668,7 +675,7 @@ static void evaluate(lua_State *L, mr_lua_mixer *m, int out_idx)
     m->hook_failed = 0;
     mr_error err = {0};
     /* Morph weights first, so that on_pose may override them. */
-    if (p->morph_count) mr_morph_mix(m->mx, p->owner, p->morph, p->morph_count);
+    if (p->morph_count) mr_mixer_morph(m->mx, p->owner->meshes, p->owner->mesh_count, p->morph, p->morph_count);
     mr_status st = mr_mixer_evaluate(m->mx, &p->pose, NULL, &err);
     m->L = NULL;
     p->model_valid = 0;
@@ -766,6 +773,8 @@ static int mixer_set_root_motion(lua_State *L)
         joint = mr_lua_check_joint(L, 2, m->sk);
         flags = MR_ROOT_TRANSLATION | MR_ROOT_YAW;
         mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+        static const char *const keys[] = {"translation", "yaw", "uniform", NULL};
+        mr_lua_check_option_keys(L, &o, keys);
         flags = (mr_lua_opt_bool(L, &o, "translation", 1) ? MR_ROOT_TRANSLATION : 0) |
                 (mr_lua_opt_bool(L, &o, "yaw", 1) ? MR_ROOT_YAW : 0) |
                 (mr_lua_opt_bool(L, &o, "uniform", 1) ? MR_ROOT_UNIFORM : 0);

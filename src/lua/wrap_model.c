@@ -67,6 +67,20 @@ static void push_anim_path(lua_State *L, const char *mesh, const char *anim)
 
 /* ---- a missing file: where marrow looked, and a close name ------------------- */
 
+/* Whether paths a and b name the same place: their folders resolve to the
+ * same real path (or read the same when one does not exist) and their base
+ * names agree. */
+static int same_place(const char *a, const char *b)
+{
+    if (strcmp(mr_path_basename(a), mr_path_basename(b))) return 0;
+    char *da = mr_path_dirname(a), *db = mr_path_dirname(b);
+    char ra[PATH_MAX], rb[PATH_MAX];
+    int same = da && db && (realpath(da, ra) && realpath(db, rb) ? !strcmp(ra, rb) : !strcmp(da, db));
+    free(da);
+    free(db);
+    return same;
+}
+
 /* Pushes, for the entry `given` that was not found (mesh: the model's path,
  * or NULL for the model itself), the places it was looked for and the
  * closest name in their folders:
@@ -78,8 +92,15 @@ static void push_missing(lua_State *L, const char *given, const char *mesh)
     if (mesh && push_beside_mesh(L, mesh, given)) bare = !strchr(given, '.');
     if (!bare) {
         lua_pushstring(L, given);
-        for (int i = 0; i < 2 && given[0] != '/'; i++)
-            if (h->resolve_dirs[i]) lua_pushfstring(L, "%s/%s", h->resolve_dirs[i], given);
+        for (int i = 0; i < 2 && given[0] != '/'; i++) {
+            if (!h->resolve_dirs[i]) continue;
+            lua_pushfstring(L, "%s/%s", h->resolve_dirs[i], given);
+            for (int k = top + 1; k < lua_gettop(L); k++)   /* the script's folder may be the cwd or the root */
+                if (same_place(lua_tostring(L, k), lua_tostring(L, -1))) {
+                    lua_pop(L, 1);
+                    break;
+                }
+        }
     }
     int n = lua_gettop(L) - top;
     lua_pushliteral(L, "; looked for ");
@@ -113,6 +134,8 @@ static int l_model(lua_State *L)
     mr_lua_models *cache = &mr_lua_host_of(L)->models;
     const char *path = mr_lua_check_string(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+    static const char *const keys[] = {"anims", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
 
     /* A key added by the host (mr_lua_cache_add) matches as given. */
     mr_model *model = o.idx ? NULL : mr_lua_models_lookup(cache, path);
@@ -339,6 +362,9 @@ static int model_mask(lua_State *L)
     mr_lua_model *mo = mr_lua_check_model(L, 1);
     const mr_skeleton *sk = &mo->model->skeleton;
     mr_lua_opts spec = mr_lua_check_opts(L, 2, "");
+    static const char *const keys[] = {MR_LUA_OPTS_LIST, "weight", "subtree", "invert", NULL};
+    static const char *const entry_keys[] = {MR_LUA_OPTS_LIST, "weight", "subtree", "falloff", NULL};
+    mr_lua_check_option_keys(L, &spec, keys);
     lua_settop(L, 2);
     float weight = mr_lua_opt_num(L, &spec, "weight", 1.0f, 0, 1);
     int subtree = mr_lua_opt_bool(L, &spec, "subtree", 1);
@@ -352,16 +378,18 @@ static int model_mask(lua_State *L)
         int sub = subtree, falloff = 0, j;
         if (lua_istable(L, 5)) {
             lua_geti(L, 5, 1);                            /* 6 */
-            j = mr_lua_check_joint(L, 6, sk);
-            lua_pop(L, 1);
+            j = mr_lua_check_joint_in(L, 6, 2, lua_pushfstring(L, "entries[%d][1]: ", i), sk);
+            lua_pop(L, 2);
             lua_pushfstring(L, "[%d]", i);               /* 6: the entry's name in messages */
             mr_lua_opts e = {2, 5, lua_tostring(L, 6)};
+            mr_lua_check_option_keys(L, &e, entry_keys);
             w = mr_lua_opt_num(L, &e, "weight", weight, 0, 1);
             sub = mr_lua_opt_bool(L, &e, "subtree", subtree);
             falloff = mr_lua_opt_int(L, &e, "falloff", 0, 1, 1000);
             lua_pop(L, 1);
         } else {
-            j = mr_lua_check_joint(L, 5, sk);
+            j = mr_lua_check_joint_in(L, 5, 2, lua_pushfstring(L, "entries[%d]: ", i), sk);
+            lua_pop(L, 1);
         }
         mr_mask_fill(&tmp->mask, 0.0f);
         if (falloff > 0) mr_mask_ramp(&tmp->mask, sk, j, falloff, w / (float)falloff, w);

@@ -191,6 +191,7 @@ static int pose_model(lua_State *L)
 {
     mr_lua_pose *p = mr_lua_check_pose(L, 1);
     int j = mr_lua_check_joint(L, 2, p->sk);
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_mat4(L, mr_lua_pose_model(p)[j]);
     return 1;
 }
@@ -199,6 +200,7 @@ static int pose_position(lua_State *L)
 {
     mr_lua_pose *p = mr_lua_check_pose(L, 1);
     int j = mr_lua_check_joint(L, 2, p->sk);
+    mr_lua_check_max_args(L, 2);
     mr_lua_push_vec3(L, mr_lua_pose_model(p)[j][3]);
     return 1;
 }
@@ -209,6 +211,7 @@ static int pose_blend(lua_State *L)
     check_same(L, p, o, 2);
     lua_Number w = mr_lua_check_number(L, 3);
     mr_lua_arg_check(L, w >= 0.0 && w <= 1.0, 3, "weight must be within 0..1");
+    mr_lua_check_max_args(L, 3);
     float fw = (float)w;
     if (fw == 1.0f) mr_pose_copy(&p->pose, &o->pose);  /* the ends are exact */
     for (int j = 0; fw > 0.0f && fw < 1.0f && j < p->pose.joint_count; j++) {
@@ -239,6 +242,8 @@ static const char *const modes[] = {"add", "replace", NULL};
 static override_opts check_opts(lua_State *L, int arg, mr_override_mode default_mode, int allow_model)
 {
     mr_lua_opts t = mr_lua_check_opts(L, arg, "opts");
+    static const char *const keys[] = {"weight", "space", "mode", NULL};
+    mr_lua_check_option_keys(L, &t, keys);
     override_opts o;
     o.weight = mr_lua_opt_num(L, &t, "weight", 1.0f, 0, 1);
     o.space = mr_lua_opt_enum(L, &t, "space", 0, allow_model ? spaces : spaces_local) ? MR_SPACE_MODEL
@@ -263,6 +268,7 @@ static int do_rotate(lua_State *L, mr_override_mode mode)
     float q[4];
     mr_lua_check_quat(L, 3, q);
     override_opts o = check_opts(L, 4, mode, 1);
+    mr_lua_check_max_args(L, 4);
     mr_status st = mr_override_rotation(p->sk, &p->pose, j, q, o.space, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "rotation override");
@@ -275,6 +281,7 @@ static int do_translate(lua_State *L, mr_override_mode mode)
     float v[3];
     mr_lua_check_vec3(L, 3, v);
     override_opts o = check_opts(L, 4, mode, 1);
+    mr_lua_check_max_args(L, 4);
     mr_status st = mr_override_translation(p->sk, &p->pose, j, v, o.space, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "translation override");
@@ -293,6 +300,7 @@ static int pose_scale(lua_State *L)
     if (lua_isnumber(L, 3)) s[0] = s[1] = s[2] = (float)lua_tonumber(L, 3);
     else mr_lua_check_vec3(L, 3, s);
     override_opts o = check_opts(L, 4, MR_OVERRIDE_ADD, 0);
+    mr_lua_check_max_args(L, 4);
     mr_status st = mr_override_scale(p->sk, &p->pose, j, s, o.mode, o.weight);
     p->model_valid = 0;
     return override_result(L, st, "scale override");
@@ -357,6 +365,8 @@ static int pose_two_bone_ik(lua_State *L)
     job.mid = mr_lua_check_joint(L, 3, p->sk);
     job.end = mr_lua_check_joint(L, 4, p->sk);
     mr_lua_opts o = mr_lua_check_opts(L, 6, "opts");
+    static const char *const keys[] = {"space", "transform", "weight", "soft", "pole", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     ik_space s = check_space(L, &o, p);
     to_model_point(L, 5, &s, job.target);
     job.weight = mr_lua_opt_num(L, &o, "weight", 1.0f, 0, 1);
@@ -364,6 +374,7 @@ static int pose_two_bone_ik(lua_State *L)
     float pole[3];
     if (mr_lua_opt_vec3(L, &o, "pole", pole)) to_model_dir(&s, pole, job.pole);
     mr_error err = {0};
+    mr_lua_check_max_args(L, 6);
     mr_status st = mr_ik_two_bone(&job, &err);
     if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
     p->model_valid = 0;
@@ -378,6 +389,8 @@ static int pose_aim(lua_State *L)
     int n = (int)luaL_len(L, 2);
     mr_lua_arg_check(L, n >= 1 && n <= MR_AIM_MAX_JOINTS, 2, "chain of 1 to 16 {joint, share} entries expected");
     mr_lua_opts o = mr_lua_check_opts(L, 4, "opts");
+    static const char *const keys[] = {"space", "transform", "limit", "weight", "forward", "offset", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     ik_space s = check_space(L, &o, p);
     float limit = mr_lua_opt_num(L, &o, "limit", 180.0f, 0, 180);
     int joints[MR_AIM_MAX_JOINTS];
@@ -414,6 +427,7 @@ static int pose_aim(lua_State *L)
     mr_lua_opt_vec3(L, &o, "forward", job.forward);
     mr_lua_opt_vec3(L, &o, "offset", job.offset);
     mr_error err = {0};
+    mr_lua_check_max_args(L, 4);
     mr_status st = mr_ik_aim(&job, &err);
     if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
     p->model_valid = 0;
@@ -449,9 +463,12 @@ static int l_blend(lua_State *L)
         lua_geti(L, arg, 2);
         int isnum;
         lua_Number w = lua_tonumberx(L, -1, &isnum);
-        if (!isnum || !(w >= 0 && w <= 1e6))
-            mr_lua_arg_error(L, arg, lua_pushfstring(L, "weight must be a finite number >= 0, got %s",
+        if (!isnum || !(w >= 0 && w <= 1))
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "weight must be a number within 0..1, got %s",
                                                   luaL_tolstring(L, -1, NULL)));
+        if (lua_rawlen(L, arg) > 3)
+            mr_lua_arg_error(L, arg, lua_pushfstring(L, "{pose, weight [, mask]} expected, got %d entries",
+                                                  (int)lua_rawlen(L, arg)));
         lua_geti(L, arg, 3);
         const mr_mask *mask = shared;
         if (!lua_isnil(L, -1)) mask = &mr_lua_check_mask(L, lua_gettop(L), out->sk)->mask;
@@ -475,9 +492,12 @@ static int l_attach(lua_State *L)
     mat4 offset = GLM_MAT4_IDENTITY_INIT, t = GLM_MAT4_IDENTITY_INIT;
     int has_offset;                             /* attach(model, pose, joint [, offset] [, opts]) */
     mr_lua_opts o = mr_lua_check_opts_after(L, 4, luaL_testudata(L, 4, MR_LUA_MAT4) != NULL, "opts", &has_offset);
+    static const char *const keys[] = {"offset", "transform", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     if (has_offset) mr_lua_check_mat4(L, 4, offset);
     mr_lua_opt_mat4(L, &o, "offset", offset);
     mr_lua_opt_mat4(L, &o, "transform", t);
+    mr_lua_check_max_args(L, 5);
     mat4 world, d, dinv, joint, out;
     mr_model_display_matrix(m->model, d);
     glm_mat4_mul(t, d, world);                  /* T * D */

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "anim/model.h"
 #include "anim/morph.h"
 #include "anim/record.h"
@@ -87,7 +88,9 @@ static int l_record(lua_State *L)
 {
     mr_lua_model *m = mr_lua_check_model(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
-    float fps = mr_lua_opt_num(L, &o, "fps", 30.0f, 1e-3, 1e4);
+    static const char *const keys[] = {"fps", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
+    float fps = mr_lua_opt_num(L, &o, "fps", MR_DEFAULT_FPS, 1e-3, 1e4);
     if (!(fps > 0.0f)) {
         mr_lua_opt_field(L, &o, "fps");
         return mr_lua_opt_error(L, &o, "fps", "a number > 0", lua_gettop(L));
@@ -173,6 +176,8 @@ static int recorder_clip(lua_State *L)
         oarg = 3;
     }
     mr_lua_opts o = mr_lua_check_opts(L, oarg, "opts");
+    static const char *const keys[] = {"tolerance", "weight_tolerance", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     float size = model_size(r->model);
     float tol = mr_lua_opt_num(L, &o, "tolerance", MR_CLIP_FIDELITY * size, 0.0, 1e9);
     r->rec.weight_tolerance = mr_lua_opt_num(L, &o, "weight_tolerance", MR_RECORD_WEIGHT_TOLERANCE, 0.0, 1e9);

@@ -27,6 +27,8 @@ static int l_save(lua_State *L)
     mr_lua_check_string(L, 1);
     mr_lua_model *m = mr_lua_check_model(L, 2);
     mr_lua_opts o = mr_lua_check_opts(L, 3, "opts");
+    static const char *const keys[] = {"clips", NULL};
+    mr_lua_check_option_keys(L, &o, keys);
     const mr_clip **clips = NULL;
     int n = mr_lua_opt_list(L, &o, "clips", MAX_CLIPS);
     int list = lua_gettop(L);

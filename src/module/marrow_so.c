@@ -4,7 +4,7 @@
  * from src/platform.
  *
  * marrow.render() makes a headless EGL context and a renderer the first
- * time it is called (the size of marrow.window(): 960x540), attaches it to
+ * time it is called (the size of marrow.window(): MR_DEFAULT_WIDTH x HEIGHT, core/defaults.h), attaches it to
  * the module's drawing, and renders what was drawn since the last render,
  * writing the screenshots asked for meanwhile. Without EGL it raises
  * "marrow.render: no OpenGL context (...)". The context and the renderer go
@@ -12,6 +12,7 @@
  */
 #include <lauxlib.h>
 
+#include "core/defaults.h"
 #include "gfx/renderer.h"
 #include "lua/draw.h"
 #include "lua/script.h"
@@ -34,7 +35,7 @@ static int render(lua_State *L)
     mr_error err = {0};
     if (!m->renderer && !m->tried) {
         m->tried = 1;
-        int w = 960, h = 540;
+        int w = MR_DEFAULT_WIDTH, h = MR_DEFAULT_HEIGHT;
         mr_lua_host *host = mr_lua_host_of_ctx(m->ctx);
         if (host->width > 0 && host->height > 0) {
             w = host->width;

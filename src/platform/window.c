@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/defaults.h"
 #include "platform/context.h"
 #include "platform/window.h"
 
@@ -34,8 +35,8 @@ mr_status mr_window_create(const mr_window_desc *desc_in, mr_window **out, mr_er
 {
     *out = NULL;
     mr_window_desc desc = desc_in ? *desc_in : (mr_window_desc){0};
-    if (desc.width <= 0) desc.width = 960;
-    if (desc.height <= 0) desc.height = 540;
+    if (desc.width <= 0) desc.width = MR_DEFAULT_WIDTH;
+    if (desc.height <= 0) desc.height = MR_DEFAULT_HEIGHT;
     if (!desc.title) desc.title = "marrow";
 
     mr_window *win = calloc(1, sizeof *win);

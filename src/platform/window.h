@@ -40,7 +40,7 @@ typedef struct mr_input {
 } mr_input;
 
 typedef struct mr_window_desc {
-    int width, height;         /* window size in pixels; 0: 960x540 */
+    int width, height;         /* window size in pixels; 0: MR_DEFAULT_WIDTH x HEIGHT (core/defaults.h) */
     const char *title;         /* NULL: "marrow" */
     int headless;              /* 1: never open a window */
     int hidden;                /* 1: a real window that is not shown (tests) */

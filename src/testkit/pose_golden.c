@@ -1,6 +1,7 @@
 /* pose_golden.c — recording, writing, reading and comparing the poses a
- * shot drew (see pose_golden.h). The reader accepts the JSON this file
- * writes, with any whitespace, key order and unknown keys (skipped). */
+ * shot drew (see pose_golden.h). The reader (jansson) accepts the JSON
+ * this file writes, with any whitespace, key order and unknown keys
+ * (skipped). */
 #include "testkit/pose_golden.h"
 
 #include <errno.h>
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "anim/morph.h"
 #include "core/alloc.h"
@@ -251,253 +254,99 @@ mr_status mr_pose_shot_write_at(const mr_pose_shot *s, int frame, int dirfd, con
 
 /* ---- reading -------------------------------------------------------------------------------- */
 
-typedef struct reader {
-    const char *path, *p, *start;
-    mr_error *err;
-    int failed;
-} reader;
-
-static int line_of(const reader *r)
+/* The JSON is read by jansson (as the glTF reader's messages are): syntax
+ * errors name the line and column, the rest the JSON pointer of the value
+ * ("/draws/0/joints/hand_l"). Unknown keys are skipped; a key given twice
+ * is refused. */
+static int bad(mr_error *err, const char *path, const char *where, const char *what, const json_t *found)
 {
-    int line = 1;
-    for (const char *q = r->start; q < r->p; q++) line += *q == '\n';
-    return line;
-}
-
-static int fail(reader *r, const char *what)
-{
-    if (!r->failed) {
-        char found[24];
-        int n = 0;
-        for (const char *q = r->p; *q && *q != '\n' && n < 16; q++) found[n++] = *q;
-        found[n] = '\0';
-        mr_error_set(r->err, MR_ERR_BAD_FILE, "%s:%d: expected %s, found '%s'", r->path, line_of(r), what,
-                     n ? found : "end of file");
-    }
-    r->failed = 1;
+    static const char *const kinds[] = {"an object", "an array", "a string", "an integer", "a number",
+                                        "true", "false", "null"};
+    mr_error_set(err, MR_ERR_BAD_FILE, "%s: %s: expected %s, found %s", path, where, what,
+                 found ? kinds[json_typeof(found)] : "nothing");
     return -1;
 }
 
-static void skip_ws(reader *r)
+/* A number, or null (written for a non-finite value): NAN. */
+static int read_number(const json_t *v, double *out)
 {
-    while (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r') r->p++;
-}
-
-static int expect(reader *r, char c)
-{
-    skip_ws(r);
-    if (*r->p != c) {
-        char what[8] = {'\'', c, '\'', 0};
-        return fail(r, what);
-    }
-    r->p++;
+    if (json_is_null(v)) *out = NAN;
+    else if (json_is_number(v)) *out = json_number_value(v);
+    else return -1;
     return 0;
 }
 
-/* A JSON string into a new buffer (escapes \" \\ \/ \n \t \uXXXX below 0x80). */
-static char *get_string(reader *r)
+static int read_draw(mr_pose_draw *d, const json_t *o, const char *path, int i, mr_error *err)
 {
-    skip_ws(r);
-    if (*r->p != '"') return fail(r, "a string"), NULL;
-    r->p++;
-    size_t cap = 32, n = 0;
-    char *s = malloc(cap);
-    while (s && *r->p != '"') {
-        char c = *r->p;
-        if (!c || c == '\n') return free(s), fail(r, "the end of the string"), NULL;
-        r->p++;
-        if (c == '\\') {
-            c = *r->p++;
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
-            else if (c == 'u') {
-                unsigned v = 0;
-                for (int k = 0; k < 4; k++) {
-                    char h = *r->p++;
-                    int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                                  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
-                    if (d < 0) return free(s), fail(r, "4 hex digits after \\u"), NULL;
-                    v = v * 16 + (unsigned)d;
-                }
-                c = v < 0x80 ? (char)v : '?';
-            } else if (c != '"' && c != '\\' && c != '/') {
-                r->p--;
-                return free(s), fail(r, "an escape (\\\" \\\\ \\n \\t \\u)"), NULL;
-            }
+    char where[320];
+    snprintf(where, sizeof where, "/draws/%d", i);
+    if (!json_is_object(o)) return bad(err, path, where, "an object", o);
+    const json_t *v = json_object_get(o, "model");
+    snprintf(where, sizeof where, "/draws/%d/model", i);
+    if (!json_is_string(v)) return bad(err, path, where, "a string", v);
+    if (!(d->model = mr_str_dup(json_string_value(v)))) return bad(err, path, where, "less data (out of memory)", v);
+    if ((v = json_object_get(o, "metres_per_unit")) && read_number(v, &d->metres_per_unit))
+        return snprintf(where, sizeof where, "/draws/%d/metres_per_unit", i), bad(err, path, where, "a number", v);
+    const json_t *joints = json_object_get(o, "joints");
+    snprintf(where, sizeof where, "/draws/%d/joints", i);
+    if (joints && !json_is_object(joints)) return bad(err, path, where, "an object", joints);
+    const char *key;
+    json_t *val;
+    size_t n = joints ? json_object_size(joints) : 0;
+    if (n && !(d->joints = mr_alloc_array(n, sizeof *d->joints))) return bad(err, path, where, "less data", joints);
+    json_object_foreach((json_t *)joints, key, val) {
+        snprintf(where, sizeof where, "/draws/%d/joints/%s", i, key);
+        mr_pose_joint *j = &d->joints[d->joint_count];
+        memset(j, 0, sizeof *j);
+        j->v[6] = j->v[7] = j->v[8] = j->v[9] = 1;
+        size_t count = json_is_array(val) ? json_array_size(val) : 0;
+        if (count != 7 && count != 10)
+            return bad(err, path, where, "7 or 10 numbers for a joint (position, rotation[, scale])", val);
+        for (size_t k = 0; k < count; k++) {
+            double x;
+            if (read_number(json_array_get(val, k), &x)) return bad(err, path, where, "numbers", json_array_get(val, k));
+            j->v[k] = (float)x;
         }
-        if (n + 2 > cap) {
-            char *g = realloc(s, cap *= 2);
-            if (!g) free(s);
-            s = g;
-        }
-        if (s) s[n++] = c;
+        if (!(j->name = mr_str_dup(key))) return bad(err, path, where, "less data (out of memory)", val);
+        d->joint_count++;
     }
-    if (!s) {
-        mr_error_set(r->err, MR_ERR_NO_MEMORY, "%s: out of memory", r->path);
-        r->failed = 1;
-        return NULL;
+    const json_t *morph = json_object_get(o, "morph");
+    snprintf(where, sizeof where, "/draws/%d/morph", i);
+    if (morph && !json_is_object(morph)) return bad(err, path, where, "an object", morph);
+    json_object_foreach((json_t *)morph, key, val) {
+        double w;
+        snprintf(where, sizeof where, "/draws/%d/morph/%s", i, key);
+        if (read_number(val, &w)) return bad(err, path, where, "a number", val);
+        if (add_morph(d, key, (float)w)) return bad(err, path, where, "less data (out of memory)", val);
     }
-    r->p++;
-    s[n] = '\0';
-    return s;
-}
-
-static int get_number(reader *r, double *v)
-{
-    skip_ws(r);
-    if (!strncmp(r->p, "null", 4)) {
-        r->p += 4;
-        *v = NAN;
-        return 0;
-    }
-    char *end;
-    *v = strtod(r->p, &end);
-    if (end == r->p || !((*r->p >= '0' && *r->p <= '9') || *r->p == '-')) return fail(r, "a number");
-    r->p = end;
     return 0;
 }
 
-/* Skips one value of any kind (unknown keys), nesting at most 64 deep. */
-static int skip_value(reader *r, int depth)
+static int read_shot(mr_pose_shot *s, const char *text, const char *path, mr_error *err)
 {
-    skip_ws(r);
-    if (depth > 64) return fail(r, "less nesting");
-    char c = *r->p;
-    if (c == '"') {
-        char *s = get_string(r);
-        free(s);
-        return s ? 0 : -1;
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        mr_error_set(err, MR_ERR_BAD_FILE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return -1;
     }
-    if (c == '{' || c == '[') {
-        char close = c == '{' ? '}' : ']';
-        r->p++;
-        skip_ws(r);
-        if (*r->p == close) return r->p++, 0;
-        for (;;) {
-            if (c == '{') {
-                char *k = get_string(r);
-                free(k);
-                if (!k || expect(r, ':')) return -1;
-            }
-            if (skip_value(r, depth + 1)) return -1;
-            skip_ws(r);
-            if (*r->p == ',') {
-                r->p++;
-                continue;
-            }
-            return expect(r, close);
-        }
-    }
-    for (const char *w = "true\0false\0null\0"; *w; w += strlen(w) + 1)
-        if (!strncmp(r->p, w, strlen(w))) return r->p += strlen(w), 0;
-    double v;
-    return get_number(r, &v);
-}
-
-/* Calls fn for each key of an object, with the value next in the input. */
-static int each_key(reader *r, int (*fn)(reader *, const char *key, void *ud), void *ud)
-{
-    if (expect(r, '{')) return -1;
-    skip_ws(r);
-    if (*r->p == '}') return r->p++, 0;
-    for (;;) {
-        char *k = get_string(r);
-        if (!k) return -1;
-        int rc = expect(r, ':') ? -1 : fn(r, k, ud);
-        free(k);
-        if (rc) return -1;
-        skip_ws(r);
-        if (*r->p == ',') {
-            r->p++;
-            continue;
-        }
-        return expect(r, '}');
-    }
-}
-
-static int joint_key(reader *r, const char *key, void *ud)
-{
-    mr_pose_draw *d = ud;
-    mr_pose_joint *nj = realloc(d->joints, sizeof *d->joints * ((size_t)d->joint_count + 1));
-    if (!nj) return fail(r, "less data (out of memory)");
-    d->joints = nj;
-    mr_pose_joint *j = &d->joints[d->joint_count];
-    memset(j, 0, sizeof *j);
-    j->v[6] = j->v[7] = j->v[8] = j->v[9] = 1;
-    if (!(j->name = mr_str_dup(key))) return fail(r, "less data (out of memory)");
-    d->joint_count++;
-    if (expect(r, '[')) return -1;
-    int n = 0;
-    for (;;) {
-        double v;
-        if (n == 10) return fail(r, "']' after 10 numbers");
-        if (get_number(r, &v)) return -1;
-        j->v[n++] = (float)v;
-        skip_ws(r);
-        if (*r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (expect(r, ']')) return -1;
-        break;
-    }
-    if (n != 7 && n != 10) return fail(r, "7 or 10 numbers for a joint (position, rotation[, scale])");
-    return 0;
-}
-
-static int morph_key(reader *r, const char *key, void *ud)
-{
-    mr_pose_draw *d = ud;
-    double v;
-    if (get_number(r, &v)) return -1;
-    for (int k = 0; k < d->morph_count; k++)
-        if (!strcmp(d->morph_names[k], key)) return fail(r, "each morph target once");
-    return add_morph(d, key, (float)v) ? fail(r, "less data (out of memory)") : 0;
-}
-
-static int draw_key(reader *r, const char *key, void *ud)
-{
-    mr_pose_draw *d = ud;
-    if (!strcmp(key, "model")) {
-        free(d->model);
-        return (d->model = get_string(r)) ? 0 : -1;
-    }
-    if (!strcmp(key, "metres_per_unit")) return get_number(r, &d->metres_per_unit);
-    if (!strcmp(key, "joints")) return each_key(r, joint_key, d);
-    if (!strcmp(key, "morph")) return each_key(r, morph_key, d);
-    return skip_value(r, 1);
-}
-
-static int top_key(reader *r, const char *key, void *ud)
-{
-    mr_pose_shot *s = ud;
-    if (strcmp(key, "draws")) return skip_value(r, 1);
-    if (expect(r, '[')) return -1;
-    skip_ws(r);
-    if (*r->p == ']') return r->p++, 0;
-    for (;;) {
+    int rc = 0;
+    const json_t *draws = json_object_get(root, "draws");
+    if (!json_is_object(root)) rc = bad(err, path, "/", "an object", root);
+    else if (!json_is_array(draws)) rc = bad(err, path, "/draws", "an array", draws);
+    for (size_t i = 0; !rc && i < json_array_size(draws); i++) {
         mr_pose_draw *d = new_draw(s);
-        if (!d) return fail(r, "less data (out of memory)");
-        if (each_key(r, draw_key, d)) return -1;
-        if (!d->model) return fail(r, "a \"model\" in every draw before this point");
-        skip_ws(r);
-        if (*r->p == ',') {
-            r->p++;
-            continue;
-        }
-        return expect(r, ']');
+        if (!d) rc = bad(err, path, "/draws", "less data (out of memory)", draws);
+        else rc = read_draw(d, json_array_get(draws, i), path, (int)i, err);
     }
+    json_decref(root);
+    return rc;
 }
 
 /* Parses text (NUL-terminated, freed here) into s; path names it. */
 static mr_status parse_shot(mr_pose_shot *s, char *text, const char *path, mr_error *err)
 {
-    reader r = {.path = path, .p = text, .start = text, .err = err};
-    int rc = each_key(&r, top_key, s);
-    if (!rc) {
-        skip_ws(&r);
-        if (*r.p) rc = fail(&r, "the end of the file");
-    }
+    int rc = read_shot(s, text, path, err);
     free(text);
     if (rc) {
         mr_pose_shot_clear(s);

@@ -203,19 +203,23 @@ static void approve_command(FILE *f, const char *out_abs, const char *scene)
     fputs("</pre>", f);
 }
 
-static int write_html(const char *path, const char *out_abs, const mr_scene_result *r, int n, double seconds)
+static int write_html(const char *path, const char *out_abs, const mr_scene_result *r, int n, double seconds,
+                      const char *label)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     int passed, failed;
     mr_report_count(r, n, &passed, &failed);
-    fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>marrow test: %d passed, %d failed"
-               "</title>\n%s</head><body>\n", passed, failed, css_js);
-    fprintf(f, "<h1>marrow test: %d passed, %d failed</h1>\n<p>%d scene%s in %.1f s. Expected is the golden "
+    fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>marrow test%s%s%s: %d passed, %d "
+               "failed</title>\n%s</head><body>\n", label ? " (" : "", label ? label : "", label ? ")" : "",
+            passed, failed, css_js);
+    fprintf(f, "<h1>marrow test%s", label ? " (" : "");
+    if (label) esc(f, label);
+    fprintf(f, "%s: %d passed, %d failed</h1>\n<p>%d scene%s in %.1f s; failing scenes first. Expected is the golden "
                "image, actual is this run, diff shows real differences in red and anti-aliasing "
                "differences in magenta over a faded copy of expected. The last column shows actual over "
                "expected: drag the slider or press blink.</p>\n",
-            passed, failed, n, n == 1 ? "" : "s", seconds);
+            label ? ")" : "", passed, failed, n, n == 1 ? "" : "s", seconds);
     int to_approve = 0;
     for (int i = 0; i < n; i++) to_approve += approvable(&r[i]);
     if (to_approve > 1) {
@@ -225,8 +229,12 @@ static int write_html(const char *path, const char *out_abs, const mr_scene_resu
     }
     fputs("<table><tr><th>scene, frame, result</th><th>expected</th><th>actual</th><th>diff</th>"
           "<th>actual over expected</th></tr>\n", f);
-    for (int i = 0; i < n; i++) {
-        const mr_scene_result *sc = &r[i];
+    /* Failing scenes first, each group in run order. */
+    for (int pass = 0; pass < 2 * n; pass++) {
+        const mr_scene_result *sc = &r[pass % n];
+        int ok_shots, bad_shots;
+        mr_report_count(sc, 1, &ok_shots, &bad_shots);
+        if ((pass < n) != (bad_shots > 0)) continue;
         if (sc->error || sc->shot_count == 0) {
             fputs("<tr class=\"error\"><td class=\"st\">", f);
             esc(f, sc->name);
@@ -277,14 +285,19 @@ static int write_html(const char *path, const char *out_abs, const mr_scene_resu
     return fclose(f) == 0 ? 0 : -1;
 }
 
-static int write_junit(const char *path, const mr_scene_result *r, int n, double seconds)
+static int write_junit(const char *path, const mr_scene_result *r, int n, double seconds, const char *label)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     int passed, failed;
     mr_report_count(r, n, &passed, &failed);
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"marrow test\" tests=\"%d\" "
-               "failures=\"%d\" time=\"%.3f\">\n", passed + failed, failed, seconds);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"marrow test", f);
+    if (label) {
+        fputs(" (", f);
+        esc(f, label);
+        fputc(')', f);
+    }
+    fprintf(f, "\" tests=\"%d\" failures=\"%d\" time=\"%.3f\">\n", passed + failed, failed, seconds);
     for (int i = 0; i < n; i++) {
         const mr_scene_result *sc = &r[i];
         int p, fl;
@@ -328,11 +341,17 @@ static int write_junit(const char *path, const mr_scene_result *r, int n, double
 
 mr_status mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds, mr_error *err)
 {
+    return mr_report_write_labelled(out_dir, r, n, seconds, NULL, err);
+}
+
+mr_status mr_report_write_labelled(const char *out_dir, const mr_scene_result *r, int n, double seconds,
+                                   const char *label, mr_error *err)
+{
     char path[4096], out_abs[4096];
     if (!realpath(out_dir, out_abs)) snprintf(out_abs, sizeof out_abs, "%s", out_dir);
     snprintf(path, sizeof path, "%s/report.html", out_dir);
-    if (write_html(path, out_abs, r, n, seconds)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
+    if (write_html(path, out_abs, r, n, seconds, label)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
     snprintf(path, sizeof path, "%s/junit.xml", out_dir);
-    if (write_junit(path, r, n, seconds)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
+    if (write_junit(path, r, n, seconds, label)) return mr_error_set(err, MR_ERR_IO, "cannot write %s", path);
     return mr_approve_write_results(out_dir, r, n, err);
 }

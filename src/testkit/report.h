@@ -79,5 +79,11 @@ void mr_report_merge_retry(mr_scene_result *now, const mr_scene_result *before);
 /* Writes OUT/report.html, OUT/junit.xml and OUT/results.tsv. Returns MR_OK,
  * or a status with the message in err ("cannot write OUT/junit.xml"). */
 mr_status mr_report_write(const char *out_dir, const mr_scene_result *r, int n, double seconds, mr_error *err);
+/* The same with a label naming what the run covered (NULL: none), in the
+ * report's title and heading and junit.xml's testsuites name: a sharded run
+ * says "shard 2/4: 6 of 24 scenes". Failing scenes come first in
+ * report.html either way. */
+mr_status mr_report_write_labelled(const char *out_dir, const mr_scene_result *r, int n, double seconds,
+                                   const char *label, mr_error *err);
 
 #endif

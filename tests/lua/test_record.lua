@@ -74,6 +74,33 @@ function load()
   H.check("a looser tolerance keeps fewer keys", lrep.keys < rep.keys and lrep.error <= 100 * TOL, lrep.keys)
   H.check("a recorded clip is an authored clip (keys can be listed)", #loose:keys("hand_r") >= 2)
 
+  -- a take where only a hand turns: no joint origin moves, the error the
+  -- reduction leaves is still reported (virtual points along the joints'
+  -- axes, as the runtime measures: anim/points.h)
+  local hand = m.record(man, {fps = 30})
+  for f = 0, 60 do
+    local p = m.pose(man)
+    p:rotate("hand_l", m.quat.axis_angle(m.vec3(1, 0, 0), 70 * math.sin(f / 30 * 4)))
+    hand:capture(p, f / 30)
+  end
+  local HTOL = 100 * TOL
+  local hred, hrep = hand:clip("turning hand", {tolerance = HTOL})
+  local hfull = hand:clip("turning hand, every key", {tolerance = 0})
+  local dist, hmeasured = 0.1 / 1.8 * SIZE, 0
+  local pa, pb = m.pose(man), m.pose(man)
+  for i = 0, 120 do
+    hred:sample(2 * i / 120, pa, false); hfull:sample(2 * i / 120, pb, false)
+    local ma, mb = pa:model("hand_l"), pb:model("hand_l")
+    for ax = 0, 2 do
+      local ua = m.vec3(ma[ax * 4 + 1], ma[ax * 4 + 2], ma[ax * 4 + 3])
+      local ub = m.vec3(mb[ax * 4 + 1], mb[ax * 4 + 2], mb[ax * 4 + 3])
+      hmeasured = math.max(hmeasured, ((ua - ub) * dist):length())
+    end
+  end
+  H.check("a turning hand's reduced take drops keys", hrep.keys < hrep.frames_keys, hrep.keys .. " of " .. hrep.frames_keys)
+  H.check("a turning hand's reduced take reports the error it leaves (> 0, >= its hand axes' error, within the tolerance)",
+    hmeasured > 0 and hrep.error >= 0.999 * hmeasured and hrep.error <= HTOL, hrep.error .. " vs " .. hmeasured)
+
   -- bad input
   H.raises("capture back in time", function() rec:capture(live[1], 1) end, "recorder:capture", "before the last")
   H.raises("capture at NaN", function() rec:capture(live[1], 0 / 0) end, "finite")

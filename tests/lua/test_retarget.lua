@@ -70,6 +70,32 @@ function load()
     H.check("hands, a given scale and keep_rest retarget too", H.near(h:duration(), wave:duration()))
   end
 
+  -- CMU's clavicles rise 20 degrees from the spine to the shoulder, the
+  -- mannequin's lie level: the retargeted shoulders move as CMU's move from
+  -- their rest, they are not lifted by the difference (hunched, creased).
+  local cmu = m.model("/usr/share/assimp/models/BVH/01_01.bvh")
+  if cmu then
+    local function elevation(model, pose, chest, neck, clav, arm)
+      local D = model:display_matrix()
+      local up = (D * pose:position(neck) - D * pose:position(chest)):normalize()
+      local cl = (D * pose:position(arm) - D * pose:position(clav)):normalize()
+      return 90 - math.deg(math.acos(math.max(-1, math.min(1, up:dot(cl)))))
+    end
+    local take = cmu:clips()[1]
+    local on_man = m.retarget(take, cmu, man, {feet = true})
+    local pm, pc = m.pose(man), m.pose(cmu)
+    local man0 = elevation(man, pm, "spine_02", "neck", "clavicle_l", "upperarm_l")
+    local cmu0 = elevation(cmu, pc, "Spine", "Neck1", "LeftShoulder", "LeftArm")
+    local dman, dcmu = 0, 0
+    for t = 0, take:duration(), 0.25 do
+      on_man:sample(t, pm); take:sample(t, pc)
+      dman = math.max(dman, math.abs(elevation(man, pm, "spine_02", "neck", "clavicle_l", "upperarm_l") - man0))
+      dcmu = math.max(dcmu, math.abs(elevation(cmu, pc, "Spine", "Neck1", "LeftShoulder", "LeftArm") - cmu0))
+    end
+    H.check(("CMU on the mannequin: the clavicle strays from its rest as CMU's does (%.1f vs %.1f deg), not lifted"):format(dman, dcmu),
+      dman <= dcmu + 5, dman .. " vs " .. dcmu)
+  end
+
   H.raises("a clip of another model raises", function() m.retarget(wave, bob or man, man) end, "not a clip of source_model")
   H.raises("a negative scale raises", function() m.retarget(wave, man, man, {scale = -1}) end, "opts.scale")
   H.raises("a model is needed", function() m.retarget(wave, man, 5) end, "model expected")

@@ -16,8 +16,20 @@ function load()
                         "io.output", "io.stdin", "io.close", "io.tmpfile"} do
     local lib, fn = name:match("^(%w+)%.(%w+)$")
     local v = lib and _G[lib][fn] or _G[name]
-    H.check(name .. " is not available", v == nil, v)
+    if type(v) == "function" then
+      -- a refusal stub: calling it says why, and how to get it back
+      H.raises(name .. " raises that the sandbox leaves it out", function() v("x") end,
+               name .. " is left out of the sandbox", "`marrow run --trust` gives it back")
+    else
+      H.check(name .. " is not available", v == nil, v)
+    end
   end
+  -- what the issue met: a word instead of "attempt to call a nil value"
+  for _, name in ipairs{"os.execute", "io.popen", "os.getenv", "os.remove", "dofile", "loadfile"} do
+    local lib, fn = name:match("^(%w+)%.(%w+)$")
+    H.check(name .. " is a refusal stub", type(lib and _G[lib][fn] or _G[name]) == "function")
+  end
+  H.raises("os.getenv hints at arg", function() return os.getenv("HOME") end, "arg[1]")
   H.check("package.searchers has only preload and Lua source", #package.searchers == 2)
 
   -- Bytecode never loads, whatever mode is asked for.
