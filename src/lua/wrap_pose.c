@@ -18,6 +18,16 @@
  *       when out of reach). opts: pole (direction the middle joint bends
  *       toward; default: keep the pose's bend plane), soft (0..<1: eases the
  *       last fraction of the reach), weight (0..1, default 1), space, transform
+ *   :ik_chain(first, last, target [, opts]) -> reached, error
+ *       turns every joint from first down to last's parent so that last
+ *       reaches target (anim/ik_chain.h); error is the distance left (model
+ *       units, or metres with space = "world"). opts: solver "fabrik" |
+ *       "ccd" ["fabrik"], pole (a point the chain's bend faces), iterations
+ *       [64], tolerance (distance counted as reached, default 1e-5 of the
+ *       chain), weight [1], space, transform, limits = {[joint] = {cone =
+ *       deg [, twist = {min, max}]} or {hinge = vec3, min = deg, max = deg}}
+ *       for joints of the chain (relative to their rest rotation; kept in
+ *       every result)
  *   :aim(chain, target [, opts]) -> angle left (degrees)
  *       chain = {{"spine_03", 0.2}, {"neck", 0.3}, {"head", 0.5}}: joints
  *       root-most first, each an ancestor of the next, with their share of
@@ -61,9 +71,11 @@
 #include "anim/attach.h"
 #include "anim/blend.h"
 #include "anim/ik.h"
+#include "anim/ik_chain.h"
 #include "anim/morph.h"
 #include "anim/override.h"
 #include "core/quat.h"
+#include "core/str.h"
 #include "lua/wrap.h"
 
 #define MAX_BLEND 32
@@ -421,6 +433,228 @@ static int pose_aim(lua_State *L)
     return 1;
 }
 
+/* ---- chain IK ----------------------------------------------------------------- */
+
+/* Raises for a key of the option table at o that is not one of keys (a
+ * misspelt option is an error, not a silent default), naming the closest. */
+static void check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const keys[], int count)
+{
+    if (!o->idx) return;
+    lua_pushnil(L);
+    while (lua_next(L, o->idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s has a key %s that is no option name", o->name,
+                                                        mr_lua_describe(L, -1)));
+        const char *k = lua_tostring(L, -1);
+        int found = 0;
+        for (int i = 0; i < count && !found; i++) found = strcmp(k, keys[i]) == 0;
+        if (!found) {
+            int c = mr_str_closest(k, keys, count, 3);
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.%s is not an option%s%s%s", o->name, k,
+                                                        c >= 0 ? "; did you mean '" : "", c >= 0 ? keys[c] : "",
+                                                        c >= 0 ? "'?" : ""));
+        }
+    }
+}
+
+/* A joint named by the key at -1 of opts.limits (a name or a 1-based index). */
+static int limit_joint(lua_State *L, const mr_lua_opts *o, const mr_skeleton *sk)
+{
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        int isint;
+        lua_Integer i = lua_tointegerx(L, -1, &isint);
+        if (isint && i >= 1 && i <= sk->joint_count) return (int)i - 1;
+        mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits: joint index %s out of range 1..%d", o->name,
+                                                    mr_lua_describe(L, -1), sk->joint_count));
+    }
+    if (lua_type(L, -1) != LUA_TSTRING)
+        mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits: keys must be joint names, got %s", o->name,
+                                                    mr_lua_describe(L, -1)));
+    const char *name = lua_tostring(L, -1);
+    int j = mr_skeleton_find(sk, name);
+    if (j >= 0) return j;
+    int c = mr_str_closest(name, (const char *const *)sk->names, sk->joint_count, 4);
+    return mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits: unknown joint '%s'%s%s%s", o->name, name,
+                                                       c >= 0 ? "; did you mean '" : "", c >= 0 ? sk->names[c] : "",
+                                                       c >= 0 ? "'?" : ""));
+}
+
+/* A number field of the limit table at t, degrees within lo..hi, as radians. */
+static float limit_deg(lua_State *L, const mr_lua_opts *o, int t, const char *joint, const char *key, double lo,
+                       double hi, int required)
+{
+    lua_getfield(L, t, key);
+    int isnum;
+    lua_Number v = lua_tonumberx(L, -1, &isnum);
+    if (lua_isnil(L, -1) && !required) {
+        lua_pop(L, 1);
+        return 0.0f;
+    }
+    if (!isnum || lua_type(L, -1) != LUA_TNUMBER || !(v >= lo && v <= hi))
+        mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s'].%s must be degrees within %d..%d, got %s",
+                                                    o->name, joint, key, (int)lo, (int)hi, mr_lua_describe(L, -1)));
+    lua_pop(L, 1);
+    return glm_rad((float)v);
+}
+
+/* opts.limits into lim[] (one per chain joint, chain[] from first). */
+static void check_limits(lua_State *L, const mr_lua_opts *o, const mr_skeleton *sk, const int *chain, int n,
+                         mr_ik_limit *lim)
+{
+    memset(lim, 0, sizeof(*lim) * (size_t)n);
+    int t = mr_lua_opt_field(L, o, "limits");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE) mr_lua_opt_error(L, o, "limits", "a table keyed by joint", lua_gettop(L));
+    int tab = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, tab)) {
+        int val = lua_gettop(L);
+        lua_pushvalue(L, val - 1);
+        int j = limit_joint(L, o, sk);
+        lua_pop(L, 1);
+        const char *jn = sk->names[j];
+        int k = 0;
+        while (k < n && chain[k] != j) k++;
+        if (k == n)
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits: joint '%s' is not on the chain", o->name, jn));
+        if (lua_type(L, val) != LUA_TTABLE)
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s'] must be {cone = deg [, twist = {min, max}]}"
+                                                        " or {hinge = vec3, min = deg, max = deg}, got %s",
+                                                        o->name, jn, mr_lua_describe(L, val)));
+        mr_ik_limit *l = &lim[k];
+        lua_pushnil(L);
+        while (lua_next(L, val)) {
+            lua_pop(L, 1);
+            const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+            if (strcmp(key, "cone") && strcmp(key, "twist") && strcmp(key, "hinge") && strcmp(key, "min") &&
+                strcmp(key, "max"))
+                mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s'] has key %s; expected cone, twist,"
+                                                            " hinge, min, max", o->name, jn, mr_lua_describe(L, -1)));
+        }
+        lua_getfield(L, val, "hinge");
+        int hinge = !lua_isnil(L, -1);
+        if (hinge) {
+            if (!mr_lua_to_vec3(L, lua_gettop(L), l->axis) || glm_vec3_norm(l->axis) < 1e-9f ||
+                !isfinite(l->axis[0] + l->axis[1] + l->axis[2]))
+                mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s'].hinge must be a non-zero vec3, got %s",
+                                                            o->name, jn, mr_lua_describe(L, -2)));
+            l->kind = MR_IK_LIMIT_HINGE;
+            l->min = limit_deg(L, o, val, jn, "min", -180, 180, 1);
+            l->max = limit_deg(L, o, val, jn, "max", -180, 180, 1);
+            if (l->min > l->max)
+                mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s']: min is above max", o->name, jn));
+            lua_getfield(L, val, "cone");
+            lua_getfield(L, val, "twist");
+            if (!lua_isnil(L, -1) || !lua_isnil(L, -2))
+                mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s']: a hinge takes no cone or twist",
+                                                            o->name, jn));
+            lua_pop(L, 2);
+        } else {
+            lua_getfield(L, val, "min");
+            lua_getfield(L, val, "max");
+            if (!lua_isnil(L, -1) || !lua_isnil(L, -2))
+                mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s']: min and max belong to a hinge"
+                                                            " (twist = {min, max} for a cone)", o->name, jn));
+            lua_pop(L, 2);
+            l->kind = MR_IK_LIMIT_CONE;
+            l->cone = limit_deg(L, o, val, jn, "cone", 0, 180, 1);
+            lua_getfield(L, val, "twist");
+            if (!lua_isnil(L, -1)) {
+                int tw = lua_gettop(L), a, b;
+                lua_Number lo = 0, hi = 0;
+                int ok = lua_type(L, tw) == LUA_TTABLE && luaL_len(L, tw) == 2;
+                if (ok) {
+                    lua_geti(L, tw, 1);
+                    lua_geti(L, tw, 2);
+                    lo = lua_tonumberx(L, -2, &a);
+                    hi = lua_tonumberx(L, -1, &b);
+                    ok = a && b && lo >= -180 && hi <= 180 && lo <= hi;
+                    lua_pop(L, 2);
+                }
+                if (!ok)
+                    mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.limits['%s'].twist must be {min, max} degrees,"
+                                                                " -180 <= min <= max <= 180", o->name, jn));
+                l->has_twist = 1;
+                l->twist_min = glm_rad((float)lo);
+                l->twist_max = glm_rad((float)hi);
+            }
+            lua_pop(L, 1);
+        }
+        lua_settop(L, val - 1);
+    }
+    lua_settop(L, tab - 1);
+}
+
+static int pose_ik_chain(lua_State *L)
+{
+    static const char *const keys[] = {"solver", "pole", "iterations", "tolerance", "weight",
+                                       "limits", "space", "transform"};
+    static const char *const solvers[] = {"fabrik", "ccd", NULL};
+    mr_lua_pose *p = mr_lua_check_pose(L, 1);
+    mr_ik_chain_job job = {0};
+    job.skeleton = p->sk;
+    job.pose = &p->pose;
+    job.first = mr_lua_check_joint(L, 2, p->sk);
+    job.last = mr_lua_check_joint(L, 3, p->sk);
+    int n = mr_ik_chain_length(p->sk, job.first, job.last);
+    if (n < 2)
+        mr_lua_arg_error(L, 2, lua_pushfstring(L, "'%s' is not an ancestor of '%s'", p->sk->names[job.first],
+                                               p->sk->names[job.last]));
+    if (n > MR_IK_CHAIN_MAX_JOINTS)
+        mr_lua_arg_error(L, 2, lua_pushfstring(L, "the chain from '%s' to '%s' has %d joints, at most %d",
+                                               p->sk->names[job.first], p->sk->names[job.last], n,
+                                               MR_IK_CHAIN_MAX_JOINTS));
+    mr_lua_opts o = mr_lua_check_opts(L, 5, "opts");
+    check_option_keys(L, &o, keys, (int)(sizeof keys / sizeof keys[0]));
+    ik_space s = check_space(L, &o, p);
+    to_model_point(L, 4, &s, job.target);
+    job.solver = mr_lua_opt_enum(L, &o, "solver", 0, solvers) == 1 ? MR_IK_CCD : MR_IK_FABRIK;
+    job.weight = mr_lua_opt_num(L, &o, "weight", 1.0f, 0, 1);
+    job.iterations = mr_lua_opt_int(L, &o, "iterations", MR_IK_CHAIN_ITERATIONS, 1, MR_IK_CHAIN_MAX_ITERATIONS);
+    job.tolerance = mr_lua_opt_num(L, &o, "tolerance", 0.0f, 0, 1e30);
+    if (mr_lua_opt_field(L, &o, "pole") != LUA_TNIL) {
+        lua_pop(L, 1);
+        float pole[3];
+        mr_lua_opt_vec3(L, &o, "pole", pole);
+        if (s.world) {
+            mat4 w;
+            glm_mat4_copy((vec4 *)s.to_world, w);
+            if (mr_attach_world_to_model(w, pole, job.pole) != MR_OK)
+                mr_lua_opt_error(L, &o, "pole", "a finite point", 0);
+        } else {
+            glm_vec3_copy(pole, job.pole);
+        }
+        job.has_pole = 1;
+    } else {
+        lua_pop(L, 1);
+    }
+    int chain[MR_IK_CHAIN_MAX_JOINTS];
+    for (int k = n - 1, j = job.last; k >= 0; k--, j = p->sk->parents[j]) chain[k] = j;
+    mr_ik_limit lim[MR_IK_CHAIN_MAX_JOINTS];
+    check_limits(L, &o, p->sk, chain, n, lim);
+    for (int k = 0; k < n && !job.limits; k++)
+        if (lim[k].kind != MR_IK_LIMIT_NONE) job.limits = lim;
+    mr_error err = {0};
+    mr_status st = mr_ik_chain_run(&job, &err);
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
+    p->model_valid = 0;
+    float e = job.error;
+    if (s.world) {
+        vec3 tip, a, b;
+        mr_ik_point_to_model(p->sk, &p->pose, job.last, (vec3){0, 0, 0}, tip);
+        glm_mat4_mulv3(s.to_world, tip, 1.0f, a);
+        glm_mat4_mulv3(s.to_world, job.target, 1.0f, b);
+        e = glm_vec3_distance(a, b);
+    }
+    lua_pushboolean(L, job.reached);
+    lua_pushnumber(L, e);
+    return 2;
+}
+
 /* ---- module functions --------------------------------------------------------- */
 
 static int l_blend(lua_State *L)
@@ -576,6 +810,7 @@ static const luaL_Reg pose_methods[] = {
     {"scale", pose_scale},
     {"two_bone_ik", pose_two_bone_ik},
     {"aim", pose_aim},
+    {"ik_chain", pose_ik_chain},
     {"close", pose_release},
     {NULL, NULL},
 };
