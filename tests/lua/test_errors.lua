@@ -122,6 +122,7 @@ function load()
     ["pose:two_bone_ik"] = function(o) return pose:two_bone_ik("upperarm_r", "lowerarm_r", "hand_r", m.vec3(), o) end,
     ["pose:aim"] = function(o) return pose:aim({{"head", 1}}, m.vec3(), o) end,
     ["pose:ik_chain"] = function(o) return pose:ik_chain("upperarm_r", "hand_r", m.vec3(), o) end,
+    ["clip:mirror"] = function(o) return walk:mirror(o) end,
     ["mixer:track"] = function(o) return mx:track(3, o) end,
     ["mixer:set_root_motion"] = function(o) return mx:set_root_motion("pelvis", o) end,
     ["track:play"] = function(o) return mx:track(4):play(walk, o) end,
