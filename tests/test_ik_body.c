@@ -142,6 +142,7 @@ static void reach_scenes(const char *path, const char *what, int scenes)
     mr_pose_init(&pose, sk->joint_count);
     mr_pose_init(&again, sk->joint_count);
     mr_pose_init(&aim, sk->joint_count);
+    mat4 *scratch = malloc(sizeof(mat4) * (size_t)sk->joint_count);
     mr_pose_set_rest(&pose, sk);
     float size = up_size(sk, &rig, &pose);
     unsigned seed = 3;
@@ -188,6 +189,7 @@ static void reach_scenes(const char *path, const char *what, int scenes)
         job.pose = &pose;
         job.goals = goals;
         job.goal_count = 4;
+        job.scratch = (s & 1) ? scratch : NULL;      /* both ways of finding positions */
         mr_pose_copy(&again, &pose);
         CHECK(mr_ik_body_run(&job, NULL) == MR_OK);
         CHECK(finite_pose(&pose));
@@ -215,6 +217,7 @@ static void reach_scenes(const char *path, const char *what, int scenes)
     mr_pose_deinit(&pose);
     mr_pose_deinit(&again);
     mr_pose_deinit(&aim);
+    free(scratch);
     mr_model_destroy(m);
 }
 
@@ -309,7 +312,7 @@ TEST(validate_refuses_each_invalid_configuration)
     mr_pose_init(&small, 2);
     mr_pose_set_rest(&pose, &sk);
     mr_ik_goal goals[2] = {{J_HAND_L, {10, 0, 60}, 0, {0, 0, 0, 1}, 1.0f, 0}, {J_FOOT_R, {-4, 0, 0}, 0, {0, 0, 0, 1}, 1.0f, 0}};
-    mr_ik_body_job ok = {&sk, &rig, &pose, goals, 2, 0, 0, 0, 0, 0};
+    mr_ik_body_job ok = {.skeleton = &sk, .rig = &rig, .pose = &pose, .goals = goals, .goal_count = 2};
     CHECK(mr_ik_body_validate(&ok, NULL) == MR_OK);
     CHECK(mr_ik_body_run(&ok, NULL) == MR_OK);
     mr_ik_body_job j = ok;

@@ -99,14 +99,24 @@ mr_status mr_ik_body_validate(const mr_ik_body_job *job, mr_error *err)
     return MR_OK;
 }
 
-static void joint_pos(const mr_ik_body_job *job, int j, vec3 out)
+/* Model-space position of joint j: from the scratch matrices (computed
+ * once after each change of the pose), else by walking its parents. */
+static void joint_pos(mr_ik_body_job *job, int j, vec3 out)
 {
+    if (job->scratch) {
+        if (!job->fresh) {
+            mr_pose_to_model(job->skeleton, job->pose, job->scratch);
+            job->fresh = 1;
+        }
+        glm_vec3_copy(job->scratch[j][3], out);
+        return;
+    }
     mat4 m;
     mr_pose_model_matrix(job->skeleton, job->pose, j, m);
     glm_vec3_copy(m[3], out);
 }
 
-static float limb_reach(const mr_ik_body_job *job, int l)
+static float limb_reach(mr_ik_body_job *job, int l)
 {
     const int *lj = job->rig->limb[l];
     if (lj[0] < 0) return 0.0f;
@@ -122,11 +132,12 @@ static void move_pelvis(mr_ik_body_job *job, const vec3 d)
 {
     if (job->rig->pelvis < 0 || glm_vec3_norm((float *)d) == 0.0f) return;
     mr_override_translation(job->skeleton, job->pose, job->rig->pelvis, d, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 1.0f);
+    job->fresh = 0;
 }
 
 /* Cuts d back so that every foot goal stays within its leg's reach from
  * the hip moved by d (alternating projections onto the balls). */
-static void keep_feet(const mr_ik_body_job *job, const float *reach, vec3 d)
+static void keep_feet(mr_ik_body_job *job, const float *reach, vec3 d)
 {
     for (int pass = 0; pass < 8; pass++) {
         int moved = 0;
@@ -160,7 +171,7 @@ static void excess(const vec3 from, const vec3 goal, float reach, vec3 out)
 }
 
 /* What the hand and head goals ask of the upper body: the mean excess. */
-static int upper_pull(const mr_ik_body_job *job, const float *reach, vec3 pull, float *worst)
+static int upper_pull(mr_ik_body_job *job, const float *reach, vec3 pull, float *worst)
 {
     glm_vec3_zero(pull);
     float wsum = 0.0f;
@@ -184,19 +195,19 @@ static int upper_pull(const mr_ik_body_job *job, const float *reach, vec3 pull, 
         } else {
             continue;
         }
+        *worst = fmaxf(*worst, goal->weight * miss);
+        if (glm_vec3_norm(e) == 0.0f) continue;   /* in reach: no say in the pull */
         glm_vec3_muladds(e, goal->weight, pull);
         wsum += goal->weight;
-        *worst = fmaxf(*worst, goal->weight * miss);
     }
-    if (wsum <= 0.0f) return 0;
-    glm_vec3_scale(pull, 1.0f / wsum, pull);
+    if (wsum > 0.0f) glm_vec3_scale(pull, 1.0f / wsum, pull);
     return 1;
 }
 
 /* The upper body's wishes as points and moves: each hand goal's shoulder
  * and how far past the arm's reach the goal lies, the head and the way to
  * its goal (weighted). Returns how many. */
-static int upper_wishes(const mr_ik_body_job *job, const float *reach, vec3 *at, vec3 *move)
+static int upper_wishes(mr_ik_body_job *job, const float *reach, vec3 *at, vec3 *move)
 {
     int n = 0;
     for (int g = 0; g < job->goal_count && n < MR_IK_BODY_MAX_GOALS; g++) {
@@ -252,6 +263,7 @@ static void bend_spine(mr_ik_body_job *job, const float *reach, float limit)
         versor q;
         glm_quatv(q, angle, axis);
         mr_override_rotation(job->skeleton, job->pose, rig->spine[i], q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 1.0f);
+        job->fresh = 0;
     }
 }
 
@@ -268,10 +280,12 @@ static void solve_limb(mr_ik_body_job *job, mr_ik_goal *goal, int l)
         glm_vec3_copy(goal->position, tb.target);
         tb.weight = goal->weight;
         mr_ik_two_bone(&tb, NULL);
+        job->fresh = 0;
     }
     if (goal->has_rotation && goal->weight > 0.0f)
         mr_override_rotation(job->skeleton, job->pose, lj[2], goal->rotation, MR_SPACE_MODEL, MR_OVERRIDE_REPLACE,
                              goal->weight);
+    job->fresh = 0;
 }
 
 mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
@@ -279,6 +293,7 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
     mr_status st = mr_ik_body_validate(job, err);
     if (st != MR_OK) return st;
     const mr_ik_rig *rig = job->rig;
+    job->fresh = 0;
     float reach[MR_IK_LIMB_COUNT], longest = 0.0f;
     for (int l = 0; l < MR_IK_LIMB_COUNT; l++) {
         reach[l] = limb_reach(job, l);
@@ -304,6 +319,7 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
         if (pelvis_goal->has_rotation)
             mr_override_rotation(job->skeleton, job->pose, rig->pelvis, pelvis_goal->rotation, MR_SPACE_MODEL,
                                  MR_OVERRIDE_REPLACE, pelvis_goal->weight);
+        job->fresh = 0;
         keep_feet(job, reach, d);
         move_pelvis(job, d);
     }
@@ -321,6 +337,7 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
     if (head_goal && head_goal->has_rotation && head_goal->weight > 0.0f)
         mr_override_rotation(job->skeleton, job->pose, rig->head, head_goal->rotation, MR_SPACE_MODEL,
                              MR_OVERRIDE_REPLACE, head_goal->weight);
+    job->fresh = 0;
     /* 4. arms, then legs */
     static const int order[MR_IK_LIMB_COUNT] = {MR_IK_ARM_L, MR_IK_ARM_R, MR_IK_LEG_L, MR_IK_LEG_R};
     for (int k = 0; k < MR_IK_LIMB_COUNT; k++)

@@ -70,6 +70,9 @@ typedef struct mr_ik_body_job {
     int iterations;          /* 0 = 16 */
     float spine_limit;       /* radians per spine joint per pass; 0 = 30 degrees */
     float tolerance;         /* model units; 0 = 1e-4 of the longest limb's reach */
+    mat4 *scratch;           /* optional: joint_count matrices the solve may work in (caller-owned;
+                              * NULL: it walks parent chains instead, slower) */
+    int fresh;               /* private: scratch matches the pose */
     /* outputs */
     int reached;             /* every goal with weight > 0 within tolerance */
     int conflict;            /* some goal with weight 1 was not met: a compromise */

@@ -231,20 +231,24 @@ typedef struct chain {
     int j[MR_IK_CHAIN_MAX_JOINTS];
     mat4 top;                              /* model matrix of first's parent */
     versor qtop;                           /* its rotation */
-    mat4 m[MR_IK_CHAIN_MAX_JOINTS];        /* model matrices of the chain joints */
-    versor q[MR_IK_CHAIN_MAX_JOINTS];      /* their model rotations */
+    mat4 m[MR_IK_CHAIN_MAX_JOINTS];        /* model matrices of the chain joints (at the last sync) */
+    vec3 p[MR_IK_CHAIN_MAX_JOINTS];        /* their positions (see sweep) */
+    versor q[MR_IK_CHAIN_MAX_JOINTS];      /* their model rotations (see sweep) */
+    vec3 b[MR_IK_CHAIN_MAX_JOINTS];        /* bone i (to joint i + 1) in joint i's model rotation frame */
     float len[MR_IK_CHAIN_MAX_JOINTS];     /* bone i: joint i to joint i + 1 */
     vec3 bone[MR_IK_CHAIN_MAX_JOINTS];     /* limit bone axes */
     float total;
 } chain;
 
-/* Model matrices and rotations of chain joints k.. from joint k - 1's. */
+/* Model matrices, positions and rotations of chain joints k.. from joint
+ * k - 1's: local-to-model along the chain. */
 static void update_from(chain *c, int k)
 {
     for (int i = k; i < c->n; i++) {
         mat4 local;
         mr_pose_local_matrix(c->pose, c->j[i], local);
         glm_mul(i == 0 ? c->top : c->m[i - 1], local, c->m[i]);
+        glm_vec3_copy(c->m[i][3], c->p[i]);
         glm_quat_mul(i == 0 ? c->qtop : c->q[i - 1], c->pose->r[c->j[i]], c->q[i]);
         glm_quat_normalize(c->q[i]);
     }
@@ -276,10 +280,17 @@ static void chain_make(chain *c, const mr_ik_chain_job *job)
     update_from(c, 0);
     c->total = 0.0f;
     for (int i = 0; i + 1 < c->n; i++) {
-        c->len[i] = glm_vec3_distance(c->m[i][3], c->m[i + 1][3]);
+        c->len[i] = glm_vec3_distance(c->p[i], c->p[i + 1]);
         c->total += c->len[i];
     }
     c->len[c->n - 1] = 0.0f;
+    for (int i = 0; i + 1 < c->n; i++) {
+        vec3 d;
+        versor qc;
+        glm_vec3_sub(c->p[i + 1], c->p[i], d);
+        glm_quat_conjugate(c->q[i], qc);
+        glm_quat_rotatev(qc, d, c->b[i]);
+    }
     for (int i = 0; i < c->n; i++) mr_ik_limit_bone(sk, c->j[i], i + 1 < c->n ? c->j[i + 1] : -1, c->bone[i]);
 }
 
@@ -309,38 +320,82 @@ static void from_to(const vec3 u, const vec3 v, versor q)
     glm_quat_normalize(q);
 }
 
-/* Turns chain joint i by the model-space rotation q (about the joint),
- * keeps its limit, and updates the joints below. */
-static void turn(chain *c, int i, const versor q)
+/* Positions and rotations of chain joints k + 1.. from joint k's and the
+ * locals: p[i+1] = p[i] + q[i] b[i], q[i+1] = q[i] r[i+1]. The bones b are
+ * taken once (chain_make), so this is local-to-model along the chain
+ * without matrices (exact for rigid chains and uniform scale; the result
+ * is measured with matrices at the end). */
+/* v rotated by the unit quaternion q (no normalisation: q is unit). */
+static inline void rotate(const versor q, const vec3 v, vec3 out)
+{
+    /* v + 2w (u x v) + 2 u x (u x v), u = q.xyz */
+    float cx = q[1] * v[2] - q[2] * v[1], cy = q[2] * v[0] - q[0] * v[2], cz = q[0] * v[1] - q[1] * v[0];
+    float ccx = q[1] * cz - q[2] * cy, ccy = q[2] * cx - q[0] * cz, ccz = q[0] * cy - q[1] * cx;
+    out[0] = v[0] + 2.0f * (q[3] * cx + ccx);
+    out[1] = v[1] + 2.0f * (q[3] * cy + ccy);
+    out[2] = v[2] + 2.0f * (q[3] * cz + ccz);
+}
+
+static void step(chain *c, int i)
+{
+    vec3 d;
+    rotate(c->q[i], c->b[i], d);
+    glm_vec3_add(c->p[i], d, c->p[i + 1]);
+    glm_quat_mul(c->q[i], c->pose->r[c->j[i + 1]], c->q[i + 1]);
+}
+
+static void sweep(chain *c, int k)
+{
+    for (int i = k; i + 1 < c->n; i++) step(c, i);
+}
+
+/* Turns chain joint i by the model-space rotation q (about the joint) and
+ * keeps its limit. Updates q[i] and, with move_tip, the tip's position
+ * (what CCD reads next); the joints between are stale until a sweep. */
+static void turn(chain *c, int i, const versor q, int move_tip)
 {
     const float *pq = i == 0 ? c->qtop : c->q[i - 1];
-    versor pinv, tmp;
-    glm_quat_conjugate((float *)pq, pinv);
-    glm_quat_mul(pinv, (float *)q, tmp);
-    glm_quat_mul(tmp, (float *)pq, tmp);
+    versor pinv, qold, qc, delta;
     float *r = c->pose->r[c->j[i]];
-    glm_quat_mul(tmp, r, r);
+    glm_vec4_copy(c->q[i], qold);
+    /* model rotation q * qold; the local follows from the parent's */
+    glm_quat_mul((float *)q, qold, c->q[i]);
+    glm_quat_normalize(c->q[i]);
+    glm_quat_conjugate((float *)pq, pinv);
+    glm_quat_mul(pinv, c->q[i], r);
     glm_quat_normalize(r);
-    project_limit(c, i);
-    update_from(c, i);
+    if (c->limits && c->limits[i].kind != MR_IK_LIMIT_NONE) {
+        project_limit(c, i);
+        glm_quat_mul((float *)pq, r, c->q[i]);
+        glm_quat_normalize(c->q[i]);
+    }
+    if (move_tip && i + 1 < c->n) {
+        vec3 rel;
+        glm_quat_conjugate(qold, qc);
+        glm_quat_mul(c->q[i], qc, delta);     /* the turn the subtree took, limits included */
+        glm_vec3_sub(c->p[c->n - 1], c->p[i], rel);
+        glm_quat_normalize(delta);
+        rotate(delta, rel, rel);
+        glm_vec3_add(c->p[i], rel, c->p[c->n - 1]);
+    }
 }
 
 /* Turns joint i so that the direction from it to `from` points at `to`. */
-static void turn_toward(chain *c, int i, const vec3 from, const vec3 to)
+static void turn_toward(chain *c, int i, const vec3 from, const vec3 to, int move_tip)
 {
     vec3 u, v;
-    glm_vec3_sub((float *)from, c->m[i][3], u);
-    glm_vec3_sub((float *)to, c->m[i][3], v);
+    glm_vec3_sub((float *)from, c->p[i], u);
+    glm_vec3_sub((float *)to, c->p[i], v);
     float nu = glm_vec3_norm(u), nv = glm_vec3_norm(v);
     if (nu <= 1e-7f * (c->total + EPS) || nv <= 1e-7f * (c->total + EPS)) return;
     versor q;
     from_to(u, v, q);
-    turn(c, i, q);
+    turn(c, i, q, move_tip);
 }
 
 static float tip_error(const chain *c, const vec3 target)
 {
-    return glm_vec3_distance((float *)c->m[c->n - 1][3], (float *)target);
+    return glm_vec3_distance((float *)c->p[c->n - 1], (float *)target);
 }
 
 /* A unit vector perpendicular to unit d: toward the pole when it gives one. */
@@ -398,9 +453,9 @@ static void fabrik_iteration(chain *c, const mr_ik_chain_job *job)
 {
     int n = c->n;
     vec3 p[MR_IK_CHAIN_MAX_JOINTS], fb[MR_IK_CHAIN_MAX_JOINTS], root;
-    for (int i = 0; i < n; i++) glm_vec3_copy(c->m[i][3], p[i]);
+    for (int i = 0; i < n; i++) glm_vec3_copy(c->p[i], p[i]);
     for (int i = 0; i + 1 < n; i++) dir_or(p[i], p[i + 1], (vec3){1, 0, 0}, fb[i]);
-    glm_vec3_copy(c->m[0][3], root);
+    glm_vec3_copy(c->p[0], root);
     if (n > 2) {
         /* All joints and the target on one line: reaching cannot bend the
          * chain, so bend it a little first (toward the pole if any). */
@@ -443,16 +498,21 @@ static void fabrik_iteration(chain *c, const mr_ik_chain_job *job)
     if (job->has_pole)
         for (int i = 1; i + 1 < n; i++) face_pole(p[i - 1], p[i + 1], job->pole, p[i]);
     /* positions to rotations, root first; limits kept at every joint */
-    for (int i = 0; i + 1 < n; i++) turn_toward(c, i, c->m[i + 1][3], p[i + 1]);
+    for (int i = 0; i + 1 < n; i++) {
+        step(c, i);                           /* joint i + 1 below joint i as it is now */
+        turn_toward(c, i, c->p[i + 1], p[i + 1], 0);
+        step(c, i);                           /* ... and where the turn put it */
+    }
 }
 
 static void ccd_iteration(chain *c, const mr_ik_chain_job *job)
 {
     for (int i = c->n - 2; i >= 0; i--) {
         vec3 tip;
-        glm_vec3_copy(c->m[c->n - 1][3], tip);
-        turn_toward(c, i, tip, job->target);
+        glm_vec3_copy(c->p[c->n - 1], tip);
+        turn_toward(c, i, tip, job->target, 1);
     }
+    sweep(c, 0);
 }
 
 /* CCD's pole: the whole chain turned about the line from its root to its
@@ -462,15 +522,15 @@ static void ccd_pole(chain *c, const mr_ik_chain_job *job)
     int n = c->n;
     if (n < 3) return;
     vec3 a, b, u, mean = {0, 0, 0}, pp;
-    glm_vec3_copy(c->m[0][3], a);
-    glm_vec3_copy(c->m[n - 1][3], b);
+    glm_vec3_copy(c->p[0], a);
+    glm_vec3_copy(c->p[n - 1], b);
     glm_vec3_sub(b, a, u);
     float nu = glm_vec3_norm(u);
     if (nu < 1e-6f * (c->total + EPS)) return;
     glm_vec3_scale(u, 1.0f / nu, u);
     for (int i = 1; i + 1 < n; i++) {
         vec3 r;
-        glm_vec3_sub(c->m[i][3], a, r);
+        glm_vec3_sub(c->p[i], a, r);
         glm_vec3_muladds(u, -glm_vec3_dot(r, u), r);
         glm_vec3_add(mean, r, mean);
     }
@@ -480,7 +540,8 @@ static void ccd_pole(chain *c, const mr_ik_chain_job *job)
     if (nm < 1e-6f * c->total || np < 1e-6f * c->total) return;
     versor q;
     from_to(mean, pp, q);       /* both perpendicular to u: a turn about u */
-    turn(c, 0, q);
+    turn(c, 0, q, 0);                   /* about the line to the tip: the tip stays */
+    sweep(c, 0);
 }
 
 mr_status mr_ik_chain_run(mr_ik_chain_job *job, mr_error *err)

@@ -23,6 +23,7 @@
  * (make it again in load()).
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "anim/ik_body.h"
@@ -38,6 +39,7 @@ typedef struct lua_ik_body {
     const mr_model *model;
     int iterations;
     float spine_limit, tolerance;
+    mat4 *scratch;           /* joint_count matrices, after this struct in the same block */
 } lua_ik_body;
 
 /* Raises for a key of the option table that is not one of keys (the lead
@@ -66,8 +68,10 @@ static int l_ik_body(lua_State *L)
     mr_lua_model *m = mr_lua_check_model(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
     check_keys(L, o.idx, 2, "opts", keys, 3);
-    lua_ik_body *b = lua_newuserdatauv(L, sizeof *b, 1);
+    size_t head = (sizeof(lua_ik_body) + 15) & ~(size_t)15;
+    lua_ik_body *b = lua_newuserdatauv(L, head + sizeof(mat4) * (size_t)m->model->skeleton.joint_count + 16, 1);
     memset(b, 0, sizeof *b);
+    b->scratch = (mat4 *)(((uintptr_t)b + head + 15) & ~(uintptr_t)15);
     luaL_setmetatable(L, MR_LUA_IK_BODY);
     b->iterations = mr_lua_opt_int(L, &o, "iterations", 16, 1, 100);
     b->spine_limit = glm_rad(mr_lua_opt_num(L, &o, "spine_limit", 30.0f, 0, 180));
@@ -169,6 +173,7 @@ static int body_solve(lua_State *L)
     job.iterations = b->iterations;
     job.spine_limit = b->spine_limit;
     job.tolerance = b->tolerance;
+    job.scratch = b->scratch;
     mr_error err = {0};
     if (mr_ik_body_validate(&job, &err) != MR_OK) return mr_lua_arg_error(L, 3, err.msg);
     mr_ik_body_run(&job, &err);
