@@ -328,6 +328,9 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
         float worst;
         if (!upper_pull(job, reach, pull, &worst) || worst <= tol) break;
         if (rig->pelvis >= 0 && !(pelvis_goal && pelvis_goal->weight > 0.0f)) {
+            /* half the way: the spine takes its share of the reach, so the
+             * body leans rather than only crouching */
+            glm_vec3_scale(pull, MR_IK_BODY_PELVIS_SHARE, pull);
             keep_feet(job, reach, pull);
             move_pelvis(job, pull);
         }

@@ -11,8 +11,9 @@
  * One solve, in order (the approach of the body solvers in engines: the
  * pelvis brings goals within reach, the spine bends, the limbs finish):
  *  1. pelvis: a pelvis goal moves (and turns) it by its weight; else the
- *     pelvis slides toward hand and head goals that lie beyond the arms'
- *     (MR_IK_BODY_ARM_REACH of full extension) or the head's reach;
+ *     pelvis slides MR_IK_BODY_PELVIS_SHARE of the way toward hand and head
+ *     goals that lie beyond the arms' (MR_IK_BODY_ARM_REACH of full
+ *     extension) or the head's reach;
  *     either way the move is then cut back so that every foot goal stays
  *     within MR_IK_BODY_LEG_REACH of its leg's full extension (the feet win);
  *  2. spine: hand goals still out of reach and the head goal turn the spine
@@ -40,6 +41,7 @@
 #define MR_IK_BODY_MAX_GOALS 16
 #define MR_IK_BODY_ARM_REACH 0.98f   /* of an arm's full extension, when moving the pelvis and spine */
 #define MR_IK_BODY_LEG_REACH 0.999f  /* of a leg's full extension, the most the pelvis may stretch it */
+#define MR_IK_BODY_PELVIS_SHARE 0.5f /* of the pull the pelvis takes per pass (the spine the rest) */
 
 typedef enum mr_ik_limb { MR_IK_ARM_L = 0, MR_IK_ARM_R, MR_IK_LEG_L, MR_IK_LEG_R, MR_IK_LIMB_COUNT } mr_ik_limb;
 
