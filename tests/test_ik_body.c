@@ -301,6 +301,81 @@ TEST(conflicting_goals_give_a_flagged_compromise)
     mr_model_destroy(m);
 }
 
+/* Limits on the spine, arms and legs: every result holds them (measured
+ * after the solve), the feet stay planted. */
+TEST(limits_hold_in_body_solves)
+{
+    mr_model *m = load("models/mannequin.md5mesh");
+    if (!m) return;
+    const mr_skeleton *sk = &m->skeleton;
+    mr_ik_rig rig;
+    CHECK(mr_ik_rig_find(sk, &rig, NULL) == MR_OK);
+    int n = sk->joint_count;
+    mr_ik_limit *lim = calloc((size_t)n, sizeof *lim);
+    for (int i = 0; i < rig.spine_count; i++) {
+        lim[rig.spine[i]].kind = MR_IK_LIMIT_CONE;
+        lim[rig.spine[i]].cone = glm_rad(12.0f);
+        lim[rig.spine[i]].has_twist = 1;
+        lim[rig.spine[i]].twist_min = glm_rad(-10.0f);
+        lim[rig.spine[i]].twist_max = glm_rad(10.0f);
+    }
+    for (int l = MR_IK_ARM_L; l <= MR_IK_ARM_R; l++) {
+        lim[rig.limb[l][0]].kind = MR_IK_LIMIT_CONE;
+        lim[rig.limb[l][0]].cone = glm_rad(70.0f);
+        lim[rig.limb[l][1]].kind = MR_IK_LIMIT_CONE;
+        lim[rig.limb[l][1]].cone = glm_rad(100.0f);
+    }
+    for (int l = MR_IK_LEG_L; l <= MR_IK_LEG_R; l++) {
+        lim[rig.limb[l][0]].kind = MR_IK_LIMIT_CONE;
+        lim[rig.limb[l][0]].cone = glm_rad(100.0f);
+    }
+    mr_pose pose;
+    mr_pose_init(&pose, n);
+    float size = 0;
+    unsigned seed = 9;
+    float worst_v = 0, worst_foot = 0;
+    for (int s = 0; s < 60; s++) {
+        mr_pose_set_rest(&pose, sk);
+        if (s == 0) size = up_size(sk, &rig, &pose);
+        mr_ik_goal goals[4];
+        memset(goals, 0, sizeof goals);
+        for (int i = 0; i < 2; i++) {
+            goals[i].joint = rig.limb[MR_IK_LEG_L + i][2];
+            pos(sk, &pose, goals[i].joint, goals[i].position);
+            goals[i].position[0] += 0.04f * size * (rnd(&seed) - 0.5f);
+            goals[i].weight = 1.0f;
+        }
+        for (int i = 0; i < 2; i++) {
+            goals[2 + i].joint = rig.limb[MR_IK_ARM_L + i][2];
+            vec3 sh;
+            pos(sk, &pose, rig.limb[MR_IK_ARM_L + i][0], sh);
+            for (int k = 0; k < 3; k++) goals[2 + i].position[k] = sh[k] + 0.5f * size * (rnd(&seed) - 0.5f);
+            goals[2 + i].weight = 1.0f;
+        }
+        mr_ik_body_job job = {.skeleton = sk, .rig = &rig, .pose = &pose, .goals = goals, .goal_count = 4,
+                              .limits = lim};
+        CHECK(mr_ik_body_run(&job, NULL) == MR_OK);
+        CHECK(finite_pose(&pose));
+        for (int j = 0; j < n; j++) {
+            if (lim[j].kind == MR_IK_LIMIT_NONE) continue;
+            vec3 bone;
+            mr_ik_limit_bone(sk, j, -1, bone);
+            worst_v = fmaxf(worst_v, mr_ik_limit_violation(&lim[j], sk->rest_r[j], bone, pose.r[j]));
+        }
+        worst_foot = fmaxf(worst_foot, fmaxf(goals[0].error, goals[1].error));
+    }
+    CHECK_MSG(worst_v == 0.0f, "a joint %g degrees outside its limit", glm_deg(worst_v));
+    CHECK_MSG(worst_foot <= 1e-4f * size, "a foot %g off its plant (size %g)", worst_foot, size);
+    /* an invalid limit is refused */
+    lim[rig.pelvis].kind = MR_IK_LIMIT_CONE;
+    lim[rig.pelvis].cone = -1.0f;
+    mr_ik_body_job bad = {.skeleton = sk, .rig = &rig, .pose = &pose, .limits = lim};
+    CHECK(mr_ik_body_validate(&bad, NULL) != MR_OK);
+    free(lim);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
+}
+
 TEST(validate_refuses_each_invalid_configuration)
 {
     mr_skeleton sk;
@@ -365,6 +440,7 @@ int main(void)
     RUN(rigs_found_on_every_humanoid);
     RUN(feet_stay_planted_while_hands_reach);
     RUN(conflicting_goals_give_a_flagged_compromise);
+    RUN(limits_hold_in_body_solves);
     RUN(validate_refuses_each_invalid_configuration);
     return test_summary("ik_body");
 }

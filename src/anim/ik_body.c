@@ -90,6 +90,12 @@ mr_status mr_ik_body_validate(const mr_ik_body_job *job, mr_error *err)
             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "body IK: goal weight %g of '%s', expected 0..1",
                                 goal->weight, jname(sk, goal->joint));
     }
+    if (job->limits)
+        for (int j = 0; j < sk->joint_count; j++) {
+            mr_error e = {0};
+            if (mr_ik_limit_validate(&job->limits[j], &e) != MR_OK)
+                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "body IK: limit of '%s': %s", jname(sk, j), e.msg);
+        }
     if (job->iterations < 0 || job->iterations > 100)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "body IK: %d iterations, expected 0..100", job->iterations);
     if (!(job->spine_limit >= 0.0f && job->spine_limit <= (float)M_PI))
@@ -114,6 +120,16 @@ static void joint_pos(mr_ik_body_job *job, int j, vec3 out)
     mat4 m;
     mr_pose_model_matrix(job->skeleton, job->pose, j, m);
     glm_vec3_copy(m[3], out);
+}
+
+/* Projects joint j's local rotation onto its limit (if any). */
+static void keep_limit(mr_ik_body_job *job, int j, int child)
+{
+    if (!job->limits || j < 0 || job->limits[j].kind == MR_IK_LIMIT_NONE) return;
+    vec3 bone;
+    mr_ik_limit_bone(job->skeleton, j, child, bone);
+    mr_ik_limit_apply(&job->limits[j], job->skeleton->rest_r[j], bone, job->pose->r[j]);
+    job->fresh = 0;
 }
 
 static float limb_reach(mr_ik_body_job *job, int l)
@@ -264,15 +280,24 @@ static void bend_spine(mr_ik_body_job *job, const float *reach, float limit)
         glm_quatv(q, angle, axis);
         mr_override_rotation(job->skeleton, job->pose, rig->spine[i], q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 1.0f);
         job->fresh = 0;
+        keep_limit(job, rig->spine[i], -1);
     }
 }
 
 static void solve_limb(mr_ik_body_job *job, mr_ik_goal *goal, int l)
 {
     const int *lj = job->rig->limb[l];
+    const mr_skeleton *sk = job->skeleton;
+    int limited = 0;
+    if (job->limits)
+        for (int k = lj[2]; k != lj[0] && k >= 0; k = sk->parents[k])
+            limited |= job->limits[sk->parents[k]].kind != MR_IK_LIMIT_NONE;
     if (goal->weight > 0.0f) {
+        /* the analytic two-bone solve first; a limb with limits then goes
+         * through chain IK with them, which starts from there (and is done
+         * at once when the two-bone answer already keeps them) */
         mr_two_bone_job tb = {0};
-        tb.skeleton = job->skeleton;
+        tb.skeleton = sk;
         tb.pose = job->pose;
         tb.start = lj[0];
         tb.mid = lj[1];
@@ -282,10 +307,29 @@ static void solve_limb(mr_ik_body_job *job, mr_ik_goal *goal, int l)
         mr_ik_two_bone(&tb, NULL);
         job->fresh = 0;
     }
-    if (goal->has_rotation && goal->weight > 0.0f)
-        mr_override_rotation(job->skeleton, job->pose, lj[2], goal->rotation, MR_SPACE_MODEL, MR_OVERRIDE_REPLACE,
-                             goal->weight);
-    job->fresh = 0;
+    if (goal->weight > 0.0f && limited) {
+        mr_ik_limit lim[MR_IK_CHAIN_MAX_JOINTS];
+        int n = mr_ik_chain_length(sk, lj[0], lj[2]);
+        if (n >= 2 && n <= MR_IK_CHAIN_MAX_JOINTS) {
+            for (int k = n - 1, j = lj[2]; k >= 0; k--, j = sk->parents[j]) lim[k] = job->limits[j];
+            mr_ik_chain_job cj = {0};
+            cj.skeleton = sk;
+            cj.pose = job->pose;
+            cj.first = lj[0];
+            cj.last = lj[2];
+            glm_vec3_copy(goal->position, cj.target);
+            cj.weight = 1.0f;
+            cj.limits = lim;
+            cj.iterations = 200;              /* limits slow the reach down; feet must land */
+            mr_ik_chain_run(&cj, NULL);
+        }
+        job->fresh = 0;
+    }
+    if (goal->has_rotation && goal->weight > 0.0f) {
+        mr_override_rotation(sk, job->pose, lj[2], goal->rotation, MR_SPACE_MODEL, MR_OVERRIDE_REPLACE, goal->weight);
+        job->fresh = 0;
+        keep_limit(job, lj[2], -1);
+    }
 }
 
 mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
@@ -320,6 +364,12 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
             mr_override_rotation(job->skeleton, job->pose, rig->pelvis, pelvis_goal->rotation, MR_SPACE_MODEL,
                                  MR_OVERRIDE_REPLACE, pelvis_goal->weight);
         job->fresh = 0;
+        keep_limit(job, rig->pelvis, -1);
+        keep_feet(job, reach, d);
+        move_pelvis(job, d);
+    } else if (rig->pelvis >= 0) {
+        /* the plants first: the pelvis comes close enough for every leg */
+        vec3 d = {0, 0, 0};
         keep_feet(job, reach, d);
         move_pelvis(job, d);
     }
@@ -341,6 +391,9 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
         mr_override_rotation(job->skeleton, job->pose, rig->head, head_goal->rotation, MR_SPACE_MODEL,
                              MR_OVERRIDE_REPLACE, head_goal->weight);
     job->fresh = 0;
+    /* every limited joint within its limit before the limbs (which keep theirs) */
+    if (job->limits)
+        for (int j = 0; j < job->skeleton->joint_count; j++) keep_limit(job, j, -1);
     /* 4. arms, then legs */
     static const int order[MR_IK_LIMB_COUNT] = {MR_IK_ARM_L, MR_IK_ARM_R, MR_IK_LEG_L, MR_IK_LEG_R};
     for (int k = 0; k < MR_IK_LIMB_COUNT; k++)

@@ -27,6 +27,15 @@
  *     plane; an end rotation goal sets the hand's or foot's model rotation.
  * Steps 1-2 run up to `iterations` times (while some goal is out of reach).
  *
+ * Limits (ik_chain.h's cone, twist and hinge, relative to each joint's
+ * rest rotation): every limited joint is projected onto its limit before
+ * the limbs are solved and after each spine turn or rotation goal, and a
+ * limb with a limited joint is solved by chain IK (ik_chain.h, FABRIK) with
+ * its limits instead of the two-bone solve, so no joint ends outside its
+ * limits. A limit's bone axis is the joint's first child (ik_chain.h's
+ * mr_ik_limit_bone with no chain child), also for the limbs' joints, whose
+ * next joint on the limb is their first child in the rigs ik_rig.h finds.
+ *
  * Each goal reports its error (distance left); `conflict` says that some
  * goal with weight > 0 could not be met (out of reach together with the
  * others: the pose is the best compromise, feet first). Allocates nothing;
@@ -35,7 +44,7 @@
 #ifndef MR_ANIM_IK_BODY_H
 #define MR_ANIM_IK_BODY_H
 
-#include "anim/pose.h"
+#include "anim/ik_chain.h"
 
 #define MR_IK_RIG_MAX_SPINE 16
 #define MR_IK_BODY_MAX_GOALS 16
@@ -72,6 +81,8 @@ typedef struct mr_ik_body_job {
     int iterations;          /* 0 = 16 */
     float spine_limit;       /* radians per spine joint per pass; 0 = 30 degrees */
     float tolerance;         /* model units; 0 = 1e-4 of the longest limb's reach */
+    const mr_ik_limit *limits;  /* optional: joint_count limits indexed by joint (kind NONE: free),
+                              * held in the result (see below) */
     mat4 *scratch;           /* optional: joint_count matrices the solve may work in (caller-owned;
                               * NULL: it walks parent chains instead, slower) */
     int fresh;               /* private: scratch matches the pose */

@@ -6,7 +6,9 @@
  *       names as retargeting does (raises when it finds no limb). opts:
  *       iterations (1..100, default 16), spine_limit (degrees per spine
  *       joint and pass, default 30), tolerance (model units, default 1e-4 of
- *       the longest limb)
+ *       the longest limb), limits = {[joint] = {cone = deg [, twist = {min,
+ *       max}]} or {hinge = vec3, min = deg, max = deg}} (as pose:ik_chain's;
+ *       every solve keeps them)
  *   solver:solve(pose, goals) -> result
  *       goals = {[joint] = {position = vec3 [, rotation = quat] [, weight = w]}}
  *       for hands, feet, the head and the pelvis (model space; rotation a
@@ -30,6 +32,7 @@
 #include "anim/ik_rig.h"
 #include "anim/model.h"
 #include "core/str.h"
+#include "lua/ik_limits.h"
 #include "lua/wrap.h"
 
 #define MR_LUA_IK_BODY "ik_body"
@@ -40,6 +43,7 @@ typedef struct lua_ik_body {
     int iterations;
     float spine_limit, tolerance;
     mat4 *scratch;           /* joint_count matrices, after this struct in the same block */
+    mr_ik_limit *limits;     /* joint_count limits after them, or NULL without opts.limits */
 } lua_ik_body;
 
 /* Raises for a key of the option table that is not one of keys (the lead
@@ -64,14 +68,27 @@ static void check_keys(lua_State *L, int idx, int arg, const char *name, const c
 
 static int l_ik_body(lua_State *L)
 {
-    static const char *const keys[] = {"iterations", "spine_limit", "tolerance"};
+    static const char *const keys[] = {"iterations", "spine_limit", "tolerance", "limits"};
     mr_lua_model *m = mr_lua_check_model(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
-    check_keys(L, o.idx, 2, "opts", keys, 3);
+    check_keys(L, o.idx, 2, "opts", keys, 4);
+    const mr_skeleton *sk = &m->model->skeleton;
+    size_t n = (size_t)sk->joint_count;
     size_t head = (sizeof(lua_ik_body) + 15) & ~(size_t)15;
-    lua_ik_body *b = lua_newuserdatauv(L, head + sizeof(mat4) * (size_t)m->model->skeleton.joint_count + 16, 1);
+    lua_ik_body *b = lua_newuserdatauv(L, head + sizeof(mat4) * n + 16 + sizeof(mr_ik_limit) * n, 1);
     memset(b, 0, sizeof *b);
     b->scratch = (mat4 *)(((uintptr_t)b + head + 15) & ~(uintptr_t)15);
+    int solver_idx = lua_gettop(L);
+    if (mr_lua_opt_field(L, &o, "limits") != LUA_TNIL) {
+        lua_pop(L, 1);
+        int *all = lua_newuserdatauv(L, sizeof(int) * (n ? n : 1), 0);
+        for (size_t j = 0; j < n; j++) all[j] = (int)j;
+        b->limits = (mr_ik_limit *)(b->scratch + n);
+        mr_lua_ik_limits(L, &o, sk, all, (int)n, b->limits);
+        lua_settop(L, solver_idx);
+    } else {
+        lua_pop(L, 1);
+    }
     luaL_setmetatable(L, MR_LUA_IK_BODY);
     b->iterations = mr_lua_opt_int(L, &o, "iterations", 16, 1, 100);
     b->spine_limit = glm_rad(mr_lua_opt_num(L, &o, "spine_limit", 30.0f, 0, 180));
@@ -174,6 +191,7 @@ static int body_solve(lua_State *L)
     job.spine_limit = b->spine_limit;
     job.tolerance = b->tolerance;
     job.scratch = b->scratch;
+    job.limits = b->limits;
     mr_error err = {0};
     if (mr_ik_body_validate(&job, &err) != MR_OK) return mr_lua_arg_error(L, 3, err.msg);
     mr_ik_body_run(&job, &err);

@@ -40,6 +40,24 @@ function load()
   body:solve(p3, {head = {position = p3:position("head"), rotation = m.quat.euler(0, 0, 30)}, hand_r = {position = tr, weight = 0}})
   H.check("weight 0 leaves that hand", p3:position("hand_r") == m.pose(man):position("hand_r"))
 
+  -- limits: a stiff lower spine and a limited shoulder hold in the result
+  local stiff = m.ik_body(man, {limits = {spine_01 = {cone = 4}, upperarm_l = {cone = 60, twist = {-10, 10}}}})
+  local p4 = m.pose(man)
+  stiff:solve(p4, {foot_l = {position = fl}, foot_r = {position = fr}, hand_l = {position = tl}})
+  local rest = m.pose(man)
+  local function dev(joint, child)
+    local _, r = p4:get_local(joint)
+    local _, rr = rest:get_local(joint)
+    local t = rest:get_local(child)
+    local a, b = (r * t):normalize(), (rr * t):normalize()
+    return math.deg(math.acos(math.max(-1, math.min(1, a:dot(b)))))
+  end
+  H.check("spine_01 within its 4 degree cone", dev("spine_01", "spine_02") <= 4, dev("spine_01", "spine_02"))
+  H.check("upperarm_l within its 60 degree cone", dev("upperarm_l", "lowerarm_l") <= 60, dev("upperarm_l", "lowerarm_l"))
+  H.check("feet planted with limits", (p4:position("foot_l") - fl):length() < 1e-3)
+  H.raises("limit option checked", function() m.ik_body(man, {limits = {spine_01 = {cone = 400}}}) end,
+    "opts.limits['spine_01'].cone must be degrees")
+
   H.raises("unknown goal joint", function() body:solve(pose, {hand_ll = {position = tl}}) end,
     "unknown joint 'hand_ll'", "did you mean 'hand_l'")
   H.raises("goal joint not an end", function() body:solve(pose, {lowerarm_l = {position = tl}}) end,
