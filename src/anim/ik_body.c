@@ -373,10 +373,13 @@ mr_status mr_ik_body_run(mr_ik_body_job *job, mr_error *err)
         keep_feet(job, reach, d);
         move_pelvis(job, d);
     }
+    float last = INFINITY;
     for (int it = 0; it < iters; it++) {
         vec3 pull;
         float worst;
         if (!upper_pull(job, reach, pull, &worst) || worst <= tol) break;
+        if (worst > 0.97f * last) break;      /* no longer getting closer: the compromise */
+        last = worst;
         if (rig->pelvis >= 0 && !(pelvis_goal && pelvis_goal->weight > 0.0f)) {
             /* half the way: the spine takes its share of the reach, so the
              * body leans rather than only crouching */
