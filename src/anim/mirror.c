@@ -206,21 +206,47 @@ mr_status mr_mirror_map_find(mr_mirror_map *map, const mr_skeleton *sk, const ch
     }
     rest_locals(sk, t, q, s);
     to_model(sk, (const double (*)[3])t, (const double (*)[4])q, (const double (*)[3])s, m);
+    /* Positions of the bind pose (the inverse bind matrices' inverses): a
+     * COLLADA node rest is often a frame of motion, the bind pose the one
+     * the mesh was modelled in, symmetric where the body is. */
+    if (sk->inverse_bind)
+        for (int j = 0; j < n; j++) {
+            mat4 b;
+            glm_mat4_inv(sk->inverse_bind[j], b);
+            if (isfinite(b[3][0]) && isfinite(b[3][1]) && isfinite(b[3][2]))
+                for (int k = 0; k < 3; k++) m[j].p[k] = b[3][k];
+        }
+    /* A pair's level: how many paired joints lead down to it from the
+     * centre line (clavicles and hip joints 1, upper arms and thighs 2,
+     * ...). Pairs weigh 1 / level^2: those near the centre say best where
+     * the sides are, the hands and feet may be posed anywhere. */
+    int *level = malloc(sizeof(int) * (size_t)n);
+    if (!level) {
+        free(t); free(q); free(s); free(m);
+        mr_mirror_map_deinit(map);
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "mirror: out of memory");
+    }
+    for (int j = 0; j < n; j++) {
+        int par = sk->parents[j];
+        level[j] = map->partner[j] == j ? 0 : (par >= 0 ? level[par] : 0) + 1;
+    }
     double sum[3] = {0, 0, 0};
     for (int j = 0; j < n; j++) {
         int p = map->partner[j];
         if (p <= j) continue;
+        double w = 1.0 / ((double)level[j] * (double)level[j]);
         double d[3] = {m[j].p[0] - m[p].p[0], m[j].p[1] - m[p].p[1], m[j].p[2] - m[p].p[2]};
         double dot = d[0] * sum[0] + d[1] * sum[1] + d[2] * sum[2];
-        double sg = dot < 0 ? -1.0 : 1.0;
+        double sg = dot < 0 ? -w : w;
         for (int k = 0; k < 3; k++) sum[k] += sg * d[k];
     }
+    free(level);
     double len = sqrt(sum[0] * sum[0] + sum[1] * sum[1] + sum[2] * sum[2]);
     double nrm[3] = {1, 0, 0};
     if (len > 0)
         for (int k = 0; k < 3; k++) nrm[k] = sum[k] / len;
     for (int k = 0; k < 3; k++)
-        if (fabs(nrm[k]) > 1.0 - 1e-4) {
+        if (fabs(nrm[k]) > cos(2.0 * M_PI / 180.0)) {   /* within 2 degrees of an axis */
             double sg = nrm[k] < 0 ? -1.0 : 1.0;
             nrm[0] = nrm[1] = nrm[2] = 0.0;
             nrm[k] = sg;
@@ -233,7 +259,7 @@ mr_status mr_mirror_map_find(mr_mirror_map *map, const mr_skeleton *sk, const ch
         for (int k = 0; k < 3; k++) off += nrm[k] * 0.5 * (m[j].p[k] + m[p].p[k]);
         cnt++;
     }
-    off /= cnt;
+    off /= cnt > 0 ? cnt : 1;
     for (int k = 0; k < 3; k++) map->normal[k] = (float)nrm[k];
     map->offset = (float)off;
     free(t); free(q); free(s); free(m);

@@ -11,10 +11,14 @@
  * first and take those joints out of the automatic pairing. A joint
  * without a partner mirrors onto itself (the spine, the head).
  *
- * The mid-plane is found from the rest pose: its normal is the mean of
- * (left - right) over the pairs' model-space rest positions (snapped to a
- * coordinate axis when within 1e-4 of one), through the mean of their
- * midpoints.
+ * The mid-plane is found from the bind pose (the skeleton's inverse bind
+ * matrices; a COLLADA node rest is often a frame of motion): its normal is
+ * the mean of (left - right) over the pairs' model-space positions, a pair
+ * weighing 1 / level^2 (level: how many paired joints lead down to it from
+ * the centre line; clavicles and hip joints 1, upper arms and thighs 2:
+ * the hands may be posed anywhere), snapped to a coordinate axis when within
+ * 2 degrees of one (a capture's skeleton is rarely exactly symmetric),
+ * through the mean of their midpoints.
  *
  * The mirrored clip: for each joint j with partner p, at every key time of
  * the clip (the union of its tracks' times),
