@@ -566,7 +566,7 @@ mr_status mr_ik_chain_run(mr_ik_chain_job *job, mr_error *err)
         for (int i = 0; i < c.n; i++) glm_vec4_copy(job->pose->r[c.j[i]], best[i]);
         {
             /* the whole chain turned at its root to point its tip at the
-             * target first: the passes then only bend it (a third fewer) */
+             * target first: the passes then only bend it */
             vec3 tipv;
             glm_vec3_copy(c.p[c.n - 1], tipv);
             turn_toward(&c, 0, tipv, job->target, 1);
