@@ -505,6 +505,121 @@ static void fabrik_iteration(chain *c, const mr_ik_chain_job *job)
     }
 }
 
+/* ---- FABRIK on positions alone (chains without limits) --------------------- */
+
+static int has_limits(const chain *c)
+{
+    if (!c->limits) return 0;
+    for (int i = 0; i < c->n; i++)
+        if (c->limits[i].kind != MR_IK_LIMIT_NONE) return 1;
+    return 0;
+}
+
+/* One FABRIK pass on the positions p (in place): what fabrik_iteration does
+ * before it turns joints, with one square root and one division per joint
+ * and half-pass (the bone length over the distance scales the difference). */
+static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p)
+{
+    int n = c->n;
+    vec3 fb[MR_IK_CHAIN_MAX_JOINTS], root;
+    for (int i = 0; i + 1 < n; i++) dir_or(p[i], p[i + 1], (vec3){1, 0, 0}, fb[i]);
+    glm_vec3_copy((float *)c->p[0], root);
+    if (n > 2) {
+        /* all joints and the target on one line: bend it a little first */
+        vec3 d, rel, cr;
+        float dt = glm_vec3_distance(root, (float *)job->target);
+        dir_or(root, p[n - 1], fb[0], d);
+        glm_vec3_sub((float *)job->target, root, rel);
+        glm_vec3_cross(rel, d, cr);
+        float off = glm_vec3_norm(cr);
+        for (int i = 1; i < n && off <= 1e-5f * c->total; i++) {
+            glm_vec3_sub(p[i], root, rel);
+            glm_vec3_cross(rel, d, cr);
+            off = fmaxf(off, glm_vec3_norm(cr));
+        }
+        if (off <= 1e-5f * c->total && dt < c->total) {
+            vec3 w;
+            perpendicular(d, job, root, w);
+            for (int i = 1; i + 1 < n; i++)
+                glm_vec3_muladds(w, 0.1f * c->total * sinf((float)M_PI * (float)i / (float)(n - 1)), p[i]);
+        }
+    }
+    /* backward: from the target to the root */
+    glm_vec3_copy((float *)job->target, p[n - 1]);
+    for (int i = n - 2; i >= 0; i--) {
+        float dx = p[i][0] - p[i + 1][0], dy = p[i][1] - p[i + 1][1], dz = p[i][2] - p[i + 1][2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > EPS * EPS) {
+            float s = c->len[i] / sqrtf(d2);
+            p[i][0] = p[i + 1][0] + s * dx;
+            p[i][1] = p[i + 1][1] + s * dy;
+            p[i][2] = p[i + 1][2] + s * dz;
+        } else {
+            for (int k = 0; k < 3; k++) p[i][k] = p[i + 1][k] - c->len[i] * fb[i][k];
+        }
+    }
+    /* forward: from the root to the tip */
+    glm_vec3_copy(root, p[0]);
+    for (int i = 0; i + 1 < n; i++) {
+        float dx = p[i + 1][0] - p[i][0], dy = p[i + 1][1] - p[i][1], dz = p[i + 1][2] - p[i][2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > EPS * EPS) {
+            float s = c->len[i] / sqrtf(d2);
+            p[i + 1][0] = p[i][0] + s * dx;
+            p[i + 1][1] = p[i][1] + s * dy;
+            p[i + 1][2] = p[i][2] + s * dz;
+        } else {
+            for (int k = 0; k < 3; k++) p[i + 1][k] = p[i][k] + c->len[i] * fb[i][k];
+        }
+    }
+    if (job->has_pole)
+        for (int i = 1; i + 1 < n; i++) face_pole(p[i - 1], p[i + 1], job->pole, p[i]);
+}
+
+/* FABRIK for a chain without limits: the passes move positions only, and
+ * the best positions turn into local rotations once, root first (each
+ * joint by the shortest turn from where the solve found it). Returns the
+ * iterations left to the rotation passes: none unless the rotations miss
+ * the tolerance that the positions met (rounding). */
+static int fabrik_fast(chain *c, mr_ik_chain_job *job, float tol, int iters, float *err_best, versor *best)
+{
+    int n = c->n;
+    vec3 p[MR_IK_CHAIN_MAX_JOINTS], pbest[MR_IK_CHAIN_MAX_JOINTS];
+    memcpy(p, c->p, sizeof(vec3) * (size_t)n);
+    float eb = tip_error(c, job->target), eprev = eb;
+    int it = 0, found = 0;
+    /* a margin under the tolerance for the rounding of the turns */
+    float ptol = 0.5f * tol;
+    while (it < iters) {
+        fabrik_positions(c, job, p);
+        it++;
+        float e = glm_vec3_distance(p[n - 1], (float *)job->target);
+        if (e < eb) {
+            eb = e;
+            memcpy(pbest, p, sizeof(vec3) * (size_t)n);
+            found = 1;
+        }
+        if (e <= ptol) break;
+        /* no gain at all (out of reach and straight, or a fold): done */
+        if (!job->has_pole && !(e < eprev)) break;
+        eprev = e;
+    }
+    job->iterations_done = it;
+    if (found) {
+        for (int i = 0; i + 1 < n; i++) {
+            step(c, i);
+            turn_toward(c, i, c->p[i + 1], pbest[i + 1], 0);
+            step(c, i);
+        }
+    }
+    float e = tip_error(c, job->target);
+    if (e < *err_best) {
+        *err_best = e;
+        for (int i = 0; i < n; i++) glm_vec4_copy(c->pose->r[c->j[i]], best[i]);
+    }
+    return eb <= ptol && e > tol ? it : iters;
+}
+
 static void ccd_iteration(chain *c, const mr_ik_chain_job *job)
 {
     for (int i = c->n - 2; i >= 0; i--) {
@@ -572,7 +687,9 @@ mr_status mr_ik_chain_run(mr_ik_chain_job *job, mr_error *err)
             turn_toward(&c, 0, tipv, job->target, 1);
             sweep(&c, 0);
         }
-        for (int it = 0; it < iters; it++) {
+        /* without limits, FABRIK moves positions and turns joints once */
+        int it0 = job->solver == MR_IK_FABRIK && !has_limits(&c) ? fabrik_fast(&c, job, tol, iters, &err_best, best) : 0;
+        for (int it = it0; it < iters && err_best > tol; it++) {
             float e0 = tip_error(&c, job->target);
             if (job->solver == MR_IK_FABRIK) {
                 fabrik_iteration(&c, job);
