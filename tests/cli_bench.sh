@@ -28,6 +28,10 @@ if ldconfig -p 2>/dev/null | grep -q 'libassimp\.so'; then
     expect_match "Bob's MD5 load is timed against assimp in this run" "$OUT" \
         '^  Bob +md5mesh \+ md5anim .* assimp +[0-9.]+ ms  marrow/assimp [0-9.]+x$'
 else pass "(libassimp not installed: no assimp ratio to check)"; fi
+expect_match "the IK section times a 10-joint FABRIK chain against local-to-model" "$OUT" \
+    '^  chain-10 FABRIK cold +[0-9.]+ us \( *[0-9.]+x local-to-model\)'
+expect_match "the IK section times the mannequin's five-goal body solve" "$OUT" \
+    '^  body-5 mannequin +[0-9.]+ us \( *[0-9.]+x local-to-model\)'
 expect_match "the ozz section is the last one" "$(printf '%s\n' "$OUT" | grep '^==' | tail -n 1)" \
     '^== marrow beside ozz-animation'
 
@@ -60,6 +64,6 @@ run env STAND_IN_RC=3 $M bench --only ozz
 expect_match "a failing ozz_compare is reported with its exit status" "$OUT" 'ozz_compare failed \(exit 3\)$'
 
 expect_exit "bench --only with an unknown section is a usage error" 2 $M bench --only nothing
-expect_match "... which lists ozz among the sections" "$ERR" 'load, pose, choreo, render, lua, reload, ozz'
+expect_match "... which lists ozz among the sections" "$ERR" 'load, pose, choreo, ik, render, lua, reload, ozz'
 
 summary

@@ -133,4 +133,27 @@ expect_exit "--map naming no joint is refused" 2 $MARROW convert models/mannequi
     --map nope=hand_l "$TMP/m3.glb"
 expect_match "... naming the joint" "$ERR" "'nope' is not a joint of the source skeleton"
 expect_exit "--map without --retarget is a usage error" 2 $MARROW convert models/mannequin.md5mesh --map a=b "$TMP/m4.glb"
+# --mirror: the mannequin's walk mirrored left for right (anim/mirror.h). Its
+# mid-plane is y = 0, so the posed mirrored mesh is the original posed mesh
+# with y negated: the sorted vertex coordinates agree.
+run $MARROW convert --help
+expect_match "convert --help names --mirror" "$OUT" 'convert IN \[ANIM...\] --mirror OUT'
+mkdir -p "$TMP/mir"
+run $MARROW convert models/mannequin.md5mesh models/walk.md5anim --mirror "$TMP/mir/m.md5mesh"
+[ "$RC" -eq 0 ] && pass "--mirror writes the mirrored walk" || fail "--mirror writes the mirrored walk" "exit $RC" "$ERR"
+expect_match "--mirror prints the pairs" "$OUT" 'thigh_l <-> thigh_r'
+expect_match "--mirror names the plane" "$OUT" 'mid-plane normal \(0, 1, 0\) at 0'
+[ -f "$TMP/mir/walk_mirror.md5anim" ] && pass "the clip is written as walk_mirror.md5anim" || fail "the clip is written as walk_mirror.md5anim"
+$MARROW pose models/mannequin.md5mesh models/walk.md5anim --time 0.4 --obj "$TMP/mir/a.obj" >/dev/null
+$MARROW pose "$TMP/mir/m.md5mesh" "$TMP/mir/walk_mirror.md5anim" --time 0.4 --obj "$TMP/mir/b.obj" >/dev/null
+grep '^v ' "$TMP/mir/a.obj" | awk '{ printf "%.2f %.2f %.2f\n", $2, -$3, $4 }' | sed 's/-0\.00/0.00/g' | sort >"$TMP/mir/a.s"
+grep '^v ' "$TMP/mir/b.obj" | awk '{ printf "%.2f %.2f %.2f\n", $2, $3, $4 }' | sed 's/-0\.00/0.00/g' | sort >"$TMP/mir/b.s"
+same=$(paste -d' ' "$TMP/mir/a.s" "$TMP/mir/b.s" | awk '{ n++; if ($1 == $4 && $2 == $5 && $3 == $6) s++ } END { printf "%d of %d", s, n }')
+[ "$same" = "2960 of 2960" ] && pass "mirrored posed mesh is the reflected original ($same)" \
+    || fail "mirrored posed mesh is the reflected original" "$same"
+run $MARROW convert /usr/share/assimp/models/BVH/01_01.bvh --mirror "$TMP/mir/01_01.dae"
+[ "$RC" -eq 0 ] && pass "--mirror on a CMU take" || fail "--mirror on a CMU take" "exit $RC" "$ERR"
+expect_match "... pairs CMU's LHipJoint" "$OUT" 'LHipJoint <-> RHipJoint'
+expect_exit "--mirror without a clip is a usage error" 2 $MARROW convert models/sword.md5mesh --mirror "$TMP/mir/s.glb"
+
 summary

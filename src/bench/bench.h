@@ -28,6 +28,7 @@ double mr_bench_assimp_load(const char *path);
 void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */
 void mr_bench_pose(const mr_bench_opts *o);   /* pose evaluation, ns per joint */
 void mr_bench_choreo(const mr_bench_opts *o); /* blends, layers, IK vs plain sampling, ns per joint */
+void mr_bench_ik(const mr_bench_opts *o);     /* chain and full-body IK vs local-to-model, us per solve */
 void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100 characters */
 /* Part of the lua section (bench_lua_interp.c): plain Lua functions in marrow
  * (sandboxed and trusted) against stock Lua, ms per call and ratios. */

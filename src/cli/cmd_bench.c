@@ -15,6 +15,8 @@ static const char bench_help[] =
     "  model load speed (MB/s);\n"
     "  pose evaluation (ns per joint) against a textbook implementation;\n"
     "  choreography (blends, masked and additive layers, IK) against plain sampling;\n"
+    "  chain IK (10 joints, FABRIK and CCD) and full-body IK (5 goals, mannequin),\n"
+    "  us per solve against local-to-model of the same pose;\n"
     "  headless rendering at 640x480, FXAA or 4x MSAA, shadows on or off (frames per\n"
     "  second, first-frame cost);\n"
     "  the Lua layer: scripted characters and mixers against the same work in C,\n"
@@ -26,7 +28,7 @@ static const char bench_help[] =
     "Every figure is measured in this run.\n"
     "Models are read from DIR (default ../shared/models). --quick runs few\n"
     "repetitions (a smoke test, not a figure). --only runs one section: load,\n"
-    "pose, choreo, render, lua, reload or ozz.\n";
+    "pose, choreo, ik, render, lua, reload or ozz.\n";
 
 int mr_cmd_bench(int argc, char **argv)
 {
@@ -36,7 +38,7 @@ int mr_cmd_bench(int argc, char **argv)
     }
     mr_bench_opts o = {.quick = 0, .root = "../shared/models"};
     static const struct { const char *name; void (*run)(const mr_bench_opts *); } sections[] = {
-        {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo},
+        {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo}, {"ik", mr_bench_ik},
         {"render", mr_bench_render}, {"lua", mr_bench_lua}, {"reload", mr_bench_reload},
         {"ozz", mr_bench_ozz},
     };
@@ -55,6 +57,6 @@ int mr_cmd_bench(int argc, char **argv)
             ran++;
         }
     if (!ran)
-        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, render, lua, reload, ozz (not '%s')", only);
+        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, ik, render, lua, reload, ozz (not '%s')", only);
     return MR_EXIT_OK;
 }

@@ -3,6 +3,8 @@
  * (read only) to any of them.
  * With `--retarget TARGET`: IN's clips retargeted onto TARGET (anim/
  * retarget.h), written as TARGET's model with those clips in OUT's format.
+ * With `--mirror`: every clip replaced by its left/right mirror
+ * (anim/mirror.h), named CLIP_mirror (after retargeting, when both).
  *
  *   .md5mesh (+ .md5anim files) -> .dae : one document with every clip
  *   .dae -> .md5mesh                     : the mesh, plus CLIP.md5anim beside
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "anim/axes.h"
+#include "anim/mirror.h"
 #include "anim/retarget.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -58,7 +61,14 @@ static const char convert_help[] =
     "clips. The joint map is printed. --map S=T (repeatable) gives the map\n"
     "instead: source joint S drives target joint T, and only the joints named\n"
     "(as marrow.retarget's opts.map).\n"
-    "  marrow convert mannequin.md5mesh wave.md5anim --retarget Bob.md5mesh out/bob.md5mesh\n";
+    "  marrow convert mannequin.md5mesh wave.md5anim --retarget Bob.md5mesh out/bob.md5mesh\n"
+    "\n"
+    "  marrow convert IN [ANIM...] --mirror OUT\n"
+    "writes every clip mirrored left for right across the model's mid-plane\n"
+    "(joints paired as --retarget pairs them and by Left/Right, L/R, .L/.R, _l/_r\n"
+    "in their names; root motion mirrored), named CLIP_mirror. The pairs are\n"
+    "printed; a rig without any is refused (exit 3).\n"
+    "  marrow convert mannequin.md5mesh walk.md5anim --mirror out/walk_mirror.glb\n";
 
 /* Replaces src by target carrying src's clips retargeted (its own clips
  * dropped). Frees src; returns the target model, or NULL with *code set. */
@@ -143,6 +153,36 @@ static void texture_note(void *user, const char *copied, const char *warning)
     else fprintf(stderr, "marrow convert: warning: %s\n", warning);
 }
 
+/* Replaces every clip of m by its mirror. Returns 0, or an exit code. */
+static int mirror_clips(mr_model *m)
+{
+    mr_mirror_map map;
+    mr_error err = {0};
+    if (mr_mirror_map_find(&map, &m->skeleton, NULL, 0, &err) != MR_OK) {
+        fprintf(stderr, "marrow convert: %s: %s\n", m->path, err.msg);
+        return MR_EXIT_BAD_INPUT;
+    }
+    printf("mirror: %d left/right pairs, mid-plane normal (%g, %g, %g) at %g\n", map.pair_count,
+           (double)map.normal[0], (double)map.normal[1], (double)map.normal[2], (double)map.offset);
+    for (int j = 0; j < m->skeleton.joint_count; j++)
+        if (map.partner[j] > j)
+            printf("  %s <-> %s\n", m->skeleton.names[j], m->skeleton.names[map.partner[j]]);
+    for (int i = 0; i < m->clip_count; i++) {
+        mr_clip *clip = NULL;
+        if (mr_mirror_clip(m->clips[i], &m->skeleton, &map, NULL, &clip, &err) != MR_OK) {
+            fprintf(stderr, "marrow convert: %s\n", err.msg);
+            mr_mirror_map_deinit(&map);
+            return MR_EXIT_FAILED;
+        }
+        printf("mirrored %s -> %s\n", m->clips[i]->name, clip->name);
+        mr_clip_finish(clip);
+        mr_clip_destroy(m->clips[i]);
+        m->clips[i] = clip;
+    }
+    mr_mirror_map_deinit(&map);
+    return 0;
+}
+
 static void copy_textures(mr_model *m, const char *out_dir, int redirect)
 {
     mr_textures_copy(m, out_dir, redirect, texture_note, NULL);
@@ -204,7 +244,8 @@ static int write_md5(mr_model *m, const char *out, char *const *inputs, int n)
     return code;
 }
 
-static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count);
+static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count,
+                   int mirror);
 
 /* glTF is Y-up metres: the model is converted to that frame first. */
 static int write_gltf(mr_model *m, const char *out)
@@ -225,9 +266,9 @@ int mr_cmd_convert(int argc, char **argv)
         fputs(convert_help, stdout);
         return MR_EXIT_OK;
     }
-    /* --retarget TARGET, --feet and --map S=T may stand anywhere; the rest is positional. */
+    /* --retarget TARGET, --feet, --map S=T and --mirror may stand anywhere; the rest is positional. */
     const char *retarget = NULL;
-    int feet = 0, n = 0, map_count = 0;
+    int feet = 0, mirror = 0, n = 0, map_count = 0;
     char **pos = calloc((size_t)argc + 1, sizeof *pos), **maps = calloc((size_t)argc + 1, sizeof *maps);
     if (!pos || !maps) {
         free(pos);
@@ -251,17 +292,20 @@ int mr_cmd_convert(int argc, char **argv)
             maps[map_count++] = argv[++i];
         } else if (i > 0 && !strcmp(argv[i], "--feet")) {
             feet = 1;
+        } else if (i > 0 && !strcmp(argv[i], "--mirror")) {
+            mirror = 1;
         } else {
             pos[n++] = argv[i];
         }
     }
-    int code = convert(n, pos, retarget, feet, maps, map_count);
+    int code = convert(n, pos, retarget, feet, maps, map_count, mirror);
     free(pos);
     free(maps);
     return code;
 }
 
-static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count)
+static int convert(int argc, char **argv, const char *retarget, int feet, char *const *maps, int map_count,
+                   int mirror)
 {
     if (feet && !retarget) return mr_cli_usage_error("convert", "--feet goes with --retarget");
     if (map_count && !retarget) return mr_cli_usage_error("convert", "--map goes with --retarget");
@@ -288,6 +332,17 @@ static int convert(int argc, char **argv, const char *retarget, int feet, char *
     mr_model *m = mr_cli_load_model(in, (const char *const *)argv + 2, argc - 3, &code);
     if (m && retarget) m = retarget_into(m, retarget, feet, maps, map_count, &code);
     if (!m) return code;
+    if (mirror) {
+        if (m->clip_count == 0) {
+            mr_model_destroy(m);
+            return mr_cli_usage_error("convert", "--mirror: '%s' has no clip to mirror (give an ANIM)", in);
+        }
+        code = mirror_clips(m);
+        if (code) {
+            mr_model_destroy(m);
+            return code;
+        }
+    }
     /* OUT's folder is made as `view --out` makes its own. */
     char *out_dir = mr_path_dirname(out);
     mr_error derr = {0};

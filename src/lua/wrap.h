@@ -18,7 +18,7 @@
  *                     host lookup every binding uses (mr_lua_host_of)
  *   wrap_marrow.c     the `marrow` module: small functions, calls every opener
  *   wrap_model.c wrap_skeleton.c wrap_clip.c wrap_pose.c wrap_mask.c
- *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c
+ *   wrap_blendspace.c wrap_mixer.c wrap_math.c wrap_draw.c wrap_ik_body.c
  *   wrap_clip_edit.c wrap_recorder.c wrap_save.c
  *                     one per type (wrap_draw.c: the drawing functions;
  *                     wrap_clip_edit.c: authoring, marrow.clip and clip:key;
@@ -408,6 +408,7 @@ void mr_lua_open_skeleton(lua_State *L);
 void mr_lua_open_clip(lua_State *L);
 void mr_lua_open_authoring(lua_State *L);  /* wrap_clip_edit.c: marrow.clip, clip:key ... (after open_clip) */
 void mr_lua_open_recorder(lua_State *L);   /* wrap_recorder.c */
+void mr_lua_open_ikbody(lua_State *L);    /* wrap_ik_body.c: marrow.ik_body and its solver */
 void mr_lua_open_save(lua_State *L);       /* wrap_save.c */
 void mr_lua_open_pose(lua_State *L);
 void mr_lua_open_mask(lua_State *L);

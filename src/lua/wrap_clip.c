@@ -10,6 +10,10 @@
  *       tolerance does nothing (reloads); the first packing of a clip does
  *       not count against the time budget, later ones do
  *   clip:bytes() -> what sampling reads (mr_clip_runtime_bytes)
+ *   clip:mirror([opts]) -> clip   left and right swapped across the model's
+ *       mid-plane (anim/mirror.h); a new clip of the same model, owned by the
+ *       script. opts: map = {left_joint = "right_joint", ...} for joints the
+ *       names do not pair, name (default "<name>_mirror")
  *   marrow.additive(clip, reference_pose | time) -> clip
  *       the delta of clip against a pose (or clip's own pose at that time),
  *       for an additive mixer track; the new clip is owned by the script
@@ -32,6 +36,7 @@
 #include <string.h>
 
 #include "anim/clip_runtime.h"
+#include "anim/mirror.h"
 #include "anim/morph.h"
 #include "anim/retarget.h"
 #include "lua/wrap.h"
@@ -200,6 +205,49 @@ static int l_retarget(lua_State *L)
     return 2;
 }
 
+static int clip_mirror(lua_State *L)
+{
+    static const char *const keys[] = {"map", "name"};
+    mr_lua_clip *c = mr_lua_check_clip(L, 1);
+    mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
+    if (o.idx) {
+        lua_pushnil(L);
+        while (lua_next(L, o.idx)) {
+            lua_pop(L, 1);
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (!k || (strcmp(k, keys[0]) && strcmp(k, keys[1])))
+                mr_lua_arg_error(L, 2, lua_pushfstring(L, "opts has key %s; expected map, name", mr_lua_describe(L, -1)));
+        }
+    }
+    lua_getiuservalue(L, 1, 1);        /* the model */
+    int model_idx = lua_gettop(L);
+    const mr_skeleton *sk = &mr_lua_check_model(L, model_idx)->model->skeleton;
+    const char *name = NULL;
+    int t = mr_lua_opt_field(L, &o, "name");
+    if (t == LUA_TSTRING && lua_tostring(L, -1)[0]) name = lua_tostring(L, -1);
+    else if (t != LUA_TNIL) mr_lua_opt_error(L, &o, "name", "a non-empty string", lua_gettop(L));
+    const char **pairs = NULL;
+    int n = 0;
+    t = mr_lua_opt_field(L, &o, "map");
+    if (t == LUA_TTABLE) {
+        pairs = lua_newuserdatauv(L, sizeof(char *) * 2 * (size_t)(sk->joint_count + 1), 0);
+        n = map_pairs(L, &o, lua_gettop(L) - 1, pairs, sk->joint_count);
+    } else if (t != LUA_TNIL) {
+        return mr_lua_opt_error(L, &o, "map", "a table of joint names (left = right)", lua_gettop(L));
+    }
+    mr_mirror_map map;
+    mr_error err = {0};
+    mr_status st = mr_mirror_map_find(&map, sk, pairs, n, &err);
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg);
+    mr_clip *out = NULL;
+    st = mr_mirror_clip(c->clip, sk, &map, name, &out, &err);
+    mr_mirror_map_deinit(&map);
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg);
+    mr_clip_finish(out);
+    mr_lua_push_owned_clip(L, model_idx, out);
+    return 1;
+}
+
 static int clip_marker(lua_State *L)
 {
     mr_lua_clip *c = mr_lua_check_clip(L, 1);
@@ -266,7 +314,7 @@ static int clip_bytes(lua_State *L)
 static const luaL_Reg clip_methods[] = {
     {"name", clip_name}, {"duration", clip_duration}, {"rate", clip_rate},
     {"sample", clip_sample}, {"marker", clip_marker}, {"markers", clip_markers},
-    {"optimize", clip_optimize}, {"bytes", clip_bytes},
+    {"optimize", clip_optimize}, {"bytes", clip_bytes}, {"mirror", clip_mirror},
     {NULL, NULL},
 };
 

@@ -6,8 +6,11 @@
  *   marrow.draw(model [, pose] [, {transform = mat4, tint = {r,g,b,a},
  *               wireframe = bool, shadow = bool}])
  *   marrow.draw_skeleton(model [, pose] [, {transform, colour, names = bool,
- *                        axes = bool}])   axes: each joint's local X, Y, Z
- *       as short red, green, blue lines (which axis runs along the bone)
+ *                        axes = bool, limits = {...}}])   axes: each joint's local X, Y, Z
+ *       as short red, green, blue lines (which axis runs along the bone);
+ *       limits (pose:ik_chain's table): each limit drawn at its joint, a
+ *       cone of lines around the bone's rest direction, or a hinge's arc
+ *       from min to max (orange, over the model)
  *   marrow.camera{target = vec3, distance, yaw, pitch, fov, near, far} -> eye, target
  *       fields not given keep their value; until a target or distance is
  *       set, the camera frames the models drawn
@@ -45,6 +48,8 @@
 #include <unistd.h>
 
 #include "core/file.h"
+#include "core/quat.h"
+#include "lua/ik_limits.h"
 #include "lua/wrap.h"
 
 static void record(lua_State *L, const mr_lua_draw_cmd *c)
@@ -114,6 +119,92 @@ static int l_draw(lua_State *L)
     return 0;
 }
 
+/* ---- joint limits as lines ------------------------------------------------- */
+
+static void limit_line(lua_State *L, const mat4 world, const vec3 a, const vec3 b)
+{
+    mr_lua_draw_cmd c = new_cmd(MR_LUA_DRAW_LINE);
+    glm_mat4_mulv3((vec4 *)world, (float *)a, 1.0f, c.a);
+    glm_mat4_mulv3((vec4 *)world, (float *)b, 1.0f, c.b);
+    c.colour[0] = 1.0f;
+    c.colour[1] = 0.55f;
+    c.colour[2] = 0.1f;
+    c.colour[3] = 1.0f;
+    c.overlay = 1;
+    record(L, &c);
+}
+
+/* The cone (or hinge arc) of joint j's limit: directions d = rest * q * bone
+ * in its parent's frame, from the joint, a bone's length long. */
+static void draw_limit(lua_State *L, const mat4 world, const mr_skeleton *sk, const mat4 *mats, int j,
+                       const mr_ik_limit *l)
+{
+    vec3 bone, apex;
+    mr_ik_limit_bone(sk, j, -1, bone);
+    versor parent = {0, 0, 0, 1}, base;
+    if (sk->parents[j] >= 0) mr_quat_from_matrix((vec4 *)mats[sk->parents[j]], parent);
+    glm_quat_mul(parent, sk->rest_r[j], base);
+    glm_vec3_copy((float *)mats[j][3], apex);
+    float len = 0.0f;
+    for (int k = j + 1; k < sk->joint_count; k++)
+        if (sk->parents[k] == j) {
+            len = glm_vec3_distance((float *)mats[k][3], apex);
+            break;
+        }
+    if (len <= 0.0f) len = glm_vec3_norm(sk->rest_t[j]) * 0.5f;
+    enum { SEG = 16 };
+    vec3 prev = {0, 0, 0}, first = {0, 0, 0};
+    for (int i = 0; i <= SEG; i++) {
+        versor q, m;
+        if (l->kind == MR_IK_LIMIT_HINGE) {
+            float t = l->min + (l->max - l->min) * (float)i / SEG;
+            vec3 ax;
+            glm_vec3_normalize_to((float *)l->axis, ax);
+            glm_quatv(q, t, ax);
+        } else {
+            /* a direction on the cone's rim: the bone swung by `cone` about
+             * an axis perpendicular to it, turned round the bone */
+            vec3 perp, other = {0, 0, 1};
+            if (fabsf(bone[2]) > 0.9f) glm_vec3_copy((vec3){1, 0, 0}, other);
+            glm_vec3_cross(bone, other, perp);
+            glm_vec3_normalize(perp);
+            versor round, sw;
+            glm_quatv(round, 2.0f * GLM_PIf * (float)i / SEG, bone);
+            glm_quat_rotatev(round, perp, perp);
+            glm_quatv(sw, l->cone, perp);
+            glm_quat_copy(sw, q);
+        }
+        glm_quat_mul(base, q, m);
+        vec3 d, tip;
+        glm_quat_rotatev(m, bone, d);
+        glm_vec3_scale(d, len, d);
+        glm_vec3_add(apex, d, tip);
+        if (i % 2 == 0 || l->kind == MR_IK_LIMIT_HINGE) limit_line(L, world, apex, tip);
+        if (i > 0) limit_line(L, world, prev, tip);
+        else glm_vec3_copy(tip, first);
+        glm_vec3_copy(tip, prev);
+    }
+    (void)first;
+}
+
+static void draw_limits(lua_State *L, const mr_lua_opts *o, const mat4 world, const mr_skeleton *sk,
+                        const mat4 *mats)
+{
+    if (mr_lua_opt_field(L, o, "limits") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1);
+    int n = sk->joint_count;
+    int *all = lua_newuserdatauv(L, sizeof(int) * (size_t)n, 0);
+    mr_ik_limit *lim = lua_newuserdatauv(L, sizeof(mr_ik_limit) * (size_t)n, 0);
+    for (int j = 0; j < n; j++) all[j] = j;
+    mr_lua_ik_limits(L, o, sk, all, n, lim);
+    for (int j = 0; j < n; j++)
+        if (lim[j].kind != MR_IK_LIMIT_NONE) draw_limit(L, world, sk, mats, j, &lim[j]);
+    lua_pop(L, 2);
+}
+
 static int l_draw_skeleton(lua_State *L)
 {
     mr_lua_model *m;
@@ -133,11 +224,13 @@ static int l_draw_skeleton(lua_State *L)
     if (p) {
         c.mats = mr_lua_pose_model(p);
         record(L, &c);
+        draw_limits(L, &o, c.world, sk, c.mats);
         return 0;
     }
     mr_lua_pose *rest = mr_lua_push_pose(L, 1, NULL);     /* the bind pose, freed by the GC */
     c.mats = mr_lua_pose_model(rest);
     record(L, &c);
+    draw_limits(L, &o, c.world, sk, c.mats);
     return 0;
 }
 

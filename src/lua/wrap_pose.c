@@ -18,6 +18,16 @@
  *       when out of reach). opts: pole (direction the middle joint bends
  *       toward; default: keep the pose's bend plane), soft (0..<1: eases the
  *       last fraction of the reach), weight (0..1, default 1), space, transform
+ *   :ik_chain(first, last, target [, opts]) -> reached, error
+ *       turns every joint from first down to last's parent so that last
+ *       reaches target (anim/ik_chain.h); error is the distance left (model
+ *       units, or metres with space = "world"). opts: solver "fabrik" |
+ *       "ccd" ["fabrik"], pole (a point the chain's bend faces), iterations
+ *       [64], tolerance (distance counted as reached, default 1e-5 of the
+ *       chain), weight [1], space, transform, limits = {[joint] = {cone =
+ *       deg [, twist = {min, max}]} or {hinge = vec3, min = deg, max = deg}}
+ *       for joints of the chain (relative to their rest rotation; kept in
+ *       every result)
  *   :aim(chain, target [, opts]) -> angle left (degrees)
  *       chain = {{"spine_03", 0.2}, {"neck", 0.3}, {"head", 0.5}}: joints
  *       root-most first, each an ancestor of the next, with their share of
@@ -61,9 +71,12 @@
 #include "anim/attach.h"
 #include "anim/blend.h"
 #include "anim/ik.h"
+#include "anim/ik_chain.h"
 #include "anim/morph.h"
 #include "anim/override.h"
 #include "core/quat.h"
+#include "core/str.h"
+#include "lua/ik_limits.h"
 #include "lua/wrap.h"
 
 #define MAX_BLEND 32
@@ -435,6 +448,97 @@ static int pose_aim(lua_State *L)
     return 1;
 }
 
+/* ---- chain IK ----------------------------------------------------------------- */
+
+/* Raises for a key of the option table at o that is not one of keys (a
+ * misspelt option is an error, not a silent default), naming the closest. */
+static void check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const keys[], int count)
+{
+    if (!o->idx) return;
+    lua_pushnil(L);
+    while (lua_next(L, o->idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s has a key %s that is no option name", o->name,
+                                                        mr_lua_describe(L, -1)));
+        const char *k = lua_tostring(L, -1);
+        int found = 0;
+        for (int i = 0; i < count && !found; i++) found = strcmp(k, keys[i]) == 0;
+        if (!found) {
+            int c = mr_str_closest(k, keys, count, 3);
+            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.%s is not an option%s%s%s", o->name, k,
+                                                        c >= 0 ? "; did you mean '" : "", c >= 0 ? keys[c] : "",
+                                                        c >= 0 ? "'?" : ""));
+        }
+    }
+}
+
+static int pose_ik_chain(lua_State *L)
+{
+    static const char *const keys[] = {"solver", "pole", "iterations", "tolerance", "weight",
+                                       "limits", "space", "transform"};
+    static const char *const solvers[] = {"fabrik", "ccd", NULL};
+    mr_lua_pose *p = mr_lua_check_pose(L, 1);
+    mr_ik_chain_job job = {0};
+    job.skeleton = p->sk;
+    job.pose = &p->pose;
+    job.first = mr_lua_check_joint(L, 2, p->sk);
+    job.last = mr_lua_check_joint(L, 3, p->sk);
+    int n = mr_ik_chain_length(p->sk, job.first, job.last);
+    if (n < 2)
+        mr_lua_arg_error(L, 2, lua_pushfstring(L, "'%s' is not an ancestor of '%s'", p->sk->names[job.first],
+                                               p->sk->names[job.last]));
+    if (n > MR_IK_CHAIN_MAX_JOINTS)
+        mr_lua_arg_error(L, 2, lua_pushfstring(L, "the chain from '%s' to '%s' has %d joints, at most %d",
+                                               p->sk->names[job.first], p->sk->names[job.last], n,
+                                               MR_IK_CHAIN_MAX_JOINTS));
+    mr_lua_opts o = mr_lua_check_opts(L, 5, "opts");
+    check_option_keys(L, &o, keys, (int)(sizeof keys / sizeof keys[0]));
+    ik_space s = check_space(L, &o, p);
+    to_model_point(L, 4, &s, job.target);
+    job.solver = mr_lua_opt_enum(L, &o, "solver", 0, solvers) == 1 ? MR_IK_CCD : MR_IK_FABRIK;
+    job.weight = mr_lua_opt_num(L, &o, "weight", 1.0f, 0, 1);
+    job.iterations = mr_lua_opt_int(L, &o, "iterations", MR_IK_CHAIN_ITERATIONS, 1, MR_IK_CHAIN_MAX_ITERATIONS);
+    job.tolerance = mr_lua_opt_num(L, &o, "tolerance", 0.0f, 0, 1e30);
+    if (mr_lua_opt_field(L, &o, "pole") != LUA_TNIL) {
+        lua_pop(L, 1);
+        float pole[3];
+        mr_lua_opt_vec3(L, &o, "pole", pole);
+        if (s.world) {
+            mat4 w;
+            glm_mat4_copy((vec4 *)s.to_world, w);
+            if (mr_attach_world_to_model(w, pole, job.pole) != MR_OK)
+                mr_lua_opt_error(L, &o, "pole", "a finite point", 0);
+        } else {
+            glm_vec3_copy(pole, job.pole);
+        }
+        job.has_pole = 1;
+    } else {
+        lua_pop(L, 1);
+    }
+    int chain[MR_IK_CHAIN_MAX_JOINTS];
+    for (int k = n - 1, j = job.last; k >= 0; k--, j = p->sk->parents[j]) chain[k] = j;
+    mr_ik_limit lim[MR_IK_CHAIN_MAX_JOINTS];
+    mr_lua_ik_limits(L, &o, p->sk, chain, n, lim);
+    for (int k = 0; k < n && !job.limits; k++)
+        if (lim[k].kind != MR_IK_LIMIT_NONE) job.limits = lim;
+    mr_error err = {0};
+    mr_status st = mr_ik_chain_run(&job, &err);
+    if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg[0] ? err.msg : mr_status_string(st));
+    p->model_valid = 0;
+    float e = job.error;
+    if (s.world) {
+        vec3 tip, a, b;
+        mr_ik_point_to_model(p->sk, &p->pose, job.last, (vec3){0, 0, 0}, tip);
+        glm_mat4_mulv3(s.to_world, tip, 1.0f, a);
+        glm_mat4_mulv3(s.to_world, job.target, 1.0f, b);
+        e = glm_vec3_distance(a, b);
+    }
+    lua_pushboolean(L, job.reached);
+    lua_pushnumber(L, e);
+    return 2;
+}
+
 /* ---- module functions --------------------------------------------------------- */
 
 static int l_blend(lua_State *L)
@@ -596,6 +700,7 @@ static const luaL_Reg pose_methods[] = {
     {"scale", pose_scale},
     {"two_bone_ik", pose_two_bone_ik},
     {"aim", pose_aim},
+    {"ik_chain", pose_ik_chain},
     {"close", pose_release},
     {NULL, NULL},
 };

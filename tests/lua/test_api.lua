@@ -18,7 +18,7 @@ function load()
   local values = {
     vec3 = m.vec3(1, 2, 3), quat = m.quat(), mat4 = m.mat4(), model = man, skeleton = man:skeleton(),
     clip = man:clip("walk"), pose = m.pose(man), mixer = mx, track = mx:track(2), mask = man:mask{"spine_01"},
-    recorder = m.record(man),
+    recorder = m.record(man), ik_body = m.ik_body(man),
     blendspace = m.blendspace1d(man, {{man:clip("walk"), 0}, {man:clip("idle"), 1}}),
   }
   local exported, missing = {}, {}
@@ -75,7 +75,7 @@ function load()
   -- everything documented exists
   local stale = {}
   for _, name in ipairs(doc.order) do
-    local t, meth = name:match("^(%w+):([%w_]+)$")
+    local t, meth = name:match("^([%w_]+):([%w_]+)$")
     local found
     if t then
       local v = values[t]

@@ -26,6 +26,10 @@ function draw()
   m.draw(man, nil, {wireframe = true})
   m.draw_skeleton(man, pose)
   m.draw_skeleton(man, pose, {axes = true, names = false})
+  H.check("draw_skeleton draws limit cones and hinge arcs", pcall(m.draw_skeleton, man, pose,
+    {limits = {upperarm_l = {cone = 40, twist = {-10, 10}}, lowerarm_l = {hinge = {0, 0, 1}, min = -90, max = 0}}}))
+  H.raises("draw_skeleton: a bad limit", function() m.draw_skeleton(man, pose, {limits = {upperarm_l = {cone = -5}}}) end,
+    "opts.limits['upperarm_l'].cone must be degrees")
   local hand = m.attach(man, pose, "hand_l")
   local expect = man:display_matrix() * pose:model("hand_l"):translation()
   H.check("attach gives the joint's world position", H.vnear(hand:translation(), expect, 1e-4))

@@ -31,7 +31,7 @@ function load()
     vec3 = m.vec3(1, 2, 3), quat = m.quat(), mat4 = m.mat4(), model = man, skeleton = sk, clip = walk,
     pose = pose, mixer = mx, track = mx:track(2), mask = man:mask{"spine_01"},
     blendspace = m.blendspace1d(man, {{walk, 0}, {man:clip("idle"), 1}}),
-    recorder = m.record(man),
+    recorder = m.record(man), ik_body = m.ik_body(man),
   }
 
   -- Every documented function and method that takes arguments (docs/API.md,
@@ -43,7 +43,7 @@ function load()
   local swept = 0
   for _, name in ipairs(doc.order) do
     local args = doc.entries[name]
-    local t, meth = name:match("^(%w+):([%w_]+)$")
+    local t, meth = name:match("^([%w_]+):([%w_]+)$")
     if args ~= "" and not any_value[name] then
       local ok, err
       if t then
@@ -121,6 +121,9 @@ function load()
     ["pose:set_translation"] = function(o) return pose:set_translation("head", m.vec3(), o) end,
     ["pose:two_bone_ik"] = function(o) return pose:two_bone_ik("upperarm_r", "lowerarm_r", "hand_r", m.vec3(), o) end,
     ["pose:aim"] = function(o) return pose:aim({{"head", 1}}, m.vec3(), o) end,
+    ["pose:ik_chain"] = function(o) return pose:ik_chain("upperarm_r", "hand_r", m.vec3(), o) end,
+    ["clip:mirror"] = function(o) return walk:mirror(o) end,
+    ["marrow.ik_body"] = function(o) return m.ik_body(man, o) end,
     ["mixer:track"] = function(o) return mx:track(3, o) end,
     ["mixer:set_root_motion"] = function(o) return mx:set_root_motion("pelvis", o) end,
     ["track:play"] = function(o) return mx:track(4):play(walk, o) end,
