@@ -30,7 +30,8 @@ struct mr_springs {
     double (*rot)[4];                /* last local rotation of each spring joint */
     double (*axis)[3];               /* rest tip direction, joint-local, unit (zero: degenerate) */
     double (*rest_child)[3];         /* tip offset for tail -1 */
-    double (*gdir)[3];               /* unit gravity direction (or zero) */
+    double (*gdir)[3];               /* gravity direction as given */
+    double (*tip_last)[3];           /* frame mode: the tip's world position after the last update */
     xform *rest_local;               /* per spring: the joint's rest local matrix */
     int *spring_of;                  /* skeleton joint -> spring, -1 */
     int *subtree_end;                /* last descendant of each joint */
@@ -245,7 +246,7 @@ void mr_springs_destroy(mr_springs *s)
     if (!s) return;
     free(s->joints); free(s->chains); free(s->colliders); free(s->chain_colliders);
     free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis);
-    free(s->rest_child); free(s->gdir); free(s->rest_local); free(s->spring_of); free(s->subtree_end);
+    free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end);
     free(s->needed); free(s->valid); free(s->world); free(s->in_prev); free(s->in_cur);
     free(s);
 }
@@ -265,7 +266,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     int fail = 0, J = s->joint_count, N = s->skel_joints;
 #define DUP(field, count) s->field = dup(src ? src->field : NULL, sizeof *s->field * (size_t)(count), &fail)
     DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J);
-    DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J);
+    DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(valid, N); DUP(world, N);
     DUP(in_prev, N); DUP(in_cur, N);
 #undef DUP
@@ -319,7 +320,6 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
             memcpy(s->axis[i], rc, sizeof rc);
             v_norm(s->axis[i]);
             for (int k = 0; k < 3; k++) s->gdir[i][k] = sj->gravity_dir[k];
-            v_norm(s->gdir[i]);
             double t[3], q[4], sc[3];
             for (int k = 0; k < 3; k++) { t[k] = sk->rest_t[sj->joint][k]; sc[k] = sk->rest_s[sj->joint][k]; }
             for (int k = 0; k < 4; k++) q[k] = sk->rest_r[sj->joint][k];
@@ -614,6 +614,13 @@ static void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain 
 
 /* ---- the step ------------------------------------------------------------------ */
 
+/* Where every tip is now (the frame mode's bone lengths, see pass). */
+static void remember_tips(mr_springs *s, const mr_skeleton *sk)
+{
+    for (int i = 0; i < s->joint_count; i++)
+        if (s->joints[i].tail >= 0) memcpy(s->tip_last[i], world_of(s, sk, s->joints[i].tail)->t, sizeof s->tip_last[i]);
+}
+
 /* One pass over every spring at the current input: integrate by dt with
  * inertia scaled by `inertia` (0 with dt 0: only pose the joints from the
  * state), collide, keep the new tips when commit, and turn the joints. */
@@ -635,6 +642,10 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             memcpy(tl, s->rest_child[i], sizeof tl);
         }
         x_point(W, tl, tipw);
+        /* VRM's reference measures the bone from the joint now to where
+         * its tip was left by the last update (a child's world matrix
+         * that has not been refreshed yet); the frame mode does the same */
+        if (!exact && sj->tail >= 0) memcpy(tipw, s->tip_last[i], sizeof tipw);
         double d0[3];
         v_sub(tipw, head, d0);
         double len = v_len(d0);
@@ -651,19 +662,18 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         x_mul(PW, &s->rest_local[i], &init);
         double next[3];
         if (dt > 0 || inertia > 0) {
-            double hc[3], ax[3], g[3];
-            x_point(&Cinv, head, hc);
-            x_point(&init, s->axis[i], ax);
-            x_point(&Cinv, ax, ax);
-            v_sub(ax, hc, ax);
+            /* inertia in the centre's space; the pull back to the rest
+             * direction (the rest offset turned by the joint's rest rotation
+             * and the parent's world rotation) and gravity in the world's */
+            double ax[3], nc[3];
+            x_dir(&s->rest_local[i], s->axis[i], ax);
             v_norm(ax);
-            x_dir(&Cinv, s->gdir[i], g);
-            v_norm(g);
+            x_dir(PW, ax, ax);
+            v_norm(ax);
             double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
-            double nc[3];
-            for (int a = 0; a < 3; a++)
-                nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd + ax[a] * ks + g[a] * kg;
+            for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
             x_point(&C, nc, next);
+            for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
         } else {
             x_point(&C, s->cur[i], next);
         }
@@ -700,6 +710,7 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         invalidate_below(s, j);
         world_of(s, sk, j);
     }
+    if (commit) remember_tips(s, sk);
 }
 
 static void write_pose(const mr_springs *s, mr_pose *pose)
@@ -744,6 +755,7 @@ static void reset_state(mr_springs *s, const mr_skeleton *sk)
         x_point(&Cinv, tipw, s->cur[i]);
         memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
     }
+    remember_tips(s, sk);
     s->time = 0;
     s->steps = 0;
     s->initialized = 1;

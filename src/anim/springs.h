@@ -38,10 +38,12 @@
  *     onto the sphere of the bone's length outside every collider (the exact
  *     circle where the two meet, repeated for several colliders), so no tip
  *     ends inside a collider.
- *   MR_SPRINGS_FRAME: exactly one step of dt per update, with VRM's
- *     reference collision response (one push out and one length fix per
- *     collider, in order): what three-vrm and UniVRM compute, for
- *     comparison with other VRM tools. It ties the motion to the frame rate.
+ *   MR_SPRINGS_FRAME: exactly one step of dt per update, as three-vrm 3.x
+ *     computes it: VRM's reference collision response (one push out and one
+ *     length fix per collider, in order), and a bone length measured from
+ *     the joint to where its tip was after the previous update (three-vrm
+ *     reads the child's world matrix before refreshing it). For comparison
+ *     with other VRM tools; it ties the motion to the frame rate.
  *
  * Robustness: dt = 0 advances nothing and poses the joints from the state;
  * dt above MR_SPRINGS_MAX_DT is cut to it (fixed mode drops the rest of the
@@ -75,7 +77,7 @@ typedef struct mr_spring_joint {
     float stiffness;         /* >= 0: pull back toward the rest direction */
     float drag;              /* 0..1: share of the velocity lost each step */
     float gravity_power;     /* >= 0 */
-    float gravity_dir[3];    /* world direction (normalised here; zero: none) */
+    float gravity_dir[3];    /* world direction, a unit vector (used as given, as VRM's reference does) */
     float radius;            /* >= 0: the tip's hit radius */
 } mr_spring_joint;
 
