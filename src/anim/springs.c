@@ -29,6 +29,7 @@ struct mr_springs {
     double (*cur)[3], (*prev)[3];    /* tips, centre space */
     double (*rot)[4];                /* last local rotation of each spring joint */
     double (*axis)[3];               /* rest tip direction, joint-local, unit (zero: degenerate) */
+    double (*axis_parent)[3];        /* the same turned by the joint's rest local matrix, unit */
     double (*rest_child)[3];         /* tip offset for tail -1 */
     double (*gdir)[3];               /* gravity direction as given */
     double (*tip_last)[3];           /* frame mode: the tip's world position after the last update */
@@ -36,6 +37,7 @@ struct mr_springs {
     int *spring_of;                  /* skeleton joint -> spring, -1 */
     int *subtree_end;                /* last descendant of each joint */
     int *needed; int needed_count;   /* joints whose world matrices the springs read, ascending */
+    int *needed_pos;                 /* per joint: its place in needed, -1 */
     unsigned char *valid;
     xform *world;
     float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];   /* local t r s of the needed joints: */
@@ -60,7 +62,10 @@ static double v_len(const double a[3]) { return sqrt(v_dot(a, a)); }
 static void v_norm(double a[3])
 {
     double l = v_len(a);
-    if (l > 0) { a[0] /= l; a[1] /= l; a[2] /= l; }
+    if (l > 0) {       /* times the reciprocal, as three.js's divideScalar does */
+        double r = 1 / l;
+        a[0] *= r; a[1] *= r; a[2] *= r;
+    }
 }
 
 static void x_point(const xform *m, const double p[3], double o[3])
@@ -249,8 +254,8 @@ void mr_springs_destroy(mr_springs *s)
 {
     if (!s) return;
     free(s->joints); free(s->chains); free(s->colliders); free(s->chain_colliders);
-    free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis);
-    free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end);
+    free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
+    free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s);
 }
@@ -269,9 +274,9 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
 {
     int fail = 0, J = s->joint_count, N = s->skel_joints;
 #define DUP(field, count) s->field = dup(src ? src->field : NULL, sizeof *s->field * (size_t)(count), &fail)
-    DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J);
+    DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J); DUP(axis_parent, J);
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
-    DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(valid, N); DUP(world, N);
+    DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
     DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
 #undef DUP
     return !fail;
@@ -329,6 +334,8 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
             for (int k = 0; k < 4; k++) q[k] = sk->rest_r[sj->joint][k];
             q_norm(q);
             x_trs(t, q, sc, &s->rest_local[i]);
+            x_dir(&s->rest_local[i], s->axis[i], s->axis_parent[i]);
+            v_norm(s->axis_parent[i]);
             memcpy(s->rot[i], q, sizeof q);
             s->spring_of[sj->joint] = i;
         }
@@ -351,7 +358,10 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
     for (int c = 0; c < s->chain_count; c++) if (s->chains[c].center >= 0) mark[s->chains[c].center] = 1;
     for (int j = N - 1; j >= 0; j--)
         if (mark[j] && sk->parents[j] >= 0) mark[sk->parents[j]] = 1;
-    for (int j = 0; j < N; j++) if (mark[j]) s->needed[s->needed_count++] = j;
+    for (int j = 0; j < N; j++) {
+        s->needed_pos[j] = mark[j] ? s->needed_count : -1;
+        if (mark[j]) s->needed[s->needed_count++] = j;
+    }
     memset(mark, 0, (size_t)N);
     *out = s;
     return MR_OK;
@@ -510,11 +520,8 @@ static const xform *world_of(mr_springs *s, const mr_skeleton *sk, int j)
 
 static void invalidate_below(mr_springs *s, int j)
 {
-    int end = s->subtree_end[j];
-    for (int i = 0; i < s->needed_count; i++) {
-        int k = s->needed[i];
-        if (k > j && k <= end) s->valid[k] = 0;
-    }
+    int end = s->subtree_end[j];      /* a subtree is contiguous in skeleton order, and so in needed */
+    for (int i = s->needed_pos[j] + 1; i < s->needed_count && s->needed[i] <= end; i++) s->valid[s->needed[i]] = 0;
 }
 
 /* ---- colliders ------------------------------------------------------------- */
@@ -553,9 +560,14 @@ static double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_
     }
     memcpy(centre, a, 3 * sizeof(double));
     v_sub(p, a, n);
-    double dist = c->inside ? radius - hit - v_len(n) : v_len(n) - hit - radius;
-    v_norm(n);
-    if (c->inside) for (int i = 0; i < 3; i++) n[i] = -n[i];
+    double reach = hit + radius, d2 = v_dot(n, n);
+    if (!c->inside && d2 >= reach * reach && reach >= 0) return 1;   /* clear of it: no square root */
+    double len = sqrt(d2);
+    double dist = c->inside ? radius - hit - len : len - hit - radius;
+    if (dist < 0 && len > 0) {         /* the push direction, as three-vrm computes it */
+        double r = 1 / len;
+        for (int i = 0; i < 3; i++) n[i] *= c->inside ? -r : r;
+    }
     return dist;
 }
 
@@ -678,20 +690,31 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         const mr_spring_joint *sj = &s->joints[i];
         const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
         int j = sj->joint, p = sk->parents[j];
-        const xform *W = world_of(s, sk, j);
-        double head[3] = {W->t[0], W->t[1], W->t[2]};
+        /* the joint's own world matrix is only made once it has turned:
+         * its position comes from the parent's */
+        const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
+        double jt[3], jq[4], js[3], head[3];
+        input_trs(s, j, jt, jq, js);
+        x_point(PW, jt, head);
         double tl[3], tipw[3];
-        if (sj->tail >= 0) {
-            double q[4], sc[3];
-            input_trs(s, sj->tail, tl, q, sc);
+        if (!exact && sj->tail >= 0) {
+            /* VRM's reference measures the bone from the joint now to where
+             * its tip was left by the last update (a child's world matrix
+             * that has not been refreshed yet); the frame mode does the same */
+            memcpy(tipw, s->tip_last[i], sizeof tipw);
         } else {
-            memcpy(tl, s->rest_child[i], sizeof tl);
+            if (sj->tail >= 0) {
+                double q[4], sc[3];
+                input_trs(s, sj->tail, tl, q, sc);
+            } else {
+                memcpy(tl, s->rest_child[i], sizeof tl);
+            }
+            xform local;
+            x_trs(jt, s->rot[i], js, &local);
+            x_dir(&local, tl, tl);
+            x_dir(PW, tl, tipw);
+            for (int a = 0; a < 3; a++) tipw[a] += head[a];
         }
-        x_point(W, tl, tipw);
-        /* VRM's reference measures the bone from the joint now to where
-         * its tip was left by the last update (a child's world matrix
-         * that has not been refreshed yet); the frame mode does the same */
-        if (!exact && sj->tail >= 0) memcpy(tipw, s->tip_last[i], sizeof tipw);
         double d0[3];
         v_sub(tipw, head, d0);
         double len = v_len(d0);
@@ -703,7 +726,6 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             x_identity(&C);
             x_identity(&Cinv);
         }
-        const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
         xform init;
         x_mul(PW, &s->rest_local[i], &init);
         double next[3];
@@ -712,9 +734,7 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
              * direction (the rest offset turned by the joint's rest rotation
              * and the parent's world rotation) and gravity in the world's */
             double ax[3], nc[3];
-            x_dir(&s->rest_local[i], s->axis[i], ax);
-            v_norm(ax);
-            x_dir(PW, ax, ax);
+            x_dir(PW, s->axis_parent[i], ax);
             v_norm(ax);
             double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
             for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
@@ -752,9 +772,11 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             q_norm(q);
         }
         memcpy(s->rot[i], q, sizeof q);
-        s->valid[j] = 0;
+        xform local;
+        x_trs(jt, q, js, &local);
+        x_mul(PW, &local, &s->world[j]);
+        s->valid[j] = 1;
         invalidate_below(s, j);
-        world_of(s, sk, j);
     }
     if (commit) remember_tips(s, sk);
 }
@@ -850,19 +872,25 @@ mr_status mr_springs_update(mr_springs *s, const mr_skeleton *sk, mr_pose *pose,
         write_pose(s, pose);
         return MR_OK;
     }
-    double t0 = s->time, t1 = s->time + dt, h = s->h;
+    double t0 = s->time, t1 = s->time + dt, h = s->h, u = 0;
     long long n1 = (long long)floor(t1 / h + 1e-6);
     for (long long k = s->steps + 1; k <= n1; k++) {
-        double u = dt > 0 ? (k * h - t0) / dt : 1;
-        set_input(s, u < 0 ? 0 : u > 1 ? 1 : u);
+        u = dt > 0 ? (k * h - t0) / dt : 1;
+        u = u < 0 ? 0 : u > 1 ? 1 : u;
+        set_input(s, u);
         pass(s, sk, h, 1, 1);
     }
+    int on_step = n1 > s->steps && u >= 1 - 1e-9;   /* the last step was at this frame's time */
     if (n1 > s->steps) s->steps = n1;
     s->time = t1;
     double frac = t1 - (double)s->steps * h;
-    set_input(s, 1);
-    if (frac > 1e-6 * h) pass(s, sk, frac, frac / h, 0);
-    else pass(s, sk, 0, 0, 0);
+    if (frac > 1e-6 * h) {
+        set_input(s, 1);
+        pass(s, sk, frac, frac / h, 0);
+    } else if (!on_step) {
+        set_input(s, 1);
+        pass(s, sk, 0, 0, 0);
+    }                                  /* else: that step's rotations are this frame's */
     if (s->steps > (1LL << 30)) {     /* keep the clock's doubles fine-grained */
         s->time -= (double)s->steps * h;
         s->steps = 0;
