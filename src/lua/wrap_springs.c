@@ -188,7 +188,7 @@ static int l_springs(lua_State *L)
 {
     mr_lua_model *m = mr_lua_check_model(L, 1);
     const mr_skeleton *sk = &m->model->skeleton;
-    luaL_checktype(L, 2, LUA_TTABLE);
+    mr_lua_check_type(L, 2, LUA_TTABLE);
     static const char *const top_keys[] = {"chains", "colliders", "step", "rate", "teleport", NULL};
     check_keys(L, 2, 2, "opts", top_keys);
     mr_springs_desc d = {0};
@@ -391,7 +391,7 @@ static int model_springs(lua_State *L)
     mr_lua_model *m = mr_lua_check_model(L, 1);
     int present = !lua_isnoneornil(L, 2);
     if (present) {
-        luaL_checktype(L, 2, LUA_TTABLE);
+        mr_lua_check_type(L, 2, LUA_TTABLE);
         static const char *const keys[] = {"step", "rate", "teleport", NULL};
         check_keys(L, 2, 2, "opts", keys);
     }
