@@ -500,13 +500,15 @@ static mr_status set_bone(vrm_reader *r, const char *name, int version, gl_json 
 
 static int override_of(const char *s)
 {
-    return !s ? MR_VRM_OVERRIDE_NONE : !strcmp(s, "block") ? MR_VRM_OVERRIDE_BLOCK : !strcmp(s, "blend") ? MR_VRM_OVERRIDE_BLEND : -1;
+    return !s || !strcmp(s, "none") ? MR_VRM_OVERRIDE_NONE : !strcmp(s, "block") ? MR_VRM_OVERRIDE_BLOCK
+         : !strcmp(s, "blend") ? MR_VRM_OVERRIDE_BLEND : -1;
 }
 
 /* Binds of glTF mesh `mesh` (or of the node `node`'s mesh) onto model meshes. */
 static mr_status add_binds(vrm_reader *r, int node, int mesh, int target, float weight, const char *path, mr_vrm_expression *e)
 {
     gl_json *nodes = gl_json_get(r->d->root, "nodes");
+    int found = 0;
     for (int m = 0; m < r->d->model->mesh_count; m++) {
         int n = r->s->mesh_node[m];
         int gm = (int)gl_json_integer(gl_json_get(gl_json_at(nodes, (size_t)n), "mesh"));
@@ -517,7 +519,9 @@ static mr_status add_binds(vrm_reader *r, int node, int mesh, int target, float 
         if (st != MR_OK) return st;
         r->v->binds[r->v->bind_count++] = (mr_vrm_bind){m, target, weight};
         e->bind_count++;
+        found = 1;
     }
+    if (!found) return gl_fail(r->d, path, node >= 0 ? "node: node %d has no mesh with morph targets" : "mesh: mesh %d has no morph targets", node >= 0 ? node : mesh);
     return MR_OK;
 }
 
