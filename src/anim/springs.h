@@ -29,8 +29,8 @@
  *     enough that a tip moving 1.5 m/s moves 1.25 cm a step, below the hit
  *     radii VRM avatars use, and cheap enough for 100 characters a frame;
  *     see `marrow bench`). The inputs (the pose's joints and the transform)
- *     at a step inside a frame are interpolated between the previous frame's
- *     and this one's. What is drawn at a time between two steps is a
+ *     at a step inside a frame follow the parabola through the last three
+ *     frames' (a line through two just after a reset). What is drawn at a time between two steps is a
  *     fractional step from the last one (its inertia scaled by the fraction,
  *     not committed), so there is no lag of a step and no jitter as frames
  *     and steps slide past each other; at a time that falls on a step, every
