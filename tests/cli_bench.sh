@@ -64,6 +64,6 @@ run env STAND_IN_RC=3 $M bench --only ozz
 expect_match "a failing ozz_compare is reported with its exit status" "$OUT" 'ozz_compare failed \(exit 3\)$'
 
 expect_exit "bench --only with an unknown section is a usage error" 2 $M bench --only nothing
-expect_match "... which lists ozz among the sections" "$ERR" 'load, pose, choreo, ik, render, lua, reload, ozz'
+expect_match "... which lists ozz among the sections" "$ERR" 'load, pose, choreo, ik, springs, render, lua, reload, ozz'
 
 summary

@@ -149,6 +149,45 @@ TEST(reload_hands_unload_state_to_load)
     mr_lua_ctx_destroy(ctx);
 }
 
+/* Springs (marrow.springs) are handed over with their state: the reloaded
+ * script's first update (dt 0) poses the chain where it swung to, where new
+ * springs would start at rest. */
+TEST(reload_keeps_springs_mid_swing)
+{
+    mr_lua_ctx *ctx = make_ctx("spring.lua",
+        "local m = require 'marrow'\n"
+        "local model, pose, sp\n"
+        "function load(s)\n"
+        "  model = m.model('test:chain'); pose = m.pose(model)\n"
+        "  sp = m.springs(model, {chains = {{joints = {'a', 'b'}, stiffness = 0, gravity = {0, 0, -9}}}})\n"
+        "  for i = 0, 10 do sp:update(pose, 1 / 60) end\n"
+        "  local _, r = pose:get_local('a')\n"
+        "  print(('before %.5f'):format(r.w))\n"
+        "end\n"
+        "function unload() return {sp = sp, pose = pose} end\n", 1, 0);
+    CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+    write_file("spring.lua",
+        "local m = require 'marrow'\n"
+        "function load(s)\n"
+        "  local p = m.pose(s.sp and s.pose or m.pose(m.model('test:chain')))\n"
+        "  s.sp:update(p, 0)\n"
+        "  local _, r = p:get_local('a')\n"
+        "  print(('after %.5f %s'):format(r.w, tostring(s.sp)))\n"
+        "end\n");
+    CHECK(mr_lua_reload(ctx, NULL) == MR_OK);
+    CHECK(mr_lua_error(ctx) == NULL);
+    const char *before = NULL, *after = NULL;
+    for (int i = 0; mr_lua_console_line(ctx, i); i++) {
+        const char *l = mr_lua_console_line(ctx, i);
+        if (!strncmp(l, "before ", 7)) before = l + 7;
+        if (!strncmp(l, "after ", 6)) after = l + 6;
+    }
+    CHECK(before && after && !strncmp(before, after, 7));        /* the same swing */
+    CHECK(before && strncmp(before, "1.00000", 7) != 0);          /* which was not the rest */
+    CHECK(after && strstr(after, "springs (1 chains, 1 joints, 0 colliders, fixed step)"));
+    mr_lua_ctx_destroy(ctx);
+}
+
 /* Authored clips (marrow.clip) are handed over with their keys, eases and
  * markers, and stay authored (keyable) in the new state. */
 TEST(reload_keeps_authored_clips)
@@ -836,6 +875,7 @@ int main(void)
     if (!mkdtemp(dir)) return 1;
     RUN(lifecycle_calls_every_callback_in_order);
     RUN(reload_hands_unload_state_to_load);
+    RUN(reload_keeps_springs_mid_swing);
     RUN(reload_keeps_authored_clips);
     RUN(reload_syntax_error_keeps_last_good_script);
     RUN(reload_failing_load_returns_to_old_script_with_its_state);

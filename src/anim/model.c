@@ -13,6 +13,7 @@
 #endif
 
 #include "anim/clip_optimize.h"
+#include "anim/vrm.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
@@ -119,6 +120,7 @@ void mr_model_destroy(mr_model *m)
     for (int i = 0; i < m->warning_count; i++) free(m->warnings[i]);
     free(m->warnings);
     free(m->axes_note);
+    mr_vrm_free(m->vrm);
     free(m->path);
     free(m->format);
     free(m->cache_block);

@@ -38,6 +38,9 @@ typedef struct mr_model {
     /* mr_model_add_clip's last slerp budget and a hash of what it was
      * computed from (model.c), or NULL; private to model.c. */
     struct mr_model_budget *budget;
+    /* A VRM avatar's humanoid map, expressions, springs and kept extensions
+     * (anim/vrm.h), or NULL; owned. */
+    struct mr_vrm *vrm;
 } mr_model;
 
 /* A new empty model (no joints, meshes or clips) for path, Y-up metres, in

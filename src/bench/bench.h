@@ -34,6 +34,7 @@ void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100
  * (sandboxed and trusted) against stock Lua, ms per call and ratios. */
 void mr_bench_lua_interp(const mr_bench_opts *o);
 void mr_bench_reload(const mr_bench_opts *o); /* live reload: save to load(), ms */
+void mr_bench_springs(const mr_bench_opts *o); /* spring chains, ms per frame for 100 characters */
 void mr_bench_ozz(const mr_bench_opts *o);    /* beside ozz-animation: runs BIN_DIR/bench/ozz_compare */
 
 #endif

@@ -23,12 +23,14 @@ static const char bench_help[] =
     "  plain Lua functions (vectors, closures, patterns) against stock Lua (ratio);\n"
     "  live reload: save to the new script's load() (ms, inotify and polling);\n"
     "  assimp's import of the same files when libassimp is installed (ratio);\n"
+    "  spring chains: 100 characters x 5 chains of 8 joints, ms a frame (fixed\n"
+    "  and frame step, ratio to local-to-model);\n"
     "  marrow beside ozz-animation 0.16 (memory, error, ns per joint, ratio) when\n"
     "  `make bench-ozz OZZ_SRC=DIR` has built its program (else a line saying so).\n"
     "Every figure is measured in this run.\n"
     "Models are read from DIR (default ../shared/models). --quick runs few\n"
     "repetitions (a smoke test, not a figure). --only runs one section: load,\n"
-    "pose, choreo, ik, render, lua, reload or ozz.\n";
+    "pose, choreo, ik, springs, render, lua, reload or ozz.\n";
 
 int mr_cmd_bench(int argc, char **argv)
 {
@@ -39,8 +41,8 @@ int mr_cmd_bench(int argc, char **argv)
     mr_bench_opts o = {.quick = 0, .root = "../shared/models"};
     static const struct { const char *name; void (*run)(const mr_bench_opts *); } sections[] = {
         {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo}, {"ik", mr_bench_ik},
-        {"render", mr_bench_render}, {"lua", mr_bench_lua}, {"reload", mr_bench_reload},
-        {"ozz", mr_bench_ozz},
+        {"springs", mr_bench_springs}, {"render", mr_bench_render}, {"lua", mr_bench_lua},
+        {"reload", mr_bench_reload}, {"ozz", mr_bench_ozz},
     };
     enum { NSECTIONS = sizeof sections / sizeof sections[0] };
     const char *only = NULL;
@@ -57,6 +59,6 @@ int mr_cmd_bench(int argc, char **argv)
             ran++;
         }
     if (!ran)
-        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, ik, render, lua, reload, ozz (not '%s')", only);
+        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, ik, springs, render, lua, reload, ozz (not '%s')", only);
     return MR_EXIT_OK;
 }

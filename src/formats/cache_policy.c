@@ -537,7 +537,7 @@ static int has_morphs(const mr_model *m)
 
 void mr_cache_end(mr_cache_session *s, const mr_model *model)
 {
-    if (s->active && s->fingerprinted && model && !has_morphs(model)) {
+    if (s->active && s->fingerprinted && model && !has_morphs(model) && !model->vrm) {   /* nor VRM data */
         int same = 1;
         for (int i = 0; same && i < s->source_count; i++) {
             struct stat st;

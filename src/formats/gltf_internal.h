@@ -279,4 +279,13 @@ mr_status gl_scene_read(gl_doc *d, gl_scene *s);
 void gl_scene_free(gl_scene *s);
 mr_status gl_anim_read(gl_doc *d, const gl_scene *s);
 
+/* ---- VRM (gltf_vrm.c) ---------------------------------------------------- */
+
+/* Sets mark[i] for every node i < n a VRM extension names (humanoid bones,
+ * spring joints and their subtrees in VRM 0.x, colliders, centres,
+ * constrained nodes and their sources): they become joints. */
+void gl_vrm_mark_nodes(gl_doc *d, unsigned char *mark, int n);
+/* Reads the VRM extensions into d->model->vrm (left NULL without any). */
+mr_status gl_vrm_read(gl_doc *d, const gl_scene *s);
+
 #endif

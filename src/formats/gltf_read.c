@@ -36,6 +36,7 @@ static mr_status read_model(gl_doc *d)
     gl_scene s;
     st = gl_scene_read(d, &s);
     if (st == MR_OK) st = gl_anim_read(d, &s);
+    if (st == MR_OK) st = gl_vrm_read(d, &s);
     gl_scene_free(&s);
     if (st != MR_OK) return st;
     mr_error verr;

@@ -278,6 +278,15 @@ static mr_status build_skeleton(scene_reader *r)
         if ((st = read_skin(r, ni->skin)) != MR_OK) break;
         for (int j = 0; j < r->skin_njoints[ni->skin]; j++) r->nodes[r->skin_joints[ni->skin][j]].needed = 1;
     }
+    /* Nodes a VRM extension names are joints too (gltf_vrm.c). */
+    if (st == MR_OK) {
+        unsigned char *vrm = calloc((size_t)n + 1, 1);
+        if (!vrm) st = gl_fail_status(d, MR_ERR_NO_MEMORY, "/nodes", "out of memory");
+        else gl_vrm_mark_nodes(d, vrm, n);
+        for (int i = 0; vrm && i < n; i++)
+            if (vrm[i] && r->nodes[i].reached) r->nodes[i].needed = 1;
+        free(vrm);
+    }
     /* Joints outside the scene: their whole tree comes along. */
     for (int i = 0; st == MR_OK && i < n; i++) {
         if (!r->nodes[i].needed || r->nodes[i].reached) continue;

@@ -7,6 +7,7 @@
  */
 #include "formats/write_check.h"
 #include "formats/gltf_write.h"
+#include "formats/gltf_write_vrm.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -601,9 +602,13 @@ static json_t *build_document(gw *g)
     }
 
     json_t *meshes = json_array(), *materials = json_array();
+    int *mesh_node = calloc((size_t)m->mesh_count + 1, sizeof *mesh_node);   /* for VRM expressions */
+    if (!mesh_node) g->oom = 1;
     for (int i = 0; i < m->mesh_count; i++) {
         const mr_mesh *me = &m->meshes[i];
+        if (mesh_node) mesh_node[i] = -1;
         if (!mesh_written(me)) continue;
+        if (mesh_node) mesh_node[i] = (int)json_array_size(nodes);
         int index = (int)json_array_size(meshes);
         json_array_append_new(materials, material_json(g, &me->material));
         json_array_append_new(meshes, mesh_json(g, me, index));
@@ -634,6 +639,8 @@ static json_t *build_document(gw *g)
         json_decref(sections[i]);
     }
     g->views = g->accessors = g->images = g->textures = NULL;
+    if (mesh_node) mr_gltf_write_vrm(root, m, mesh_node);
+    free(mesh_node);
     return root;
 }
 
@@ -710,9 +717,9 @@ mr_status mr_gltf_write(const mr_model *model, const char *path, mr_error *err)
     if (checked != MR_OK) return checked;
     char ext[8];
     mr_path_ext(path, ext, sizeof ext);
-    int glb = !strcmp(ext, "glb");
+    int glb = !strcmp(ext, "glb") || !strcmp(ext, "vrm");    /* a .vrm is a .glb */
     if (!glb && strcmp(ext, "gltf"))
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: %s: expected a .gltf or .glb file name", path);
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "gltf: %s: expected a .gltf, .glb or .vrm file name", path);
     mr_status st = check_model(model, path, err);
     if (st != MR_OK) return st;
 

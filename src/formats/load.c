@@ -13,7 +13,7 @@
 #include "formats/gltf.h"
 #include "formats/md5.h"
 
-#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb or .bvh"
+#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb, .vrm or .bvh"
 
 /* The formats that bring their own clips, by extension. */
 static const struct {
@@ -23,6 +23,7 @@ static const struct {
     {"dae", "COLLADA", mr_collada_load},
     {"gltf", "glTF", mr_gltf_load},
     {"glb", "glTF", mr_gltf_load},
+    {"vrm", "VRM", mr_gltf_load},
     {"bvh", "BVH", mr_bvh_load},
 };
 

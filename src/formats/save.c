@@ -24,7 +24,7 @@ int mr_save_kind(const char *path)
     char ext[16];
     const char *e = mr_path_ext(path, ext, sizeof ext);
     if (!e) return MR_SAVE_NONE;
-    if (!strcmp(e, "glb") || !strcmp(e, "gltf")) return MR_SAVE_GLTF;
+    if (!strcmp(e, "glb") || !strcmp(e, "gltf") || !strcmp(e, "vrm")) return MR_SAVE_GLTF;
     if (!strcmp(e, "dae")) return MR_SAVE_COLLADA;
     if (!strcmp(e, "md5mesh")) return MR_SAVE_MD5MESH;
     if (!strcmp(e, "md5anim")) return MR_SAVE_MD5ANIM;
@@ -36,7 +36,7 @@ mr_status mr_save_check(const char *path, const mr_clip *const *clips, int clip_
 {
     int kind = mr_save_kind(path);
     if (kind == MR_SAVE_NONE)
-        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "path: %s: unknown extension (expected .glb, .gltf, .dae, "
+        return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "path: %s: unknown extension (expected .glb, .gltf, .vrm, .dae, "
                             ".md5mesh, .md5anim or .bvh)", path);
     if (kind == MR_SAVE_MD5ANIM && clip_count != 1)
         return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "opts.clips: %s: an .md5anim holds exactly one clip, got %d",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anim/springs.h"
 #include "lua/transfer.h"
 #include "lua/wrap.h"
 
@@ -65,6 +66,17 @@ static int copy_pose(lua_State *T, void *u)
     return 1;
 }
 
+static int copy_springs(lua_State *T, void *u)
+{
+    mr_lua_springs *s = u;
+    mr_springs *c = NULL;
+    if (!s->s || mr_springs_clone(s->s, &c) != MR_OK) return 0;   /* closed: dropped */
+    mr_lua_push_model(T, s->owner);
+    mr_lua_push_springs(T, -1, c);
+    lua_remove(T, -2);
+    return 1;
+}
+
 static const struct {
     const char *name;
     int (*copy)(lua_State *T, void *u);
@@ -72,6 +84,7 @@ static const struct {
     {MR_LUA_VEC3, copy_vec3},   {MR_LUA_QUAT, copy_quat}, {MR_LUA_MAT4, copy_mat4},
     {MR_LUA_MODEL, copy_model}, {MR_LUA_SKELETON, copy_skeleton},
     {MR_LUA_CLIP, copy_clip},   {MR_LUA_POSE, copy_pose},
+    {MR_LUA_SPRINGS, copy_springs},
 };
 #define TYPE_COUNT ((int)(sizeof types / sizeof *types))
 _Static_assert(sizeof types / sizeof *types <= MR_LUA_TRANSFER_MAX, "raise MR_LUA_TRANSFER_MAX");

@@ -71,6 +71,7 @@
 #define MR_LUA_TRACK "track"
 #define MR_LUA_MASK "mask"
 #define MR_LUA_BLENDSPACE "blendspace"
+#define MR_LUA_SPRINGS "springs"
 
 /* ---- the host, as bindings see it ------------------------------------------ */
 
@@ -322,6 +323,14 @@ typedef struct mr_lua_blendspace {
     const mr_skeleton *sk;
 } mr_lua_blendspace;
 
+/* springs (wrap_springs.c): user value 1 = the model userdata. */
+struct mr_springs;
+typedef struct mr_lua_springs {
+    struct mr_springs *s;    /* owned; NULL once closed */
+    const mr_skeleton *sk;
+    mr_model *owner;
+} mr_lua_springs;
+
 /* ---- pushing and checking (udata.c) ------------------------------------------ */
 
 float *mr_lua_push_vec3(lua_State *L, const float v[3]);
@@ -415,5 +424,10 @@ void mr_lua_open_mask(lua_State *L);
 void mr_lua_open_blendspace(lua_State *L);
 void mr_lua_open_mixer(lua_State *L);
 void mr_lua_open_draw(lua_State *L);
+void mr_lua_open_springs(lua_State *L);    /* wrap_springs.c (after open_model and open_pose) */
+
+/* Pushes a springs userdata of the model at model_idx that takes s
+ * (udata_springs.c; transfer.c hands springs over to a reloaded script). */
+mr_lua_springs *mr_lua_push_springs(lua_State *L, int model_idx, struct mr_springs *s);
 
 #endif

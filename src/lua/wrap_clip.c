@@ -39,6 +39,7 @@
 #include "anim/mirror.h"
 #include "anim/morph.h"
 #include "anim/retarget.h"
+#include "anim/vrm_map.h"
 #include "lua/wrap.h"
 
 /* ---- methods ----------------------------------------------------------------- */
@@ -169,7 +170,7 @@ static int l_retarget(lua_State *L)
         int n = map_pairs(L, &o, lua_gettop(L) - 1, pairs, ts->joint_count);
         st = mr_joint_map_pairs(&map, ss, ts, pairs, n, &err);
     } else if (t == LUA_TNIL) {
-        st = mr_joint_map_auto(&map, ss, ts, &err);
+        st = mr_vrm_joint_map(&map, src->model, dst->model, &err);   /* names, and a VRM avatar's humanoid bones */
     } else {
         return mr_lua_opt_error(L, &o, "map", "a table of joint names (source = target)", lua_gettop(L));
     }

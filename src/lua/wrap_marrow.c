@@ -70,6 +70,7 @@ int mr_lua_open_marrow(lua_State *L)
     mr_lua_open_blendspace(L);
     mr_lua_open_mixer(L);
     mr_lua_open_draw(L);
+    mr_lua_open_springs(L);
     mr_lua_open_recorder(L);
     mr_lua_open_ikbody(L);
     mr_lua_open_save(L);

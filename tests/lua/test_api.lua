@@ -19,6 +19,7 @@ function load()
     vec3 = m.vec3(1, 2, 3), quat = m.quat(), mat4 = m.mat4(), model = man, skeleton = man:skeleton(),
     clip = man:clip("walk"), pose = m.pose(man), mixer = mx, track = mx:track(2), mask = man:mask{"spine_01"},
     recorder = m.record(man), ik_body = m.ik_body(man),
+    springs = m.springs(man, {chains = {{joints = {"neck", "head"}}}}),
     blendspace = m.blendspace1d(man, {{man:clip("walk"), 0}, {man:clip("idle"), 1}}),
   }
   local exported, missing = {}, {}

@@ -32,6 +32,7 @@ function load()
     pose = pose, mixer = mx, track = mx:track(2), mask = man:mask{"spine_01"},
     blendspace = m.blendspace1d(man, {{walk, 0}, {man:clip("idle"), 1}}),
     recorder = m.record(man), ik_body = m.ik_body(man),
+    springs = m.springs(man, {chains = {{joints = {"neck", "head"}}}}),
   }
 
   -- Every documented function and method that takes arguments (docs/API.md,

@@ -20,7 +20,8 @@ static const char make_mannequin_help[] =
     "\n"
     "Builds marrow's mannequin by code and writes DIR/mannequin.md5mesh, one\n"
     "anim per clip (DIR/idle.md5anim, walk, wave, run, walk_inplace,\n"
-    "run_inplace) and a prop to hold,\n"
+    "run_inplace), the mannequin with a ponytail (DIR/mannequin_tail.md5mesh,\n"
+    "for spring chains) and a prop to hold,\n"
     "DIR/sword.md5mesh, with a small colour texture per mesh (DIR is created\n"
     "when missing; existing files are replaced). MD5's frame: Z up, inches,\n"
     "facing +X, about 70 in tall. The output is identical on every run.\n"
@@ -144,6 +145,17 @@ int main(int argc, char **argv)
         } else {
             code = write_mesh(dir, sword, "sword");
             mr_model_destroy(sword);
+        }
+    }
+    if (code == MR_EXIT_OK) {
+        mr_model *tail = NULL;
+        mr_mannequin_ponytail(&tail);
+        if (!tail) {
+            fprintf(stderr, "make-mannequin: out of memory\n");
+            code = MR_EXIT_FAILED;
+        } else {
+            code = write_mesh(dir, tail, "mannequin_tail");
+            mr_model_destroy(tail);
         }
     }
     for (int i = 0; code == MR_EXIT_OK && i < m->clip_count; i++) {

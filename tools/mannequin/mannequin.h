@@ -107,4 +107,15 @@ mr_status mr_mannequin_clip(const mr_skeleton *sk, const char *name, mr_clip **o
  * Free with mr_model_destroy. */
 mr_status mr_mannequin_sword(mr_model **out);
 
+/* The mannequin with a ponytail (written as mannequin_tail.md5mesh, for
+ * spring chains: examples/ponytail_follow_through.lua): the 22 joints
+ * above, in the same order, then ponytail_01 .. ponytail_06 hanging from the
+ * back of the head (ponytail_01 a child of head, each next one of the one
+ * before; 2.8 in a bone, ponytail_06 the tip), and a third mesh "hair" on
+ * them. No clips: the mannequin's clips drive its first 22 joints. */
+#define MR_MQ_PONYTAIL_JOINTS 6
+mr_status mr_mannequin_ponytail(mr_model **out);
+/* The hair mesh along joints first .. first + count - 1 of sk (into *out). */
+mr_status mr_mannequin_hair_mesh(const mr_skeleton *sk, int first, int count, mr_mesh *out);
+
 #endif

@@ -509,6 +509,28 @@ mr_status mr_mannequin_meshes(const mr_skeleton *sk, mr_mesh **meshes, int *coun
     return MR_OK;
 }
 
+/* ---- the ponytail's hair ---- */
+
+mr_status mr_mannequin_hair_mesh(const mr_skeleton *sk, int first, int count, mr_mesh *out)
+{
+    static const float hair_rgb[3] = {0.36f, 0.22f, 0.12f};
+    builder b = {0};
+    for (int k = 0; k + 1 < count; k++) {
+        vec3 a, c;
+        joint_pos(sk, first + k, a);
+        joint_pos(sk, first + k + 1, c);
+        float len = glm_vec3_distance(a, c);
+        float r0 = 1.1f - 0.13f * (float)k, r1 = 1.1f - 0.13f * (float)(k + 1);
+        key keys[2] = {{0.0f, 0, 0, r0, r0 * 0.8f}, {len, 0, 0, r1, r1 * 0.8f}};
+        /* each bone's piece on its joint, blending into the next one's at its end */
+        band bands[2] = {{0, 0, first + k}, {len, 0.6f, first + k + 1}};
+        part p = {{a[0], a[1], a[2]}, {c[0], c[1], c[2]}, {0, 1, 0}, r0 * 0.9f, r1 * 0.9f, 2.0f, 12, 0.7f,
+                  keys, 2, bands, k + 2 < count ? 2 : 1, NULL, 0};
+        add_part(&b, &p);
+    }
+    return finish(&b, out, "hair", hair_rgb);
+}
+
 /* ---- the sword prop ---- */
 
 /* Blade (one mesh, steel) and hilt (grip, guard, pommel: a second mesh),

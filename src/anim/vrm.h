@@ -1,0 +1,79 @@
+/* vrm.h — what a VRM avatar (a glTF with the VRM extensions, 1.0 or 0.x)
+ * adds to a model: the humanoid bone map, expressions (named groups of
+ * morph weights with their binary and override rules), spring chains and
+ * colliders (as springs.h takes them), and the extensions marrow keeps
+ * without using (node constraints, look-at settings, meta) as JSON text so
+ * a saved model writes them back.
+ *
+ * Data only, on the floor of springs.h; model.h holds one (model->vrm),
+ * formats/gltf_vrm.c fills it, formats/gltf_write.c writes it. Joint and
+ * mesh indices are the model's; expressions name model meshes and their
+ * morph targets. mr_vrm_free frees everything it holds.
+ */
+#ifndef MR_ANIM_VRM_H
+#define MR_ANIM_VRM_H
+
+#include "anim/springs.h"
+
+/* VRM 1.0's humanoid bones, in the specification's order (VRM 0.x's names
+ * are the same, with upperChest and the thumb's first joints spelled the
+ * old way; the reader maps them). */
+#define MR_VRM_BONE_COUNT 55
+extern const char *const mr_vrm_bone_names[MR_VRM_BONE_COUNT];
+
+enum { MR_VRM_OVERRIDE_NONE = 0, MR_VRM_OVERRIDE_BLOCK, MR_VRM_OVERRIDE_BLEND };
+
+typedef struct mr_vrm_bind {
+    int mesh;                /* model mesh */
+    int target;              /* its morph target */
+    float weight;            /* at expression weight 1 (0..1) */
+} mr_vrm_bind;
+
+typedef struct mr_vrm_expression {
+    char *name;              /* preset name ("happy", "blink") or the custom name */
+    int is_binary;           /* weights above 0.5 count as 1, others 0 */
+    int override_blink, override_look_at, override_mouth;   /* MR_VRM_OVERRIDE_* */
+    int bind_first, bind_count;   /* into binds */
+} mr_vrm_expression;
+
+typedef struct mr_vrm {
+    int version;             /* 1 (VRMC_vrm) or 0 (VRM 0.x) */
+    int humanoid[MR_VRM_BONE_COUNT];   /* joint of each bone, -1 */
+    int expression_count;
+    mr_vrm_expression *expressions;
+    int bind_count;
+    mr_vrm_bind *binds;
+    /* springs: a description for mr_springs_create (step fixed) */
+    int spring_joint_count, chain_count, collider_count, chain_collider_count;
+    mr_spring_joint *spring_joints;
+    mr_spring_chain *chains;
+    mr_spring_collider *colliders;
+    int *chain_colliders;
+    char **chain_names;      /* chain_count names (may be NULL entries) */
+    /* kept as JSON text with node indices replaced by joint names (see
+     * gltf_vrm.c): written back on save */
+    char *meta_json;         /* VRMC_vrm.meta (or VRM.meta) */
+    char *look_at_json;      /* VRMC_vrm.lookAt (or VRM.firstPerson) */
+    int constraint_count;
+    int *constraint_joint;   /* the joint carrying each VRMC_node_constraint */
+    char **constraint_json;  /* its constraint object, source node named by joint name */
+} mr_vrm;
+
+/* Index of a humanoid bone name (VRM 1.0 or 0.x spelling), or -1. */
+int mr_vrm_bone_find(const char *name);
+/* Index of the expression called name, or -1. */
+int mr_vrm_expression_find(const mr_vrm *v, const char *name);
+/* The springs' description over v's arrays (pointers into v). */
+mr_springs_desc mr_vrm_springs_desc(const mr_vrm *v);
+/* Morph weights from expression weights (v->expression_count of them):
+ * binary expressions snap, an active expression that blocks (or blends)
+ * blink, look-at or mouth expressions silences (or scales) them, and every
+ * bound target gets the sum of its binds (clamped to 0..1). morph holds the
+ * weights of every mesh's targets in mesh order, starting at offsets[mesh];
+ * targets no expression binds keep their weight. */
+void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *offsets, float *morph, int morph_count);
+/* Deep copy (NULL for NULL or out of memory). */
+mr_vrm *mr_vrm_copy(const mr_vrm *v);
+void mr_vrm_free(mr_vrm *v);
+
+#endif
