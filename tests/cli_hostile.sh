@@ -166,6 +166,21 @@ run $MARROW run --headless "$TMP/keys.lua" --frames 1
 expect_match "2,001 keys 1e-6 s apart: the merge is said, once" "$OUT$ERR" "clip 'dense': the key at .* replaced the key at 0 s \(keys less than 1e-05 s apart are one key"
 [ "$(printf '%s\n' "$OUT$ERR" | grep -c 'replaced the key')" -eq 1 ] && pass "... once per clip" || fail "... once per clip"
 
+# ---- a morph target accessor of the wrong count names its count (issue 40) ----
+python3 - "$TMP/morph_short.gltf" <<'PY'
+import json, sys
+d = json.load(open("tests/data/gltf/morph_quad.gltf"))
+short = dict(d["accessors"][2], count=3)
+short.pop("min", None); short.pop("max", None)
+d["accessors"].append(short)
+d["meshes"][0]["primitives"][0]["targets"][0]["POSITION"] = len(d["accessors"]) - 1
+for b in d["buffers"]:
+    b["uri"] = "../../" + "tests/data/gltf/" + b["uri"] if not b["uri"].startswith("data:") else b["uri"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+run $MARROW info "$TMP/morph_short.gltf"
+expect_match "a morph target's POSITION of 3 elements for 4 vertices says 3, not 0" "$ERR$OUT" 'has 3 elements but POSITION has 4'
+
 # ---- print with an embedded NUL (issue 40) ----------------------------------
 printf 'function load() print("before\\0after", "next") end\n' >"$TMP/nul.lua"
 run $MARROW run --headless "$TMP/nul.lua" --frames 1

@@ -381,8 +381,9 @@ static mr_status read_attr(gl_doc *d, gl_json *attrs, const char *path, const ch
     st = want_uint ? gl_accessor_uints(d, a, types, use, out) : gl_accessor_floats(d, a, types, 0, use, out);
     if (st != MR_OK) return st;
     if (count >= 0 && out->count != count) {
+        int had = out->count;        /* read before the free zeroes it (it said "0 elements") */
         gl_accessor_free(d, out);
-        return gl_fail(d, use, "accessor %d has %d elements but POSITION has %d", a, out->count, count);
+        return gl_fail(d, use, "accessor %d has %d elements but POSITION has %d", a, had, count);
     }
     return MR_OK;
 }
