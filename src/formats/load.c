@@ -8,10 +8,11 @@
 #include "formats/bvh.h"
 #include "formats/cache.h"
 #include "formats/collada.h"
+#include "formats/fbx.h"
 #include "formats/gltf.h"
 #include "formats/md5.h"
 
-#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb or .bvh"
+#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb, .fbx or .bvh"
 
 /* The formats that bring their own clips, by extension. */
 static const struct {
@@ -22,6 +23,7 @@ static const struct {
     {"gltf", "glTF", mr_gltf_load},
     {"glb", "glTF", mr_gltf_load},
     {"bvh", "BVH", mr_bvh_load},
+    {"fbx", "FBX", mr_fbx_load},
 };
 
 static mr_status load_md5(const char *path, const char *const *anims, int anim_count,

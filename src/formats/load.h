@@ -3,6 +3,7 @@
  *   .md5mesh     MD5 mesh, plus any .md5anim files in anims
  *   .dae         COLLADA (collada.h)
  *   .gltf .glb   glTF 2.0 (gltf.h)
+ *   .fbx         FBX, binary and ASCII (fbx.h)
  *   .bvh         BVH motion capture: skeleton and one clip, no mesh (bvh.h)
  *
  * Only MD5 takes anim files: the other formats bring their own clips, and

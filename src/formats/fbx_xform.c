@@ -1,0 +1,304 @@
+/* fbx_xform.c — FBX's node transform (Autodesk FBX SDK, FbxNode):
+ *
+ *   Local = T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
+ *
+ * R is the Euler rotation in the node's RotationOrder (eEulerXYZ: X first,
+ * so R = Rz * Ry * Rx), Rpre and Rpost are XYZ. The geometric transform
+ * (GeometricTranslation/Rotation/Scaling) moves the node's mesh only.
+ * InheritType: 1 (RSrs) is plain matrix composition, World = Parent * Local;
+ * 0 (RrSs) applies the parent's world scale componentwise after the child's
+ * rotation (no shear); 2 (Rrs) drops the parent's own local scale.
+ * Matrices are double[16], column-major (m[col * 4 + row]) as cglm's.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "formats/fbx_internal.h"
+
+void fbx_m_identity(double m[16])
+{
+    memset(m, 0, 16 * sizeof *m);
+    m[0] = m[5] = m[10] = m[15] = 1;
+}
+
+void fbx_m_mul(const double a[16], const double b[16], double out[16])
+{
+    double r[16];
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++) {
+            double v = 0;
+            for (int k = 0; k < 4; k++) v += a[k * 4 + row] * b[c * 4 + k];
+            r[c * 4 + row] = v;
+        }
+    memcpy(out, r, sizeof r);
+}
+
+int fbx_m_inverse(const double m[16], double out[16])
+{
+    double inv[16];
+    inv[0] = m[5] * m[10] * m[15] - m[5] * m[11] * m[14] - m[9] * m[6] * m[15] + m[9] * m[7] * m[14] +
+             m[13] * m[6] * m[11] - m[13] * m[7] * m[10];
+    inv[4] = -m[4] * m[10] * m[15] + m[4] * m[11] * m[14] + m[8] * m[6] * m[15] - m[8] * m[7] * m[14] -
+             m[12] * m[6] * m[11] + m[12] * m[7] * m[10];
+    inv[8] = m[4] * m[9] * m[15] - m[4] * m[11] * m[13] - m[8] * m[5] * m[15] + m[8] * m[7] * m[13] +
+             m[12] * m[5] * m[11] - m[12] * m[7] * m[9];
+    inv[12] = -m[4] * m[9] * m[14] + m[4] * m[10] * m[13] + m[8] * m[5] * m[14] - m[8] * m[6] * m[13] -
+              m[12] * m[5] * m[10] + m[12] * m[6] * m[9];
+    inv[1] = -m[1] * m[10] * m[15] + m[1] * m[11] * m[14] + m[9] * m[2] * m[15] - m[9] * m[3] * m[14] -
+             m[13] * m[2] * m[11] + m[13] * m[3] * m[10];
+    inv[5] = m[0] * m[10] * m[15] - m[0] * m[11] * m[14] - m[8] * m[2] * m[15] + m[8] * m[3] * m[14] +
+             m[12] * m[2] * m[11] - m[12] * m[3] * m[10];
+    inv[9] = -m[0] * m[9] * m[15] + m[0] * m[11] * m[13] + m[8] * m[1] * m[15] - m[8] * m[3] * m[13] -
+             m[12] * m[1] * m[11] + m[12] * m[3] * m[9];
+    inv[13] = m[0] * m[9] * m[14] - m[0] * m[10] * m[13] - m[8] * m[1] * m[14] + m[8] * m[2] * m[13] +
+              m[12] * m[1] * m[10] - m[12] * m[2] * m[9];
+    inv[2] = m[1] * m[6] * m[15] - m[1] * m[7] * m[14] - m[5] * m[2] * m[15] + m[5] * m[3] * m[14] +
+             m[13] * m[2] * m[7] - m[13] * m[3] * m[6];
+    inv[6] = -m[0] * m[6] * m[15] + m[0] * m[7] * m[14] + m[4] * m[2] * m[15] - m[4] * m[3] * m[14] -
+             m[12] * m[2] * m[7] + m[12] * m[3] * m[6];
+    inv[10] = m[0] * m[5] * m[15] - m[0] * m[7] * m[13] - m[4] * m[1] * m[15] + m[4] * m[3] * m[13] +
+              m[12] * m[1] * m[7] - m[12] * m[3] * m[5];
+    inv[14] = -m[0] * m[5] * m[14] + m[0] * m[6] * m[13] + m[4] * m[1] * m[14] - m[4] * m[2] * m[13] -
+              m[12] * m[1] * m[6] + m[12] * m[2] * m[5];
+    inv[3] = -m[1] * m[6] * m[11] + m[1] * m[7] * m[10] + m[5] * m[2] * m[11] - m[5] * m[3] * m[10] -
+             m[9] * m[2] * m[7] + m[9] * m[3] * m[6];
+    inv[7] = m[0] * m[6] * m[11] - m[0] * m[7] * m[10] - m[4] * m[2] * m[11] + m[4] * m[3] * m[10] +
+             m[8] * m[2] * m[7] - m[8] * m[3] * m[6];
+    inv[11] = -m[0] * m[5] * m[11] + m[0] * m[7] * m[9] + m[4] * m[1] * m[11] - m[4] * m[3] * m[9] -
+              m[8] * m[1] * m[7] + m[8] * m[3] * m[5];
+    inv[15] = m[0] * m[5] * m[10] - m[0] * m[6] * m[9] - m[4] * m[1] * m[10] + m[4] * m[2] * m[9] +
+              m[8] * m[1] * m[6] - m[8] * m[2] * m[5];
+    double det = m[0] * inv[0] + m[1] * inv[4] + m[2] * inv[8] + m[3] * inv[12];
+    if (!(fabs(det) > 1e-300) || !isfinite(det)) {
+        fbx_m_identity(out);
+        return 0;
+    }
+    for (int i = 0; i < 16; i++) out[i] = inv[i] / det;
+    return 1;
+}
+
+static void m_translate(const double v[3], double sign, double out[16])
+{
+    fbx_m_identity(out);
+    out[12] = sign * v[0];
+    out[13] = sign * v[1];
+    out[14] = sign * v[2];
+}
+
+static void m_scale(const double v[3], double out[16])
+{
+    fbx_m_identity(out);
+    out[0] = v[0];
+    out[5] = v[1];
+    out[10] = v[2];
+}
+
+static void m_axis(int axis, double deg, double out[16])
+{
+    double a = deg * (M_PI / 180.0), c = cos(a), s = sin(a);
+    fbx_m_identity(out);
+    int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    out[i * 4 + i] = c;
+    out[j * 4 + j] = c;
+    out[i * 4 + j] = s;
+    out[j * 4 + i] = -s;
+}
+
+void fbx_m_euler(const double deg[3], int order, double out[16])
+{
+    /* The axes in the order they apply (first applied first). */
+    static const int seq[7][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {0, 1, 2}};
+    if (order < 0 || order > 6) order = 0;
+    double a[16], r[16];
+    fbx_m_identity(r);
+    for (int k = 0; k < 3; k++) {
+        int ax = seq[order][k];
+        if (deg[ax] == 0) continue;
+        m_axis(ax, deg[ax], a);
+        fbx_m_mul(a, r, r);
+    }
+    memcpy(out, r, sizeof r);
+}
+
+void fbx_m_point(const double m[16], const double p[3], double out[3])
+{
+    double r[3];
+    for (int i = 0; i < 3; i++) r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
+    memcpy(out, r, sizeof r);
+}
+
+void fbx_m_vector(const double m[16], const double p[3], double out[3])
+{
+    double r[3];
+    for (int i = 0; i < 3; i++) r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2];
+    memcpy(out, r, sizeof r);
+}
+
+void fbx_m_from_floats(const double *src16, double out[16])
+{
+    memcpy(out, src16, 16 * sizeof *out);
+}
+
+void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *x)
+{
+    static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    fbx_prop_vec3(s, obj, "Lcl Translation", zero, x->t);
+    fbx_prop_vec3(s, obj, "Lcl Rotation", zero, x->r);
+    fbx_prop_vec3(s, obj, "Lcl Scaling", one, x->s);
+    fbx_prop_vec3(s, obj, "RotationOffset", zero, x->roff);
+    fbx_prop_vec3(s, obj, "RotationPivot", zero, x->rp);
+    fbx_prop_vec3(s, obj, "PreRotation", zero, x->pre);
+    fbx_prop_vec3(s, obj, "PostRotation", zero, x->post);
+    fbx_prop_vec3(s, obj, "ScalingOffset", zero, x->soff);
+    fbx_prop_vec3(s, obj, "ScalingPivot", zero, x->sp);
+    fbx_prop_vec3(s, obj, "GeometricTranslation", zero, x->gt);
+    fbx_prop_vec3(s, obj, "GeometricRotation", zero, x->gr);
+    fbx_prop_vec3(s, obj, "GeometricScaling", one, x->gs);
+    x->order = (int)fbx_prop_num(s, obj, "RotationOrder", 0);
+    x->inherit = (int)fbx_prop_num(s, obj, "InheritType", 0);
+    if (x->inherit < 0 || x->inherit > 2) x->inherit = 1;
+}
+
+void fbx_xf_local(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double out[16])
+{
+    double m[16], a[16];
+    m_translate(t, 1, m);
+    m_translate(x->roff, 1, a);
+    fbx_m_mul(m, a, m);
+    m_translate(x->rp, 1, a);
+    fbx_m_mul(m, a, m);
+    fbx_m_euler(x->pre, 0, a);
+    fbx_m_mul(m, a, m);
+    fbx_m_euler(r, x->order, a);
+    fbx_m_mul(m, a, m);
+    fbx_m_euler(x->post, 0, a);
+    double ai[16];
+    fbx_m_inverse(a, ai);
+    fbx_m_mul(m, ai, m);
+    m_translate(x->rp, -1, a);
+    fbx_m_mul(m, a, m);
+    m_translate(x->soff, 1, a);
+    fbx_m_mul(m, a, m);
+    m_translate(x->sp, 1, a);
+    fbx_m_mul(m, a, m);
+    m_scale(sc, a);
+    fbx_m_mul(m, a, m);
+    m_translate(x->sp, -1, a);
+    fbx_m_mul(m, a, out);
+}
+
+void fbx_xf_geometry(const fbx_xf *x, double out[16])
+{
+    double m[16], a[16];
+    m_translate(x->gt, 1, m);
+    fbx_m_euler(x->gr, 0, a);
+    fbx_m_mul(m, a, m);
+    m_scale(x->gs, a);
+    fbx_m_mul(m, a, out);
+}
+
+static double col_len(const double m[16], int c)
+{
+    return sqrt(m[c * 4] * m[c * 4] + m[c * 4 + 1] * m[c * 4 + 1] + m[c * 4 + 2] * m[c * 4 + 2]);
+}
+
+static double det3(const double m[16])
+{
+    return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
+           m[8] * (m[1] * m[6] - m[5] * m[2]);
+}
+
+void fbx_xf_world(const fbx_xf *x, const double *pw, const double ps[3], const double local[16], double out[16])
+{
+    if (!pw) {
+        memcpy(out, local, 16 * sizeof *out);
+        return;
+    }
+    if (x->inherit == 2) {  /* Rrs: the parent's own scale does not reach the child */
+        double inv_s[3], a[16], m[16];
+        for (int k = 0; k < 3; k++) inv_s[k] = fabs(ps[k]) > 1e-300 ? 1.0 / ps[k] : 0.0;
+        m_scale(inv_s, a);
+        fbx_m_mul(pw, a, m);
+        fbx_m_mul(m, local, out);
+        return;
+    }
+    if (x->inherit == 0) {  /* RrSs: parent world scale applied componentwise after the child's rotation */
+        double sp[3], sl[3];
+        for (int c = 0; c < 3; c++) {
+            sp[c] = col_len(pw, c);
+            sl[c] = col_len(local, c);
+        }
+        if (det3(pw) < 0) sp[0] = -sp[0];
+        if (det3(local) < 0) sl[0] = -sl[0];
+        int uniform = fabs(sp[0] - sp[1]) <= 1e-9 * fabs(sp[0]) && fabs(sp[0] - sp[2]) <= 1e-9 * fabs(sp[0]);
+        if (!uniform) {
+            double rp[16], rl[16], m[16];
+            fbx_m_identity(rp);
+            fbx_m_identity(rl);
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++) {
+                    rp[c * 4 + r] = sp[c] != 0 ? pw[c * 4 + r] / sp[c] : 0;
+                    rl[c * 4 + r] = sl[c] != 0 ? local[c * 4 + r] / sl[c] : 0;
+                }
+            fbx_m_mul(rp, rl, m);
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++) m[c * 4 + r] *= sp[c] * sl[c];
+            double t[3];
+            fbx_m_point(pw, local + 12, t);
+            memcpy(m + 12, t, sizeof t);
+            m[15] = 1;
+            memcpy(out, m, sizeof m);
+            return;
+        }
+    }
+    fbx_m_mul(pw, local, out);
+}
+
+void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc)
+{
+    double s[3], r[9];
+    for (int c = 0; c < 3; c++) s[c] = col_len(m, c);
+    if (det3(m) < 0) s[0] = -s[0];
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++) r[c * 3 + k] = s[c] != 0 ? m[c * 4 + k] / s[c] : (c == k);
+    /* rotation matrix (column-major r[c*3+row]) to quaternion */
+    double m00 = r[0], m11 = r[4], m22 = r[8], tr = m00 + m11 + m22, x, y, z, w;
+    if (tr > 0) {
+        double k = sqrt(tr + 1.0) * 2;
+        w = 0.25 * k;
+        x = (r[5] - r[7]) / k;
+        y = (r[6] - r[2]) / k;
+        z = (r[1] - r[3]) / k;
+    } else if (m00 > m11 && m00 > m22) {
+        double k = sqrt(1.0 + m00 - m11 - m22) * 2;
+        w = (r[5] - r[7]) / k;
+        x = 0.25 * k;
+        y = (r[3] + r[1]) / k;
+        z = (r[6] + r[2]) / k;
+    } else if (m11 > m22) {
+        double k = sqrt(1.0 + m11 - m00 - m22) * 2;
+        w = (r[6] - r[2]) / k;
+        x = (r[3] + r[1]) / k;
+        y = 0.25 * k;
+        z = (r[7] + r[5]) / k;
+    } else {
+        double k = sqrt(1.0 + m22 - m00 - m11) * 2;
+        w = (r[1] - r[3]) / k;
+        x = (r[6] + r[2]) / k;
+        y = (r[7] + r[5]) / k;
+        z = 0.25 * k;
+    }
+    double n = sqrt(x * x + y * y + z * z + w * w);
+    if (!(n > 0) || !isfinite(n)) {
+        x = y = z = 0;
+        w = n = 1;
+    }
+    q[0] = (float)(x / n);
+    q[1] = (float)(y / n);
+    q[2] = (float)(z / n);
+    q[3] = (float)(w / n);
+    for (int k = 0; k < 3; k++) {
+        t[k] = (float)m[12 + k];
+        sc[k] = (float)s[k];
+    }
+}
