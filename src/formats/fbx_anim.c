@@ -21,7 +21,7 @@ static mr_status oom(fbx_scene *s)
     return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
 }
 
-void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*local_s)[3])
+void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16])
 {
     const mr_skeleton *sk = &s->model->skeleton;
     double scales[MR_MAX_JOINTS][3];
@@ -44,8 +44,20 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
         memcpy(scales[j], v[FBX_S], sizeof scales[j]);
         int p = sk->parents[j];
         fbx_xf_world(x, p >= 0 ? worlds[p] : NULL, p >= 0 ? scales[p] : NULL, local, worlds[j]);
-        if (local_s) memcpy(local_s[j], v[FBX_S], sizeof local_s[j]);
+        if (locals) memcpy(locals[j], local, sizeof local);
     }
+}
+
+void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16])
+{
+    int par = s->model->skeleton.parents[j];
+    if (par < 0 || s->xf[j].inherit == 1) {
+        memcpy(out, locals[j], 16 * sizeof *out);
+        return;
+    }
+    double inv[16];
+    fbx_m_inverse(worlds[par], inv);
+    fbx_m_mul(inv, worlds[j], out);
 }
 
 /* ---- a stack's curves ---- */
@@ -311,9 +323,10 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
     if (st != MR_OK) return st;
     char *flag = calloc((size_t)nj + 1, 1);
     double (*worlds)[16] = mr_alloc_array((size_t)nj + 1, sizeof *worlds);
+    double (*locals)[16] = mr_alloc_array((size_t)nj + 1, sizeof *locals);
     float *trs = mr_alloc_array((size_t)nj * (size_t)ns * 10 + 1, sizeof *trs);
     mr_clip *clip = NULL;
-    if (!flag || !worlds || !trs) {
+    if (!flag || !worlds || !locals || !trs) {
         st = oom(s);
         goto done;
     }
@@ -324,17 +337,11 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         if (par >= 0 && flag[par] && s->xf[j].inherit != 1) flag[j] = 1;
     }
     for (int i = 0; i < ns; i++) {
-        fbx_eval_worlds(s, times[i], 1, worlds, NULL);
+        fbx_eval_worlds(s, times[i], 1, worlds, locals);
         for (int j = 0; j < nj; j++) {
             if (!flag[j]) continue;
-            double local[16], inv[16];
-            int par = sk->parents[j];
-            if (par >= 0) {
-                fbx_m_inverse(worlds[par], inv);
-                fbx_m_mul(inv, worlds[j], local);
-            } else {
-                memcpy(local, worlds[j], sizeof local);
-            }
+            double local[16];
+            fbx_joint_local(s, j, worlds, locals, local);
             float *o = trs + ((size_t)j * (size_t)ns + (size_t)i) * 10;
             fbx_m_decompose(local, o, o + 3, o + 7);
             if (i > 0) {
@@ -415,6 +422,7 @@ done:
     free(times);
     free(flag);
     free(worlds);
+    free(locals);
     free(trs);
     return st;
 }

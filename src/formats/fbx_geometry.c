@@ -291,9 +291,17 @@ static mr_status read_skin(fbx_scene *s, int skin_obj, size_t cps, skin *out)
                 for (size_t i = 0; i < m; i++) out->start[idx[i] + 1]++;
                 total += m;
                 if (!out->has_bind) {
-                    int has;
-                    if ((st = read_matrix(s, s->objs[cl].node, "Transform", out->bind, &has)) != MR_OK) return st;
-                    out->has_bind = has;
+                    /* Transform maps the mesh to the bone's bind space (it is
+                     * TransformLink^-1 * mesh world at bind): the mesh's bind
+                     * world is TransformLink * Transform */
+                    int has, has_link;
+                    double tr[16], link[16];
+                    if ((st = read_matrix(s, s->objs[cl].node, "Transform", tr, &has)) != MR_OK) return st;
+                    if ((st = read_matrix(s, s->objs[cl].node, "TransformLink", link, &has_link)) != MR_OK) return st;
+                    if (has && has_link) {
+                        fbx_m_mul(link, tr, out->bind);
+                        out->has_bind = 1;
+                    }
                 }
             } else {
                 for (size_t i = 0; i < m; i++) {

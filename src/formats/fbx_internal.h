@@ -163,6 +163,10 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w);
 mr_status fbx_clips_build(fbx_scene *s);
 /* Evaluates every joint's world matrix at time t (seconds) with the current
  * s->anim bindings (NULL: rest) into worlds (node_count). */
-void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*local_s)[3]);
+void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16]);
+/* A joint's local matrix for marrow (parent joint space to joint space):
+ * the FBX local matrix when the node composes plainly (InheritType 1 or a
+ * root), else parent world^-1 * world. */
+void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16]);
 
 #endif

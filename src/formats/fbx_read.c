@@ -139,23 +139,21 @@ static mr_status order_models(fbx_scene *s)
 }
 
 /* The rest pose: each node's static transform. */
-static void rest_pose(fbx_scene *s)
+static mr_status rest_pose(fbx_scene *s)
 {
     mr_skeleton *sk = &s->model->skeleton;
-    fbx_eval_worlds(s, 0, 0, s->rest_world, NULL);
+    double (*locals)[16] = mr_alloc_array((size_t)s->node_count + 1, sizeof *locals);
+    if (!locals) return oom(s);
+    fbx_eval_worlds(s, 0, 0, s->rest_world, locals);
     for (int j = 0; j < s->node_count; j++) {
-        double local[16], inv[16];
-        int p = sk->parents[j];
-        if (p >= 0) {
-            fbx_m_inverse(s->rest_world[p], inv);
-            fbx_m_mul(inv, s->rest_world[j], local);
-        } else {
-            memcpy(local, s->rest_world[j], sizeof local);
-        }
+        double local[16];
+        fbx_joint_local(s, j, s->rest_world, locals, local);
         fbx_m_decompose(local, sk->rest_t[j], sk->rest_r[j], sk->rest_s[j]);
     }
+    free(locals);
     mr_skeleton_touch(sk);
     mr_skeleton_compute_inverse_bind(sk);
+    return MR_OK;
 }
 
 static mr_status build(fbx_scene *s)
@@ -164,7 +162,7 @@ static mr_status build(fbx_scene *s)
     if (st != MR_OK) return st;
     read_settings(s);
     if ((st = order_models(s)) != MR_OK) return st;
-    rest_pose(s);
+    if ((st = rest_pose(s)) != MR_OK) return st;
     if ((st = fbx_meshes_build(s)) != MR_OK) return st;
     if ((st = fbx_clips_build(s)) != MR_OK) return st;
     set_axes(s);
