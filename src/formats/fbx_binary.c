@@ -106,16 +106,24 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
         if (!a) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %u elements", count);
         prop->v.array = a;
         if (bytes) {
+            /* The zlib wrapper's 2-byte header is checked here and its
+             * Adler-32 trailer left unread: raw inflate skips a checksum
+             * that cost a tenth of the parse, and the decoded size is
+             * checked exactly below. */
+            const uint8_t *zh = d + *p;
+            if (clen < 2 || (zh[0] & 0x0f) != 8 || (zh[0] >> 4) > 7 || (zh[1] & 0x20) || (zh[0] << 8 | zh[1]) % 31)
+                return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected a zlib stream header, found %s",
+                                 index, type_name(t), clen < 2 ? "fewer than 2 bytes" : "other bytes");
             if (!b->z_ready) {
                 memset(&b->z, 0, sizeof b->z);
-                if (inflateInit(&b->z) != Z_OK)
+                if (inflateInit2(&b->z, -15) != Z_OK)
                     return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "zlib could not start");
                 b->z_ready = 1;
             } else {
                 inflateReset(&b->z);
             }
-            b->z.next_in = (Bytef *)(d + *p);
-            b->z.avail_in = clen;
+            b->z.next_in = (Bytef *)(d + *p + 2);
+            b->z.avail_in = clen - 2;
             b->z.next_out = a;
             b->z.avail_out = (uInt)bytes;
             int zs = inflate(&b->z, Z_FINISH);
@@ -157,8 +165,7 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
                          (unsigned long long)((end - p) / 2), (unsigned long long)(end - p), (unsigned long long)n);
     mr_fbx_prop *props = fbxp_alloc(c->arena, (size_t)n * sizeof *props);
     if (!props) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %llu properties", (unsigned long long)n);
-    node->props = props;
-    node->prop_count = (uint32_t)n;
+    node->props = props;   /* prop_count grows as they are read: a message may show the first ones */
     for (uint32_t i = 0; i < n; i++) {
         mr_fbx_prop *pr = &props[i];
         uint64_t pat = p;
@@ -226,6 +233,7 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
         }
         if (st != MR_OK) return st;
         p += need;
+        node->prop_count = i + 1;
     }
     if (p != end)
         return fbxp_fail(c, MR_ERR_BAD_FILE, at, "expected the %llu properties to fill %llu bytes, they take %llu",

@@ -233,6 +233,10 @@ mr_status mr_fbx_parse(const char *path, const uint8_t *data, size_t size, mr_fb
         st = mr_error_set(err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", path);
     } else if (size >= sizeof binary_magic - 1 && memcmp(data, binary_magic, sizeof binary_magic - 1) == 0) {
         st = fbxp_parse_binary(&c);
+    } else if (size >= 18 && memcmp(data, binary_magic, 18) == 0) {
+        st = fbxp_fail(&c, MR_ERR_BAD_FILE, 18,
+                       "expected the binary FBX magic \"Kaydara FBX Binary  \\0\\x1a\", found other bytes after "
+                       "\"Kaydara FBX Binary\" (a copy made in text mode?)");
     } else {
         doc->ascii = 1;
         st = fbxp_parse_ascii(&c);
