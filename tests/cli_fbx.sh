@@ -28,6 +28,12 @@ if [ -d "$U" ]; then
         n=$((n + 1))
         [ -n "${FBX_CASES:-}" ] && [ "$n" -gt "$FBX_CASES" ] && break
         if [ -n "${FBX_MATCH:-}" ] && ! echo "$fbx $obj" | grep -Eq -- "$FBX_MATCH"; then continue; fi
+        case "$flags" in *NO_EXTRAPOLATE*)
+            echo "  skip $fbx vs $obj: ufbx evaluates it with extrapolation off (not the file's own curves)"; continue ;;
+        esac
+        if grep -q "ufbx:transform_skin" "$U/$obj"; then
+            echo "  skip $fbx vs $obj: the reference is Maya's export of a skinned mesh moved by its node's transform too (ufbx:transform_skin)"; continue
+        fi
         total=$((total + 1))
         clip=""
         [ "$anim" != NULL ] && clip=$($MARROW info "$U/$fbx" 2>/dev/null | sed -n 's/^  \([^:]*\): .*frames at.*/\1/p' | grep -F -- "$anim" | head -1)

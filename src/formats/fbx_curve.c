@@ -1,17 +1,25 @@
 /* fbx_curve.c — FBX animation curves: reading (7.x AnimationCurve, 6.x
  * Channel keys) and evaluation.
  *
- * Each key's interpolation (KeyAttrFlags): constant (0x2; with 0x100 it
- * holds the next key's value), linear (0x4) or cubic (0x8). A cubic segment
- * is a Bezier curve in (time, value): control points one third of the
- * interval in from each key (or the key's weight, when weighted: 0x01000000
- * right, 0x02000000 next left; weights packed as two 16-bit numbers over
- * 9999), their heights given by the slopes RightSlope and NextLeftSlope
- * (KeyAttrDataFloat: 4 numbers per attribute, shared by KeyAttrRefCount
- * keys in turn). Non-weighted segments are Hermite curves with those
- * slopes; weighted ones solve the time polynomial first. Before the first
- * and after the last key the end value holds (constant extrapolation), or
- * the curve repeats / keeps its slope when the 6.x file says so.
+ * Each key's interpolation (KeyAttrFlags) is constant (0x2; with 0x100 it
+ * holds the next key's value), linear (0x4) or cubic (0x8). A cubic
+ * segment is a Bezier curve in (time, value) whose inner control points sit
+ * a weight (1/3 of the interval unless weighted: 0x01000000 right,
+ * 0x02000000 next left; weights are two 16-bit numbers over 10000 packed in
+ * the third KeyAttrDataFloat) in from each key, at heights given by the
+ * key's right slope and the next key's left slope (KeyAttrDataFloat's
+ * RightSlope and NextLeftSlope; 4 numbers per attribute, each attribute
+ * shared by KeyAttrRefCount keys in turn). Slopes of user (0x400) and TCB
+ * tangents are used as stored. Auto tangents (cubic without user/TCB) are
+ * solved from the neighbouring keys as FBX does: the slope through the
+ * neighbours blended with the two one-sided slopes (unless time
+ * independent, 0x2000), the stored slopes then acting as an auto bias in
+ * percent towards one side (and beyond 500 % adding ((bias-500)/100)^2*40),
+ * clamped to zero at a flat neighbour (0x1000) or against overshooting the
+ * neighbours (clamp progressive, 0x4000); end keys take the one-sided
+ * slope. Outside the keys: Pre-/Post-Extrapolation's Type: 'C' constant
+ * (the default), 'R' repeat, 'A' repeat with the value offset, 'M' mirror,
+ * 'K' keep the end tangent, repeated Repetition times (-1 for ever).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +32,11 @@
 #define F_LINEAR 0x4u
 #define F_CUBIC 0x8u
 #define F_CONSTANT_NEXT 0x100u
+#define F_TANGENT_TCB 0x200u
+#define F_TANGENT_USER 0x400u
+#define F_CLAMP 0x1000u
+#define F_TIME_INDEPENDENT 0x2000u
+#define F_CLAMP_PROGRESSIVE 0x4000u
 #define F_WEIGHTED_RIGHT 0x01000000u
 #define F_WEIGHTED_NEXT_LEFT 0x02000000u
 
@@ -33,6 +46,7 @@ void fbx_curve_free(fbx_curve *c)
     free(c->v);
     free(c->flags);
     free(c->data);
+    free(c->tan);
     memset(c, 0, sizeof *c);
 }
 
@@ -51,17 +65,11 @@ static double segment(const fbx_curve *c, int i, double t)
     double u = (t - t0) / dx;
     if (f & F_CONSTANT) return (f & F_CONSTANT_NEXT) ? v1 : v0;
     if (!(f & F_CUBIC)) return v0 + (v1 - v0) * u;
-    const float *d = c->data[i];
-    double w0 = 1.0 / 3.0, w1 = 1.0 / 3.0;
-    uint32_t packed;
-    float fw = d[2];
-    memcpy(&packed, &fw, sizeof packed);
-    if (f & F_WEIGHTED_RIGHT) w0 = (packed & 0xffffu) / 9999.0;
-    if (f & F_WEIGHTED_NEXT_LEFT) w1 = (packed >> 16) / 9999.0;
-    double y1 = v0 + d[0] * w0 * dx, y2 = v1 - d[1] * w1 * dx;
-    if (fabs(w0 - 1.0 / 3.0) > 1e-9 || fabs(w1 - 1.0 / 3.0) > 1e-9) {
-        /* solve x(u) = t, x monotone on [0, 1] when the weights are in [0, 1] */
-        double x1 = w0, x2 = 1 - w1, lo = 0, hi = 1;
+    double wr = c->tan[i][3], wl = c->tan[i + 1][1];
+    double y1 = v0 + c->tan[i][2] * wr * dx, y2 = v1 - c->tan[i + 1][0] * wl * dx;
+    if (fabs(wr - 1.0 / 3.0) > 1e-6 || fabs(wl - 1.0 / 3.0) > 1e-6) {
+        /* solve x(s) = u: x is monotone on [0, 1] for weights in [0, 1] */
+        double x1 = wr, x2 = 1 - wl, lo = 0, hi = 1;
         for (int k = 0; k < 60; k++) {
             double mid = (lo + hi) / 2;
             if (bezier(0, x1, x2, 1, mid) < u) lo = mid;
@@ -72,34 +80,58 @@ static double segment(const fbx_curve *c, int i, double t)
     return bezier(v0, y1, y2, v1, u);
 }
 
-double fbx_curve_eval(const fbx_curve *c, double t)
+/* The value inside the keys (t clamped to them). */
+static double inside(const fbx_curve *c, double t)
 {
-    if (!c || c->count <= 0) return 0;
     int n = c->count;
-    double first = c->t[0], last = c->t[n - 1];
-    if (n == 1) return c->v[0];
-    double span = last - first;
-    if (t < first) {
-        if (c->pre_mode == 1 && span > 0) t = last - fmod(first - t, span);
-        else if (c->pre_mode == 3) {
-            double slope = (c->v[1] - c->v[0]) / (c->t[1] - c->t[0]);
-            return c->v[0] - slope * (first - t);
-        } else return c->v[0];
-    } else if (t > last) {
-        if (c->post_mode == 1 && span > 0) t = first + fmod(t - last, span);
-        else if (c->post_mode == 3) {
-            double slope = (c->v[n - 1] - c->v[n - 2]) / (c->t[n - 1] - c->t[n - 2]);
-            return c->v[n - 1] + slope * (t - last);
-        } else return c->v[n - 1];
-    }
+    if (t <= c->t[0]) return c->v[0];
+    if (t >= c->t[n - 1]) return c->v[n - 1];
     int lo = 0, hi = n - 1;
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
         if (c->t[mid] <= t) lo = mid;
         else hi = mid;
     }
-    if (t >= c->t[hi]) return c->v[hi];
+    if (t == c->t[lo]) return c->v[lo];
     return segment(c, lo, t);
+}
+
+double fbx_curve_eval(const fbx_curve *c, double t)
+{
+    if (!c || c->count <= 0) return 0;
+    int n = c->count;
+    if (n == 1) return c->v[0];
+    double first = c->t[0], last = c->t[n - 1];
+    if (t >= first && t <= last) return inside(c, t);
+    int pre = t < first;
+    int mode = pre ? c->pre_mode : c->post_mode, reps = pre ? c->pre_count : c->post_count;
+    int k = pre ? 0 : n - 1;
+    if (mode == 'K') {  /* keep the end key's tangent */
+        double slope = pre ? c->tan[0][2] : c->tan[n - 1][0];
+        if (c->flags[pre ? 0 : n - 2] & (F_CONSTANT)) slope = 0;
+        if (!(c->flags[pre ? 0 : n - 2] & F_CUBIC) && !(c->flags[pre ? 0 : n - 2] & F_CONSTANT))
+            slope = (c->v[1 + (pre ? 0 : n - 2)] - c->v[pre ? 0 : n - 2]) / (c->t[1 + (pre ? 0 : n - 2)] - c->t[pre ? 0 : n - 2]);
+        return c->v[k] + slope * (t - c->t[k]);
+    }
+    if ((mode != 'R' && mode != 'A' && mode != 'M') || reps == 0) return c->v[k];
+    /* in ticks, so that whole repetitions land on frames exactly */
+    double t0 = rint(first * FBX_TICKS), t1 = rint(last * FBX_TICKS), x = t * FBX_TICKS;
+    double span = t1 - t0;
+    if (!(span >= 1)) return c->v[k];
+    double delta = pre ? t0 - x : x - t1;
+    double rep = floor(delta / span), rest = delta - rep * span;
+    if (reps > 0 && rep >= reps) {
+        rep = reps - 1;
+        rest = span;
+    }
+    if (mode == 'M' && rep * 0.5 - floor(rep * 0.5) <= 0.25) rest = span - rest;
+    if (pre) rest = span - rest;
+    double v = inside(c, (t0 + rest) / FBX_TICKS);
+    if (mode == 'A') {
+        double step = c->v[n - 1] - c->v[0];
+        v += (pre ? -step : step) * (rep + 1);
+    }
+    return v;
 }
 
 static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
@@ -108,9 +140,124 @@ static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
     c->v = mr_alloc_array(n + 1, sizeof *c->v);
     c->flags = mr_alloc_array(n + 1, sizeof *c->flags);
     c->data = mr_alloc_array(n + 1, sizeof *c->data);
-    if (!c->t || !c->v || !c->flags || !c->data)
+    c->tan = mr_alloc_array(n + 1, sizeof *c->tan);
+    c->pre_mode = c->post_mode = 'C';
+    c->pre_count = c->post_count = -1;
+    if (!c->t || !c->v || !c->flags || !c->data || !c->tan)
         return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
     return MR_OK;
+}
+
+/* An auto tangent's slope at key i from its neighbours (bias: the stored
+ * slope, read as an auto bias in percent). */
+static double auto_slope(const fbx_curve *c, int i, double wl, double wr, double bias)
+{
+    uint32_t f = c->flags[i];
+    double tp = c->t[i - 1], t = c->t[i], tn = c->t[i + 1], vp = c->v[i - 1], v = c->v[i], vn = c->v[i + 1];
+    if ((f & F_CLAMP) && fmin(fabs(vp - v), fabs(vn - v)) <= 0) return 0;
+    double slope = (vn - vp) / (tn - tp);
+    if (!(f & F_TIME_INDEPENDENT)) {
+        double left = (v - vp) / (t - tp), right = (vn - v) / (tn - t), a = (t - tp) / (tn - tp);
+        slope = 0.5 * slope + 0.5 * (left * (1 - a) + right * a);
+        double bw = fabs(bias) / 100.0;
+        if (bw > 0.0001) {
+            double target = bias > 0 ? right : left, towards = target - slope;
+            slope += (target - slope) * bw;
+            if (bw > 5) {
+                double sign = fabs(towards) > 0.00001 ? towards : bias;
+                slope += (bw - 5) * (bw - 5) * 40.0 * (sign > 0 ? 1 : -1);
+            }
+        }
+    }
+    if (f & F_CLAMP_PROGRESSIVE) {
+        double sign = slope >= 0 ? 1 : -1, mag = fabs(slope);
+        double rl = wl * (t - tp), rr = wr * (tn - t);
+        double ml = rl > 0 ? sign * (v - vp) / rl : 0, mr = rr > 0 ? sign * (vn - v) / rr : 0;
+        if (!(ml > 0)) ml = 0;
+        if (!(mr > 0)) mr = 0;
+        mag = fmin(mag, fmin(ml, mr));
+        slope = sign * mag;
+    }
+    return slope;
+}
+
+/* An end key's auto slope: the one-sided slope (plus a bias beyond 500 %). */
+static double edge_slope(const fbx_curve *c, int a, int b, uint32_t f, double bias)
+{
+    if (f & F_CLAMP_PROGRESSIVE) return 0;
+    if ((f & F_CLAMP) && fabs(c->v[b] - c->v[a]) <= 0) return 0;
+    double slope = (c->v[b] - c->v[a]) / (c->t[b] - c->t[a]);
+    if (!(f & F_TIME_INDEPENDENT)) {
+        double over = fabs(bias) / 100.0 - 5;
+        if (over > 0) slope += over * over * 40.0 * (bias > 0 ? 1 : -1);
+    }
+    return slope;
+}
+
+/* Left/right slopes and weights of every key (c->tan) from the flags and
+ * stored slopes, as the header comment says. */
+static void solve_tangents(fbx_curve *c)
+{
+    double sl = 0, wl = 1.0 / 3.0;   /* the previous key's NextLeft values */
+    int n = c->count;
+    for (int i = 0; i < n; i++) {
+        uint32_t f = c->flags[i];
+        const float *d = c->data[i];
+        double sr = d[0], wr = 1.0 / 3.0, nsl = d[1], nwl = 1.0 / 3.0;
+        if (f & (F_WEIGHTED_RIGHT | F_WEIGHTED_NEXT_LEFT)) {
+            uint32_t packed;
+            memcpy(&packed, &d[2], sizeof packed);
+            if (f & F_WEIGHTED_RIGHT) wr = (packed & 0xffffu) * 0.0001;
+            if (f & F_WEIGHTED_NEXT_LEFT) nwl = (packed >> 16) * 0.0001;
+        }
+        int has_prev = i > 0 && c->t[i] > c->t[i - 1], has_next = i + 1 < n && c->t[i + 1] > c->t[i];
+        if (f & F_CONSTANT) {
+            sr = nsl = 0;
+            wr = nwl = 1.0 / 3.0;
+        } else if (f & F_CUBIC) {
+            if (!(f & (F_TANGENT_TCB | F_TANGENT_USER))) {
+                if (has_prev && has_next) {
+                    if (fabs(sl + sr) <= 0.0001) {
+                        sl = sr = auto_slope(c, i, wl, wr, sr);
+                    } else {
+                        double l = auto_slope(c, i, wl, wr, -sl), r = auto_slope(c, i, wl, wr, sr);
+                        sl = l;
+                        sr = r;
+                    }
+                } else if (has_prev) {
+                    sl = sr = edge_slope(c, i - 1, i, f, -sl);
+                } else if (has_next) {
+                    sl = sr = edge_slope(c, i, i + 1, f, sr);
+                } else {
+                    sl = sr = 0;
+                }
+            }
+        } else {
+            wr = nwl = 1.0 / 3.0;
+            sr = nsl = has_next ? (c->v[i + 1] - c->v[i]) / (c->t[i + 1] - c->t[i]) : 0;
+        }
+        c->tan[i][0] = (float)sl;
+        c->tan[i][1] = (float)wl;
+        c->tan[i][2] = (float)sr;
+        c->tan[i][3] = (float)wr;
+        sl = nsl;
+        wl = nwl;
+    }
+}
+
+static void read_extrapolation(const mr_fbx_node *n, const char *name, int *mode, int *count)
+{
+    const mr_fbx_node *e = mr_fbx_child(n, name);
+    if (!e) return;
+    const mr_fbx_node *type = mr_fbx_child(e, "Type");
+    const char *str = mr_fbx_prop_string(type, 0, NULL);
+    int m = str ? str[0] : (int)mr_fbx_prop_int(type, 0);
+    if (m == 'C' || m == 'R' || m == 'A' || m == 'M' || m == 'K') *mode = m;
+    const mr_fbx_node *rep = mr_fbx_child(e, "Repetition");
+    if (rep) {
+        int64_t r = mr_fbx_prop_int(rep, 0);
+        *count = r < 0 || r > (1 << 30) ? -1 : (int)r;
+    }
 }
 
 /* Keys must be finite and ascending (equal times keep the later key). */
@@ -159,16 +306,25 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     if ((st = alloc_keys(s, c, nt)) != MR_OK) return st;
     size_t attr = 0;
     int64_t left = nf ? refs[0] : 0;
+    const mr_fbx_node *dn = mr_fbx_child(n, "KeyAttrDataFloat");
+    int int_bits = s->doc->ascii && dn && dn->prop_count == 1 && dn->props[0].type == 'l';
     for (size_t i = 0; i < nt; i++) {
         c->t[i] = (double)times[i] / FBX_TICKS;
         c->v[i] = (float)vals[i];
         while (nf && left <= 0 && attr + 1 < nf) left = refs[++attr];
         if (nf) {
             c->flags[i] = (uint32_t)flags[attr];
-            for (int k = 0; k < 4; k++) c->data[i][k] = (float)data[attr * 4 + (size_t)k];
-            if (s->doc->ascii) {  /* ASCII writes the packed weights as an integer */
-                uint32_t packed = (uint32_t)(int64_t)data[attr * 4 + 2];
-                memcpy(&c->data[i][2], &packed, sizeof packed);
+            for (int k = 0; k < 4; k++) {
+                double x = data[attr * 4 + (size_t)k];
+                if (int_bits || (s->doc->ascii && k == 2)) {
+                    /* ASCII writes the packed weights, and some writers every
+                     * number, as the float's 32 bits in an integer */
+                    uint32_t bits = (uint32_t)(int64_t)x;
+                    memcpy(&c->data[i][k], &bits, sizeof bits);
+                    if (!isfinite(c->data[i][k])) c->data[i][k] = 0;
+                } else {
+                    c->data[i][k] = (float)x;
+                }
             }
             left--;
         } else {
@@ -176,7 +332,11 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
         }
     }
     c->count = (int)nt;
-    return check_keys(s, n, c);
+    read_extrapolation(n, "Pre-Extrapolation", &c->pre_mode, &c->pre_count);
+    read_extrapolation(n, "Post-Extrapolation", &c->post_mode, &c->post_count);
+    st = check_keys(s, n, c);
+    if (st == MR_OK) solve_tangents(c);
+    return st;
 }
 
 /* 6.x: `Key: time,value,type[,params...], ...` with types L (linear),
@@ -248,7 +408,9 @@ mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *ch, fbx_curve *c, i
     }
     c->count = n;
     *has = n > 0;
-    /* the 6.x slope of key n's right side is the left slope of the next key
-     * as written by the next key: FBX 6 writes right slope, next left slope */
-    return check_keys(s, key, c);
+    read_extrapolation(ch, "Pre-Extrapolation", &c->pre_mode, &c->pre_count);
+    read_extrapolation(ch, "Post-Extrapolation", &c->post_mode, &c->post_count);
+    st = check_keys(s, key, c);
+    if (st == MR_OK) solve_tangents(c);
+    return st;
 }

@@ -40,8 +40,10 @@ typedef struct fbx_curve {
     double *t;                   /* seconds, ascending */
     float *v;
     uint32_t *flags;             /* KeyAttrFlags per key */
-    float (*data)[4];            /* RightSlope, NextLeftSlope, weights (packed), velocity */
-    int pre_mode, post_mode;     /* extrapolation: 0 constant, 1 repetition, 2 mirror, 3 keep slope (linear) */
+    float (*data)[4];            /* as read: RightSlope, NextLeftSlope, weights (packed), velocity */
+    float (*tan)[4];             /* solved: left slope, left weight, right slope, right weight */
+    int pre_mode, post_mode;     /* extrapolation: 'C' constant, 'R' repeat, 'A' repeat relative, 'M' mirror, 'K' keep slope */
+    int pre_count, post_count;   /* repetitions, -1 without end */
 } fbx_curve;
 
 /* An animated property: up to 3 curves and the curve node's defaults. */

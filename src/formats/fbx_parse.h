@@ -41,7 +41,7 @@ typedef struct mr_fbx_prop {
     char type;                   /* 'C' 'Y' 'I' 'L' 'F' 'D' 'S' 'R', or arrays 'b' 'i' 'l' 'f' 'd' */
     uint32_t count;              /* array elements; string/raw bytes */
     union {
-        int64_t i;               /* C Y I L (C: 0/1) */
+        int64_t i;               /* C Y I L (C: the raw byte: 0/1 for booleans, or a letter) */
         double f;                /* F D */
         const char *s;           /* S (NUL-terminated in the arena, may hold NULs: use count), R */
         const void *array;       /* b: uint8_t, i: int32_t, l: int64_t, f: float, d: double (native order) */
