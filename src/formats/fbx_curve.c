@@ -275,6 +275,7 @@ static mr_status check_keys(fbx_scene *s, const mr_fbx_node *at, fbx_curve *c)
         c->v[w] = c->v[i];
         c->flags[w] = c->flags[i];
         memcpy(c->data[w], c->data[i], sizeof c->data[w]);
+        memcpy(c->tan[w], c->tan[i], sizeof c->tan[w]);
         w++;
     }
     c->count = w;
@@ -339,78 +340,157 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     return st;
 }
 
-/* 6.x: `Key: time,value,type[,params...], ...` with types L (linear),
- * C (constant, then 's' or 'n'), U (cubic, then a tangent mode letter and
- * slopes/weights: 's' or 'a' + right slope, next left slope; 'b'/'p'
- * variants carry weights). */
+/* 6.x: `Key:` is one heterogeneous list: per key a time (ticks), a value
+ * and a letter (binary: a 'C' byte; ASCII: a bare word): 'L' linear; 'C'
+ * constant, then (KeyVer 4004 on) 's' or 'n' (hold this or the next
+ * value); 'U' cubic, then a slope mode: 's'/'b' with two slopes (right,
+ * next left), 'a' (baked keys: automatic slopes), 'p'/'q' with two
+ * numbers, 't' with three, 'd' with one (all but 's'/'b' solved as
+ * automatic, clamped, time-independent slopes); then weight modes ('n'
+ * none, 'a' right and next left weight, 'r' right, 'l' next left, 'c'
+ * none): one after 's'/'b' (none in KeyVer 4003), none after 'a' before
+ * KeyVer 4005, one or two after 'p'/'q', one after 'd', none after 't'. */
+static int letter(const mr_fbx_node *key, uint32_t i)
+{
+    if (i >= key->prop_count) return -1;
+    const mr_fbx_prop *p = &key->props[i];
+    if (p->type == 'S') return p->count ? (unsigned char)p->v.s[0] : -1;
+    double v = mr_fbx_prop_double(key, i);
+    return v >= 0 && v < 256 ? (int)v : -1;
+}
+
+static int number(const mr_fbx_node *key, uint32_t i, double *out)
+{
+    if (i >= key->prop_count || key->props[i].type == 'S' || key->props[i].type == 'R') return 0;
+    *out = mr_fbx_prop_double(key, i);
+    return isfinite(*out);
+}
+
 mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *ch, fbx_curve *c, int *has)
 {
     memset(c, 0, sizeof *c);
     *has = 0;
     const mr_fbx_node *key = mr_fbx_child(ch, "Key");
     if (!key) return MR_OK;
+    int ver = (int)mr_fbx_prop_int(mr_fbx_child(ch, "KeyVer"), 0);
+    if (ver <= 0) ver = s->doc->version < 5000 ? 4003 : s->doc->version < 6000 ? 4004 : 4005;
     uint32_t np = key->prop_count;
     size_t cap = np / 3 + 1;
-    if (np == 1 && key->props[0].type >= 'a') return fbx_fail(s, key, "expected a list of keys");
     mr_status st = alloc_keys(s, c, cap);
     if (st != MR_OK) return st;
     uint32_t i = 0;
     int n = 0;
-    while (i < np) {
-        if (i + 2 >= np + 0u && i + 1 >= np) return fbx_fail(s, key, "key %d: expected a time and a value", n);
-        if (i + 1 >= np) return fbx_fail(s, key, "key %d: expected a time and a value", n);
-        char tt = key->props[i].type, vt = key->props[i + 1].type;
-        if (tt == 'S' || vt == 'S') return fbx_fail(s, key, "key %d: expected a time and a value, got a string", n);
-        c->t[n] = (double)mr_fbx_prop_int(key, i) / FBX_TICKS;
-        c->v[n] = (float)mr_fbx_prop_double(key, i + 1);
-        c->flags[n] = F_LINEAR;
-        memset(c->data[n], 0, sizeof c->data[n]);
-        c->data[n][2] = 0;
-        i += 2;
-        const char *type = i < np ? mr_fbx_prop_string(key, i, NULL) : NULL;
-        if (type) {
-            i++;
-            if (type[0] == 'C') {
-                const char *m = i < np ? mr_fbx_prop_string(key, i, NULL) : NULL;
-                c->flags[n] = F_CONSTANT | (m && m[0] == 'n' ? F_CONSTANT_NEXT : 0);
-                if (m) i++;
-            } else if (type[0] == 'U') {
-                const char *m = i < np ? mr_fbx_prop_string(key, i, NULL) : NULL;
-                c->flags[n] = F_CUBIC;
-                if (m) {
-                    i++;
-                    /* slopes follow: 's'/'a': right slope, next left slope;
-                     * 'b'/'p' (break / weighted): the same then weights */
-                    uint32_t nums = 0;
-                    while (i + nums < np && key->props[i + nums].type != 'S' && nums < 6) nums++;
-                    /* the numbers up to the next key's time: a following key starts with a time
-                     * (an integer tick count); keep only the parameters this mode carries */
-                    uint32_t want = (m[0] == 's' || m[0] == 'a' || m[0] == 'b') ? 2 : 0;
-                    if (m[0] == 'p') want = 2;
-                    if (m[0] == 't') want = 0;
-                    if (want > nums) want = nums;
-                    if (want >= 1) c->data[n][0] = (float)mr_fbx_prop_double(key, i);
-                    if (want >= 2) c->data[n][1] = (float)mr_fbx_prop_double(key, i + 1);
-                    i += want;
-                    /* a weighted/velocity section: "a" then 2 numbers, "n" none */
-                    const char *wm = i < np ? mr_fbx_prop_string(key, i, NULL) : NULL;
-                    if (wm && (wm[0] == 'a' || wm[0] == 'n') && wm[1] == 0) {
-                        i++;
-                        if (wm[0] == 'a' && i + 1 < np && key->props[i].type != 'S') i += 2;
-                    }
-                }
-            } else {
-                c->flags[n] = F_LINEAR;
-            }
+    char *autos = calloc(cap, 1);
+    if (!autos) return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
+    double sl = 0, wl = 1.0 / 3.0;
+#define NEED(k) do { if (i + (k) > np) { free(autos); return fbx_fail(s, key, "key %d: expected %d more numbers", n, (int)(k)); } } while (0)
+    while (i < np && (size_t)n < cap) {
+        double t, v;
+        if (!number(key, i, &t) || !number(key, i + 1, &v)) {
+            free(autos);
+            return fbx_fail(s, key, "key %d (entry %u): expected a time and a value", n, i);
         }
+        int mode = letter(key, i + 2);
+        i += 3;
+        c->t[n] = t / FBX_TICKS;
+        c->v[n] = (float)v;
+        double sr = 0, wr = 1.0 / 3.0, nsl = 0, nwl = 1.0 / 3.0;
+        if (mode == 'U') {
+            c->flags[n] = F_CUBIC;
+            int sm = letter(key, i++);
+            int weights = 1;
+            if (sm == 's' || sm == 'b') {
+                NEED(2);
+                number(key, i, &sr);
+                number(key, i + 1, &nsl);
+                i += 2;
+                if (ver == 4003) weights = 0;
+            } else if (sm == 'a') {
+                autos[n] = 1;
+                if (ver <= 4004) weights = 0;
+            } else if (sm == 'p' || sm == 'q') {
+                autos[n] = 1;
+                NEED(2);
+                i += 2;
+                weights = ver <= 4004 ? 1 : 2;
+            } else if (sm == 't') {
+                autos[n] = 1;
+                NEED(3);
+                i += 3;
+                weights = 0;
+            } else if (sm == 'd') {
+                autos[n] = 1;
+                NEED(1);
+                i += 1;
+            } else {
+                free(autos);
+                return fbx_fail(s, key, "key %d: expected a slope mode (s, b, a, p, q, t or d)", n);
+            }
+            for (; weights > 0; weights--) {
+                int wm = letter(key, i++);
+                if (wm == 'a') {
+                    NEED(2);
+                    number(key, i, &wr);
+                    number(key, i + 1, &nwl);
+                    i += 2;
+                } else if (wm == 'l') {
+                    NEED(1);
+                    number(key, i++, &nwl);
+                } else if (wm == 'r') {
+                    NEED(1);
+                    number(key, i++, &wr);
+                } else if (wm != 'n' && wm != 'c') {
+                    free(autos);
+                    return fbx_fail(s, key, "key %d: expected a weight mode (n, a, l, r or c)", n);
+                }
+            }
+        } else if (mode == 'L') {
+            c->flags[n] = F_LINEAR;
+        } else if (mode == 'C') {
+            c->flags[n] = F_CONSTANT;
+            if (ver >= 4004) {
+                if (letter(key, i) == 'n') c->flags[n] |= F_CONSTANT_NEXT;
+                i++;
+            }
+        } else {
+            free(autos);
+            return fbx_fail(s, key, "key %d: expected an interpolation (U, L or C)", n);
+        }
+        if (!(wr >= 0 && wr <= 1)) wr = 1.0 / 3.0;
+        if (!(nwl >= 0 && nwl <= 1)) nwl = 1.0 / 3.0;
+        c->tan[n][0] = (float)sl;
+        c->tan[n][1] = (float)wl;
+        c->tan[n][2] = (float)sr;
+        c->tan[n][3] = (float)wr;
+        sl = nsl;
+        wl = nwl;
         n++;
-        if ((size_t)n >= cap) break;
     }
+#undef NEED
     c->count = n;
+    /* automatic slopes: clamped progressive, time independent, from the neighbours */
+    for (int k = 0; k < n; k++) {
+        if (!autos[k]) continue;
+        double slope = 0;
+        if (k > 0 && k + 1 < n && c->t[k] > c->t[k - 1] && c->t[k + 1] > c->t[k]) {
+            uint32_t keep = c->flags[k];
+            c->flags[k] = F_CLAMP_PROGRESSIVE | F_TIME_INDEPENDENT;
+            slope = auto_slope(c, k, c->tan[k][1], c->tan[k][3], 0);
+            c->flags[k] = keep;
+        }
+        c->tan[k][2] = (float)slope;
+        if (k + 1 < n) c->tan[k + 1][0] = (float)slope;
+    }
+    for (int k = 0; k + 1 < n; k++)
+        if (c->flags[k] & F_LINEAR) {
+            double dt = c->t[k + 1] - c->t[k];
+            double slope = dt > 0 ? (c->v[k + 1] - c->v[k]) / dt : 0;
+            c->tan[k][2] = (float)slope;
+            c->tan[k + 1][0] = (float)slope;
+        }
+    free(autos);
     *has = n > 0;
     read_extrapolation(ch, "Pre-Extrapolation", &c->pre_mode, &c->pre_count);
     read_extrapolation(ch, "Post-Extrapolation", &c->post_mode, &c->post_count);
-    st = check_keys(s, key, c);
-    if (st == MR_OK) solve_tangents(c);
-    return st;
+    return check_keys(s, key, c);
 }
