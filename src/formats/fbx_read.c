@@ -153,6 +153,19 @@ static mr_status rest_pose(fbx_scene *s)
     free(locals);
     mr_skeleton_touch(sk);
     mr_skeleton_compute_inverse_bind(sk);
+    /* A node squashed flat at rest (a zero scale, Maya's 1e-12) has no
+     * usable inverse: its rigid meshes are kept in their own space instead
+     * (identity inverse bind), which skinning composes exactly. */
+    for (int j = 0; j < s->node_count; j++) {
+        const double *w = s->rest_world[j];
+        double lo = INFINITY, hi = 0;
+        for (int c = 0; c < 3; c++) {
+            double len = sqrt(w[c * 4] * w[c * 4] + w[c * 4 + 1] * w[c * 4 + 1] + w[c * 4 + 2] * w[c * 4 + 2]);
+            lo = fmin(lo, len);
+            hi = fmax(hi, len);
+        }
+        if (!(lo > 1e-6 * hi) || !(hi > 0)) glm_mat4_identity(sk->inverse_bind[j]);
+    }
     return MR_OK;
 }
 
