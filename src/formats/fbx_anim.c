@@ -461,7 +461,7 @@ static mr_status one_stack(fbx_scene *s, int stack, const mr_fbx_node *take)
         st = oom(s);
         goto done;
     }
-    for (int b = 0; b < s->blend_count; b++) c.deform_def[b] = fbx_prop_num(s, s->blends[b].channel_obj, "DeformPercent", 0);
+    for (int b = 0; b < s->blend_count; b++) c.deform_def[b] = fbx_deform_percent(s, s->blends[b].channel_obj);
     st = take ? bind_take6(s, take, &c, &pend, &np) : bind_stack7(s, stack, &c, &pend, &np);
     if (st != MR_OK) goto done;
     resolve(s, &c, pend, np);

@@ -328,6 +328,15 @@ static mr_status read_skin(fbx_scene *s, int skin_obj, size_t cps, skin *out)
 
 typedef fbx_blend shape_ref;
 
+double fbx_deform_percent(const fbx_scene *s, int channel)
+{
+    uint32_t f;
+    if (fbx_prop(s, channel, "DeformPercent", &f)) return fbx_prop_num(s, channel, "DeformPercent", 0);
+    const mr_fbx_node *n = mr_fbx_child(s->objs[channel].node, "DeformPercent");
+    double d = n && n->prop_count ? mr_fbx_prop_double(n, 0) : 0;
+    return isfinite(d) ? d : 0;
+}
+
 /* ---- one mesh ---- */
 
 typedef struct mesh_src {
@@ -423,24 +432,45 @@ static mr_status read_blend(fbx_scene *s, const mesh_src *m, int owner, mr_morph
     return MR_OK;
 }
 
-/* Weights of the targets for channel percent d (0..100): piecewise linear
- * between the in-between shapes' full weights (and 0 at weight 0). */
-void fbx_blend_weights(const shape_ref *r, double d, float *w)
+/* Weights of the targets for channel percent d: the shapes sorted by
+ * full weight, with an implicit zero shape at 0; d picks the two shapes
+ * around it on its side of zero (beyond the last, the last two
+ * extrapolate) and weighs them linearly. */
+void fbx_blend_weights(const fbx_blend *b, double d, float *w)
 {
-    for (int i = 0; i < r->count; i++) w[r->target + i] = 0;
-    double prev = 0;
-    for (int i = 0; i < r->count; i++) {
-        double cur = r->full[i];
-        if (d <= cur || i == r->count - 1) {
-            double span = cur - prev;
-            double a = span != 0 ? (d - prev) / span : 1;
-            if (i == r->count - 1 && d > cur) a = span != 0 ? (d - prev) / span : 1;
-            w[r->target + i] = (float)a;
-            if (i > 0) w[r->target + i - 1] = (float)(1 - a);
-            return;
-        }
-        prev = cur;
+    int order[32], n = b->count;
+    for (int i = 0; i < n; i++) {
+        w[b->target + i] = 0;
+        order[i] = i;
     }
+    for (int i = 1; i < n; i++)  /* insertion sort by full weight */
+        for (int k = i; k > 0 && b->full[order[k]] < b->full[order[k - 1]]; k--) {
+            int tmp = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = tmp;
+        }
+    int neg = -1;  /* the last shape below zero */
+    for (int i = 0; i < n; i++)
+        if (b->full[order[i]] < 0) neg = i;
+    int lo = -1, hi = -1;  /* -1: the zero shape */
+    if (d > 0) {
+        for (int i = neg + 1; i < n; i++) {
+            lo = hi;
+            hi = i;
+            if (b->full[order[i]] > d) break;
+        }
+    } else {
+        for (int i = neg; i >= 0; i--) {
+            lo = hi;
+            hi = i;
+            if (b->full[order[i]] < d) break;
+        }
+    }
+    double flo = lo >= 0 ? b->full[order[lo]] : 0, fhi = hi >= 0 ? b->full[order[hi]] : 0;
+    if (fhi == flo) return;
+    double t = (d - flo) / (fhi - flo);
+    if (lo >= 0) w[b->target + order[lo]] = (float)(1 - t);
+    if (hi >= 0) w[b->target + order[hi]] = (float)t;
 }
 
 typedef struct built {
@@ -656,7 +686,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         }
         if (!have_normals) mr_mesh_compute_normals(&mesh);
         for (int r = 0; r < nref; r++) {
-            double d = fbx_prop_num(s, refs[r].channel_obj, "DeformPercent", 0);
+            double d = fbx_deform_percent(s, refs[r].channel_obj);
             if (!isfinite(d)) d = 0;
             fbx_blend_weights(&refs[r], d, mesh.morph->weights);
         }

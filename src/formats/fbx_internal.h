@@ -160,6 +160,8 @@ mr_status fbx_meshes_build(fbx_scene *s);
  * piecewise linear between in-between shapes (and 0 at 0) into w (the
  * mesh's weights, only b's targets written). */
 void fbx_blend_weights(const fbx_blend *b, double d, float *w);
+/* A channel's static DeformPercent (property, else the 7.x child node). */
+double fbx_deform_percent(const fbx_scene *s, int channel);
 
 /* ---- fbx_anim.c ---- */
 mr_status fbx_clips_build(fbx_scene *s);
