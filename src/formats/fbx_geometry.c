@@ -473,6 +473,12 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     if (hi >= 0) w[b->target + order[hi]] = (float)t;
 }
 
+typedef struct corner {
+    uint32_t cp;
+    float n[3];
+    float uv[2];
+} corner;
+
 typedef struct built {
     mr_mesh mesh;
     int material;
@@ -600,61 +606,106 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++) nrm_m[c * 4 + r] = inv[r * 4 + c];
     }
-    for (int gid = 0; gid <= max_mat; gid++) {
-        /* corners and triangles of this group */
-        size_t vc = 0, ic = 0, start = 0, p = 0;
+    /* per corner: control point, normal, uv; corners equal in all three are one vertex */
+    corner *cs = mr_alloc_array(m->corners + 1, sizeof *cs);
+    uint32_t *remap = mr_alloc_array(m->corners + 1, sizeof *remap);
+    size_t hcap = 16;
+    while (hcap < m->corners * 2) hcap *= 2;
+    uint32_t *table = mr_alloc_array(hcap, sizeof *table);
+    if (!cs || !remap || !table) {
+        free(cs);
+        free(remap);
+        free(table);
+        st = oom(s);
+        goto done;
+    }
+    int have_normals = m->normals.node != NULL;
+    {
+        size_t p = 0;
         for (size_t i = 0; i < m->corners; i++) {
-            if (m->poly[i] < 0) {
-                size_t k = i + 1 - start;
-                if (mat_ids[p] == gid && k >= 3) {
-                    vc += k;
-                    ic += (k - 2) * 3;
-                }
-                start = i + 1;
-                p++;
+            size_t v = (size_t)(m->poly[i] < 0 ? ~m->poly[i] : m->poly[i]);
+            corner *cn = &cs[i];
+            memset(cn, 0, sizeof *cn);
+            cn->cp = (uint32_t)v;
+            long ni = layer_at(&m->normals, i, p, v);
+            if (ni >= 0) {
+                double nn[3];
+                fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
+                double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+                for (int k = 0; k < 3; k++) cn->n[k] = len > 1e-20 && isfinite(len) ? (float)(nn[k] / len) : (k == 1);
+            } else {
+                cn->n[1] = 1;
             }
+            long ui = layer_at(&m->uvs, i, p, v);
+            if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
+                cn->uv[0] = (float)m->uvs.direct[2 * ui];
+                cn->uv[1] = (float)m->uvs.direct[2 * ui + 1];
+            }
+            if (m->poly[i] < 0) p++;
+        }
+    }
+    for (int gid = 0; gid <= max_mat; gid++) {
+        /* weld this group's corners, count its triangles */
+        size_t vc = 0, ic = 0, start = 0, p = 0;
+        memset(table, 0xff, hcap * sizeof *table);
+        for (size_t i = 0; i < m->corners; i++) {
+            if (m->poly[i] >= 0) continue;
+            size_t k = i + 1 - start;
+            if (mat_ids[p] == gid && k >= 3) {
+                ic += (k - 2) * 3;
+                for (size_t c = start; c <= i; c++) {
+                    uint32_t h = 2166136261u;
+                    const unsigned char *bytes = (const unsigned char *)&cs[c];
+                    for (size_t b = 0; b < sizeof cs[c]; b++) h = (h ^ bytes[b]) * 16777619u;
+                    size_t slot = h & (hcap - 1);
+                    for (;;) {
+                        uint32_t at = table[slot];
+                        if (at == UINT32_MAX) {
+                            table[slot] = (uint32_t)c;
+                            remap[c] = (uint32_t)vc++;
+                            break;
+                        }
+                        if (!memcmp(&cs[at], &cs[c], sizeof cs[c])) {
+                            remap[c] = remap[at];
+                            break;
+                        }
+                        slot = (slot + 1) & (hcap - 1);
+                    }
+                }
+            }
+            start = i + 1;
+            p++;
         }
         if (!ic) continue;
         mr_mesh mesh;
         memset(&mesh, 0, sizeof mesh);
         if ((st = mr_mesh_init(&mesh, (int)vc, (int)ic, 1)) != MR_OK) {
             st = oom(s);
-            goto done;
+            goto weld_done;
         }
         if (targets && (st = mr_morph_set_create(targets, (int)vc, &mesh.morph)) != MR_OK) {
             mr_mesh_deinit(&mesh);
             st = oom(s);
-            goto done;
+            goto weld_done;
         }
-        size_t w = 0, wi = 0;
+        size_t wi = 0;
         start = 0;
         p = 0;
-        int have_normals = m->normals.node != NULL;
         for (size_t i = 0; i < m->corners; i++) {
             if (m->poly[i] >= 0) continue;
             size_t k = i + 1 - start;
             if (mat_ids[p] == gid && k >= 3) {
-                size_t base = w;
-                for (size_t c = start; c <= i; c++, w++) {
-                    size_t v = (size_t)(m->poly[c] < 0 ? ~m->poly[c] : m->poly[c]);
+                for (size_t c = start; c <= i; c++) {
+                    uint32_t w = remap[c];
+                    size_t v = cs[c].cp;
                     memcpy(mesh.positions[w], cp_pos + 3 * v, sizeof(vec3));
-                    long ni = layer_at(&m->normals, c, p, v);
-                    if (ni >= 0) {
-                        double nn[3];
-                        fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
-                        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-                        for (int a = 0; a < 3; a++) mesh.normals[w][a] = len > 1e-20 && isfinite(len) ? (float)(nn[a] / len) : (a == 1);
-                    } else {
-                        mesh.normals[w][1] = 1;
-                    }
-                    long ui = layer_at(&m->uvs, c, p, v);
-                    if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
-                        mesh.uvs[w][0] = (float)m->uvs.direct[2 * ui];
-                        mesh.uvs[w][1] = (float)m->uvs.direct[2 * ui + 1];
-                    }
+                    memcpy(mesh.normals[w], cs[c].n, sizeof(vec3));
+                    memcpy(mesh.uvs[w], cs[c].uv, sizeof(vec2));
                     for (int t = 0; t < targets; t++)
                         memcpy(mesh.morph->targets[t].positions[w], cp_delta + ((size_t)t * m->cps + v) * 3, sizeof(vec3));
                     int n = skinned ? sk_data.start[v + 1] - sk_data.start[v] : 0;
+                    memset(mesh.joints[w], 0, sizeof mesh.joints[w]);
+                    memset(mesh.weights[w], 0, sizeof mesh.weights[w]);
                     if (n > 0) {
                         int js[MAX_CP_INFLUENCES];
                         float ws[MAX_CP_INFLUENCES];
@@ -664,8 +715,6 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                         mr_influence_rule rule = {MR_MAX_INFLUENCES, mesh.positions[w], (const vec3 *)origins,
                                                   (const char *const *)sk->names};
                         int pos = mr_mesh_pack_influences(js, ws, n, &rule, mesh.joints[w], mesh.weights[w]);
-                        if (pos > 4) mesh.source_over4++;
-                        if (pos > 8) mesh.source_over8++;
                         if (pos == 0) {
                             mesh.joints[w][0] = (uint16_t)js[0];
                             mesh.weights[w][0] = 1;
@@ -676,13 +725,21 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                     }
                 }
                 for (size_t c = 2; c < k; c++) {
-                    mesh.indices[wi++] = (uint32_t)base;
-                    mesh.indices[wi++] = (uint32_t)(base + c - 1);
-                    mesh.indices[wi++] = (uint32_t)(base + c);
+                    mesh.indices[wi++] = remap[start];
+                    mesh.indices[wi++] = remap[start + c - 1];
+                    mesh.indices[wi++] = remap[start + c];
                 }
             }
             start = i + 1;
             p++;
+        }
+        /* influence counts per control point of this group, once each */
+        for (size_t v = 0; skinned && v < m->cps; v++) {
+            int n = sk_data.start[v + 1] - sk_data.start[v], pos = 0;
+            for (int q = 0; q < n; q++)
+                if (sk_data.weight[sk_data.start[v] + q] > 0) pos++;
+            if (pos > 4 && gid == 0) mesh.source_over4++;
+            if (pos > 8 && gid == 0) mesh.source_over8++;
         }
         if (!have_normals) mr_mesh_compute_normals(&mesh);
         for (int r = 0; r < nref; r++) {
@@ -697,7 +754,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         int mat = gid < nmats ? mats[gid] : (nmats ? mats[0] : -1);
         if ((st = read_material(s, mat, &mesh.material)) != MR_OK) {
             mr_mesh_deinit(&mesh);
-            goto done;
+            goto weld_done;
         }
         const char *mname = s->objs[m->model_obj].name;
         mesh.name = max_mat > 0 ? mr_str_fmt("%s/%d", mname, gid) : mr_str_dup(mname);
@@ -706,7 +763,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             if (grown) s->model->meshes = grown;
             mr_mesh_deinit(&mesh);
             st = oom(s);
-            goto done;
+            goto weld_done;
         }
         s->model->meshes = grown;
         if (nref) {
@@ -714,7 +771,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             if (!nb) {
                 mr_mesh_deinit(&mesh);
                 st = oom(s);
-                goto done;
+                goto weld_done;
             }
             s->blends = nb;
             for (int r = 0; r < nref; r++) {
@@ -724,6 +781,10 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         }
         s->model->meshes[s->model->mesh_count++] = mesh;
     }
+weld_done:
+    free(cs);
+    free(remap);
+    free(table);
 done:
     skin_free(&sk_data);
     free(refs);
