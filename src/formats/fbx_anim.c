@@ -51,7 +51,15 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
 void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16])
 {
     int par = s->model->skeleton.parents[j];
-    if (par < 0 || s->xf[j].inherit == 1) {
+    int plain = par < 0 || s->xf[j].inherit == 1;
+    if (!plain && s->xf[j].inherit == 0) {
+        /* RrSs composes plainly under a uniformly scaled parent */
+        const double *w = worlds[par];
+        double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], b = w[4] * w[4] + w[5] * w[5] + w[6] * w[6],
+               c = w[8] * w[8] + w[9] * w[9] + w[10] * w[10];
+        plain = fabs(a - b) <= 1e-9 * a && fabs(a - c) <= 1e-9 * a;
+    }
+    if (plain) {
         memcpy(out, locals[j], 16 * sizeof *out);
         return;
     }
@@ -286,11 +294,16 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     }
     t[n++] = t0;
     t[n++] = t1;
-    for (int i = 0; i < c->count; i++)
+    for (int i = 0; i < c->count; i++) {
+        /* curves keyed at the same times as the one before add nothing */
+        if (i > 0 && c->curves[i].count == c->curves[i - 1].count &&
+            !memcmp(c->curves[i].t, c->curves[i - 1].t, sizeof *c->curves[i].t * (size_t)c->curves[i].count))
+            continue;
         for (int k = 0; k < c->curves[i].count; k++) {
             double v = c->curves[i].t[k];
             if (v >= t0 - 1e-9 && v <= t1 + 1e-9) t[n++] = v;
         }
+    }
     qsort(t, n, sizeof *t, cmp_double);
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
@@ -362,13 +375,18 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         if (!flag[j]) continue;
         const float *base = trs + (size_t)j * (size_t)ns * 10;
         int moves_t = 0, moves_r = 0, moves_s = 0;
+        /* a channel that stays at its rest value (within float noise of the
+         * decomposition) needs no track */
+        float tol_t = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
         for (int i = 0; i < ns; i++) {
             const float *o = base + (size_t)i * 10;
-            if (!near3(o, sk->rest_t[j], 0)) moves_t = 1;
-            if (fabsf(o[3] - sk->rest_r[j][0]) > 0 || fabsf(o[4] - sk->rest_r[j][1]) > 0 || fabsf(o[5] - sk->rest_r[j][2]) > 0 ||
-                fabsf(o[6] - sk->rest_r[j][3]) > 0)
+            if (!near3(o, sk->rest_t[j], tol_t)) moves_t = 1;
+            float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
+            if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
+                fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
                 moves_r = 1;
-            if (!near3(o + 7, sk->rest_s[j], 0)) moves_s = 1;
+            if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
+                moves_s = 1;
         }
         mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
         int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};

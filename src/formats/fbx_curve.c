@@ -86,12 +86,22 @@ static double inside(const fbx_curve *c, double t)
     int n = c->count;
     if (t <= c->t[0]) return c->v[0];
     if (t >= c->t[n - 1]) return c->v[n - 1];
-    int lo = 0, hi = n - 1;
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (c->t[mid] <= t) lo = mid;
-        else hi = mid;
+    int lo = c->hint, hi;
+    if (lo >= 0 && lo + 1 < n && c->t[lo] <= t && t < c->t[lo + 1]) {
+        hi = lo + 1;
+    } else if (lo >= 0 && lo + 2 < n && c->t[lo + 1] <= t && t < c->t[lo + 2]) {
+        lo++;  /* the next segment: sampling walks forwards */
+        hi = lo + 1;
+    } else {
+        lo = 0;
+        hi = n - 1;
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (c->t[mid] <= t) lo = mid;
+            else hi = mid;
+        }
     }
+    ((fbx_curve *)c)->hint = lo;  /* a cache of where the last evaluation was */
     if (t == c->t[lo]) return c->v[lo];
     return segment(c, lo, t);
 }

@@ -473,7 +473,7 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     if (hi >= 0) w[b->target + order[hi]] = (float)t;
 }
 
-typedef struct corner {
+typedef struct corner {  /* 24 bytes, no padding: hashed and compared as words */
     uint32_t cp;
     float n[3];
     float uv[2];
@@ -654,9 +654,11 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             if (mat_ids[p] == gid && k >= 3) {
                 ic += (k - 2) * 3;
                 for (size_t c = start; c <= i; c++) {
-                    uint32_t h = 2166136261u;
-                    const unsigned char *bytes = (const unsigned char *)&cs[c];
-                    for (size_t b = 0; b < sizeof cs[c]; b++) h = (h ^ bytes[b]) * 16777619u;
+                    uint32_t words[6];
+                    memcpy(words, &cs[c], sizeof words);
+                    uint64_t h = 0x9e3779b97f4a7c15ull;
+                    for (int b = 0; b < 6; b++) h = (h ^ words[b]) * 0xff51afd7ed558ccdull;
+                    h ^= h >> 29;
                     size_t slot = h & (hcap - 1);
                     for (;;) {
                         uint32_t at = table[slot];

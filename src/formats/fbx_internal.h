@@ -44,6 +44,7 @@ typedef struct fbx_curve {
     float (*tan)[4];             /* solved: left slope, left weight, right slope, right weight */
     int pre_mode, post_mode;     /* extrapolation: 'C' constant, 'R' repeat, 'A' repeat relative, 'M' mirror, 'K' keep slope */
     int pre_count, post_count;   /* repetitions, -1 without end */
+    int hint;                    /* the segment the last evaluation used (a cache) */
 } fbx_curve;
 
 /* An animated property: up to 3 curves and the curve node's defaults. */

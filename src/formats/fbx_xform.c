@@ -24,6 +24,15 @@ void fbx_m_identity(double m[16])
 void fbx_m_mul(const double a[16], const double b[16], double out[16])
 {
     double r[16];
+    if (a[3] == 0 && a[7] == 0 && a[11] == 0 && a[15] == 1 && b[3] == 0 && b[7] == 0 && b[11] == 0 && b[15] == 1) {
+        for (int c = 0; c < 4; c++)
+            for (int row = 0; row < 3; row++)
+                r[c * 4 + row] = a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] + (c == 3 ? a[12 + row] : 0);
+        r[3] = r[7] = r[11] = 0;
+        r[15] = 1;
+        memcpy(out, r, sizeof r);
+        return;
+    }
     for (int c = 0; c < 4; c++)
         for (int row = 0; row < 4; row++) {
             double v = 0;
@@ -159,32 +168,58 @@ void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *x)
     if (x->inherit < 0 || x->inherit > 2) x->inherit = 1;
 }
 
+/* 3x3 rotation (column-major r[c*3+row]) of Euler angles in degrees. */
+static void rot3(const double deg[3], int order, double r[9])
+{
+    static const int seq[7][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {0, 1, 2}};
+    if (order < 0 || order > 6) order = 0;
+    double m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int k = 0; k < 3; k++) {
+        int ax = seq[order][k];
+        if (deg[ax] == 0) continue;
+        double a = deg[ax] * (M_PI / 180.0), c = cos(a), sn = sin(a);
+        int i = (ax + 1) % 3, j = (ax + 2) % 3;
+        /* m = A * m: rows i and j of m mix */
+        for (int col = 0; col < 3; col++) {
+            double mi = m[col * 3 + i], mj = m[col * 3 + j];
+            m[col * 3 + i] = c * mi - sn * mj;
+            m[col * 3 + j] = sn * mi + c * mj;
+        }
+    }
+    memcpy(r, m, sizeof m);
+}
+
+static void mul3(const double a[9], const double b[9], double out[9])
+{
+    double r[9];
+    for (int c = 0; c < 3; c++)
+        for (int row = 0; row < 3; row++)
+            r[c * 3 + row] = a[row] * b[c * 3] + a[3 + row] * b[c * 3 + 1] + a[6 + row] * b[c * 3 + 2];
+    memcpy(out, r, sizeof r);
+}
+
+/* The same product as the header's formula, as one affine matrix:
+ * linear part Rr * S with Rr = Rpre * R * Rpost^-1, translation
+ * t + Roff + Rp + Rr * (Soff + Sp - S * Sp - Rp). */
 void fbx_xf_local(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double out[16])
 {
-    double m[16], a[16];
-    m_translate(t, 1, m);
-    m_translate(x->roff, 1, a);
-    fbx_m_mul(m, a, m);
-    m_translate(x->rp, 1, a);
-    fbx_m_mul(m, a, m);
-    fbx_m_euler(x->pre, 0, a);
-    fbx_m_mul(m, a, m);
-    fbx_m_euler(r, x->order, a);
-    fbx_m_mul(m, a, m);
-    fbx_m_euler(x->post, 0, a);
-    double ai[16];
-    fbx_m_inverse(a, ai);
-    fbx_m_mul(m, ai, m);
-    m_translate(x->rp, -1, a);
-    fbx_m_mul(m, a, m);
-    m_translate(x->soff, 1, a);
-    fbx_m_mul(m, a, m);
-    m_translate(x->sp, 1, a);
-    fbx_m_mul(m, a, m);
-    m_scale(sc, a);
-    fbx_m_mul(m, a, m);
-    m_translate(x->sp, -1, a);
-    fbx_m_mul(m, a, out);
+    double pre[9], rot[9], post[9], rr[9];
+    rot3(x->pre, 0, pre);
+    rot3(r, x->order, rot);
+    rot3(x->post, 0, post);
+    /* Rpost^-1 = Rpost^T */
+    double post_t[9] = {post[0], post[3], post[6], post[1], post[4], post[7], post[2], post[5], post[8]};
+    mul3(pre, rot, rr);
+    mul3(rr, post_t, rr);
+    double v[3];
+    for (int k = 0; k < 3; k++) v[k] = x->soff[k] + x->sp[k] - sc[k] * x->sp[k] - x->rp[k];
+    for (int c = 0; c < 3; c++) {
+        for (int row = 0; row < 3; row++) out[c * 4 + row] = rr[c * 3 + row] * sc[c];
+        out[c * 4 + 3] = 0;
+    }
+    for (int row = 0; row < 3; row++)
+        out[12 + row] = t[row] + x->roff[row] + x->rp[row] + rr[row] * v[0] + rr[3 + row] * v[1] + rr[6 + row] * v[2];
+    out[15] = 1;
 }
 
 void fbx_xf_geometry(const fbx_xf *x, double out[16])
