@@ -44,6 +44,12 @@
 #include "anim/model.h"
 
 mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err);
+/* Appends the clips of the FBX files anims (a motion downloaded "without
+ * skin" for the character m was made for): each clip's tracks go to m's
+ * joints of the same names (else the same names without a namespace
+ * prefix such as "mixamorig:"); nodes m lacks are left out with a warning,
+ * a file sharing no name with m is refused. */
+mr_status mr_fbx_add_anims(mr_model *m, const char *const *anims, int count, mr_error *err);
 /* The same from memory (name for messages). */
 mr_status mr_fbx_parse_model(const char *name, const void *buf, size_t len, mr_model **out, mr_error *err);
 

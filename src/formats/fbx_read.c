@@ -229,3 +229,86 @@ mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err)
     free(buf);
     return st;
 }
+
+/* Index in sk of name, else of name without its namespace ("mixamorig:"),
+ * matched against sk's names without theirs; -1 when none. */
+static int find_joint(const mr_skeleton *sk, const char *name)
+{
+    int j = mr_skeleton_find(sk, name);
+    if (j >= 0) return j;
+    const char *bare = strrchr(name, ':') ? strrchr(name, ':') + 1 : name;
+    for (int k = 0; k < sk->joint_count; k++) {
+        const char *other = strrchr(sk->names[k], ':') ? strrchr(sk->names[k], ':') + 1 : sk->names[k];
+        if (!strcmp(other, bare)) return k;
+    }
+    return -1;
+}
+
+static mr_status copy_track(mr_track *dst, const mr_track *src)
+{
+    if (!src->key_count) return MR_OK;
+    mr_status st = mr_track_init(dst, src->key_count, src->interp);
+    if (st != MR_OK) return st;
+    size_t per = (size_t)src->components * (src->interp == MR_INTERP_CUBIC ? 3 : 1);
+    memcpy(dst->times, src->times, sizeof *dst->times * (size_t)src->key_count);
+    memcpy(dst->values, src->values, sizeof *dst->values * per * (size_t)src->key_count);
+    mr_track_finish(dst);
+    return MR_OK;
+}
+
+mr_status mr_fbx_add_anims(mr_model *m, const char *const *anims, int count, mr_error *err)
+{
+    for (int i = 0; i < count; i++) {
+        mr_model *a = NULL;
+        mr_status st = mr_fbx_load(anims[i], &a, err);
+        if (st != MR_OK) return st;
+        int matched = 0;
+        int *map = malloc(sizeof *map * (size_t)(a->skeleton.joint_count + 1));
+        if (!map) {
+            mr_model_destroy(a);
+            return mr_error_set(err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", anims[i]);
+        }
+        for (int k = 0; k < a->skeleton.joint_count; k++) {
+            map[k] = find_joint(&m->skeleton, a->skeleton.names[k]);
+            if (map[k] >= 0) matched++;
+        }
+        if (!matched) {
+            free(map);
+            mr_model_destroy(a);
+            return mr_error_set(err, MR_ERR_BAD_FILE, "fbx: %s: none of its %d nodes is a joint of %s (expected the same skeleton's names)",
+                                anims[i], a->skeleton.joint_count, m->path);
+        }
+        for (int c = 0; c < a->clip_count && st == MR_OK; c++) {
+            const mr_clip *src = a->clips[c];
+            mr_clip *dst = NULL;
+            if ((st = mr_clip_create(src->name, m->skeleton.joint_count, &dst)) != MR_OK) {
+                st = mr_error_set(err, st, "fbx: %s: out of memory", anims[i]);
+                break;
+            }
+            dst->duration = src->duration;
+            dst->rate = src->rate;
+            for (int k = 0; k < a->skeleton.joint_count && st == MR_OK; k++) {
+                int j = map[k];
+                if (j < 0 || dst->tracks[j].t.key_count || dst->tracks[j].r.key_count || dst->tracks[j].s.key_count) continue;
+                st = copy_track(&dst->tracks[j].t, &src->tracks[k].t);
+                if (st == MR_OK) st = copy_track(&dst->tracks[j].r, &src->tracks[k].r);
+                if (st == MR_OK) st = copy_track(&dst->tracks[j].s, &src->tracks[k].s);
+            }
+            mr_error verr;
+            if (st != MR_OK) st = mr_error_set(err, st, "fbx: %s: out of memory", anims[i]);
+            else if (mr_clip_validate(dst, &verr) != MR_OK)
+                st = mr_error_set(err, MR_ERR_BAD_FILE, "fbx: %s: clip \"%s\": %s", anims[i], src->name, verr.msg);
+            else if ((st = mr_model_add_clip(m, dst)) != MR_OK)
+                st = mr_error_set(err, st, "fbx: %s: clip \"%s\": cannot add it", anims[i], src->name);
+            else dst = NULL;
+            mr_clip_destroy(dst);
+        }
+        if (st == MR_OK && matched < a->skeleton.joint_count)
+            mr_model_warn(m, "%s: %d of its %d nodes have no joint of the same name here (their motion is left out)", anims[i],
+                          a->skeleton.joint_count - matched, a->skeleton.joint_count);
+        free(map);
+        mr_model_destroy(a);
+        if (st != MR_OK) return st;
+    }
+    return MR_OK;
+}
