@@ -25,8 +25,8 @@ mr_status fbx_fail(fbx_scene *s, const mr_fbx_node *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (!at) return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s", s->path, what);
-    mr_fbx_node_path(at, path, sizeof path);
+    if (at) mr_fbx_node_path(at, path, sizeof path);
+    if (!at || !path[0]) return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s", s->path, what);
     return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s: %s", s->path, path, what);
 }
 
