@@ -91,6 +91,8 @@ typedef struct fbx_scene {
     int node_count;              /* Model objects that became joints */
     int *node_obj;               /* per joint: object index */
     int *obj_joint;              /* per object: joint index or -1 */
+    int *fbx_parent;             /* per joint: its FBX parent joint, -1 for a root (the skeleton's parent
+                                  * is -1 too for a joint kept detached, see fbx_read.c) */
     fbx_xf *xf;                  /* per joint: static transform */
     double (*rest_world)[16];    /* per joint: world matrix at rest */
     /* per joint: animated T/R/S of the current stack (NULL c: static) */
@@ -165,6 +167,10 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w);
 double fbx_deform_percent(const fbx_scene *s, int channel);
 
 /* ---- fbx_anim.c ---- */
+/* Marks in out (node_count) the joints whose scale is ever non-uniform:
+ * static Lcl Scaling, or the key values of any stack's or take's scaling
+ * curves. */
+mr_status fbx_nonuniform_scales(fbx_scene *s, char *out);
 mr_status fbx_clips_build(fbx_scene *s);
 /* Evaluates every joint's world matrix at time t (seconds) with the current
  * s->anim bindings (NULL: rest) into worlds (node_count). */

@@ -185,6 +185,7 @@ void fbx_scene_free(fbx_scene *s)
     free(s->conn_by_child);
     free(s->node_obj);
     free(s->obj_joint);
+    free(s->fbx_parent);
     free(s->xf);
     free(s->rest_world);
     free(s->anim);
