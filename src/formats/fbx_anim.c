@@ -21,9 +21,17 @@ static mr_status oom(fbx_scene *s)
     return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
 }
 
+/* World transforms by inherit type. Plain composition (InheritType 1):
+ * World = ParentWorld * Local. The others carry a scale vector down the
+ * chain instead of folding scale into the matrices: a node's scale is its
+ * own Lcl Scaling times (componentwise) the accumulated scale it inherits
+ * (RrSs: its parent's; Rrs: its parent's source, skipping the parent's own
+ * scale), its translation is scaled by its parent's accumulated scale, and
+ * it sits in its parent's unscaled frame (the parent's world without its
+ * scale). */
 void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16])
 {
-    double scales[MR_MAX_JOINTS][3];
+    double (*unscaled)[16] = s->unscaled, (*acc)[3] = s->acc_scale;
     for (int j = 0; j < s->node_count; j++) {
         const fbx_xf *x = &s->xf[j];
         double v[FBX_PROP_COUNT][3];
@@ -38,11 +46,38 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
                 for (int k = 0; k < 3; k++) v[p][k] = a->c[k] ? fbx_curve_eval(a->c[k], t) : a->def[k];
             }
         }
-        double local[16];
-        fbx_xf_local(x, v[FBX_T], v[FBX_R], v[FBX_S], local);
-        memcpy(scales[j], v[FBX_S], sizeof scales[j]);
+        double rr[9], tr[3], local[16], un[16];
+        fbx_xf_parts(x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
         int p = s->fbx_parent[j];
-        fbx_xf_world(x, p >= 0 ? worlds[p] : NULL, p >= 0 ? scales[p] : NULL, local, worlds[j]);
+        double sc[3] = {v[FBX_S][0], v[FBX_S][1], v[FBX_S][2]};
+        if (p >= 0 && x->inherit != 1) {
+            int from = s->scale_from[j];
+            for (int k = 0; k < 3; k++) {
+                if (from >= 0) sc[k] *= acc[from][k];
+                tr[k] *= acc[p][k];
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            for (int row = 0; row < 3; row++) {
+                local[c * 4 + row] = rr[c * 3 + row] * sc[c];
+                un[c * 4 + row] = rr[c * 3 + row];
+            }
+            local[c * 4 + 3] = un[c * 4 + 3] = 0;
+        }
+        memcpy(local + 12, tr, sizeof tr);
+        memcpy(un + 12, tr, sizeof tr);
+        local[15] = un[15] = 1;
+        memcpy(acc[j], sc, sizeof sc);
+        if (p < 0) {
+            memcpy(worlds[j], local, sizeof local);
+            memcpy(unscaled[j], un, sizeof un);
+        } else if (x->inherit == 1) {
+            fbx_m_mul(worlds[p], local, worlds[j]);
+            fbx_m_mul(worlds[p], un, unscaled[j]);
+        } else {
+            fbx_m_mul(unscaled[p], local, worlds[j]);
+            fbx_m_mul(unscaled[p], un, unscaled[j]);
+        }
         if (locals) memcpy(locals[j], local, sizeof local);
     }
 }

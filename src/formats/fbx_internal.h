@@ -91,10 +91,14 @@ typedef struct fbx_scene {
     int node_count;              /* Model objects that became joints */
     int *node_obj;               /* per joint: object index */
     int *obj_joint;              /* per object: joint index or -1 */
+    int *scale_from;             /* per joint: whose accumulated scale it inherits (RrSs: its parent; Rrs: its
+                                  * parent's scale_from), -1 for none */
     int *fbx_parent;             /* per joint: its FBX parent joint, -1 for a root (the skeleton's parent
                                   * is -1 too for a joint kept detached, see fbx_read.c) */
     fbx_xf *xf;                  /* per joint: static transform */
     double (*rest_world)[16];    /* per joint: world matrix at rest */
+    double (*unscaled)[16];      /* per joint: scratch of fbx_eval_worlds (world without scale) */
+    double (*acc_scale)[3];      /* per joint: scratch of fbx_eval_worlds (accumulated scale) */
     /* per joint: animated T/R/S of the current stack (NULL c: static) */
     fbx_anim_prop (*anim)[FBX_PROP_COUNT];
     fbx_blend *blends;
@@ -141,12 +145,11 @@ void fbx_m_vector(const double m[16], const double p[3], double out[3]);
 void fbx_m_from_floats(const double *src16, double out[16]);
 /* The node's local matrix from its (possibly animated) T, R, S. */
 void fbx_xf_local(const fbx_xf *xf, const double t[3], const double r[3], const double sc[3], double out[16]);
+/* The local matrix's rotation Rpre * R * Rpost^-1 (3x3, column-major) and
+ * translation (pivots and offsets folded in): local = [rr * diag(sc) | tr]. */
+void fbx_xf_parts(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double rr[9], double tr[3]);
 /* The geometric transform (mesh only). */
 void fbx_xf_geometry(const fbx_xf *xf, double out[16]);
-/* World = parent's world composed with local by the node's inherit type;
- * parent_local_s is the parent's local scale (for Rrs), parent_world NULL for a root. */
-void fbx_xf_world(const fbx_xf *xf, const double *parent_world, const double parent_s[3], const double local[16],
-                  double out[16]);
 /* Splits an affine matrix into translation, unit quaternion (x y z w) and scale. */
 void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc);
 

@@ -186,6 +186,9 @@ void fbx_scene_free(fbx_scene *s)
     free(s->node_obj);
     free(s->obj_joint);
     free(s->fbx_parent);
+    free(s->scale_from);
+    free(s->unscaled);
+    free(s->acc_scale);
     free(s->xf);
     free(s->rest_world);
     free(s->anim);

@@ -60,10 +60,11 @@ static mr_status order_models(fbx_scene *s)
     int n = s->obj_count;
     s->obj_joint = mr_alloc_array((size_t)n + 1, sizeof *s->obj_joint);
     s->fbx_parent = mr_alloc_array((size_t)n + 1, sizeof *s->fbx_parent);
+    s->scale_from = mr_alloc_array((size_t)n + 1, sizeof *s->scale_from);
     s->node_obj = mr_alloc_array((size_t)n + 1, sizeof *s->node_obj);
     int *parent = mr_alloc_array((size_t)n + 1, sizeof *parent);
     int *stack = mr_alloc_array((size_t)n + 1, sizeof *stack);
-    if (!s->obj_joint || !s->node_obj || !s->fbx_parent || !parent || !stack) {
+    if (!s->obj_joint || !s->node_obj || !s->fbx_parent || !s->scale_from || !parent || !stack) {
         free(parent);
         free(stack);
         return oom(s);
@@ -106,7 +107,9 @@ static mr_status order_models(fbx_scene *s)
     s->xf = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->xf);
     s->rest_world = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->rest_world);
     s->anim = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->anim);
-    if (!s->xf || !s->rest_world || !s->anim) {
+    s->unscaled = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->unscaled);
+    s->acc_scale = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->acc_scale);
+    if (!s->xf || !s->rest_world || !s->anim || !s->unscaled || !s->acc_scale) {
         free(parent);
         return oom(s);
     }
@@ -122,6 +125,8 @@ static mr_status order_models(fbx_scene *s)
         int pj = p >= 0 ? s->obj_joint[p] : -1;
         sk->parents[j] = s->fbx_parent[j] = pj < j ? pj : -1;
         fbx_xf_read(s, o, &s->xf[j]);
+        int sp = sk->parents[j];
+        s->scale_from[j] = sp < 0 ? -1 : s->xf[j].inherit == 0 ? sp : s->xf[j].inherit == 2 ? s->scale_from[sp] : -1;
         const char *name = s->objs[o].name;
         char *nm = name && name[0] ? mr_str_dup(name) : mr_str_fmt("node%d", j);
         for (int k = 2; nm && mr_skeleton_find(sk, nm) >= 0; k++) {
