@@ -452,14 +452,18 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     int neg = -1;  /* the last shape below zero */
     for (int i = 0; i < n; i++)
         if (b->full[order[i]] < 0) neg = i;
-    int lo = -1, hi = -1;  /* -1: the zero shape */
+    /* -1: the zero shape. Without shapes on d's side, the nearest shape
+     * across zero and the zero shape extrapolate. */
+    int lo, hi = -1;
     if (d > 0) {
+        lo = neg;
         for (int i = neg + 1; i < n; i++) {
             lo = hi;
             hi = i;
             if (b->full[order[i]] > d) break;
         }
     } else {
+        lo = neg + 1 < n ? neg + 1 : -1;
         for (int i = neg; i >= 0; i--) {
             lo = hi;
             hi = i;
