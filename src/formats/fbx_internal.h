@@ -78,6 +78,7 @@ typedef struct fbx_scene {
     mr_error *err;
     mr_model *model;
     int v6;                      /* 5.8/6.x layout (names as ids, Takes) */
+    int blender;                 /* a binary file Blender wrote (its own FullWeights convention) */
     fbx_obj *objs;
     int obj_count;
     int *by_id;                  /* object indices sorted by id */

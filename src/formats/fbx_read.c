@@ -31,6 +31,9 @@ static void read_settings(fbx_scene *s)
     const mr_fbx_node *p = mr_fbx_child(gs, "Properties70");
     if (!p) p = mr_fbx_child(gs, "Properties60");
     s->settings = p;
+    const char *creator = mr_fbx_prop_string(mr_fbx_child(mr_fbx_child(&s->doc->root, "FBXHeaderExtension"), "Creator"), 0, NULL);
+    if (!creator) creator = mr_fbx_prop_string(mr_fbx_child(&s->doc->root, "Creator"), 0, NULL);
+    s->blender = !s->doc->ascii && creator && !strncmp(creator, "Blender", 7);
     s->fps = time_mode_fps((int)fbx_node_prop_num(p, "TimeMode", 0), fbx_node_prop_num(p, "CustomFrameRate", 0));
 }
 
