@@ -240,6 +240,9 @@ static void build_doc(writer *w, uint32_t version, int big, int deflate_vertices
     prop_str(w, 'S', "Spine\0\1Model", 12);
     prop_str(w, 'S', "LimbNode", 8);
     close_rec(w);
+    open_rec(w, "Type");   /* a 'C' holding a letter, as Pre/Post-Extrapolation's Type does */
+    prop_int(w, 'C', 'K');
+    close_rec(w);
     close_rec(w);
     open_rec(w, "Connections");
     close_rec(w);
@@ -338,6 +341,8 @@ static void check_doc(const mr_fbx_doc *doc, uint32_t version)
     CHECK(strcmp(mr_fbx_node_path(m2, path, sizeof path), "Objects/Model \"Spine\"") == 0);
     CHECK(mr_fbx_child(objects, "Nothing") == NULL && mr_fbx_child(NULL, "Model") == NULL);
     CHECK(mr_fbx_next(&doc->root) == NULL);
+    const mr_fbx_node *type = mr_fbx_child(objects, "Type");
+    CHECK(type && type->props[0].type == 'C' && mr_fbx_prop_int(type, 0) == 'K');
     const mr_fbx_node *con = mr_fbx_child(&doc->root, "Connections");
     CHECK(con && con->child_count == 0 && con->prop_count == 0);
     CHECK(mr_fbx_doubles(doc, con, &d, &n, &err) == MR_OK && n == 0);

@@ -190,7 +190,7 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
                              t, need, (unsigned long long)(end - p));
         mr_status st = MR_OK;
         switch (t) {
-        case 'C': pr->type = 'C'; pr->v.i = d[p] != 0; break;
+        case 'C': pr->type = 'C'; pr->v.i = d[p];  /* the raw byte: 0/1 for booleans, a letter for Pre/Post-Extrapolation's Type */ break;
         case 'B': case 'Z': pr->type = 'I'; pr->v.i = d[p]; break;
         case 'Y':
             pr->type = 'Y';

@@ -34,14 +34,14 @@
 
 /* Property types: the binary format's type codes. ASCII numbers come out
  * as 'L' (integers) or 'D' (reals), ASCII strings and bare words (T, Y)
- * as 'S', ASCII 7.x arrays as 'l' (all integers) or 'd'. Binary 'C' is
- * 0 or 1 whatever byte is stored; the rarer one-byte 'B' and 'Z' (Maya's
- * audio nodes) come out as 'I', and 'c' byte arrays as 'b'. */
+ * as 'S', ASCII 7.x arrays as 'l' (all integers) or 'd'. Binary 'C'
+ * keeps its byte; the rarer one-byte 'B' and 'Z' (Maya's audio nodes) come
+ * out as 'I', and 'c' byte arrays as 'b'. */
 typedef struct mr_fbx_prop {
     char type;                   /* 'C' 'Y' 'I' 'L' 'F' 'D' 'S' 'R', or arrays 'b' 'i' 'l' 'f' 'd' */
     uint32_t count;              /* array elements; string/raw bytes */
     union {
-        int64_t i;               /* C Y I L (C: 0/1) */
+        int64_t i;               /* C Y I L (C: the raw byte: 0/1 for booleans, or a letter) */
         double f;                /* F D */
         const char *s;           /* S (NUL-terminated in the arena, may hold NULs: use count), R */
         const void *array;       /* b: uint8_t, i: int32_t, l: int64_t, f: float, d: double (native order) */
