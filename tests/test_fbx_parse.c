@@ -6,9 +6,10 @@
  * the good ones (each refusal with its own message: truncated record, end
  * offset past the parent, array length mismatch, inflate bomb, depth bomb,
  * a bad ASCII token and its line), every truncation and many byte flips of
- * a good document, and the real files of ../shared/models: mixamo.fbx and
- * every FBX of the ufbx project's conformance data (ufbx's own deliberately
- * malformed cases refused with the expected message).
+ * a good document, and real files: ../shared/models' mixamo.fbx and every
+ * FBX of the ufbx project's conformance data (ufbx's own deliberately
+ * malformed cases refused with the expected message), and Debian's
+ * assimp-testmodels.
  */
 #include <dirent.h>
 #include <math.h>
@@ -952,6 +953,33 @@ TEST(fbx_real_every_ufbx_file_parses_but_its_malformed_ones)
               refused);
 }
 
+/* Debian's assimp-testmodels: every FBX parses (binary and ASCII, one
+ * with a 'c' byte array) but transparentTest.fbx, whose header's NUL
+ * bytes were turned into spaces, refused as such. */
+TEST(fbx_real_assimp_testmodels)
+{
+    static const char *names[] = {
+        "animation_with_skeleton.fbx", "box.fbx", "boxWithCompressedCTypeArray.FBX",
+        "boxWithUncompressedCTypeArray.FBX", "box_orphant_embedded_texture.fbx", "close_to_identity_transforms.fbx",
+        "cubes_nonames.fbx", "cubes_with_mirroring_and_pivot.fbx", "cubes_with_names.fbx",
+        "cubes_with_outofrange_float.fbx", "global_settings.fbx", "huesitos.fbx", "maxPbrMaterial_metalRough.fbx",
+        "maxPbrMaterial_specGloss.fbx", "phong_cube.fbx", "spider.fbx", "embedded_ascii/box.FBX",
+        "embedded_ascii/box_embedded_texture_fragmented.fbx"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "/usr/share/assimp/models/FBX/%s", names[i]);
+        mr_fbx_doc *doc = load(path);
+        if (doc) CHECK(walk(doc, &doc->root) > 10);
+        mr_fbx_doc_free(doc);
+    }
+    size_t size;
+    mr_error err = {0};
+    char *data = mr_file_read("/usr/share/assimp/models/FBX/transparentTest.fbx", &size, &err);
+    CHECK_MSG(data, "%s", err.msg);
+    if (data) parse_bad("transparentTest.fbx", data, size, MR_ERR_BAD_FILE, "at byte 18: ", "a copy made in text mode", NULL);
+    free(data);
+}
+
 int main(void)
 {
     RUN(fbx_binary_7400_32bit_records_raw_and_deflated_arrays);
@@ -972,5 +1000,6 @@ int main(void)
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);
+    RUN(fbx_real_assimp_testmodels);
     return test_summary("fbx_parse");
 }
