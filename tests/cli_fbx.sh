@@ -6,8 +6,11 @@
 #     options): `marrow pose FILE --time T --obj OUT` must show the
 #     reference's points within 1e-3 of its bounding-box diagonal
 #     (tests/tools/obj_compare). Each failure is listed with its error, and
-#     the count passing is printed. FBX_CASES=N runs only the first N,
-#     FBX_MATCH=REGEX only the matching rows;
+#     the count passing is printed. Pairs listed in
+#     tests/data/fbx/ufbx_known_failing.txt (with the reason) are reported
+#     as known failures; one of them passing fails the suite until it is
+#     taken off the list. FBX_CASES=N runs only the first N, FBX_MATCH=REGEX
+#     only the matching rows;
 #   - mixamo.fbx (threejs-mixamo): info (its stacks as clips, the active
 #     one first), pose, convert to .glb and back, retarget onto the
 #     mannequin, a cached load that gives the same pose;
@@ -19,10 +22,11 @@ U=$SHARED/ufbx-data
 MIXAMO=$SHARED/threejs-mixamo/mixamo.fbx
 CMP=${TEST_BIN_DIR:-build/release/tests}/tools/obj_compare
 CASES=tests/data/fbx/ufbx_cases.txt
+KNOWN=tests/data/fbx/ufbx_known_failing.txt
 
 # ---- ufbx reference pairs ---------------------------------------------------------
 if [ -d "$U" ]; then
-    total=0; good=0; n=0
+    total=0; good=0; n=0; known=0
     while read -r fbx obj anim time flags; do
         case "$fbx" in \#*|"") continue ;; esac
         n=$((n + 1))
@@ -40,7 +44,12 @@ if [ -d "$U" ]; then
         what="$fbx at $time s vs $obj"
         if [ -n "$clip" ]; then run $MARROW pose "$U/$fbx" --clip "$clip" --time "$time" --obj "$TMP/p.obj"
         else run $MARROW pose "$U/$fbx" --time "$time" --obj "$TMP/p.obj"; fi
-        if [ "$RC" -ne 0 ]; then fail "$what" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; continue; fi
+        if [ "$RC" -ne 0 ]; then
+            why=$(awk -v f="$fbx" -v o="$obj" '$1 == f && $2 == o {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}' "$KNOWN")
+            if [ -n "$why" ]; then known=$((known + 1)); echo "  known $what: exit $RC ($why)"
+            else fail "$what" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; fi
+            continue
+        fi
         scale=""
         case "$flags" in *SCALE_100*) scale=100 ;; esac
         if [ -n "$scale" ]; then
@@ -48,10 +57,16 @@ if [ -d "$U" ]; then
             mv "$TMP/q.obj" "$TMP/p.obj"
         fi
         res=$($CMP "$TMP/p.obj" "$U/$obj" 1e-3); rc=$?
-        if [ $rc -eq 0 ]; then good=$((good + 1)); pass "$what: $res"
+        why=$(awk -v f="$fbx" -v o="$obj" '$1 == f && $2 == o {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}' "$KNOWN")
+        if [ $rc -eq 0 ]; then
+            good=$((good + 1))
+            if [ -n "$why" ]; then fail "$what: passes now ($res): take it off $KNOWN"
+            else pass "$what: $res"; fi
+        elif [ -n "$why" ]; then
+            known=$((known + 1)); echo "  known $what: $res ($why)"
         else fail "$what" "$res"; fi
     done <"$CASES"
-    echo "ufbx reference pairs: $good of $total match within 1e-3 of the diagonal"
+    echo "ufbx reference pairs: $good of $total match within 1e-3 of the diagonal ($known known failures listed in $KNOWN)"
 else
     echo "  skip ufbx reference pairs: $U is missing"
 fi
