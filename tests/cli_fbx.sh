@@ -93,6 +93,18 @@ if [ -f "$MIXAMO" ] && [ -z "${FBX_MATCH:-}" ]; then
     res=$($CMP "$TMP/m3.obj" "$TMP/m1.obj" 1e-6)
     [ $? -eq 0 ] && pass "... and pose as the character's own: $res" || fail "the anim file's clip poses as the character's own" "$res"
     expect_exit "an FBX model refuses non-FBX anims" 3 $MARROW info "$MIXAMO" models/walk.md5anim
+    # Lua: marrow.model with FBX anims, and a bad file's nil, message
+    cat >"$TMP/fbx.lua" <<EOF
+local marrow = require "marrow"
+function load()
+  local m = assert(marrow.model("$PWD/$MIXAMO", {anims = {"$PWD/$MIXAMO"}}))
+  print("clips " .. #m:clips())
+  print(select(2, marrow.model("$PWD/tests/data/fbx/bad/vertices_not_triples.fbx")))
+end
+EOF
+    run $MARROW run --headless "$TMP/fbx.lua" --frames 1 --out "$TMP/lua"
+    expect_match "Lua: marrow.model(x.fbx, {anims = {y.fbx}}) adds the motion's clips" "$OUT" "^clips 4$"
+    expect_match "Lua: a bad FBX gives nil and the reader's message" "$OUT" "^fbx: .*vertices_not_triples.fbx: Objects/Geometry \"Body\"/Vertices: expected"
     # the cache answers the second load with the same model
     C=$TMP/cache
     MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIXAMO" --time 0.5 --obj "$TMP/c1.obj" >/dev/null 2>&1
