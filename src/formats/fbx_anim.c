@@ -209,7 +209,10 @@ static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending *
                 if (comp < 0) continue;
                 fbx_curve cv;
                 mr_status st = fbx_curve_read(s, cc->child, &cv);
-                if (st != MR_OK) return st;
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
                 if (cv.count == 0) {
                     fbx_curve_free(&cv);
                     continue;
@@ -280,7 +283,10 @@ static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves 
                 fbx_curve cv;
                 int has;
                 mr_status st = fbx_curve_read_v6(s, axis, &cv, &has);
-                if (st != MR_OK) return st;
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
                 if (!has) {
                     fbx_curve_free(&cv);
                     continue;
