@@ -60,6 +60,7 @@ typedef struct fbx_xf {
     double t[3], r[3], s[3];
     double roff[3], rp[3], pre[3], post[3], soff[3], sp[3];
     double gt[3], gr[3], gs[3];
+    double pre_m[9], post_t[9];  /* Rpre and Rpost^-1 as 3x3 matrices (set by fbx_xf_read) */
     int order;                   /* RotationOrder 0..6 */
     int inherit;                 /* InheritType 0 RrSs, 1 RSrs, 2 Rrs */
 } fbx_xf;
