@@ -414,18 +414,28 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     if (t0 < 0) t0 = 0;
     if (t1 < t0) t1 = t0;
     double frames = (t1 - t0) * s->fps;
-    if (frames > FBX_MAX_SAMPLES || keys > (size_t)FBX_MAX_SAMPLES * 16)
-        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %.0f frames and %zu keys: more than marrow bakes (%d samples)",
-                            s->path, frames, keys, FBX_MAX_SAMPLES);
-    size_t nf = (size_t)floor(frames + 1e-6) + 1;
-    double *t = mr_alloc_array(keys + nf + 2, sizeof *t);
+    if (keys > (size_t)FBX_MAX_SAMPLES * 16)
+        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %zu keys: more than marrow bakes (%d samples)",
+                            s->path, keys, FBX_MAX_SAMPLES);
+    /* every frame; a span of more frames than marrow bakes (keys hours
+     * apart) gets the keys and SPARSE_STEPS samples between each two instead */
+    enum { SPARSE_STEPS = 8 };
+    int sparse = frames > FBX_MAX_SAMPLES;
+    size_t nf = sparse ? keys * SPARSE_STEPS : (size_t)floor(frames + 1e-6) + 1;
+    double *t = mr_alloc_array(keys + nf + 4, sizeof *t);
     if (!t) return oom(s);
     size_t n = 0;
     double start_frame = ceil(t0 * s->fps - 1e-6);
-    for (size_t k = 0; k < nf + 1; k++) {
+    for (size_t k = 0; !sparse && k < nf + 1; k++) {
         double v = (start_frame + (double)k) / s->fps;
         if (v <= t1 + 1e-9) t[n++] = v;
     }
+    for (int i = 0; sparse && i < c->count; i++)
+        for (int k = 0; k + 1 < c->curves[i].count; k++)
+            for (int q = 1; q < SPARSE_STEPS; q++) {
+                double a = c->curves[i].t[k], b = c->curves[i].t[k + 1], v = a + (b - a) * q / SPARSE_STEPS;
+                if (v >= t0 && v <= t1) t[n++] = v;
+            }
     t[n++] = t0;
     t[n++] = t1;
     for (int i = 0; i < c->count; i++) {
@@ -442,7 +452,8 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i] < 0) continue;
-        if (w > 0 && t[i] - t[w - 1] < 2e-6) continue;
+        /* clips keep float seconds: samples must stay apart as floats too */
+        if (w > 0 && (t[i] - t[w - 1] < 2e-6 || (float)t[i] - (float)t[w - 1] < MR_CLIP_MIN_KEY_INTERVAL * 2)) continue;
         t[w++] = t[i];
     }
     if (w > FBX_MAX_SAMPLES) {
@@ -692,6 +703,10 @@ static int stack_is(const fbx_scene *s, int o, const char *name)
 
 mr_status fbx_clips_build(fbx_scene *s)
 {
+    if (s->node_count == 0) {  /* nothing to animate: a clip needs joints */
+        mr_model_warn(s->model, "%s: no nodes: its animation stacks are left out", s->path);
+        return MR_OK;
+    }
     const char *active = active_name(s);
     mr_status st = MR_OK;
     int any = 0;
