@@ -413,7 +413,15 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     for (int i = 0; i < c->count; i++) keys += (size_t)c->curves[i].count;
     if (t0 < 0) t0 = 0;
     if (t1 < t0) t1 = t0;
-    double frames = (t1 - t0) * s->fps;
+    /* OVERSAMPLE samples per frame: between samples marrow interpolates
+     * linearly (slerp), FBX per Euler channel on its curves; a quarter
+     * frame keeps the difference near 1e-4 of a character's size */
+    double rate = s->fps * FBX_OVERSAMPLE;
+    double frames = (t1 - t0) * rate;
+    if (frames > FBX_MAX_SAMPLES) {  /* long stacks: frames only */
+        rate = s->fps;
+        frames = (t1 - t0) * rate;
+    }
     if (keys > (size_t)FBX_MAX_SAMPLES * 16)
         return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %zu keys: more than marrow bakes (%d samples)",
                             s->path, keys, FBX_MAX_SAMPLES);
@@ -425,9 +433,9 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     double *t = mr_alloc_array(keys + nf + 4, sizeof *t);
     if (!t) return oom(s);
     size_t n = 0;
-    double start_frame = ceil(t0 * s->fps - 1e-6);
+    double start_frame = ceil(t0 * rate - 1e-6);
     for (size_t k = 0; !sparse && k < nf + 1; k++) {
-        double v = (start_frame + (double)k) / s->fps;
+        double v = (start_frame + (double)k) / rate;
         if (v <= t1 + 1e-9) t[n++] = v;
     }
     for (int i = 0; sparse && i < c->count; i++)

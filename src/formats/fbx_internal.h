@@ -18,6 +18,9 @@
 /* FBX time: ticks per second. */
 #define FBX_TICKS 46186158000.0
 
+/* Samples per frame of the file's frame rate when baking a stack. */
+#define FBX_OVERSAMPLE 4
+
 /* The most samples one clip is baked at (a bound against hostile stacks). */
 #define FBX_MAX_SAMPLES 200000
 
