@@ -474,6 +474,69 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     return MR_OK;
 }
 
+/* Dropping baked samples that linear interpolation (slerp for rotations)
+ * between the kept ones reproduces: every dropped sample stays within tol
+ * (translation and scale: per component; rotation: radians). */
+typedef struct reducer {
+    const double *times;
+    const float *base;           /* samples, 10 floats each (t, r, s) */
+    int off, comps;
+    double tol;
+} reducer;
+
+static int segment_fits(const reducer *r, int a, int b)
+{
+    const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
+    double span = r->times[b] - r->times[a];
+    for (int i = a + 1; i < b; i++) {
+        double u = (r->times[i] - r->times[a]) / span;
+        const float *v = r->base + (size_t)i * 10 + r->off;
+        if (r->comps == 3) {
+            for (int k = 0; k < 3; k++)
+                if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
+        } else {
+            versor qa = {va[0], va[1], va[2], va[3]}, qb = {vb[0], vb[1], vb[2], vb[3]}, q;
+            glm_quat_slerp(qa, qb, (float)u, q);
+            /* the angle between unit quaternions is 4 asin(|q - v| / 2),
+             * about 2 |q - v| (well conditioned, unlike acos of the dot) */
+            double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
+            double sgn = dot < 0 ? -1 : 1, d2 = 0;
+            for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
+            if (2 * sqrt(d2) > r->tol) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Greedy: from each kept sample, the farthest one a segment reaches
+ * (galloping out, then bisecting: a long still stretch costs n log n). */
+static int reduce(const reducer *r, int n, int *kept)
+{
+    int m = 0, a = 0;
+    kept[m++] = 0;
+    while (a < n - 1) {
+        int lo = a + 1, hi = n, step = 2;  /* lo fits (or is adjacent), hi does not */
+        while (lo < n - 1) {
+            int probe = step > n - 1 - a ? n - 1 : a + step;
+            if (!segment_fits(r, a, probe)) {
+                hi = probe;
+                break;
+            }
+            lo = probe;
+            if (probe == n - 1) break;
+            step *= 2;
+        }
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (segment_fits(r, a, mid)) lo = mid;
+            else hi = mid;
+        }
+        kept[m++] = lo;
+        a = lo;
+    }
+    return m;
+}
+
 static int near3(const float *a, const float *b, float eps)
 {
     return fabsf(a[0] - b[0]) <= eps && fabsf(a[1] - b[1]) <= eps && fabsf(a[2] - b[2]) <= eps;
@@ -492,7 +555,13 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
     double (*locals)[16] = mr_alloc_array((size_t)nj + 1, sizeof *locals);
     float *trs = mr_alloc_array((size_t)nj * (size_t)ns * 10 + 1, sizeof *trs);
     mr_clip *clip = NULL;
-    if (!flag || !worlds || !locals || !trs) {
+    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
+    /* translations are kept within 1e-6 of the skeleton's extent at rest */
+    double tol_t = 0;
+    for (int j = 0; j < nj; j++)
+        for (int k = 0; k < 3; k++) tol_t = fmax(tol_t, fabs(s->rest_world[j][12 + k]));
+    tol_t = tol_t > 0 ? tol_t * 1e-6 : 1e-9;
+    if (!flag || !worlds || !locals || !trs || !kept) {
         st = oom(s);
         goto done;
     }
@@ -530,10 +599,10 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int moves_t = 0, moves_r = 0, moves_s = 0;
         /* a channel that stays at its rest value (within float noise of the
          * decomposition) needs no track */
-        float tol_t = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
+        float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
         for (int i = 0; i < ns; i++) {
             const float *o = base + (size_t)i * 10;
-            if (!near3(o, sk->rest_t[j], tol_t)) moves_t = 1;
+            if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
             float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
             if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
                 fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
@@ -545,13 +614,16 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
         for (int k = 0; k < 3; k++) {
             if (!moves[k]) continue;
-            if (mr_track_init(tr[k], ns, MR_INTERP_LINEAR) != MR_OK) {
+            reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
+            int kept_n = reduce(&red, ns, kept);
+            if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
                 st = oom(s);
                 goto done;
             }
-            for (int i = 0; i < ns; i++) {
-                tr[k]->times[i] = (float)times[i];
-                memcpy(tr[k]->values + (size_t)i * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+            for (int q = 0; q < kept_n; q++) {
+                int i = kept[q];
+                tr[k]->times[q] = (float)times[i];
+                memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
             }
             mr_track_finish(tr[k]);
         }
@@ -595,6 +667,7 @@ done:
     free(worlds);
     free(locals);
     free(trs);
+    free(kept);
     return st;
 }
 
