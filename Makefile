@@ -59,8 +59,9 @@ EXE      := $(BUILD)/marrow
 MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # Test-only tools (tests/tools/*.c): built for `make test`, never linked into
 # libmarrow or ./marrow. assimp_pose is the independent skinning reference of
-# tests/cli_reference.sh.
-TOOL_BIN := $(BUILD)/tests/tools/assimp_pose
+# tests/cli_reference.sh; obj_compare matches posed OBJs against the ufbx
+# data's references (tests/cli_fbx.sh).
+TOOL_BIN := $(BUILD)/tests/tools/assimp_pose $(BUILD)/tests/tools/obj_compare
 
 .PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak \
         module man install install-module uninstall deb
@@ -107,6 +108,11 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  TEST  $@"
 	@$(CC) $(CFLAGS) -Itests -Itools -o $@ $< $(TEST_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/tools/obj_compare: tests/tools/obj_compare.c
+	@mkdir -p $(dir $@)
+	@echo "  TOOL  $@"
+	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -Wall -Wextra -Werror -Wshadow $(SANFLAGS) -o $@ $< -lm $(SANFLAGS)
 
 $(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
 	@mkdir -p $(dir $@)

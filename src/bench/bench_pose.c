@@ -12,7 +12,7 @@
  * the keys it keeps / the keys sampled before, and the runtime bytes after /
  * before. Loads are timed in
  * process CPU time, beside assimp's import of the same files when assimp
- * is installed (bench_assimp.c): COLLADA, glTF, and an MD5 model whose one
+ * is installed (bench_assimp.c): COLLADA, glTF, FBX (mixamo.fbx), and an MD5 model whose one
  * md5anim has the md5mesh's name (Bob), which assimp's MD5 importer loads
  * with the mesh, so both libraries read the same two files. */
 #include <stdio.h>
@@ -47,6 +47,7 @@ static const bench_model bench_models[] = {
     {"ThinMatrix", "thinmatrix-opengl-animation/Resources/res/model.dae", {NULL}, NULL},
     {"astro.glb", "blender-3.4-gltf/astroBoy_walk.glb", {NULL}, NULL},
     {"TM.glb", "blender-3.4-gltf/thinmatrix_model.glb", {NULL}, NULL},
+    {"mixamo.fbx", "threejs-mixamo/mixamo.fbx", {NULL}, NULL},
 };
 
 /* assimp's import reads the same files as marrow's load: one document, or
@@ -166,7 +167,7 @@ void mr_bench_load(const mr_bench_opts *o)
     int assimp = mr_bench_assimp_open(version, sizeof version);
     printf("== model load: read + parse + build, process CPU time, median of %d", reps);
     if (assimp)
-        printf("; COLLADA, glTF and Bob's MD5 pair also through assimp %s (aiImportFile, Triangulate), runs alternating",
+        printf("; COLLADA, glTF, FBX and Bob's MD5 pair also through assimp %s (aiImportFile, Triangulate), runs alternating",
                version);
     printf("\n");
     for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {
@@ -191,7 +192,7 @@ void mr_bench_load(const mr_bench_opts *o)
         if (!ok) continue;
         double med = mr_bench_median(times, reps);
         printf("  %-10s %-28s %7.1f KB %8.3f ms %8.1f MB/s", bm->label,
-               bm->anims[0] ? "md5mesh + md5anim" : strstr(bm->mesh, ".glb") ? "glTF binary" : "COLLADA document",
+               bm->anims[0] ? "md5mesh + md5anim" : strstr(bm->mesh, ".glb") ? "glTF binary" : strstr(bm->mesh, ".fbx") ? "FBX binary" : "COLLADA document",
                bytes / 1024.0, med * 1e3, bytes / med / 1e6);
         double a = with_assimp ? mr_bench_median(theirs, reps) : 0.0;
         if (with_assimp) printf("   assimp %8.3f ms  marrow/assimp %.2fx", a * 1e3, med / a);

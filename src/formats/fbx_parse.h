@@ -18,7 +18,8 @@
  * decoded bytes against MR_FBX_MAX_INFLATE_RATIO times the file's size
  * (plus a small floor); node and property counts are bounded by what the
  * bytes can hold. Every refusal is MR_ERR_BAD_FILE (or MR_ERR_LIMIT) with a
- * message "fbx: FILE: at byte N (ASCII: line N): NODE/PATH: expected ...".
+ * message "fbx: FILE: at byte N: NODE/PATH: expected ..." (ASCII: "at line
+ * N"; the path is left out where no node is open).
  */
 #ifndef MR_FORMATS_FBX_PARSE_H
 #define MR_FORMATS_FBX_PARSE_H
@@ -32,13 +33,15 @@
 #define MR_FBX_MAX_INFLATE_RATIO 256
 
 /* Property types: the binary format's type codes. ASCII numbers come out
- * as 'L' (integers) or 'D' (reals), ASCII strings as 'S', ASCII 7.x
- * arrays as 'l' (all integers) or 'd'. */
+ * as 'L' (integers) or 'D' (reals), ASCII strings and bare words (T, Y)
+ * as 'S', ASCII 7.x arrays as 'l' (all integers) or 'd'. Binary 'C'
+ * keeps its byte; the rarer one-byte 'B' and 'Z' (Maya's audio nodes) come
+ * out as 'I', and 'c' byte arrays as 'b'. */
 typedef struct mr_fbx_prop {
     char type;                   /* 'C' 'Y' 'I' 'L' 'F' 'D' 'S' 'R', or arrays 'b' 'i' 'l' 'f' 'd' */
     uint32_t count;              /* array elements; string/raw bytes */
     union {
-        int64_t i;               /* C Y I L (C: 0/1) */
+        int64_t i;               /* C Y I L (C: the raw byte: 0/1 for booleans, or a letter) */
         double f;                /* F D */
         const char *s;           /* S (NUL-terminated in the arena, may hold NULs: use count), R */
         const void *array;       /* b: uint8_t, i: int32_t, l: int64_t, f: float, d: double (native order) */
@@ -93,8 +96,10 @@ mr_status mr_fbx_ints(const mr_fbx_doc *doc, const mr_fbx_node *node, const int6
                       size_t *count, mr_error *err);
 
 /* The node's path for messages, e.g. `Objects/Geometry "Body"/Vertices`
- * (a node whose second property is a name string shows it; FBX's
- * "Name\0\1Class" names show the Name part). Writes into buf (cut to size). */
+ * (a node shows its first property when that is a string, else its second
+ * when the first is an integer id and the second a string; FBX's
+ * "Name\0\1Class" and "Class::Name" names show the Name part; an empty
+ * name shows nothing). Writes into buf (cut to size). */
 const char *mr_fbx_node_path(const mr_fbx_node *node, char *buf, size_t size);
 
 /* "byte N" or "line N" for node, for messages. */

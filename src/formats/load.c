@@ -10,10 +10,11 @@
 #include "formats/bvh.h"
 #include "formats/cache.h"
 #include "formats/collada.h"
+#include "formats/fbx.h"
 #include "formats/gltf.h"
 #include "formats/md5.h"
 
-#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb, .vrm or .bvh"
+#define EXPECTED "expected .md5mesh, .dae, .gltf, .glb, .vrm, .fbx or .bvh"
 
 /* The formats that bring their own clips, by extension. */
 static const struct {
@@ -25,6 +26,7 @@ static const struct {
     {"glb", "glTF", mr_gltf_load},
     {"vrm", "VRM", mr_gltf_load},
     {"bvh", "BVH", mr_bvh_load},
+    {"fbx", "FBX", mr_fbx_load},
 };
 
 static mr_status load_md5(const char *path, const char *const *anims, int anim_count,
@@ -53,6 +55,24 @@ static mr_status load_source(const char *path, const char *const *anims, int ani
     if (!ext[0])
         return mr_error_set(err, MR_ERR_BAD_FILE,
                             "%s: unsupported model format (no file extension; " EXPECTED ")", path);
+    if (!strcmp(ext, "fbx") && anim_count > 0) {  /* FBX motions for an FBX character */
+        for (int i = 0; i < anim_count; i++) {
+            char aext[16];
+            mr_path_ext(anims[i], aext, sizeof aext);
+            if (strcmp(aext, "fbx") != 0)
+                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s: the anims of an FBX model must be .fbx files, got %s", path,
+                                    anims[i]);
+        }
+        mr_model *m;
+        mr_status st = mr_fbx_load(path, &m, err);
+        if (st != MR_OK) return st;
+        if ((st = mr_fbx_add_anims(m, anims, anim_count, err)) != MR_OK) {
+            mr_model_destroy(m);
+            return st;
+        }
+        *out = m;
+        return MR_OK;
+    }
     for (size_t i = 0; i < sizeof self_contained / sizeof self_contained[0]; i++) {
         if (strcmp(ext, self_contained[i].ext) != 0) continue;
         if (anim_count > 0)

@@ -1,0 +1,59 @@
+/* fbx.h — FBX reader (binary 5000..7700 and ASCII) into mr_model.
+ *
+ * Document: fbx_parse.h (binary records or ASCII text into one tree).
+ *
+ * Skeleton. Every Model object (meshes, LimbNode/Null/Root nodes, the
+ *   bones clusters name) is a joint, depth-first from the scene root in
+ *   connection order; names are the model's ("mixamorig:Hips" keeps its
+ *   namespace), made unique with "#2". Each joint's rest pose is its
+ *   static transform by FBX's transform model (fbx_xform.c: offsets,
+ *   pivots, pre/post rotation, rotation order, inherit type), properties
+ *   from the object's Properties70/60 else its class's PropertyTemplate.
+ *   A joint's inverse bind is the inverse of its cluster's TransformLink
+ *   (the first cluster naming it), else of its rest world transform.
+ *
+ * Meshes. Each Geometry "Mesh" under a Model gives one mr_mesh per
+ *   material it uses (LayerElementMaterial), one vertex per polygon corner,
+ *   polygons fan-triangulated; normals (LayerElementNormal, else computed)
+ *   and the first UV set (v as OpenGL's). Skinned (a Skin deformer): the
+ *   vertices are placed by the clusters' Transform (the mesh's bind world
+ *   matrix), influences from the clusters' Indexes/Weights, the 8 heaviest
+ *   kept. Rigid: placed by the node's world transform with its geometric
+ *   transform, bound to the node's joint.
+ *
+ * Blend shapes. BlendShape deformers' channels, each shape (in-betweens
+ *   included) one morph target; a channel's DeformPercent (0..100) weighs
+ *   its shapes piecewise-linearly by FullWeights.
+ *
+ * Clips. Every AnimationStack (7.x) or Take (6.x) is a clip by its name,
+ *   the active one (ActiveAnimStackName, Takes/Current) first so that it
+ *   plays by default. Curves (constant, linear, cubic with FBX's weighted
+ *   tangents) are evaluated through the transform model and baked at every
+ *   key time and FBX_OVERSAMPLE (4) times per frame of the file's frame rate:
+ *   a joint's keys are its exact local transform at those times, and
+ *   between them marrow's interpolation stays within about 2e-4 of a Mixamo
+ *   character's size of FBX's own per-channel Euler curves (2e-3 when baked
+ *   once per frame). Clip time is the file's time
+ *   in seconds.
+ *
+ * Axes. Coordinates stay as the file has them (like MD5): the model's axes
+ *   are the file's up axis and unit (UnitScaleFactor cm), `info` shows them.
+ *
+ * Errors: "fbx: FILE: NODE/PATH: expected ...", MR_ERR_BAD_FILE.
+ */
+#ifndef MR_FORMATS_FBX_H
+#define MR_FORMATS_FBX_H
+
+#include "anim/model.h"
+
+mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err);
+/* Appends the clips of the FBX files anims (a motion downloaded "without
+ * skin" for the character m was made for): each clip's tracks go to m's
+ * joints of the same names (else the same names without a namespace
+ * prefix such as "mixamorig:"); nodes m lacks are left out with a warning,
+ * a file sharing no name with m is refused. */
+mr_status mr_fbx_add_anims(mr_model *m, const char *const *anims, int count, mr_error *err);
+/* The same from memory (name for messages). */
+mr_status mr_fbx_parse_model(const char *name, const void *buf, size_t len, mr_model **out, mr_error *err);
+
+#endif

@@ -1,0 +1,811 @@
+/* fbx_anim.c — FBX animation into clips: every AnimationStack (7.x) or
+ * Take (6.x) is baked through the transform model (fbx_xform.c) at every
+ * key time and every frame of the file's frame rate inside the stack's
+ * time span; a joint's keys are its exact local transform there (LINEAR:
+ * between samples marrow slerps). Blend shape channels' DeformPercent
+ * curves become morph weight tracks. The active stack is added first so
+ * that it is the clip played by default.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anim/morph.h"
+#include "core/alloc.h"
+#include "core/str.h"
+#include "formats/fbx_internal.h"
+
+static mr_status oom(fbx_scene *s)
+{
+    return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
+}
+
+/* World transforms by inherit type. Plain composition (InheritType 1):
+ * World = ParentWorld * Local. The others carry a scale vector down the
+ * chain instead of folding scale into the matrices: a node's scale is its
+ * own Lcl Scaling times (componentwise) the accumulated scale it inherits
+ * (RrSs: its parent's; Rrs: its parent's source, skipping the parent's own
+ * scale), its translation is scaled by its parent's accumulated scale, and
+ * it sits in its parent's unscaled frame (the parent's world without its
+ * scale). */
+void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16])
+{
+    double (*unscaled)[16] = s->unscaled, (*acc)[3] = s->acc_scale;
+    for (int j = 0; j < s->node_count; j++) {
+        const fbx_xf *x = &s->xf[j];
+        double v[FBX_PROP_COUNT][3];
+        memcpy(v[FBX_T], x->t, sizeof v[0]);
+        memcpy(v[FBX_R], x->r, sizeof v[0]);
+        memcpy(v[FBX_S], x->s, sizeof v[0]);
+        if (animated) {
+            for (int p = 0; p < FBX_PROP_COUNT; p++) {
+                const fbx_anim_prop *a = &s->anim[j][p];
+                int any = a->c[0] || a->c[1] || a->c[2];
+                if (!any) continue;
+                for (int k = 0; k < 3; k++) v[p][k] = a->c[k] ? fbx_curve_eval(a->c[k], t) : a->def[k];
+            }
+        }
+        double rr[9], tr[3], local[16], un[16];
+        fbx_xf_parts(x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
+        int p = s->fbx_parent[j];
+        double sc[3] = {v[FBX_S][0], v[FBX_S][1], v[FBX_S][2]};
+        if (p >= 0 && x->inherit != 1) {
+            int from = s->scale_from[j];
+            for (int k = 0; k < 3; k++) {
+                if (from >= 0) sc[k] *= acc[from][k];
+                tr[k] *= acc[p][k];
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            for (int row = 0; row < 3; row++) {
+                local[c * 4 + row] = rr[c * 3 + row] * sc[c];
+                un[c * 4 + row] = rr[c * 3 + row];
+            }
+            local[c * 4 + 3] = un[c * 4 + 3] = 0;
+        }
+        memcpy(local + 12, tr, sizeof tr);
+        memcpy(un + 12, tr, sizeof tr);
+        local[15] = un[15] = 1;
+        memcpy(acc[j], sc, sizeof sc);
+        if (p < 0) {
+            memcpy(worlds[j], local, sizeof local);
+            memcpy(unscaled[j], un, sizeof un);
+        } else if (x->inherit == 1) {
+            fbx_m_mul(worlds[p], local, worlds[j]);
+            fbx_m_mul(worlds[p], un, unscaled[j]);
+        } else {
+            fbx_m_mul(unscaled[p], local, worlds[j]);
+            fbx_m_mul(unscaled[p], un, unscaled[j]);
+        }
+        if (locals) memcpy(locals[j], local, sizeof local);
+    }
+}
+
+void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16])
+{
+    int par = s->model->skeleton.parents[j];
+    if (par < 0) {  /* a root, or a joint kept detached: its world */
+        memcpy(out, worlds[j], 16 * sizeof *out);
+        return;
+    }
+    int plain = s->xf[j].inherit == 1;
+    if (!plain && s->xf[j].inherit == 0) {
+        /* RrSs composes plainly under a uniformly scaled parent */
+        const double *w = worlds[par];
+        double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], b = w[4] * w[4] + w[5] * w[5] + w[6] * w[6],
+               c = w[8] * w[8] + w[9] * w[9] + w[10] * w[10];
+        plain = fabs(a - b) <= 1e-9 * a && fabs(a - c) <= 1e-9 * a;
+    }
+    if (plain) {
+        memcpy(out, locals[j], 16 * sizeof *out);
+        return;
+    }
+    double inv[16];
+    fbx_m_inverse(worlds[par], inv);
+    fbx_m_mul(inv, worlds[j], out);
+}
+
+/* ---- a stack's curves ---- */
+
+typedef struct stack_curves {
+    fbx_curve *curves;
+    int count, cap;
+    /* per blend record: its DeformPercent curve, or NULL */
+    const fbx_curve **deform;
+    double *deform_def;
+} stack_curves;
+
+static void curves_free(stack_curves *c, int blends)
+{
+    for (int i = 0; i < c->count; i++) fbx_curve_free(&c->curves[i]);
+    free(c->curves);
+    free(c->deform);
+    free(c->deform_def);
+    (void)blends;
+    memset(c, 0, sizeof *c);
+}
+
+static mr_status add_curve(fbx_scene *s, stack_curves *c, fbx_curve *cv, int *index)
+{
+    if (c->count == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 64;
+        fbx_curve *g = realloc(c->curves, sizeof *g * (size_t)cap);
+        if (!g) return oom(s);
+        c->curves = g;
+        c->cap = cap;
+    }
+    c->curves[c->count] = *cv;
+    *index = c->count++;
+    return MR_OK;
+}
+
+static int prop_slot(const char *p)
+{
+    if (!p) return -1;
+    if (!strcmp(p, "Lcl Translation")) return FBX_T;
+    if (!strcmp(p, "Lcl Rotation")) return FBX_R;
+    if (!strcmp(p, "Lcl Scaling")) return FBX_S;
+    return -1;
+}
+
+/* Curve slots are filled with indices first (the array may grow), pointers after. */
+typedef struct pending {
+    int joint, slot, comp, curve;   /* joint -1: blend record `slot` */
+} pending;
+
+static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending **pend, int *npend)
+{
+    int cap = 0;
+    int f1, n1 = fbx_children(s, stack, &f1);
+    for (int k1 = 0; k1 < n1; k1++) {
+        int layer = s->conns[s->conn_by_parent[f1 + k1]].child;
+        if (strcmp(s->objs[layer].cls, "AnimationLayer")) continue;
+        int f2, n2 = fbx_children(s, layer, &f2);
+        for (int k2 = 0; k2 < n2; k2++) {
+            int cn = s->conns[s->conn_by_parent[f2 + k2]].child;
+            if (strcmp(s->objs[cn].cls, "AnimationCurveNode")) continue;
+            /* what it drives */
+            int f3, n3 = fbx_parents(s, cn, &f3), joint = -1, slot = -1, blend = -1;
+            for (int k3 = 0; k3 < n3; k3++) {
+                const fbx_conn *pc = &s->conns[s->conn_by_child[f3 + k3]];
+                if (pc->parent < 0 || !pc->prop) continue;
+                int j = s->obj_joint[pc->parent];
+                if (j >= 0 && prop_slot(pc->prop) >= 0) {
+                    joint = j;
+                    slot = prop_slot(pc->prop);
+                    break;
+                }
+                if (!strcmp(pc->prop, "DeformPercent")) {
+                    for (int b = 0; b < s->blend_count; b++)
+                        if (s->blends[b].channel_obj == pc->parent) {
+                            blend = pc->parent;
+                            break;
+                        }
+                    if (blend >= 0) break;
+                }
+            }
+            if (joint < 0 && blend < 0) continue;
+            if (joint >= 0) {
+                fbx_anim_prop *a = &s->anim[joint][slot];
+                if (a->c[0] || a->c[1] || a->c[2]) continue;  /* a lower layer animates it already */
+                const double *st = slot == FBX_T ? s->xf[joint].t : slot == FBX_R ? s->xf[joint].r : s->xf[joint].s;
+                a->def[0] = fbx_prop_num(s, cn, "d|X", st[0]);
+                a->def[1] = fbx_prop_num(s, cn, "d|Y", st[1]);
+                a->def[2] = fbx_prop_num(s, cn, "d|Z", st[2]);
+            }
+            int f4, n4 = fbx_children(s, cn, &f4);
+            for (int k4 = 0; k4 < n4; k4++) {
+                const fbx_conn *cc = &s->conns[s->conn_by_parent[f4 + k4]];
+                if (strcmp(s->objs[cc->child].cls, "AnimationCurve") || !cc->prop) continue;
+                int comp = -1;
+                if (joint >= 0) {
+                    if (!strcmp(cc->prop, "d|X")) comp = 0;
+                    else if (!strcmp(cc->prop, "d|Y")) comp = 1;
+                    else if (!strcmp(cc->prop, "d|Z")) comp = 2;
+                } else if (!strcmp(cc->prop, "d|DeformPercent")) {
+                    comp = 0;
+                }
+                if (comp < 0) continue;
+                fbx_curve cv;
+                mr_status st = fbx_curve_read(s, cc->child, &cv);
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
+                if (cv.count == 0) {
+                    fbx_curve_free(&cv);
+                    continue;
+                }
+                int idx;
+                if ((st = add_curve(s, c, &cv, &idx)) != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
+                if (*npend == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    pending *g = realloc(*pend, sizeof *g * (size_t)cap);
+                    if (!g) return oom(s);
+                    *pend = g;
+                }
+                if (joint >= 0) (*pend)[(*npend)++] = (pending){joint, slot, comp, idx};
+                else
+                    for (int b = 0; b < s->blend_count; b++)
+                        if (s->blends[b].channel_obj == blend) {
+                            if (*npend == cap) {
+                                cap *= 2;
+                                pending *g = realloc(*pend, sizeof *g * (size_t)cap);
+                                if (!g) return oom(s);
+                                *pend = g;
+                            }
+                            (*pend)[(*npend)++] = (pending){-1, b, 0, idx};
+                        }
+            }
+        }
+    }
+    return MR_OK;
+}
+
+/* 6.x: Take/Model "Model::name"/Channel "Transform"/Channel "T"|"R"|"S"/Channel "X".. */
+static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves *c, pending **pend, int *npend)
+{
+    int cap = 0;
+    for (const mr_fbx_node *m = mr_fbx_child(take, "Model"); m; m = mr_fbx_next(m)) {
+        const char *name = mr_fbx_prop_string(m, 0, NULL);
+        if (!name) continue;
+        const char *short_name = strstr(name, "::") ? strstr(name, "::") + 2 : name;
+        int joint = -1;
+        for (int j = 0; j < s->node_count; j++)
+            if (!strcmp(s->objs[s->node_obj[j]].name, short_name)) {
+                joint = j;
+                break;
+            }
+        if (joint < 0) continue;
+        const mr_fbx_node *tr = NULL;
+        for (const mr_fbx_node *ch = mr_fbx_child(m, "Channel"); ch; ch = mr_fbx_next(ch)) {
+            const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+            if (cn && !strcmp(cn, "Transform")) tr = ch;
+        }
+        if (!tr) continue;
+        for (const mr_fbx_node *ch = mr_fbx_child(tr, "Channel"); ch; ch = mr_fbx_next(ch)) {
+            const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+            int slot = !cn ? -1 : !strcmp(cn, "T") ? FBX_T : !strcmp(cn, "R") ? FBX_R : !strcmp(cn, "S") ? FBX_S : -1;
+            if (slot < 0) continue;
+            fbx_anim_prop *a = &s->anim[joint][slot];
+            const double *stv = slot == FBX_T ? s->xf[joint].t : slot == FBX_R ? s->xf[joint].r : s->xf[joint].s;
+            memcpy(a->def, stv, sizeof a->def);
+            for (const mr_fbx_node *axis = mr_fbx_child(ch, "Channel"); axis; axis = mr_fbx_next(axis)) {
+                const char *an = mr_fbx_prop_string(axis, 0, NULL);
+                int comp = !an ? -1 : !strcmp(an, "X") ? 0 : !strcmp(an, "Y") ? 1 : !strcmp(an, "Z") ? 2 : -1;
+                if (comp < 0) continue;
+                const mr_fbx_node *def = mr_fbx_child(axis, "Default");
+                if (def && def->prop_count) a->def[comp] = mr_fbx_prop_double(def, 0);
+                fbx_curve cv;
+                int has;
+                mr_status st = fbx_curve_read_v6(s, axis, &cv, &has);
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
+                if (!has) {
+                    fbx_curve_free(&cv);
+                    continue;
+                }
+                int idx;
+                if ((st = add_curve(s, c, &cv, &idx)) != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
+                if (*npend == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    pending *g = realloc(*pend, sizeof *g * (size_t)cap);
+                    if (!g) return oom(s);
+                    *pend = g;
+                }
+                (*pend)[(*npend)++] = (pending){joint, slot, comp, idx};
+            }
+        }
+    }
+    return MR_OK;
+}
+
+static int nonuniform(const double v[3])
+{
+    double m = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    return fabs(v[0] - v[1]) > 1e-6 * m || fabs(v[0] - v[2]) > 1e-6 * m;
+}
+
+/* Non-uniform at any key of the three curves (each evaluated at every key
+ * time of any of them; a missing one holds def). */
+static int curves_nonuniform(const fbx_curve *const c[3], const double def[3])
+{
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; c[k] && i < c[k]->count; i++) {
+            double v[3];
+            for (int a = 0; a < 3; a++) v[a] = c[a] ? fbx_curve_eval(c[a], c[k]->t[i]) : def[a];
+            if (nonuniform(v)) return 1;
+        }
+    }
+    return 0;
+}
+
+mr_status fbx_nonuniform_scales(fbx_scene *s, char *out)
+{
+    for (int j = 0; j < s->node_count; j++) out[j] = (char)nonuniform(s->xf[j].s);
+    mr_status st = MR_OK;
+    for (int o = 0; o < s->obj_count && st == MR_OK; o++) {  /* 7.x: curve nodes on Lcl Scaling */
+        if (strcmp(s->objs[o].cls, "AnimationCurveNode")) continue;
+        int f, n = fbx_parents(s, o, &f), joint = -1;
+        for (int k = 0; k < n; k++) {
+            const fbx_conn *pc = &s->conns[s->conn_by_child[f + k]];
+            if (pc->parent >= 0 && pc->prop && !strcmp(pc->prop, "Lcl Scaling") && s->obj_joint[pc->parent] >= 0)
+                joint = s->obj_joint[pc->parent];
+        }
+        if (joint < 0 || out[joint]) continue;
+        fbx_curve cv[3];
+        const fbx_curve *cp[3] = {NULL, NULL, NULL};
+        memset(cv, 0, sizeof cv);
+        double def[3];
+        def[0] = fbx_prop_num(s, o, "d|X", s->xf[joint].s[0]);
+        def[1] = fbx_prop_num(s, o, "d|Y", s->xf[joint].s[1]);
+        def[2] = fbx_prop_num(s, o, "d|Z", s->xf[joint].s[2]);
+        int f2, n2 = fbx_children(s, o, &f2);
+        for (int k = 0; k < n2 && st == MR_OK; k++) {
+            const fbx_conn *cc = &s->conns[s->conn_by_parent[f2 + k]];
+            if (!cc->prop || strcmp(s->objs[cc->child].cls, "AnimationCurve")) continue;
+            int a = !strcmp(cc->prop, "d|X") ? 0 : !strcmp(cc->prop, "d|Y") ? 1 : !strcmp(cc->prop, "d|Z") ? 2 : -1;
+            if (a < 0 || cp[a]) continue;
+            st = fbx_curve_read(s, cc->child, &cv[a]);
+            if (st == MR_OK && cv[a].count) cp[a] = &cv[a];
+        }
+        if (st == MR_OK && (nonuniform(def) || curves_nonuniform(cp, def))) out[joint] = 1;
+        for (int a = 0; a < 3; a++) fbx_curve_free(&cv[a]);
+    }
+    const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");  /* 6.x */
+    for (const mr_fbx_node *t = mr_fbx_child(takes, "Take"); t && st == MR_OK; t = mr_fbx_next(t))
+        for (const mr_fbx_node *m = mr_fbx_child(t, "Model"); m && st == MR_OK; m = mr_fbx_next(m)) {
+            const char *name = mr_fbx_prop_string(m, 0, NULL);
+            if (!name) continue;
+            const char *short_name = strstr(name, "::") ? strstr(name, "::") + 2 : name;
+            int joint = -1;
+            for (int j = 0; j < s->node_count; j++)
+                if (!strcmp(s->objs[s->node_obj[j]].name, short_name)) joint = j;
+            if (joint < 0 || out[joint]) continue;
+            for (const mr_fbx_node *ch = mr_fbx_child(m, "Channel"); ch; ch = mr_fbx_next(ch)) {
+                const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+                if (!cn || strcmp(cn, "Transform")) continue;
+                for (const mr_fbx_node *sc = mr_fbx_child(ch, "Channel"); sc && st == MR_OK; sc = mr_fbx_next(sc)) {
+                    const char *sn = mr_fbx_prop_string(sc, 0, NULL);
+                    if (!sn || strcmp(sn, "S")) continue;
+                    fbx_curve cv[3];
+                    const fbx_curve *cp[3] = {NULL, NULL, NULL};
+                    memset(cv, 0, sizeof cv);
+                    double def[3] = {s->xf[joint].s[0], s->xf[joint].s[1], s->xf[joint].s[2]};
+                    for (const mr_fbx_node *ax = mr_fbx_child(sc, "Channel"); ax && st == MR_OK; ax = mr_fbx_next(ax)) {
+                        const char *an = mr_fbx_prop_string(ax, 0, NULL);
+                        int a = !an ? -1 : !strcmp(an, "X") ? 0 : !strcmp(an, "Y") ? 1 : !strcmp(an, "Z") ? 2 : -1;
+                        if (a < 0 || cp[a]) continue;
+                        const mr_fbx_node *d = mr_fbx_child(ax, "Default");
+                        if (d && d->prop_count) def[a] = mr_fbx_prop_double(d, 0);
+                        int has;
+                        st = fbx_curve_read_v6(s, ax, &cv[a], &has);
+                        if (st == MR_OK && has) cp[a] = &cv[a];
+                    }
+                    if (st == MR_OK && (nonuniform(def) || curves_nonuniform(cp, def))) out[joint] = 1;
+                    for (int a = 0; a < 3; a++) fbx_curve_free(&cv[a]);
+                }
+            }
+        }
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sample times: keys and frames inside [t0, t1] (t >= 0), ascending, at
+ * least 2e-6 s apart. */
+static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, double t1, double **out, int *count)
+{
+    size_t keys = 0;
+    for (int i = 0; i < c->count; i++) keys += (size_t)c->curves[i].count;
+    if (t0 < 0) t0 = 0;
+    if (t1 < t0) t1 = t0;
+    /* OVERSAMPLE samples per frame: between samples marrow interpolates
+     * linearly (slerp), FBX per Euler channel on its curves; a quarter
+     * frame keeps the difference near 1e-4 of a character's size */
+    double rate = s->fps * FBX_OVERSAMPLE;
+    double frames = (t1 - t0) * rate;
+    if (frames > FBX_MAX_SAMPLES) {  /* long stacks: frames only */
+        rate = s->fps;
+        frames = (t1 - t0) * rate;
+    }
+    if (keys > (size_t)FBX_MAX_SAMPLES * 16)
+        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %zu keys: more than marrow bakes (%d samples)",
+                            s->path, keys, FBX_MAX_SAMPLES);
+    /* every frame; a span of more frames than marrow bakes (keys hours
+     * apart) gets the keys and SPARSE_STEPS samples between each two instead */
+    enum { SPARSE_STEPS = 8 };
+    int sparse = frames > FBX_MAX_SAMPLES;
+    size_t nf = sparse ? keys * SPARSE_STEPS : (size_t)floor(frames + 1e-6) + 1;
+    double *t = mr_alloc_array(keys + nf + 4, sizeof *t);
+    if (!t) return oom(s);
+    size_t n = 0;
+    double start_frame = ceil(t0 * rate - 1e-6);
+    for (size_t k = 0; !sparse && k < nf + 1; k++) {
+        double v = (start_frame + (double)k) / rate;
+        if (v <= t1 + 1e-9) t[n++] = v;
+    }
+    for (int i = 0; sparse && i < c->count; i++)
+        for (int k = 0; k + 1 < c->curves[i].count; k++)
+            for (int q = 1; q < SPARSE_STEPS; q++) {
+                double a = c->curves[i].t[k], b = c->curves[i].t[k + 1], v = a + (b - a) * q / SPARSE_STEPS;
+                if (v >= t0 && v <= t1) t[n++] = v;
+            }
+    t[n++] = t0;
+    t[n++] = t1;
+    for (int i = 0; i < c->count; i++) {
+        /* curves keyed at the same times as the one before add nothing */
+        if (i > 0 && c->curves[i].count == c->curves[i - 1].count &&
+            !memcmp(c->curves[i].t, c->curves[i - 1].t, sizeof *c->curves[i].t * (size_t)c->curves[i].count))
+            continue;
+        for (int k = 0; k < c->curves[i].count; k++) {
+            double v = c->curves[i].t[k];
+            if (v >= t0 - 1e-9 && v <= t1 + 1e-9) t[n++] = v;
+        }
+    }
+    qsort(t, n, sizeof *t, cmp_double);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] < 0) continue;
+        /* clips keep float seconds: samples must stay apart as floats too */
+        if (w > 0 && (t[i] - t[w - 1] < 2e-6 || (float)t[i] - (float)t[w - 1] < MR_CLIP_MIN_KEY_INTERVAL * 2)) continue;
+        t[w++] = t[i];
+    }
+    if (w > FBX_MAX_SAMPLES) {
+        free(t);
+        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation needing %zu samples: more than marrow bakes (%d)", s->path, w,
+                            FBX_MAX_SAMPLES);
+    }
+    *out = t;
+    *count = (int)w;
+    return MR_OK;
+}
+
+/* Dropping baked samples that linear interpolation (slerp for rotations)
+ * between the kept ones reproduces: every dropped sample stays within tol
+ * (translation and scale: per component; rotation: radians). */
+typedef struct reducer {
+    const double *times;
+    const float *base;           /* samples, 10 floats each (t, r, s) */
+    int off, comps;
+    double tol;
+} reducer;
+
+static int segment_fits(const reducer *r, int a, int b)
+{
+    const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
+    double span = r->times[b] - r->times[a];
+    for (int i = a + 1; i < b; i++) {
+        double u = (r->times[i] - r->times[a]) / span;
+        const float *v = r->base + (size_t)i * 10 + r->off;
+        if (r->comps == 3) {
+            for (int k = 0; k < 3; k++)
+                if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
+        } else {
+            versor qa = {va[0], va[1], va[2], va[3]}, qb = {vb[0], vb[1], vb[2], vb[3]}, q;
+            glm_quat_slerp(qa, qb, (float)u, q);
+            /* the angle between unit quaternions is 4 asin(|q - v| / 2),
+             * about 2 |q - v| (well conditioned, unlike acos of the dot) */
+            double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
+            double sgn = dot < 0 ? -1 : 1, d2 = 0;
+            for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
+            if (2 * sqrt(d2) > r->tol) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Greedy: from each kept sample, the farthest one a segment reaches
+ * (galloping out, then bisecting: a long still stretch costs n log n). */
+static int reduce(const reducer *r, int n, int *kept)
+{
+    int m = 0, a = 0;
+    kept[m++] = 0;
+    while (a < n - 1) {
+        int lo = a + 1, hi = n, step = 2;  /* lo fits (or is adjacent), hi does not */
+        while (lo < n - 1) {
+            int probe = step > n - 1 - a ? n - 1 : a + step;
+            if (!segment_fits(r, a, probe)) {
+                hi = probe;
+                break;
+            }
+            lo = probe;
+            if (probe == n - 1) break;
+            step *= 2;
+        }
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (segment_fits(r, a, mid)) lo = mid;
+            else hi = mid;
+        }
+        kept[m++] = lo;
+        a = lo;
+    }
+    return m;
+}
+
+static int near3(const float *a, const float *b, float eps)
+{
+    return fabsf(a[0] - b[0]) <= eps && fabsf(a[1] - b[1]) <= eps && fabsf(a[2] - b[2]) <= eps;
+}
+
+static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0, double t1)
+{
+    mr_skeleton *sk = &s->model->skeleton;
+    int nj = s->node_count;
+    double *times = NULL;
+    int ns = 0;
+    mr_status st = sample_times(s, c, t0, t1, &times, &ns);
+    if (st != MR_OK) return st;
+    char *flag = calloc((size_t)nj + 1, 1);
+    double (*worlds)[16] = mr_alloc_array((size_t)nj + 1, sizeof *worlds);
+    double (*locals)[16] = mr_alloc_array((size_t)nj + 1, sizeof *locals);
+    float *trs = mr_alloc_array((size_t)nj * (size_t)ns * 10 + 1, sizeof *trs);
+    mr_clip *clip = NULL;
+    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
+    /* translations are kept within 1e-6 of the skeleton's extent at rest */
+    double tol_t = 0;
+    for (int j = 0; j < nj; j++)
+        for (int k = 0; k < 3; k++) tol_t = fmax(tol_t, fabs(s->rest_world[j][12 + k]));
+    tol_t = tol_t > 0 ? tol_t * 1e-6 : 1e-9;
+    if (!flag || !worlds || !locals || !trs || !kept) {
+        st = oom(s);
+        goto done;
+    }
+    for (int j = 0; j < nj; j++) {
+        for (int p = 0; p < FBX_PROP_COUNT; p++)
+            if (s->anim[j][p].c[0] || s->anim[j][p].c[1] || s->anim[j][p].c[2]) flag[j] = 1;
+        int par = s->fbx_parent[j];
+        if (par >= 0 && flag[par] && (s->xf[j].inherit != 1 || sk->parents[j] < 0)) flag[j] = 1;
+    }
+    for (int i = 0; i < ns; i++) {
+        fbx_eval_worlds(s, times[i], 1, worlds, locals);
+        for (int j = 0; j < nj; j++) {
+            if (!flag[j]) continue;
+            double local[16];
+            fbx_joint_local(s, j, worlds, locals, local);
+            float *o = trs + ((size_t)j * (size_t)ns + (size_t)i) * 10;
+            fbx_m_decompose(local, o, o + 3, o + 7);
+            if (i > 0) {
+                const float *q0 = o - 10 + 3;
+                float dot = q0[0] * o[3] + q0[1] * o[4] + q0[2] * o[5] + q0[3] * o[6];
+                if (dot < 0)
+                    for (int k = 3; k < 7; k++) o[k] = -o[k];
+            }
+        }
+    }
+    if ((st = mr_clip_create(name, nj, &clip)) != MR_OK) {
+        st = oom(s);
+        goto done;
+    }
+    clip->duration = (float)times[ns - 1];
+    clip->rate = (float)s->fps;
+    for (int j = 0; j < nj; j++) {
+        if (!flag[j]) continue;
+        const float *base = trs + (size_t)j * (size_t)ns * 10;
+        int moves_t = 0, moves_r = 0, moves_s = 0;
+        /* a channel that stays at its rest value (within float noise of the
+         * decomposition) needs no track */
+        float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
+        for (int i = 0; i < ns; i++) {
+            const float *o = base + (size_t)i * 10;
+            if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
+            float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
+            if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
+                fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
+                moves_r = 1;
+            if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
+                moves_s = 1;
+        }
+        mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
+        for (int k = 0; k < 3; k++) {
+            if (!moves[k]) continue;
+            reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
+            int kept_n = reduce(&red, ns, kept);
+            if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
+                st = oom(s);
+                goto done;
+            }
+            for (int q = 0; q < kept_n; q++) {
+                int i = kept[q];
+                tr[k]->times[q] = (float)times[i];
+                memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+            }
+            mr_track_finish(tr[k]);
+        }
+    }
+    /* morph weights */
+    for (int b = 0; b < s->blend_count; b++) {
+        if (!c->deform[b]) continue;
+        int mesh = s->blends[b].mesh;
+        if (mr_morph_tracks_find(clip->morph, mesh)) continue;
+        const mr_morph_set *set = s->model->meshes[mesh].morph;
+        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mesh, set->count, ns, MR_INTERP_LINEAR);
+        if (!ch) {
+            st = oom(s);
+            goto done;
+        }
+        for (int i = 0; i < ns; i++) {
+            ch->times[i] = (float)times[i];
+            float *w = ch->values + (size_t)i * (size_t)set->count;
+            memcpy(w, set->weights, sizeof *w * (size_t)set->count);
+            for (int b2 = 0; b2 < s->blend_count; b2++) {
+                if (s->blends[b2].mesh != mesh) continue;
+                double d = c->deform[b2] ? fbx_curve_eval(c->deform[b2], times[i]) : c->deform_def[b2];
+                fbx_blend_weights(&s->blends[b2], d, w);
+            }
+        }
+    }
+    mr_error verr;
+    if (mr_clip_validate(clip, &verr) != MR_OK) {
+        st = mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: animation \"%s\": %s", s->path, name, verr.msg);
+        goto done;
+    }
+    if ((st = mr_model_add_clip(s->model, clip)) != MR_OK) {
+        st = mr_error_set(s->err, st, "fbx: %s: animation \"%s\": cannot add the clip", s->path, name);
+        goto done;
+    }
+    clip = NULL;
+done:
+    mr_clip_destroy(clip);
+    free(times);
+    free(flag);
+    free(worlds);
+    free(locals);
+    free(trs);
+    free(kept);
+    return st;
+}
+
+static void resolve(fbx_scene *s, stack_curves *c, const pending *p, int np)
+{
+    for (int i = 0; i < np; i++) {
+        if (p[i].joint >= 0) s->anim[p[i].joint][p[i].slot].c[p[i].comp] = &c->curves[p[i].curve];
+        else c->deform[p[i].slot] = &c->curves[p[i].curve];
+    }
+}
+
+static void curve_span(const stack_curves *c, double *t0, double *t1)
+{
+    *t0 = INFINITY;
+    *t1 = -INFINITY;
+    for (int i = 0; i < c->count; i++) {
+        if (!c->curves[i].count) continue;
+        if (c->curves[i].t[0] < *t0) *t0 = c->curves[i].t[0];
+        if (c->curves[i].t[c->curves[i].count - 1] > *t1) *t1 = c->curves[i].t[c->curves[i].count - 1];
+    }
+    if (*t0 > *t1) *t0 = *t1 = 0;
+}
+
+static mr_status one_stack(fbx_scene *s, int stack, const mr_fbx_node *take)
+{
+    memset(s->anim, 0, sizeof *s->anim * (size_t)s->node_count);
+    stack_curves c;
+    memset(&c, 0, sizeof c);
+    pending *pend = NULL;
+    int np = 0;
+    mr_status st;
+    c.deform = calloc((size_t)s->blend_count + 1, sizeof *c.deform);
+    c.deform_def = calloc((size_t)s->blend_count + 1, sizeof *c.deform_def);
+    if (!c.deform || !c.deform_def) {
+        st = oom(s);
+        goto done;
+    }
+    for (int b = 0; b < s->blend_count; b++) c.deform_def[b] = fbx_deform_percent(s, s->blends[b].channel_obj);
+    st = take ? bind_take6(s, take, &c, &pend, &np) : bind_stack7(s, stack, &c, &pend, &np);
+    if (st != MR_OK) goto done;
+    resolve(s, &c, pend, np);
+    double k0, k1, t0, t1;
+    curve_span(&c, &k0, &k1);
+    char *name;
+    if (take) {
+        const char *tn = mr_fbx_prop_string(take, 0, NULL);
+        name = mr_str_dup(tn && tn[0] ? tn : "take");
+        const mr_fbx_node *lt = mr_fbx_child(take, "LocalTime");
+        if (!lt) lt = mr_fbx_child(take, "ReferenceTime");
+        if (lt && lt->prop_count >= 2) {
+            t0 = (double)mr_fbx_prop_int(lt, 0) / FBX_TICKS;
+            t1 = (double)mr_fbx_prop_int(lt, 1) / FBX_TICKS;
+        } else {
+            t0 = k0;
+            t1 = k1;
+        }
+    } else {
+        name = mr_str_dup(s->objs[stack].name[0] ? s->objs[stack].name : "stack");
+        uint32_t f;
+        if (fbx_prop(s, stack, "LocalStop", &f)) {
+            t0 = fbx_prop_num(s, stack, "LocalStart", 0) / FBX_TICKS;
+            t1 = fbx_prop_num(s, stack, "LocalStop", 0) / FBX_TICKS;
+        } else if (fbx_prop(s, stack, "ReferenceStop", &f)) {
+            t0 = fbx_prop_num(s, stack, "ReferenceStart", 0) / FBX_TICKS;
+            t1 = fbx_prop_num(s, stack, "ReferenceStop", 0) / FBX_TICKS;
+        } else {
+            t0 = k0;
+            t1 = k1;
+        }
+    }
+    if (!isfinite(t0) || !isfinite(t1) || t1 - t0 > 1e6) {
+        t0 = k0;
+        t1 = k1;
+    }
+    /* the keys count too: a stack whose span cuts its keys keeps them */
+    if (c.count && k0 < t0) t0 = k0;
+    if (c.count && k1 > t1) t1 = k1;
+    if (!name) {
+        st = oom(s);
+        goto done;
+    }
+    st = bake(s, name, &c, t0, t1);
+    free(name);
+done:
+    free(pend);
+    curves_free(&c, s->blend_count);
+    memset(s->anim, 0, sizeof *s->anim * (size_t)s->node_count);
+    return st;
+}
+
+static const char *active_name(const fbx_scene *s)
+{
+    const mr_fbx_node *docs = mr_fbx_child(&s->doc->root, "Documents");
+    for (const mr_fbx_node *d = mr_fbx_child(docs, "Document"); d; d = mr_fbx_next(d)) {
+        const mr_fbx_node *p = mr_fbx_child(d, "Properties70");
+        uint32_t f;
+        const mr_fbx_node *a = fbx_node_prop(p, "ActiveAnimStackName", &f);
+        const char *n = a ? mr_fbx_prop_string(a, f, NULL) : NULL;
+        if (n && n[0]) return n;
+    }
+    uint32_t f;
+    const mr_fbx_node *a = fbx_node_prop(s->settings, "ActiveAnimStackName", &f);
+    const char *n = a ? mr_fbx_prop_string(a, f, NULL) : NULL;
+    if (n && n[0]) return n;
+    const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");
+    n = mr_fbx_prop_string(mr_fbx_child(takes, "Current"), 0, NULL);
+    return n && n[0] ? n : NULL;
+}
+
+static int stack_is(const fbx_scene *s, int o, const char *name)
+{
+    return name && !strcmp(s->objs[o].name, name);
+}
+
+mr_status fbx_clips_build(fbx_scene *s)
+{
+    if (s->node_count == 0) {  /* nothing to animate: a clip needs joints */
+        mr_model_warn(s->model, "%s: no nodes: its animation stacks are left out", s->path);
+        return MR_OK;
+    }
+    const char *active = active_name(s);
+    mr_status st = MR_OK;
+    int any = 0;
+    for (int pass = 0; pass < 2 && st == MR_OK; pass++)
+        for (int o = 0; o < s->obj_count && st == MR_OK; o++) {
+            if (strcmp(s->objs[o].cls, "AnimationStack")) continue;
+            if ((pass == 0) != stack_is(s, o, active)) continue;
+            st = one_stack(s, o, NULL);
+            any = 1;
+        }
+    if (any || st != MR_OK) return st;
+    const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");
+    for (int pass = 0; pass < 2 && st == MR_OK; pass++)
+        for (const mr_fbx_node *t = mr_fbx_child(takes, "Take"); t && st == MR_OK; t = mr_fbx_next(t)) {
+            const char *tn = mr_fbx_prop_string(t, 0, NULL);
+            int is_active = active && tn && !strcmp(tn, active);
+            if ((pass == 0) != is_active) continue;
+            st = one_stack(s, -1, t);
+        }
+    return st;
+}
