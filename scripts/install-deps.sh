@@ -15,6 +15,12 @@ libassimp-dev assimp-testmodels libmeshoptimizer-dev gltfpack libpng-dev"
 if [ "${1:-}" = "--fuzz" ]; then
     PACKAGES="clang-14 libclang-rt-14-dev"
 fi
+# `install-deps.sh --blender` (tests/cli_fbx_blender.sh, which runs it): Blender,
+# a second FBX reader the tests compare poses with (never linked into marrow),
+# only for that suite: it pulls ~150 packages a plain build does not need.
+if [ "${1:-}" = "--blender" ]; then
+    PACKAGES="blender"
+fi
 # `install-deps.sh --deb` (make deb): the packaging tools, only for that.
 if [ "${1:-}" = "--deb" ]; then
     PACKAGES="dpkg-dev"

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli_fbx_blender.sh — marrow's FBX reader against Blender's, a second,
+# independent reader (test-time only: scripts/install-deps.sh --blender
+# installs it for this suite, nothing links it):
+#   - every case of tests/data/fbx/blender_cases.txt (mixamo.fbx and the
+#     other Mixamo-like skinned, animated binary FBX files): `marrow pose
+#     FILE --clip STACK --time T --obj` shows the points Blender's importer
+#     poses (tests/tools/blender_pose.py, in the file's own coordinates)
+#     within 1e-3 of the bounding-box diagonal (tests/tools/obj_compare),
+#     at three times each.
+# BLENDER_MATCH=REGEX runs only the matching cases.
+. "$(dirname "$0")/lib.sh"
+suite cli_fbx_blender
+
+CMP=${TEST_BIN_DIR:-build/release/tests}/tools/obj_compare
+CASES=tests/data/fbx/blender_cases.txt
+MIXAMO=$SHARED/threejs-mixamo/mixamo.fbx
+
+./scripts/install-deps.sh --blender >/dev/null 2>&1
+if ! command -v blender >/dev/null 2>&1; then
+    fail "blender is installed (scripts/install-deps.sh --blender)"
+    summary; exit
+fi
+BLENDER="blender -b --factory-startup --python-exit-code 1"
+
+# ---- poses against Blender's ------------------------------------------------------
+# One Blender process poses every case (jobs file), then marrow poses each.
+jobs=$TMP/jobs.txt
+: >"$jobs"
+n=0
+while IFS=';' read -r file stack times; do
+    case "$file" in \#*|"") continue ;; esac
+    if [ -n "${BLENDER_MATCH:-}" ] && ! echo "$file" | grep -Eq -- "$BLENDER_MATCH"; then continue; fi
+    case "$file" in /*) path=$file ;; *) path=$SHARED/$file ;; esac
+    n=$((n + 1))
+    if [ ! -f "$path" ]; then fail "$file is present"; continue; fi
+    printf '%s\t%s\t%s\t%s\n' "$path" "$TMP/bl$n." "$stack" "$times" >>"$jobs"
+done <"$CASES"
+run $BLENDER --python tests/tools/blender_pose.py -- --jobs "$jobs"
+[ "$RC" -eq 0 ] || fail "Blender poses every case" "exit $RC: $(echo "$ERR" | grep -v '^$' | tail -3)"
+
+n=0
+while IFS=';' read -r file stack times; do
+    case "$file" in \#*|"") continue ;; esac
+    if [ -n "${BLENDER_MATCH:-}" ] && ! echo "$file" | grep -Eq -- "$BLENDER_MATCH"; then continue; fi
+    case "$file" in /*) path=$file ;; *) path=$SHARED/$file ;; esac
+    n=$((n + 1))
+    [ -f "$path" ] || continue
+    i=0
+    for t in $times; do
+        what="$(basename "$file") \"$stack\" at $t s vs Blender"
+        ref=$TMP/bl$n.$i.obj
+        i=$((i + 1))
+        if [ ! -s "$ref" ]; then fail "$what" "Blender wrote no $ref"; continue; fi
+        run $MARROW pose "$path" --clip "$stack" --time "$t" --obj "$TMP/m.obj"
+        if [ "$RC" -ne 0 ]; then fail "$what" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; continue; fi
+        res=$($CMP "$TMP/m.obj" "$ref" 1e-3); rc=$?
+        if [ $rc -eq 0 ]; then pass "$what: $res"; else fail "$what" "$res"; fi
+    done
+done <"$CASES"
+
+summary
