@@ -44,6 +44,23 @@
 #include "anim/model.h"
 
 mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err);
+
+/* Motions from another FBX file onto model (fbx_anims.c): a Mixamo
+ * motion downloaded "without skin", an armature and its actions exported
+ * from Blender. The file is read as a model of its own; each of its stacks
+ * that moves a node becomes a clip of model, named after the file's stem
+ * (walk.fbx -> "walk") when one stack moves, else by the stack's name
+ * (made unique as mr_model_add_clip does). Nodes bind to model's joints by
+ * name, the namespace ignored ("mixamorig:Hips" = "mixamorig1:Hips" =
+ * "Hips"; an exact name first); a joint under the node that drives its
+ * parent takes its keys as they are, a joint whose parent differs (a node
+ * of the motion's own above it, "Armature") or a root of a file in other
+ * axes takes the local transform that puts it where the motion puts it in
+ * model space, at every key time; translations follow the model's unit;
+ * unmapped joints keep their rest. MR_ERR_BAD_FILE when no node names a
+ * joint or no stack moves anything (model unchanged then; clips added
+ * before a later failure stay). */
+mr_status mr_fbx_load_anims(mr_model *model, const char *path, mr_error *err);
 /* The same from memory (name for messages). */
 mr_status mr_fbx_parse_model(const char *name, const void *buf, size_t len, mr_model **out, mr_error *err);
 
