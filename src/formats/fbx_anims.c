@@ -5,20 +5,25 @@
  *
  * The motion file is read as a whole model by the same reader (its
  * skeleton, its stacks baked to clips through its own transform model), then
- * each of its clips is rebuilt for the model's skeleton:
+ * each of its clips that moves something is rebuilt for the model's
+ * skeleton:
  *   - joint names are compared without their namespace (what precedes the
  *     last ':'), an exact full name first: "mixamorig:Hips",
  *     "mixamorig1:Hips" and "Hips" are the same joint;
- *   - a model joint whose motion joint hangs under the joint that drives
- *     the model joint's parent (or both are roots in files of the same
- *     axes and unit) takes the motion joint's keys as they are (only
- *     translations scaled from the motion's unit to the model's);
- *   - another mapped joint (the top of the mapped chain when the motion
- *     has a node of its own above it, Blender's "Armature", or files whose
- *     up axis differs) takes, at every key time of the clip, the local
- *     transform that puts it where the motion puts its joint in model
- *     space: parent's model matrix^-1 * the motion joint's model matrix,
- *     the motion's coordinates brought into the model's (axes.h);
+ *   - down a chain that starts at a root of both files (same axes and
+ *     unit) and goes on joint by joint, each under its parent's motion
+ *     joint, the keys are copied as they are: a Mixamo motion of the same
+ *     rig plays bit for bit as the character's own clip;
+ *   - every other mapped joint (below a node of the motion's own, Blender's
+ *     "Armature", or in a file of other axes or unit, and all below it)
+ *     takes, at every key time of the clip, the local transform that puts
+ *     it where the motion puts its joint in the model's space: the motion's
+ *     model matrix brought into the model's coordinates (axes.h: rotated,
+ *     translations in the model's unit), its rotation kept and its scale
+ *     replaced by the joint's own model-space scale at rest (a unit scale
+ *     above the bones, the 0.01 of Blender's armature, belongs to the
+ *     motion's file, not to the joint), then parent's model matrix^-1 times
+ *     it;
  *   - unmapped model joints keep their rest pose.
  */
 #include <math.h>
