@@ -6,8 +6,11 @@
 #     options): `marrow pose FILE --time T --obj OUT` must show the
 #     reference's points within 1e-3 of its bounding-box diagonal
 #     (tests/tools/obj_compare). Each failure is listed with its error, and
-#     the count passing is printed. FBX_CASES=N runs only the first N,
-#     FBX_MATCH=REGEX only the matching rows;
+#     the count passing is printed. Pairs listed in
+#     tests/data/fbx/ufbx_known_failing.txt (with the reason) are reported
+#     as known failures; one of them passing fails the suite until it is
+#     taken off the list. FBX_CASES=N runs only the first N, FBX_MATCH=REGEX
+#     only the matching rows;
 #   - mixamo.fbx (threejs-mixamo): info (its stacks as clips, the active
 #     one first), pose, convert to .glb and back, retarget onto the
 #     mannequin, a cached load that gives the same pose;
@@ -19,10 +22,11 @@ U=$SHARED/ufbx-data
 MIXAMO=$SHARED/threejs-mixamo/mixamo.fbx
 CMP=${TEST_BIN_DIR:-build/release/tests}/tools/obj_compare
 CASES=tests/data/fbx/ufbx_cases.txt
+KNOWN=tests/data/fbx/ufbx_known_failing.txt
 
 # ---- ufbx reference pairs ---------------------------------------------------------
 if [ -d "$U" ]; then
-    total=0; good=0; n=0
+    total=0; good=0; n=0; known=0
     while read -r fbx obj anim time flags; do
         case "$fbx" in \#*|"") continue ;; esac
         n=$((n + 1))
@@ -40,7 +44,12 @@ if [ -d "$U" ]; then
         what="$fbx at $time s vs $obj"
         if [ -n "$clip" ]; then run $MARROW pose "$U/$fbx" --clip "$clip" --time "$time" --obj "$TMP/p.obj"
         else run $MARROW pose "$U/$fbx" --time "$time" --obj "$TMP/p.obj"; fi
-        if [ "$RC" -ne 0 ]; then fail "$what" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; continue; fi
+        if [ "$RC" -ne 0 ]; then
+            why=$(awk -v f="$fbx" -v o="$obj" '$1 == f && $2 == o {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}' "$KNOWN")
+            if [ -n "$why" ]; then known=$((known + 1)); echo "  known $what: exit $RC ($why)"
+            else fail "$what" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; fi
+            continue
+        fi
         scale=""
         case "$flags" in *SCALE_100*) scale=100 ;; esac
         if [ -n "$scale" ]; then
@@ -48,10 +57,16 @@ if [ -d "$U" ]; then
             mv "$TMP/q.obj" "$TMP/p.obj"
         fi
         res=$($CMP "$TMP/p.obj" "$U/$obj" 1e-3); rc=$?
-        if [ $rc -eq 0 ]; then good=$((good + 1)); pass "$what: $res"
+        why=$(awk -v f="$fbx" -v o="$obj" '$1 == f && $2 == o {$1 = ""; $2 = ""; sub(/^ +/, ""); print; exit}' "$KNOWN")
+        if [ $rc -eq 0 ]; then
+            good=$((good + 1))
+            if [ -n "$why" ]; then fail "$what: passes now ($res): take it off $KNOWN"
+            else pass "$what: $res"; fi
+        elif [ -n "$why" ]; then
+            known=$((known + 1)); echo "  known $what: $res ($why)"
         else fail "$what" "$res"; fi
     done <"$CASES"
-    echo "ufbx reference pairs: $good of $total match within 1e-3 of the diagonal"
+    echo "ufbx reference pairs: $good of $total match within 1e-3 of the diagonal ($known known failures listed in $KNOWN)"
 else
     echo "  skip ufbx reference pairs: $U is missing"
 fi
@@ -66,9 +81,61 @@ if [ -f "$MIXAMO" ] && [ -z "${FBX_MATCH:-}" ]; then
     expect_exit "mixamo pose at 0.5 s" 0 $MARROW pose "$MIXAMO" --time 0.5 --obj "$TMP/m1.obj"
     expect_exit "mixamo convert to .glb" 0 $MARROW convert "$MIXAMO" "$TMP/m.glb"
     expect_exit "the .glb loads back" 0 $MARROW info "$TMP/m.glb"
+    expect_exit "the .glb poses" 0 $MARROW pose "$TMP/m.glb" --clip mixamo.com --time 0.5 --obj "$TMP/m2.obj"
+    # glTF is written in metres: back to the file's centimetres
+    awk '/^v /{printf "v %.9g %.9g %.9g\n", $2*100, $3*100, $4*100; next} {print}' "$TMP/m2.obj" >"$TMP/m2cm.obj"
+    res=$($CMP "$TMP/m2cm.obj" "$TMP/m1.obj" 1e-4)
+    [ $? -eq 0 ] && pass "the .glb poses as the .fbx at 0.5 s: $res" || fail "the .glb poses as the .fbx at 0.5 s" "$res"
+    # a motion given as an anim file for the character (as Mixamo's "without skin" downloads)
+    run $MARROW info "$MIXAMO" "$MIXAMO"
+    expect_match "an FBX motion as an anim of the character: its moving stack is a clip named after the file" "$OUT" "^  mixamo: 539 frames"
+    run $MARROW pose "$MIXAMO" "$MIXAMO" --clip mixamo --time 0.5 --obj "$TMP/m3.obj"
+    res=$($CMP "$TMP/m3.obj" "$TMP/m1.obj" 1e-6)
+    [ $? -eq 0 ] && pass "... and pose as the character's own: $res" || fail "the anim file's clip poses as the character's own" "$res"
+    expect_exit "an FBX model refuses non-FBX anims" 3 $MARROW info "$MIXAMO" models/walk.md5anim
+    # the cache answers the second load with the same model
+    C=$TMP/cache
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIXAMO" --time 0.5 --obj "$TMP/c1.obj" >/dev/null 2>&1
+    run env MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW info "$MIXAMO"
+    expect_match "a second load comes from the cache" "$OUT" "^cache: loaded from "
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIXAMO" --time 0.5 --obj "$TMP/c2.obj" >/dev/null 2>&1
+    cmp -s "$TMP/c2.obj" "$TMP/m1.obj" && pass "the cached model poses byte for byte as the source" || fail "the cached model poses as the source"
+    # retargeting onto the mannequin
+    expect_exit "mixamo retargets onto the mannequin" 0 $MARROW convert "$MIXAMO" --retarget models/mannequin.md5mesh "$TMP/rt/mannequin.md5mesh"
+    expect_match "... pairing the mixamorig joints" "$OUT" "mixamorig:"
 fi
 
+# ---- a hand-written file: tri_skin.fbx -------------------------------------------------
+# Two bones, Tip turning 90 degrees about Z over the active stack "Bend"
+# (linear keys), a blend shape lifting the top edge by 0.5 as DeformPercent
+# goes 0 -> 100: at t = 1 the top corners (1,2) and (0,2) are lifted to
+# y 2.5, then turned about Tip's origin (0,1): (-1.5, 2) and (-1.5, 1).
+T=tests/data/fbx/tri_skin.fbx
+run $MARROW info $T
+expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 25 frames at 24 fps, 1.000 s, 1 joints animated"
+expect_match "tri_skin: every stack is a clip (Empty too)" "$OUT" "^  Empty: "
+expect_match "tri_skin: the blend shape is a morph target" "$OUT" "morph targets: 1 \(Lift 0\)"
+expect_match "tri_skin: the material" "$OUT" "material Red: diffuse 0.80 0.10 0.10"
+run $MARROW pose $T --time 1 --obj "$TMP/t1.obj"
+got=$(awk '/^v /{printf "%.4f %.4f %.4f;", $2, $3, $4}' "$TMP/t1.obj")
+want="0.0000 0.0000 0.0000;1.0000 0.0000 0.0000;-1.5000 2.0000 0.0000;-1.5000 1.0000 0.0000;"
+[ "$got" = "$want" ] && pass "tri_skin at 1 s: skinned, morphed, rotated exactly" || fail "tri_skin at 1 s" "got  $got" "want $want"
+run $MARROW pose $T --time 0.5 --obj "$TMP/t05.obj"
+got=$(awk '/^v /{printf "%.4f %.4f;", $2, $3}' "$TMP/t05.obj" | cut -d';' -f3)
+want=$(awk 'BEGIN{pi=atan2(0,-1); a=pi/4; x=1; y=1.25; printf "%.4f %.4f", x*cos(a)-y*sin(a), x*sin(a)+y*cos(a)+1}')
+[ "$got" = "$want" ] && pass "tri_skin at 0.5 s: 45 degrees and half the lift" || fail "tri_skin at 0.5 s" "got  $got" "want $want"
+
 # ---- malformed files ---------------------------------------------------------------
+n=0
+while IFS='	' read -r file msg; do
+    case "$file" in \#*|"") continue ;; esac
+    n=$((n + 1))
+    run timeout 10 $MARROW info "tests/data/fbx/bad/$file"
+    if [ "$RC" -eq 3 ] && printf '%s' "$ERR" | grep -qF -- "fbx: tests/data/fbx/bad/$file: " && printf '%s' "$ERR" | grep -qF -- "$msg"; then
+        pass "bad/$file: exit 3, $msg"
+    else fail "bad/$file: exit 3 naming the file and: $msg" "exit $RC" "got: $ERR"; fi
+done <tests/data/fbx/bad/EXPECT
+[ "$n" -ge 12 ] && pass "the bad FBX corpus has $n files" || fail "the bad FBX corpus has at least 12 files" "$n"
 printf 'Kaydara FBX Binary  \000\032\000\350\034\000\000garbage' >"$TMP/cut.fbx"
 expect_exit "a cut binary file: exit 3" 3 $MARROW info "$TMP/cut.fbx"
 expect_match "... naming the file" "$ERR" "^fbx: .*cut.fbx: "

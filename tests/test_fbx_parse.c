@@ -6,9 +6,10 @@
  * the good ones (each refusal with its own message: truncated record, end
  * offset past the parent, array length mismatch, inflate bomb, depth bomb,
  * a bad ASCII token and its line), every truncation and many byte flips of
- * a good document, and the real files of ../shared/models: mixamo.fbx and
- * every FBX of the ufbx project's conformance data (ufbx's own deliberately
- * malformed cases refused with the expected message).
+ * a good document, and real files: ../shared/models' mixamo.fbx and every
+ * FBX of the ufbx project's conformance data (ufbx's own deliberately
+ * malformed cases refused with the expected message), and Debian's
+ * assimp-testmodels.
  */
 #include <dirent.h>
 #include <math.h>
@@ -240,6 +241,9 @@ static void build_doc(writer *w, uint32_t version, int big, int deflate_vertices
     prop_str(w, 'S', "Spine\0\1Model", 12);
     prop_str(w, 'S', "LimbNode", 8);
     close_rec(w);
+    open_rec(w, "Type");   /* a 'C' holding a letter, as Pre/Post-Extrapolation's Type does */
+    prop_int(w, 'C', 'K');
+    close_rec(w);
     close_rec(w);
     open_rec(w, "Connections");
     close_rec(w);
@@ -264,7 +268,8 @@ static void parse_bad(const char *what, const void *data, size_t size, mr_status
     mr_status st = mr_fbx_parse("bad.fbx", data, size, &doc, &err);
     CHECK_MSG(st == want, "%s: status %d, expected %d (%s)", what, (int)st, (int)want, err.msg);
     CHECK_MSG(doc == NULL, "%s: *out not NULL after a refusal", what);
-    CHECK_MSG(strncmp(err.msg, "fbx: bad.fbx: at ", 17) == 0, "%s: message \"%s\"", what, err.msg);
+    CHECK_MSG(strncmp(err.msg, "fbx: bad.fbx: at ", 17) == 0 && strstr(err.msg, ": expected "), "%s: message \"%s\"",
+              what, err.msg);
     va_list ap;
     va_start(ap, want);
     for (const char *needle; (needle = va_arg(ap, const char *));)
@@ -337,6 +342,8 @@ static void check_doc(const mr_fbx_doc *doc, uint32_t version)
     CHECK(strcmp(mr_fbx_node_path(m2, path, sizeof path), "Objects/Model \"Spine\"") == 0);
     CHECK(mr_fbx_child(objects, "Nothing") == NULL && mr_fbx_child(NULL, "Model") == NULL);
     CHECK(mr_fbx_next(&doc->root) == NULL);
+    const mr_fbx_node *type = mr_fbx_child(objects, "Type");
+    CHECK(type && type->props[0].type == 'C' && mr_fbx_prop_int(type, 0) == 'K');
     const mr_fbx_node *con = mr_fbx_child(&doc->root, "Connections");
     CHECK(con && con->child_count == 0 && con->prop_count == 0);
     CHECK(mr_fbx_doubles(doc, con, &d, &n, &err) == MR_OK && n == 0);
@@ -571,8 +578,8 @@ TEST(fbx_bad_binary_truncated_record)
     build_doc(&w, 7400, 0, 0, &o);
     /* cut in the middle of Vertices' array: Objects, the first record to hold it, ends past the file */
     char want[128];
-    snprintf(want, sizeof want, "past the end of the file (%zu bytes)", o.vertices_array + 20);
-    parse_bad("cut", w.p, o.vertices_array + 20, MR_ERR_BAD_FILE, "truncated record: it ends at byte", want, NULL);
+    snprintf(want, sizeof want, ") inside the file (%zu bytes)", o.vertices_array + 20);
+    parse_bad("cut", w.p, o.vertices_array + 20, MR_ERR_BAD_FILE, "truncated record: expected its end (byte", want, NULL);
     free(w.p);
     /* a nested list that ends 10 bytes into a record header */
     build_doc(&w, 7400, 0, 0, &o);
@@ -592,8 +599,8 @@ TEST(fbx_bad_binary_end_offset_past_parent)
         uint64_t gend = 0;
         for (int i = 0; i < head_size(&w); i++) gend |= (uint64_t)w.p[o.geometry + (size_t)i] << (8 * i);
         patch(&w, o.vertices, gend + 8, head_size(&w));
-        char at[96];
-        snprintf(at, sizeof at, "at byte %zu: Objects/Geometry \"Body\": record end offset %llu is past its parent's end %llu",
+        char at[192];
+        snprintf(at, sizeof at, "at byte %zu: Objects/Geometry \"Body\": record end offset %llu is past its parent's end: expected at most %llu",
                  o.vertices, (unsigned long long)gend + 8, (unsigned long long)gend);
         parse_bad("past parent", w.p, w.n, MR_ERR_BAD_FILE, at, NULL);
         /* an end before the record's own properties */
@@ -612,15 +619,15 @@ TEST(fbx_bad_binary_array_length_mismatch)
     patch(&w, o.vertices_array, 10, 4);
     parse_bad("raw count", w.p, w.n, MR_ERR_BAD_FILE,
               "Objects/Geometry \"Body\"/Vertices: property 0 (double array): array length mismatch: "
-              "10 elements need 80 bytes, 72 are stored",
+              "expected 80 bytes for 10 elements, 72 are stored",
               NULL);
     free(w.p);
     /* a deflated array whose data inflates to fewer or more bytes than declared */
     build_doc(&w, 7400, 0, 0, &o);
     patch(&w, o.indices_array, 7, 4);
     parse_bad("deflated short", w.p, w.n, MR_ERR_BAD_FILE,
-              "PolygonVertexIndex: property 0 (int32 array): array length mismatch: 7 elements need 28 bytes, "
-              "the deflated data holds 24",
+              "PolygonVertexIndex: property 0 (int32 array): array length mismatch: expected 28 bytes for 7 "
+              "elements, the deflated data holds 24",
               NULL);
     patch(&w, o.indices_array, 5, 4);
     parse_bad("deflated long", w.p, w.n, MR_ERR_BAD_FILE, "PolygonVertexIndex: property 0 (int32 array): array length mismatch",
@@ -665,8 +672,8 @@ TEST(fbx_bad_binary_inflate_bomb_is_a_limit)
     finish(&w);
     free(zeros);
     CHECK(w.n < 100000);
-    parse_bad("bomb", w.p, w.n, MR_ERR_LIMIT, "Objects/Geometry \"Bomb\"/Vertices: property 0 (double array): 4194304 elements would inflate to 33554432 bytes, past the limit of",
-              "(256 times its size)", NULL);
+    parse_bad("bomb", w.p, w.n, MR_ERR_LIMIT, "Objects/Geometry \"Bomb\"/Vertices: property 0 (double array): 4194304 elements would inflate the file's arrays to 33554432 bytes: expected at most",
+              "(256 times its size, plus 1 MiB)", NULL);
     free(w.p);
 }
 
@@ -677,7 +684,7 @@ TEST(fbx_bad_depth_bomb_binary_and_ascii)
     for (int i = 0; i < 70; i++) open_rec(&w, "A");
     for (int i = 0; i < 70; i++) close_rec(&w);
     finish(&w);
-    parse_bad("binary depth", w.p, w.n, MR_ERR_LIMIT, "A: nesting deeper than 64 records", "A/A/A/A", NULL);
+    parse_bad("binary depth", w.p, w.n, MR_ERR_LIMIT, "A/A: nesting deeper than 64 records: expected at most 64 levels", NULL);
     free(w.p);
     /* 64 levels are fine */
     begin(&w, 7400, 0);
@@ -696,7 +703,7 @@ TEST(fbx_bad_depth_bomb_binary_and_ascii)
 
     char text[1024] = "";
     for (int i = 0; i < 70; i++) strcat(text, "A: {\n");
-    parse_bad("ascii depth", text, strlen(text), MR_ERR_LIMIT, "at line 65: ", "A: nesting deeper than 64 nodes", NULL);
+    parse_bad("ascii depth", text, strlen(text), MR_ERR_LIMIT, "at line 65: ", "A/A: nesting deeper than 64 nodes: expected at most 64 levels", NULL);
 }
 
 TEST(fbx_bad_ascii_tokens_name_their_line)
@@ -720,7 +727,7 @@ TEST(fbx_bad_ascii_tokens_name_their_line)
     parse_bad("unclosed", unclosed, sizeof unclosed - 1, MR_ERR_BAD_FILE,
               "at line 4: A/C: expected '}' to close the list opened at line 3, the file ended", NULL);
     static const char stray[] = "A: 1\n}\n";
-    parse_bad("stray", stray, sizeof stray - 1, MR_ERR_BAD_FILE, "at line 2: found '}' with no list open", NULL);
+    parse_bad("stray", stray, sizeof stray - 1, MR_ERR_BAD_FILE, "at line 2: expected a node name, found '}' with no list open", NULL);
     static const char no_colon[] = "A: {\n B 1\n}\n";
     parse_bad("colon", no_colon, sizeof no_colon - 1, MR_ERR_BAD_FILE, "at line 2: A: expected ':' after the node name 'B', found '1'", NULL);
     static const char nul[] = "A: 1\n\0\n";
@@ -789,7 +796,7 @@ static void try_parse(const void *data, size_t size, int *ok, int *bad)
         mr_fbx_doc_free(doc);
         (*ok)++;
     } else {
-        CHECK_MSG(!doc && strncmp(err.msg, "fbx: x.fbx: at ", 15) == 0, "%s", err.msg);
+        CHECK_MSG(!doc && strncmp(err.msg, "fbx: x.fbx: at ", 15) == 0 && strstr(err.msg, ": expected "), "%s", err.msg);
         (*bad)++;
     }
 }
@@ -893,7 +900,7 @@ TEST(fbx_real_same_cube_in_ascii_binary_and_big_endian)
 static const struct {
     const char *name, *message;
 } ufbx_bad[] = {
-    {"synthetic_node_depth_fail_7400_binary.fbx", "past the end of the file"},
+    {"synthetic_node_depth_fail_7400_binary.fbx", "truncated record"},
     {"synthetic_node_depth_fail_7500_ascii.fbx", "nesting deeper than 64 nodes"},
     {"synthetic_truncated_quot_fail_7500_ascii.fbx", "expected '\"' to end the string"},
     {"synthetic_bad_inf_nan_fail_7500_ascii.fbx", "found '1.#NOPE'"},
@@ -946,6 +953,33 @@ TEST(fbx_real_every_ufbx_file_parses_but_its_malformed_ones)
               refused);
 }
 
+/* Debian's assimp-testmodels: every FBX parses (binary and ASCII, one
+ * with a 'c' byte array) but transparentTest.fbx, whose header's NUL
+ * bytes were turned into spaces, refused as such. */
+TEST(fbx_real_assimp_testmodels)
+{
+    static const char *names[] = {
+        "animation_with_skeleton.fbx", "box.fbx", "boxWithCompressedCTypeArray.FBX",
+        "boxWithUncompressedCTypeArray.FBX", "box_orphant_embedded_texture.fbx", "close_to_identity_transforms.fbx",
+        "cubes_nonames.fbx", "cubes_with_mirroring_and_pivot.fbx", "cubes_with_names.fbx",
+        "cubes_with_outofrange_float.fbx", "global_settings.fbx", "huesitos.fbx", "maxPbrMaterial_metalRough.fbx",
+        "maxPbrMaterial_specGloss.fbx", "phong_cube.fbx", "spider.fbx", "embedded_ascii/box.FBX",
+        "embedded_ascii/box_embedded_texture_fragmented.fbx"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "/usr/share/assimp/models/FBX/%s", names[i]);
+        mr_fbx_doc *doc = load(path);
+        if (doc) CHECK(walk(doc, &doc->root) > 10);
+        mr_fbx_doc_free(doc);
+    }
+    size_t size;
+    mr_error err = {0};
+    char *data = mr_file_read("/usr/share/assimp/models/FBX/transparentTest.fbx", &size, &err);
+    CHECK_MSG(data, "%s", err.msg);
+    if (data) parse_bad("transparentTest.fbx", data, size, MR_ERR_BAD_FILE, "at byte 18: ", "a copy made in text mode", NULL);
+    free(data);
+}
+
 int main(void)
 {
     RUN(fbx_binary_7400_32bit_records_raw_and_deflated_arrays);
@@ -966,5 +1000,6 @@ int main(void)
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);
+    RUN(fbx_real_assimp_testmodels);
     return test_summary("fbx_parse");
 }

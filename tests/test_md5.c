@@ -1635,7 +1635,7 @@ TEST(model_load_refuses_unknown_extension)
     mr_error e;
     CHECK(mr_load_model("models/thing.OBJ", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK(m == NULL);
-    CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh, .dae, .gltf, .glb or .bvh)") == 0);
+    CHECK(strcmp(e.msg, "models/thing.OBJ: unsupported model format '.obj' (expected .md5mesh, .dae, .gltf, .glb, .fbx or .bvh)") == 0);
     CHECK(mr_load_model("models/thing", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(e.msg, "unsupported model format");
     CHECK(mr_load_model("models/walk.md5anim", NULL, 0, &m, &e) == MR_ERR_BAD_FILE);

@@ -30,7 +30,7 @@
 static const char view_help[] =
     "usage: marrow view MODEL [ANIM...] [options]\n"
     "\n"
-    "Shows MODEL (.md5mesh with .md5anim clips, .dae, .gltf, .glb or .bvh)\n"
+    "Shows MODEL (.md5mesh with .md5anim clips, .dae, .gltf, .glb, .fbx or .bvh)\n"
     "playing its clips, lit, on a floor with its shadow, framed whole from a\n"
     "front three-quarter view. A model without a mesh (BVH) is drawn as its\n"
     "skeleton. Without a display (DISPLAY and WAYLAND_DISPLAY unset), or with\n"

@@ -16,7 +16,7 @@ static const mr_command commands[] = {
     {"pose", mr_cmd_pose, "MODEL [ANIM...] [--clip NAME] [--time T] --obj OUT.obj",
      "the posed, CPU-skinned mesh as OBJ"},
     {"convert", mr_cmd_convert, "IN [ANIM...] OUT",
-     "between MD5, COLLADA, glTF and BVH (in and out)"},
+     "between MD5, COLLADA, glTF and BVH (in and out); FBX (.fbx) in"},
     {"plot", mr_cmd_plot, "MODEL [ANIM...] [--joint NAME --clip NAME --out FILE.png]",
      "a joint's curves in a clip, drawn as a chart (PNG)"},
     {"bench", mr_cmd_bench, "[--quick]", "performance figures"},

@@ -21,10 +21,17 @@ static mr_status oom(fbx_scene *s)
     return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
 }
 
+/* World transforms by inherit type. Plain composition (InheritType 1):
+ * World = ParentWorld * Local. The others carry a scale vector down the
+ * chain instead of folding scale into the matrices: a node's scale is its
+ * own Lcl Scaling times (componentwise) the accumulated scale it inherits
+ * (RrSs: its parent's; Rrs: its parent's source, skipping the parent's own
+ * scale), its translation is scaled by its parent's accumulated scale, and
+ * it sits in its parent's unscaled frame (the parent's world without its
+ * scale). */
 void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16])
 {
-    const mr_skeleton *sk = &s->model->skeleton;
-    double scales[MR_MAX_JOINTS][3];
+    double (*unscaled)[16] = s->unscaled, (*acc)[3] = s->acc_scale;
     for (int j = 0; j < s->node_count; j++) {
         const fbx_xf *x = &s->xf[j];
         double v[FBX_PROP_COUNT][3];
@@ -39,11 +46,38 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
                 for (int k = 0; k < 3; k++) v[p][k] = a->c[k] ? fbx_curve_eval(a->c[k], t) : a->def[k];
             }
         }
-        double local[16];
-        fbx_xf_local(x, v[FBX_T], v[FBX_R], v[FBX_S], local);
-        memcpy(scales[j], v[FBX_S], sizeof scales[j]);
-        int p = sk->parents[j];
-        fbx_xf_world(x, p >= 0 ? worlds[p] : NULL, p >= 0 ? scales[p] : NULL, local, worlds[j]);
+        double rr[9], tr[3], local[16], un[16];
+        fbx_xf_parts(x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
+        int p = s->fbx_parent[j];
+        double sc[3] = {v[FBX_S][0], v[FBX_S][1], v[FBX_S][2]};
+        if (p >= 0 && x->inherit != 1) {
+            int from = s->scale_from[j];
+            for (int k = 0; k < 3; k++) {
+                if (from >= 0) sc[k] *= acc[from][k];
+                tr[k] *= acc[p][k];
+            }
+        }
+        for (int c = 0; c < 3; c++) {
+            for (int row = 0; row < 3; row++) {
+                local[c * 4 + row] = rr[c * 3 + row] * sc[c];
+                un[c * 4 + row] = rr[c * 3 + row];
+            }
+            local[c * 4 + 3] = un[c * 4 + 3] = 0;
+        }
+        memcpy(local + 12, tr, sizeof tr);
+        memcpy(un + 12, tr, sizeof tr);
+        local[15] = un[15] = 1;
+        memcpy(acc[j], sc, sizeof sc);
+        if (p < 0) {
+            memcpy(worlds[j], local, sizeof local);
+            memcpy(unscaled[j], un, sizeof un);
+        } else if (x->inherit == 1) {
+            fbx_m_mul(worlds[p], local, worlds[j]);
+            fbx_m_mul(worlds[p], un, unscaled[j]);
+        } else {
+            fbx_m_mul(unscaled[p], local, worlds[j]);
+            fbx_m_mul(unscaled[p], un, unscaled[j]);
+        }
         if (locals) memcpy(locals[j], local, sizeof local);
     }
 }
@@ -51,7 +85,11 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
 void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16])
 {
     int par = s->model->skeleton.parents[j];
-    int plain = par < 0 || s->xf[j].inherit == 1;
+    if (par < 0) {  /* a root, or a joint kept detached: its world */
+        memcpy(out, worlds[j], 16 * sizeof *out);
+        return;
+    }
+    int plain = s->xf[j].inherit == 1;
     if (!plain && s->xf[j].inherit == 0) {
         /* RrSs composes plainly under a uniformly scaled parent */
         const double *w = worlds[par];
@@ -265,6 +303,96 @@ static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves 
     return MR_OK;
 }
 
+static int nonuniform(const double v[3])
+{
+    double m = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    return fabs(v[0] - v[1]) > 1e-6 * m || fabs(v[0] - v[2]) > 1e-6 * m;
+}
+
+/* Non-uniform at any key of the three curves (each evaluated at every key
+ * time of any of them; a missing one holds def). */
+static int curves_nonuniform(const fbx_curve *const c[3], const double def[3])
+{
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; c[k] && i < c[k]->count; i++) {
+            double v[3];
+            for (int a = 0; a < 3; a++) v[a] = c[a] ? fbx_curve_eval(c[a], c[k]->t[i]) : def[a];
+            if (nonuniform(v)) return 1;
+        }
+    }
+    return 0;
+}
+
+mr_status fbx_nonuniform_scales(fbx_scene *s, char *out)
+{
+    for (int j = 0; j < s->node_count; j++) out[j] = (char)nonuniform(s->xf[j].s);
+    mr_status st = MR_OK;
+    for (int o = 0; o < s->obj_count && st == MR_OK; o++) {  /* 7.x: curve nodes on Lcl Scaling */
+        if (strcmp(s->objs[o].cls, "AnimationCurveNode")) continue;
+        int f, n = fbx_parents(s, o, &f), joint = -1;
+        for (int k = 0; k < n; k++) {
+            const fbx_conn *pc = &s->conns[s->conn_by_child[f + k]];
+            if (pc->parent >= 0 && pc->prop && !strcmp(pc->prop, "Lcl Scaling") && s->obj_joint[pc->parent] >= 0)
+                joint = s->obj_joint[pc->parent];
+        }
+        if (joint < 0 || out[joint]) continue;
+        fbx_curve cv[3];
+        const fbx_curve *cp[3] = {NULL, NULL, NULL};
+        memset(cv, 0, sizeof cv);
+        double def[3];
+        def[0] = fbx_prop_num(s, o, "d|X", s->xf[joint].s[0]);
+        def[1] = fbx_prop_num(s, o, "d|Y", s->xf[joint].s[1]);
+        def[2] = fbx_prop_num(s, o, "d|Z", s->xf[joint].s[2]);
+        int f2, n2 = fbx_children(s, o, &f2);
+        for (int k = 0; k < n2 && st == MR_OK; k++) {
+            const fbx_conn *cc = &s->conns[s->conn_by_parent[f2 + k]];
+            if (!cc->prop || strcmp(s->objs[cc->child].cls, "AnimationCurve")) continue;
+            int a = !strcmp(cc->prop, "d|X") ? 0 : !strcmp(cc->prop, "d|Y") ? 1 : !strcmp(cc->prop, "d|Z") ? 2 : -1;
+            if (a < 0 || cp[a]) continue;
+            st = fbx_curve_read(s, cc->child, &cv[a]);
+            if (st == MR_OK && cv[a].count) cp[a] = &cv[a];
+        }
+        if (st == MR_OK && (nonuniform(def) || curves_nonuniform(cp, def))) out[joint] = 1;
+        for (int a = 0; a < 3; a++) fbx_curve_free(&cv[a]);
+    }
+    const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");  /* 6.x */
+    for (const mr_fbx_node *t = mr_fbx_child(takes, "Take"); t && st == MR_OK; t = mr_fbx_next(t))
+        for (const mr_fbx_node *m = mr_fbx_child(t, "Model"); m && st == MR_OK; m = mr_fbx_next(m)) {
+            const char *name = mr_fbx_prop_string(m, 0, NULL);
+            if (!name) continue;
+            const char *short_name = strstr(name, "::") ? strstr(name, "::") + 2 : name;
+            int joint = -1;
+            for (int j = 0; j < s->node_count; j++)
+                if (!strcmp(s->objs[s->node_obj[j]].name, short_name)) joint = j;
+            if (joint < 0 || out[joint]) continue;
+            for (const mr_fbx_node *ch = mr_fbx_child(m, "Channel"); ch; ch = mr_fbx_next(ch)) {
+                const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+                if (!cn || strcmp(cn, "Transform")) continue;
+                for (const mr_fbx_node *sc = mr_fbx_child(ch, "Channel"); sc && st == MR_OK; sc = mr_fbx_next(sc)) {
+                    const char *sn = mr_fbx_prop_string(sc, 0, NULL);
+                    if (!sn || strcmp(sn, "S")) continue;
+                    fbx_curve cv[3];
+                    const fbx_curve *cp[3] = {NULL, NULL, NULL};
+                    memset(cv, 0, sizeof cv);
+                    double def[3] = {s->xf[joint].s[0], s->xf[joint].s[1], s->xf[joint].s[2]};
+                    for (const mr_fbx_node *ax = mr_fbx_child(sc, "Channel"); ax && st == MR_OK; ax = mr_fbx_next(ax)) {
+                        const char *an = mr_fbx_prop_string(ax, 0, NULL);
+                        int a = !an ? -1 : !strcmp(an, "X") ? 0 : !strcmp(an, "Y") ? 1 : !strcmp(an, "Z") ? 2 : -1;
+                        if (a < 0 || cp[a]) continue;
+                        const mr_fbx_node *d = mr_fbx_child(ax, "Default");
+                        if (d && d->prop_count) def[a] = mr_fbx_prop_double(d, 0);
+                        int has;
+                        st = fbx_curve_read_v6(s, ax, &cv[a], &has);
+                        if (st == MR_OK && has) cp[a] = &cv[a];
+                    }
+                    if (st == MR_OK && (nonuniform(def) || curves_nonuniform(cp, def))) out[joint] = 1;
+                    for (int a = 0; a < 3; a++) fbx_curve_free(&cv[a]);
+                }
+            }
+        }
+    return st;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -346,8 +474,8 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
     for (int j = 0; j < nj; j++) {
         for (int p = 0; p < FBX_PROP_COUNT; p++)
             if (s->anim[j][p].c[0] || s->anim[j][p].c[1] || s->anim[j][p].c[2]) flag[j] = 1;
-        int par = sk->parents[j];
-        if (par >= 0 && flag[par] && s->xf[j].inherit != 1) flag[j] = 1;
+        int par = s->fbx_parent[j];
+        if (par >= 0 && flag[par] && (s->xf[j].inherit != 1 || sk->parents[j] < 0)) flag[j] = 1;
     }
     for (int i = 0; i < ns; i++) {
         fbx_eval_worlds(s, times[i], 1, worlds, locals);

@@ -221,7 +221,7 @@ static mr_status read_string(asc *a, mr_fbx_prop *p)
     if (!q) return fbxp_fail(a->c, MR_ERR_BAD_FILE, open_line, "expected '\"' to end the string, the file ended");
     size_t n = (size_t)(q - s);
     for (const char *t = memchr(s, '\n', n); t; t = memchr(t + 1, '\n', (size_t)(q - t - 1))) a->line++;
-    if (n > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, open_line, "a string longer than 4 GiB");
+    if (n > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, open_line, "expected a string shorter than 4 GiB");
     char *d = fbxp_alloc(a->c->arena, n + 1);
     if (!d) return fbxp_fail(a->c, MR_ERR_NO_MEMORY, open_line, "out of memory for a string of %zu bytes", n);
     size_t k = 0;
@@ -269,7 +269,7 @@ static mr_status read_scalar(asc *a, mr_fbx_prop *p)
         if (is_int) p->v.i = v.i;
         else p->v.f = v.f;
     } else if (is_word(a->s, n)) {
-        if (n > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, a->line, "a word longer than 4 GiB");
+        if (n > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, a->line, "expected a word shorter than 4 GiB");
         p->type = 'S';
         p->count = (uint32_t)n;
         p->v.s = fbxp_strdup(a->c->arena, a->s, n);
@@ -345,7 +345,7 @@ static mr_status read_array(asc *a, mr_fbx_prop *p)
     if (a->s >= a->end)
         return fbxp_fail(a->c, MR_ERR_BAD_FILE, open_line, "expected '}' to end the array, the file ended");
     a->s++;
-    if (count > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, open_line, "more than 2^32 array elements");
+    if (count > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, open_line, "expected fewer than 2^32 array elements");
     void *d = fbxp_alloc(a->c->arena, count * sizeof(num));
     if (!d) return fbxp_fail(a->c, MR_ERR_NO_MEMORY, open_line, "out of memory for %zu array elements", count);
     if (count) memcpy(d, a->vals, count * sizeof(num));
@@ -374,7 +374,7 @@ static mr_status finish_props(asc *a, size_t idx)
 {
     mr_fbx_node *node = &a->c->nodes[idx];
     if (!a->prop_count) return MR_OK;
-    if (a->prop_count > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, a->line, "more than 2^32 values");
+    if (a->prop_count > UINT32_MAX) return fbxp_fail(a->c, MR_ERR_LIMIT, a->line, "expected fewer than 2^32 values");
     mr_fbx_prop *p = fbxp_alloc(a->c->arena, a->prop_count * sizeof *p);
     if (!p) return fbxp_fail(a->c, MR_ERR_NO_MEMORY, a->line, "out of memory for %zu values", a->prop_count);
     memcpy(p, a->props, a->prop_count * sizeof *p);
@@ -437,7 +437,7 @@ static mr_status read_list(asc *a, int depth, uint64_t open_line, const mr_fbx_n
         }
         if (*a->s == '}') {
             if (depth == 0)
-                return fbxp_fail(c, MR_ERR_BAD_FILE, a->line, "found '}' with no list open");
+                return fbxp_fail(c, MR_ERR_BAD_FILE, a->line, "expected a node name, found '}' with no list open");
             a->s++;
             break;
         }
@@ -456,9 +456,10 @@ static mr_status read_list(asc *a, int depth, uint64_t open_line, const mr_fbx_n
         const char *nm = fbxp_strdup(c->arena, name, nlen);
         if (!nm) return fbxp_fail(c, MR_ERR_NO_MEMORY, a->line, "out of memory");
         c->nodes[idx].name = nm;
-        if (c->depth >= MR_FBX_MAX_DEPTH)
-            return fbxp_fail(c, MR_ERR_LIMIT, a->line, "%s: nesting deeper than %d nodes", nm, MR_FBX_MAX_DEPTH);
-        c->open[c->depth++] = idx;
+        c->open[c->depth++] = idx;   /* open[] has room for one past the limit, for this message */
+        if (c->depth > MR_FBX_MAX_DEPTH)
+            return fbxp_fail(c, MR_ERR_LIMIT, a->line, "nesting deeper than %d nodes: expected at most %d levels",
+                             MR_FBX_MAX_DEPTH, MR_FBX_MAX_DEPTH);
         mr_status st = read_body(a, idx, depth);
         if (st != MR_OK) return st;
         c->depth--;

@@ -88,8 +88,8 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
     if (enc == 0) {
         if (bytes != clen)
             return fbxp_fail(c, MR_ERR_BAD_FILE, at,
-                             "property %u (%s): array length mismatch: %u elements need %llu bytes, %u are stored",
-                             index, type_name(t), count, (unsigned long long)bytes, clen);
+                             "property %u (%s): array length mismatch: expected %llu bytes for %u elements, %u are stored",
+                             index, type_name(t), (unsigned long long)bytes, count, clen);
         void *a = fbxp_alloc(c->arena, (size_t)bytes);
         if (!a) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %u elements", count);
         if (bytes) memcpy(a, d + *p, (size_t)bytes);
@@ -97,8 +97,8 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
     } else if (enc == 1) {
         if (bytes > c->inflate_budget - c->inflated)
             return fbxp_fail(c, MR_ERR_LIMIT, at,
-                             "property %u (%s): %u elements would inflate to %llu bytes, past the limit of "
-                             "%llu for a file of %zu bytes (%d times its size)",
+                             "property %u (%s): %u elements would inflate the file's arrays to %llu bytes: expected "
+                             "at most %llu for a file of %zu bytes (%d times its size, plus 1 MiB)",
                              index, type_name(t), count, (unsigned long long)(c->inflated + bytes),
                              (unsigned long long)c->inflate_budget, c->size, MR_FBX_MAX_INFLATE_RATIO);
         c->inflated += bytes;
@@ -130,15 +130,15 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
             if (zs != Z_STREAM_END || b->z.total_out != bytes) {
                 if (zs == Z_BUF_ERROR && b->z.avail_out == 0)
                     return fbxp_fail(c, MR_ERR_BAD_FILE, at,
-                                     "property %u (%s): array length mismatch: the deflated data holds more "
-                                     "than the %u elements declared",
+                                     "property %u (%s): array length mismatch: expected %u elements, the "
+                                     "deflated data holds more",
                                      index, type_name(t), count);
                 if (zs == Z_BUF_ERROR || zs == Z_STREAM_END)
                     return fbxp_fail(c, MR_ERR_BAD_FILE, at,
-                                     "property %u (%s): array length mismatch: %u elements need %llu bytes, "
+                                     "property %u (%s): array length mismatch: expected %llu bytes for %u elements, "
                                      "the deflated data holds %lu",
-                                     index, type_name(t), count, (unsigned long long)bytes, b->z.total_out);
-                return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): bad deflate data (%s)", index,
+                                     index, type_name(t), (unsigned long long)bytes, count, b->z.total_out);
+                return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected deflate data, zlib says: %s", index,
                                  type_name(t), b->z.msg ? b->z.msg : "zlib error");
             }
         }
@@ -186,7 +186,7 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
                              (unsigned)(uint8_t)t);
         }
         if (end - p < need)
-            return fbxp_fail(c, MR_ERR_BAD_FILE, pat, "property %u ('%c'): truncated: %zu bytes needed, %llu left", i,
+            return fbxp_fail(c, MR_ERR_BAD_FILE, pat, "property %u ('%c'): truncated: expected %zu bytes, %llu left", i,
                              t, need, (unsigned long long)(end - p));
         mr_status st = MR_OK;
         switch (t) {
@@ -279,15 +279,17 @@ static mr_status read_list(bin *b, uint64_t *pos, uint64_t end, int top, const m
             rend = p + nlen + plen;   /* some writers leave the end of a record without children 0 */
         if (rend > c->size)
             return fbxp_fail(c, MR_ERR_BAD_FILE, at,
-                             "truncated record: it ends at byte %llu, past the end of the file (%zu bytes)",
+                             "truncated record: expected its end (byte %llu) inside the file (%zu bytes)",
                              (unsigned long long)rend, c->size);
         if (rend > end)
-            return fbxp_fail(c, MR_ERR_BAD_FILE, at, "record end offset %llu is past its parent's end %llu",
+            return fbxp_fail(c, MR_ERR_BAD_FILE, at, "record end offset %llu is past its parent's end: expected at most %llu",
                              (unsigned long long)rend, (unsigned long long)end);
         if (rend < p || rend - p < nlen || rend - p - nlen < plen)
             return fbxp_fail(c, MR_ERR_BAD_FILE, at,
-                             "record end offset %llu is before the end of its name and %llu property bytes",
-                             (unsigned long long)rend, (unsigned long long)plen);
+                             "record end offset %llu is before the end of its name and %llu property bytes: "
+                             "expected at least %llu",
+                             (unsigned long long)rend, (unsigned long long)plen,
+                             (unsigned long long)(p + nlen + plen < p ? UINT64_MAX : p + nlen + plen));
         if (nprops > UINT32_MAX)
             return fbxp_fail(c, MR_ERR_BAD_FILE, at, "expected fewer than 2^32 properties, found %llu",
                              (unsigned long long)nprops);
@@ -297,9 +299,10 @@ static mr_status read_list(bin *b, uint64_t *pos, uint64_t end, int top, const m
         if (!name) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory");
         c->nodes[idx].name = name;
         p += nlen;
-        if (c->depth >= MR_FBX_MAX_DEPTH)
-            return fbxp_fail(c, MR_ERR_LIMIT, at, "%s: nesting deeper than %d records", name, MR_FBX_MAX_DEPTH);
-        c->open[c->depth++] = idx;
+        c->open[c->depth++] = idx;   /* open[] has room for one past the limit, for this message */
+        if (c->depth > MR_FBX_MAX_DEPTH)
+            return fbxp_fail(c, MR_ERR_LIMIT, at, "nesting deeper than %d records: expected at most %d levels",
+                             MR_FBX_MAX_DEPTH, MR_FBX_MAX_DEPTH);
         mr_status st = read_props(b, &c->nodes[idx], nprops, p, p + plen, at);
         if (st != MR_OK) return st;
         p += plen;

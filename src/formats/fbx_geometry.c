@@ -414,6 +414,8 @@ static mr_status read_blend(fbx_scene *s, const mesh_src *m, int owner, mr_morph
                     if (st != MR_OK) return st;
                     for (int i = 0; i < shapes; i++)
                         r->full[i] = (size_t)i < nfw && isfinite(fw[i]) ? fw[i] : 100.0 * (i + 1) / shapes;
+                    if (s->blender) /* Blender's FullWeights are per-vertex weights of the shape, each shape full at 100 */
+                        for (int i = 0; i < shapes; i++) r->full[i] = 100.0 * (i + 1) / shapes;
                 }
                 c++;
             }
@@ -452,14 +454,18 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     int neg = -1;  /* the last shape below zero */
     for (int i = 0; i < n; i++)
         if (b->full[order[i]] < 0) neg = i;
-    int lo = -1, hi = -1;  /* -1: the zero shape */
+    /* -1: the zero shape. Without shapes on d's side, the nearest shape
+     * across zero and the zero shape extrapolate. */
+    int lo, hi = -1;
     if (d > 0) {
+        lo = neg;
         for (int i = neg + 1; i < n; i++) {
             lo = hi;
             hi = i;
             if (b->full[order[i]] > d) break;
         }
     } else {
+        lo = neg + 1 < n ? neg + 1 : -1;
         for (int i = neg; i >= 0; i--) {
             lo = hi;
             hi = i;
@@ -546,15 +552,27 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                               "expected %zu numbers (3 per index), got %zu", ni * 3, nd);
                 goto done;
             }
+            /* Blender writes per-vertex weights of the shape as its channel's FullWeights */
+            const double *vw = NULL;
+            if (s->blender) {
+                for (int r = 0; r < nref; r++)
+                    if (t >= refs[r].target && t < refs[r].target + refs[r].count) {
+                        size_t nvw;
+                        if ((st = fbx_array_d(s, s->objs[refs[r].channel_obj].node, "FullWeights", &vw, &nvw)) != MR_OK) goto done;
+                        if (nvw != ni) vw = NULL;
+                    }
+            }
             for (size_t i = 0; i < ni; i++) {
                 if (idx[i] < 0 || (uint64_t)idx[i] >= m->cps) {
                     st = fbx_fail(s, mr_fbx_child(sh, "Indexes"), "index %zu is %lld: expected a control point 0..%zu", i,
                                   (long long)idx[i], m->cps ? m->cps - 1 : 0);
                     goto done;
                 }
-                double v[3];
+                double v[3], dv[3] = {d[3 * i], d[3 * i + 1], d[3 * i + 2]};
+                if (vw && isfinite(vw[i]))
+                    for (int k = 0; k < 3; k++) dv[k] *= vw[i] / 100.0;
                 int free_cp = skinned && sk_data.start[idx[i] + 1] == sk_data.start[idx[i]];
-                fbx_m_vector(free_cp ? rigid : place, d + 3 * i, v);
+                fbx_m_vector(free_cp ? rigid : place, dv, v);
                 for (int k = 0; k < 3; k++) {
                     if (!isfinite(v[k])) {
                         st = fbx_fail(s, mr_fbx_child(sh, "Vertices"), "expected finite numbers");

@@ -78,6 +78,7 @@ typedef struct fbx_scene {
     mr_error *err;
     mr_model *model;
     int v6;                      /* 5.8/6.x layout (names as ids, Takes) */
+    int blender;                 /* a binary file Blender wrote (its own FullWeights convention) */
     fbx_obj *objs;
     int obj_count;
     int *by_id;                  /* object indices sorted by id */
@@ -91,8 +92,14 @@ typedef struct fbx_scene {
     int node_count;              /* Model objects that became joints */
     int *node_obj;               /* per joint: object index */
     int *obj_joint;              /* per object: joint index or -1 */
+    int *scale_from;             /* per joint: whose accumulated scale it inherits (RrSs: its parent; Rrs: its
+                                  * parent's scale_from), -1 for none */
+    int *fbx_parent;             /* per joint: its FBX parent joint, -1 for a root (the skeleton's parent
+                                  * is -1 too for a joint kept detached, see fbx_read.c) */
     fbx_xf *xf;                  /* per joint: static transform */
     double (*rest_world)[16];    /* per joint: world matrix at rest */
+    double (*unscaled)[16];      /* per joint: scratch of fbx_eval_worlds (world without scale) */
+    double (*acc_scale)[3];      /* per joint: scratch of fbx_eval_worlds (accumulated scale) */
     /* per joint: animated T/R/S of the current stack (NULL c: static) */
     fbx_anim_prop (*anim)[FBX_PROP_COUNT];
     fbx_blend *blends;
@@ -139,12 +146,11 @@ void fbx_m_vector(const double m[16], const double p[3], double out[3]);
 void fbx_m_from_floats(const double *src16, double out[16]);
 /* The node's local matrix from its (possibly animated) T, R, S. */
 void fbx_xf_local(const fbx_xf *xf, const double t[3], const double r[3], const double sc[3], double out[16]);
+/* The local matrix's rotation Rpre * R * Rpost^-1 (3x3, column-major) and
+ * translation (pivots and offsets folded in): local = [rr * diag(sc) | tr]. */
+void fbx_xf_parts(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double rr[9], double tr[3]);
 /* The geometric transform (mesh only). */
 void fbx_xf_geometry(const fbx_xf *xf, double out[16]);
-/* World = parent's world composed with local by the node's inherit type;
- * parent_local_s is the parent's local scale (for Rrs), parent_world NULL for a root. */
-void fbx_xf_world(const fbx_xf *xf, const double *parent_world, const double parent_s[3], const double local[16],
-                  double out[16]);
 /* Splits an affine matrix into translation, unit quaternion (x y z w) and scale. */
 void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc);
 
@@ -165,6 +171,10 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w);
 double fbx_deform_percent(const fbx_scene *s, int channel);
 
 /* ---- fbx_anim.c ---- */
+/* Marks in out (node_count) the joints whose scale is ever non-uniform:
+ * static Lcl Scaling, or the key values of any stack's or take's scaling
+ * curves. */
+mr_status fbx_nonuniform_scales(fbx_scene *s, char *out);
 mr_status fbx_clips_build(fbx_scene *s);
 /* Evaluates every joint's world matrix at time t (seconds) with the current
  * s->anim bindings (NULL: rest) into worlds (node_count). */

@@ -25,8 +25,8 @@ mr_status fbx_fail(fbx_scene *s, const mr_fbx_node *at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (!at) return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s", s->path, what);
-    mr_fbx_node_path(at, path, sizeof path);
+    if (at) mr_fbx_node_path(at, path, sizeof path);
+    if (!at || !path[0]) return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s", s->path, what);
     return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: %s: %s", s->path, path, what);
 }
 
@@ -116,6 +116,12 @@ static int conn_end(fbx_scene *s, const mr_fbx_node *c, uint32_t i, int *ok)
 mr_status fbx_index(fbx_scene *s)
 {
     const mr_fbx_node *objects = mr_fbx_child(&s->doc->root, "Objects");
+    if (!objects && mr_fbx_child(&s->doc->root, "Model")) {
+        const mr_fbx_node *v = mr_fbx_child(mr_fbx_child(&s->doc->root, "FBXHeaderExtension"), "FBXVersion");
+        return fbx_fail(s, NULL, "an FBX %lld file keeps its models at the top level, without Objects and Connections (the "
+                        "layout before FBX 6; marrow reads 6.0 and later): expected an Objects section",
+                        v ? (long long)mr_fbx_prop_int(v, 0) : (long long)s->doc->version);
+    }
     if (!objects) return fbx_fail(s, &s->doc->root, "expected an Objects section");
     s->objs = mr_alloc_array(objects->child_count + 1u, sizeof *s->objs);
     if (!s->objs) return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
@@ -185,6 +191,10 @@ void fbx_scene_free(fbx_scene *s)
     free(s->conn_by_child);
     free(s->node_obj);
     free(s->obj_joint);
+    free(s->fbx_parent);
+    free(s->scale_from);
+    free(s->unscaled);
+    free(s->acc_scale);
     free(s->xf);
     free(s->rest_world);
     free(s->anim);

@@ -89,7 +89,7 @@ mr_status fbxp_close_list(fbxp_ctx *c, size_t base, const mr_fbx_node **children
     *children = NULL;
     *count = 0;
     if (n == 0) return MR_OK;
-    if (n > UINT32_MAX) return fbxp_fail(c, MR_ERR_LIMIT, where, "more than %u nodes in one list", UINT32_MAX);
+    if (n > UINT32_MAX) return fbxp_fail(c, MR_ERR_LIMIT, where, "expected at most %u nodes in one list", UINT32_MAX);
     mr_fbx_node *dst = fbxp_alloc(c->arena, n * sizeof *dst);
     if (!dst) return fbxp_fail(c, MR_ERR_NO_MEMORY, where, "out of memory for %zu nodes", n);
     memcpy(dst, c->nodes + base, n * sizeof *dst);

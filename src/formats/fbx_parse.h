@@ -34,9 +34,9 @@
 
 /* Property types: the binary format's type codes. ASCII numbers come out
  * as 'L' (integers) or 'D' (reals), ASCII strings and bare words (T, Y)
- * as 'S', ASCII 7.x arrays as 'l' (all integers) or 'd'. Binary 'C' is
- * 0 or 1 whatever byte is stored; the rarer one-byte 'B' and 'Z' (Maya's
- * audio nodes) come out as 'I', and 'c' byte arrays as 'b'. */
+ * as 'S', ASCII 7.x arrays as 'l' (all integers) or 'd'. Binary 'C'
+ * keeps its byte; the rarer one-byte 'B' and 'Z' (Maya's audio nodes) come
+ * out as 'I', and 'c' byte arrays as 'b'. */
 typedef struct mr_fbx_prop {
     char type;                   /* 'C' 'Y' 'I' 'L' 'F' 'D' 'S' 'R', or arrays 'b' 'i' 'l' 'f' 'd' */
     uint32_t count;              /* array elements; string/raw bytes */

@@ -31,6 +31,9 @@ static void read_settings(fbx_scene *s)
     const mr_fbx_node *p = mr_fbx_child(gs, "Properties70");
     if (!p) p = mr_fbx_child(gs, "Properties60");
     s->settings = p;
+    const char *creator = mr_fbx_prop_string(mr_fbx_child(mr_fbx_child(&s->doc->root, "FBXHeaderExtension"), "Creator"), 0, NULL);
+    if (!creator) creator = mr_fbx_prop_string(mr_fbx_child(&s->doc->root, "Creator"), 0, NULL);
+    s->blender = !s->doc->ascii && creator && !strncmp(creator, "Blender", 7);
     s->fps = time_mode_fps((int)fbx_node_prop_num(p, "TimeMode", 0), fbx_node_prop_num(p, "CustomFrameRate", 0));
 }
 
@@ -59,10 +62,12 @@ static mr_status order_models(fbx_scene *s)
 {
     int n = s->obj_count;
     s->obj_joint = mr_alloc_array((size_t)n + 1, sizeof *s->obj_joint);
+    s->fbx_parent = mr_alloc_array((size_t)n + 1, sizeof *s->fbx_parent);
+    s->scale_from = mr_alloc_array((size_t)n + 1, sizeof *s->scale_from);
     s->node_obj = mr_alloc_array((size_t)n + 1, sizeof *s->node_obj);
     int *parent = mr_alloc_array((size_t)n + 1, sizeof *parent);
     int *stack = mr_alloc_array((size_t)n + 1, sizeof *stack);
-    if (!s->obj_joint || !s->node_obj || !parent || !stack) {
+    if (!s->obj_joint || !s->node_obj || !s->fbx_parent || !s->scale_from || !parent || !stack) {
         free(parent);
         free(stack);
         return oom(s);
@@ -105,7 +110,9 @@ static mr_status order_models(fbx_scene *s)
     s->xf = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->xf);
     s->rest_world = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->rest_world);
     s->anim = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->anim);
-    if (!s->xf || !s->rest_world || !s->anim) {
+    s->unscaled = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->unscaled);
+    s->acc_scale = mr_alloc_array((size_t)s->node_count + 1, sizeof *s->acc_scale);
+    if (!s->xf || !s->rest_world || !s->anim || !s->unscaled || !s->acc_scale) {
         free(parent);
         return oom(s);
     }
@@ -119,8 +126,10 @@ static mr_status order_models(fbx_scene *s)
         int o = s->node_obj[j];
         int p = parent[o];
         int pj = p >= 0 ? s->obj_joint[p] : -1;
-        sk->parents[j] = pj < j ? pj : -1;
+        sk->parents[j] = s->fbx_parent[j] = pj < j ? pj : -1;
         fbx_xf_read(s, o, &s->xf[j]);
+        int sp = sk->parents[j];
+        s->scale_from[j] = sp < 0 ? -1 : s->xf[j].inherit == 0 ? sp : s->xf[j].inherit == 2 ? s->scale_from[sp] : -1;
         const char *name = s->objs[o].name;
         char *nm = name && name[0] ? mr_str_dup(name) : mr_str_fmt("node%d", j);
         for (int k = 2; nm && mr_skeleton_find(sk, nm) >= 0; k++) {
@@ -169,12 +178,42 @@ static mr_status rest_pose(fbx_scene *s)
     return MR_OK;
 }
 
+/* A joint whose InheritType is not plain composition (RrSs, Rrs) under an
+ * ancestor whose scale is ever non-uniform has a world transform that no
+ * local TRS under its parent gives (the parent's non-uniform scale would
+ * shear it): such a joint is kept detached, a root in marrow's skeleton
+ * whose transform is its FBX world transform (exact), with a warning. */
+static mr_status detach_sheared(fbx_scene *s)
+{
+    char *scaled = calloc((size_t)s->node_count + 1, 1);
+    if (!scaled) return oom(s);
+    mr_status st = fbx_nonuniform_scales(s, scaled);
+    mr_skeleton *sk = &s->model->skeleton;
+    int count = 0;
+    const char *first = NULL;
+    for (int j = 0; st == MR_OK && j < s->node_count; j++) {
+        if (s->xf[j].inherit == 1 || s->fbx_parent[j] < 0) continue;
+        int a = s->fbx_parent[j], hit = 0;
+        for (; a >= 0 && !hit; a = s->fbx_parent[a]) hit = scaled[a];
+        if (!hit) continue;
+        sk->parents[j] = -1;
+        if (!count++) first = sk->names[j];
+    }
+    if (count)
+        mr_model_warn(s->model, "%s: %d joints (first %s) inherit scale as RrSs/Rrs under a non-uniformly scaled parent: kept as "
+                      "roots holding their FBX world transform (exact, but detached from the parent in the skeleton)",
+                      s->path, count, first);
+    free(scaled);
+    return st;
+}
+
 static mr_status build(fbx_scene *s)
 {
     mr_status st = fbx_index(s);
     if (st != MR_OK) return st;
     read_settings(s);
     if ((st = order_models(s)) != MR_OK) return st;
+    if ((st = detach_sheared(s)) != MR_OK) return st;
     if ((st = rest_pose(s)) != MR_OK) return st;
     if ((st = fbx_meshes_build(s)) != MR_OK) return st;
     if ((st = fbx_clips_build(s)) != MR_OK) return st;

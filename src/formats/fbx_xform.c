@@ -5,9 +5,8 @@
  * R is the Euler rotation in the node's RotationOrder (eEulerXYZ: X first,
  * so R = Rz * Ry * Rx), Rpre and Rpost are XYZ. The geometric transform
  * (GeometricTranslation/Rotation/Scaling) moves the node's mesh only.
- * InheritType: 1 (RSrs) is plain matrix composition, World = Parent * Local;
- * 0 (RrSs) applies the parent's world scale componentwise after the child's
- * rotation (no shear); 2 (Rrs) drops the parent's own local scale.
+ * InheritType (how a node's world follows its parent's) is fbx_anim.c's
+ * fbx_eval_worlds.
  * Matrices are double[16], column-major (m[col * 4 + row]) as cglm's.
  */
 #include <math.h>
@@ -203,7 +202,19 @@ static void mul3(const double a[9], const double b[9], double out[9])
  * t + Roff + Rp + Rr * (Soff + Sp - S * Sp - Rp). */
 void fbx_xf_local(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double out[16])
 {
-    double pre[9], rot[9], post[9], rr[9];
+    double rr[9], tr[3];
+    fbx_xf_parts(x, t, r, sc, rr, tr);
+    for (int c = 0; c < 3; c++) {
+        for (int row = 0; row < 3; row++) out[c * 4 + row] = rr[c * 3 + row] * sc[c];
+        out[c * 4 + 3] = 0;
+    }
+    memcpy(out + 12, tr, sizeof tr);
+    out[15] = 1;
+}
+
+void fbx_xf_parts(const fbx_xf *x, const double t[3], const double r[3], const double sc[3], double rr[9], double tr[3])
+{
+    double pre[9], rot[9], post[9];
     rot3(x->pre, 0, pre);
     rot3(r, x->order, rot);
     rot3(x->post, 0, post);
@@ -213,13 +224,8 @@ void fbx_xf_local(const fbx_xf *x, const double t[3], const double r[3], const d
     mul3(rr, post_t, rr);
     double v[3];
     for (int k = 0; k < 3; k++) v[k] = x->soff[k] + x->sp[k] - sc[k] * x->sp[k] - x->rp[k];
-    for (int c = 0; c < 3; c++) {
-        for (int row = 0; row < 3; row++) out[c * 4 + row] = rr[c * 3 + row] * sc[c];
-        out[c * 4 + 3] = 0;
-    }
     for (int row = 0; row < 3; row++)
-        out[12 + row] = t[row] + x->roff[row] + x->rp[row] + rr[row] * v[0] + rr[3 + row] * v[1] + rr[6 + row] * v[2];
-    out[15] = 1;
+        tr[row] = t[row] + x->roff[row] + x->rp[row] + rr[row] * v[0] + rr[3 + row] * v[1] + rr[6 + row] * v[2];
 }
 
 void fbx_xf_geometry(const fbx_xf *x, double out[16])
@@ -241,52 +247,6 @@ static double det3(const double m[16])
 {
     return m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
            m[8] * (m[1] * m[6] - m[5] * m[2]);
-}
-
-void fbx_xf_world(const fbx_xf *x, const double *pw, const double ps[3], const double local[16], double out[16])
-{
-    if (!pw) {
-        memcpy(out, local, 16 * sizeof *out);
-        return;
-    }
-    if (x->inherit == 2) {  /* Rrs: the parent's own scale does not reach the child */
-        double inv_s[3], a[16], m[16];
-        for (int k = 0; k < 3; k++) inv_s[k] = fabs(ps[k]) > 1e-300 ? 1.0 / ps[k] : 0.0;
-        m_scale(inv_s, a);
-        fbx_m_mul(pw, a, m);
-        fbx_m_mul(m, local, out);
-        return;
-    }
-    if (x->inherit == 0) {  /* RrSs: parent world scale applied componentwise after the child's rotation */
-        double sp[3], sl[3];
-        for (int c = 0; c < 3; c++) {
-            sp[c] = col_len(pw, c);
-            sl[c] = col_len(local, c);
-        }
-        if (det3(pw) < 0) sp[0] = -sp[0];
-        if (det3(local) < 0) sl[0] = -sl[0];
-        int uniform = fabs(sp[0] - sp[1]) <= 1e-9 * fabs(sp[0]) && fabs(sp[0] - sp[2]) <= 1e-9 * fabs(sp[0]);
-        if (!uniform) {
-            double rp[16], rl[16], m[16];
-            fbx_m_identity(rp);
-            fbx_m_identity(rl);
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < 3; r++) {
-                    rp[c * 4 + r] = sp[c] != 0 ? pw[c * 4 + r] / sp[c] : 0;
-                    rl[c * 4 + r] = sl[c] != 0 ? local[c * 4 + r] / sl[c] : 0;
-                }
-            fbx_m_mul(rp, rl, m);
-            for (int c = 0; c < 3; c++)
-                for (int r = 0; r < 3; r++) m[c * 4 + r] *= sp[c] * sl[c];
-            double t[3];
-            fbx_m_point(pw, local + 12, t);
-            memcpy(m + 12, t, sizeof t);
-            m[15] = 1;
-            memcpy(out, m, sizeof m);
-            return;
-        }
-    }
-    fbx_m_mul(pw, local, out);
 }
 
 void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc)
