@@ -89,15 +89,12 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
         memcpy(out, worlds[j], 16 * sizeof *out);
         return;
     }
-    int plain = s->xf[j].inherit == 1;
-    if (!plain && s->xf[j].inherit == 0) {
-        /* RrSs composes plainly under a uniformly scaled parent */
-        const double *w = worlds[par];
-        double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], b = w[4] * w[4] + w[5] * w[5] + w[6] * w[6],
-               c = w[8] * w[8] + w[9] * w[9] + w[10] * w[10];
-        plain = fabs(a - b) <= 1e-9 * a && fabs(a - c) <= 1e-9 * a;
-    }
-    if (plain) {
+    /* Only InheritType 1 composes plainly: an RrSs or Rrs local (locals[j])
+     * has its translation scaled by the parent's accumulated scale already
+     * and sits in the parent's unscaled frame, so under a scaled parent
+     * (Blender's 0.01 "Armature" with the template's default RrSs) taking
+     * it as the local of the parent's scaled world would scale twice. */
+    if (s->xf[j].inherit == 1) {
         memcpy(out, locals[j], 16 * sizeof *out);
         return;
     }
