@@ -11,8 +11,8 @@
 #   - a Mixamo motion "without skin", made at test time into $TMP with
 #     Blender (tests/tools/blender_motion.py: mixamo.fbx's armature and
 #     motion only, its "mixamorig:" namespace dropped, written by Blender's
-#     exporter as binary FBX 7400 with an "Armature" node above the bones
-#     and its own axes and unit): `marrow info/pose mixamo.fbx motion.fbx`
+#     exporter as binary FBX 7400 in metres, with an "Armature" node
+#     scaled 0.01 above the bones): `marrow info/pose mixamo.fbx motion.fbx`
 #     and marrow.model("mixamo.fbx", {anims = {"motion.fbx"}}) play it as
 #     clip "motion", posed as mixamo.fbx's own clip at three times.
 # BLENDER_MATCH=REGEX runs only the matching cases.
@@ -69,13 +69,14 @@ done <"$CASES"
 # ---- a motion without skin ---------------------------------------------------------
 if [ -f "$MIXAMO" ] && [ -z "${BLENDER_MATCH:-}" ]; then
     MOTION=$TMP/motion.fbx
-    run $BLENDER --python tests/tools/blender_motion.py -- "$MIXAMO" "$MOTION" --namespace "" --stack mixamo.com
+    run $BLENDER --python tests/tools/blender_motion.py -- "$MIXAMO" "$MOTION" --namespace "" --stack mixamo.com --metres
     if [ "$RC" -ne 0 ] || [ ! -s "$MOTION" ]; then
         fail "Blender exports mixamo.fbx's motion without skin" "exit $RC: $(echo "$ERR" | grep -v '^$' | tail -3)"
     else
         run $MARROW info "$MOTION"
         expect_match "the motion file has no mesh" "$OUT" "^meshes: 0"
-        expect_match "... and its joints no namespace" "$OUT" "^ +1 +Hips$"
+        expect_match "... its joints no namespace" "$OUT" "^ +1 +Hips$"
+        expect_match "... and its unit is the metre" "$OUT" "^frame: Y-up, 1 m per unit"
         run $MARROW info "$MIXAMO" "$MOTION"
         if [ "$RC" -eq 0 ]; then pass "marrow info mixamo.fbx motion.fbx"; else fail "marrow info mixamo.fbx motion.fbx" "exit $RC: $ERR"; fi
         expect_match "... the motion is clip 'motion', 65 joints animated" "$OUT" "^  motion: [0-9]+ frames at 30 fps, 16.83[0-9] s, 65 joints animated"

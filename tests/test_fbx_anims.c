@@ -7,6 +7,7 @@
  *     they are);
  *   - without namespace, in metres, under a Blender-style "Armature" node
  *     scaled 0.01 (the joints placed through model space, no scale left);
+ *   - in metres with the hips a root (translations in the model's unit);
  *   - whose nodes name no joint (refused, the message naming the file);
  * and where each clip puts the joints is checked against the numbers
  * worked out by hand. tests/cli_fbx_blender.sh runs the same on a real
@@ -25,12 +26,12 @@ static char dir[64];
 
 /* Writes an ASCII FBX: unit (cm per unit), an optional Armature node with
  * scale arm_scale above Hips, joints "<ns>Hips" at hips_t and "<ns>Spine"
- * at (0, 10, 0) under it, and, when animated, one stack "Take" whose Hips
+ * at (0, spine_y, 0) under it, and, when animated, one stack "Take" whose Hips
  * rotation about Z goes 0 -> 90 degrees and translation Y from hips_t[1]
  * to hips_t[1] / 2, linearly over 1 s. Returns the path (static buffer
  * per slot). */
 static const char *write_fbx(int slot, double unit, const char *ns, int armature, double arm_scale, const double hips_t[3],
-                             int animated)
+                             double spine_y, int animated)
 {
     static char paths[4][128];
     snprintf(paths[slot], sizeof paths[slot], "%s/f%d.fbx", dir, slot);
@@ -54,8 +55,8 @@ static const char *write_fbx(int slot, double unit, const char *ns, int armature
     fprintf(f, "\tModel: 11, \"Model::%sHips\", \"LimbNode\" {\n\t\tProperties70:  {\n"
                "\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",%g,%g,%g\n\t\t}\n\t}\n"
                "\tModel: 12, \"Model::%sSpine\", \"LimbNode\" {\n\t\tProperties70:  {\n"
-               "\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,10,0\n\t\t}\n\t}\n",
-            ns, hips_t[0], hips_t[1], hips_t[2], ns);
+               "\t\t\tP: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,%g,0\n\t\t}\n\t}\n",
+            ns, hips_t[0], hips_t[1], hips_t[2], ns, spine_y);
     if (animated) {
         fprintf(f, "\tAnimationStack: 100, \"AnimStack::Take\", \"\" {\n\t\tProperties70:  {\n"
                    "\t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\",46186158000\n\t\t}\n\t}\n"
@@ -115,12 +116,12 @@ static void joint_position(const mr_model *m, const mr_clip *c, int j, float t, 
     glm_vec3_copy(w[j][3], out);
 }
 
-static const double HIPS[3] = {0, 100, 0};
+static const double HIPS[3] = {0, 100, 0}, HIPS_M[3] = {0, 1, 0};
 
 TEST(same_structure_other_namespace_copies_keys)
 {
-    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 0);
-    const char *motion = write_fbx(1, 1, "other:", 0, 1, HIPS, 1);
+    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 10, 0);
+    const char *motion = write_fbx(1, 1, "other:", 0, 1, HIPS, 10, 1);
     mr_model *m = NULL, *mo = NULL;
     mr_error err = {0};
     const char *anims[1] = {motion};
@@ -158,8 +159,8 @@ TEST(armature_node_and_metres_placed_through_model_space)
 {
     /* the motion in metres (UnitScaleFactor 100), its bones in centimetres
      * inside an Armature node scaled 0.01 (Blender's export), no namespace */
-    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 0);
-    const char *motion = write_fbx(2, 100, "", 1, 0.01, HIPS, 1);
+    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 10, 0);
+    const char *motion = write_fbx(2, 100, "", 1, 0.01, HIPS, 10, 1);
     mr_model *m = NULL;
     mr_error err = {0};
     CHECK(mr_load_model(model_path, (const char *[]){motion}, 1, &m, &err) == MR_OK);
@@ -199,10 +200,34 @@ done:
     mr_model_destroy(m);
 }
 
+TEST(metres_without_armature_scaled_to_the_model_unit)
+{
+    /* the same skeleton in metres (Hips a root at 1 m): copied keys would
+     * stand the character 1 cm tall */
+    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 10, 0);
+    const char *motion = write_fbx(1, 100, "", 0, 1, HIPS_M, 0.1, 1);
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_load_model(model_path, (const char *[]){motion}, 1, &m, &err) == MR_OK);
+    if (!m) {
+        printf("       %s\n", err.msg);
+        return;
+    }
+    const mr_clip *c = m->clips[m->clip_count - 1];
+    int spine = mr_skeleton_find(&m->skeleton, "ns:Spine");
+    vec3 p;
+    joint_position(m, c, spine, 0, p);
+    CHECK_NEAR(p[1], 110, 1e-3);
+    joint_position(m, c, spine, 1, p);
+    CHECK_NEAR(p[0], -10, 1e-3);
+    CHECK_NEAR(p[1], 50, 1e-3);
+    mr_model_destroy(m);
+}
+
 TEST(motion_naming_no_joint_is_refused_with_the_file)
 {
-    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 0);
-    const char *motion = write_fbx(3, 1, "ns:Not", 0, 1, HIPS, 1);   /* "ns:NotHips", "ns:NotSpine" */
+    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 10, 0);
+    const char *motion = write_fbx(3, 1, "ns:Not", 0, 1, HIPS, 10, 1);   /* "ns:NotHips", "ns:NotSpine" */
     mr_model *m = NULL;
     mr_error err = {0};
     CHECK(mr_load_model(model_path, (const char *[]){motion}, 1, &m, &err) == MR_ERR_BAD_FILE);
@@ -210,7 +235,7 @@ TEST(motion_naming_no_joint_is_refused_with_the_file)
     CHECK_STR_CONTAINS(err.msg, motion);
     CHECK_STR_CONTAINS(err.msg, "no node names a joint");
     /* a motion without animation */
-    const char *still = write_fbx(3, 1, "ns:", 0, 1, HIPS, 0);
+    const char *still = write_fbx(3, 1, "ns:", 0, 1, HIPS, 10, 0);
     CHECK(mr_load_model(model_path, (const char *[]){still}, 1, &m, &err) == MR_ERR_BAD_FILE);
     CHECK_STR_CONTAINS(err.msg, "no animation");
     mr_model_destroy(m);
@@ -218,7 +243,7 @@ TEST(motion_naming_no_joint_is_refused_with_the_file)
 
 TEST(non_fbx_motion_for_an_fbx_model_is_refused)
 {
-    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 0);
+    const char *model_path = write_fbx(0, 1, "ns:", 0, 1, HIPS, 10, 0);
     mr_model *m = NULL;
     mr_error err = {0};
     CHECK(mr_load_model(model_path, (const char *[]){"walk.bvh"}, 1, &m, &err) != MR_OK);
@@ -234,13 +259,14 @@ int main(void)
     if (!mkdtemp(dir)) return 2;
     RUN(same_structure_other_namespace_copies_keys);
     RUN(armature_node_and_metres_placed_through_model_space);
+    RUN(metres_without_armature_scaled_to_the_model_unit);
     RUN(motion_naming_no_joint_is_refused_with_the_file);
     RUN(non_fbx_motion_for_an_fbx_model_is_refused);
     for (int i = 0; i < 4; i++) {
         char p[128];
         snprintf(p, sizeof p, "%s/f%d.fbx", dir, i);
-        unlink(p);
+        if (!getenv("KEEP")) unlink(p);   /* KEEP=1 keeps the files to look at */
     }
-    rmdir(dir);
+    if (!getenv("KEEP")) rmdir(dir);
     return test_summary("fbx_anims");
 }

@@ -346,7 +346,20 @@ mr_status mr_fbx_load_anims(mr_model *model, const char *path, mr_error *err)
         }
         clip = NULL;
     }
-    if (!moving) st = mr_error_set(err, MR_ERR_BAD_FILE, "fbx: %s: Objects/AnimationStack: no animation (expected a motion)", path);
+    if (!moving) {
+        st = mr_error_set(err, MR_ERR_BAD_FILE, "fbx: %s: Objects/AnimationStack: no animation (expected a motion)", path);
+        goto done;
+    }
+    int used = 0;
+    for (int s = 0; s < mo->skeleton.joint_count; s++)
+        for (int j = 0; j < nj; j++)
+            if (src_of[j] == s) {
+                used++;
+                break;
+            }
+    if (used < mo->skeleton.joint_count)
+        mr_model_warn(model, "%s: %d of its %d nodes name no joint here (their motion is left out)", path,
+                      mo->skeleton.joint_count - used, mo->skeleton.joint_count);
 done:
     mr_clip_destroy(clip);
     free(src_of);

@@ -4,7 +4,7 @@
 # its action alone.
 #
 #   blender -b --factory-startup --python-exit-code 1 \
-#       --python tests/tools/blender_motion.py -- IN.fbx OUT.fbx [--namespace NEW] [--stack NAME]
+#       --python tests/tools/blender_motion.py -- IN.fbx OUT.fbx [--namespace NEW] [--stack NAME] [--metres]
 #
 # Imports IN.fbx with Blender's default import settings (its axes and unit
 # converted to Blender's Z-up metres, anim_offset 0 so that FBX time t
@@ -14,7 +14,9 @@
 # settings (Y-up, -Z forward, UnitScaleFactor 100: metres, an "Armature"
 # node above the bones), holding only the armature and the stack's action
 # (--stack: the action made from that stack; else the one assigned)
-# baked at every frame.
+# baked at every frame. --metres exports in metres (apply_scale_options
+# FBX_SCALE_UNITS: UnitScaleFactor 100, the numbers in metres), as a Blender
+# user working in metres gets it; by default Blender writes centimetres.
 import sys
 
 import bpy
@@ -23,15 +25,17 @@ import bpy
 def main():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     if len(argv) < 2:
-        sys.stderr.write("usage: blender -b --python blender_motion.py -- IN.fbx OUT.fbx [--namespace NEW] [--stack NAME]\n")
+        sys.stderr.write("usage: blender -b --python blender_motion.py -- IN.fbx OUT.fbx [--namespace NEW] [--stack NAME] [--metres]\n")
         sys.exit(2)
     src, dst, rest = argv[0], argv[1], argv[2:]
-    namespace, stack = None, None
+    namespace, stack, scale_option = None, None, "FBX_SCALE_NONE"
     while rest:
         if rest[0] == "--namespace" and len(rest) > 1:
             namespace, rest = rest[1], rest[2:]
         elif rest[0] == "--stack" and len(rest) > 1:
             stack, rest = rest[1], rest[2:]
+        elif rest[0] == "--metres":
+            scale_option, rest = "FBX_SCALE_UNITS", rest[1:]
         else:
             sys.stderr.write("blender_motion: unknown argument %s\n" % rest[0])
             sys.exit(2)
@@ -68,7 +72,7 @@ def main():
                              add_leaf_bones=False, bake_anim=True, bake_anim_use_all_bones=True,
                              bake_anim_use_nla_strips=False, bake_anim_use_all_actions=False,
                              bake_anim_force_startend_keying=True, bake_anim_step=1.0,
-                             bake_anim_simplify_factor=0.0)
+                             bake_anim_simplify_factor=0.0, apply_scale_options=scale_option)
     sys.stdout.write("blender_motion: %s -> %s (%d bones, frames %d..%d at %d fps)\n"
                      % (src, dst, len(arms[0].data.bones), start, end, scene.render.fps))
 
