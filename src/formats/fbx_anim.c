@@ -89,12 +89,14 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
         memcpy(out, worlds[j], 16 * sizeof *out);
         return;
     }
-    /* Only InheritType 1 composes plainly: an RrSs or Rrs local (locals[j])
-     * has its translation scaled by the parent's accumulated scale already
-     * and sits in the parent's unscaled frame, so under a scaled parent
-     * (Blender's 0.01 "Armature" with the template's default RrSs) taking
-     * it as the local of the parent's scaled world would scale twice. */
-    if (s->xf[j].inherit == 1) {
+    /* InheritType 1 composes plainly. An RrSs or Rrs local (locals[j]) has
+     * its translation scaled by the parent's accumulated scale already and
+     * sits in the parent's unscaled frame: it is the local of the parent's
+     * world only where that scale is exactly 1 (then the parent's world is
+     * its unscaled frame); under a scaled parent (Blender's 0.01
+     * "Armature" with the template's default RrSs) it would scale twice. */
+    const double *acc = s->acc_scale[par];
+    if (s->xf[j].inherit == 1 || (acc[0] == 1 && acc[1] == 1 && acc[2] == 1)) {
         memcpy(out, locals[j], 16 * sizeof *out);
         return;
     }
