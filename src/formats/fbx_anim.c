@@ -476,7 +476,10 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int par = s->fbx_parent[j];
         if (par >= 0 && flag[par] && (s->xf[j].inherit != 1 || sk->parents[j] < 0)) flag[j] = 1;
     }
-    for (int i = 0; i < ns; i++) {
+    int any = 0;
+    for (int j = 0; j < nj; j++) any |= flag[j];
+    /* a stack that moves no joint (Mixamo's empty "Take 001") is not evaluated */
+    for (int i = 0; i < ns && any; i++) {
         fbx_eval_worlds(s, times[i], 1, worlds, locals);
         for (int j = 0; j < nj; j++) {
             if (!flag[j]) continue;
