@@ -52,12 +52,15 @@ mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err);
  * (walk.fbx -> "walk") when one stack moves, else by the stack's name
  * (made unique as mr_model_add_clip does). Nodes bind to model's joints by
  * name, the namespace ignored ("mixamorig:Hips" = "mixamorig1:Hips" =
- * "Hips"; an exact name first); a joint under the node that drives its
- * parent takes its keys as they are, a joint whose parent differs (a node
- * of the motion's own above it, "Armature") or a root of a file in other
- * axes takes the local transform that puts it where the motion puts it in
- * model space, at every key time; translations follow the model's unit;
- * unmapped joints keep their rest. MR_ERR_BAD_FILE when no node names a
+ * "Hips"; an exact name first). Down a chain that both files root alike
+ * (same axes and unit, each joint under its parent's node) the keys are
+ * taken as they are; below a node of the motion's own ("Armature"), or
+ * across other axes or units, a joint takes at every key time the local
+ * transform that puts it where the motion puts its node in the model's
+ * space (its rotation and position; its scale stays its rest's: a unit
+ * scale above the bones belongs to the motion's file). Unmapped joints keep
+ * their rest; a warning counts the motion's nodes that drive nothing.
+ * MR_ERR_BAD_FILE when no node names a
  * joint or no stack moves anything (model unchanged then; clips added
  * before a later failure stay). */
 mr_status mr_fbx_load_anims(mr_model *model, const char *path, mr_error *err);
