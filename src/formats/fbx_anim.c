@@ -208,7 +208,10 @@ static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending *
                 if (comp < 0) continue;
                 fbx_curve cv;
                 mr_status st = fbx_curve_read(s, cc->child, &cv);
-                if (st != MR_OK) return st;
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
                 if (cv.count == 0) {
                     fbx_curve_free(&cv);
                     continue;
@@ -279,7 +282,10 @@ static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves 
                 fbx_curve cv;
                 int has;
                 mr_status st = fbx_curve_read_v6(s, axis, &cv, &has);
-                if (st != MR_OK) return st;
+                if (st != MR_OK) {
+                    fbx_curve_free(&cv);
+                    return st;
+                }
                 if (!has) {
                     fbx_curve_free(&cv);
                     continue;
@@ -406,19 +412,37 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     for (int i = 0; i < c->count; i++) keys += (size_t)c->curves[i].count;
     if (t0 < 0) t0 = 0;
     if (t1 < t0) t1 = t0;
-    double frames = (t1 - t0) * s->fps;
-    if (frames > FBX_MAX_SAMPLES || keys > (size_t)FBX_MAX_SAMPLES * 16)
-        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %.0f frames and %zu keys: more than marrow bakes (%d samples)",
-                            s->path, frames, keys, FBX_MAX_SAMPLES);
-    size_t nf = (size_t)floor(frames + 1e-6) + 1;
-    double *t = mr_alloc_array(keys + nf + 2, sizeof *t);
+    /* OVERSAMPLE samples per frame: between samples marrow interpolates
+     * linearly (slerp), FBX per Euler channel on its curves; a quarter
+     * frame keeps the difference near 1e-4 of a character's size */
+    double rate = s->fps * FBX_OVERSAMPLE;
+    double frames = (t1 - t0) * rate;
+    if (frames > FBX_MAX_SAMPLES) {  /* long stacks: frames only */
+        rate = s->fps;
+        frames = (t1 - t0) * rate;
+    }
+    if (keys > (size_t)FBX_MAX_SAMPLES * 16)
+        return mr_error_set(s->err, MR_ERR_LIMIT, "fbx: %s: an animation of %zu keys: more than marrow bakes (%d samples)",
+                            s->path, keys, FBX_MAX_SAMPLES);
+    /* every frame; a span of more frames than marrow bakes (keys hours
+     * apart) gets the keys and SPARSE_STEPS samples between each two instead */
+    enum { SPARSE_STEPS = 8 };
+    int sparse = frames > FBX_MAX_SAMPLES;
+    size_t nf = sparse ? keys * SPARSE_STEPS : (size_t)floor(frames + 1e-6) + 1;
+    double *t = mr_alloc_array(keys + nf + 4, sizeof *t);
     if (!t) return oom(s);
     size_t n = 0;
-    double start_frame = ceil(t0 * s->fps - 1e-6);
-    for (size_t k = 0; k < nf + 1; k++) {
-        double v = (start_frame + (double)k) / s->fps;
+    double start_frame = ceil(t0 * rate - 1e-6);
+    for (size_t k = 0; !sparse && k < nf + 1; k++) {
+        double v = (start_frame + (double)k) / rate;
         if (v <= t1 + 1e-9) t[n++] = v;
     }
+    for (int i = 0; sparse && i < c->count; i++)
+        for (int k = 0; k + 1 < c->curves[i].count; k++)
+            for (int q = 1; q < SPARSE_STEPS; q++) {
+                double a = c->curves[i].t[k], b = c->curves[i].t[k + 1], v = a + (b - a) * q / SPARSE_STEPS;
+                if (v >= t0 && v <= t1) t[n++] = v;
+            }
     t[n++] = t0;
     t[n++] = t1;
     for (int i = 0; i < c->count; i++) {
@@ -435,7 +459,8 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
         if (t[i] < 0) continue;
-        if (w > 0 && t[i] - t[w - 1] < 2e-6) continue;
+        /* clips keep float seconds: samples must stay apart as floats too */
+        if (w > 0 && (t[i] - t[w - 1] < 2e-6 || (float)t[i] - (float)t[w - 1] < MR_CLIP_MIN_KEY_INTERVAL * 2)) continue;
         t[w++] = t[i];
     }
     if (w > FBX_MAX_SAMPLES) {
@@ -446,6 +471,69 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     *out = t;
     *count = (int)w;
     return MR_OK;
+}
+
+/* Dropping baked samples that linear interpolation (slerp for rotations)
+ * between the kept ones reproduces: every dropped sample stays within tol
+ * (translation and scale: per component; rotation: radians). */
+typedef struct reducer {
+    const double *times;
+    const float *base;           /* samples, 10 floats each (t, r, s) */
+    int off, comps;
+    double tol;
+} reducer;
+
+static int segment_fits(const reducer *r, int a, int b)
+{
+    const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
+    double span = r->times[b] - r->times[a];
+    for (int i = a + 1; i < b; i++) {
+        double u = (r->times[i] - r->times[a]) / span;
+        const float *v = r->base + (size_t)i * 10 + r->off;
+        if (r->comps == 3) {
+            for (int k = 0; k < 3; k++)
+                if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
+        } else {
+            versor qa = {va[0], va[1], va[2], va[3]}, qb = {vb[0], vb[1], vb[2], vb[3]}, q;
+            glm_quat_slerp(qa, qb, (float)u, q);
+            /* the angle between unit quaternions is 4 asin(|q - v| / 2),
+             * about 2 |q - v| (well conditioned, unlike acos of the dot) */
+            double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
+            double sgn = dot < 0 ? -1 : 1, d2 = 0;
+            for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
+            if (2 * sqrt(d2) > r->tol) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Greedy: from each kept sample, the farthest one a segment reaches
+ * (galloping out, then bisecting: a long still stretch costs n log n). */
+static int reduce(const reducer *r, int n, int *kept)
+{
+    int m = 0, a = 0;
+    kept[m++] = 0;
+    while (a < n - 1) {
+        int lo = a + 1, hi = n, step = 2;  /* lo fits (or is adjacent), hi does not */
+        while (lo < n - 1) {
+            int probe = step > n - 1 - a ? n - 1 : a + step;
+            if (!segment_fits(r, a, probe)) {
+                hi = probe;
+                break;
+            }
+            lo = probe;
+            if (probe == n - 1) break;
+            step *= 2;
+        }
+        while (hi - lo > 1) {
+            int mid = lo + (hi - lo) / 2;
+            if (segment_fits(r, a, mid)) lo = mid;
+            else hi = mid;
+        }
+        kept[m++] = lo;
+        a = lo;
+    }
+    return m;
 }
 
 static int near3(const float *a, const float *b, float eps)
@@ -466,7 +554,13 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
     double (*locals)[16] = mr_alloc_array((size_t)nj + 1, sizeof *locals);
     float *trs = mr_alloc_array((size_t)nj * (size_t)ns * 10 + 1, sizeof *trs);
     mr_clip *clip = NULL;
-    if (!flag || !worlds || !locals || !trs) {
+    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
+    /* translations are kept within 1e-6 of the skeleton's extent at rest */
+    double tol_t = 0;
+    for (int j = 0; j < nj; j++)
+        for (int k = 0; k < 3; k++) tol_t = fmax(tol_t, fabs(s->rest_world[j][12 + k]));
+    tol_t = tol_t > 0 ? tol_t * 1e-6 : 1e-9;
+    if (!flag || !worlds || !locals || !trs || !kept) {
         st = oom(s);
         goto done;
     }
@@ -507,10 +601,10 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int moves_t = 0, moves_r = 0, moves_s = 0;
         /* a channel that stays at its rest value (within float noise of the
          * decomposition) needs no track */
-        float tol_t = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
+        float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
         for (int i = 0; i < ns; i++) {
             const float *o = base + (size_t)i * 10;
-            if (!near3(o, sk->rest_t[j], tol_t)) moves_t = 1;
+            if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
             float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
             if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
                 fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
@@ -522,13 +616,16 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
         for (int k = 0; k < 3; k++) {
             if (!moves[k]) continue;
-            if (mr_track_init(tr[k], ns, MR_INTERP_LINEAR) != MR_OK) {
+            reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
+            int kept_n = reduce(&red, ns, kept);
+            if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
                 st = oom(s);
                 goto done;
             }
-            for (int i = 0; i < ns; i++) {
-                tr[k]->times[i] = (float)times[i];
-                memcpy(tr[k]->values + (size_t)i * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+            for (int q = 0; q < kept_n; q++) {
+                int i = kept[q];
+                tr[k]->times[q] = (float)times[i];
+                memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
             }
             mr_track_finish(tr[k]);
         }
@@ -572,6 +669,7 @@ done:
     free(worlds);
     free(locals);
     free(trs);
+    free(kept);
     return st;
 }
 
@@ -688,6 +786,10 @@ static int stack_is(const fbx_scene *s, int o, const char *name)
 
 mr_status fbx_clips_build(fbx_scene *s)
 {
+    if (s->node_count == 0) {  /* nothing to animate: a clip needs joints */
+        mr_model_warn(s->model, "%s: no nodes: its animation stacks are left out", s->path);
+        return MR_OK;
+    }
     const char *active = active_name(s);
     mr_status st = MR_OK;
     int any = 0;

@@ -391,7 +391,10 @@ mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *ch, fbx_curve *c, i
     uint32_t i = 0;
     int n = 0;
     char *autos = calloc(cap, 1);
-    if (!autos) return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
+    if (!autos) {
+        fbx_curve_free(c);
+        return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
+    }
     double sl = 0, wl = 1.0 / 3.0;
 #define NEED(k) do { if (i + (k) > np) { free(autos); return fbx_fail(s, key, "key %d: expected %d more numbers", n, (int)(k)); } } while (0)
     while (i < np && (size_t)n < cap) {

@@ -18,6 +18,9 @@
 /* FBX time: ticks per second. */
 #define FBX_TICKS 46186158000.0
 
+/* Samples per frame of the file's frame rate when baking a stack. */
+#define FBX_OVERSAMPLE 4
+
 /* The most samples one clip is baked at (a bound against hostile stacks). */
 #define FBX_MAX_SAMPLES 200000
 
@@ -60,7 +63,7 @@ typedef struct fbx_xf {
     double t[3], r[3], s[3];
     double roff[3], rp[3], pre[3], post[3], soff[3], sp[3];
     double gt[3], gr[3], gs[3];
-    double pre_m[9], post_mt[9]; /* PreRotation and PostRotation^-1 as matrices (fbx_xf_read: static, made once) */
+    double pre_m[9], post_t[9];  /* Rpre and Rpost^-1 as 3x3 matrices (set by fbx_xf_read) */
     int order;                   /* RotationOrder 0..6 */
     int inherit;                 /* InheritType 0 RrSs, 1 RSrs, 2 Rrs */
 } fbx_xf;
@@ -178,9 +181,7 @@ double fbx_deform_percent(const fbx_scene *s, int channel);
 mr_status fbx_nonuniform_scales(fbx_scene *s, char *out);
 mr_status fbx_clips_build(fbx_scene *s);
 /* Evaluates every joint's world matrix at time t (seconds) with the current
- * s->anim bindings (NULL: rest) into worlds (node_count), and its FBX
- * local matrix into locals (may be NULL). worlds NULL: locals only (the
- * world products skipped; what a joint's world would be is then unknown). */
+ * s->anim bindings (NULL: rest) into worlds (node_count). */
 void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds)[16], double (*locals)[16]);
 /* A joint's local matrix for marrow (parent joint space to joint space):
  * the FBX local matrix when the node composes plainly (InheritType 1 or a

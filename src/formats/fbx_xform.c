@@ -14,6 +14,8 @@
 
 #include "formats/fbx_internal.h"
 
+static void rot3(const double deg[3], int order, double r[9]);
+
 void fbx_m_identity(double m[16])
 {
     memset(m, 0, 16 * sizeof *m);
@@ -147,8 +149,6 @@ void fbx_m_from_floats(const double *src16, double out[16])
     memcpy(out, src16, 16 * sizeof *out);
 }
 
-static void rot3(const double deg[3], int order, double r[9]);
-
 void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *x)
 {
     static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
@@ -165,14 +165,13 @@ void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *x)
     fbx_prop_vec3(s, obj, "GeometricRotation", zero, x->gr);
     fbx_prop_vec3(s, obj, "GeometricScaling", one, x->gs);
     x->order = (int)fbx_prop_num(s, obj, "RotationOrder", 0);
-    x->inherit = (int)fbx_prop_num(s, obj, "InheritType", 0);
-    if (x->inherit < 0 || x->inherit > 2) x->inherit = 1;
-    /* the static rotations once, not at every evaluation (Rpost^-1 = Rpost^T) */
     double post[9];
     rot3(x->pre, 0, x->pre_m);
     rot3(x->post, 0, post);
-    for (int c = 0; c < 3; c++)
-        for (int row = 0; row < 3; row++) x->post_mt[c * 3 + row] = post[row * 3 + c];
+    for (int c = 0; c < 3; c++)  /* Rpost^-1 = Rpost^T */
+        for (int row = 0; row < 3; row++) x->post_t[c * 3 + row] = post[row * 3 + c];
+    x->inherit = (int)fbx_prop_num(s, obj, "InheritType", 0);
+    if (x->inherit < 0 || x->inherit > 2) x->inherit = 1;
 }
 
 /* 3x3 rotation (column-major r[c*3+row]) of Euler angles in degrees. */
@@ -225,7 +224,7 @@ void fbx_xf_parts(const fbx_xf *x, const double t[3], const double r[3], const d
     double rot[9];
     rot3(r, x->order, rot);
     mul3(x->pre_m, rot, rr);
-    mul3(rr, x->post_mt, rr);
+    mul3(rr, x->post_t, rr);
     double v[3];
     for (int k = 0; k < 3; k++) v[k] = x->soff[k] + x->sp[k] - sc[k] * x->sp[k] - x->rp[k];
     for (int row = 0; row < 3; row++)
