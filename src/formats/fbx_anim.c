@@ -90,14 +90,22 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
         return;
     }
     /* InheritType 1 composes plainly. An RrSs or Rrs local (locals[j]) has
-     * its translation scaled by the parent's accumulated scale already and
-     * sits in the parent's unscaled frame: it is the local of the parent's
-     * world only where that scale is exactly 1 (then the parent's world is
-     * its unscaled frame); under a scaled parent (Blender's 0.01
-     * "Armature" with the template's default RrSs) it would scale twice. */
-    const double *acc = s->acc_scale[par];
-    if (s->xf[j].inherit == 1 || (acc[0] == 1 && acc[1] == 1 && acc[2] == 1)) {
+     * its translation scaled by the parent's accumulated scale a already and
+     * sits in the parent's unscaled frame U, where the parent's world is
+     * U * diag(a) (fbx_eval_worlds): so parent world^-1 * world is
+     * diag(a)^-1 * locals[j], its rows divided by a (exact where a is 1;
+     * taking locals[j] as it is under a scaled parent, Blender's 0.01
+     * "Armature" with the template's default RrSs, would scale twice). */
+    if (s->xf[j].inherit == 1) {
         memcpy(out, locals[j], 16 * sizeof *out);
+        return;
+    }
+    const double *acc = s->acc_scale[par];
+    if (acc[0] != 0 && acc[1] != 0 && acc[2] != 0 && isfinite(acc[0]) && isfinite(acc[1]) && isfinite(acc[2])) {
+        for (int c = 0; c < 4; c++) {
+            for (int row = 0; row < 3; row++) out[c * 4 + row] = locals[j][c * 4 + row] / acc[row];
+            out[c * 4 + 3] = locals[j][c * 4 + 3];
+        }
         return;
     }
     double inv[16];
