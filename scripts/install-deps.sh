@@ -15,6 +15,21 @@ libassimp-dev assimp-testmodels libmeshoptimizer-dev gltfpack libpng-dev"
 if [ "${1:-}" = "--fuzz" ]; then
     PACKAGES="clang-14 libclang-rt-14-dev"
 fi
+# `install-deps.sh --blender` (tests/cli_fbx_blender.sh, which runs it): Blender,
+# a second FBX reader the tests compare poses with (never linked into marrow),
+# only for that suite: it pulls ~150 packages a plain build does not need.
+if [ "${1:-}" = "--blender" ]; then
+    PACKAGES="blender"
+fi
+# `install-deps.sh --node` (tests/tools/gltf_validate.sh, which runs it): node
+# and npm for the Khronos glTF Validator (an npm package the tool installs
+# outside the repository); only what is missing, so a node that came with its
+# own npm (NodeSource's) is left alone.
+if [ "${1:-}" = "--node" ]; then
+    PACKAGES=""
+    command -v node >/dev/null 2>&1 || PACKAGES="nodejs"
+    command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
+fi
 # `install-deps.sh --deb` (make deb): the packaging tools, only for that.
 if [ "${1:-}" = "--deb" ]; then
     PACKAGES="dpkg-dev"

@@ -26,7 +26,8 @@
 static const char info_help[] =
     "usage: marrow info MODEL [ANIM...]\n"
     "\n"
-    "Loads MODEL (.md5mesh with any .md5anim files, .dae, .gltf, .glb, .vrm, .fbx or .bvh)\n"
+    "Loads MODEL (.md5mesh with any .md5anim files, .dae, .gltf, .glb, .vrm, .fbx\n"
+    "with any .fbx motions of its skeleton, or .bvh)\n"
     "and prints its joint tree, each joint's local axes in the rest pose (which\n"
     "local axis points along the bone to the child, in the model's frame),\n"
     "meshes, materials, clips, the coordinate frame and warnings. For a rig\n"

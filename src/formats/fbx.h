@@ -47,12 +47,26 @@
 #include "anim/model.h"
 
 mr_status mr_fbx_load(const char *path, mr_model **out, mr_error *err);
-/* Appends the clips of the FBX files anims (a motion downloaded "without
- * skin" for the character m was made for): each clip's tracks go to m's
- * joints of the same names (else the same names without a namespace
- * prefix such as "mixamorig:"); nodes m lacks are left out with a warning,
- * a file sharing no name with m is refused. */
-mr_status mr_fbx_add_anims(mr_model *m, const char *const *anims, int count, mr_error *err);
+
+/* Motions from another FBX file onto model (fbx_anims.c): a Mixamo
+ * motion downloaded "without skin", an armature and its actions exported
+ * from Blender. The file is read as a model of its own; each of its stacks
+ * that moves a node becomes a clip of model, named after the file's stem
+ * (walk.fbx -> "walk") when one stack moves, else by the stack's name
+ * (made unique as mr_model_add_clip does). Nodes bind to model's joints by
+ * name, the namespace ignored ("mixamorig:Hips" = "mixamorig1:Hips" =
+ * "Hips"; an exact name first). Down a chain that both files root alike
+ * (same axes and unit, each joint under its parent's node) the keys are
+ * taken as they are; below a node of the motion's own ("Armature"), or
+ * across other axes or units, a joint takes at every key time the local
+ * transform that puts it where the motion puts its node in the model's
+ * space (its rotation and position; its scale stays its rest's: a unit
+ * scale above the bones belongs to the motion's file). Unmapped joints keep
+ * their rest; a warning counts the motion's nodes that drive nothing.
+ * MR_ERR_BAD_FILE when no node names a
+ * joint or no stack moves anything (model unchanged then; clips added
+ * before a later failure stay). */
+mr_status mr_fbx_load_anims(mr_model *model, const char *path, mr_error *err);
 /* The same from memory (name for messages). */
 mr_status mr_fbx_parse_model(const char *name, const void *buf, size_t len, mr_model **out, mr_error *err);
 

@@ -89,16 +89,23 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
         memcpy(out, worlds[j], 16 * sizeof *out);
         return;
     }
-    int plain = s->xf[j].inherit == 1;
-    if (!plain && s->xf[j].inherit == 0) {
-        /* RrSs composes plainly under a uniformly scaled parent */
-        const double *w = worlds[par];
-        double a = w[0] * w[0] + w[1] * w[1] + w[2] * w[2], b = w[4] * w[4] + w[5] * w[5] + w[6] * w[6],
-               c = w[8] * w[8] + w[9] * w[9] + w[10] * w[10];
-        plain = fabs(a - b) <= 1e-9 * a && fabs(a - c) <= 1e-9 * a;
-    }
-    if (plain) {
+    /* InheritType 1 composes plainly. An RrSs or Rrs local (locals[j]) has
+     * its translation scaled by the parent's accumulated scale a already and
+     * sits in the parent's unscaled frame U, where the parent's world is
+     * U * diag(a) (fbx_eval_worlds): so parent world^-1 * world is
+     * diag(a)^-1 * locals[j], its rows divided by a (exact where a is 1;
+     * taking locals[j] as it is under a scaled parent, Blender's 0.01
+     * "Armature" with the template's default RrSs, would scale twice). */
+    if (s->xf[j].inherit == 1) {
         memcpy(out, locals[j], 16 * sizeof *out);
+        return;
+    }
+    const double *acc = s->acc_scale[par];
+    if (acc[0] != 0 && acc[1] != 0 && acc[2] != 0 && isfinite(acc[0]) && isfinite(acc[1]) && isfinite(acc[2])) {
+        for (int c = 0; c < 4; c++) {
+            for (int row = 0; row < 3; row++) out[c * 4 + row] = locals[j][c * 4 + row] / acc[row];
+            out[c * 4 + 3] = locals[j][c * 4 + 3];
+        }
         return;
     }
     double inv[16];
@@ -571,7 +578,10 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int par = s->fbx_parent[j];
         if (par >= 0 && flag[par] && (s->xf[j].inherit != 1 || sk->parents[j] < 0)) flag[j] = 1;
     }
-    for (int i = 0; i < ns; i++) {
+    int any = 0;
+    for (int j = 0; j < nj; j++) any |= flag[j];
+    /* a stack that moves no joint (Mixamo's empty "Take 001") is not evaluated */
+    for (int i = 0; i < ns && any; i++) {
         fbx_eval_worlds(s, times[i], 1, worlds, locals);
         for (int j = 0; j < nj; j++) {
             if (!flag[j]) continue;

@@ -46,6 +46,30 @@ static mr_status load_md5(const char *path, const char *const *anims, int anim_c
     return MR_OK;
 }
 
+/* An FBX model and motions from other FBX files (fbx.h: mr_fbx_load_anims). */
+static mr_status load_fbx(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                          mr_error *err)
+{
+    mr_model *m;
+    mr_status st = mr_fbx_load(path, &m, err);
+    if (st != MR_OK) return st;
+    for (int i = 0; i < anim_count; i++) {
+        char ext[16];
+        mr_path_ext(anims[i], ext, sizeof ext);
+        if (strcmp(ext, "fbx") != 0)
+            st = mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
+                              "%s: motions for an FBX model come from FBX files (expected a .fbx file)", anims[i]);
+        else
+            st = mr_fbx_load_anims(m, anims[i], err);
+        if (st != MR_OK) {
+            mr_model_destroy(m);
+            return st;
+        }
+    }
+    *out = m;
+    return MR_OK;
+}
+
 /* The source load: picks the reader by extension. */
 static mr_status load_source(const char *path, const char *const *anims, int anim_count, mr_model **out,
                              mr_error *err)
@@ -55,24 +79,7 @@ static mr_status load_source(const char *path, const char *const *anims, int ani
     if (!ext[0])
         return mr_error_set(err, MR_ERR_BAD_FILE,
                             "%s: unsupported model format (no file extension; " EXPECTED ")", path);
-    if (!strcmp(ext, "fbx") && anim_count > 0) {  /* FBX motions for an FBX character */
-        for (int i = 0; i < anim_count; i++) {
-            char aext[16];
-            mr_path_ext(anims[i], aext, sizeof aext);
-            if (strcmp(aext, "fbx") != 0)
-                return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s: the anims of an FBX model must be .fbx files, got %s", path,
-                                    anims[i]);
-        }
-        mr_model *m;
-        mr_status st = mr_fbx_load(path, &m, err);
-        if (st != MR_OK) return st;
-        if ((st = mr_fbx_add_anims(m, anims, anim_count, err)) != MR_OK) {
-            mr_model_destroy(m);
-            return st;
-        }
-        *out = m;
-        return MR_OK;
-    }
+    if (!strcmp(ext, "fbx") && anim_count > 0) return load_fbx(path, anims, anim_count, out, err);
     for (size_t i = 0; i < sizeof self_contained / sizeof self_contained[0]; i++) {
         if (strcmp(ext, self_contained[i].ext) != 0) continue;
         if (anim_count > 0)

@@ -3,12 +3,12 @@
  *   .md5mesh     MD5 mesh, plus any .md5anim files in anims
  *   .dae         COLLADA (collada.h)
  *   .gltf .glb   glTF 2.0 (gltf.h)
- *   .fbx         FBX, binary and ASCII (fbx.h)
+ *   .fbx         FBX, binary and ASCII (fbx.h), plus any .fbx motions in anims
+ *                (mr_fbx_load_anims: a Mixamo motion "without skin")
  *   .bvh         BVH motion capture: skeleton and one clip, no mesh (bvh.h)
  *
- * MD5 takes anim files, and FBX takes other FBX files (motions for the
- * same skeleton, matched by joint name: fbx.h); the other formats bring
- * their own clips, and extra anims given with them are refused. On success *out owns a new model;
+ * Only MD5 and FBX take anim files: the other formats bring their own
+ * clips, and extra anims given with them are refused. On success *out owns a new model;
  * on failure *out is NULL and err says why.
  *
  * Loads go through the binary cache (cache.h): when a valid cache file for
