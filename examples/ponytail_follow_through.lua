@@ -13,7 +13,7 @@
 -- head's frame, over time (red: forward/back, blue: up/down, grey bars: the
 -- stop at 2 s and the turn from 2.6 s).
 --
---   marrow run --headless examples/ponytail_follow_through.lua --frames 271 --out examples
+--   marrow run --headless examples/ponytail_follow_through.lua --frames 136 --out examples
 local m = require "marrow"
 
 local man, tail, mixer, springs, display, place
@@ -83,5 +83,5 @@ function draw()
   m.text(10, 10, ("%.2f s  %s"):format(m.time(), m.time() < STOP and "walking" or m.time() < TURN0 and "stopped"
     or m.time() < TURN1 and "turning" or "standing"))
   m.text(10, 32, "ponytail tip: path (orange), offset from rest in the head's frame (red fwd/back, blue up/down)")
-  if m.headless() and m.frame() == 270 then m.screenshot("ponytail_follow_through.png") end
+  if m.headless() and m.frame() == 135 then m.screenshot("ponytail_follow_through.png") end
 end

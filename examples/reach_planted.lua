@@ -10,7 +10,7 @@
 -- points (MD5: inches, Z up, the figure faces +X); the text gives how far
 -- the feet are from their marks and the hand from the ball, in millimetres.
 --
---   marrow run --headless examples/reach_planted.lua --frames 46 --out examples
+--   marrow run --headless examples/reach_planted.lua --frames 23 --out examples
 local m = require "marrow"
 
 local man, idle, body, pose, ball, res, arm_err
@@ -46,5 +46,5 @@ function draw()
   m.text(16, 24, string.format("feet off their marks: %.3f mm", feet * 25.4))
   m.text(16, 48, string.format("hand to ball: %.2f mm%s", arm_err * 25.4,
                                res.conflict and "  (out of reach: best compromise)" or ""))
-  if m.headless() and m.frame() == 45 then m.screenshot("reach_planted.png") end
+  if m.headless() and m.frame() == 22 then m.screenshot("reach_planted.png") end
 end

@@ -8,7 +8,7 @@
 -- second: the mirror's left-foot path is the original's right-foot path
 -- reflected.
 --
---   marrow run --headless examples/walk_and_mirror.lua --frames 46 --out examples
+--   marrow run --headless examples/walk_and_mirror.lua --frames 23 --out examples
 local m = require "marrow"
 
 local man, walk, mirrored, a, b
@@ -44,5 +44,5 @@ function draw()
   end
   m.text(16, 24, "walk: " .. walk:name() .. "  |  mirror: " .. mirrored:name())
   m.text(16, 48, "red: left foot   blue: right foot")
-  if m.headless() and m.frame() == 45 then m.screenshot("walk_and_mirror.png") end
+  if m.headless() and m.frame() == 22 then m.screenshot("walk_and_mirror.png") end
 end

@@ -722,7 +722,7 @@ TEST(write_refuses_what_it_cannot_write)
     char *fbx = mr_path_join(dir, "t.fbx");
     CHECK(mr_gltf_write(m, fbx, &err) == MR_ERR_INVALID_ARGUMENT);
     free(fbx);
-    CHECK_STR_CONTAINS(err.msg, ".gltf or .glb");
+    CHECK_STR_CONTAINS(err.msg, ".gltf, .glb or .vrm");
     CHECK(mr_gltf_write(m, "/nonexistent-dir/t.glb", &err) == MR_ERR_IO);
     CHECK(mr_gltf_write(NULL, path, &err) == MR_ERR_INVALID_ARGUMENT);
     /* Not in glTF's frame: refused, with the way out named. */

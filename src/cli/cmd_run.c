@@ -423,13 +423,14 @@ int mr_cmd_run(int argc, char **argv)
         mr_watch_create(&rn.watch);
         if (!rn.watch) fprintf(stderr, "marrow run: cannot watch files; live reload is off\n");
     }
-    if (rn.headless) {                 /* the clock a headless run keeps, said once (stdout) */
+    if (rn.headless) {                 /* the clock a headless run keeps, said once on stderr:
+                                        * stdout stays the script's own */
         if (rn.o.frames > 0)
-            printf("marrow run: headless, %d frame%s at %g fps (%.3g s of simulated time), %dx%d\n", rn.o.frames,
+            fprintf(stderr, "marrow run: headless, %d frame%s at %g fps (%.3g s of simulated time), %dx%d\n", rn.o.frames,
                    rn.o.frames == 1 ? "" : "s", (double)rn.o.fps, rn.o.frames / (double)rn.o.fps, w, h);
         else
-            printf("marrow run: headless, until marrow.quit() at %g fps, %dx%d\n", (double)rn.o.fps, w, h);
-        fflush(stdout);
+            fprintf(stderr, "marrow run: headless, until marrow.quit() at %g fps, %dx%d\n", (double)rn.o.fps, w, h);
+        fflush(stderr);
     }
     if (mr_lua_start(rn.ctx, NULL) != MR_OK && rn.headless) {
         rc = mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;

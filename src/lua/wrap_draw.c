@@ -211,7 +211,7 @@ static int l_draw_skeleton(lua_State *L)
     mr_lua_pose *p;
     mr_lua_opts o;
     mr_lua_draw_cmd c = model_cmd(L, MR_LUA_DRAW_SKELETON, &m, &p, &o);
-    static const char *const keys[] = {"transform", "colour", "color", "names", "axes", NULL};
+    static const char *const keys[] = {"transform", "colour", "color", "names", "axes", "limits", NULL};
     mr_lua_check_option_keys(L, &o, keys);
     memset(c.colour, 0, sizeof c.colour);
     mr_lua_opt_colour(L, &o, "colour", c.colour);
