@@ -521,14 +521,15 @@ static int has_limits(const chain *c)
 static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p)
 {
     int n = c->n;
-    vec3 fb[MR_IK_CHAIN_MAX_JOINTS], root;
-    for (int i = 0; i + 1 < n; i++) dir_or(p[i], p[i + 1], (vec3){1, 0, 0}, fb[i]);
+    vec3 p0[MR_IK_CHAIN_MAX_JOINTS], fb, root;   /* the pass's start: fallback directions */
+    memcpy(p0, p, sizeof(vec3) * (size_t)n);
     glm_vec3_copy((float *)c->p[0], root);
     if (n > 2) {
         /* all joints and the target on one line: bend it a little first */
         vec3 d, rel, cr;
         float dt = glm_vec3_distance(root, (float *)job->target);
-        dir_or(root, p[n - 1], fb[0], d);
+        dir_or(p0[0], p0[1], (vec3){1, 0, 0}, fb);
+        dir_or(root, p[n - 1], fb, d);
         glm_vec3_sub((float *)job->target, root, rel);
         glm_vec3_cross(rel, d, cr);
         float off = glm_vec3_norm(cr);
@@ -554,8 +555,9 @@ static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p
             p[i][0] = p[i + 1][0] + s * dx;
             p[i][1] = p[i + 1][1] + s * dy;
             p[i][2] = p[i + 1][2] + s * dz;
-        } else {
-            for (int k = 0; k < 3; k++) p[i][k] = p[i + 1][k] - c->len[i] * fb[i][k];
+        } else {                            /* coincident: the bone's old direction */
+            dir_or(p0[i], p0[i + 1], (vec3){1, 0, 0}, fb);
+            for (int k = 0; k < 3; k++) p[i][k] = p[i + 1][k] - c->len[i] * fb[k];
         }
     }
     /* forward: from the root to the tip */
@@ -569,7 +571,8 @@ static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p
             p[i + 1][1] = p[i][1] + s * dy;
             p[i + 1][2] = p[i][2] + s * dz;
         } else {
-            for (int k = 0; k < 3; k++) p[i + 1][k] = p[i][k] + c->len[i] * fb[i][k];
+            dir_or(p0[i], p0[i + 1], (vec3){1, 0, 0}, fb);
+            for (int k = 0; k < 3; k++) p[i + 1][k] = p[i][k] + c->len[i] * fb[k];
         }
     }
     if (job->has_pole)
