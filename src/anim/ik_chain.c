@@ -593,7 +593,15 @@ static int fabrik_fast(chain *c, mr_ik_chain_job *job, float tol, int iters, flo
     int it = 0, found = 0;
     /* a margin under the tolerance for the rounding of the turns */
     float ptol = 0.5f * tol;
+    /* Near full reach FABRIK crawls: each pass takes the same share r of
+     * the error off. After two plain passes in a row the positions jump
+     * toward the limit of that crawl (Aitken: x + (x - x_prev) r / (1 - r));
+     * the next pass puts every bone back to its length, and only passes'
+     * outputs count (kept when best). */
+    vec3 pprev[MR_IK_CHAIN_MAX_JOINTS];
+    int plain = 0;
     while (it < iters) {
+        memcpy(pprev, p, sizeof(vec3) * (size_t)n);
         fabrik_positions(c, job, p);
         it++;
         float e = glm_vec3_distance(p[n - 1], (float *)job->target);
@@ -603,9 +611,19 @@ static int fabrik_fast(chain *c, mr_ik_chain_job *job, float tol, int iters, flo
             found = 1;
         }
         if (e <= ptol) break;
-        /* no gain at all (out of reach and straight, or a fold): done */
-        if (!job->has_pole && !(e < eprev)) break;
+        /* no gain at all from a plain pass (out of reach and straight, or
+         * a fold): done */
+        if (plain && !job->has_pole && !(e < eprev)) break;
+        float r = e / eprev;
         eprev = e;
+        if (plain >= 2 && r > 0.3f && r < 0.999f) {
+            float k = fminf(r / (1.0f - r), 50.0f);
+            for (int i = 1; i < n; i++)
+                for (int a = 0; a < 3; a++) p[i][a] += k * (p[i][a] - pprev[i][a]);
+            plain = 0;
+        } else {
+            plain++;
+        }
     }
     job->iterations_done = it;
     if (found) {
