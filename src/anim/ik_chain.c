@@ -521,14 +521,15 @@ static int has_limits(const chain *c)
 static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p)
 {
     int n = c->n;
-    vec3 fb[MR_IK_CHAIN_MAX_JOINTS], root;
-    for (int i = 0; i + 1 < n; i++) dir_or(p[i], p[i + 1], (vec3){1, 0, 0}, fb[i]);
+    vec3 p0[MR_IK_CHAIN_MAX_JOINTS], fb, root;   /* the pass's start: fallback directions */
+    memcpy(p0, p, sizeof(vec3) * (size_t)n);
     glm_vec3_copy((float *)c->p[0], root);
     if (n > 2) {
         /* all joints and the target on one line: bend it a little first */
         vec3 d, rel, cr;
         float dt = glm_vec3_distance(root, (float *)job->target);
-        dir_or(root, p[n - 1], fb[0], d);
+        dir_or(p0[0], p0[1], (vec3){1, 0, 0}, fb);
+        dir_or(root, p[n - 1], fb, d);
         glm_vec3_sub((float *)job->target, root, rel);
         glm_vec3_cross(rel, d, cr);
         float off = glm_vec3_norm(cr);
@@ -554,8 +555,9 @@ static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p
             p[i][0] = p[i + 1][0] + s * dx;
             p[i][1] = p[i + 1][1] + s * dy;
             p[i][2] = p[i + 1][2] + s * dz;
-        } else {
-            for (int k = 0; k < 3; k++) p[i][k] = p[i + 1][k] - c->len[i] * fb[i][k];
+        } else {                            /* coincident: the bone's old direction */
+            dir_or(p0[i], p0[i + 1], (vec3){1, 0, 0}, fb);
+            for (int k = 0; k < 3; k++) p[i][k] = p[i + 1][k] - c->len[i] * fb[k];
         }
     }
     /* forward: from the root to the tip */
@@ -569,7 +571,8 @@ static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p
             p[i + 1][1] = p[i][1] + s * dy;
             p[i + 1][2] = p[i][2] + s * dz;
         } else {
-            for (int k = 0; k < 3; k++) p[i + 1][k] = p[i][k] + c->len[i] * fb[i][k];
+            dir_or(p0[i], p0[i + 1], (vec3){1, 0, 0}, fb);
+            for (int k = 0; k < 3; k++) p[i + 1][k] = p[i][k] + c->len[i] * fb[k];
         }
     }
     if (job->has_pole)
@@ -590,7 +593,15 @@ static int fabrik_fast(chain *c, mr_ik_chain_job *job, float tol, int iters, flo
     int it = 0, found = 0;
     /* a margin under the tolerance for the rounding of the turns */
     float ptol = 0.5f * tol;
+    /* Near full reach FABRIK crawls: each pass takes the same share r of
+     * the error off. After two plain passes in a row the positions jump
+     * toward the limit of that crawl (Aitken: x + (x - x_prev) r / (1 - r));
+     * the next pass puts every bone back to its length, and only passes'
+     * outputs count (kept when best). */
+    vec3 pprev[MR_IK_CHAIN_MAX_JOINTS];
+    int plain = 0;
     while (it < iters) {
+        memcpy(pprev, p, sizeof(vec3) * (size_t)n);
         fabrik_positions(c, job, p);
         it++;
         float e = glm_vec3_distance(p[n - 1], (float *)job->target);
@@ -600,9 +611,19 @@ static int fabrik_fast(chain *c, mr_ik_chain_job *job, float tol, int iters, flo
             found = 1;
         }
         if (e <= ptol) break;
-        /* no gain at all (out of reach and straight, or a fold): done */
-        if (!job->has_pole && !(e < eprev)) break;
+        /* no gain at all from a plain pass (out of reach and straight, or
+         * a fold): done */
+        if (plain && !job->has_pole && !(e < eprev)) break;
+        float r = e / eprev;
         eprev = e;
+        if (plain >= 2 && r > 0.3f && r < 0.999f) {
+            float k = fminf(r / (1.0f - r), 50.0f);
+            for (int i = 1; i < n; i++)
+                for (int a = 0; a < 3; a++) p[i][a] += k * (p[i][a] - pprev[i][a]);
+            plain = 0;
+        } else {
+            plain++;
+        }
     }
     job->iterations_done = it;
     if (found) {

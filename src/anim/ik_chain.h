@@ -5,7 +5,10 @@
  * and CCD (cyclic coordinate descent, tip first; a pass that gains less
  * than 10% is followed by one FABRIK pass, which frees it from folds and
  * speeds up the crawl of a long chain near full reach). With limits, each
- * FABRIK pass is followed by a CCD pass, which works within them.
+ * FABRIK pass is followed by a CCD pass, which works within them. Without
+ * limits, FABRIK's passes move positions only (after two plain passes a
+ * jump toward the limit of their crawl near full reach) and the best
+ * positions turn into rotations once at the end.
  *
  * Both start by turning the first joint so the chain's tip points at the
  * target (the passes then only bend the chain).
