@@ -35,6 +35,7 @@ struct mr_springs {
     double (*tip_last)[3];           /* frame mode: the tip's world position after the last update */
     xform *rest_local;               /* per spring: the joint's rest local matrix */
     double (*rest_inv)[9];           /* per spring: the inverse of its rotation-scale part */
+    double *rest_det;                /* per spring: the determinant of that part */
     double (*rest_q)[4];             /* per spring: the joint's rest rotation, normalised */
     int *spring_of;                  /* skeleton joint -> spring, -1 */
     int *subtree_end;                /* last descendant of each joint */
@@ -156,6 +157,16 @@ static void q_mul(const double a[4], const double b[4], double o[4])
     o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
+/* v turned by unit quaternion q (x, y, z, w). */
+static inline void q_rotate(const double q[4], const double v[3], double o[3])
+{
+    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
+    double x = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
+    double y = v[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
+    double z = v[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+    o[0] = x; o[1] = y; o[2] = z;
+}
+
 static inline void q_norm(double q[4])
 {
     double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -269,7 +280,7 @@ void mr_springs_destroy(mr_springs *s)
     free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
-    free(s->rest_inv); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
+    free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
     free(s->coll_a); free(s->coll_b); free(s->coll_n);
     free(s);
 }
@@ -292,7 +303,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
     DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
-    DUP(rest_inv, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
+    DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
     DUP(coll_n, s->collider_count);
 #undef DUP
@@ -355,6 +366,7 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
             xform ri;
             x_inverse(&s->rest_local[i], &ri);
             memcpy(s->rest_inv[i], ri.r, sizeof ri.r);
+            s->rest_det[i] = x_det(&s->rest_local[i]);
             x_dir(&s->rest_local[i], s->axis[i], s->axis_parent[i]);
             v_norm(s->axis_parent[i]);
             memcpy(s->rot[i], q, sizeof q);
@@ -556,9 +568,15 @@ static void only_this_frame(mr_springs *s)
     s->span_prev = s->span_cur = 0;
 }
 
-static const xform *world_of(mr_springs *s, const mr_skeleton *sk, int j)
+static const xform *make_world(mr_springs *s, const mr_skeleton *sk, int j);
+
+static inline const xform *world_of(mr_springs *s, const mr_skeleton *sk, int j)
 {
-    if (s->valid[j]) return &s->world[j];
+    return s->valid[j] ? &s->world[j] : make_world(s, sk, j);
+}
+
+static const xform *make_world(mr_springs *s, const mr_skeleton *sk, int j)
+{
     int p = sk->parents[j];
     const xform *pw = p >= 0 ? world_of(s, sk, p) : &s->xf;
     double t[3], q[4], sc[3];
@@ -771,7 +789,7 @@ static void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const do
 {
     const double *r = PW->r, *t = s->rest_local[i].t;
     double det = x_det(PW), d[3], o[3];
-    if (!(fabs(det * x_det(&s->rest_local[i])) >= 1e-300)) {   /* singular: as x_inverse treats it */
+    if (!(fabs(det * s->rest_det[i]) >= 1e-300)) {   /* singular: as x_inverse treats it */
         xform init, inv;
         x_mul(PW, &s->rest_local[i], &init);
         x_inverse(&init, &inv);
@@ -814,9 +832,8 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         } else {
             if (sj->tail >= 0) input_t(s, sj->tail, tl);
             else memcpy(tl, s->rest_child[i], sizeof tl);
-            xform local;
-            x_trs(jt, s->rot[i], js, &local);
-            x_dir(&local, tl, tl);
+            for (int a = 0; a < 3; a++) tl[a] *= js[a];
+            q_rotate(s->rot[i], tl, tl);
             x_dir(PW, tl, tipw);
             for (int a = 0; a < 3; a++) tipw[a] += head[a];
         }
