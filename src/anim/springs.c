@@ -530,12 +530,18 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f, pose->t[j], 3 * sizeof(float));
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
-        if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) ||
-            f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6] < 1e-12f) {
-            f[3] = f[4] = f[5] = 0; f[6] = 1;
-        }
         double *o = s->in_cur[j];
-        for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0 : 0.0;
+        float z = 0;      /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN) */
+        for (int k = 0; k < 10; k++) z += f[k] * 0.0f;
+        float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
+        if (z == 0 && q2 >= 1e-12f) {
+            for (int k = 0; k < 10; k++) o[k] = f[k];
+        } else {
+            if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
+                f[3] = f[4] = f[5] = 0; f[6] = 1;
+            }
+            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0 : 0.0;
+        }
         /* the older rotations on this one's side of the sphere, so that a
          * blend of the three is a weighted sum */
         for (int h = 0; h < 2; h++) {
@@ -619,7 +625,7 @@ static void invalidate_below(mr_springs *s, int j)
 /* Signed distance of p (a ball of radius hit) from collider c, the push
  * direction n and the point of the shape nearest to p (for spheres and
  * capsules; planes: unused). Negative: inside. */
-static double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
+static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
                           double n[3], double centre[3])
 {
     int ci = (int)(c - s->colliders);
@@ -673,7 +679,7 @@ static double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_
 }
 
 /* Back to `len` from head (a zero offset stays at the head). */
-static void fix_length(double tip[3], const double head[3], double len)
+static inline void fix_length(double tip[3], const double head[3], double len)
 {
     double d[3];
     v_sub(tip, head, d);
