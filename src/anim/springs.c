@@ -6,6 +6,12 @@
  * over thousands of steps. World matrices are computed lazily, only for the
  * joints the springs read (the spring joints, their ancestors, the collider
  * joints and centres), and marked stale below a spring joint when it turns.
+ * Each one made gets a stamp; a collider's world points and a centre's
+ * inverse are made again only when their joint's stamp has changed. Inputs
+ * are held as doubles with the older frames' rotations already on this
+ * frame's side of the sphere, so a step inside a frame blends them with
+ * three multiply-adds a value; a spring joint and its tip blend only
+ * translation and scale (the spring owns the rotation).
  */
 #include "anim/springs.h"
 
