@@ -6,6 +6,12 @@
  * over thousands of steps. World matrices are computed lazily, only for the
  * joints the springs read (the spring joints, their ancestors, the collider
  * joints and centres), and marked stale below a spring joint when it turns.
+ * Each one made gets a stamp; a collider's world points and a centre's
+ * inverse are made again only when their joint's stamp has changed. Inputs
+ * are held as doubles with the older frames' rotations already on this
+ * frame's side of the sphere, so a step inside a frame blends them with
+ * three multiply-adds a value; a spring joint and its tip blend only
+ * translation and scale (the spring owns the rotation).
  */
 #include "anim/springs.h"
 
@@ -34,14 +40,24 @@ struct mr_springs {
     double (*gdir)[3];               /* gravity direction as given */
     double (*tip_last)[3];           /* frame mode: the tip's world position after the last update */
     xform *rest_local;               /* per spring: the joint's rest local matrix */
+    double (*rest_inv)[9];           /* per spring: the inverse of its rotation-scale part */
+    double *rest_det;                /* per spring: the determinant of that part */
+    double (*rest_q)[4];             /* per spring: the joint's rest rotation, normalised */
     int *spring_of;                  /* skeleton joint -> spring, -1 */
     int *subtree_end;                /* last descendant of each joint */
     int *needed; int needed_count;   /* joints whose world matrices the springs read, ascending */
     int *needed_pos;                 /* per joint: its place in needed, -1 */
     unsigned char *valid;
     xform *world;
-    float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];   /* local t r s of the needed joints: */
-                                     /* two frames ago, last frame, this frame */
+    unsigned long long *stamp;       /* per joint: when its world matrix was last made (s->clock) */
+    unsigned long long clock;
+    unsigned long long *center_stamp;          /* per chain: the centre's stamp its cached inverse was made from */
+    xform *center_inv;
+    unsigned long long *coll_stamp;            /* per collider: the joint's stamp its world points were made from */
+    double (*coll_a)[3], (*coll_b)[3], (*coll_n)[3];  /* collider centre (first end, plane point), second end, plane normal */
+    double (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];   /* local t r s of the needed joints: */
+                                     /* two frames ago, last frame, this frame (the older */
+                                     /* rotations turned to this frame's side of the sphere) */
     double xf_prev2[10], xf_prev[10], xf_cur[10];          /* the placement, t q s */
     double span_prev, span_cur;      /* seconds from two frames ago to the last, and to this one */
     int history;                     /* frames of input held since the reset (1..3) */
@@ -55,11 +71,11 @@ struct mr_springs {
 
 /* ---- small double math ---------------------------------------------------- */
 
-static void v_sub(const double a[3], const double b[3], double o[3]) { o[0] = a[0] - b[0]; o[1] = a[1] - b[1]; o[2] = a[2] - b[2]; }
-static double v_dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static double v_len(const double a[3]) { return sqrt(v_dot(a, a)); }
+static inline void v_sub(const double a[3], const double b[3], double o[3]) { o[0] = a[0] - b[0]; o[1] = a[1] - b[1]; o[2] = a[2] - b[2]; }
+static inline double v_dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double v_len(const double a[3]) { return sqrt(v_dot(a, a)); }
 /* three.js's normalize: a zero vector stays zero. */
-static void v_norm(double a[3])
+static inline void v_norm(double a[3])
 {
     double l = v_len(a);
     if (l > 0) {       /* times the reciprocal, as three.js's divideScalar does */
@@ -68,13 +84,13 @@ static void v_norm(double a[3])
     }
 }
 
-static void x_point(const xform *m, const double p[3], double o[3])
+static inline void x_point(const xform *m, const double p[3], double o[3])
 {
     double x = p[0], y = p[1], z = p[2];
     for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z + m->t[i];
 }
 
-static void x_dir(const xform *m, const double p[3], double o[3])
+static inline void x_dir(const xform *m, const double p[3], double o[3])
 {
     double x = p[0], y = p[1], z = p[2];
     for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z;
@@ -147,19 +163,33 @@ static void q_mul(const double a[4], const double b[4], double o[4])
     o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
-static void q_norm(double q[4])
+/* v turned by unit quaternion q (x, y, z, w). */
+static inline void q_rotate(const double q[4], const double v[3], double o[3])
+{
+    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
+    double x = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
+    double y = v[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
+    double z = v[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+    o[0] = x; o[1] = y; o[2] = z;
+}
+
+static inline void q_norm(double q[4])
 {
     double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (l > 0) for (int i = 0; i < 4; i++) q[i] /= l;
+    if (l > 0) {       /* times the reciprocal, as three.js's normalize does */
+        double r = 1 / l;
+        for (int i = 0; i < 4; i++) q[i] *= r;
+    }
     else { q[0] = q[1] = q[2] = 0; q[3] = 1; }
 }
 
-/* The shortest rotation taking unit vector a onto unit vector b (as
- * three.js's Quaternion.setFromUnitVectors computes it). */
-static void q_from_units(const double a[3], const double b[3], double q[4])
+/* The shortest rotation taking unit vector a onto vector b of length lb >
+ * 0 (as three.js's Quaternion.setFromUnitVectors computes it for b / lb),
+ * times a positive factor: the caller normalises it (after a product). */
+static void q_from_unit_to(const double a[3], const double b[3], double lb, double q[4])
 {
-    double r = v_dot(a, b) + 1;
-    if (r < 2.220446049250313e-16) {
+    double r = v_dot(a, b) + lb;
+    if (r < 2.220446049250313e-16 * lb) {
         r = 0;
         if (fabs(a[0]) > fabs(a[2])) { q[0] = -a[1]; q[1] = a[0]; q[2] = 0; }
         else { q[0] = 0; q[1] = -a[2]; q[2] = a[1]; }
@@ -169,7 +199,6 @@ static void q_from_units(const double a[3], const double b[3], double q[4])
         q[2] = a[0] * b[1] - a[1] * b[0];
     }
     q[3] = r;
-    q_norm(q);
 }
 
 /* ---- description ------------------------------------------------------------ */
@@ -257,6 +286,8 @@ void mr_springs_destroy(mr_springs *s)
     free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
+    free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
+    free(s->coll_a); free(s->coll_b); free(s->coll_n);
     free(s);
 }
 
@@ -278,6 +309,9 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
     DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
+    DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
+    DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
+    DUP(coll_n, s->collider_count);
 #undef DUP
     return !fail;
 }
@@ -334,6 +368,11 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
             for (int k = 0; k < 4; k++) q[k] = sk->rest_r[sj->joint][k];
             q_norm(q);
             x_trs(t, q, sc, &s->rest_local[i]);
+            memcpy(s->rest_q[i], q, sizeof q);
+            xform ri;
+            x_inverse(&s->rest_local[i], &ri);
+            memcpy(s->rest_inv[i], ri.r, sizeof ri.r);
+            s->rest_det[i] = x_det(&s->rest_local[i]);
             x_dir(&s->rest_local[i], s->axis[i], s->axis_parent[i]);
             v_norm(s->axis_parent[i]);
             memcpy(s->rot[i], q, sizeof q);
@@ -415,17 +454,40 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
     q_norm(q);
 }
 
-static void input_trs(const mr_springs *s, int j, double t[3], double q[4], double sc[3])
+/* The input of joint j at the current input time: elements k0 .. k1 - 1 of
+ * its t q s (the older rotations are already on this frame's side). */
+static inline void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
-    double a2[10], a[10], b[10];
-    for (int k = 0; k < 10; k++) b[k] = s->in_cur[j][k];
+    const double *b = s->in_cur[j];
     if (s->u >= 1) {
-        for (int k = 0; k < 3; k++) { t[k] = b[k]; sc[k] = b[7 + k]; }
-        for (int k = 0; k < 4; k++) q[k] = b[3 + k];
+        for (int k = k0; k < k1; k++) o[k] = b[k];
         return;
     }
-    for (int k = 0; k < 10; k++) { a2[k] = s->in_prev2[j][k]; a[k] = s->in_prev[j][k]; }
-    blend_trs(a2, a, b, s->w, t, q, sc);
+    const double *a2 = s->in_prev2[j], *a = s->in_prev[j], *w = s->w;
+    for (int k = k0; k < k1; k++) o[k] = w[0] * a2[k] + w[1] * a[k] + w[2] * b[k];
+}
+
+static void input_trs(const mr_springs *s, int j, double t[3], double q[4], double sc[3])
+{
+    double v[10];
+    input_range(s, j, 0, 10, v);
+    for (int k = 0; k < 3; k++) { t[k] = v[k]; sc[k] = v[7 + k]; }
+    for (int k = 0; k < 4; k++) q[k] = v[3 + k];
+    if (s->u < 1) q_norm(q);
+}
+
+/* Translation and scale only (a spring joint's rotation is its own). */
+static void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
+{
+    double v[10];
+    input_range(s, j, 0, 3, v);
+    input_range(s, j, 7, 10, v);
+    for (int k = 0; k < 3; k++) { t[k] = v[k]; sc[k] = v[7 + k]; }
+}
+
+static void input_t(const mr_springs *s, int j, double t[3])
+{
+    input_range(s, j, 0, 3, t);
 }
 
 /* Sets the input time u (0: last frame, 1: this one) and marks every world
@@ -462,21 +524,37 @@ static void set_input(mr_springs *s, double u)
 static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[16], double dt)
 {
     int shift = dt > 0;
+    if (shift) {       /* the oldest frame's arrays take this one */
+        double (*old)[10] = s->in_prev2;
+        s->in_prev2 = s->in_prev;
+        s->in_prev = s->in_cur;
+        s->in_cur = old;
+    }
     for (int i = 0; i < s->needed_count; i++) {
         int j = s->needed[i];
-        if (shift) {
-            memcpy(s->in_prev2[j], s->in_prev[j], sizeof s->in_cur[j]);
-            memcpy(s->in_prev[j], s->in_cur[j], sizeof s->in_cur[j]);
+        float f[10];
+        memcpy(f, pose->t[j], 3 * sizeof(float));
+        memcpy(f + 3, pose->r[j], 4 * sizeof(float));
+        memcpy(f + 7, pose->s[j], 3 * sizeof(float));
+        double *o = s->in_cur[j];
+        float z = 0;      /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN) */
+        for (int k = 0; k < 10; k++) z += f[k] * 0.0f;
+        float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
+        if (z == 0 && q2 >= 1e-12f) {
+            for (int k = 0; k < 10; k++) o[k] = f[k];
+        } else {
+            if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
+                f[3] = f[4] = f[5] = 0; f[6] = 1;
+            }
+            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0 : 0.0;
         }
-        float *o = s->in_cur[j];
-        memcpy(o, pose->t[j], 3 * sizeof(float));
-        memcpy(o + 3, pose->r[j], 4 * sizeof(float));
-        memcpy(o + 7, pose->s[j], 3 * sizeof(float));
-        if (!(isfinite(o[3]) && isfinite(o[4]) && isfinite(o[5]) && isfinite(o[6])) ||
-            o[3] * o[3] + o[4] * o[4] + o[5] * o[5] + o[6] * o[6] < 1e-12f) {
-            o[3] = o[4] = o[5] = 0; o[6] = 1;
+        /* the older rotations on this one's side of the sphere, so that a
+         * blend of the three is a weighted sum */
+        for (int h = 0; h < 2; h++) {
+            double *a = h ? s->in_prev2[j] : s->in_prev[j];
+            if (a[3] * o[3] + a[4] * o[4] + a[5] * o[5] + a[6] * o[6] < 0)
+                for (int k = 3; k < 7; k++) a[k] = -a[k];
         }
-        for (int k = 0; k < 10; k++) if (!isfinite(o[k])) o[k] = k >= 7 ? 1.0f : 0.0f;
     }
     if (shift) {
         memcpy(s->xf_prev2, s->xf_prev, sizeof s->xf_cur);
@@ -502,20 +580,44 @@ static void only_this_frame(mr_springs *s)
     s->span_prev = s->span_cur = 0;
 }
 
-static const xform *world_of(mr_springs *s, const mr_skeleton *sk, int j)
+static const xform *make_world(mr_springs *s, const mr_skeleton *sk, int j);
+
+static inline const xform *world_of(mr_springs *s, const mr_skeleton *sk, int j)
 {
-    if (s->valid[j]) return &s->world[j];
+    return s->valid[j] ? &s->world[j] : make_world(s, sk, j);
+}
+
+static const xform *make_world(mr_springs *s, const mr_skeleton *sk, int j)
+{
     int p = sk->parents[j];
     const xform *pw = p >= 0 ? world_of(s, sk, p) : &s->xf;
     double t[3], q[4], sc[3];
-    input_trs(s, j, t, q, sc);
     int sp = s->spring_of[j];
-    if (sp >= 0) memcpy(q, s->rot[sp], sizeof q);
+    if (sp >= 0) {
+        input_ts(s, j, t, sc);
+        memcpy(q, s->rot[sp], sizeof q);
+    } else {
+        input_trs(s, j, t, q, sc);
+    }
     xform local;
     x_trs(t, q, sc, &local);
     x_mul(pw, &local, &s->world[j]);
     s->valid[j] = 1;
+    s->stamp[j] = ++s->clock;
     return &s->world[j];
+}
+
+/* The inverse of chain c's centre's world matrix, made again only when
+ * that matrix has been. */
+static const xform *center_inverse(mr_springs *s, const mr_skeleton *sk, int c)
+{
+    int j = s->chains[c].center;
+    const xform *w = world_of(s, sk, j);
+    if (s->center_stamp[c] != s->stamp[j]) {
+        x_inverse(w, &s->center_inv[c]);
+        s->center_stamp[c] = s->stamp[j];
+    }
+    return &s->center_inv[c];
 }
 
 static void invalidate_below(mr_springs *s, int j)
@@ -529,27 +631,38 @@ static void invalidate_below(mr_springs *s, int j)
 /* Signed distance of p (a ball of radius hit) from collider c, the push
  * direction n and the point of the shape nearest to p (for spheres and
  * capsules; planes: unused). Negative: inside. */
-static double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
+static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
                           double n[3], double centre[3])
 {
+    int ci = (int)(c - s->colliders);
     const xform *w = world_of(s, sk, c->joint);
-    double off[3] = {c->offset[0], c->offset[1], c->offset[2]}, a[3];
-    x_point(w, off, a);
+    if (s->coll_stamp[ci] != s->stamp[c->joint]) {    /* its world points, made once per placement of its joint */
+        double off[3] = {c->offset[0], c->offset[1], c->offset[2]};
+        x_point(w, off, s->coll_a[ci]);
+        if (c->shape == MR_COLLIDER_PLANE) {
+            double nl[3] = {c->normal[0], c->normal[1], c->normal[2]};
+            xform inv;
+            x_inverse(w, &inv);      /* normal matrix: the inverse transposed */
+            for (int i = 0; i < 3; i++) s->coll_n[ci][i] = inv.r[i] * nl[0] + inv.r[3 + i] * nl[1] + inv.r[6 + i] * nl[2];
+            v_norm(s->coll_n[ci]);
+        } else if (c->shape == MR_COLLIDER_CAPSULE) {
+            double tl[3] = {c->tail[0], c->tail[1], c->tail[2]};
+            x_point(w, tl, s->coll_b[ci]);
+        }
+        s->coll_stamp[ci] = s->stamp[c->joint];
+    }
+    double a[3] = {s->coll_a[ci][0], s->coll_a[ci][1], s->coll_a[ci][2]};
     double radius = c->radius * s->ws;
     if (c->shape == MR_COLLIDER_PLANE) {
-        double nl[3] = {c->normal[0], c->normal[1], c->normal[2]};
-        xform inv;
-        x_inverse(w, &inv);      /* normal matrix: the inverse transposed */
-        for (int i = 0; i < 3; i++) n[i] = inv.r[i] * nl[0] + inv.r[3 + i] * nl[1] + inv.r[6 + i] * nl[2];
-        v_norm(n);
+        memcpy(n, s->coll_n[ci], 3 * sizeof(double));
         double d[3];
         v_sub(p, a, d);
         memcpy(centre, a, sizeof a);
         return v_dot(d, n) - hit;
     }
     if (c->shape == MR_COLLIDER_CAPSULE) {
-        double tl[3] = {c->tail[0], c->tail[1], c->tail[2]}, b[3], ab[3], ap[3];
-        x_point(w, tl, b);
+        const double *b = s->coll_b[ci];
+        double ab[3], ap[3];
         v_sub(b, a, ab);
         v_sub(p, a, ap);
         double dot = v_dot(ab, ap), l2 = v_dot(ab, ab);
@@ -572,7 +685,7 @@ static double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_
 }
 
 /* Back to `len` from head (a zero offset stays at the head). */
-static void fix_length(double tip[3], const double head[3], double len)
+static inline void fix_length(double tip[3], const double head[3], double len)
 {
     double d[3];
     v_sub(tip, head, d);
@@ -675,8 +788,34 @@ static void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain 
 /* Where every tip is now (the frame mode's bone lengths, see pass). */
 static void remember_tips(mr_springs *s, const mr_skeleton *sk)
 {
+    if (s->mode != MR_SPRINGS_FRAME) return;
     for (int i = 0; i < s->joint_count; i++)
         if (s->joints[i].tail >= 0) memcpy(s->tip_last[i], world_of(s, sk, s->joints[i].tail)->t, sizeof s->tip_last[i]);
+}
+
+/* The direction (any length) of world point p in the frame of parent
+ * world PW times spring i's rest local matrix: the inverse of that product
+ * through the parent's adjugate, which differs from its inverse by the
+ * determinant, and the rest matrix's inverse made once. */
+static void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const double p[3], double v[3])
+{
+    const double *r = PW->r, *t = s->rest_local[i].t;
+    double det = x_det(PW), d[3], o[3];
+    if (!(fabs(det * s->rest_det[i]) >= 1e-300)) {   /* singular: as x_inverse treats it */
+        xform init, inv;
+        x_mul(PW, &s->rest_local[i], &init);
+        x_inverse(&init, &inv);
+        x_point(&inv, p, v);
+        return;
+    }
+    x_point(PW, t, o);                      /* where the joint's rest origin is */
+    v_sub(p, o, d);
+    double sg = det > 0 ? 1 : -1;
+    double a[3] = {((r[4] * r[8] - r[5] * r[7]) * d[0] + (r[2] * r[7] - r[1] * r[8]) * d[1] + (r[1] * r[5] - r[2] * r[4]) * d[2]) * sg,
+                   ((r[5] * r[6] - r[3] * r[8]) * d[0] + (r[0] * r[8] - r[2] * r[6]) * d[1] + (r[2] * r[3] - r[0] * r[5]) * d[2]) * sg,
+                   ((r[3] * r[7] - r[4] * r[6]) * d[0] + (r[1] * r[6] - r[0] * r[7]) * d[1] + (r[0] * r[4] - r[1] * r[3]) * d[2]) * sg};
+    const double *m = s->rest_inv[i];
+    for (int k = 0; k < 3; k++) v[k] = m[3 * k] * a[0] + m[3 * k + 1] * a[1] + m[3 * k + 2] * a[2];
 }
 
 /* One pass over every spring at the current input: integrate by dt with
@@ -693,8 +832,8 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         /* the joint's own world matrix is only made once it has turned:
          * its position comes from the parent's */
         const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
-        double jt[3], jq[4], js[3], head[3];
-        input_trs(s, j, jt, jq, js);
+        double jt[3], js[3], head[3];
+        input_ts(s, j, jt, js);
         x_point(PW, jt, head);
         double tl[3], tipw[3];
         if (!exact && sj->tail >= 0) {
@@ -703,31 +842,21 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
              * that has not been refreshed yet); the frame mode does the same */
             memcpy(tipw, s->tip_last[i], sizeof tipw);
         } else {
-            if (sj->tail >= 0) {
-                double q[4], sc[3];
-                input_trs(s, sj->tail, tl, q, sc);
-            } else {
-                memcpy(tl, s->rest_child[i], sizeof tl);
-            }
-            xform local;
-            x_trs(jt, s->rot[i], js, &local);
-            x_dir(&local, tl, tl);
+            if (sj->tail >= 0) input_t(s, sj->tail, tl);
+            else memcpy(tl, s->rest_child[i], sizeof tl);
+            for (int a = 0; a < 3; a++) tl[a] *= js[a];
+            q_rotate(s->rot[i], tl, tl);
             x_dir(PW, tl, tipw);
             for (int a = 0; a < 3; a++) tipw[a] += head[a];
         }
         double d0[3];
         v_sub(tipw, head, d0);
         double len = v_len(d0);
-        xform C, Cinv;
+        const xform *C = NULL, *Cinv = NULL;   /* NULL: the world */
         if (ch->center >= 0) {
-            C = *world_of(s, sk, ch->center);
-            x_inverse(&C, &Cinv);
-        } else {
-            x_identity(&C);
-            x_identity(&Cinv);
+            Cinv = center_inverse(s, sk, s->chain_of[i]);
+            C = &s->world[ch->center];
         }
-        xform init;
-        x_mul(PW, &s->rest_local[i], &init);
         double next[3];
         if (dt > 0 || inertia > 0) {
             /* inertia in the centre's space; the pull back to the rest
@@ -738,44 +867,40 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             v_norm(ax);
             double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
             for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
-            x_point(&C, nc, next);
+            if (C) x_point(C, nc, next);
+            else memcpy(next, nc, sizeof next);
             for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
         } else {
-            x_point(&C, s->cur[i], next);
+            if (C) x_point(C, s->cur[i], next);
+            else memcpy(next, s->cur[i], sizeof next);
         }
         fix_length(next, head, len);
         if (ch->collider_count) collide(s, sk, ch, next, head, len, sj->radius * s->ws, exact);
         if (commit) {
             memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-            x_point(&Cinv, next, s->cur[i]);
+            if (Cinv) x_point(Cinv, next, s->cur[i]);
+            else memcpy(s->cur[i], next, sizeof next);
         }
-        /* the rotation that takes the rest direction onto the tip */
+        /* the rotation that takes the rest direction onto the tip: the tip
+         * in the frame the joint would have at rest under its parent now */
         double q[4];
+        memcpy(q, s->rest_q[i], sizeof q);
         if (len > 1e-12 && v_dot(s->axis[i], s->axis[i]) > 0.5) {
-            xform inv;
-            double v[3], apply[4], rest[4];
-            x_inverse(&init, &inv);
-            x_point(&inv, next, v);
-            v_norm(v);
-            if (v_dot(v, v) > 0.5) {
-                q_from_units(s->axis[i], v, apply);
-                for (int k = 0; k < 4; k++) rest[k] = sk->rest_r[j][k];
-                q_norm(rest);
-                q_mul(rest, apply, q);
-                q_norm(q);
-            } else {
-                for (int k = 0; k < 4; k++) q[k] = sk->rest_r[j][k];
-                q_norm(q);
+            double v[3], apply[4];
+            rest_frame_dir(s, PW, i, next, v);
+            double lv = v_len(v);
+            if (lv > 0 && isfinite(lv)) {
+                q_from_unit_to(s->axis[i], v, lv, apply);
+                q_mul(s->rest_q[i], apply, q);
+                q_norm(q);      /* the one normalisation of the product */
             }
-        } else {
-            for (int k = 0; k < 4; k++) q[k] = sk->rest_r[j][k];
-            q_norm(q);
         }
         memcpy(s->rot[i], q, sizeof q);
         xform local;
         x_trs(jt, q, js, &local);
         x_mul(PW, &local, &s->world[j]);
         s->valid[j] = 1;
+        s->stamp[j] = ++s->clock;
         invalidate_below(s, j);
     }
     if (commit) remember_tips(s, sk);
@@ -936,6 +1061,7 @@ double mr_springs_penetration(const mr_springs *cs, const mr_skeleton *sk, const
         x_trs(tt, qq, ss, &local);
         x_mul(p >= 0 ? &s->world[p] : &s->xf, &local, &s->world[j]);
         s->valid[j] = 1;
+        s->stamp[j] = ++s->clock;
     }
     double worst = 0;
     for (int i = 0; i < s->joint_count; i++) {
