@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "core/file.h"
+#include "formats/fbx.h"
 #include "formats/fbx_parse.h"
 #include "test.h"
 
@@ -980,6 +981,44 @@ TEST(fbx_real_assimp_testmodels)
     free(data);
 }
 
+/* The FBX 5 layout: top-level models, Children lists, a Link cluster, the
+ * transform as channel defaults (the model's own, else the current take's). */
+TEST(fbx_legacy_5800_models_children_links_and_channel_defaults)
+{
+    static const char text[] =
+        "FBXHeaderExtension: {\n FBXVersion: 5800\n}\n"
+        "Model: \"Model::Root\" {\n Type: \"Null\"\n Children: \"Model::Bone\", \"Model::Box\"\n"
+        " Channel: \"Transform\" {\n  Channel: \"T\" {\n   Channel: \"X\" {\n    Default: 5\n   }\n  }\n }\n}\n"
+        "Model: \"Model::Bone\" {\n Type: \"LimbNode\"\n}\n"
+        "Model: \"Model::Box\" {\n Vertices: 0,0,0, 1,0,0, 0,1,0\n PolygonVertexIndex: 0,1,-3\n"
+        " Link: \"Model::Bone\" {\n  Indexes: 0,1,2\n  Weights: 1,1,1\n"
+        "  Transform: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1\n  TransformLink: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,2,1\n }\n}\n"
+        "Takes: {\n Current: \"T1\"\n Take: \"T1\" {\n  Model: \"Model::Bone\" {\n   Channel: \"Transform\" {\n"
+        "    Channel: \"T\" {\n     Channel: \"Z\" {\n      Default: 2\n     }\n    }\n   }\n  }\n }\n}\n";
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_fbx_parse_model("legacy.fbx", text, sizeof text - 1, &m, &err) == MR_OK);
+    if (!m) {
+        fprintf(stderr, "%s\n", err.msg);
+        return;
+    }
+    const mr_skeleton *sk = &m->skeleton;
+    int root = mr_skeleton_find(sk, "Root"), bone = mr_skeleton_find(sk, "Bone"), box = mr_skeleton_find(sk, "Box");
+    CHECK(root >= 0 && bone >= 0 && box >= 0);
+    if (root >= 0 && bone >= 0 && box >= 0) {
+        CHECK(sk->parents[root] == -1 && sk->parents[bone] == root && sk->parents[box] == root);
+        CHECK(fabsf(sk->rest_t[root][0] - 5) < 1e-5f);   /* the model's own channel default */
+        CHECK(fabsf(sk->rest_t[bone][2] - 2) < 1e-5f);   /* the current take's */
+        CHECK(fabsf(sk->inverse_bind[bone][3][2] + 2) < 1e-5f);  /* TransformLink^-1 */
+    }
+    CHECK(m->mesh_count == 1);
+    if (m->mesh_count == 1) {
+        CHECK(m->meshes[0].vertex_count == 3 && m->meshes[0].index_count == 3);
+        CHECK(m->meshes[0].joints && m->meshes[0].joints[0][0] == bone && m->meshes[0].weights[0][0] > 0.99f);
+    }
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(fbx_binary_7400_32bit_records_raw_and_deflated_arrays);
@@ -997,6 +1036,7 @@ int main(void)
     RUN(fbx_bad_ascii_tokens_name_their_line);
     RUN(fbx_bad_binary_header_and_property_codes);
     RUN(fbx_bad_every_truncation_and_byte_change_is_refused_or_whole);
+    RUN(fbx_legacy_5800_models_children_links_and_channel_defaults);
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);
