@@ -331,6 +331,7 @@ typedef fbx_blend shape_ref;
 double fbx_deform_percent(const fbx_scene *s, int channel)
 {
     uint32_t f;
+    if (s->legacy) return fbx_legacy_deform(s, channel);
     if (fbx_prop(s, channel, "DeformPercent", &f)) return fbx_prop_num(s, channel, "DeformPercent", 0);
     const mr_fbx_node *n = mr_fbx_child(s->objs[channel].node, "DeformPercent");
     double d = n && n->prop_count ? mr_fbx_prop_double(n, 0) : 0;

@@ -146,7 +146,9 @@ int64_t fbx_name_id(const char *p, size_t n);
 /* Objects and connections of a 5.x file (fbx_index's sort helpers passed in). */
 mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *), void (*sort_conns)(fbx_scene *));
 /* A 5.x model's rest T/R/S: its own Transform channel defaults, else the current take's. */
-void fbx_legacy_rest(const fbx_scene *s, int obj, fbx_xf *x);   /* records an owned string; returns it (NULL when out of memory) */
+void fbx_legacy_rest(const fbx_scene *s, int obj, fbx_xf *x);
+/* A 5.x blend channel's DeformPercent: its model's `Channel: "Name (Shape)"` default. */
+double fbx_legacy_deform(const fbx_scene *s, int channel);   /* records an owned string; returns it (NULL when out of memory) */
 
 /* ---- fbx_xform.c (matrices: double[16], column-major as cglm) ---- */
 void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *out);

@@ -79,8 +79,11 @@ mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *
         objs += 2;  /* the model and a skin */
         const mr_fbx_node *ch = mr_fbx_child(m, "Children");
         conns += ch ? ch->prop_count : 0;
-        for (uint32_t i = 0; i < m->child_count; i++)
+        objs++;  /* a blend shape deformer */
+        for (uint32_t i = 0; i < m->child_count; i++) {
             if (!strcmp(m->children[i].name, "Link")) objs++, conns += 2;
+            if (!strcmp(m->children[i].name, "Shape")) objs += 2, conns += 2;
+        }
         conns += 2;
     }
     s->objs = mr_alloc_array(objs + 1, sizeof *s->objs);
@@ -112,6 +115,19 @@ mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *
             }
             if (!add_obj(s, l, "SubDeformer", bare(bone), "Cluster", next++)) return oom(s);
         }
+        int blend = -1;
+        for (uint32_t k = 0; k < m->child_count; k++) {
+            const mr_fbx_node *sh = &m->children[k];
+            if (strcmp(sh->name, "Shape")) continue;
+            const char *sn = mr_fbx_prop_string(sh, 0, NULL);
+            if (!sn) return fbx_fail(s, sh, "expected the shape's name");
+            if (blend < 0) {
+                blend = s->obj_count;
+                if (!add_obj(s, m, "Deformer", s->objs[i].name, "BlendShape", next++)) return oom(s);
+            }
+            if (!add_obj(s, sh, "Deformer", sn, "BlendShapeChannel", next++)) return oom(s);
+            if (!add_obj(s, sh, "Geometry", sn, "Shape", next++)) return oom(s);
+        }
     }
     s->by_id = mr_alloc_array((size_t)s->obj_count + 1, sizeof *s->by_id);
     if (!s->by_id) return oom(s);
@@ -128,7 +144,12 @@ mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *
     }
     int owner = -1;
     for (int i = model_count; i < s->obj_count; i++) {
-        if (!strcmp(s->objs[i].sub, "Skin")) {
+        const char *sub = s->objs[i].sub;
+        if (!strcmp(sub, "BlendShapeChannel") || !strcmp(sub, "Shape")) {
+            add_conn(s, i, !strcmp(sub, "Shape") ? i - 1 : owner);
+            continue;
+        }
+        if (!strcmp(sub, "Skin") || !strcmp(sub, "BlendShape")) {
             for (int m = 0; m < model_count; m++)
                 if (s->objs[m].node == s->objs[i].node) add_conn(s, i, m);
             owner = i;
@@ -145,6 +166,23 @@ mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *
     (void)models;
     sort_conns(s);
     return MR_OK;
+}
+
+double fbx_legacy_deform(const fbx_scene *s, int channel)
+{
+    const char *name = s->objs[channel].name;
+    int def = fbx_linked(s, channel, 0, "Deformer", "BlendShape");
+    int model = def >= 0 ? fbx_linked(s, def, 0, "Model", NULL) : -1;
+    if (model < 0) return 0;
+    size_t len = strlen(name);
+    for (const mr_fbx_node *ch = mr_fbx_child(s->objs[model].node, "Channel"); ch; ch = mr_fbx_next(ch)) {
+        const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+        if (!cn || strncmp(cn, name, len) || strcmp(cn + len, " (Shape)")) continue;
+        const mr_fbx_node *d = mr_fbx_child(ch, "Default");
+        double v = d && d->prop_count ? mr_fbx_prop_double(d, 0) : 0;
+        return v == v && v - v == 0 ? v : 0;
+    }
+    return 0;
 }
 
 /* The Default values of a `Channel: "Transform"` node into x. */
