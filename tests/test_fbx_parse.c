@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "core/file.h"
+#include "anim/morph.h"
 #include "formats/fbx.h"
 #include "formats/fbx_parse.h"
 #include "test.h"
@@ -1019,6 +1020,35 @@ TEST(fbx_legacy_5800_models_children_links_and_channel_defaults)
     mr_model_destroy(m);
 }
 
+/* FBX 5 blend shapes (Shape children, weights from the model's "Name
+ * (Shape)" channels), a model listing itself as a child, a Link to a model
+ * that is not there. */
+TEST(fbx_legacy_5800_shapes_and_dangling_names)
+{
+    static const char text[] =
+        "FBXHeaderExtension: {\n FBXVersion: 5800\n}\n"
+        "Model: \"Model::Bone\" {\n Type: \"LimbNode\"\n Children: \"Model::Bone\", \"Model::Box\", \"Model::Nobody\"\n}\n"
+        "Model: \"Model::Box\" {\n Vertices: 0,0,0, 1,0,0, 0,1,0\n PolygonVertexIndex: 0,1,-3\n"
+        " Shape: \"S1\" {\n  Indexes: 0\n  Vertices: 0,0,1\n }\n Shape: \"S2\" {\n  Indexes: 1\n  Vertices: 0,0,1\n }\n"
+        " Link: \"Model::Missing\" {\n  Indexes: 0\n  Weights: 1\n }\n Children: \"Model::Bone\"\n"
+        " Channel: \"S1 (Shape)\" {\n  Default: 50\n }\n}\n";
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_fbx_parse_model("shapes.fbx", text, sizeof text - 1, &m, &err) == MR_OK);
+    if (!m) {
+        fprintf(stderr, "%s\n", err.msg);
+        return;
+    }
+    CHECK(m->skeleton.joint_count == 2 && m->mesh_count == 1);
+    const mr_morph_set *ms = m->mesh_count == 1 ? m->meshes[0].morph : NULL;
+    CHECK(ms && ms->count == 2);
+    if (ms && ms->count == 2) {
+        CHECK(fabsf(ms->weights[0] - 0.5f) < 1e-6f);   /* S1 at 50 percent */
+        CHECK(ms->weights[1] == 0);                    /* S2 has no channel */
+    }
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(fbx_binary_7400_32bit_records_raw_and_deflated_arrays);
@@ -1037,6 +1067,7 @@ int main(void)
     RUN(fbx_bad_binary_header_and_property_codes);
     RUN(fbx_bad_every_truncation_and_byte_change_is_refused_or_whole);
     RUN(fbx_legacy_5800_models_children_links_and_channel_defaults);
+    RUN(fbx_legacy_5800_shapes_and_dangling_names);
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);

@@ -84,7 +84,7 @@ mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *
             if (!strcmp(m->children[i].name, "Link")) objs++, conns += 2;
             if (!strcmp(m->children[i].name, "Shape")) objs += 2, conns += 2;
         }
-        conns += 2;
+        conns += 3;  /* to the root, from its skin, from its blend shape deformer */
     }
     s->objs = mr_alloc_array(objs + 1, sizeof *s->objs);
     s->conns = mr_alloc_array(conns + 1, sizeof *s->conns);
