@@ -14,6 +14,8 @@
 #   - mixamo.fbx (threejs-mixamo): info (its stacks as clips, the active
 #     one first), pose, convert to .glb and back, retarget onto the
 #     mannequin, a cached load that gives the same pose;
+#   - a skin's SkinningType (maya_dq_weights: Blend) followed by pose and
+#     kept by the cache;
 #   - malformed files: exit 3 naming the file and the node path.
 . "$(dirname "$0")/lib.sh"
 suite cli_fbx
@@ -136,6 +138,28 @@ run $MARROW pose $T --time 0.5 --obj "$TMP/t05.obj"
 got=$(awk '/^v /{printf "%.4f %.4f;", $2, $3}' "$TMP/t05.obj" | cut -d';' -f3)
 want=$(awk 'BEGIN{pi=atan2(0,-1); a=pi/4; x=1; y=1.25; printf "%.4f %.4f", x*cos(a)-y*sin(a), x*sin(a)+y*cos(a)+1}')
 [ "$got" = "$want" ] && pass "tri_skin at 0.5 s: 45 degrees and half the lift" || fail "tri_skin at 0.5 s" "got  $got" "want $want"
+
+# ---- the file's skinning mode (FBX SkinningType) ---------------------------------------
+DQW=$U/maya_dq_weights_7500_binary.fbx
+if [ -f "$DQW" ] && [ -z "${FBX_MATCH:-}" ]; then
+    # Maya's weight-blended skin: pose follows it without --skinning, and
+    # --skinning linear / dq override it; the cache keeps the mode and weights
+    $MARROW pose "$DQW" --time 0.75 --obj "$TMP/dq_file.obj" >/dev/null 2>&1
+    $MARROW pose "$DQW" --time 0.75 --skinning linear --obj "$TMP/dq_lin.obj" >/dev/null 2>&1
+    $MARROW pose "$DQW" --time 0.75 --skinning dq --obj "$TMP/dq_dq.obj" >/dev/null 2>&1
+    if $CMP "$TMP/dq_file.obj" "$TMP/dq_lin.obj" 1e-3 >/dev/null || $CMP "$TMP/dq_file.obj" "$TMP/dq_dq.obj" 1e-3 >/dev/null; then
+        fail "SkinningType Blend: pose without --skinning blends per vertex (neither all linear nor all dq)"
+    else pass "SkinningType Blend: pose without --skinning blends per vertex (neither all linear nor all dq)"; fi
+    run $MARROW convert "$DQW" "$TMP/dq.glb"
+    expect_match "SkinningType Blend: convert to glTF warns that it is written linear" "$ERR" "warning: .*dq.glb: mesh .* dual quaternions .*linear skinning only"
+    C=$TMP/cache_dq
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$DQW" --time 0.75 --obj "$TMP/dq_c1.obj" >/dev/null 2>&1
+    run env MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW info "$DQW"
+    expect_match "SkinningType Blend: a second load comes from the cache" "$OUT" "^cache: loaded from "
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$DQW" --time 0.75 --obj "$TMP/dq_c2.obj" >/dev/null 2>&1
+    cmp -s "$TMP/dq_c2.obj" "$TMP/dq_file.obj" && pass "SkinningType Blend: the cached mesh keeps its mode and blend weights" \
+        || fail "SkinningType Blend: the cached mesh keeps its mode and blend weights"
+fi
 
 # ---- malformed files ---------------------------------------------------------------
 n=0

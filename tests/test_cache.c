@@ -98,6 +98,8 @@ static void check_same_model(const mr_model *a, const mr_model *b)
         size_t v = (size_t)x->vertex_count;
         CHECK_MSG(x->vertex_count == y->vertex_count && x->index_count == y->index_count, "mesh %d counts", i);
         if (x->vertex_count != y->vertex_count || x->index_count != y->index_count) continue;
+        CHECK_MSG(x->skinning == y->skinning, "mesh %d skinning mode", i);
+        CHECK_MSG(same_mem(x->dq_blend, y->dq_blend, v * sizeof(float)), "mesh %d dual-quaternion blend", i);
         CHECK(same_str(x->name, y->name));
         CHECK_MSG(same_mem(x->positions, y->positions, v * sizeof(vec3)), "mesh %d positions", i);
         CHECK_MSG(same_mem(x->normals, y->normals, v * sizeof(vec3)), "mesh %d normals", i);
@@ -220,6 +222,16 @@ TEST(cache_round_trip_collada_thinmatrix) { round_trip(SHARED_MODELS "thinmatrix
 TEST(cache_round_trip_gltf_binary_with_embedded_images) { round_trip(SHARED_MODELS "blender-3.4-gltf/astroBoy_walk.glb", NULL); }
 TEST(cache_round_trip_gltf_thinmatrix) { round_trip(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb", NULL); }
 TEST(cache_round_trip_bvh) { round_trip("/usr/share/assimp/models/BVH/01_01.bvh", NULL); }
+TEST(cache_round_trip_fbx_blended_dual_quaternion_skin)
+{
+    const char *path = SHARED_MODELS "ufbx-data/maya_dq_weights_7500_binary.fbx";
+    round_trip(path, NULL);
+    if (!mr_file_exists(path)) return;
+    no_cache();
+    mr_model *m = load(path, NULL);
+    CHECK(m && m->mesh_count == 1 && m->meshes[0].skinning == MR_SKINNING_DUAL_QUATERNION && m->meshes[0].dq_blend);
+    mr_model_destroy(m);
+}
 TEST(cache_round_trip_project_mannequin_md5) { round_trip("models/mannequin.md5mesh", "models/walk.md5anim"); }
 
 /* A private copy of a small source to edit. */
@@ -1275,6 +1287,7 @@ int main(void)
     RUN(cache_round_trip_gltf_binary_with_embedded_images);
     RUN(cache_round_trip_gltf_thinmatrix);
     RUN(cache_round_trip_bvh);
+    RUN(cache_round_trip_fbx_blended_dual_quaternion_skin);
     RUN(cache_round_trip_project_mannequin_md5);
     RUN(cache_invalidated_by_mtime_and_by_same_size_content_change);
     RUN(cache_truncated_at_every_sixteenth_falls_back_and_is_replaced);

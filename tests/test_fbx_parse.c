@@ -20,6 +20,8 @@
 #include <zlib.h>
 
 #include "core/file.h"
+#include "anim/morph.h"
+#include "formats/fbx.h"
 #include "formats/fbx_parse.h"
 #include "test.h"
 
@@ -980,6 +982,73 @@ TEST(fbx_real_assimp_testmodels)
     free(data);
 }
 
+/* The FBX 5 layout: top-level models, Children lists, a Link cluster, the
+ * transform as channel defaults (the model's own, else the current take's). */
+TEST(fbx_legacy_5800_models_children_links_and_channel_defaults)
+{
+    static const char text[] =
+        "FBXHeaderExtension: {\n FBXVersion: 5800\n}\n"
+        "Model: \"Model::Root\" {\n Type: \"Null\"\n Children: \"Model::Bone\", \"Model::Box\"\n"
+        " Channel: \"Transform\" {\n  Channel: \"T\" {\n   Channel: \"X\" {\n    Default: 5\n   }\n  }\n }\n}\n"
+        "Model: \"Model::Bone\" {\n Type: \"LimbNode\"\n}\n"
+        "Model: \"Model::Box\" {\n Vertices: 0,0,0, 1,0,0, 0,1,0\n PolygonVertexIndex: 0,1,-3\n"
+        " Link: \"Model::Bone\" {\n  Indexes: 0,1,2\n  Weights: 1,1,1\n"
+        "  Transform: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1\n  TransformLink: 1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,2,1\n }\n}\n"
+        "Takes: {\n Current: \"T1\"\n Take: \"T1\" {\n  Model: \"Model::Bone\" {\n   Channel: \"Transform\" {\n"
+        "    Channel: \"T\" {\n     Channel: \"Z\" {\n      Default: 2\n     }\n    }\n   }\n  }\n }\n}\n";
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_fbx_parse_model("legacy.fbx", text, sizeof text - 1, &m, &err) == MR_OK);
+    if (!m) {
+        fprintf(stderr, "%s\n", err.msg);
+        return;
+    }
+    const mr_skeleton *sk = &m->skeleton;
+    int root = mr_skeleton_find(sk, "Root"), bone = mr_skeleton_find(sk, "Bone"), box = mr_skeleton_find(sk, "Box");
+    CHECK(root >= 0 && bone >= 0 && box >= 0);
+    if (root >= 0 && bone >= 0 && box >= 0) {
+        CHECK(sk->parents[root] == -1 && sk->parents[bone] == root && sk->parents[box] == root);
+        CHECK(fabsf(sk->rest_t[root][0] - 5) < 1e-5f);   /* the model's own channel default */
+        CHECK(fabsf(sk->rest_t[bone][2] - 2) < 1e-5f);   /* the current take's */
+        CHECK(fabsf(sk->inverse_bind[bone][3][2] + 2) < 1e-5f);  /* TransformLink^-1 */
+    }
+    CHECK(m->mesh_count == 1);
+    if (m->mesh_count == 1) {
+        CHECK(m->meshes[0].vertex_count == 3 && m->meshes[0].index_count == 3);
+        CHECK(m->meshes[0].joints && m->meshes[0].joints[0][0] == bone && m->meshes[0].weights[0][0] > 0.99f);
+    }
+    mr_model_destroy(m);
+}
+
+/* FBX 5 blend shapes (Shape children, weights from the model's "Name
+ * (Shape)" channels), a model listing itself as a child, a Link to a model
+ * that is not there. */
+TEST(fbx_legacy_5800_shapes_and_dangling_names)
+{
+    static const char text[] =
+        "FBXHeaderExtension: {\n FBXVersion: 5800\n}\n"
+        "Model: \"Model::Bone\" {\n Type: \"LimbNode\"\n Children: \"Model::Bone\", \"Model::Box\", \"Model::Nobody\"\n}\n"
+        "Model: \"Model::Box\" {\n Vertices: 0,0,0, 1,0,0, 0,1,0\n PolygonVertexIndex: 0,1,-3\n"
+        " Shape: \"S1\" {\n  Indexes: 0\n  Vertices: 0,0,1\n }\n Shape: \"S2\" {\n  Indexes: 1\n  Vertices: 0,0,1\n }\n"
+        " Link: \"Model::Missing\" {\n  Indexes: 0\n  Weights: 1\n }\n Children: \"Model::Bone\"\n"
+        " Channel: \"S1 (Shape)\" {\n  Default: 50\n }\n}\n";
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_fbx_parse_model("shapes.fbx", text, sizeof text - 1, &m, &err) == MR_OK);
+    if (!m) {
+        fprintf(stderr, "%s\n", err.msg);
+        return;
+    }
+    CHECK(m->skeleton.joint_count == 2 && m->mesh_count == 1);
+    const mr_morph_set *ms = m->mesh_count == 1 ? m->meshes[0].morph : NULL;
+    CHECK(ms && ms->count == 2);
+    if (ms && ms->count == 2) {
+        CHECK(fabsf(ms->weights[0] - 0.5f) < 1e-6f);   /* S1 at 50 percent */
+        CHECK(ms->weights[1] == 0);                    /* S2 has no channel */
+    }
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(fbx_binary_7400_32bit_records_raw_and_deflated_arrays);
@@ -997,6 +1066,8 @@ int main(void)
     RUN(fbx_bad_ascii_tokens_name_their_line);
     RUN(fbx_bad_binary_header_and_property_codes);
     RUN(fbx_bad_every_truncation_and_byte_change_is_refused_or_whole);
+    RUN(fbx_legacy_5800_models_children_links_and_channel_defaults);
+    RUN(fbx_legacy_5800_shapes_and_dangling_names);
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);

@@ -61,6 +61,7 @@ void mr_mesh_deinit(mr_mesh *mesh)
     free(mesh->weights);
     free(mesh->indices);
     mr_morph_set_destroy(mesh->morph);
+    free(mesh->dq_blend);
     free(mesh->material.name);
     free(mesh->material.diffuse_map);
     free(mesh->material.normal_map);

@@ -49,6 +49,12 @@ typedef struct mr_material {
     size_t normal_bytes_len;
 } mr_material;
 
+/* Skinning modes (mr_mesh_skin_with below says what each does). */
+typedef enum mr_skinning {
+    MR_SKINNING_LINEAR = 0,
+    MR_SKINNING_DUAL_QUATERNION,
+} mr_skinning;
+
 typedef struct mr_mesh {
     char *name;
     int vertex_count;
@@ -65,6 +71,14 @@ typedef struct mr_mesh {
     int source_over4;    /* vertices whose source file gave more than 4 positive */
     int source_over8;    /* ... and more than 8 influences (before the cut); loaders set these */
     struct mr_morph_set *morph;  /* morph targets (anim/morph.h), owned, or NULL: none */
+    /* The skinning its file asks for (FBX SkinningType; every other format
+     * LINEAR): DUAL_QUATERNION with dq_blend NULL skins every vertex with
+     * dual quaternions; dq_blend (vertex_count factors in [0, 1], owned, or
+     * NULL) blends the linear and dual-quaternion results per vertex
+     * (FBX "Blend": Maya's weight-blended skin). `marrow pose` without
+     * --skinning follows these (mr_skin_opts.mode / .blend). */
+    mr_skinning skinning;
+    float *dq_blend;
 } mr_mesh;
 
 /* Allocates vertex and index arrays (zeroed; skinned adds joints/weights).
@@ -109,7 +123,7 @@ int mr_mesh_influence_count(const mr_mesh *mesh);
  * copied unchanged. */
 void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *out_nrm);
 
-/* Skinning modes. LINEAR blends the skin matrices (mr_mesh_skin).
+/* Skinning modes (mr_skinning). LINEAR blends the skin matrices (mr_mesh_skin).
  * DUAL_QUATERNION blends each joint's rigid part as a unit dual quaternion
  * (Kavan et al. 2007; antipodal quaternions flipped towards the heaviest
  * influence), so a twisted joint keeps the limb's cross-section instead of
@@ -121,11 +135,6 @@ void mr_mesh_skin(const mr_mesh *mesh, const mat4 *skin, vec3 *out_pos, vec3 *ou
  * quaternion. Rigid skin matrices (S within 1e-5 of identity) skip the S
  * step. A mirroring skin matrix (negative determinant) has no rotation:
  * vertices it influences are skinned linearly. */
-typedef enum mr_skinning {
-    MR_SKINNING_LINEAR = 0,
-    MR_SKINNING_DUAL_QUATERNION,
-} mr_skinning;
-
 typedef struct mr_skin_opts {
     mr_skinning mode;      /* 0: linear */
     const float *blend;    /* vertex_count factors, 0 linear .. 1 dual quaternion (a per-vertex

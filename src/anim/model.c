@@ -71,6 +71,7 @@ static void unborrow_all(mr_model *m)
         UNBORROW(m, me->joints);
         UNBORROW(m, me->weights);
         UNBORROW(m, me->indices);
+        UNBORROW(m, me->dq_blend);
         UNBORROW(m, me->material.name);
         UNBORROW(m, me->material.diffuse_map);
         UNBORROW(m, me->material.normal_map);

@@ -249,6 +249,20 @@ static int convert(int argc, char **argv, const char *retarget, int feet, char *
                    int mirror);
 
 /* glTF is Y-up metres: the model is converted to that frame first. */
+/* glTF, COLLADA and MD5 skin linearly: a mesh its file skins with dual
+ * quaternions (FBX SkinningType) is written with its linear weights. */
+static void warn_skinning(const mr_model *m, const char *out)
+{
+    for (int i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].skinning == MR_SKINNING_DUAL_QUATERNION && m->meshes[i].joints) {
+            fprintf(stderr, "marrow convert: warning: %s: mesh '%s' is skinned with dual quaternions%s in %s; the output "
+                    "format holds linear skinning only: written with linear skinning\n", out,
+                    m->meshes[i].name ? m->meshes[i].name : "", m->meshes[i].dq_blend ? " (blended per vertex)" : "",
+                    m->path);
+            return;
+        }
+}
+
 static int write_gltf(mr_model *m, const char *out)
 {
     mr_error err = {0};
@@ -354,6 +368,7 @@ static int convert(int argc, char **argv, const char *retarget, int feet, char *
         return MR_EXIT_FAILED;
     }
     free(out_dir);
+    if (!to_bvh) warn_skinning(m, out);
     if (to_bvh) {
         mr_error err = {0};
         if (m->clip_count != 1) {

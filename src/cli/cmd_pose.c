@@ -33,7 +33,10 @@ static const char pose_help[] =
     "(model space, skeleton order, each after a '# joint I NAME' line) and one\n"
     "l element per bone.\n"
     "--skinning dq skins with dual quaternions (no collapse at twisted joints;\n"
-    "scale is applied before the rigid part, see mesh.h); linear is the default.\n"
+    "scale is applied before the rigid part, see mesh.h), --skinning linear\n"
+    "linearly; without it each mesh is skinned as its file says (FBX\n"
+    "SkinningType: DualQuaternion, or Blend mixing the two per vertex), else\n"
+    "linearly.\n"
     "Morph targets are applied before skinning with the clip's weights at T (the\n"
     "meshes' default weights without a clip; none with --bind); --morph NAME=W\n"
     "sets target NAME's weight on every mesh that has it (repeatable).\n"
@@ -60,6 +63,7 @@ static void write_joints(FILE *f, const mr_skeleton *sk, const mat4 *joints)
 /* What write_obj applies before and while skinning. */
 typedef struct pose_opts {
     mr_skinning skinning;
+    int skinning_given;    /* --skinning: else each mesh's own (mr_mesh.skinning, dq_blend) */
     const mr_clip *clip;   /* morph weights from its channels, or NULL */
     float time;
     mr_wrap wrap;
@@ -116,6 +120,10 @@ static int write_obj(const mr_model *m, const mat4 *skin, const mat4 *joints, co
         morph_mesh(m, i, po, pos, nrm);
         if (skin) {
             mr_skin_opts so = {.mode = po->skinning, .positions = pos, .normals = nrm};
+            if (!po->skinning_given) {
+                so.mode = mesh->skinning;
+                so.blend = mesh->skinning == MR_SKINNING_DUAL_QUATERNION ? mesh->dq_blend : NULL;
+            }
             mr_mesh_skin_with(mesh, skin, &so, pos, nrm);
         }
         fprintf(f, "o %s\n", mesh->name ? mesh->name : "mesh");
@@ -167,6 +175,7 @@ int mr_cmd_pose(int argc, char **argv)
             const char *v = argv[++i];
             char *eq = strrchr(v, '=');
             if (!strcmp(a, "--skinning")) {
+                po.skinning_given = 1;
                 if (!strcmp(v, "linear")) po.skinning = MR_SKINNING_LINEAR;
                 else if (!strcmp(v, "dq") || !strcmp(v, "dual_quaternion")) po.skinning = MR_SKINNING_DUAL_QUATERNION;
                 else code = mr_cli_usage_error("pose", "--skinning expects linear or dq, got '%s'", v);

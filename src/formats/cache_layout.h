@@ -58,7 +58,8 @@ typedef struct mesh_rec {
     int32_t joint_bytes;  /* 1 or 2: width of a stored joint index */
     int32_t index_bytes;  /* 2 or 4: width of a stored triangle index */
     int32_t rows;         /* with row_of: the distinct influence rows stored at joints, weights */
-    int32_t pad;
+    int32_t skinning;     /* mr_skinning */
+    uint64_t dq_blend;    /* vertex_count floats in [0, 1], or 0 (mr_mesh.dq_blend) */
 } mesh_rec;
 
 typedef struct clip_rec {
@@ -77,7 +78,7 @@ typedef struct marker_rec {
 
 _Static_assert(sizeof(char *) <= sizeof(uint64_t), "name offsets become pointers in place");
 _Static_assert(sizeof(file_header) == 64, "cache header is 64 bytes");
-_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 224 &&
+_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 232 &&
                    sizeof(clip_rec) == 144 && sizeof(marker_rec) == 16,
                "cache records have no padding");
 

@@ -533,6 +533,17 @@ static void read_mesh(reader *r, const mesh_rec *mr, mr_mesh *me, int joints)
     if (r->bad) return;
     me->source_over4 = mr->source_over4;
     me->source_over8 = mr->source_over8;
+    if (mr->skinning != MR_SKINNING_LINEAR && mr->skinning != MR_SKINNING_DUAL_QUATERNION) {
+        r->bad = 1;
+        return;
+    }
+    me->skinning = (mr_skinning)mr->skinning;
+    me->dq_blend = opt(r, mr->dq_blend, v, sizeof(float), CACHE_ALIGN);
+    for (uint64_t i = 0; me->dq_blend && i < v; i++)
+        if (!(me->dq_blend[i] >= 0 && me->dq_blend[i] <= 1)) {   /* NaN too */
+            r->bad = 1;
+            return;
+        }
     mr_material *mt = &me->material;
     mt->name = str(r, mr->mat_name);
     mt->diffuse_map = texture_path(r, mr->diffuse_map);

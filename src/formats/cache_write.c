@@ -405,6 +405,8 @@ static void put_mesh(wbuf *w, const mr_mesh *m, mesh_rec *r)
     put_indices(w, m, r);
     r->source_over4 = m->source_over4;
     r->source_over8 = m->source_over8;
+    r->skinning = (int32_t)m->skinning;
+    r->dq_blend = put_arr(w, m->dq_blend, v * sizeof *m->dq_blend);
     const mr_material *mt = &m->material;
     r->mat_name = put_str(w, mt->name);
     r->diffuse_map = put_texture_path(w, mt->diffuse_map);

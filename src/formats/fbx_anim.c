@@ -253,6 +253,44 @@ static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending *
     return MR_OK;
 }
 
+/* 5.x/6.x: a model's `Channel: "Name (Shape)"` in a take animates the
+ * DeformPercent of its blend channel Name (fbx_legacy.c builds those). */
+static mr_status bind_shapes6(fbx_scene *s, const mr_fbx_node *m, int joint, stack_curves *c, pending **pend, int *npend,
+                              int *cap)
+{
+    for (const mr_fbx_node *ch = mr_fbx_child(m, "Channel"); ch; ch = mr_fbx_next(ch)) {
+        const char *cn = mr_fbx_prop_string(ch, 0, NULL);
+        size_t len = cn ? strlen(cn) : 0;
+        if (len < 9 || strcmp(cn + len - 8, " (Shape)")) continue;
+        for (int b = 0; b < s->blend_count; b++) {
+            int chan = s->blends[b].channel_obj;
+            int def = fbx_linked(s, chan, 0, "Deformer", "BlendShape");
+            if (def < 0 || fbx_linked(s, def, 0, "Model", NULL) != s->node_obj[joint]) continue;
+            if (strlen(s->objs[chan].name) != len - 8 || strncmp(s->objs[chan].name, cn, len - 8)) continue;
+            fbx_curve cv;
+            int has, idx;
+            mr_status st = fbx_curve_read_v6(s, ch, &cv, &has);
+            if (st != MR_OK || !has) {
+                fbx_curve_free(&cv);
+                if (st != MR_OK) return st;
+                continue;
+            }
+            if ((st = add_curve(s, c, &cv, &idx)) != MR_OK) {
+                fbx_curve_free(&cv);
+                return st;
+            }
+            if (*npend == *cap) {
+                *cap = *cap ? *cap * 2 : 64;
+                pending *g = realloc(*pend, sizeof *g * (size_t)*cap);
+                if (!g) return oom(s);
+                *pend = g;
+            }
+            (*pend)[(*npend)++] = (pending){-1, b, 0, idx};
+        }
+    }
+    return MR_OK;
+}
+
 /* 6.x: Take/Model "Model::name"/Channel "Transform"/Channel "T"|"R"|"S"/Channel "X".. */
 static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves *c, pending **pend, int *npend)
 {
@@ -268,6 +306,8 @@ static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves 
                 break;
             }
         if (joint < 0) continue;
+        mr_status sst = s->legacy ? bind_shapes6(s, m, joint, c, pend, npend, &cap) : MR_OK;
+        if (sst != MR_OK) return sst;
         const mr_fbx_node *tr = NULL;
         for (const mr_fbx_node *ch = mr_fbx_child(m, "Channel"); ch; ch = mr_fbx_next(ch)) {
             const char *cn = mr_fbx_prop_string(ch, 0, NULL);

@@ -185,6 +185,8 @@ typedef struct skin {
     double bind[16];             /* the clusters' Transform: mesh bind world */
     int has_bind;
     int clusters;
+    int dq;                      /* SkinningType DualQuaternion (1) or Blend (2, with blend) */
+    float *blend;                /* Blend: per control point, 0 linear .. 1 dual quaternion */
 } skin;
 
 static void skin_free(skin *k)
@@ -192,6 +194,7 @@ static void skin_free(skin *k)
     free(k->start);
     free(k->joint);
     free(k->weight);
+    free(k->blend);
     memset(k, 0, sizeof *k);
 }
 
@@ -267,6 +270,39 @@ static mr_status bind_bones(fbx_scene *s, char *set)
     return MR_OK;
 }
 
+/* The skin's SkinningType: "Linear" and "Rigid" (and none) skin linearly,
+ * "DualQuaternion" with dual quaternions, "Blend" blends the two results per
+ * control point by BlendWeights (with the skin's Indexes; a point not
+ * listed is linear), as Maya and the FBX SDK define it. */
+static mr_status skin_type(fbx_scene *s, int skin_obj, size_t cps, skin *out)
+{
+    const mr_fbx_node *node = s->objs[skin_obj].node;
+    const char *type = mr_fbx_prop_string(mr_fbx_child(node, "SkinningType"), 0, NULL);
+    if (!type) type = fbx_prop_str(s, skin_obj, "SkinningType");
+    if (!type) return MR_OK;
+    if (!strcmp(type, "DualQuaternion")) out->dq = 1;
+    if (strcmp(type, "Blend")) return MR_OK;
+    const int64_t *idx;
+    const double *w;
+    size_t ni, nw;
+    mr_status st;
+    if ((st = fbx_array_i(s, node, "Indexes", &idx, &ni)) != MR_OK) return st;
+    if ((st = fbx_array_d(s, node, "BlendWeights", &w, &nw)) != MR_OK) return st;
+    if (ni != nw) return fbx_fail(s, mr_fbx_child(node, "BlendWeights") ? mr_fbx_child(node, "BlendWeights") : node,
+                                  "expected %zu blend weights (one per index), got %zu", ni, nw);
+    out->blend = calloc(cps + 1, sizeof *out->blend);
+    if (!out->blend) return oom(s);
+    out->dq = 2;
+    for (size_t i = 0; i < ni; i++) {
+        if (idx[i] < 0 || (uint64_t)idx[i] >= cps)
+            return fbx_fail(s, mr_fbx_child(node, "Indexes"), "index %zu is %lld: expected a control point 0..%zu", i,
+                            (long long)idx[i], cps ? cps - 1 : 0);
+        double v = w[i];
+        out->blend[idx[i]] = isfinite(v) ? (float)(v < 0 ? 0 : v > 1 ? 1 : v) : 0.0f;
+    }
+    return MR_OK;
+}
+
 static mr_status read_skin(fbx_scene *s, int skin_obj, size_t cps, skin *out)
 {
     memset(out, 0, sizeof *out);
@@ -321,7 +357,7 @@ static mr_status read_skin(fbx_scene *s, int skin_obj, size_t cps, skin *out)
     /* pass 1 moved each start to the next one's: shift back */
     for (size_t i = cps; i > 0; i--) out->start[i] = out->start[i - 1];
     out->start[0] = 0;
-    return MR_OK;
+    return skin_type(s, skin_obj, cps, out);
 }
 
 /* ---- blend shapes ---- */
@@ -331,6 +367,7 @@ typedef fbx_blend shape_ref;
 double fbx_deform_percent(const fbx_scene *s, int channel)
 {
     uint32_t f;
+    if (s->legacy) return fbx_legacy_deform(s, channel);
     if (fbx_prop(s, channel, "DeformPercent", &f)) return fbx_prop_num(s, channel, "DeformPercent", 0);
     const mr_fbx_node *n = mr_fbx_child(s->objs[channel].node, "DeformPercent");
     double d = n && n->prop_count ? mr_fbx_prop_double(n, 0) : 0;
@@ -708,6 +745,14 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             st = oom(s);
             goto weld_done;
         }
+        if (skinned && sk_data.dq) {
+            mesh.skinning = MR_SKINNING_DUAL_QUATERNION;
+            if (sk_data.dq == 2 && !(mesh.dq_blend = calloc(vc + 1, sizeof *mesh.dq_blend))) {
+                mr_mesh_deinit(&mesh);
+                st = oom(s);
+                goto weld_done;
+            }
+        }
         size_t wi = 0;
         start = 0;
         p = 0;
@@ -721,6 +766,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                     memcpy(mesh.positions[w], cp_pos + 3 * v, sizeof(vec3));
                     memcpy(mesh.normals[w], cs[c].n, sizeof(vec3));
                     memcpy(mesh.uvs[w], cs[c].uv, sizeof(vec2));
+                    if (mesh.dq_blend) mesh.dq_blend[w] = skinned ? sk_data.blend[v] : 0.0f;
                     for (int t = 0; t < targets; t++)
                         memcpy(mesh.morph->targets[t].positions[w], cp_delta + ((size_t)t * m->cps + v) * 3, sizeof(vec3));
                     int n = skinned ? sk_data.start[v + 1] - sk_data.start[v] : 0;

@@ -81,7 +81,8 @@ typedef struct fbx_scene {
     const char *path;
     mr_error *err;
     mr_model *model;
-    int v6;                      /* 5.8/6.x layout (names as ids, Takes) */
+    int v6;                      /* 5.x/6.x layout (names as ids, Takes) */
+    int legacy;                  /* 5.x layout: top-level models, no Objects/Connections (fbx_legacy.c) */
     int blender;                 /* a binary file Blender wrote (its own FullWeights convention) */
     fbx_obj *objs;
     int obj_count;
@@ -137,7 +138,17 @@ double fbx_node_prop_num(const mr_fbx_node *props, const char *name, double def)
 /* Doubles / ints of a child array node of obj's record; NULL count 0 when absent. */
 mr_status fbx_array_d(fbx_scene *s, const mr_fbx_node *n, const char *child, const double **out, size_t *count);
 mr_status fbx_array_i(fbx_scene *s, const mr_fbx_node *n, const char *child, const int64_t **out, size_t *count);
-char *fbx_keep(fbx_scene *s, char *str);   /* records an owned string; returns it (NULL when out of memory) */
+char *fbx_keep(fbx_scene *s, char *str);
+/* The id of a 6.x object named "Class::Name" (a hash of the name; bit 62 set). */
+int64_t fbx_name_id(const char *p, size_t n);
+
+/* ---- fbx_legacy.c ---- */
+/* Objects and connections of a 5.x file (fbx_index's sort helpers passed in). */
+mr_status fbx_index_legacy(fbx_scene *s, int (*by_id)(const void *, const void *), void (*sort_conns)(fbx_scene *));
+/* A 5.x model's rest T/R/S: its own Transform channel defaults, else the current take's. */
+void fbx_legacy_rest(const fbx_scene *s, int obj, fbx_xf *x);
+/* A 5.x blend channel's DeformPercent: its model's `Channel: "Name (Shape)"` default. */
+double fbx_legacy_deform(const fbx_scene *s, int channel);   /* records an owned string; returns it (NULL when out of memory) */
 
 /* ---- fbx_xform.c (matrices: double[16], column-major as cglm) ---- */
 void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *out);

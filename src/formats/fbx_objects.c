@@ -18,6 +18,8 @@
 #include "core/str.h"
 #include "formats/fbx_internal.h"
 
+static uint64_t hash_name(const char *p, size_t n);
+
 mr_status fbx_fail(fbx_scene *s, const mr_fbx_node *at, const char *fmt, ...)
 {
     char path[256], what[512];
@@ -41,6 +43,11 @@ char *fbx_keep(fbx_scene *s, char *str)
     s->owned_cap = (int)cap;
     s->owned[s->owned_count++] = str;
     return str;
+}
+
+int64_t fbx_name_id(const char *p, size_t n)
+{
+    return (int64_t)hash_name(p, n);
 }
 
 static uint64_t hash_name(const char *p, size_t n)
@@ -80,6 +87,13 @@ static int cmp_child(const void *a, const void *b)
     return x != y ? (x < y ? -1 : 1) : (ia < ib ? -1 : ia > ib);
 }
 
+static void sort_conns(fbx_scene *s)
+{
+    sort_scene = s;
+    qsort(s->conn_by_parent, (size_t)s->conn_count, sizeof(int), cmp_parent);
+    qsort(s->conn_by_child, (size_t)s->conn_count, sizeof(int), cmp_child);
+}
+
 int fbx_find(const fbx_scene *s, int64_t id)
 {
     int lo = 0, hi = s->obj_count - 1;
@@ -117,10 +131,8 @@ mr_status fbx_index(fbx_scene *s)
 {
     const mr_fbx_node *objects = mr_fbx_child(&s->doc->root, "Objects");
     if (!objects && mr_fbx_child(&s->doc->root, "Model")) {
-        const mr_fbx_node *v = mr_fbx_child(mr_fbx_child(&s->doc->root, "FBXHeaderExtension"), "FBXVersion");
-        return fbx_fail(s, NULL, "an FBX %lld file keeps its models at the top level, without Objects and Connections (the "
-                        "layout before FBX 6; marrow reads 6.0 and later): expected an Objects section",
-                        v ? (long long)mr_fbx_prop_int(v, 0) : (long long)s->doc->version);
+        sort_scene = s;
+        return fbx_index_legacy(s, cmp_id, sort_conns);
     }
     if (!objects) return fbx_fail(s, &s->doc->root, "expected an Objects section");
     s->objs = mr_alloc_array(objects->child_count + 1u, sizeof *s->objs);

@@ -128,6 +128,7 @@ static mr_status order_models(fbx_scene *s)
         int pj = p >= 0 ? s->obj_joint[p] : -1;
         sk->parents[j] = s->fbx_parent[j] = pj < j ? pj : -1;
         fbx_xf_read(s, o, &s->xf[j]);
+        if (s->legacy) fbx_legacy_rest(s, o, &s->xf[j]);
         int sp = sk->parents[j];
         s->scale_from[j] = sp < 0 ? -1 : s->xf[j].inherit == 0 ? sp : s->xf[j].inherit == 2 ? s->scale_from[sp] : -1;
         const char *name = s->objs[o].name;
