@@ -163,6 +163,7 @@ flush() {  # prints every finished suite whose predecessors are printed
 }
 
 # ---- the pool: a token per worker in a FIFO --------------------------------------------
+echo "running $n suites, $jobs at a time (MARROW_TEST_JOBS); each printed whole, in order, once it and those before it end"
 mkfifo "$work/tokens"
 exec 3<>"$work/tokens"
 i=0
