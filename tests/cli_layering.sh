@@ -64,7 +64,7 @@ for f in $folders; do
     for file in src/"$f"/*.[ch]; do
         [ -f "$file" ] || continue
         for to in $(sed -nE 's/^[ \t]*#[ \t]*include[ \t]+"([a-z_]+)\/.*/\1/p' "$file" | sort -u); do
-            printf '%s\n' "$folders" | grep -qx "$to" || continue  # not a src/ folder (src/bench/ozz/...)
+            printf '%s\n' "$folders" | grep -qx "$to" || continue  # not a src/ folder
             may_use "$f" "$to" || bad_inc="$bad_inc
 $file includes $to/ ($(grep -nE "#[ \t]*include[ \t]+\"$to/" "$file" | head -1 | cut -d: -f1))"
         done

@@ -68,6 +68,10 @@ static void track_release(mr_track *track)
 void mr_clip_destroy(mr_clip *clip)
 {
     if (!clip) return;
+    /* the runtime first: a pack being built off the caller's thread reads
+     * the tracks until the runtime's destructor stops it */
+    if (clip->runtime && clip->runtime_destroy) clip->runtime_destroy(clip->runtime);
+    clip->runtime = NULL;
     mr_morph_tracks_destroy(clip->morph);
     if (clip->tracks)
         for (int j = 0; j < clip->joint_count; j++) {
@@ -78,7 +82,6 @@ void mr_clip_destroy(mr_clip *clip)
     for (int i = 0; i < clip->marker_count; i++) release(clip, clip->markers[i].name);
     release(clip, clip->markers);
     release(clip, clip->tracks);
-    if (clip->runtime && clip->runtime_destroy) clip->runtime_destroy(clip->runtime);
     release(clip, clip->name);
     release(clip, clip);
 }

@@ -654,7 +654,7 @@ static mr_status transfer_keys(run *r, mr_error *err)
     for (int i = 0; i < nkeys; i++) {
         float t = c->times[i];
         mr_status st;
-        if ((st = mr_clip_sample(r->clip, ss, t, MR_WRAP_CLAMP, &c->sp)) != MR_OK)
+        if ((st = mr_clip_sample_keys(r->clip, ss, t, MR_WRAP_CLAMP, &c->sp)) != MR_OK)
             return mr_error_set(err, st, "retarget: clip '%s' does not sample at %g s", r->clip->name, t);
         model_rotations(ss, c->sp.r, c->sg);
         mr_pose_to_model(ss, &c->sp, c->sm);

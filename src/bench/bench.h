@@ -29,6 +29,6 @@ void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */
 void mr_bench_pose(const mr_bench_opts *o);   /* pose evaluation, ns per joint */
 void mr_bench_choreo(const mr_bench_opts *o); /* blends, layers, IK vs plain sampling, ns per joint */
 void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100 characters */
-void mr_bench_ozz(const mr_bench_opts *o);    /* beside ozz-animation: runs BIN_DIR/bench/ozz_compare */
+void mr_bench_clips(const mr_bench_opts *o);  /* a library of CMU takes: bytes, ratio, error, load times */
 
 #endif

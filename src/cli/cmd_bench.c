@@ -18,12 +18,13 @@ static const char bench_help[] =
     "  headless rendering at 640x480, FXAA or 4x MSAA, shadows on or off (frames per\n"
     "  second, first-frame cost);\n"
     "  assimp's import of the same files when libassimp is installed (ratio);\n"
-    "  marrow beside ozz-animation 0.16 (memory, error, ns per joint, ratio) when\n"
-    "  `make bench-ozz OZZ_SRC=DIR` has built its program (else a line saying so).\n"
+    "  a clip library (the CMU takes of assimp-testmodels): bytes per joint per\n"
+    "  second, ratio against raw poses, error, first and cached load times against\n"
+    "  assimp; snoutx10k's default clip: bytes and ns per joint.\n"
     "Every figure is measured in this run.\n"
     "Models are read from DIR (default ../shared/models). --quick runs few\n"
     "repetitions (a smoke test, not a figure). --only runs one section: load,\n"
-    "pose, choreo, render, lua or ozz.\n";
+    "pose, choreo, render, lua or clips.\n";
 
 int mr_cmd_bench(int argc, char **argv)
 {
@@ -34,7 +35,7 @@ int mr_cmd_bench(int argc, char **argv)
     mr_bench_opts o = {.quick = 0, .root = "../shared/models"};
     static const struct { const char *name; void (*run)(const mr_bench_opts *); } sections[] = {
         {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo},
-        {"render", mr_bench_render}, {"lua", mr_bench_lua}, {"ozz", mr_bench_ozz},
+        {"render", mr_bench_render}, {"lua", mr_bench_lua}, {"clips", mr_bench_clips},
     };
     enum { NSECTIONS = sizeof sections / sizeof sections[0] };
     const char *only = NULL;
@@ -51,6 +52,6 @@ int mr_cmd_bench(int argc, char **argv)
             ran++;
         }
     if (!ran)
-        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, render, lua, ozz (not '%s')", only);
+        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, render, lua, clips (not '%s')", only);
     return MR_EXIT_OK;
 }

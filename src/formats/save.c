@@ -140,7 +140,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol)
         }
         for (int f = 0; f < frames && st == MR_OK; f++) {
             times[f] = (float)fmin(f / (double)rate, clip->duration);
-            st = mr_clip_sample(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
+            st = mr_clip_sample_keys(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
             for (int j = 0; j < n && st == MR_OK; j++) {
                 mr_joint_tracks *jt = &fr->tracks[j];
                 jt->t.times[f] = jt->r.times[f] = jt->s.times[f] = (float)(f / (double)rate);
