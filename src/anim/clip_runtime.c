@@ -407,9 +407,11 @@ void mr_clip_finish(mr_clip *clip)
      * file's). Clips it does not take (CUBIC keys) are refined, thinned and
      * baked as before. */
     if (rt->thin_tolerance > 0) {
+        if (clip->source_dropped && mr_clip_source(clip, NULL) != MR_OK) return;   /* nothing to build from */
         rt->pack = mr_clip_runtime_build_pack(clip, rt);
         if (rt->pack) {
             rt->serial = mr_clip_pack_serial();
+            if (clip->source_on_demand) mr_clip_drop_source(clip);
             return;
         }
     }
@@ -439,6 +441,7 @@ static int may_pack(const mr_clip *clip)
 
 void mr_clip_finish_later(mr_clip *clip)
 {
+    if (clip->source_dropped && mr_clip_source(clip, NULL) != MR_OK) return;   /* nothing to build from */
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     if (!rt || !(rt->thin_tolerance > 0) || !may_pack(clip)) {
         mr_clip_finish(clip);
@@ -462,6 +465,16 @@ void mr_clip_settle(const mr_clip *clip)
     mr_clip_pack *pack = mr_clip_job_wait(rt->job, &added);
     rt->job = NULL;
     if (pack) {
+        /* the pack samples without the keys: given up first, then the pack
+         * moves into this thread's heap, where they were (the worker's heap
+         * keeps only temporaries: a library of packs fragments neither) */
+        if (clip->source_on_demand) mr_clip_drop_source((mr_clip *)clip);
+        mr_clip_pack *here = malloc(pack->bytes);
+        if (here) {
+            memcpy(here, pack, pack->bytes);
+            free(pack);
+            pack = here;
+        }
         rt->pack = pack;
         rt->keys_added = added;
         rt->serial = mr_clip_pack_serial();
@@ -635,6 +648,8 @@ mr_status mr_clip_sample_keys(const mr_clip *clip, const mr_skeleton *sk, float 
     if (!isfinite(time)) return MR_ERR_BAD_TIME;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
     if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    mr_status st = mr_clip_source(clip, NULL);   /* the keys, when not resident */
+    if (st != MR_OK) return st;
     sample_exact(clip, sk, mr_clip_wrap_time(clip, time, wrap), pose);
     return MR_OK;
 }
@@ -680,6 +695,8 @@ mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, floa
     *out = 0;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
     if (clip->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    mr_status keys = mr_clip_source(clip, NULL);   /* the exact curves are the source keys' */
+    if (keys != MR_OK) return keys;
     int n = sk->joint_count;
     mr_pose played = {0}, exact = {0};
     mat4 *ma = mr_alloc_array((size_t)n, sizeof *ma), *mb = mr_alloc_array((size_t)n, sizeof *mb);

@@ -813,6 +813,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     if (info) memset(info, 0, sizeof *info);
     mr_status st = check_args(clip, source, target, map, opts, err);
     if (st != MR_OK) return st;
+    if ((st = mr_clip_source(clip, err)) != MR_OK) return st;   /* the source keys, resident */
 
     run r = {.clip = clip, .source = source, .target = target, .map = map, .opts = opts};
     r.c.ss = &source->skeleton;

@@ -107,6 +107,8 @@ static void put_joint(buf *b, const writer *w, int j, int depth)
 mr_status mr_bvh_write(const mr_model *model, const mr_clip *clip, const char *path, mr_error *err)
 {
     if (!model || !clip || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "bvh: no model, clip or path");
+    mr_status keys = mr_clip_source(clip, err);   /* the file's keys, when they are not resident */
+    if (keys != MR_OK) return keys;
     const mr_skeleton *sk = &model->skeleton;
     int n = sk->joint_count;
     if (n < 1) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "bvh: %s: the model has no joints", path);

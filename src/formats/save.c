@@ -85,7 +85,10 @@ static mr_status copy_track(const mr_track *src, mr_track *dst)
 
 mr_status mr_save_copy_clip(const mr_clip *clip, mr_clip **out)
 {
-    mr_status st = mr_clip_create(clip->name, clip->joint_count, out);
+    *out = NULL;
+    mr_status st = mr_clip_source(clip, NULL);   /* the file's keys, when they are not resident */
+    if (st != MR_OK) return st;
+    st = mr_clip_create(clip->name, clip->joint_count, out);
     if (st != MR_OK) return st;
     mr_clip *c = *out;
     c->duration = clip->duration;

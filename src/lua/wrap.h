@@ -125,6 +125,8 @@ typedef struct mr_lua_host {
     size_t memory_limit;     /* mr_lua_desc.memory_limit: the Lua heap and the models
                               * scripts loaded count against it together */
     size_t model_bytes;      /* mr_model_bytes of the models scripts loaded */
+    const mr_model *model_pending;  /* the last one loaded, whose packs may still be on */
+    size_t pending_bytes;    /* the worker (clip_runtime.h), and what was counted for it */
     size_t held_bytes;       /* recordings' frames: host memory outside the Lua heap,
                               * counted against memory_limit like models */
     const char *resolve_dirs[2];  /* where relative model paths are looked for after the

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -154,7 +155,19 @@ static int l_model(lua_State *L)
         }
         mr_error err = {0};
         double paused = mr_lua_host_pause(L);   /* loading is not the script's time */
+        mr_clip_set_keys_on_demand(1);   /* packed clips give their keys up (anim/clip.h) */
         mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
+        /* The model loaded before this one is counted again for what it
+         * holds once its packs are in (they were built while this one
+         * loaded): the keys they replace are gone. Settled here, not when
+         * the worker is done, so what is counted never depends on timing. */
+        mr_lua_host *ph = mr_lua_host_of(L);
+        if (ph->model_pending) {
+            for (int i = 0; i < ph->model_pending->clip_count; i++) mr_clip_settle(ph->model_pending->clips[i]);
+            size_t now = mr_model_bytes(ph->model_pending);
+            ph->model_bytes = ph->model_bytes - ph->pending_bytes + now;
+            ph->model_pending = NULL;
+        }
         mr_lua_host_resume(L, paused);
         if (st != MR_OK) {
             int top = lua_gettop(L);
@@ -192,9 +205,12 @@ static int l_model(lua_State *L)
         }
         h->model_bytes += bytes;
         if (mr_lua_models_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
+            h->model_bytes -= bytes;
             mr_model_destroy(model);
             return mr_lua_raise(L, "out of memory");
         }
+        h->model_pending = model;
+        h->pending_bytes = bytes;
     }
     mr_lua_host_loaded(L, lua_tostring(L, mesh_idx));   /* io may read beside a loaded model */
     mr_lua_push_model(L, model);
