@@ -154,8 +154,35 @@ static void give_reload(mr_model *m, const char *path, const char *const *anims,
     }
 }
 
+struct mr_load_later {
+    mr_cache_session session;
+};
+
+static mr_status load_model(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                            mr_load_later **later, mr_error *err);
+
 mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err)
+{
+    return load_model(path, anims, anim_count, out, NULL, err);
+}
+
+mr_status mr_load_model_later(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                              mr_load_later **later, mr_error *err)
+{
+    *later = NULL;
+    return load_model(path, anims, anim_count, out, later, err);
+}
+
+void mr_load_finish(mr_load_later *later, const mr_model *model)
+{
+    if (!later) return;
+    mr_cache_end(&later->session, model);
+    free(later);
+}
+
+static mr_status load_model(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                            mr_load_later **later, mr_error *err)
 {
     if (out) *out = NULL;
     if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
@@ -175,6 +202,10 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
     }
     mr_status st = load_source(path, anims, anim_count, out, err);
     if (st == MR_OK) give_reload(*out, path, anims, anim_count);   /* before the cache file: it may hold no keys */
+    if (st == MR_OK && later && s.active && (*later = malloc(sizeof **later))) {
+        (*later)->session = s;   /* written by mr_load_finish */
+        return st;
+    }
     mr_cache_end(&s, st == MR_OK ? *out : NULL);
     return st;
 }
