@@ -8,7 +8,6 @@
 #   make fuzz-smoke  each fuzz target for a bounded time (FUZZ_SECONDS each)
 #   make soak     long runs: frames, reloads, scenes (not part of make test)
 #   make bench    performance figures (marrow bench)
-#   make bench-ozz  marrow beside ozz-animation (OZZ_SRC: ozz 0.16 source, built once)
 #   make models   regenerate models/ (the mannequin: MD5, .dae, .glb)
 #   make module   the Lua C module build/pic/marrow.so (require "marrow" from lua5.4)
 #   make install  PREFIX=/usr/local DESTDIR=...; make uninstall removes it
@@ -63,7 +62,7 @@ MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # data's references (tests/cli_fbx.sh).
 TOOL_BIN := $(BUILD)/tests/tools/assimp_pose $(BUILD)/tests/tools/obj_compare
 
-.PHONY: all run test asan bench bench-ozz models clean help fuzz fuzz-targets fuzz-smoke soak \
+.PHONY: all run test asan bench models clean help fuzz fuzz-targets fuzz-smoke soak \
         module man install install-module uninstall deb
 all: marrow
 
@@ -171,39 +170,6 @@ soak: marrow
 bench: marrow
 	./marrow bench
 
-# marrow beside ozz-animation 0.16 on the same skeleton and keys
-# (src/bench/ozz/compare.cc). ozz is not in Debian; either
-#   make bench-ozz OZZ_SRC=DIR   DIR an ozz-animation 0.16.0 source tree: built
-#                                once into build/ozz (scripts/build-ozz.sh, cmake)
-#                                and reused by later calls;
-#   make bench-ozz OZZ_DIR=PREFIX  an ozz 0.16 install (-Dozz_build_postfix=OFF).
-# OZZ_SIMD_FLAGS (default none: the compiler's SSE2 baseline, as marrow) are
-# the flags ozz is built with and compare.cc is compiled with: ozz's headers
-# pick their SIMD code from them, so both must agree (with OZZ_DIR, give the
-# ones that install was built with). compare.cc gets ozz's Release flags too.
-# `marrow bench` runs the program this leaves in $(BUILD)/bench.
-OZZ_COMPARE := $(BUILD)/bench/ozz_compare
-OZZ_BUILD   := build/ozz
-OZZ_SIMD_FLAGS ?=
-ifneq ($(OZZ_SRC),)
-  OZZ_INC  := $(OZZ_SRC)/include
-  OZZ_LINK := $(addprefix $(OZZ_BUILD)/src/,animation/offline/libozz_animation_offline.a \
-                animation/runtime/libozz_animation.a base/libozz_base.a)
-else
-  OZZ_INC  := $(OZZ_DIR)/include
-  OZZ_LINK := -L$(OZZ_DIR)/lib -lozz_animation_offline -lozz_animation -lozz_base
-endif
-bench-ozz: $(LIB)
-	@if [ -n "$(OZZ_SRC)" ]; then ./scripts/build-ozz.sh "$(OZZ_SRC)" $(OZZ_BUILD) "$(OZZ_SIMD_FLAGS)"; \
-	elif [ ! -f "$(OZZ_DIR)/include/ozz/animation/runtime/sampling_job.h" ]; then echo \
-	    "bench-ozz: give OZZ_SRC=DIR (an ozz-animation 0.16.0 source tree, built into $(OZZ_BUILD))" \
-	    "or OZZ_DIR=PREFIX (an ozz 0.16 install); OZZ_DIR='$(OZZ_DIR)' holds none" >&2; exit 2; fi
-	@mkdir -p $(dir $(OZZ_COMPARE))
-	@echo "  C++   $(OZZ_COMPARE)"
-	@$(CXX) -std=c++17 -O3 -DNDEBUG $(OZZ_SIMD_FLAGS) $(SANFLAGS) -g -Wall -Wextra -Werror -Wno-ignored-attributes -Isrc \
-	    -I$(OZZ_INC) $(shell pkg-config --cflags cglm) -o $(OZZ_COMPARE) src/bench/ozz/compare.cc \
-	    $(LIB) $(OZZ_LINK) $(LDLIBS)
-	$(OZZ_COMPARE) $(if $(MODELS),--models $(MODELS))
 
 MANNEQUIN_CLIPS := models/idle.md5anim models/walk.md5anim models/wave.md5anim models/run.md5anim \
                    models/walk_inplace.md5anim models/run_inplace.md5anim

@@ -12,6 +12,10 @@
 #            shader, changes models and mixers, and breaks every 7th version
 #   scenes   `marrow test --jobs 2` on SOAK_SCENES (500) generated scenes
 #            (goldens written first with --update); the parent is sampled
+#   library  tests/cli_clip_library.sh with SOAK_TAKES (1000) takes: links to
+#            the CMU BVH files loaded as packs under the default --memory,
+#            each within 1e-4 of the size of its keys, at most 0.5 MB a take
+#            (not in the default phases: several minutes of packing)
 #
 #   SOAK_PHASES="frames reloads scenes"  which phases to run
 #   SOAK_RSS_SLACK_KB (8192)  resident growth allowed after the warm-up
@@ -173,6 +177,11 @@ LUA
         # resident memory grows by that much per scene by design.
         sed 's/ children=[0-9]*//; s/ lines=[0-9]*//; s/^t=[0-9]* //' "$dir/scenes.curve" >"$dir/scenes.curve2"
         check_curve scenes "$dir/scenes.curve2" $((SOAK_RSS_SLACK_KB + SOAK_SCENES * 40))
+        ;;
+    library)
+        echo "== library: ${SOAK_TAKES:-1000} takes"
+        MARROW=$MARROW CLIP_LIBRARY_TAKES=${SOAK_TAKES:-1000} sh tests/cli_clip_library.sh | tee "$dir/library.out"
+        grep -q ', 0 failed$' "$dir/library.out" || failed=$((failed + 1))
         ;;
     *) echo "soak: unknown phase '$phase'"; failed=$((failed + 1)) ;;
     esac

@@ -41,7 +41,14 @@ static void joint_positions(const mr_model *m, int use_clip, float t, vec3 *out)
     mat4 *mats = mr_alloc_array((size_t)sk->joint_count, sizeof *mats);
     CHECK(mats && mr_pose_init(&pose, sk->joint_count) == MR_OK);
     mr_pose_set_rest(&pose, sk);
-    if (use_clip) CHECK(mr_clip_sample(m->clips[0], sk, t, MR_WRAP_CLAMP, &pose) == MR_OK);
+    /* the file's keys exactly (the default runtime is packed, within 1e-4 of
+     * the size of them: clip_runtime.h): these tests check the reader */
+    const mr_clip *c = m->clips[0];
+    for (int j = 0; use_clip && j < sk->joint_count; j++) {
+        if (c->tracks[j].t.key_count) mr_track_sample(&c->tracks[j].t, t, pose.t[j]);
+        if (c->tracks[j].r.key_count) mr_track_sample(&c->tracks[j].r, t, pose.r[j]);
+        if (c->tracks[j].s.key_count) mr_track_sample(&c->tracks[j].s, t, pose.s[j]);
+    }
     mr_pose_to_model(sk, &pose, mats);
     for (int j = 0; j < sk->joint_count; j++) glm_vec3_copy(mats[j][3], out[j]);
     mr_pose_deinit(&pose);

@@ -123,6 +123,9 @@ static void check_same_model(const mr_model *a, const mr_model *b)
     CHECK(a->clip_count == b->clip_count);
     for (int i = 0; i < a->clip_count && i < b->clip_count; i++) {
         const mr_clip *x = a->clips[i], *y = b->clips[i];
+        mr_clip_settle(x);   /* a source load's pack may still be on the worker */
+        mr_clip_settle(y);
+        CHECK(!mr_clip_pending(x) && !mr_clip_pending(y));
         CHECK(same_str(x->name, y->name) && x->duration == y->duration && x->rate == y->rate);
         CHECK(x->joint_count == y->joint_count);
         if (x->joint_count != y->joint_count) continue;
@@ -575,7 +578,10 @@ TEST(cache_trusts_old_stat_data_and_hashes_recent_sources)
     free(prev);
     unsetenv("MARROW_CACHE_DIR");
 
-    char *p = copy_source(old, "recent.bvh");  /* its ctime is now */
+    /* its ctime is now; a small take, so that both loads (each packing
+     * its clip before the cache file is written) end inside the 2 s
+     * window, under the sanitizers on a busy machine too */
+    char *p = copy_source("tests/data/bvh/minimal.bvh", "recent.bvh");
     use_cache();
     mr_model_destroy(load(p, NULL));
     mr_model_destroy(load(p, NULL));
@@ -732,7 +738,7 @@ TEST(cache_model_mutations_after_a_cached_load)
     mr_clip *c = m->clips[0];
     CHECK(mr_clip_add_marker(c, 0.0f, "step") == MR_OK);
     mr_clip_finish(c);
-    CHECK(c->runtime && c->runtime->shared_keys > 1);
+    CHECK(c->runtime && c->runtime->pack);   /* packed again, at the default tolerance */
     mr_clip *extra = NULL;
     mr_clip_create("extra", m->skeleton.joint_count, &extra);
     CHECK(extra && mr_model_add_clip(m, extra) == MR_OK);
@@ -743,7 +749,8 @@ TEST(cache_model_mutations_after_a_cached_load)
 
 /* Tracks keyed at the same times (every channel of a glTF export) share
  * one stored copy of them: the cached tracks point at it, and the poses
- * agree with the source load (round_trip). */
+ * agree with the source load (round_trip). The runtime is the pack (no
+ * played keys beside it). */
 TEST(cache_shared_key_times_stored_once)
 {
     const char *path = SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb";
@@ -767,7 +774,8 @@ TEST(cache_shared_key_times_stored_once)
                     shared += t->times == first[f];
                 }
         }
-        CHECK_MSG(channels == 96 && shared == 96, "%d of %d channels share their clip's key times", shared,
+        CHECK(c->runtime && c->runtime->pack && !c->runtime->played);
+        CHECK_MSG(channels == 48 && shared == 48, "%d of %d channels share their clip's key times", shared,
                   channels);
     }
     mr_model_destroy(m);

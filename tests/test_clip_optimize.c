@@ -213,9 +213,11 @@ static void sweep(float tolerance, long *dropped_all)
     printf("       %d files, worst %.6f%% of the size, %ld keys dropped, %zu bytes -> %zu (%.1f:1)\n", checked,
            overall * 100, *dropped_all, before, bytes, (double)before / (double)bytes);
     CHECK(checked >= 20);
-    /* the runtime clips together shrink (the dense bakes they replace hold
-     * 10 floats per joint and key) */
-    CHECK_MSG(bytes * 8 < before, "%zu bytes optimised, %zu before", bytes, before);
+    /* a loaded clip's runtime is already the pack at the default tolerance
+     * (mr_model_add_clip): optimising at it changes nothing; a looser one
+     * shrinks the clips */
+    if (tolerance > 0) CHECK_MSG(bytes < before, "%zu bytes optimised, %zu before", bytes, before);
+    else CHECK_MSG(bytes == before, "%zu bytes optimised, %zu by default", bytes, before);
 }
 
 TEST(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys)

@@ -105,6 +105,8 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
     }
     for (int c = 0; c < m->clip_count; c++) {
         mr_clip *clip = m->clips[c];
+        mr_clip_cancel(clip);   /* a pack being built reads these keys */
+        mr_clip_keep_source(clip, NULL);   /* edited here: no longer the file's */
         float *max_move = clip->runtime ? clip->runtime->max_move : NULL;
         for (int j = 0; j < clip->joint_count; j++) {
             map_track(&clip->tracks[j].t, r, s, 0);
@@ -112,7 +114,7 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
             map_track(&clip->tracks[j].s, r, s, 2);
             if (max_move) max_move[j] *= (float)s;   /* model units */
         }
-        mr_clip_finish(clip);  /* the keys changed: rebake the sampling cache */
+        mr_clip_finish_later(clip);  /* the keys changed: rebuild the runtime */
     }
     m->axes = to;
     return MR_OK;

@@ -605,6 +605,8 @@ static mr_status constant_track(mr_track *dst, const float *v)
 
 static mr_status build_delta(const mr_clip *clip, const mr_skeleton *sk, const mr_pose *ref, mr_clip *d)
 {
+    mr_status keys = mr_clip_source(clip, NULL);   /* the source keys, resident */
+    if (keys != MR_OK) return keys;
     d->duration = clip->duration;
     d->rate = clip->rate;
     for (int j = 0; j < clip->joint_count; j++) {

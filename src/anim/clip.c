@@ -65,9 +65,69 @@ static void track_release(mr_track *track)
     track->key_count = 0;
 }
 
+static _Atomic int keys_on_demand;
+
+void mr_clip_set_keys_on_demand(int on)
+{
+    keys_on_demand = on != 0;
+}
+
+int mr_clip_keys_on_demand(void)
+{
+    return keys_on_demand;
+}
+
+mr_status mr_clip_source(const mr_clip *clip, mr_error *err)
+{
+    if (!clip) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "no clip");
+    if (!clip->source_dropped) return MR_OK;
+    mr_clip *c = (mr_clip *)clip;   /* the keys come back; the clip stays what it was */
+    if (!c->source_reload) return mr_error_set(err, MR_ERR_IO, "clip '%s': its keys are not resident", c->name);
+    mr_status st = c->source_reload(c, c->source_ctx, err);
+    if (st == MR_OK) {
+        c->source_dropped = 0;
+    } else {   /* not again: a failed reload would repeat every call */
+        if (c->source_ctx_free) c->source_ctx_free(c->source_ctx);
+        c->source_reload = NULL;
+        c->source_ctx = NULL;
+        c->source_ctx_free = NULL;
+    }
+    return st;
+}
+
+mr_status mr_clip_keep_source(mr_clip *clip, mr_error *err)
+{
+    mr_status st = mr_clip_source(clip, err);
+    if (st != MR_OK) return st;
+    if (clip->source_ctx_free) clip->source_ctx_free(clip->source_ctx);
+    clip->source_reload = NULL;
+    clip->source_ctx = NULL;
+    clip->source_ctx_free = NULL;
+    clip->source_on_demand = 0;
+    return MR_OK;
+}
+
+void mr_clip_drop_source(mr_clip *clip)
+{
+    if (!clip || !clip->source_reload || clip->source_dropped || !clip->tracks) return;
+    int keys = mr_clip_key_count(clip);
+    for (int j = 0; j < clip->joint_count; j++) {
+        track_release_in(clip, &clip->tracks[j].t);
+        track_release_in(clip, &clip->tracks[j].r);
+        track_release_in(clip, &clip->tracks[j].s);
+    }
+    clip->source_key_count = keys;
+    clip->source_dropped = 1;
+}
+
 void mr_clip_destroy(mr_clip *clip)
 {
     if (!clip) return;
+    if (clip->source_ctx_free) clip->source_ctx_free(clip->source_ctx);
+    /* the runtime first: a pack being built off the caller's thread reads
+     * the tracks until the runtime's destructor stops it */
+    if (clip->runtime && clip->runtime_destroy) clip->runtime_destroy(clip->runtime);
+    clip->runtime = NULL;
     mr_morph_tracks_destroy(clip->morph);
     if (clip->tracks)
         for (int j = 0; j < clip->joint_count; j++) {
@@ -78,7 +138,6 @@ void mr_clip_destroy(mr_clip *clip)
     for (int i = 0; i < clip->marker_count; i++) release(clip, clip->markers[i].name);
     release(clip, clip->markers);
     release(clip, clip->tracks);
-    if (clip->runtime && clip->runtime_destroy) clip->runtime_destroy(clip->runtime);
     release(clip, clip->name);
     release(clip, clip);
 }
@@ -249,6 +308,7 @@ void mr_track_sample(const mr_track *tr, float t, float *out)
 
 int mr_clip_key_count(const mr_clip *clip)
 {
+    if (clip->source_dropped) return clip->source_key_count;
     int n = 0;
     for (int j = 0; j < clip->joint_count; j++) {
         const mr_joint_tracks *jt = &clip->tracks[j];

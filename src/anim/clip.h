@@ -86,6 +86,15 @@ typedef struct mr_clip {
     const void *cache_block;
     size_t cache_block_size;
     struct mr_morph_tracks *morph;  /* morph weight tracks (anim/morph.h), owned, or NULL */
+    /* Source keys on demand (mr_clip_source): while source_dropped, every
+     * track holds no keys (the runtime, a pack, samples without them) and
+     * source_reload, given source_ctx, puts the file's keys back. */
+    int source_dropped;
+    int source_key_count;  /* mr_clip_key_count's answer while dropped */
+    int source_on_demand;  /* 1: given up once packed (loaded while mr_clip_keys_on_demand was on) */
+    mr_status (*source_reload)(struct mr_clip *clip, void *ctx, mr_error *err);
+    void *source_ctx;      /* owned: freed with source_ctx_free */
+    void (*source_ctx_free)(void *ctx);
 } mr_clip;
 
 /* The shortest interval between two keys of a source track, in seconds:
@@ -110,6 +119,37 @@ void mr_clip_destroy(mr_clip *clip);
  * (load time, not per frame); mr_clip_destroy releases the markers. */
 #define MR_MAX_MARKERS 4096
 mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name);
+
+/* Source keys on demand (issue 46). A loader (formats/load.c) gives every
+ * clip it returns a way to read its keys again from the file
+ * (source_reload); when mr_clip_keys_on_demand is on, the runtime gives
+ * the keys up once the clip is packed (clip_runtime.h: mr_clip_settle),
+ * so a library of takes holds only its packs. Whatever reads source keys
+ * (writers, retargeting, root motion, editing, error measures) calls
+ * mr_clip_source first: MR_OK when the keys are resident (at once when
+ * they never left), else the reload's status (the file gone or changed
+ * since the load: MR_ERR_IO or MR_ERR_BAD_FILE, err says which). Takes a
+ * const clip: the keys are part of what the clip is, only their residence
+ * changes. Not thread-safe against other calls on the same clip. */
+mr_status mr_clip_source(const mr_clip *clip, mr_error *err);
+
+/* Frees the source keys of a clip that can reload them (source_reload
+ * set; nothing otherwise) and whose sampling needs none (the caller
+ * knows: clip_runtime.c calls it for packed clips); key counts are kept
+ * for mr_clip_key_count. Keys inside cache_block are left where they
+ * are (the model frees the block) but no longer referenced. */
+void mr_clip_drop_source(mr_clip *clip);
+
+/* Before editing a clip's keys: makes them resident (mr_clip_source) and
+ * the clip's own, dropping the way back to the file (whose keys they no
+ * longer are), so they are never given up. The reload's status. */
+mr_status mr_clip_keep_source(mr_clip *clip, mr_error *err);
+
+/* Process-wide: whether the clips loaded from now on give their source
+ * keys up once packed (source_on_demand; default off: the command-line
+ * tools keep them; the Lua host turns it on). */
+void mr_clip_set_keys_on_demand(int on);
+int mr_clip_keys_on_demand(void);
 
 /* Allocates key_count keys for a track (times and values zeroed). */
 mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp);

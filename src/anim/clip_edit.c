@@ -610,6 +610,8 @@ static mr_status bake_weights(const mr_clip_edit *e, mr_morph_tracks **out)
 mr_status mr_clip_edit_bake(const mr_clip_edit *e, float tolerance, float size, mr_clip *clip)
 {
     if (!clip || clip->joint_count != e->joint_count) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_cancel(clip);   /* a pack being built reads the keys replaced here */
+    mr_clip_keep_source(clip, NULL);   /* and they are no longer a file's */
     if (!(tolerance > 0.0f)) tolerance = 1e-6f;
     mr_status result = MR_OK;
     for (int j = 0; j < e->joint_count; j++) {

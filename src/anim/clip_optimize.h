@@ -3,12 +3,11 @@
  * interpolation reproduces within a tolerance in model units, so sampling
  * touches fewer keys (the job of ozz-animation's AnimationOptimizer).
  *
- * When: opt-in, per clip: mr_clip_optimize(clip, tolerance), declared in
- * clip_runtime.h with the runtime's other settings, and only for the clips
- * the packed form (clip_pack.h, which reduces keys per track and quantises
- * them) does not take: more than 65535 key times. Not at load,
- * because at the default tolerance it buys little and costs load time
- * (docs/PERFORMANCE.md has the figures on the shared models). Shared time lines thin
+ * When: whenever a runtime has a tolerance (mr_clip_optimize, or
+ * mr_model_add_clip, which gives every clip of a model MR_CLIP_FIDELITY),
+ * and only for the clips the packed form (clip_pack.h, which reduces keys
+ * per track and quantises them) does not take: CUBIC keys, more than 65535
+ * key times (docs/PERFORMANCE.md has the figures on the shared models). Shared time lines thin
  * poorly (a key goes only when every joint lets it go), and the SIMD bake
  * samples in the same time whatever its row count. Thinning pays for
  * separate time lines (binary search over fewer keys, less memory) and at

@@ -3,6 +3,7 @@
 #include "anim/clip_pack.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -783,6 +784,10 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
     size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
     long kept = 0, source = 0;
     for (int j = 0; !failed && j < n; j++) {
+        if (rt && rt->cancel && atomic_load(rt->cancel)) {   /* the build was cancelled (clip_worker.h) */
+            failed = 1;
+            break;
+        }
         double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
         /* Each joint may move what it carries by 2 angle * reach: half by
          * its rotation, a quarter each by its translation and scale

@@ -5,6 +5,7 @@
 #include "anim/clip_runtime.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "anim/clip_interp.h"
 #include "anim/clip_optimize.h"
 #include "anim/clip_pack.h"
+#include "anim/clip_worker.h"
 #include "anim/points.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
@@ -53,9 +55,11 @@ static void free_played(mr_clip_runtime *rt)
     rt->keys_dropped = 0;
 }
 
-/* Drops what the builder made; the settings stay. */
+/* Drops what the builder made (a pending pack too); the settings stay. */
 static void clear_built(mr_clip_runtime *rt)
 {
+    mr_clip_job_cancel(rt->job);
+    rt->job = NULL;
     free_played(rt);
     if (!in_cache_block(rt, rt->dense)) mr_clip_dense_destroy(rt->dense);
     rt->dense = NULL;
@@ -259,6 +263,7 @@ static int refine_shared(const mr_clip *clip, mr_clip_runtime *rt, const float *
 static int refine_tracks(const mr_clip *clip, mr_clip_runtime *rt)
 {
     for (int j = 0; j < clip->joint_count; j++) {
+        if (rt->cancel && atomic_load(rt->cancel)) return -1;
         const mr_track *r = &clip->tracks[j].r;
         if (r->key_count < 2 || r->interp != MR_INTERP_LINEAR) continue;
         int n = r->key_count, any = 0;
@@ -299,6 +304,7 @@ static int refine_tracks(const mr_clip *clip, mr_clip_runtime *rt)
 mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
 {
     if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_cancel(clip);   /* a build reads the budgets */
     if (!max_angle) {
         if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_angle, NULL);
         return MR_OK;
@@ -312,6 +318,7 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
 {
     if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_cancel(clip);
     if (!max_move) {
         if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_move, NULL);
         return MR_OK;
@@ -325,6 +332,7 @@ mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
 mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
 {
     if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_cancel(clip);
     if (!sk) {
         if (clip->runtime) {
             release(clip->runtime, clip->runtime->rest);
@@ -377,6 +385,8 @@ static const mr_track *shared_line(const mr_clip *clip, int *all_linear)
     return ref;
 }
 
+static void finish_unpacked(const mr_clip *clip, mr_clip_runtime *rt, const mr_track *ref, int linear);
+
 void mr_clip_finish(mr_clip *clip)
 {
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
@@ -398,13 +408,102 @@ void mr_clip_finish(mr_clip *clip)
      * file's). Clips it does not take (CUBIC keys) are refined, thinned and
      * baked as before. */
     if (rt->thin_tolerance > 0) {
-        rt->pack = refine_tracks(clip, rt) == 0 ? mr_clip_pack_build(clip, rt) : NULL;
-        free_played(rt);
+        if (clip->source_dropped && mr_clip_source(clip, NULL) != MR_OK) return;   /* nothing to build from */
+        rt->pack = mr_clip_runtime_build_pack(clip, rt);
         if (rt->pack) {
             rt->serial = mr_clip_pack_serial();
+            if (clip->source_on_demand) mr_clip_drop_source(clip);
             return;
         }
     }
+    finish_unpacked(clip, rt, ref, linear);
+}
+
+mr_clip_pack *mr_clip_runtime_build_pack(const mr_clip *clip, mr_clip_runtime *rt)
+{
+    mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_pack_build(clip, rt) : NULL;
+    int added = rt->keys_added;
+    free_played(rt);
+    rt->keys_added = added;
+    return pack;
+}
+
+/* Every track LINEAR or STEP, none over the pack's key limit: what
+ * mr_clip_pack_build may take (it may still refuse, on values). */
+static int may_pack(const mr_clip *clip)
+{
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        for (int k = 0; k < 3; k++)
+            if (tr[k]->key_count > 65535 || (tr[k]->key_count > 1 && tr[k]->interp == MR_INTERP_CUBIC)) return 0;
+    }
+    return 1;
+}
+
+void mr_clip_finish_later(mr_clip *clip)
+{
+    if (clip->source_dropped && mr_clip_source(clip, NULL) != MR_OK) return;   /* nothing to build from */
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    if (!rt || !(rt->thin_tolerance > 0) || !may_pack(clip)) {
+        mr_clip_finish(clip);
+        return;
+    }
+    clear_built(rt);
+    for (int j = 0; j < clip->joint_count; j++) {
+        mr_track_finish(&clip->tracks[j].t);
+        mr_track_finish(&clip->tracks[j].r);
+        mr_track_finish(&clip->tracks[j].s);
+    }
+    rt->job = mr_clip_job_submit(clip, rt);
+    if (!rt->job) mr_clip_finish(clip);   /* no thread or memory: here and now */
+}
+
+void mr_clip_settle(const mr_clip *clip)
+{
+    mr_clip_runtime *rt = clip ? clip->runtime : NULL;
+    if (!rt || !rt->job) return;
+    int added = 0;
+    mr_clip_pack *pack = mr_clip_job_wait(rt->job, &added);
+    rt->job = NULL;
+    if (pack) {
+        /* the pack samples without the keys: given up first, then the pack
+         * moves into this thread's heap, where they were (the worker's heap
+         * keeps only temporaries: a library of packs fragments neither) */
+        if (clip->source_on_demand) mr_clip_drop_source((mr_clip *)clip);
+        mr_clip_pack *here = malloc(pack->bytes);
+        if (here) {
+            memcpy(here, pack, pack->bytes);
+            free(pack);
+            pack = here;
+        }
+        rt->pack = pack;
+        rt->keys_added = added;
+        rt->serial = mr_clip_pack_serial();
+        return;
+    }
+    int linear;   /* the pack refused the clip: refined and baked as mr_clip_finish does */
+    const mr_track *ref = shared_line(clip, &linear);
+    finish_unpacked(clip, rt, ref, linear);
+}
+
+void mr_clip_cancel(mr_clip *clip)
+{
+    mr_clip_runtime *rt = clip ? clip->runtime : NULL;
+    if (!rt || !rt->job) return;
+    mr_clip_job_cancel(rt->job);
+    rt->job = NULL;
+}
+
+int mr_clip_pending(const mr_clip *clip)
+{
+    return clip && clip->runtime && clip->runtime->job;
+}
+
+/* mr_clip_finish's steps for a clip that is not packed: the refinement,
+ * thinning when asked for, the shared time line and its bake. */
+static void finish_unpacked(const mr_clip *clip, mr_clip_runtime *rt, const mr_track *ref, int linear)
+{
+    rt->keys_added = 0;
     int done = ref && linear ? refine_shared(clip, rt, ref->times, ref->key_count) : 0;
     if (done == 0 && !(ref && linear)) done = refine_tracks(clip, rt);
     if (done < 0) free_played(rt);
@@ -432,6 +531,8 @@ static inline void track_sample_fast(const mr_track *tr, float t, float *out)
     mr_clip_interp_track(tr, i, a, out);
 }
 
+static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose);
+
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap,
                          mr_pose *pose)
 {
@@ -442,6 +543,7 @@ mr_status mr_clip_sample_model(const mr_clip *clip, const mr_skeleton *sk, float
                                mr_pose *pose, mat4 *model, mr_clip_cursor *cur)
 {
     if (!clip || !sk || !model || (!pose && !cur)) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_settle(clip);   /* never the unpacked keys of a clip being packed */
     if (!isfinite(time)) return MR_ERR_BAD_TIME;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
     if (clip->joint_count != sk->joint_count || (pose && pose->joint_count != sk->joint_count))
@@ -459,6 +561,7 @@ mr_status mr_clip_sample_with(const mr_clip *clip, const mr_skeleton *sk, float 
                               mr_pose *pose, mr_clip_cursor *cur)
 {
     if (!clip || !sk || !pose) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_settle(clip);
     if (!isfinite(time)) return MR_ERR_BAD_TIME;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
     if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count)
@@ -526,6 +629,7 @@ static size_t track_bytes(const mr_track *tr)
 size_t mr_clip_runtime_bytes(const mr_clip *clip)
 {
     if (!clip || !clip->tracks) return 0;
+    mr_clip_settle(clip);
     const mr_clip_runtime *rt = clip->runtime;
     if (rt && rt->pack) return rt->pack->bytes;
     if (rt && rt->dense && rt->shared_keys > 1) {
@@ -537,6 +641,18 @@ size_t mr_clip_runtime_bytes(const mr_clip *clip)
     for (int j = 0; j < clip->joint_count; j++)
         for (int k = 0; k < 3; k++) n += track_bytes(mr_clip_track(clip, j, k));
     return n;
+}
+
+mr_status mr_clip_sample_keys(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap, mr_pose *pose)
+{
+    if (!clip || !sk || !pose) return MR_ERR_INVALID_ARGUMENT;
+    if (!isfinite(time)) return MR_ERR_BAD_TIME;
+    if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
+    if (clip->joint_count != sk->joint_count || pose->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    mr_status st = mr_clip_source(clip, NULL);   /* the keys, when not resident */
+    if (st != MR_OK) return st;
+    sample_exact(clip, sk, mr_clip_wrap_time(clip, time, wrap), pose);
+    return MR_OK;
 }
 
 /* The exact pose of the source keys at t (already wrapped). */
@@ -560,6 +676,8 @@ mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, floa
     *out = 0;
     if (clip->joint_count <= 0 || !clip->tracks) return MR_ERR_EMPTY_CLIP;
     if (clip->joint_count != sk->joint_count) return MR_ERR_JOINT_COUNT;
+    mr_status keys = mr_clip_source(clip, NULL);   /* the exact curves are the source keys' */
+    if (keys != MR_OK) return keys;
     int n = sk->joint_count;
     mr_pose played = {0}, exact = {0};
     mat4 *ma = mr_alloc_array((size_t)n, sizeof *ma), *mb = mr_alloc_array((size_t)n, sizeof *mb);

@@ -20,7 +20,8 @@
  * Builder (mr_clip_finish), in order:
  *   1. mr_track_finish on every source track (key spacing);
  *   2. the slerp refinement (below) into `played`;
- *   3. when optimised (mr_clip_optimize): the packed clip (clip_pack.h),
+ *   3. when a tolerance is set (mr_clip_optimize; mr_model_add_clip sets
+ *      MR_CLIP_FIDELITY for every clip of a model): the packed clip (clip_pack.h),
  *      keys reduced per track and quantised, from candidates refined track
  *      by track (a shared time line would cut every track where one turns
  *      fast); the sampler then reads only it, and steps 4-5 are skipped
@@ -117,6 +118,9 @@ typedef struct mr_clip_runtime {
     struct mr_clip_pack *pack;    /* the packed clip (clip_pack.h), or NULL: when set, the */
                          /* sampler reads only it (played and dense are not built) */
     unsigned long long serial;  /* new for every pack built or read: cursors bind to it */
+    /* Off the load's path (mr_clip_finish_later, clip_worker.c). */
+    struct mr_clip_job *job;  /* the pack being built for this runtime, or NULL */
+    const _Atomic int *cancel;  /* in a build's own runtime: stop (no pack) when set */
     /* Memory the runtime points into but does not own (a cached model's file
      * image), or NULL: mr_clip_finish and mr_clip_runtime_destroy never free
      * a pointer inside it. Same value as the clip's cache_block. */
@@ -129,6 +133,39 @@ typedef struct mr_clip_runtime {
  * again after editing keys of a clip that is already in a model. Allocates
  * (load time); without memory the clip samples unrefined. */
 void mr_clip_finish(mr_clip *clip);
+
+/* mr_clip_finish off the caller's path: for a clip whose runtime packs
+ * (a tolerance set: mr_clip_optimize, or mr_model_add_clip, which packs
+ * every clip of a model at MR_CLIP_FIDELITY) and whose keys the pack takes,
+ * the pack is built by a worker thread (clip_worker.c) and the call returns
+ * at once; otherwise it is mr_clip_finish. The worker reads the source
+ * keys and the runtime's settings while it builds: until mr_clip_settle
+ * (or mr_clip_cancel) returns, nobody may change them (the setters below,
+ * mr_clip_finish, mr_clip_optimize and mr_clip_destroy settle or cancel
+ * by themselves; code that edits keys calls mr_clip_cancel first).
+ *
+ * Determinism: nothing samples a clip whose pack is pending. Every call
+ * that reads what the builder makes (mr_clip_sample, _with, _model,
+ * mr_clip_runtime_bytes, mr_clip_runtime_error) settles first, so a pose
+ * never depends on whether the worker was done: it is always the pack's.
+ * A settle takes the build over when the worker has not started it.
+ * At most MR_CLIP_PENDING_MAX builds wait at a time: a further call waits
+ * for the oldest to finish (a folder of takes loads at the pace packing
+ * allows, holding the source keys of a few clips beyond the packs). */
+#define MR_CLIP_PENDING_MAX 4
+void mr_clip_finish_later(mr_clip *clip);
+
+/* Waits for the clip's pending pack (building it on this thread when no
+ * worker has started it) and installs it; nothing when none is pending.
+ * Takes a const clip: it completes the runtime, which the clip points to. */
+void mr_clip_settle(const mr_clip *clip);
+
+/* Drops the clip's pending pack, if any (stopping the worker's build of
+ * it); the runtime is left with nothing built (call mr_clip_finish). */
+void mr_clip_cancel(mr_clip *clip);
+
+/* 1 while the clip's pack is pending. */
+int mr_clip_pending(const mr_clip *clip);
 
 /* An empty runtime for clip (settings zero, nothing built), created when
  * the clip has none, so settings can be given before the first build.
@@ -163,12 +200,14 @@ mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
  * MR_ERR_JOINT_COUNT when sk has another joint count, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk);
 
-/* Optimising, opt-in: sets the tolerance (a fraction of the model size; 0 =
- * default MR_CLIP_FIDELITY) and rebuilds; every later mr_clip_finish
- * optimises at it too. Clips of LINEAR and STEP keys are packed
- * (clip_pack.h: about a tenth of the dense bake's bytes, but sampled by a
- * key search per track, several times slower than the bake today); others
- * are thinned (clip_optimize.h). Allocates (load time).
+/* Optimising: sets the tolerance (a fraction of the model size; 0 =
+ * default MR_CLIP_FIDELITY) and rebuilds here and now; every later
+ * mr_clip_finish optimises at it too. Every clip a model is given
+ * (mr_model_add_clip) already packs at MR_CLIP_FIDELITY: call this for
+ * another tolerance, or for clips outside a model. Clips of LINEAR and
+ * STEP keys are packed (clip_pack.h: about a tenth of the dense bake's
+ * bytes; sampled through a cursor about as fast); others are thinned
+ * (clip_optimize.h). Allocates (load time).
  * MR_ERR_INVALID_ARGUMENT for a negative, NaN or infinite tolerance,
  * MR_ERR_NO_MEMORY. Without memory for the thinning itself the clip samples
  * correctly, thinned less or not at all. */
@@ -192,6 +231,13 @@ static inline const mr_track *mr_clip_track(const mr_clip *clip, int joint, int 
  * time, mismatched joint counts, or an empty clip (no joints). */
 mr_status mr_clip_sample(const mr_clip *clip, const mr_skeleton *sk, float time,
                          mr_wrap wrap, mr_pose *pose);
+
+/* The exact pose of the source keys at time (mr_track_sample per channel:
+ * LINEAR rotations slerped), not the runtime's: what writers and
+ * retargeting read, since the default runtime is packed (within
+ * MR_CLIP_FIDELITY of the model size of this). Slower than mr_clip_sample.
+ * Fails as mr_clip_sample does. */
+mr_status mr_clip_sample_keys(const mr_clip *clip, const mr_skeleton *sk, float time, mr_wrap wrap, mr_pose *pose);
 
 /* A playback cursor: what one playhead keeps between samples of a clip so
  * that a packed clip (clip_pack.h) samples about as fast as the dense bake:

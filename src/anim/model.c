@@ -567,7 +567,11 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
         if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);
         mr_clip_set_rest(clip, &m->skeleton);   /* without memory: no track is left out */
     }
-    mr_clip_finish(clip);
+    /* Packed by default at MR_CLIP_FIDELITY, off the load's path
+     * (clip_runtime.h: mr_clip_finish_later). */
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    if (rt && !(rt->thin_tolerance > 0)) rt->thin_tolerance = MR_CLIP_FIDELITY;
+    mr_clip_finish_later(clip);
     mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);
     if (!grown) return MR_ERR_NO_MEMORY;
     m->clips = grown;

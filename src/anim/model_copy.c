@@ -9,6 +9,7 @@
 
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
+#include "anim/vrm.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
@@ -75,6 +76,11 @@ static mr_status copy_mesh(const mr_mesh *src, mr_mesh *dst)
     if (src->index_count) memcpy(dst->indices, src->indices, (size_t)src->index_count * sizeof *dst->indices);
     dst->source_over4 = src->source_over4;
     dst->source_over8 = src->source_over8;
+    dst->skinning = src->skinning;
+    if (src->dq_blend && !dup_bytes(&dst->dq_blend, src->dq_blend, nv * sizeof *src->dq_blend)) {
+        mr_mesh_deinit(dst);
+        return MR_ERR_NO_MEMORY;
+    }
     const mr_material *ms = &src->material;
     mr_material *md = &dst->material;
     memcpy(md->diffuse, ms->diffuse, sizeof md->diffuse);
@@ -109,7 +115,10 @@ static mr_status copy_track(const mr_track *src, mr_track *dst)
 
 mr_status mr_model_copy_clip(const mr_clip *clip, mr_clip **out)
 {
-    mr_status st = mr_clip_create(clip->name, clip->joint_count, out);
+    *out = NULL;
+    mr_status st = mr_clip_source(clip, NULL);   /* the file's keys, when they are not resident */
+    if (st != MR_OK) return st;
+    st = mr_clip_create(clip->name, clip->joint_count, out);
     if (st != MR_OK) return st;
     mr_clip *c = *out;
     c->duration = clip->duration;
@@ -149,6 +158,7 @@ mr_status mr_model_copy(const mr_model *src, const mr_clip *const *clips, int cl
     if (st != MR_OK) return st;
     m->axes = src->axes;
     if (!dup_str(&m->axes_note, src->axes_note)) st = MR_ERR_NO_MEMORY;
+    if (st == MR_OK && src->vrm && !(m->vrm = mr_vrm_copy(src->vrm))) st = MR_ERR_NO_MEMORY;
     if (st == MR_OK) st = mr_skeleton_copy(&m->skeleton, &src->skeleton);
     if (st == MR_OK && src->mesh_count > 0) {
         m->meshes = mr_alloc_array((size_t)src->mesh_count, sizeof *m->meshes);

@@ -670,7 +670,7 @@ static mr_status transfer_keys(run *r, mr_error *err)
     for (int i = 0; i < nkeys; i++) {
         float t = c->times[i];
         mr_status st;
-        if ((st = mr_clip_sample(r->clip, ss, t, MR_WRAP_CLAMP, &c->sp)) != MR_OK)
+        if ((st = mr_clip_sample_keys(r->clip, ss, t, MR_WRAP_CLAMP, &c->sp)) != MR_OK)
             return mr_error_set(err, st, "retarget: clip '%s' does not sample at %g s", r->clip->name, t);
         model_rotations(ss, c->sp.r, c->sg);
         mr_pose_to_model(ss, &c->sp, c->sm);
@@ -829,6 +829,7 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     if (info) memset(info, 0, sizeof *info);
     mr_status st = check_args(clip, source, target, map, opts, err);
     if (st != MR_OK) return st;
+    if ((st = mr_clip_source(clip, err)) != MR_OK) return st;   /* the source keys, resident */
 
     run r = {.clip = clip, .source = source, .target = target, .map = map, .opts = opts};
     r.c.ss = &source->skeleton;

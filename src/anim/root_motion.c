@@ -57,6 +57,7 @@ void mr_root_motion_sample(const mr_root_motion *rm, const mr_clip *clip, const 
 {
     int j = rm->joint;
     versor q;
+    mr_clip_source(clip, NULL);   /* the keys, when not resident (else: none, the rest pose) */
     const mr_joint_tracks *jt = &clip->tracks[j];
     t = t < 0.0f ? 0.0f : t > clip->duration ? clip->duration : t;
     if (jt->t.key_count) mr_track_sample(&jt->t, t, translation);

@@ -35,6 +35,6 @@ void mr_bench_lua(const mr_bench_opts *o);    /* Lua layer, us per frame for 100
 void mr_bench_lua_interp(const mr_bench_opts *o);
 void mr_bench_reload(const mr_bench_opts *o); /* live reload: save to load(), ms */
 void mr_bench_springs(const mr_bench_opts *o); /* spring chains, ms per frame for 100 characters */
-void mr_bench_ozz(const mr_bench_opts *o);    /* beside ozz-animation: runs BIN_DIR/bench/ozz_compare */
+void mr_bench_clips(const mr_bench_opts *o);  /* a library of CMU takes: bytes, ratio, error, load times */
 
 #endif

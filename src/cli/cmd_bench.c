@@ -25,12 +25,13 @@ static const char bench_help[] =
     "  assimp's import of the same files when libassimp is installed (ratio);\n"
     "  spring chains: 100 characters x 5 chains of 8 joints, ms a frame (fixed\n"
     "  and frame step, ratio to local-to-model);\n"
-    "  marrow beside ozz-animation 0.16 (memory, error, ns per joint, ratio) when\n"
-    "  `make bench-ozz OZZ_SRC=DIR` has built its program (else a line saying so).\n"
+    "  a clip library (the CMU takes of assimp-testmodels): bytes per joint per\n"
+    "  second, ratio against raw poses, error, first and cached load times against\n"
+    "  assimp; snoutx10k's default clip: bytes and ns per joint.\n"
     "Every figure is measured in this run.\n"
     "Models are read from DIR (default ../shared/models). --quick runs few\n"
     "repetitions (a smoke test, not a figure). --only runs one section: load,\n"
-    "pose, choreo, ik, springs, render, lua, reload or ozz.\n";
+    "pose, choreo, ik, springs, render, lua, reload or clips.\n";
 
 int mr_cmd_bench(int argc, char **argv)
 {
@@ -42,7 +43,7 @@ int mr_cmd_bench(int argc, char **argv)
     static const struct { const char *name; void (*run)(const mr_bench_opts *); } sections[] = {
         {"load", mr_bench_load}, {"pose", mr_bench_pose}, {"choreo", mr_bench_choreo}, {"ik", mr_bench_ik},
         {"springs", mr_bench_springs}, {"render", mr_bench_render}, {"lua", mr_bench_lua},
-        {"reload", mr_bench_reload}, {"ozz", mr_bench_ozz},
+        {"reload", mr_bench_reload}, {"clips", mr_bench_clips},
     };
     enum { NSECTIONS = sizeof sections / sizeof sections[0] };
     const char *only = NULL;
@@ -59,6 +60,6 @@ int mr_cmd_bench(int argc, char **argv)
             ran++;
         }
     if (!ran)
-        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, ik, springs, render, lua, reload, ozz (not '%s')", only);
+        return mr_cli_usage_error("bench", "--only needs one of load, pose, choreo, ik, springs, render, lua, reload, clips (not '%s')", only);
     return MR_EXIT_OK;
 }

@@ -35,16 +35,16 @@ static const char info_help[] =
     "the header says its rest pose: \"rest pose: A-pose (arms 45 deg below\n"
     "horizontal), facing +X\" (T-pose, arms down) in the model's frame.\n"
     "\n"
-    "Under each clip, its runtime (what sampling reads): bytes, bytes per\n"
+    "Under each clip, its runtime (what sampling reads; by default the packed\n"
+    "clip, keys reduced per track and quantised at 1e-4 of the size): bytes, bytes per\n"
     "joint per second, the ratio of raw poses (10 floats per joint at each\n"
     "frame of the longest track) to those bytes, and the largest error it\n"
     "leaves against the exact source curves, as a share of the model size\n"
     "(bounding-box diagonal): the farthest that any joint's origin or a point\n"
     "size / 18 along its axes strays (10 cm on a 1.8 m character, as ozz and\n"
-    "ACL measure), at 4 times per key interval (121 at least). Then the same\n"
-    "for the clip optimised at the default tolerance, 1e-4 of the size\n"
-    "(mr_clip_optimize: keys reduced per track and quantised), when its keys\n"
-    "are linear or step.\n"
+    "ACL measure), at 4 times per key interval (121 at least). Then what the\n"
+    "clip holds in memory: the runtime and the source keys, when they are\n"
+    "resident.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 
 static void print_joint_tree(const mr_skeleton *sk)
@@ -301,9 +301,7 @@ static void print_clips(const mr_model *m)
             printf("  %s: %d keys, %.3f s, %d joints animated\n", c->name, mr_clip_key_count(c),
                    c->duration, animated);
         print_runtime(m, c, "runtime");
-        /* info only reads the model: optimising its clips here changes nothing kept */
-        if (mr_clip_optimize((mr_clip *)c, 0.0f) == MR_OK && c->runtime && c->runtime->pack)
-            print_runtime(m, c, "optimised");
+        printf("    held: %zu bytes\n", mr_clip_bytes(c));
         if (c->morph) printf("      morph weights: %d meshes animated\n", c->morph->channel_count);
     }
 }

@@ -107,6 +107,8 @@ static void put_joint(buf *b, const writer *w, int j, int depth)
 mr_status mr_bvh_write(const mr_model *model, const mr_clip *clip, const char *path, mr_error *err)
 {
     if (!model || !clip || !path) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "bvh: no model, clip or path");
+    mr_status keys = mr_clip_source(clip, err);   /* the file's keys, when they are not resident */
+    if (keys != MR_OK) return keys;
     const mr_skeleton *sk = &model->skeleton;
     int n = sk->joint_count;
     if (n < 1) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "bvh: %s: the model has no joints", path);
@@ -138,7 +140,7 @@ mr_status mr_bvh_write(const mr_model *model, const mr_clip *clip, const char *p
     mr_status st = w.moves && w.children && vals ? mr_pose_init(&pose, n) : MR_ERR_NO_MEMORY;
     for (int f = 0; f < frames && st == MR_OK; f++) {
         double t = fmin(f / rate, clip->duration);
-        st = mr_clip_sample(clip, sk, (float)t, MR_WRAP_CLAMP, &pose);
+        st = mr_clip_sample_keys(clip, sk, (float)t, MR_WRAP_CLAMP, &pose);
         for (int j = 0; j < n && st == MR_OK; j++) {
             float *v = &vals[((size_t)f * n + j) * 6];
             memcpy(v, pose.t[j], 3 * sizeof *v);

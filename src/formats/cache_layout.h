@@ -68,6 +68,8 @@ typedef struct clip_rec {
     float duration, rate, thin_tolerance, shared_rate;
     int32_t joint_count, marker_count, keys_added, keys_dropped, shared_keys;
     int32_t dense_keys, dense_joints, dense_lanes, dense_rest_count, pack_bytes;
+    int32_t source_dropped;    /* 1: the tracks hold no keys (anim/clip.h: read again from the source) */
+    int32_t source_key_count;  /* mr_clip_key_count's answer then */
 } clip_rec;
 
 typedef struct marker_rec {
@@ -79,7 +81,7 @@ typedef struct marker_rec {
 _Static_assert(sizeof(char *) <= sizeof(uint64_t), "name offsets become pointers in place");
 _Static_assert(sizeof(file_header) == 64, "cache header is 64 bytes");
 _Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 232 &&
-                   sizeof(clip_rec) == 144 && sizeof(marker_rec) == 16,
+                   sizeof(clip_rec) == 152 && sizeof(marker_rec) == 16,
                "cache records have no padding");
 
 /* Most distinct influence rows a mesh stores (mesh_rec.rows; row_of holds

@@ -22,6 +22,7 @@
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "anim/clip_runtime.h"
 #include "formats/cache_internal.h"
 
 /* ---- configuration ------------------------------------------------------- */
@@ -546,6 +547,10 @@ void mr_cache_end(mr_cache_session *s, const mr_model *model)
                    ns_of(st.st_mtim) == t->mtime_ns && ns_of(st.st_ctim) == t->ctime_ns &&
                    (uint64_t)st.st_ino == t->ino && (uint64_t)st.st_dev == t->dev;
         }
+        /* The file holds packed clips (a cached load is then a read and a
+         * validation): the packs the worker builds are waited for here, or
+         * built here when it has not started them (clip_runtime.h). */
+        for (int i = 0; same && i < model->clip_count; i++) mr_clip_settle(model->clips[i]);
         if (same) cache_write_file(s, model);
     }
     session_free(s);

@@ -172,6 +172,10 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
     if (!c->name) r->bad = 1;
     c->tracks = fix_tracks(r, cr->tracks, n);
     if (!c->tracks && n > 0) r->bad = 1;
+    /* keys given up for the pack (anim/clip.h): load.c gives the way back */
+    c->source_dropped = cr->source_dropped != 0;
+    c->source_key_count = cr->source_key_count > 0 ? cr->source_key_count : 0;
+    if (c->source_dropped && !cr->pack) r->bad = 1;   /* nothing would sample it */
     rt->played = cr->played ? fix_tracks(r, cr->played, n) : NULL;
     rt->keys_added = cr->keys_added;
     rt->keys_dropped = cr->keys_dropped;

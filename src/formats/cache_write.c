@@ -172,6 +172,8 @@ static void put_clip(wbuf *w, const mr_clip *c, clip_rec *r)
         free(mk);
     }
     r->tracks = put_tracks(w, c->tracks, c->joint_count);
+    r->source_dropped = c->source_dropped != 0;
+    r->source_key_count = c->source_dropped ? c->source_key_count : 0;
     static const mr_clip_runtime none;   /* a clip never finished: nothing built */
     const mr_clip_runtime *rt = c->runtime ? c->runtime : &none;
     r->played = put_tracks(w, rt->played, c->joint_count);

@@ -5,8 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "anim/clip_runtime.h"
 #include "core/file.h"
 #include "core/path.h"
+#include "core/str.h"
 #include "formats/bvh.h"
 #include "formats/cache.h"
 #include "formats/collada.h"
@@ -98,8 +100,118 @@ static mr_status load_source(const char *path, const char *const *anims, int ani
     return load_md5(path, anims, anim_count, out, err);
 }
 
+/* ---- source keys on demand (anim/clip.h: mr_clip_source) ---------------------- */
+
+/* What reading a clip's keys again takes: the files it came from, as
+ * given, their sizes and times then, and the clip's place in the model. */
+typedef struct reload_ctx {
+    char **files;        /* files[0] the model, then its anims */
+    int count;
+    int index;           /* the clip's index in the model */
+    struct stat stamp[];  /* count entries */
+} reload_ctx;
+
+static void reload_ctx_free(void *p)
+{
+    reload_ctx *c = p;
+    if (!c) return;
+    for (int i = 0; i < c->count; i++) free(c->files[i]);
+    free(c->files);
+    free(c);
+}
+
+static mr_status reload_keys(mr_clip *clip, void *p, mr_error *err)
+{
+    const reload_ctx *c = p;
+    for (int i = 0; i < c->count; i++) {
+        struct stat st;
+        if (stat(c->files[i], &st) != 0)
+            return mr_error_set(err, MR_ERR_IO, "%s: cannot read the keys of clip '%s' again: the file is gone",
+                                c->files[i], clip->name);
+        if (st.st_size != c->stamp[i].st_size || st.st_mtim.tv_sec != c->stamp[i].st_mtim.tv_sec ||
+            st.st_mtim.tv_nsec != c->stamp[i].st_mtim.tv_nsec)
+            return mr_error_set(err, MR_ERR_BAD_FILE,
+                                "%s: cannot read the keys of clip '%s' again: the file changed since it was loaded",
+                                c->files[i], clip->name);
+    }
+    mr_model *m = NULL;
+    mr_status st = load_source(c->files[0], (const char *const *)c->files + 1, c->count - 1, &m, err);
+    if (st != MR_OK) return st;
+    mr_clip *src = c->index < m->clip_count ? m->clips[c->index] : NULL;
+    if (!src || src->joint_count != clip->joint_count || src->duration != clip->duration) {
+        mr_model_destroy(m);
+        return mr_error_set(err, MR_ERR_BAD_FILE, "%s: clip '%s' is not where it was when loaded", c->files[0],
+                            clip->name);
+    }
+    mr_clip_cancel(src);   /* its own pack: not wanted */
+    for (int j = 0; j < clip->joint_count; j++) {   /* the keys move over; the tracks stay where they are */
+        clip->tracks[j] = src->tracks[j];
+        memset(&src->tracks[j], 0, sizeof src->tracks[j]);
+    }
+    mr_model_destroy(m);
+    return MR_OK;
+}
+
+/* Gives every clip of m the way back to its keys (anim/clip.h); without
+ * memory a clip simply keeps its keys. */
+static void give_reload(mr_model *m, const char *path, const char *const *anims, int anim_count)
+{
+    struct stat stamp[64];
+    if (anim_count + 1 > 64) return;
+    for (int i = -1; i < anim_count; i++)
+        if (stat(i < 0 ? path : anims[i], &stamp[i + 1]) != 0) return;
+    for (int k = 0; k < m->clip_count; k++) {
+        mr_clip *clip = m->clips[k];
+        if (clip->source_reload) continue;
+        reload_ctx *c = calloc(1, sizeof *c + (size_t)(anim_count + 1) * sizeof(struct stat));
+        if (!c) return;
+        c->files = calloc((size_t)anim_count + 1, sizeof *c->files);
+        c->index = k;
+        for (int i = -1; c->files && i < anim_count; i++) {
+            if (!(c->files[i + 1] = mr_str_dup(i < 0 ? path : anims[i]))) break;
+            c->count++;
+        }
+        if (!c->files || c->count != anim_count + 1) {
+            reload_ctx_free(c);
+            return;
+        }
+        memcpy(c->stamp, stamp, (size_t)c->count * sizeof *stamp);
+        clip->source_reload = reload_keys;
+        clip->source_on_demand = mr_clip_keys_on_demand();
+        clip->source_ctx = c;
+        clip->source_ctx_free = reload_ctx_free;
+    }
+}
+
+struct mr_load_later {
+    mr_cache_session session;
+};
+
+static mr_status load_model(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                            mr_load_later **later, mr_error *err);
+
 mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err)
+{
+    return load_model(path, anims, anim_count, out, NULL, err);
+}
+
+mr_status mr_load_model_later(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                              mr_load_later **later, mr_error *err)
+{
+    *later = NULL;
+    return load_model(path, anims, anim_count, out, later, err);
+}
+
+void mr_load_finish(mr_load_later *later, const mr_model *model)
+{
+    if (!later) return;
+    mr_cache_end(&later->session, model);
+    free(later);
+}
+
+static mr_status load_model(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                            mr_load_later **later, mr_error *err)
 {
     if (out) *out = NULL;
     if (!path || !out || anim_count < 0 || (anim_count > 0 && !anims))
@@ -126,8 +238,16 @@ mr_status mr_load_model(const char *path, const char *const *anims, int anim_cou
         }
     }
     mr_cache_session s;
-    if (mr_cache_begin(&s, path, anims, anim_count, out)) return MR_OK;
+    if (mr_cache_begin(&s, path, anims, anim_count, out)) {
+        give_reload(*out, path, anims, anim_count);
+        return MR_OK;
+    }
     mr_status st = load_source(path, anims, anim_count, out, err);
+    if (st == MR_OK) give_reload(*out, path, anims, anim_count);   /* before the cache file: it may hold no keys */
+    if (st == MR_OK && later && s.active && (*later = malloc(sizeof **later))) {
+        (*later)->session = s;   /* written by mr_load_finish */
+        return st;
+    }
     mr_cache_end(&s, st == MR_OK ? *out : NULL);
     return st;
 }

@@ -24,4 +24,18 @@
 mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err);
 
+/* mr_load_model without waiting for the packs (anim/clip_runtime.h) to
+ * write the cache file, which holds them: *later gets what writing it
+ * takes (NULL when there is nothing to write: a cache hit, the cache off,
+ * a failed load), for mr_load_finish once the model's clips are settled or
+ * when the caller is about to free the model. mr_load_model itself writes
+ * the file before it returns (waiting for the packs). */
+typedef struct mr_load_later mr_load_later;
+mr_status mr_load_model_later(const char *path, const char *const *anims, int anim_count, mr_model **out,
+                              mr_load_later **later, mr_error *err);
+/* Writes the cache file of a load (waiting for model's packs, building
+ * them here when the worker has not started them) and frees later; model
+ * NULL: only frees it. Takes NULL. */
+void mr_load_finish(mr_load_later *later, const mr_model *model);
+
 #endif

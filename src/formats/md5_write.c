@@ -365,7 +365,7 @@ static mr_status sample_all(anim_writer *w)
     for (int f = 0; st == MR_OK && f < w->frames; f++) {
         float t = (float)((double)f / w->rate);
         if (t > w->clip->duration) t = w->clip->duration;
-        st = mr_clip_sample(w->clip, sk, t, MR_WRAP_CLAMP, &pose);
+        st = mr_clip_sample_keys(w->clip, sk, t, MR_WRAP_CLAMP, &pose);
         if (st != MR_OK) break;
         for (int j = 0; j < w->joints; j++) {
             float *v = w->vals + ((size_t)f * w->joints + j) * 6;

@@ -98,7 +98,7 @@ static float fit_rate(const mr_skeleton *sk, const mr_clip *clip, float tol, flo
         for (int f = 0; f < frames && st == MR_OK; f++) {
             if ((f & 1023) == 1023 && mr_cancel_requested()) st = MR_ERR_LIMIT;   /* core/cancel.h */
             times[f] = (float)fmin(f / (double)rate, clip->duration);
-            st = mr_clip_sample(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
+            st = mr_clip_sample_keys(clip, sk, times[f], MR_WRAP_CLAMP, &pose);
             for (int j = 0; j < n && st == MR_OK; j++) {
                 mr_joint_tracks *jt = &fr->tracks[j];
                 jt->t.times[f] = jt->r.times[f] = jt->s.times[f] = (float)(f / (double)rate);

@@ -38,7 +38,9 @@ static mr_status check_track(const mr_track *t, const mr_clip *c, const char *jo
 
 mr_status mr_write_check_clip(const mr_model *m, const mr_clip *c, const char *path, mr_error *err)
 {
-    mr_status st = check_name(c->name, "a clip", 0, path, err);
+    mr_status st = mr_clip_source(c, err);   /* the file's keys, when they are not resident */
+    if (st != MR_OK) return st;
+    st = check_name(c->name, "a clip", 0, path, err);
     if (st != MR_OK) return st;
     if (!isfinite(c->duration) || !isfinite(c->rate))
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: not written: clip '%.64s' has a duration or rate that is "

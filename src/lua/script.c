@@ -130,6 +130,7 @@ void mr_lua_ctx_destroy(mr_lua_ctx *ctx)
     if (!ctx) return;
     mr_lua_stop(ctx);
     if (ctx->host.draw) ctx->host.draw->release(ctx->host.draw_user);
+    mr_lua_host_settle_models(&ctx->host);   /* the last model's cache file, with its packs */
     mr_lua_models_clear(&ctx->host.models);
     free_strings(ctx->watched, ctx->watched_count);
     free(ctx->watched);

@@ -136,6 +136,9 @@ typedef struct mr_lua_host {
     size_t memory_limit;     /* mr_lua_desc.memory_limit: the Lua heap and the models
                               * scripts loaded count against it together */
     size_t model_bytes;      /* mr_model_bytes of the models scripts loaded */
+    const mr_model *model_pending;  /* the last one loaded, whose packs may still be on */
+    size_t pending_bytes;    /* the worker (clip_runtime.h), and what was counted for it */
+    struct mr_load_later *cache_later;  /* its cache file, written once its packs are in */
     size_t held_bytes;       /* recordings' frames: host memory outside the Lua heap,
                               * counted against memory_limit like models */
     const char *resolve_dirs[2];  /* where relative model paths are looked for after the
@@ -162,6 +165,9 @@ typedef struct mr_lua_host {
  *     returns 1, or pushes "path: why not" and returns 0 (the sandbox's io
  *     rules: mr_lua_sandbox_push_write_path; plain Lua: as given). */
 mr_lua_host *mr_lua_host_of(lua_State *L);
+/* Settles the last model a script loaded (its packs) and writes its cache
+ * file (wrap_model.c); the context calls it before freeing its models. */
+void mr_lua_host_settle_models(mr_lua_host *h);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
 void mr_lua_host_resume(lua_State *L, double token);

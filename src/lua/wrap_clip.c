@@ -9,7 +9,10 @@
  *       keys, at any time, from a fraction of the memory; again at the same
  *       tolerance does nothing (reloads); the first packing of a clip does
  *       not count against the time budget, later ones do
- *   clip:bytes() -> what sampling reads (mr_clip_runtime_bytes)
+ *   clip:bytes() -> what sampling reads (mr_clip_runtime_bytes), what the clip
+ *       holds (mr_clip_bytes: the runtime, and the source keys while resident)
+ *   clip:error([samples = 121]) -> the largest error of the runtime against the
+ *       source keys, a fraction of the model's size (mr_clip_runtime_error)
  *   clip:mirror([opts]) -> clip   left and right swapped across the model's
  *       mid-plane (anim/mirror.h); a new clip of the same model, owned by the
  *       script. opts: map = {left_joint = "right_joint", ...} for joints the
@@ -308,14 +311,43 @@ static int clip_optimize(lua_State *L)
 
 static int clip_bytes(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)mr_clip_runtime_bytes(mr_lua_check_clip(L, 1)->clip));
+    const mr_clip *c = mr_lua_check_clip(L, 1)->clip;
+    lua_pushinteger(L, (lua_Integer)mr_clip_runtime_bytes(c));   /* settles a pack being built */
+    lua_pushinteger(L, (lua_Integer)mr_clip_bytes(c));
+    return 2;
+}
+
+/* clip:error([samples = 121]): the largest distance, as a fraction of the
+ * model's size, between the runtime's pose and the exact pose of the
+ * source keys (read again from the file when not resident), at virtual
+ * points size / 18 along each joint's axes (mr_clip_runtime_error). */
+static int clip_error(lua_State *L)
+{
+    const mr_lua_clip *lc = mr_lua_check_clip(L, 1);
+    lua_Integer samples = mr_lua_opt_integer(L, 2, 121);
+    mr_lua_arg_check(L, samples >= 2 && samples <= 100001, 2, "samples must be from 2 to 100001");
+    const mr_model *m = lc->owner;
+    vec3 lo, hi;
+    double size = m && mr_model_bounds(m, lo, hi) ? glm_vec3_distance(lo, hi) : 0.0;
+    if (!m || !(size > 0))
+        return mr_lua_arg_error(L, 1, "a clip of a model with a size (its error is measured against it)");
+    double paused = mr_lua_host_pause(L);   /* reading the keys again is load work */
+    double e = 0;
+    mr_clip_settle(lc->clip);
+    int away = lc->clip->source_dropped;
+    mr_status st = mr_clip_runtime_error(lc->clip, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size),
+                                         (int)samples, &e);
+    if (away) mr_clip_drop_source((mr_clip *)lc->clip);   /* read for this, given up again */
+    mr_lua_host_resume(L, paused);
+    if (st != MR_OK) return mr_lua_raise(L, "clip '%s': %s", lc->clip->name, mr_status_string(st));
+    lua_pushnumber(L, e / size);
     return 1;
 }
 
 static const luaL_Reg clip_methods[] = {
     {"name", clip_name}, {"duration", clip_duration}, {"rate", clip_rate},
     {"sample", clip_sample}, {"marker", clip_marker}, {"markers", clip_markers},
-    {"optimize", clip_optimize}, {"bytes", clip_bytes}, {"mirror", clip_mirror},
+    {"optimize", clip_optimize}, {"bytes", clip_bytes}, {"error", clip_error}, {"mirror", clip_mirror},
     {NULL, NULL},
 };
 

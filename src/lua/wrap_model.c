@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "core/file.h"
 #include "core/path.h"
@@ -129,6 +130,21 @@ static void push_missing(lua_State *L, const char *given, const char *mesh)
     lua_settop(L, top + 1);
 }
 
+void mr_lua_host_settle_models(mr_lua_host *h)
+{
+    if (!h->model_pending) {
+        mr_load_finish(h->cache_later, NULL);   /* nothing loaded to write */
+        h->cache_later = NULL;
+        return;
+    }
+    for (int i = 0; i < h->model_pending->clip_count; i++) mr_clip_settle(h->model_pending->clips[i]);
+    mr_load_finish(h->cache_later, h->model_pending);   /* the cache file, with the packs */
+    h->cache_later = NULL;
+    size_t now = mr_model_bytes(h->model_pending);
+    h->model_bytes = h->model_bytes - h->pending_bytes + now;
+    h->model_pending = NULL;
+}
+
 static int l_model(lua_State *L)
 {
     mr_lua_models *cache = &mr_lua_host_of(L)->models;
@@ -177,7 +193,15 @@ static int l_model(lua_State *L)
         }
         mr_error err = {0};
         double paused = mr_lua_host_pause_load(L);   /* loading is not the script's time */
-        mr_status st = mr_load_model(lua_tostring(L, mesh_idx), anims, n, &model, &err);
+        mr_clip_set_keys_on_demand(1);   /* packed clips give their keys up (anim/clip.h) */
+        struct mr_load_later *later = NULL;
+        mr_status st = mr_load_model_later(lua_tostring(L, mesh_idx), anims, n, &model, &later, &err);
+        /* The model loaded before this one is counted again for what it
+         * holds once its packs are in (they were built while this one
+         * loaded): the keys they replace are gone. Settled here, not when
+         * the worker is done, so what is counted never depends on timing. */
+        mr_lua_host_settle_models(mr_lua_host_of(L));
+        mr_lua_host_of(L)->cache_later = later;   /* written at the next load (or the end) */
         mr_lua_host_resume_load(L, paused);
         if (st != MR_OK) {
             int top = lua_gettop(L);
@@ -204,6 +228,8 @@ static int l_model(lua_State *L)
         mr_lua_host *h = mr_lua_host_of(L);
         size_t bytes = mr_model_bytes(model), heap = mr_lua_host_heap(L);
         if (h->memory_limit && heap + h->model_bytes + bytes > h->memory_limit) {
+            mr_load_finish(h->cache_later, NULL);
+            h->cache_later = NULL;
             mr_model_destroy(model);
             luaL_pushfail(L);
             lua_pushfstring(L, "%s: the model needs %d MiB, and with the %d MiB the script already uses "
@@ -215,9 +241,14 @@ static int l_model(lua_State *L)
         }
         h->model_bytes += bytes;
         if (mr_lua_models_insert(cache, lua_tostring(L, key_idx), model, 1) != 0) {
+            h->model_bytes -= bytes;
+            mr_load_finish(h->cache_later, NULL);
+            h->cache_later = NULL;
             mr_model_destroy(model);
             return mr_lua_raise(L, "out of memory");
         }
+        h->model_pending = model;
+        h->pending_bytes = bytes;
     }
     mr_lua_host_loaded(L, lua_tostring(L, mesh_idx));   /* io may read beside a loaded model */
     mr_lua_push_model(L, model);

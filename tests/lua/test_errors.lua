@@ -108,6 +108,7 @@ function load()
   -- valid call here, so a new option table cannot go unswept.
   local calls = {
     ["marrow.model"] = function(o) return m.model("models/mannequin.md5mesh", o) end,
+    ["marrow.clips"] = function(o) return m.clips("models", o) end,
     ["marrow.attach"] = function(o) return m.attach(man, pose, "hand_r", o) end,
     ["marrow.mixer"] = function(o) return m.mixer(man, o) end,
     ["marrow.draw"] = function(o) return m.draw(man, pose, o) end,

@@ -1,0 +1,133 @@
+/* clip_worker.c — the thread that packs clips off the load's path (see
+ * clip_worker.h). */
+#include "anim/clip_worker.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct mr_clip_job {
+    mr_clip view;            /* the clip, its runtime pointing at priv */
+    mr_clip_runtime priv;    /* settings borrowed; played keys built here */
+    _Atomic int cancel;
+    int state;               /* JOB_*, under the lock */
+    mr_clip_pack *pack;      /* the result, once done */
+    int keys_added;
+    mr_clip_job *next;       /* queue order */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work = PTHREAD_COND_INITIALIZER;   /* a job was queued */
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER;   /* a job finished */
+static mr_clip_job *head, *tail;
+static int outstanding;      /* jobs submitted and not yet done */
+static int started;          /* 1: the worker runs; -1: it could not start */
+
+static void run(mr_clip_job *job)
+{
+    job->pack = mr_clip_runtime_build_pack(&job->view, &job->priv);
+    job->keys_added = job->priv.keys_added;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (!head) pthread_cond_wait(&work, &lock);
+        mr_clip_job *job = head;
+        head = job->next;
+        if (!head) tail = NULL;
+        job->state = JOB_RUNNING;
+        pthread_mutex_unlock(&lock);
+        run(job);
+        pthread_mutex_lock(&lock);
+        job->state = JOB_DONE;
+        outstanding--;
+        pthread_cond_broadcast(&done);
+    }
+    return NULL;
+}
+
+/* Takes job out of the queue (under the lock); 1 when it was there. */
+static int unqueue(mr_clip_job *job)
+{
+    mr_clip_job **at = &head, *prev = NULL;
+    while (*at && *at != job) {
+        prev = *at;
+        at = &(*at)->next;
+    }
+    if (!*at) return 0;
+    *at = job->next;
+    if (tail == job) tail = prev;
+    outstanding--;
+    pthread_cond_broadcast(&done);
+    return 1;
+}
+
+mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt)
+{
+    mr_clip_job *job = calloc(1, sizeof *job);
+    if (!job) return NULL;
+    job->view = *clip;
+    job->view.runtime = &job->priv;
+    job->priv.joint_count = rt->joint_count;
+    job->priv.max_angle = rt->max_angle;
+    job->priv.max_move = rt->max_move;
+    job->priv.thin_tolerance = rt->thin_tolerance;
+    job->priv.rest = rt->rest;
+    job->priv.cancel = &job->cancel;
+    pthread_mutex_lock(&lock);
+    if (!started) {
+        pthread_t t;
+        pthread_attr_t attr;
+        started = -1;
+        if (pthread_attr_init(&attr) == 0) {
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            if (pthread_create(&t, &attr, worker, NULL) == 0) started = 1;
+            pthread_attr_destroy(&attr);
+        }
+    }
+    if (started < 0) {
+        pthread_mutex_unlock(&lock);
+        free(job);
+        return NULL;
+    }
+    while (outstanding >= MR_CLIP_PENDING_MAX) pthread_cond_wait(&done, &lock);
+    job->state = JOB_QUEUED;
+    if (tail) tail->next = job;
+    else head = job;
+    tail = job;
+    outstanding++;
+    pthread_cond_signal(&work);
+    pthread_mutex_unlock(&lock);
+    return job;
+}
+
+mr_clip_pack *mr_clip_job_wait(mr_clip_job *job, int *keys_added)
+{
+    pthread_mutex_lock(&lock);
+    int mine = job->state == JOB_QUEUED && unqueue(job);
+    while (!mine && job->state != JOB_DONE) pthread_cond_wait(&done, &lock);
+    pthread_mutex_unlock(&lock);
+    if (mine) run(job);
+    mr_clip_pack *pack = job->pack;
+    *keys_added = job->keys_added;
+    free(job);
+    return pack;
+}
+
+void mr_clip_job_cancel(mr_clip_job *job)
+{
+    if (!job) return;
+    atomic_store(&job->cancel, 1);
+    pthread_mutex_lock(&lock);
+    if (job->state == JOB_QUEUED) unqueue(job);
+    else
+        while (job->state != JOB_DONE) pthread_cond_wait(&done, &lock);
+    pthread_mutex_unlock(&lock);
+    free(job->pack);
+    free(job);
+}

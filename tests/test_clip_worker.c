@@ -1,0 +1,246 @@
+/* test_clip_worker.c — packed clips by default (anim/clip_runtime.h:
+ * mr_clip_finish_later, mr_clip_settle; anim/clip_worker.c) and source keys
+ * on demand (anim/clip.h: mr_clip_source; formats/load.c reads them again):
+ * loads return before their packs are built, every pose is the pack's
+ * whether the worker was done or not, models freed with packs pending, keys
+ * given up and read back bit for bit, a changed file refused, the cache
+ * holding packs without keys. Real takes: CMU 01_01 of assimp-testmodels
+ * (copied into a private folder), snoutx10k from the shared models. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "anim/clip_pack.h"
+#include "anim/clip_runtime.h"
+#include "core/file.h"
+#include "core/path.h"
+#include "formats/cache.h"
+#include "formats/load.h"
+
+#define CMU "/usr/share/assimp/models/BVH/01_01.bvh"
+#define SNOUT SHARED_MODELS "tomatenquark-essential/packages/models/snoutx10k/"
+
+static char dir[64], take[128], cache_dir[128];
+
+static mr_model *load(const char *path, const char *anim)
+{
+    mr_model *m = NULL;
+    const char *anims[1] = {anim};
+    mr_error err = {0};
+    if (mr_load_model(path, anims, anim ? 1 : 0, &m, &err) != MR_OK) printf("       load %s: %s\n", path, err.msg);
+    return m;
+}
+
+/* A private copy of the CMU take (so a test may change it). */
+static int copy_take(void)
+{
+    size_t n = 0;
+    mr_error err = {0};
+    char *bytes = mr_file_read(CMU, &n, &err);
+    if (!bytes) return 0;
+    FILE *f = fopen(take, "wb");
+    int ok = f && fwrite(bytes, 1, n, f) == n;
+    if (f) fclose(f);
+    free(bytes);
+    return ok;
+}
+
+/* Poses of two clips at 50 times, bit for bit. */
+static int same_poses(const mr_clip *a, const mr_clip *b, const mr_skeleton *sk)
+{
+    mr_pose pa, pb;
+    int same = mr_pose_init(&pa, sk->joint_count) == MR_OK && mr_pose_init(&pb, sk->joint_count) == MR_OK;
+    for (int k = 0; same && k < 50; k++) {
+        float t = a->duration * (float)k / 49.0f + 0.003f;
+        same = mr_clip_sample(a, sk, t, MR_WRAP_LOOP, &pa) == MR_OK && mr_clip_sample(b, sk, t, MR_WRAP_LOOP, &pb) == MR_OK &&
+               !memcmp(pa.t, pb.t, (size_t)sk->joint_count * sizeof(vec3)) &&
+               !memcmp(pa.r, pb.r, (size_t)sk->joint_count * sizeof(versor)) &&
+               !memcmp(pa.s, pb.s, (size_t)sk->joint_count * sizeof(vec3));
+    }
+    mr_pose_deinit(&pa);
+    mr_pose_deinit(&pb);
+    return same;
+}
+
+TEST(clip_worker_a_load_returns_with_its_pack_pending_and_every_pose_is_the_packs)
+{
+    mr_model *a = load(take, NULL), *b = load(take, NULL), *c = load(take, NULL);
+    CHECK(a && b && c);
+    if (!a || !b || !c) goto done;
+    CHECK(mr_clip_pending(a->clips[0]) && a->clips[0]->runtime && !a->clips[0]->runtime->pack);
+    /* a: sampled at once (the settle takes the job over or waits for it);
+     * b: sampled after the worker had all the time it needs; c: packed here
+     * and now (mr_clip_finish): the same pack, the same poses */
+    struct timespec nap = {0, 300 * 1000 * 1000};
+    mr_pose p;
+    CHECK(mr_pose_init(&p, a->skeleton.joint_count) == MR_OK);
+    CHECK(mr_clip_sample(a->clips[0], &a->skeleton, 1.0f, MR_WRAP_LOOP, &p) == MR_OK);
+    mr_pose_deinit(&p);
+    nanosleep(&nap, NULL);
+    mr_clip_cancel(c->clips[0]);
+    mr_clip_finish(c->clips[0]);
+    CHECK(!mr_clip_pending(c->clips[0]) && c->clips[0]->runtime->pack);
+    CHECK(same_poses(a->clips[0], b->clips[0], &a->skeleton));
+    CHECK(same_poses(a->clips[0], c->clips[0], &a->skeleton));
+    CHECK(!mr_clip_pending(a->clips[0]) && !mr_clip_pending(b->clips[0]));
+    CHECK(a->clips[0]->runtime->pack->bytes == c->clips[0]->runtime->pack->bytes &&
+          !memcmp(a->clips[0]->runtime->pack, c->clips[0]->runtime->pack, c->clips[0]->runtime->pack->bytes));
+    /* the default runtime is the pack: a tenth of the raw poses or less */
+    size_t raw = (size_t)mr_clip_key_count(a->clips[0]) * (size_t)a->skeleton.joint_count * 40;
+    CHECK_MSG(mr_clip_runtime_bytes(a->clips[0]) * 10 < raw, "%zu bytes against %zu raw",
+              mr_clip_runtime_bytes(a->clips[0]), raw);
+done:
+    mr_model_destroy(a);
+    mr_model_destroy(b);
+    mr_model_destroy(c);
+}
+
+TEST(clip_worker_models_freed_with_packs_pending_and_queued)
+{
+    /* more loads than the queue holds, freed at once: the ones not started
+     * leave the queue, the running one stops (ASan and the exit check it) */
+    mr_model *m[MR_CLIP_PENDING_MAX + 3] = {0};
+    for (int i = 0; i < MR_CLIP_PENDING_MAX + 3; i++) m[i] = load(take, NULL);
+    for (int i = MR_CLIP_PENDING_MAX + 2; i >= 0; i--) mr_model_destroy(m[i]);
+    mr_model *after = load(take, NULL);   /* the worker still serves */
+    CHECK(after && mr_clip_runtime_bytes(after->clips[0]) > 0 && after->clips[0]->runtime->pack);
+    mr_model_destroy(after);
+}
+
+TEST(clip_worker_keys_on_demand_given_up_and_read_back_bit_for_bit)
+{
+    mr_model *ref = load(take, NULL);
+    mr_clip_set_keys_on_demand(1);
+    mr_model *m = load(take, NULL);
+    CHECK(ref && m);
+    if (!ref || !m) goto done;
+    mr_clip *c = m->clips[0];
+    size_t before = mr_clip_bytes(c);
+    mr_clip_settle(c);
+    CHECK(c->source_dropped && c->runtime->pack);
+    CHECK_MSG(mr_clip_bytes(c) < before / 4, "held %zu after, %zu before", mr_clip_bytes(c), before);
+    CHECK(mr_clip_key_count(c) == mr_clip_key_count(ref->clips[0]));
+    CHECK(mr_model_bytes(m) < mr_model_bytes(ref));
+    /* sampling needs no keys */
+    CHECK(same_poses(c, ref->clips[0], &m->skeleton) && c->source_dropped);
+    /* what reads keys gets them back, the file's exactly */
+    mr_error err = {0};
+    CHECK(mr_clip_source(c, &err) == MR_OK && !c->source_dropped);
+    int same = 1;
+    for (int j = 0; j < c->joint_count; j++) {
+        const mr_track *x[3] = {&c->tracks[j].t, &c->tracks[j].r, &c->tracks[j].s};
+        const mr_track *y[3] = {&ref->clips[0]->tracks[j].t, &ref->clips[0]->tracks[j].r, &ref->clips[0]->tracks[j].s};
+        for (int k = 0; k < 3; k++) {
+            if (x[k]->key_count != y[k]->key_count) printf("       joint %d channel %d: %d keys, %d\n", j, k, x[k]->key_count, y[k]->key_count);
+            same &= x[k]->key_count == y[k]->key_count &&
+                    (!x[k]->key_count || (!memcmp(x[k]->times, y[k]->times, (size_t)x[k]->key_count * 4) &&
+                                          !memcmp(x[k]->values, y[k]->values,
+                                                  (size_t)x[k]->key_count * (size_t)x[k]->components * 4)));
+        }
+    }
+    CHECK(same);
+    double e = 1;
+    CHECK(mr_clip_runtime_error(c, &m->skeleton, 1.0f, 121, &e) == MR_OK && e >= 0);
+done:
+    mr_clip_set_keys_on_demand(0);
+    mr_model_destroy(ref);
+    mr_model_destroy(m);
+}
+
+TEST(clip_worker_keys_not_read_back_from_a_changed_file)
+{
+    mr_clip_set_keys_on_demand(1);
+    mr_model *m = load(take, NULL);
+    CHECK(m);
+    if (m) mr_clip_settle(m->clips[0]);   /* gives the keys up while on demand */
+    mr_clip_set_keys_on_demand(0);
+    if (!m) return;
+    CHECK(m->clips[0]->source_dropped);
+    FILE *f = fopen(take, "ab");   /* the file changes under the model */
+    if (f) {
+        fputs("\n", f);
+        fclose(f);
+    }
+    mr_error err = {0};
+    CHECK(mr_clip_source(m->clips[0], &err) == MR_ERR_BAD_FILE);
+    CHECK_STR_CONTAINS(err.msg, take);
+    CHECK_STR_CONTAINS(err.msg, "changed since it was loaded");
+    CHECK(mr_clip_source(m->clips[0], &err) != MR_OK);   /* and not tried again */
+    /* still sampled, from its pack */
+    mr_pose p;
+    CHECK(mr_pose_init(&p, m->skeleton.joint_count) == MR_OK);
+    CHECK(mr_clip_sample(m->clips[0], &m->skeleton, 0.5f, MR_WRAP_LOOP, &p) == MR_OK);
+    mr_pose_deinit(&p);
+    mr_model_destroy(m);
+    CHECK(copy_take());
+}
+
+TEST(clip_worker_cache_holds_packs_without_keys_and_reads_them_back)
+{
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = cache_dir});
+    mr_clip_set_keys_on_demand(1);
+    mr_model_destroy(load(take, NULL));          /* writes the file: the pack, no keys */
+    mr_model *m = load(take, NULL);              /* read from it */
+    mr_clip_set_keys_on_demand(0);
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
+    mr_model *ref = load(take, NULL);
+    CHECK(m && m->cache_block && ref);
+    if (m && ref) {
+        const mr_clip *c = m->clips[0];
+        CHECK(c->source_dropped && !mr_clip_pending(c) && c->runtime->pack);
+        CHECK(mr_clip_key_count(c) == mr_clip_key_count(ref->clips[0]));
+        CHECK(same_poses(c, ref->clips[0], &m->skeleton));
+        CHECK(mr_clip_source(c, NULL) == MR_OK && !c->source_dropped);
+        CHECK(c->tracks[0].r.key_count == ref->clips[0]->tracks[0].r.key_count &&
+              !memcmp(c->tracks[0].r.values, ref->clips[0]->tracks[0].r.values,
+                      (size_t)c->tracks[0].r.key_count * 16));
+    }
+    mr_model_destroy(m);   /* keys read back live outside the cached block */
+    mr_model_destroy(ref);
+}
+
+TEST(clip_worker_md5_anims_packed_and_read_back_per_anim)
+{
+    mr_clip_set_keys_on_demand(1);
+    mr_model *m = NULL;
+    const char *anims[2] = {SNOUT "forward.md5anim", SNOUT "pain.md5anim"};
+    mr_error err = {0};
+    CHECK(mr_load_model(SNOUT "snoutx10k.md5mesh", anims, 2, &m, &err) == MR_OK);
+    for (int i = 0; m && i < m->clip_count; i++) mr_clip_settle(m->clips[i]);
+    mr_clip_set_keys_on_demand(0);
+    if (!m) return;
+    CHECK(m->clip_count == 2);
+    for (int i = 0; i < m->clip_count; i++) CHECK(m->clips[i]->source_dropped);
+    int frames = mr_clip_key_count(m->clips[1]);
+    CHECK(mr_clip_source(m->clips[1], &err) == MR_OK && mr_clip_key_count(m->clips[1]) == frames);
+    CHECK(m->clips[0]->source_dropped && !m->clips[1]->source_dropped);
+    mr_model_destroy(m);
+}
+
+int main(void)
+{
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
+    snprintf(dir, sizeof dir, "/tmp/marrow-clip-worker-XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    snprintf(take, sizeof take, "%s/01_01.bvh", dir);
+    snprintf(cache_dir, sizeof cache_dir, "%s/cache", dir);
+    if (!mr_file_exists(CMU)) {
+        printf("  FAIL assimp-testmodels is installed (%s; scripts/install-deps.sh installs it)\n", CMU);
+        return 1;
+    }
+    if (!copy_take()) return 1;
+    RUN(clip_worker_a_load_returns_with_its_pack_pending_and_every_pose_is_the_packs);
+    RUN(clip_worker_models_freed_with_packs_pending_and_queued);
+    RUN(clip_worker_keys_on_demand_given_up_and_read_back_bit_for_bit);
+    RUN(clip_worker_keys_not_read_back_from_a_changed_file);
+    RUN(clip_worker_cache_holds_packs_without_keys_and_reads_them_back);
+    RUN(clip_worker_md5_anims_packed_and_read_back_per_anim);
+    mr_cache_configure(NULL);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("       could not remove %s\n", dir);
+    return test_summary("clip_worker");
+}
