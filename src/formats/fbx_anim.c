@@ -484,27 +484,38 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
 }
 
 /* Slerp in double: cglm's float slerp is off by ~1e-5 rad, the reducer's
- * whole tolerance, so that no sample of a slow turn was ever dropped. */
-static void slerp_d(const float *a, const float *b, double u, double q[4])
+ * whole tolerance, so that no sample of a slow turn was ever dropped. The
+ * angle between the ends is found once (slerp_prep), then each u costs two
+ * sines. */
+typedef struct slerp_d {
+    const float *a, *b;
+    double th, inv_sin, sgn;
+} slerp_d;
+
+static void slerp_prep(slerp_d *q, const float *a, const float *b)
 {
-    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3], sgn = 1;
-    if (d < 0) {
-        d = -d;
-        sgn = -1;
+    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    q->a = a;
+    q->b = b;
+    q->sgn = d < 0 ? -1 : 1;
+    d = fabs(d);
+    q->th = d < 1 - 1e-12 ? acos(d) : 0;
+    q->inv_sin = q->th > 0 ? 1 / sin(q->th) : 0;
+}
+
+static void slerp_at(const slerp_d *q, double u, double out[4])
+{
+    double wa = 1 - u, wb = u, n = 0;
+    if (q->th > 0) {
+        wa = sin((1 - u) * q->th) * q->inv_sin;
+        wb = sin(u * q->th) * q->inv_sin;
     }
-    double wa = 1 - u, wb = u;
-    if (d < 1 - 1e-12) {
-        double th = acos(d), sn = sin(th);
-        wa = sin((1 - u) * th) / sn;
-        wb = sin(u * th) / sn;
-    }
-    double n = 0;
     for (int k = 0; k < 4; k++) {
-        q[k] = wa * a[k] + sgn * wb * b[k];
-        n += q[k] * q[k];
+        out[k] = wa * q->a[k] + q->sgn * wb * q->b[k];
+        n += out[k] * out[k];
     }
     n = 1 / sqrt(n);
-    for (int k = 0; k < 4; k++) q[k] *= n;
+    for (int k = 0; k < 4; k++) out[k] *= n;
 }
 
 /* Dropping baked samples that linear interpolation (slerp for rotations)
@@ -521,6 +532,8 @@ static int segment_fits(const reducer *r, int a, int b)
 {
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
     double span = r->times[b] - r->times[a];
+    slerp_d sl = {0};
+    if (r->comps == 4) slerp_prep(&sl, va, vb);
     for (int i = a + 1; i < b; i++) {
         double u = (r->times[i] - r->times[a]) / span;
         const float *v = r->base + (size_t)i * 10 + r->off;
@@ -529,7 +542,7 @@ static int segment_fits(const reducer *r, int a, int b)
                 if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
         } else {
             double q[4];
-            slerp_d(va, vb, u, q);
+            slerp_at(&sl, u, q);
             /* the angle between unit quaternions is 4 asin(|q - v| / 2),
              * about 2 |q - v| (well conditioned, unlike acos of the dot) */
             double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
