@@ -14,7 +14,7 @@
 #   make deb      a Debian package marrow_VERSION_ARCH.deb (dpkg-deb)
 #   make clean
 
-PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson libpng zlib
+PKGS    := lua5.4 glfw3 epoxy cglm stb libxml-2.0 egl jansson libpng zlib libdeflate
 CC      ?= cc
 BUILD   ?= build/release
 SANFLAGS ?=

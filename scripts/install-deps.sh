@@ -7,7 +7,7 @@ set -eu
 PACKAGES="build-essential pkg-config liblua5.4-dev lua5.4 libglfw3-dev libepoxy-dev \
 libcglm-dev libstb-dev libxml2-dev libjansson-dev libegl-dev libegl-mesa0 libgl1-mesa-dri \
 libgles-dev fonts-dejavu-core xvfb xauth xdotool python3 chromium \
-libassimp-dev assimp-testmodels libmeshoptimizer-dev gltfpack libpng-dev"
+libassimp-dev assimp-testmodels libmeshoptimizer-dev gltfpack libpng-dev libdeflate-dev"
 
 # `install-deps.sh --fuzz` (make fuzz, make fuzz-smoke; CI runs those):
 # clang with its libFuzzer and sanitizer runtimes, instead of the list above,

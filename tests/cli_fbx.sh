@@ -126,7 +126,8 @@ fi
 # y 2.5, then turned about Tip's origin (0,1): (-1.5, 2) and (-1.5, 1).
 T=tests/data/fbx/tri_skin.fbx
 run $MARROW info $T
-expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 97 frames at 24 fps, 1.000 s, 1 joints animated"
+# (a linear turn about one axis is exactly 2 keys: the bake keeps no sample slerp reproduces)
+expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 2 frames at 24 fps, 1.000 s, 1 joints animated"
 expect_match "tri_skin: every stack is a clip (Empty too)" "$OUT" "^  Empty: "
 expect_match "tri_skin: the blend shape is a morph target" "$OUT" "morph targets: 1 \(Lift 0\)"
 expect_match "tri_skin: the material" "$OUT" "material Red: diffuse 0.80 0.10 0.10"

@@ -29,11 +29,15 @@
  *   the active one (ActiveAnimStackName, Takes/Current) first so that it
  *   plays by default. Curves (constant, linear, cubic with FBX's weighted
  *   tangents) are evaluated through the transform model and baked at every
- *   key time and FBX_OVERSAMPLE (4) times per frame of the file's frame rate:
- *   a joint's keys are its exact local transform at those times, and
- *   between them marrow's interpolation stays within about 2e-4 of a Mixamo
- *   character's size of FBX's own per-channel Euler curves (2e-3 when baked
- *   once per frame). Clip time is the file's time
+ *   key time and every frame of the file's frame rate, and a joint whose
+ *   local depends on its own curves only also between them, at as many
+ *   evenly spaced times as the curve's bend asks for (up to 8 a frame): so
+ *   that marrow's interpolation stays within 2e-5 of the model's extent
+ *   (rotations: at the farthest joint they move) of FBX's own per-channel
+ *   Euler curves (about 3.6e-3 of a Mixamo character's size when baked once
+ *   per frame). Other joints (a skeleton parent that is not the FBX parent,
+ *   an ancestor's animated scale) are baked with the whole skeleton
+ *   FBX_OVERSAMPLE (4) times per frame. Clip time is the file's time
  *   in seconds.
  *
  * Axes. Coordinates stay as the file has them (like MD5): the model's axes

@@ -1,8 +1,9 @@
 /* fbx_anim.c — FBX animation into clips: every AnimationStack (7.x) or
  * Take (6.x) is baked through the transform model (fbx_xform.c) at every
  * key time and every frame of the file's frame rate inside the stack's
- * time span; a joint's keys are its exact local transform there (LINEAR:
- * between samples marrow slerps). Blend shape channels' DeformPercent
+ * time span, and between them where a joint's curves bend (bake_alone);
+ * a joint's keys are its exact local transform there (LINEAR: between
+ * samples marrow slerps). Blend shape channels' DeformPercent
  * curves become morph weight tracks. The active stack is added first so
  * that it is the clip played by default.
  */
@@ -454,16 +455,17 @@ static int cmp_double(const void *a, const void *b)
 
 /* Sample times: keys and frames inside [t0, t1] (t >= 0), ascending, at
  * least 2e-6 s apart. */
-static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, double t1, double **out, int *count)
+static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, double t1, int per_frame, double **out, int *count)
 {
     size_t keys = 0;
     for (int i = 0; i < c->count; i++) keys += (size_t)c->curves[i].count;
     if (t0 < 0) t0 = 0;
     if (t1 < t0) t1 = t0;
-    /* OVERSAMPLE samples per frame: between samples marrow interpolates
-     * linearly (slerp), FBX per Euler channel on its curves; a quarter
-     * frame keeps the difference near 1e-4 of a character's size */
-    double rate = s->fps * FBX_OVERSAMPLE;
+    /* per_frame samples per frame: 1 for joints refined adaptively
+     * (refine below), FBX_OVERSAMPLE for the rest: between samples marrow
+     * interpolates linearly (slerp), FBX per Euler channel on its curves; a
+     * quarter frame keeps the difference near 1e-4 of a character's size */
+    double rate = s->fps * per_frame;
     double frames = (t1 - t0) * rate;
     if (frames > FBX_MAX_SAMPLES) {  /* long stacks: frames only */
         rate = s->fps;
@@ -521,6 +523,41 @@ static mr_status sample_times(fbx_scene *s, const stack_curves *c, double t0, do
     return MR_OK;
 }
 
+/* Slerp in double: cglm's float slerp is off by ~1e-5 rad, the reducer's
+ * whole tolerance, so that no sample of a slow turn was ever dropped. The
+ * angle between the ends is found once (slerp_prep), then each u costs two
+ * sines. */
+typedef struct slerp_d {
+    const float *a, *b;
+    double th, inv_sin, sgn;
+} slerp_d;
+
+static void slerp_prep(slerp_d *q, const float *a, const float *b)
+{
+    double d = (double)a[0] * b[0] + (double)a[1] * b[1] + (double)a[2] * b[2] + (double)a[3] * b[3];
+    q->a = a;
+    q->b = b;
+    q->sgn = d < 0 ? -1 : 1;
+    d = fabs(d);
+    q->th = d < 1 - 1e-12 ? acos(d) : 0;
+    q->inv_sin = q->th > 0 ? 1 / sin(q->th) : 0;
+}
+
+static void slerp_at(const slerp_d *q, double u, double out[4])
+{
+    double wa = 1 - u, wb = u, n = 0;
+    if (q->th > 0) {
+        wa = sin((1 - u) * q->th) * q->inv_sin;
+        wb = sin(u * q->th) * q->inv_sin;
+    }
+    for (int k = 0; k < 4; k++) {
+        out[k] = wa * q->a[k] + q->sgn * wb * q->b[k];
+        n += out[k] * out[k];
+    }
+    n = 1 / sqrt(n);
+    for (int k = 0; k < 4; k++) out[k] *= n;
+}
+
 /* Dropping baked samples that linear interpolation (slerp for rotations)
  * between the kept ones reproduces: every dropped sample stays within tol
  * (translation and scale: per component; rotation: radians). */
@@ -535,6 +572,8 @@ static int segment_fits(const reducer *r, int a, int b)
 {
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
     double span = r->times[b] - r->times[a];
+    slerp_d sl = {0};
+    if (r->comps == 4) slerp_prep(&sl, va, vb);
     for (int i = a + 1; i < b; i++) {
         double u = (r->times[i] - r->times[a]) / span;
         const float *v = r->base + (size_t)i * 10 + r->off;
@@ -542,8 +581,8 @@ static int segment_fits(const reducer *r, int a, int b)
             for (int k = 0; k < 3; k++)
                 if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
         } else {
-            versor qa = {va[0], va[1], va[2], va[3]}, qb = {vb[0], vb[1], vb[2], vb[3]}, q;
-            glm_quat_slerp(qa, qb, (float)u, q);
+            double q[4];
+            slerp_at(&sl, u, q);
             /* the angle between unit quaternions is 4 asin(|q - v| / 2),
              * about 2 |q - v| (well conditioned, unlike acos of the dot) */
             double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
@@ -589,53 +628,280 @@ static int near3(const float *a, const float *b, float eps)
     return fabsf(a[0] - b[0]) <= eps && fabsf(a[1] - b[1]) <= eps && fabsf(a[2] - b[2]) <= eps;
 }
 
+/* ---- joints baked on their own ----
+ * A joint whose marrow local depends on its own curves only (its skeleton
+ * parent is its FBX parent, and no ancestor's scale is animated, so the
+ * accumulated scale it inherits is constant) is evaluated alone: at the
+ * keys and every frame first, then, between two such samples, at as many
+ * evenly spaced times as the curve's bend there asks for. Linear
+ * interpolation of samples h apart departs from a curve of second
+ * derivative c by at most c h^2 / 8; c is estimated from the samples' second
+ * differences (on each side of the interval: within a cubic key segment
+ * the second derivative is linear, so its largest value is at an end), so
+ * a stretch that interpolation already reproduces costs no evaluation. */
+enum { ALONE_MAX_SPLIT = 8 };
+
+typedef struct jsamples {
+    double *t;
+    float *v;                    /* 10 floats a sample: t, r, s */
+    int n, cap;
+    int oom;
+} jsamples;
+
+static void js_push(jsamples *js, double t, const float *v)
+{
+    if (js->oom) return;
+    if (js->n == js->cap) {
+        int cap = js->cap ? js->cap * 2 : 64;
+        double *nt = realloc(js->t, sizeof *nt * (size_t)cap);
+        if (nt) js->t = nt;
+        float *nv = nt ? realloc(js->v, sizeof *nv * 10 * (size_t)cap) : NULL;
+        if (!nt || !nv) {
+            js->oom = 1;
+            return;
+        }
+        js->v = nv;
+        js->cap = cap;
+    }
+    js->t[js->n] = t;
+    memcpy(js->v + (size_t)js->n * 10, v, sizeof *v * 10);
+    js->n++;
+}
+
+/* what fbx_eval_worlds then fbx_joint_local give for joint j at t, for a
+ * joint baked alone (acc_scale holds its ancestors' constant scales) */
+static void own_local(const fbx_scene *s, int j, double t, float o[10])
+{
+    const fbx_xf *x = &s->xf[j];
+    double v[FBX_PROP_COUNT][3];
+    memcpy(v[FBX_T], x->t, sizeof v[0]);
+    memcpy(v[FBX_R], x->r, sizeof v[0]);
+    memcpy(v[FBX_S], x->s, sizeof v[0]);
+    for (int p = 0; p < FBX_PROP_COUNT; p++) {
+        const fbx_anim_prop *a = &s->anim[j][p];
+        if (!a->c[0] && !a->c[1] && !a->c[2]) continue;
+        for (int k = 0; k < 3; k++) v[p][k] = a->c[k] ? fbx_curve_eval(a->c[k], t) : a->def[k];
+    }
+    double rr[9], tr[3], local[16];
+    fbx_xf_parts(x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
+    int p = s->fbx_parent[j];
+    double sc[3] = {v[FBX_S][0], v[FBX_S][1], v[FBX_S][2]};
+    const double *acc = p >= 0 && x->inherit != 1 ? s->acc_scale[p] : NULL;
+    if (acc) {
+        int from = s->scale_from[j];
+        for (int k = 0; k < 3; k++) {
+            if (from >= 0) sc[k] *= s->acc_scale[from][k];
+            tr[k] *= acc[k];
+        }
+    }
+    for (int c = 0; c < 3; c++) {
+        for (int row = 0; row < 3; row++) local[c * 4 + row] = rr[c * 3 + row] * sc[c];
+        local[c * 4 + 3] = 0;
+    }
+    memcpy(local + 12, tr, sizeof tr);
+    local[15] = 1;
+    if (acc)
+        for (int c = 0; c < 4; c++)
+            for (int row = 0; row < 3; row++) local[c * 4 + row] /= acc[row];
+    fbx_m_decompose(local, o, o + 3, o + 7);
+}
+
+static void align(const float *prev, float *o)
+{
+    if (prev[3] * o[3] + prev[4] * o[4] + prev[5] * o[5] + prev[6] * o[6] < 0)
+        for (int k = 3; k < 7; k++) o[k] = -o[k];
+}
+
+static int too_close(double a, double b)
+{
+    return b - a < 2e-6 || (float)b - (float)a < MR_CLIP_MIN_KEY_INTERVAL * 2;
+}
+
+/* the rotation vector (about: 2 sin(angle / 2) along the axis) taking
+ * unit quaternion a to b, b * conj(a) */
+static void turn(const float *a, const float *b, double w[3])
+{
+    double ax = -a[0], ay = -a[1], az = -a[2], aw = a[3];
+    double x = b[3] * ax + aw * b[0] + (b[1] * az - b[2] * ay);
+    double y = b[3] * ay + aw * b[1] + (b[2] * ax - b[0] * az);
+    double z = b[3] * az + aw * b[2] + (b[0] * ay - b[1] * ax);
+    double ww = b[3] * aw - (b[0] * ax + b[1] * ay + b[2] * az);
+    double sgn = ww < 0 ? -2 : 2;
+    w[0] = sgn * x;
+    w[1] = sgn * y;
+    w[2] = sgn * z;
+}
+
+/* |second derivative| at base sample i (0 < i < n - 1), in tolerances */
+static double bend(const double *t, const float *v, int i, const double tol[3])
+{
+    double h1 = t[i] - t[i - 1], h2 = t[i + 1] - t[i], worst = 0;
+    const float *a = v + (size_t)(i - 1) * 10, *b = v + (size_t)i * 10, *c = v + (size_t)(i + 1) * 10;
+    static const int from[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
+    for (int q = 0; q < 3; q++) {
+        double d2 = 0;
+        if (q == 1) {  /* how fast the angular velocity (of left deltas: one frame) changes */
+            double w1[3], w2[3];
+            turn(a + 3, b + 3, w1);
+            turn(b + 3, c + 3, w2);
+            for (int k = 0; k < 3; k++) {
+                double dd = 2 * (w2[k] / h2 - w1[k] / h1) / (h1 + h2);
+                d2 += dd * dd;
+            }
+            worst = fmax(worst, sqrt(d2) / tol[q]);
+            continue;
+        }
+        for (int k = from[q]; k < from[q] + comps[q]; k++) {
+            double dd = 2 * ((c[k] - b[k]) / h2 - (b[k] - a[k]) / h1) / (h1 + h2);
+            d2 += dd * dd;
+        }
+        worst = fmax(worst, sqrt(d2) / tol[q]);
+    }
+    return worst;
+}
+
+/* Joint j's tracks from its samples (base: 10 floats each at times). */
+static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *times, const float *base, int ns, double tol_t)
+{
+    mr_skeleton *sk = &s->model->skeleton;
+    int moves_t = 0, moves_r = 0, moves_s = 0;
+    /* a channel that stays at its rest value (within float noise of the
+     * decomposition) needs no track */
+    float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
+    for (int i = 0; i < ns; i++) {
+        const float *o = base + (size_t)i * 10;
+        if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
+        float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
+        if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
+            fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
+            moves_r = 1;
+        if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
+            moves_s = 1;
+    }
+    if (!moves_t && !moves_r && !moves_s) return MR_OK;
+    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
+    if (!kept) return oom(s);
+    mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+    int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
+    for (int k = 0; k < 3; k++) {
+        if (!moves[k]) continue;
+        reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
+        int kept_n = reduce(&red, ns, kept);
+        if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
+            free(kept);
+            return oom(s);
+        }
+        for (int q = 0; q < kept_n; q++) {
+            int i = kept[q];
+            tr[k]->times[q] = (float)times[i];
+            memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+        }
+        mr_track_finish(tr[k]);
+    }
+    free(kept);
+    return MR_OK;
+}
+
+/* Joint j baked alone at the base times (keys and frames), then split
+ * where it bends. */
+static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *times, int ns, double tol_t, double tol_r)
+{
+    jsamples js = {0};
+    int own = 0;
+    for (int p = 0; p < FBX_PROP_COUNT; p++) own |= s->anim[j][p].c[0] || s->anim[j][p].c[1] || s->anim[j][p].c[2];
+    /* no curves of its own: constant (its ancestors' moves are not its) */
+    int nb = own ? ns : ns > 1 ? 2 : 1;
+    float *base = mr_alloc_array((size_t)nb * 10, sizeof *base);
+    double *bt = mr_alloc_array((size_t)nb, sizeof *bt), *bends = mr_alloc_array((size_t)nb, sizeof *bends);
+    mr_status st = MR_OK;
+    if (!base || !bt || !bends) {
+        st = oom(s);
+        goto done;
+    }
+    for (int i = 0; i < nb; i++) {
+        bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
+        own_local(s, j, bt[i], base + (size_t)i * 10);
+        if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
+    }
+    double tol[3] = {tol_t * 20, tol_r, 2e-5};
+    for (int i = 0; i < nb; i++) bends[i] = i > 0 && i < nb - 1 ? bend(bt, base, i, tol) : 0;
+    int budget = 4 * nb + 64;
+    for (int i = 0; i < nb; i++) {
+        js_push(&js, bt[i], base + (size_t)i * 10);
+        if (i == nb - 1) break;
+        double h = bt[i + 1] - bt[i];
+        double c = fmax(bends[i], bends[i + 1]);
+        if (i == 0 && nb > 2) c = fmax(c, bends[1]);
+        if (i + 2 == nb && nb > 2) c = fmax(c, bends[nb - 2]);
+        /* c h^2 / 8 within 1/2 of the tolerance after m pieces */
+        double want = ceil(h * sqrt(c / 4));
+        int m = want < ALONE_MAX_SPLIT ? (int)want : ALONE_MAX_SPLIT;
+        if (js.n + m > budget) m = 1;
+        while (m > 1 && too_close(0, h / m)) m--;
+        float P[10];
+        for (int q = 1; q < m; q++) {
+            double tq = bt[i] + h * q / m;
+            own_local(s, j, tq, P);
+            align(js.v + (size_t)(js.n - 1) * 10, P);
+            js_push(&js, tq, P);
+        }
+    }
+    for (int i = 1; i < js.n && !js.oom; i++) align(js.v + (size_t)(i - 1) * 10, js.v + (size_t)i * 10);
+    st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t);
+done:
+    free(base);
+    free(bt);
+    free(bends);
+    free(js.t);
+    free(js.v);
+    return st;
+}
+
 static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0, double t1)
 {
     mr_skeleton *sk = &s->model->skeleton;
     int nj = s->node_count;
-    double *times = NULL;
-    int ns = 0;
-    mr_status st = sample_times(s, c, t0, t1, &times, &ns);
+    double *times = NULL, *otimes = NULL;
+    int ns = 0, ons = 0;
+    mr_status st = sample_times(s, c, t0, t1, 1, &times, &ns);
     if (st != MR_OK) return st;
-    char *flag = calloc((size_t)nj + 1, 1);
+    char *flag = calloc((size_t)nj + 1, 1), *alone = calloc((size_t)nj + 1, 1), *sanim = calloc((size_t)nj + 1, 1);
     double (*worlds)[16] = mr_alloc_array((size_t)nj + 1, sizeof *worlds);
     double (*locals)[16] = mr_alloc_array((size_t)nj + 1, sizeof *locals);
-    float *trs = mr_alloc_array((size_t)nj * (size_t)ns * 10 + 1, sizeof *trs);
+    float *trs = NULL;
     mr_clip *clip = NULL;
-    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
     /* translations are kept within 1e-6 of the skeleton's extent at rest */
     double tol_t = 0;
     for (int j = 0; j < nj; j++)
         for (int k = 0; k < 3; k++) tol_t = fmax(tol_t, fabs(s->rest_world[j][12 + k]));
+    double size = tol_t;
     tol_t = tol_t > 0 ? tol_t * 1e-6 : 1e-9;
-    if (!flag || !worlds || !locals || !trs || !kept) {
+    if (!flag || !alone || !sanim || !worlds || !locals) {
         st = oom(s);
         goto done;
     }
+    int any = 0, together = 0, deforms = 0;
     for (int j = 0; j < nj; j++) {
         for (int p = 0; p < FBX_PROP_COUNT; p++)
             if (s->anim[j][p].c[0] || s->anim[j][p].c[1] || s->anim[j][p].c[2]) flag[j] = 1;
         int par = s->fbx_parent[j];
         if (par >= 0 && flag[par] && (s->xf[j].inherit != 1 || sk->parents[j] < 0)) flag[j] = 1;
+        any |= flag[j];
     }
-    int any = 0;
-    for (int j = 0; j < nj; j++) any |= flag[j];
-    /* a stack that moves no joint (Mixamo's empty "Take 001") is not evaluated */
-    for (int i = 0; i < ns && any; i++) {
-        fbx_eval_worlds(s, times[i], 1, worlds, locals);
-        for (int j = 0; j < nj; j++) {
-            if (!flag[j]) continue;
-            double local[16];
-            fbx_joint_local(s, j, worlds, locals, local);
-            float *o = trs + ((size_t)j * (size_t)ns + (size_t)i) * 10;
-            fbx_m_decompose(local, o, o + 3, o + 7);
-            if (i > 0) {
-                const float *q0 = o - 10 + 3;
-                float dot = q0[0] * o[3] + q0[1] * o[4] + q0[2] * o[5] + q0[3] * o[6];
-                if (dot < 0)
-                    for (int k = 3; k < 7; k++) o[k] = -o[k];
-            }
+    for (int b = 0; b < s->blend_count; b++) deforms |= c->deform[b] != NULL;
+    if (any) fbx_eval_worlds(s, times[0], 1, worlds, locals);  /* the constant scales joints baked alone inherit */
+    for (int j = 0; j < nj; j++) {
+        const fbx_anim_prop *sa = &s->anim[j][FBX_S];
+        int p = s->fbx_parent[j];
+        sanim[j] = sa->c[0] || sa->c[1] || sa->c[2] || (p >= 0 && (p >= j || sanim[p]));
+        if (!flag[j]) continue;
+        if (p < 0) alone[j] = sk->parents[j] < 0;
+        else if (p < j && sk->parents[j] == p) {
+            const double *a = s->acc_scale[p];
+            alone[j] = s->xf[j].inherit == 1 || (!sanim[p] && a[0] != 0 && a[1] != 0 && a[2] != 0 && isfinite(a[0]) &&
+                                                 isfinite(a[1]) && isfinite(a[2]));
         }
+        together |= !alone[j];
     }
     if ((st = mr_clip_create(name, nj, &clip)) != MR_OK) {
         st = oom(s);
@@ -643,39 +909,51 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
     }
     clip->duration = (float)times[ns - 1];
     clip->rate = (float)s->fps;
-    for (int j = 0; j < nj; j++) {
-        if (!flag[j]) continue;
-        const float *base = trs + (size_t)j * (size_t)ns * 10;
-        int moves_t = 0, moves_r = 0, moves_s = 0;
-        /* a channel that stays at its rest value (within float noise of the
-         * decomposition) needs no track */
-        float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
-        for (int i = 0; i < ns; i++) {
-            const float *o = base + (size_t)i * 10;
-            if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
-            float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
-            if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
-                fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
-                moves_r = 1;
-            if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
-                moves_s = 1;
+    /* rotations: within 2e-5 of the model's size at the farthest joint a
+     * joint moves (reach: an upper bound, children before parents) */
+    double *reach = calloc((size_t)nj + 1, sizeof *reach);
+    if (!reach) {
+        st = oom(s);
+        goto done;
+    }
+    for (int d = nj - 1; d >= 0; d--) {
+        int up = s->fbx_parent[d];
+        if (up < 0 || up >= d) continue;
+        double dx = s->rest_world[d][12] - s->rest_world[up][12], dy = s->rest_world[d][13] - s->rest_world[up][13],
+               dz = s->rest_world[d][14] - s->rest_world[up][14];
+        reach[up] = fmax(reach[up], reach[d] + sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    for (int j = 0; j < nj && st == MR_OK; j++) {
+        if (!alone[j]) continue;
+        double tol_r = size > 0 ? fmin(2e-5 * size / fmax(reach[j], 0.1 * size), 2e-4) : 2e-5;
+        st = bake_alone(s, clip, j, times, ns, tol_t, tol_r);
+    }
+    free(reach);
+    if (st != MR_OK) goto done;
+    /* the others (and morph weights): the whole skeleton at OVERSAMPLE a frame */
+    if (together || deforms) {
+        if ((st = sample_times(s, c, t0, t1, FBX_OVERSAMPLE, &otimes, &ons)) != MR_OK) goto done;
+    }
+    if (together) {
+        trs = mr_alloc_array((size_t)nj * (size_t)ons * 10 + 1, sizeof *trs);
+        if (!trs) {
+            st = oom(s);
+            goto done;
         }
-        mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
-        int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
-        for (int k = 0; k < 3; k++) {
-            if (!moves[k]) continue;
-            reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
-            int kept_n = reduce(&red, ns, kept);
-            if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
-                st = oom(s);
-                goto done;
+        for (int i = 0; i < ons; i++) {
+            fbx_eval_worlds(s, otimes[i], 1, worlds, locals);
+            for (int j = 0; j < nj; j++) {
+                if (!flag[j] || alone[j]) continue;
+                double local[16];
+                fbx_joint_local(s, j, worlds, locals, local);
+                float *o = trs + ((size_t)j * (size_t)ons + (size_t)i) * 10;
+                fbx_m_decompose(local, o, o + 3, o + 7);
+                if (i > 0) align(o - 10, o);
             }
-            for (int q = 0; q < kept_n; q++) {
-                int i = kept[q];
-                tr[k]->times[q] = (float)times[i];
-                memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
-            }
-            mr_track_finish(tr[k]);
+        }
+        for (int j = 0; j < nj; j++) {
+            if (!flag[j] || alone[j]) continue;
+            if ((st = joint_tracks(s, clip, j, otimes, trs + (size_t)j * (size_t)ons * 10, ons, tol_t)) != MR_OK) goto done;
         }
     }
     /* morph weights */
@@ -684,18 +962,18 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         int mesh = s->blends[b].mesh;
         if (mr_morph_tracks_find(clip->morph, mesh)) continue;
         const mr_morph_set *set = s->model->meshes[mesh].morph;
-        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mesh, set->count, ns, MR_INTERP_LINEAR);
+        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mesh, set->count, ons, MR_INTERP_LINEAR);
         if (!ch) {
             st = oom(s);
             goto done;
         }
-        for (int i = 0; i < ns; i++) {
-            ch->times[i] = (float)times[i];
+        for (int i = 0; i < ons; i++) {
+            ch->times[i] = (float)otimes[i];
             float *w = ch->values + (size_t)i * (size_t)set->count;
             memcpy(w, set->weights, sizeof *w * (size_t)set->count);
             for (int b2 = 0; b2 < s->blend_count; b2++) {
                 if (s->blends[b2].mesh != mesh) continue;
-                double d = c->deform[b2] ? fbx_curve_eval(c->deform[b2], times[i]) : c->deform_def[b2];
+                double d = c->deform[b2] ? fbx_curve_eval(c->deform[b2], otimes[i]) : c->deform_def[b2];
                 fbx_blend_weights(&s->blends[b2], d, w);
             }
         }
@@ -713,11 +991,13 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
 done:
     mr_clip_destroy(clip);
     free(times);
+    free(otimes);
     free(flag);
+    free(alone);
+    free(sanim);
     free(worlds);
     free(locals);
     free(trs);
-    free(kept);
     return st;
 }
 

@@ -11,11 +11,11 @@
  * with a name (written by some exporters) means the record ends after its
  * properties. Every offset is checked against
  * the file and the enclosing record before it is used, every array's bytes
- * against the count it declares, and what zlib inflates against the
+ * against the count it declares, and what libdeflate inflates against the
  * document's budget (fbx_parse_internal.h).
  */
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "formats/fbx_parse_internal.h"
 
@@ -27,8 +27,7 @@ typedef struct bin {
     size_t head;                 /* record header bytes before the name */
     int swap;                    /* the file's byte order is not the host's */
     int big;                     /* the file is big-endian (Maya can write that) */
-    z_stream z;
-    int z_ready;
+    struct libdeflate_decompressor *z;  /* made at the first compressed array */
 } bin;
 
 static uint32_t rd32(const bin *b, uint64_t at)
@@ -114,32 +113,26 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
             if (clen < 2 || (zh[0] & 0x0f) != 8 || (zh[0] >> 4) > 7 || (zh[1] & 0x20) || (zh[0] << 8 | zh[1]) % 31)
                 return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected a zlib stream header, found %s",
                                  index, type_name(t), clen < 2 ? "fewer than 2 bytes" : "other bytes");
-            if (!b->z_ready) {
-                memset(&b->z, 0, sizeof b->z);
-                if (inflateInit2(&b->z, -15) != Z_OK)
-                    return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "zlib could not start");
-                b->z_ready = 1;
-            } else {
-                inflateReset(&b->z);
-            }
-            b->z.next_in = (Bytef *)(d + *p + 2);
-            b->z.avail_in = clen - 2;
-            b->z.next_out = a;
-            b->z.avail_out = (uInt)bytes;
-            int zs = inflate(&b->z, Z_FINISH);
-            if (zs != Z_STREAM_END || b->z.total_out != bytes) {
-                if (zs == Z_BUF_ERROR && b->z.avail_out == 0)
+            if (!b->z && !(b->z = libdeflate_alloc_decompressor()))
+                return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for the inflater");
+            /* libdeflate (2-3x zlib's inflate): the decoded size is known
+             * exactly, so the output buffer is the array itself */
+            size_t got = 0;
+            enum libdeflate_result zs =
+                libdeflate_deflate_decompress_ex(b->z, d + *p + 2, clen - 2, a, (size_t)bytes, NULL, &got);
+            if (zs != LIBDEFLATE_SUCCESS || got != bytes) {
+                if (zs == LIBDEFLATE_INSUFFICIENT_SPACE)
                     return fbxp_fail(c, MR_ERR_BAD_FILE, at,
                                      "property %u (%s): array length mismatch: expected %u elements, the "
                                      "deflated data holds more",
                                      index, type_name(t), count);
-                if (zs == Z_BUF_ERROR || zs == Z_STREAM_END)
+                if (zs == LIBDEFLATE_SUCCESS)
                     return fbxp_fail(c, MR_ERR_BAD_FILE, at,
                                      "property %u (%s): array length mismatch: expected %llu bytes for %u elements, "
-                                     "the deflated data holds %lu",
-                                     index, type_name(t), (unsigned long long)bytes, count, b->z.total_out);
-                return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected deflate data, zlib says: %s", index,
-                                 type_name(t), b->z.msg ? b->z.msg : "zlib error");
+                                     "the deflated data holds %zu",
+                                     index, type_name(t), (unsigned long long)bytes, count, got);
+                return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected deflate data, found invalid or truncated data",
+                                 index, type_name(t));
             }
         }
     } else {
@@ -339,6 +332,6 @@ mr_status fbxp_parse_binary(fbxp_ctx *c)
     b.head = b.wide ? 24 : 12;
     uint64_t pos = HEADER_SIZE;
     mr_status st = read_list(&b, &pos, c->size, 1, &c->doc->root.children, &c->doc->root.child_count);
-    if (b.z_ready) inflateEnd(&b.z);
+    if (b.z) libdeflate_free_decompressor(b.z);
     return st;
 }
