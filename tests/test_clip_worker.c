@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,6 +221,38 @@ TEST(clip_worker_md5_anims_packed_and_read_back_per_anim)
     mr_model_destroy(m);
 }
 
+/* fork() while packs are pending (marrow test's workers are forked): the
+ * child has no worker thread, yet every clip it samples settles, within a
+ * bound (an alarm fails the child instead of hanging the suite). */
+TEST(clip_worker_a_forked_child_settles_the_packs_it_inherited)
+{
+    mr_model *m[3];
+    for (int i = 0; i < 3; i++) m[i] = load(take, NULL);
+    CHECK(m[0] && m[1] && m[2]);
+    if (!m[0] || !m[1] || !m[2]) return;
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        alarm(60);
+        int ok = 1;
+        for (int i = 0; i < 3; i++) {
+            mr_pose p;
+            ok = ok && mr_pose_init(&p, m[i]->skeleton.joint_count) == MR_OK &&
+                 mr_clip_sample(m[i]->clips[0], &m[i]->skeleton, 1.0f, MR_WRAP_LOOP, &p) == MR_OK;
+            mr_pose_deinit(&p);
+        }
+        mr_model *after = load(take, NULL);   /* a new pack in the child: its own worker */
+        ok = ok && after && same_poses(after->clips[0], m[0]->clips[0], &m[0]->skeleton);
+        mr_model_destroy(after);
+        _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int i = 0; i < 3; i++) mr_model_destroy(m[i]);
+}
+
 int main(void)
 {
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
@@ -238,6 +271,7 @@ int main(void)
     RUN(clip_worker_keys_not_read_back_from_a_changed_file);
     RUN(clip_worker_cache_holds_packs_without_keys_and_reads_them_back);
     RUN(clip_worker_md5_anims_packed_and_read_back_per_anim);
+    RUN(clip_worker_a_forked_child_settles_the_packs_it_inherited);
     mr_cache_configure(NULL);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

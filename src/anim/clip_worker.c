@@ -24,6 +24,7 @@ static pthread_cond_t done = PTHREAD_COND_INITIALIZER;   /* a job finished */
 static mr_clip_job *head, *tail;
 static int outstanding;      /* jobs submitted and not yet done */
 static int started;          /* 1: the worker runs; -1: it could not start */
+static mr_clip_job *running; /* the job the worker builds now, or NULL */
 
 static void run(mr_clip_job *job)
 {
@@ -41,9 +42,11 @@ static void *worker(void *arg)
         head = job->next;
         if (!head) tail = NULL;
         job->state = JOB_RUNNING;
+        running = job;
         pthread_mutex_unlock(&lock);
         run(job);
         pthread_mutex_lock(&lock);
+        running = NULL;
         job->state = JOB_DONE;
         outstanding--;
         pthread_cond_broadcast(&done);
@@ -67,6 +70,27 @@ static int unqueue(mr_clip_job *job)
     return 1;
 }
 
+/* fork(): the queue is taken consistent (prepare holds the lock), and a
+ * child, which has no worker thread, starts its own at its next submit and
+ * builds queued jobs as before; the build the parent's worker was running
+ * is given up in the child (done, no pack: that clip plays its dense bake
+ * there) rather than waited for forever. */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&work, NULL);
+    pthread_cond_init(&done, NULL);
+    if (started > 0) started = 0;
+    if (running) {
+        running->pack = NULL;
+        running->state = JOB_DONE;
+        outstanding--;
+        running = NULL;
+    }
+}
+
 mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt)
 {
     mr_clip_job *job = calloc(1, sizeof *job);
@@ -80,6 +104,8 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt)
     job->priv.rest = rt->rest;
     job->priv.cancel = &job->cancel;
     pthread_mutex_lock(&lock);
+    static int fork_safe;
+    if (!fork_safe) fork_safe = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
     if (!started) {
         pthread_t t;
         pthread_attr_t attr;

@@ -333,6 +333,8 @@ mr_status mr_mirror_clip(const mr_clip *clip, const mr_skeleton *sk, const mr_mi
     if (clip->joint_count != n || map->joint_count != n)
         return mr_error_set(err, MR_ERR_JOINT_COUNT, "mirror: clip '%s' has %d joints, the skeleton %d",
                             clip->name ? clip->name : "?", clip->joint_count, n);
+    mr_status st = mr_clip_source(clip, err);   /* the source keys, read again when they were given up */
+    if (st != MR_OK) return st;
     /* the union of the key times */
     size_t total = 0;
     int step = 1, any = 0;
@@ -367,7 +369,7 @@ mr_status mr_mirror_clip(const mr_clip *clip, const mr_skeleton *sk, const mr_mi
     }
     char *own_name = name ? NULL : mr_str_fmt("%s_mirror", clip->name ? clip->name : "clip");
     mr_clip *c = NULL;
-    mr_status st = mr_clip_create(name ? name : own_name, n, &c);
+    st = mr_clip_create(name ? name : own_name, n, &c);
     free(own_name);
     if (st != MR_OK) {
         free(times);

@@ -211,18 +211,10 @@ static int l_retarget(lua_State *L)
 
 static int clip_mirror(lua_State *L)
 {
-    static const char *const keys[] = {"map", "name"};
+    static const char *const keys[] = {"map", "name", NULL};
     mr_lua_clip *c = mr_lua_check_clip(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
-    if (o.idx) {
-        lua_pushnil(L);
-        while (lua_next(L, o.idx)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (!k || (strcmp(k, keys[0]) && strcmp(k, keys[1])))
-                mr_lua_arg_error(L, 2, lua_pushfstring(L, "opts has key %s; expected map, name", mr_lua_describe(L, -1)));
-        }
-    }
+    mr_lua_check_option_keys(L, &o, keys);
     lua_getiuservalue(L, 1, 1);        /* the model */
     int model_idx = lua_gettop(L);
     const mr_skeleton *sk = &mr_lua_check_model(L, model_idx)->model->skeleton;

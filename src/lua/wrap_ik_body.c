@@ -48,30 +48,19 @@ typedef struct lua_ik_body {
 
 /* Raises for a key of the option table that is not one of keys (the lead
  * may swap this for the project's common option checker). */
-static void check_keys(lua_State *L, int idx, int arg, const char *name, const char *const keys[], int count)
+/* Raises for an unknown key of the table at idx (mr_lua_check_option_keys). */
+static void check_keys(lua_State *L, int idx, int arg, const char *name, const char *const keys[])
 {
-    if (!idx) return;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int found = 0;
-        for (int i = 0; k && i < count && !found; i++) found = !strcmp(k, keys[i]);
-        if (!found) {
-            int c = k ? mr_str_closest(k, keys, count, 3) : -1;
-            mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s has key %s, which is no option%s%s%s", name,
-                                                     mr_lua_describe(L, -1), c >= 0 ? "; did you mean '" : "",
-                                                     c >= 0 ? keys[c] : "", c >= 0 ? "'?" : ""));
-        }
-    }
+    mr_lua_opts o = {.arg = arg, .idx = idx ? lua_absindex(L, idx) : 0, .name = name};
+    mr_lua_check_option_keys(L, &o, keys);
 }
 
 static int l_ik_body(lua_State *L)
 {
-    static const char *const keys[] = {"iterations", "spine_limit", "tolerance", "limits"};
+    static const char *const keys[] = {"iterations", "spine_limit", "tolerance", "limits", NULL};
     mr_lua_model *m = mr_lua_check_model(L, 1);
     mr_lua_opts o = mr_lua_check_opts(L, 2, "opts");
-    check_keys(L, o.idx, 2, "opts", keys, 4);
+    check_keys(L, o.idx, 2, "opts", keys);
     const mr_skeleton *sk = &m->model->skeleton;
     size_t n = (size_t)sk->joint_count;
     size_t head = (sizeof(lua_ik_body) + 15) & ~(size_t)15;
@@ -130,7 +119,7 @@ static int goal_joint(lua_State *L, const mr_skeleton *sk, int key)
 
 static int body_solve(lua_State *L)
 {
-    static const char *const goal_keys[] = {"position", "rotation", "weight"};
+    static const char *const goal_keys[] = {"position", "rotation", "weight", NULL};
     lua_ik_body *b = check_body(L, 1);
     const mr_skeleton *sk = &b->model->skeleton;
     mr_lua_pose *p = mr_lua_check_pose_of(L, 2, sk);
@@ -154,7 +143,7 @@ static int body_solve(lua_State *L)
                                                    " [, weight = w]}, got %s", jn, mr_lua_describe(L, val)));
         char field[160];
         snprintf(field, sizeof field, "goals['%s']", jn);
-        check_keys(L, val, 3, field, goal_keys, 3);
+        check_keys(L, val, 3, field, goal_keys);
         lua_getfield(L, val, "position");
         if (!mr_lua_to_vec3(L, lua_gettop(L), g->position))
             mr_lua_arg_error(L, 3, lua_pushfstring(L, "goals['%s'].position must be a vec3, got %s", jn,

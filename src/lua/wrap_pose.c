@@ -450,33 +450,10 @@ static int pose_aim(lua_State *L)
 
 /* ---- chain IK ----------------------------------------------------------------- */
 
-/* Raises for a key of the option table at o that is not one of keys (a
- * misspelt option is an error, not a silent default), naming the closest. */
-static void check_option_keys(lua_State *L, const mr_lua_opts *o, const char *const keys[], int count)
-{
-    if (!o->idx) return;
-    lua_pushnil(L);
-    while (lua_next(L, o->idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING)
-            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s has a key %s that is no option name", o->name,
-                                                        mr_lua_describe(L, -1)));
-        const char *k = lua_tostring(L, -1);
-        int found = 0;
-        for (int i = 0; i < count && !found; i++) found = strcmp(k, keys[i]) == 0;
-        if (!found) {
-            int c = mr_str_closest(k, keys, count, 3);
-            mr_lua_arg_error(L, o->arg, lua_pushfstring(L, "%s.%s is not an option%s%s%s", o->name, k,
-                                                        c >= 0 ? "; did you mean '" : "", c >= 0 ? keys[c] : "",
-                                                        c >= 0 ? "'?" : ""));
-        }
-    }
-}
-
 static int pose_ik_chain(lua_State *L)
 {
     static const char *const keys[] = {"solver", "pole", "iterations", "tolerance", "weight",
-                                       "limits", "space", "transform"};
+                                       "limits", "space", "transform", NULL};
     static const char *const solvers[] = {"fabrik", "ccd", NULL};
     mr_lua_pose *p = mr_lua_check_pose(L, 1);
     mr_ik_chain_job job = {0};
@@ -493,7 +470,7 @@ static int pose_ik_chain(lua_State *L)
                                                p->sk->names[job.first], p->sk->names[job.last], n,
                                                MR_IK_CHAIN_MAX_JOINTS));
     mr_lua_opts o = mr_lua_check_opts(L, 5, "opts");
-    check_option_keys(L, &o, keys, (int)(sizeof keys / sizeof keys[0]));
+    mr_lua_check_option_keys(L, &o, keys);
     ik_space s = check_space(L, &o, p);
     to_model_point(L, 4, &s, job.target);
     job.solver = mr_lua_opt_enum(L, &o, "solver", 0, solvers) == 1 ? MR_IK_CCD : MR_IK_FABRIK;

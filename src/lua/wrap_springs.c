@@ -38,21 +38,12 @@ static mr_lua_springs *check_springs(lua_State *L, int arg)
 
 /* Raises naming the first key of the table at idx that is not in allowed.
  * (A small checker of its own; the option helpers of args.c may take it over.) */
+/* Raises for an unknown key of the table at idx (mr_lua_check_option_keys:
+ * the closest known key named), where names the table in the message. */
 static void check_keys(lua_State *L, int arg, int idx, const char *where, const char *const allowed[])
 {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING) {
-            if (lua_type(L, -1) == LUA_TNUMBER) continue;     /* list part */
-            mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s: keys must be strings", where));
-        }
-        const char *k = lua_tostring(L, -1);
-        int ok = 0;
-        for (int i = 0; allowed[i] && !ok; i++) ok = !strcmp(k, allowed[i]);
-        if (!ok) mr_lua_arg_error(L, arg, lua_pushfstring(L, "%s: unknown key '%s'", where, k));
-    }
+    mr_lua_opts o = {.arg = arg, .idx = lua_absindex(L, idx), .name = where};
+    mr_lua_check_option_keys(L, &o, allowed);
 }
 
 /* A joint named (or 1-based numbered) by the value at idx. */

@@ -74,7 +74,7 @@ function load()
     "'hand_l' is not an ancestor of 'spine_01'")
   H.raises("other branch", function() p:ik_chain("upperarm_r", "hand_l", target) end, "is not an ancestor")
   H.raises("misspelt option", function() p:ik_chain("spine_01", "hand_l", target, {iteration = 3}) end,
-    "opts.iteration is not an option", "did you mean 'iterations'")
+    "unknown option 'iteration'", "did you mean 'iterations'")
   H.raises("bad solver", function() p:ik_chain("spine_01", "hand_l", target, {solver = "jacobian"}) end, "opts.solver")
   H.raises("bad weight", function() p:ik_chain("spine_01", "hand_l", target, {weight = 2}) end, "opts.weight")
   H.raises("bad iterations", function() p:ik_chain("spine_01", "hand_l", target, {iterations = "many"}) end,

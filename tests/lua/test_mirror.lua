@@ -50,6 +50,6 @@ function load()
   H.raises("map of unknown joints", function() walk:mirror({map = {hand_x = "hand_r"}}) end, "'hand_x'")
   H.raises("map type", function() walk:mirror({map = 5}) end, "opts.map must be")
   H.raises("name type", function() walk:mirror({name = 5}) end, "opts.name must be")
-  H.raises("unknown option", function() walk:mirror({maps = {}}) end, "opts has key 'maps'")
+  H.raises("unknown option", function() walk:mirror({maps = {}}) end, "unknown option 'maps'")
   H.finish()
 end

@@ -56,9 +56,9 @@ function load()
 
   -- bad arguments name the key or the joint
   H.raises("unknown option key", function() m.springs(man, {chains = {}, stiff = 1}) end,
-    "bad argument #2 to 'marrow.springs'", "unknown key 'stiff'")
+    "bad argument #2 to 'marrow.springs'", "unknown option 'stiff'")
   H.raises("unknown chain key", function() m.springs(man, {chains = {{joints = {"neck", "head"}, stifness = 1}}}) end,
-    "chains[1]: unknown key 'stifness'")
+    "unknown option 'stifness' in chains[1]", "did you mean 'stiffness'")
   H.raises("unknown joint named", function() m.springs(man, {chains = {{joints = {"neck", "hed"}}}}) end,
     "chains[1].joints[2]: no joint 'hed' in the model")
   H.raises("not a chain", function() m.springs(man, {chains = {{joints = {"neck", "hand_l"}}}}) end,
