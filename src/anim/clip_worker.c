@@ -71,10 +71,12 @@ static int unqueue(mr_clip_job *job)
 }
 
 /* fork(): the queue is taken consistent (prepare holds the lock), and a
- * child, which has no worker thread, starts its own at its next submit and
- * builds queued jobs as before; the build the parent's worker was running
- * is given up in the child (done, no pack: that clip plays its dense bake
- * there) rather than waited for forever. */
+ * child, which has no worker thread, starts its own at its next submit (or
+ * a waiter builds the job itself). The build the parent's worker was
+ * running goes back to the head of the child's queue with a fresh runtime
+ * (what the half-done build had allocated stays behind in the child's
+ * copy of the heap), so it is built again from the start there, with the
+ * same result, instead of being waited for forever. */
 static void before_fork(void) { pthread_mutex_lock(&lock); }
 static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void after_fork_child(void)
@@ -83,12 +85,23 @@ static void after_fork_child(void)
     pthread_cond_init(&work, NULL);
     pthread_cond_init(&done, NULL);
     if (started > 0) started = 0;
-    if (running) {
-        running->pack = NULL;
-        running->state = JOB_DONE;
-        outstanding--;
-        running = NULL;
-    }
+    mr_clip_job *job = running;
+    running = NULL;
+    if (!job) return;
+    mr_clip_runtime fresh = {0};
+    fresh.joint_count = job->priv.joint_count;
+    fresh.max_angle = job->priv.max_angle;
+    fresh.max_move = job->priv.max_move;
+    fresh.thin_tolerance = job->priv.thin_tolerance;
+    fresh.rest = job->priv.rest;
+    fresh.cancel = &job->cancel;
+    job->priv = fresh;
+    job->pack = NULL;
+    job->keys_added = 0;
+    job->state = JOB_QUEUED;
+    job->next = head;
+    head = job;
+    if (!tail) tail = job;
 }
 
 mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt)
