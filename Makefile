@@ -200,10 +200,13 @@ $(PIC_BUILD)/src/formats/cache_write.o: PIC_CFLAGS += -DMR_LOADER_HASH=$(LOADER_
 $(PIC_BUILD)/src/formats/cache_write.o: $(LOADER_SRC)
 $(PIC_BUILD)/libmarrow.a: $(PIC_OBJ)
 	$(archive)
+# -z nodelete: lua_close dlclose()s the module, but its threads (the clip
+# packer, anim/clip_worker.c; the watchdog) outlive the state: the code they
+# run must stay mapped until the process exits.
 $(MODULE): $(PIC_BUILD)/src/module/marrow_so.o $(PIC_BUILD)/libmarrow.a
 	@echo "  LINK  $@"
 	@printf '{ global: luaopen_marrow; local: *; };\n' > $(PIC_BUILD)/marrow.map
-	@$(CC) -shared -Wl,--version-script=$(PIC_BUILD)/marrow.map -Wl,--as-needed -o $@ $^ $(MODULE_LIBS)
+	@$(CC) -shared -Wl,-z,nodelete -Wl,--version-script=$(PIC_BUILD)/marrow.map -Wl,--as-needed -o $@ $^ $(MODULE_LIBS)
 
 # marrow(1) is made from the program's own --help texts (tools/make-man.sh).
 MAN := $(BUILD)/marrow.1

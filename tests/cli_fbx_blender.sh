@@ -85,7 +85,8 @@ if [ -f "$MIXAMO" ] && [ -z "${BLENDER_MATCH:-}" ]; then
             run $MARROW pose "$MIXAMO" --clip mixamo.com --time "$t" --obj "$TMP/own.obj"
             run $MARROW pose "$MIXAMO" "$MOTION" --clip motion --time "$t" --obj "$TMP/motion.obj"
             if [ "$RC" -ne 0 ]; then fail "$what" "marrow pose exit $RC: $ERR"; continue; fi
-            res=$($CMP "$TMP/motion.obj" "$TMP/own.obj" 1e-5); rc=$?
+            # two clips, each packed within 1e-4 of the size of its keys
+            res=$($CMP "$TMP/motion.obj" "$TMP/own.obj" 2e-4); rc=$?
             if [ $rc -eq 0 ]; then pass "$what: $res"; else fail "$what" "$res"; fi
         done
         cat >"$TMP/anims.lua" <<EOF

@@ -1466,7 +1466,9 @@ TEST(max_element_channels_pose_like_whole_matrices)
     for (int k = 0; k < 30; k++) between = fmax(between, model_gap(el, whole, (k + 0.5f) * 0.033333f, diag));
     printf("       element vs whole-matrix channels: %.6f%% of the size at keys, %.4f%% between keys\n",
            at_keys * 100, between * 100);
-    CHECK_MSG(at_keys <= 1e-5, "%.6f%% apart at the keys", at_keys * 100);
+    /* Both runtimes are packed within 1e-4 of the size (anim/clip.h), so
+     * two readings of the same keys may sample up to 2e-4 apart. */
+    CHECK_MSG(at_keys <= 2e-4, "%.6f%% apart at the keys", at_keys * 100);
     CHECK_MSG(between <= 1e-3, "%.4f%% apart between keys", between * 100);
 
     /* The data decides, not the authoring tool. */
@@ -1476,7 +1478,7 @@ TEST(max_element_channels_pose_like_whole_matrices)
     CHECK_MSG(a != NULL, "%s", err.msg);
     double anon_gap = 0;
     for (int k = 0; a && k <= 30; k += 5) anon_gap = fmax(anon_gap, model_gap(a, whole, k * 0.033333f, diag));
-    CHECK_MSG(a && anon_gap <= 1e-5, "without the authoring tool: %.4f%% apart", anon_gap * 100);
+    CHECK_MSG(a && anon_gap <= 2e-4, "without the authoring tool: %.4f%% apart", anon_gap * 100);
 
     /* The row-first reading (marrow before) draws a broken chain. */
     char *rows = as_row_first(text);
@@ -2000,8 +2002,10 @@ static int md5_round_trip(const char *mesh_path, const char *const *anims, int n
             double size = glm_vec3_distance(lo, hi);
             for (int f = 0; f <= frames; f++) {
                 float t = (float)f / ca->rate;
-                mr_clip_sample(ca, sa, t, MR_WRAP_CLAMP, &pa);
-                mr_clip_sample(cc, sc, t, MR_WRAP_CLAMP, &pc);
+                /* The keys the files hold (a round trip of data), not the
+                 * packed runtimes, each within 1e-4 of the size on its own. */
+                mr_clip_sample_keys(ca, sa, t, MR_WRAP_CLAMP, &pa);
+                mr_clip_sample_keys(cc, sc, t, MR_WRAP_CLAMP, &pc);
                 for (int j = 0; j < sa->joint_count; j++) {
                     for (int x = 0; x < 3; x++) bad += !close_rel(pa.t[j][x], pc.t[map[j]][x], eps);
                     double angle = quat_angle(pa.r[j], pc.r[map[j]]);

@@ -636,7 +636,7 @@ TEST(bindings_on_the_chain_fixture)
         "local m = require 'marrow'\n"
         "local model = m.model('test:chain')\n"
         "local sk = model:skeleton()\n"
-        "local function near(a, b) return math.abs(a - b) < 1e-5 end\n"
+        "local function near(a, b) return math.abs(a - b) < 5e-4 end  -- the clip is packed within 1e-4 of the size (clip.h)\n"
         "function update()\n"
         "  local p = m.pose(sk)\n"
         "  assert(#sk == 3 and sk:joint('b') == 3 and sk:parent(1) == 0 and sk:parent(3) == 2)\n"

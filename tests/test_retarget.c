@@ -229,8 +229,8 @@ static void clip_difference(const mr_model *m, const mr_clip *a, const mr_clip *
     *rot = *pos = 0;
     for (int i = 0; i <= n; i++) {
         float t = a->duration * (float)i / (float)n;
-        mr_clip_sample(a, sk, t, MR_WRAP_CLAMP, &pa);
-        mr_clip_sample(b, sk, t, MR_WRAP_CLAMP, &pb);
+        mr_clip_sample_keys(a, sk, t, MR_WRAP_CLAMP, &pa);
+        mr_clip_sample_keys(b, sk, t, MR_WRAP_CLAMP, &pb);
         for (int j = 0; j < sk->joint_count; j++) {
             float d = glm_vec4_dot(pa.r[j], pb.r[j]);
             float sgn = d < 0 ? -1.0f : 1.0f;

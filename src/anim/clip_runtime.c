@@ -454,7 +454,7 @@ void mr_clip_finish_later(mr_clip *clip)
         mr_track_finish(&clip->tracks[j].r);
         mr_track_finish(&clip->tracks[j].s);
     }
-    rt->job = mr_clip_job_submit(clip, rt);
+    rt->job = mr_clip_job_submit(clip, rt, mr_clip_runtime_build_pack);
     if (!rt->job) mr_clip_finish(clip);   /* no thread or memory: here and now */
 }
 

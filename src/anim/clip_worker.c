@@ -13,6 +13,7 @@ struct mr_clip_job {
     mr_clip_runtime priv;    /* settings borrowed; played keys built here */
     _Atomic int cancel;
     int state;               /* JOB_*, under the lock */
+    mr_clip_build_fn build;  /* what builds the pack (clip_runtime.c's, passed in) */
     mr_clip_pack *pack;      /* the result, once done */
     int keys_added;
     mr_clip_job *next;       /* queue order */
@@ -28,7 +29,7 @@ static mr_clip_job *running; /* the job the worker builds now, or NULL */
 
 static void run(mr_clip_job *job)
 {
-    job->pack = mr_clip_runtime_build_pack(&job->view, &job->priv);
+    job->pack = job->build(&job->view, &job->priv);
     job->keys_added = job->priv.keys_added;
 }
 
@@ -104,10 +105,11 @@ static void after_fork_child(void)
     if (!tail) tail = job;
 }
 
-mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt)
+mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, mr_clip_build_fn build)
 {
     mr_clip_job *job = calloc(1, sizeof *job);
     if (!job) return NULL;
+    job->build = build;
     job->view = *clip;
     job->view.runtime = &job->priv;
     job->priv.joint_count = rt->joint_count;

@@ -17,9 +17,14 @@
 
 typedef struct mr_clip_job mr_clip_job;
 
-/* Queues the pack of clip at rt's settings; NULL without memory or when no
- * thread could be started (the caller then builds on its own thread). */
-mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt);
+/* What a job runs to build its pack (mr_clip_runtime_build_pack, passed in
+ * by clip_runtime.c so that the worker calls nothing above itself). */
+typedef mr_clip_pack *(*mr_clip_build_fn)(const mr_clip *clip, mr_clip_runtime *rt);
+
+/* Queues the pack of clip at rt's settings, built by build; NULL without
+ * memory or when no thread could be started (the caller then builds on its
+ * own thread). */
+mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, mr_clip_build_fn build);
 
 /* Waits for job (building it here when the worker has not started it),
  * frees it and returns its pack (the caller's, free()), NULL when the clip

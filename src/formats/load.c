@@ -210,6 +210,10 @@ void mr_load_finish(mr_load_later *later, const mr_model *model)
     free(later);
 }
 
+static int refuse_links_out;   /* mr_load_refuse_links_out */
+
+void mr_load_refuse_links_out(int on) { refuse_links_out = on != 0; }
+
 static mr_status load_model(const char *path, const char *const *anims, int anim_count, mr_model **out,
                             mr_load_later **later, mr_error *err)
 {
@@ -223,10 +227,11 @@ static mr_status load_model(const char *path, const char *const *anims, int anim
         struct stat st;
         if (stat(p, &st) == 0 && !S_ISREG(st.st_mode))
             return mr_error_set(err, MR_ERR_IO, "%s: not a regular file (expected a model file)", p);
-        /* Nor a link out of its own folder (a link planted in a scene folder
-         * would have its target read, and its first bytes shown in the
-         * parse error). A missing file is left to the loader's message. */
-        char *dir = lstat(p, &st) == 0 && S_ISLNK(st.st_mode) ? mr_path_dirname(p) : NULL;
+        /* For an untrusted host, nor a link out of its own folder (a link
+         * planted in a scene folder would have its target read, and its
+         * first bytes shown in the parse error). A missing file is left to
+         * the loader's message. */
+        char *dir = refuse_links_out && lstat(p, &st) == 0 && S_ISLNK(st.st_mode) ? mr_path_dirname(p) : NULL;
         if (dir) {
             mr_error e = {0};
             char *real = mr_file_real_inside(dir, p, &e);

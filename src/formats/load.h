@@ -21,6 +21,13 @@
 
 #include "anim/model.h"
 
+/* Untrusted hosts (a sandboxed script, so every scene of marrow test) turn
+ * this on for the rest of the process: a model or anim file that is a link
+ * out of its own folder is then refused (MR_ERR_BAD_FILE) before anything
+ * reads it. Off by default: a user's own command-line loads and --trust
+ * scripts follow links (a folder of takes linked from a library). */
+void mr_load_refuse_links_out(int on);
+
 mr_status mr_load_model(const char *path, const char *const *anims, int anim_count,
                         mr_model **out, mr_error *err);
 

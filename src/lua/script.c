@@ -17,6 +17,7 @@
 #include "core/datadir.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "formats/load.h"
 #include "lua/callbacks.h"
 #include "lua/transfer.h"
 #include "lua/watchdog.h"
@@ -351,6 +352,7 @@ static mr_status state_new(mr_lua_ctx *ctx, mr_lua_state **out, mr_error *err)
         /* Writes go to the output folder; a window without one writes beside the script. */
         .write_dir = ctx->out_dir ? ctx->out_dir : ctx->desc.headless ? "." : ctx->script_dir,
     };
+    if (!ctx->desc.trust) mr_load_refuse_links_out(1);   /* formats/load.h: a sandboxed script's models */
     mr_error e = {0};
     mr_status st = mr_lua_sandbox_create(&d, &s->sb, &e);
     if (st != MR_OK) {
