@@ -396,9 +396,32 @@ static float *model_max_angle(const mr_model *m, float **max_move)
         glm_mat4_mul(world[j], sk->inverse_bind[j], skin[j]);
     }
     if (!reach_points_build(&rp, m, bind, rest, (const mat4 *)skin)) goto fail;
+    /* The size the budgets are fractions of is the model as the rest pose
+     * places it. Stored vertices can live in another space: a quantized
+     * glTF (gltfpack) keeps integer positions and puts the dequantisation
+     * into the inverse binds, so their bounds were hundreds of times the
+     * model and the packs' tolerance with them (0.16% of the size off).
+     * When the skinned vertices carried to rest span a size more than 2x
+     * away from the stored bounds, that size is used and the reaches are
+     * measured at rest only; otherwise nothing changes (the same budgets,
+     * bit for bit). */
+    int stored_elsewhere = 0;
+    if (rp.first[n] > 0) {
+        vec3 rlo = {FLT_MAX, FLT_MAX, FLT_MAX}, rhi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+        for (size_t i = 0; i < rp.first[n]; i++) {
+            vec3 p = {rp.rx[i], rp.ry[i], rp.rz[i]};
+            glm_vec3_minv(rlo, p, rlo);
+            glm_vec3_maxv(rhi, p, rhi);
+        }
+        double posed = glm_vec3_distance(rlo, rhi);
+        if (posed > 0 && isfinite(posed) && (posed > 2 * diag || 2 * posed < diag)) {
+            diag = posed;
+            stored_elsewhere = 1;
+        }
+    }
     for (int j = 0; j < n; j++) {
         size_t a = rp.first[rp.pre[j]], b = rp.first[rp.pre[j] + rp.size[j]];
-        double r = max_dist2(rp.bx, rp.by, rp.bz, a, b, bind + (size_t)j * 3, 0.0);
+        double r = stored_elsewhere ? 0.0 : max_dist2(rp.bx, rp.by, rp.bz, a, b, bind + (size_t)j * 3, 0.0);
         /* plus the virtual points' distance: the bound then also holds for
          * the points ACL and ozz measure along each joint's axes (D from
          * j or from any joint below it) */

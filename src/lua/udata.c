@@ -18,6 +18,7 @@
 #include "anim/clip_edit.h"
 #include "anim/clip_runtime.h"
 #include "anim/model.h"
+#include "formats/load.h"
 #include "lua/wrap.h"
 
 /* ---- math values ------------------------------------------------------------ */
@@ -445,4 +446,21 @@ int mr_lua_check_joint_in(lua_State *L, int idx, int arg, const char *where, con
     if (idx == arg && !where[0]) return mr_lua_type_error(L, arg, "joint name or index");
     return mr_lua_arg_error(L, arg, lua_pushfstring(L, "%sjoint name or index expected, got %s", where,
                                                     mr_lua_describe(L, idx)));
+}
+
+/* ---- the host's models (wrap.h) ---------------------------------------------- */
+
+void mr_lua_host_settle_models(mr_lua_host *h)
+{
+    if (!h->model_pending) {
+        mr_load_finish(h->cache_later, NULL);   /* nothing loaded to write */
+        h->cache_later = NULL;
+        return;
+    }
+    for (int i = 0; i < h->model_pending->clip_count; i++) mr_clip_settle(h->model_pending->clips[i]);
+    mr_load_finish(h->cache_later, h->model_pending);   /* the cache file, with the packs */
+    h->cache_later = NULL;
+    size_t now = mr_model_bytes(h->model_pending);
+    h->model_bytes = h->model_bytes - h->pending_bytes + now;
+    h->model_pending = NULL;
 }

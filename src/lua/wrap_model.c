@@ -130,21 +130,6 @@ static void push_missing(lua_State *L, const char *given, const char *mesh)
     lua_settop(L, top + 1);
 }
 
-void mr_lua_host_settle_models(mr_lua_host *h)
-{
-    if (!h->model_pending) {
-        mr_load_finish(h->cache_later, NULL);   /* nothing loaded to write */
-        h->cache_later = NULL;
-        return;
-    }
-    for (int i = 0; i < h->model_pending->clip_count; i++) mr_clip_settle(h->model_pending->clips[i]);
-    mr_load_finish(h->cache_later, h->model_pending);   /* the cache file, with the packs */
-    h->cache_later = NULL;
-    size_t now = mr_model_bytes(h->model_pending);
-    h->model_bytes = h->model_bytes - h->pending_bytes + now;
-    h->model_pending = NULL;
-}
-
 static int l_model(lua_State *L)
 {
     mr_lua_models *cache = &mr_lua_host_of(L)->models;
