@@ -99,6 +99,37 @@ static void textbook_budget(const mr_model *m, float *angle, float *move)
         glm_vec3_copy(world[j][3], rest[j]);
         glm_mat4_mul(world[j], sk->inverse_bind[j], skin[j]);
     }
+    /* As model.c: when the points carried to rest (non-root joints, and each
+     * vertex by each joint that moves it) span a size more than 2x from the
+     * stored bounds, that size is the model's and reaches are rest-only. */
+    vec3 rlo = {FLT_MAX, FLT_MAX, FLT_MAX}, rhi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+    int points = 0, elsewhere = 0;
+    for (int j = 0; j < n; j++)
+        if (sk->parents[j] >= 0) {
+            glm_vec3_minv(rlo, rest[j], rlo);
+            glm_vec3_maxv(rhi, rest[j], rhi);
+            points++;
+        }
+    for (int i = 0; i < m->mesh_count; i++) {
+        const mr_mesh *me = &m->meshes[i];
+        for (int v = 0; v < me->vertex_count; v++)
+            for (int k = 0; k < MR_MAX_INFLUENCES; k++) {
+                int j = me->joints[v][k];
+                if (!(me->weights[v][k] > 0) || j >= n) continue;
+                vec3 p;
+                glm_mat4_mulv3(skin[j], me->positions[v], 1.0f, p);
+                glm_vec3_minv(rlo, p, rlo);
+                glm_vec3_maxv(rhi, p, rhi);
+                points++;
+            }
+    }
+    if (points) {
+        double posed = glm_vec3_distance(rlo, rhi);
+        if (posed > 0 && isfinite(posed) && (posed > 2 * diag || 2 * posed < diag)) {
+            diag = posed;
+            elsewhere = 1;
+        }
+    }
 #define WALK(pos, from, pt) \
     for (int a = (from); a >= 0; a = sk->parents[a]) { \
         double dx = (double)(pt)[0] - pos[a][0], dy = (double)(pt)[1] - pos[a][1], dz = (double)(pt)[2] - pos[a][2]; \
@@ -106,7 +137,7 @@ static void textbook_budget(const mr_model *m, float *angle, float *move)
         if (d > reach[a]) reach[a] = d; \
     }
     for (int j = 0; j < n; j++) {
-        WALK(bind, sk->parents[j], bind[j]);
+        if (!elsewhere) WALK(bind, sk->parents[j], bind[j]);
         WALK(rest, sk->parents[j], rest[j]);
     }
     for (int i = 0; i < m->mesh_count; i++) {
@@ -117,7 +148,7 @@ static void textbook_budget(const mr_model *m, float *angle, float *move)
                 if (!(me->weights[v][k] > 0) || j >= n) continue;
                 vec3 p;
                 glm_mat4_mulv3(skin[j], me->positions[v], 1.0f, p);
-                WALK(bind, j, me->positions[v]);
+                if (!elsewhere) WALK(bind, j, me->positions[v]);
                 WALK(rest, j, p);
             }
     }
