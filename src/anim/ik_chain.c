@@ -449,6 +449,30 @@ static void face_pole(const vec3 a, const vec3 b, const vec3 pole, vec3 x)
     for (int k = 0; k < 3; k++) x[k] = a[k] + along[k] + npx * pp[k] / npp;
 }
 
+/* All joints of p and the target on one line through root along d:
+ * reaching cannot bend the chain, so bend it a little first (toward the
+ * pole if any), unless the target is out of reach (dt: its distance). */
+static void bend_if_straight(const chain *c, const mr_ik_chain_job *job, vec3 *p, const vec3 root, const vec3 d,
+                             float dt)
+{
+    int n = c->n;
+    vec3 rel, cr;
+    glm_vec3_sub((float *)job->target, (float *)root, rel);
+    glm_vec3_cross(rel, (float *)d, cr);
+    float off = glm_vec3_norm(cr);
+    for (int i = 1; i < n && off <= 1e-5f * c->total; i++) {
+        glm_vec3_sub(p[i], (float *)root, rel);
+        glm_vec3_cross(rel, (float *)d, cr);
+        off = fmaxf(off, glm_vec3_norm(cr));
+    }
+    if (off <= 1e-5f * c->total && dt < c->total) {
+        vec3 w;
+        perpendicular(d, job, root, w);
+        for (int i = 1; i + 1 < n; i++)
+            glm_vec3_muladds(w, 0.1f * c->total * sinf((float)M_PI * (float)i / (float)(n - 1)), p[i]);
+    }
+}
+
 static void fabrik_iteration(chain *c, const mr_ik_chain_job *job)
 {
     int n = c->n;
@@ -457,28 +481,10 @@ static void fabrik_iteration(chain *c, const mr_ik_chain_job *job)
     for (int i = 0; i + 1 < n; i++) dir_or(p[i], p[i + 1], (vec3){1, 0, 0}, fb[i]);
     glm_vec3_copy(c->p[0], root);
     if (n > 2) {
-        /* All joints and the target on one line: reaching cannot bend the
-         * chain, so bend it a little first (toward the pole if any). */
         vec3 d;
         float dt = glm_vec3_distance(root, (float *)job->target);
         dir_or(root, p[n - 1], fb[0], d);
-        float off = 0.0f;
-        vec3 rel;
-        glm_vec3_sub((float *)job->target, root, rel);
-        vec3 cr;
-        glm_vec3_cross(rel, d, cr);
-        off = glm_vec3_norm(cr);
-        for (int i = 1; i < n; i++) {
-            glm_vec3_sub(p[i], root, rel);
-            glm_vec3_cross(rel, d, cr);
-            off = fmaxf(off, glm_vec3_norm(cr));
-        }
-        if (off <= 1e-5f * c->total && dt < c->total) {
-            vec3 w;
-            perpendicular(d, job, root, w);
-            for (int i = 1; i + 1 < n; i++)
-                glm_vec3_muladds(w, 0.1f * c->total * sinf((float)M_PI * (float)i / (float)(n - 1)), p[i]);
-        }
+        bend_if_straight(c, job, p, root, d, dt);
     }
     /* backward: from the target to the root */
     glm_vec3_copy((float *)job->target, p[n - 1]);
@@ -526,24 +532,11 @@ static void fabrik_positions(const chain *c, const mr_ik_chain_job *job, vec3 *p
     glm_vec3_copy((float *)c->p[0], root);
     if (n > 2) {
         /* all joints and the target on one line: bend it a little first */
-        vec3 d, rel, cr;
+        vec3 d;
         float dt = glm_vec3_distance(root, (float *)job->target);
         dir_or(p0[0], p0[1], (vec3){1, 0, 0}, fb);
         dir_or(root, p[n - 1], fb, d);
-        glm_vec3_sub((float *)job->target, root, rel);
-        glm_vec3_cross(rel, d, cr);
-        float off = glm_vec3_norm(cr);
-        for (int i = 1; i < n && off <= 1e-5f * c->total; i++) {
-            glm_vec3_sub(p[i], root, rel);
-            glm_vec3_cross(rel, d, cr);
-            off = fmaxf(off, glm_vec3_norm(cr));
-        }
-        if (off <= 1e-5f * c->total && dt < c->total) {
-            vec3 w;
-            perpendicular(d, job, root, w);
-            for (int i = 1; i + 1 < n; i++)
-                glm_vec3_muladds(w, 0.1f * c->total * sinf((float)M_PI * (float)i / (float)(n - 1)), p[i]);
-        }
+        bend_if_straight(c, job, p, root, d, dt);
     }
     /* backward: from the target to the root */
     glm_vec3_copy((float *)job->target, p[n - 1]);

@@ -162,6 +162,20 @@ typedef struct pending {
     int joint, slot, comp, curve;   /* joint -1: blend record `slot` */
 } pending;
 
+/* Appends p to *pend (*npend entries, room for *cap), growing it. */
+static mr_status push_pending(fbx_scene *s, pending **pend, int *npend, int *cap, pending p)
+{
+    if (*npend == *cap) {
+        int grown = *cap ? *cap * 2 : 64;
+        pending *g = realloc(*pend, sizeof *g * (size_t)grown);
+        if (!g) return oom(s);
+        *pend = g;
+        *cap = grown;
+    }
+    (*pend)[(*npend)++] = p;
+    return MR_OK;
+}
+
 static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending **pend, int *npend)
 {
     int cap = 0;
@@ -230,24 +244,12 @@ static mr_status bind_stack7(fbx_scene *s, int stack, stack_curves *c, pending *
                     fbx_curve_free(&cv);
                     return st;
                 }
-                if (*npend == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    pending *g = realloc(*pend, sizeof *g * (size_t)cap);
-                    if (!g) return oom(s);
-                    *pend = g;
-                }
-                if (joint >= 0) (*pend)[(*npend)++] = (pending){joint, slot, comp, idx};
-                else
-                    for (int b = 0; b < s->blend_count; b++)
-                        if (s->blends[b].channel_obj == blend) {
-                            if (*npend == cap) {
-                                cap *= 2;
-                                pending *g = realloc(*pend, sizeof *g * (size_t)cap);
-                                if (!g) return oom(s);
-                                *pend = g;
-                            }
-                            (*pend)[(*npend)++] = (pending){-1, b, 0, idx};
-                        }
+                if (joint >= 0 && (st = push_pending(s, pend, npend, &cap, (pending){joint, slot, comp, idx})) != MR_OK)
+                    return st;
+                for (int b = 0; joint < 0 && b < s->blend_count; b++)
+                    if (s->blends[b].channel_obj == blend &&
+                        (st = push_pending(s, pend, npend, &cap, (pending){-1, b, 0, idx})) != MR_OK)
+                        return st;
             }
         }
     }
@@ -344,13 +346,7 @@ static mr_status bind_take6(fbx_scene *s, const mr_fbx_node *take, stack_curves 
                     fbx_curve_free(&cv);
                     return st;
                 }
-                if (*npend == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    pending *g = realloc(*pend, sizeof *g * (size_t)cap);
-                    if (!g) return oom(s);
-                    *pend = g;
-                }
-                (*pend)[(*npend)++] = (pending){joint, slot, comp, idx};
+                if ((st = push_pending(s, pend, npend, &cap, (pending){joint, slot, comp, idx})) != MR_OK) return st;
             }
         }
     }
