@@ -27,7 +27,7 @@ run $MARROW test tests/scenes "$TMP/dup"
 
 # --- the project's own scenes ------------------------------------------------------------
 O=$TMP/own
-$MARROW test tests/scenes --out "$O" --jobs 2 >"$TMP/own.txt" 2>"$TMP/own.err"; RC=$?
+$MARROW test tests/scenes --out "$O" --jobs 2 --keep-images >"$TMP/own.txt" 2>"$TMP/own.err"; RC=$?
 cat "$TMP/own.txt"
 set -- $(closing "$TMP/own.txt")
 own_p=${1:-0}; own_f=${2:-1}
@@ -43,10 +43,26 @@ cases=$(grep -c '<testcase ' "$O/junit.xml")
 [ "$cases" -eq "$own_p" ] && ! grep -q '<failure' "$O/junit.xml" \
     && pass "junit.xml: one passing test case per shot ($cases)" || fail "junit.xml test cases" "$cases vs $own_p"
 [ -s "$O/skinning_walk/0010/actual.png" ] && [ -s "$O/skinning_walk/0010/diff.png" ] \
-    && pass "actual.png and diff.png under OUT/SCENE/FRAME" || fail "OUT/SCENE/FRAME layout"
+    && [ -s "$O/skinning_walk/0010/expected.png" ] && [ -s "$O/skinning_walk/0010/actual.pose.json" ] \
+    && pass "--keep-images: actual.png, expected.png, diff.png and actual.pose.json under OUT/SCENE/FRAME" \
+    || fail "OUT/SCENE/FRAME layout"
+grep -q 'src="skinning_walk/0010/actual.png"' "$O/report.html" \
+    && pass "--keep-images: report.html shows a passing shot's images" || fail "report.html with --keep-images"
+
+# By default a passing shot writes no files, and what an earlier run left
+# in its FRAME folder goes (a stale diff.png would show a failure that is gone).
+mkdir -p "$TMP/again/skinning_walk/0020"
+cp "$O/skinning_walk/0020/diff.png" "$O/skinning_walk/0020/actual.png" "$TMP/again/skinning_walk/0020/"
+run $MARROW test tests/scenes/skinning_walk.lua --out "$TMP/again"
+[ "$RC" -eq 0 ] && [ ! -e "$TMP/again/skinning_walk/0020" ] && [ ! -e "$TMP/again/skinning_walk/0010" ] \
+    && [ -s "$TMP/again/skinning_walk/log.txt" -o -e "$TMP/again/skinning_walk/log.txt" ] \
+    && pass "a passing shot writes no images, and an earlier run's are removed" \
+    || fail "passing shots without files" "exit $RC" "$(ls -R "$TMP/again/skinning_walk")"
+! grep -q 'actual.png' "$TMP/again/report.html" && grep -q 'skinning_walk' "$TMP/again/report.html" \
+    && pass "report.html lists passing shots without images" || fail "report.html without passing images"
 
 # Deterministic: the same scene run again writes the same bytes.
-run $MARROW test tests/scenes/skinning_walk.lua --out "$TMP/again"
+run $MARROW test tests/scenes/skinning_walk.lua --out "$TMP/again" --keep-images
 cmp -s "$O/skinning_walk/0020/actual.png" "$TMP/again/skinning_walk/0020/actual.png" \
     && pass "a second run renders byte-identical shots" || fail "a second run renders byte-identical shots"
 

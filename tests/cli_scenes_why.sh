@@ -88,14 +88,14 @@ echo 12:00:00 >"$C/clock.txt"
 run $MARROW test --update "$C" --out "$TMP/co"
 [ "$RC" -eq 0 ] && pass "--update writes the clock scenes' goldens" || fail "clock goldens" "exit $RC" "$OUT"
 echo 23:47:09 >"$C/clock.txt"
-run $MARROW test "$C/clock.lua" --out "$TMP/co2"
+run $MARROW test "$C/clock.lua" --out "$TMP/co2" --keep-images
 [ "$RC" -eq 0 ] && pass "a clock in a masked corner passes when it shows another time" || fail "masked clock" "exit $RC" "$OUT"
 set -- $($PNG_STATS hatch "$TMP/co2/clock/0003/diff.png")
 [ "$1" -eq $((88 * 30)) ] && [ "$2" -eq 232 ] && [ "$3" -eq 0 ] && [ "$4" -eq 319 ] && [ "$5" -eq 29 ] \
     && pass "diff.png hatches exactly the ignored rectangle ($1 pixels)" || fail "hatched rectangle" "$*"
 grep -q '2640 pixels ignored' "$TMP/co2/report.html" && pass "report.html says how many pixels were ignored" \
     || fail "report.html ignored pixels"
-run $MARROW test "$C/clock_text.lua" --out "$TMP/co3"
+run $MARROW test "$C/clock_text.lua" --out "$TMP/co3" --keep-images
 [ "$RC" -eq 0 ] && pass "scene.ignore = {\"text\"} leaves the clock's text out" || fail "text layer" "exit $RC" "$OUT"
 set -- $($PNG_STATS hatch "$TMP/co3/clock_text/0000/diff.png")
 [ "$1" -gt 100 ] && [ "$2" -ge 230 ] && [ "$3" -le 8 ] && [ "$5" -le 40 ] \
@@ -143,6 +143,9 @@ grep -q '<flakyFailure message="once frame 0: flaky' "$TMP/fo/junit.xml" && ! gr
     && pass "junit.xml marks the shot flakyFailure, not failure" || fail "junit flaky" "$(cat "$TMP/fo/junit.xml")"
 grep -q '<tr class="flaky">' "$TMP/fo/report.html" && grep -q 'attempt 2' "$TMP/fo/report.html" \
     && pass "report.html shows the shot as flaky" || fail "report flaky"
+[ -s "$TMP/fo/once/0000/actual.png" ] && [ -s "$TMP/fo/once/0000/actual.pose.json" ] \
+    && grep -q 'src="once/0000/actual.png"' "$TMP/fo/report.html" \
+    && pass "a flaky shot keeps its passing attempt's actuals (for --approve)" || fail "flaky actuals"
 echo 0 >"$MARROW_TEST_COUNTER"
 run $MARROW test "$F" --retries 2 --fail-flaky --out "$TMP/fo"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q '^\[1/1\] once \.\.\. FLAKY' && printf '%s' "$OUT" | grep -q '^0 passed, 1 failed$' \

@@ -7,8 +7,11 @@
  * and renderer once (testkit/scene.h: a runner) and runs the scenes the
  * parent hands it one after another, each with a fresh Lua state, so the
  * driver load, shader compile and llvmpipe JIT are paid once per worker
- * instead of once per scene. For each scene a worker writes its
- * mr_scene_result to OUT/SCENE/.result, then the scene's index on its pipe.
+ * instead of once per scene. The parent sends a scene's index (and whether
+ * to keep its passing shots' files: --keep-images, or a retry, whose
+ * actuals --approve takes for flaky shots) on the worker's task pipe; the
+ * worker writes its mr_scene_result to OUT/SCENE/.result, then the scene's
+ * index on its done pipe.
  * A scene that crashes its worker (or passes --timeout, which kills it)
  * fails alone: the parent reports it from the exit status and starts a new
  * worker for the scenes left. Progress is printed in scene order, so the
@@ -74,8 +77,11 @@ static const char test_help[] =
     "  --retries N     run a failing scene up to N more times; shots that fail,\n"
     "                  then pass are reported flaky and do not fail the run\n"
     "  --fail-flaky    flaky shots fail the run\n"
-    "  --out DIR       actual/expected/diff PNGs, report.html, junit.xml\n"
-    "                  (default out/test)\n"
+    "  --out DIR       actual/expected/diff PNGs of the shots that did not\n"
+    "                  pass, report.html, junit.xml (default out/test)\n"
+    "  --keep-images   write the actual/expected/diff PNGs and actual poses of\n"
+    "                  passing shots too (by default a passing shot writes no\n"
+    "                  files: encoding them is much of a scene's time)\n"
     "  --jobs N        run N scenes at once, in N worker processes (default 1)\n"
     "  --shard K/N     run only scenes whose index in the sorted list % N == K-1\n"
     "  --filter PAT    only scenes whose name contains PAT (or matches it as a\n"
@@ -92,7 +98,7 @@ static const char test_help[] =
     "SIGINT/SIGTERM (the scenes' processes end with the run).\n";
 
 typedef struct test_opts {
-    int update, jobs, shard_k, shard_n;
+    int update, jobs, shard_k, shard_n, keep_images;
     int before_shard;        /* scenes left by --filter, of which --shard kept count */
     int retries, fail_flaky;
     const char *approve;     /* --approve OUT: names are scenes of that run */
@@ -204,6 +210,8 @@ static int parse(int argc, char **argv, test_opts *o)
             if (mr_cli_int(v, &o->retries) || o->retries < 0 || o->retries > 100)
                 rc = mr_cli_usage_error("test", "--retries needs a count in 0..100");
             i++;
+        } else if (!strcmp(a, "--keep-images")) {
+            o->keep_images = 1;
         } else if (!strcmp(a, "--fail-flaky")) {
             o->fail_flaky = 1;
         } else if (!strcmp(a, "--out")) {
@@ -286,7 +294,7 @@ static int parse(int argc, char **argv, test_opts *o)
 
 /* ---- one scene (in the child) ------------------------------------------------------ */
 
-static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *path, mr_scene_result *res)
+static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *path, int keep, mr_scene_result *res)
 {
     char scene_dir[1200];
     snprintf(scene_dir, sizeof scene_dir, "%s/%s", o->out, res->name);
@@ -324,7 +332,7 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
         res->shot_count = 0;
         res->error = 1;
     } else if (*runner) {
-        mr_check_scene(*runner, path, scene_dir, o->update, res);
+        mr_check_scene(*runner, path, scene_dir, o->update, keep, res);
     } else {
         res->shot_count = 0;
         res->error = 1;
@@ -364,6 +372,29 @@ static int read_int(int fd, int *v)
     return n == (ssize_t)sizeof *v ? 0 : -1;
 }
 
+/* A task for a worker: the scene's index and whether to keep the files of
+ * its passing shots (one write, so it arrives whole). */
+static int write_task(int fd, int index, int keep)
+{
+    int t[2] = {index, keep};
+    ssize_t n;
+    do n = write(fd, t, sizeof t);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof t ? 0 : -1;
+}
+
+static int read_task(int fd, int *index, int *keep)
+{
+    int t[2];
+    ssize_t n;
+    do n = read(fd, t, sizeof t);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof t) return -1;
+    *index = t[0];
+    *keep = t[1];
+    return 0;
+}
+
 /* The worker's body (never returns). */
 static void worker_main(const test_opts *o, mr_scene_result *res, int n, int task_fd, int done_fd)
 {
@@ -371,8 +402,8 @@ static void worker_main(const test_opts *o, mr_scene_result *res, int n, int tas
     /* Room for any scene's shots while it runs; the result file then holds
      * the result and its shot_count shots. */
     static mr_shot_result shots[MR_SCENE_MAX_SHOTS];
-    int i;
-    while (read_int(task_fd, &i) == 0 && i >= 0 && i < n) {
+    int i, keep;
+    while (read_task(task_fd, &i, &keep) == 0 && i >= 0 && i < n) {
         mr_scene_result *r = &res[i];
         mr_scene_result fresh = {0};          /* a retry starts from nothing */
         memcpy(fresh.name, r->name, sizeof fresh.name);
@@ -380,7 +411,7 @@ static void worker_main(const test_opts *o, mr_scene_result *res, int n, int tas
         *r = fresh;                           /* the fork's copy of r->shots is the parent's, not freed here */
         memset(shots, 0, sizeof shots);
         r->shots = shots;
-        run_scene(o, &runner, r->path, r);
+        run_scene(o, &runner, r->path, keep, r);
         char rp[1300];
         result_path(o, r, rp, sizeof rp);
         FILE *f = fopen(rp, "wb");
@@ -625,7 +656,7 @@ int mr_cmd_test(int argc, char **argv)
             started[i] = mr_clock_now();
             timed_out[i] = 0;
             workers[w].current = i;
-            if (write_int(workers[w].task_fd, i) != 0) {
+            if (write_task(workers[w].task_fd, i, o.keep_images || res[i].attempts > 1) != 0) {
                 kill(workers[w].pid, SIGKILL);   /* reaped below; the scene fails with its status */
             }
         }

@@ -43,6 +43,7 @@ static int write_png(const char *path, const uint8_t *rgba, int w, int h, char *
 
 typedef struct shot_ctx {
     int update;              /* write the goldens instead of comparing */
+    int keep_passing;        /* write a passing shot's files too */
     mr_scene_result *res;
     const char *scene_dir;   /* OUT/SCENE */
     char golden_dir[1100];   /* beside the scene: NAME.golden (as shown in messages) */
@@ -54,6 +55,7 @@ typedef struct shot_ctx {
     const mr_scene_decl *decl;
     uint8_t *diff, *mask;    /* grown to the frame size (diff_size bytes, mask a quarter) */
     size_t diff_size;
+    int diff_ready;          /* diff holds this shot's diff image */
 } shot_ctx;
 
 /* Opens (with create, makes) the golden folder: a folder named NAME.golden
@@ -94,14 +96,15 @@ static int read_golden_png(shot_ctx *c, const char *name, const char *shown, int
 }
 
 /* The image half of a shot: compares rgba with the golden PNG (scene.ignore
- * masked), writes expected.png and diff.png; fills s and appends to part.
- * Returns 1 pass, 0 fail, -1 no golden image. */
-static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, const char *dir,
-                         const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info, char *part, size_t n)
+ * masked) into c->diff (the diff image, when there is room for it); fills s
+ * and writes part. The golden's own bytes are handed to *golden_bytes
+ * (*golden_len; the caller frees them) once they are known to be a PNG, for
+ * expected.png. Nothing is written to disk here. Returns 1 pass, 0 fail,
+ * -1 no golden image. */
+static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, const char *df, const uint8_t *rgba,
+                         int w, int h, const mr_scene_shot_info *info, unsigned char **golden_bytes,
+                         size_t *golden_len, char *part, size_t n)
 {
-    char ex[1500], df[1500];
-    snprintf(ex, sizeof ex, "%s/expected.png", dir);
-    snprintf(df, sizeof df, "%s/diff.png", dir);
     unsigned char *bytes = NULL;
     size_t len = 0;
     int got = read_golden_png(c, mr_path_basename(golden), golden, w, h, &bytes, &len, part, n);
@@ -115,22 +118,25 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
         free(bytes);
         return 0;
     }
-    if (mr_image_info(bytes, len, golden, &gw, &gh, NULL, &e) != MR_OK) {
-        msgf(part, n, "%s", e.msg);
+    /* The size from the IHDR chunk, which a PNG holds first: whatever else
+     * mr_image_decode checks (and its bomb check, one inflation of the
+     * data) is done once, there. */
+    if (len < 33 || memcmp(bytes + 8, "\0\0\0\15IHDR", 8)) {
+        msgf(part, n, "the golden %s is not a PNG file (no IHDR chunk first)", golden);
         free(bytes);
         return 0;
     }
-    if (mr_file_write(ex, bytes, len, NULL) == MR_OK) s->has_expected = 1;   /* the golden's own bytes */
-    if (gw != w || gh != h) {
-        msgf(part, n, "the frame is %dx%d, the golden %s is %dx%d", w, h, golden, gw, gh);
-        free(bytes);
+    uint32_t pw = (uint32_t)bytes[16] << 24 | (uint32_t)bytes[17] << 16 | (uint32_t)bytes[18] << 8 | bytes[19];
+    uint32_t ph = (uint32_t)bytes[20] << 24 | (uint32_t)bytes[21] << 16 | (uint32_t)bytes[22] << 8 | bytes[23];
+    *golden_bytes = bytes;
+    *golden_len = len;
+    if (pw != (uint32_t)w || ph != (uint32_t)h) {
+        msgf(part, n, "the frame is %dx%d, the golden %s is %ux%u", w, h, golden, (unsigned)pw, (unsigned)ph);
         return 0;
     }
     uint8_t *exp = NULL;
     int comp = 0;
-    mr_status dst = mr_image_decode(bytes, len, golden, &exp, &gw, &gh, &comp, &e);
-    free(bytes);
-    if (dst != MR_OK) {
+    if (mr_image_decode(bytes, len, golden, &exp, &gw, &gh, &comp, &e) != MR_OK) {
         msgf(part, n, "%s", e.msg);
         return 0;
     }
@@ -158,7 +164,7 @@ static int compare_image(shot_ctx *c, mr_shot_result *s, const char *golden, con
     mr_compare_result cr;
     mr_compare_images_masked(exp, rgba, w, h, &tol, mask, c->diff_size ? c->diff : NULL, &cr);
     mr_image_free(exp);
-    if (c->diff_size && write_png(df, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
+    c->diff_ready = c->diff_size != 0;
     s->diff = cr.diff;
     s->aa = cr.aa;
     s->diff_share = cr.diff_share;
@@ -205,6 +211,47 @@ static int compare_poses(shot_ctx *c, const char *golden, const mr_pose_shot *po
     return ok;
 }
 
+/* Removes what an earlier run left in a passing shot's FRAME folder (its
+ * files, then the folder when nothing else is in it), so OUT never shows
+ * stale failure images beside a pass. */
+static void clear_shot_dir(const char *dir)
+{
+    static const char *const names[] = {"actual.png", "actual.pose.json", "expected.png", "diff.png"};
+    char p[1500];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+/* Writes a shot's files under dir: actual.png, actual.pose.json and, when
+ * compared, expected.png (the golden's bytes) and diff.png. 0, or -1 with
+ * s->msg saying what could not be written. */
+static int write_shot_files(shot_ctx *c, mr_shot_result *s, const char *dir, const uint8_t *rgba, int w, int h,
+                            const mr_scene_shot_info *info, const unsigned char *golden_bytes, size_t golden_len,
+                            int with_diff)
+{
+    char path[1500];
+    mr_error err = {0};
+    mr_file_mkdirs(dir, NULL);
+    snprintf(path, sizeof path, "%s/actual.png", dir);
+    if (write_png(path, rgba, w, h, s->msg, sizeof s->msg)) return -1;
+    s->has_actual = 1;
+    snprintf(path, sizeof path, "%s/actual.pose.json", dir);
+    if (mr_pose_shot_write(info->poses, s->frame, path, &err) != MR_OK) {
+        msgf(s->msg, sizeof s->msg, "%s", err.msg);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/expected.png", dir);
+    unlink(path);
+    if (golden_bytes && mr_file_write(path, golden_bytes, golden_len, NULL) == MR_OK) s->has_expected = 1;
+    snprintf(path, sizeof path, "%s/diff.png", dir);
+    unlink(path);
+    if (with_diff && c->diff_ready && write_png(path, c->diff, w, h, s->msg, sizeof s->msg) == 0) s->has_diff = 1;
+    return 0;
+}
+
 static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, int h, const mr_scene_shot_info *info)
 {
     shot_ctx *c = ud;
@@ -212,29 +259,18 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
     mr_shot_result *s = &res->shots[shot];
     memset(s, 0, sizeof *s);
     s->frame = frame;
-    char dir[1400], path[1500], pose_path[1500], golden[1200], golden_pose[1200];
+    char dir[1400], path[1500], golden[1200], golden_pose[1200], df[1500];
     snprintf(dir, sizeof dir, "%s/%04d", c->scene_dir, frame);
-    mr_file_mkdirs(dir, NULL);
     snprintf(golden, sizeof golden, "%s/%04d.png", c->golden_dir, frame);
     snprintf(golden_pose, sizeof golden_pose, "%s/%04d.pose.json", c->golden_dir, frame);
     snprintf(path, sizeof path, "%s/actual.png", dir);
-    snprintf(pose_path, sizeof pose_path, "%s/actual.pose.json", dir);
-    mr_error err = {0};
-    if (write_png(path, rgba, w, h, s->msg, sizeof s->msg)) {
-        s->status = MR_SHOT_FAIL;
-        return 0;
-    }
-    if (mr_pose_shot_write(info->poses, frame, pose_path, &err) != MR_OK) {
-        s->status = MR_SHOT_FAIL;
-        msgf(s->msg, sizeof s->msg, "%s", err.msg);
-        return 0;
-    }
-    char ex[1500], df[1500];
-    snprintf(ex, sizeof ex, "%s/expected.png", dir);
     snprintf(df, sizeof df, "%s/diff.png", dir);
-    unlink(ex);
-    unlink(df);
+    mr_error err = {0};
     if (c->update) {
+        if (write_shot_files(c, s, dir, rgba, w, h, info, NULL, 0, 0) != 0) {
+            s->status = MR_SHOT_FAIL;
+            return 0;
+        }
         s->status = MR_SHOT_UPDATED;
         unsigned char *png = NULL;
         size_t png_len = 0;
@@ -254,8 +290,15 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
         if (s->status == MR_SHOT_UPDATED) msgf(s->msg, sizeof s->msg, "wrote %s and %s", golden, golden_pose);
         return 0;
     }
+    /* Compared in memory first: the files are written only for a shot that
+     * does not pass (or with keep_passing), as PNG encoding is most of what
+     * a passing shot would otherwise cost beside its rendering. */
     char img_part[700], pose_part[700];
-    int img = compare_image(c, s, golden, dir, rgba, w, h, info, img_part, sizeof img_part);
+    unsigned char *golden_bytes = NULL;
+    size_t golden_len = 0;
+    c->diff_ready = 0;
+    int img = compare_image(c, s, golden, df, rgba, w, h, info, &golden_bytes, &golden_len, img_part,
+                            sizeof img_part);
     int pose = compare_poses(c, golden_pose, info->poses, pose_part, sizeof pose_part);
     s->pose_failed = pose == 0;
     if (img < 0 || pose < 0) {
@@ -271,13 +314,24 @@ static int on_shot(void *ud, int shot, int frame, const uint8_t *rgba, int w, in
         msgf(s->msg, sizeof s->msg, "%s frame %d: %s; %s", res->name, frame, img ? "ok" : img_part,
              img ? img_part : pose_part);
     }
+    if (s->status == MR_SHOT_PASS && !c->keep_passing) {
+        clear_shot_dir(dir);
+    } else {
+        char msg[sizeof s->msg];
+        memcpy(msg, s->msg, sizeof msg);
+        if (write_shot_files(c, s, dir, rgba, w, h, info, golden_bytes, golden_len, 1) != 0)
+            s->status = MR_SHOT_FAIL;       /* s->msg says which file */
+        else
+            memcpy(s->msg, msg, sizeof msg);
+    }
+    free(golden_bytes);
     return 0;
 }
 
 int mr_check_scene(mr_scene_runner *runner, const char *script, const char *scene_dir, int update,
-                   mr_scene_result *res)
+                   int keep_passing, mr_scene_result *res)
 {
-    shot_ctx c = {.update = update, .res = res, .scene_dir = scene_dir, .scene_fd = -1, .golden_fd = -1};
+    shot_ctx c = {.update = update, .keep_passing = keep_passing, .res = res, .scene_dir = scene_dir, .scene_fd = -1, .golden_fd = -1};
     snprintf(c.golden_dir, sizeof c.golden_dir, "%.*s.golden", (int)(strlen(script) - 4), script);
     c.golden_name = mr_path_basename(c.golden_dir);
     char *folder = mr_path_dirname(script);

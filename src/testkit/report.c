@@ -267,11 +267,11 @@ static int write_html(const char *path, const char *out_abs, const mr_scene_resu
             fputs("</div></td><td>", f);
             if (sh->has_expected) img(f, sc, sh, "expected.png", "e");
             fputs("</td><td>", f);
-            if (sh->status != MR_SHOT_NOT_RUN) img(f, sc, sh, "actual.png", "a");
+            if (sh->has_actual) img(f, sc, sh, "actual.png", "a");
             fputs("</td><td>", f);
             if (sh->has_diff) img(f, sc, sh, "diff.png", "d");
             fputs("</td><td>", f);
-            if (sh->has_expected && sh->status != MR_SHOT_NOT_RUN) {
+            if (sh->has_expected && sh->has_actual) {
                 fputs("<div class=\"stack\">", f);
                 img(f, sc, sh, "expected.png", "under");
                 img(f, sc, sh, "actual.png", "top");

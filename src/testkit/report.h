@@ -8,6 +8,9 @@
  *   OUT/report.html  OUT/junit.xml
  *   OUT/SCENE/FRAME/actual.png, expected.png, diff.png   (FRAME: 4 digits)
  *   OUT/SCENE/FRAME/actual.pose.json                     the poses drawn (testkit/pose_golden.h)
+ *     for each shot that failed, has no golden, was updated or ran in a
+ *     retry; a shot that passed leaves no FRAME folder unless the run kept
+ *     them (`marrow test --keep-images`, testkit/check.h)
  *   OUT/SCENE/log.txt                                    what the scene printed
  *   OUT/results.tsv                 what `marrow test --approve OUT` reads (testkit/approve.h)
  *
@@ -35,6 +38,7 @@ typedef struct mr_shot_result {
     long diff, aa;           /* pixel counts (see testkit/compare.h) */
     double diff_share, aa_share;
     int max_delta;
+    int has_actual;          /* actual.png and actual.pose.json were written */
     int has_expected, has_diff;  /* expected.png / diff.png were written */
     long masked;             /* pixels left out by scene.ignore */
     int pose_failed;         /* the poses drawn differ from the pose golden */
