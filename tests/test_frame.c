@@ -2,7 +2,8 @@
  * mr_lua_draw_skip_unchanged (a frame equal to the last is not rendered, and
  * everything the picture depends on makes it render again), hidden frames
  * (update only; recorded drawing and screenshots dropped), and the stop
- * request (SIGTERM sets a flag, the process lives on, waits return). Runs on
+ * request (SIGTERM sets a flag, the process lives on, waits return), and a
+ * frame's wait woken by a descriptor (what a save does to it). Runs on
  * a headless EGL context with a real renderer. */
 #include <signal.h>
 #include <stdio.h>
@@ -185,6 +186,31 @@ TEST(hidden_frame_updates_and_drops_what_was_recorded)
     mr_lua_ctx_destroy(ctx);
 }
 
+/* A frame's wait wakes when its descriptor is readable and keeps the frame's
+ * deadline (a 2 s frame: a wait that did not wake would return 0, late). */
+TEST(pacer_wait_wakes_on_a_readable_descriptor_and_keeps_the_deadline)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    mr_pacer p;
+    mr_pacer_init(&p, 0.5);
+    CHECK(write(fds[1], "x", 1) == 1);
+    CHECK(mr_pacer_wait_fd(&p, 1, fds[0]) == 1);
+    double deadline = p.next;
+    CHECK(deadline > mr_clock_now() + 1.0);   /* the 2 s frame is still ahead */
+    CHECK(mr_pacer_wait_fd(&p, 1, fds[0]) == 1);
+    CHECK(p.next == deadline);                /* woken again: the same deadline */
+    char c;
+    CHECK(read(fds[0], &c, 1) == 1);
+    /* Nothing to read, a 1 ms frame: the deadline comes, the next is set. */
+    mr_pacer_init(&p, 1000);
+    CHECK(mr_pacer_wait_fd(&p, 1, fds[0]) == 0);
+    CHECK(p.waiting == 0);
+    CHECK(mr_pacer_wait_fd(&p, 1, -1) == 0);  /* no descriptor: mr_pacer_wait */
+    close(fds[0]);
+    close(fds[1]);
+}
+
 TEST(stop_request_sets_a_flag_and_waits_return)
 {
     mr_stop_install();
@@ -223,6 +249,7 @@ int main(void)
     RUN(skip_unchanged_never_skips_a_screenshot);
     RUN(skip_unchanged_off_renders_every_frame);
     RUN(hidden_frame_updates_and_drops_what_was_recorded);
+    RUN(pacer_wait_wakes_on_a_readable_descriptor_and_keeps_the_deadline);
     RUN(stop_request_sets_a_flag_and_waits_return);
     mr_renderer_destroy(rend);
     mr_window_destroy(win);

@@ -23,6 +23,7 @@
 #include "lua/scene.h"
 #include "lua/script.h"
 #include "lua/wrap.h"
+#include "platform/pacer.h"
 #include "platform/watch.h"
 #include "test.h"
 
@@ -768,6 +769,34 @@ static void watcher_suite(int polling)
 }
 
 TEST(watcher_inotify_sees_writes_and_rename_over) { watcher_suite(0); }
+
+/* marrow run sleeps between frames in mr_pacer_wait_fd on the watcher's
+ * descriptor: a save wakes that sleep (a 2 s frame here, so a wait that was
+ * not woken returns 0) and the poll right after reports it. */
+TEST(watcher_descriptor_wakes_a_frame_wait_on_a_save)
+{
+    mr_watch *w = NULL;
+    mr_watch_create(&w);
+    if (!mr_watch_uses_inotify(w)) {
+        CHECK(mr_watch_fd(w) < 0);
+        mr_watch_destroy(w);
+        return;
+    }
+    write_file("wake.lua", "one");
+    CHECK(mr_watch_file(w, path_of("wake.lua"), 5) == MR_OK);
+    CHECK(mr_watch_poll(w) == 0);
+    mr_pacer p;
+    mr_pacer_init(&p, 0.5);
+    write_file("wake.lua", "two");
+    unsigned got = 0;
+    for (int wakes = 0; wakes < 8 && !got; wakes++) {
+        CHECK(mr_pacer_wait_fd(&p, 1, mr_watch_fd(w)) == 1);
+        got = mr_watch_poll(w);           /* the close-write's 2 ms quiet is waited out in here */
+    }
+    CHECK(got == 1u << 5);
+    CHECK(p.next > now_s() + 1.0);        /* all within the frame */
+    mr_watch_destroy(w);
+}
 TEST(watcher_polling_sees_writes_and_rename_over) { watcher_suite(1); }
 
 /* ---- saves written in pieces ---------------------------------------------------- */
@@ -901,6 +930,7 @@ int main(void)
     RUN(bad_corpus_input_callbacks_fail_cleanly);
     RUN(watcher_inotify_sees_writes_and_rename_over);
     RUN(watcher_polling_sees_writes_and_rename_over);
+    RUN(watcher_descriptor_wakes_a_frame_wait_on_a_save);
     RUN(watcher_never_reports_a_save_half_written);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -9,7 +9,9 @@
  *
  * A window's loop is paced (platform/pacer.h): at most --fps-cap frames a second,
  * sleeping between frames, and only update() at a low rate while the window
- * is hidden or minimised. SIGINT/SIGTERM end any run like closing the window
+ * is hidden or minimised. The sleep wakes when the watcher's descriptor has
+ * news, so a save is reloaded (its load() run) as soon as it is complete,
+ * not at the next frame; the frame itself keeps its deadline. SIGINT/SIGTERM end any run like closing the window
  * (platform/stop.h).
  */
 #include <math.h>
@@ -35,6 +37,7 @@
 #include "platform/window.h"
 
 #define MAX_DT 0.1                     /* a windowed frame never steps more than this */
+#define MAX_WAKES 8                    /* watcher wakes of one frame's sleep before it sleeps deaf */
 
 enum { TAG_SCRIPT = 1, TAG_SHADERS = 2 };
 
@@ -364,7 +367,15 @@ static int run_loop(runner *rn)
         mr_stats_tick(rn->ctx, (uint64_t)frame, rn->r != NULL);
         mr_lua_end_frame(rn->ctx);
         if (mr_lua_quit_requested(rn->ctx, &quit_code)) break;
-        if (!rn->headless) mr_pacer_wait(&pacer, visible);
+        if (!rn->headless) {
+            /* A save wakes the wait (the watcher's descriptor) and reloads
+             * now, not at the next frame: the frame's deadline is kept, and a
+             * few wakes a frame at most (a writer busy in the script's
+             * folder wakes it on every write). */
+            int fd = rn->watch ? mr_watch_fd(rn->watch) : -1;
+            for (int wakes = 0; mr_pacer_wait_fd(&pacer, visible, wakes < MAX_WAKES ? fd : -1); wakes++)
+                handle_changes(rn);
+        }
     }
     return quit_code < 0 || quit_code > 255 ? MR_EXIT_FAILED : quit_code;
 }

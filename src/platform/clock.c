@@ -2,6 +2,7 @@
 #include "platform/clock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <time.h>
 
 #include "platform/stop.h"
@@ -29,5 +30,29 @@ void mr_clock_sleep_until(double deadline)
         /* Absolute: an early wake-up (EINTR) just goes round again. */
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         if (rc != 0 && rc != EINTR) return;
+    }
+}
+
+int mr_clock_sleep_until_fd(double deadline, int fd)
+{
+    if (fd < 0) {
+        mr_clock_sleep_until(deadline);
+        return 0;
+    }
+    for (;;) {
+        double now = mr_clock_now();
+        if (now >= deadline || mr_stop_requested()) return 0;
+        double left = deadline - now > 0.05 ? 0.05 : deadline - now;
+        /* poll's timeout is in whole ms: rounded up, so the deadline is
+         * never missed by a wake-up 1 ms short of it going round again. */
+        int ms = (int)(left * 1000.0);
+        if (ms < 1) ms = 1;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int rc = poll(&pfd, 1, ms);
+        if (rc > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) return 1;
+        if (rc < 0 && errno != EINTR) {
+            mr_clock_sleep_until(deadline);
+            return 0;
+        }
     }
 }

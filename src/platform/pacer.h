@@ -20,6 +20,7 @@
 typedef struct mr_pacer {
     double period;             /* seconds per frame when visible; 0 = uncapped */
     double next;               /* deadline of the frame being made */
+    int waiting;               /* mr_pacer_wait_fd returned early: next is still the deadline */
 } mr_pacer;
 
 /* A pacer for cap frames per second (0: no cap), starting now. */
@@ -28,5 +29,11 @@ void mr_pacer_init(mr_pacer *p, double cap);
  * visible = 0 paces at MR_PACER_IDLE_HZ whatever the cap. Returns early when
  * a stop was requested (platform/stop.h). */
 void mr_pacer_wait(mr_pacer *p, int visible);
+/* mr_pacer_wait that also watches fd (< 0: none, as mr_pacer_wait): when fd
+ * becomes readable before the deadline it returns 1 at once, keeping the
+ * deadline, so that the caller handles what came (a saved file: the
+ * watcher's descriptor, platform/watch.h) and calls again to sleep the rest
+ * of the frame; 0 when the deadline came and the next one is set. */
+int mr_pacer_wait_fd(mr_pacer *p, int visible, int fd);
 
 #endif

@@ -76,6 +76,8 @@ mr_status mr_watch_create(mr_watch **out)
 
 int mr_watch_uses_inotify(const mr_watch *w) { return w->fd >= 0; }
 
+int mr_watch_fd(const mr_watch *w) { return w->fd; }
+
 void mr_watch_set_settle(mr_watch *w, double seconds) { w->settle = seconds; }
 
 void mr_watch_clear(mr_watch *w)

@@ -38,6 +38,11 @@ void mr_watch_destroy(mr_watch *w);
 
 /* 1 when changes come from inotify, 0 when polling. */
 int mr_watch_uses_inotify(const mr_watch *w);
+/* The inotify descriptor, readable when a watched directory has news, for a
+ * loop that sleeps between frames to wake on a save and call mr_watch_poll
+ * at once (platform/pacer.h, mr_pacer_wait_fd) instead of at its next frame;
+ * -1 when polling. Owned by the watcher. */
+int mr_watch_fd(const mr_watch *w);
 
 /* Removes every watched entry. */
 void mr_watch_clear(mr_watch *w);
