@@ -181,6 +181,91 @@ TEST(image_decode_reads_a_small_png)
     free(png);
 }
 
+/* Plain PNGs (8-bit RGB or RGBA, not interlaced: what marrow writes) are
+ * inflated by zlib straight into their rows; every row filter (forced one
+ * at a time in stb_image_write's encoder, which chooses per row otherwise)
+ * gives back the pixels written, alpha 255 for RGB. */
+TEST(image_decode_undoes_every_png_row_filter)
+{
+    const int w = 37, h = 23;
+    unsigned char *src = malloc((size_t)w * h * 4);
+    unsigned seed = 12345u;
+    for (int i = 0; i < w * h * 4; i++) {
+        seed = seed * 1103515245u + 12345u;
+        /* smooth ramps with noise, so that each filter has work to do */
+        src[i] = (unsigned char)((i % (w * 4)) * 3 + (i / (w * 4)) * 5 + (int)((seed >> 16) % 9));
+    }
+    for (int comp = 3; comp <= 4; comp++)
+        for (int filter = -1; filter <= 4; filter++) {
+            unsigned char *in = malloc((size_t)w * h * (size_t)comp);
+            for (int p = 0; p < w * h; p++) memcpy(in + (size_t)p * comp, src + (size_t)p * 4, (size_t)comp);
+            stbi_write_force_png_filter = filter;
+            buf b = {0};
+            stbi_write_png_to_func(append, &b, w, h, comp, in, w * comp);
+            stbi_write_force_png_filter = -1;
+            unsigned char *px = NULL;
+            int gw = 0, gh = 0, gc = 0;
+            mr_error err = {0};
+            CHECK_MSG(mr_image_decode(b.p, b.n, "f.png", &px, &gw, &gh, &gc, &err) == MR_OK, "%s", err.msg);
+            int same = px && gw == w && gh == h && gc == comp;
+            for (int p = 0; same && p < w * h; p++)
+                same = !memcmp(px + (size_t)p * 4, in + (size_t)p * comp, (size_t)comp) &&
+                       (comp == 4 || px[(size_t)p * 4 + 3] == 255);
+            CHECK_MSG(same, "comp %d, filter %d: pixels differ from those written", comp, filter);
+            mr_image_free(px);
+            free(b.p);
+            free(in);
+        }
+    free(src);
+}
+
+/* A plain PNG's faults end in the general path's refusals: more data than
+ * its rows (a bomb), a row filter type above 4, data cut short. */
+TEST(image_decode_refuses_plain_pngs_with_faulty_data)
+{
+    size_t len;
+    mr_error err = {0};
+    unsigned char *px = NULL;
+    int w, h, c;
+    unsigned char *bomb = png_bomb((size_t)64 << 20, &len);
+    CHECK(mr_image_decode(bomb, len, "bomb.png", &px, &w, &h, &c, &err) == MR_ERR_LIMIT && !px);
+    CHECK_STR_CONTAINS(err.msg, "bomb.png: its PNG data inflates to more than");
+    free(bomb);
+    unsigned char *extra = png_bomb(4 * 13 + 1, &len);      /* one byte past its 4 rows */
+    CHECK(mr_image_decode(extra, len, "extra.png", &px, &w, &h, &c, &err) != MR_OK || (px && w == 4));
+    mr_image_free(px);
+    px = NULL;
+    free(extra);
+    unsigned char *ok = png_bomb(4 * 13, &len);              /* 4 rows of zeros: filter 0, black */
+    CHECK_MSG(mr_image_decode(ok, len, "ok.png", &px, &w, &h, &c, &err) == MR_OK, "%s", err.msg);
+    CHECK(px && w == 4 && h == 4 && c == 3 && px[0] == 0 && px[3] == 255);
+    mr_image_free(px);
+    px = NULL;
+    free(ok);
+    /* filter type 7 in the first row: the same stream with one byte changed */
+    unsigned char rows[4 * 13] = {7};
+    uLongf zlen = compressBound(sizeof rows);
+    unsigned char *z = malloc(zlen);
+    compress2(z, &zlen, rows, sizeof rows, 9);
+    unsigned char *bad = png_bomb(4 * 13, &len);
+    size_t at = 33 + 8;                                       /* the IDAT's data */
+    unsigned char *fixed = malloc(at + zlen + 12 + 12);
+    memcpy(fixed, bad, 33);
+    put32(fixed + 33, (uint32_t)zlen);
+    memcpy(fixed + 37, "IDAT", 4);
+    memcpy(fixed + at, z, zlen);
+    memset(fixed + at + zlen, 0, 4);
+    memcpy(fixed + at + zlen + 4, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    size_t flen = at + zlen + 16;
+    CHECK(mr_image_decode(fixed, flen, "filter.png", &px, &w, &h, &c, &err) == MR_ERR_BAD_FILE && !px);
+    CHECK_STR_CONTAINS(err.msg, "filter.png: cannot be decoded");
+    /* the same cut inside its data */
+    CHECK(mr_image_decode(fixed, at + zlen / 2, "cut.png", &px, &w, &h, &c, &err) != MR_OK && !px);
+    free(fixed);
+    free(bad);
+    free(z);
+}
+
 /* 9000 x 9000 is under GL's 16384 per side, so only the pixel budget
  * stops a 243 MB decode (the header is enough to know). */
 TEST(image_info_refuses_more_than_64_mpixel)
@@ -298,6 +383,8 @@ int main(void)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/marrow_test_image.XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     RUN(image_decode_reads_a_small_png);
+    RUN(image_decode_undoes_every_png_row_filter);
+    RUN(image_decode_refuses_plain_pngs_with_faulty_data);
     RUN(jpeg_huffman_tables_stb_cannot_take_are_refused);
     RUN(jpeg_tables_after_fill_bytes_and_padding_are_checked_too);
     RUN(png_that_inflates_past_its_image_is_refused);

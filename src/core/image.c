@@ -299,8 +299,137 @@ static int guarded_info(const unsigned char *bytes, int len, int *w, int *h, int
     return ok;
 }
 
-mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
-                        mr_error *err)
+/* ---- plain PNGs by zlib ------------------------------------------------------ */
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static unsigned char paeth(int a, int b, int c)
+{
+    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return (unsigned char)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+}
+
+/* Undoes the PNG row filters of raw (h rows of 1 filter byte + stride
+ * bytes, bpp bytes a pixel) in place; 0 on a filter type above 4. */
+static int unfilter(unsigned char *raw, int h, size_t stride, int bpp)
+{
+    const unsigned char *prior = NULL;
+    for (int y = 0; y < h; y++) {
+        unsigned char *row = raw + (size_t)y * (stride + 1);
+        int f = row[0];
+        unsigned char *x = row + 1;
+        switch (f) {
+        case 0: break;
+        case 1: for (size_t i = (size_t)bpp; i < stride; i++) x[i] = (unsigned char)(x[i] + x[i - (size_t)bpp]); break;
+        case 2:
+            if (prior) for (size_t i = 0; i < stride; i++) x[i] = (unsigned char)(x[i] + prior[i]);
+            break;
+        case 3:
+            for (size_t i = 0; i < stride; i++) {
+                int a = i >= (size_t)bpp ? x[i - (size_t)bpp] : 0, b = prior ? prior[i] : 0;
+                x[i] = (unsigned char)(x[i] + ((a + b) >> 1));
+            }
+            break;
+        case 4:
+            for (size_t i = 0; i < stride; i++) {
+                int a = i >= (size_t)bpp ? x[i - (size_t)bpp] : 0, b = prior ? prior[i] : 0;
+                int c = prior && i >= (size_t)bpp ? prior[i - (size_t)bpp] : 0;
+                x[i] = (unsigned char)(x[i] + paeth(a, b, c));
+            }
+            break;
+        default: return 0;
+        }
+        prior = x;
+    }
+    return 1;
+}
+
+/* The pixels (RGBA8, freed by mr_image_free) of a plain PNG: 8-bit RGB or
+ * RGBA, not interlaced, no chunk stb_image would read beyond IHDR, IDAT and
+ * IEND (no tRNS, no unknown critical chunk), with a w x h header (checked
+ * by check_header); zlib inflates its data straight into the rows, never
+ * past their size, and the filters are undone in place (PNG spec, 9). This
+ * is every PNG marrow writes (goldens, screenshots) and most textures, in
+ * one inflation where the bomb check and stb_image took two. NULL for any
+ * other file or any fault: the caller then takes the general path, whose
+ * checks and messages stay the only ones. *comp: 3 or 4. */
+static unsigned char *png_plain(const unsigned char *b, size_t len, int w, int h, int *comp)
+{
+    if (len < 33 + 12 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || be32(b + 8) != 13 || memcmp(b + 12, "IHDR", 4))
+        return NULL;
+    const unsigned char *ihdr = b + 16;
+    if (be32(ihdr) != (uint32_t)w || be32(ihdr + 4) != (uint32_t)h || ihdr[8] != 8 ||
+        (ihdr[9] != 2 && ihdr[9] != 6) || ihdr[10] || ihdr[11] || ihdr[12])
+        return NULL;
+    int c = ihdr[9] == 6 ? 4 : 3;
+    size_t stride = (size_t)w * (size_t)c, size = (size_t)h * (stride + 1);   /* w, h within the limits */
+    unsigned char *raw = malloc(size);
+    if (!raw) return NULL;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit(&z) != Z_OK) {
+        free(raw);
+        return NULL;
+    }
+    z.next_out = raw;
+    z.avail_out = (uInt)size;
+    int ok = 1, end = 0;
+    for (size_t i = 33; ok && !end;) {
+        if (i + 12 > len) {
+            ok = 0;
+            break;
+        }
+        size_t n = be32(b + i);
+        const unsigned char *type = b + i + 4;
+        if (n > len - i - 12) {
+            ok = 0;
+        } else if (!memcmp(type, "IDAT", 4)) {
+            if (z.total_out == size && z.avail_in == 0 && n) ok = 0;   /* data after the last row */
+            z.next_in = (unsigned char *)(b + i + 8);
+            z.avail_in = (uInt)n;
+            while (ok && z.avail_in) {
+                int st = inflate(&z, Z_NO_FLUSH);
+                if (st == Z_STREAM_END) break;
+                /* corrupt, or more than the rows (a trailer in the next IDAT leaves avail_in 0) */
+                if (st != Z_OK || (z.avail_out == 0 && z.avail_in)) ok = 0;
+            }
+        } else if (!memcmp(type, "IEND", 4)) {
+            end = 1;
+        } else if (!(type[0] & 0x20) || !memcmp(type, "tRNS", 4)) {
+            ok = 0;                                                   /* PLTE, an unknown critical chunk, tRNS */
+        }
+        i += 12 + n;
+    }
+    ok = ok && end && z.total_out == size && inflate(&z, Z_FINISH) == Z_STREAM_END;
+    inflateEnd(&z);
+    unsigned char *px = ok && unfilter(raw, h, stride, c) ? stb_malloc((size_t)w * (size_t)h * 4) : NULL;
+    if (px) {
+        for (int y = 0; y < h; y++) {
+            const unsigned char *src = raw + (size_t)y * (stride + 1) + 1;
+            unsigned char *dst = px + (size_t)y * (size_t)w * 4;
+            if (c == 4) {
+                memcpy(dst, src, stride);
+            } else {
+                for (int x = 0; x < w; x++, src += 3, dst += 4) {
+                    dst[0] = src[0];
+                    dst[1] = src[1];
+                    dst[2] = src[2];
+                    dst[3] = 255;
+                }
+            }
+        }
+        *comp = c;
+    }
+    free(raw);
+    return px;
+}
+
+/* mr_image_info's checks but the PNG inflation. */
+static mr_status check_header(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
+                              mr_error *err)
 {
     int iw = 0, ih = 0, ic = 0;
     if (!bytes || len > (size_t)INT_MAX)
@@ -334,6 +463,13 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     if ((int64_t)iw * ih > MR_IMAGE_MAX_PIXELS)
         return mr_error_set(err, MR_ERR_LIMIT, "%s: %dx%d pixels, more than %d Mpixel (MR_IMAGE_MAX_PIXELS)", name,
                             iw, ih, MR_IMAGE_MAX_PIXELS >> 20);
+    return MR_OK;
+}
+
+/* The PNG bomb check: what the image data inflates to, bounded. */
+static mr_status check_inflation(const unsigned char *bytes, size_t len, const char *name, int iw, int ih,
+                                 mr_error *err)
+{
     /* What a PNG's data may inflate to: every row with its filter byte at 16
      * bits a channel and 4 channels, twice over (interlacing), plus 1 MiB. */
     size_t most = 2 * (size_t)ih * (1 + (size_t)iw * 8) + ((size_t)1 << 20);
@@ -347,14 +483,36 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     return MR_OK;
 }
 
+mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
+                        mr_error *err)
+{
+    int iw = 0, ih = 0, ic = 0;
+    mr_status st = check_header(bytes, len, name, &iw, &ih, &ic, err);
+    if (st == MR_OK) st = check_inflation(bytes, len, name, iw, ih, err);
+    if (st != MR_OK) return st;
+    if (w) *w = iw;
+    if (h) *h = ih;
+    if (comp) *comp = ic;
+    return MR_OK;
+}
+
 mr_status mr_image_decode(const unsigned char *bytes, size_t len, const char *name, unsigned char **out, int *w,
                           int *h, int *comp, mr_error *err)
 {
     *out = NULL;
     int iw, ih, ic;
-    mr_status st = mr_image_info(bytes, len, name, &iw, &ih, &ic, err);
+    mr_status st = check_header(bytes, len, name, &iw, &ih, &ic, err);
     if (st != MR_OK) return st;
-    unsigned char *px = guarded_load(bytes, (int)len, &iw, &ih, &ic);
+    unsigned char *px = png_plain(bytes, len, iw, ih, &ic);
+    if (px) {
+        *out = px;
+        if (w) *w = iw;
+        if (h) *h = ih;
+        if (comp) *comp = ic;
+        return MR_OK;
+    }
+    if ((st = check_inflation(bytes, len, name, iw, ih, err)) != MR_OK) return st;
+    px = guarded_load(bytes, (int)len, &iw, &ih, &ic);
     if (px == ASSERTED)
         return mr_error_set(err, MR_ERR_BAD_FILE, "%s: cannot be decoded (stb_image stopped on a failed internal "
                             "check: a corrupt file)", name);
