@@ -11,8 +11,8 @@
  * sleeping between frames, and only update() at a low rate while the window
  * is hidden or minimised. The sleep wakes when the watcher's descriptor has
  * news, so a save is reloaded (its load() run) as soon as it is complete,
- * not at the next frame; the frame itself keeps its deadline. SIGINT/SIGTERM end any run like closing the window
- * (platform/stop.h).
+ * not at the next frame; the frame itself keeps its deadline.
+ * SIGINT/SIGTERM end any run like closing the window (platform/stop.h).
  */
 #include <math.h>
 #include <stdio.h>
