@@ -119,7 +119,7 @@ mr_vrm *mr_vrm_copy(const mr_vrm *v)
     *c = *v;
     c->expressions = NULL; c->binds = NULL; c->spring_joints = NULL; c->chains = NULL; c->colliders = NULL;
     c->chain_colliders = NULL; c->chain_names = NULL; c->meta_json = NULL; c->look_at_json = NULL;
-    c->constraint_joint = NULL; c->constraint_json = NULL;
+    c->constraint_joint = NULL; c->constraint_json = NULL; c->constraints = NULL; c->constraint_order = NULL;
     c->expressions = dup_arr(v->expressions, (size_t)v->expression_count, sizeof *v->expressions, &fail);
     for (int i = 0; c->expressions && i < v->expression_count; i++) c->expressions[i].name = dup_str(v->expressions[i].name, &fail);
     c->binds = dup_arr(v->binds, (size_t)v->bind_count, sizeof *v->binds, &fail);
@@ -135,6 +135,8 @@ mr_vrm *mr_vrm_copy(const mr_vrm *v)
     c->meta_json = dup_str(v->meta_json, &fail);
     c->look_at_json = dup_str(v->look_at_json, &fail);
     c->constraint_joint = dup_arr(v->constraint_joint, (size_t)v->constraint_count, sizeof *v->constraint_joint, &fail);
+    c->constraints = dup_arr(v->constraints, (size_t)v->constraint_count, sizeof *v->constraints, &fail);
+    c->constraint_order = dup_arr(v->constraint_order, (size_t)v->constraint_count, sizeof *v->constraint_order, &fail);
     if (v->constraint_count) {
         c->constraint_json = calloc((size_t)v->constraint_count, sizeof *c->constraint_json);
         if (!c->constraint_json) fail = 1;
@@ -158,6 +160,6 @@ void mr_vrm_free(mr_vrm *v)
     for (int i = 0; v->constraint_json && i < v->constraint_count; i++) free(v->constraint_json[i]);
     free(v->expressions); free(v->binds); free(v->spring_joints); free(v->chains); free(v->colliders);
     free(v->chain_colliders); free(v->chain_names); free(v->meta_json); free(v->look_at_json);
-    free(v->constraint_joint); free(v->constraint_json);
+    free(v->constraint_joint); free(v->constraint_json); free(v->constraints); free(v->constraint_order);
     free(v);
 }

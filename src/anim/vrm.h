@@ -36,6 +36,34 @@ typedef struct mr_vrm_expression {
     int bind_first, bind_count;   /* into binds */
 } mr_vrm_expression;
 
+/* VRMC_node_constraint: the destination joint's rotation follows the
+ * source (anim/vrm_constraints.h evaluates them). */
+enum { MR_VRM_CONSTRAINT_ROLL = 0, MR_VRM_CONSTRAINT_AIM, MR_VRM_CONSTRAINT_ROTATION };
+
+typedef struct mr_vrm_constraint {
+    int joint;               /* the destination: the joint the constraint rotates */
+    int source;              /* the joint it follows (never joint itself) */
+    int type;                /* MR_VRM_CONSTRAINT_* */
+    int axis;                /* roll: 0 X, 1 Y, 2 Z; aim: 0 +X, 1 -X, 2 +Y, 3 -Y, 4 +Z, 5 -Z; rotation: 0 */
+    float weight;            /* 0..1: slerp from the destination's rest rotation */
+} mr_vrm_constraint;
+
+/* VRMC_vrm.lookAt (or VRM 0.x's firstPerson look-at settings). */
+enum { MR_VRM_LOOK_AT_BONE = 0, MR_VRM_LOOK_AT_EXPRESSION };
+
+typedef struct mr_vrm_range_map {
+    float input_max;         /* degrees, 0.01..180 (three-vrm's floor for 0) */
+    float output_scale;      /* degrees (bone) or an expression weight */
+} mr_vrm_range_map;
+
+typedef struct mr_vrm_look_at {
+    int present;             /* 1: the file declares look-at settings */
+    int type;                /* MR_VRM_LOOK_AT_* */
+    int face_minus_z;        /* 1: the avatar faces -Z (VRM 0.x), 0: +Z */
+    float offset[3];         /* the look-at origin in the head joint's frame */
+    mr_vrm_range_map inner, outer, down, up;   /* rangeMapHorizontalInner/Outer, VerticalDown/Up */
+} mr_vrm_look_at;
+
 typedef struct mr_vrm {
     int version;             /* 1 (VRMC_vrm) or 0 (VRM 0.x) */
     int humanoid[MR_VRM_BONE_COUNT];   /* joint of each bone, -1 */
@@ -57,6 +85,10 @@ typedef struct mr_vrm {
     int constraint_count;
     int *constraint_joint;   /* the joint carrying each VRMC_node_constraint */
     char **constraint_json;  /* its constraint object, source node named by joint name */
+    mr_vrm_constraint *constraints;   /* constraint_count, parsed (same order as constraint_joint) */
+    int *constraint_order;   /* constraint_count indices: the order that evaluates every constraint */
+                             /* after those it depends on (mr_vrm_constraints_order) */
+    mr_vrm_look_at look_at;  /* parsed lookAt (look_at_json keeps the text) */
 } mr_vrm;
 
 /* Index of a humanoid bone name (VRM 1.0 or 0.x spelling), or -1. */
