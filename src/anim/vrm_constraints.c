@@ -124,7 +124,7 @@ static void target_d(const mr_skeleton *sk, const mr_vrm_constraint *c, const mr
         model_position(sk, pose, c->joint, pd);
         for (int k = 0; k < 3; k++) a1[k] = ps[k] - pd[k];
         double len = sqrt(a1[0] * a1[0] + a1[1] * a1[1] + a1[2] * a1[2]);
-        if (!(len > 1e-12)) { memcpy(out, dst_rest, sizeof dst_rest); return; }
+        if (!(len > 1e-7)) { memcpy(out, dst_rest, sizeof dst_rest); return; }   /* coincident: no direction */
         for (int k = 0; k < 3; k++) a1[k] /= len;
         from_to(a0, a1, f);
         qmul3(pinv, f, p, t);
