@@ -39,6 +39,14 @@ done
 run $MARROW info tests/data/gltf/bad/escape.gltf
 expect_match "a ../ uri is refused, not read" "$ERR" "climbs out of the model's folder"
 
+# VRMC_node_constraint: the JSON path of the node at fault
+run $MARROW info tests/data/gltf/bad/vrm_constraint_cycle.gltf
+expect_match "a constraint cycle names the node and the cycle" "$ERR" "/nodes/0/extensions/VRMC_node_constraint: circular dependency between constraints: rotation 'a' -> aim 'b' -> rotation 'a'"
+run $MARROW info tests/data/gltf/bad/vrm_constraint_missing_source.gltf
+expect_match "a constraint on a missing node names its source" "$ERR" "/nodes/1/extensions/VRMC_node_constraint/constraint/roll: 'source': index 5 is out of range"
+run $MARROW info tests/data/gltf/bad/vrm_constraint_weight.gltf
+expect_match "a constraint weight out of 0..1 is named" "$ERR" "/nodes/1/extensions/VRMC_node_constraint/constraint/roll: weight: expected a number in 0..1"
+
 # assimp-testmodels' glTF2 folder: every file loads or is refused cleanly (0 or 3).
 find /usr/share/assimp/models/glTF2 -name '*.gltf' -o -name '*.glb' | sort >"$TMP/list"
 : >"$TMP/unclean"

@@ -177,7 +177,7 @@ static void cycle_message(const mr_skeleton *sk, const mr_vrm_constraint *c, con
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s '%s'", i > from ? " -> " : "", type_name(c[k].type),
                               sk->names[c[k].joint]);
     }
-    mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s (each depends on the constraints on its source and the source's ancestors)", buf);
+    mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "%s (a constraint waits for those on its source and the source's ancestors; an aim also for those on its parent and above)", buf);
 }
 
 mr_status mr_vrm_constraints_order(const mr_skeleton *sk, const mr_vrm_constraint *c, int n, int *order, int *bad,
