@@ -7,8 +7,11 @@
  * A malformed extension fails the load naming its JSON path (exit 3). The
  * nodes an extension names become joints (gl_vrm_mark_nodes, called while
  * the skeleton is built), so a spring's tip or a collider's node that no
- * skin uses is still there. What marrow keeps without using (constraints,
- * look-at, meta) is kept as JSON text, node indices replaced by joint names.
+ * skin uses is still there. Node constraints, the look-at settings and
+ * expressions' material binds are read into their structs (and cycles of
+ * constraints refused); constraints, look-at and meta are also kept as JSON
+ * text, node indices replaced by joint names, for the writer. VRM 0.x
+ * materialValues are not read.
  */
 #include <math.h>
 #include <stdio.h>
@@ -526,6 +529,90 @@ static mr_status add_binds(vrm_reader *r, int node, int mesh, int target, float 
     return MR_OK;
 }
 
+/* The base value of material `mat`'s `kind` (bind at path): baseColorFactor,
+ * emissiveFactor, VRMC_materials_mtoon's factors, KHR_texture_transform of
+ * the base colour texture; the glTF defaults when absent. */
+static void material_base(vrm_reader *r, gl_json *mat, int kind, float out[4])
+{
+    static const char *const mtoon[] = {NULL, NULL, "shadeColorFactor", "matcapFactor", "parametricRimColorFactor", "outlineColorFactor"};
+    static const float defaults[MR_VRM_MATERIAL_KINDS][4] = {
+        {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 0, 0},
+    };
+    (void)r;
+    memcpy(out, defaults[kind], sizeof defaults[kind]);
+    gl_json *src = NULL;
+    if (kind == MR_VRM_MATERIAL_COLOR) src = gl_json_get(gl_json_get(mat, "pbrMetallicRoughness"), "baseColorFactor");
+    else if (kind == MR_VRM_MATERIAL_EMISSION) src = gl_json_get(mat, "emissiveFactor");
+    else if (kind == MR_VRM_MATERIAL_UV) {
+        gl_json *tt = ext(gl_json_get(gl_json_get(mat, "pbrMetallicRoughness"), "baseColorTexture"), "KHR_texture_transform");
+        gl_json *sc = gl_json_get(tt, "scale"), *of = gl_json_get(tt, "offset");
+        for (size_t k = 0; k < 2; k++) {
+            if (gl_json_size(sc) == 2 && gl_json_is_number(gl_json_at(sc, k))) out[k] = (float)gl_json_number(gl_json_at(sc, k));
+            if (gl_json_size(of) == 2 && gl_json_is_number(gl_json_at(of, k))) out[2 + k] = (float)gl_json_number(gl_json_at(of, k));
+        }
+        return;
+    } else src = gl_json_get(ext(mat, "VRMC_materials_mtoon"), mtoon[kind]);
+    for (size_t k = 0; k < gl_json_size(src) && k < 4; k++)
+        if (gl_json_is_number(gl_json_at(src, k)) && isfinite(gl_json_number(gl_json_at(src, k))))
+            out[k] = (float)gl_json_number(gl_json_at(src, k));
+}
+
+/* VRM 1.0 materialColorBinds and textureTransformBinds of expression e (index ei). */
+static mr_status add_material_binds(vrm_reader *r, gl_json *o, const char *path, int ei)
+{
+    static const char *const color_kinds[] = {"color", "emissionColor", "shadeColor", "matcapColor", "rimColor", "outlineColor", NULL};
+    gl_json *materials = gl_json_get(r->d->root, "materials");
+    const char *keys[2] = {"materialColorBinds", "textureTransformBinds"};
+    for (int which = 0; which < 2; which++) {
+        gl_json *list = NULL;
+        mr_status st = gl_arr(r->d, o, path, keys[which], GL_OPTIONAL, &list);
+        if (st != MR_OK) return st;
+        for (size_t i = 0; i < gl_json_size(list); i++) {
+            char pb[240];
+            snprintf(pb, sizeof pb, "%s/%s/%zu", path, keys[which], i);
+            gl_json *b = gl_json_at(list, i);
+            if (!gl_json_is_object(b)) return gl_fail(r->d, pb, "expected an object");
+            mr_vrm_material_bind mb = {.expression = ei};
+            long long mat = 0;
+            if ((st = gl_int(r->d, b, pb, "material", GL_REQUIRED, 0, (long long)gl_json_size(materials) - 1, &mat)) != MR_OK)
+                return gl_json_size(materials) ? st : gl_fail(r->d, pb, "material: the file has no materials");
+            mb.material = (int)mat;
+            const char *mn = gl_json_string(gl_json_get(gl_json_at(materials, (size_t)mat), "name"));
+            if (mn) snprintf(mb.material_name, sizeof mb.material_name, "%s", mn);
+            else snprintf(mb.material_name, sizeof mb.material_name, "material%lld", mat);
+            if (which == 0) {
+                const char *type = NULL;
+                if ((st = gl_str(r->d, b, pb, "type", GL_REQUIRED, &type)) != MR_OK) return st;
+                mb.kind = -1;
+                for (int k = 0; color_kinds[k]; k++)
+                    if (!strcmp(type, color_kinds[k])) mb.kind = k;
+                if (mb.kind < 0)
+                    return gl_fail(r->d, pb, "type: expected color, emissionColor, shadeColor, matcapColor, rimColor or outlineColor, got \"%s\"", type);
+                material_base(r, gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                gl_json *tv = gl_json_get(b, "targetValue");
+                size_t n = gl_json_size(tv);
+                if (!gl_json_is_array(tv) || n < 3 || n > 4) return gl_fail(r->d, pb, "targetValue: expected 3 or 4 numbers");
+                memcpy(mb.target, mb.base, sizeof mb.target);
+                if ((st = gl_nums(r->d, b, pb, "targetValue", GL_REQUIRED, (int)n, mb.target)) != MR_OK) return st;
+            } else {
+                mb.kind = MR_VRM_MATERIAL_UV;
+                material_base(r, gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                float sc[2] = {1, 1}, of[2] = {0, 0};
+                if ((st = gl_nums(r->d, b, pb, "scale", GL_OPTIONAL, 2, sc)) != MR_OK) return st;
+                if ((st = gl_nums(r->d, b, pb, "offset", GL_OPTIONAL, 2, of)) != MR_OK) return st;
+                mb.target[0] = sc[0]; mb.target[1] = sc[1]; mb.target[2] = of[0]; mb.target[3] = of[1];
+            }
+            mr_vrm *v = r->v;
+            if (v->material_bind_count >= 1 << 16) return gl_fail_status(r->d, MR_ERR_LIMIT, pb, "more than 65536 material binds");
+            mr_vrm_material_bind *grown = realloc(v->material_binds, (size_t)(v->material_bind_count + 1) * sizeof *grown);
+            if (!grown) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, pb, "out of memory");
+            v->material_binds = grown;
+            v->material_binds[v->material_bind_count++] = mb;
+        }
+    }
+    return MR_OK;
+}
+
 static mr_status add_expression(vrm_reader *r, const char *name, gl_json *o, const char *path, int version)
 {
     mr_status st = grow(r, (void **)&r->v->expressions, &r->cap_expr, r->v->expression_count + 1, sizeof *r->v->expressions, path);
@@ -567,6 +654,7 @@ static mr_status add_expression(vrm_reader *r, const char *name, gl_json *o, con
         }
         if (st != MR_OK) return st;
     }
+    if (version == 1 && (st = add_material_binds(r, o, path, r->v->expression_count)) != MR_OK) return st;
     e.name = mr_str_dup(name);
     if (!e.name) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, path, "out of memory");
     r->v->expressions[r->v->expression_count++] = e;

@@ -8,6 +8,8 @@
  *       outer =, down =, up = {input_max =, output_scale =}} | nil
  *   pose:apply_constraints() -> pose
  *   pose:look_at(target [, {transform = mat4, apply = true}]) -> yaw, pitch
+ *   pose:expression_materials() -> {{material =, type =, value = {r, g, b, a}
+ *       | scale = {x, y}, offset = {x, y}}, ...}   (the expressions' material binds)
  *
  * A frame of a VRM avatar runs: the clip pose and the script's overrides,
  * pose:look_at, pose:apply_constraints, then springs:update (three-vrm's
@@ -147,12 +149,62 @@ static int pose_look_at(lua_State *L)
     return 2;
 }
 
+static int pose_expression_materials(lua_State *L)
+{
+    mr_lua_pose *p = mr_lua_check_pose(L, 1);
+    const mr_vrm *v = p->owner ? p->owner->vrm : NULL;
+    int n = v ? v->material_bind_count : 0;
+    lua_createtable(L, n ? 4 : 0, 0);
+    if (!n) return 1;
+    int e = v->expression_count;
+    float *w = lua_newuserdatauv(L, sizeof(float) * (size_t)(2 * e + 1), 0);   /* weights, then effective ones */
+    for (int i = 0; i < e; i++) {                 /* the weights pose:set_expression keeps */
+        lua_getfield(L, 1, "expression");
+        lua_pushvalue(L, 1);
+        lua_pushstring(L, v->expressions[i].name);
+        lua_call(L, 2, 1);
+        w[i] = (float)lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    mr_vrm_expressions_effective(v, w, w + e);
+    lua_pop(L, 1);
+    int out = 0;
+    for (int b = 0; b < n; b++) {
+        const mr_vrm_material_bind *mb = &v->material_binds[b];
+        int seen = 0;
+        for (int k = 0; k < b && !seen; k++)
+            seen = v->material_binds[k].material == mb->material && v->material_binds[k].kind == mb->kind;
+        if (seen) continue;
+        float val[4];
+        mr_vrm_material_value(v, w + e, mb->material, mb->kind, val);
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, mb->material_name);
+        lua_setfield(L, -2, "material");
+        lua_pushstring(L, mr_vrm_material_kinds[mb->kind]);
+        lua_setfield(L, -2, "type");
+        int fields = mb->kind == MR_VRM_MATERIAL_UV ? 2 : 1;
+        static const char *const uv_keys[2] = {"scale", "offset"};
+        for (int f = 0; f < fields; f++) {
+            int count = mb->kind == MR_VRM_MATERIAL_UV ? 2 : 4;
+            lua_createtable(L, count, 0);
+            for (int k = 0; k < count; k++) {
+                lua_pushnumber(L, val[f * 2 + k]);
+                lua_rawseti(L, -2, k + 1);
+            }
+            lua_setfield(L, -2, mb->kind == MR_VRM_MATERIAL_UV ? uv_keys[f] : "value");
+        }
+        lua_rawseti(L, -2, ++out);
+    }
+    return 1;
+}
+
 static const luaL_Reg model_methods[] = {
     {"constraints", model_constraints}, {"look_at", model_look_at}, {NULL, NULL},
 };
 
 static const luaL_Reg pose_methods[] = {
-    {"apply_constraints", pose_apply_constraints}, {"look_at", pose_look_at}, {NULL, NULL},
+    {"apply_constraints", pose_apply_constraints}, {"look_at", pose_look_at},
+    {"expression_materials", pose_expression_materials}, {NULL, NULL},
 };
 
 static void add_methods(lua_State *L, const char *tname, const char *prefix, const luaL_Reg *l)

@@ -76,6 +76,15 @@ function load()
     local sy, spitch = sp:look_at({0, 1.0, 3})
     H.check("a target in front (+Z) gives a small yaw", math.abs(sy) < 5 and spitch == spitch, sy)
     H.check("a model without constraints lists none and applies nothing", #s:constraints() == 0 and sp:apply_constraints() == sp)
+    -- its expressions move texture transforms: happy (binary, overrides blink) slides the window
+    sp:set_expression("happy", 1):set_expression("blink", 1)
+    local win
+    for _, x in ipairs(sp:expression_materials()) do
+      if x.material == "Validation Window" then win = x end
+    end
+    H.check("pose:expression_materials() gives the happy window's texture offset",
+      win and win.type == "textureTransform" and H.near(win.offset[1], 0.875) and H.near(win.scale[2], 0.125),
+      win and (win.offset[1] .. " " .. win.offset[2]))
   end
 
   -- what does not fit
@@ -86,6 +95,7 @@ function load()
   H.raises("look_at names an unknown option", function() p:look_at({0, 0, 1}, {transfrom = place}) end, "transfrom", "transform")
   H.check("model:look_at() of a model without settings is nil", man:look_at() == nil)
   H.check("model:constraints() of a model without any is empty", #man:constraints() == 0)
+  H.check("pose:expression_materials() of a model without VRM data is empty", #m.pose(man):expression_materials() == 0)
 
   H.finish()
 end
