@@ -408,6 +408,22 @@ TEST(bad_constraints_fail_the_load_naming_the_json_path)
         CHECK_STR_CONTAINS(err.msg, cases[i].expect);
         CHECK_STR_CONTAINS(err.msg, "bad.gltf");
     }
+    /* a constraint on, or with its source in, a node outside the scene's tree */
+    static const struct { const char *text, *expect; } lost[] = {
+        {"{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"a\"},"
+         "{\"name\":\"lost\",\"extensions\":{\"VRMC_node_constraint\":{\"constraint\":{\"rotation\":{\"source\":0}}}}}]}",
+         "/nodes/1/extensions/VRMC_node_constraint: node 1 is not part of the scene's node tree"},
+        {"{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"a\",\"children\":[1]},"
+         "{\"name\":\"b\",\"extensions\":{\"VRMC_node_constraint\":{\"constraint\":{\"rotation\":{\"source\":2}}}}},{\"name\":\"lost\"}]}",
+         "/nodes/1/extensions/VRMC_node_constraint/constraint/rotation: source: node 2 is not part of the scene's node tree"},
+    };
+    for (size_t i = 0; i < sizeof lost / sizeof *lost; i++) {
+        mr_model *m = NULL;
+        mr_error err = {0};
+        CHECK(mr_gltf_parse("lost.gltf", lost[i].text, strlen(lost[i].text), &m, &err) == MR_ERR_BAD_FILE);
+        CHECK_STR_CONTAINS(err.msg, lost[i].expect);
+        mr_model_destroy(m);
+    }
 }
 
 TEST(the_order_job_refuses_what_the_loader_cannot_write)

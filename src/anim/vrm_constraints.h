@@ -27,7 +27,10 @@
  * when the order is made (at load).
  *
  * Model space stands for the world: the aim direction does not change under
- * a character placement of rotation, translation and uniform scale.
+ * a character placement of rotation, translation and uniform scale. The
+ * parent's model-space rotation P is the product of the local rotations
+ * (three-vrm decomposes the world matrix: the same unless the chain has
+ * non-uniform scale).
  */
 #ifndef MR_ANIM_VRM_CONSTRAINTS_H
 #define MR_ANIM_VRM_CONSTRAINTS_H
