@@ -59,6 +59,9 @@ yes) pass "pose applies the node constraints (moved from the file's placement: $
 *) fail "pose applies the node constraints" "moved: $moved" ;;
 esac
 
+run $MARROW info tests/data/vrm/constraints.gltf
+expect_match "info counts a VRM avatar's constraints and look-at" "$OUT" "^vrm: 1.0, 7 humanoid bones, 0 expressions \\(0 material binds\\), 0 spring joints in 0 chains, 7 node constraints \\(2 roll, 3 aim, 2 rotation\\), look-at bone$"
+
 # assimp-testmodels' glTF2 folder: every file loads or is refused cleanly (0 or 3).
 find /usr/share/assimp/models/glTF2 -name '*.gltf' -o -name '*.glb' | sort >"$TMP/list"
 : >"$TMP/unclean"
