@@ -431,7 +431,7 @@ TEST(the_order_job_refuses_what_the_loader_cannot_write)
     mr_skeleton sk;
     CHECK(mr_skeleton_init(&sk, 3) == MR_OK);
     sk.parents[1] = 0; sk.parents[2] = 1;
-    for (int j = 0; j < 3; j++) { char n[8]; snprintf(n, sizeof n, "j%d", j); sk.names[j] = strdup(n); }
+    for (int j = 0; j < 3; j++) { char n[16]; snprintf(n, sizeof n, "j%d", j); sk.names[j] = strdup(n); }
     mr_vrm_constraint c[2] = {{1, 0, MR_VRM_CONSTRAINT_ROTATION, 0, NAN}, {2, 0, MR_VRM_CONSTRAINT_ROTATION, 0, 1}};
     int order[2], bad = -1;
     mr_error err = {0};
