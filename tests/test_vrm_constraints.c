@@ -13,7 +13,11 @@
  * its own, the constraints evaluated pass after pass until nothing
  * changes instead of in a dependency order), and, as a second opinion,
  * from three-vrm 3.x (@pixiv/three-vrm-node-constraint and three-vrm-core's
- * VRMLookAt) run on the same file and pose.
+ * VRMLookAt) run on the same file and pose. The look-at is also checked on
+ * the VRM consortium's sample in ../shared/models/vrm-samples (expression
+ * type). three-vrm's eye bones take the down range map for looking up and
+ * the up map for looking down; marrow follows the specification's table,
+ * so the eye rotations are checked against the specification only.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -528,6 +532,77 @@ TEST(look_at_yaw_pitch_and_eye_bones_follow_the_specification)
     mr_model_destroy(m);
 }
 
+/* The VRM consortium's sample (expression look-at, range maps 90 -> 1):
+ * yaw, pitch and the look weights for a turned head, against the
+ * specification's formulas and three-vrm 3.x on the same file and pose. */
+#define SAMPLE SHARED_MODELS "vrm-samples/VRMC_vrm_expressions_isBinary_Overrides/VRMC_vrm_expressions_isBinary_Overrides.vrm"
+
+TEST(look_at_on_the_vrm_sample_matches_the_specification_and_three_vrm)
+{
+    static const struct { const char *joint; double axis[3], deg; } sets[] = {
+        {"Hips", {0, 1, 0}, 20}, {"Spine", {1, 0, 0.2}, 10}, {"Neck", {0.3, 1, 0}, 15}, {"Head", {1, 0.5, 0}, -20},
+    };
+    static const struct { double target[3], yaw, pitch, w[4]; } three[] = {   /* lookLeft, lookRight, lookUp, lookDown */
+        {{0.5, 1.9, 1.0}, 5.927148, -31.724059, {0.065857, 0, 0.35249, 0}},
+        {{-0.6, 1.2, 0.4}, -87.572688, -8.090891, {0, 0.97303, 0.089899, 0}},
+        {{0.1, 2.5, -0.3}, 123.267814, -73.102774, {1, 0, 0.812253, 0}},
+        {{2, 1.6, 0.2}, 61.698906, -7.232712, {0.685543, 0, 0.080363, 0}},
+    };
+    mr_model *m = load(SAMPLE);
+    if (!m || !m->vrm) { mr_model_destroy(m); return; }
+    const mr_vrm *v = m->vrm;
+    CHECK(v->look_at.present && v->look_at.type == MR_VRM_LOOK_AT_EXPRESSION);
+    const mr_skeleton *sk = &m->skeleton;
+    mr_pose pose;
+    static ref_pose ref, rest;
+    mr_pose_init(&pose, sk->joint_count);
+    mr_pose_set_rest(&pose, sk);
+    ref.n = sk->joint_count;
+    ref.parents = sk->parents;
+    for (int j = 0; j < sk->joint_count; j++) {
+        for (int k = 0; k < 3; k++) ref.t[j][k] = sk->rest_t[j][k];
+        rest_of(sk, j, ref.r[j]);
+    }
+    rest = ref;
+    ref_fk(&rest);
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        int j = J(m, sets[i].joint);
+        axis_angle(sets[i].axis, sets[i].deg, ref.r[j]);
+        for (int k = 0; k < 4; k++) pose.r[j][k] = (float)ref.r[j][k];
+    }
+    ref_fk(&ref);
+    int head = v->humanoid[mr_vrm_bone_find("head")];
+    double worst_spec = 0, worst3 = 0, worst_w = 0;
+    for (size_t i = 0; i < sizeof three / sizeof *three; i++) {
+        double off[3] = {v->look_at.offset[0], v->look_at.offset[1], v->look_at.offset[2]}, o[3], rot[4], rinv[4], d[3], l[3];
+        ref_qrot(ref.wr[head], off, o);
+        for (int k = 0; k < 3; k++) o[k] += ref.wt[head][k];
+        inv(rest.wr[head], rinv);
+        ref_qmul(ref.wr[head], rinv, rot);
+        inv(rot, rinv);
+        for (int k = 0; k < 3; k++) d[k] = three[i].target[k] - o[k];
+        ref_qrot(rinv, d, l);
+        double yaw = atan2(l[0], l[2]) * 180 / PI, pitch = atan2(-l[1], sqrt(l[0] * l[0] + l[2] * l[2])) * 180 / PI;
+        float target[3] = {(float)three[i].target[0], (float)three[i].target[1], (float)three[i].target[2]};
+        double my_yaw, my_pitch, w[4];
+        CHECK(mr_vrm_look_at_angles(sk, v, &pose, target, &my_yaw, &my_pitch) == MR_OK);
+        worst_spec = fmax(worst_spec, fmax(fabs(my_yaw - yaw), fabs(my_pitch - pitch)));
+        worst3 = fmax(worst3, fmax(fabs(my_yaw - three[i].yaw), fabs(my_pitch - three[i].pitch)));
+        mr_vrm_look_at_weights(v, my_yaw, my_pitch, w);
+        for (int k = 0; k < 4; k++) worst_w = fmax(worst_w, fabs(w[k] - three[i].w[k]));
+        /* the specification's table with the sample's maps (90 degrees -> 1) */
+        CHECK_NEAR(w[0], yaw > 0 ? fmin(yaw, 90) / 90 : 0, 1e-5);
+        CHECK_NEAR(w[2], pitch < 0 ? fmin(-pitch, 90) / 90 : 0, 1e-5);
+    }
+    CHECK_MSG(worst_spec < 1e-4, "yaw/pitch %.3g degrees from the specification's", worst_spec);
+    CHECK_MSG(worst3 < 1e-4, "yaw/pitch %.3g degrees from three-vrm's", worst3);
+    CHECK_MSG(worst_w < 1e-5, "look weights %.3g from three-vrm's", worst_w);
+    printf("       sample, 4 targets: yaw/pitch within %.2g deg of the specification, %.2g of three-vrm; weights within %.2g\n",
+           worst_spec, worst3, worst_w);
+    mr_pose_deinit(&pose);
+    mr_model_destroy(m);
+}
+
 TEST(look_at_expression_weights_and_range_maps)
 {
     mr_vrm v = {0};
@@ -614,6 +689,7 @@ int main(void)
     RUN(bad_constraints_fail_the_load_naming_the_json_path);
     RUN(the_order_job_refuses_what_the_loader_cannot_write);
     RUN(look_at_yaw_pitch_and_eye_bones_follow_the_specification);
+    RUN(look_at_on_the_vrm_sample_matches_the_specification_and_three_vrm);
     RUN(look_at_expression_weights_and_range_maps);
     RUN(vrm0_look_at_faces_minus_z_and_bad_settings_name_their_path);
     return test_summary("vrm_constraints");
