@@ -13,7 +13,8 @@
  * its own, the constraints evaluated pass after pass until nothing
  * changes instead of in a dependency order), and, as a second opinion,
  * from three-vrm 3.x (@pixiv/three-vrm-node-constraint and three-vrm-core's
- * VRMLookAt) run on the same file and pose. The look-at is also checked on
+ * VRMLookAt, through tests/tools/vrm_constraints_reference.cjs) run on the
+ * same file and pose. The look-at is also checked on
  * the VRM consortium's sample in ../shared/models/vrm-samples (expression
  * type). three-vrm's eye bones take the down range map for looking up and
  * the up map for looking down; marrow follows the specification's table,
