@@ -51,7 +51,8 @@ extern const char *const mr_vrm_material_kinds[MR_VRM_MATERIAL_KINDS];   /* "col
 typedef struct mr_vrm_material_bind {
     int expression;          /* the expression it belongs to */
     int material;            /* the file's material index */
-    char material_name[64];  /* its name as model meshes' materials carry it ("material3" when unnamed) */
+    char material_name[64];  /* its name as model meshes' materials carry it ("material3" when unnamed; */
+                             /* the first 63 bytes) */
     int kind;                /* MR_VRM_MATERIAL_* */
     float base[4];           /* the material's own value (uv: scale x, y, offset x, y) */
     float target[4];         /* the value at weight 1 (colours rgba; uv as base) */

@@ -529,16 +529,15 @@ static mr_status add_binds(vrm_reader *r, int node, int mesh, int target, float 
     return MR_OK;
 }
 
-/* The base value of material `mat`'s `kind` (bind at path): baseColorFactor,
+/* The base value of material `mat`'s `kind`: baseColorFactor,
  * emissiveFactor, VRMC_materials_mtoon's factors, KHR_texture_transform of
  * the base colour texture; the glTF defaults when absent. */
-static void material_base(vrm_reader *r, gl_json *mat, int kind, float out[4])
+static void material_base(gl_json *mat, int kind, float out[4])
 {
     static const char *const mtoon[] = {NULL, NULL, "shadeColorFactor", "matcapFactor", "parametricRimColorFactor", "outlineColorFactor"};
     static const float defaults[MR_VRM_MATERIAL_KINDS][4] = {
         {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 0, 0},
     };
-    (void)r;
     memcpy(out, defaults[kind], sizeof defaults[kind]);
     gl_json *src = NULL;
     if (kind == MR_VRM_MATERIAL_COLOR) src = gl_json_get(gl_json_get(mat, "pbrMetallicRoughness"), "baseColorFactor");
@@ -588,7 +587,7 @@ static mr_status add_material_binds(vrm_reader *r, gl_json *o, const char *path,
                     if (!strcmp(type, color_kinds[k])) mb.kind = k;
                 if (mb.kind < 0)
                     return gl_fail(r->d, pb, "type: expected color, emissionColor, shadeColor, matcapColor, rimColor or outlineColor, got \"%s\"", type);
-                material_base(r, gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                material_base(gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
                 gl_json *tv = gl_json_get(b, "targetValue");
                 size_t n = gl_json_size(tv);
                 if (!gl_json_is_array(tv) || n < 3 || n > 4) return gl_fail(r->d, pb, "targetValue: expected 3 or 4 numbers");
@@ -596,7 +595,7 @@ static mr_status add_material_binds(vrm_reader *r, gl_json *o, const char *path,
                 if ((st = gl_nums(r->d, b, pb, "targetValue", GL_REQUIRED, (int)n, mb.target)) != MR_OK) return st;
             } else {
                 mb.kind = MR_VRM_MATERIAL_UV;
-                material_base(r, gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                material_base(gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
                 float sc[2] = {1, 1}, of[2] = {0, 0};
                 if ((st = gl_nums(r->d, b, pb, "scale", GL_OPTIONAL, 2, sc)) != MR_OK) return st;
                 if ((st = gl_nums(r->d, b, pb, "offset", GL_OPTIONAL, 2, of)) != MR_OK) return st;

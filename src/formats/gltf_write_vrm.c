@@ -51,7 +51,8 @@ static const char *override_name(int o) { return o == MR_VRM_OVERRIDE_BLOCK ? "b
 
 /* Expression ei's material binds into x: a bind names a material of the
  * file it was read from; gltf_write.c writes one material per written mesh,
- * so it becomes a bind on every written mesh whose material has that name. */
+ * so it becomes a bind on every written mesh whose material has that name
+ * (its first 63 bytes: what the bind keeps). */
 static void material_binds(const mr_model *m, const int *mesh_node, int ei, json_t *x)
 {
     const mr_vrm *v = m->vrm;
@@ -63,7 +64,7 @@ static void material_binds(const mr_model *m, const int *mesh_node, int ei, json
             if (mesh_node[i] < 0) continue;
             int index = written++;
             const char *name = m->meshes[i].material.name;
-            if (!name || strcmp(name, mb->material_name)) continue;
+            if (!name || strncmp(name, mb->material_name, sizeof mb->material_name - 1)) continue;
             if (mb->kind == MR_VRM_MATERIAL_UV)
                 json_array_append_new(uvs, json_pack("{s:i,s:[f,f],s:[f,f]}", "material", index, "scale", (double)mb->target[0],
                                                      (double)mb->target[1], "offset", (double)mb->target[2], (double)mb->target[3]));

@@ -167,7 +167,7 @@ static int pose_expression_materials(lua_State *L)
         lua_pop(L, 1);
     }
     mr_vrm_expressions_effective(v, w, w + e);
-    lua_pop(L, 1);
+    lua_pushvalue(L, -2);             /* the result above the weights, which stay on the stack while used */
     int out = 0;
     for (int b = 0; b < n; b++) {
         const mr_vrm_material_bind *mb = &v->material_binds[b];
