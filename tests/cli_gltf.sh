@@ -39,6 +39,29 @@ done
 run $MARROW info tests/data/gltf/bad/escape.gltf
 expect_match "a ../ uri is refused, not read" "$ERR" "climbs out of the model's folder"
 
+# VRMC_node_constraint: the JSON path of the node at fault
+run $MARROW info tests/data/gltf/bad/vrm_constraint_cycle.gltf
+expect_match "a constraint cycle names the node and the cycle" "$ERR" "/nodes/0/extensions/VRMC_node_constraint: circular dependency between constraints: rotation 'a' -> aim 'b' -> rotation 'a'"
+run $MARROW info tests/data/gltf/bad/vrm_constraint_missing_source.gltf
+expect_match "a constraint on a missing node names its source" "$ERR" "/nodes/1/extensions/VRMC_node_constraint/constraint/roll: 'source': index 5 is out of range"
+run $MARROW info tests/data/gltf/bad/vrm_constraint_weight.gltf
+expect_match "a constraint weight out of 0..1 is named" "$ERR" "/nodes/1/extensions/VRMC_node_constraint/constraint/roll: weight: expected a number in 0..1"
+
+# marrow pose applies a VRM avatar's node constraints (sleeve aims at the
+# forearm: its child cuff moves away from the file's placement; the eye,
+# under no constraint, stays)
+run $MARROW pose tests/data/vrm/constraints.gltf --obj "$TMP/cons.obj"
+run $MARROW pose tests/data/vrm/constraints.gltf --bind --obj "$TMP/cons_bind.obj"
+moved=$(awk '/^# joint [0-9]+ (cuff|eyeL)$/ { n = $4; getline; print n, $2, $3, $4 }' "$TMP/cons.obj" "$TMP/cons_bind.obj" |
+    awk '{ if ($1 in x) { d = ($2 - x[$1]) ^ 2 + ($3 - y[$1]) ^ 2 + ($4 - z[$1]) ^ 2; printf "%s %.6f ", $1, sqrt(d) } else { x[$1] = $2; y[$1] = $3; z[$1] = $4 } }')
+case $(echo "$moved" | awk '{ print ($1 == "cuff" && $2 > 0.005 && $4 < 1e-5) ? "yes" : "no" }') in
+yes) pass "pose applies the node constraints (moved from the file's placement: $moved)" ;;
+*) fail "pose applies the node constraints" "moved: $moved" ;;
+esac
+
+run $MARROW info tests/data/vrm/constraints.gltf
+expect_match "info counts a VRM avatar's constraints and look-at" "$OUT" "^vrm: 1.0, 7 humanoid bones, 0 expressions \\(0 material binds\\), 0 spring joints in 0 chains, 7 node constraints \\(2 roll, 3 aim, 2 rotation\\), look-at bone$"
+
 # assimp-testmodels' glTF2 folder: every file loads or is refused cleanly (0 or 3).
 find /usr/share/assimp/models/glTF2 -name '*.gltf' -o -name '*.glb' | sort >"$TMP/list"
 : >"$TMP/unclean"

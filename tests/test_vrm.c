@@ -264,6 +264,83 @@ TEST(malformed_vrm_extensions_name_the_json_path)
     }
 }
 
+/* materialColorBinds and textureTransformBinds: read with the material's
+ * own value as the base, moved by weight * (target - base) under the
+ * binary and override rules, written back onto the saved materials. */
+TEST(expression_material_binds_are_read_evaluated_and_saved)
+{
+    mr_model *m = load(SAMPLE);
+    if (!m || !m->vrm) { mr_model_destroy(m); return; }
+    const mr_vrm *v = m->vrm;
+    CHECK(v->material_bind_count == 4);
+    int happy = mr_vrm_expression_find(v, "happy"), blink = mr_vrm_expression_find(v, "blink");
+    float w[8] = {0}, eff[8] = {0}, val[4];
+    if (happy < 0 || blink < 0 || v->expression_count > 8) { CHECK(0); mr_model_destroy(m); return; }
+    /* happy (binary) at 1 overrides blink at 1: only happy's binds move */
+    w[happy] = 1; w[blink] = 1;
+    mr_vrm_expressions_effective(v, w, eff);
+    CHECK_NEAR(eff[happy], 1, 0);
+    CHECK_NEAR(eff[blink], 0, 0);
+    CHECK(mr_vrm_material_value(v, eff, 0, MR_VRM_MATERIAL_UV, val));        /* "Validation Window" */
+    CHECK_NEAR(val[0], 0.125, 1e-6); CHECK_NEAR(val[2], 0.875, 1e-6); CHECK_NEAR(val[3], 0, 1e-6);
+    CHECK(mr_vrm_material_value(v, eff, 3, MR_VRM_MATERIAL_UV, val));        /* blink's meter stays at its base */
+    CHECK_NEAR(val[2], 0.5009765625, 1e-6);
+    /* happy at 0.4 snaps to 0: blink's window offset */
+    w[happy] = 0.4f;
+    mr_vrm_expressions_effective(v, w, eff);
+    mr_vrm_material_value(v, eff, 0, MR_VRM_MATERIAL_UV, val);
+    CHECK_NEAR(val[2], 0, 1e-6); CHECK_NEAR(val[3], 0.875, 1e-6);
+    CHECK(!mr_vrm_material_value(v, eff, 0, MR_VRM_MATERIAL_COLOR, val));    /* nothing binds its colour */
+    mr_model *back = save_and_load(m, "materials.vrm");
+    if (back && back->vrm) {
+        CHECK(back->vrm->material_bind_count == 4);
+        for (int b = 0; b < back->vrm->material_bind_count && b < 4; b++) {
+            CHECK(!strcmp(back->vrm->material_binds[b].material_name, v->material_binds[b].material_name));
+            for (int k = 0; k < 4; k++) CHECK_NEAR(back->vrm->material_binds[b].target[k], v->material_binds[b].target[k], 1e-6);
+        }
+    } else {
+        CHECK(back && back->vrm);
+    }
+    mr_model_destroy(back);
+    mr_model_destroy(m);
+    /* a colour bind: the base is the material's baseColorFactor; bad ones name their path */
+    static const char *const fmt =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"a\"}],"
+        "\"materials\":[{\"name\":\"skin\",\"pbrMetallicRoughness\":{\"baseColorFactor\":[0.5,0.5,0.5,1]}}],"
+        "\"extensions\":{\"VRMC_vrm\":{\"specVersion\":\"1.0\",\"expressions\":{\"preset\":{\"angry\":"
+        "{\"materialColorBinds\":[%s]}}}}}}";
+    static const struct { const char *bind, *expect; } cases[] = {
+        {"{\"material\":0,\"type\":\"color\",\"targetValue\":[1,0,0,1]}", NULL},
+        {"{\"material\":3,\"type\":\"color\",\"targetValue\":[1,0,0,1]}", "/extensions/VRMC_vrm/expressions/preset/angry/materialColorBinds/0: 'material'"},
+        {"{\"material\":0,\"type\":\"glow\",\"targetValue\":[1,0,0,1]}", "/extensions/VRMC_vrm/expressions/preset/angry/materialColorBinds/0: type: expected color"},
+        {"{\"material\":0,\"type\":\"color\",\"targetValue\":[1,0]}", "/extensions/VRMC_vrm/expressions/preset/angry/materialColorBinds/0: targetValue: expected 3 or 4 numbers"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, cases[i].bind);
+        mr_model *c = NULL;
+        mr_error err = {0};
+        mr_status st = mr_gltf_parse("binds.vrm", text, strlen(text), &c, &err);
+        if (!cases[i].expect) {
+            CHECK_MSG(st == MR_OK, "%s", err.msg);
+            if (c && c->vrm && c->vrm->material_bind_count == 1) {
+                float e1 = 0.5f;
+                CHECK(!strcmp(c->vrm->material_binds[0].material_name, "skin"));
+                CHECK_NEAR(c->vrm->material_binds[0].base[0], 0.5, 1e-6);
+                CHECK(mr_vrm_material_value(c->vrm, &e1, 0, MR_VRM_MATERIAL_COLOR, val));
+                CHECK_NEAR(val[0], 0.75, 1e-6);               /* 0.5 + 0.5 * (1 - 0.5) */
+                CHECK_NEAR(val[1], 0.25, 1e-6);
+            } else {
+                CHECK(c && c->vrm && c->vrm->material_bind_count == 1);
+            }
+        } else {
+            CHECK(st == MR_ERR_BAD_FILE);
+            CHECK_STR_CONTAINS(err.msg, cases[i].expect);
+        }
+        mr_model_destroy(c);
+    }
+}
+
 int main(void)
 {
     RUN(vrm1_sample_loads_with_humanoid_and_expressions_and_saves_back);
@@ -272,5 +349,6 @@ int main(void)
     RUN(expression_rules_binary_block_and_blend);
     RUN(a_clip_retargets_onto_a_vrm_avatar_through_its_humanoid_bones);
     RUN(malformed_vrm_extensions_name_the_json_path);
+    RUN(expression_material_binds_are_read_evaluated_and_saved);
     return test_summary("vrm");
 }

@@ -18,6 +18,10 @@ const char *const mr_vrm_bone_names[MR_VRM_BONE_COUNT] = {
     "rightRingIntermediate", "rightRingDistal", "rightLittleProximal", "rightLittleIntermediate", "rightLittleDistal",
 };
 
+const char *const mr_vrm_material_kinds[MR_VRM_MATERIAL_KINDS] = {
+    "color", "emissionColor", "shadeColor", "matcapColor", "rimColor", "outlineColor", "textureTransform",
+};
+
 int mr_vrm_bone_find(const char *name)
 {
     if (!name) return -1;
@@ -60,12 +64,11 @@ static float effective(const mr_vrm_expression *e, float w)
     return e->is_binary ? (w > 0.5f ? 1.0f : 0.0f) : w;
 }
 
-void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *offsets, float *morph, int morph_count)
+/* What the active expressions leave of each override group (three-vrm's
+ * rule: block silences it, blend scales it by 1 - weight). */
+static void group_keep(const mr_vrm *v, const float *weights, float keep[4])
 {
-    if (!v || !weights) return;
-    /* what the active expressions leave of each group (three-vrm's rule:
-     * block silences it, blend scales it by 1 - weight) */
-    float keep[4] = {1, 1, 1, 1};
+    keep[0] = keep[1] = keep[2] = keep[3] = 1;
     for (int i = 0; i < v->expression_count; i++) {
         const mr_vrm_expression *e = &v->expressions[i];
         float w = effective(e, weights[i]);
@@ -76,6 +79,22 @@ void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *
             else if (ov[g] == MR_VRM_OVERRIDE_BLEND) keep[g] *= 1 - w;
         }
     }
+}
+
+void mr_vrm_expressions_effective(const mr_vrm *v, const float *weights, float *out)
+{
+    if (!v || !weights) return;
+    float keep[4];
+    group_keep(v, weights, keep);
+    for (int i = 0; i < v->expression_count; i++)
+        out[i] = effective(&v->expressions[i], weights[i]) * keep[group_of(v->expressions[i].name)];
+}
+
+void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *offsets, float *morph, int morph_count)
+{
+    if (!v || !weights) return;
+    float keep[4];
+    group_keep(v, weights, keep);
     for (int b = 0; b < v->bind_count; b++) {
         int k = offsets[v->binds[b].mesh] + v->binds[b].target;
         if (k >= 0 && k < morph_count) morph[k] = 0;
@@ -91,6 +110,23 @@ void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *
             if (morph[k] > 1) morph[k] = 1;
         }
     }
+}
+
+int mr_vrm_material_value(const mr_vrm *v, const float *effective_w, int material, int kind, float out[4])
+{
+    int found = 0;
+    for (int b = 0; v && b < v->material_bind_count; b++) {
+        const mr_vrm_material_bind *m = &v->material_binds[b];
+        if (m->material != material || m->kind != kind) continue;
+        if (!found) memcpy(out, m->base, sizeof m->base);
+        found = 1;
+        float w = effective_w ? effective_w[m->expression] : 0;
+        if (!(w > 0)) continue;
+        for (int k = 0; k < 4; k++) out[k] += w * (m->target[k] - m->base[k]);
+    }
+    if (found && kind != MR_VRM_MATERIAL_UV)
+        for (int k = 0; k < 4; k++) out[k] = out[k] < 0 ? 0 : out[k] > 1 ? 1 : out[k];
+    return found;
 }
 
 static void *dup_arr(const void *p, size_t n, size_t size, int *fail)
@@ -119,7 +155,8 @@ mr_vrm *mr_vrm_copy(const mr_vrm *v)
     *c = *v;
     c->expressions = NULL; c->binds = NULL; c->spring_joints = NULL; c->chains = NULL; c->colliders = NULL;
     c->chain_colliders = NULL; c->chain_names = NULL; c->meta_json = NULL; c->look_at_json = NULL;
-    c->constraint_joint = NULL; c->constraint_json = NULL;
+    c->constraint_joint = NULL; c->constraint_json = NULL; c->constraints = NULL; c->constraint_order = NULL;
+    c->material_binds = NULL;
     c->expressions = dup_arr(v->expressions, (size_t)v->expression_count, sizeof *v->expressions, &fail);
     for (int i = 0; c->expressions && i < v->expression_count; i++) c->expressions[i].name = dup_str(v->expressions[i].name, &fail);
     c->binds = dup_arr(v->binds, (size_t)v->bind_count, sizeof *v->binds, &fail);
@@ -135,6 +172,9 @@ mr_vrm *mr_vrm_copy(const mr_vrm *v)
     c->meta_json = dup_str(v->meta_json, &fail);
     c->look_at_json = dup_str(v->look_at_json, &fail);
     c->constraint_joint = dup_arr(v->constraint_joint, (size_t)v->constraint_count, sizeof *v->constraint_joint, &fail);
+    c->constraints = dup_arr(v->constraints, (size_t)v->constraint_count, sizeof *v->constraints, &fail);
+    c->constraint_order = dup_arr(v->constraint_order, (size_t)v->constraint_count, sizeof *v->constraint_order, &fail);
+    c->material_binds = dup_arr(v->material_binds, (size_t)v->material_bind_count, sizeof *v->material_binds, &fail);
     if (v->constraint_count) {
         c->constraint_json = calloc((size_t)v->constraint_count, sizeof *c->constraint_json);
         if (!c->constraint_json) fail = 1;
@@ -158,6 +198,7 @@ void mr_vrm_free(mr_vrm *v)
     for (int i = 0; v->constraint_json && i < v->constraint_count; i++) free(v->constraint_json[i]);
     free(v->expressions); free(v->binds); free(v->spring_joints); free(v->chains); free(v->colliders);
     free(v->chain_colliders); free(v->chain_names); free(v->meta_json); free(v->look_at_json);
-    free(v->constraint_joint); free(v->constraint_json);
+    free(v->constraint_joint); free(v->constraint_json); free(v->constraints); free(v->constraint_order);
+    free(v->material_binds);
     free(v);
 }

@@ -1,9 +1,11 @@
 /* vrm.h — what a VRM avatar (a glTF with the VRM extensions, 1.0 or 0.x)
  * adds to a model: the humanoid bone map, expressions (named groups of
- * morph weights with their binary and override rules), spring chains and
- * colliders (as springs.h takes them), and the extensions marrow keeps
- * without using (node constraints, look-at settings, meta) as JSON text so
- * a saved model writes them back.
+ * morph weights and material binds with their binary and override rules),
+ * spring chains and colliders (as springs.h takes them), node constraints
+ * (vrm_constraints.h evaluates them), the look-at settings (vrm_look_at.h),
+ * and what marrow keeps without using (meta) as JSON text so a saved model
+ * writes it back (constraints and look-at are kept as text too, the form
+ * the writer uses).
  *
  * Data only, on the floor of springs.h; model.h holds one (model->vrm),
  * formats/gltf_vrm.c fills it, formats/gltf_write.c writes it. Joint and
@@ -36,6 +38,54 @@ typedef struct mr_vrm_expression {
     int bind_first, bind_count;   /* into binds */
 } mr_vrm_expression;
 
+/* An expression's material bind (VRMC_vrm materialColorBinds and
+ * textureTransformBinds): what the material's value becomes at expression
+ * weight 1. Several expressions move one material value by the sum of
+ * weight * (target - base), three-vrm's rule. */
+enum {
+    MR_VRM_MATERIAL_COLOR = 0, MR_VRM_MATERIAL_EMISSION, MR_VRM_MATERIAL_SHADE, MR_VRM_MATERIAL_MATCAP,
+    MR_VRM_MATERIAL_RIM, MR_VRM_MATERIAL_OUTLINE, MR_VRM_MATERIAL_UV, MR_VRM_MATERIAL_KINDS
+};
+extern const char *const mr_vrm_material_kinds[MR_VRM_MATERIAL_KINDS];   /* "color", ..., "textureTransform" */
+
+typedef struct mr_vrm_material_bind {
+    int expression;          /* the expression it belongs to */
+    int material;            /* the file's material index */
+    char material_name[64];  /* its name as model meshes' materials carry it ("material3" when unnamed; */
+                             /* the first 63 bytes) */
+    int kind;                /* MR_VRM_MATERIAL_* */
+    float base[4];           /* the material's own value (uv: scale x, y, offset x, y) */
+    float target[4];         /* the value at weight 1 (colours rgba; uv as base) */
+} mr_vrm_material_bind;
+
+/* VRMC_node_constraint: the destination joint's rotation follows the
+ * source (anim/vrm_constraints.h evaluates them). */
+enum { MR_VRM_CONSTRAINT_ROLL = 0, MR_VRM_CONSTRAINT_AIM, MR_VRM_CONSTRAINT_ROTATION };
+
+typedef struct mr_vrm_constraint {
+    int joint;               /* the destination: the joint the constraint rotates */
+    int source;              /* the joint it follows (never joint itself) */
+    int type;                /* MR_VRM_CONSTRAINT_* */
+    int axis;                /* roll: 0 X, 1 Y, 2 Z; aim: 0 +X, 1 -X, 2 +Y, 3 -Y, 4 +Z, 5 -Z; rotation: 0 */
+    float weight;            /* 0..1: slerp from the destination's rest rotation */
+} mr_vrm_constraint;
+
+/* VRMC_vrm.lookAt (or VRM 0.x's firstPerson look-at settings). */
+enum { MR_VRM_LOOK_AT_BONE = 0, MR_VRM_LOOK_AT_EXPRESSION };
+
+typedef struct mr_vrm_range_map {
+    float input_max;         /* degrees, 0.01..180 (three-vrm's floor for 0) */
+    float output_scale;      /* degrees (bone) or an expression weight */
+} mr_vrm_range_map;
+
+typedef struct mr_vrm_look_at {
+    int present;             /* 1: the file declares look-at settings */
+    int type;                /* MR_VRM_LOOK_AT_* */
+    int face_minus_z;        /* 1: the avatar faces -Z (VRM 0.x), 0: +Z */
+    float offset[3];         /* the look-at origin in the head joint's frame */
+    mr_vrm_range_map inner, outer, down, up;   /* rangeMapHorizontalInner/Outer, VerticalDown/Up */
+} mr_vrm_look_at;
+
 typedef struct mr_vrm {
     int version;             /* 1 (VRMC_vrm) or 0 (VRM 0.x) */
     int humanoid[MR_VRM_BONE_COUNT];   /* joint of each bone, -1 */
@@ -57,6 +107,12 @@ typedef struct mr_vrm {
     int constraint_count;
     int *constraint_joint;   /* the joint carrying each VRMC_node_constraint */
     char **constraint_json;  /* its constraint object, source node named by joint name */
+    mr_vrm_constraint *constraints;   /* constraint_count, parsed (same order as constraint_joint) */
+    int *constraint_order;   /* constraint_count indices: the order that evaluates every constraint */
+                             /* after those it depends on (mr_vrm_constraints_order) */
+    mr_vrm_look_at look_at;  /* parsed lookAt (look_at_json keeps the text) */
+    int material_bind_count;
+    mr_vrm_material_bind *material_binds;   /* every expression's, in expression order */
 } mr_vrm;
 
 /* Index of a humanoid bone name (VRM 1.0 or 0.x spelling), or -1. */
@@ -72,6 +128,14 @@ mr_springs_desc mr_vrm_springs_desc(const mr_vrm *v);
  * weights of every mesh's targets in mesh order, starting at offsets[mesh];
  * targets no expression binds keep their weight. */
 void mr_vrm_expressions_apply(const mr_vrm *v, const float *weights, const int *offsets, float *morph, int morph_count);
+/* The weights expressions have after the binary and override rules
+ * (what mr_vrm_expressions_apply uses): out[i] for expression i. */
+void mr_vrm_expressions_effective(const mr_vrm *v, const float *weights, float *out);
+/* The value of material bind group (material, kind) for expression
+ * weights (effective ones, above): base + sum over the binds of weight *
+ * (target - base), colours clamped to 0..1 (uv unclamped). Returns 0 when
+ * no bind has that material and kind. */
+int mr_vrm_material_value(const mr_vrm *v, const float *effective, int material, int kind, float out[4]);
 /* Deep copy (NULL for NULL or out of memory). */
 mr_vrm *mr_vrm_copy(const mr_vrm *v);
 void mr_vrm_free(mr_vrm *v);

@@ -20,6 +20,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "anim/pose.h"
+#include "anim/vrm.h"
 #include "formats/cache.h"
 #include "cli/cmd.h"
 
@@ -45,6 +46,9 @@ static const char info_help[] =
     "ACL measure), at 4 times per key interval (121 at least). Then what the\n"
     "clip holds in memory: the runtime and the source keys, when they are\n"
     "resident.\n"
+    "A VRM avatar gets a line 'vrm:' counting its humanoid bones, expressions\n"
+    "(and their material binds), spring joints, node constraints by type and\n"
+    "its look-at type.\n"
     "Exit codes: 0 ok, 2 usage, 3 the model or an anim does not load.\n";
 
 static void print_joint_tree(const mr_skeleton *sk)
@@ -306,6 +310,22 @@ static void print_clips(const mr_model *m)
     }
 }
 
+/* A VRM avatar's extensions, one line: what `view` and scripts use. */
+static void print_vrm(const mr_model *m)
+{
+    const mr_vrm *v = m->vrm;
+    if (!v) return;
+    int bones = 0, types[3] = {0, 0, 0};
+    for (int b = 0; b < MR_VRM_BONE_COUNT; b++) bones += v->humanoid[b] >= 0;
+    for (int i = 0; v->constraints && i < v->constraint_count; i++) types[v->constraints[i].type]++;
+    printf("vrm: %s, %d humanoid bones, %d expressions (%d material binds), %d spring joints in %d chains, "
+           "%d node constraints (%d roll, %d aim, %d rotation), look-at %s\n",
+           v->version ? "1.0" : "0.x", bones, v->expression_count, v->material_bind_count, v->spring_joint_count,
+           v->chain_count, v->constraint_count, types[MR_VRM_CONSTRAINT_ROLL], types[MR_VRM_CONSTRAINT_AIM],
+           types[MR_VRM_CONSTRAINT_ROTATION],
+           !v->look_at.present ? "none" : v->look_at.type == MR_VRM_LOOK_AT_BONE ? "bone" : "expression");
+}
+
 int mr_cmd_info(int argc, char **argv)
 {
     if (mr_cli_wants_help(argc, argv)) {
@@ -335,6 +355,7 @@ int mr_cmd_info(int argc, char **argv)
     print_axes(m);
     print_meshes(m);
     print_clips(m);
+    print_vrm(m);
     printf("warnings: %d\n", m->warning_count);
     for (int i = 0; i < m->warning_count; i++) printf("  %s\n", m->warnings[i]);
     /* where the load came from (formats/cache.h) */

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "anim/morph.h"
+#include "anim/vrm_constraints.h"
 #include "core/alloc.h"
 
 static const char pose_help[] =
@@ -32,6 +33,8 @@ static const char pose_help[] =
     "A model without meshes (BVH) is written as its skeleton: one v per joint\n"
     "(model space, skeleton order, each after a '# joint I NAME' line) and one\n"
     "l element per bone.\n"
+    "A VRM avatar's node constraints (VRMC_node_constraint) are applied to the\n"
+    "clip or rest pose, as `marrow view` does (not to --bind).\n"
     "--skinning dq skins with dual quaternions (no collapse at twisted joints;\n"
     "scale is applied before the rigid part, see mesh.h), --skinning linear\n"
     "linearly; without it each mesh is skinned as its file says (FBX\n"
@@ -252,6 +255,7 @@ int mr_cmd_pose(int argc, char **argv)
         } else {
             snprintf(what, sizeof what, "%s pose", bind ? "bind" : "rest");
         }
+        if (!bind) mr_vrm_constraints_apply(&m->skeleton, m->vrm, &pose);   /* a VRM avatar's node constraints */
         mr_pose_to_model(&m->skeleton, &pose, model_m);
         mr_pose_skinning(&m->skeleton, model_m, skin);
         /* The bind pose is written as loaded, untouched by rounding; so is a

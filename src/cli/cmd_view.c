@@ -36,6 +36,7 @@ static const char view_help[] =
     "front three-quarter view. A model without a mesh (BVH) is drawn as its\n"
     "skeleton. Without a display (DISPLAY and WAYLAND_DISPLAY unset), or with\n"
     "--headless, it renders offscreen (EGL) and writes PNG files instead.\n"
+    "A VRM avatar's node constraints (VRMC_node_constraint) follow the clip.\n"
     "\n"
     "options:\n"
     "  --headless        never open a window\n"

@@ -10,6 +10,7 @@
 
 #include "anim/clip.h"
 #include "anim/morph.h"
+#include "anim/vrm_constraints.h"
 #include "core/alloc.h"
 #include "core/path.h"
 
@@ -40,6 +41,7 @@ void mr_view_pose(mr_view *v)
     const mr_clip *c = current_clip(v);
     if (!c || mr_clip_sample(c, sk, v->time, MR_WRAP_LOOP, &v->pose) != MR_OK)
         mr_pose_set_rest(&v->pose, sk);
+    mr_vrm_constraints_apply(sk, v->model->vrm, &v->pose);     /* a VRM avatar's node constraints */
     mr_pose_to_model(sk, &v->pose, v->joint_model);
     mr_pose_skinning(sk, v->joint_model, v->skin);
 }

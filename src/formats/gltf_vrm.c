@@ -7,8 +7,11 @@
  * A malformed extension fails the load naming its JSON path (exit 3). The
  * nodes an extension names become joints (gl_vrm_mark_nodes, called while
  * the skeleton is built), so a spring's tip or a collider's node that no
- * skin uses is still there. What marrow keeps without using (constraints,
- * look-at, meta) is kept as JSON text, node indices replaced by joint names.
+ * skin uses is still there. Node constraints, the look-at settings and
+ * expressions' material binds are read into their structs (and cycles of
+ * constraints refused); constraints, look-at and meta are also kept as JSON
+ * text, node indices replaced by joint names, for the writer. VRM 0.x
+ * materialValues are not read.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 
 #include "anim/morph.h"
 #include "anim/vrm.h"
+#include "anim/vrm_constraints.h"
 #include "core/str.h"
 #include "formats/gltf_internal.h"
 
@@ -525,6 +529,89 @@ static mr_status add_binds(vrm_reader *r, int node, int mesh, int target, float 
     return MR_OK;
 }
 
+/* The base value of material `mat`'s `kind`: baseColorFactor,
+ * emissiveFactor, VRMC_materials_mtoon's factors, KHR_texture_transform of
+ * the base colour texture; the glTF defaults when absent. */
+static void material_base(gl_json *mat, int kind, float out[4])
+{
+    static const char *const mtoon[] = {NULL, NULL, "shadeColorFactor", "matcapFactor", "parametricRimColorFactor", "outlineColorFactor"};
+    static const float defaults[MR_VRM_MATERIAL_KINDS][4] = {
+        {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 1, 1}, {0, 0, 0, 1}, {0, 0, 0, 1}, {1, 1, 0, 0},
+    };
+    memcpy(out, defaults[kind], sizeof defaults[kind]);
+    gl_json *src = NULL;
+    if (kind == MR_VRM_MATERIAL_COLOR) src = gl_json_get(gl_json_get(mat, "pbrMetallicRoughness"), "baseColorFactor");
+    else if (kind == MR_VRM_MATERIAL_EMISSION) src = gl_json_get(mat, "emissiveFactor");
+    else if (kind == MR_VRM_MATERIAL_UV) {
+        gl_json *tt = ext(gl_json_get(gl_json_get(mat, "pbrMetallicRoughness"), "baseColorTexture"), "KHR_texture_transform");
+        gl_json *sc = gl_json_get(tt, "scale"), *of = gl_json_get(tt, "offset");
+        for (size_t k = 0; k < 2; k++) {
+            if (gl_json_size(sc) == 2 && gl_json_is_number(gl_json_at(sc, k))) out[k] = (float)gl_json_number(gl_json_at(sc, k));
+            if (gl_json_size(of) == 2 && gl_json_is_number(gl_json_at(of, k))) out[2 + k] = (float)gl_json_number(gl_json_at(of, k));
+        }
+        return;
+    } else src = gl_json_get(ext(mat, "VRMC_materials_mtoon"), mtoon[kind]);
+    for (size_t k = 0; k < gl_json_size(src) && k < 4; k++)
+        if (gl_json_is_number(gl_json_at(src, k)) && isfinite(gl_json_number(gl_json_at(src, k))))
+            out[k] = (float)gl_json_number(gl_json_at(src, k));
+}
+
+/* VRM 1.0 materialColorBinds and textureTransformBinds of expression e (index ei). */
+static mr_status add_material_binds(vrm_reader *r, gl_json *o, const char *path, int ei)
+{
+    static const char *const color_kinds[] = {"color", "emissionColor", "shadeColor", "matcapColor", "rimColor", "outlineColor", NULL};
+    gl_json *materials = gl_json_get(r->d->root, "materials");
+    const char *keys[2] = {"materialColorBinds", "textureTransformBinds"};
+    for (int which = 0; which < 2; which++) {
+        gl_json *list = NULL;
+        mr_status st = gl_arr(r->d, o, path, keys[which], GL_OPTIONAL, &list);
+        if (st != MR_OK) return st;
+        for (size_t i = 0; i < gl_json_size(list); i++) {
+            char pb[240];
+            snprintf(pb, sizeof pb, "%s/%s/%zu", path, keys[which], i);
+            gl_json *b = gl_json_at(list, i);
+            if (!gl_json_is_object(b)) return gl_fail(r->d, pb, "expected an object");
+            mr_vrm_material_bind mb = {.expression = ei};
+            long long mat = 0;
+            if ((st = gl_int(r->d, b, pb, "material", GL_REQUIRED, 0, (long long)gl_json_size(materials) - 1, &mat)) != MR_OK)
+                return gl_json_size(materials) ? st : gl_fail(r->d, pb, "material: the file has no materials");
+            mb.material = (int)mat;
+            const char *mn = gl_json_string(gl_json_get(gl_json_at(materials, (size_t)mat), "name"));
+            if (mn) snprintf(mb.material_name, sizeof mb.material_name, "%s", mn);
+            else snprintf(mb.material_name, sizeof mb.material_name, "material%lld", mat);
+            if (which == 0) {
+                const char *type = NULL;
+                if ((st = gl_str(r->d, b, pb, "type", GL_REQUIRED, &type)) != MR_OK) return st;
+                mb.kind = -1;
+                for (int k = 0; color_kinds[k]; k++)
+                    if (!strcmp(type, color_kinds[k])) mb.kind = k;
+                if (mb.kind < 0)
+                    return gl_fail(r->d, pb, "type: expected color, emissionColor, shadeColor, matcapColor, rimColor or outlineColor, got \"%s\"", type);
+                material_base(gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                gl_json *tv = gl_json_get(b, "targetValue");
+                size_t n = gl_json_size(tv);
+                if (!gl_json_is_array(tv) || n < 3 || n > 4) return gl_fail(r->d, pb, "targetValue: expected 3 or 4 numbers");
+                memcpy(mb.target, mb.base, sizeof mb.target);
+                if ((st = gl_nums(r->d, b, pb, "targetValue", GL_REQUIRED, (int)n, mb.target)) != MR_OK) return st;
+            } else {
+                mb.kind = MR_VRM_MATERIAL_UV;
+                material_base(gl_json_at(materials, (size_t)mat), mb.kind, mb.base);
+                float sc[2] = {1, 1}, of[2] = {0, 0};
+                if ((st = gl_nums(r->d, b, pb, "scale", GL_OPTIONAL, 2, sc)) != MR_OK) return st;
+                if ((st = gl_nums(r->d, b, pb, "offset", GL_OPTIONAL, 2, of)) != MR_OK) return st;
+                mb.target[0] = sc[0]; mb.target[1] = sc[1]; mb.target[2] = of[0]; mb.target[3] = of[1];
+            }
+            mr_vrm *v = r->v;
+            if (v->material_bind_count >= 1 << 16) return gl_fail_status(r->d, MR_ERR_LIMIT, pb, "more than 65536 material binds");
+            mr_vrm_material_bind *grown = realloc(v->material_binds, (size_t)(v->material_bind_count + 1) * sizeof *grown);
+            if (!grown) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, pb, "out of memory");
+            v->material_binds = grown;
+            v->material_binds[v->material_bind_count++] = mb;
+        }
+    }
+    return MR_OK;
+}
+
 static mr_status add_expression(vrm_reader *r, const char *name, gl_json *o, const char *path, int version)
 {
     mr_status st = grow(r, (void **)&r->v->expressions, &r->cap_expr, r->v->expression_count + 1, sizeof *r->v->expressions, path);
@@ -566,6 +653,7 @@ static mr_status add_expression(vrm_reader *r, const char *name, gl_json *o, con
         }
         if (st != MR_OK) return st;
     }
+    if (version == 1 && (st = add_material_binds(r, o, path, r->v->expression_count)) != MR_OK) return st;
     e.name = mr_str_dup(name);
     if (!e.name) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, path, "out of memory");
     r->v->expressions[r->v->expression_count++] = e;
@@ -584,6 +672,63 @@ static const char *preset_v0(const char *p)
     for (size_t i = 0; p && i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(p, map[i][0])) return map[i][1];
     return NULL;
+}
+
+/* ---- look-at ------------------------------------------------------------------------ */
+
+/* A range map {inputMaxValue, outputScale} (1.0) or degree map {xRange,
+ * yRange, curve} (0.x) at o/key; defaults as three-vrm's: 90 and out_default. */
+static mr_status read_range(vrm_reader *r, gl_json *o, const char *path, const char *key, int version, float out_default,
+                            mr_vrm_range_map *m)
+{
+    char p[200];
+    m->input_max = 90;
+    m->output_scale = out_default;
+    gl_json *g = gl_json_get(o, key);
+    if (!g) return MR_OK;
+    snprintf(p, sizeof p, "%s/%s", path, key);
+    if (!gl_json_is_object(g)) return gl_fail(r->d, p, "expected an object");
+    mr_status st = num_in(r, g, p, version ? "inputMaxValue" : "xRange", 0, 180, &m->input_max);
+    if (st == MR_OK) st = num_in(r, g, p, version ? "outputScale" : "yRange", -1e6, 1e6, &m->output_scale);
+    if (st == MR_OK && m->input_max < 0.01f) {
+        mr_model_warn(r->d->model, "%s: %s: %s %g is below 0.01, read as 0.01", r->d->name, p,
+                      version ? "inputMaxValue" : "xRange", m->input_max);
+        m->input_max = 0.01f;
+    }
+    return st;
+}
+
+static mr_status read_look_at(vrm_reader *r, gl_json *la, int version)
+{
+    const char *path = version ? "/extensions/VRMC_vrm/lookAt" : "/extensions/VRM/firstPerson";
+    mr_vrm_look_at *l = &r->v->look_at;
+    if (!la) return MR_OK;
+    if (!gl_json_is_object(la)) return gl_fail(r->d, path, "expected an object");
+    gl_json *type = gl_json_get(la, version ? "type" : "lookAtTypeName");
+    const char *ts = gl_json_string(type);
+    l->type = MR_VRM_LOOK_AT_BONE;
+    if (type) {
+        if (ts && !strcmp(ts, version ? "bone" : "Bone")) l->type = MR_VRM_LOOK_AT_BONE;
+        else if (ts && !strcmp(ts, version ? "expression" : "BlendShape")) l->type = MR_VRM_LOOK_AT_EXPRESSION;
+        else return gl_fail(r->d, path, version ? "type: expected \"bone\" or \"expression\"" : "lookAtTypeName: expected \"Bone\" or \"BlendShape\"");
+    }
+    float out_default = l->type == MR_VRM_LOOK_AT_EXPRESSION ? 1.0f : 10.0f;
+    l->offset[0] = 0; l->offset[1] = 0.06f; l->offset[2] = 0;    /* three-vrm's fallback */
+    mr_status st = MR_OK;
+    if (version) {
+        if (gl_json_get(la, "offsetFromHeadBone")) st = gl_nums(r->d, la, path, "offsetFromHeadBone", GL_REQUIRED, 3, l->offset);
+    } else if (gl_json_get(la, "firstPersonBoneOffset")) {
+        st = vec_xyz(r, la, path, "firstPersonBoneOffset", l->offset, 1);   /* z points the other way in VRM 0.x */
+    }
+    for (int k = 0; st == MR_OK && k < 3; k++)
+        if (!isfinite(l->offset[k])) st = gl_fail(r->d, path, "offset: expected finite numbers");
+    if (st == MR_OK) st = read_range(r, la, path, version ? "rangeMapHorizontalInner" : "lookAtHorizontalInner", version, out_default, &l->inner);
+    if (st == MR_OK) st = read_range(r, la, path, version ? "rangeMapHorizontalOuter" : "lookAtHorizontalOuter", version, out_default, &l->outer);
+    if (st == MR_OK) st = read_range(r, la, path, version ? "rangeMapVerticalDown" : "lookAtVerticalDown", version, out_default, &l->down);
+    if (st == MR_OK) st = read_range(r, la, path, version ? "rangeMapVerticalUp" : "lookAtVerticalUp", version, out_default, &l->up);
+    l->face_minus_z = !version;
+    l->present = st == MR_OK;
+    return st;
 }
 
 static mr_status read_vrm1(vrm_reader *r, gl_json *vrm)
@@ -614,6 +759,7 @@ static mr_status read_vrm1(vrm_reader *r, gl_json *vrm)
         }
     }
     if ((st = keep(r, gl_json_get(vrm, "meta"), &r->v->meta_json)) != MR_OK) return st;
+    if ((st = read_look_at(r, gl_json_get(vrm, "lookAt"), 1)) != MR_OK) return st;
     return keep(r, gl_json_get(vrm, "lookAt"), &r->v->look_at_json);
 }
 
@@ -649,42 +795,104 @@ static mr_status read_vrm0(vrm_reader *r, gl_json *vrm)
     if ((st = gl_obj(r->d, vrm, base, "secondaryAnimation", GL_OPTIONAL, &sa)) != MR_OK) return st;
     if (sa && (st = read_springs_v0(r, sa)) != MR_OK) return st;
     if ((st = keep(r, gl_json_get(vrm, "meta"), &r->v->meta_json)) != MR_OK) return st;
+    if ((st = read_look_at(r, gl_json_get(vrm, "firstPerson"), 0)) != MR_OK) return st;
     return keep(r, gl_json_get(vrm, "firstPerson"), &r->v->look_at_json);
+}
+
+/* One VRMC_node_constraint (on node i, at path p) into r->v. */
+static mr_status read_constraint(vrm_reader *r, size_t i, gl_json *c, const char *p)
+{
+    static const char *const kinds[3] = {"roll", "aim", "rotation"};
+    static const int types[3] = {MR_VRM_CONSTRAINT_ROLL, MR_VRM_CONSTRAINT_AIM, MR_VRM_CONSTRAINT_ROTATION};
+    static const char *const roll_axes[] = {"X", "Y", "Z", NULL};
+    static const char *const aim_axes[] = {"PositiveX", "NegativeX", "PositiveY", "NegativeY", "PositiveZ", "NegativeZ", NULL};
+    if (!gl_json_is_object(c)) return gl_fail(r->d, p, "expected an object {specVersion, constraint}");
+    gl_json *ver = gl_json_get(c, "specVersion");
+    const char *vs = gl_json_string(ver);
+    if (!vs || (strcmp(vs, "1.0") && strcmp(vs, "1.0-beta")))
+        mr_model_warn(r->d->model, "%s: %s/specVersion: expected \"1.0\", read as 1.0", r->d->name, p);
+    gl_json *con = NULL;
+    mr_status st = gl_obj(r->d, c, p, "constraint", GL_REQUIRED, &con);
+    if (st != MR_OK) return st;
+    char pc[200];
+    snprintf(pc, sizeof pc, "%s/constraint", p);
+    int kind = -1;
+    for (int k = 0; k < 3; k++) {
+        if (!gl_json_get(con, kinds[k])) continue;
+        if (kind >= 0) return gl_fail(r->d, pc, "expected one of roll, aim or rotation, got both %s and %s", kinds[kind], kinds[k]);
+        kind = k;
+    }
+    if (kind < 0) return gl_fail(r->d, pc, "expected a roll, aim or rotation object");
+    gl_json *body = gl_json_get(con, kinds[kind]);
+    snprintf(pc, sizeof pc, "%s/constraint/%s", p, kinds[kind]);
+    if (!gl_json_is_object(body)) return gl_fail(r->d, pc, "expected an object");
+    mr_vrm_constraint k = {r->s->joint[i], -1, types[kind], 0, 1.0f};
+    if (k.joint < 0) return gl_fail(r->d, p, "node %zu is not part of the scene's node tree", i);
+    if ((st = joint_of(r, body, pc, "source", GL_REQUIRED, &k.source)) != MR_OK) return st;
+    if (k.source == k.joint) return gl_fail(r->d, pc, "source: node %zu is the constrained node itself", i);
+    if (kind != 2) {
+        const char *key = kind == 0 ? "rollAxis" : "aimAxis";
+        const char *const *names = kind == 0 ? roll_axes : aim_axes;
+        const char *axis = NULL;
+        if ((st = gl_str(r->d, body, pc, key, GL_REQUIRED, &axis)) != MR_OK) return st;
+        k.axis = -1;
+        for (int a = 0; names[a]; a++)
+            if (!strcmp(axis, names[a])) k.axis = a;
+        if (k.axis < 0)
+            return gl_fail(r->d, pc, "%s: expected %s, got \"%s\"", key,
+                           kind == 0 ? "\"X\", \"Y\" or \"Z\"" : "PositiveX, NegativeX, PositiveY, NegativeY, PositiveZ or NegativeZ", axis);
+    }
+    if ((st = num_in(r, body, pc, "weight", 0, 1, &k.weight)) != MR_OK) return st;
+    mr_vrm *v = r->v;
+    int n = v->constraint_count;
+    int *nj = realloc(v->constraint_joint, (size_t)(n + 1) * sizeof *nj);
+    if (nj) v->constraint_joint = nj;
+    char **ns = realloc(v->constraint_json, (size_t)(n + 1) * sizeof *ns);
+    if (ns) v->constraint_json = ns;
+    mr_vrm_constraint *nc = realloc(v->constraints, (size_t)(n + 1) * sizeof *nc);
+    if (nc) v->constraints = nc;
+    if (!nj || !ns || !nc) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, p, "out of memory");
+    v->constraint_joint[n] = k.joint;
+    v->constraint_json[n] = NULL;
+    v->constraints[n] = k;
+    v->constraint_count = n + 1;
+    return keep(r, c, &v->constraint_json[n]);
 }
 
 static mr_status read_constraints(vrm_reader *r)
 {
     gl_json *nodes = gl_json_get(r->d->root, "nodes");
-    for (size_t i = 0; i < gl_json_size(nodes); i++) {
+    size_t count = gl_json_size(nodes);
+    int *node_of = NULL;
+    mr_status st = MR_OK;
+    for (size_t i = 0; i < count && st == MR_OK; i++) {
         gl_json *c = ext(gl_json_at(nodes, i), "VRMC_node_constraint");
         if (!c) continue;
         char p[160];
         snprintf(p, sizeof p, "/nodes/%zu/extensions/VRMC_node_constraint", i);
-        gl_json *con = NULL;
-        mr_status st = gl_obj(r->d, c, p, "constraint", GL_REQUIRED, &con);
-        if (st != MR_OK) return st;
-        gl_json *kind = gl_json_get(con, "roll") ? gl_json_get(con, "roll") : gl_json_get(con, "aim") ? gl_json_get(con, "aim") : gl_json_get(con, "rotation");
-        char pc[200];
-        snprintf(pc, sizeof pc, "%s/constraint", p);
-        if (!gl_json_is_object(kind)) return gl_fail(r->d, pc, "expected a roll, aim or rotation object");
-        int src = -1;
-        snprintf(pc, sizeof pc, "%s/constraint/%s", p, gl_json_get(con, "roll") ? "roll" : gl_json_get(con, "aim") ? "aim" : "rotation");
-        if ((st = joint_of(r, kind, pc, "source", GL_REQUIRED, &src)) != MR_OK) return st;
-        double w = 1;
-        if ((st = gl_num(r->d, kind, pc, "weight", GL_OPTIONAL, &w)) != MR_OK) return st;
-        if (!(w >= 0 && w <= 1)) return gl_fail(r->d, pc, "weight: expected 0..1, got %g", w);
-        int n = r->v->constraint_count;
-        int *nj = realloc(r->v->constraint_joint, (size_t)(n + 1) * sizeof *nj);
-        if (nj) r->v->constraint_joint = nj;
-        char **ns = realloc(r->v->constraint_json, (size_t)(n + 1) * sizeof *ns);
-        if (ns) r->v->constraint_json = ns;
-        if (!nj || !ns) return gl_fail_status(r->d, MR_ERR_NO_MEMORY, p, "out of memory");
-        r->v->constraint_joint[n] = r->s->joint[i];
-        r->v->constraint_json[n] = NULL;
-        r->v->constraint_count = n + 1;
-        if ((st = keep(r, c, &r->v->constraint_json[n])) != MR_OK) return st;
+        if (r->v->constraint_count >= MR_VRM_MAX_CONSTRAINTS)
+            return gl_fail_status(r->d, MR_ERR_LIMIT, p, "more than %d constraints", MR_VRM_MAX_CONSTRAINTS);
+        int *grown = realloc(node_of, (size_t)(r->v->constraint_count + 1) * sizeof *grown);
+        if (!grown) { free(node_of); return gl_fail_status(r->d, MR_ERR_NO_MEMORY, p, "out of memory"); }
+        node_of = grown;
+        node_of[r->v->constraint_count] = (int)i;
+        st = read_constraint(r, i, c, p);
     }
-    return MR_OK;
+    if (st == MR_OK && r->v->constraint_count) {
+        mr_vrm *v = r->v;
+        int bad = -1;
+        mr_error err = {0};
+        v->constraint_order = malloc(sizeof(int) * (size_t)v->constraint_count);
+        if (!v->constraint_order) st = gl_fail_status(r->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        else if ((st = mr_vrm_constraints_order(&r->d->model->skeleton, v->constraints, v->constraint_count,
+                                                v->constraint_order, &bad, &err)) != MR_OK) {
+            char p[160];
+            snprintf(p, sizeof p, "/nodes/%d/extensions/VRMC_node_constraint", bad >= 0 ? node_of[bad] : 0);
+            st = st == MR_ERR_NO_MEMORY ? gl_fail_status(r->d, st, p, "%s", err.msg) : gl_fail(r->d, p, "%s", err.msg);
+        }
+    }
+    free(node_of);
+    return st;
 }
 
 mr_status gl_vrm_read(gl_doc *d, const gl_scene *s)

@@ -49,6 +49,37 @@ static json_t *jvec3(const float v[3]) { return json_pack("[f,f,f]", (double)v[0
 
 static const char *override_name(int o) { return o == MR_VRM_OVERRIDE_BLOCK ? "block" : o == MR_VRM_OVERRIDE_BLEND ? "blend" : "none"; }
 
+/* Expression ei's material binds into x: a bind names a material of the
+ * file it was read from; gltf_write.c writes one material per written mesh,
+ * so it becomes a bind on every written mesh whose material has that name
+ * (its first 63 bytes: what the bind keeps). */
+static void material_binds(const mr_model *m, const int *mesh_node, int ei, json_t *x)
+{
+    const mr_vrm *v = m->vrm;
+    json_t *colors = json_array(), *uvs = json_array();
+    for (int b = 0; b < v->material_bind_count; b++) {
+        const mr_vrm_material_bind *mb = &v->material_binds[b];
+        if (mb->expression != ei) continue;
+        for (int i = 0, written = 0; i < m->mesh_count; i++) {
+            if (mesh_node[i] < 0) continue;
+            int index = written++;
+            const char *name = m->meshes[i].material.name;
+            if (!name || strncmp(name, mb->material_name, sizeof mb->material_name - 1)) continue;
+            if (mb->kind == MR_VRM_MATERIAL_UV)
+                json_array_append_new(uvs, json_pack("{s:i,s:[f,f],s:[f,f]}", "material", index, "scale", (double)mb->target[0],
+                                                     (double)mb->target[1], "offset", (double)mb->target[2], (double)mb->target[3]));
+            else
+                json_array_append_new(colors, json_pack("{s:i,s:s,s:[f,f,f,f]}", "material", index, "type",
+                                                        mr_vrm_material_kinds[mb->kind], "targetValue", (double)mb->target[0],
+                                                        (double)mb->target[1], (double)mb->target[2], (double)mb->target[3]));
+        }
+    }
+    if (json_array_size(colors)) json_object_set_new(x, "materialColorBinds", colors);
+    else json_decref(colors);
+    if (json_array_size(uvs)) json_object_set_new(x, "textureTransformBinds", uvs);
+    else json_decref(uvs);
+}
+
 static json_t *vrm_json(const mr_model *m, const int *mesh_node)
 {
     const mr_vrm *v = m->vrm;
@@ -81,6 +112,7 @@ static json_t *vrm_json(const mr_model *m, const int *mesh_node)
         json_t *x = json_pack("{s:o,s:b,s:s,s:s,s:s}", "morphTargetBinds", binds, "isBinary", e->is_binary,
                               "overrideBlink", override_name(e->override_blink), "overrideLookAt",
                               override_name(e->override_look_at), "overrideMouth", override_name(e->override_mouth));
+        material_binds(m, mesh_node, i, x);
         json_object_set_new(is_preset(e->name) ? preset : custom, e->name, x);
     }
     json_object_set_new(o, "expressions", json_pack("{s:o,s:o}", "preset", preset, "custom", custom));

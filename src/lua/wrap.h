@@ -431,6 +431,7 @@ void mr_lua_open_blendspace(lua_State *L);
 void mr_lua_open_mixer(lua_State *L);
 void mr_lua_open_draw(lua_State *L);
 void mr_lua_open_springs(lua_State *L);    /* wrap_springs.c (after open_model and open_pose) */
+void mr_lua_open_vrm(lua_State *L);        /* wrap_vrm.c: constraints and look-at (after open_springs) */
 
 /* Pushes a springs userdata of the model at model_idx that takes s
  * (udata_springs.c; transfer.c hands springs over to a reloaded script). */

@@ -246,6 +246,7 @@ int mr_lua_open_marrow(lua_State *L)
     mr_lua_open_mixer(L);
     mr_lua_open_draw(L);
     mr_lua_open_springs(L);
+    mr_lua_open_vrm(L);
     mr_lua_open_recorder(L);
     mr_lua_open_ikbody(L);
     mr_lua_open_save(L);

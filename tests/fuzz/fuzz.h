@@ -13,7 +13,9 @@
  * fuzz_exercise uses a model the way the runtime does (every clip sampled,
  * posed and skinned, then optimised and sampled through a cursor), and
  * aborts when a loader let through what it promises to refuse (bad joint or
- * vertex indices, invalid clips) or a cursor disagrees with the sampler.
+ * vertex indices, invalid clips) or a cursor disagrees with the sampler; a
+ * VRM avatar's node constraints and look-at run on each pose and must leave
+ * no NaN.
  */
 #ifndef MR_FUZZ_H
 #define MR_FUZZ_H
@@ -25,6 +27,8 @@
 
 #include "anim/clip_runtime.h"
 #include "anim/model.h"
+#include "anim/vrm_constraints.h"
+#include "anim/vrm_look_at.h"
 #include "core/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,6 +40,19 @@ static inline void fuzz_exercise_clip(const mr_model *m, const mr_clip *clip, mr
     for (int k = 0; k < 3; k++) {
         if (clip) mr_clip_sample(clip, sk, clip->duration * (float)k / 2, MR_WRAP_CLAMP, pose);
         else mr_pose_set_rest(pose, sk);
+        if (m->vrm) {                /* a VRM avatar's constraints and look-at: finite rotations */
+            double yaw, pitch;
+            const float target[3] = {0.3f, 1.5f, 1.0f};
+            mr_vrm_constraints_apply(sk, m->vrm, pose);
+            if (mr_vrm_look_at_angles(sk, m->vrm, pose, target, &yaw, &pitch) == MR_OK)
+                mr_vrm_look_at_eyes(sk, m->vrm, pose, yaw, pitch);
+            for (int j = 0; j < sk->joint_count; j++)
+                for (int c = 0; c < 4; c++)
+                    if (!(pose->r[j][c] == pose->r[j][c])) {
+                        fprintf(stderr, "fuzz: a VRM constraint or look-at left a NaN rotation on joint %d\n", j);
+                        abort();
+                    }
+        }
         mr_pose_to_model(sk, pose, model);
         mr_pose_skinning(sk, model, skin);
         for (int i = 0; i < m->mesh_count; i++) {
