@@ -568,7 +568,7 @@ typedef struct reducer {
 /* The reducer's distance of a rotation sample v from q (unit): the angle
  * between unit quaternions is 4 asin(|q - v| / 2), about 2 |q - v| (well
  * conditioned, unlike acos of the dot). */
-static double quat_gap(const double q[4], const float *v)
+static inline double quat_gap(const double q[4], const float *v)
 {
     double dot = q[0] * v[0] + q[1] * v[1] + q[2] * v[2] + q[3] * v[3];
     double sgn = dot < 0 ? -1 : 1, d2 = 0;
@@ -728,7 +728,7 @@ static int uniform_scale(const double *a)
 
 /* q = a * q for a = the rotation about axis ax by the half-angle with sine
  * sn and cosine c (mr_quat_mul_d with a's zeros left out). */
-static void axis_mul(int ax, double sn, double c, double q[4])
+static inline void axis_mul(int ax, double sn, double c, double q[4])
 {
     double x = q[0], y = q[1], z = q[2], w = q[3];
     if (ax == 0) {
@@ -749,20 +749,27 @@ static void axis_mul(int ax, double sn, double c, double q[4])
     }
 }
 
+/* q = a * q for a = the half-angle rotation of deg degrees about axis ax
+ * (none for 0, as rot3 skips it). */
+static inline void axis_turn(int ax, double deg, double q[4])
+{
+    if (deg == 0) return;
+    double h = deg * (M_PI / 360.0);
+    axis_mul(ax, sin(h), cos(h), q);
+}
+
 /* The quaternion of rot3's rotation: axes applied in seq order, so the
  * product is q(last) * ... * q(first). */
 static void euler_quat(const double deg[3], int order, double q[4])
 {
     static const int seq[7][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {0, 1, 2}};
     if (order < 0 || order > 6) order = 0;
+    const int *o = seq[order];
     q[0] = q[1] = q[2] = 0;
     q[3] = 1;
-    for (int k = 0; k < 3; k++) {
-        int ax = seq[order][k];
-        if (deg[ax] == 0) continue;
-        double h = deg[ax] * (M_PI / 360.0);
-        axis_mul(ax, sin(h), cos(h), q);
-    }
+    axis_turn(o[0], deg[o[0]], q);
+    axis_turn(o[1], deg[o[1]], q);
+    axis_turn(o[2], deg[o[2]], q);
 }
 
 static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
@@ -924,16 +931,16 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     /* a channel that stays at its rest value (within float noise of the
      * decomposition) needs no track */
     float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
-    for (int i = 0; i < ns; i++) {
+    float rest_tol_s = 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]));
+    /* each channel's scan ends at its first sample off rest */
+    for (int i = 0; i < ns && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
+    for (int i = 0; i < ns && !moves_r; i++) {
         const float *o = base + (size_t)i * 10;
-        if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
         float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
-        if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
-            fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
-            moves_r = 1;
-        if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
-            moves_s = 1;
+        moves_r = fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
+                  fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f;
     }
+    for (int i = 0; i < ns && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
     int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
     if (!kept) return oom(s);
