@@ -836,8 +836,12 @@ static void alone_local(const alone_eval *e, double t, float o[10])
             euler_quat(v[FBX_R], e->x->order, q);
             mr_quat_mul_d(e->qpre, q, q);
             mr_quat_mul_d(q, e->qpost, q);
-            double n = 1 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), n = 1 / len;
             for (int k = 0; k < 4; k++) q[k] *= n;
+            if (!(len > 0) || !isfinite(len)) {  /* a curve out of range: the identity, as fbx_m_decompose gives */
+                q[0] = q[1] = q[2] = 0;
+                q[3] = 1;
+            }
             decompose_sign(q);
             for (int k = 0; k < 3; k++) {
                 o[k] = (float)v[FBX_T][k];  /* (t * acc) / acc, within a double's rounding */
