@@ -25,6 +25,14 @@ else pass "no recorded figures of earlier runs, no ozz"; fi
 if ldconfig -p 2>/dev/null | grep -q 'libassimp\.so'; then
     expect_match "Bob's MD5 load is timed against assimp in this run" "$OUT" \
         '^  Bob +md5mesh \+ md5anim .* assimp +[0-9.]+ ms  marrow/assimp [0-9.]+x$'
+    # mixamo.fbx: against Triangulate alone and against the same work as
+    # marrow's load (corners welded, influences limited)
+    if [ -f "$SHARED/threejs-mixamo/mixamo.fbx" ]; then
+        expect_match "mixamo.fbx's load is timed against assimp in this run" "$OUT" \
+            '^  mixamo\.fbx +FBX binary .* assimp +[0-9.]+ ms  marrow/assimp [0-9.]+x$'
+        expect_match "... and against assimp doing the same work (welded, weights limited)" "$OUT" \
+            '^  mixamo\.fbx +same work as marrow.s load +assimp +[0-9.]+ ms  marrow/assimp [0-9.]+x$'
+    fi
 else pass "(libassimp not installed: no assimp ratio to check)"; fi
 expect_match "the IK section times a 10-joint FABRIK chain against local-to-model" "$OUT" \
     '^  chain-10 FABRIK cold +[0-9.]+ us \( *[0-9.]+x local-to-model\)'

@@ -655,6 +655,54 @@ TEST(fbx_bad_binary_array_length_mismatch)
     free(w.p);
 }
 
+/* mr_fbx_parse_skipping: the deflated arrays of the named records stay
+ * undecoded (type and count kept, no data), even when their data is
+ * damaged; the others decode as always; the accessors refuse a skipped
+ * array; an inflate bomb in a skipped record is still a limit. */
+TEST(fbx_binary_skipping_leaves_named_records_undecoded)
+{
+    static const char *const skip[] = {"PolygonVertexIndex", NULL};
+    writer w;
+    offsets o;
+    build_doc(&w, 7400, 0, 1, &o);
+    w.p[o.indices_array + 14] = 0xff;   /* a reserved deflate block type: mr_fbx_parse refuses it */
+    mr_fbx_doc *doc = NULL;
+    mr_error err = {0};
+    mr_status st = mr_fbx_parse_skipping("skip.fbx", w.p, w.n, skip, &doc, &err);
+    CHECK_MSG(st == MR_OK && doc, "%s", err.msg);
+    if (doc) {
+        const mr_fbx_node *geom = mr_fbx_child(mr_fbx_child(&doc->root, "Objects"), "Geometry");
+        const mr_fbx_node *idx = mr_fbx_child(geom, "PolygonVertexIndex");
+        CHECK(idx && idx->prop_count == 1 && idx->props[0].type == 'i' && idx->props[0].count == 6 &&
+              idx->props[0].v.array == NULL);
+        const int64_t *ints;
+        size_t n;
+        CHECK(mr_fbx_ints(doc, idx, &ints, &n, &err) == MR_ERR_BAD_FILE && n == 0);
+        CHECK_MSG(strstr(err.msg, "PolygonVertexIndex") && strstr(err.msg, "left undecoded"), "%s", err.msg);
+        const double *d;
+        CHECK(mr_fbx_doubles(doc, idx, &d, &n, &err) == MR_ERR_BAD_FILE);
+        CHECK(mr_fbx_doubles(doc, mr_fbx_child(geom, "Vertices"), &d, &n, &err) == MR_OK && n == 9 && d[4] == verts[4]);
+    }
+    mr_fbx_doc_free(doc);
+    parse_bad("the same bytes, nothing skipped", w.p, w.n, MR_ERR_BAD_FILE, "PolygonVertexIndex: property 0 (int32 array): ",
+              NULL);
+    free(w.p);
+    /* a skipped record's declared size still counts against the budget */
+    uint32_t count = 4u << 20;
+    double *zeros = calloc(count, sizeof *zeros);
+    begin(&w, 7500, 0);
+    open_rec(&w, "Objects");
+    open_rec(&w, "PolygonVertexIndex");
+    prop_array(&w, 'd', zeros, count, 8, 1);
+    close_rec(&w);
+    close_rec(&w);
+    finish(&w);
+    doc = (mr_fbx_doc *)1;
+    CHECK(mr_fbx_parse_skipping("bomb.fbx", w.p, w.n, skip, &doc, &err) == MR_ERR_LIMIT && doc == NULL);
+    free(zeros);
+    free(w.p);
+}
+
 TEST(fbx_bad_binary_inflate_bomb_is_a_limit)
 {
     /* 4 M doubles of zeros deflate to ~32 KB: 1000x, past the 256x bound */
@@ -1062,6 +1110,7 @@ int main(void)
     RUN(fbx_bad_binary_end_offset_past_parent);
     RUN(fbx_bad_binary_array_length_mismatch);
     RUN(fbx_bad_binary_inflate_bomb_is_a_limit);
+    RUN(fbx_binary_skipping_leaves_named_records_undecoded);
     RUN(fbx_bad_depth_bomb_binary_and_ascii);
     RUN(fbx_bad_ascii_tokens_name_their_line);
     RUN(fbx_bad_binary_header_and_property_codes);

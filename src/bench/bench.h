@@ -23,6 +23,10 @@ double mr_bench_median(double *values, int n);  /* sorts values in place */
  * aiReleaseImport of path, < 0 when assimp is absent or fails. */
 int mr_bench_assimp_open(char *version, size_t size);
 double mr_bench_assimp_load(const char *path);
+/* The same with the work marrow's FBX load does besides:
+ * corners welded (JoinIdenticalVertices) and influences limited to 8
+ * (LimitBoneWeights); < 0 when unavailable. */
+double mr_bench_assimp_load_welded(const char *path);
 
 /* Sections. */
 void mr_bench_load(const mr_bench_opts *o);   /* model load speed, MB/s */

@@ -312,7 +312,11 @@ mr_status mr_view_draw(mr_view *v, const char *status)
         const char *name = mr_path_basename(v->model->path);
         if (c) {
             float t = mr_clip_wrap_time(c, v->time, MR_WRAP_LOOP);
-            int frames = mr_clip_key_count(c);
+            /* frames at the clip's playback rate, as a BVH or glTF clip's keys
+             * count them: an FBX clip's keys are its bake's samples, several a
+             * frame where it bends; without a rate, the keys (a hundredth of a
+             * frame of slack: a float duration is a little short of its frames) */
+            int frames = c->rate > 0 ? (int)floor((double)c->duration * c->rate + 0.01) + 1 : mr_clip_key_count(c);
             int frame = c->rate > 0 ? (int)floorf(t * c->rate + 1e-4f) : 0;
             snprintf(line, sizeof line, "%s   clip %d/%d '%s'   t %.2f / %.2f s   frame %d/%d", name,
                      v->clip + 1, v->model->clip_count, c->name, t, c->duration, frame,

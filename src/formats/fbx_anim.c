@@ -14,6 +14,7 @@
 
 #include "anim/morph.h"
 #include "core/alloc.h"
+#include "core/quat.h"
 #include "core/str.h"
 #include "formats/fbx_internal.h"
 
@@ -564,12 +565,36 @@ typedef struct reducer {
     double tol;
 } reducer;
 
+/* The reducer's distance of a rotation sample v from q (unit): the angle
+ * between unit quaternions is 4 asin(|q - v| / 2), about 2 |q - v| (well
+ * conditioned, unlike acos of the dot). */
+static inline double quat_gap(const double q[4], const float *v)
+{
+    double dot = q[0] * v[0] + q[1] * v[1] + q[2] * v[2] + q[3] * v[3];
+    double sgn = dot < 0 ? -1 : 1, d2 = 0;
+    for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
+    return 2 * sqrt(d2);
+}
+
+/* Rotations are first measured against the normalised lerp of the ends,
+ * which costs no sine: for ends an angle th apart (4D, th <= pi/2 once
+ * signs agree) nlerp leaves slerp's arc by at most 0.0184 th^3, and th <=
+ * 1.111 |a - b|, so quat_gap of the two differs by at most 0.06 |a - b|^3.
+ * Only a sample that close to the tolerance is measured against the slerp
+ * itself, so the decisions are the slerp's. */
 static int segment_fits(const reducer *r, int a, int b)
 {
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
     double span = r->times[b] - r->times[a];
     slerp_d sl = {0};
-    if (r->comps == 4) slerp_prep(&sl, va, vb);
+    int prepared = 0;
+    double sgn = 1, margin = 0;
+    if (r->comps == 4) {
+        double d = (double)va[0] * vb[0] + (double)va[1] * vb[1] + (double)va[2] * vb[2] + (double)va[3] * vb[3], c2 = 0;
+        sgn = d < 0 ? -1 : 1;
+        for (int k = 0; k < 4; k++) c2 += (va[k] - sgn * vb[k]) * (va[k] - sgn * vb[k]);
+        margin = 0.06 * c2 * sqrt(c2) + 1e-12;
+    }
     for (int i = a + 1; i < b; i++) {
         double u = (r->times[i] - r->times[a]) / span;
         const float *v = r->base + (size_t)i * 10 + r->off;
@@ -577,14 +602,21 @@ static int segment_fits(const reducer *r, int a, int b)
             for (int k = 0; k < 3; k++)
                 if (fabs(va[k] + (vb[k] - va[k]) * u - v[k]) > r->tol) return 0;
         } else {
-            double q[4];
-            slerp_at(&sl, u, q);
-            /* the angle between unit quaternions is 4 asin(|q - v| / 2),
-             * about 2 |q - v| (well conditioned, unlike acos of the dot) */
-            double dot = (double)q[0] * v[0] + (double)q[1] * v[1] + (double)q[2] * v[2] + (double)q[3] * v[3];
-            double sgn = dot < 0 ? -1 : 1, d2 = 0;
-            for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
-            if (2 * sqrt(d2) > r->tol) return 0;
+            double q[4], n = 0;
+            for (int k = 0; k < 4; k++) {
+                q[k] = (1 - u) * va[k] + sgn * u * vb[k];
+                n += q[k] * q[k];
+            }
+            n = 1 / sqrt(n);
+            for (int k = 0; k < 4; k++) q[k] *= n;
+            double g = quat_gap(q, v);
+            if (g > r->tol + margin) return 0;
+            if (g >= r->tol - margin) {
+                if (!prepared) slerp_prep(&sl, va, vb);
+                prepared = 1;
+                slerp_at(&sl, u, q);
+                if (quat_gap(q, v) > r->tol) return 0;
+            }
         }
     }
     return 1;
@@ -664,29 +696,168 @@ static void js_push(jsamples *js, double t, const float *v)
     js->n++;
 }
 
-/* what fbx_eval_worlds then fbx_joint_local give for joint j at t, for a
- * joint baked alone (acc_scale holds its ancestors' constant scales) */
-static void own_local(const fbx_scene *s, int j, double t, float o[10])
+/* What fbx_eval_worlds then fbx_joint_local give for a joint baked alone
+ * (acc_scale holds its ancestors' constant scales), prepared once per
+ * joint: the curves that are constant (every key the same value, flat
+ * tangents) are folded into the static values, and a joint without pivots
+ * or offsets under uniform accumulated scales (every Mixamo bone) gets its
+ * rotation as a quaternion straight from the Euler angles
+ * (Rpre * R * Rpost^-1 as a product of half-angle quaternions) instead of
+ * a matrix product and its decomposition. */
+typedef struct alone_eval {
+    const fbx_xf *x;
+    double v[FBX_PROP_COUNT][3];     /* T, R, S without the live curves */
+    const fbx_curve *live[9];        /* the curves that change */
+    int slot[9];                     /* their prop * 3 + component */
+    int nlive;
+    const double *acc, *from;        /* the parent's accumulated scale and the one inherited (NULL: none) */
+    int quick;                       /* the quaternion path applies */
+    double ratio[3];                 /* quick: the inherited over the parent's accumulated scale */
+    double qpre[4], qpost[4];        /* quick: Rpre and Rpost^-1 as quaternions */
+} alone_eval;
+
+/* A scale whose components agree to 1e-12 (Mixamo's accumulate rounding
+ * of 1e-16): dividing a rotation's rows by it shears it by less than a
+ * float can show, so the decomposition's rotation is the rotation. */
+static int uniform_scale(const double *a)
 {
+    if (!a) return 1;
+    double m = fabs(a[0]);
+    return m > 0 && isfinite(m) && fabs(a[1] - a[0]) <= 1e-12 * m && fabs(a[2] - a[0]) <= 1e-12 * m;
+}
+
+/* q = a * q for a = the rotation about axis ax by the half-angle with sine
+ * sn and cosine c (mr_quat_mul_d with a's zeros left out). */
+static inline void axis_mul(int ax, double sn, double c, double q[4])
+{
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    if (ax == 0) {
+        q[0] = c * x + sn * w;
+        q[1] = c * y - sn * z;
+        q[2] = c * z + sn * y;
+        q[3] = c * w - sn * x;
+    } else if (ax == 1) {
+        q[0] = c * x + sn * z;
+        q[1] = c * y + sn * w;
+        q[2] = c * z - sn * x;
+        q[3] = c * w - sn * y;
+    } else {
+        q[0] = c * x - sn * y;
+        q[1] = c * y + sn * x;
+        q[2] = c * z + sn * w;
+        q[3] = c * w - sn * z;
+    }
+}
+
+/* q = a * q for a = the half-angle rotation of deg degrees about axis ax
+ * (none for 0, as rot3 skips it). */
+static inline void axis_turn(int ax, double deg, double q[4])
+{
+    if (deg == 0) return;
+    double h = deg * (M_PI / 360.0);
+    axis_mul(ax, sin(h), cos(h), q);
+}
+
+/* The quaternion of rot3's rotation: axes applied in seq order, so the
+ * product is q(last) * ... * q(first). */
+static void euler_quat(const double deg[3], int order, double q[4])
+{
+    static const int seq[7][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {0, 1, 2}};
+    if (order < 0 || order > 6) order = 0;
+    const int *o = seq[order];
+    q[0] = q[1] = q[2] = 0;
+    q[3] = 1;
+    axis_turn(o[0], deg[o[0]], q);
+    axis_turn(o[1], deg[o[1]], q);
+    axis_turn(o[2], deg[o[2]], q);
+}
+
+static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
+{
+    memset(e, 0, sizeof *e);
     const fbx_xf *x = &s->xf[j];
-    double v[FBX_PROP_COUNT][3];
-    memcpy(v[FBX_T], x->t, sizeof v[0]);
-    memcpy(v[FBX_R], x->r, sizeof v[0]);
-    memcpy(v[FBX_S], x->s, sizeof v[0]);
+    e->x = x;
+    memcpy(e->v[FBX_T], x->t, sizeof e->v[0]);
+    memcpy(e->v[FBX_R], x->r, sizeof e->v[0]);
+    memcpy(e->v[FBX_S], x->s, sizeof e->v[0]);
     for (int p = 0; p < FBX_PROP_COUNT; p++) {
         const fbx_anim_prop *a = &s->anim[j][p];
         if (!a->c[0] && !a->c[1] && !a->c[2]) continue;
-        for (int k = 0; k < 3; k++) v[p][k] = a->c[k] ? fbx_curve_eval(a->c[k], t) : a->def[k];
+        for (int k = 0; k < 3; k++) {
+            const fbx_curve *c = a->c[k];
+            e->v[p][k] = c ? (double)c->v[0] : a->def[k];
+            if (c && !fbx_curve_constant(c)) {
+                e->live[e->nlive] = c;
+                e->slot[e->nlive++] = p * 3 + k;
+            }
+        }
+    }
+    int p = s->fbx_parent[j];
+    if (p >= 0 && x->inherit != 1) {
+        e->acc = s->acc_scale[p];
+        if (s->scale_from[j] >= 0) e->from = s->acc_scale[s->scale_from[j]];
+    }
+    static const double zero[3] = {0, 0, 0};
+    e->quick = !memcmp(x->roff, zero, sizeof zero) && !memcmp(x->rp, zero, sizeof zero) &&
+               !memcmp(x->soff, zero, sizeof zero) && !memcmp(x->sp, zero, sizeof zero) && uniform_scale(e->acc) &&
+               uniform_scale(e->from);
+    if (e->quick) {
+        for (int k = 0; k < 3; k++) e->ratio[k] = (e->from ? e->from[k] : 1) / (e->acc ? e->acc[k] : 1);
+        euler_quat(x->pre, 0, e->qpre);
+        euler_quat(x->post, 0, e->qpost);
+        e->qpost[0] = -e->qpost[0];  /* Rpost^-1: the conjugate */
+        e->qpost[1] = -e->qpost[1];
+        e->qpost[2] = -e->qpost[2];
+    }
+}
+
+/* fbx_m_decompose's sign: the component its branch (the matrix's trace,
+ * else its largest diagonal entry) makes positive. */
+static void decompose_sign(double q[4])
+{
+    double xx = q[0] * q[0], yy = q[1] * q[1], zz = q[2] * q[2];
+    double m00 = 1 - 2 * (yy + zz), m11 = 1 - 2 * (xx + zz), m22 = 1 - 2 * (xx + yy);
+    int k = m00 + m11 + m22 > 0 ? 3 : m00 > m11 && m00 > m22 ? 0 : m11 > m22 ? 1 : 2;
+    if (q[k] < 0)
+        for (int i = 0; i < 4; i++) q[i] = -q[i];
+}
+
+static void alone_local(const alone_eval *e, double t, float o[10])
+{
+    double v[FBX_PROP_COUNT][3];
+    memcpy(v, e->v, sizeof v);
+    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = fbx_curve_eval(e->live[i], t);
+    const double *acc = e->acc;
+    if (e->quick) {
+        double sc[3];
+        for (int k = 0; k < 3; k++) sc[k] = v[FBX_S][k] * e->ratio[k];
+        if (sc[0] > 0 && sc[1] > 0 && sc[2] > 0) {
+            double q[4];
+            euler_quat(v[FBX_R], e->x->order, q);
+            mr_quat_mul_d(e->qpre, q, q);
+            mr_quat_mul_d(q, e->qpost, q);
+            double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), n = 1 / len;
+            for (int k = 0; k < 4; k++) q[k] *= n;
+            if (!(len > 0) || !isfinite(len)) {  /* a curve out of range: the identity, as fbx_m_decompose gives */
+                q[0] = q[1] = q[2] = 0;
+                q[3] = 1;
+            }
+            decompose_sign(q);
+            for (int k = 0; k < 3; k++) {
+                o[k] = (float)v[FBX_T][k];  /* (t * acc) / acc, within a double's rounding */
+                o[3 + k] = (float)q[k];
+                o[7 + k] = (float)sc[k];
+            }
+            o[6] = (float)q[3];
+            return;
+        }
     }
     double rr[9], tr[3], local[16];
-    fbx_xf_parts(x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
-    int p = s->fbx_parent[j];
+    fbx_xf_parts(e->x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
     double sc[3] = {v[FBX_S][0], v[FBX_S][1], v[FBX_S][2]};
-    const double *acc = p >= 0 && x->inherit != 1 ? s->acc_scale[p] : NULL;
     if (acc) {
-        int from = s->scale_from[j];
         for (int k = 0; k < 3; k++) {
-            if (from >= 0) sc[k] *= s->acc_scale[from][k];
+            if (e->from) sc[k] *= e->from[k];
             tr[k] *= acc[k];
         }
     }
@@ -764,16 +935,16 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     /* a channel that stays at its rest value (within float noise of the
      * decomposition) needs no track */
     float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
-    for (int i = 0; i < ns; i++) {
+    float rest_tol_s = 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]));
+    /* each channel's scan ends at its first sample off rest */
+    for (int i = 0; i < ns && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
+    for (int i = 0; i < ns && !moves_r; i++) {
         const float *o = base + (size_t)i * 10;
-        if (!near3(o, sk->rest_t[j], rest_tol)) moves_t = 1;
         float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
-        if (fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
-            fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f)
-            moves_r = 1;
-        if (!near3(o + 7, sk->rest_s[j], 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]))))
-            moves_s = 1;
+        moves_r = fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
+                  fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f;
     }
+    for (int i = 0; i < ns && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
     int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
     if (!kept) return oom(s);
@@ -814,9 +985,11 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         st = oom(s);
         goto done;
     }
+    alone_eval ev;
+    alone_prepare(s, j, &ev);
     for (int i = 0; i < nb; i++) {
         bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
-        own_local(s, j, bt[i], base + (size_t)i * 10);
+        alone_local(&ev, bt[i], base + (size_t)i * 10);
         if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
     }
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
@@ -837,7 +1010,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         float P[10];
         for (int q = 1; q < m; q++) {
             double tq = bt[i] + h * q / m;
-            own_local(s, j, tq, P);
+            alone_local(&ev, tq, P);
             align(js.v + (size_t)(js.n - 1) * 10, P);
             js_push(&js, tq, P);
         }

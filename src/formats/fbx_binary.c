@@ -68,7 +68,7 @@ static const char *type_name(char t)
 
 /* Array property of element size es at data[p..end): *p moves past it. */
 static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64_t *p, uint64_t end,
-                            uint32_t index)
+                            uint32_t index, int skip)
 {
     fbxp_ctx *c = b->c;
     const uint8_t *d = c->data;
@@ -101,9 +101,6 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
                              index, type_name(t), count, (unsigned long long)(c->inflated + bytes),
                              (unsigned long long)c->inflate_budget, c->size, MR_FBX_MAX_INFLATE_RATIO);
         c->inflated += bytes;
-        void *a = fbxp_alloc(c->arena, (size_t)bytes);
-        if (!a) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %u elements", count);
-        prop->v.array = a;
         if (bytes) {
             /* The zlib wrapper's 2-byte header is checked here and its
              * Adler-32 trailer left unread: raw inflate skips a checksum
@@ -113,6 +110,16 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
             if (clen < 2 || (zh[0] & 0x0f) != 8 || (zh[0] >> 4) > 7 || (zh[1] & 0x20) || (zh[0] << 8 | zh[1]) % 31)
                 return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected a zlib stream header, found %s",
                                  index, type_name(t), clen < 2 ? "fewer than 2 bytes" : "other bytes");
+        }
+        if (skip) {  /* a record the caller never reads (mr_fbx_parse_skipping) */
+            prop->v.array = NULL;
+            *p += clen;
+            return MR_OK;
+        }
+        void *a = fbxp_alloc(c->arena, (size_t)bytes);
+        if (!a) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %u elements", count);
+        prop->v.array = a;
+        if (bytes) {
             if (!b->z && !(b->z = libdeflate_alloc_decompressor()))
                 return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for the inflater");
             /* libdeflate (2-3x zlib's inflate): the decoded size is known
@@ -158,6 +165,8 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
                          (unsigned long long)((end - p) / 2), (unsigned long long)(end - p), (unsigned long long)n);
     mr_fbx_prop *props = fbxp_alloc(c->arena, (size_t)n * sizeof *props);
     if (!props) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %llu properties", (unsigned long long)n);
+    int skip = 0;   /* a record whose deflated arrays stay undecoded */
+    for (const char *const *k = c->skip; k && *k && !skip; k++) skip = !strcmp(*k, node->name);
     node->props = props;   /* prop_count grows as they are read: a message may show the first ones */
     for (uint32_t i = 0; i < n; i++) {
         mr_fbx_prop *pr = &props[i];
@@ -218,11 +227,11 @@ static mr_status read_props(bin *b, mr_fbx_node *node, uint64_t n, uint64_t p, u
             need = 4 + (size_t)len;
             break;
         }
-        case 'b': case 'c': pr->type = 'b'; st = read_array(b, pr, 'b', 1, &p, end, i); break;
-        case 'i': pr->type = 'i'; st = read_array(b, pr, 'i', 4, &p, end, i); break;
-        case 'l': pr->type = 'l'; st = read_array(b, pr, 'l', 8, &p, end, i); break;
-        case 'f': pr->type = 'f'; st = read_array(b, pr, 'f', 4, &p, end, i); break;
-        case 'd': pr->type = 'd'; st = read_array(b, pr, 'd', 8, &p, end, i); break;
+        case 'b': case 'c': pr->type = 'b'; st = read_array(b, pr, 'b', 1, &p, end, i, skip); break;
+        case 'i': pr->type = 'i'; st = read_array(b, pr, 'i', 4, &p, end, i, skip); break;
+        case 'l': pr->type = 'l'; st = read_array(b, pr, 'l', 8, &p, end, i, skip); break;
+        case 'f': pr->type = 'f'; st = read_array(b, pr, 'f', 4, &p, end, i, skip); break;
+        case 'd': pr->type = 'd'; st = read_array(b, pr, 'd', 8, &p, end, i, skip); break;
         }
         if (st != MR_OK) return st;
         p += need;

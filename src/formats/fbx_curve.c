@@ -144,6 +144,14 @@ double fbx_curve_eval(const fbx_curve *c, double t)
     return v;
 }
 
+int fbx_curve_constant(const fbx_curve *c)
+{
+    if (!c || c->count <= 0) return 0;
+    for (int i = 0; i < c->count; i++)
+        if (c->v[i] != c->v[0] || c->tan[i][0] != 0 || c->tan[i][2] != 0) return 0;
+    return 1;
+}
+
 static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
 {
     c->t = mr_alloc_array(n + 1, sizeof *c->t);

@@ -754,6 +754,7 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             }
         }
         size_t wi = 0;
+        uint32_t fresh = 0;  /* vertices are numbered in the order their first corner comes */
         start = 0;
         p = 0;
         for (size_t i = 0; i < m->corners; i++) {
@@ -762,6 +763,8 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
             if (mat_ids[p] == gid && k >= 3) {
                 for (size_t c = start; c <= i; c++) {
                     uint32_t w = remap[c];
+                    if (w != fresh) continue;  /* written from an equal corner before */
+                    fresh++;
                     size_t v = cs[c].cp;
                     memcpy(mesh.positions[w], cp_pos + 3 * v, sizeof(vec3));
                     memcpy(mesh.normals[w], cs[c].n, sizeof(vec3));

@@ -171,6 +171,9 @@ void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc);
 
 /* ---- fbx_curve.c ---- */
 double fbx_curve_eval(const fbx_curve *c, double t);
+/* Whether c evaluates to c->v[0] at every time: every key holds that value
+ * and every tangent is flat (so extrapolation keeps it too). */
+int fbx_curve_constant(const fbx_curve *c);
 mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *out);
 mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *channel, fbx_curve *out, int *has);
 void fbx_curve_free(fbx_curve *c);

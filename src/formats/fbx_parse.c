@@ -213,6 +213,12 @@ static const char binary_magic[] = "Kaydara FBX Binary  \0\x1a";   /* 22 bytes; 
 mr_status mr_fbx_parse(const char *path, const uint8_t *data, size_t size, mr_fbx_doc **out,
                        mr_error *err)
 {
+    return mr_fbx_parse_skipping(path, data, size, NULL, out, err);
+}
+
+mr_status mr_fbx_parse_skipping(const char *path, const uint8_t *data, size_t size, const char *const *skip,
+                                mr_fbx_doc **out, mr_error *err)
+{
     if (out) *out = NULL;
     if (!path) path = "(fbx)";
     if (!out || (!data && size)) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "fbx: %s: no data", path);
@@ -223,7 +229,7 @@ mr_status mr_fbx_parse(const char *path, const uint8_t *data, size_t size, mr_fb
     box->arena.next_size = size / 2;
     doc->path = fbxp_strdup(doc->arena, path, strlen(path));
     doc->root.name = "";
-    fbxp_ctx c = {.path = path, .data = data, .size = size, .doc = doc, .arena = doc->arena, .err = err};
+    fbxp_ctx c = {.path = path, .data = data, .size = size, .doc = doc, .arena = doc->arena, .err = err, .skip = skip};
     c.inflate_budget = FBXP_INFLATE_FLOOR +
                        ((uint64_t)size > UINT64_MAX / 2 / MR_FBX_MAX_INFLATE_RATIO
                             ? UINT64_MAX / 2
@@ -350,6 +356,7 @@ mr_status mr_fbx_doubles(const mr_fbx_doc *doc, const mr_fbx_node *node, const d
     if (!doc || !node) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "fbx: no node");
     if (node->prop_count >= 1 && is_array_type(node->props[0].type)) {
         const mr_fbx_prop *p = &node->props[0];
+        if (!p->v.array && p->count) return node_fail(doc, node, err, MR_ERR_BAD_FILE, "the array was left undecoded");
         if (p->type == 'd') {
             *out = p->v.array;
             *count = p->count;
@@ -396,6 +403,7 @@ mr_status mr_fbx_ints(const mr_fbx_doc *doc, const mr_fbx_node *node, const int6
     char what[96];
     if (node->prop_count >= 1 && is_array_type(node->props[0].type)) {
         const mr_fbx_prop *p = &node->props[0];
+        if (!p->v.array && p->count) return node_fail(doc, node, err, MR_ERR_BAD_FILE, "the array was left undecoded");
         if (p->type == 'l') {
             *out = p->v.array;
             *count = p->count;

@@ -73,6 +73,17 @@ mr_status mr_fbx_parse(const char *path, const uint8_t *data, size_t size, mr_fb
                        mr_error *err);
 void mr_fbx_doc_free(mr_fbx_doc *doc);
 
+/* mr_fbx_parse that leaves undecoded the deflated arrays of the records
+ * named in skip (NULL-terminated; binary files only): their headers and
+ * the inflate budget are checked as for the others, but the data is not
+ * inflated, the property keeps its type and count with v.array NULL, and
+ * mr_fbx_doubles/mr_fbx_ints refuse such a node (MR_ERR_BAD_FILE, "left
+ * undecoded"). For a reader that never reads those records (the model
+ * reader: mesh edges and normal weights); a damaged stream there goes
+ * unnoticed. */
+mr_status mr_fbx_parse_skipping(const char *path, const uint8_t *data, size_t size, const char *const *skip,
+                                mr_fbx_doc **out, mr_error *err);
+
 /* The first child called name, or NULL (node may be NULL). */
 const mr_fbx_node *mr_fbx_child(const mr_fbx_node *node, const char *name);
 /* The next sibling after `after` with the same name as it, or NULL. */

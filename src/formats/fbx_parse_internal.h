@@ -41,6 +41,7 @@ typedef struct fbxp_ctx {
     size_t node_count, node_cap;
     size_t open[MR_FBX_MAX_DEPTH + 2];   /* index in nodes of each open node, outermost first */
     int depth;                   /* open nodes */
+    const char *const *skip;     /* records whose deflated arrays stay undecoded (NULL-terminated), or NULL */
     uint64_t inflated;           /* decoded bytes so far (binary) */
     uint64_t inflate_budget;
 } fbxp_ctx;

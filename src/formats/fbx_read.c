@@ -231,7 +231,10 @@ mr_status mr_fbx_parse_model(const char *name, const void *buf, size_t len, mr_m
     *out = NULL;
     if (!name || !buf) return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "fbx: no input");
     mr_fbx_doc *doc = NULL;
-    mr_status st = mr_fbx_parse(name, buf, len, &doc, err);
+    /* records the reader never reads: mixamo.fbx's NormalsW and Edges are
+     * 0.74 of its 6.4 MB of deflated arrays */
+    static const char *const unread[] = {"Edges", "NormalsW", "BinormalsW", "TangentsW", NULL};
+    mr_status st = mr_fbx_parse_skipping(name, buf, len, unread, &doc, err);
     if (st != MR_OK) return st;
     mr_model *model = NULL;
     mr_model_create(name, "fbx", &model);
