@@ -103,7 +103,10 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
     }
     const double *acc = s->acc_scale[par];
     if (acc[0] != 0 && acc[1] != 0 && acc[2] != 0 && isfinite(acc[0]) && isfinite(acc[1]) && isfinite(acc[2])) {
-        for (int c = 0; c < 4; c++) {
+        /* a joint the skeleton flags in scale_comp (fbx_read.c) composes
+         * as parent * T * diag(a)^-1 * R * S itself: only T is divided */
+        memcpy(out, locals[j], 16 * sizeof *out);
+        for (int c = fbx_scale_comp(s, j) ? 3 : 0; c < 4; c++) {
             for (int row = 0; row < 3; row++) out[c * 4 + row] = locals[j][c * 4 + row] / acc[row];
             out[c * 4 + 3] = locals[j][c * 4 + 3];
         }
@@ -697,7 +700,7 @@ static void own_local(const fbx_scene *s, int j, double t, float o[10])
     memcpy(local + 12, tr, sizeof tr);
     local[15] = 1;
     if (acc)
-        for (int c = 0; c < 4; c++)
+        for (int c = fbx_scale_comp(s, j) ? 3 : 0; c < 4; c++)
             for (int row = 0; row < 3; row++) local[c * 4 + row] /= acc[row];
     fbx_m_decompose(local, o, o + 3, o + 7);
 }

@@ -198,5 +198,13 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
  * the FBX local matrix when the node composes plainly (InheritType 1 or a
  * root), else parent world^-1 * world. */
 void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16]);
+/* 1 when joint j is flagged in the skeleton's scale_comp (fbx_read.c): its
+ * marrow local keeps FBX's rotation and scale, only its translation is
+ * taken out of the parent's scale. */
+static inline int fbx_scale_comp(const fbx_scene *s, int j)
+{
+    const unsigned char *f = s->model->skeleton.scale_comp;
+    return f && f[j];
+}
 
 #endif
