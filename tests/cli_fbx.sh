@@ -15,7 +15,10 @@
 #     one first), pose, convert to .glb and back, retarget onto the
 #     mannequin, a cached load that gives the same pose;
 #   - a skin's SkinningType (maya_dq_weights: Blend) followed by pose and
-#     kept by the cache;
+#     kept by the cache, and by the renderer (view: maya_dual_quaternion,
+#     maya_dq_weights);
+#   - joints whose InheritType undoes a scaled parent's scale
+#     (maya_mixed_inherit_mode) kept by the cache, convert's warning;
 #   - malformed files: exit 3 naming the file and the node path.
 . "$(dirname "$0")/lib.sh"
 suite cli_fbx
@@ -160,6 +163,41 @@ if [ -f "$DQW" ] && [ -z "${FBX_MATCH:-}" ]; then
     MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$DQW" --time 0.75 --obj "$TMP/dq_c2.obj" >/dev/null 2>&1
     cmp -s "$TMP/dq_c2.obj" "$TMP/dq_file.obj" && pass "SkinningType Blend: the cached mesh keeps its mode and blend weights" \
         || fail "SkinningType Blend: the cached mesh keeps its mode and blend weights"
+fi
+
+# ---- the renderer follows the file's skinning mode -------------------------------------
+DQF=$U/maya_dual_quaternion_7500_ascii.fbx
+if [ -f "$DQF" ] && [ -f "$DQW" ] && [ -z "${FBX_MATCH:-}" ]; then
+    # SkinningType DualQuaternion: view without --skinning draws dual
+    # quaternions (the very picture of --skinning dq), not linear skinning
+    $MARROW view "$DQF" --headless --size 320x240 --no-hud --out "$TMP/vdq_own.png" >/dev/null 2>&1
+    $MARROW view "$DQF" --headless --size 320x240 --no-hud --skinning dq --out "$TMP/vdq_dq.png" >/dev/null 2>&1
+    $MARROW view "$DQF" --headless --size 320x240 --no-hud --skinning linear --out "$TMP/vdq_lin.png" >/dev/null 2>&1
+    if [ -s "$TMP/vdq_own.png" ] && cmp -s "$TMP/vdq_own.png" "$TMP/vdq_dq.png" && ! cmp -s "$TMP/vdq_own.png" "$TMP/vdq_lin.png"; then
+        pass "SkinningType DualQuaternion: view draws it with dual quaternions unless --skinning linear"
+    else fail "SkinningType DualQuaternion: view draws it with dual quaternions unless --skinning linear"; fi
+    # SkinningType Blend: per-vertex blend, neither picture
+    $MARROW view "$DQW" --headless --time 0.75 --size 320x240 --no-hud --out "$TMP/vbl_own.png" >/dev/null 2>&1
+    $MARROW view "$DQW" --headless --time 0.75 --size 320x240 --no-hud --skinning dq --out "$TMP/vbl_dq.png" >/dev/null 2>&1
+    $MARROW view "$DQW" --headless --time 0.75 --size 320x240 --no-hud --skinning linear --out "$TMP/vbl_lin.png" >/dev/null 2>&1
+    if [ -s "$TMP/vbl_own.png" ] && ! cmp -s "$TMP/vbl_own.png" "$TMP/vbl_dq.png" && ! cmp -s "$TMP/vbl_own.png" "$TMP/vbl_lin.png"; then
+        pass "SkinningType Blend: view blends per vertex (neither the all-linear nor the all-dq picture)"
+    else fail "SkinningType Blend: view blends per vertex (neither the all-linear nor the all-dq picture)"; fi
+fi
+
+# ---- inherit types: joints that undo their parent's scale, through the cache -----------
+MIX=$U/maya_mixed_inherit_mode_7700_ascii.fbx
+if [ -f "$MIX" ] && [ -z "${FBX_MATCH:-}" ]; then
+    C=$TMP/cache_mix
+    $MARROW pose "$MIX" --time 0.2916666667 --obj "$TMP/mix_src.obj" >/dev/null 2>&1
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIX" --time 0.2916666667 --obj "$TMP/mix_c1.obj" >/dev/null 2>&1
+    run env MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW info "$MIX"
+    expect_match "Rrs joints: a second load comes from the cache" "$OUT" "^cache: loaded from "
+    MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIX" --time 0.2916666667 --obj "$TMP/mix_c2.obj" >/dev/null 2>&1
+    cmp -s "$TMP/mix_c2.obj" "$TMP/mix_src.obj" && pass "Rrs joints under a scaled parent: the cached model poses byte for byte as the source" \
+        || fail "Rrs joints under a scaled parent: the cached model poses byte for byte as the source"
+    run $MARROW convert "$MIX" "$TMP/mix.glb"
+    expect_match "Rrs joints: convert warns that the output composes plainly" "$ERR" "warning: .*mix.glb: 3 joints .* do not inherit their parent's scale"
 fi
 
 # ---- malformed files ---------------------------------------------------------------
