@@ -856,6 +856,36 @@ done:
     return st;
 }
 
+/* Geometry caches (fbx_cache.c): a mesh's cache frames are morph targets
+ * first .. first + frames - 1; its channel has a key at every frame's
+ * time, the frame's target at weight 1 and the others 0, so that linear
+ * keys cross-fade from one frame's points to the next (the cache's own
+ * linear interpolation), and before the first frame or after the last
+ * the nearest is held. Blend shapes of the same mesh follow their
+ * DeformPercent at those times. Added to every clip. */
+static mr_status cache_tracks(fbx_scene *s, const stack_curves *c, mr_clip *clip)
+{
+    for (int i = 0; i < s->mcache_count; i++) {
+        const fbx_mcache *mc = &s->mcaches[i];
+        const mr_morph_set *set = s->model->meshes[mc->mesh].morph;
+        if (!set || mr_morph_tracks_find(clip->morph, mc->mesh)) continue;
+        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mc->mesh, set->count, mc->frames, MR_INTERP_LINEAR);
+        if (!ch) return oom(s);
+        for (int f = 0; f < mc->frames; f++) {
+            ch->times[f] = (float)mc->times[f];
+            float *w = ch->values + (size_t)f * (size_t)set->count;
+            memcpy(w, set->weights, sizeof *w * (size_t)set->count);
+            for (int b = 0; b < s->blend_count; b++) {
+                if (s->blends[b].mesh != mc->mesh) continue;
+                double d = c->deform[b] ? fbx_curve_eval(c->deform[b], mc->times[f]) : c->deform_def[b];
+                fbx_blend_weights(&s->blends[b], d, w);
+            }
+            for (int k = 0; k < mc->frames; k++) w[mc->first + k] = k == f ? 1.0f : 0.0f;
+        }
+    }
+    return MR_OK;
+}
+
 static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0, double t1)
 {
     mr_skeleton *sk = &s->model->skeleton;
@@ -956,6 +986,7 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         }
     }
     /* morph weights */
+    if ((st = cache_tracks(s, c, clip)) != MR_OK) goto done;
     for (int b = 0; b < s->blend_count; b++) {
         if (!c->deform[b]) continue;
         int mesh = s->blends[b].mesh;

@@ -1,0 +1,295 @@
+/* fbx_cache.c — Maya geometry caches: a VertexCacheDeformer on a Geometry
+ * names a channel of a Cache object, whose CacheFileName is the cache's
+ * XML description (Autodesk_Cache_File: format mcx or mcc, one file, the
+ * channels with their interpretation) beside a data file of the same stem
+ * (.mcx: IFF with 64-bit chunk sizes, FOR8; .mc: 32-bit, FOR4). The data
+ * holds, per frame, a MYCH group: TIME (ticks, 6000 a second), then per
+ * channel CHNM (its name), SIZE (elements) and FVCA or DVCA (big-endian
+ * float or double x y z per element). fbx_geometry.c turns a positions
+ * channel into morph targets of its mesh, one per frame, and fbx_anim.c
+ * into weight tracks that cross-fade between frames.
+ *
+ * Both files are opened inside the FBX file's folder (mr_file_read_inside).
+ * A cache that cannot be read, or that does not fit its mesh, leaves the
+ * mesh as the FBX file has it, with a warning; a data file that breaks its
+ * own structure is refused naming the file and byte offset (exit 3). Bounds:
+ * FBX_CACHE_MAX_FRAMES frames, and no more points a frame than the mesh has.
+ */
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/file.h"
+#include "core/path.h"
+#include "core/str.h"
+#include "formats/fbx_internal.h"
+
+/* Maya's cache time unit. */
+#define CACHE_TICKS 6000.0
+
+static mr_status oom(fbx_scene *s)
+{
+    return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
+}
+
+void fbx_pcache_free(fbx_pcache *c)
+{
+    free(c->times);
+    free(c->pos);
+    free(c->channel);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- the XML description ---- */
+
+typedef struct cache_desc {
+    int mcx;                     /* 1: .mcx (FOR8), 0: .mc (FOR4) */
+    int one_file;
+    int positions;               /* the channel is a positions channel */
+} cache_desc;
+
+static int attr_is(xmlNode *n, const char *name, const char *value)
+{
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+    int is = v && !strcmp((const char *)v, value);
+    xmlFree(v);
+    return is;
+}
+
+/* Reads what the description says about channel; 0 when it is no cache
+ * description or does not list the channel. */
+static int read_desc(const char *xml, size_t len, const char *channel, cache_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    xmlDoc *doc = xmlReadMemory(xml, (int)len, "cache.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc) return 0;
+    xmlNode *root = xmlDocGetRootElement(doc);
+    int found = 0;
+    if (root && !strcmp((const char *)root->name, "Autodesk_Cache_File")) {
+        for (xmlNode *n = root->children; n; n = n->next) {
+            if (n->type != XML_ELEMENT_NODE) continue;
+            if (!strcmp((const char *)n->name, "cacheType")) {
+                out->mcx = attr_is(n, "Format", "mcx");
+                out->one_file = attr_is(n, "Type", "OneFile");
+            } else if (!strcmp((const char *)n->name, "Channels")) {
+                for (xmlNode *c = n->children; c; c = c->next)
+                    if (c->type == XML_ELEMENT_NODE && attr_is(c, "ChannelName", channel)) {
+                        found = 1;
+                        out->positions = attr_is(c, "ChannelInterpretation", "positions");
+                    }
+            }
+        }
+    }
+    xmlFreeDoc(doc);
+    return found;
+}
+
+/* ---- the IFF data ---- */
+
+typedef struct iff {
+    const unsigned char *p;
+    size_t len;
+    int wide;                    /* FOR8: 8-byte sizes after 4 bytes of padding, 8-byte alignment */
+    const char *path;
+    fbx_scene *s;
+} iff;
+
+static uint64_t be(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+
+/* Walks the file as Maya writes it, one tag after another: a group
+ * (FOR4/FOR8 and its size) is followed by its form type (CACH, MYCH) and
+ * then its contents; a data chunk by its size (after 4 bytes of padding in
+ * a FOR8 file) and its data, padded to 4 (FOR4) or 8 (FOR8) bytes. TIME
+ * sets the time of the channels that follow, CHNM the channel, FVCA or
+ * DVCA hold its points. Keeps channel's points. */
+static mr_status read_frames(iff *f, const char *channel, size_t cps, fbx_pcache *out, int *fits)
+{
+    *fits = 1;
+    size_t at = 0;
+    int cap = 0, matched = 0;
+    double t = NAN;
+    f->wide = f->len >= 4 && !memcmp(f->p, "FOR8", 4);
+    while (at < f->len) {
+        size_t start = at;
+        if (f->len - at < 4) break;
+        char tag[5];
+        memcpy(tag, f->p + at, 4);
+        tag[4] = 0;
+        at += 4;
+        if (!strcmp(tag, "CACH") || !strcmp(tag, "MYCH")) continue;
+        size_t head = f->wide ? 12 : 4, align = f->wide ? 8 : 4;
+        if (f->len - at < head)
+            return mr_error_set(f->s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: expected the size of %s",
+                                f->s->path, f->path, start, tag);
+        uint64_t size = f->wide ? be(f->p + at + 4, 8) : be(f->p + at, 4);
+        at += head;
+        if (!strcmp(tag, "FOR4") || !strcmp(tag, "FOR8")) continue;   /* its contents follow */
+        if (size > f->len - at)
+            return mr_error_set(f->s->err, MR_ERR_BAD_FILE,
+                                "fbx: %s: geometry cache %s: byte %zu: %s of %llu bytes runs past the end (%zu)",
+                                f->s->path, f->path, start, tag, (unsigned long long)size, f->len);
+        size_t cd = at, cs = (size_t)size;
+        at += cs + (align - cs % align) % align;
+        if (at > f->len) at = f->len;
+        if (!strcmp(tag, "TIME") || !strcmp(tag, "STIM")) {
+            if (cs < 4)
+                return mr_error_set(f->s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: expected 4 bytes of %s",
+                                    f->s->path, f->path, start, tag);
+            t = (double)(int32_t)be(f->p + cd, 4) / CACHE_TICKS;
+        } else if (!strcmp(tag, "CHNM")) {
+            size_t n = strnlen((const char *)f->p + cd, cs);
+            matched = n == strlen(channel) && !memcmp(f->p + cd, channel, n);
+        } else if (!strcmp(tag, "FVCA") || !strcmp(tag, "DVCA")) {
+            if (!matched) continue;
+            matched = 0;
+            int dbl = tag[0] == 'D';
+            size_t elem = dbl ? 24 : 12;
+            if (cs / elem != cps) {
+                *fits = 0;   /* another topology than the mesh's */
+                return MR_OK;
+            }
+            if (out->frames && !(t > out->times[out->frames - 1]))
+                return mr_error_set(f->s->err, MR_ERR_BAD_FILE,
+                                    "fbx: %s: geometry cache %s: byte %zu: frame at %g s is not after the previous one's %g s "
+                                    "(expected ascending times)",
+                                    f->s->path, f->path, start, t, out->times[out->frames - 1]);
+            if (out->frames >= FBX_CACHE_MAX_FRAMES)
+                return mr_error_set(f->s->err, MR_ERR_LIMIT, "fbx: %s: geometry cache %s: more than %d frames", f->s->path,
+                                    f->path, FBX_CACHE_MAX_FRAMES);
+            if (out->frames == cap) {
+                int nc = cap ? cap * 2 : 16;
+                double *nt = realloc(out->times, sizeof *nt * (size_t)nc);
+                if (nt) out->times = nt;
+                float *np = nt ? realloc(out->pos, sizeof *np * ((size_t)nc * cps * 3 + 1)) : NULL;
+                if (!nt || !np) return oom(f->s);
+                out->pos = np;
+                cap = nc;
+            }
+            float *dst = out->pos + (size_t)out->frames * cps * 3;
+            for (size_t i = 0; i < cps * 3; i++) {
+                double v;
+                if (dbl) {
+                    uint64_t bits = be(f->p + cd + i * 8, 8);
+                    memcpy(&v, &bits, sizeof v);
+                } else {
+                    uint32_t bits = (uint32_t)be(f->p + cd + i * 4, 4);
+                    float fv;
+                    memcpy(&fv, &bits, sizeof fv);
+                    v = fv;
+                }
+                if (!isfinite(v))
+                    return mr_error_set(f->s->err, MR_ERR_BAD_FILE,
+                                        "fbx: %s: geometry cache %s: byte %zu: expected finite positions", f->s->path,
+                                        f->path, cd + i * (dbl ? 8 : 4));
+                dst[i] = (float)v;
+            }
+            out->times[out->frames++] = isfinite(t) ? t : 0;
+        } else if (strcmp(tag, "VRSN") && strcmp(tag, "ETIM") && strcmp(tag, "SIZE") && strcmp(tag, "FBCA") &&
+                   strcmp(tag, "DBCA") && strcmp(tag, "DBLA")) {
+            return mr_error_set(f->s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: unknown chunk \"%s\"",
+                                f->s->path, f->path, start, tag);
+        }
+    }
+    return MR_OK;
+}
+
+mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
+{
+    memset(out, 0, sizeof *out);
+    int cache = -1;
+    int first, n = fbx_children(s, owner, &first);
+    mr_status st = MR_OK;
+    char *dir = NULL, *xml_path = NULL, *xml = NULL, *data_path = NULL, *data = NULL;
+    /* every cache deformer of owner: the one whose channel holds positions */
+    for (int k = 0; k < n && !out->frames && st == MR_OK; k++) {
+        int d = s->conns[s->conn_by_parent[first + k]].child;
+        if (strcmp(s->objs[d].cls, "Deformer") || strcmp(s->objs[d].sub, "VertexCacheDeformer")) continue;
+        cache = -1;
+        int f2, n2 = fbx_children(s, d, &f2);
+        for (int q = 0; q < n2 && cache < 0; q++) {
+            int c = s->conns[s->conn_by_parent[f2 + q]].child;
+            if (!strcmp(s->objs[c].cls, "Cache")) cache = c;
+        }
+        const char *channel = fbx_prop_str(s, d, "ChannelName"), *file = cache >= 0 ? fbx_prop_str(s, cache, "CacheFileName") : NULL;
+        if (!channel || !channel[0] || !file || !file[0]) continue;
+        free(dir);
+        free(xml_path);
+        free(xml);
+        free(data_path);
+        free(data);
+        data_path = data = xml = NULL;
+        dir = mr_file_model_dir(s->path);
+        char *rel = mr_str_dup(file);
+        if (!dir || !rel) {
+            free(rel);
+            st = oom(s);
+            break;
+        }
+        for (char *c = rel; *c; c++)
+            if (*c == '\\') *c = '/';
+        xml_path = mr_path_join(dir, rel);
+        free(rel);
+        if (!xml_path) {
+            st = oom(s);
+            break;
+        }
+        size_t len;
+        mr_error ferr = {0};
+        xml = mr_file_read_inside(dir, xml_path, &len, &ferr);
+        if (!xml) {
+            mr_model_warn(s->model, "%s: geometry cache \"%s\" of channel %s not read (%s): the mesh keeps its own points",
+                          s->path, file, channel, ferr.msg);
+            continue;
+        }
+        cache_desc desc;
+        if (len > (size_t)1 << 24 || !read_desc(xml, len, channel, &desc) || !desc.positions) continue;
+        if (!desc.one_file) {
+            mr_model_warn(s->model, "%s: geometry cache \"%s\": one file per frame is not read: the mesh keeps its own points",
+                          s->path, file);
+            continue;
+        }
+        size_t stem = strlen(xml_path);
+        if (stem > 4 && !strcmp(xml_path + stem - 4, ".xml")) stem -= 4;
+        data_path = mr_str_fmt("%.*s%s", (int)stem, xml_path, desc.mcx ? ".mcx" : ".mc");
+        if (!data_path) {
+            st = oom(s);
+            break;
+        }
+        data = mr_file_read_inside(dir, data_path, &len, &ferr);
+        if (!data) {
+            mr_model_warn(s->model, "%s: geometry cache data %s not read (%s): the mesh keeps its own points", s->path,
+                          data_path, ferr.msg);
+            continue;
+        }
+        iff f = {(const unsigned char *)data, len, desc.mcx, data_path, s};
+        int fits = 1;
+        out->channel = mr_str_dup(channel);
+        if (!out->channel) {
+            st = oom(s);
+            break;
+        }
+        st = read_frames(&f, channel, cps, out, &fits);
+        if (st == MR_OK && (!fits || !out->frames)) {
+            mr_model_warn(s->model, "%s: geometry cache %s: channel %s %s: the mesh keeps its own points", s->path, data_path,
+                          channel, fits ? "has no frames" : "does not hold one point per control point of its mesh");
+            fbx_pcache_free(out);
+        }
+        if (st == MR_OK && out->frames) out->points = cps;
+    }
+    if (st != MR_OK) fbx_pcache_free(out);
+    free(dir);
+    free(xml_path);
+    free(xml);
+    free(data_path);
+    free(data);
+    return st;
+}

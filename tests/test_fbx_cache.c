@@ -1,0 +1,212 @@
+/* test_fbx_cache.c — Maya geometry caches on FBX meshes (src/formats/fbx_cache.c):
+ * the ufbx project's maya_axes_anim_7700_ascii.fbx, whose mesh Y is driven
+ * by maya_axes_anim_7700_ascii_fpc/YShape.xml + YShape.mcx (21 frames of
+ * 26 points), copied with its cache into a scratch folder and the cache
+ * data then broken on purpose:
+ *   - intact: 21 morph targets on Y, every clip a channel keyed at the
+ *     frames that puts weight 1 on the frame's target;
+ *   - the data cut short, a chunk size past the end, an unknown chunk, a
+ *     NaN point, frames out of order: refused (MR_ERR_BAD_FILE) naming the
+ *     data file and the byte;
+ *   - the data file missing, or a channel with another point count: the
+ *     model loads, the mesh keeps its own points, with a warning.
+ * Skipped when ../shared/models/ufbx-data is missing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "anim/clip.h"
+#include "anim/morph.h"
+#include "core/file.h"
+#include "formats/fbx.h"
+#include "test.h"
+
+#define SRC "../shared/models/ufbx-data/maya_axes_anim_7700_ascii"
+
+static char dir[64];
+static char *mcx;              /* the intact data */
+static size_t mcx_len;
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return 0;
+    size_t n = fwrite(data, 1, len, f);
+    return fclose(f) == 0 && n == len;
+}
+
+/* Puts the FBX and its XML into dir, and data (len bytes; NULL: none) as
+ * the .mcx. */
+static int stage(const void *data, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
+    unlink(path);
+    if (data && !write_file(path, data, len)) return 0;
+    return 1;
+}
+
+static mr_status load(mr_model **m, mr_error *err)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.fbx", dir);
+    *m = NULL;
+    return mr_fbx_load(path, m, err);
+}
+
+static const mr_mesh *mesh_y(const mr_model *m)
+{
+    for (int i = 0; i < m->mesh_count; i++)
+        if (m->meshes[i].name && !strcmp(m->meshes[i].name, "Y")) return &m->meshes[i];
+    return NULL;
+}
+
+/* Offset of the n-th (0-based) occurrence of tag in the data, or 0. */
+static size_t tag_at(const char *tag, int n)
+{
+    for (size_t i = 0; i + 4 <= mcx_len; i++)
+        if (!memcmp(mcx + i, tag, 4) && n-- == 0) return i;
+    return 0;
+}
+
+TEST(fbx_cache_intact_frames_become_targets_and_tracks)
+{
+    CHECK(stage(mcx, mcx_len));
+    mr_model *m;
+    mr_error err = {0};
+    CHECK_MSG(load(&m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    const mr_mesh *y = mesh_y(m);
+    CHECK(y && y->morph && y->morph->count == 21);
+    CHECK(m->clip_count >= 1);
+    const mr_morph_channel *ch = NULL;
+    int yi = (int)(y - m->meshes);
+    if (m->clip_count) ch = mr_morph_tracks_find(m->clips[0]->morph, yi);
+    CHECK(ch && ch->key_count == 21);
+    if (ch && ch->key_count == 21 && ch->target_count == 21) {
+        CHECK_NEAR(ch->times[5], 5.0 / 24.0, 1e-6);
+        const float *w = ch->values + 5 * 21;
+        CHECK(w[5] == 1.0f && w[4] == 0.0f && w[6] == 0.0f);
+    }
+    /* frame 5's target moves points (the cache is not the mesh's own) */
+    float most = 0;
+    for (int v = 0; y && y->morph && v < y->vertex_count; v++)
+        for (int k = 0; k < 3; k++) most = fmaxf(most, fabsf(y->morph->targets[5].positions[v][k]));
+    CHECK_MSG(most > 0.1f, "frame 5 moves points by %g at most", most);
+    mr_model_destroy(m);
+}
+
+static void expect_refusal(const char *what, const char *data, size_t len, const char *needle)
+{
+    CHECK(stage(data, len));
+    mr_model *m;
+    mr_error err = {0};
+    mr_status st = load(&m, &err);
+    CHECK_MSG(st == MR_ERR_BAD_FILE, "%s: status %d (%s)", what, st, err.msg);
+    CHECK_MSG(strstr(err.msg, "YShape.mcx: byte ") && strstr(err.msg, needle), "%s: message \"%s\" (wanted \"%s\")", what,
+              err.msg, needle);
+    mr_model_destroy(m);
+}
+
+TEST(fbx_cache_broken_data_is_refused_naming_file_and_byte)
+{
+    char *d = malloc(mcx_len);
+    if (!d) return;
+    /* cut in the middle of the third frame's points */
+    size_t fv = tag_at("FVCA", 2);
+    CHECK(fv > 0);
+    expect_refusal("cut", mcx, fv + 40, "runs past the end");
+    /* a chunk size far past the end (FOR8: 8-byte size after 4 bytes of padding) */
+    memcpy(d, mcx, mcx_len);
+    memset(d + fv + 8, 0x7f, 4);
+    expect_refusal("huge size", d, mcx_len, "runs past the end");
+    /* an unknown chunk */
+    memcpy(d, mcx, mcx_len);
+    memcpy(d + tag_at("SIZE", 1), "ZZZZ", 4);
+    expect_refusal("unknown chunk", d, mcx_len, "unknown chunk \"ZZZZ\"");
+    /* a NaN point (big-endian float 0x7fc00000) */
+    memcpy(d, mcx, mcx_len);
+    memcpy(d + fv + 16 + 4, "\x7f\xc0\x00\x00", 4);
+    expect_refusal("NaN", d, mcx_len, "expected finite positions");
+    /* the third frame's time set back to 0 */
+    memcpy(d, mcx, mcx_len);
+    memset(d + tag_at("TIME", 2) + 16, 0, 4);
+    expect_refusal("times out of order", d, mcx_len, "expected ascending times");
+    free(d);
+}
+
+TEST(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning)
+{
+    CHECK(stage(NULL, 0));
+    mr_model *m;
+    mr_error err = {0};
+    CHECK_MSG(load(&m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    const mr_mesh *y = mesh_y(m);
+    CHECK(y && !y->morph);
+    int warned = 0;
+    for (int i = 0; i < m->warning_count; i++) warned |= strstr(m->warnings[i], "geometry cache data") != NULL;
+    CHECK(warned);
+    mr_model_destroy(m);
+    /* every frame's points one short (the FVCA sizes 12 bytes less, the
+     * data after each moved up): another point count than the mesh's */
+    char *d = malloc(mcx_len);
+    if (!d) return;
+    memcpy(d, mcx, mcx_len);
+    size_t fv = tag_at("FVCA", 0);
+    unsigned char *sz = (unsigned char *)d + fv + 15;
+    *sz = (unsigned char)(*sz - 12);
+    CHECK(stage(d, mcx_len));
+    free(d);
+    CHECK_MSG(load(&m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    y = mesh_y(m);
+    CHECK(y && !y->morph);
+    warned = 0;
+    for (int i = 0; i < m->warning_count; i++) warned |= strstr(m->warnings[i], "one point per control point") != NULL;
+    CHECK(warned);
+    mr_model_destroy(m);
+}
+
+int main(void)
+{
+    if (!mr_file_exists(SRC ".fbx")) {
+        printf("  skip fbx_cache: %s.fbx not found\n", SRC);
+        return test_summary("fbx_cache");
+    }
+    snprintf(dir, sizeof dir, "/tmp/marrow_fbx_cache_XXXXXX");
+    if (!mkdtemp(dir)) return 1;
+    char path[256];
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc", dir);
+    mkdir(path, 0777);
+    size_t len;
+    mr_error err;
+    char *fbx = mr_file_read(SRC ".fbx", &len, &err);
+    char *xml = mr_file_read(SRC "_fpc/YShape.xml", &mcx_len, &err);
+    size_t xml_len = xml ? strlen(xml) : 0;
+    mcx = mr_file_read(SRC "_fpc/YShape.mcx", &mcx_len, &err);
+    if (!fbx || !xml || !mcx) return 1;
+    snprintf(path, sizeof path, "%s/a.fbx", dir);
+    write_file(path, fbx, len);
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.xml", dir);
+    write_file(path, xml, xml_len);
+    RUN(fbx_cache_intact_frames_become_targets_and_tracks);
+    RUN(fbx_cache_broken_data_is_refused_naming_file_and_byte);
+    RUN(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning);
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.xml", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/a.fbx", dir);
+    unlink(path);
+    rmdir(dir);
+    free(fbx);
+    free(xml);
+    free(mcx);
+    return test_summary("fbx_cache");
+}
