@@ -13,7 +13,8 @@
  * A cache that cannot be read, or that does not fit its mesh, leaves the
  * mesh as the FBX file has it, with a warning; a data file that breaks its
  * own structure is refused naming the file and byte offset (exit 3). Bounds:
- * FBX_CACHE_MAX_FRAMES frames, and no more points a frame than the mesh has.
+ * CACHE_MAX_XML and CACHE_MAX_DATA bytes read, FBX_CACHE_MAX_FRAMES frames,
+ * exactly the mesh's control points a frame.
  */
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/file.h"
@@ -30,6 +32,10 @@
 
 /* Maya's cache time unit. */
 #define CACHE_TICKS 6000.0
+
+/* The largest description and data files read (bytes). */
+#define CACHE_MAX_XML ((size_t)1 << 20)
+#define CACHE_MAX_DATA ((size_t)1 << 30)
 
 static mr_status oom(fbx_scene *s)
 {
@@ -42,6 +48,29 @@ void fbx_pcache_free(fbx_pcache *c)
     free(c->pos);
     free(c->channel);
     memset(c, 0, sizeof *c);
+}
+
+/* path (inside dir) into a new NUL-terminated buffer, refused above max
+ * bytes; NULL with err set. */
+static char *read_bounded(const char *dir, const char *path, size_t max, size_t *len, mr_error *err)
+{
+    size_t size = 0;
+    int fd = mr_file_open_inside(dir, path, &size, err);
+    if (fd < 0) return NULL;
+    char *buf = NULL;
+    if (size > max) {
+        mr_error_set(err, MR_ERR_LIMIT, "%s: %zu bytes, more than the %zu a geometry cache file may have", path, size, max);
+    } else if (!(buf = malloc(size + 1))) {
+        mr_error_set(err, MR_ERR_NO_MEMORY, "%s: out of memory", path);
+    } else if (mr_file_read_fd(fd, path, buf, size, err) != MR_OK) {
+        free(buf);
+        buf = NULL;
+    } else {
+        buf[size] = 0;
+        *len = size;
+    }
+    close(fd);
+    return buf;
 }
 
 /* ---- the XML description ---- */
@@ -228,8 +257,12 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
         free(data);
         data_path = data = xml = NULL;
         dir = mr_file_model_dir(s->path);
+        if (!dir) {
+            mr_model_warn(s->model, "%s: geometry cache \"%s\" not read: the model has no folder to find it in", s->path, file);
+            continue;
+        }
         char *rel = mr_str_dup(file);
-        if (!dir || !rel) {
+        if (!rel) {
             free(rel);
             st = oom(s);
             break;
@@ -244,14 +277,14 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
         }
         size_t len;
         mr_error ferr = {0};
-        xml = mr_file_read_inside(dir, xml_path, &len, &ferr);
+        xml = read_bounded(dir, xml_path, CACHE_MAX_XML, &len, &ferr);
         if (!xml) {
             mr_model_warn(s->model, "%s: geometry cache \"%s\" of channel %s not read (%s): the mesh keeps its own points",
                           s->path, file, channel, ferr.msg);
             continue;
         }
         cache_desc desc;
-        if (len > (size_t)1 << 24 || !read_desc(xml, len, channel, &desc) || !desc.positions) continue;
+        if (!read_desc(xml, len, channel, &desc) || !desc.positions) continue;
         if (!desc.one_file) {
             mr_model_warn(s->model, "%s: geometry cache \"%s\": one file per frame is not read: the mesh keeps its own points",
                           s->path, file);
@@ -264,7 +297,7 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
             st = oom(s);
             break;
         }
-        data = mr_file_read_inside(dir, data_path, &len, &ferr);
+        data = read_bounded(dir, data_path, CACHE_MAX_DATA, &len, &ferr);
         if (!data) {
             mr_model_warn(s->model, "%s: geometry cache data %s not read (%s): the mesh keeps its own points", s->path,
                           data_path, ferr.msg);
