@@ -8,8 +8,9 @@
  *   - the data cut short, a chunk size past the end, an unknown chunk, a
  *     NaN point, frames out of order: refused (MR_ERR_BAD_FILE) naming the
  *     data file and the byte;
- *   - the data file missing, or a channel with another point count: the
- *     model loads, the mesh keeps its own points, with a warning.
+ *   - the data file missing, a channel with another point count, or more
+ *     frames than FBX_CACHE_MAX_FRAMES: the model loads, the mesh keeps its
+ *     own points, with a warning.
  * Skipped when ../shared/models/ufbx-data is missing.
  */
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "anim/morph.h"
 #include "core/file.h"
 #include "formats/fbx.h"
+#include "formats/fbx_internal.h"
 #include "test.h"
 
 #define SRC "../shared/models/ufbx-data/maya_axes_anim_7700_ascii"
@@ -171,6 +173,39 @@ TEST(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning)
     mr_model_destroy(m);
 }
 
+/* more frames than FBX_CACHE_MAX_FRAMES (frame 0's group repeated at
+ * ascending times): not read, with a warning, the model loads */
+TEST(fbx_cache_beyond_the_frame_bound_is_not_read)
+{
+    size_t first = tag_at("FOR8", 1), second = tag_at("FOR8", 2), time = tag_at("TIME", 0);
+    CHECK(first > 0 && second > first && time > first && time < second);
+    if (!(first > 0 && second > first && time > first && time < second)) return;
+    size_t frame = second - first, n = FBX_CACHE_MAX_FRAMES + 1, len = first + n * frame;
+    char *d = malloc(len);
+    if (!d) return;
+    memcpy(d, mcx, first);
+    for (size_t k = 0; k < n; k++) {
+        char *g = d + first + k * frame;
+        memcpy(g, mcx + first, frame);
+        uint32_t ticks = (uint32_t)(k * 250);
+        unsigned char be4[4] = {(unsigned char)(ticks >> 24), (unsigned char)(ticks >> 16), (unsigned char)(ticks >> 8),
+                                (unsigned char)ticks};
+        memcpy(g + (time - first) + 16, be4, 4);
+    }
+    CHECK(stage(d, len));
+    free(d);
+    mr_model *m;
+    mr_error err = {0};
+    CHECK_MSG(load(&m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    const mr_mesh *y = mesh_y(m);
+    CHECK(y && !y->morph);
+    int warned = 0;
+    for (int i = 0; i < m->warning_count; i++) warned |= strstr(m->warnings[i], "holds more than") != NULL;
+    CHECK(warned);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     if (!mr_file_exists(SRC ".fbx")) {
@@ -196,6 +231,7 @@ int main(void)
     RUN(fbx_cache_intact_frames_become_targets_and_tracks);
     RUN(fbx_cache_broken_data_is_refused_naming_file_and_byte);
     RUN(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning);
+    RUN(fbx_cache_beyond_the_frame_bound_is_not_read);
     snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.xml", dir);

@@ -13,8 +13,9 @@
  * A cache that cannot be read, or that does not fit its mesh, leaves the
  * mesh as the FBX file has it, with a warning; a data file that breaks its
  * own structure is refused naming the file and byte offset (exit 3). Bounds:
- * CACHE_MAX_XML and CACHE_MAX_DATA bytes read, FBX_CACHE_MAX_FRAMES frames,
- * exactly the mesh's control points a frame.
+ * CACHE_MAX_XML and CACHE_MAX_DATA bytes read, exactly the mesh's control
+ * points a frame, FBX_CACHE_MAX_FRAMES frames and FBX_CACHE_MAX_POINTS
+ * points in all (a larger cache is not read, with a warning).
  */
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -191,9 +192,10 @@ static mr_status read_frames(iff *f, const char *channel, size_t cps, fbx_pcache
                                     "fbx: %s: geometry cache %s: byte %zu: frame at %g s is not after the previous one's %g s "
                                     "(expected ascending times)",
                                     f->s->path, f->path, start, t, out->times[out->frames - 1]);
-            if (out->frames >= FBX_CACHE_MAX_FRAMES)
-                return mr_error_set(f->s->err, MR_ERR_LIMIT, "fbx: %s: geometry cache %s: more than %d frames", f->s->path,
-                                    f->path, FBX_CACHE_MAX_FRAMES);
+            if (out->frames >= FBX_CACHE_MAX_FRAMES || (size_t)(out->frames + 1) * cps > FBX_CACHE_MAX_POINTS) {
+                *fits = 2;   /* more than marrow takes */
+                return MR_OK;
+            }
             if (out->frames == cap) {
                 int nc = cap ? cap * 2 : 16;
                 double *nt = realloc(out->times, sizeof *nt * (size_t)nc);
@@ -311,9 +313,15 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
             break;
         }
         st = read_frames(&f, channel, cps, out, &fits);
-        if (st == MR_OK && (!fits || !out->frames)) {
+        if (st == MR_OK && (fits != 1 || !out->frames)) {
+            char why[128];
+            if (fits == 2)
+                snprintf(why, sizeof why, "holds more than %d frames or %d points in all", FBX_CACHE_MAX_FRAMES,
+                         FBX_CACHE_MAX_POINTS);
+            else
+                snprintf(why, sizeof why, "%s", fits ? "has no frames" : "does not hold one point per control point of its mesh");
             mr_model_warn(s->model, "%s: geometry cache %s: channel %s %s: the mesh keeps its own points", s->path, data_path,
-                          channel, fits ? "has no frames" : "does not hold one point per control point of its mesh");
+                          channel, why);
             fbx_pcache_free(out);
         }
         if (st == MR_OK && out->frames) out->points = cps;

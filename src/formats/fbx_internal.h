@@ -77,7 +77,10 @@ typedef struct fbx_blend {
 } fbx_blend;
 
 /* A Maya geometry cache's positions channel (fbx_cache.c). */
-#define FBX_CACHE_MAX_FRAMES 100000
+/* A cache's frames become morph targets, and a clip's weight channel holds
+ * frames x frames weights: at most this many frames, and frames x points. */
+#define FBX_CACHE_MAX_FRAMES 1024
+#define FBX_CACHE_MAX_POINTS (4 * 1024 * 1024)
 typedef struct fbx_pcache {
     int frames;                  /* 0: none */
     size_t points;               /* per frame: the mesh's control points */
