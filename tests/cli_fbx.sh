@@ -11,6 +11,9 @@
 #     as known failures; one of them passing fails the suite until it is
 #     taken off the list. FBX_CASES=N runs only the first N, FBX_MATCH=REGEX
 #     only the matching rows;
+#   - the ufbx file tests' own OBJs (tests/data/fbx/ufbx_scene_cases.txt:
+#     the scene as loaded, `marrow pose FILE --obj` at rest), within 1e-3
+#     of the diagonal too;
 #   - mixamo.fbx (threejs-mixamo): info (its stacks as clips, the active
 #     one first), pose, convert to .glb and back, retarget onto the
 #     mannequin, a cached load that gives the same pose;
@@ -88,6 +91,23 @@ if [ -d "$U" ]; then
     echo "ufbx reference pairs: $good of $total match within 1e-3 of the diagonal ($known known failures listed in $KNOWN)"
 else
     echo "  skip ufbx reference pairs: $U is missing"
+fi
+
+# ---- ufbx file tests' own OBJs: the scene as loaded ---------------------------------
+SCENES=tests/data/fbx/ufbx_scene_cases.txt
+if [ -d "$U" ]; then
+    total=0; good=0
+    while read -r fbx obj; do
+        case "$fbx" in \#*|"") continue ;; esac
+        if [ -n "${FBX_MATCH:-}" ] && ! echo "$fbx $obj" | grep -Eq -- "$FBX_MATCH"; then continue; fi
+        total=$((total + 1))
+        run $MARROW pose "$U/$fbx" --obj "$TMP/s.obj"
+        if [ "$RC" -ne 0 ]; then fail "$fbx (as loaded) vs $obj" "marrow pose exit $RC: $(echo "$ERR" | head -2)"; continue; fi
+        res=$($CMP "$TMP/s.obj" "$U/$obj" 1e-3)
+        if [ $? -eq 0 ]; then good=$((good + 1)); pass "$fbx (as loaded) vs $obj: $res"
+        else fail "$fbx (as loaded) vs $obj" "$res"; fi
+    done <"$SCENES"
+    echo "ufbx scene pairs: $good of $total match within 1e-3 of the diagonal"
 fi
 
 # ---- mixamo.fbx ---------------------------------------------------------------------
