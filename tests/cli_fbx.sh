@@ -19,7 +19,7 @@
 #     mannequin, a cached load that gives the same pose;
 #   - a skin's SkinningType (maya_dq_weights: Blend) followed by pose and
 #     kept by the cache, and by the renderer (view: maya_dual_quaternion,
-#     maya_dq_weights);
+#     maya_dq_weights; marrow.draw without a skinning option);
 #   - joints whose InheritType undoes a scaled parent's scale
 #     (maya_mixed_inherit_mode) kept by the cache, convert's warning;
 #   - malformed files: exit 3 naming the file and the node path.
@@ -217,6 +217,29 @@ if [ -f "$DQF" ] && [ -f "$DQW" ] && [ -z "${FBX_MATCH:-}" ]; then
     if [ -s "$TMP/vbl_own.png" ] && ! cmp -s "$TMP/vbl_own.png" "$TMP/vbl_dq.png" && ! cmp -s "$TMP/vbl_own.png" "$TMP/vbl_lin.png"; then
         pass "SkinningType Blend: view blends per vertex (neither the all-linear nor the all-dq picture)"
     else fail "SkinningType Blend: view blends per vertex (neither the all-linear nor the all-dq picture)"; fi
+fi
+
+# ... and marrow.draw: without a skinning option each mesh's own mode
+if [ -f "$DQF" ] && [ -z "${FBX_MATCH:-}" ]; then
+    cat >"$TMP/dqdraw.lua" <<EOF
+local m = require "marrow"
+local q
+function load() q = assert(m.model("$DQF")) end
+function draw()
+  m.camera{target = {0, 2, 0}, distance = 9, yaw = 30, pitch = 15}
+  local f = m.frame()
+  local opts = ({{}, {skinning = "dq"}, {skinning = "linear"}})[f]
+  if opts then
+    m.draw(q, m.pose(q), opts)
+    m.screenshot("d" .. f .. ".png")
+  end
+end
+EOF
+    run $MARROW run --headless "$TMP/dqdraw.lua" --frames 3 --size 240x180 --out "$TMP/dqdraw"
+    if [ "$RC" -eq 0 ] && [ -s "$TMP/dqdraw/d1.png" ] && cmp -s "$TMP/dqdraw/d1.png" "$TMP/dqdraw/d2.png" \
+        && ! cmp -s "$TMP/dqdraw/d1.png" "$TMP/dqdraw/d3.png"; then
+        pass "marrow.draw without skinning draws a DualQuaternion mesh with dual quaternions ({skinning = \"linear\"} overrides)"
+    else fail "marrow.draw without skinning draws a DualQuaternion mesh with dual quaternions" "exit $RC: $(echo "$ERR" | head -3)"; fi
 fi
 
 # ---- inherit types: joints that undo their parent's scale, through the cache -----------
