@@ -250,6 +250,7 @@ if [ -f "$MIX" ] && [ -z "${FBX_MATCH:-}" ]; then
     MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIX" --time 0.2916666667 --obj "$TMP/mix_c1.obj" >/dev/null 2>&1
     run env MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW info "$MIX"
     expect_match "Rrs joints: a second load comes from the cache" "$OUT" "^cache: loaded from "
+    expect_match "Rrs joints: info marks them (from the cache too)" "$OUT" "^ +4 +Right  \(does not inherit its parent's scale\)$"
     MARROW_CACHE=1 MARROW_CACHE_DIR=$C $MARROW pose "$MIX" --time 0.2916666667 --obj "$TMP/mix_c2.obj" >/dev/null 2>&1
     cmp -s "$TMP/mix_c2.obj" "$TMP/mix_src.obj" && pass "Rrs joints under a scaled parent: the cached model poses byte for byte as the source" \
         || fail "Rrs joints under a scaled parent: the cached model poses byte for byte as the source"
