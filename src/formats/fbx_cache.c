@@ -265,7 +265,6 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
         }
         char *rel = mr_str_dup(file);
         if (!rel) {
-            free(rel);
             st = oom(s);
             break;
         }
