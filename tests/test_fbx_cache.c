@@ -11,6 +11,9 @@
  *   - the data file missing, a channel with another point count, or more
  *     frames than FBX_CACHE_MAX_FRAMES: the model loads, the mesh keeps its
  *     own points, with a warning.
+ * And 3ds Max's .pc2 (max_cache_box_7500_binary.fbx): 11 frames read;
+ * cut short, another magic, a NaN, a zero frame step refused; another
+ * point count warned about.
  * Skipped when ../shared/models/ufbx-data is missing.
  */
 #include <stdio.h>
@@ -206,6 +209,76 @@ TEST(fbx_cache_beyond_the_frame_bound_is_not_read)
     mr_model_destroy(m);
 }
 
+/* 3ds Max's .pc2 (max_cache_box_7500_binary.fbx: 11 samples of 770
+ * points): read whole; cut short, another magic or a NaN refused naming
+ * the file and byte, another point count warned about. */
+#define PC2 "../shared/models/ufbx-data/max_cache_box_7500_binary"
+static mr_status load_pc2(const char *data, size_t len, mr_model **m, mr_error *err)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/max_cache_box_7500_binary_fpc", dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/max_cache_box_7500_binary_fpc/max_cache_box.pc2", dir);
+    unlink(path);
+    if (data) write_file(path, data, len);
+    snprintf(path, sizeof path, "%s/b.fbx", dir);
+    *m = NULL;
+    return mr_fbx_load(path, m, err);
+}
+
+TEST(fbx_cache_pc2_frames_and_broken_files)
+{
+    size_t fl, pl;
+    mr_error err = {0};
+    char *fbx = mr_file_read(PC2 ".fbx", &fl, &err);
+    char *pc2 = mr_file_read(PC2 "_fpc/max_cache_box.pc2", &pl, &err);
+    char path[256];
+    snprintf(path, sizeof path, "%s/b.fbx", dir);
+    CHECK(fbx && pc2 && pl > 32 && write_file(path, fbx, fl));
+    if (!fbx || !pc2 || pl <= 32) return;
+    mr_model *m;
+    CHECK_MSG(load_pc2(pc2, pl, &m, &err) == MR_OK, "%s", err.msg);
+    int targets = 0;
+    for (int i = 0; m && i < m->mesh_count; i++)
+        if (m->meshes[i].morph) targets += m->meshes[i].morph->count;
+    CHECK_MSG(targets == 11, "%d cache targets", targets);
+    mr_model_destroy(m);
+    char *d = malloc(pl);
+    struct { const char *what; size_t len; size_t at; const char *bytes; const char *needle; } bad[] = {
+        {"cut", pl - 100, 0, NULL, "byte 32: expected"},
+        {"magic", pl, 0, "POINTCACHE3", "byte 0: expected \"POINTCACHE2\""},
+        {"NaN", pl, 32 + 4, "\x00\x00\xc0\x7f", "expected finite positions"},
+        {"zero step", pl, 24, "\x00\x00\x00\x00", "positive frame step"},
+    };
+    for (size_t b = 0; d && b < sizeof bad / sizeof bad[0]; b++) {
+        memcpy(d, pc2, pl);
+        if (bad[b].bytes) memcpy(d + bad[b].at, bad[b].bytes, strlen(bad[b].bytes) ? strlen(bad[b].bytes) : 4);
+        mr_status st = load_pc2(d, bad[b].len, &m, &err);
+        CHECK_MSG(st == MR_ERR_BAD_FILE && strstr(err.msg, "max_cache_box.pc2: byte ") && strstr(err.msg, bad[b].needle),
+                  "%s: status %d, \"%s\"", bad[b].what, st, err.msg);
+        mr_model_destroy(m);
+    }
+    /* one point fewer than the mesh's control points: warned, not read */
+    if (d) {
+        memcpy(d, pc2, pl);
+        d[16] = (char)(d[16] - 1);
+        CHECK(load_pc2(d, pl, &m, &err) == MR_OK);
+        int warned = 0;
+        for (int i = 0; m && i < m->warning_count; i++) warned |= strstr(m->warnings[i], "one point per control point") != NULL;
+        CHECK(warned);
+        mr_model_destroy(m);
+    }
+    free(d);
+    snprintf(path, sizeof path, "%s/max_cache_box_7500_binary_fpc/max_cache_box.pc2", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/max_cache_box_7500_binary_fpc", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/b.fbx", dir);
+    unlink(path);
+    free(fbx);
+    free(pc2);
+}
+
 int main(void)
 {
     if (!mr_file_exists(SRC ".fbx")) {
@@ -232,6 +305,7 @@ int main(void)
     RUN(fbx_cache_broken_data_is_refused_naming_file_and_byte);
     RUN(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning);
     RUN(fbx_cache_beyond_the_frame_bound_is_not_read);
+    if (mr_file_exists(PC2 ".fbx")) RUN(fbx_cache_pc2_frames_and_broken_files);
     snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.xml", dir);

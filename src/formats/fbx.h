@@ -29,7 +29,7 @@
  *
  * Geometry caches. A VertexCacheDeformer's Maya cache (fbx_cache.c: the
  *   XML description and its one .mcx/.mc file, opened inside the FBX
- *   file's folder) gives its mesh one morph target per frame, placed as
+ *   file's folder) or 3ds Max point cache (.pc2) gives its mesh one morph target per frame, placed as
  *   the mesh's points; every clip gets a weight channel keyed at the
  *   frames' times that cross-fades from one frame to the next. A cache
  *   that is missing or does not fit the mesh leaves it, with a warning.

@@ -5,7 +5,8 @@
  * (.mcx: IFF with 64-bit chunk sizes, FOR8; .mc: 32-bit, FOR4). The data
  * holds, per frame, a MYCH group: TIME (ticks, 6000 a second), then per
  * channel CHNM (its name), SIZE (elements) and FVCA or DVCA (big-endian
- * float or double x y z per element). fbx_geometry.c turns a positions
+ * float or double x y z per element). 3ds Max writes a .pc2 file instead
+ * (CacheFileName names it; read_pc2). fbx_geometry.c turns a positions
  * channel into morph targets of its mesh, one per frame, and fbx_anim.c
  * into weight tracks that cross-fade between frames.
  *
@@ -72,6 +73,70 @@ static char *read_bounded(const char *dir, const char *path, size_t max, size_t 
     }
     close(fd);
     return buf;
+}
+
+/* ---- 3ds Max's point cache (.pc2) ---- */
+
+static uint32_t le4(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float le_float(const unsigned char *p)
+{
+    uint32_t bits = le4(p);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* A .pc2 file: "POINTCACHE2\0", version, points, start frame, frames per
+ * sample, samples (little-endian), then samples x points x (x y z) floats;
+ * sample i is at frame start + i * rate of the FBX file's frame rate. */
+static mr_status read_pc2(fbx_scene *s, const char *path, const unsigned char *p, size_t len, size_t cps, fbx_pcache *out,
+                          int *fits)
+{
+    *fits = 1;
+    if (len < 32 || memcmp(p, "POINTCACHE2", 12))
+        return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte 0: expected \"POINTCACHE2\"", s->path,
+                            path);
+    uint32_t points = le4(p + 16), samples = le4(p + 28);
+    double start = le_float(p + 20), rate = le_float(p + 24);
+    if (!isfinite(start) || !(rate > 0) || !isfinite(rate))
+        return mr_error_set(s->err, MR_ERR_BAD_FILE,
+                            "fbx: %s: geometry cache %s: byte 20: expected a finite start frame and a positive frame step",
+                            s->path, path);
+    if ((uint64_t)samples * points * 12 > len - 32)
+        return mr_error_set(s->err, MR_ERR_BAD_FILE,
+                            "fbx: %s: geometry cache %s: byte 32: expected %llu bytes of points (%u samples of %u), the "
+                            "file has %zu",
+                            s->path, path, (unsigned long long)samples * points * 12, samples, points, len - 32);
+    if (points != cps) {
+        *fits = 0;
+        return MR_OK;
+    }
+    if (samples > FBX_CACHE_MAX_FRAMES || (uint64_t)samples * points > FBX_CACHE_MAX_POINTS) {
+        *fits = 2;
+        return MR_OK;
+    }
+    if (!samples) return MR_OK;
+    out->times = mr_alloc_array(samples, sizeof *out->times);
+    out->pos = mr_alloc_array((size_t)samples * cps * 3 + 1, sizeof *out->pos);
+    if (!out->times || !out->pos) return oom(s);
+    double fps = s->fps > 0 ? s->fps : 30.0;
+    for (uint32_t i = 0; i < samples; i++) {
+        out->times[i] = (start + i * rate) / fps;
+        for (size_t k = 0; k < cps * 3; k++) {
+            size_t at = 32 + ((size_t)i * cps * 3 + k) * 4;
+            float v = le_float(p + at);
+            if (!isfinite(v))
+                return mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: expected finite positions",
+                                    s->path, path, at);
+            out->pos[(size_t)i * cps * 3 + k] = v;
+        }
+        out->frames = (int)i + 1;
+    }
+    return MR_OK;
 }
 
 /* ---- the XML description ---- */
@@ -251,7 +316,11 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
             if (!strcmp(s->objs[c].cls, "Cache")) cache = c;
         }
         const char *channel = fbx_prop_str(s, d, "ChannelName"), *file = cache >= 0 ? fbx_prop_str(s, cache, "CacheFileName") : NULL;
-        if (!channel || !channel[0] || !file || !file[0]) continue;
+        if (!file || !file[0]) continue;
+        size_t flen = strlen(file);
+        int pc2 = flen > 4 && !strcmp(file + flen - 4, ".pc2");
+        if (!pc2 && (!channel || !channel[0])) continue;
+        if (!channel || !channel[0]) channel = "cache";
         free(dir);
         free(xml_path);
         free(xml);
@@ -278,6 +347,22 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
         }
         size_t len;
         mr_error ferr = {0};
+        int fits = 1;
+        if (pc2) {   /* no description: the data itself */
+            data = read_bounded(dir, xml_path, CACHE_MAX_DATA, &len, &ferr);
+            if (!data) {
+                mr_model_warn(s->model, "%s: geometry cache data %s not read (%s): the mesh keeps its own points", s->path,
+                              xml_path, ferr.msg);
+                continue;
+            }
+            if (!(out->channel = mr_str_dup(channel))) {
+                st = oom(s);
+                break;
+            }
+            data_path = mr_str_dup(xml_path);
+            st = data_path ? read_pc2(s, data_path, (const unsigned char *)data, len, cps, out, &fits) : oom(s);
+            goto read;
+        }
         xml = read_bounded(dir, xml_path, CACHE_MAX_XML, &len, &ferr);
         if (!xml) {
             mr_model_warn(s->model, "%s: geometry cache \"%s\" of channel %s not read (%s): the mesh keeps its own points",
@@ -305,13 +390,13 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
             continue;
         }
         iff f = {(const unsigned char *)data, len, desc.mcx, data_path, s};
-        int fits = 1;
         out->channel = mr_str_dup(channel);
         if (!out->channel) {
             st = oom(s);
             break;
         }
         st = read_frames(&f, channel, cps, out, &fits);
+    read:
         if (st == MR_OK && (fits != 1 || !out->frames)) {
             char why[128];
             if (fits == 2)
