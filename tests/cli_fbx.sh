@@ -5,7 +5,8 @@
 #     from ufbx's test sources, every ufbxt_check_frame with default load
 #     options): `marrow pose FILE --time T --obj OUT` must show the
 #     reference's points within 1e-3 of its bounding-box diagonal
-#     (tests/tools/obj_compare). Each failure is listed with its error, and
+#     (tests/tools/obj_compare; ufbx's SCALE_100 and its scale_to_cm load
+#     option, SCALE_TO_CM, scale marrow's points as ufbx's). Each failure is listed with its error, and
 #     the count passing is printed. Pairs listed in
 #     tests/data/fbx/ufbx_known_failing.txt (with the reason) are reported
 #     as known failures; one of them passing fails the suite until it is
@@ -74,6 +75,10 @@ if [ -d "$U" ]; then
         fi
         scale=""
         case "$flags" in *SCALE_100*) scale=100 ;; esac
+        # ufbxt_scale_to_cm_opts: ufbx loads the file converted to centimetres
+        case "$flags" in *SCALE_TO_CM*)
+            scale=$($MARROW info "$U/$fbx" 2>/dev/null | sed -n 's/^frame: [^,]*, \([0-9.e+-]*\) m per unit.*/\1/p' | awk '{printf "%.9g", 1 / ($1 * 100)}') ;;
+        esac
         if [ -n "$scale" ]; then
             awk -v k="$scale" '/^v /{printf "v %.9g %.9g %.9g\n", $2/k, $3/k, $4/k; next} {print}' "$TMP/p.obj" >"$TMP/q.obj"
             mv "$TMP/q.obj" "$TMP/p.obj"

@@ -31,7 +31,8 @@
  *   XML description and its one .mcx/.mc file, opened inside the FBX
  *   file's folder) or 3ds Max point cache (.pc2) gives its mesh one morph target per frame, placed as
  *   the mesh's points; every clip gets a weight channel keyed at the
- *   frames' times that cross-fades from one frame to the next. A cache
+ *   frames' times that cross-fades from one frame to the next (a file
+ *   without stacks gets a clip "geometry cache" for them). A cache
  *   that is missing or does not fit the mesh leaves it, with a warning.
  *
  * Clips. Every AnimationStack (7.x) or Take (6.x) is a clip by its name,

@@ -862,7 +862,8 @@ done:
  * keys cross-fade from one frame's points to the next (the cache's own
  * linear interpolation), and before the first frame or after the last
  * the nearest is held. Blend shapes of the same mesh follow their
- * DeformPercent at those times. Added to every clip. */
+ * DeformPercent at those times (c NULL: their static weights). Added to
+ * every clip. */
 static mr_status cache_tracks(fbx_scene *s, const stack_curves *c, mr_clip *clip)
 {
     for (int i = 0; i < s->mcache_count; i++) {
@@ -875,7 +876,7 @@ static mr_status cache_tracks(fbx_scene *s, const stack_curves *c, mr_clip *clip
             ch->times[f] = (float)mc->times[f];
             float *w = ch->values + (size_t)f * (size_t)set->count;
             memcpy(w, set->weights, sizeof *w * (size_t)set->count);
-            for (int b = 0; b < s->blend_count; b++) {
+            for (int b = 0; c && b < s->blend_count; b++) {
                 if (s->blends[b].mesh != mc->mesh) continue;
                 double d = c->deform[b] ? fbx_curve_eval(c->deform[b], mc->times[f]) : c->deform_def[b];
                 fbx_blend_weights(&s->blends[b], d, w);
@@ -1142,6 +1143,28 @@ static int stack_is(const fbx_scene *s, int o, const char *name)
     return name && !strcmp(s->objs[o].name, name);
 }
 
+/* A file whose geometry caches play with no stack to carry them (a
+ * Marvelous Designer export) gets one clip, "geometry cache", of their
+ * weight channels only, as long as the last frame. */
+static mr_status cache_clip(fbx_scene *s)
+{
+    if (!s->mcache_count || s->model->clip_count) return MR_OK;
+    mr_clip *clip = NULL;
+    if (mr_clip_create("geometry cache", s->node_count, &clip) != MR_OK) return oom(s);
+    double end = 0;
+    for (int i = 0; i < s->mcache_count; i++) end = fmax(end, s->mcaches[i].times[s->mcaches[i].frames - 1]);
+    clip->duration = (float)end;
+    clip->rate = (float)s->fps;
+    mr_status st = cache_tracks(s, NULL, clip);
+    mr_error verr;
+    if (st == MR_OK && mr_clip_validate(clip, &verr) != MR_OK)
+        st = mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache clip: %s", s->path, verr.msg);
+    if (st == MR_OK && (st = mr_model_add_clip(s->model, clip)) != MR_OK)
+        st = mr_error_set(s->err, st, "fbx: %s: geometry cache clip: cannot add the clip", s->path);
+    if (st != MR_OK) mr_clip_destroy(clip);
+    return st;
+}
+
 mr_status fbx_clips_build(fbx_scene *s)
 {
     if (s->node_count == 0) {  /* nothing to animate: a clip needs joints */
@@ -1158,7 +1181,7 @@ mr_status fbx_clips_build(fbx_scene *s)
             st = one_stack(s, o, NULL);
             any = 1;
         }
-    if (any || st != MR_OK) return st;
+    if (any || st != MR_OK) return st == MR_OK ? cache_clip(s) : st;
     const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");
     for (int pass = 0; pass < 2 && st == MR_OK; pass++)
         for (const mr_fbx_node *t = mr_fbx_child(takes, "Take"); t && st == MR_OK; t = mr_fbx_next(t)) {
@@ -1167,5 +1190,5 @@ mr_status fbx_clips_build(fbx_scene *s)
             if ((pass == 0) != is_active) continue;
             st = one_stack(s, -1, t);
         }
-    return st;
+    return st == MR_OK ? cache_clip(s) : st;
 }

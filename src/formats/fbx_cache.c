@@ -145,6 +145,7 @@ typedef struct cache_desc {
     int mcx;                     /* 1: .mcx (FOR8), 0: .mc (FOR4) */
     int one_file;
     int positions;               /* the channel is a positions channel */
+    char name[256];              /* its name in the data (the deformer's, or the only channel's) */
 } cache_desc;
 
 static int attr_is(xmlNode *n, const char *name, const char *value)
@@ -156,14 +157,17 @@ static int attr_is(xmlNode *n, const char *name, const char *value)
 }
 
 /* Reads what the description says about channel; 0 when it is no cache
- * description or does not list the channel. */
+ * description or does not list the channel. A description of one channel
+ * gives it whatever its name (Marvelous Designer names the deformer's
+ * channel after the mesh, the cache's after its pattern: Maya plays it). */
 static int read_desc(const char *xml, size_t len, const char *channel, cache_desc *out)
 {
     memset(out, 0, sizeof *out);
     xmlDoc *doc = xmlReadMemory(xml, (int)len, "cache.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) return 0;
     xmlNode *root = xmlDocGetRootElement(doc);
-    int found = 0;
+    int found = 0, count = 0;
+    xmlNode *only = NULL;
     if (root && !strcmp((const char *)root->name, "Autodesk_Cache_File")) {
         for (xmlNode *n = root->children; n; n = n->next) {
             if (n->type != XML_ELEMENT_NODE) continue;
@@ -171,13 +175,27 @@ static int read_desc(const char *xml, size_t len, const char *channel, cache_des
                 out->mcx = attr_is(n, "Format", "mcx");
                 out->one_file = attr_is(n, "Type", "OneFile");
             } else if (!strcmp((const char *)n->name, "Channels")) {
-                for (xmlNode *c = n->children; c; c = c->next)
-                    if (c->type == XML_ELEMENT_NODE && attr_is(c, "ChannelName", channel)) {
+                for (xmlNode *c = n->children; c; c = c->next) {
+                    if (c->type != XML_ELEMENT_NODE) continue;
+                    count++;
+                    only = c;
+                    if (!found && attr_is(c, "ChannelName", channel)) {
                         found = 1;
                         out->positions = attr_is(c, "ChannelInterpretation", "positions");
+                        snprintf(out->name, sizeof out->name, "%s", channel);
                     }
+                }
             }
         }
+    }
+    if (!found && count == 1) {
+        xmlChar *v = xmlGetProp(only, (const xmlChar *)"ChannelName");
+        if (v && strlen((const char *)v) < sizeof out->name) {
+            found = 1;
+            out->positions = attr_is(only, "ChannelInterpretation", "positions");
+            snprintf(out->name, sizeof out->name, "%s", (const char *)v);
+        }
+        xmlFree(v);
     }
     xmlFreeDoc(doc);
     return found;
@@ -390,12 +408,12 @@ mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out)
             continue;
         }
         iff f = {(const unsigned char *)data, len, desc.mcx, data_path, s};
-        out->channel = mr_str_dup(channel);
+        out->channel = mr_str_dup(desc.name);
         if (!out->channel) {
             st = oom(s);
             break;
         }
-        st = read_frames(&f, channel, cps, out, &fits);
+        st = read_frames(&f, desc.name, cps, out, &fits);
     read:
         if (st == MR_OK && (fits != 1 || !out->frames)) {
             char why[128];
