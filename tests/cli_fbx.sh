@@ -181,6 +181,13 @@ run $MARROW pose $T --time 0.5 --obj "$TMP/t05.obj"
 got=$(awk '/^v /{printf "%.4f %.4f;", $2, $3}' "$TMP/t05.obj" | cut -d';' -f3)
 want=$(awk 'BEGIN{pi=atan2(0,-1); a=pi/4; x=1; y=1.25; printf "%.4f %.4f", x*cos(a)-y*sin(a), x*sin(a)+y*cos(a)+1}')
 [ "$got" = "$want" ] && pass "tri_skin at 0.5 s: 45 degrees and half the lift" || fail "tri_skin at 0.5 s" "got  $got" "want $want"
+# converted to glTF (metres): the blend shape's deltas are converted with the points
+run $MARROW convert $T "$TMP/tri.glb"
+run $MARROW pose "$TMP/tri.glb" --clip Bend --time 0.5 --obj "$TMP/tri_glb.obj"
+awk '/^v /{printf "v %.9g %.9g %.9g\n", $2*100, $3*100, $4*100; next} {print}' "$TMP/tri_glb.obj" >"$TMP/tri_glb_cm.obj"
+res=$($CMP "$TMP/tri_glb_cm.obj" "$TMP/t05.obj" 1e-5)
+[ $? -eq 0 ] && pass "tri_skin as .glb at 0.5 s poses as the .fbx, morph target in metres too: $res" \
+    || fail "tri_skin as .glb at 0.5 s poses as the .fbx (morph target converted to metres)" "$res"
 
 # ---- the file's skinning mode (FBX SkinningType) ---------------------------------------
 DQW=$U/maya_dq_weights_7500_binary.fbx
