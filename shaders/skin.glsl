@@ -13,7 +13,11 @@
 // z = the joint's dual-quaternion share: 1, or a mask's weight),
 // blended with antipodal flips towards the first influence, S blended
 // linearly and applied first; a vertex with a mirroring influence falls back
-// to the linear blend. The result is returned as one matrix (R S | t), so
+// to the linear blend. A mesh skinned by its own mode with per-vertex
+// blend factors (FBX SkinningType "Blend", mr_mesh.dq_blend) sets
+// u_dq_vertex_blend and its factors in u_dq_blend (one R32F texel per
+// vertex, by gl_VertexID): a vertex's factor then replaces the joints'
+// shares (0 linear .. 1 dual quaternions). The result is returned as one matrix (R S | t), so
 // the callers skin positions, normals and tangents as before. Variants
 // instead of branches: llvmpipe runs both sides of a branch for every vertex.
 #ifndef MR_SKIN
@@ -24,6 +28,8 @@ uniform int u_palette_offset;
 #if MR_SKIN >= 3
 uniform samplerBuffer u_dq;
 uniform int u_dq_offset;
+uniform samplerBuffer u_dq_blend;
+uniform int u_dq_vertex_blend;
 
 struct dq_sum { vec4 pivot, b0, be; mat3 s; float mirrored, share; };
 
@@ -82,6 +88,7 @@ mat4 skin_matrix(uvec4 joints, vec4 weights, uvec4 joints1, vec4 weights1)
     dq_add(a, joints1.w, weights1.w);
 #endif
     if (a.mirrored > 0.0) return linear_matrix(joints, weights, joints1, weights1);
+    if (u_dq_vertex_blend != 0) a.share = texelFetch(u_dq_blend, gl_VertexID).x;
     float len = length(a.b0);
     if (len <= 1e-12) return mat4(1.0);
     vec4 q = a.b0 / len, e = a.be / len;

@@ -98,7 +98,8 @@ static void twist(float deg, mat4 skin[2])
 
 /* A static copy of the limb morphed and skinned on the CPU, as `marrow
  * pose` does. */
-static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mode, float weight, const float *mask)
+static mr_model *cpu_copy_blend(const mr_model *src, const mat4 *skin, mr_skinning mode, float weight, const float *mask,
+                               const float *blend)
 {
     mr_model *m = NULL;
     mr_model_create("limb-cpu", "test", &m);
@@ -110,10 +111,15 @@ static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mod
     mr_morph_apply(s, &weight, d->positions, d->normals);
     mr_mesh_skin_with(s, skin,
                       &(mr_skin_opts){.mode = mode, .positions = d->positions, .normals = d->normals,
-                                      .joint_blend = mask},
+                                      .joint_blend = mask, .blend = blend},
                       d->positions, d->normals);
     memcpy(d->indices, s->indices, (size_t)s->index_count * sizeof *s->indices);
     return m;
+}
+
+static mr_model *cpu_copy(const mr_model *src, const mat4 *skin, mr_skinning mode, float weight, const float *mask)
+{
+    return cpu_copy_blend(src, skin, mode, weight, mask, NULL);
 }
 
 static void render(mr_gpu_model g, const mat4 *skin, int joints, const mr_draw_style *style, uint8_t *out)
@@ -229,6 +235,84 @@ TEST(gpu_skinning_mode_and_morph_weight_change_the_picture)
     mr_model_destroy(limb);
 }
 
+/* A mesh's own skinning mode (mr_mesh.skinning, dq_blend: FBX
+ * SkinningType): a draw whose style leaves it (skinning 0, not fixed)
+ * skins the mesh as `marrow pose` does without --skinning: dual
+ * quaternions for a DualQuaternion mesh, the per-vertex blend of linear
+ * and dq for a Blend mesh (the upper half linear, the forearm dq, a ramp
+ * between); fixed_skinning linear and skinning dq still override it. */
+TEST(gpu_skinning_follows_the_meshs_own_mode)
+{
+    mr_model *limb = limb_model();
+    mr_mesh *q = &limb->meshes[0];
+    q->skinning = MR_SKINNING_DUAL_QUATERNION;
+    mr_gpu_model g;
+    mr_error err = {0};
+    CHECK(mr_renderer_upload_model(ren, limb, &g, &err) == MR_OK);
+    mat4 skin[2];
+    twist(150, skin);
+    float w0 = 0.0f;
+    mr_model *lin = cpu_copy(limb, (const mat4 *)skin, MR_SKINNING_LINEAR, 0.0f, NULL);
+    mr_model *dq = cpu_copy(limb, (const mat4 *)skin, MR_SKINNING_DUAL_QUATERNION, 0.0f, NULL);
+    mr_gpu_model glin, gdq;
+    CHECK(mr_renderer_upload_model(ren, lin, &glin, &err) == MR_OK);
+    CHECK(mr_renderer_upload_model(ren, dq, &gdq, &err) == MR_OK);
+    uint8_t *ref_lin = malloc(sizeof img_a), *ref_dq = malloc(sizeof img_a);
+    render(glin, NULL, 0, NULL, ref_lin);
+    render(gdq, NULL, 0, NULL, ref_dq);
+    CHECK_MSG(count_diff(ref_lin, ref_dq, 24) > W * H / 200, "the CPU's linear and dq pictures differ in %d pixels only",
+              count_diff(ref_lin, ref_dq, 24));
+    /* the mesh's own mode: dual quaternions */
+    render(g, (const mat4 *)skin, 2, &(mr_draw_style){.morph_weights = &w0, .morph_weight_count = 1}, img_a);
+    keep("own_dq_gpu", img_a);
+    int over = count_diff(img_a, ref_dq, 24);
+    printf("       own mode dq vs cpu dq: %d pixels differ by more than 24; vs cpu linear %d\n", over,
+           count_diff(img_a, ref_lin, 24));
+    CHECK_MSG(over <= W * H / 2000, "a DualQuaternion mesh drawn with its own mode: %d pixels off the CPU's dq", over);
+    /* a fixed linear draw: linear */
+    render(g, (const mat4 *)skin, 2,
+           &(mr_draw_style){.fixed_skinning = 1, .morph_weights = &w0, .morph_weight_count = 1}, img_a);
+    CHECK_MSG(count_diff(img_a, ref_lin, 24) <= W * H / 2000, "fixed linear: %d pixels off the CPU's linear",
+              count_diff(img_a, ref_lin, 24));
+    /* per-vertex blend factors (FBX Blend): 0 on the upper arm, 1 on the
+     * forearm, a ramp between, as on the CPU */
+    q->dq_blend = calloc((size_t)q->vertex_count, sizeof *q->dq_blend);
+    for (int v = 0; v < q->vertex_count; v++) q->dq_blend[v] = fminf(fmaxf((q->positions[v][0] - 0.8f) / 0.6f, 0.0f), 1.0f);
+    mr_gpu_model gb;
+    CHECK(mr_renderer_upload_model(ren, limb, &gb, &err) == MR_OK);
+    mr_model *bl = cpu_copy_blend(limb, (const mat4 *)skin, MR_SKINNING_DUAL_QUATERNION, 0.0f, NULL, q->dq_blend);
+    mr_gpu_model gbl;
+    CHECK(mr_renderer_upload_model(ren, bl, &gbl, &err) == MR_OK);
+    render(gbl, NULL, 0, NULL, img_b);
+    render(gb, (const mat4 *)skin, 2, &(mr_draw_style){.morph_weights = &w0, .morph_weight_count = 1}, img_a);
+    keep("own_blend_gpu", img_a);
+    keep("own_blend_cpu", img_b);
+    over = count_diff(img_a, img_b, 24);
+    printf("       own mode blend vs cpu blend: %d pixels differ by more than 24; vs cpu linear %d, vs cpu dq %d\n", over,
+           count_diff(img_a, ref_lin, 24), count_diff(img_a, ref_dq, 24));
+    CHECK_MSG(over <= W * H / 2000, "a Blend mesh drawn with its own mode: %d pixels off the CPU's blend", over);
+    CHECK_MSG(count_diff(img_b, ref_lin, 24) > W * H / 400 && count_diff(img_b, ref_dq, 24) > W * H / 400,
+              "the blend is neither all linear nor all dq (%d, %d pixels)", count_diff(img_b, ref_lin, 24),
+              count_diff(img_b, ref_dq, 24));
+    /* a draw asking for dq everywhere ignores the per-vertex factors */
+    render(gb, (const mat4 *)skin, 2,
+           &(mr_draw_style){.skinning = MR_SKINNING_DUAL_QUATERNION, .morph_weights = &w0, .morph_weight_count = 1},
+           img_a);
+    CHECK_MSG(count_diff(img_a, ref_dq, 24) <= W * H / 2000, "style dq over a Blend mesh: %d pixels off the CPU's dq",
+              count_diff(img_a, ref_dq, 24));
+    free(ref_lin);
+    free(ref_dq);
+    mr_renderer_release_model(ren, gbl);
+    mr_renderer_release_model(ren, gb);
+    mr_renderer_release_model(ren, gdq);
+    mr_renderer_release_model(ren, glin);
+    mr_renderer_release_model(ren, g);
+    mr_model_destroy(bl);
+    mr_model_destroy(dq);
+    mr_model_destroy(lin);
+    mr_model_destroy(limb);
+}
+
 int main(void)
 {
     mr_error err = {0};
@@ -241,6 +325,7 @@ int main(void)
     }
     RUN(gpu_dual_quaternion_and_morph_match_the_cpu_path);
     RUN(gpu_skinning_mode_and_morph_weight_change_the_picture);
+    RUN(gpu_skinning_follows_the_meshs_own_mode);
     mr_renderer_destroy(ren);
     mr_window_destroy(win);
     return test_summary("gfx_morph");

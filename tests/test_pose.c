@@ -201,6 +201,53 @@ TEST(pose_child_follows_parent_rotation)
     mr_skeleton_deinit(&sk);
 }
 
+/* skeleton.h "Inherit modes": a joint flagged in scale_comp under a parent
+ * scaled (1, 1, 2) has its origin moved by the scale (T (0,1,1) lands at
+ * (0,1,2)) but its axes only turned (orthonormal, no shear); unflagged, the
+ * same local is sheared by the parent's scale. Its grandchild (plain)
+ * follows it; inverse_bind undoes the flagged rest pose. */
+TEST(pose_scale_comp_undoes_the_parents_scale)
+{
+    mr_skeleton sk;
+    CHECK(mr_skeleton_init(&sk, 3) == MR_OK);
+    for (int j = 0; j < 3; j++) sk.names[j] = strdup(j == 0 ? "root" : j == 1 ? "a" : "b");
+    sk.parents[1] = 0;
+    sk.parents[2] = 1;
+    glm_vec3_copy((vec3){1, 1, 2}, sk.rest_s[0]);
+    glm_vec3_copy((vec3){0, 1, 1}, sk.rest_t[1]);
+    glm_quatv(sk.rest_r[1], glm_rad(15.0f), (vec3){1, 0, 0});
+    glm_vec3_copy((vec3){0, 1, 0}, sk.rest_t[2]);
+    mr_pose p;
+    mr_pose_init(&p, 3);
+    mr_pose_set_rest(&p, &sk);
+    mat4 plain[3], comp[3];
+    mr_pose_to_model(&sk, &p, plain);
+    float cosp = glm_vec3_dot(plain[1][1], plain[1][2]) / (glm_vec3_norm(plain[1][1]) * glm_vec3_norm(plain[1][2]));
+    CHECK_MSG(fabsf(cosp) > 0.1f, "without the flag the child is sheared (cos %g)", cosp);
+    CHECK(mr_skeleton_add_scale_comp(&sk) == MR_OK);
+    sk.scale_comp[1] = 1;
+    mr_skeleton_compute_inverse_bind(&sk);
+    mr_pose_to_model(&sk, &p, comp);
+    mat4 want;
+    glm_translate_make(want, (vec3){0, 1, 2});
+    glm_quat_rotate(want, sk.rest_r[1], want);
+    CHECK_MSG(mat_diff(comp[1], want) < 1e-6f, "flagged child: T scaled, R unscaled (diff %g)", mat_diff(comp[1], want));
+    /* b: plain under a, one unit along a's turned Y */
+    CHECK_NEAR(comp[2][3][1], 1.0 + cos(glm_rad(15.0)), 1e-6);
+    CHECK_NEAR(comp[2][3][2], 2.0 + sin(glm_rad(15.0)), 1e-6);
+    mat4 skin[3], id;
+    glm_mat4_identity(id);
+    mr_pose_skinning(&sk, comp, skin);
+    for (int j = 0; j < 3; j++) CHECK_MSG(mat_diff(skin[j], id) < 1e-5f, "joint %d: skin at rest %g", j, mat_diff(skin[j], id));
+    /* the flags travel with a copy */
+    mr_skeleton cp;
+    CHECK(mr_skeleton_copy(&cp, &sk) == MR_OK);
+    CHECK(cp.scale_comp && cp.scale_comp[1] == 1 && cp.scale_comp[2] == 0);
+    mr_skeleton_deinit(&cp);
+    mr_pose_deinit(&p);
+    mr_skeleton_deinit(&sk);
+}
+
 int main(void)
 {
     RUN(pose_make_is_identity);
@@ -211,5 +258,6 @@ int main(void)
     RUN(pose_to_model_gives_the_same_bits_at_every_simd_level);
     RUN(pose_skinning_is_identity_at_rest);
     RUN(pose_child_follows_parent_rotation);
+    RUN(pose_scale_comp_undoes_the_parents_scale);
     return test_summary("pose");
 }

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "anim/morph.h"
+
 /* Axes -> world rotation (columns: where the model's x, y, z go). */
 static void to_world(mr_up_axis up, mat3 r)
 {
@@ -101,6 +103,14 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
         for (int v = 0; v < me->vertex_count; v++) {
             map3(r, s, me->positions[v]);
             map3(r, 1.0f, me->normals[v]);
+        }
+        /* morph targets: position deltas are lengths too, normal deltas turn */
+        for (int k = 0; me->morph && k < me->morph->count; k++) {
+            mr_morph_target *t = &me->morph->targets[k];
+            for (int v = 0; v < me->morph->vertex_count; v++) {
+                map3(r, s, t->positions[v]);
+                if (t->normals) map3(r, 1.0f, t->normals[v]);
+            }
         }
     }
     for (int c = 0; c < m->clip_count; c++) {

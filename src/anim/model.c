@@ -62,6 +62,7 @@ static void unborrow_all(mr_model *m)
     UNBORROW(m, sk->rest_r);
     UNBORROW(m, sk->rest_s);
     UNBORROW(m, sk->inverse_bind);
+    UNBORROW(m, sk->scale_comp);
     for (int i = 0; i < m->mesh_count; i++) {
         mr_mesh *me = &m->meshes[i];
         UNBORROW(m, me->name);
@@ -390,6 +391,7 @@ static float *model_max_angle(const mr_model *m, float **max_move)
         glm_mat4_inv(sk->inverse_bind[j], b);
         glm_vec3_copy(b[3], bind + (size_t)j * 3);
         mr_pose_trs_matrix(sk->rest_t[j], sk->rest_r[j], sk->rest_s[j], local);
+        if (sk->parents[j] >= 0) mr_skeleton_compensate(sk, j, sk->rest_s[sk->parents[j]], local);
         if (sk->parents[j] >= 0) glm_mat4_mul(world[sk->parents[j]], local, world[j]);
         else glm_mat4_copy(local, world[j]);
         glm_vec3_copy(world[j][3], rest + (size_t)j * 3);

@@ -325,11 +325,39 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
 #endif
 #endif
 
+/* Model matrices with the inherit modes of skeleton.h: joints flagged in
+ * scale_comp undo their parent's local scale (one pass, no SIMD groups: only
+ * skeletons that have the flags come here). */
+static void to_model_comp(const mr_skeleton *sk, const mr_local_rows *in, mat4 *model)
+{
+    for (int i = 0; i < sk->joint_count; i++) {
+        int p = sk->parents[i];
+        float t[3], q[4], s[3];
+        local_of(in, i, t, q, s);
+        if (p < 0) {
+            compose_trs(t, q, s, model[i]);
+        } else if (!sk->scale_comp[i]) {
+            compose_child(model[p], t, q, s, model[i]);
+        } else {
+            float pt[3], pq[4], ps[3];
+            mat4 local;
+            local_of(in, p, pt, pq, ps);
+            compose_trs(t, q, s, local);
+            mr_skeleton_compensate(sk, i, ps, local);
+            glm_mul((vec4 *)model[p], local, model[i]);
+        }
+    }
+}
+
 /* Model matrices of every joint from in (a pose or rows). */
 static void to_model(const mr_skeleton *sk, const mr_local_rows *in, mat4 *model)
 {
     const int *parents = sk->parents;
     int i = 0;
+    if (sk->scale_comp) {
+        to_model_comp(sk, in, model);
+        return;
+    }
 #if defined(TO_MODEL_AVX)
     i = mr_simd() >= MR_SIMD_AVX ? to_model_groups_avx(sk, in, model) : to_model_groups_sse(sk, in, model);
 #elif defined(__SSE__)

@@ -37,7 +37,8 @@ float mr_pose_trs_from_matrix(const mat4 m, vec3 t, versor q, vec3 s);
 /* Local TRS of joint j as a matrix (T * R * S). */
 void mr_pose_local_matrix(const mr_pose *pose, int j, mat4 out);
 
-/* Local-to-model: model[i] = model[parent] * local[i]. model has
+/* Local-to-model: model[i] = model[parent] * local[i] (with the parent's
+ * scale undone for joints the skeleton flags, skeleton.h "Inherit modes"). model has
  * joint_count entries. Fails on mismatched joint counts. */
 mr_status mr_pose_to_model(const mr_skeleton *sk, const mr_pose *pose, mat4 *model);
 

@@ -51,6 +51,7 @@ void mr_skeleton_deinit(mr_skeleton *sk)
     free(sk->rest_r);
     free(sk->rest_s);
     free(sk->inverse_bind);
+    free(sk->scale_comp);
     memset(sk, 0, sizeof *sk);
 }
 
@@ -85,6 +86,25 @@ mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err)
     return MR_OK;
 }
 
+mr_status mr_skeleton_add_scale_comp(mr_skeleton *sk)
+{
+    if (sk->scale_comp || sk->joint_count <= 0) return MR_OK;
+    sk->scale_comp = calloc((size_t)sk->joint_count, 1);
+    return sk->scale_comp ? MR_OK : MR_ERR_NO_MEMORY;
+}
+
+void mr_skeleton_compensate(const mr_skeleton *sk, int j, const float *parent_s, mat4 local)
+{
+    if (!sk->scale_comp || !sk->scale_comp[j] || sk->parents[j] < 0 || !parent_s) return;
+    /* S_parent^-1 * (R * S): row k of the linear part divided by the
+     * parent's scale k (T stays in front: the origin still moves with it) */
+    for (int k = 0; k < 3; k++) {
+        float d = parent_s[k];
+        if (d == 0.0f || !isfinite(d)) continue;
+        for (int c = 0; c < 3; c++) local[c][k] /= d;
+    }
+}
+
 void mr_skeleton_compute_inverse_bind(mr_skeleton *sk)
 {
     /* Model-space bind matrices go into inverse_bind first (parents come
@@ -95,6 +115,7 @@ void mr_skeleton_compute_inverse_bind(mr_skeleton *sk)
         glm_translate_make(local, sk->rest_t[i]);
         glm_quat_rotate(local, sk->rest_r[i], local);
         glm_scale(local, sk->rest_s[i]);
+        if (sk->parents[i] >= 0) mr_skeleton_compensate(sk, i, sk->rest_s[sk->parents[i]], local);
         if (sk->parents[i] >= 0)
             glm_mat4_mul(sk->inverse_bind[sk->parents[i]], local, sk->inverse_bind[i]);
         else
@@ -128,5 +149,12 @@ mr_status mr_skeleton_copy(mr_skeleton *dst, const mr_skeleton *src)
     memcpy(dst->rest_r, src->rest_r, n * sizeof *dst->rest_r);
     memcpy(dst->rest_s, src->rest_s, n * sizeof *dst->rest_s);
     memcpy(dst->inverse_bind, src->inverse_bind, n * sizeof *dst->inverse_bind);
+    if (src->scale_comp) {
+        if (mr_skeleton_add_scale_comp(dst) != MR_OK) {
+            mr_skeleton_deinit(dst);
+            return MR_ERR_NO_MEMORY;
+        }
+        memcpy(dst->scale_comp, src->scale_comp, n);
+    }
     return MR_OK;
 }

@@ -24,9 +24,23 @@ typedef struct mr_skeleton {
     versor *rest_r;      /* local rest rotation, unit quaternion */
     vec3 *rest_s;        /* local rest scale */
     mat4 *inverse_bind;  /* inverse model-space bind matrix per joint */
+    unsigned char *scale_comp;   /* NULL (every joint composes plainly), or per joint 1: the joint */
+                                 /* does not inherit its parent's scale (Maya's segment scale */
+                                 /* compensate, FBX InheritType Rrs/RrSs), see "Inherit modes" */
     unsigned long long serial;   /* new (mr_skeleton_touch) whenever the rest pose may have changed: */
                                  /* playback cursors hold the rest values and bind to it */
 } mr_skeleton;
+
+/* Inherit modes. Local-to-model composes model[i] = model[parent] * T * R * S
+ * (T, R, S joint i's local translation, rotation, scale). A joint with
+ * scale_comp[i] set composes
+ *     model[i] = model[parent] * T * S_parent^-1 * R * S
+ * (S_parent: the parent's local scale in the same pose; a component that is
+ * 0 or not finite is not undone): the parent's scale moves the joint's
+ * origin but neither turns nor stretches its axes, so a non-uniformly scaled
+ * parent does not shear it. scale_comp is NULL for every format but FBX
+ * files that need it; mr_pose_to_model, mr_skeleton_compute_inverse_bind and
+ * mr_skeleton_compensate honour it. */
 
 /* Allocates arrays for joint_count joints: names NULL, parents -1, rest pose
  * identity, inverse_bind identity. Returns MR_OK or MR_ERR_NO_MEMORY /
@@ -41,6 +55,16 @@ mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err);
 /* Gives sk a new serial. Whatever changes a skeleton's rest pose after
  * mr_skeleton_init calls it (init and copy do). */
 void mr_skeleton_touch(mr_skeleton *sk);
+
+/* Turns joint j's local matrix (T * R * S, in place) into the one
+ * local-to-model composes under its parent: with the parent's scale
+ * (parent_s, the parent's local scale; NULL: none) undone where
+ * scale_comp[j] is set ("Inherit modes"); unchanged otherwise. */
+void mr_skeleton_compensate(const mr_skeleton *sk, int j, const float *parent_s, mat4 local);
+
+/* Gives sk a scale_comp array (all 0) if it has none. Returns MR_OK or
+ * MR_ERR_NO_MEMORY. */
+mr_status mr_skeleton_add_scale_comp(mr_skeleton *sk);
 
 /* Recomputes inverse_bind from the rest pose. */
 void mr_skeleton_compute_inverse_bind(mr_skeleton *sk);

@@ -263,6 +263,24 @@ static void warn_skinning(const mr_model *m, const char *out)
         }
 }
 
+/* Every writer's format composes a joint with its parent's whole transform:
+ * joints that undo their parent's scale (skeleton.h "Inherit modes", FBX
+ * Rrs/RrSs under a non-uniformly scaled parent) are written with their
+ * locals as they are, which a reader composes plainly (sheared by that
+ * scale where marrow's pose is not). */
+static void warn_inherit(const mr_model *m, const char *out)
+{
+    const mr_skeleton *sk = &m->skeleton;
+    int count = 0, first = -1;
+    for (int j = 0; sk->scale_comp && j < sk->joint_count; j++)
+        if (sk->scale_comp[j] && !count++) first = j;
+    if (count)
+        fprintf(stderr, "marrow convert: warning: %s: %d joints (first '%s') of %s do not inherit their parent's scale "
+                "(FBX InheritType Rrs/RrSs); the output format composes every joint with its parent's full transform: "
+                "written with their own locals, so they differ where a parent's scale is not uniform\n", out, count,
+                sk->names[first], m->path);
+}
+
 static int write_gltf(mr_model *m, const char *out)
 {
     mr_error err = {0};
@@ -369,6 +387,7 @@ static int convert(int argc, char **argv, const char *retarget, int feet, char *
     }
     free(out_dir);
     if (!to_bvh) warn_skinning(m, out);
+    warn_inherit(m, out);
     if (to_bvh) {
         mr_error err = {0};
         if (m->clip_count != 1) {

@@ -57,7 +57,8 @@ static void print_joint_tree(const mr_skeleton *sk)
     for (int j = 0; j < sk->joint_count; j++) {
         int depth = 0;
         for (int p = sk->parents[j]; p >= 0; p = sk->parents[p]) depth++;
-        printf("  %3d %*s%s\n", j, 2 * depth, "", sk->names[j]);
+        printf("  %3d %*s%s%s\n", j, 2 * depth, "", sk->names[j],
+               sk->scale_comp && sk->scale_comp[j] ? "  (does not inherit its parent's scale)" : "");
     }
 }
 

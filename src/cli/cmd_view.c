@@ -51,7 +51,8 @@ static const char view_help[] =
     "  --clip NAME       start with this clip [the first]\n"
     "  --skeleton        show the skeleton overlay; --names adds joint names\n"
     "  --wireframe       triangle edges only\n"
-    "  --skinning MODE   linear [default] or dq (dual quaternions: no collapse at twisted joints)\n"
+    "  --skinning MODE   linear or dq (dual quaternions: no collapse at twisted joints) for every mesh\n"
+    "                    [each mesh's own: linear, or what its file asks for (FBX SkinningType)]\n"
     "  --no-hud          no text\n"
     "  --yaw D, --pitch D   camera angles in degrees [a front three-quarter view]\n"
     "  --zoom F          camera distance factor [1]; < 1 is closer\n"
@@ -80,7 +81,7 @@ typedef struct view_args {
     int anim_count;
     const char *out, *clip;
     int headless, frames, width, height, skeleton, names, wireframe, no_hud, quit_after, follow;
-    int skinning;
+    int skinning, fixed_skinning;
     float time, fps, fps_cap, zoom, yaw, pitch;
     int have_time, have_yaw, have_pitch;
     int samples, no_fxaa;              /* --aa */
@@ -110,6 +111,7 @@ static int parse_args(int argc, char **argv, view_args *a)
         else if (!strcmp(s, "--clip")) { NEED_VALUE(); a->clip = val; }
         else if (!strcmp(s, "--skinning")) {
             NEED_VALUE();
+            a->fixed_skinning = 1;
             if (!strcmp(val, "linear")) a->skinning = MR_SKINNING_LINEAR;
             else if (!strcmp(val, "dq") || !strcmp(val, "dual_quaternion")) a->skinning = MR_SKINNING_DUAL_QUATERNION;
             else return mr_cli_usage_error("view", "--skinning expects linear or dq, got '%s'", val);
@@ -408,6 +410,7 @@ int mr_cmd_view(int argc, char **argv)
     v.names = a.names;
     v.wireframe = a.wireframe;
     v.skinning = a.skinning;
+    v.fixed_skinning = a.fixed_skinning;
     v.hud = !a.no_hud;
     frame_camera(&v, &a, (float)a.width / (float)a.height);
 

@@ -282,7 +282,7 @@ mr_status mr_view_draw(mr_view *v, const char *status)
     mr_status st = mr_renderer_begin_frame(v->r, &scene);
     if (st != MR_OK) return st;
     int nj = v->model->skeleton.joint_count;
-    mr_draw_style style = {.wireframe = v->wireframe, .skinning = v->skinning};
+    mr_draw_style style = {.wireframe = v->wireframe, .skinning = v->skinning, .fixed_skinning = v->fixed_skinning};
     /* Morph weights of the current clip at this time (the meshes' defaults
      * without a clip), mesh by mesh as the renderer takes them. */
     int nw = mr_renderer_morph_weight_count(v->r, v->gpu);

@@ -26,7 +26,8 @@ typedef struct mr_view {
     mr_camera camera;
     float default_yaw;        /* a front three-quarter view for this model */
     int skeleton, names, wireframe, hud;
-    int skinning;        /* mr_skinning of the draw (--skinning) */
+    int skinning;        /* mr_skinning of the draw (--skinning; 0 without: each mesh's own) */
+    int fixed_skinning;  /* 1: --skinning given (linear then for every mesh) */
     const char *footer;       /* HUD line at the bottom (key help), or NULL */
     int follow;               /* --follow: the camera travels with the root joint */
     vec3 follow_offset;       /* camera target minus the root's world position */

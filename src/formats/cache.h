@@ -67,7 +67,8 @@
  * stamp is taken before the source load and written only when a second
  * stat after the load still shows the same size, times, inode and device
  * (a source edited during the load is not cached). Not stamped: files a
- * source names (a .gltf's external .bin buffers, texture files whose
+ * source names (a .gltf's external .bin buffers, an FBX file's Maya
+ * geometry cache files, texture files whose
  * existence picks a material's map path): editing only those leaves a
  * cached model stale until its source changes or the cache file is removed.
  *

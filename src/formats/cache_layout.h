@@ -43,6 +43,7 @@ typedef struct source_rec {
 typedef struct model_rec {
     uint64_t format, axes_note, warnings, meshes, clips;
     uint64_t names, parents, rest_t, rest_r, rest_s, inverse_bind;
+    uint64_t scale_comp;     /* joint_count bytes (skeleton.h "Inherit modes"), or 0: none */
     int32_t up, warning_count, mesh_count, clip_count, joint_count;
     float meters_per_unit;
 } model_rec;
@@ -80,7 +81,7 @@ typedef struct marker_rec {
 
 _Static_assert(sizeof(char *) <= sizeof(uint64_t), "name offsets become pointers in place");
 _Static_assert(sizeof(file_header) == 64, "cache header is 64 bytes");
-_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 112 && sizeof(mesh_rec) == 232 &&
+_Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 120 && sizeof(mesh_rec) == 232 &&
                    sizeof(clip_rec) == 152 && sizeof(marker_rec) == 16,
                "cache records have no padding");
 

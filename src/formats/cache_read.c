@@ -593,6 +593,9 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
         sk->rest_r = at(r, mr->rest_r, (uint64_t)n, sizeof(versor), CACHE_ALIGN);
         sk->rest_s = at(r, mr->rest_s, (uint64_t)n, sizeof(vec3), CACHE_ALIGN);
         sk->inverse_bind = at(r, mr->inverse_bind, (uint64_t)n, sizeof(mat4), CACHE_ALIGN);
+        sk->scale_comp = opt(r, mr->scale_comp, (uint64_t)n, 1, CACHE_ALIGN);
+        for (int j = 0; sk->scale_comp && j < n; j++)
+            if (sk->scale_comp[j] > 1) r->bad = 1;
         if (!r->bad) {
             sk->joint_count = n;
             mr_skeleton_touch(sk);   /* a skeleton of its own for playback cursors */

@@ -458,6 +458,7 @@ static unsigned char *serialize(const mr_cache_session *s, const mr_model *m, ui
         mr.rest_r = put_arr(&w, sk->rest_r, (size_t)n * sizeof(versor));
         mr.rest_s = put_arr(&w, sk->rest_s, (size_t)n * sizeof(vec3));
         mr.inverse_bind = put_arr(&w, sk->inverse_bind, (size_t)n * sizeof(mat4));
+        mr.scale_comp = put_arr(&w, sk->scale_comp, (size_t)n);
     }
     mr.warning_count = m->warnings ? m->warning_count : 0;
     if (mr.warning_count > 0) {

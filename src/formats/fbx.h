@@ -7,7 +7,9 @@
  *   connection order; names are the model's ("mixamorig:Hips" keeps its
  *   namespace), made unique with "#2". Each joint's rest pose is its
  *   static transform by FBX's transform model (fbx_xform.c: offsets,
- *   pivots, pre/post rotation, rotation order, inherit type), properties
+ *   pivots, pre/post rotation, rotation order (all three ignored where
+ *   RotationActive is 0), inherit type: a joint that does not inherit a
+ *   non-uniform parent scale is flagged in the skeleton's scale_comp), properties
  *   from the object's Properties70/60 else its class's PropertyTemplate.
  *   A joint's inverse bind is the inverse of its cluster's TransformLink
  *   (the first cluster naming it), else of its rest world transform.
@@ -24,6 +26,14 @@
  * Blend shapes. BlendShape deformers' channels, each shape (in-betweens
  *   included) one morph target; a channel's DeformPercent (0..100) weighs
  *   its shapes piecewise-linearly by FullWeights.
+ *
+ * Geometry caches. A VertexCacheDeformer's Maya cache (fbx_cache.c: the
+ *   XML description and its one .mcx/.mc file, opened inside the FBX
+ *   file's folder) or 3ds Max point cache (.pc2) gives its mesh one morph target per frame, placed as
+ *   the mesh's points; every clip gets a weight channel keyed at the
+ *   frames' times that cross-fades from one frame to the next (a file
+ *   without stacks gets a clip "geometry cache" for them). A cache
+ *   that is missing or does not fit the mesh leaves it, with a warning.
  *
  * Clips. Every AnimationStack (7.x) or Take (6.x) is a clip by its name,
  *   the active one (ActiveAnimStackName, Takes/Current) first so that it

@@ -104,7 +104,10 @@ void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*l
     }
     const double *acc = s->acc_scale[par];
     if (acc[0] != 0 && acc[1] != 0 && acc[2] != 0 && isfinite(acc[0]) && isfinite(acc[1]) && isfinite(acc[2])) {
-        for (int c = 0; c < 4; c++) {
+        /* a joint the skeleton flags in scale_comp (fbx_read.c) composes
+         * as parent * T * diag(a)^-1 * R * S itself: only T is divided */
+        memcpy(out, locals[j], 16 * sizeof *out);
+        for (int c = fbx_scale_comp(s, j) ? 3 : 0; c < 4; c++) {
             for (int row = 0; row < 3; row++) out[c * 4 + row] = locals[j][c * 4 + row] / acc[row];
             out[c * 4 + 3] = locals[j][c * 4 + 3];
         }
@@ -868,7 +871,7 @@ static void alone_local(const alone_eval *e, double t, float o[10])
     memcpy(local + 12, tr, sizeof tr);
     local[15] = 1;
     if (acc)
-        for (int c = 0; c < 4; c++)
+        for (int c = fbx_scale_comp(s, j) ? 3 : 0; c < 4; c++)
             for (int row = 0; row < 3; row++) local[c * 4 + row] /= acc[row];
     fbx_m_decompose(local, o, o + 3, o + 7);
 }
@@ -1026,6 +1029,37 @@ done:
     return st;
 }
 
+/* Geometry caches (fbx_cache.c): a mesh's cache frames are morph targets
+ * first .. first + frames - 1; its channel has a key at every frame's
+ * time, the frame's target at weight 1 and the others 0, so that linear
+ * keys cross-fade from one frame's points to the next (the cache's own
+ * linear interpolation), and before the first frame or after the last
+ * the nearest is held. Blend shapes of the same mesh follow their
+ * DeformPercent at those times (c NULL: their static weights). Added to
+ * every clip. */
+static mr_status cache_tracks(fbx_scene *s, const stack_curves *c, mr_clip *clip)
+{
+    for (int i = 0; i < s->mcache_count; i++) {
+        const fbx_mcache *mc = &s->mcaches[i];
+        const mr_morph_set *set = s->model->meshes[mc->mesh].morph;
+        if (!set || mr_morph_tracks_find(clip->morph, mc->mesh)) continue;
+        mr_morph_channel *ch = mr_morph_tracks_add(&clip->morph, mc->mesh, set->count, mc->frames, MR_INTERP_LINEAR);
+        if (!ch) return oom(s);
+        for (int f = 0; f < mc->frames; f++) {
+            ch->times[f] = (float)mc->times[f];
+            float *w = ch->values + (size_t)f * (size_t)set->count;
+            memcpy(w, set->weights, sizeof *w * (size_t)set->count);
+            for (int b = 0; c && b < s->blend_count; b++) {
+                if (s->blends[b].mesh != mc->mesh) continue;
+                double d = c->deform[b] ? fbx_curve_eval(c->deform[b], mc->times[f]) : c->deform_def[b];
+                fbx_blend_weights(&s->blends[b], d, w);
+            }
+            for (int k = 0; k < mc->frames; k++) w[mc->first + k] = k == f ? 1.0f : 0.0f;
+        }
+    }
+    return MR_OK;
+}
+
 static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0, double t1)
 {
     mr_skeleton *sk = &s->model->skeleton;
@@ -1126,6 +1160,7 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         }
     }
     /* morph weights */
+    if ((st = cache_tracks(s, c, clip)) != MR_OK) goto done;
     for (int b = 0; b < s->blend_count; b++) {
         if (!c->deform[b]) continue;
         int mesh = s->blends[b].mesh;
@@ -1281,6 +1316,28 @@ static int stack_is(const fbx_scene *s, int o, const char *name)
     return name && !strcmp(s->objs[o].name, name);
 }
 
+/* A file whose geometry caches play with no stack to carry them (a
+ * Marvelous Designer export) gets one clip, "geometry cache", of their
+ * weight channels only, as long as the last frame. */
+static mr_status cache_clip(fbx_scene *s)
+{
+    if (!s->mcache_count || s->model->clip_count) return MR_OK;
+    mr_clip *clip = NULL;
+    if (mr_clip_create("geometry cache", s->node_count, &clip) != MR_OK) return oom(s);
+    double end = 0;
+    for (int i = 0; i < s->mcache_count; i++) end = fmax(end, s->mcaches[i].times[s->mcaches[i].frames - 1]);
+    clip->duration = (float)end;
+    clip->rate = (float)s->fps;
+    mr_status st = cache_tracks(s, NULL, clip);
+    mr_error verr;
+    if (st == MR_OK && mr_clip_validate(clip, &verr) != MR_OK)
+        st = mr_error_set(s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache clip: %s", s->path, verr.msg);
+    if (st == MR_OK && (st = mr_model_add_clip(s->model, clip)) != MR_OK)
+        st = mr_error_set(s->err, st, "fbx: %s: geometry cache clip: cannot add the clip", s->path);
+    if (st != MR_OK) mr_clip_destroy(clip);
+    return st;
+}
+
 mr_status fbx_clips_build(fbx_scene *s)
 {
     if (s->node_count == 0) {  /* nothing to animate: a clip needs joints */
@@ -1297,7 +1354,7 @@ mr_status fbx_clips_build(fbx_scene *s)
             st = one_stack(s, o, NULL);
             any = 1;
         }
-    if (any || st != MR_OK) return st;
+    if (any || st != MR_OK) return st == MR_OK ? cache_clip(s) : st;
     const mr_fbx_node *takes = mr_fbx_child(&s->doc->root, "Takes");
     for (int pass = 0; pass < 2 && st == MR_OK; pass++)
         for (const mr_fbx_node *t = mr_fbx_child(takes, "Take"); t && st == MR_OK; t = mr_fbx_next(t)) {
@@ -1306,5 +1363,5 @@ mr_status fbx_clips_build(fbx_scene *s)
             if ((pass == 0) != is_active) continue;
             st = one_stack(s, -1, t);
         }
-    return st;
+    return st == MR_OK ? cache_clip(s) : st;
 }

@@ -545,6 +545,8 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
     float *cp_delta = NULL;       /* placed shape deltas per target */
     int *mat_ids = NULL;
     int *groups = NULL;
+    fbx_pcache pc;
+    memset(&pc, 0, sizeof pc);
     if (skin_obj >= 0 && (st = read_skin(s, skin_obj, m->cps, &sk_data)) != MR_OK) goto done;
     int skinned = skin_obj >= 0 && sk_data.clusters > 0;
     /* placement: bind world (skinned) or the joint's bind space (rigid) */
@@ -570,14 +572,28 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
     }
     /* blend shapes */
     if ((st = read_blend(s, m, owner, &morph, &refs, &nref, &shape_objs)) != MR_OK) goto done;
-    int targets = nref ? refs[nref - 1].target + refs[nref - 1].count : 0;
+    int targets = nref ? refs[nref - 1].target + refs[nref - 1].count : 0, shapes = targets;
+    /* a geometry cache (fbx_cache.c): one more target a frame, its points
+     * placed as the mesh's own */
+    if ((st = fbx_pcache_read(s, owner, m->cps, &pc)) != MR_OK) goto done;
+    targets += pc.frames;
     if (targets) {
         cp_delta = calloc(m->cps * 3 * (size_t)targets + 1, sizeof *cp_delta);
         if (!cp_delta) {
             st = oom(s);
             goto done;
         }
-        for (int t = 0; t < targets; t++) {
+        for (int f = 0; f < pc.frames; f++)
+            for (size_t i = 0; i < m->cps; i++) {
+                double p[3];
+                int free_cp = skinned && sk_data.start[i + 1] == sk_data.start[i];
+                const float *c = pc.pos + ((size_t)f * m->cps + i) * 3;
+                double cd[3] = {c[0], c[1], c[2]};
+                fbx_m_point(free_cp ? rigid : place, cd, p);
+                for (int k = 0; k < 3; k++)
+                    cp_delta[((size_t)(shapes + f) * m->cps + i) * 3 + (size_t)k] = (float)(p[k] - cp_pos[3 * i + (size_t)k]);
+            }
+        for (int t = 0; t < shapes; t++) {
             const mr_fbx_node *sh = s->objs[shape_objs[t]].node;
             const int64_t *idx;
             const double *d;
@@ -818,7 +834,8 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         }
         for (int t = 0; t < targets; t++) {
             free(mesh.morph->targets[t].name);
-            mesh.morph->targets[t].name = mr_str_dup(s->objs[shape_objs[t]].name);
+            mesh.morph->targets[t].name = t < shapes ? mr_str_dup(s->objs[shape_objs[t]].name)
+                                                     : mr_str_fmt("%s@%g", pc.channel, pc.times[t - shapes]);
         }
         int mat = gid < nmats ? mats[gid] : (nmats ? mats[0] : -1);
         if ((st = read_material(s, mat, &mesh.material)) != MR_OK) {
@@ -848,6 +865,18 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                 s->blends[s->blend_count++].mesh = s->model->mesh_count;
             }
         }
+        if (pc.frames) {
+            fbx_mcache *nc = realloc(s->mcaches, sizeof *nc * (size_t)(s->mcache_count + 1));
+            double *times = nc ? mr_alloc_array((size_t)pc.frames, sizeof *times) : NULL;
+            if (nc) s->mcaches = nc;
+            if (!times) {
+                mr_mesh_deinit(&mesh);
+                st = oom(s);
+                goto weld_done;
+            }
+            memcpy(times, pc.times, sizeof *times * (size_t)pc.frames);
+            s->mcaches[s->mcache_count++] = (fbx_mcache){s->model->mesh_count, shapes, pc.frames, times};
+        }
         s->model->meshes[s->model->mesh_count++] = mesh;
     }
 weld_done:
@@ -855,6 +884,7 @@ weld_done:
     free(remap);
     free(table);
 done:
+    fbx_pcache_free(&pc);
     skin_free(&sk_data);
     free(refs);
     free(shape_objs);

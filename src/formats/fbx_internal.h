@@ -76,6 +76,26 @@ typedef struct fbx_blend {
     double full[32];             /* FullWeights (percent) per shape */
 } fbx_blend;
 
+/* A Maya geometry cache's positions channel (fbx_cache.c). */
+/* A cache's frames become morph targets, and a clip's weight channel holds
+ * frames x frames weights: at most this many frames, and frames x points. */
+#define FBX_CACHE_MAX_FRAMES 1024
+#define FBX_CACHE_MAX_POINTS (4 * 1024 * 1024)
+typedef struct fbx_pcache {
+    int frames;                  /* 0: none */
+    size_t points;               /* per frame: the mesh's control points */
+    double *times;               /* frames, seconds, ascending */
+    float *pos;                  /* frames * points * 3: the geometry's own space */
+    char *channel;
+} fbx_pcache;
+
+/* A marrow mesh whose morph targets first .. first + frames - 1 are a
+ * geometry cache's frames at times (owned by the scene). */
+typedef struct fbx_mcache {
+    int mesh, first, frames;
+    double *times;
+} fbx_mcache;
+
 typedef struct fbx_scene {
     const mr_fbx_doc *doc;
     const char *path;
@@ -109,6 +129,8 @@ typedef struct fbx_scene {
     fbx_anim_prop (*anim)[FBX_PROP_COUNT];
     fbx_blend *blends;
     int blend_count;
+    fbx_mcache *mcaches;
+    int mcache_count;
     char **owned;                /* names the scene allocated */
     int owned_count, owned_cap;
 } fbx_scene;
@@ -188,6 +210,14 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w);
 /* A channel's static DeformPercent (property, else the 7.x child node). */
 double fbx_deform_percent(const fbx_scene *s, int channel);
 
+/* ---- fbx_cache.c ---- */
+/* The positions of the geometry cache on owner (a Geometry or Model) for
+ * its cps control points, into out (frames 0: none, or one that is not
+ * read, with a warning). Fails on a data file that breaks its structure
+ * or on running out of memory. */
+mr_status fbx_pcache_read(fbx_scene *s, int owner, size_t cps, fbx_pcache *out);
+void fbx_pcache_free(fbx_pcache *c);
+
 /* ---- fbx_anim.c ---- */
 /* Marks in out (node_count) the joints whose scale is ever non-uniform:
  * static Lcl Scaling, or the key values of any stack's or take's scaling
@@ -201,5 +231,13 @@ void fbx_eval_worlds(const fbx_scene *s, double t, int animated, double (*worlds
  * the FBX local matrix when the node composes plainly (InheritType 1 or a
  * root), else parent world^-1 * world. */
 void fbx_joint_local(const fbx_scene *s, int j, double (*worlds)[16], double (*locals)[16], double out[16]);
+/* 1 when joint j is flagged in the skeleton's scale_comp (fbx_read.c): its
+ * marrow local keeps FBX's rotation and scale, only its translation is
+ * taken out of the parent's scale. */
+static inline int fbx_scale_comp(const fbx_scene *s, int j)
+{
+    const unsigned char *f = s->model->skeleton.scale_comp;
+    return f && f[j];
+}
 
 #endif

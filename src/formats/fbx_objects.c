@@ -211,6 +211,8 @@ void fbx_scene_free(fbx_scene *s)
     free(s->rest_world);
     free(s->anim);
     free(s->blends);
+    for (int i = 0; i < s->mcache_count; i++) free(s->mcaches[i].times);
+    free(s->mcaches);
 }
 
 static int range(const fbx_scene *s, const int *idx, int obj, int by_parent, int *first)

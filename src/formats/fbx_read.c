@@ -181,31 +181,32 @@ static mr_status rest_pose(fbx_scene *s)
 
 /* A joint whose InheritType is not plain composition (RrSs, Rrs) under an
  * ancestor whose scale is ever non-uniform has a world transform that no
- * local TRS under its parent gives (the parent's non-uniform scale would
- * shear it): such a joint is kept detached, a root in marrow's skeleton
- * whose transform is its FBX world transform (exact), with a warning. */
-static mr_status detach_sheared(fbx_scene *s)
+ * local TRS under a plainly composing parent gives (the parent's
+ * non-uniform scale would shear it). Then every such joint of the file is
+ * flagged in the skeleton's scale_comp (skeleton.h "Inherit modes": the
+ * parent's scale moves its origin but does not reach its axes), which is
+ * how FBX composes them: world = the parent's world without its scale *
+ * the joint's local, its translation scaled by the parent's scale
+ * (fbx_eval_worlds), its own scale times what it inherits
+ * componentwise. Their marrow locals are fbx_joint_local's. Files without
+ * such a joint keep plain composition (their locals are exact there). */
+static mr_status flag_scale_comp(fbx_scene *s)
 {
     char *scaled = calloc((size_t)s->node_count + 1, 1);
     if (!scaled) return oom(s);
     mr_status st = fbx_nonuniform_scales(s, scaled);
     mr_skeleton *sk = &s->model->skeleton;
     int count = 0;
-    const char *first = NULL;
-    for (int j = 0; st == MR_OK && j < s->node_count; j++) {
+    for (int j = 0; st == MR_OK && j < s->node_count && !count; j++) {
         if (s->xf[j].inherit == 1 || s->fbx_parent[j] < 0) continue;
-        int a = s->fbx_parent[j], hit = 0;
-        for (; a >= 0 && !hit; a = s->fbx_parent[a]) hit = scaled[a];
-        if (!hit) continue;
-        sk->parents[j] = -1;
-        if (!count++) first = sk->names[j];
+        for (int a = s->fbx_parent[j]; a >= 0 && !count; a = s->fbx_parent[a]) count = scaled[a];
     }
-    if (count)
-        mr_model_warn(s->model, "%s: %d joints (first %s) inherit scale as RrSs/Rrs under a non-uniformly scaled parent: kept as "
-                      "roots holding their FBX world transform (exact, but detached from the parent in the skeleton)",
-                      s->path, count, first);
     free(scaled);
-    return st;
+    if (st != MR_OK || !count) return st;
+    if (mr_skeleton_add_scale_comp(sk) != MR_OK) return oom(s);
+    for (int j = 0; j < s->node_count; j++)
+        sk->scale_comp[j] = s->xf[j].inherit != 1 && sk->parents[j] >= 0 && sk->parents[j] == s->fbx_parent[j];
+    return MR_OK;
 }
 
 static mr_status build(fbx_scene *s)
@@ -214,7 +215,7 @@ static mr_status build(fbx_scene *s)
     if (st != MR_OK) return st;
     read_settings(s);
     if ((st = order_models(s)) != MR_OK) return st;
-    if ((st = detach_sheared(s)) != MR_OK) return st;
+    if ((st = flag_scale_comp(s)) != MR_OK) return st;
     if ((st = rest_pose(s)) != MR_OK) return st;
     if ((st = fbx_meshes_build(s)) != MR_OK) return st;
     if ((st = fbx_clips_build(s)) != MR_OK) return st;

@@ -3,7 +3,8 @@
  *   Local = T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1
  *
  * R is the Euler rotation in the node's RotationOrder (eEulerXYZ: X first,
- * so R = Rz * Ry * Rx), Rpre and Rpost are XYZ. The geometric transform
+ * so R = Rz * Ry * Rx), Rpre and Rpost are XYZ; a node whose RotationActive
+ * is 0 (or RotationSpaceForLimitOnly 1) has R in XYZ and no Rpre, Rpost. The geometric transform
  * (GeometricTranslation/Rotation/Scaling) moves the node's mesh only.
  * InheritType (how a node's world follows its parent's) is fbx_anim.c's
  * fbx_eval_worlds.
@@ -165,6 +166,15 @@ void fbx_xf_read(const fbx_scene *s, int obj, fbx_xf *x)
     fbx_prop_vec3(s, obj, "GeometricRotation", zero, x->gr);
     fbx_prop_vec3(s, obj, "GeometricScaling", one, x->gs);
     x->order = (int)fbx_prop_num(s, obj, "RotationOrder", 0);
+    /* FbxNode: with RotationActive false the rotation order and the pre-
+     * and post-rotation are ignored (Euler XYZ, no Rpre/Rpost), as they are
+     * when RotationSpaceForLimitOnly keeps them for the limits only. A file
+     * that does not say (no property, no template) has them active. */
+    if (fbx_prop_num(s, obj, "RotationActive", 1) == 0 || fbx_prop_num(s, obj, "RotationSpaceForLimitOnly", 0) != 0) {
+        x->order = 0;
+        memset(x->pre, 0, sizeof x->pre);
+        memset(x->post, 0, sizeof x->post);
+    }
     double post[9];
     rot3(x->pre, 0, x->pre_m);
     rot3(x->post, 0, post);

@@ -236,6 +236,8 @@ static void free_model_gl(gfx_model *g)
         glDeleteBuffers(1, &m->ibo);
         if (m->morph_tex) glDeleteTextures(1, &m->morph_tex);
         if (m->morph_buf) glDeleteBuffers(1, &m->morph_buf);
+        if (m->dq_blend_tex) glDeleteTextures(1, &m->dq_blend_tex);
+        if (m->dq_blend_buf) glDeleteBuffers(1, &m->dq_blend_buf);
     }
     free(g->meshes);
     free(g->morph_defaults);
@@ -303,9 +305,41 @@ static mr_status upload_morph(const mr_mesh *mesh, gfx_mesh *out, mr_error *err)
     return MR_OK;
 }
 
+/* The mesh's own skinning mode, and its per-vertex blend of linear and
+ * dual-quaternion skinning as a texture buffer (shaders/skin.glsl,
+ * u_dq_blend: one R32F texel per vertex, clamped to [0, 1]). */
+static mr_status upload_skinning(const mr_mesh *mesh, gfx_mesh *out, mr_error *err)
+{
+    out->dq = mesh->joints && mesh->weights && mesh->skinning == MR_SKINNING_DUAL_QUATERNION;
+    if (!out->dq || !mesh->dq_blend || mesh->vertex_count <= 0) return MR_OK;
+    GLint max_texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+    if (mesh->vertex_count > (max_texels > 0 ? max_texels : 65536))
+        return mr_error_set(err, MR_ERR_LIMIT, "gfx: mesh '%s': %d per-vertex skinning blends; the GL allows %d texels",
+                            mesh->name ? mesh->name : "", mesh->vertex_count, max_texels);
+    float *f = mr_alloc_array((size_t)mesh->vertex_count, sizeof *f);
+    if (!f) return mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory uploading mesh '%s'", mesh->name ? mesh->name : "");
+    for (int v = 0; v < mesh->vertex_count; v++) {
+        float b = mesh->dq_blend[v];
+        f[v] = isfinite(b) ? fminf(fmaxf(b, 0.0f), 1.0f) : 0.0f;
+    }
+    glGenBuffers(1, &out->dq_blend_buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, out->dq_blend_buf);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)mesh->vertex_count * sizeof *f), f, GL_STATIC_DRAW);
+    glGenTextures(1, &out->dq_blend_tex);
+    glBindTexture(GL_TEXTURE_BUFFER, out->dq_blend_tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, out->dq_blend_buf);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    free(f);
+    return MR_OK;
+}
+
 static mr_status upload_mesh(mr_renderer *r, const char *dir, const mr_mesh *mesh, gfx_mesh *out,
                              int joint_count, mr_error *err)
 {
+    mr_status sst = upload_skinning(mesh, out, err);
+    if (sst != MR_OK) return sst;
     mr_status mst = upload_morph(mesh, out, err);
     if (mst != MR_OK) return mst;
     int nv = mesh->vertex_count;

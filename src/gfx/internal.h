@@ -33,6 +33,11 @@ typedef struct gfx_mesh {
     GLuint morph_buf, morph_tex; /* 2 * morph_count * vertex_count RGBA32F texels */
     int morph_count, vertex_count;
     int morph_first;             /* its first weight among the model's morph weights */
+    /* The mesh's own skinning (mr_mesh.skinning, dq_blend: FBX SkinningType),
+     * which a draw follows unless its style fixes one for every mesh: */
+    int dq;                      /* 1: skinned with dual quaternions */
+    GLuint dq_blend_buf, dq_blend_tex;  /* with dq: vertex_count R32F factors, linear 0 .. dq 1 */
+                                 /* (skin.glsl, u_dq_blend), or 0: dual quaternions throughout */
 } gfx_mesh;
 
 /* A slot of the model pool. A handle's id is (generation << 16) | (slot + 1). */
@@ -68,6 +73,8 @@ typedef struct gfx_draw {
     int prepass;                 /* its depth is drawn first (end_frame decides) */
     int dq_offset;               /* first joint in the frame's dual quaternions (skin.glsl), */
                                  /* -1: linear skinning */
+    int dq_all;                  /* 1: every skinned mesh with dual quaternions (the style's);
+                                  * 0: meshes with gfx_mesh.dq only, blended by their own factors */
     int morph_offset;            /* first of the model's morph weights in the frame's, -1: none */
 } gfx_draw;
 
@@ -124,7 +131,7 @@ enum { GFX_MAT_NORMAL_MAP = 1, GFX_MAT_CUTOUT = 2, GFX_MAT_VARIANTS = 4 };
 typedef struct gfx_model_program {
     GLuint id;
     GLint world, normal_matrix, palette_offset, diffuse, specular, emission, shininess, tint, wireframe,
-        has_diffuse_map, dq_offset;
+        has_diffuse_map, dq_offset, dq_vertex_blend;
     gfx_morph_uniforms morph;
 } gfx_model_program;
 
@@ -140,7 +147,7 @@ typedef struct gfx_backdrop_key {
 
 typedef struct gfx_depth_program {
     GLuint id;
-    GLint world, palette_offset, view_proj, dq_offset;
+    GLint world, palette_offset, view_proj, dq_offset, dq_vertex_blend;
     gfx_morph_uniforms morph;
 } gfx_depth_program;
 

@@ -15,7 +15,7 @@
 #include "gfx/shader.h"
 #include "core/heap.h"
 
-enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3, UNIT_MORPH = 4, UNIT_DQ = 5 };
+enum { UNIT_DIFFUSE = 0, UNIT_NORMAL = 1, UNIT_SHADOW = 2, UNIT_PALETTE = 3, UNIT_MORPH = 4, UNIT_DQ = 5, UNIT_DQ_BLEND = 6 };
 
 /* --- programs ------------------------------------------------------------ */
 
@@ -130,10 +130,12 @@ static void install_programs(mr_renderer *r, programs *p)
                 .wireframe = glGetUniformLocation(m, "u_wireframe"),
                 .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
                 .dq_offset = glGetUniformLocation(m, "u_dq_offset"),
+                .dq_vertex_blend = glGetUniformLocation(m, "u_dq_vertex_blend"),
                 .morph = morph_uniforms(m),
             };
             set_sampler(m, "u_morph", UNIT_MORPH);
             set_sampler(m, "u_dq", UNIT_DQ);
+            set_sampler(m, "u_dq_blend", UNIT_DQ_BLEND);
             set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
             set_sampler(m, "u_normal_map", UNIT_NORMAL);
             set_sampler(m, "u_shadow_map", UNIT_SHADOW);
@@ -147,11 +149,13 @@ static void install_programs(mr_renderer *r, programs *p)
             .palette_offset = glGetUniformLocation(s, "u_palette_offset"),
             .view_proj = glGetUniformLocation(s, "u_view_proj"),
             .dq_offset = glGetUniformLocation(s, "u_dq_offset"),
+            .dq_vertex_blend = glGetUniformLocation(s, "u_dq_vertex_blend"),
             .morph = morph_uniforms(s),
         };
         set_sampler(s, "u_palette", UNIT_PALETTE);
         set_sampler(s, "u_morph", UNIT_MORPH);
         set_sampler(s, "u_dq", UNIT_DQ);
+        set_sampler(s, "u_dq_blend", UNIT_DQ_BLEND);
     }
     for (int sh = 0; sh < 2; sh++) {
         r->prog.floor[sh] = p->floor[sh];
@@ -168,11 +172,13 @@ static void install_programs(mr_renderer *r, programs *p)
     glUseProgram(0);
 }
 
-/* The skinning variant a mesh of a draw needs. */
+/* The skinning variant a mesh of a draw needs: dual quaternions where the
+ * draw's style asks for them everywhere, or where the mesh's own mode is
+ * (gfx_mesh.dq) and the style leaves each mesh its own. */
 static int skin_variant(const gfx_mesh *m, const gfx_draw *d)
 {
     if (!m->skinned || d->palette_offset < 0) return GFX_SKIN_STATIC;
-    if (d->dq_offset >= 0) return m->vbo1 ? GFX_SKIN_DQ8 : GFX_SKIN_DQ4;
+    if (d->dq_offset >= 0 && (d->dq_all || m->dq)) return m->vbo1 ? GFX_SKIN_DQ8 : GFX_SKIN_DQ4;
     return m->vbo1 ? GFX_SKIN_8 : GFX_SKIN_4;
 }
 
@@ -371,13 +377,18 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
         return MR_ERR_INVALID_ARGUMENT;
     if (GFX_RESERVE(r->draws, r->draws.count + 1) != 0) return MR_ERR_NO_MEMORY;
     int dq_offset = -1, morph_offset = -1;
-    if (style && style->skinning == MR_SKINNING_DUAL_QUATERNION && skin && joint_count > 0) {
+    /* dual quaternions for every mesh (the style's), or for the meshes
+     * whose own mode they are (unless the style fixes linear skinning) */
+    int dq_all = style && style->skinning == MR_SKINNING_DUAL_QUATERNION, dq_own = 0;
+    for (int k = 0; !dq_all && !(style && style->fixed_skinning) && k < g->mesh_count; k++)
+        dq_own |= g->meshes[k].dq;
+    if ((dq_all || dq_own) && skin && joint_count > 0) {
         if (GFX_RESERVE(r->dq, r->dq.count + 2 * (size_t)joint_count) != 0) return MR_ERR_NO_MEMORY;
         dq_offset = (int)(r->dq.count / 2);
         for (int j = 0; j < joint_count; j++) {
             float *t = (float *)r->dq.data[r->dq.count + 2 * (size_t)j];
             mr_mesh_dq_joint(skin[j], t);
-            if (style->skinning_mask && !t[20]) t[22] = fminf(fmaxf(style->skinning_mask[j], 0.0f), 1.0f);
+            if (dq_all && style->skinning_mask && !t[20]) t[22] = fminf(fmaxf(style->skinning_mask[j], 0.0f), 1.0f);
         }
         r->dq.count += 2 * (size_t)joint_count;
     }
@@ -401,6 +412,7 @@ mr_status mr_renderer_draw_model(mr_renderer *r, mr_gpu_model m, const mat4 *ski
     d->slot = (int)(g - r->models);
     d->palette_offset = offset;
     d->dq_offset = offset >= 0 ? dq_offset : -1;
+    d->dq_all = dq_all;
     d->morph_offset = morph_offset;
     memcpy(d->world, world, sizeof d->world);
     d->mirrored = det3(d->world) < 0.0f;
@@ -431,6 +443,18 @@ int mr_renderer_morph_weight_count(const mr_renderer *r, mr_gpu_model m)
 
 /* Sets the morph uniforms of mesh m of draw d (its non-zero weights, the
  * heaviest GFX_MORPH_ACTIVE) and binds its deltas. */
+/* A mesh skinned by its own mode with per-vertex blend factors (FBX
+ * "Blend") reads them (skin.glsl, u_dq_blend); a draw whose style asks for
+ * dual quaternions everywhere does not. */
+static void set_dq_blend(GLint loc, const gfx_mesh *m, const gfx_draw *d)
+{
+    int on = d->dq_offset >= 0 && !d->dq_all && m->dq && m->dq_blend_tex;
+    glUniform1i(loc, on);
+    if (!on) return;
+    glActiveTexture(GL_TEXTURE0 + UNIT_DQ_BLEND);
+    glBindTexture(GL_TEXTURE_BUFFER, m->dq_blend_tex);
+}
+
 static void set_morph(const mr_renderer *r, const gfx_morph_uniforms *u, const gfx_mesh *m, const gfx_draw *d)
 {
     int n = 0;
@@ -793,6 +817,7 @@ static void draw_depth(mr_renderer *r, const mat4 view_proj, int which)
             glUniformMatrix4fv(p->world, 1, GL_FALSE, (const float *)d->world);
             glUniform1i(p->palette_offset, d->palette_offset);
             glUniform1i(p->dq_offset, d->dq_offset);
+            set_dq_blend(p->dq_vertex_blend, m, d);
             set_morph(r, &p->morph, m, d);
             glBindVertexArray(m->vao);
             glDrawElements(GL_TRIANGLES, m->index_count, GL_UNSIGNED_INT, NULL);
@@ -840,6 +865,7 @@ static void model_pass(mr_renderer *r, int shadows)
             glUniform1i(p->wireframe, d->wireframe);
             glUniform1i(p->palette_offset, d->palette_offset);
             glUniform1i(p->dq_offset, d->dq_offset);
+            set_dq_blend(p->dq_vertex_blend, m, d);
             set_morph(r, &p->morph, m, d);
             glUniform4fv(p->diffuse, 1, m->diffuse);
             glUniform4fv(p->specular, 1, m->specular);

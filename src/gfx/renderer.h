@@ -175,7 +175,11 @@ typedef struct mr_scene {
 /* Per-draw options; NULL or zero fields take the defaults.
  * Skinning (anim/mesh.h, "Skinning modes"): MR_SKINNING_DUAL_QUATERNION
  * skins the draw as mr_mesh_skin_with does (the same split of scale, the
- * same fallback for mirroring joints), on the GPU.
+ * same fallback for mirroring joints), on the GPU. With skinning 0 each
+ * mesh is skinned by its own mode (mr_mesh.skinning and dq_blend, FBX
+ * SkinningType: dual quaternions, or per vertex blended with linear, as
+ * `marrow pose` without --skinning), unless fixed_skinning makes it
+ * linear for every mesh.
  * Morph weights: morph_weight_count floats, the targets of every mesh of
  * the model that has them, in mesh order (each its target count), as the
  * meshes' morph sets list them; NULL takes the meshes' default weights. A
@@ -187,7 +191,8 @@ typedef struct mr_draw_style {
     float tint[4];            /* multiplies the material colour [white]; all zero = white */
     int wireframe;            /* 1: triangle edges only */
     int no_shadow;            /* 1: casts no shadow */
-    int skinning;             /* mr_skinning: 0 linear, MR_SKINNING_DUAL_QUATERNION */
+    int skinning;             /* mr_skinning: 0 each mesh's own mode, MR_SKINNING_DUAL_QUATERNION */
+    int fixed_skinning;       /* 1: skinning 0 is linear for every mesh (a --skinning given) */
     const float *skinning_mask;  /* with dual quaternions: per joint (joint_count) its share 0..1 of */
                               /* them, a vertex mixing linear and dq by its joints' shares (Maya's */
                               /* blend weights); NULL: dual quaternions everywhere */

@@ -26,7 +26,7 @@ typedef struct draw_cmd {
     long mat_first;          /* first matrix in mats, -1 for the bind pose */
     int mat_count;
     long morph_first;        /* first weight in morphs, -1: the meshes' defaults */
-    int morph_count, skinning;
+    int morph_count, skinning, fixed_skinning;
     long mask_first;         /* dual quaternions: the per-joint shares in morphs, -1: none */
     float colour[4];         /* tint, line/point/text colour */
     int wireframe, no_shadow, names, overlay, axes;
@@ -146,6 +146,7 @@ static mr_status record(void *user, const mr_lua_draw_cmd *in, mr_error *err)
     c->morph_first = -1;
     c->mask_first = -1;
     c->skinning = in->skinning;
+    c->fixed_skinning = in->fixed_skinning;
     if (in->skinning_mask && in->mat_count > 0) {
         c->mask_first = (long)g->morph_count;
         memcpy(g->morphs + g->morph_count, in->skinning_mask, (size_t)in->mat_count * sizeof *g->morphs);
@@ -535,6 +536,7 @@ mr_status mr_lua_draw_render(mr_lua_ctx *ctx, int *skipped, mr_error *err)
             uint32_t id = gpu_model(g, c->model);
             if (!id) break;
             mr_draw_style st = {.wireframe = c->wireframe, .no_shadow = c->no_shadow, .skinning = c->skinning,
+                                .fixed_skinning = c->fixed_skinning,
                                 .skinning_mask = c->mask_first >= 0 ? g->morphs + c->mask_first : NULL};
             if (c->morph_first >= 0 && c->morph_count == mr_renderer_morph_weight_count(g->r, (mr_gpu_model){id})) {
                 st.morph_weights = g->morphs + c->morph_first;

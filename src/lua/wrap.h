@@ -88,7 +88,8 @@ typedef struct mr_lua_draw_cmd {
     int mat_count;
     const float *morph;      /* model: the pose's morph weights (renderer layout), or NULL */
     int morph_count;
-    int skinning;            /* model: mr_skinning */
+    int skinning;            /* model: mr_skinning (0: each mesh's own, mr_draw_style) */
+    int fixed_skinning;      /* model: 1: skinning given (linear then for every mesh) */
     const float *skinning_mask;  /* model, dual quaternions: per joint share (a mask), or NULL */
     float colour[4];         /* tint, bone, line, point or text colour */
     int wireframe, no_shadow, names, overlay, axes;

@@ -102,6 +102,8 @@ static int l_draw(lua_State *L)
     c.mat_count = m->model->skeleton.joint_count;
     if (p && c.mat_count > 0) c.mats = mr_lua_pose_model(p);   /* the recorder skins them */
     static const char *const skinnings[] = {"linear", "dq", NULL};
+    c.fixed_skinning = mr_lua_opt_field(L, &o, "skinning") != LUA_TNIL;   /* absent: each mesh's own mode */
+    lua_pop(L, 1);
     c.skinning = mr_lua_opt_enum(L, &o, "skinning", 0, skinnings) ? MR_SKINNING_DUAL_QUATERNION : MR_SKINNING_LINEAR;
     if (mr_lua_opt_field(L, &o, "dq_mask") != LUA_TNIL) {
         int top = lua_gettop(L);
