@@ -714,6 +714,7 @@ typedef struct alone_eval {
     int slot[9];                     /* their prop * 3 + component */
     int nlive;
     const double *acc, *from;        /* the parent's accumulated scale and the one inherited (NULL: none) */
+    int scale_comp;                  /* the skeleton undoes the parent's scale (fbx_scale_comp): only T is divided */
     int quick;                       /* the quaternion path applies */
     double ratio[3];                 /* quick: the inherited over the parent's accumulated scale */
     double qpre[4], qpost[4];        /* quick: Rpre and Rpost^-1 as quaternions */
@@ -800,8 +801,9 @@ static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
         e->acc = s->acc_scale[p];
         if (s->scale_from[j] >= 0) e->from = s->acc_scale[s->scale_from[j]];
     }
+    e->scale_comp = fbx_scale_comp(s, j);
     static const double zero[3] = {0, 0, 0};
-    e->quick = !memcmp(x->roff, zero, sizeof zero) && !memcmp(x->rp, zero, sizeof zero) &&
+    e->quick = !e->scale_comp && !memcmp(x->roff, zero, sizeof zero) && !memcmp(x->rp, zero, sizeof zero) &&
                !memcmp(x->soff, zero, sizeof zero) && !memcmp(x->sp, zero, sizeof zero) && uniform_scale(e->acc) &&
                uniform_scale(e->from);
     if (e->quick) {
@@ -871,7 +873,7 @@ static void alone_local(const alone_eval *e, double t, float o[10])
     memcpy(local + 12, tr, sizeof tr);
     local[15] = 1;
     if (acc)
-        for (int c = fbx_scale_comp(s, j) ? 3 : 0; c < 4; c++)
+        for (int c = e->scale_comp ? 3 : 0; c < 4; c++)
             for (int row = 0; row < 3; row++) local[c * 4 + row] /= acc[row];
     fbx_m_decompose(local, o, o + 3, o + 7);
 }
