@@ -84,26 +84,46 @@ static inline void v_norm(double a[3])
     }
 }
 
-static inline void x_point(const xform *m, const double p[3], double o[3])
+/* The helpers of the step are written out (no loops, locals before the
+ * stores): the pass calls them about thirty times a joint, and the loops
+ * and reloads through pointers cost more than their arithmetic. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT void x_point(const xform *restrict m, const double p[3], double o[3])
 {
-    double x = p[0], y = p[1], z = p[2];
-    for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z + m->t[i];
+    const double *r = m->r, x = p[0], y = p[1], z = p[2];
+    double o0 = r[0] * x + r[1] * y + r[2] * z + m->t[0];
+    double o1 = r[3] * x + r[4] * y + r[5] * z + m->t[1];
+    double o2 = r[6] * x + r[7] * y + r[8] * z + m->t[2];
+    o[0] = o0; o[1] = o1; o[2] = o2;
 }
 
-static inline void x_dir(const xform *m, const double p[3], double o[3])
+HOT void x_dir(const xform *restrict m, const double p[3], double o[3])
 {
-    double x = p[0], y = p[1], z = p[2];
-    for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z;
+    const double *r = m->r, x = p[0], y = p[1], z = p[2];
+    double o0 = r[0] * x + r[1] * y + r[2] * z;
+    double o1 = r[3] * x + r[4] * y + r[5] * z;
+    double o2 = r[6] * x + r[7] * y + r[8] * z;
+    o[0] = o0; o[1] = o1; o[2] = o2;
 }
 
-static void x_mul(const xform *a, const xform *b, xform *o)
+/* o = a b's rotation-scale part (o may not be a or b). */
+HOT void x_mul_r(const double *restrict a, const double *restrict b, double *restrict o)
+{
+    double b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7], b8 = b[8];
+    for (int i = 0; i < 3; i++) {
+        double a0 = a[3 * i], a1 = a[3 * i + 1], a2 = a[3 * i + 2];
+        o[3 * i] = a0 * b0 + a1 * b3 + a2 * b6;
+        o[3 * i + 1] = a0 * b1 + a1 * b4 + a2 * b7;
+        o[3 * i + 2] = a0 * b2 + a1 * b5 + a2 * b8;
+    }
+}
+
+HOT void x_mul(const xform *a, const xform *b, xform *o)
 {
     xform r;
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++)
-            r.r[3 * i + j] = a->r[3 * i] * b->r[j] + a->r[3 * i + 1] * b->r[3 + j] + a->r[3 * i + 2] * b->r[6 + j];
-        r.t[i] = a->r[3 * i] * b->t[0] + a->r[3 * i + 1] * b->t[1] + a->r[3 * i + 2] * b->t[2] + a->t[i];
-    }
+    x_mul_r(a->r, b->r, r.r);
+    x_point(a, b->t, r.t);
     *o = r;
 }
 
@@ -113,7 +133,7 @@ static void x_identity(xform *m)
     m->r[0] = m->r[4] = m->r[8] = 1;
 }
 
-static double x_det(const xform *m)
+HOT double x_det(const xform *m)
 {
     const double *r = m->r;
     return r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
@@ -140,21 +160,24 @@ static void x_inverse(const xform *m, xform *o)
     *o = v;
 }
 
-/* T * R(q) * S; q = x, y, z, w. */
-static void x_trs(const double t[3], const double q[4], const double s[3], xform *m)
+/* R(q) S, row-major; q = x, y, z, w. */
+HOT void x_rs(const double q[4], const double s[3], double *restrict m)
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double x = q[0], y = q[1], z = q[2], w = q[3], s0 = s[0], s1 = s[1], s2 = s[2];
     double xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    double R[9] = {1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy),
-                   2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx),
-                   2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)};
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) m->r[3 * i + j] = R[3 * i + j] * s[j];
-        m->t[i] = t[i];
-    }
+    m[0] = (1 - 2 * (yy + zz)) * s0; m[1] = 2 * (xy - wz) * s1; m[2] = 2 * (xz + wy) * s2;
+    m[3] = 2 * (xy + wz) * s0; m[4] = (1 - 2 * (xx + zz)) * s1; m[5] = 2 * (yz - wx) * s2;
+    m[6] = 2 * (xz - wy) * s0; m[7] = 2 * (yz + wx) * s1; m[8] = (1 - 2 * (xx + yy)) * s2;
 }
 
-static void q_mul(const double a[4], const double b[4], double o[4])
+/* T * R(q) * S. */
+HOT void x_trs(const double t[3], const double q[4], const double s[3], xform *m)
+{
+    x_rs(q, s, m->r);
+    m->t[0] = t[0]; m->t[1] = t[1]; m->t[2] = t[2];
+}
+
+HOT void q_mul(const double a[4], const double b[4], double o[4])
 {
     double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
     double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
@@ -164,7 +187,7 @@ static void q_mul(const double a[4], const double b[4], double o[4])
 }
 
 /* v turned by unit quaternion q (x, y, z, w). */
-static inline void q_rotate(const double q[4], const double v[3], double o[3])
+HOT void q_rotate(const double q[4], const double v[3], double o[3])
 {
     double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
     double x = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
@@ -173,7 +196,7 @@ static inline void q_rotate(const double q[4], const double v[3], double o[3])
     o[0] = x; o[1] = y; o[2] = z;
 }
 
-static inline void q_norm(double q[4])
+HOT void q_norm(double q[4])
 {
     double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (l > 0) {       /* times the reciprocal, as three.js's normalize does */
@@ -186,7 +209,7 @@ static inline void q_norm(double q[4])
 /* The shortest rotation taking unit vector a onto vector b of length lb >
  * 0 (as three.js's Quaternion.setFromUnitVectors computes it for b / lb),
  * times a positive factor: the caller normalises it (after a product). */
-static void q_from_unit_to(const double a[3], const double b[3], double lb, double q[4])
+HOT void q_from_unit_to(const double a[3], const double b[3], double lb, double q[4])
 {
     double r = v_dot(a, b) + lb;
     if (r < 2.220446049250313e-16 * lb) {
@@ -456,7 +479,7 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
 
 /* The input of joint j at the current input time: elements k0 .. k1 - 1 of
  * its t q s (the older rotations are already on this frame's side). */
-static inline void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
+HOT void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
     const double *b = s->in_cur[j];
     if (s->u >= 1) {
@@ -477,7 +500,7 @@ static void input_trs(const mr_springs *s, int j, double t[3], double q[4], doub
 }
 
 /* Translation and scale only (a spring joint's rotation is its own). */
-static void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
+HOT void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
 {
     double v[10];
     input_range(s, j, 0, 3, v);
@@ -485,7 +508,7 @@ static void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
     for (int k = 0; k < 3; k++) { t[k] = v[k]; sc[k] = v[7 + k]; }
 }
 
-static void input_t(const mr_springs *s, int j, double t[3])
+HOT void input_t(const mr_springs *s, int j, double t[3])
 {
     input_range(s, j, 0, 3, t);
 }
@@ -620,7 +643,7 @@ static const xform *center_inverse(mr_springs *s, const mr_skeleton *sk, int c)
     return &s->center_inv[c];
 }
 
-static void invalidate_below(mr_springs *s, int j)
+HOT void invalidate_below(mr_springs *s, int j)
 {
     int end = s->subtree_end[j];      /* a subtree is contiguous in skeleton order, and so in needed */
     for (int i = s->needed_pos[j] + 1; i < s->needed_count && s->needed[i] <= end; i++) s->valid[s->needed[i]] = 0;
@@ -631,7 +654,7 @@ static void invalidate_below(mr_springs *s, int j)
 /* Signed distance of p (a ball of radius hit) from collider c, the push
  * direction n and the point of the shape nearest to p (for spheres and
  * capsules; planes: unused). Negative: inside. */
-static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
+HOT double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
                           double n[3], double centre[3])
 {
     int ci = (int)(c - s->colliders);
@@ -685,7 +708,7 @@ static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_
 }
 
 /* Back to `len` from head (a zero offset stays at the head). */
-static inline void fix_length(double tip[3], const double head[3], double len)
+HOT void fix_length(double tip[3], const double head[3], double len)
 {
     double d[3];
     v_sub(tip, head, d);
@@ -749,7 +772,7 @@ static void onto_plane(double tip[3], const double head[3], double len, const do
     for (int i = 0; i < 3; i++) tip[i] = head[i] - n[i] * h0 + w[i] * rho;
 }
 
-static void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, double tip[3], const double head[3],
+HOT void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, double tip[3], const double head[3],
                     double len, double hit, int exact)
 {
     double n[3], c[3];
@@ -797,7 +820,7 @@ static void remember_tips(mr_springs *s, const mr_skeleton *sk)
  * world PW times spring i's rest local matrix: the inverse of that product
  * through the parent's adjugate, which differs from its inverse by the
  * determinant, and the rest matrix's inverse made once. */
-static void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const double p[3], double v[3])
+HOT void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const double p[3], double v[3])
 {
     const double *r = PW->r, *t = s->rest_local[i].t;
     double det = x_det(PW), d[3], o[3];
@@ -896,9 +919,11 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             }
         }
         memcpy(s->rot[i], q, sizeof q);
-        xform local;
-        x_trs(jt, q, js, &local);
-        x_mul(PW, &local, &s->world[j]);
+        double local[9];       /* the joint's world: its translation is head */
+        x_rs(q, js, local);
+        xform *W = &s->world[j];
+        x_mul_r(PW->r, local, W->r);
+        memcpy(W->t, head, sizeof head);
         s->valid[j] = 1;
         s->stamp[j] = ++s->clock;
         invalidate_below(s, j);
