@@ -65,7 +65,7 @@ struct mr_springs {
     xform *center_inv;
     unsigned long long *coll_stamp;            /* per collider: the joint's stamp its world points were made from */
     double (*coll_a)[3], (*coll_b)[3], (*coll_n)[3];  /* collider centre (first end, plane point), second end, plane normal */
-    double (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];   /* local t r s of the needed joints: */
+    float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];    /* local t r s of the needed joints (the pose's floats): */
                                      /* two frames ago, last frame, this frame (the older */
                                      /* rotations turned to this frame's side of the sphere) */
     double xf_prev2[10], xf_prev[10], xf_cur[10];          /* the placement, t q s */
@@ -594,12 +594,13 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
  * its t q s (the older rotations are already on this frame's side). */
 HOT void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
-    const double *b = s->in_cur[j];
+    const float *b = s->in_cur[j];
     if (s->u >= 1) {
         for (int k = k0; k < k1; k++) o[k] = b[k];
         return;
     }
-    const double *a2 = s->in_prev2[j], *a = s->in_prev[j], *w = s->w;
+    const float *a2 = s->in_prev2[j], *a = s->in_prev[j];
+    const double *w = s->w;
     for (int k = k0; k < k1; k++) o[k] = w[0] * a2[k] + w[1] * a[k] + w[2] * b[k];
 }
 
@@ -661,7 +662,7 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
 {
     int shift = dt > 0;
     if (shift) {       /* the oldest frame's arrays take this one */
-        double (*old)[10] = s->in_prev2;
+        float (*old)[10] = s->in_prev2;
         s->in_prev2 = s->in_prev;
         s->in_prev = s->in_cur;
         s->in_cur = old;
@@ -672,23 +673,23 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f, pose->t[j], 3 * sizeof(float));
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
-        double *o = s->in_cur[j];
+        float *o = s->in_cur[j];
         float z = 0;      /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN) */
         for (int k = 0; k < 10; k++) z += f[k] * 0.0f;
         float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
         if (z == 0 && q2 >= 1e-12f) {
-            for (int k = 0; k < 10; k++) o[k] = f[k];
+            memcpy(o, f, sizeof f);
         } else {
             if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
                 f[3] = f[4] = f[5] = 0; f[6] = 1;
             }
-            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0 : 0.0;
+            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0f : 0.0f;
         }
         /* the older rotations on this one's side of the sphere, so that a
          * blend of the three is a weighted sum */
         for (int h = 0; h < 2; h++) {
-            double *a = h ? s->in_prev2[j] : s->in_prev[j];
-            if (a[3] * o[3] + a[4] * o[4] + a[5] * o[5] + a[6] * o[6] < 0)
+            float *a = h ? s->in_prev2[j] : s->in_prev[j];
+            if ((double)a[3] * o[3] + (double)a[4] * o[4] + (double)a[5] * o[5] + (double)a[6] * o[6] < 0)
                 for (int k = 3; k < 7; k++) a[k] = -a[k];
         }
     }
