@@ -17,6 +17,10 @@
 
 #include "core/cpu.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,7 @@ struct mr_springs {
     xform *center_inv;
     unsigned long long *coll_stamp;            /* per collider: the joint's stamp its world points were made from */
     double (*coll_a)[3], (*coll_b)[3], (*coll_n)[3];  /* collider centre (first end, plane point), second end, plane normal */
+    double (*in_now)[10];            /* the needed joints' t r s at the current input time (set_input) */
     float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];    /* local t r s of the needed joints (the pose's floats): */
                                      /* two frames ago, last frame, this frame (the older */
                                      /* rotations turned to this frame's side of the sphere) */
@@ -324,7 +329,7 @@ void mr_springs_destroy(mr_springs *s)
     free(s->joints); free(s->chains); free(s->colliders); free(s->chain_colliders);
     free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
-    free(s->needed); free(s->valid); free(s->world); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
+    free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
     free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar);
     free(s->group_row); free(s->lane_static);
@@ -348,7 +353,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J); DUP(axis_parent, J);
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
-    DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
+    DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
     DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count);
@@ -369,8 +374,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
     for (int c = 0; c < s->chain_count; c++) {
         const mr_spring_chain *ch = &s->chains[c];
         int first = s->joints[ch->first].joint, end = s->subtree_end[first], ok = 1;
-        for (int k = 1; k < ch->count; k++)
+        for (int k = 1; k < ch->count; k++) {
             if (sk->parents[s->joints[ch->first + k].joint] != s->joints[ch->first + k - 1].joint) ok = 0;
+            int tail = s->joints[ch->first + k - 1].tail;     /* a tip that is not the next joint: scalar */
+            if (tail >= 0 && tail != s->joints[ch->first + k].joint) ok = 0;
+        }
         int p0 = sk->parents[first];
         if (p0 >= 0 && under[p0]) ok = 0;
         if (ch->center >= 0 && under[ch->center]) ok = 0;
@@ -590,18 +598,12 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
     q_norm(q);
 }
 
-/* The input of joint j at the current input time: elements k0 .. k1 - 1 of
- * its t q s (the older rotations are already on this frame's side). */
+/* The input of joint j at the current input time (set_input blended it):
+ * elements k0 .. k1 - 1 of its t q s. */
 HOT void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
-    const float *b = s->in_cur[j];
-    if (s->u >= 1) {
-        for (int k = k0; k < k1; k++) o[k] = b[k];
-        return;
-    }
-    const float *a2 = s->in_prev2[j], *a = s->in_prev[j];
-    const double *w = s->w;
-    for (int k = k0; k < k1; k++) o[k] = w[0] * a2[k] + w[1] * a[k] + w[2] * b[k];
+    const double *v = s->in_now[j];
+    for (int k = k0; k < k1; k++) o[k] = v[k];
 }
 
 static void input_trs(const mr_springs *s, int j, double t[3], double q[4], double sc[3])
@@ -613,7 +615,6 @@ static void input_trs(const mr_springs *s, int j, double t[3], double q[4], doub
     if (s->u < 1) q_norm(q);
 }
 
-/* Translation and scale only (a spring joint's rotation is its own). */
 HOT void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
 {
     double v[10];
@@ -626,6 +627,14 @@ HOT void input_t(const mr_springs *s, int j, double t[3])
 {
     input_range(s, j, 0, 3, t);
 }
+
+#if defined(__SSE2__)
+/* two floats as two doubles */
+HOT __m128d load2(const float *p)
+{
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+}
+#endif
 
 /* Sets the input time u (0: last frame, 1: this one) and marks every world
  * matrix stale. Inputs between frames follow the parabola through the last
@@ -653,7 +662,28 @@ static void set_input(mr_springs *s, double u)
     }
     x_trs(t, q, sc, &s->xf);
     s->ws = cbrt(fabs(x_det(&s->xf)));
-    for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
+    /* every needed joint's input at u, once for the pass (the older rotations are already on this frame's side) */
+    const double w0 = s->w[0], w1 = s->w[1], w2 = s->w[2];
+    for (int i = 0; i < s->needed_count; i++) {
+        int j = s->needed[i];
+        const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
+        double *o = s->in_now[j];
+#if defined(__SSE2__)
+        /* two values a step: the same products and sums, lane by lane */
+        if (u >= 1) {
+            for (int k = 0; k < 10; k += 2) _mm_storeu_pd(o + k, load2(b + k));
+        } else {
+            __m128d v0 = _mm_set1_pd(w0), v1 = _mm_set1_pd(w1), v2 = _mm_set1_pd(w2);
+            for (int k = 0; k < 10; k += 2)
+                _mm_storeu_pd(o + k, _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, load2(a2 + k)), _mm_mul_pd(v1, load2(a + k))),
+                                                _mm_mul_pd(v2, load2(b + k))));
+        }
+#else
+        if (u >= 1) for (int k = 0; k < 10; k++) o[k] = b[k];
+        else for (int k = 0; k < 10; k++) o[k] = w0 * a2[k] + w1 * a[k] + w2 * b[k];
+#endif
+        s->valid[j] = 0;
+    }
 }
 
 /* Takes this frame's input; dt > 0 moves the older frames down first (a
@@ -1017,6 +1047,20 @@ HOT void v4_norm(v4 *a)
 /* a step's inputs gathered from the lanes' springs: the parent's world (first joint), joint t s, tail, rotation, tips */
 enum { G_P = 0, G_JT = 12, G_JS = 15, G_TL = 18, G_ROT = 21, G_CUR = 25, G_PREV = 28, G_COUNT = 31 };
 
+/* Rows r[0..3] (lane l of each: four values of lane l) stored at dst[l] + at .. + 3, for the lanes
+ * whose dst is not NULL. */
+HOT void store_lanes(const v4 *r, double *const dst[4], int at)
+{
+    v4 t0 = __builtin_shuffle(r[0], r[1], (v4i){0, 4, 2, 6}), t1 = __builtin_shuffle(r[0], r[1], (v4i){1, 5, 3, 7});
+    v4 t2 = __builtin_shuffle(r[2], r[3], (v4i){0, 4, 2, 6}), t3 = __builtin_shuffle(r[2], r[3], (v4i){1, 5, 3, 7});
+    v4 l0 = __builtin_shuffle(t0, t2, (v4i){0, 1, 4, 5}), l1 = __builtin_shuffle(t1, t3, (v4i){0, 1, 4, 5});
+    v4 l2 = __builtin_shuffle(t0, t2, (v4i){2, 3, 6, 7}), l3 = __builtin_shuffle(t1, t3, (v4i){2, 3, 6, 7});
+    if (dst[0]) V_ST(dst[0] + at, l0);
+    if (dst[1]) V_ST(dst[1] + at, l1);
+    if (dst[2]) V_ST(dst[2] + at, l2);
+    if (dst[3]) V_ST(dst[3] + at, l3);
+}
+
 HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia, int commit)
 {
     const int *lane_chain = s->groups[gi];
@@ -1243,16 +1287,21 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             }
             for (int k = 0; k < 3; k++) W[9 + k] = head[k];
         }
+        /* each lane's rotation and world matrix (r then t: 12 doubles), four rows at a time turned into lanes */
+        double *dst[4];
+        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[s->joints[idx[l]].joint].r : NULL;
+        store_lanes(W, dst, 0);
+        store_lanes(W + 4, dst, 4);
+        store_lanes(W + 8, dst, 8);
+        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
+        store_lanes(q, dst, 0);
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
-            int i = idx[l], j = s->joints[i].joint;
-            for (int k = 0; k < 4; k++) s->rot[i][k] = q[k][l];
-            xform *o = &s->world[j];
-            for (int k = 0; k < 9; k++) o->r[k] = W[k][l];
-            for (int k = 0; k < 3; k++) o->t[k] = W[9 + k][l];
+            int j = s->joints[idx[l]].joint;
             s->valid[j] = 1;
             s->stamp[j] = ++s->clock;
-            invalidate_below(s, j);
+            /* below a chain's joints hang only its next joints (made here) and its last tip */
+            if (d == ch[l]->count - 1) invalidate_below(s, j);
         }
         P = W;
     }
