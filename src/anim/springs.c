@@ -1110,17 +1110,21 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         for (int k = 0; k < 7; k++) cvec[m][k] = V_GATHER(cc, k);
     }
+    v4i vectorised;      /* lanes whose colliders the vectors test */
+    for (int l = 0; l < 4; l++) vectorised[l] = s->lane_scalar[ch[l] - s->chains] ? 0 : -1;
     double ws = s->ws;
     v4 pw_buf[2][12], *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
     for (int d = 0; d < depth; d++) {
         double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
-        int idx[4], act[4], last[4];
+        int idx[4], jnt[4], act[4], last[4];
+        v4i vact;
         for (int l = 0; l < 4; l++) {
             act[l] = real[l] && d < ch[l]->count;
+            vact[l] = act[l] ? -1 : 0;
             int i = act[l] ? ch[l]->first + d : ch[0]->first + d;
             idx[l] = i;
             const mr_spring_joint *sj = &s->joints[i];
-            int j = sj->joint;
+            int j = jnt[l] = sj->joint;
             if (d == 0) {
                 int p = sk->parents[j];
                 const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
@@ -1186,11 +1190,10 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         if (max_cc) {
             /* clear of every collider (no lane within reach): as collide_one's first test */
-            v4i clear = {-1, -1, -1, -1};
-            for (int l = 0; l < 4; l++) if (s->lane_scalar[ch[l] - s->chains]) clear[l] = 0;
+            v4i clear = vectorised;
             for (int m = 0; m < max_cc; m++) {
                 const v4 *cv = cvec[m];
-                v4i on = con[m] & (v4i){act[0] ? -1 : 0, act[1] ? -1 : 0, act[2] ? -1 : 0, act[3] ? -1 : 0};
+                v4i on = con[m] & vact;
                 v4 a[3], ab[3], ap[3], n[3];
                 for (int k = 0; k < 3; k++) {
                     a[k] = cv[k];
@@ -1207,20 +1210,24 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
                 clear &= (v4i)(d2 >= reach * reach) | ~on;
             }
             for (int l = 0; l < 4; l++) {
-                if (!act[l] || clear[l]) continue;
+                if (!act[l] || clear[l]) continue;     /* within reach: the scalar collide decides */
                 double tip[3] = {next[0][l], next[1][l], next[2][l]}, hd[3] = {head[0][l], head[1][l], head[2][l]};
                 collide(s, sk, ch[l], tip, hd, len[l], hit[l], exact);
                 for (int k = 0; k < 3; k++) next[k][l] = tip[k];
             }
         }
         if (commit) {
-            v4 cn[3];
+            v4 cn[4];
             v4_point(Ci, next, cn, 1);
+            for (int k = 0; k < 3; k++) cn[k] = V_SEL(mC, cn[k], next[k]);
+            cn[3] = cn[2];
+            double tmp[4][4], *dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
+            store_lanes(cn, dst, 0);
             for (int l = 0; l < 4; l++) {
                 if (!act[l]) continue;
                 int i = idx[l];
                 memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-                for (int k = 0; k < 3; k++) s->cur[i][k] = has_center[l] ? cn[k][l] : next[k][l];
+                memcpy(s->cur[i], tmp[l], sizeof s->cur[i]);
             }
         }
         /* the turn: rest_frame_dir, q_from_unit_to, q_mul and q_norm of pass */
@@ -1238,10 +1245,11 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             a[2] = ((r[3] * r[7] - r[4] * r[6]) * dd[0] + (r[1] * r[6] - r[0] * r[7]) * dd[1] + (r[0] * r[4] - r[1] * r[3]) * dd[2]) * sg;
             for (int k = 0; k < 3; k++)
                 v[k] = V_LD(st[S_RINV + 3 * k]) * a[0] + V_LD(st[S_RINV + 3 * k + 1]) * a[1] + V_LD(st[S_RINV + 3 * k + 2]) * a[2];
-            v4 sing = det * V_LD(st[S_RDET]);
-            v4 want = V_MASK(len > V_SET1(1e-12));
+            v4 sing = det * V_LD(st[S_RDET]), axok = V_MASK(V_LD(st[S_AXOK]) != V_SET1(0.0));
+            v4 want = V_MASK((v4i)(len > V_SET1(1e-12)) & (v4i)axok);
+            v4i odd = vact & (v4i)want & ~(v4i)(V_SEL(V_MASK(sing < V_SET1(0.0)), -sing, sing) >= V_SET1(1e-300));
             for (int l = 0; l < 4; l++) {
-                if (!act[l] || !want[l] || st[S_AXOK][l] == 0 || fabs(sing[l]) >= 1e-300) continue;
+                if (!odd[l]) continue;
                 xform PW;      /* singular: rest_frame_dir's own way */
                 for (int k = 0; k < 9; k++) PW.r[k] = P[k][l];
                 for (int k = 0; k < 3; k++) PW.t[k] = P[9 + k][l];
@@ -1252,7 +1260,6 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             v4 lv;
             V_SQRT(lv, V_DOT(v, v));
             v4i ok = (v4i)want & (v4i)(lv > V_SET1(0.0)) & (v4i)(lv < V_SET1(INFINITY));
-            for (int l = 0; l < 4; l++) if (st[S_AXOK][l] == 0) ok[l] = 0;
             v4 ax[3] = {V_LD(st[S_AX]), V_LD(st[S_AX + 1]), V_LD(st[S_AX + 2])}, ap[4];
             v4 rr = V_DOT(ax, v) + lv;
             v4 opp = V_MASK(rr < V_SET1(2.220446049250313e-16) * lv);
@@ -1289,7 +1296,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         /* each lane's rotation and world matrix (r then t: 12 doubles), four rows at a time turned into lanes */
         double *dst[4];
-        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[s->joints[idx[l]].joint].r : NULL;
+        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[jnt[l]].r : NULL;
         store_lanes(W, dst, 0);
         store_lanes(W + 4, dst, 4);
         store_lanes(W + 8, dst, 8);
@@ -1297,7 +1304,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         store_lanes(q, dst, 0);
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
-            int j = s->joints[idx[l]].joint;
+            int j = jnt[l];
             s->valid[j] = 1;
             s->stamp[j] = ++s->clock;
             /* below a chain's joints hang only its next joints (made here) and its last tip */
