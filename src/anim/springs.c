@@ -1567,6 +1567,14 @@ int mr_springs_chain_count(const mr_springs *s) { return s->chain_count; }
 const mr_spring_chain *mr_springs_chain(const mr_springs *s, int i) { return &s->chains[i]; }
 const int *mr_springs_chain_colliders(const mr_springs *s) { return s->chain_colliders; }
 
+int mr_springs_lane_chains(const mr_springs *s)
+{
+    int n = 0;
+    for (int g = 0; g < s->group_count; g++)
+        for (int l = 0; l < 4; l++) n += s->groups[g][l] >= 0;
+    return n;
+}
+
 double mr_springs_penetration(const mr_springs *cs, const mr_skeleton *sk, const mr_pose *pose, const float transform[16])
 {
     if (!check(cs, sk, pose)) return 0;
