@@ -200,20 +200,22 @@ HOT void x_trs(const double t[3], const double q[4], const double s[3], xform *m
 
 HOT void q_mul(const double a[4], const double b[4], double o[4])
 {
-    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    const double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+    double x = a3 * b0 + a0 * b3 + a1 * b2 - a2 * b1;
+    double y = a3 * b1 - a0 * b2 + a1 * b3 + a2 * b0;
+    double z = a3 * b2 + a0 * b1 - a1 * b0 + a2 * b3;
+    double w = a3 * b3 - a0 * b0 - a1 * b1 - a2 * b2;
     o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
 /* v turned by unit quaternion q (x, y, z, w). */
 HOT void q_rotate(const double q[4], const double v[3], double o[3])
 {
-    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
-    double x = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
-    double y = v[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
-    double z = v[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+    const double q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], v0 = v[0], v1 = v[1], v2 = v[2];
+    double t0 = 2 * (q1 * v2 - q2 * v1), t1 = 2 * (q2 * v0 - q0 * v2), t2 = 2 * (q0 * v1 - q1 * v0);
+    double x = v0 + q3 * t0 + q1 * t2 - q2 * t1;
+    double y = v1 + q3 * t1 + q2 * t0 - q0 * t2;
+    double z = v2 + q3 * t2 + q0 * t1 - q1 * t0;
     o[0] = x; o[1] = y; o[2] = z;
 }
 
@@ -924,10 +926,39 @@ static void onto_plane(double tip[3], const double head[3], double len, const do
     for (int i = 0; i < 3; i++) tip[i] = head[i] - n[i] * h0 + w[i] * rho;
 }
 
+/* Whether tip (a ball of radius hit) is out of reach of every collider of
+ * the chain, by collide_one's first test (planes and inside shapes: no):
+ * then collide leaves it where it is. */
+HOT int clear_of_all(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, const double tip[3], double hit)
+{
+    const double x = tip[0], y = tip[1], z = tip[2];
+    for (int i = 0; i < ch->collider_count; i++) {
+        int ci = s->chain_colliders[ch->collider_first + i];
+        const mr_spring_collider *c = &s->colliders[ci];
+        if (c->shape == MR_COLLIDER_PLANE || c->inside) return 0;
+        collider_points(s, sk, ci);
+        const double *a = s->coll_a[ci];
+        double a0 = a[0], a1 = a[1], a2 = a[2];
+        if (c->shape == MR_COLLIDER_CAPSULE) {
+            const double *b = s->coll_b[ci];
+            double ab0 = b[0] - a0, ab1 = b[1] - a1, ab2 = b[2] - a2;
+            double dot = ab0 * (x - a0) + ab1 * (y - a1) + ab2 * (z - a2);
+            if (dot > 0) {
+                double l2 = ab0 * ab0 + ab1 * ab1 + ab2 * ab2, f = l2 <= dot ? 1 : dot / l2;
+                a0 += ab0 * f; a1 += ab1 * f; a2 += ab2 * f;
+            }
+        }
+        double n0 = x - a0, n1 = y - a1, n2 = z - a2, reach = hit + c->radius * s->ws;
+        if (!(n0 * n0 + n1 * n1 + n2 * n2 >= reach * reach)) return 0;
+    }
+    return 1;
+}
+
 HOT void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, double tip[3], const double head[3],
                     double len, double hit, int exact)
 {
     double n[3], c[3];
+    if (clear_of_all(s, sk, ch, tip, hit)) return;
     if (!exact) {       /* VRM's reference: one push and one length fix per collider */
         for (int i = 0; i < ch->collider_count; i++) {
             const mr_spring_collider *k = &s->colliders[s->chain_colliders[ch->collider_first + i]];
