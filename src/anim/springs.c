@@ -3,15 +3,17 @@
  * The simulation runs in double precision on affine 3x4 matrices of its own
  * (rotation-scale rows and a translation): VRM's reference (three-vrm) runs
  * in JavaScript doubles, and the frame mode is compared with it at 0.1 mm
- * over thousands of steps. World matrices are computed lazily, only for the
+ * over thousands of steps (all in float, the same rig drifts to 0.08 mm:
+ * docs/PERFORMANCE.md). World matrices are computed lazily, only for the
  * joints the springs read (the spring joints, their ancestors, the collider
  * joints and centres), and marked stale below a spring joint when it turns.
  * Each one made gets a stamp; a collider's world points and a centre's
  * inverse are made again only when their joint's stamp has changed. Inputs
- * are held as doubles with the older frames' rotations already on this
- * frame's side of the sphere, so a step inside a frame blends them with
- * three multiply-adds a value; a spring joint and its tip blend only
- * translation and scale (the spring owns the rotation).
+ * are held as the pose's floats with the older frames' rotations already on
+ * this frame's side of the sphere; set_input blends every needed joint's
+ * once a step (three multiply-adds a value). A step is pass: the free
+ * chains side by side in vector lanes (pass_lanes, "chains side by side"
+ * below), then the others one joint at a time, parents first.
  */
 #include "anim/springs.h"
 
