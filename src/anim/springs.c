@@ -602,10 +602,15 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
     q_norm(q);
 }
 
-/* The input of joint j at the current input time (set_input blended it):
- * elements k0 .. k1 - 1 of its t q s. */
+/* The input of joint j at the current input time (this frame's, or what
+ * set_input blended): elements k0 .. k1 - 1 of its t q s. */
 HOT void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
+    if (s->u >= 1) {
+        const float *v = s->in_cur[j];
+        for (int k = k0; k < k1; k++) o[k] = v[k];
+        return;
+    }
     const double *v = s->in_now[j];
     for (int k = k0; k < k1; k++) o[k] = v[k];
 }
@@ -666,25 +671,25 @@ static void set_input(mr_springs *s, double u)
     }
     x_trs(t, q, sc, &s->xf);
     s->ws = cbrt(fabs(x_det(&s->xf)));
-    /* every needed joint's input at u, once for the pass (the older rotations are already on this frame's side) */
+    /* every needed joint's input at u, once for the pass (the older rotations are already on this frame's side);
+     * at u = 1 the frame's own are read as they are */
     const double w0 = s->w[0], w1 = s->w[1], w2 = s->w[2];
+    if (u >= 1) {
+        for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
+        return;
+    }
     for (int i = 0; i < s->needed_count; i++) {
         int j = s->needed[i];
         const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
         double *o = s->in_now[j];
 #if defined(__SSE2__)
         /* two values a step: the same products and sums, lane by lane */
-        if (u >= 1) {
-            for (int k = 0; k < 10; k += 2) _mm_storeu_pd(o + k, load2(b + k));
-        } else {
-            __m128d v0 = _mm_set1_pd(w0), v1 = _mm_set1_pd(w1), v2 = _mm_set1_pd(w2);
-            for (int k = 0; k < 10; k += 2)
-                _mm_storeu_pd(o + k, _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, load2(a2 + k)), _mm_mul_pd(v1, load2(a + k))),
-                                                _mm_mul_pd(v2, load2(b + k))));
-        }
+        __m128d v0 = _mm_set1_pd(w0), v1 = _mm_set1_pd(w1), v2 = _mm_set1_pd(w2);
+        for (int k = 0; k < 10; k += 2)
+            _mm_storeu_pd(o + k, _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, load2(a2 + k)), _mm_mul_pd(v1, load2(a + k))),
+                                            _mm_mul_pd(v2, load2(b + k))));
 #else
-        if (u >= 1) for (int k = 0; k < 10; k++) o[k] = b[k];
-        else for (int k = 0; k < 10; k++) o[k] = w0 * a2[k] + w1 * a[k] + w2 * b[k];
+        for (int k = 0; k < 10; k++) o[k] = w0 * a2[k] + w1 * a[k] + w2 * b[k];
 #endif
         s->valid[j] = 0;
     }
