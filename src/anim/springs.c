@@ -699,7 +699,7 @@ static void set_input(mr_springs *s, double u)
  * frame of dt 0 replaces the last one). */
 static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[16], double dt)
 {
-    int shift = dt > 0;
+    int shift = dt > 0, fixed = s->mode == MR_SPRINGS_FIXED;
     if (shift) {       /* the oldest frame's arrays take this one */
         float (*old)[10] = s->in_prev2;
         s->in_prev2 = s->in_prev;
@@ -725,8 +725,8 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
             for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0f : 0.0f;
         }
         /* the older rotations on this one's side of the sphere, so that a
-         * blend of the three is a weighted sum */
-        for (int h = 0; h < 2; h++) {
+         * blend of the three is a weighted sum (the frame mode never blends) */
+        for (int h = 0; h < 2 * fixed; h++) {
             float *a = h ? s->in_prev2[j] : s->in_prev[j];
             if ((double)a[3] * o[3] + (double)a[4] * o[4] + (double)a[5] * o[5] + (double)a[6] * o[6] < 0)
                 for (int k = 3; k < 7; k++) a[k] = -a[k];
