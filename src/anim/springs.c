@@ -1332,18 +1332,22 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             }
             for (int k = 0; k < 3; k++) W[9 + k] = head[k];
         }
-        /* each lane's rotation and world matrix (r then t: 12 doubles), four rows at a time turned into lanes */
+        /* each lane's rotation, and its world matrix (r then t: 12 doubles) where the frame mode will read
+         * its tips (remember_tips); four rows at a time turned into lanes. Elsewhere the matrix is left
+         * stale: nothing in the step reads it, and make_world would make it again from the same values. */
         double *dst[4];
-        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[jnt[l]].r : NULL;
-        store_lanes(W, dst, 0);
-        store_lanes(W + 4, dst, 4);
-        store_lanes(W + 8, dst, 8);
+        if (!exact) {
+            for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[jnt[l]].r : NULL;
+            store_lanes(W, dst, 0);
+            store_lanes(W + 4, dst, 4);
+            store_lanes(W + 8, dst, 8);
+        }
         for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
         store_lanes(q, dst, 0);
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
             int j = jnt[l];
-            s->valid[j] = 1;
+            s->valid[j] = !exact;
             s->stamp[j] = ++s->clock;
             /* below a chain's joints hang only its next joints (made here) and its last tip */
             if (d == ch[l]->count - 1) invalidate_below(s, j);
