@@ -457,6 +457,15 @@ TEST(chains_side_by_side_give_the_same_bits_as_one_at_a_time)
                 glm_quatv(p->r[2], (float)(0.6 * sin(2.2 * t)), (vec3){0, 0, 1});
                 glm_quatv(p->r[3], (float)(0.7 * sin(1.7 * t)), (vec3){0, 1, 0});
             }
+            if (f == 200) {       /* a clone (a reloaded script's) carries on side by side */
+                mr_springs *copy = NULL;
+                CHECK(mr_springs_clone(side, &copy) == MR_OK);
+                if (copy) {
+                    mr_springs_destroy(side);
+                    side = copy;
+                    CHECK(mr_springs_lane_chains(side) == 4);
+                }
+            }
             CHECK(mr_springs_update(side, &sk, &pa, dt, (float *)xf) == MR_OK);
             CHECK(mr_springs_update(one, &sk, &pb, dt, (float *)xf) == MR_OK);
             if (memcmp(pa.r[0], pb.r[0], sizeof(float) * 4 * L_JOINTS)) same = 0;
