@@ -1056,6 +1056,11 @@ typedef double v4u __attribute__((vector_size(32), aligned(8), may_alias));
 #define V_SET1(x) ((v4){(x), (x), (x), (x)})
 #define V_SEL(m, a, b) ((v4)(((v4i)(m) & (v4i)(a)) | (~(v4i)(m) & (v4i)(b))))
 #define V_MASK(c) ((v4)(c))
+#if defined(__clang__)
+#define V_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define V_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (v4i){i0, i1, i2, i3})
+#endif
 /* element k of four lanes' rows: built in registers (a vector load of values just stored one by one
  * would wait for the stores instead of taking them from the store buffer) */
 #define V_GATHER(g, k) ((v4){(g)[0][k], (g)[1][k], (g)[2][k], (g)[3][k]})
@@ -1089,10 +1094,10 @@ enum { G_P = 0, G_JT = 12, G_JS = 15, G_TL = 18, G_ROT = 21, G_CUR = 25, G_PREV 
  * whose dst is not NULL. */
 HOT void store_lanes(const v4 *r, double *const dst[4], int at)
 {
-    v4 t0 = __builtin_shuffle(r[0], r[1], (v4i){0, 4, 2, 6}), t1 = __builtin_shuffle(r[0], r[1], (v4i){1, 5, 3, 7});
-    v4 t2 = __builtin_shuffle(r[2], r[3], (v4i){0, 4, 2, 6}), t3 = __builtin_shuffle(r[2], r[3], (v4i){1, 5, 3, 7});
-    v4 l0 = __builtin_shuffle(t0, t2, (v4i){0, 1, 4, 5}), l1 = __builtin_shuffle(t1, t3, (v4i){0, 1, 4, 5});
-    v4 l2 = __builtin_shuffle(t0, t2, (v4i){2, 3, 6, 7}), l3 = __builtin_shuffle(t1, t3, (v4i){2, 3, 6, 7});
+    v4 t0 = V_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = V_SHUF(r[0], r[1], 1, 5, 3, 7);
+    v4 t2 = V_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = V_SHUF(r[2], r[3], 1, 5, 3, 7);
+    v4 l0 = V_SHUF(t0, t2, 0, 1, 4, 5), l1 = V_SHUF(t1, t3, 0, 1, 4, 5);
+    v4 l2 = V_SHUF(t0, t2, 2, 3, 6, 7), l3 = V_SHUF(t1, t3, 2, 3, 6, 7);
     if (dst[0]) V_ST(dst[0] + at, l0);
     if (dst[1]) V_ST(dst[1] + at, l1);
     if (dst[2]) V_ST(dst[2] + at, l2);
