@@ -403,7 +403,7 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         }
         if (ok) list[nf++] = c;
     }
-    memset(under, 0, (size_t)N);
+    if (N) memset(under, 0, (size_t)N);
     /* longest first (insertion sort: a few chains) */
     for (int a = 1; a < nf; a++)
         for (int b = a; b > 0 && s->chains[list[b]].count > s->chains[list[b - 1]].count; b--) {
@@ -411,7 +411,7 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         }
     /* groups of four; a chain left alone at the end runs in the scalar loop */
     int n = nf % 4 == 1 ? nf - 1 : nf, g = 0;
-    memset(s->grouped, 0, (size_t)s->joint_count);
+    if (s->joint_count) memset(s->grouped, 0, (size_t)s->joint_count);
     for (int a = 0; a < n; a += 4, g++) {
         int lanes[4];      /* list is groups' storage: group g takes the ints it was read from */
         for (int l = 0; l < 4; l++) lanes[l] = a + l < n ? list[a + l] : -1;
