@@ -713,8 +713,9 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
         float *o = s->in_cur[j];
-        float z = 0;      /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN) */
-        for (int k = 0; k < 10; k++) z += f[k] * 0.0f;
+        /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN); summed as a tree, not one long chain */
+        float z = ((f[0] * 0.0f + f[1] * 0.0f) + (f[2] * 0.0f + f[3] * 0.0f)) +
+                  ((f[4] * 0.0f + f[5] * 0.0f) + (f[6] * 0.0f + f[7] * 0.0f)) + (f[8] * 0.0f + f[9] * 0.0f);
         float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
         if (z == 0 && q2 >= 1e-12f) {
             memcpy(o, f, sizeof f);
