@@ -1116,7 +1116,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         ch[l] = &s->chains[real[l] ? lane_chain[l] : lane_chain[0]];
     }
     int depth = ch[0]->count;        /* lane 0 holds the longest chain */
-    /* the centres: C and its inverse per lane (identity-free: lanes without keep their values) */
+    /* the centres: C and its inverse per lane (a lane without a centre keeps its tips as they are: mC) */
     double cg[4][24];
     v4 C[12], Ci[12];
     v4i has_center;
