@@ -57,7 +57,7 @@ for t in "$TEST_BIN_DIR"/test_*; do
 done
 # Suites of kernels with wider SIMD paths (src/core/cpu.h) once more at the
 # baseline, so the SSE2 paths are checked on machines that have AVX.
-for t in test_blend test_cache test_clip_cursor test_cpu test_pose; do
+for t in test_blend test_cache test_clip_cursor test_cpu test_pose test_springs; do
     [ -x "$TEST_BIN_DIR/$t" ] && add sse2 "$TEST_BIN_DIR/$t"
 done
 for s in tests/cli_*.sh; do

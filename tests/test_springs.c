@@ -3,8 +3,9 @@
  * zero-length bones / dt 0 / huge dt / NaN dt / teleports, the fixed step
  * gives the same motion at 30, 60 and 144 fps (1 mm at common times), the
  * fixed step never leaves a tip inside a collider (0.1 mm) where the
- * one-step-per-frame mode (VRM's response) does, and a centre joint carries
- * the tips with it. */
+ * one-step-per-frame mode (VRM's response) does, a centre joint carries
+ * the tips with it, and chains stepped side by side (vector lanes) give the
+ * same bits as the same chains stepped one joint at a time. */
 #include <stdlib.h>
 
 #include "anim/override.h"
@@ -363,6 +364,136 @@ TEST(clone_keeps_the_state)
     rig_free(&r);
 }
 
+/* A body (root, hips, chest, head) and five chains of four joints with
+ * their tips: two of hair from the head (the second with a zero-length
+ * bone), a tail from the hips in the hips' frame, two straps from the chest
+ * (the second also against a plane, which its lane leaves to scalar code);
+ * a head sphere, a hip capsule and a ground plane. blocked: one more
+ * collider, listed by no chain, on each chain's first joint, which changes
+ * no motion but makes every chain one that something could read, so that
+ * none steps side by side. */
+enum { L_BODY = 4, L_CHAINS = 5, L_LEN = 4, L_JOINTS = L_BODY + L_CHAINS * (L_LEN + 1) };
+
+static void lanes_skeleton(mr_skeleton *sk)
+{
+    static const struct { int parent; float t[3]; } body[L_BODY] = {
+        {-1, {0, 0, 0}}, {0, {0, 1, 0}}, {1, {0, 0.45f, 0}}, {2, {0, 0.3f, 0}}};
+    static const int from[L_CHAINS] = {3, 3, 1, 2, 2};
+    static const float first[L_CHAINS][3] = {{0.05f, 0.12f, -0.08f}, {-0.05f, 0.12f, -0.08f}, {0, 0, -0.12f},
+                                             {0.15f, 0, 0.08f}, {-0.15f, 0, 0.08f}};
+    mr_skeleton_init(sk, L_JOINTS);
+    for (int j = 0; j < L_BODY; j++) {
+        sk->parents[j] = body[j].parent;
+        memcpy(sk->rest_t[j], body[j].t, sizeof body[j].t);
+        sk->names[j] = mr_str_fmt("body%d", j);
+    }
+    int j = L_BODY;
+    for (int c = 0; c < L_CHAINS; c++)
+        for (int k = 0; k <= L_LEN; k++, j++) {
+            sk->parents[j] = k ? j - 1 : from[c];
+            if (!k) memcpy(sk->rest_t[j], first[c], sizeof first[c]);
+            else if (!(c == 1 && k == 2)) { sk->rest_t[j][1] = -0.07f; sk->rest_t[j][2] = -0.02f; }
+            sk->names[j] = mr_str_fmt("chain%d_%d", c, k);
+        }
+    mr_skeleton_compute_inverse_bind(sk);
+}
+
+/* uneven: chains of 4, 3, 2, 4 and 1 joints (lanes that run out before
+ * others; a group of four and the fifth alone), the second's last joint
+ * with no tip joint (VRM 0.x's end: a tip out along its own offset). */
+static mr_springs *lanes_springs(const mr_skeleton *sk, int step, int blocked, int uneven)
+{
+    static const int counts[2][L_CHAINS] = {{L_LEN, L_LEN, L_LEN, L_LEN, L_LEN}, {4, 3, 2, 4, 1}};
+    mr_spring_joint joints[L_CHAINS * L_LEN];
+    mr_spring_chain chains[L_CHAINS];
+    mr_spring_collider colliders[3 + L_CHAINS] = {
+        {3, MR_COLLIDER_SPHERE, {0, 0.1f, 0}, {0}, {0}, 0.11f, 0},
+        {1, MR_COLLIDER_CAPSULE, {0, -0.05f, -0.06f}, {0, -0.45f, -0.06f}, {0}, 0.1f, 0},
+        {0, MR_COLLIDER_PLANE, {0, 0.75f, 0}, {0}, {0, 1, 0}, 0, 0},
+    };
+    int list[L_CHAINS * 3], n = 0, nj = 0;
+    for (int c = 0; c < L_CHAINS; c++) {
+        int count = counts[uneven][c];
+        for (int k = 0; k < count; k++) {
+            int j = L_BODY + c * (L_LEN + 1) + k;
+            joints[nj + k] = (mr_spring_joint){j, j + 1, 0.8f - 0.1f * k, 0.3f + 0.05f * c, 0.6f, {0, -1, 0}, 0.025f};
+        }
+        if (uneven && c == 1) joints[nj + count - 1].tail = -1;
+        int first = n;
+        list[n++] = 0;
+        list[n++] = 1;
+        if (c == 4) list[n++] = 2;
+        chains[c] = (mr_spring_chain){nj, count, c == 2 ? 1 : -1, first, n - first};
+        nj += count;
+        colliders[3 + c] = (mr_spring_collider){L_BODY + c * (L_LEN + 1), MR_COLLIDER_SPHERE, {0}, {0}, {0}, 0.01f, 0};
+    }
+    mr_springs_desc d = {joints, nj, chains, L_CHAINS, colliders, blocked ? 3 + L_CHAINS : 3, list, n, step, 0, 0};
+    mr_springs *s = NULL;
+    mr_error err = {0};
+    if (mr_springs_create(sk, &d, &s, &err) != MR_OK) printf("       %s\n", err.msg);
+    return s;
+}
+
+TEST(chains_side_by_side_give_the_same_bits_as_one_at_a_time)
+{
+    mr_skeleton sk;
+    lanes_skeleton(&sk);
+    for (int run = 0; run < 4; run++) {
+        int step = run & 1 ? MR_SPRINGS_FRAME : MR_SPRINGS_FIXED, uneven = run >> 1;
+        mr_springs *side = lanes_springs(&sk, step, 0, uneven), *one = lanes_springs(&sk, step, 1, uneven);
+        CHECK(side && one);
+        if (!side || !one) { mr_springs_destroy(side); mr_springs_destroy(one); break; }
+        CHECK(mr_springs_lane_chains(side) == 4);     /* a fifth alone steps one joint at a time */
+        CHECK(mr_springs_lane_chains(one) == 0);
+        mr_pose pa, pb;
+        mr_pose_init(&pa, L_JOINTS);
+        mr_pose_init(&pb, L_JOINTS);
+        mr_pose_set_rest(&pa, &sk);
+        mr_pose_set_rest(&pb, &sk);
+        int same = 1, frames = 0;
+        double t = 0, moved = 0;
+        float first_tip = 0;
+        for (int f = 0; f < 400; f++) {
+            /* 60 fps with a 45 fps frame now and then (a fractional step), a frame of dt 0 */
+            double dt = f % 50 == 7 ? 0 : f % 9 == 4 ? 1.0 / 45 : 1.0 / 60;
+            t += dt;
+            mat4 xf;
+            motion(t, xf);
+            if (uneven && f >= 300) xf[3][0] += 40;     /* a teleport */
+            for (int k = 0; k < 2; k++) {
+                mr_pose *p = k ? &pb : &pa;
+                glm_quatv(p->r[1], (float)(0.5 * sin(3.1 * t)), (vec3){1, 0, 0});
+                glm_quatv(p->r[2], (float)(0.6 * sin(2.2 * t)), (vec3){0, 0, 1});
+                glm_quatv(p->r[3], (float)(0.7 * sin(1.7 * t)), (vec3){0, 1, 0});
+            }
+            if (f == 200) {       /* a clone (a reloaded script's) carries on side by side */
+                mr_springs *copy = NULL;
+                CHECK(mr_springs_clone(side, &copy) == MR_OK);
+                if (copy) {
+                    mr_springs_destroy(side);
+                    side = copy;
+                    CHECK(mr_springs_lane_chains(side) == 4);
+                }
+            }
+            CHECK(mr_springs_update(side, &sk, &pa, dt, (float *)xf) == MR_OK);
+            CHECK(mr_springs_update(one, &sk, &pb, dt, (float *)xf) == MR_OK);
+            if (memcmp(pa.r[0], pb.r[0], sizeof(float) * 4 * L_JOINTS)) same = 0;
+            if (!f) first_tip = pa.r[L_BODY + 2][0];
+            moved = fmax(moved, fabs(pa.r[L_BODY + 2][0] - first_tip));
+            frames++;
+        }
+        CHECK_MSG(same, "step %d%s: side by side and one at a time differ", step, uneven ? " (uneven chains)" : "");
+        CHECK(all_finite(&pa));
+        CHECK(moved > 0.01);      /* the chains did swing */
+        CHECK(frames == 400);
+        mr_pose_deinit(&pa);
+        mr_pose_deinit(&pb);
+        mr_springs_destroy(side);
+        mr_springs_destroy(one);
+    }
+    mr_skeleton_deinit(&sk);
+}
+
 int main(void)
 {
     RUN(refuses_bad_descriptions);
@@ -375,5 +506,6 @@ int main(void)
     RUN(fixed_step_keeps_tips_out_of_a_big_collider_where_frame_mode_does_not);
     RUN(a_centre_joint_carries_the_tips);
     RUN(clone_keeps_the_state);
+    RUN(chains_side_by_side_give_the_same_bits_as_one_at_a_time);
     return test_summary("springs");
 }

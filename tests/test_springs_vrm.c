@@ -136,8 +136,9 @@ TEST(frame_mode_agrees_with_three_vrm_within_a_tenth_of_a_millimetre)
             moved = fmax(moved, fabs((a[1] - b[1]) + 0.46));
         }
     }
-    printf("       frame mode vs three-vrm: max %.5f mm over 10 s (frame %d), %d joints; tail tip swings %.0f mm\n",
-           worst * 1000, worst_frame, nj, moved * 1000);
+    printf("       frame mode vs three-vrm: max %.5f mm over 10 s (frame %d), %d joints (%d of %d chains side by side); "
+           "tail tip swings %.0f mm\n", worst * 1000, worst_frame, nj, mr_springs_lane_chains(s), mr_springs_chain_count(s),
+           moved * 1000);
     CHECK(worst < 1e-4);
     CHECK(moved > 0.02);
     mr_pose_deinit(&pose);

@@ -3,23 +3,39 @@
  * The simulation runs in double precision on affine 3x4 matrices of its own
  * (rotation-scale rows and a translation): VRM's reference (three-vrm) runs
  * in JavaScript doubles, and the frame mode is compared with it at 0.1 mm
- * over thousands of steps. World matrices are computed lazily, only for the
+ * over thousands of steps (all in float, the same rig drifts to 0.08 mm:
+ * docs/PERFORMANCE.md). World matrices are computed lazily, only for the
  * joints the springs read (the spring joints, their ancestors, the collider
  * joints and centres), and marked stale below a spring joint when it turns.
  * Each one made gets a stamp; a collider's world points and a centre's
  * inverse are made again only when their joint's stamp has changed. Inputs
- * are held as doubles with the older frames' rotations already on this
- * frame's side of the sphere, so a step inside a frame blends them with
- * three multiply-adds a value; a spring joint and its tip blend only
- * translation and scale (the spring owns the rotation).
+ * are held as the pose's floats with the older frames' rotations already on
+ * this frame's side of the sphere; set_input blends every needed joint's
+ * once a step (three multiply-adds a value). A step is pass: the free
+ * chains side by side in vector lanes (pass_lanes, "chains side by side"
+ * below), then the others one joint at a time, parents first.
  */
 #include "anim/springs.h"
+
+#include "core/cpu.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct { double r[9], t[3]; } xform;   /* x' = R x + t, R row-major */
+
+#define LANE_MAX_COLLIDERS 16   /* a chain with more collides in scalar code */
+/* per group and depth, each lane's spring constants (lane_static): rest direction under the parent, rest
+ * direction, gravity direction, rest rotation, rest matrix's inverse and translation and determinant,
+ * stiffness, gravity power, 1 - drag, hit radius, q_from_unit_to's turn for opposite vectors, rest
+ * direction usable (1 or 0) */
+enum { S_AXP = 0, S_AX = 3, S_GD = 6, S_RQ = 9, S_RINV = 13, S_RT = 22, S_RDET = 25, S_ST = 26, S_GP = 27, S_KD = 28,
+       S_RAD = 29, S_ALT = 30, S_AXOK = 33, S_COUNT = 34 };
 
 struct mr_springs {
     int skel_joints;
@@ -55,7 +71,8 @@ struct mr_springs {
     xform *center_inv;
     unsigned long long *coll_stamp;            /* per collider: the joint's stamp its world points were made from */
     double (*coll_a)[3], (*coll_b)[3], (*coll_n)[3];  /* collider centre (first end, plane point), second end, plane normal */
-    double (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];   /* local t r s of the needed joints: */
+    double (*in_now)[10];            /* the needed joints' t r s at the current input time (set_input) */
+    float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];    /* local t r s of the needed joints (the pose's floats): */
                                      /* two frames ago, last frame, this frame (the older */
                                      /* rotations turned to this frame's side of the sphere) */
     double xf_prev2[10], xf_prev[10], xf_cur[10];          /* the placement, t q s */
@@ -67,7 +84,13 @@ struct mr_springs {
     double u;                        /* input time within the frame, 0..1 */
     double time; long long steps;
     int initialized;
+    int (*groups)[4]; int group_count;  /* free chains stepped side by side (lanes; -1: none), see pass_lanes */
+    unsigned char *grouped;          /* per spring: its chain is in a group */
+    unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
+    int *group_row;                  /* per group: its first row of lane_static */
+    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
 };
+
 
 /* ---- small double math ---------------------------------------------------- */
 
@@ -84,26 +107,46 @@ static inline void v_norm(double a[3])
     }
 }
 
-static inline void x_point(const xform *m, const double p[3], double o[3])
+/* The helpers of the step are written out (no loops, locals before the
+ * stores): the pass calls them about thirty times a joint, and the loops
+ * and reloads through pointers cost more than their arithmetic. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT void x_point(const xform *restrict m, const double p[3], double o[3])
 {
-    double x = p[0], y = p[1], z = p[2];
-    for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z + m->t[i];
+    const double *r = m->r, x = p[0], y = p[1], z = p[2];
+    double o0 = r[0] * x + r[1] * y + r[2] * z + m->t[0];
+    double o1 = r[3] * x + r[4] * y + r[5] * z + m->t[1];
+    double o2 = r[6] * x + r[7] * y + r[8] * z + m->t[2];
+    o[0] = o0; o[1] = o1; o[2] = o2;
 }
 
-static inline void x_dir(const xform *m, const double p[3], double o[3])
+HOT void x_dir(const xform *restrict m, const double p[3], double o[3])
 {
-    double x = p[0], y = p[1], z = p[2];
-    for (int i = 0; i < 3; i++) o[i] = m->r[3 * i] * x + m->r[3 * i + 1] * y + m->r[3 * i + 2] * z;
+    const double *r = m->r, x = p[0], y = p[1], z = p[2];
+    double o0 = r[0] * x + r[1] * y + r[2] * z;
+    double o1 = r[3] * x + r[4] * y + r[5] * z;
+    double o2 = r[6] * x + r[7] * y + r[8] * z;
+    o[0] = o0; o[1] = o1; o[2] = o2;
 }
 
-static void x_mul(const xform *a, const xform *b, xform *o)
+/* o = a b's rotation-scale part (o may not be a or b). */
+HOT void x_mul_r(const double *restrict a, const double *restrict b, double *restrict o)
+{
+    double b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5], b6 = b[6], b7 = b[7], b8 = b[8];
+    for (int i = 0; i < 3; i++) {
+        double a0 = a[3 * i], a1 = a[3 * i + 1], a2 = a[3 * i + 2];
+        o[3 * i] = a0 * b0 + a1 * b3 + a2 * b6;
+        o[3 * i + 1] = a0 * b1 + a1 * b4 + a2 * b7;
+        o[3 * i + 2] = a0 * b2 + a1 * b5 + a2 * b8;
+    }
+}
+
+HOT void x_mul(const xform *a, const xform *b, xform *o)
 {
     xform r;
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++)
-            r.r[3 * i + j] = a->r[3 * i] * b->r[j] + a->r[3 * i + 1] * b->r[3 + j] + a->r[3 * i + 2] * b->r[6 + j];
-        r.t[i] = a->r[3 * i] * b->t[0] + a->r[3 * i + 1] * b->t[1] + a->r[3 * i + 2] * b->t[2] + a->t[i];
-    }
+    x_mul_r(a->r, b->r, r.r);
+    x_point(a, b->t, r.t);
     *o = r;
 }
 
@@ -113,7 +156,7 @@ static void x_identity(xform *m)
     m->r[0] = m->r[4] = m->r[8] = 1;
 }
 
-static double x_det(const xform *m)
+HOT double x_det(const xform *m)
 {
     const double *r = m->r;
     return r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
@@ -140,40 +183,45 @@ static void x_inverse(const xform *m, xform *o)
     *o = v;
 }
 
-/* T * R(q) * S; q = x, y, z, w. */
-static void x_trs(const double t[3], const double q[4], const double s[3], xform *m)
+/* R(q) S, row-major; q = x, y, z, w. */
+HOT void x_rs(const double q[4], const double s[3], double *restrict m)
 {
-    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double x = q[0], y = q[1], z = q[2], w = q[3], s0 = s[0], s1 = s[1], s2 = s[2];
     double xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
-    double R[9] = {1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy),
-                   2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx),
-                   2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)};
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) m->r[3 * i + j] = R[3 * i + j] * s[j];
-        m->t[i] = t[i];
-    }
+    m[0] = (1 - 2 * (yy + zz)) * s0; m[1] = 2 * (xy - wz) * s1; m[2] = 2 * (xz + wy) * s2;
+    m[3] = 2 * (xy + wz) * s0; m[4] = (1 - 2 * (xx + zz)) * s1; m[5] = 2 * (yz - wx) * s2;
+    m[6] = 2 * (xz - wy) * s0; m[7] = 2 * (yz + wx) * s1; m[8] = (1 - 2 * (xx + yy)) * s2;
 }
 
-static void q_mul(const double a[4], const double b[4], double o[4])
+/* T * R(q) * S. */
+HOT void x_trs(const double t[3], const double q[4], const double s[3], xform *m)
 {
-    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    x_rs(q, s, m->r);
+    m->t[0] = t[0]; m->t[1] = t[1]; m->t[2] = t[2];
+}
+
+HOT void q_mul(const double a[4], const double b[4], double o[4])
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+    double x = a3 * b0 + a0 * b3 + a1 * b2 - a2 * b1;
+    double y = a3 * b1 - a0 * b2 + a1 * b3 + a2 * b0;
+    double z = a3 * b2 + a0 * b1 - a1 * b0 + a2 * b3;
+    double w = a3 * b3 - a0 * b0 - a1 * b1 - a2 * b2;
     o[0] = x; o[1] = y; o[2] = z; o[3] = w;
 }
 
 /* v turned by unit quaternion q (x, y, z, w). */
-static inline void q_rotate(const double q[4], const double v[3], double o[3])
+HOT void q_rotate(const double q[4], const double v[3], double o[3])
 {
-    double t[3] = {2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0])};
-    double x = v[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
-    double y = v[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
-    double z = v[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+    const double q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], v0 = v[0], v1 = v[1], v2 = v[2];
+    double t0 = 2 * (q1 * v2 - q2 * v1), t1 = 2 * (q2 * v0 - q0 * v2), t2 = 2 * (q0 * v1 - q1 * v0);
+    double x = v0 + q3 * t0 + q1 * t2 - q2 * t1;
+    double y = v1 + q3 * t1 + q2 * t0 - q0 * t2;
+    double z = v2 + q3 * t2 + q0 * t1 - q1 * t0;
     o[0] = x; o[1] = y; o[2] = z;
 }
 
-static inline void q_norm(double q[4])
+HOT void q_norm(double q[4])
 {
     double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (l > 0) {       /* times the reciprocal, as three.js's normalize does */
@@ -186,7 +234,7 @@ static inline void q_norm(double q[4])
 /* The shortest rotation taking unit vector a onto vector b of length lb >
  * 0 (as three.js's Quaternion.setFromUnitVectors computes it for b / lb),
  * times a positive factor: the caller normalises it (after a product). */
-static void q_from_unit_to(const double a[3], const double b[3], double lb, double q[4])
+HOT void q_from_unit_to(const double a[3], const double b[3], double lb, double q[4])
 {
     double r = v_dot(a, b) + lb;
     if (r < 2.220446049250313e-16 * lb) {
@@ -285,9 +333,10 @@ void mr_springs_destroy(mr_springs *s)
     free(s->joints); free(s->chains); free(s->colliders); free(s->chain_colliders);
     free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
-    free(s->needed); free(s->valid); free(s->world); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
+    free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
-    free(s->coll_a); free(s->coll_b); free(s->coll_n);
+    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar);
+    free(s->group_row); free(s->lane_static);
     free(s);
 }
 
@@ -308,12 +357,107 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J); DUP(axis_parent, J);
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
-    DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
+    DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
-    DUP(coll_n, s->collider_count);
+    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count);
+    DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows);
 #undef DUP
     return !fail;
+}
+
+/* Which chains are free (see pass_lanes) and their groups: up to four
+ * chains of similar length side by side, the longest in lane 0; a chain
+ * left alone runs in the scalar loop. */
+static int plan_groups(mr_springs *s, const mr_skeleton *sk)
+{
+    int N = s->skel_joints;
+    unsigned char *under = s->valid;     /* scratch: a spring joint or below one */
+    for (int j = 0; j < N; j++) under[j] = s->spring_of[j] >= 0 || (sk->parents[j] >= 0 && under[sk->parents[j]]);
+    int nf = 0, *list = (int *)s->groups;   /* the free chains; chain_count ints fit in groups' 4 * chain_count */
+    for (int c = 0; c < s->chain_count; c++) {
+        const mr_spring_chain *ch = &s->chains[c];
+        int first = s->joints[ch->first].joint, end = s->subtree_end[first], ok = 1;
+        for (int k = 1; k < ch->count; k++) {
+            if (sk->parents[s->joints[ch->first + k].joint] != s->joints[ch->first + k - 1].joint) ok = 0;
+            int tail = s->joints[ch->first + k - 1].tail;     /* a tip that is not the next joint: scalar */
+            if (tail >= 0 && tail != s->joints[ch->first + k].joint) ok = 0;
+        }
+        int p0 = sk->parents[first];
+        if (p0 >= 0 && under[p0]) ok = 0;
+        if (ch->center >= 0 && under[ch->center]) ok = 0;
+        s->lane_scalar[c] = 0;
+        for (int m = 0; m < ch->collider_count; m++) {
+            const mr_spring_collider *k = &s->colliders[s->chain_colliders[ch->collider_first + m]];
+            if (under[k->joint]) ok = 0;
+            if (k->shape == MR_COLLIDER_PLANE || k->inside || ch->collider_count > LANE_MAX_COLLIDERS) s->lane_scalar[c] = 1;
+        }
+        /* nothing reads below it: no collider, centre or other chain */
+        for (int k = 0; k < s->collider_count && ok; k++)
+            if (s->colliders[k].joint >= first && s->colliders[k].joint <= end) ok = 0;
+        for (int o = 0; o < s->chain_count && ok; o++) {
+            const mr_spring_chain *oc = &s->chains[o];
+            if (oc->center >= first && oc->center <= end) ok = 0;
+            int r = sk->parents[s->joints[oc->first].joint];
+            if (o != c && r >= first && r <= end) ok = 0;
+        }
+        if (ok) list[nf++] = c;
+    }
+    if (N) memset(under, 0, (size_t)N);
+    /* longest first (insertion sort: a few chains) */
+    for (int a = 1; a < nf; a++)
+        for (int b = a; b > 0 && s->chains[list[b]].count > s->chains[list[b - 1]].count; b--) {
+            int t = list[b]; list[b] = list[b - 1]; list[b - 1] = t;
+        }
+    /* groups of four; a chain left alone at the end runs in the scalar loop */
+    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0;
+    if (s->joint_count) memset(s->grouped, 0, (size_t)s->joint_count);
+    for (int a = 0; a < n; a += 4, g++) {
+        int lanes[4];      /* list is groups' storage: group g takes the ints it was read from */
+        for (int l = 0; l < 4; l++) lanes[l] = a + l < n ? list[a + l] : -1;
+        memcpy(s->groups[g], lanes, sizeof lanes);
+    }
+    s->group_count = g;
+    s->lane_rows = 0;
+    for (int q = 0; q < g; q++) {
+        s->group_row[q] = s->lane_rows;
+        s->lane_rows += s->chains[s->groups[q][0]].count;
+        for (int l = 0; l < 4; l++) {
+            int c = s->groups[q][l];
+            if (c < 0) continue;
+            for (int k = 0; k < s->chains[c].count; k++) s->grouped[s->chains[c].first + k] = 1;
+        }
+    }
+    if (!g) return 1;
+    s->lane_static = malloc(sizeof *s->lane_static * (size_t)s->lane_rows);
+    if (!s->lane_static) return 0;
+    for (int q = 0; q < g; q++)
+        for (int d = 0; d < s->chains[s->groups[q][0]].count; d++) {
+            double (*st)[4] = s->lane_static[s->group_row[q] + d];
+            for (int l = 0; l < 4; l++) {
+                int c = s->groups[q][l];
+                const mr_spring_chain *ch = &s->chains[c >= 0 && d < s->chains[c].count ? c : s->groups[q][0]];
+                int i = ch->first + d;      /* an empty lane repeats lane 0's spring (computed, never kept) */
+                const mr_spring_joint *sj = &s->joints[i];
+                const double *ax = s->axis[i];
+                for (int k = 0; k < 3; k++) {
+                    st[S_AXP + k][l] = s->axis_parent[i][k]; st[S_AX + k][l] = ax[k]; st[S_GD + k][l] = s->gdir[i][k];
+                    st[S_RT + k][l] = s->rest_local[i].t[k];
+                }
+                for (int k = 0; k < 4; k++) st[S_RQ + k][l] = s->rest_q[i][k];
+                for (int k = 0; k < 9; k++) st[S_RINV + k][l] = s->rest_inv[i][k];
+                st[S_RDET][l] = s->rest_det[i];
+                st[S_ST][l] = sj->stiffness;
+                st[S_GP][l] = sj->gravity_power;
+                st[S_KD][l] = (1 - sj->drag);      /* a float difference, as pass takes it */
+                st[S_RAD][l] = sj->radius;
+                /* q_from_unit_to's turn for opposite vectors */
+                if (fabs(ax[0]) > fabs(ax[2])) { st[S_ALT][l] = -ax[1]; st[S_ALT + 1][l] = ax[0]; st[S_ALT + 2][l] = 0; }
+                else { st[S_ALT][l] = 0; st[S_ALT + 1][l] = -ax[2]; st[S_ALT + 2][l] = ax[1]; }
+                st[S_AXOK][l] = v_dot(ax, ax) > 0.5;
+            }
+        }
+    return 1;
 }
 
 mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_springs **out, mr_error *err)
@@ -402,6 +546,10 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
         if (mark[j]) s->needed[s->needed_count++] = j;
     }
     memset(mark, 0, (size_t)N);
+    if (!plan_groups(s, sk)) {
+        mr_springs_destroy(s);
+        return mr_error_set(err, MR_ERR_NO_MEMORY, "springs: out of memory");
+    }
     *out = s;
     return MR_OK;
 }
@@ -454,17 +602,17 @@ static void blend_trs(const double *a2, const double *a, const double *b, const 
     q_norm(q);
 }
 
-/* The input of joint j at the current input time: elements k0 .. k1 - 1 of
- * its t q s (the older rotations are already on this frame's side). */
-static inline void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
+/* The input of joint j at the current input time (this frame's, or what
+ * set_input blended): elements k0 .. k1 - 1 of its t q s. */
+HOT void input_range(const mr_springs *s, int j, int k0, int k1, double *o)
 {
-    const double *b = s->in_cur[j];
     if (s->u >= 1) {
-        for (int k = k0; k < k1; k++) o[k] = b[k];
+        const float *v = s->in_cur[j];
+        for (int k = k0; k < k1; k++) o[k] = v[k];
         return;
     }
-    const double *a2 = s->in_prev2[j], *a = s->in_prev[j], *w = s->w;
-    for (int k = k0; k < k1; k++) o[k] = w[0] * a2[k] + w[1] * a[k] + w[2] * b[k];
+    const double *v = s->in_now[j];
+    for (int k = k0; k < k1; k++) o[k] = v[k];
 }
 
 static void input_trs(const mr_springs *s, int j, double t[3], double q[4], double sc[3])
@@ -476,8 +624,7 @@ static void input_trs(const mr_springs *s, int j, double t[3], double q[4], doub
     if (s->u < 1) q_norm(q);
 }
 
-/* Translation and scale only (a spring joint's rotation is its own). */
-static void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
+HOT void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
 {
     double v[10];
     input_range(s, j, 0, 3, v);
@@ -485,10 +632,18 @@ static void input_ts(const mr_springs *s, int j, double t[3], double sc[3])
     for (int k = 0; k < 3; k++) { t[k] = v[k]; sc[k] = v[7 + k]; }
 }
 
-static void input_t(const mr_springs *s, int j, double t[3])
+HOT void input_t(const mr_springs *s, int j, double t[3])
 {
     input_range(s, j, 0, 3, t);
 }
+
+#if defined(__SSE2__)
+/* two floats as two doubles */
+HOT __m128d load2(const float *p)
+{
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+}
+#endif
 
 /* Sets the input time u (0: last frame, 1: this one) and marks every world
  * matrix stale. Inputs between frames follow the parabola through the last
@@ -516,16 +671,37 @@ static void set_input(mr_springs *s, double u)
     }
     x_trs(t, q, sc, &s->xf);
     s->ws = cbrt(fabs(x_det(&s->xf)));
-    for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
+    /* every needed joint's input at u, once for the pass (the older rotations are already on this frame's side);
+     * at u = 1 the frame's own are read as they are */
+    const double w0 = s->w[0], w1 = s->w[1], w2 = s->w[2];
+    if (u >= 1) {
+        for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
+        return;
+    }
+    for (int i = 0; i < s->needed_count; i++) {
+        int j = s->needed[i];
+        const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
+        double *o = s->in_now[j];
+#if defined(__SSE2__)
+        /* two values a step: the same products and sums, lane by lane */
+        __m128d v0 = _mm_set1_pd(w0), v1 = _mm_set1_pd(w1), v2 = _mm_set1_pd(w2);
+        for (int k = 0; k < 10; k += 2)
+            _mm_storeu_pd(o + k, _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, load2(a2 + k)), _mm_mul_pd(v1, load2(a + k))),
+                                            _mm_mul_pd(v2, load2(b + k))));
+#else
+        for (int k = 0; k < 10; k++) o[k] = w0 * a2[k] + w1 * a[k] + w2 * b[k];
+#endif
+        s->valid[j] = 0;
+    }
 }
 
 /* Takes this frame's input; dt > 0 moves the older frames down first (a
  * frame of dt 0 replaces the last one). */
 static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[16], double dt)
 {
-    int shift = dt > 0;
+    int shift = dt > 0, fixed = s->mode == MR_SPRINGS_FIXED;
     if (shift) {       /* the oldest frame's arrays take this one */
-        double (*old)[10] = s->in_prev2;
+        float (*old)[10] = s->in_prev2;
         s->in_prev2 = s->in_prev;
         s->in_prev = s->in_cur;
         s->in_cur = old;
@@ -536,23 +712,24 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f, pose->t[j], 3 * sizeof(float));
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
-        double *o = s->in_cur[j];
-        float z = 0;      /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN) */
-        for (int k = 0; k < 10; k++) z += f[k] * 0.0f;
+        float *o = s->in_cur[j];
+        /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN); summed as a tree, not one long chain */
+        float z = ((f[0] * 0.0f + f[1] * 0.0f) + (f[2] * 0.0f + f[3] * 0.0f)) +
+                  ((f[4] * 0.0f + f[5] * 0.0f) + (f[6] * 0.0f + f[7] * 0.0f)) + (f[8] * 0.0f + f[9] * 0.0f);
         float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
         if (z == 0 && q2 >= 1e-12f) {
-            for (int k = 0; k < 10; k++) o[k] = f[k];
+            memcpy(o, f, sizeof f);
         } else {
             if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
                 f[3] = f[4] = f[5] = 0; f[6] = 1;
             }
-            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0 : 0.0;
+            for (int k = 0; k < 10; k++) o[k] = isfinite(f[k]) ? f[k] : k >= 7 ? 1.0f : 0.0f;
         }
         /* the older rotations on this one's side of the sphere, so that a
-         * blend of the three is a weighted sum */
-        for (int h = 0; h < 2; h++) {
-            double *a = h ? s->in_prev2[j] : s->in_prev[j];
-            if (a[3] * o[3] + a[4] * o[4] + a[5] * o[5] + a[6] * o[6] < 0)
+         * blend of the three is a weighted sum (the frame mode never blends) */
+        for (int h = 0; h < 2 * fixed; h++) {
+            float *a = h ? s->in_prev2[j] : s->in_prev[j];
+            if ((double)a[3] * o[3] + (double)a[4] * o[4] + (double)a[5] * o[5] + (double)a[6] * o[6] < 0)
                 for (int k = 3; k < 7; k++) a[k] = -a[k];
         }
     }
@@ -620,7 +797,7 @@ static const xform *center_inverse(mr_springs *s, const mr_skeleton *sk, int c)
     return &s->center_inv[c];
 }
 
-static void invalidate_below(mr_springs *s, int j)
+HOT void invalidate_below(mr_springs *s, int j)
 {
     int end = s->subtree_end[j];      /* a subtree is contiguous in skeleton order, and so in needed */
     for (int i = s->needed_pos[j] + 1; i < s->needed_count && s->needed[i] <= end; i++) s->valid[s->needed[i]] = 0;
@@ -628,13 +805,11 @@ static void invalidate_below(mr_springs *s, int j)
 
 /* ---- colliders ------------------------------------------------------------- */
 
-/* Signed distance of p (a ball of radius hit) from collider c, the push
- * direction n and the point of the shape nearest to p (for spheres and
- * capsules; planes: unused). Negative: inside. */
-static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
-                          double n[3], double centre[3])
+/* Collider ci's world points, made again only when its joint's world
+ * matrix has been. */
+HOT void collider_points(mr_springs *s, const mr_skeleton *sk, int ci)
 {
-    int ci = (int)(c - s->colliders);
+    const mr_spring_collider *c = &s->colliders[ci];
     const xform *w = world_of(s, sk, c->joint);
     if (s->coll_stamp[ci] != s->stamp[c->joint]) {    /* its world points, made once per placement of its joint */
         double off[3] = {c->offset[0], c->offset[1], c->offset[2]};
@@ -651,6 +826,16 @@ static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_
         }
         s->coll_stamp[ci] = s->stamp[c->joint];
     }
+}
+
+/* Signed distance of p (a ball of radius hit) from collider c, the push
+ * direction n and the point of the shape nearest to p (for spheres and
+ * capsules; planes: unused). Negative: inside. */
+HOT double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_spring_collider *c, const double p[3], double hit,
+                          double n[3], double centre[3])
+{
+    int ci = (int)(c - s->colliders);
+    collider_points(s, sk, ci);
     double a[3] = {s->coll_a[ci][0], s->coll_a[ci][1], s->coll_a[ci][2]};
     double radius = c->radius * s->ws;
     if (c->shape == MR_COLLIDER_PLANE) {
@@ -685,7 +870,7 @@ static inline double collide_one(mr_springs *s, const mr_skeleton *sk, const mr_
 }
 
 /* Back to `len` from head (a zero offset stays at the head). */
-static inline void fix_length(double tip[3], const double head[3], double len)
+HOT void fix_length(double tip[3], const double head[3], double len)
 {
     double d[3];
     v_sub(tip, head, d);
@@ -749,10 +934,39 @@ static void onto_plane(double tip[3], const double head[3], double len, const do
     for (int i = 0; i < 3; i++) tip[i] = head[i] - n[i] * h0 + w[i] * rho;
 }
 
-static void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, double tip[3], const double head[3],
+/* Whether tip (a ball of radius hit) is out of reach of every collider of
+ * the chain, by collide_one's first test (planes and inside shapes: no):
+ * then collide leaves it where it is. */
+HOT int clear_of_all(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, const double tip[3], double hit)
+{
+    const double x = tip[0], y = tip[1], z = tip[2];
+    for (int i = 0; i < ch->collider_count; i++) {
+        int ci = s->chain_colliders[ch->collider_first + i];
+        const mr_spring_collider *c = &s->colliders[ci];
+        if (c->shape == MR_COLLIDER_PLANE || c->inside) return 0;
+        collider_points(s, sk, ci);
+        const double *a = s->coll_a[ci];
+        double a0 = a[0], a1 = a[1], a2 = a[2];
+        if (c->shape == MR_COLLIDER_CAPSULE) {
+            const double *b = s->coll_b[ci];
+            double ab0 = b[0] - a0, ab1 = b[1] - a1, ab2 = b[2] - a2;
+            double dot = ab0 * (x - a0) + ab1 * (y - a1) + ab2 * (z - a2);
+            if (dot > 0) {
+                double l2 = ab0 * ab0 + ab1 * ab1 + ab2 * ab2, f = l2 <= dot ? 1 : dot / l2;
+                a0 += ab0 * f; a1 += ab1 * f; a2 += ab2 * f;
+            }
+        }
+        double n0 = x - a0, n1 = y - a1, n2 = z - a2, reach = hit + c->radius * s->ws;
+        if (!(n0 * n0 + n1 * n1 + n2 * n2 >= reach * reach)) return 0;
+    }
+    return 1;
+}
+
+HOT void collide(mr_springs *s, const mr_skeleton *sk, const mr_spring_chain *ch, double tip[3], const double head[3],
                     double len, double hit, int exact)
 {
     double n[3], c[3];
+    if (clear_of_all(s, sk, ch, tip, hit)) return;
     if (!exact) {       /* VRM's reference: one push and one length fix per collider */
         for (int i = 0; i < ch->collider_count; i++) {
             const mr_spring_collider *k = &s->colliders[s->chain_colliders[ch->collider_first + i]];
@@ -797,7 +1011,7 @@ static void remember_tips(mr_springs *s, const mr_skeleton *sk)
  * world PW times spring i's rest local matrix: the inverse of that product
  * through the parent's adjugate, which differs from its inverse by the
  * determinant, and the rest matrix's inverse made once. */
-static void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const double p[3], double v[3])
+HOT void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const double p[3], double v[3])
 {
     const double *r = PW->r, *t = s->rest_local[i].t;
     double det = x_det(PW), d[3], o[3];
@@ -818,14 +1032,378 @@ static void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const do
     for (int k = 0; k < 3; k++) v[k] = m[3 * k] * a[0] + m[3 * k + 1] * a[1] + m[3 * k + 2] * a[2];
 }
 
+/* ---- chains side by side ---------------------------------------------------------
+ *
+ * The "free" chains (their parent, centre and colliders hang outside every
+ * spring, their joints run parent to child, and no collider, centre or
+ * other chain hangs below them: nothing else in the set reads them and
+ * they read nothing another chain moves) are stepped up to four at a time,
+ * a chain in each lane of a vector of doubles, before pass's scalar loop
+ * takes the others. Each lane does pass's operations in pass's order
+ * (multiplies and adds, no fused ones, the same square roots and
+ * divisions), so the results are the same bits as the scalar loop's, and
+ * with AVX or without. A lane whose tip comes within reach of a collider,
+ * or whose chain has a plane or an inside collider, collides through the
+ * scalar collide; a lane whose rest frame is singular turns through the
+ * scalar rest_frame_dir. */
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"   /* the vectors never cross a call: every helper here is inlined */
+typedef double v4 __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+typedef double v4u __attribute__((vector_size(32), aligned(8), may_alias));
+#define V_LD(p) ((v4) * (const v4u *)(p))
+#define V_ST(p, v) (*(v4u *)(p) = (v))
+#define V_SET1(x) ((v4){(x), (x), (x), (x)})
+#define V_SEL(m, a, b) ((v4)(((v4i)(m) & (v4i)(a)) | (~(v4i)(m) & (v4i)(b))))
+#define V_MASK(c) ((v4)(c))
+#if defined(__clang__)
+#define V_SHUF(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define V_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (v4i){i0, i1, i2, i3})
+#endif
+/* element k of four lanes' rows: built in registers (a vector load of values just stored one by one
+ * would wait for the stores instead of taking them from the store buffer) */
+#define V_GATHER(g, k) ((v4){(g)[0][k], (g)[1][k], (g)[2][k], (g)[3][k]})
+
+/* o = the square roots of x's lanes (vsqrtpd where AVX is on) */
+#define V_SQRT(o, x) do { v4 x_ = (x); for (int l_ = 0; l_ < 4; l_++) (o)[l_] = sqrt(x_[l_]); } while (0)
+#define V_DOT(a, b) ((a)[0] * (b)[0] + (a)[1] * (b)[1] + (a)[2] * (b)[2])
+
+/* o = the 3x4 matrix m (r row-major, then t) times point p (t: 1) or direction (t: 0) */
+HOT void v4_point(const v4 *m, const v4 *p, v4 *o, int with_t)
+{
+    v4 x = p[0], y = p[1], z = p[2];
+    v4 o0 = m[0] * x + m[1] * y + m[2] * z, o1 = m[3] * x + m[4] * y + m[5] * z, o2 = m[6] * x + m[7] * y + m[8] * z;
+    if (with_t) { o0 = o0 + m[9]; o1 = o1 + m[10]; o2 = o2 + m[11]; }
+    o[0] = o0; o[1] = o1; o[2] = o2;
+}
+
+/* as v_norm: a zero vector stays zero */
+HOT void v4_norm(v4 *a)
+{
+    v4 l;
+    V_SQRT(l, V_DOT(a, a));
+    v4 r = V_SET1(1.0) / l, m = V_MASK(l > V_SET1(0.0));
+    for (int k = 0; k < 3; k++) a[k] = V_SEL(m, a[k] * r, a[k]);
+}
+
+/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), joint t s, tail, rotation, tips */
+enum { G_P = 0, G_JT = 12, G_JS = 15, G_TL = 18, G_ROT = 21, G_CUR = 25, G_PREV = 28, G_COUNT = 31 };
+
+/* Rows r[0..3] (lane l of each: four values of lane l) stored at dst[l] + at .. + 3, for the lanes
+ * whose dst is not NULL. */
+HOT void store_lanes(const v4 *r, double *const dst[4], int at)
+{
+    v4 t0 = V_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = V_SHUF(r[0], r[1], 1, 5, 3, 7);
+    v4 t2 = V_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = V_SHUF(r[2], r[3], 1, 5, 3, 7);
+    v4 l0 = V_SHUF(t0, t2, 0, 1, 4, 5), l1 = V_SHUF(t1, t3, 0, 1, 4, 5);
+    v4 l2 = V_SHUF(t0, t2, 2, 3, 6, 7), l3 = V_SHUF(t1, t3, 2, 3, 6, 7);
+    if (dst[0]) V_ST(dst[0] + at, l0);
+    if (dst[1]) V_ST(dst[1] + at, l1);
+    if (dst[2]) V_ST(dst[2] + at, l2);
+    if (dst[3]) V_ST(dst[3] + at, l3);
+}
+
+HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia, int commit)
+{
+    const int *lane_chain = s->groups[gi];
+    int exact = s->mode == MR_SPRINGS_FIXED, moving = dt > 0 || inertia > 0;
+    const mr_spring_chain *ch[4];
+    int real[4];
+    for (int l = 0; l < 4; l++) {
+        real[l] = lane_chain[l] >= 0;
+        ch[l] = &s->chains[real[l] ? lane_chain[l] : lane_chain[0]];
+    }
+    int depth = ch[0]->count;        /* lane 0 holds the longest chain */
+    /* the centres: C and its inverse per lane (a lane without a centre keeps its tips as they are: mC) */
+    double cg[4][24];
+    v4 C[12], Ci[12];
+    v4i has_center;
+    for (int l = 0; l < 4; l++) {
+        int c = (int)(ch[l] - s->chains);
+        has_center[l] = ch[l]->center >= 0 ? -1 : 0;
+        if (ch[l]->center >= 0) {
+            const xform *ci = center_inverse(s, sk, c), *cw = &s->world[ch[l]->center];
+            for (int k = 0; k < 9; k++) { cg[l][k] = cw->r[k]; cg[l][12 + k] = ci->r[k]; }
+            for (int k = 0; k < 3; k++) { cg[l][9 + k] = cw->t[k]; cg[l][21 + k] = ci->t[k]; }
+        } else {
+            for (int k = 0; k < 24; k++) cg[l][k] = 0;
+        }
+    }
+    for (int k = 0; k < 12; k++) { C[k] = V_GATHER(cg, k); Ci[k] = V_GATHER(cg, 12 + k); }
+    v4 mC = (v4)has_center;
+    int max_cc = 0;
+    for (int l = 0; l < 4; l++) if (ch[l]->collider_count > max_cc) max_cc = ch[l]->collider_count;
+    if (max_cc > LANE_MAX_COLLIDERS) max_cc = LANE_MAX_COLLIDERS;   /* such lanes collide in scalar code */
+    /* the colliders' world points (their joints do not move in this pass), slot m of each lane */
+    v4 cvec[LANE_MAX_COLLIDERS][7];
+    v4i con[LANE_MAX_COLLIDERS];
+    for (int m = 0; m < max_cc; m++) {
+        double cc[4][7];
+        for (int l = 0; l < 4; l++) {
+            con[m][l] = real[l] && m < ch[l]->collider_count ? -1 : 0;
+            for (int k = 0; k < 7; k++) cc[l][k] = 0;
+            if (!con[m][l]) continue;
+            int ci = s->chain_colliders[ch[l]->collider_first + m];
+            const mr_spring_collider *c = &s->colliders[ci];
+            collider_points(s, sk, ci);
+            const double *b = c->shape == MR_COLLIDER_CAPSULE ? s->coll_b[ci] : s->coll_a[ci];
+            for (int k = 0; k < 3; k++) { cc[l][k] = s->coll_a[ci][k]; cc[l][3 + k] = b[k]; }
+            cc[l][6] = c->radius;
+        }
+        for (int k = 0; k < 7; k++) cvec[m][k] = V_GATHER(cc, k);
+    }
+    v4i vectorised;      /* lanes whose colliders the vectors test */
+    for (int l = 0; l < 4; l++) vectorised[l] = s->lane_scalar[ch[l] - s->chains] ? 0 : -1;
+    double ws = s->ws;
+    v4 pw_buf[2][12], *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
+    for (int d = 0; d < depth; d++) {
+        double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
+        int idx[4], jnt[4], act[4], last[4];
+        v4i vact;
+        for (int l = 0; l < 4; l++) {
+            act[l] = real[l] && d < ch[l]->count;
+            vact[l] = act[l] ? -1 : 0;
+            int i = act[l] ? ch[l]->first + d : ch[0]->first + d;
+            idx[l] = i;
+            const mr_spring_joint *sj = &s->joints[i];
+            int j = jnt[l] = sj->joint;
+            if (d == 0) {
+                int p = sk->parents[j];
+                const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
+                memcpy(g[l] + G_P, PW->r, sizeof PW->r);
+                memcpy(g[l] + G_P + 9, PW->t, sizeof PW->t);
+            }
+            input_ts(s, j, g[l] + G_JT, g[l] + G_JS);
+            last[l] = !exact && sj->tail >= 0;
+            if (last[l]) memcpy(g[l] + G_TL, s->tip_last[i], 3 * sizeof(double));
+            else if (sj->tail >= 0) input_t(s, sj->tail, g[l] + G_TL);
+            else memcpy(g[l] + G_TL, s->rest_child[i], 3 * sizeof(double));
+            memcpy(g[l] + G_CUR, s->cur[i], 3 * sizeof(double));
+            memcpy(g[l] + G_PREV, s->prev[i], 3 * sizeof(double));
+            memcpy(g[l] + G_ROT, s->rot[i], 4 * sizeof(double));
+        }
+        const double (*st)[4] = s->lane_static[s->group_row[gi] + d];
+        if (d == 0) for (int k = 0; k < 12; k++) P[k] = V_GATHER(g, G_P + k);
+        v4 jt[3], js[3], head[3], tipw[3];
+        for (int k = 0; k < 3; k++) { jt[k] = V_GATHER(g, G_JT + k); js[k] = V_GATHER(g, G_JS + k); }
+        v4_point(P, jt, head, 1);
+        {   /* the tip: where the last update left it (frame mode), or the tail's offset turned by the last rotation */
+            v4 tl[3], q[4], t[3], r[3];
+            for (int k = 0; k < 3; k++) tl[k] = V_GATHER(g, G_TL + k) * js[k];
+            for (int k = 0; k < 4; k++) q[k] = V_GATHER(g, G_ROT + k);
+            v4 two = V_SET1(2.0);
+            t[0] = two * (q[1] * tl[2] - q[2] * tl[1]);
+            t[1] = two * (q[2] * tl[0] - q[0] * tl[2]);
+            t[2] = two * (q[0] * tl[1] - q[1] * tl[0]);
+            r[0] = tl[0] + q[3] * t[0] + q[1] * t[2] - q[2] * t[1];
+            r[1] = tl[1] + q[3] * t[1] + q[2] * t[0] - q[0] * t[2];
+            r[2] = tl[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
+            v4_point(P, r, tipw, 0);
+            v4i ml = {last[0] ? -1 : 0, last[1] ? -1 : 0, last[2] ? -1 : 0, last[3] ? -1 : 0};
+            for (int k = 0; k < 3; k++) tipw[k] = V_SEL((v4)ml, V_GATHER(g, G_TL + k), tipw[k] + head[k]);
+        }
+        v4 d0[3], next[3], hit = V_LD(st[S_RAD]) * V_SET1(ws);
+        for (int k = 0; k < 3; k++) d0[k] = tipw[k] - head[k];
+        v4 len;
+        V_SQRT(len, V_DOT(d0, d0));
+        {
+            v4 cur[3], nc[3], cn[3];
+            for (int k = 0; k < 3; k++) cur[k] = V_GATHER(g, G_CUR + k);
+            if (moving) {
+                v4 ax[3];
+                v4 axp[3] = {V_LD(st[S_AXP]), V_LD(st[S_AXP + 1]), V_LD(st[S_AXP + 2])};
+                v4_point(P, axp, ax, 0);
+                v4_norm(ax);
+                v4 ks = V_LD(st[S_ST]) * V_SET1(dt) * V_SET1(ws), kg = V_LD(st[S_GP]) * V_SET1(dt) * V_SET1(ws);
+                v4 kd = V_LD(st[S_KD]) * V_SET1(inertia);
+                for (int k = 0; k < 3; k++) nc[k] = cur[k] + (cur[k] - V_GATHER(g, G_PREV + k)) * kd;
+                v4_point(C, nc, cn, 1);
+                for (int k = 0; k < 3; k++) next[k] = V_SEL(mC, cn[k], nc[k]) + (ax[k] * ks + V_LD(st[S_GD + k]) * kg);
+            } else {
+                v4_point(C, cur, cn, 1);
+                for (int k = 0; k < 3; k++) next[k] = V_SEL(mC, cn[k], cur[k]);
+            }
+        }
+        {   /* fix_length */
+            v4 dd[3];
+            for (int k = 0; k < 3; k++) dd[k] = next[k] - head[k];
+            v4_norm(dd);
+            for (int k = 0; k < 3; k++) next[k] = head[k] + dd[k] * len;
+        }
+        if (max_cc) {
+            /* clear of every collider (no lane within reach): as collide_one's first test */
+            v4i clear = vectorised;
+            for (int m = 0; m < max_cc; m++) {
+                const v4 *cv = cvec[m];
+                v4i on = con[m] & vact;
+                v4 a[3], ab[3], ap[3], n[3];
+                for (int k = 0; k < 3; k++) {
+                    a[k] = cv[k];
+                    ab[k] = cv[3 + k] - a[k];
+                    ap[k] = next[k] - a[k];
+                }
+                v4 dot = V_DOT(ab, ap), l2 = V_DOT(ab, ab);
+                v4 f = V_SEL(V_MASK(l2 <= dot), V_SET1(1.0), dot / l2), in = V_MASK(dot > V_SET1(0.0));
+                for (int k = 0; k < 3; k++) {
+                    a[k] = V_SEL(in, a[k] + ab[k] * f, a[k]);
+                    n[k] = next[k] - a[k];
+                }
+                v4 reach = hit + cv[6] * V_SET1(ws), d2 = V_DOT(n, n);
+                clear &= (v4i)(d2 >= reach * reach) | ~on;
+            }
+            for (int l = 0; l < 4; l++) {
+                if (!act[l] || clear[l]) continue;     /* within reach: the scalar collide decides */
+                double tip[3] = {next[0][l], next[1][l], next[2][l]}, hd[3] = {head[0][l], head[1][l], head[2][l]};
+                collide(s, sk, ch[l], tip, hd, len[l], hit[l], exact);
+                for (int k = 0; k < 3; k++) next[k][l] = tip[k];
+            }
+        }
+        if (commit) {
+            v4 cn[4];
+            v4_point(Ci, next, cn, 1);
+            for (int k = 0; k < 3; k++) cn[k] = V_SEL(mC, cn[k], next[k]);
+            cn[3] = cn[2];
+            double tmp[4][4], *dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
+            store_lanes(cn, dst, 0);
+            for (int l = 0; l < 4; l++) {
+                if (!act[l]) continue;
+                int i = idx[l];
+                memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
+                memcpy(s->cur[i], tmp[l], sizeof s->cur[i]);
+            }
+        }
+        /* the turn: rest_frame_dir, q_from_unit_to, q_mul and q_norm of pass */
+        v4 q[4], rq[4];
+        for (int k = 0; k < 4; k++) rq[k] = V_LD(st[S_RQ + k]);
+        {
+            v4 *r = P, v[3], o[3], dd[3], a[3];
+            v4 det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6]) + r[2] * (r[3] * r[7] - r[4] * r[6]);
+            v4 rt[3] = {V_LD(st[S_RT]), V_LD(st[S_RT + 1]), V_LD(st[S_RT + 2])};
+            v4_point(P, rt, o, 1);
+            for (int k = 0; k < 3; k++) dd[k] = next[k] - o[k];
+            v4 sg = V_SEL(V_MASK(det > V_SET1(0.0)), V_SET1(1.0), V_SET1(-1.0));
+            a[0] = ((r[4] * r[8] - r[5] * r[7]) * dd[0] + (r[2] * r[7] - r[1] * r[8]) * dd[1] + (r[1] * r[5] - r[2] * r[4]) * dd[2]) * sg;
+            a[1] = ((r[5] * r[6] - r[3] * r[8]) * dd[0] + (r[0] * r[8] - r[2] * r[6]) * dd[1] + (r[2] * r[3] - r[0] * r[5]) * dd[2]) * sg;
+            a[2] = ((r[3] * r[7] - r[4] * r[6]) * dd[0] + (r[1] * r[6] - r[0] * r[7]) * dd[1] + (r[0] * r[4] - r[1] * r[3]) * dd[2]) * sg;
+            for (int k = 0; k < 3; k++)
+                v[k] = V_LD(st[S_RINV + 3 * k]) * a[0] + V_LD(st[S_RINV + 3 * k + 1]) * a[1] + V_LD(st[S_RINV + 3 * k + 2]) * a[2];
+            v4 sing = det * V_LD(st[S_RDET]), axok = V_MASK(V_LD(st[S_AXOK]) != V_SET1(0.0));
+            v4 want = V_MASK((v4i)(len > V_SET1(1e-12)) & (v4i)axok);
+            v4i odd = vact & (v4i)want & ~(v4i)(V_SEL(V_MASK(sing < V_SET1(0.0)), -sing, sing) >= V_SET1(1e-300));
+            for (int l = 0; l < 4; l++) {
+                if (!odd[l]) continue;
+                xform PW;      /* singular: rest_frame_dir's own way */
+                for (int k = 0; k < 9; k++) PW.r[k] = P[k][l];
+                for (int k = 0; k < 3; k++) PW.t[k] = P[9 + k][l];
+                double p[3] = {next[0][l], next[1][l], next[2][l]}, vv[3];
+                rest_frame_dir(s, &PW, idx[l], p, vv);
+                for (int k = 0; k < 3; k++) v[k][l] = vv[k];
+            }
+            v4 lv;
+            V_SQRT(lv, V_DOT(v, v));
+            v4i ok = (v4i)want & (v4i)(lv > V_SET1(0.0)) & (v4i)(lv < V_SET1(INFINITY));
+            v4 ax[3] = {V_LD(st[S_AX]), V_LD(st[S_AX + 1]), V_LD(st[S_AX + 2])}, ap[4];
+            v4 rr = V_DOT(ax, v) + lv;
+            v4 opp = V_MASK(rr < V_SET1(2.220446049250313e-16) * lv);
+            ap[0] = V_SEL(opp, V_LD(st[S_ALT]), ax[1] * v[2] - ax[2] * v[1]);
+            ap[1] = V_SEL(opp, V_LD(st[S_ALT + 1]), ax[2] * v[0] - ax[0] * v[2]);
+            ap[2] = V_SEL(opp, V_LD(st[S_ALT + 2]), ax[0] * v[1] - ax[1] * v[0]);
+            ap[3] = V_SEL(opp, V_SET1(0.0), rr);
+            v4 x = rq[3] * ap[0] + rq[0] * ap[3] + rq[1] * ap[2] - rq[2] * ap[1];
+            v4 y = rq[3] * ap[1] - rq[0] * ap[2] + rq[1] * ap[3] + rq[2] * ap[0];
+            v4 z = rq[3] * ap[2] + rq[0] * ap[1] - rq[1] * ap[0] + rq[2] * ap[3];
+            v4 w = rq[3] * ap[3] - rq[0] * ap[0] - rq[1] * ap[1] - rq[2] * ap[2];
+            v4 ql;
+            V_SQRT(ql, x * x + y * y + z * z + w * w);
+            v4 qr = V_SET1(1.0) / ql, pos = V_MASK(ql > V_SET1(0.0));
+            v4 nq[4] = {V_SEL(pos, x * qr, V_SET1(0.0)), V_SEL(pos, y * qr, V_SET1(0.0)), V_SEL(pos, z * qr, V_SET1(0.0)),
+                        V_SEL(pos, w * qr, V_SET1(1.0))};
+            for (int k = 0; k < 4; k++) q[k] = V_SEL((v4)ok, nq[k], rq[k]);
+        }
+        /* the joint's world: P times R(q) S, at head */
+        v4 *W = P == pw_buf[0] ? pw_buf[1] : pw_buf[0];
+        {
+            v4 x = q[0], y = q[1], z = q[2], w = q[3], one = V_SET1(1.0), two = V_SET1(2.0), L[9];
+            v4 xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
+            L[0] = (one - two * (yy + zz)) * js[0]; L[1] = two * (xy - wz) * js[1]; L[2] = two * (xz + wy) * js[2];
+            L[3] = two * (xy + wz) * js[0]; L[4] = (one - two * (xx + zz)) * js[1]; L[5] = two * (yz - wx) * js[2];
+            L[6] = two * (xz - wy) * js[0]; L[7] = two * (yz + wx) * js[1]; L[8] = (one - two * (xx + yy)) * js[2];
+            for (int i = 0; i < 3; i++) {
+                v4 a0 = P[3 * i], a1 = P[3 * i + 1], a2 = P[3 * i + 2];
+                W[3 * i] = a0 * L[0] + a1 * L[3] + a2 * L[6];
+                W[3 * i + 1] = a0 * L[1] + a1 * L[4] + a2 * L[7];
+                W[3 * i + 2] = a0 * L[2] + a1 * L[5] + a2 * L[8];
+            }
+            for (int k = 0; k < 3; k++) W[9 + k] = head[k];
+        }
+        /* each lane's rotation, and its world matrix (r then t: 12 doubles) where the frame mode will read
+         * its tips (remember_tips); four rows at a time turned into lanes. Elsewhere the matrix is left
+         * stale: nothing in the step reads it, and make_world would make it again from the same values. */
+        double *dst[4];
+        if (!exact) {
+            for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[jnt[l]].r : NULL;
+            store_lanes(W, dst, 0);
+            store_lanes(W + 4, dst, 4);
+            store_lanes(W + 8, dst, 8);
+        }
+        for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
+        store_lanes(q, dst, 0);
+        for (int l = 0; l < 4; l++) {
+            if (!act[l]) continue;
+            int j = jnt[l];
+            s->valid[j] = !exact;
+            s->stamp[j] = ++s->clock;
+            /* below a chain's joints hang only its next joints (made here) and its last tip */
+            if (d == ch[l]->count - 1) invalidate_below(s, j);
+        }
+        P = W;
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx"))) static void lanes_avx(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia,
+                                                     int commit)
+{
+    lanes_body(s, sk, gi, dt, inertia, commit);
+}
+#define LANES_AVX 1
+#endif
+
+static void lanes_base(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia, int commit)
+{
+    lanes_body(s, sk, gi, dt, inertia, commit);
+}
+#pragma GCC diagnostic pop
+
+/* Every group of free chains, side by side. */
+static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
+{
+#if defined(LANES_AVX)
+    int avx = mr_simd() >= MR_SIMD_AVX;
+#else
+    int avx = 0;
+#endif
+    for (int g = 0; g < s->group_count; g++) {
+#if defined(LANES_AVX)
+        if (avx) { lanes_avx(s, sk, g, dt, inertia, commit); continue; }
+#endif
+        (void)avx;
+        lanes_base(s, sk, g, dt, inertia, commit);
+    }
+}
+
 /* One pass over every spring at the current input: integrate by dt with
  * inertia scaled by `inertia` (0 with dt 0: only pose the joints from the
  * state), collide, keep the new tips when commit, and turn the joints. */
 static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
     int exact = s->mode == MR_SPRINGS_FIXED;
+    if (s->group_count) pass_lanes(s, sk, dt, inertia, commit);
     for (int o = 0; o < s->joint_count; o++) {
         int i = s->order[o];
+        if (s->grouped[i]) continue;
         const mr_spring_joint *sj = &s->joints[i];
         const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
         int j = sj->joint, p = sk->parents[j];
@@ -896,9 +1474,11 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
             }
         }
         memcpy(s->rot[i], q, sizeof q);
-        xform local;
-        x_trs(jt, q, js, &local);
-        x_mul(PW, &local, &s->world[j]);
+        double local[9];       /* the joint's world: its translation is head */
+        x_rs(q, js, local);
+        xform *W = &s->world[j];
+        x_mul_r(PW->r, local, W->r);
+        memcpy(W->t, head, sizeof head);
         s->valid[j] = 1;
         s->stamp[j] = ++s->clock;
         invalidate_below(s, j);
@@ -1034,6 +1614,14 @@ const mr_spring_collider *mr_springs_collider(const mr_springs *s, int i) { retu
 int mr_springs_chain_count(const mr_springs *s) { return s->chain_count; }
 const mr_spring_chain *mr_springs_chain(const mr_springs *s, int i) { return &s->chains[i]; }
 const int *mr_springs_chain_colliders(const mr_springs *s) { return s->chain_colliders; }
+
+int mr_springs_lane_chains(const mr_springs *s)
+{
+    int n = 0;
+    for (int g = 0; g < s->group_count; g++)
+        for (int l = 0; l < 4; l++) n += s->groups[g][l] >= 0;
+    return n;
+}
 
 double mr_springs_penetration(const mr_springs *cs, const mr_skeleton *sk, const mr_pose *pose, const float transform[16])
 {

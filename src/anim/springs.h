@@ -52,6 +52,17 @@
  * zero-length bone or a zero rest offset leaves its joint at the rest
  * rotation. No NaN leaves the job for finite input.
  *
+ * Cost: the step runs in double precision (the frame mode is compared with
+ * three-vrm's doubles at 0.1 mm over thousands of steps; in float it drifts
+ * to most of that). Chains that nothing else in the set reads, and that read
+ * nothing another chain moves (their parent, centre and colliders hang
+ * outside every spring, each joint's tip is the next joint, and no
+ * collider, centre or other chain hangs below them: hair, tails, straps
+ * on a body), step four at a time, a chain in each lane of a vector, with
+ * the same operations in the same order as one at a time: the results are
+ * the same bits either way, and with or without AVX (core/cpu.h). Figures:
+ * `marrow bench --only springs`, docs/PERFORMANCE.md.
+ *
  * Ownership: mr_springs_create copies the description; the springs keep no
  * pointer to the skeleton, but every call must pass the same one (its joint
  * count is checked). mr_springs_update and mr_springs_reset allocate nothing.
@@ -142,5 +153,8 @@ const int *mr_springs_chain_colliders(const mr_springs *s);
 /* Deepest penetration of a tip (with its hit radius) into the colliders of
  * its chain, for a pose and placement (world units; 0 when none). */
 double mr_springs_penetration(const mr_springs *s, const mr_skeleton *sk, const mr_pose *pose, const float transform[16]);
+/* How many chains step side by side (see Cost above); the others step one
+ * joint at a time. */
+int mr_springs_lane_chains(const mr_springs *s);
 
 #endif

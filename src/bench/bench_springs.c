@@ -8,12 +8,16 @@
  * two steps and a fractional step each frame) and the frame mode (one
  * step). The baseline, measured in the same run, is every character's
  * local-to-model (mr_pose_to_model) of the same pose. Times are the
- * thread's CPU time, median of runs; the cases take turns within each run. */
+ * thread's CPU time (and wall time beside it), median of runs; the cases
+ * take turns within each run. The header line names the workload and the
+ * machine's load average while it ran: on a shared machine the ratio to
+ * the baseline is the figure to compare across runs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "anim/springs.h"
 #include "bench/bench.h"
@@ -91,11 +95,18 @@ static void drive(mr_pose *pose, int ch, double t, float xf[16])
     glm_quatv(pose->r[3], (float)(0.4 * sin(2.3 * t + ch)), (vec3){0, 1, 0});
 }
 
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void mr_bench_springs(const mr_bench_opts *o)
 {
     int runs = o->quick ? 3 : 15, frames = o->quick ? 10 : 60;
-    printf("== springs: %d characters x %d chains of %d joints, 3 colliders, 1/60 s a frame (ms per frame, median of %d runs of %d frames)\n",
-           CHARACTERS, CHAINS, CHAIN_JOINTS, runs, frames);
+    double load[3] = {0, 0, 0};
+    if (getloadavg(load, 3) < 1) load[0] = -1;
     mr_skeleton sk;
     make_skeleton(&sk);
     mr_springs *fixed[CHARACTERS], *frame[CHARACTERS];
@@ -109,34 +120,41 @@ void mr_bench_springs(const mr_bench_opts *o)
         mr_pose_set_rest(&poses[c], &sk);
     }
     if (!model || !fixed[CHARACTERS - 1] || !frame[CHARACTERS - 1]) {
-        printf("  skipped: out of memory\n");
+        printf("== springs: skipped: out of memory\n");
         goto out;
     }
-    double t_fixed[32], t_frame[32], t_base[32], sink = 0;
+    printf("== springs: %d characters x %d chains of %d joints (%d side by side), 3 colliders, 60 fps (1/60 s a frame); "
+           "ms a frame, median of %d runs of %d frames; load average %.1f on %ld CPUs\n",
+           CHARACTERS, CHAINS, CHAIN_JOINTS, mr_springs_lane_chains(fixed[0]), runs, frames, load[0],
+           sysconf(_SC_NPROCESSORS_ONLN));
+    /* per case: thread CPU time, wall time */
+    double t_fixed[2][32], t_frame[2][32], t_base[2][32], sink = 0;
     double t = 0;
     for (int r = 0; r < runs; r++) {
-        double a = 0, b = 0, c = 0;
+        double a[2] = {0, 0}, b[2] = {0, 0}, c[2] = {0, 0};
         for (int f = 0; f < frames; f++, t += 1.0 / 60) {
             for (int ch = 0; ch < CHARACTERS; ch++) drive(&poses[ch], ch, t, xf[ch]);
-            double t0 = cpu_now();
+            double t0 = cpu_now(), w0 = wall_now();
             for (int ch = 0; ch < CHARACTERS; ch++) mr_springs_update(fixed[ch], &sk, &poses[ch], 1.0 / 60, xf[ch]);
-            double t1 = cpu_now();
+            double t1 = cpu_now(), w1 = wall_now();
             for (int ch = 0; ch < CHARACTERS; ch++) mr_springs_update(frame[ch], &sk, &poses[ch], 1.0 / 60, xf[ch]);
-            double t2 = cpu_now();
+            double t2 = cpu_now(), w2 = wall_now();
             for (int ch = 0; ch < CHARACTERS; ch++) {
                 mr_pose_to_model(&sk, &poses[ch], model);
                 sink += model[JOINTS - 1][3][1];
             }
-            double t3 = cpu_now();
-            a += t1 - t0; b += t2 - t1; c += t3 - t2;
+            double t3 = cpu_now(), w3 = wall_now();
+            a[0] += t1 - t0; b[0] += t2 - t1; c[0] += t3 - t2;
+            a[1] += w1 - w0; b[1] += w2 - w1; c[1] += w3 - w2;
         }
-        t_fixed[r] = a / frames; t_frame[r] = b / frames; t_base[r] = c / frames;
+        for (int k = 0; k < 2; k++) { t_fixed[k][r] = a[k] / frames; t_frame[k][r] = b[k] / frames; t_base[k][r] = c[k] / frames; }
     }
-    double mf = mr_bench_median(t_fixed, runs), mr = mr_bench_median(t_frame, runs), mb = mr_bench_median(t_base, runs);
-    printf("  fixed step (120 Hz)   %8.3f ms a frame   %6.1fx local-to-model\n", mf * 1e3, mf / mb);
-    printf("  frame step (VRM)      %8.3f ms a frame   %6.1fx local-to-model\n", mr * 1e3, mr / mb);
-    printf("  local-to-model        %8.3f ms a frame   (baseline, %d joints x %d characters)%s\n", mb * 1e3, JOINTS,
-           CHARACTERS, sink == 12345.678 ? " " : "");
+    double mf = mr_bench_median(t_fixed[0], runs), mr = mr_bench_median(t_frame[0], runs), mb = mr_bench_median(t_base[0], runs);
+    double wf = mr_bench_median(t_fixed[1], runs), wr = mr_bench_median(t_frame[1], runs), wb = mr_bench_median(t_base[1], runs);
+    printf("  fixed step (120 Hz, 2 steps a frame)  %7.3f ms CPU  %7.3f ms wall  %6.1fx local-to-model\n", mf * 1e3, wf * 1e3, mf / mb);
+    printf("  frame step (VRM, 1 step a frame)      %7.3f ms CPU  %7.3f ms wall  %6.1fx local-to-model\n", mr * 1e3, wr * 1e3, mr / mb);
+    printf("  local-to-model (baseline)             %7.3f ms CPU  %7.3f ms wall  (%d joints x %d characters)%s\n", mb * 1e3,
+           wb * 1e3, JOINTS, CHARACTERS, sink == 12345.678 ? " " : "");
 out:
     for (int c = 0; c < CHARACTERS; c++) {
         mr_springs_destroy(fixed[c]);
