@@ -582,8 +582,11 @@ static inline double quat_gap(const double q[4], const float *v)
  * 1.111 |a - b|, so quat_gap of the two differs by at most 0.06 |a - b|^3.
  * Only a sample that close to the tolerance is measured against the slerp
  * itself, so the decisions are the slerp's. */
+static int segment_fits_rot(const reducer *r, int a, int b);
+
 static int segment_fits(const reducer *r, int a, int b)
 {
+    if (r->comps == 4) return segment_fits_rot(r, a, b);
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
     double span = r->times[b] - r->times[a];
     slerp_d sl = {0};
@@ -617,6 +620,45 @@ static int segment_fits(const reducer *r, int a, int b)
                 slerp_at(&sl, u, q);
                 if (quat_gap(q, v) > r->tol) return 0;
             }
+        }
+    }
+    return 1;
+}
+
+/* segment_fits for a rotation, written out: the same sums in the same
+ * order (so the same decisions), in doubles held once, without the loops
+ * over components (a reducer keeping nearly every sample asks this once a
+ * sample, with one sample between a and b). */
+static int segment_fits_rot(const reducer *r, int a, int b)
+{
+    const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
+    double a0 = va[0], a1 = va[1], a2 = va[2], a3 = va[3];
+    double d = a0 * vb[0] + a1 * vb[1] + a2 * vb[2] + a3 * vb[3];
+    double sgn = d < 0 ? -1 : 1;
+    double b0 = sgn * vb[0], b1 = sgn * vb[1], b2 = sgn * vb[2], b3 = sgn * vb[3];
+    double e0 = a0 - b0, e1 = a1 - b1, e2 = a2 - b2, e3 = a3 - b3;
+    double c2 = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3;
+    double margin = 0.06 * c2 * sqrt(c2) + 1e-12;
+    double ta = r->times[a], span = r->times[b] - ta, lo = r->tol - margin, hi = r->tol + margin;
+    slerp_d sl;
+    int prepared = 0;
+    for (int i = a + 1; i < b; i++) {
+        double u = (r->times[i] - ta) / span, iu = 1 - u;
+        const float *v = r->base + (size_t)i * 10 + r->off;
+        double q[4] = {iu * a0 + u * b0, iu * a1 + u * b1, iu * a2 + u * b2, iu * a3 + u * b3};
+        double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        n = 1 / sqrt(n);
+        q[0] *= n;
+        q[1] *= n;
+        q[2] *= n;
+        q[3] *= n;
+        double g = quat_gap(q, v);
+        if (g > hi) return 0;
+        if (g >= lo) {
+            if (!prepared) slerp_prep(&sl, va, vb);
+            prepared = 1;
+            slerp_at(&sl, u, q);
+            if (quat_gap(q, v) > r->tol) return 0;
         }
     }
     return 1;

@@ -367,7 +367,23 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     int64_t left = nf ? refs[0] : 0;
     const mr_fbx_node *dn = mr_fbx_child(n, "KeyAttrDataFloat");
     int int_bits = s->doc->ascii && dn && dn->prop_count == 1 && dn->props[0].type == 'l';
-    for (size_t i = 0; i < nt; i++) {
+    if (!s->doc->ascii && nf) {
+        /* binary: each attribute's numbers converted once for the keys sharing it */
+        size_t i = 0;
+        for (attr = 0; attr < nf && i < nt; attr++) {
+            /* an attribute of no keys is passed over; the last holds every key left */
+            int64_t share = attr + 1 == nf ? (int64_t)(nt - i) : refs[attr];
+            float d[4] = {(float)data[attr * 4], (float)data[attr * 4 + 1], (float)data[attr * 4 + 2], (float)data[attr * 4 + 3]};
+            uint32_t fl = (uint32_t)flags[attr];
+            for (; share > 0 && i < nt; share--, i++) {
+                c->t[i] = (double)times[i] / FBX_TICKS;
+                c->v[i] = (float)vals[i];
+                c->flags[i] = fl;
+                memcpy(c->data[i], d, sizeof d);
+            }
+        }
+    }
+    for (size_t i = s->doc->ascii || !nf ? 0 : nt; i < nt; i++) {
         c->t[i] = (double)times[i] / FBX_TICKS;
         c->v[i] = (float)vals[i];
         while (nf && left <= 0 && attr + 1 < nf) left = refs[++attr];
