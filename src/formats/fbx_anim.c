@@ -1124,8 +1124,17 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
     for (int i = 0; i < nb; i++) bends[i] = i > 0 && i < nb - 1 ? bend(bt, base, i, tol) : 0;
     int budget = 4 * nb + 64;
+    /* room for every sample the budget allows (js_push grows it past that) */
+    js.t = malloc(sizeof *js.t * (size_t)(budget + nb));
+    js.v = malloc(sizeof *js.v * 10 * (size_t)(budget + nb));
+    js.cap = js.t && js.v ? budget + nb : 0;
     for (int i = 0; i < nb; i++) {
-        js_push(&js, bt[i], base + (size_t)i * 10);
+        /* each sample takes the sign nearer the one before it, pieces of a
+         * split included */
+        float B[10];
+        memcpy(B, base + (size_t)i * 10, sizeof B);
+        if (js.n) align(js.v + (size_t)(js.n - 1) * 10, B);
+        js_push(&js, bt[i], B);
         if (i == nb - 1) break;
         double h = bt[i + 1] - bt[i];
         double c = fmax(bends[i], bends[i + 1]);
@@ -1146,7 +1155,6 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
             js_push(&js, tq, P);
         }
     }
-    for (int i = 1; i < js.n && !js.oom; i++) align(js.v + (size_t)(i - 1) * 10, js.v + (size_t)i * 10);
     st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t);
 done:
     free(base);
