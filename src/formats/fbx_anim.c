@@ -823,6 +823,12 @@ static void euler_quat_sc(const double sn[3], const double cs[3], int order, dou
     const int *o = seq[order];
     q[0] = q[1] = q[2] = 0;
     q[3] = 1;
+    if (order == 0) {  /* XYZ, the default: the axes known here */
+        axis_mul(0, sn[0], cs[0], q);
+        axis_mul(1, sn[1], cs[1], q);
+        axis_mul(2, sn[2], cs[2], q);
+        return;
+    }
     for (int k = 0; k < 3; k++) axis_mul(o[k], sn[o[k]], cs[o[k]], q);
 }
 
