@@ -22,6 +22,7 @@
 #include "core/file.h"
 #include "anim/morph.h"
 #include "formats/fbx.h"
+#include "formats/fbx_internal.h"
 #include "formats/fbx_parse.h"
 #include "test.h"
 
@@ -895,6 +896,44 @@ static mr_fbx_doc *load(const char *path)
     return doc;
 }
 
+/* fbx_curve_span_poly (the bake's pieces between two samples): where one
+ * key segment holds the span and its time is linear, the polynomial is the
+ * curve as fbx_curve_eval gives it; a span crossing or ending on a key,
+ * outside the keys, or in a weighted cubic segment is refused. */
+TEST(fbx_curve_span_poly_is_the_segment)
+{
+    double t[6] = {0, 1, 2, 3, 4, 5};
+    float v[6] = {0, 2, 1, 5, -3, 4};
+    /* cubic, linear, constant, constant (holding the next), weighted cubic */
+    uint32_t flags[6] = {0x8, 0x4, 0x2, 0x102, 0x8 | 0x01000000u, 0x4};
+    float tan[6][4] = {{0, 1.0f / 3, 1.5f, 1.0f / 3}, {-0.75f, 1.0f / 3, 0, 1.0f / 3}, {0, 1.0f / 3, 0, 1.0f / 3},
+                       {0, 1.0f / 3, 0, 1.0f / 3},     {0, 1.0f / 3, 2, 0.5f},           {0, 0.2f, 0, 1.0f / 3}};
+    fbx_curve c = {0};
+    c.count = 6;
+    c.t = t;
+    c.v = v;
+    c.flags = flags;
+    c.tan = tan;
+    c.pre_mode = c.post_mode = 'C';
+    double t0, inv, p[4];
+    for (int seg = 0; seg < 4; seg++) {
+        double ta = seg + 0.125, tb = seg + 0.875;
+        CHECK(fbx_curve_span_poly(&c, ta, tb, &t0, &inv, p));
+        for (int k = 0; k <= 8; k++) {
+            double x = ta + (tb - ta) * k / 8, u = (x - t0) * inv;
+            CHECK_NEAR(p[0] + u * (p[1] + u * (p[2] + u * p[3])), fbx_curve_eval(&c, x), 1e-12);
+        }
+    }
+    /* the cubic bends: its polynomial is not the chord */
+    CHECK(fbx_curve_span_poly(&c, 0.25, 0.75, &t0, &inv, p) && fabs(p[2]) + fabs(p[3]) > 0.1);
+    CHECK(fbx_curve_span_poly(&c, 0, 0.5, &t0, &inv, p));     /* from a key on */
+    CHECK(!fbx_curve_span_poly(&c, 0.5, 1, &t0, &inv, p));    /* to a key: the next segment's */
+    CHECK(!fbx_curve_span_poly(&c, 0.5, 1.5, &t0, &inv, p));  /* across a key */
+    CHECK(!fbx_curve_span_poly(&c, 4.25, 4.75, &t0, &inv, p)); /* weighted: the time needs solving */
+    CHECK(!fbx_curve_span_poly(&c, -0.5, -0.25, &t0, &inv, p)); /* before the keys */
+    CHECK(!fbx_curve_span_poly(&c, 5.25, 5.5, &t0, &inv, p));  /* after them */
+}
+
 TEST(fbx_real_mixamo_character)
 {
     mr_fbx_doc *doc = load(MIXAMO);
@@ -1117,6 +1156,7 @@ int main(void)
     RUN(fbx_bad_every_truncation_and_byte_change_is_refused_or_whole);
     RUN(fbx_legacy_5800_models_children_links_and_channel_defaults);
     RUN(fbx_legacy_5800_shapes_and_dangling_names);
+    RUN(fbx_curve_span_poly_is_the_segment);
     RUN(fbx_real_mixamo_character);
     RUN(fbx_real_same_cube_in_ascii_binary_and_big_endian);
     RUN(fbx_real_every_ufbx_file_parses_but_its_malformed_ones);

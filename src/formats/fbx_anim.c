@@ -585,8 +585,11 @@ static inline double quat_gap(const double q[4], const float *v)
  * 1.111 |a - b|, so quat_gap of the two differs by at most 0.06 |a - b|^3.
  * Only a sample that close to the tolerance is measured against the slerp
  * itself, so the decisions are the slerp's. */
+static int segment_fits_rot(const reducer *r, int a, int b);
+
 static int segment_fits(const reducer *r, int a, int b)
 {
+    if (r->comps == 4) return segment_fits_rot(r, a, b);
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
     double span = r->times[b] - r->times[a];
     slerp_d sl = {0};
@@ -620,6 +623,45 @@ static int segment_fits(const reducer *r, int a, int b)
                 slerp_at(&sl, u, q);
                 if (quat_gap(q, v) > r->tol) return 0;
             }
+        }
+    }
+    return 1;
+}
+
+/* segment_fits for a rotation, written out: the same sums in the same
+ * order (so the same decisions), in doubles held once, without the loops
+ * over components (a reducer keeping nearly every sample asks this once a
+ * sample, with one sample between a and b). */
+static int segment_fits_rot(const reducer *r, int a, int b)
+{
+    const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
+    double a0 = va[0], a1 = va[1], a2 = va[2], a3 = va[3];
+    double d = a0 * vb[0] + a1 * vb[1] + a2 * vb[2] + a3 * vb[3];
+    double sgn = d < 0 ? -1 : 1;
+    double b0 = sgn * vb[0], b1 = sgn * vb[1], b2 = sgn * vb[2], b3 = sgn * vb[3];
+    double e0 = a0 - b0, e1 = a1 - b1, e2 = a2 - b2, e3 = a3 - b3;
+    double c2 = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3;
+    double margin = 0.06 * c2 * sqrt(c2) + 1e-12;
+    double ta = r->times[a], span = r->times[b] - ta, lo = r->tol - margin, hi = r->tol + margin;
+    slerp_d sl;
+    int prepared = 0;
+    for (int i = a + 1; i < b; i++) {
+        double u = (r->times[i] - ta) / span, iu = 1 - u;
+        const float *v = r->base + (size_t)i * 10 + r->off;
+        double q[4] = {iu * a0 + u * b0, iu * a1 + u * b1, iu * a2 + u * b2, iu * a3 + u * b3};
+        double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        n = 1 / sqrt(n);
+        q[0] *= n;
+        q[1] *= n;
+        q[2] *= n;
+        q[3] *= n;
+        double g = quat_gap(q, v);
+        if (g > hi) return 0;
+        if (g >= lo) {
+            if (!prepared) slerp_prep(&sl, va, vb);
+            prepared = 1;
+            slerp_at(&sl, u, q);
+            if (quat_gap(q, v) > r->tol) return 0;
         }
     }
     return 1;
@@ -718,6 +760,7 @@ typedef struct alone_eval {
     int quick;                       /* the quaternion path applies */
     double ratio[3];                 /* quick: the inherited over the parent's accumulated scale */
     double qpre[4], qpost[4];        /* quick: Rpre and Rpost^-1 as quaternions */
+    int pre_turns, post_turns;       /* quick: whether they turn at all (else the products are skipped) */
 } alone_eval;
 
 /* A scale whose components agree to 1e-12 (Mixamo's accumulate rounding
@@ -776,6 +819,23 @@ static void euler_quat(const double deg[3], int order, double q[4])
     axis_turn(o[2], deg[o[2]], q);
 }
 
+/* euler_quat from the sines (sn) and cosines (cs) of the half angles. */
+static void euler_quat_sc(const double sn[3], const double cs[3], int order, double q[4])
+{
+    static const int seq[7][3] = {{0, 1, 2}, {0, 2, 1}, {1, 2, 0}, {1, 0, 2}, {2, 0, 1}, {2, 1, 0}, {0, 1, 2}};
+    if (order < 0 || order > 6) order = 0;
+    const int *o = seq[order];
+    q[0] = q[1] = q[2] = 0;
+    q[3] = 1;
+    if (order == 0) {  /* XYZ, the default: the axes known here */
+        axis_mul(0, sn[0], cs[0], q);
+        axis_mul(1, sn[1], cs[1], q);
+        axis_mul(2, sn[2], cs[2], q);
+        return;
+    }
+    for (int k = 0; k < 3; k++) axis_mul(o[k], sn[o[k]], cs[o[k]], q);
+}
+
 static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
 {
     memset(e, 0, sizeof *e);
@@ -808,6 +868,8 @@ static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
                uniform_scale(e->from);
     if (e->quick) {
         for (int k = 0; k < 3; k++) e->ratio[k] = (e->from ? e->from[k] : 1) / (e->acc ? e->acc[k] : 1);
+        e->pre_turns = memcmp(x->pre, zero, sizeof zero) != 0;
+        e->post_turns = memcmp(x->post, zero, sizeof zero) != 0;
         euler_quat(x->pre, 0, e->qpre);
         euler_quat(x->post, 0, e->qpost);
         e->qpost[0] = -e->qpost[0];  /* Rpost^-1: the conjugate */
@@ -827,20 +889,20 @@ static void decompose_sign(double q[4])
         for (int i = 0; i < 4; i++) q[i] = -q[i];
 }
 
-static void alone_local(const alone_eval *e, double t, float o[10])
+/* The local transform from the joint's T, R, S values v (its static values
+ * with the live curves' values at the sample written in). */
+static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const double (*half)[3], float o[10])
 {
-    double v[FBX_PROP_COUNT][3];
-    memcpy(v, e->v, sizeof v);
-    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = fbx_curve_eval(e->live[i], t);
     const double *acc = e->acc;
     if (e->quick) {
         double sc[3];
         for (int k = 0; k < 3; k++) sc[k] = v[FBX_S][k] * e->ratio[k];
         if (sc[0] > 0 && sc[1] > 0 && sc[2] > 0) {
             double q[4];
-            euler_quat(v[FBX_R], e->x->order, q);
-            mr_quat_mul_d(e->qpre, q, q);
-            mr_quat_mul_d(q, e->qpost, q);
+            if (half) euler_quat_sc(half[0], half[1], e->x->order, q);
+            else euler_quat(v[FBX_R], e->x->order, q);
+            if (e->pre_turns) mr_quat_mul_d(e->qpre, q, q);
+            if (e->post_turns) mr_quat_mul_d(q, e->qpost, q);
             double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), n = 1 / len;
             for (int k = 0; k < 4; k++) q[k] *= n;
             if (!(len > 0) || !isfinite(len)) {  /* a curve out of range: the identity, as fbx_m_decompose gives */
@@ -876,6 +938,79 @@ static void alone_local(const alone_eval *e, double t, float o[10])
         for (int c = e->scale_comp ? 3 : 0; c < 4; c++)
             for (int row = 0; row < 3; row++) local[c * 4 + row] /= acc[row];
     fbx_m_decompose(local, o, o + 3, o + 7);
+}
+
+static void alone_local(const alone_eval *e, double t, float o[10])
+{
+    double v[FBX_PROP_COUNT][3];
+    memcpy(v, e->v, sizeof v);
+    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = fbx_curve_eval(e->live[i], t);
+    alone_pose(e, v, NULL, o);
+}
+
+/* The live curves over the pieces of a split between two neighbouring
+ * samples (from its first piece's time to its last's): each curve's key
+ * segment there as a polynomial in its own time (ok[i] 0: evaluated as
+ * usual), and the rotation's half angles at the first piece, from which the
+ * others' sines and cosines are stepped. */
+typedef struct alone_span {
+    double t0[9], inv_dx[9], p[9][4];
+    int ok[9];
+    double h0[3], s0[3], c0[3];  /* the rotation's half angles (radians) at the span's start, their sines and cosines */
+} alone_span;
+
+static double span_value(const alone_eval *e, const alone_span *sp, int i, double t)
+{
+    if (!sp->ok[i]) return fbx_curve_eval(e->live[i], t);
+    const double *p = sp->p[i];
+    double u = (t - sp->t0[i]) * sp->inv_dx[i];
+    return p[0] + u * (p[1] + u * (p[2] + u * p[3]));
+}
+
+static void span_prepare(const alone_eval *e, double ta, double tb, alone_span *sp)
+{
+    for (int i = 0; i < e->nlive; i++) sp->ok[i] = fbx_curve_span_poly(e->live[i], ta, tb, &sp->t0[i], &sp->inv_dx[i], sp->p[i]);
+    double r[3];
+    memcpy(r, e->v[FBX_R], sizeof r);
+    for (int i = 0; i < e->nlive; i++)
+        if (e->slot[i] / 3 == FBX_R) r[e->slot[i] % 3] = span_value(e, sp, i, ta);
+    for (int k = 0; k < 3; k++) {
+        sp->h0[k] = r[k] * (M_PI / 360.0);
+        sp->s0[k] = sin(sp->h0[k]);
+        sp->c0[k] = cos(sp->h0[k]);
+    }
+}
+
+/* The sine and cosine of half angle h near the span's start h0: by the
+ * angle sum with Taylor polynomials of the step d (|d| < 0.2: the
+ * polynomials are within 1e-15; a larger step, libm). */
+static void span_sincos(const alone_span *sp, int k, double h, double *sn, double *cs)
+{
+    double d = h - sp->h0[k];
+    if (!(fabs(d) < 0.2)) {
+        *sn = sin(h);
+        *cs = cos(h);
+        return;
+    }
+    double d2 = d * d;
+    double sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
+    double cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
+    *sn = sp->s0[k] * cd + sp->c0[k] * sd;
+    *cs = sp->c0[k] * cd - sp->s0[k] * sd;
+}
+
+/* alone_local at t strictly inside the prepared span. */
+static void span_local(const alone_eval *e, const alone_span *sp, double t, float o[10])
+{
+    double v[FBX_PROP_COUNT][3], half[2][3];
+    memcpy(v, e->v, sizeof v);
+    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = span_value(e, sp, i, t);
+    if (!e->quick) {
+        alone_pose(e, v, NULL, o);
+        return;
+    }
+    for (int k = 0; k < 3; k++) span_sincos(sp, k, v[FBX_R][k] * (M_PI / 360.0), &half[0][k], &half[1][k]);
+    alone_pose(e, v, (const double (*)[3])half, o);
 }
 
 static void align(const float *prev, float *o)
@@ -1000,8 +1135,17 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
     for (int i = 0; i < nb; i++) bends[i] = i > 0 && i < nb - 1 ? bend(bt, base, i, tol) : 0;
     int budget = 4 * nb + 64;
+    /* room for every sample the budget allows (js_push grows it past that) */
+    js.t = malloc(sizeof *js.t * (size_t)(budget + nb));
+    js.v = malloc(sizeof *js.v * 10 * (size_t)(budget + nb));
+    js.cap = js.t && js.v ? budget + nb : 0;
     for (int i = 0; i < nb; i++) {
-        js_push(&js, bt[i], base + (size_t)i * 10);
+        /* each sample takes the sign nearer the one before it, pieces of a
+         * split included */
+        float B[10];
+        memcpy(B, base + (size_t)i * 10, sizeof B);
+        if (js.n) align(js.v + (size_t)(js.n - 1) * 10, B);
+        js_push(&js, bt[i], B);
         if (i == nb - 1) break;
         double h = bt[i + 1] - bt[i];
         double c = fmax(bends[i], bends[i + 1]);
@@ -1013,14 +1157,15 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         if (js.n + m > budget) m = 1;
         while (m > 1 && too_close(0, h / m)) m--;
         float P[10];
+        alone_span sp;
+        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, &sp);
         for (int q = 1; q < m; q++) {
             double tq = bt[i] + h * q / m;
-            alone_local(&ev, tq, P);
+            span_local(&ev, &sp, tq, P);
             align(js.v + (size_t)(js.n - 1) * 10, P);
             js_push(&js, tq, P);
         }
     }
-    for (int i = 1; i < js.n && !js.oom; i++) align(js.v + (size_t)(i - 1) * 10, js.v + (size_t)i * 10);
     st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t);
 done:
     free(base);

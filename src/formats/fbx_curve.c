@@ -144,6 +144,46 @@ double fbx_curve_eval(const fbx_curve *c, double t)
     return v;
 }
 
+int fbx_curve_span_poly(const fbx_curve *c, double ta, double tb, double *t0, double *inv_dx, double p[4])
+{
+    if (!c || c->count < 2 || !(ta >= c->t[0]) || !(tb < c->t[c->count - 1]) || !(ta <= tb)) return 0;
+    int i = c->hint;  /* sampling walks forwards: the last segment or the next */
+    if (!(i >= 0 && i + 1 < c->count && c->t[i] <= ta && tb < c->t[i + 1])) i++;
+    if (!(i >= 0 && i + 1 < c->count && c->t[i] <= ta && tb < c->t[i + 1])) {
+        int lo = 0, hi = c->count - 1;
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (c->t[mid] <= ta) lo = mid;
+            else hi = mid;
+        }
+        if (!(tb < c->t[lo + 1])) return 0;
+        i = lo;
+    }
+    double dx = c->t[i + 1] - c->t[i], v0 = c->v[i], v1 = c->v[i + 1];
+    uint32_t f = c->flags[i];
+    if (!(dx > 0)) return 0;
+    *t0 = c->t[i];
+    *inv_dx = 1 / dx;
+    p[1] = p[2] = p[3] = 0;
+    if (f & F_CONSTANT) {
+        p[0] = (f & F_CONSTANT_NEXT) ? v1 : v0;
+    } else if (!(f & F_CUBIC)) {
+        p[0] = v0;
+        p[1] = v1 - v0;
+    } else {
+        double wr = c->tan[i][3], wl = c->tan[i + 1][1];
+        if (fabs(wr - 1.0 / 3.0) > 1e-6 || fabs(wl - 1.0 / 3.0) > 1e-6) return 0;
+        /* segment's Bezier (v0, y1, y2, v1) in the power basis */
+        double y1 = v0 + c->tan[i][2] * wr * dx, y2 = v1 - c->tan[i + 1][0] * wl * dx;
+        p[0] = v0;
+        p[1] = 3 * (y1 - v0);
+        p[2] = 3 * (v0 - 2 * y1 + y2);
+        p[3] = v1 - v0 + 3 * (y1 - y2);
+    }
+    ((fbx_curve *)c)->hint = i;
+    return 1;
+}
+
 int fbx_curve_constant(const fbx_curve *c)
 {
     if (!c || c->count <= 0) return 0;
@@ -327,7 +367,23 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     int64_t left = nf ? refs[0] : 0;
     const mr_fbx_node *dn = mr_fbx_child(n, "KeyAttrDataFloat");
     int int_bits = s->doc->ascii && dn && dn->prop_count == 1 && dn->props[0].type == 'l';
-    for (size_t i = 0; i < nt; i++) {
+    if (!s->doc->ascii && nf) {
+        /* binary: each attribute's numbers converted once for the keys sharing it */
+        size_t i = 0;
+        for (attr = 0; attr < nf && i < nt; attr++) {
+            /* an attribute of no keys is passed over; the last holds every key left */
+            int64_t share = attr + 1 == nf ? (int64_t)(nt - i) : refs[attr];
+            float d[4] = {(float)data[attr * 4], (float)data[attr * 4 + 1], (float)data[attr * 4 + 2], (float)data[attr * 4 + 3]};
+            uint32_t fl = (uint32_t)flags[attr];
+            for (; share > 0 && i < nt; share--, i++) {
+                c->t[i] = (double)times[i] / FBX_TICKS;
+                c->v[i] = (float)vals[i];
+                c->flags[i] = fl;
+                memcpy(c->data[i], d, sizeof d);
+            }
+        }
+    }
+    for (size_t i = s->doc->ascii || !nf ? 0 : nt; i < nt; i++) {
         c->t[i] = (double)times[i] / FBX_TICKS;
         c->v[i] = (float)vals[i];
         while (nf && left <= 0 && attr + 1 < nf) left = refs[++attr];

@@ -196,6 +196,13 @@ double fbx_curve_eval(const fbx_curve *c, double t);
 /* Whether c evaluates to c->v[0] at every time: every key holds that value
  * and every tangent is flat (so extrapolation keeps it too). */
 int fbx_curve_constant(const fbx_curve *c);
+/* The polynomial that c follows in [ta, tb], when one key segment holds
+ * that span (its end key after tb) and its time is linear (constant,
+ * linear, or cubic with the default 1/3 weights): c(t) = p[0] + u (p[1] +
+ * u (p[2] + u p[3])) for u = (t - *t0) * *inv_dx, what fbx_curve_eval
+ * gives within rounding. Returns 0 (nothing set) otherwise: the span
+ * crosses a key, leaves the keys, or needs the time solve. */
+int fbx_curve_span_poly(const fbx_curve *c, double ta, double tb, double *t0, double *inv_dx, double p[4]);
 mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *out);
 mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *channel, fbx_curve *out, int *has);
 void fbx_curve_free(fbx_curve *c);
