@@ -93,6 +93,10 @@ typedef struct packing {
     float lo_of[4], hi_of[4]; /* each component's range over v */
     uint16_t *points;         /* point index per candidate key */
     float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
+    const mr_clip_pack_scale *factor;  /* the budget's factor over time, or NULL: 1 */
+    int joint;                /* the track's */
+    float *gk;                /* with a scale: its factor at each checkpoint */
+    double *cheap_at;         /* with a scale: cheap_budget at each checkpoint */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
     uint32_t *q;              /* a trial's quantised candidates (comps each) */
     int *kept;                /* a trial's kept candidates */
@@ -118,6 +122,8 @@ static void packing_free(packing *p)
     free(p->points);
     free(p->ct);
     free(p->cv);
+    free(p->gk);
+    free(p->cheap_at);
     free(p->deq);
     free(p->q);
     free(p->kept);
@@ -234,6 +240,11 @@ static int prepare(packing *p)
     p->seg_range = mr_alloc_array(segs * 8, 1);
     p->best_seg_bits = mr_alloc_array(segs, 1);
     p->best_seg_range = mr_alloc_array(segs * 8, 1);
+    if (p->factor) {
+        p->gk = mr_alloc_array(checks, sizeof *p->gk);
+        p->cheap_at = mr_alloc_array(checks, sizeof *p->cheap_at);
+        if (!p->gk || !p->cheap_at) return -1;
+    }
     if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept ||
         !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range)
         return -1;
@@ -286,8 +297,34 @@ static int prepare(packing *p)
             if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
             else mr_track_sample(p->src, t, p->cv + at2 * 4);
             if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
+            if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
         }
+    if (p->gk && n == 1) p->gk[0] = 1.0f;
     return 0;
+}
+
+/* The budget's limits at `fraction` of it: cheap_budget, and with a scale
+ * the limit at each checkpoint (its factor times the budget). */
+static void set_limits(packing *p, double fraction)
+{
+    p->cheap_budget = cheap_limit(p, fraction * p->budget);
+    if (!p->gk || p->n < 2) return;
+    size_t checks = (size_t)(p->n - 1) * CHECKS + 1;
+    float last = -1.0f;
+    double lim = 0.0;
+    for (size_t k = 0; k < checks; k++) {
+        if (p->gk[k] != last) {   /* a run of equal factors costs one limit */
+            last = p->gk[k];
+            lim = cheap_limit(p, fraction * p->budget * last);
+        }
+        p->cheap_at[k] = lim;
+    }
+}
+
+/* The limit at checkpoint k (cheap measure). */
+static inline double limit_at(const packing *p, size_t k)
+{
+    return p->cheap_at ? p->cheap_at[k] : p->cheap_budget;
 }
 
 /* A trial at `bits` (32: float keys): fills p->deq with the keys as the
@@ -304,6 +341,7 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
     }
     *comps = c;
     double cheap = cheap_limit(p, share * p->budget);
+    float g_last = 1.0f;
     int map[4];
     for (int e = 0, s = 0; e < (p->rotation ? 4 : 3); e++)
         if (e != r) map[s++] = e;
@@ -327,6 +365,10 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
         float u[4];
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
+        if (p->gk && p->gk[(size_t)i * CHECKS] != g_last) {
+            g_last = p->gk[(size_t)i * CHECKS];
+            cheap = cheap_limit(p, share * p->budget * g_last);
+        }
         if (!within(p, u, p->v + (size_t)i * 4, cheap)) return -1;
     }
     return 0;
@@ -342,7 +384,7 @@ static int segment_ok(const packing *p, int a, int b)
         float u = pack_alpha(p->ct[k], ta, tb);
         float out[4];
         interp_keys(v0, v1, p->rotation, u, out);
-        if (!within(p, out, p->cv + k * 4, p->cheap_budget)) return 0;
+        if (!within(p, out, p->cv + k * 4, limit_at(p, k))) return 0;
     }
     return 1;
 }
@@ -389,7 +431,7 @@ static int quantise_segment(packing *p, int seg, int first, int keys, int bits, 
         finish_key(st, c, r, d);
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
-        if (!within(p, u, p->v + (size_t)at * 4, p->cheap_budget)) return 0;
+        if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
         if (i > 0 && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
     return 1;
@@ -407,10 +449,9 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
     int n = p->n, map[4], c = stored_components(p, map);
     *comps = c;
     memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
-    double whole = p->cheap_budget;
-    p->cheap_budget = cheap_limit(p, (1.0 - share) * p->budget);
+    set_limits(p, 1.0 - share);
     int m = mr_reduce_keys(n, segment_fits, p, p->kept);
-    p->cheap_budget = whole;
+    set_limits(p, 1.0);
     for (int s = 0; s < c; s++) {
         lo[s] = p->lo_of[map[s]];
         range[s] = p->hi_of[map[s]] - lo[s];
@@ -529,8 +570,8 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
 static int pack_track(packing *p)
 {
     const mr_track *tr = p->keys;
-    p->cheap_budget = cheap_limit(p, p->budget);
     if (prepare(p) != 0) return -1;
+    set_limits(p, 1.0);
     int step_keys = tr->interp == MR_INTERP_STEP;
     p->code = p->rotation ? p->rebuilt : PACK_NONE;
     if (step_keys) p->code |= PACK_STEP;
@@ -757,7 +798,15 @@ static float *place_keys(packing *ps, int tracks, int *count)
     return t;
 }
 
-mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
+float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t)
+{
+    if (!scale || scale->windows < 1 || !scale->g) return 1.0f;
+    double w = scale->dt > 0 ? floor(((double)t - scale->t0) / scale->dt) : 0.0;
+    int i = w < 0 ? 0 : w >= scale->windows - 1 ? scale->windows - 1 : (int)w;
+    return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)i];
+}
+
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale)
 {
     if (!clip || !clip->tracks || clip->joint_count <= 0) return NULL;
     int n = clip->joint_count;
@@ -810,6 +859,8 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             p->rotation = k == 1;
             p->scale = k == 2;
             p->times = times;
+            p->factor = scale;
+            p->joint = j;
             p->point_count = point_count;
             p->point_bytes = point_bytes;
             p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
@@ -836,6 +887,10 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt)
             /* only the result is needed from here on */
             free(p->ct);
             free(p->cv);
+            free(p->gk);
+            free(p->cheap_at);
+            p->gk = NULL;
+            p->cheap_at = NULL;
             free(p->deq);
             free(p->q);
             free(p->kept);

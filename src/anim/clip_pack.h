@@ -108,12 +108,30 @@ enum {
     PACK_UNIFORM = 0x40,   /* evenly spaced keys: their first time and spacing, no points */
 };
 
+/* A factor on each joint's budgets that changes over time, piecewise
+ * constant: window w covers [t0 + w dt, t0 + (w + 1) dt) (the first and
+ * last windows reach on to either end of time), g[joint * windows + w]
+ * its factor. The measured budget (clip_measure.h) loosens the budgets
+ * where the pack's measured error leaves room, and tightens them where it
+ * does not. */
+typedef struct mr_clip_pack_scale {
+    int windows;
+    float t0;
+    double dt;
+    const float *g;      /* joint_count * windows factors > 0 */
+} mr_clip_pack_scale;
+
+/* The factor of joint at time t (1 without a scale). */
+float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t);
+
 /* Builds the packed form of clip's played keys (mr_clip_track) at the
- * runtime's budgets; NULL when the clip does not qualify (a CUBIC track,
- * more than 65535 time points or keys in a track, a key value beyond
- * 1e18, a block over 2 GiB) or
- * without memory. Reads clip and rt only. Free with free(). */
-mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt);
+ * runtime's budgets, each times scale's factor at every checkpoint where
+ * it is judged (scale NULL: the budgets as they are); NULL when the clip
+ * does not qualify (a CUBIC track, more than 65535 time points or keys in
+ * a track, a key value beyond 1e18, a block over 2 GiB) or without
+ * memory. Reads clip and rt only. Free with free(). Whether a constant
+ * track is left out (at rest) is judged at the unscaled budget. */
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale);
 
 /* Samples the pack at t (already wrapped) through cursor cur
  * (clip_cursor.c), binding it to pack and sk first when it was bound to
