@@ -10,8 +10,12 @@
 #include "anim/skeleton.h"
 #include "core/alloc.h"
 
-/* Repacks after the proven one, each from the last one's measure. */
-#define ROUNDS 4
+/* Repacks after the proven one, each from the last one's measure, until
+ * one is within the tolerance: the first spreads the room, the next take
+ * it back where the measure went over (the last of them to the proven
+ * budget), the last halve every loosening. */
+#define ROUNDS 6
+#define TAKE_BACK_ROUNDS 4
 /* What each window's factor aims its measured error at (a fraction of the
  * tolerance), and how far one round moves a factor. */
 #define AIM 0.75
@@ -274,8 +278,12 @@ mr_clip_pack *mr_clip_measure_pack(const mr_clip *clip, const mr_clip_runtime *r
             /* the first round spreads the room; later ones only take
              * back where it was overspent (a factor left as it was gives
              * its keys as they were) */
+            if (round >= TAKE_BACK_ROUNDS) {   /* still over: half of every loosening goes */
+                if (g[c] > 1.0f) g[c] = 1.0f + 0.5f * (g[c] - 1.0f);
+                continue;
+            }
             if (round > 0 && !(near > 1.0)) continue;
-            if (round == ROUNDS - 1) {   /* the last: back to the proven budget there */
+            if (round == TAKE_BACK_ROUNDS - 1) {   /* the last of them: the proven budget there */
                 g[c] = g[c] < 1.0f ? g[c] : 1.0f;
                 continue;
             }
