@@ -16,6 +16,7 @@
 #include "test.h"
 #include "test_files.h"
 
+#include "anim/clip_measure.h"
 #include "anim/clip_pack.h"
 #include "anim/clip_pack_read.h"
 #include "anim/clip_runtime.h"
@@ -23,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "formats/bvh.h"
 #include "formats/collada.h"
 #include "formats/load.h"
 
@@ -449,6 +451,59 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
     mr_clip_destroy(c);
 }
 
+/* ---- the measured budget (clip_measure.h) -------------------------------------------- */
+
+/* CMU mocap (assimp-testmodels) as loaded, packed at the default
+ * tolerance: within 1e-4 of the size of its source keys at 8 times a
+ * frame (every quarter point the measure judges and the eighths between
+ * them), the pack's own measure within the tolerance, and smaller than the
+ * proven budget made it (12.3:1 and 11.3:1 against raw poses). */
+TEST(clip_measure_spends_the_tolerance_on_cmu_takes)
+{
+    static const char *const takes[] = {"01_01", "01_03"};
+    static const double at_least[] = {14.0, 12.8};
+    for (int i = 0; i < 2; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "/usr/share/assimp/models/BVH/%s.bvh", takes[i]);
+        mr_model *m = NULL;
+        mr_error err = {0};
+        CHECK_MSG(mr_bvh_load(path, &m, &err) == MR_OK, "%s: %s", path, err.msg);
+        if (!m) continue;
+        mr_clip *c = m->clips[0];
+        mr_clip_settle(c);
+        CHECK(c->runtime && c->runtime->pack);
+        if (!c->runtime || !c->runtime->pack) {
+            mr_model_destroy(m);
+            continue;
+        }
+        double size = model_size(m), e = 1.0, measured = 2.0;
+        int keys = mr_clip_key_count(c);
+#if defined(__SANITIZE_ADDRESS__)
+        int samples = keys + 1;
+#else
+        int samples = 8 * (keys - 1) + 1;
+#endif
+        CHECK(mr_clip_runtime_error(c, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), samples, &e) ==
+              MR_OK);
+        CHECK(mr_clip_measure_error(c, c->runtime, c->runtime->pack, &measured) == MR_OK);
+        double ratio = (double)keys * c->joint_count * 10 * sizeof(float) / c->runtime->pack->bytes;
+        printf("       %s: %u bytes, %.2f:1 against raw poses, error %.3g of the size at %d times, measure %.3f\n",
+               takes[i], c->runtime->pack->bytes, ratio, e / size, samples, measured);
+        CHECK_MSG(e <= MR_CLIP_FIDELITY * size, "%s: %.3g of the size", takes[i], e / size);
+        CHECK_MSG(measured <= 1.0, "%s: measure %.3f", takes[i], measured);
+        CHECK_MSG(ratio >= at_least[i], "%s: %.2f:1", takes[i], ratio);
+        mr_model_destroy(m);
+    }
+    /* without a model's budgets there is nothing to measure against */
+    mr_clip *bare = NULL;
+    mr_clip_create("bare", 2, &bare);
+    double w = 0;
+    mr_clip_pack fake = {0};
+    fake.joint_count = 2;
+    CHECK(mr_clip_measure_error(bare, mr_clip_runtime_of(bare), &fake, &w) == MR_ERR_INVALID_ARGUMENT);
+    mr_clip_destroy(bare);
+}
+
 int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
@@ -456,5 +511,6 @@ int main(void)
     RUN(clip_pack_gives_key_times_without_points_and_segments_its_keys);
     RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
+    RUN(clip_measure_spends_the_tolerance_on_cmu_takes);
     return test_summary("clip_optimize");
 }
