@@ -39,7 +39,9 @@
  *   scale        max |d_k| <= f * max_angle[j] / 2
  * mr_model_add_clip sets them so that along any chain the errors add up to
  * at most T times the model size (bounding-box diagonal) at any time: the
- * proof is in clip_runtime.h (slerp fidelity) and model.c.
+ * proof is in clip_runtime.h (slerp fidelity) and model.c. The runtime
+ * builder then repacks with a factor on them (mr_clip_pack_scale) where
+ * the pack's measured error leaves room (clip_measure.h).
  *
  * Layout: one block, position independent (offsets from its start), so
  * the cache writes and maps it as bytes. The header (mr_clip_pack), the

@@ -24,8 +24,9 @@
  *      MR_CLIP_FIDELITY for every clip of a model): the packed clip (clip_pack.h),
  *      keys reduced per track and quantised, from candidates refined track
  *      by track (a shared time line would cut every track where one turns
- *      fast); the sampler then reads only it, and steps 4-5 are skipped
- *      (the refined keys are freed);
+ *      fast), then repacked where its measured error leaves room
+ *      (clip_measure.h: clips of a model); the sampler then reads only it,
+ *      and steps 4-5 are skipped (the refined keys are freed);
  *   4. otherwise key thinning when asked for (clip_optimize.h: clips the
  *      pack does not take);
  *   5. the time line shared by all played tracks, and its SIMD bake
