@@ -26,6 +26,8 @@
 /* Checkpoints per window: the factor's resolution in time (about a
  * segment of keys, clip_pack.h). */
 #define WINDOW_CHECKS 32
+/* The most bytes the exact values kept for every round may take. */
+#define CACHE_MAX ((size_t)32 << 20)
 
 typedef struct measure {
     int n;
@@ -36,6 +38,10 @@ typedef struct measure {
     mr_skeleton sk;           /* the parents and the rest pose */
     mr_pose played, exact;
     mat4 *mp, *me;
+    mr_clip_cursor *cur;      /* plays each pack in time order */
+    unsigned long long serial;   /* the cursor's name for the pack it plays */
+    float *cache;             /* the exact values of the animated channels at every */
+    int cached;               /* checkpoint (cached floats each), or NULL: sampled each time */
     double *sub;              /* per joint, at one checkpoint: the worst ratio of it and below */
     int windows;
     float t0;
@@ -50,6 +56,8 @@ static void measure_free(measure *m)
     mr_pose_deinit(&m->played);
     mr_pose_deinit(&m->exact);
     free(m->sub);
+    free(m->cache);
+    mr_clip_cursor_destroy(m->cur);
     free(m->mp);
     free(m->me);
 }
@@ -97,6 +105,18 @@ static float *checkpoints(const mr_clip *clip, int *count)
     return t;
 }
 
+/* The exact values of the channels with keys at t (the others are left
+ * as they are: the rest pose). */
+static void sample_exact(const mr_clip *clip, int n, float t, mr_pose *pose)
+{
+    for (int j = 0; j < n; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
+        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
+        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+    }
+}
+
 /* Reach and size from the budgets (clip_measure.h): 0 when there are none. */
 static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *rt)
 {
@@ -136,12 +156,35 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     m->mp = mr_alloc_array((size_t)n, sizeof *m->mp);
     m->me = mr_alloc_array((size_t)n, sizeof *m->me);
     m->sub = mr_alloc_array((size_t)n, sizeof *m->sub);
-    if (!m->mp || !m->me || !m->sub) return 0;
+    m->cur = mr_clip_cursor_create(n);
+    if (!m->mp || !m->me || !m->sub || !m->cur) return 0;
     for (int j = 0; j < n; j++) {
         m->sk.parents[j] = rt->parents[j];
         memcpy(m->sk.rest_t[j], rt->rest + (size_t)j * 10, 3 * sizeof(float));
         memcpy(m->sk.rest_r[j], rt->rest + (size_t)j * 10 + 3, 4 * sizeof(float));
         memcpy(m->sk.rest_s[j], rt->rest + (size_t)j * 10 + 7, 3 * sizeof(float));
+    }
+    /* the exact pose: the channels without keys keep the rest values set
+     * here; the others' values at every checkpoint are sampled once
+     * (slerps) and kept for every round, when that takes at most
+     * CACHE_MAX bytes */
+    mr_pose_set_rest(&m->exact, &m->sk);
+    for (int j = 0; j < n; j++) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        m->cached += (jt->t.key_count ? 3 : 0) + (jt->r.key_count ? 4 : 0) + (jt->s.key_count ? 3 : 0);
+    }
+    if ((size_t)m->cached * (size_t)m->checks * sizeof(float) <= CACHE_MAX &&
+        (m->cache = mr_alloc_array((size_t)m->cached * (size_t)m->checks, sizeof *m->cache))) {
+        for (int i = 0; i < m->checks; i++) {
+            sample_exact(clip, m->n, m->ct[i], &m->exact);
+            float *at = m->cache + (size_t)i * (size_t)m->cached;
+            for (int j = 0; j < n; j++) {
+                const mr_joint_tracks *jt = &clip->tracks[j];
+                if (jt->t.key_count) memcpy(at, m->exact.t[j], 3 * sizeof(float)), at += 3;
+                if (jt->r.key_count) memcpy(at, m->exact.r[j], 4 * sizeof(float)), at += 4;
+                if (jt->s.key_count) memcpy(at, m->exact.s[j], 3 * sizeof(float)), at += 3;
+            }
+        }
     }
     int units = (m->checks + WINDOW_CHECKS - 1) / WINDOW_CHECKS;
     float t0 = m->ct[0], t1 = m->ct[m->checks - 1];
@@ -180,18 +223,6 @@ static double linear_norm(const mat4 a, const mat4 b)
     return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
 }
 
-static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose)
-{
-    for (int j = 0; j < sk->joint_count; j++) {
-        const mr_joint_tracks *jt = &clip->tracks[j];
-        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
-        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
-        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
-        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
-        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
-        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
-    }
-}
 
 static int window_of(const measure *m, float t)
 {
@@ -208,12 +239,25 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
     if (ratio)
         for (size_t w = 0; w < (size_t)m->windows * (size_t)m->n; w++) ratio[w] = 0.0f;
     double worst = 0.0;
+    m->serial++;   /* a pack of its own for the cursor, whatever its address */
     for (int i = 0; i < m->checks; i++) {
         if ((i & 255) == 0 && rt->cancel && atomic_load(rt->cancel)) return -1.0;
         float t = m->ct[i];
-        mr_clip_pack_sample(pack, &m->sk, t, &m->played);
-        sample_exact(clip, &m->sk, t, &m->exact);
-        mr_pose_to_model(&m->sk, &m->played, m->mp);
+        if (!mr_clip_cursor_sample_model(m->cur, pack, m->serial, &m->sk, t, NULL, m->mp)) {
+            mr_clip_pack_sample(pack, &m->sk, t, &m->played);   /* no memory for the cursor's rows */
+            mr_pose_to_model(&m->sk, &m->played, m->mp);
+        }
+        if (m->cache) {
+            const float *at = m->cache + (size_t)i * (size_t)m->cached;
+            for (int j = 0; j < m->n; j++) {
+                const mr_joint_tracks *jt = &clip->tracks[j];
+                if (jt->t.key_count) memcpy(m->exact.t[j], at, 3 * sizeof(float)), at += 3;
+                if (jt->r.key_count) memcpy(m->exact.r[j], at, 4 * sizeof(float)), at += 4;
+                if (jt->s.key_count) memcpy(m->exact.s[j], at, 3 * sizeof(float)), at += 3;
+            }
+        } else {
+            sample_exact(clip, m->n, t, &m->exact);
+        }
         mr_pose_to_model(&m->sk, &m->exact, m->me);
         double here = 0.0;
         for (int j = 0; j < m->n; j++) {
@@ -252,47 +296,53 @@ mr_status mr_clip_measure_error(const mr_clip *clip, const mr_clip_runtime *rt, 
     return st;
 }
 
-mr_clip_pack *mr_clip_measure_pack(const mr_clip *clip, const mr_clip_runtime *rt, mr_clip_pack *proven)
+/* A joint's factor in a window for the next round, from its factor and
+ * the measure near it (the worst ratio of the window and its neighbours):
+ * the first round spreads the room, the take-backs lower what went over
+ * (the last of them to the proven budget), the rounds after halve every
+ * loosening. A factor left as it was gives its keys as they were. */
+static float next_factor(int round, float g, double near)
 {
-    if (!proven) return NULL;
+    if (round >= TAKE_BACK_ROUNDS) return g > 1.0f ? 1.0f + 0.5f * (g - 1.0f) : g;
+    if (round > 0 && !(near > 1.0)) return g;
+    if (round == TAKE_BACK_ROUNDS - 1) return g < 1.0f ? g : 1.0f;
+    double by = near > 0 ? AIM / near : GROW_MAX;
+    by = by > GROW_MAX ? GROW_MAX : by < SHRINK_MIN ? SHRINK_MIN : by;
+    float f = (float)(g * by);
+    return f < FACTOR_MIN ? FACTOR_MIN : f > FACTOR_MAX ? FACTOR_MAX : f;
+}
+
+mr_clip_pack *mr_clip_measure_build(const mr_clip *clip, const mr_clip_runtime *rt)
+{
+    mr_clip_pack_builder *b = mr_clip_pack_builder_create(clip, rt);
+    mr_clip_pack *proven = mr_clip_pack_builder_run(b, NULL, NULL), *best = proven;
     measure m;
     float *ratio = NULL, *g = NULL;
-    mr_clip_pack *best = proven;
-    if (!measure_init(&m, clip, rt)) goto done;
+    unsigned char *changed = NULL;
+    if (!proven || !measure_init(&m, clip, rt)) goto done;
     size_t cells = (size_t)m.windows * (size_t)m.n;
     ratio = mr_alloc_array(cells, sizeof *ratio);
     g = mr_alloc_array(cells, sizeof *g);
-    if (!ratio || !g) goto done;
+    changed = mr_alloc_array((size_t)m.n, 1);
+    if (!ratio || !g || !changed) goto done;
     double worst = measure_pack(&m, clip, rt, proven, ratio);
     if (!(worst <= 1.0)) goto done;   /* cancelled, or no room to spend */
     for (size_t c = 0; c < cells; c++) g[c] = 1.0f;
     mr_clip_pack_scale scale = {m.windows, m.t0, m.dt, g};
     for (int round = 0; round < ROUNDS; round++) {
-        /* a window's keys reach into its neighbours: each factor follows
-         * the worst of the three */
+        memset(changed, 0, (size_t)m.n);
         for (size_t c = 0; c < cells; c++) {
+            /* a window's keys reach into its neighbours: each factor
+             * follows the worst of the three */
             int w = (int)(c % (size_t)m.windows);
             double near = ratio[c];
             if (w > 0 && ratio[c - 1] > near) near = ratio[c - 1];
             if (w + 1 < m.windows && ratio[c + 1] > near) near = ratio[c + 1];
-            /* the first round spreads the room; later ones only take
-             * back where it was overspent (a factor left as it was gives
-             * its keys as they were) */
-            if (round >= TAKE_BACK_ROUNDS) {   /* still over: half of every loosening goes */
-                if (g[c] > 1.0f) g[c] = 1.0f + 0.5f * (g[c] - 1.0f);
-                continue;
-            }
-            if (round > 0 && !(near > 1.0)) continue;
-            if (round == TAKE_BACK_ROUNDS - 1) {   /* the last of them: the proven budget there */
-                g[c] = g[c] < 1.0f ? g[c] : 1.0f;
-                continue;
-            }
-            double by = near > 0 ? AIM / near : GROW_MAX;
-            by = by > GROW_MAX ? GROW_MAX : by < SHRINK_MIN ? SHRINK_MIN : by;
-            float f = (float)(g[c] * by);
-            g[c] = f < FACTOR_MIN ? FACTOR_MIN : f > FACTOR_MAX ? FACTOR_MAX : f;
+            float next = next_factor(round, g[c], near);
+            if (next != g[c]) changed[c / (size_t)m.windows] = 1;
+            g[c] = next;
         }
-        mr_clip_pack *pack = mr_clip_pack_build(clip, rt, &scale);
+        mr_clip_pack *pack = mr_clip_pack_builder_run(b, &scale, changed);
         if (!pack) break;   /* cancelled or no memory */
         worst = measure_pack(&m, clip, rt, pack, ratio);
         if (worst < 0) {
@@ -310,6 +360,12 @@ mr_clip_pack *mr_clip_measure_pack(const mr_clip *clip, const mr_clip_runtime *r
 done:
     free(ratio);
     free(g);
-    measure_free(&m);
+    free(changed);
+    if (proven) measure_free(&m);
+    mr_clip_pack_builder_destroy(b);
+    if (best && rt->cancel && atomic_load(rt->cancel)) {   /* the build was cancelled: no pack */
+        free(best);
+        best = NULL;
+    }
     return best;
 }

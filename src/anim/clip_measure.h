@@ -42,12 +42,14 @@
 
 #include "anim/clip_pack.h"
 
-/* Takes the pack built at the runtime's proven budgets (mr_clip_pack_build
- * with no scale; clip's played keys still in rt) and returns the smallest
- * pack whose measured error is within rt's tolerance: a repacked one, or
- * this one (also without memory, when cancelled, or when the clip has no
- * measure). Reads clip and rt only; frees what it does not return. */
-mr_clip_pack *mr_clip_measure_pack(const mr_clip *clip, const mr_clip_runtime *rt, mr_clip_pack *proven);
+/* Builds the pack of clip's played keys (in rt) at the runtime's proven
+ * budgets (mr_clip_pack_build with no scale) and returns the smallest pack
+ * whose measured error is within rt's tolerance: a repacked one, or the
+ * proven one (also without memory for the measure, or when the clip has
+ * no measure); NULL where mr_clip_pack_build gives NULL, or when
+ * cancelled. A repack packs again only the joints whose factors changed.
+ * Reads clip and rt only. */
+mr_clip_pack *mr_clip_measure_build(const mr_clip *clip, const mr_clip_runtime *rt);
 
 /* The measure above for pack: the largest left side over right side of
  * any joint at any checkpoint (1 or less: within the tolerance) in

@@ -104,6 +104,7 @@ typedef struct packing {
                                      /* and per component its min and extent */
     /* the best trial */
     int count, comps, code, bits;    /* bits 0: segmented */
+    int code0;                /* code as pack_track left it (place_keys starts from it) */
     int all;                  /* every candidate kept, without points: all_code */
     int all_code;             /* PACK_UNIFORM, PACK_DENSE (on consecutive points) or 0: not possible */
     size_t size;
@@ -776,6 +777,8 @@ static float *place_keys(packing *ps, int tracks, int *count)
         packing *p = &ps[i];
         p->point_bytes = point_bytes;
         if (!needs_points(p)) continue;
+        p->code = p->code0;   /* as packed: a placement before may have changed it */
+        free(p->point);
         p->point = mr_alloc_array((size_t)p->count, sizeof *p->point);
         if (!p->point) {
             free(t);
@@ -806,7 +809,28 @@ float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t)
     return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)i];
 }
 
-mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale)
+struct mr_clip_pack_builder {
+    const mr_clip *clip;
+    const mr_clip_runtime *rt;
+    int n;
+    float *times;            /* the candidates' time points, while packing */
+    int point_count, point_bytes;
+    double f;                /* the tolerance over MR_CLIP_FIDELITY */
+    packing *ps;             /* n * 3: every channel's last packing */
+    long *source;            /* n: each joint's source keys */
+};
+
+void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
+{
+    if (!b) return;
+    for (int i = 0; b->ps && i < b->n * 3; i++) packing_free(&b->ps[i]);
+    free(b->ps);
+    free(b->times);
+    free(b->source);
+    free(b);
+}
+
+mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_clip_runtime *rt)
 {
     if (!clip || !clip->tracks || clip->joint_count <= 0) return NULL;
     int n = clip->joint_count;
@@ -818,93 +842,123 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt,
             for (size_t v = 0; v < (size_t)tr->key_count * (size_t)tr->components; v++)
                 if (!(fabsf(tr->values[v]) <= PACK_VALUE_MAX)) return NULL;
         }
-    int point_count = 0;
-    float *times = time_points(clip, &point_count);
-    if (!times) return NULL;
-    if (point_count < 1) {
-        free(times);
+    mr_clip_pack_builder *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->clip = clip;
+    b->rt = rt;
+    b->n = n;
+    b->times = time_points(clip, &b->point_count);
+    b->ps = calloc((size_t)n * 3, sizeof *b->ps);
+    b->source = calloc((size_t)n, sizeof *b->source);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source) {
+        mr_clip_pack_builder_destroy(b);
         return NULL;
     }
-    int point_bytes = point_count <= 256 ? 1 : 2;   /* the candidates', while packing */
-    double f = (rt && rt->thin_tolerance > 0 ? rt->thin_tolerance : MR_CLIP_FIDELITY) / MR_CLIP_FIDELITY;
-    packing *ps = calloc((size_t)n * 3, sizeof *ps);
-    mr_clip_pack *pack = NULL;
-    int failed = !ps;
-    size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
-    long kept = 0, source = 0;
-    for (int j = 0; !failed && j < n; j++) {
-        if (rt && rt->cancel && atomic_load(rt->cancel)) {   /* the build was cancelled (clip_worker.h) */
-            failed = 1;
-            break;
+    b->point_bytes = b->point_count <= 256 ? 1 : 2;
+    b->f = (rt && rt->thin_tolerance > 0 ? rt->thin_tolerance : MR_CLIP_FIDELITY) / MR_CLIP_FIDELITY;
+    return b;
+}
+
+/* Packs joint j's channels at the scale; -1 without memory. */
+static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *scale)
+{
+    const mr_clip *clip = b->clip;
+    const mr_clip_runtime *rt = b->rt;
+    double f = b->f;
+    for (int k = 0; k < 3; k++) packing_free(&b->ps[j * 3 + k]);
+    b->source[j] = 0;
+    double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
+    /* Each joint may move what it carries by 2 angle * reach: half by
+     * its rotation, a quarter each by its translation and scale
+     * (clip_runtime.h). What a translation or scale leaves of its share
+     * (all of it when it never changes: one float key, or no track) goes
+     * to the rotation, which is packed last. */
+    double unused = 0.0;
+    static const int order[3] = {0, 2, 1};
+    for (int o = 0; o < 3; o++) {
+        int k = order[o];
+        packing *p = &b->ps[j * 3 + k];
+        const mr_track *tr = mr_clip_track(clip, j, k);
+        if (tr->key_count == 0) {
+            if (k != 1) unused += 0.5;
+            continue;
         }
-        double angle = f * (rt && rt->max_angle ? rt->max_angle[j] : MR_CLIP_DEFAULT_MAX_ANGLE);
-        /* Each joint may move what it carries by 2 angle * reach: half by
-         * its rotation, a quarter each by its translation and scale
-         * (clip_runtime.h). What a translation or scale leaves of its share
-         * (all of it when it never changes: one float key, or no track) goes
-         * to the rotation, which is packed last. */
-        double unused = 0.0;
-        static const int order[3] = {0, 2, 1};
-        for (int o = 0; !failed && o < 3; o++) {
-            int k = order[o];
-            packing *p = &ps[j * 3 + k];
-            const mr_track *tr = mr_clip_track(clip, j, k);
-            if (tr->key_count == 0) {
-                if (k != 1) unused += 0.5;
-                continue;
+        p->keys = tr;
+        p->src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
+        if (p->src->key_count == 0) p->src = tr;
+        p->rotation = k == 1;
+        p->scale = k == 2;
+        p->times = b->times;
+        p->factor = scale;
+        p->joint = j;
+        p->point_count = b->point_count;
+        p->point_bytes = b->point_bytes;
+        p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
+                    : k == 1 ? (1.0 + unused) * angle : 0.5 * angle;
+        if (pack_track(p) != 0) return -1;
+        /* A constant track: left out when the skeleton's rest value
+         * (where sampling then reads) is within the budget too. */
+        double used = 1.0;
+        if (p->count == 1) {
+            const float *key = p->v, *rest = rt && rt->rest ? rt->rest + (size_t)j * 10 + (k == 0 ? 0 : k == 1 ? 3 : 7) : NULL;
+            double held = hold_error(p, key), at_rest = rest ? hold_error(p, rest) : INFINITY;
+            if (at_rest <= p->budget && at_rest <= held + 0.5 * (p->budget - held)) {
+                p->keys = NULL;   /* the channel keeps the rest value */
+                held = at_rest;
             }
-            p->keys = tr;
-            p->src = k == 0 ? &clip->tracks[j].t : k == 1 ? &clip->tracks[j].r : &clip->tracks[j].s;
-            if (p->src->key_count == 0) p->src = tr;
-            p->rotation = k == 1;
-            p->scale = k == 2;
-            p->times = times;
-            p->factor = scale;
-            p->joint = j;
-            p->point_count = point_count;
-            p->point_bytes = point_bytes;
-            p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
-                        : k == 1 ? (1.0 + unused) * angle : 0.5 * angle;
-            if (pack_track(p) != 0) {
-                failed = 1;
-                break;
-            }
-            /* A constant track: left out when the skeleton's rest value
-             * (where sampling then reads) is within the budget too. */
-            double used = 1.0;
-            if (p->count == 1) {
-                const float *key = p->v, *rest = rt && rt->rest ? rt->rest + (size_t)j * 10 + (k == 0 ? 0 : k == 1 ? 3 : 7) : NULL;
-                double held = hold_error(p, key), at_rest = rest ? hold_error(p, rest) : INFINITY;
-                if (at_rest <= p->budget && at_rest <= held + 0.5 * (p->budget - held)) {
-                    p->keys = NULL;   /* the channel keeps the rest value */
-                    held = at_rest;
-                }
-                used = p->budget > 0 ? held / p->budget : (held == 0 ? 0.0 : 1.0);
-            }
-            if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
-            if (p->keys) kept += p->count;
-            source += tr->key_count;
-            /* only the result is needed from here on */
-            free(p->ct);
-            free(p->cv);
-            free(p->gk);
-            free(p->cheap_at);
-            p->gk = NULL;
-            p->cheap_at = NULL;
-            free(p->deq);
-            free(p->q);
-            free(p->kept);
-            p->ct = p->cv = p->deq = NULL;
-            p->q = NULL;
-            p->kept = NULL;
+            used = p->budget > 0 ? held / p->budget : (held == 0 ? 0.0 : 1.0);
+        }
+        if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
+        b->source[j] += tr->key_count;
+        p->code0 = p->code;
+        /* only the result is needed from here on */
+        free(p->ct);
+        free(p->cv);
+        free(p->gk);
+        free(p->cheap_at);
+        p->gk = NULL;
+        p->cheap_at = NULL;
+        free(p->deq);
+        free(p->q);
+        free(p->kept);
+        p->ct = p->cv = p->deq = NULL;
+        p->q = NULL;
+        p->kept = NULL;
+    }
+    return 0;
+}
+
+mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pack_scale *scale,
+                                       const unsigned char *changed)
+{
+    if (!b) return NULL;
+    const mr_clip_runtime *rt = b->rt;
+    int n = b->n;
+    for (int j = 0; j < n; j++) {
+        if (rt && rt->cancel && atomic_load(rt->cancel)) return NULL;   /* the build was cancelled (clip_worker.h) */
+        if (changed && !changed[j]) continue;
+        if (pack_joint(b, j, scale) != 0) {
+            for (int k = 0; k < 3; k++) packing_free(&b->ps[j * 3 + k]);
+            b->source[j] = -1;   /* packed again at the next run */
+            return NULL;
         }
     }
-    float *points = failed ? NULL : place_keys(ps, n * 3, &point_count);
+    long kept = 0, source = 0;
+    for (int j = 0; j < n; j++) {
+        if (b->source[j] < 0 && pack_joint(b, j, scale) != 0) return NULL;
+        source += b->source[j];
+        for (int k = 0; k < 3; k++)
+            if (b->ps[j * 3 + k].keys) kept += b->ps[j * 3 + k].count;
+    }
+    int point_count = 0;
+    packing *ps = b->ps;
+    float *points = place_keys(ps, n * 3, &point_count);
+    size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
     size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
     for (int i = 0; points && i < n * 3; i++)
         if (ps[i].keys) bytes += ps[i].size;
     bytes += 4;   /* slack for the sampler's 32-bit reads */
-    if (points && bytes < PACK_MAX_BYTES) pack = calloc(1, bytes);
+    mr_clip_pack *pack = points && bytes < PACK_MAX_BYTES ? calloc(1, bytes) : NULL;
     if (pack) {
         uint8_t *base = (uint8_t *)pack;
         pack->bytes = (uint32_t)bytes;
@@ -912,7 +966,7 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt,
         pack->joint_count = n;
         pack->point_count = point_count;
         pack->point_bytes = point_count <= 256 ? 1 : 2;
-        pack->tolerance = (float)(f * MR_CLIP_FIDELITY);
+        pack->tolerance = (float)(b->f * MR_CLIP_FIDELITY);
         pack->keys = (int32_t)kept;
         pack->source_keys = (int32_t)source;
         size_t at = sizeof *pack;
@@ -930,10 +984,15 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt,
             at += ps[i].size;
         }
     }
-    for (int i = 0; ps && i < n * 3; i++) packing_free(&ps[i]);
-    free(ps);
-    free(times);
     free(points);
+    return pack;
+}
+
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale)
+{
+    mr_clip_pack_builder *b = mr_clip_pack_builder_create(clip, rt);
+    mr_clip_pack *pack = mr_clip_pack_builder_run(b, scale, NULL);
+    mr_clip_pack_builder_destroy(b);
     return pack;
 }
 

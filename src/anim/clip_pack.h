@@ -135,6 +135,18 @@ float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t)
  * track is left out (at rest) is judged at the unscaled budget. */
 mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale);
 
+/* mr_clip_pack_build in steps, for packing the same clip again at other
+ * scales: the builder keeps every channel's packing, and a run packs again
+ * only the joints marked in `changed` (NULL: every joint; the first run
+ * must be NULL), then lays out a new pack (free it with free()). create
+ * gives NULL where mr_clip_pack_build would (a clip it does not take, no
+ * memory); run NULL when cancelled or without memory. */
+typedef struct mr_clip_pack_builder mr_clip_pack_builder;
+mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_clip_runtime *rt);
+mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pack_scale *scale,
+                                       const unsigned char *changed);
+void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b);   /* takes NULL */
+
 /* Samples the pack at t (already wrapped) through cursor cur
  * (clip_cursor.c), binding it to pack and sk first when it was bound to
  * others (allocates then): serial (mr_clip_runtime.serial) tells packs

@@ -432,8 +432,8 @@ void mr_clip_finish(mr_clip *clip)
 
 mr_clip_pack *mr_clip_runtime_build_pack(const mr_clip *clip, mr_clip_runtime *rt)
 {
-    mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_pack_build(clip, rt, NULL) : NULL;
-    pack = mr_clip_measure_pack(clip, rt, pack);   /* spends what the proven budget leaves */
+    /* packed at the proven budgets, then where its measured error leaves room */
+    mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_measure_build(clip, rt) : NULL;
     int added = rt->keys_added;
     free_played(rt);
     rt->keys_added = added;
