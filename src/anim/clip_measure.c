@@ -26,6 +26,10 @@
 /* Checkpoints per window: the factor's resolution in time (about a
  * segment of keys, clip_pack.h). */
 #define WINDOW_CHECKS 32
+/* The most source keys measured (a clip of more keeps the proven pack),
+ * and the most joint-windows (fewer, longer windows beyond it). */
+#define KEYS_MAX ((size_t)1 << 22)
+#define CELLS_MAX ((size_t)1 << 22)
 /* The most bytes the exact values kept for every round may take. */
 #define CACHE_MAX ((size_t)32 << 20)
 
@@ -77,8 +81,8 @@ static float *checkpoints(const mr_clip *clip, int *count)
         const mr_joint_tracks *jt = &clip->tracks[j];
         total += (size_t)jt->t.key_count + (size_t)jt->r.key_count + (size_t)jt->s.key_count;
     }
-    if (total > (size_t)1 << 24) return NULL;
-    float *t = mr_alloc_array(total * 4 + 1, sizeof *t);
+    if (total > KEYS_MAX) return NULL;
+    float *t = mr_alloc_array(total + 1, sizeof *t);
     if (!t) return NULL;
     size_t n = 0;
     for (int j = 0; j < clip->joint_count; j++) {
@@ -93,6 +97,12 @@ static float *checkpoints(const mr_clip *clip, int *count)
         if (t[i] != t[u - 1]) t[u++] = t[i];
     /* spread out from the back, the quarter points between */
     size_t m = (u - 1) * 4 + 1;
+    float *grown = realloc(t, m * sizeof *t);
+    if (!grown) {
+        free(t);
+        return NULL;
+    }
+    t = grown;
     for (size_t i = u; i-- > 0;) {
         t[i * 4] = t[i];
         if (i + 1 < u)
@@ -188,7 +198,9 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     }
     int units = (m->checks + WINDOW_CHECKS - 1) / WINDOW_CHECKS;
     float t0 = m->ct[0], t1 = m->ct[m->checks - 1];
-    m->windows = units < 1 || !(t1 > t0) ? 1 : units > 65536 ? 65536 : units;
+    int most = (int)(CELLS_MAX / (size_t)n);
+    m->windows = units < 1 || !(t1 > t0) ? 1 : units > most ? most : units;
+    if (m->windows < 1) return 0;
     m->t0 = t0;
     m->dt = m->windows > 1 ? ((double)t1 - t0) / m->windows : 1.0;
     return 1;
