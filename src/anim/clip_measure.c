@@ -14,11 +14,11 @@
  * one is within the tolerance: the first spreads the room, the next take
  * it back where the measure went over (the last of them to the proven
  * budget), the last halve every loosening. */
-#define ROUNDS 6
-#define TAKE_BACK_ROUNDS 4
+#define ROUNDS 7
+#define TAKE_BACK_ROUNDS 5
 /* What each window's factor aims its measured error at (a fraction of the
  * tolerance), and how far one round moves a factor. */
-#define AIM 0.75
+#define AIM 0.8
 #define GROW_MAX 4.0
 #define SHRINK_MIN 0.5
 #define FACTOR_MIN 0.25f

@@ -12,10 +12,11 @@
  * changes over time (mr_clip_pack_scale, windows of 8 key intervals): a
  * joint's factor in a window follows the largest measured error of the
  * joint and the joints below it (which its errors move) in that window and
- * the two beside it, aimed at 3/4 of the tolerance, at most 4x per round.
- * The first repack spreads the room; the next two take it back where the
- * measured error went over, the last returns those windows to the proven
- * budget. It keeps the smallest pack whose measured error stays within the
+ * the two beside it, aimed at 0.8 of the tolerance, at most 4x per round.
+ * The first repack spreads the room; the next three take it back where
+ * the measured error went over, the fourth returns those windows to the
+ * proven budget, two more halve every loosening. It stops at the first
+ * repack within the tolerance and keeps the smallest pack whose measured error stays within the
  * tolerance, and the pack built at the proven budgets when none does
  * (or when that one is already over: nothing to spend).
  *
