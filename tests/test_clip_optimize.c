@@ -504,6 +504,67 @@ TEST(clip_measure_spends_the_tolerance_on_cmu_takes)
     mr_clip_destroy(bare);
 }
 
+/* The builder packs again only the joints it is asked to, and the same
+ * factors give the same bytes: nothing asked gives the last pack again,
+ * factors of 1 the pack with no scale, factors of 4 a smaller one. */
+TEST(clip_pack_builder_repacks_only_the_joints_asked)
+{
+    char mesh[512], anim[512];
+    snprintf(mesh, sizeof mesh, "%sassimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS);
+    snprintf(anim, sizeof anim, "%sassimp/test/models-nonbsd/MD5/Bob.md5anim", SHARED_MODELS);
+    const char *anims[1] = {anim};
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_load_model(mesh, anims, 1, &m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    mr_clip *c = m->clips[0];
+    mr_clip_settle(c);
+    CHECK(mr_clip_source(c, NULL) == MR_OK);
+    int n = c->joint_count, windows = 3;
+    float *g = malloc((size_t)n * windows * sizeof *g);
+    unsigned char *changed = calloc((size_t)n, 1);
+    mr_clip_pack_builder *b = mr_clip_pack_builder_create(c, c->runtime);
+    CHECK(b && g && changed);
+    if (!b || !g || !changed) {
+        free(g);
+        free(changed);
+        mr_model_destroy(m);
+        return;
+    }
+    mr_clip_pack_scale scale = {windows, 0.0f, c->duration / windows, g};
+    mr_clip_pack *first = mr_clip_pack_builder_run(b, NULL, NULL);
+    mr_clip_pack *again = mr_clip_pack_builder_run(b, NULL, changed);   /* nothing asked */
+    CHECK(first && again && first->bytes == again->bytes && !memcmp(first, again, first->bytes));
+    for (int i = 0; i < n * windows; i++) g[i] = 1.0f;
+    memset(changed, 1, (size_t)n);
+    mr_clip_pack *ones = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && ones && first->bytes == ones->bytes && !memcmp(first, ones, first->bytes));
+    for (int i = 0; i < n * windows; i++) g[i] = 4.0f;
+    mr_clip_pack *loose = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && loose && loose->bytes < first->bytes);
+    /* back to 1 for half the joints: those repack as they were, the others keep
+     * their loose packing (between the two) */
+    memset(changed, 0, (size_t)n);
+    for (int j = 0; j < n / 2; j++) {
+        changed[j] = 1;
+        for (int w = 0; w < windows; w++) g[j * windows + w] = 1.0f;
+    }
+    mr_clip_pack *half = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && loose && half && half->bytes > loose->bytes && half->bytes < first->bytes);
+    printf("       Bob: %u bytes, %u with every budget 4x, %u with half the joints back\n", first ? first->bytes : 0,
+           loose ? loose->bytes : 0, half ? half->bytes : 0);
+    CHECK(mr_clip_pack_valid(half, half ? half->bytes : 0, n));
+    free(first);
+    free(again);
+    free(ones);
+    free(loose);
+    free(half);
+    free(g);
+    free(changed);
+    mr_clip_pack_builder_destroy(b);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
@@ -511,6 +572,7 @@ int main(void)
     RUN(clip_pack_gives_key_times_without_points_and_segments_its_keys);
     RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
+    RUN(clip_pack_builder_repacks_only_the_joints_asked);
     RUN(clip_measure_spends_the_tolerance_on_cmu_takes);
     return test_summary("clip_optimize");
 }
