@@ -65,8 +65,10 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 #define CHECKS 4
 #define PACK_MAX_BYTES ((size_t)1 << 31)
 /* A rotation rebuilds a component only if it never comes closer to zero
- * than this (closer, the rebuild magnifies the other components' error). */
-#define REBUILD_MIN 0.3f
+ * than this (closer, the rebuild magnifies the other components' error,
+ * up to 1 / this: the keys' checks then ask those segments for more bits;
+ * Boxing_Toes's pack is 2.6% smaller at 0.1 than at 0.3). */
+#define REBUILD_MIN 0.1f
 
 /* Bit widths of a track's quantised keys (32 is float keys). */
 #define MIN_BITS 4
