@@ -70,6 +70,10 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
  * Boxing_Toes's pack is 2.6% smaller at 0.1 than at 0.3). */
 #define REBUILD_MIN 0.1f
 
+/* A track of this many candidate keys whose first packing kept segments
+ * is packed again (mr_clip_pack_builder_run) with segments only. */
+#define LONG_TRACK 256
+
 /* Bit widths of a track's quantised keys (32 is float keys). */
 #define MIN_BITS 4
 #define MAX_BITS 24
@@ -97,6 +101,7 @@ typedef struct packing {
     float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
     const mr_clip_pack_scale *factor;  /* the budget's factor over time, or NULL: 1 */
     int joint;                /* the track's */
+    int segments_won;         /* set by the builder: segments won this track's last packing */
     float *gk;                /* with a scale: its factor at each checkpoint */
     double *cheap_at;         /* with a scale: cheap_budget at each checkpoint */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
@@ -604,6 +609,7 @@ static int pack_track(packing *p)
         if (sh == 0 && !step_keys && (m = trial_segmented(p, shares[sh], &comps, lo, step, &stream)) > 0) {
             size_t index = times_size(p, m, &all);
             keep_if_smaller(p, track_size(m, comps, 0, index, stream), m, all, comps, 0, lo, step, stream);
+            if (p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         }
         if (sh < SHARES) {
             int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
@@ -820,6 +826,8 @@ struct mr_clip_pack_builder {
     double f;                /* the tolerance over MR_CLIP_FIDELITY */
     packing *ps;             /* n * 3: every channel's last packing */
     long *source;            /* n: each joint's source keys */
+    unsigned char *segmented;   /* n * 3: the first run kept segments (a repack tries only them) */
+    int runs;
 };
 
 void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
@@ -829,6 +837,7 @@ void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
     free(b->ps);
     free(b->times);
     free(b->source);
+    free(b->segmented);
     free(b);
 }
 
@@ -852,7 +861,8 @@ mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_
     b->times = time_points(clip, &b->point_count);
     b->ps = calloc((size_t)n * 3, sizeof *b->ps);
     b->source = calloc((size_t)n, sizeof *b->source);
-    if (!b->times || b->point_count < 1 || !b->ps || !b->source) {
+    b->segmented = calloc((size_t)n * 3, 1);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented) {
         mr_clip_pack_builder_destroy(b);
         return NULL;
     }
@@ -893,6 +903,7 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         p->times = b->times;
         p->factor = scale;
         p->joint = j;
+        p->segments_won = b->runs > 0 && b->segmented[j * 3 + k];
         p->point_count = b->point_count;
         p->point_bytes = b->point_bytes;
         p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
@@ -912,6 +923,7 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         }
         if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
         b->source[j] += tr->key_count;
+        if (b->runs == 0) b->segmented[j * 3 + k] = p->count > 1 && p->bits == 0;
         p->code0 = p->code;
         /* only the result is needed from here on */
         free(p->ct);
@@ -945,6 +957,7 @@ mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pa
             return NULL;
         }
     }
+    b->runs++;
     long kept = 0, source = 0;
     for (int j = 0; j < n; j++) {
         if (b->source[j] < 0 && pack_joint(b, j, scale) != 0) return NULL;

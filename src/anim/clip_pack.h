@@ -138,7 +138,10 @@ mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt,
 /* mr_clip_pack_build in steps, for packing the same clip again at other
  * scales: the builder keeps every channel's packing, and a run packs again
  * only the joints marked in `changed` (NULL: every joint; the first run
- * must be NULL), then lays out a new pack (free it with free()). create
+ * must be NULL), then lays out a new pack (free it with free()). A long
+ * track (256 candidate keys or more: mocap) whose first packing kept
+ * segments is packed again with segments only (the other trials cost as
+ * much, and lose again). create
  * gives NULL where mr_clip_pack_build would (a clip it does not take, no
  * memory); run NULL when cancelled or without memory. */
 typedef struct mr_clip_pack_builder mr_clip_pack_builder;
