@@ -16,6 +16,7 @@
 #include "test.h"
 #include "test_files.h"
 
+#include "anim/clip_measure.h"
 #include "anim/clip_pack.h"
 #include "anim/clip_pack_read.h"
 #include "anim/clip_runtime.h"
@@ -23,6 +24,7 @@
 #include "core/alloc.h"
 #include "core/path.h"
 #include "core/str.h"
+#include "formats/bvh.h"
 #include "formats/collada.h"
 #include "formats/load.h"
 
@@ -449,6 +451,120 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
     mr_clip_destroy(c);
 }
 
+/* ---- the measured budget (clip_measure.h) -------------------------------------------- */
+
+/* CMU mocap (assimp-testmodels) as loaded, packed at the default
+ * tolerance: within 1e-4 of the size of its source keys at 8 times a
+ * frame (every quarter point the measure judges and the eighths between
+ * them), the pack's own measure within the tolerance, and smaller than the
+ * proven budget made it (12.3:1 and 11.3:1 against raw poses). */
+TEST(clip_measure_spends_the_tolerance_on_cmu_takes)
+{
+    static const char *const takes[] = {"01_01", "01_03"};
+    static const double at_least[] = {14.0, 12.8};
+    for (int i = 0; i < 2; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "/usr/share/assimp/models/BVH/%s.bvh", takes[i]);
+        mr_model *m = NULL;
+        mr_error err = {0};
+        CHECK_MSG(mr_bvh_load(path, &m, &err) == MR_OK, "%s: %s", path, err.msg);
+        if (!m) continue;
+        mr_clip *c = m->clips[0];
+        mr_clip_settle(c);
+        CHECK(c->runtime && c->runtime->pack);
+        if (!c->runtime || !c->runtime->pack) {
+            mr_model_destroy(m);
+            continue;
+        }
+        double size = model_size(m), e = 1.0, measured = 2.0;
+        int keys = mr_clip_key_count(c);
+#if defined(__SANITIZE_ADDRESS__)
+        int samples = keys + 1;
+#else
+        int samples = 8 * (keys - 1) + 1;
+#endif
+        CHECK(mr_clip_runtime_error(c, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), samples, &e) ==
+              MR_OK);
+        CHECK(mr_clip_measure_error(c, c->runtime, c->runtime->pack, &measured) == MR_OK);
+        double ratio = (double)keys * c->joint_count * 10 * sizeof(float) / c->runtime->pack->bytes;
+        printf("       %s: %u bytes, %.2f:1 against raw poses, error %.3g of the size at %d times, measure %.3f\n",
+               takes[i], c->runtime->pack->bytes, ratio, e / size, samples, measured);
+        CHECK_MSG(e <= MR_CLIP_FIDELITY * size, "%s: %.3g of the size", takes[i], e / size);
+        CHECK_MSG(measured <= 1.0, "%s: measure %.3f", takes[i], measured);
+        CHECK_MSG(ratio >= at_least[i], "%s: %.2f:1", takes[i], ratio);
+        mr_model_destroy(m);
+    }
+    /* without a model's budgets there is nothing to measure against */
+    mr_clip *bare = NULL;
+    mr_clip_create("bare", 2, &bare);
+    double w = 0;
+    mr_clip_pack fake = {0};
+    fake.joint_count = 2;
+    CHECK(mr_clip_measure_error(bare, mr_clip_runtime_of(bare), &fake, &w) == MR_ERR_INVALID_ARGUMENT);
+    mr_clip_destroy(bare);
+}
+
+/* The builder packs again only the joints it is asked to, and the same
+ * factors give the same bytes: nothing asked gives the last pack again,
+ * factors of 1 the pack with no scale, factors of 4 a smaller one. */
+TEST(clip_pack_builder_repacks_only_the_joints_asked)
+{
+    char mesh[512], anim[512];
+    snprintf(mesh, sizeof mesh, "%sassimp/test/models-nonbsd/MD5/Bob.md5mesh", SHARED_MODELS);
+    snprintf(anim, sizeof anim, "%sassimp/test/models-nonbsd/MD5/Bob.md5anim", SHARED_MODELS);
+    const char *anims[1] = {anim};
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK_MSG(mr_load_model(mesh, anims, 1, &m, &err) == MR_OK, "%s", err.msg);
+    if (!m) return;
+    mr_clip *c = m->clips[0];
+    mr_clip_settle(c);
+    CHECK(mr_clip_source(c, NULL) == MR_OK);
+    int n = c->joint_count, windows = 3;
+    float *g = malloc((size_t)n * windows * sizeof *g);
+    unsigned char *changed = calloc((size_t)n, 1);
+    mr_clip_pack_builder *b = mr_clip_pack_builder_create(c, c->runtime);
+    CHECK(b && g && changed);
+    if (!b || !g || !changed) {
+        free(g);
+        free(changed);
+        mr_model_destroy(m);
+        return;
+    }
+    mr_clip_pack_scale scale = {windows, 0.0f, c->duration / windows, g};
+    mr_clip_pack *first = mr_clip_pack_builder_run(b, NULL, NULL);
+    mr_clip_pack *again = mr_clip_pack_builder_run(b, NULL, changed);   /* nothing asked */
+    CHECK(first && again && first->bytes == again->bytes && !memcmp(first, again, first->bytes));
+    for (int i = 0; i < n * windows; i++) g[i] = 1.0f;
+    memset(changed, 1, (size_t)n);
+    mr_clip_pack *ones = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && ones && first->bytes == ones->bytes && !memcmp(first, ones, first->bytes));
+    for (int i = 0; i < n * windows; i++) g[i] = 4.0f;
+    mr_clip_pack *loose = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && loose && loose->bytes < first->bytes);
+    /* back to 1 for half the joints: those repack as they were, the others keep
+     * their loose packing (between the two) */
+    memset(changed, 0, (size_t)n);
+    for (int j = 0; j < n / 2; j++) {
+        changed[j] = 1;
+        for (int w = 0; w < windows; w++) g[j * windows + w] = 1.0f;
+    }
+    mr_clip_pack *half = mr_clip_pack_builder_run(b, &scale, changed);
+    CHECK(first && loose && half && half->bytes > loose->bytes && half->bytes < first->bytes);
+    printf("       Bob: %u bytes, %u with every budget 4x, %u with half the joints back\n", first ? first->bytes : 0,
+           loose ? loose->bytes : 0, half ? half->bytes : 0);
+    CHECK(mr_clip_pack_valid(half, half ? half->bytes : 0, n));
+    free(first);
+    free(again);
+    free(ones);
+    free(loose);
+    free(half);
+    free(g);
+    free(changed);
+    mr_clip_pack_builder_destroy(b);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(clip_set_max_move_refuses_negative_and_nan);
@@ -456,5 +572,7 @@ int main(void)
     RUN(clip_pack_gives_key_times_without_points_and_segments_its_keys);
     RUN(clip_pack_valid_refuses_corrupt_blocks);
     RUN(clip_optimize_every_shared_clip_stays_within_tolerance_and_drops_keys);
+    RUN(clip_pack_builder_repacks_only_the_joints_asked);
+    RUN(clip_measure_spends_the_tolerance_on_cmu_takes);
     return test_summary("clip_optimize");
 }

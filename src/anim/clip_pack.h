@@ -39,7 +39,9 @@
  *   scale        max |d_k| <= f * max_angle[j] / 2
  * mr_model_add_clip sets them so that along any chain the errors add up to
  * at most T times the model size (bounding-box diagonal) at any time: the
- * proof is in clip_runtime.h (slerp fidelity) and model.c.
+ * proof is in clip_runtime.h (slerp fidelity) and model.c. The runtime
+ * builder then repacks with a factor on them (mr_clip_pack_scale) where
+ * the pack's measured error leaves room (clip_measure.h).
  *
  * Layout: one block, position independent (offsets from its start), so
  * the cache writes and maps it as bytes. The header (mr_clip_pack), the
@@ -108,12 +110,45 @@ enum {
     PACK_UNIFORM = 0x40,   /* evenly spaced keys: their first time and spacing, no points */
 };
 
+/* A factor on each joint's budgets that changes over time, piecewise
+ * constant: window w covers [t0 + w dt, t0 + (w + 1) dt) (the first and
+ * last windows reach on to either end of time), g[joint * windows + w]
+ * its factor. The measured budget (clip_measure.h) loosens the budgets
+ * where the pack's measured error leaves room, and tightens them where it
+ * does not. */
+typedef struct mr_clip_pack_scale {
+    int windows;
+    float t0;
+    double dt;
+    const float *g;      /* joint_count * windows factors > 0 */
+} mr_clip_pack_scale;
+
+/* The factor of joint at time t (1 without a scale). */
+float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t);
+
 /* Builds the packed form of clip's played keys (mr_clip_track) at the
- * runtime's budgets; NULL when the clip does not qualify (a CUBIC track,
- * more than 65535 time points or keys in a track, a key value beyond
- * 1e18, a block over 2 GiB) or
- * without memory. Reads clip and rt only. Free with free(). */
-mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt);
+ * runtime's budgets, each times scale's factor at every checkpoint where
+ * it is judged (scale NULL: the budgets as they are); NULL when the clip
+ * does not qualify (a CUBIC track, more than 65535 time points or keys in
+ * a track, a key value beyond 1e18, a block over 2 GiB) or without
+ * memory. Reads clip and rt only. Free with free(). Whether a constant
+ * track is left out (at rest) is judged at the unscaled budget. */
+mr_clip_pack *mr_clip_pack_build(const mr_clip *clip, const mr_clip_runtime *rt, const mr_clip_pack_scale *scale);
+
+/* mr_clip_pack_build in steps, for packing the same clip again at other
+ * scales: the builder keeps every channel's packing, and a run packs again
+ * only the joints marked in `changed` (NULL: every joint; the first run
+ * must be NULL), then lays out a new pack (free it with free()). A long
+ * track (256 candidate keys or more: mocap) whose first packing kept
+ * segments is packed again with segments only (the other trials cost as
+ * much, and lose again). create
+ * gives NULL where mr_clip_pack_build would (a clip it does not take, no
+ * memory); run NULL when cancelled or without memory. */
+typedef struct mr_clip_pack_builder mr_clip_pack_builder;
+mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_clip_runtime *rt);
+mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pack_scale *scale,
+                                       const unsigned char *changed);
+void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b);   /* takes NULL */
 
 /* Samples the pack at t (already wrapped) through cursor cur
  * (clip_cursor.c), binding it to pack and sk first when it was bound to

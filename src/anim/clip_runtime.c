@@ -13,6 +13,7 @@
 
 #include "anim/clip_dense.h"
 #include "anim/clip_interp.h"
+#include "anim/clip_measure.h"
 #include "anim/clip_optimize.h"
 #include "anim/clip_pack.h"
 #include "anim/clip_worker.h"
@@ -77,6 +78,7 @@ void mr_clip_runtime_destroy(mr_clip_runtime *rt)
     release(rt, rt->max_angle);
     release(rt, rt->max_move);
     release(rt, rt->rest);
+    release(rt, rt->parents);
     free(rt);   /* the struct itself is always allocated on its own */
 }
 
@@ -336,21 +338,30 @@ mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
     if (!sk) {
         if (clip->runtime) {
             release(clip->runtime, clip->runtime->rest);
+            release(clip->runtime, clip->runtime->parents);
             clip->runtime->rest = NULL;
+            clip->runtime->parents = NULL;
         }
         return MR_OK;
     }
     if (sk->joint_count != clip->joint_count) return MR_ERR_JOINT_COUNT;
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     float *rest = rt ? mr_alloc_array((size_t)clip->joint_count * 10, sizeof *rest) : NULL;
-    if (!rest) return MR_ERR_NO_MEMORY;
+    int *parents = rest ? mr_alloc_array((size_t)clip->joint_count, sizeof *parents) : NULL;
+    if (!parents) {
+        free(rest);
+        return MR_ERR_NO_MEMORY;
+    }
+    memcpy(parents, sk->parents, (size_t)clip->joint_count * sizeof *parents);
     for (int j = 0; j < clip->joint_count; j++) {
         memcpy(rest + (size_t)j * 10, sk->rest_t[j], 3 * sizeof(float));
         memcpy(rest + (size_t)j * 10 + 3, sk->rest_r[j], 4 * sizeof(float));
         memcpy(rest + (size_t)j * 10 + 7, sk->rest_s[j], 3 * sizeof(float));
     }
     release(rt, rt->rest);
+    release(rt, rt->parents);
     rt->rest = rest;
+    rt->parents = parents;
     return MR_OK;
 }
 
@@ -421,7 +432,8 @@ void mr_clip_finish(mr_clip *clip)
 
 mr_clip_pack *mr_clip_runtime_build_pack(const mr_clip *clip, mr_clip_runtime *rt)
 {
-    mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_pack_build(clip, rt) : NULL;
+    /* packed at the proven budgets, then where its measured error leaves room */
+    mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_measure_build(clip, rt) : NULL;
     int added = rt->keys_added;
     free_played(rt);
     rt->keys_added = added;

@@ -24,8 +24,9 @@
  *      MR_CLIP_FIDELITY for every clip of a model): the packed clip (clip_pack.h),
  *      keys reduced per track and quantised, from candidates refined track
  *      by track (a shared time line would cut every track where one turns
- *      fast); the sampler then reads only it, and steps 4-5 are skipped
- *      (the refined keys are freed);
+ *      fast), then repacked where its measured error leaves room
+ *      (clip_measure.h: clips of a model); the sampler then reads only it,
+ *      and steps 4-5 are skipped (the refined keys are freed);
  *   4. otherwise key thinning when asked for (clip_optimize.h: clips the
  *      pack does not take);
  *   5. the time line shared by all played tracks, and its SIMD bake
@@ -105,6 +106,8 @@ typedef struct mr_clip_runtime {
     float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
     float *rest;         /* joint_count * 10 floats (t xyz, r xyzw, s xyz): the skeleton's rest */
                          /* pose, or NULL; the packed clip leaves out tracks that hold it */
+    int *parents;        /* joint_count: the skeleton's parents, with rest (the measured */
+                         /* budget's local-to-model, clip_measure.h), or NULL */
     /* Built by mr_clip_finish. */
     mr_joint_tracks *played;  /* joint_count entries, or NULL: the keys the sampler plays */
                          /* where they differ from the source (refined or thinned); an */
@@ -192,7 +195,8 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
  * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
 
-/* Gives the runtime sk's rest pose (copied; NULL removes it): the packed
+/* Gives the runtime sk's rest pose and parents (copied; NULL removes
+ * them): the packed
  * clip (clip_pack.h) leaves out a track that holds its joint's rest value
  * within the track's budget, as ACL strips bind-pose tracks, and sampling
  * takes that value from the skeleton it is given. mr_model_add_clip sets

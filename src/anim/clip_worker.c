@@ -95,6 +95,7 @@ static void after_fork_child(void)
     fresh.max_move = job->priv.max_move;
     fresh.thin_tolerance = job->priv.thin_tolerance;
     fresh.rest = job->priv.rest;
+    fresh.parents = job->priv.parents;
     fresh.cancel = &job->cancel;
     job->priv = fresh;
     job->pack = NULL;
@@ -117,6 +118,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.max_move = rt->max_move;
     job->priv.thin_tolerance = rt->thin_tolerance;
     job->priv.rest = rt->rest;
+    job->priv.parents = rt->parents;
     job->priv.cancel = &job->cancel;
     pthread_mutex_lock(&lock);
     static int fork_safe;
