@@ -347,12 +347,17 @@ mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
     if (sk->joint_count != clip->joint_count) return MR_ERR_JOINT_COUNT;
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     float *rest = rt ? mr_alloc_array((size_t)clip->joint_count * 10, sizeof *rest) : NULL;
-    int *parents = rest ? mr_alloc_array((size_t)clip->joint_count, sizeof *parents) : NULL;
-    if (!parents) {
+    /* the measure composes joints plainly (clip_measure.c): a skeleton
+     * whose joints undo their parent's scale (scale_comp) gives it no
+     * parents, so its clips keep the proven pack */
+    int plain = 1;
+    for (int j = 0; sk->scale_comp && j < clip->joint_count; j++) plain &= !sk->scale_comp[j];
+    int *parents = rest && plain ? mr_alloc_array((size_t)clip->joint_count, sizeof *parents) : NULL;
+    if (!rest || (plain && !parents)) {
         free(rest);
         return MR_ERR_NO_MEMORY;
     }
-    memcpy(parents, sk->parents, (size_t)clip->joint_count * sizeof *parents);
+    if (parents) memcpy(parents, sk->parents, (size_t)clip->joint_count * sizeof *parents);
     for (int j = 0; j < clip->joint_count; j++) {
         memcpy(rest + (size_t)j * 10, sk->rest_t[j], 3 * sizeof(float));
         memcpy(rest + (size_t)j * 10 + 3, sk->rest_r[j], 4 * sizeof(float));

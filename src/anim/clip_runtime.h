@@ -196,7 +196,8 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
 
 /* Gives the runtime sk's rest pose and parents (copied; NULL removes
- * them): the packed
+ * them; no parents where a joint of sk undoes its parent's scale,
+ * scale_comp, which the measured budget does not model): the packed
  * clip (clip_pack.h) leaves out a track that holds its joint's rest value
  * within the track's budget, as ACL strips bind-pose tracks, and sampling
  * takes that value from the skeleton it is given. mr_model_add_clip sets
