@@ -176,7 +176,12 @@ expect_match "tri_skin: the material" "$OUT" "material Red: diffuse 0.80 0.10 0.
 run $MARROW pose $T --time 1 --obj "$TMP/t1.obj"
 got=$(awk '/^v /{printf "%.4f %.4f %.4f;", $2, $3, $4}' "$TMP/t1.obj")
 want="0.0000 0.0000 0.0000;1.0000 0.0000 0.0000;-1.5000 2.0000 0.0000;-1.5000 1.0000 0.0000;"
-[ "$got" = "$want" ] && pass "tri_skin at 1 s: skinned, morphed, rotated exactly" || fail "tri_skin at 1 s" "got  $got" "want $want"
+# within the packed clip's promise, 1e-4 of the size (the diagonal, 3.2)
+off=$(awk '/^v /{n++; split("0 0 0 1 0 0 -1.5 2 0 -1.5 1 0", w, " ");
+        for (k = 0; k < 3; k++) { d = $(k + 2) - w[(n - 1) * 3 + k + 1]; if (d < 0) d = -d; if (d > m) m = d } }
+        END {printf "%.2g", (n == 4 ? m : 1e9)}' "$TMP/t1.obj")
+awk -v o="$off" 'BEGIN {exit !(o <= 3.2e-4)}' \
+    && pass "tri_skin at 1 s: skinned, morphed, rotated (largest difference $off)" || fail "tri_skin at 1 s" "got  $got" "want $want"
 run $MARROW pose $T --time 0.5 --obj "$TMP/t05.obj"
 got=$(awk '/^v /{printf "%.4f %.4f;", $2, $3}' "$TMP/t05.obj" | cut -d';' -f3)
 want=$(awk 'BEGIN{pi=atan2(0,-1); a=pi/4; x=1; y=1.25; printf "%.4f %.4f", x*cos(a)-y*sin(a), x*sin(a)+y*cos(a)+1}')
