@@ -275,8 +275,10 @@ mr_status mr_record_measure(const mr_clip *a, const mr_clip *b, const mr_skeleto
             st = MR_ERR_LIMIT;
             break;
         }
-        if ((st = mr_clip_sample(a, sk, (float)t, MR_WRAP_CLAMP, &pa)) != MR_OK) break;
-        if ((st = mr_clip_sample(b, sk, (float)t, MR_WRAP_CLAMP, &pb)) != MR_OK) break;
+        /* the keys, not the runtime packs: a pack may spend its whole
+         * tolerance, which is its own promise, not the keys' */
+        if ((st = mr_clip_sample_keys(a, sk, (float)t, MR_WRAP_CLAMP, &pa)) != MR_OK) break;
+        if ((st = mr_clip_sample_keys(b, sk, (float)t, MR_WRAP_CLAMP, &pb)) != MR_OK) break;
         mr_pose_to_model(sk, &pa, ma);
         mr_pose_to_model(sk, &pb, mb);
         worst = fmax(worst, mr_points_apart((const mat4 *)ma, (const mat4 *)mb, sk->joint_count, distance));

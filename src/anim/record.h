@@ -99,7 +99,8 @@ mr_status mr_record_capture(mr_record *rec, const mr_skeleton *sk, float time, c
 mr_status mr_record_reduce(const mr_record *rec, const mr_skeleton *sk, float tolerance, float size, float rate,
                            mr_clip_edit **out, mr_record_result *result, mr_error *err);
 
-/* The distance between two clips of sk over the check times described
+/* The distance between two clips of sk, sampled from their keys
+ * (mr_clip_sample_keys, not their runtime packs), over the check times described
  * above (capture times taken from times[0..n), may be NULL), in *error:
  * the largest over those times of mr_points_apart (anim/points.h) at
  * distance model units (MR_CLIP_POINT_DISTANCE times the model size, as
