@@ -348,10 +348,10 @@ mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     float *rest = rt ? mr_alloc_array((size_t)clip->joint_count * 10, sizeof *rest) : NULL;
     /* the measure composes joints plainly (clip_measure.c): a skeleton
-     * whose joints undo their parent's scale (scale_comp) gives it no
-     * parents, so its clips keep the proven pack */
-    int plain = 1;
-    for (int j = 0; sk->scale_comp && j < clip->joint_count; j++) plain &= !sk->scale_comp[j];
+     * without parents, or one whose joints undo their parent's scale
+     * (scale_comp), gives it none, so its clips keep the proven pack */
+    int plain = sk->parents != NULL;
+    for (int j = 0; plain && sk->scale_comp && j < clip->joint_count; j++) plain &= !sk->scale_comp[j];
     int *parents = rest && plain ? mr_alloc_array((size_t)clip->joint_count, sizeof *parents) : NULL;
     if (!rest || (plain && !parents)) {
         free(rest);
