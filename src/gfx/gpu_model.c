@@ -270,6 +270,20 @@ static mr_status check_mesh(const mr_model *model, const mr_mesh *mesh, int mi, 
     return MR_OK;
 }
 
+/* A texture buffer holding bytes of data as texels of format (the buffer
+ * and its texture in *buf, *tex; both unbound after). */
+static void upload_texture_buffer(GLenum format, const void *data, size_t bytes, GLuint *buf, GLuint *tex)
+{
+    glGenBuffers(1, buf);
+    glBindBuffer(GL_TEXTURE_BUFFER, *buf);
+    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)bytes, data, GL_STATIC_DRAW);
+    glGenTextures(1, tex);
+    glBindTexture(GL_TEXTURE_BUFFER, *tex);
+    glTexBuffer(GL_TEXTURE_BUFFER, format, *buf);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+}
+
 /* The mesh's morph deltas as a texture buffer (shaders/skin.glsl, "Morph targets"). */
 static mr_status upload_morph(const mr_mesh *mesh, gfx_mesh *out, mr_error *err)
 {
@@ -292,14 +306,7 @@ static mr_status upload_morph(const mr_mesh *mesh, gfx_mesh *out, mr_error *err)
             if (mt->normals) glm_vec3_copy(mt->normals[v], t[(2 * (size_t)k + 1) * nv + v]);
         }
     }
-    glGenBuffers(1, &out->morph_buf);
-    glBindBuffer(GL_TEXTURE_BUFFER, out->morph_buf);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)(texels * sizeof *t), t, GL_STATIC_DRAW);
-    glGenTextures(1, &out->morph_tex);
-    glBindTexture(GL_TEXTURE_BUFFER, out->morph_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, out->morph_buf);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    upload_texture_buffer(GL_RGBA32F, t, texels * sizeof *t, &out->morph_buf, &out->morph_tex);
     free(t);
     out->morph_count = set->count;
     return MR_OK;
@@ -323,14 +330,7 @@ static mr_status upload_skinning(const mr_mesh *mesh, gfx_mesh *out, mr_error *e
         float b = mesh->dq_blend[v];
         f[v] = isfinite(b) ? fminf(fmaxf(b, 0.0f), 1.0f) : 0.0f;
     }
-    glGenBuffers(1, &out->dq_blend_buf);
-    glBindBuffer(GL_TEXTURE_BUFFER, out->dq_blend_buf);
-    glBufferData(GL_TEXTURE_BUFFER, (GLsizeiptr)((size_t)mesh->vertex_count * sizeof *f), f, GL_STATIC_DRAW);
-    glGenTextures(1, &out->dq_blend_tex);
-    glBindTexture(GL_TEXTURE_BUFFER, out->dq_blend_tex);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, out->dq_blend_buf);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    upload_texture_buffer(GL_R32F, f, (size_t)mesh->vertex_count * sizeof *f, &out->dq_blend_buf, &out->dq_blend_tex);
     free(f);
     return MR_OK;
 }

@@ -55,6 +55,16 @@ void mr_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *meta, const
     lua_pop(L, 1);
 }
 
+void mr_lua_add_methods(lua_State *L, const char *tname, const luaL_Reg *methods)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s:", tname);
+    luaL_getmetatable(L, tname);
+    lua_getfield(L, -1, "__index");
+    mr_lua_setfuncs(L, prefix, methods);
+    lua_pop(L, 2);
+}
+
 /* The running binding's name and shift; NULL for a function not registered here. */
 static const char *func_name(lua_State *L, int *shift)
 {

@@ -197,6 +197,9 @@ void mr_lua_pushfunc(lua_State *L, lua_CFunction f, const char *name, int shift)
 /* Makes the metatable `tname` with meta (prefix "tname.") and methods
  * (prefix "tname:") as __index. */
 void mr_lua_newtype(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods);
+/* Adds methods (prefix "tname:") to the __index of the metatable `tname`,
+ * made before by mr_lua_newtype: a module extending another's type. */
+void mr_lua_add_methods(lua_State *L, const char *tname, const luaL_Reg *methods);
 
 /* "bad argument #arg to 'name' (msg)"; "calling 'name' on bad self (msg)". */
 int mr_lua_arg_error(lua_State *L, int arg, const char *msg);

@@ -504,10 +504,7 @@ static const luaL_Reg methods[] = {
 
 void mr_lua_open_authoring(lua_State *L)
 {
-    luaL_getmetatable(L, MR_LUA_CLIP);
-    lua_getfield(L, -1, "__index");
-    mr_lua_setfuncs(L, MR_LUA_CLIP ":", methods);
-    lua_pop(L, 2);
+    mr_lua_add_methods(L, MR_LUA_CLIP, methods);
     mr_lua_pushfunc(L, l_clip, "marrow.clip", 0);
     lua_setfield(L, -2, "clip");
 }

@@ -531,20 +531,11 @@ static const luaL_Reg pose_methods[] = {
     {"set_expression", pose_set_expression}, {"expression", pose_expression}, {NULL, NULL},
 };
 
-/* Adds methods to the methods table (__index) of type tname. */
-static void add_methods(lua_State *L, const char *tname, const char *prefix, const luaL_Reg *l)
-{
-    luaL_getmetatable(L, tname);
-    lua_getfield(L, -1, "__index");
-    mr_lua_setfuncs(L, prefix, l);
-    lua_pop(L, 2);
-}
-
 void mr_lua_open_springs(lua_State *L)
 {
     mr_lua_newtype(L, MR_LUA_SPRINGS, springs_meta, springs_methods);
     mr_lua_pushfunc(L, l_springs, "marrow.springs", 0);
     lua_setfield(L, -2, "springs");
-    add_methods(L, MR_LUA_MODEL, "model:", model_methods);
-    add_methods(L, MR_LUA_POSE, "pose:", pose_methods);
+    mr_lua_add_methods(L, MR_LUA_MODEL, model_methods);
+    mr_lua_add_methods(L, MR_LUA_POSE, pose_methods);
 }

@@ -207,16 +207,8 @@ static const luaL_Reg pose_methods[] = {
     {"expression_materials", pose_expression_materials}, {NULL, NULL},
 };
 
-static void add_methods(lua_State *L, const char *tname, const char *prefix, const luaL_Reg *l)
-{
-    luaL_getmetatable(L, tname);
-    lua_getfield(L, -1, "__index");
-    mr_lua_setfuncs(L, prefix, l);
-    lua_pop(L, 2);
-}
-
 void mr_lua_open_vrm(lua_State *L)
 {
-    add_methods(L, MR_LUA_MODEL, "model:", model_methods);
-    add_methods(L, MR_LUA_POSE, "pose:", pose_methods);
+    mr_lua_add_methods(L, MR_LUA_MODEL, model_methods);
+    mr_lua_add_methods(L, MR_LUA_POSE, pose_methods);
 }
