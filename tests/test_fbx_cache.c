@@ -14,6 +14,8 @@
  * And 3ds Max's .pc2 (max_cache_box_7500_binary.fbx): 11 frames read;
  * cut short, another magic, a NaN, a zero frame step refused; another
  * point count warned about.
+ * Hostile neighbours: the data as a FIFO, a link out of the folder, a
+ * '..' cache file name: none is read (a warning), nothing hangs.
  * Skipped when ../shared/models/ufbx-data is missing.
  */
 #include <stdio.h>
@@ -279,6 +281,77 @@ TEST(fbx_cache_pc2_frames_and_broken_files)
     free(pc2);
 }
 
+/* What an attacker can put beside a model: the data file as a FIFO (no
+ * hang), as a link to intact data outside the model's folder, and a
+ * CacheFileName that climbs out with '..' to an intact copy: none is read,
+ * the model loads with its own points and a warning naming the file. */
+static int loads_without_cache(const char *why)
+{
+    mr_model *m = NULL;
+    mr_error err = {0};
+    mr_status st = load(&m, &err);
+    CHECK_MSG(st == MR_OK, "%s: %s", why, err.msg);
+    if (!m) return 0;
+    const mr_mesh *y = mesh_y(m);
+    int warned = 0;
+    for (int i = 0; i < m->warning_count; i++) warned |= strstr(m->warnings[i], "geometry cache") != NULL;
+    CHECK_MSG(y && !y->morph, "%s: the cache was read", why);
+    CHECK_MSG(warned, "%s: no warning", why);
+    mr_model_destroy(m);
+    return 1;
+}
+
+TEST(fbx_cache_fifo_link_out_and_dotdot_are_not_read)
+{
+    char data[256], outside[256], outdir[128];
+    snprintf(data, sizeof data, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
+    CHECK(stage(NULL, 0));
+    CHECK(mkfifo(data, 0600) == 0);
+    loads_without_cache("a FIFO");
+    unlink(data);
+    /* intact data and description outside the model's folder */
+    snprintf(outdir, sizeof outdir, "%s_out", dir);
+    mkdir(outdir, 0777);
+    snprintf(outside, sizeof outside, "%s/YShape.mcx", outdir);
+    CHECK(write_file(outside, mcx, mcx_len));
+    CHECK(symlink(outside, data) == 0);
+    loads_without_cache("a link out of the folder");
+    unlink(data);
+    /* the FBX naming ..\<outdir>\YShape.xml: the same intact files, out of reach */
+    char fbx_path[256], *fbx = NULL, xml_out[256];
+    size_t len = 0;
+    mr_error err = {0};
+    snprintf(fbx_path, sizeof fbx_path, "%s/a.fbx", dir);
+    fbx = mr_file_read(fbx_path, &len, &err);
+    snprintf(xml_out, sizeof xml_out, "%s/YShape.xml", outdir);
+    char xml_src[256];
+    snprintf(xml_src, sizeof xml_src, "%s/maya_axes_anim_7700_ascii_fpc/YShape.xml", dir);
+    size_t xml_len = 0;
+    char *xml = mr_file_read(xml_src, &xml_len, &err);
+    CHECK(fbx && xml && write_file(xml_out, xml, xml_len));
+    const char *from = "\"maya_axes_anim_7700_ascii_fpc\\YShape.xml\"";
+    char *at = fbx ? strstr(fbx, from) : NULL;
+    CHECK(at != NULL);
+    if (fbx && at) {
+        const char *base = strrchr(outdir, '/') + 1;
+        FILE *f = fopen(fbx_path, "wb");
+        if (f) {
+            fwrite(fbx, 1, (size_t)(at - fbx), f);
+            fprintf(f, "\"..\\%s\\YShape.xml\"", base);
+            fputs(at + strlen(from), f);
+            fclose(f);
+        }
+        loads_without_cache("a '..' cache file name");
+        write_file(fbx_path, fbx, len);   /* the file as it was */
+    }
+    free(fbx);
+    free(xml);
+    unlink(xml_out);
+    unlink(outside);
+    rmdir(outdir);
+    CHECK(stage(mcx, mcx_len));
+}
+
 int main(void)
 {
     if (!mr_file_exists(SRC ".fbx")) {
@@ -305,6 +378,7 @@ int main(void)
     RUN(fbx_cache_broken_data_is_refused_naming_file_and_byte);
     RUN(fbx_cache_missing_or_unfitting_data_leaves_the_mesh_with_a_warning);
     RUN(fbx_cache_beyond_the_frame_bound_is_not_read);
+    RUN(fbx_cache_fifo_link_out_and_dotdot_are_not_read);
     if (mr_file_exists(PC2 ".fbx")) RUN(fbx_cache_pc2_frames_and_broken_files);
     snprintf(path, sizeof path, "%s/maya_axes_anim_7700_ascii_fpc/YShape.mcx", dir);
     unlink(path);
