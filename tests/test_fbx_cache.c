@@ -5,9 +5,9 @@
  * data then broken on purpose:
  *   - intact: 21 morph targets on Y, every clip a channel keyed at the
  *     frames that puts weight 1 on the frame's target;
- *   - the data cut short, a chunk size past the end, an unknown chunk, a
- *     NaN point, frames out of order: refused (MR_ERR_BAD_FILE) naming the
- *     data file and the byte;
+ *   - the data cut short, a chunk size past the end, an unknown chunk (its
+ *     tag shown printable), a NaN point, frames out of order: refused
+ *     (MR_ERR_BAD_FILE) naming the data file and the byte;
  *   - the data file missing, a channel with another point count, or more
  *     frames than FBX_CACHE_MAX_FRAMES: the model loads, the mesh keeps its
  *     own points, with a warning.
@@ -134,6 +134,10 @@ TEST(fbx_cache_broken_data_is_refused_naming_file_and_byte)
     memcpy(d, mcx, mcx_len);
     memcpy(d + tag_at("SIZE", 1), "ZZZZ", 4);
     expect_refusal("unknown chunk", d, mcx_len, "unknown chunk \"ZZZZ\"");
+    /* a tag of control bytes (a newline, an escape) is shown printable: the
+     * message stays one line a terminal cannot be steered by (fuzz_fbx_cache) */
+    memcpy(d + tag_at("SIZE", 1), "\n\033Z\x80", 4);
+    expect_refusal("unprintable chunk", d, mcx_len, "unknown chunk \"??Z?\" (expected ");
     /* a NaN point (big-endian float 0x7fc00000) */
     memcpy(d, mcx, mcx_len);
     memcpy(d + fv + 16 + 4, "\x7f\xc0\x00\x00", 4);

@@ -237,6 +237,8 @@ static mr_status read_frames(iff *f, const char *channel, size_t cps, fbx_pcache
         char tag[5];
         memcpy(tag, f->p + at, 4);
         tag[4] = 0;
+        for (int i = 0; i < 4; i++)   /* a message shows it on one printable line */
+            if (tag[i] < 0x20 || tag[i] > 0x7e) tag[i] = '?';
         at += 4;
         if (!strcmp(tag, "CACH") || !strcmp(tag, "MYCH")) continue;
         size_t head = f->wide ? 12 : 4, align = f->wide ? 8 : 4;
@@ -309,7 +311,8 @@ static mr_status read_frames(iff *f, const char *channel, size_t cps, fbx_pcache
             out->times[out->frames++] = isfinite(t) ? t : 0;
         } else if (strcmp(tag, "VRSN") && strcmp(tag, "ETIM") && strcmp(tag, "SIZE") && strcmp(tag, "FBCA") &&
                    strcmp(tag, "DBCA") && strcmp(tag, "DBLA")) {
-            return mr_error_set(f->s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: unknown chunk \"%s\"",
+            return mr_error_set(f->s->err, MR_ERR_BAD_FILE, "fbx: %s: geometry cache %s: byte %zu: unknown chunk \"%s\" (expected FOR4, FOR8, "
+                                "CACH, MYCH, TIME, CHNM, SIZE, FVCA or DVCA)",
                                 f->s->path, f->path, start, tag);
         }
     }
