@@ -33,6 +33,19 @@ TEST(model_warnings_are_kept)
     mr_model_destroy(m);
 }
 
+TEST(model_warnings_are_printable_lines_and_bounded)
+{
+    mr_model *m = NULL;
+    mr_model_create("x", "fbx", &m);
+    mr_model_warn(m, "joint \"%s\" has no parent", "evil\n\033]0;pwned\007\x7f");
+    CHECK_MSG(!strcmp(m->warnings[0], "joint \"evil??]0;pwned??\" has no parent"), "warning \"%s\"", m->warnings[0]);
+    for (int i = 0; i < 5000; i++) mr_model_warn(m, "warning %d", i);
+    CHECK(m->warning_count == MR_MODEL_MAX_WARNINGS + 1);
+    CHECK_STR_CONTAINS(m->warnings[MR_MODEL_MAX_WARNINGS], "the rest are not kept");
+    CHECK(!strcmp(m->warnings[MR_MODEL_MAX_WARNINGS - 1], "warning 998"));
+    mr_model_destroy(m);
+}
+
 TEST(model_bounds_from_vertices_or_joints)
 {
     mr_model *m = NULL;
@@ -248,6 +261,7 @@ int main(void)
 {
     RUN(model_add_clip_makes_names_unique);
     RUN(model_warnings_are_kept);
+    RUN(model_warnings_are_printable_lines_and_bounded);
     RUN(model_bounds_from_vertices_or_joints);
     RUN(model_display_matrix_z_up_inches);
     RUN(model_add_clip_budget_equals_textbook_walks);

@@ -606,11 +606,18 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
 
 void mr_model_warn(mr_model *m, const char *fmt, ...)
 {
+    if (m->warning_count > MR_MODEL_MAX_WARNINGS) return;
     char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
+    if (m->warning_count == MR_MODEL_MAX_WARNINGS) {
+        snprintf(buf, sizeof buf, "more warnings than %d: the rest are not kept", MR_MODEL_MAX_WARNINGS);
+    } else {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        for (char *c = buf; *c; c++)   /* names from a file: one printable line, no terminal controls */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    }
     char **grown = realloc(m->warnings, (size_t)(m->warning_count + 1) * sizeof *grown);
     if (!grown) return;
     m->warnings = grown;

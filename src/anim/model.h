@@ -75,7 +75,13 @@ size_t mr_model_bytes(const mr_model *model);
 mr_status mr_model_add_clip(mr_model *model, mr_clip *clip);
 mr_clip *mr_model_find_clip(const mr_model *model, const char *name);
 
-/* Appends a warning (printf-style). */
+/* The most warnings a model keeps; one more says the rest were dropped. */
+#define MR_MODEL_MAX_WARNINGS 1000
+
+/* Appends a warning (printf-style), at most MR_MODEL_MAX_WARNINGS of them
+ * (a hostile file can ask for millions). Control characters (a newline, a
+ * terminal escape from a name in the file) become '?': each warning is
+ * one printable line. */
 void mr_model_warn(mr_model *model, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Axis-aligned bounds of the bind-pose vertices in model coordinates
