@@ -66,6 +66,24 @@ run $MARROW test tests/scenes/skinning_walk.lua --out "$TMP/again" --keep-images
 cmp -s "$O/skinning_walk/0020/actual.png" "$TMP/again/skinning_walk/0020/actual.png" \
     && pass "a second run renders byte-identical shots" || fail "a second run renders byte-identical shots"
 
+# A model several scenes load is built once per run, in a private cache that
+# the run removes: the user's cache is neither read nor filled, and a scene
+# loading the model from that cache draws the same bytes as the one that built it.
+mkdir -p "$TMP/twice" "$TMP/tmpd" "$TMP/usercache"; chmod 700 "$TMP/usercache"
+for k in 1 2; do
+    cp tests/scenes/collada_astroboy.lua "$TMP/twice/boy$k.lua"; cp -r tests/scenes/collada_astroboy.golden "$TMP/twice/boy$k.golden"
+done
+run env TMPDIR="$TMP/tmpd" MARROW_CACHE=1 MARROW_CACHE_DIR="$TMP/usercache" $MARROW test "$TMP/twice" --out "$TMP/twice_out" --keep-images
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q "^models: 1 loaded from their files, 1 from this run's cache$" \
+    && pass "the second scene loads the model the first built from the run's cache" || fail "run's cache" "exit $RC" "$OUT"
+[ "$RC" -eq 0 ] && cmp -s "$TMP/twice_out/boy1/0000/actual.png" "$TMP/twice_out/boy2/0000/actual.png" \
+    && cmp -s "$TMP/twice_out/boy1/0000/actual.pose.json" "$TMP/twice_out/boy2/0000/actual.pose.json" \
+    && pass "a model two scenes load draws the same bytes built and from the run's cache" \
+    || fail "one model in two scenes" "exit $RC" "$ERR"
+[ -z "$(ls -A "$TMP/tmpd")" ] && [ -z "$(ls -A "$TMP/usercache")" ] \
+    && pass "the run's private cache is removed, the user's cache is untouched" \
+    || fail "private cache" "tmp: $(ls -A "$TMP/tmpd") user: $(ls -A "$TMP/usercache")"
+
 # --- --filter and --shard ---------------------------------------------------------------
 run $MARROW test tests/scenes --filter md5_ --out "$TMP/f"
 n=$(printf '%s\n' "$OUT" | grep -c '^\[')

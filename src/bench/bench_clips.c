@@ -34,6 +34,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/model.h"
 #include "bench/bench.h"
+#include "core/file.h"
 #include "core/path.h"
 #include "formats/cache.h"
 #include "formats/load.h"
@@ -78,22 +79,6 @@ static int is_bvh(const char *name)
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The tmp folder of the cached rows, removed at the end. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char *p = mr_path_join(dir, e->d_name);
-        if (p) unlink(p);
-        free(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 typedef struct totals {
@@ -141,7 +126,7 @@ static void take(const mr_bench_opts *o, const char *path, const char *name, int
         }
         med_cached = mr_bench_median(c, reps);
         mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
-        remove_tree(tmpl);
+        mr_file_remove_scratch(tmpl);   /* the tmp folder of the cached rows */
     }
     const mr_clip *c = keep->clip_count ? keep->clips[0] : NULL;
     double size = model_size(keep);

@@ -90,6 +90,10 @@ static const char test_help[] =
     "\n"
     "Each shot is one test; the run ends with 'N passed, N failed' (flaky\n"
     "shots count as passed unless --fail-flaky).\n"
+    "Models: scenes never use your model cache. A run keeps its own in a\n"
+    "temporary folder ($TMPDIR, else /tmp), removed at its end, so a model\n"
+    "several scenes load is read and packed once; a cached model is the same\n"
+    "model. The summary says how many loads came from it.\n"
     "Goldens are untrusted input: NAME.golden must be a folder inside the\n"
     "scene's folder (a link is refused), goldens must be regular files (links,\n"
     "FIFOs and devices fail their shot), and are written through temporary\n"
@@ -310,6 +314,8 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
         close(fd);
     }
     double t0 = mr_clock_now();
+    mr_cache_stats before;
+    mr_cache_get_stats(&before);
     if (!*runner) {        /* the worker's first scene opens the context (its errors go to this scene) */
         mr_error e = {0};
         if (mr_scene_runner_create(runner, &e) != MR_OK) {
@@ -339,6 +345,10 @@ static void run_scene(const test_opts *o, mr_scene_runner **runner, const char *
     }
     fflush(NULL);
     res->seconds = mr_clock_now() - t0;
+    mr_cache_stats after;
+    mr_cache_get_stats(&after);
+    res->models_cached = after.hits - before.hits;
+    res->models_built = after.misses - before.misses;
 }
 
 /* ---- the parent: children, progress, summary ------------------------------------------- */
@@ -590,10 +600,28 @@ static int scene_again(const test_opts *o, mr_scene_result *res, mr_scene_result
     return 1;
 }
 
+/* Regression scenes never depend on (or fill) a user's model cache: they
+ * share a private one, made for this run in $TMPDIR (else /tmp) and removed
+ * at its end, so a model that several scenes load is built (parsed, its
+ * clips packed) once per run instead of once per scene. A cached model is
+ * the same model (formats/cache.h), so no result depends on which scene
+ * loaded it first. No cache at all when the folder cannot be made. dir
+ * gets the folder's path, "" when there is none. */
+static void private_cache(char *dir, size_t n)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, n, "%s/marrow-run-models-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        dir[0] = 0;
+        mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
+        return;
+    }
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_ON, .dir = dir});
+}
+
 int mr_cmd_test(int argc, char **argv)
 {
-    /* Regression scenes never depend on (or fill) a user's model cache. */
-    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
+    mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});   /* until the run's own (private_cache) */
     test_opts o;
     int rc = parse(argc, argv, &o);
     if (!rc && o.approve) rc = approve(&o);
@@ -612,6 +640,8 @@ int mr_cmd_test(int argc, char **argv)
         return MR_EXIT_OK;
     }
     mr_file_mkdirs(o.out, NULL);
+    char cache_dir[4096];
+    private_cache(cache_dir, sizeof cache_dir);
     mr_scene_result *res = calloc((size_t)n, sizeof *res);
     worker *workers = calloc((size_t)(o.jobs < n ? o.jobs : n), sizeof *workers);
     double *started = calloc((size_t)n, sizeof *started);
@@ -759,6 +789,13 @@ int mr_cmd_test(int argc, char **argv)
         fprintf(stderr, "marrow test: %s\n", werr.msg);
     printf("%d scene%s in %.1f s (%.1f scenes/min, --jobs %d)\n", n, n == 1 ? "" : "s", seconds,
            seconds > 0 ? 60.0 * n / seconds : 0.0, o.jobs);
+    int built = 0, cached = 0;
+    for (int i = 0; i < n; i++) {
+        built += res[i].models_built;
+        cached += res[i].models_cached;
+    }
+    if (built + cached)
+        printf("models: %d loaded from their files, %d from this run's cache\n", built, cached);
     printf("%d passed, %d failed\n", passed, failed);
     rc = failed ? MR_EXIT_FAILED : MR_EXIT_OK;
 out:
@@ -775,5 +812,6 @@ out:
     free(before);
     for (int i = 0; i < o.count; i++) free(o.paths[i]);
     free(o.paths);
+    if (cache_dir[0]) mr_file_remove_scratch(cache_dir);
     return rc;
 }

@@ -432,6 +432,21 @@ mr_status mr_file_copy(const char *from, const char *to, mr_error *err)
     return st;
 }
 
+void mr_file_remove_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = mr_path_join(dir, e->d_name);
+        if (p) unlink(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
 mr_status mr_file_mkdirs(const char *dir, mr_error *err)
 {
     char *buf = mr_str_dup(dir);

@@ -149,6 +149,11 @@ mr_status mr_file_copy(const char *from, const char *to, mr_error *err);
  * MR_OK when it exists as a folder afterwards, else MR_ERR_IO naming it. */
 mr_status mr_file_mkdirs(const char *dir, mr_error *err);
 
+/* Removes a scratch folder this process made (mkdtemp): the files
+ * directly in it (unlink), then the
+ * folder itself when that left it empty. Subfolders are not entered. */
+void mr_file_remove_scratch(const char *dir);
+
 /* mkdir -p for a folder that must lie inside the real folder root (a
  * script's output folder), with the whole path checked before anything is
  * made: the deepest part of dir that exists must resolve inside root, the

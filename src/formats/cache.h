@@ -29,8 +29,9 @@
  * beside the model (model folders are often read-only). MARROW_CACHE=0 turns the cache off,
  * MARROW_CACHE=hash hashes every source on every load (hash_always below);
  * mr_cache_configure overrides the environment for the process. The
- * library uses the environment's choice; `marrow test` turns the cache off
- * (regression scenes never depend on a user's cache), `make test` runs with
+ * library uses the environment's choice; `marrow test` uses a private
+ * cache folder of its own for the run, removed at its end (regression
+ * scenes never depend on a user's cache), `make test` runs with
  * MARROW_CACHE=0 except the cache's own tests, which use a private folder.
  *
  * Validity: the file records, for every source file, a stamp: its size,

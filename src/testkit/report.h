@@ -53,6 +53,8 @@ typedef struct mr_scene_result {
     double seconds;          /* wall time of the scene's run (the last attempt) */
     int attempts;            /* runs of the scene (1 + retries used) */
     int fail_flaky;          /* flaky shots count as failed (--fail-flaky) */
+    int models_built;        /* models the scene loaded from their files */
+    int models_cached;       /* ... and from the run's model cache (cmd_test.c) */
     int shot_count;
     mr_shot_result *shots;   /* shot_count entries; the parent's copy owns them
                               * (mr_scene_result_deinit). Not the full
