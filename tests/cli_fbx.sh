@@ -169,7 +169,7 @@ fi
 T=tests/data/fbx/tri_skin.fbx
 run $MARROW info $T
 # (a linear turn about one axis is exactly 2 keys: the bake keeps no sample slerp reproduces)
-expect_match "tri_skin: the active stack Bend is the first clip" "$OUT" "^  Bend: 2 frames at 24 fps, 1.000 s, 1 joints animated"
+expect_match "tri_skin: the active stack Bend is the first clip, 1 s of the file's 24 fps clock in 2 keys" "$OUT" "^  Bend: 25 frames at 24 fps, 1.000 s, 1 joints animated \\(2 keys on its busiest track\\)"
 expect_match "tri_skin: every stack is a clip (Empty too)" "$OUT" "^  Empty: "
 expect_match "tri_skin: the blend shape is a morph target" "$OUT" "morph targets: 1 \(Lift 0\)"
 expect_match "tri_skin: the material" "$OUT" "material Red: diffuse 0.80 0.10 0.10"

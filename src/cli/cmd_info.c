@@ -299,10 +299,19 @@ static void print_clips(const mr_model *m)
             const mr_joint_tracks *jt = &c->tracks[j];
             if (jt->t.key_count > 1 || jt->r.key_count > 1 || jt->s.key_count > 1) animated++;
         }
-        if (c->rate > 0)
-            printf("  %s: %d frames at %g fps, %.3f s, %d joints animated\n", c->name,
-                   mr_clip_key_count(c), c->rate, c->duration, animated);
-        else
+        if (c->rate > 0) {
+            /* frames: the keys of the busiest track, but for FBX, whose
+             * curves are baked into keys (more than its frames where a
+             * curve bends, fewer where it is straight), the frames of the
+             * file's own clock, with the keys said after */
+            double f = (double)c->duration * c->rate + 1.0;
+            int keys = mr_clip_key_count(c), frames = keys;
+            if (m->format && !strcmp(m->format, "fbx")) frames = f < 2147483647.0 ? (int)(f + 0.5) : 2147483647;
+            printf("  %s: %d frames at %g fps, %.3f s, %d joints animated", c->name, frames, c->rate, c->duration,
+                   animated);
+            if (keys != frames && animated) printf(" (%d keys on its busiest track)", keys);
+            printf("\n");
+        } else
             printf("  %s: %d keys, %.3f s, %d joints animated\n", c->name, mr_clip_key_count(c),
                    c->duration, animated);
         print_runtime(m, c, "runtime");
