@@ -1,6 +1,7 @@
 /* test_pose.c — mr_pose: rest pose, copy, local-to-model, skinning. */
 #include <string.h>
 
+#include "anim/override.h"
 #include "anim_fixture.h"
 #include "test.h"
 
@@ -235,6 +236,12 @@ TEST(pose_scale_comp_undoes_the_parents_scale)
     /* b: plain under a, one unit along a's turned Y */
     CHECK_NEAR(comp[2][3][1], 1.0 + cos(glm_rad(15.0)), 1e-6);
     CHECK_NEAR(comp[2][3][2], 2.0 + sin(glm_rad(15.0)), 1e-6);
+    /* one joint's model matrix (IK, overrides, attachments) is the same */
+    for (int j = 0; j < 3; j++) {
+        mat4 one;
+        mr_pose_model_matrix(&sk, &p, j, one);
+        CHECK_MSG(mat_diff(one, comp[j]) < 1e-6f, "joint %d: mr_pose_model_matrix %g off", j, mat_diff(one, comp[j]));
+    }
     mat4 skin[3], id;
     glm_mat4_identity(id);
     mr_pose_skinning(&sk, comp, skin);

@@ -31,7 +31,9 @@ void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat
     for (int k = j; k >= 0 && n < MR_MAX_JOINTS; k = sk->parents[k]) chain[n++] = k;
     for (int i = n - 1; i >= 0; i--) {
         mat4 local;
-        mr_pose_local_matrix(pose, chain[i], local);
+        int k = chain[i], p = sk->parents[k];
+        mr_pose_local_matrix(pose, k, local);
+        if (sk->scale_comp && p >= 0) mr_skeleton_compensate(sk, k, pose->s[p], local);   /* as mr_pose_to_model */
         glm_mul(out, local, out);
     }
 }

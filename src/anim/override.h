@@ -30,7 +30,9 @@ mr_status mr_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint,
                                  const vec3 s, mr_override_mode mode, float weight);
 
 /* Model-space transform of joint j computed by walking its parent chain
- * (identity for j = -1). O(depth); used by the MODEL space overrides. */
+ * (identity for j = -1), with the skeleton's inherit modes (scale_comp) as
+ * mr_pose_to_model has them. O(depth); used by the MODEL space overrides,
+ * IK and attachments. */
 void mr_pose_model_matrix(const mr_skeleton *sk, const mr_pose *pose, int j, mat4 out);
 
 #endif

@@ -39,8 +39,8 @@ typedef struct mr_skeleton {
  * 0 or not finite is not undone): the parent's scale moves the joint's
  * origin but neither turns nor stretches its axes, so a non-uniformly scaled
  * parent does not shear it. scale_comp is NULL for every format but FBX
- * files that need it; mr_pose_to_model, mr_skeleton_compute_inverse_bind and
- * mr_skeleton_compensate honour it. */
+ * files that need it; mr_pose_to_model, mr_pose_model_matrix (override.h),
+ * mr_skeleton_compute_inverse_bind and mr_skeleton_compensate honour it. */
 
 /* Allocates arrays for joint_count joints: names NULL, parents -1, rest pose
  * identity, inverse_bind identity. Returns MR_OK or MR_ERR_NO_MEMORY /
