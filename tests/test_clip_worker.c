@@ -16,6 +16,7 @@
 #include "test.h"
 #include "anim/clip_pack.h"
 #include "anim/clip_runtime.h"
+#include "anim/clip_worker.h"
 #include "core/file.h"
 #include "core/path.h"
 #include "formats/cache.h"
@@ -221,6 +222,62 @@ TEST(clip_worker_md5_anims_packed_and_read_back_per_anim)
     mr_model_destroy(m);
 }
 
+/* A hold (what a load keeps while it reads its file): the worker starts
+ * none of the packs queued meanwhile, a settle builds its own clip here,
+ * the release lets the worker take the rest; packs the same as without. */
+TEST(clip_worker_holds_packs_until_released)
+{
+    mr_model *ref = load(take, NULL);
+    CHECK(ref != NULL);
+    if (!ref) return;
+    mr_clip_settle(ref->clips[0]);
+    mr_clip_hold_packs();
+    long before = mr_clip_job_started();
+    mr_model *m[3];
+    for (int i = 0; i < 3; i++) m[i] = load(take, NULL);
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    CHECK_MSG(mr_clip_job_started() == before, "the worker started %ld builds under a hold",
+              mr_clip_job_started() - before);
+    for (int i = 0; i < 3; i++) CHECK(m[i] && mr_clip_pending(m[i]->clips[0]));
+    if (m[0]) mr_clip_settle(m[0]->clips[0]);   /* built here, the hold or not */
+    CHECK(mr_clip_job_started() == before);
+    mr_clip_release_packs();
+    for (int i = 1; i < 3; i++)
+        if (m[i]) mr_clip_settle(m[i]->clips[0]);
+    for (int i = 0; i < 3; i++)
+        if (m[i]) {
+            const mr_clip_pack *a = m[i]->clips[0]->runtime->pack, *b = ref->clips[0]->runtime->pack;
+            CHECK(a && b && a->bytes == b->bytes && !memcmp(a, b, b->bytes));
+        }
+    for (int i = 0; i < 3; i++) mr_model_destroy(m[i]);
+    mr_model_destroy(ref);
+}
+
+/* A load of more clips than the queue holds (snoutx10k's seven anims) while
+ * its packs are held: the full queue drains through the worker instead of
+ * waiting for the hold's end (an alarm fails a hang). */
+TEST(clip_worker_a_full_queue_drains_under_a_hold)
+{
+    const char *paths[] = {SNOUT "forward.md5anim", SNOUT "backward.md5anim", SNOUT "idle.md5anim",
+                           SNOUT "jump.md5anim",    SNOUT "pain.md5anim",     SNOUT "dying.md5anim"};
+    int n = (int)(sizeof paths / sizeof *paths);
+    CHECK(n > MR_CLIP_PENDING_MAX);
+    alarm(120);
+    mr_clip_hold_packs();
+    mr_model *m = NULL;
+    mr_error err = {0};
+    CHECK(mr_load_model(SNOUT "snoutx10k.md5mesh", paths, n, &m, &err) == MR_OK);
+    mr_clip_release_packs();
+    alarm(0);
+    CHECK(m && m->clip_count == n);
+    for (int i = 0; m && i < m->clip_count; i++) {
+        mr_clip_settle(m->clips[i]);
+        CHECK(m->clips[i]->runtime && m->clips[i]->runtime->pack);
+    }
+    mr_model_destroy(m);
+}
+
 /* fork() while packs are pending (marrow test's workers are forked): the
  * child has no worker thread, yet every clip it samples settles, within a
  * bound (an alarm fails the child instead of hanging the suite). */
@@ -271,6 +328,8 @@ int main(void)
     RUN(clip_worker_keys_not_read_back_from_a_changed_file);
     RUN(clip_worker_cache_holds_packs_without_keys_and_reads_them_back);
     RUN(clip_worker_md5_anims_packed_and_read_back_per_anim);
+    RUN(clip_worker_holds_packs_until_released);
+    RUN(clip_worker_a_full_queue_drains_under_a_hold);
     RUN(clip_worker_a_forked_child_settles_the_packs_it_inherited);
     mr_cache_configure(NULL);
     char cmd[256];

@@ -475,6 +475,10 @@ void mr_clip_finish_later(mr_clip *clip)
     if (!rt->job) mr_clip_finish(clip);   /* no thread or memory: here and now */
 }
 
+void mr_clip_hold_packs(void) { mr_clip_job_hold(); }
+
+void mr_clip_release_packs(void) { mr_clip_job_release(); }
+
 void mr_clip_settle(const mr_clip *clip)
 {
     mr_clip_runtime *rt = clip ? clip->runtime : NULL;

@@ -158,6 +158,16 @@ void mr_clip_finish(mr_clip *clip);
 #define MR_CLIP_PENDING_MAX 4
 void mr_clip_finish_later(mr_clip *clip);
 
+/* Packs queued while a hold is under way wait for its end before the
+ * worker starts them: a loader (formats/load.c) holds them while it reads
+ * a file, so that the pack of its first clip does not take a core from
+ * the rest of the read (on a busy machine the worker preempted the load)
+ * and a model freed at once (a failed load's, a bench's) costs no build.
+ * A settle still builds its own clip at once; a full queue still drains.
+ * Holds nest; every hold is released by its caller. */
+void mr_clip_hold_packs(void);
+void mr_clip_release_packs(void);
+
 /* Waits for the clip's pending pack (building it on this thread when no
  * worker has started it) and installs it; nothing when none is pending.
  * Takes a const clip: it completes the runtime, which the clip points to. */

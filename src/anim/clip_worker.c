@@ -1,6 +1,9 @@
 /* clip_worker.c — the thread that packs clips off the load's path (see
  * clip_worker.h). */
+#define _GNU_SOURCE   /* SCHED_BATCH */
 #include "anim/clip_worker.h"
+
+#include <sched.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,6 +29,15 @@ static mr_clip_job *head, *tail;
 static int outstanding;      /* jobs submitted and not yet done */
 static int started;          /* 1: the worker runs; -1: it could not start */
 static mr_clip_job *running; /* the job the worker builds now, or NULL */
+static int held;             /* holds under way (mr_clip_job_hold) */
+static long started_jobs;    /* builds the worker has started (mr_clip_job_started) */
+
+/* The worker may take the head of the queue: none held, or the queue full
+ * (a submitter waits for room, which only a build makes). */
+static int may_take(void)
+{
+    return head && (!held || outstanding >= MR_CLIP_PENDING_MAX);
+}
 
 static void run(mr_clip_job *job)
 {
@@ -36,10 +48,20 @@ static void run(mr_clip_job *job)
 static void *worker(void *arg)
 {
     (void)arg;
+#ifdef SCHED_BATCH
+    /* A batch thread: woken by a submit or a hold's release, it waits for
+     * the scheduler's next tick instead of preempting the thread that woke
+     * it (a loader returning its model; on a busy machine the worker took
+     * that thread's core for the length of a build). Its share of the CPU
+     * is a normal thread's, so a settle waiting for it is not slowed. */
+    struct sched_param none = {0};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+#endif
     pthread_mutex_lock(&lock);
     for (;;) {
-        while (!head) pthread_cond_wait(&work, &lock);
+        while (!may_take()) pthread_cond_wait(&work, &lock);
         mr_clip_job *job = head;
+        started_jobs++;
         head = job->next;
         if (!head) tail = NULL;
         job->state = JOB_RUNNING;
@@ -86,6 +108,7 @@ static void after_fork_child(void)
     pthread_cond_init(&work, NULL);
     pthread_cond_init(&done, NULL);
     if (started > 0) started = 0;
+    held = 0;   /* the threads holding it are the parent's */
     mr_clip_job *job = running;
     running = NULL;
     if (!job) return;
@@ -138,7 +161,10 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
         free(job);
         return NULL;
     }
-    while (outstanding >= MR_CLIP_PENDING_MAX) pthread_cond_wait(&done, &lock);
+    while (outstanding >= MR_CLIP_PENDING_MAX) {
+        pthread_cond_signal(&work);   /* a held worker takes a full queue's head */
+        pthread_cond_wait(&done, &lock);
+    }
     job->state = JOB_QUEUED;
     if (tail) tail->next = job;
     else head = job;
@@ -173,4 +199,27 @@ void mr_clip_job_cancel(mr_clip_job *job)
     pthread_mutex_unlock(&lock);
     free(job->pack);
     free(job);
+}
+
+void mr_clip_job_hold(void)
+{
+    pthread_mutex_lock(&lock);
+    held++;
+    pthread_mutex_unlock(&lock);
+}
+
+void mr_clip_job_release(void)
+{
+    pthread_mutex_lock(&lock);
+    if (held > 0) held--;
+    if (may_take()) pthread_cond_signal(&work);
+    pthread_mutex_unlock(&lock);
+}
+
+long mr_clip_job_started(void)
+{
+    pthread_mutex_lock(&lock);
+    long n = started_jobs;
+    pthread_mutex_unlock(&lock);
+    return n;
 }

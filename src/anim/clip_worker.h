@@ -34,6 +34,17 @@ mr_clip_pack *mr_clip_job_wait(mr_clip_job *job, int *keys_added);
 /* Stops and frees job (a build under way stops at its next track). */
 void mr_clip_job_cancel(mr_clip_job *job);
 
+/* While a hold is under way, the worker starts no queued job unless the
+ * queue is full (MR_CLIP_PENDING_MAX: a submitter waits for room); a
+ * waiter still builds its own job. Holds nest (a count); a forked child
+ * starts with none. mr_clip_hold_packs (clip_runtime.h) is the public name. */
+void mr_clip_job_hold(void);
+void mr_clip_job_release(void);
+
+/* How many builds the worker thread has started in this process (a
+ * waiter's own builds not counted): what a test reads. */
+long mr_clip_job_started(void);
+
 /* The build a job runs (clip_runtime.c): the slerp refinement of each
  * track into rt's played keys, the pack from them, the played keys freed.
  * clip->runtime must be rt. NULL when the clip does not pack, without

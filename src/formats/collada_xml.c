@@ -431,7 +431,38 @@ static float slow_float(const char *p, const char *end)
  * *out is +-HUGE_VALF when the number is beyond FLT_MAX. */
 static const float pow10_f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
-static const char *parse_number(const char *p, float *out, int comma)
+/* Up to 8 digits at once (little-endian machines; elsewhere none): the
+ * count of digits that start the 8 bytes at p (0 to 8) and, in *val, their
+ * value. A byte below '0' borrows from, and one far above '9' carries
+ * into, only the bytes after it, so the first non-digit and the digits
+ * before it are found exactly; the value is the 8-digit combine of the
+ * digits moved to the top bytes (leading zeros below them). */
+static inline int digits8(const char *p, uint64_t *val)
+{
+    *val = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, 8);
+    uint64_t a = x - 0x3030303030303030ull;
+    uint64_t nd = (a | (a + 0x7676767676767676ull)) & 0x8080808080808080ull;
+    int n = nd ? __builtin_ctzll(nd) >> 3 : 8;
+    if (n == 0) return 0;
+    uint64_t v = a << (8 * (8 - n));
+    v = v * 10 + (v >> 8);
+    v = ((v & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+         ((v >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >> 32;
+    *val = (uint32_t)v;
+    return n;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+static const uint64_t pow10_u[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* lim: the NUL ending the text (bytes up to it may be read). */
+static const char *parse_number(const char *p, const char *lim, float *out, int comma)
 {
     const char *tok = p;
     int neg = *p == '-';
@@ -440,6 +471,14 @@ static const char *parse_number(const char *p, float *out, int comma)
     int exp10 = 0;
     unsigned lost = 0, d;
     const char *start = p;
+    /* 8 digits at a time while m stays below 10^17 after them (so the loop
+     * below, one digit at a time, would have kept every one of them too) */
+    for (uint64_t v; m < 1000000000ull && lim - p >= 7;) {
+        int n = digits8(p, &v);
+        m = m * pow10_u[n] + v;
+        p += n;
+        if (n < 8) break;
+    }
     while ((d = (unsigned)(*p - '0')) < 10u) {
         if (m < 100000000000000000ull) m = m * 10 + d;
         else {
@@ -452,6 +491,13 @@ static const char *parse_number(const char *p, float *out, int comma)
     if (*p == '.' || (comma && *p == ',')) {
         p++;
         const char *frac = p;
+        for (uint64_t v; m < 1000000000ull && lim - p >= 7;) {
+            int n = digits8(p, &v);
+            m = m * pow10_u[n] + v;
+            exp10 -= n;
+            p += n;
+            if (n < 8) break;
+        }
         while ((d = (unsigned)(*p - '0')) < 10u) {
             if (m < 100000000000000000ull) {
                 m = m * 10 + d;
@@ -526,7 +572,7 @@ static long parse_floats(cl_doc *d, cl_el *el, const char *p, const char *end, f
         while (is_space((unsigned char)*p)) p++;
         if (p >= end) break;
         float v;
-        const char *q = parse_number(p, &v, d->decimal_comma != 0);
+        const char *q = parse_number(p, end, &v, d->decimal_comma != 0);
         if (!q || (*q && !is_space((unsigned char)*q))) {
             char tok[40];
             token_at(p, end, tok, sizeof tok);

@@ -247,8 +247,14 @@ static mr_status load_model(const char *path, const char *const *anims, int anim
         give_reload(*out, path, anims, anim_count);
         return MR_OK;
     }
+    /* The packs wait for the read to end (clip_runtime.h: mr_clip_hold_packs)
+     * unless the cache file, written before this call returns, waits for
+     * them: then the worker's head start is the caller's gain. */
+    int hold = !s.active;
+    if (hold) mr_clip_hold_packs();
     mr_status st = load_source(path, anims, anim_count, out, err);
     if (st == MR_OK) give_reload(*out, path, anims, anim_count);   /* before the cache file: it may hold no keys */
+    if (hold) mr_clip_release_packs();
     if (st == MR_OK && later && s.active && (*later = malloc(sizeof **later))) {
         (*later)->session = s;   /* written by mr_load_finish */
         return st;
