@@ -22,6 +22,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -645,6 +648,29 @@ HOT __m128d load2(const float *p)
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* set_input's blend four values a step (values 0-3, 4-7, then 6-9 again:
+ * the same products and sums, so the same bits, written twice) */
+__attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, double w1, double w2)
+{
+    const __m256d v0 = _mm256_set1_pd(w0), v1 = _mm256_set1_pd(w1), v2 = _mm256_set1_pd(w2);
+    for (int i = 0; i < s->needed_count; i++) {
+        int j = s->needed[i];
+        const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
+        double *o = s->in_now[j];
+        for (int k = 0; k < 12; k += 4) {
+            int at = k < 8 ? k : 6;
+            __m256d x = _mm256_mul_pd(v0, _mm256_cvtps_pd(_mm_loadu_ps(a2 + at)));
+            __m256d y = _mm256_mul_pd(v1, _mm256_cvtps_pd(_mm_loadu_ps(a + at)));
+            __m256d z = _mm256_mul_pd(v2, _mm256_cvtps_pd(_mm_loadu_ps(b + at)));
+            _mm256_storeu_pd(o + at, _mm256_add_pd(_mm256_add_pd(x, y), z));
+        }
+        s->valid[j] = 0;
+    }
+}
+#define BLEND_AVX 1
+#endif
+
 /* Sets the input time u (0: last frame, 1: this one) and marks every world
  * matrix stale. Inputs between frames follow the parabola through the last
  * three frames (Lagrange weights on their times), or the line through the
@@ -678,6 +704,9 @@ static void set_input(mr_springs *s, double u)
         for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
         return;
     }
+#if defined(BLEND_AVX)
+    if (mr_simd() >= MR_SIMD_AVX) { blend_avx(s, w0, w1, w2); return; }
+#endif
     for (int i = 0; i < s->needed_count; i++) {
         int j = s->needed[i];
         const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
@@ -1139,8 +1168,10 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
     /* the colliders' world points (their joints do not move in this pass), slot m of each lane */
     v4 cvec[LANE_MAX_COLLIDERS][7];
     v4i con[LANE_MAX_COLLIDERS];
+    int capsule[LANE_MAX_COLLIDERS];    /* slot m holds a capsule in some lane (else no lane's needs projecting) */
     for (int m = 0; m < max_cc; m++) {
         double cc[4][7];
+        capsule[m] = 0;
         for (int l = 0; l < 4; l++) {
             con[m][l] = real[l] && m < ch[l]->collider_count ? -1 : 0;
             for (int k = 0; k < 7; k++) cc[l][k] = 0;
@@ -1148,6 +1179,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             int ci = s->chain_colliders[ch[l]->collider_first + m];
             const mr_spring_collider *c = &s->colliders[ci];
             collider_points(s, sk, ci);
+            capsule[m] |= c->shape == MR_COLLIDER_CAPSULE;
             const double *b = c->shape == MR_COLLIDER_CAPSULE ? s->coll_b[ci] : s->coll_a[ci];
             for (int k = 0; k < 3; k++) { cc[l][k] = s->coll_a[ci][k]; cc[l][3 + k] = b[k]; }
             cc[l][6] = c->radius;
@@ -1238,18 +1270,19 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             for (int m = 0; m < max_cc; m++) {
                 const v4 *cv = cvec[m];
                 v4i on = con[m] & vact;
-                v4 a[3], ab[3], ap[3], n[3];
-                for (int k = 0; k < 3; k++) {
-                    a[k] = cv[k];
-                    ab[k] = cv[3 + k] - a[k];
-                    ap[k] = next[k] - a[k];
+                v4 a[3], n[3];
+                for (int k = 0; k < 3; k++) a[k] = cv[k];
+                if (capsule[m]) {      /* a sphere's second end is its centre: ab = 0, dot = 0, it stays */
+                    v4 ab[3], ap[3];
+                    for (int k = 0; k < 3; k++) {
+                        ab[k] = cv[3 + k] - a[k];
+                        ap[k] = next[k] - a[k];
+                    }
+                    v4 dot = V_DOT(ab, ap), l2 = V_DOT(ab, ab);
+                    v4 f = V_SEL(V_MASK(l2 <= dot), V_SET1(1.0), dot / l2), in = V_MASK(dot > V_SET1(0.0));
+                    for (int k = 0; k < 3; k++) a[k] = V_SEL(in, a[k] + ab[k] * f, a[k]);
                 }
-                v4 dot = V_DOT(ab, ap), l2 = V_DOT(ab, ab);
-                v4 f = V_SEL(V_MASK(l2 <= dot), V_SET1(1.0), dot / l2), in = V_MASK(dot > V_SET1(0.0));
-                for (int k = 0; k < 3; k++) {
-                    a[k] = V_SEL(in, a[k] + ab[k] * f, a[k]);
-                    n[k] = next[k] - a[k];
-                }
+                for (int k = 0; k < 3; k++) n[k] = next[k] - a[k];
                 v4 reach = hit + cv[6] * V_SET1(ws), d2 = V_DOT(n, n);
                 clear &= (v4i)(d2 >= reach * reach) | ~on;
             }
