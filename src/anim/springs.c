@@ -742,11 +742,20 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
         float *o = s->in_cur[j];
-        /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN); summed as a tree, not one long chain */
+        /* all ten finite: each times 0 is 0 (inf * 0 and NaN * 0 are NaN) */
+#if defined(__SSE2__)
+        const __m128 zero = _mm_setzero_ps();
+        __m128 e0 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f), zero), zero);
+        __m128 e1 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f + 4), zero), zero);
+        __m128 e2 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f + 6), zero), zero);
+        int finite = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(e0, e1), e2)) == 15;
+#else
         float z = ((f[0] * 0.0f + f[1] * 0.0f) + (f[2] * 0.0f + f[3] * 0.0f)) +
                   ((f[4] * 0.0f + f[5] * 0.0f) + (f[6] * 0.0f + f[7] * 0.0f)) + (f[8] * 0.0f + f[9] * 0.0f);
+        int finite = z == 0;
+#endif
         float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
-        if (z == 0 && q2 >= 1e-12f) {
+        if (finite && q2 >= 1e-12f) {
             memcpy(o, f, sizeof f);
         } else {
             if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
@@ -756,11 +765,26 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         }
         /* the older rotations on this one's side of the sphere, so that a
          * blend of the three is a weighted sum (the frame mode never blends) */
+#if defined(__SSE2__)
+        if (fixed) {       /* the same products, summed in the same order */
+            __m128d o01 = load2(o + 3), o23 = load2(o + 5);
+            for (int h = 0; h < 2; h++) {
+                float *a = h ? s->in_prev2[j] : s->in_prev[j];
+                __m128d p01 = _mm_mul_pd(load2(a + 3), o01), p23 = _mm_mul_pd(load2(a + 5), o23);
+                double d = _mm_cvtsd_f64(p01) + _mm_cvtsd_f64(_mm_unpackhi_pd(p01, p01));
+                d = d + _mm_cvtsd_f64(p23);
+                d = d + _mm_cvtsd_f64(_mm_unpackhi_pd(p23, p23));
+                if (d < 0)
+                    for (int k = 3; k < 7; k++) a[k] = -a[k];
+            }
+        }
+#else
         for (int h = 0; h < 2 * fixed; h++) {
             float *a = h ? s->in_prev2[j] : s->in_prev[j];
             if ((double)a[3] * o[3] + (double)a[4] * o[4] + (double)a[5] * o[5] + (double)a[6] * o[6] < 0)
                 for (int k = 3; k < 7; k++) a[k] = -a[k];
         }
+#endif
     }
     if (shift) {
         memcpy(s->xf_prev2, s->xf_prev, sizeof s->xf_cur);
