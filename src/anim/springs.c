@@ -37,6 +37,14 @@ typedef struct { double r[9], t[3]; } xform;   /* x' = R x + t, R row-major */
  * direction, gravity direction, rest rotation, rest matrix's inverse and translation and determinant,
  * stiffness, gravity power, 1 - drag, hit radius, q_from_unit_to's turn for opposite vectors, rest
  * direction usable (1 or 0) */
+/* per group and depth, each lane's state (lane_state): its tip now and a step ago (centre space), its
+ * rotation; a lane past its chain's end carries values nothing keeps */
+enum { D_CUR = 0, D_PREV = 3, D_ROT = 6, D_COUNT = 10 };
+/* per group and depth: each lane's spring, its joint, its tip joint (-1: none), whether the lane steps a
+ * spring at that depth (a lane past its chain's end, or an empty one, repeats lane 0's spring: computed,
+ * never kept) */
+typedef struct { int idx[4], jnt[4], tail[4], act[4]; } lane_row;
+
 enum { S_AXP = 0, S_AX = 3, S_GD = 6, S_RQ = 9, S_RINV = 13, S_RT = 22, S_RDET = 25, S_ST = 26, S_GP = 27, S_KD = 28,
        S_RAD = 29, S_ALT = 30, S_AXOK = 33, S_COUNT = 34 };
 
@@ -92,6 +100,9 @@ struct mr_springs {
     unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
     int *group_row;                  /* per group: its first row of lane_static */
     double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
+    lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
+    double (*lane_state)[D_COUNT][4];   /* per group and depth: each lane's tips and rotation (D_*), the */
+                                     /* lanes' own copy: cur and prev of a grouped spring live here */
 };
 
 
@@ -339,7 +350,7 @@ void mr_springs_destroy(mr_springs *s)
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
     free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar);
-    free(s->group_row); free(s->lane_static);
+    free(s->group_row); free(s->lane_static); free(s->lane_plan); free(s->lane_state);
     free(s);
 }
 
@@ -364,7 +375,8 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
     DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count);
-    DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows);
+    DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows); DUP(lane_plan, s->lane_rows);
+    DUP(lane_state, s->lane_rows);
 #undef DUP
     return !fail;
 }
@@ -433,7 +445,9 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
     }
     if (!g) return 1;
     s->lane_static = malloc(sizeof *s->lane_static * (size_t)s->lane_rows);
-    if (!s->lane_static) return 0;
+    s->lane_plan = malloc(sizeof *s->lane_plan * (size_t)s->lane_rows);
+    s->lane_state = calloc((size_t)s->lane_rows, sizeof *s->lane_state);
+    if (!s->lane_static || !s->lane_plan || !s->lane_state) return 0;
     for (int q = 0; q < g; q++)
         for (int d = 0; d < s->chains[s->groups[q][0]].count; d++) {
             double (*st)[4] = s->lane_static[s->group_row[q] + d];
@@ -442,6 +456,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
                 const mr_spring_chain *ch = &s->chains[c >= 0 && d < s->chains[c].count ? c : s->groups[q][0]];
                 int i = ch->first + d;      /* an empty lane repeats lane 0's spring (computed, never kept) */
                 const mr_spring_joint *sj = &s->joints[i];
+                lane_row *lr = &s->lane_plan[s->group_row[q] + d];
+                lr->idx[l] = i;
+                lr->jnt[l] = sj->joint;
+                lr->tail[l] = sj->tail;
+                lr->act[l] = c >= 0 && d < s->chains[c].count;
                 const double *ax = s->axis[i];
                 for (int k = 0; k < 3; k++) {
                     st[S_AXP + k][l] = s->axis_parent[i][k]; st[S_AX + k][l] = ax[k]; st[S_GD + k][l] = s->gdir[i][k];
@@ -641,6 +660,13 @@ HOT void input_t(const mr_springs *s, int j, double t[3])
 }
 
 #if defined(__SSE2__)
+/* three floats (the fourth lane 0), reading no further */
+HOT __m128 load3(const float *p)
+{
+    __m128 xy = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    return _mm_movelh_ps(xy, _mm_load_ss(p + 2));
+}
+
 /* two floats as two doubles */
 HOT __m128d load2(const float *p)
 {
@@ -744,10 +770,12 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         float *o = s->in_cur[j];
         /* all ten finite: each times 0 is 0 (inf * 0 and NaN * 0 are NaN) */
 #if defined(__SSE2__)
+        /* read from the pose, not from f: a vector load across f's separate stores would wait for them */
         const __m128 zero = _mm_setzero_ps();
-        __m128 e0 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f), zero), zero);
-        __m128 e1 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f + 4), zero), zero);
-        __m128 e2 = _mm_cmpeq_ps(_mm_mul_ps(_mm_loadu_ps(f + 6), zero), zero);
+        __m128 vt = load3(pose->t[j]), vr = _mm_loadu_ps(pose->r[j]), vs = load3(pose->s[j]);
+        __m128 e0 = _mm_cmpeq_ps(_mm_mul_ps(vt, zero), zero);
+        __m128 e1 = _mm_cmpeq_ps(_mm_mul_ps(vr, zero), zero);
+        __m128 e2 = _mm_cmpeq_ps(_mm_mul_ps(vs, zero), zero);
         int finite = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(e0, e1), e2)) == 15;
 #else
         float z = ((f[0] * 0.0f + f[1] * 0.0f) + (f[2] * 0.0f + f[3] * 0.0f)) +
@@ -766,8 +794,10 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         /* the older rotations on this one's side of the sphere, so that a
          * blend of the three is a weighted sum (the frame mode never blends) */
 #if defined(__SSE2__)
-        if (fixed) {       /* the same products, summed in the same order */
-            __m128d o01 = load2(o + 3), o23 = load2(o + 5);
+        if (fixed) {       /* the same products, summed in the same order (o's values: from f where o is f, */
+                           /* as o's own stores could not yet be read as pairs) */
+            const float *oq = finite && q2 >= 1e-12f ? f : o;
+            __m128d o01 = load2(oq + 3), o23 = load2(oq + 5);
             for (int h = 0; h < 2; h++) {
                 float *a = h ? s->in_prev2[j] : s->in_prev[j];
                 __m128d p01 = _mm_mul_pd(load2(a + 3), o01), p23 = _mm_mul_pd(load2(a + 5), o23);
@@ -1141,8 +1171,8 @@ HOT void v4_norm(v4 *a)
     for (int k = 0; k < 3; k++) a[k] = V_SEL(m, a[k] * r, a[k]);
 }
 
-/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), joint t s, tail, rotation, tips */
-enum { G_P = 0, G_JT = 12, G_JS = 15, G_TL = 18, G_ROT = 21, G_CUR = 25, G_PREV = 28, G_COUNT = 31 };
+/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), the tail */
+enum { G_P = 0, G_TL = 12, G_COUNT = 15 };
 
 /* Rows r[0..3] (lane l of each: four values of lane l) stored at dst[l] + at .. + 3, for the lanes
  * whose dst is not NULL. */
@@ -1215,40 +1245,48 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
     double ws = s->ws;
     v4 pw_buf[2][12], *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
     for (int d = 0; d < depth; d++) {
+        const lane_row *lr = &s->lane_plan[s->group_row[gi] + d];
+        const int *idx = lr->idx, *jnt = lr->jnt, *act = lr->act;
+        double (*ls)[4] = s->lane_state[s->group_row[gi] + d];
         double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
-        int idx[4], jnt[4], act[4], last[4];
+        int last[4];
         v4i vact;
+        v4 jt[3], js[3], head[3], tipw[3];
+        /* the joints' inputs (input_ts): this frame's floats, or what set_input blended */
+        if (s->u >= 1) {
+            const float *i0 = s->in_cur[jnt[0]], *i1 = s->in_cur[jnt[1]], *i2 = s->in_cur[jnt[2]], *i3 = s->in_cur[jnt[3]];
+            for (int k = 0; k < 3; k++) {
+                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
+                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
+            }
+        } else {
+            const double *i0 = s->in_now[jnt[0]], *i1 = s->in_now[jnt[1]], *i2 = s->in_now[jnt[2]], *i3 = s->in_now[jnt[3]];
+            for (int k = 0; k < 3; k++) {
+                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
+                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
+            }
+        }
         for (int l = 0; l < 4; l++) {
-            act[l] = real[l] && d < ch[l]->count;
             vact[l] = act[l] ? -1 : 0;
-            int i = act[l] ? ch[l]->first + d : ch[0]->first + d;
-            idx[l] = i;
-            const mr_spring_joint *sj = &s->joints[i];
-            int j = jnt[l] = sj->joint;
+            int i = idx[l], tail = lr->tail[l];
             if (d == 0) {
-                int p = sk->parents[j];
+                int p = sk->parents[jnt[l]];
                 const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
                 memcpy(g[l] + G_P, PW->r, sizeof PW->r);
                 memcpy(g[l] + G_P + 9, PW->t, sizeof PW->t);
             }
-            input_ts(s, j, g[l] + G_JT, g[l] + G_JS);
-            last[l] = !exact && sj->tail >= 0;
+            last[l] = !exact && tail >= 0;
             if (last[l]) memcpy(g[l] + G_TL, s->tip_last[i], 3 * sizeof(double));
-            else if (sj->tail >= 0) input_t(s, sj->tail, g[l] + G_TL);
+            else if (tail >= 0) input_t(s, tail, g[l] + G_TL);
             else memcpy(g[l] + G_TL, s->rest_child[i], 3 * sizeof(double));
-            memcpy(g[l] + G_CUR, s->cur[i], 3 * sizeof(double));
-            memcpy(g[l] + G_PREV, s->prev[i], 3 * sizeof(double));
-            memcpy(g[l] + G_ROT, s->rot[i], 4 * sizeof(double));
         }
         const double (*st)[4] = s->lane_static[s->group_row[gi] + d];
         if (d == 0) for (int k = 0; k < 12; k++) P[k] = V_GATHER(g, G_P + k);
-        v4 jt[3], js[3], head[3], tipw[3];
-        for (int k = 0; k < 3; k++) { jt[k] = V_GATHER(g, G_JT + k); js[k] = V_GATHER(g, G_JS + k); }
         v4_point(P, jt, head, 1);
         {   /* the tip: where the last update left it (frame mode), or the tail's offset turned by the last rotation */
             v4 tl[3], q[4], t[3], r[3];
             for (int k = 0; k < 3; k++) tl[k] = V_GATHER(g, G_TL + k) * js[k];
-            for (int k = 0; k < 4; k++) q[k] = V_GATHER(g, G_ROT + k);
+            for (int k = 0; k < 4; k++) q[k] = V_LD(ls[D_ROT + k]);
             v4 two = V_SET1(2.0);
             t[0] = two * (q[1] * tl[2] - q[2] * tl[1]);
             t[1] = two * (q[2] * tl[0] - q[0] * tl[2]);
@@ -1266,7 +1304,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         V_SQRT(len, V_DOT(d0, d0));
         {
             v4 cur[3], nc[3], cn[3];
-            for (int k = 0; k < 3; k++) cur[k] = V_GATHER(g, G_CUR + k);
+            for (int k = 0; k < 3; k++) cur[k] = V_LD(ls[D_CUR + k]);
             if (moving) {
                 v4 ax[3];
                 v4 axp[3] = {V_LD(st[S_AXP]), V_LD(st[S_AXP + 1]), V_LD(st[S_AXP + 2])};
@@ -1274,7 +1312,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
                 v4_norm(ax);
                 v4 ks = V_LD(st[S_ST]) * V_SET1(dt) * V_SET1(ws), kg = V_LD(st[S_GP]) * V_SET1(dt) * V_SET1(ws);
                 v4 kd = V_LD(st[S_KD]) * V_SET1(inertia);
-                for (int k = 0; k < 3; k++) nc[k] = cur[k] + (cur[k] - V_GATHER(g, G_PREV + k)) * kd;
+                for (int k = 0; k < 3; k++) nc[k] = cur[k] + (cur[k] - V_LD(ls[D_PREV + k])) * kd;
                 v4_point(C, nc, cn, 1);
                 for (int k = 0; k < 3; k++) next[k] = V_SEL(mC, cn[k], nc[k]) + (ax[k] * ks + V_LD(st[S_GD + k]) * kg);
             } else {
@@ -1317,18 +1355,12 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
                 for (int k = 0; k < 3; k++) next[k][l] = tip[k];
             }
         }
-        if (commit) {
-            v4 cn[4];
+        if (commit) {      /* the lanes' own state: s->cur and s->prev of their springs wait for lanes_push */
+            v4 cn[3];
             v4_point(Ci, next, cn, 1);
-            for (int k = 0; k < 3; k++) cn[k] = V_SEL(mC, cn[k], next[k]);
-            cn[3] = cn[2];
-            double tmp[4][4], *dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
-            store_lanes(cn, dst, 0);
-            for (int l = 0; l < 4; l++) {
-                if (!act[l]) continue;
-                int i = idx[l];
-                memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-                memcpy(s->cur[i], tmp[l], sizeof s->cur[i]);
+            for (int k = 0; k < 3; k++) {
+                V_ST(ls[D_PREV + k], V_LD(ls[D_CUR + k]));
+                V_ST(ls[D_CUR + k], V_SEL(mC, cn[k], next[k]));
             }
         }
         /* the turn: rest_frame_dir, q_from_unit_to, q_mul and q_norm of pass */
@@ -1407,6 +1439,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
         store_lanes(q, dst, 0);
+        for (int k = 0; k < 4; k++) V_ST(ls[D_ROT + k], q[k]);
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
             int j = jnt[l];
@@ -1433,6 +1466,34 @@ static void lanes_base(mr_springs *s, const mr_skeleton *sk, int gi, double dt, 
     lanes_body(s, sk, gi, dt, inertia, commit);
 }
 #pragma GCC diagnostic pop
+
+/* The lanes' state from the springs' arrays (after a reset wrote them), and back. */
+static void lanes_pull(mr_springs *s)
+{
+    for (int r = 0; r < s->lane_rows; r++)
+        for (int l = 0; l < 4; l++) {
+            int i = s->lane_plan[r].idx[l];
+            for (int k = 0; k < 3; k++) {
+                s->lane_state[r][D_CUR + k][l] = s->cur[i][k];
+                s->lane_state[r][D_PREV + k][l] = s->prev[i][k];
+            }
+            for (int k = 0; k < 4; k++) s->lane_state[r][D_ROT + k][l] = s->rot[i][k];
+        }
+}
+
+static void lanes_push(mr_springs *s)
+{
+    for (int r = 0; r < s->lane_rows; r++)
+        for (int l = 0; l < 4; l++) {
+            if (!s->lane_plan[r].act[l]) continue;
+            int i = s->lane_plan[r].idx[l];
+            for (int k = 0; k < 3; k++) {
+                s->cur[i][k] = s->lane_state[r][D_CUR + k][l];
+                s->prev[i][k] = s->lane_state[r][D_PREV + k][l];
+            }
+            for (int k = 0; k < 4; k++) s->rot[i][k] = s->lane_state[r][D_ROT + k][l];
+        }
+}
 
 /* Every group of free chains, side by side. */
 static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
@@ -1586,12 +1647,15 @@ static void reset_state(mr_springs *s, const mr_skeleton *sk)
         memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
     }
     remember_tips(s, sk);
+    lanes_pull(s);
     s->time = 0;
     s->steps = 0;
     s->initialized = 1;
     if (s->mode == MR_SPRINGS_FIXED) {    /* start outside the colliders, at rest */
         pass(s, sk, 0, 0, 1);
+        lanes_push(s);
         memcpy(s->prev, s->cur, sizeof *s->cur * (size_t)s->joint_count);
+        lanes_pull(s);
     }
 }
 
