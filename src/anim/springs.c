@@ -98,6 +98,7 @@ struct mr_springs {
     int (*groups)[4]; int group_count;  /* free chains stepped side by side (lanes; -1: none), see pass_lanes */
     unsigned char *grouped;          /* per spring: its chain is in a group */
     unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
+    unsigned char *chain_free;       /* per chain: free (see pass_lanes), in a group or not */
     int *group_row;                  /* per group: its first row of lane_static */
     double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
     lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
@@ -349,7 +350,7 @@ void mr_springs_destroy(mr_springs *s)
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
-    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar);
+    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
     free(s->group_row); free(s->lane_static); free(s->lane_plan); free(s->lane_state);
     free(s);
 }
@@ -374,7 +375,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
-    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count);
+    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
     DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows); DUP(lane_plan, s->lane_rows);
     DUP(lane_state, s->lane_rows);
 #undef DUP
@@ -416,6 +417,7 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
             int r = sk->parents[s->joints[oc->first].joint];
             if (o != c && r >= first && r <= end) ok = 0;
         }
+        s->chain_free[c] = (unsigned char)ok;
         if (ok) list[nf++] = c;
     }
     if (N) memset(under, 0, (size_t)N);
@@ -1599,7 +1601,8 @@ static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia
         memcpy(W->t, head, sizeof head);
         s->valid[j] = 1;
         s->stamp[j] = ++s->clock;
-        invalidate_below(s, j);
+        /* below a free chain's joints hang only its next joints (made here, from this one) and its last tip */
+        if (!s->chain_free[s->chain_of[i]] || i == ch->first + ch->count - 1) invalidate_below(s, j);
     }
     if (commit) remember_tips(s, sk);
 }
