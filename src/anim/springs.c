@@ -100,6 +100,8 @@ struct mr_springs {
     unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
     unsigned char *chain_free;       /* per chain: free (see pass_lanes), in a group or not */
     int *group_row;                  /* per group: its first row of lane_static */
+    int *rider;                      /* per group: a free chain left out of the groups that steps one joint at */
+                                     /* a time beside that group's rows (see lanes_body), -1: none */
     double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
     lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
     double (*lane_state)[D_COUNT][4];   /* per group and depth: each lane's tips and rotation (D_*), the */
@@ -351,7 +353,7 @@ void mr_springs_destroy(mr_springs *s)
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
     free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
-    free(s->group_row); free(s->lane_static); free(s->lane_plan); free(s->lane_state);
+    free(s->group_row); free(s->rider); free(s->lane_static); free(s->lane_plan); free(s->lane_state);
     free(s);
 }
 
@@ -376,7 +378,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
     DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
-    DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows); DUP(lane_plan, s->lane_rows);
+    DUP(group_row, s->chain_count); DUP(rider, s->chain_count); DUP(lane_static, s->lane_rows); DUP(lane_plan, s->lane_rows);
     DUP(lane_state, s->lane_rows);
 #undef DUP
     return !fail;
@@ -426,8 +428,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         for (int b = a; b > 0 && s->chains[list[b]].count > s->chains[list[b - 1]].count; b--) {
             int t = list[b]; list[b] = list[b - 1]; list[b - 1] = t;
         }
-    /* groups of four; a chain left alone at the end runs in the scalar loop */
-    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0;
+    /* groups of four; a chain left alone at the end (the shortest) rides along the last group, one joint at a
+     * time beside each of its rows: its scalar step is independent work for the processor while the lanes wait
+     * on their square roots and divisions (nothing in the set reads it, it reads nothing a chain moves, so
+     * any order gives the same bits); with no group it runs in the scalar loop */
+    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0, alone = n < nf ? list[n] : -1;
     if (s->joint_count) memset(s->grouped, 0, (size_t)s->joint_count);
     for (int a = 0; a < n; a += 4, g++) {
         int lanes[4];      /* list is groups' storage: group g takes the ints it was read from */
@@ -435,6 +440,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         memcpy(s->groups[g], lanes, sizeof lanes);
     }
     s->group_count = g;
+    for (int q = 0; q < s->chain_count; q++) s->rider[q] = -1;
+    if (g && alone >= 0) {
+        s->rider[g - 1] = alone;
+        for (int k = 0; k < s->chains[alone].count; k++) s->grouped[s->chains[alone].first + k] = 2;
+    }
     s->lane_rows = 0;
     for (int q = 0; q < g; q++) {
         s->group_row[q] = s->lane_rows;
@@ -1117,6 +1127,91 @@ HOT void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const doubl
     for (int k = 0; k < 3; k++) v[k] = m[3 * k] * a[0] + m[3 * k + 1] * a[1] + m[3 * k + 2] * a[2];
 }
 
+/* One spring joint's step (pass's loop, and a free chain riding along a group of lanes). */
+HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double inertia, int commit)
+{
+    int exact = s->mode == MR_SPRINGS_FIXED;
+    const mr_spring_joint *sj = &s->joints[i];
+    const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
+    int j = sj->joint, p = sk->parents[j];
+    /* the joint's own world matrix is only made once it has turned:
+     * its position comes from the parent's */
+    const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
+    double jt[3], js[3], head[3];
+    input_ts(s, j, jt, js);
+    x_point(PW, jt, head);
+    double tl[3], tipw[3];
+    if (!exact && sj->tail >= 0) {
+        /* VRM's reference measures the bone from the joint now to where
+         * its tip was left by the last update (a child's world matrix
+         * that has not been refreshed yet); the frame mode does the same */
+        memcpy(tipw, s->tip_last[i], sizeof tipw);
+    } else {
+        if (sj->tail >= 0) input_t(s, sj->tail, tl);
+        else memcpy(tl, s->rest_child[i], sizeof tl);
+        for (int a = 0; a < 3; a++) tl[a] *= js[a];
+        q_rotate(s->rot[i], tl, tl);
+        x_dir(PW, tl, tipw);
+        for (int a = 0; a < 3; a++) tipw[a] += head[a];
+    }
+    double d0[3];
+    v_sub(tipw, head, d0);
+    double len = v_len(d0);
+    const xform *C = NULL, *Cinv = NULL;   /* NULL: the world */
+    if (ch->center >= 0) {
+        Cinv = center_inverse(s, sk, s->chain_of[i]);
+        C = &s->world[ch->center];
+    }
+    double next[3];
+    if (dt > 0 || inertia > 0) {
+        /* inertia in the centre's space; the pull back to the rest
+         * direction (the rest offset turned by the joint's rest rotation
+         * and the parent's world rotation) and gravity in the world's */
+        double ax[3], nc[3];
+        x_dir(PW, s->axis_parent[i], ax);
+        v_norm(ax);
+        double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
+        for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
+        if (C) x_point(C, nc, next);
+        else memcpy(next, nc, sizeof next);
+        for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
+    } else {
+        if (C) x_point(C, s->cur[i], next);
+        else memcpy(next, s->cur[i], sizeof next);
+    }
+    fix_length(next, head, len);
+    if (ch->collider_count) collide(s, sk, ch, next, head, len, sj->radius * s->ws, exact);
+    if (commit) {
+        memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
+        if (Cinv) x_point(Cinv, next, s->cur[i]);
+        else memcpy(s->cur[i], next, sizeof next);
+    }
+    /* the rotation that takes the rest direction onto the tip: the tip
+     * in the frame the joint would have at rest under its parent now */
+    double q[4];
+    memcpy(q, s->rest_q[i], sizeof q);
+    if (len > 1e-12 && v_dot(s->axis[i], s->axis[i]) > 0.5) {
+        double v[3], apply[4];
+        rest_frame_dir(s, PW, i, next, v);
+        double lv = v_len(v);
+        if (lv > 0 && isfinite(lv)) {
+            q_from_unit_to(s->axis[i], v, lv, apply);
+            q_mul(s->rest_q[i], apply, q);
+            q_norm(q);      /* the one normalisation of the product */
+        }
+    }
+    memcpy(s->rot[i], q, sizeof q);
+    double local[9];       /* the joint's world: its translation is head */
+    x_rs(q, js, local);
+    xform *W = &s->world[j];
+    x_mul_r(PW->r, local, W->r);
+    memcpy(W->t, head, sizeof head);
+    s->valid[j] = 1;
+    s->stamp[j] = ++s->clock;
+    /* below a free chain's joints hang only its next joints (made here, from this one) and its last tip */
+    if (!s->chain_free[s->chain_of[i]] || i == ch->first + ch->count - 1) invalidate_below(s, j);
+}
+
 /* ---- chains side by side ---------------------------------------------------------
  *
  * The "free" chains (their parent, centre and colliders hang outside every
@@ -1201,6 +1296,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         ch[l] = &s->chains[real[l] ? lane_chain[l] : lane_chain[0]];
     }
     int depth = ch[0]->count;        /* lane 0 holds the longest chain */
+    const mr_spring_chain *rider = s->rider[gi] >= 0 ? &s->chains[s->rider[gi]] : NULL;
     /* the centres: C and its inverse per lane (a lane without a centre keeps its tips as they are: mC) */
     double cg[4][24];
     v4 C[12], Ci[12];
@@ -1451,7 +1547,9 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             if (d == ch[l]->count - 1) invalidate_below(s, j);
         }
         P = W;
+        if (rider && d < rider->count) step_one(s, sk, rider->first + d, dt, inertia, commit);
     }
+    for (int d = depth; rider && d < rider->count; d++) step_one(s, sk, rider->first + d, dt, inertia, commit);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -1519,90 +1617,11 @@ static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double i
  * state), collide, keep the new tips when commit, and turn the joints. */
 static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
-    int exact = s->mode == MR_SPRINGS_FIXED;
     if (s->group_count) pass_lanes(s, sk, dt, inertia, commit);
     for (int o = 0; o < s->joint_count; o++) {
         int i = s->order[o];
         if (s->grouped[i]) continue;
-        const mr_spring_joint *sj = &s->joints[i];
-        const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
-        int j = sj->joint, p = sk->parents[j];
-        /* the joint's own world matrix is only made once it has turned:
-         * its position comes from the parent's */
-        const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
-        double jt[3], js[3], head[3];
-        input_ts(s, j, jt, js);
-        x_point(PW, jt, head);
-        double tl[3], tipw[3];
-        if (!exact && sj->tail >= 0) {
-            /* VRM's reference measures the bone from the joint now to where
-             * its tip was left by the last update (a child's world matrix
-             * that has not been refreshed yet); the frame mode does the same */
-            memcpy(tipw, s->tip_last[i], sizeof tipw);
-        } else {
-            if (sj->tail >= 0) input_t(s, sj->tail, tl);
-            else memcpy(tl, s->rest_child[i], sizeof tl);
-            for (int a = 0; a < 3; a++) tl[a] *= js[a];
-            q_rotate(s->rot[i], tl, tl);
-            x_dir(PW, tl, tipw);
-            for (int a = 0; a < 3; a++) tipw[a] += head[a];
-        }
-        double d0[3];
-        v_sub(tipw, head, d0);
-        double len = v_len(d0);
-        const xform *C = NULL, *Cinv = NULL;   /* NULL: the world */
-        if (ch->center >= 0) {
-            Cinv = center_inverse(s, sk, s->chain_of[i]);
-            C = &s->world[ch->center];
-        }
-        double next[3];
-        if (dt > 0 || inertia > 0) {
-            /* inertia in the centre's space; the pull back to the rest
-             * direction (the rest offset turned by the joint's rest rotation
-             * and the parent's world rotation) and gravity in the world's */
-            double ax[3], nc[3];
-            x_dir(PW, s->axis_parent[i], ax);
-            v_norm(ax);
-            double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
-            for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
-            if (C) x_point(C, nc, next);
-            else memcpy(next, nc, sizeof next);
-            for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
-        } else {
-            if (C) x_point(C, s->cur[i], next);
-            else memcpy(next, s->cur[i], sizeof next);
-        }
-        fix_length(next, head, len);
-        if (ch->collider_count) collide(s, sk, ch, next, head, len, sj->radius * s->ws, exact);
-        if (commit) {
-            memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-            if (Cinv) x_point(Cinv, next, s->cur[i]);
-            else memcpy(s->cur[i], next, sizeof next);
-        }
-        /* the rotation that takes the rest direction onto the tip: the tip
-         * in the frame the joint would have at rest under its parent now */
-        double q[4];
-        memcpy(q, s->rest_q[i], sizeof q);
-        if (len > 1e-12 && v_dot(s->axis[i], s->axis[i]) > 0.5) {
-            double v[3], apply[4];
-            rest_frame_dir(s, PW, i, next, v);
-            double lv = v_len(v);
-            if (lv > 0 && isfinite(lv)) {
-                q_from_unit_to(s->axis[i], v, lv, apply);
-                q_mul(s->rest_q[i], apply, q);
-                q_norm(q);      /* the one normalisation of the product */
-            }
-        }
-        memcpy(s->rot[i], q, sizeof q);
-        double local[9];       /* the joint's world: its translation is head */
-        x_rs(q, js, local);
-        xform *W = &s->world[j];
-        x_mul_r(PW->r, local, W->r);
-        memcpy(W->t, head, sizeof head);
-        s->valid[j] = 1;
-        s->stamp[j] = ++s->clock;
-        /* below a free chain's joints hang only its next joints (made here, from this one) and its last tip */
-        if (!s->chain_free[s->chain_of[i]] || i == ch->first + ch->count - 1) invalidate_below(s, j);
+        step_one(s, sk, i, dt, inertia, commit);
     }
     if (commit) remember_tips(s, sk);
 }
