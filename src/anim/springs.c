@@ -13,7 +13,11 @@
  * this frame's side of the sphere; set_input blends every needed joint's
  * once a step (three multiply-adds a value). A step is pass: the free
  * chains side by side in vector lanes (pass_lanes, "chains side by side"
- * below), then the others one joint at a time, parents first.
+ * below; a free chain left over steps one joint at a time beside its
+ * group's rows), then the others one joint at a time (step_one), parents
+ * first. The lanes keep their chains' tips and rotations in rows of their
+ * own (lane_state); the springs' cur and prev arrays hold them only at a
+ * reset (lanes_pull, lanes_push).
  */
 #include "anim/springs.h"
 

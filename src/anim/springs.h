@@ -60,8 +60,10 @@
  * collider, centre or other chain hangs below them: hair, tails, straps
  * on a body), step four at a time, a chain in each lane of a vector, with
  * the same operations in the same order as one at a time: the results are
- * the same bits either way, and with or without AVX (core/cpu.h). Figures:
- * `marrow bench --only springs`, docs/PERFORMANCE.md.
+ * the same bits either way, and with or without AVX (core/cpu.h). A free
+ * chain left over from the groups of four steps one joint at a time beside
+ * its group's rows (independent work while the lanes wait on their square
+ * roots). Figures: `marrow bench --only springs`, docs/PERFORMANCE.md.
  *
  * Ownership: mr_springs_create copies the description; the springs keep no
  * pointer to the skeleton, but every call must pass the same one (its joint

@@ -5,8 +5,8 @@
  * skeleton, 3 colliders (2 spheres, 1 capsule) every chain collides with,
  * the characters walking in circles and rocking their hips. One frame is
  * every character's springs updated by 1/60 s: in the fixed mode (120 Hz:
- * two steps and a fractional step each frame) and the frame mode (one
- * step). The baseline, measured in the same run, is every character's
+ * two steps a frame; a frame's time falls on a step, so no fractional step
+ * is drawn) and the frame mode (one step). The baseline, measured in the same run, is every character's
  * local-to-model (mr_pose_to_model) of the same pose. Times are the
  * thread's CPU time (and wall time beside it), median of runs; the cases
  * take turns within each run. The header line names the workload and the
