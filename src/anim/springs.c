@@ -31,6 +31,7 @@
 #endif
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,7 +107,10 @@ struct mr_springs {
     int *group_row;                  /* per group: its first row of lane_static */
     int *rider;                      /* per group: a free chain left out of the groups that steps one joint at */
                                      /* a time beside that group's rows (see lanes_body), -1: none */
-    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
+    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane; */
+                                     /* read only after create, held in a lane_block shared by every */
+                                     /* springs with the same constants (lane_share) */
+    struct lane_block *lane_block;   /* the block lane_static lies in; NULL: lane_static is s's own */
     lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
     double (*lane_state)[D_COUNT][4];   /* per group and depth: each lane's tips and rotation (D_*), the */
                                      /* lanes' own copy: cur and prev of a grouped spring live here */
@@ -348,6 +352,90 @@ mr_status mr_springs_validate(const mr_skeleton *sk, const mr_springs_desc *d, m
     return MR_OK;
 }
 
+static void *dup(const void *p, size_t size, int *fail)
+{
+    if (!size) return NULL;
+    void *q = malloc(size);
+    if (!q) { *fail = 1; return NULL; }
+    if (p) memcpy(q, p, size); else memset(q, 0, size);
+    return q;
+}
+
+/* ---- lane constants shared between springs ---------------------------------
+ *
+ * A character's lane constants (lane_static: 8.7 KB for four chains of 8
+ * joints) depend only on its rig and spring settings, so the characters of
+ * one rig hold the same bytes. Each set lives once, in a lane_block counted
+ * by its users: at 100 characters the step reads one set from cache instead
+ * of a hundred from memory. The blocks of the whole process sit on one list
+ * (springs made on any thread), guarded by a mutex; a block is found by
+ * comparing the bytes, so sharing changes no value.
+ */
+struct lane_block {
+    struct lane_block *next;
+    long refs;
+    int rows;
+    double (*st)[S_COUNT][4];
+};
+
+static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lane_block *lane_blocks;
+
+/* s's own lane_static (made by plan_groups) swapped for the block holding the same bytes, made if none
+ * does (out of memory for the block: s keeps its own) */
+static void lane_share(mr_springs *s)
+{
+    size_t size = sizeof *s->lane_static * (size_t)s->lane_rows;
+    pthread_mutex_lock(&lane_lock);
+    struct lane_block *b = lane_blocks;
+    while (b && (b->rows != s->lane_rows || memcmp(b->st, s->lane_static, size))) b = b->next;
+    if (b) {
+        b->refs++;
+        free(s->lane_static);
+    } else if ((b = malloc(sizeof *b))) {
+        b->rows = s->lane_rows;
+        b->refs = 1;
+        b->st = s->lane_static;
+        b->next = lane_blocks;
+        lane_blocks = b;
+    }
+    pthread_mutex_unlock(&lane_lock);
+    if (!b) return;
+    s->lane_static = b->st;
+    s->lane_block = b;
+}
+
+/* a clone takes a reference to src's block (or a copy of its own constants) */
+static int lane_retain(mr_springs *s, const mr_springs *src)
+{
+    s->lane_block = src->lane_block;
+    if (src->lane_block) {
+        pthread_mutex_lock(&lane_lock);
+        src->lane_block->refs++;
+        pthread_mutex_unlock(&lane_lock);
+        s->lane_static = src->lane_static;
+        return 1;
+    }
+    int fail = 0;
+    s->lane_static = dup(src->lane_static, sizeof *s->lane_static * (size_t)s->lane_rows, &fail);
+    return !fail;
+}
+
+static void lane_release(mr_springs *s)
+{
+    struct lane_block *b = s->lane_block;
+    if (!b) { free(s->lane_static); return; }
+    pthread_mutex_lock(&lane_lock);
+    int last = --b->refs == 0;
+    if (last) {
+        struct lane_block **p = &lane_blocks;
+        while (*p != b) p = &(*p)->next;
+        *p = b->next;
+    }
+    pthread_mutex_unlock(&lane_lock);
+    if (last) { free(b->st); free(b); }
+}
+
 void mr_springs_destroy(mr_springs *s)
 {
     if (!s) return;
@@ -357,17 +445,8 @@ void mr_springs_destroy(mr_springs *s)
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
     free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
-    free(s->group_row); free(s->rider); free(s->lane_static); free(s->lane_plan); free(s->lane_state);
+    free(s->group_row); free(s->rider); lane_release(s); free(s->lane_plan); free(s->lane_state);
     free(s);
-}
-
-static void *dup(const void *p, size_t size, int *fail)
-{
-    if (!size) return NULL;
-    void *q = malloc(size);
-    if (!q) { *fail = 1; return NULL; }
-    if (p) memcpy(q, p, size); else memset(q, 0, size);
-    return q;
 }
 
 /* Every array of s sized from its counts (contents copied from src when given). */
@@ -382,7 +461,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
     DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
-    DUP(group_row, s->chain_count); DUP(rider, s->chain_count); DUP(lane_static, s->lane_rows); DUP(lane_plan, s->lane_rows);
+    DUP(group_row, s->chain_count); DUP(rider, s->chain_count); DUP(lane_plan, s->lane_rows);
     DUP(lane_state, s->lane_rows);
 #undef DUP
     return !fail;
@@ -588,6 +667,7 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
         mr_springs_destroy(s);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "springs: out of memory");
     }
+    if (s->lane_static) lane_share(s);
     *out = s;
     return MR_OK;
 }
@@ -599,12 +679,14 @@ mr_status mr_springs_clone(const mr_springs *src, mr_springs **out)
     if (!s) return MR_ERR_NO_MEMORY;
     *s = *src;
     s->joints = NULL; s->chains = NULL; s->colliders = NULL; s->chain_colliders = NULL;
+    s->lane_static = NULL; s->lane_block = NULL;
     int fail = 0;
     s->joints = dup(src->joints, sizeof *s->joints * (size_t)s->joint_count, &fail);
     s->chains = dup(src->chains, sizeof *s->chains * (size_t)s->chain_count, &fail);
     s->colliders = dup(src->colliders, sizeof *s->colliders * (size_t)s->collider_count, &fail);
     s->chain_colliders = dup(src->chain_colliders, sizeof *s->chain_colliders * (size_t)s->chain_collider_count, &fail);
-    if (fail || !alloc_arrays(s, src)) {
+    /* alloc_arrays runs even when a dup above failed: it replaces every pointer copied from src */
+    if (!alloc_arrays(s, src) || fail || !lane_retain(s, src)) {
         mr_springs_destroy(s);
         return MR_ERR_NO_MEMORY;
     }
@@ -1767,6 +1849,16 @@ int mr_springs_lane_chains(const mr_springs *s)
     int n = 0;
     for (int g = 0; g < s->group_count; g++)
         for (int l = 0; l < 4; l++) n += s->groups[g][l] >= 0;
+    return n;
+}
+
+int mr_springs_lane_sharers(const mr_springs *s)
+{
+    if (!s->lane_static) return 0;
+    if (!s->lane_block) return 1;
+    pthread_mutex_lock(&lane_lock);
+    int n = (int)s->lane_block->refs;
+    pthread_mutex_unlock(&lane_lock);
     return n;
 }
 
