@@ -494,6 +494,58 @@ TEST(chains_side_by_side_give_the_same_bits_as_one_at_a_time)
     mr_skeleton_deinit(&sk);
 }
 
+/* Springs of one rig with the same settings hold their lane constants
+ * once: made apart or cloned, they share them, and stepping any one after
+ * the others are gone gives the bits of springs that never shared. */
+TEST(springs_of_one_rig_share_their_lane_constants)
+{
+    mr_skeleton sk;
+    lanes_skeleton(&sk);
+    mr_springs *a = lanes_springs(&sk, MR_SPRINGS_FIXED, 0, 0), *b = lanes_springs(&sk, MR_SPRINGS_FRAME, 0, 0);
+    mr_springs *other = lanes_springs(&sk, MR_SPRINGS_FIXED, 0, 1), *c = NULL;
+    mr_springs *blocked = lanes_springs(&sk, MR_SPRINGS_FIXED, 1, 0);
+    CHECK(a && b && other && blocked);
+    if (!a || !b || !other || !blocked) goto out;
+    CHECK(mr_springs_lane_sharers(a) == 2);      /* the step mode changes no constant */
+    CHECK(mr_springs_clone(a, &c) == MR_OK);
+    CHECK(mr_springs_lane_sharers(b) == 3);
+    CHECK(mr_springs_lane_sharers(other) == 1);  /* other chain lengths: other constants */
+    CHECK(mr_springs_lane_sharers(blocked) == 0);
+    mr_springs *fresh = lanes_springs(&sk, MR_SPRINGS_FIXED, 0, 0);
+    CHECK(mr_springs_lane_sharers(fresh) == 4);
+    mr_springs_destroy(fresh);
+    mr_springs_destroy(a);                       /* the first maker goes first */
+    a = NULL;
+    CHECK(mr_springs_lane_sharers(c) == 2);
+    mr_pose pc, pf;
+    mr_pose_init(&pc, L_JOINTS);
+    mr_pose_init(&pf, L_JOINTS);
+    mr_pose_set_rest(&pc, &sk);
+    mr_pose_set_rest(&pf, &sk);
+    mr_springs *lone = lanes_springs(&sk, MR_SPRINGS_FIXED, 1, 0);   /* one joint at a time: no lanes */
+    int same = 1;
+    for (int f = 0; f < 120 && lone; f++) {
+        mat4 xf;
+        motion(f / 60.0, xf);
+        glm_quatv(pc.r[3], (float)(0.7 * sin(f / 20.0)), (vec3){0, 1, 0});
+        glm_quatv(pf.r[3], (float)(0.7 * sin(f / 20.0)), (vec3){0, 1, 0});
+        CHECK(mr_springs_update(c, &sk, &pc, 1.0 / 60, (float *)xf) == MR_OK);
+        CHECK(mr_springs_update(lone, &sk, &pf, 1.0 / 60, (float *)xf) == MR_OK);
+        if (memcmp(pc.r[0], pf.r[0], sizeof(float) * 4 * L_JOINTS)) same = 0;
+    }
+    CHECK(lone && same);
+    mr_springs_destroy(lone);
+    mr_pose_deinit(&pc);
+    mr_pose_deinit(&pf);
+out:
+    mr_springs_destroy(a);
+    mr_springs_destroy(b);
+    mr_springs_destroy(c);
+    mr_springs_destroy(other);
+    mr_springs_destroy(blocked);
+    mr_skeleton_deinit(&sk);
+}
+
 int main(void)
 {
     RUN(refuses_bad_descriptions);
@@ -507,5 +559,6 @@ int main(void)
     RUN(a_centre_joint_carries_the_tips);
     RUN(clone_keeps_the_state);
     RUN(chains_side_by_side_give_the_same_bits_as_one_at_a_time);
+    RUN(springs_of_one_rig_share_their_lane_constants);
     return test_summary("springs");
 }

@@ -13,7 +13,11 @@
  * this frame's side of the sphere; set_input blends every needed joint's
  * once a step (three multiply-adds a value). A step is pass: the free
  * chains side by side in vector lanes (pass_lanes, "chains side by side"
- * below), then the others one joint at a time, parents first.
+ * below; a free chain left over steps one joint at a time beside its
+ * group's rows), then the others one joint at a time (step_one), parents
+ * first. The lanes keep their chains' tips and rotations in rows of their
+ * own (lane_state); the springs' cur and prev arrays hold them only at a
+ * reset (lanes_pull, lanes_push).
  */
 #include "anim/springs.h"
 
@@ -22,8 +26,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +42,14 @@ typedef struct { double r[9], t[3]; } xform;   /* x' = R x + t, R row-major */
  * direction, gravity direction, rest rotation, rest matrix's inverse and translation and determinant,
  * stiffness, gravity power, 1 - drag, hit radius, q_from_unit_to's turn for opposite vectors, rest
  * direction usable (1 or 0) */
+/* per group and depth, each lane's state (lane_state): its tip now and a step ago (centre space), its
+ * rotation; a lane past its chain's end carries values nothing keeps */
+enum { D_CUR = 0, D_PREV = 3, D_ROT = 6, D_COUNT = 10 };
+/* per group and depth: each lane's spring, its joint, its tip joint (-1: none), whether the lane steps a
+ * spring at that depth (a lane past its chain's end, or an empty one, repeats lane 0's spring: computed,
+ * never kept) */
+typedef struct { int idx[4], jnt[4], tail[4], act[4]; } lane_row;
+
 enum { S_AXP = 0, S_AX = 3, S_GD = 6, S_RQ = 9, S_RINV = 13, S_RT = 22, S_RDET = 25, S_ST = 26, S_GP = 27, S_KD = 28,
        S_RAD = 29, S_ALT = 30, S_AXOK = 33, S_COUNT = 34 };
 
@@ -87,8 +103,17 @@ struct mr_springs {
     int (*groups)[4]; int group_count;  /* free chains stepped side by side (lanes; -1: none), see pass_lanes */
     unsigned char *grouped;          /* per spring: its chain is in a group */
     unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
+    unsigned char *chain_free;       /* per chain: free (see pass_lanes), in a group or not */
     int *group_row;                  /* per group: its first row of lane_static */
-    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane */
+    int *rider;                      /* per group: a free chain left out of the groups that steps one joint at */
+                                     /* a time beside that group's rows (see lanes_body), -1: none */
+    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane; */
+                                     /* read only after create, held in a lane_block shared by every */
+                                     /* springs with the same constants (lane_share) */
+    struct lane_block *lane_block;   /* the block lane_static lies in; NULL: lane_static is s's own */
+    lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
+    double (*lane_state)[D_COUNT][4];   /* per group and depth: each lane's tips and rotation (D_*), the */
+                                     /* lanes' own copy: cur and prev of a grouped spring live here */
 };
 
 
@@ -327,6 +352,90 @@ mr_status mr_springs_validate(const mr_skeleton *sk, const mr_springs_desc *d, m
     return MR_OK;
 }
 
+static void *dup(const void *p, size_t size, int *fail)
+{
+    if (!size) return NULL;
+    void *q = malloc(size);
+    if (!q) { *fail = 1; return NULL; }
+    if (p) memcpy(q, p, size); else memset(q, 0, size);
+    return q;
+}
+
+/* ---- lane constants shared between springs ---------------------------------
+ *
+ * A character's lane constants (lane_static: 8.7 KB for four chains of 8
+ * joints) depend only on its rig and spring settings, so the characters of
+ * one rig hold the same bytes. Each set lives once, in a lane_block counted
+ * by its users: at 100 characters the step reads one set from cache instead
+ * of a hundred from memory. The blocks of the whole process sit on one list
+ * (springs made on any thread), guarded by a mutex; a block is found by
+ * comparing the bytes, so sharing changes no value.
+ */
+struct lane_block {
+    struct lane_block *next;
+    long refs;
+    int rows;
+    double (*st)[S_COUNT][4];
+};
+
+static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lane_block *lane_blocks;
+
+/* s's own lane_static (made by plan_groups) swapped for the block holding the same bytes, made if none
+ * does (out of memory for the block: s keeps its own) */
+static void lane_share(mr_springs *s)
+{
+    size_t size = sizeof *s->lane_static * (size_t)s->lane_rows;
+    pthread_mutex_lock(&lane_lock);
+    struct lane_block *b = lane_blocks;
+    while (b && (b->rows != s->lane_rows || memcmp(b->st, s->lane_static, size))) b = b->next;
+    if (b) {
+        b->refs++;
+        free(s->lane_static);
+    } else if ((b = malloc(sizeof *b))) {
+        b->rows = s->lane_rows;
+        b->refs = 1;
+        b->st = s->lane_static;
+        b->next = lane_blocks;
+        lane_blocks = b;
+    }
+    pthread_mutex_unlock(&lane_lock);
+    if (!b) return;
+    s->lane_static = b->st;
+    s->lane_block = b;
+}
+
+/* a clone takes a reference to src's block (or a copy of its own constants) */
+static int lane_retain(mr_springs *s, const mr_springs *src)
+{
+    s->lane_block = src->lane_block;
+    if (src->lane_block) {
+        pthread_mutex_lock(&lane_lock);
+        src->lane_block->refs++;
+        pthread_mutex_unlock(&lane_lock);
+        s->lane_static = src->lane_static;
+        return 1;
+    }
+    int fail = 0;
+    s->lane_static = dup(src->lane_static, sizeof *s->lane_static * (size_t)s->lane_rows, &fail);
+    return !fail;
+}
+
+static void lane_release(mr_springs *s)
+{
+    struct lane_block *b = s->lane_block;
+    if (!b) { free(s->lane_static); return; }
+    pthread_mutex_lock(&lane_lock);
+    int last = --b->refs == 0;
+    if (last) {
+        struct lane_block **p = &lane_blocks;
+        while (*p != b) p = &(*p)->next;
+        *p = b->next;
+    }
+    pthread_mutex_unlock(&lane_lock);
+    if (last) { free(b->st); free(b); }
+}
+
 void mr_springs_destroy(mr_springs *s)
 {
     if (!s) return;
@@ -335,18 +444,9 @@ void mr_springs_destroy(mr_springs *s)
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
-    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar);
-    free(s->group_row); free(s->lane_static);
+    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
+    free(s->group_row); free(s->rider); lane_release(s); free(s->lane_plan); free(s->lane_state);
     free(s);
-}
-
-static void *dup(const void *p, size_t size, int *fail)
-{
-    if (!size) return NULL;
-    void *q = malloc(size);
-    if (!q) { *fail = 1; return NULL; }
-    if (p) memcpy(q, p, size); else memset(q, 0, size);
-    return q;
 }
 
 /* Every array of s sized from its counts (contents copied from src when given). */
@@ -360,8 +460,9 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
-    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count);
-    DUP(group_row, s->chain_count); DUP(lane_static, s->lane_rows);
+    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
+    DUP(group_row, s->chain_count); DUP(rider, s->chain_count); DUP(lane_plan, s->lane_rows);
+    DUP(lane_state, s->lane_rows);
 #undef DUP
     return !fail;
 }
@@ -401,6 +502,7 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
             int r = sk->parents[s->joints[oc->first].joint];
             if (o != c && r >= first && r <= end) ok = 0;
         }
+        s->chain_free[c] = (unsigned char)ok;
         if (ok) list[nf++] = c;
     }
     if (N) memset(under, 0, (size_t)N);
@@ -409,8 +511,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         for (int b = a; b > 0 && s->chains[list[b]].count > s->chains[list[b - 1]].count; b--) {
             int t = list[b]; list[b] = list[b - 1]; list[b - 1] = t;
         }
-    /* groups of four; a chain left alone at the end runs in the scalar loop */
-    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0;
+    /* groups of four; a chain left alone at the end (the shortest) rides along the last group, one joint at a
+     * time beside each of its rows: its scalar step is independent work for the processor while the lanes wait
+     * on their square roots and divisions (nothing in the set reads it, it reads nothing a chain moves, so
+     * any order gives the same bits); with no group it runs in the scalar loop */
+    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0, alone = n < nf ? list[n] : -1;
     if (s->joint_count) memset(s->grouped, 0, (size_t)s->joint_count);
     for (int a = 0; a < n; a += 4, g++) {
         int lanes[4];      /* list is groups' storage: group g takes the ints it was read from */
@@ -418,6 +523,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         memcpy(s->groups[g], lanes, sizeof lanes);
     }
     s->group_count = g;
+    for (int q = 0; q < s->chain_count; q++) s->rider[q] = -1;
+    if (g && alone >= 0) {
+        s->rider[g - 1] = alone;
+        for (int k = 0; k < s->chains[alone].count; k++) s->grouped[s->chains[alone].first + k] = 2;
+    }
     s->lane_rows = 0;
     for (int q = 0; q < g; q++) {
         s->group_row[q] = s->lane_rows;
@@ -430,7 +540,9 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
     }
     if (!g) return 1;
     s->lane_static = malloc(sizeof *s->lane_static * (size_t)s->lane_rows);
-    if (!s->lane_static) return 0;
+    s->lane_plan = malloc(sizeof *s->lane_plan * (size_t)s->lane_rows);
+    s->lane_state = calloc((size_t)s->lane_rows, sizeof *s->lane_state);
+    if (!s->lane_static || !s->lane_plan || !s->lane_state) return 0;
     for (int q = 0; q < g; q++)
         for (int d = 0; d < s->chains[s->groups[q][0]].count; d++) {
             double (*st)[4] = s->lane_static[s->group_row[q] + d];
@@ -439,6 +551,11 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
                 const mr_spring_chain *ch = &s->chains[c >= 0 && d < s->chains[c].count ? c : s->groups[q][0]];
                 int i = ch->first + d;      /* an empty lane repeats lane 0's spring (computed, never kept) */
                 const mr_spring_joint *sj = &s->joints[i];
+                lane_row *lr = &s->lane_plan[s->group_row[q] + d];
+                lr->idx[l] = i;
+                lr->jnt[l] = sj->joint;
+                lr->tail[l] = sj->tail;
+                lr->act[l] = c >= 0 && d < s->chains[c].count;
                 const double *ax = s->axis[i];
                 for (int k = 0; k < 3; k++) {
                     st[S_AXP + k][l] = s->axis_parent[i][k]; st[S_AX + k][l] = ax[k]; st[S_GD + k][l] = s->gdir[i][k];
@@ -550,6 +667,7 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
         mr_springs_destroy(s);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "springs: out of memory");
     }
+    if (s->lane_static) lane_share(s);
     *out = s;
     return MR_OK;
 }
@@ -561,12 +679,14 @@ mr_status mr_springs_clone(const mr_springs *src, mr_springs **out)
     if (!s) return MR_ERR_NO_MEMORY;
     *s = *src;
     s->joints = NULL; s->chains = NULL; s->colliders = NULL; s->chain_colliders = NULL;
+    s->lane_static = NULL; s->lane_block = NULL;
     int fail = 0;
     s->joints = dup(src->joints, sizeof *s->joints * (size_t)s->joint_count, &fail);
     s->chains = dup(src->chains, sizeof *s->chains * (size_t)s->chain_count, &fail);
     s->colliders = dup(src->colliders, sizeof *s->colliders * (size_t)s->collider_count, &fail);
     s->chain_colliders = dup(src->chain_colliders, sizeof *s->chain_colliders * (size_t)s->chain_collider_count, &fail);
-    if (fail || !alloc_arrays(s, src)) {
+    /* alloc_arrays runs even when a dup above failed: it replaces every pointer copied from src */
+    if (!alloc_arrays(s, src) || fail || !lane_retain(s, src)) {
         mr_springs_destroy(s);
         return MR_ERR_NO_MEMORY;
     }
@@ -638,11 +758,41 @@ HOT void input_t(const mr_springs *s, int j, double t[3])
 }
 
 #if defined(__SSE2__)
+/* three floats (the fourth lane 0), reading no further */
+HOT __m128 load3(const float *p)
+{
+    __m128 xy = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    return _mm_movelh_ps(xy, _mm_load_ss(p + 2));
+}
+
 /* two floats as two doubles */
 HOT __m128d load2(const float *p)
 {
     return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
 }
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* set_input's blend four values a step (values 0-3, 4-7, then 6-9 again:
+ * the same products and sums, so the same bits, written twice) */
+__attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, double w1, double w2)
+{
+    const __m256d v0 = _mm256_set1_pd(w0), v1 = _mm256_set1_pd(w1), v2 = _mm256_set1_pd(w2);
+    for (int i = 0; i < s->needed_count; i++) {
+        int j = s->needed[i];
+        const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
+        double *o = s->in_now[j];
+        for (int k = 0; k < 12; k += 4) {
+            int at = k < 8 ? k : 6;
+            __m256d x = _mm256_mul_pd(v0, _mm256_cvtps_pd(_mm_loadu_ps(a2 + at)));
+            __m256d y = _mm256_mul_pd(v1, _mm256_cvtps_pd(_mm_loadu_ps(a + at)));
+            __m256d z = _mm256_mul_pd(v2, _mm256_cvtps_pd(_mm_loadu_ps(b + at)));
+            _mm256_storeu_pd(o + at, _mm256_add_pd(_mm256_add_pd(x, y), z));
+        }
+        s->valid[j] = 0;
+    }
+}
+#define BLEND_AVX 1
 #endif
 
 /* Sets the input time u (0: last frame, 1: this one) and marks every world
@@ -678,6 +828,9 @@ static void set_input(mr_springs *s, double u)
         for (int i = 0; i < s->needed_count; i++) s->valid[s->needed[i]] = 0;
         return;
     }
+#if defined(BLEND_AVX)
+    if (mr_simd() >= MR_SIMD_AVX) { blend_avx(s, w0, w1, w2); return; }
+#endif
     for (int i = 0; i < s->needed_count; i++) {
         int j = s->needed[i];
         const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
@@ -713,11 +866,22 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
         memcpy(f + 7, pose->s[j], 3 * sizeof(float));
         float *o = s->in_cur[j];
-        /* 0 when all ten are finite (inf * 0 and NaN * 0 are NaN); summed as a tree, not one long chain */
+        /* all ten finite: each times 0 is 0 (inf * 0 and NaN * 0 are NaN) */
+#if defined(__SSE2__)
+        /* read from the pose, not from f: a vector load across f's separate stores would wait for them */
+        const __m128 zero = _mm_setzero_ps();
+        __m128 vt = load3(pose->t[j]), vr = _mm_loadu_ps(pose->r[j]), vs = load3(pose->s[j]);
+        __m128 e0 = _mm_cmpeq_ps(_mm_mul_ps(vt, zero), zero);
+        __m128 e1 = _mm_cmpeq_ps(_mm_mul_ps(vr, zero), zero);
+        __m128 e2 = _mm_cmpeq_ps(_mm_mul_ps(vs, zero), zero);
+        int finite = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(e0, e1), e2)) == 15;
+#else
         float z = ((f[0] * 0.0f + f[1] * 0.0f) + (f[2] * 0.0f + f[3] * 0.0f)) +
                   ((f[4] * 0.0f + f[5] * 0.0f) + (f[6] * 0.0f + f[7] * 0.0f)) + (f[8] * 0.0f + f[9] * 0.0f);
+        int finite = z == 0;
+#endif
         float q2 = f[3] * f[3] + f[4] * f[4] + f[5] * f[5] + f[6] * f[6];
-        if (z == 0 && q2 >= 1e-12f) {
+        if (finite && q2 >= 1e-12f) {
             memcpy(o, f, sizeof f);
         } else {
             if (!(isfinite(f[3]) && isfinite(f[4]) && isfinite(f[5]) && isfinite(f[6])) || q2 < 1e-12f) {
@@ -727,11 +891,28 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         }
         /* the older rotations on this one's side of the sphere, so that a
          * blend of the three is a weighted sum (the frame mode never blends) */
+#if defined(__SSE2__)
+        if (fixed) {       /* the same products, summed in the same order (o's values: from f where o is f, */
+                           /* as o's own stores could not yet be read as pairs) */
+            const float *oq = finite && q2 >= 1e-12f ? f : o;
+            __m128d o01 = load2(oq + 3), o23 = load2(oq + 5);
+            for (int h = 0; h < 2; h++) {
+                float *a = h ? s->in_prev2[j] : s->in_prev[j];
+                __m128d p01 = _mm_mul_pd(load2(a + 3), o01), p23 = _mm_mul_pd(load2(a + 5), o23);
+                double d = _mm_cvtsd_f64(p01) + _mm_cvtsd_f64(_mm_unpackhi_pd(p01, p01));
+                d = d + _mm_cvtsd_f64(p23);
+                d = d + _mm_cvtsd_f64(_mm_unpackhi_pd(p23, p23));
+                if (d < 0)
+                    for (int k = 3; k < 7; k++) a[k] = -a[k];
+            }
+        }
+#else
         for (int h = 0; h < 2 * fixed; h++) {
             float *a = h ? s->in_prev2[j] : s->in_prev[j];
             if ((double)a[3] * o[3] + (double)a[4] * o[4] + (double)a[5] * o[5] + (double)a[6] * o[6] < 0)
                 for (int k = 3; k < 7; k++) a[k] = -a[k];
         }
+#endif
     }
     if (shift) {
         memcpy(s->xf_prev2, s->xf_prev, sizeof s->xf_cur);
@@ -1032,6 +1213,91 @@ HOT void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const doubl
     for (int k = 0; k < 3; k++) v[k] = m[3 * k] * a[0] + m[3 * k + 1] * a[1] + m[3 * k + 2] * a[2];
 }
 
+/* One spring joint's step (pass's loop, and a free chain riding along a group of lanes). */
+HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double inertia, int commit)
+{
+    int exact = s->mode == MR_SPRINGS_FIXED;
+    const mr_spring_joint *sj = &s->joints[i];
+    const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
+    int j = sj->joint, p = sk->parents[j];
+    /* the joint's own world matrix is only made once it has turned:
+     * its position comes from the parent's */
+    const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
+    double jt[3], js[3], head[3];
+    input_ts(s, j, jt, js);
+    x_point(PW, jt, head);
+    double tl[3], tipw[3];
+    if (!exact && sj->tail >= 0) {
+        /* VRM's reference measures the bone from the joint now to where
+         * its tip was left by the last update (a child's world matrix
+         * that has not been refreshed yet); the frame mode does the same */
+        memcpy(tipw, s->tip_last[i], sizeof tipw);
+    } else {
+        if (sj->tail >= 0) input_t(s, sj->tail, tl);
+        else memcpy(tl, s->rest_child[i], sizeof tl);
+        for (int a = 0; a < 3; a++) tl[a] *= js[a];
+        q_rotate(s->rot[i], tl, tl);
+        x_dir(PW, tl, tipw);
+        for (int a = 0; a < 3; a++) tipw[a] += head[a];
+    }
+    double d0[3];
+    v_sub(tipw, head, d0);
+    double len = v_len(d0);
+    const xform *C = NULL, *Cinv = NULL;   /* NULL: the world */
+    if (ch->center >= 0) {
+        Cinv = center_inverse(s, sk, s->chain_of[i]);
+        C = &s->world[ch->center];
+    }
+    double next[3];
+    if (dt > 0 || inertia > 0) {
+        /* inertia in the centre's space; the pull back to the rest
+         * direction (the rest offset turned by the joint's rest rotation
+         * and the parent's world rotation) and gravity in the world's */
+        double ax[3], nc[3];
+        x_dir(PW, s->axis_parent[i], ax);
+        v_norm(ax);
+        double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
+        for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
+        if (C) x_point(C, nc, next);
+        else memcpy(next, nc, sizeof next);
+        for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
+    } else {
+        if (C) x_point(C, s->cur[i], next);
+        else memcpy(next, s->cur[i], sizeof next);
+    }
+    fix_length(next, head, len);
+    if (ch->collider_count) collide(s, sk, ch, next, head, len, sj->radius * s->ws, exact);
+    if (commit) {
+        memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
+        if (Cinv) x_point(Cinv, next, s->cur[i]);
+        else memcpy(s->cur[i], next, sizeof next);
+    }
+    /* the rotation that takes the rest direction onto the tip: the tip
+     * in the frame the joint would have at rest under its parent now */
+    double q[4];
+    memcpy(q, s->rest_q[i], sizeof q);
+    if (len > 1e-12 && v_dot(s->axis[i], s->axis[i]) > 0.5) {
+        double v[3], apply[4];
+        rest_frame_dir(s, PW, i, next, v);
+        double lv = v_len(v);
+        if (lv > 0 && isfinite(lv)) {
+            q_from_unit_to(s->axis[i], v, lv, apply);
+            q_mul(s->rest_q[i], apply, q);
+            q_norm(q);      /* the one normalisation of the product */
+        }
+    }
+    memcpy(s->rot[i], q, sizeof q);
+    double local[9];       /* the joint's world: its translation is head */
+    x_rs(q, js, local);
+    xform *W = &s->world[j];
+    x_mul_r(PW->r, local, W->r);
+    memcpy(W->t, head, sizeof head);
+    s->valid[j] = 1;
+    s->stamp[j] = ++s->clock;
+    /* below a free chain's joints hang only its next joints (made here, from this one) and its last tip */
+    if (!s->chain_free[s->chain_of[i]] || i == ch->first + ch->count - 1) invalidate_below(s, j);
+}
+
 /* ---- chains side by side ---------------------------------------------------------
  *
  * The "free" chains (their parent, centre and colliders hang outside every
@@ -1088,8 +1354,8 @@ HOT void v4_norm(v4 *a)
     for (int k = 0; k < 3; k++) a[k] = V_SEL(m, a[k] * r, a[k]);
 }
 
-/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), joint t s, tail, rotation, tips */
-enum { G_P = 0, G_JT = 12, G_JS = 15, G_TL = 18, G_ROT = 21, G_CUR = 25, G_PREV = 28, G_COUNT = 31 };
+/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), the tail */
+enum { G_P = 0, G_TL = 12, G_COUNT = 15 };
 
 /* Rows r[0..3] (lane l of each: four values of lane l) stored at dst[l] + at .. + 3, for the lanes
  * whose dst is not NULL. */
@@ -1116,6 +1382,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         ch[l] = &s->chains[real[l] ? lane_chain[l] : lane_chain[0]];
     }
     int depth = ch[0]->count;        /* lane 0 holds the longest chain */
+    const mr_spring_chain *rider = s->rider[gi] >= 0 ? &s->chains[s->rider[gi]] : NULL;
     /* the centres: C and its inverse per lane (a lane without a centre keeps its tips as they are: mC) */
     double cg[4][24];
     v4 C[12], Ci[12];
@@ -1139,8 +1406,10 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
     /* the colliders' world points (their joints do not move in this pass), slot m of each lane */
     v4 cvec[LANE_MAX_COLLIDERS][7];
     v4i con[LANE_MAX_COLLIDERS];
+    int capsule[LANE_MAX_COLLIDERS];    /* slot m holds a capsule in some lane (else no lane's needs projecting) */
     for (int m = 0; m < max_cc; m++) {
         double cc[4][7];
+        capsule[m] = 0;
         for (int l = 0; l < 4; l++) {
             con[m][l] = real[l] && m < ch[l]->collider_count ? -1 : 0;
             for (int k = 0; k < 7; k++) cc[l][k] = 0;
@@ -1148,6 +1417,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             int ci = s->chain_colliders[ch[l]->collider_first + m];
             const mr_spring_collider *c = &s->colliders[ci];
             collider_points(s, sk, ci);
+            capsule[m] |= c->shape == MR_COLLIDER_CAPSULE;
             const double *b = c->shape == MR_COLLIDER_CAPSULE ? s->coll_b[ci] : s->coll_a[ci];
             for (int k = 0; k < 3; k++) { cc[l][k] = s->coll_a[ci][k]; cc[l][3 + k] = b[k]; }
             cc[l][6] = c->radius;
@@ -1159,40 +1429,48 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
     double ws = s->ws;
     v4 pw_buf[2][12], *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
     for (int d = 0; d < depth; d++) {
+        const lane_row *lr = &s->lane_plan[s->group_row[gi] + d];
+        const int *idx = lr->idx, *jnt = lr->jnt, *act = lr->act;
+        double (*ls)[4] = s->lane_state[s->group_row[gi] + d];
         double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
-        int idx[4], jnt[4], act[4], last[4];
+        int last[4];
         v4i vact;
+        v4 jt[3], js[3], head[3], tipw[3];
+        /* the joints' inputs (input_ts): this frame's floats, or what set_input blended */
+        if (s->u >= 1) {
+            const float *i0 = s->in_cur[jnt[0]], *i1 = s->in_cur[jnt[1]], *i2 = s->in_cur[jnt[2]], *i3 = s->in_cur[jnt[3]];
+            for (int k = 0; k < 3; k++) {
+                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
+                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
+            }
+        } else {
+            const double *i0 = s->in_now[jnt[0]], *i1 = s->in_now[jnt[1]], *i2 = s->in_now[jnt[2]], *i3 = s->in_now[jnt[3]];
+            for (int k = 0; k < 3; k++) {
+                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
+                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
+            }
+        }
         for (int l = 0; l < 4; l++) {
-            act[l] = real[l] && d < ch[l]->count;
             vact[l] = act[l] ? -1 : 0;
-            int i = act[l] ? ch[l]->first + d : ch[0]->first + d;
-            idx[l] = i;
-            const mr_spring_joint *sj = &s->joints[i];
-            int j = jnt[l] = sj->joint;
+            int i = idx[l], tail = lr->tail[l];
             if (d == 0) {
-                int p = sk->parents[j];
+                int p = sk->parents[jnt[l]];
                 const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
                 memcpy(g[l] + G_P, PW->r, sizeof PW->r);
                 memcpy(g[l] + G_P + 9, PW->t, sizeof PW->t);
             }
-            input_ts(s, j, g[l] + G_JT, g[l] + G_JS);
-            last[l] = !exact && sj->tail >= 0;
+            last[l] = !exact && tail >= 0;
             if (last[l]) memcpy(g[l] + G_TL, s->tip_last[i], 3 * sizeof(double));
-            else if (sj->tail >= 0) input_t(s, sj->tail, g[l] + G_TL);
+            else if (tail >= 0) input_t(s, tail, g[l] + G_TL);
             else memcpy(g[l] + G_TL, s->rest_child[i], 3 * sizeof(double));
-            memcpy(g[l] + G_CUR, s->cur[i], 3 * sizeof(double));
-            memcpy(g[l] + G_PREV, s->prev[i], 3 * sizeof(double));
-            memcpy(g[l] + G_ROT, s->rot[i], 4 * sizeof(double));
         }
         const double (*st)[4] = s->lane_static[s->group_row[gi] + d];
         if (d == 0) for (int k = 0; k < 12; k++) P[k] = V_GATHER(g, G_P + k);
-        v4 jt[3], js[3], head[3], tipw[3];
-        for (int k = 0; k < 3; k++) { jt[k] = V_GATHER(g, G_JT + k); js[k] = V_GATHER(g, G_JS + k); }
         v4_point(P, jt, head, 1);
         {   /* the tip: where the last update left it (frame mode), or the tail's offset turned by the last rotation */
             v4 tl[3], q[4], t[3], r[3];
             for (int k = 0; k < 3; k++) tl[k] = V_GATHER(g, G_TL + k) * js[k];
-            for (int k = 0; k < 4; k++) q[k] = V_GATHER(g, G_ROT + k);
+            for (int k = 0; k < 4; k++) q[k] = V_LD(ls[D_ROT + k]);
             v4 two = V_SET1(2.0);
             t[0] = two * (q[1] * tl[2] - q[2] * tl[1]);
             t[1] = two * (q[2] * tl[0] - q[0] * tl[2]);
@@ -1210,7 +1488,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         V_SQRT(len, V_DOT(d0, d0));
         {
             v4 cur[3], nc[3], cn[3];
-            for (int k = 0; k < 3; k++) cur[k] = V_GATHER(g, G_CUR + k);
+            for (int k = 0; k < 3; k++) cur[k] = V_LD(ls[D_CUR + k]);
             if (moving) {
                 v4 ax[3];
                 v4 axp[3] = {V_LD(st[S_AXP]), V_LD(st[S_AXP + 1]), V_LD(st[S_AXP + 2])};
@@ -1218,7 +1496,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
                 v4_norm(ax);
                 v4 ks = V_LD(st[S_ST]) * V_SET1(dt) * V_SET1(ws), kg = V_LD(st[S_GP]) * V_SET1(dt) * V_SET1(ws);
                 v4 kd = V_LD(st[S_KD]) * V_SET1(inertia);
-                for (int k = 0; k < 3; k++) nc[k] = cur[k] + (cur[k] - V_GATHER(g, G_PREV + k)) * kd;
+                for (int k = 0; k < 3; k++) nc[k] = cur[k] + (cur[k] - V_LD(ls[D_PREV + k])) * kd;
                 v4_point(C, nc, cn, 1);
                 for (int k = 0; k < 3; k++) next[k] = V_SEL(mC, cn[k], nc[k]) + (ax[k] * ks + V_LD(st[S_GD + k]) * kg);
             } else {
@@ -1238,18 +1516,19 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             for (int m = 0; m < max_cc; m++) {
                 const v4 *cv = cvec[m];
                 v4i on = con[m] & vact;
-                v4 a[3], ab[3], ap[3], n[3];
-                for (int k = 0; k < 3; k++) {
-                    a[k] = cv[k];
-                    ab[k] = cv[3 + k] - a[k];
-                    ap[k] = next[k] - a[k];
+                v4 a[3], n[3];
+                for (int k = 0; k < 3; k++) a[k] = cv[k];
+                if (capsule[m]) {      /* a sphere's second end is its centre: ab = 0, dot = 0, it stays */
+                    v4 ab[3], ap[3];
+                    for (int k = 0; k < 3; k++) {
+                        ab[k] = cv[3 + k] - a[k];
+                        ap[k] = next[k] - a[k];
+                    }
+                    v4 dot = V_DOT(ab, ap), l2 = V_DOT(ab, ab);
+                    v4 f = V_SEL(V_MASK(l2 <= dot), V_SET1(1.0), dot / l2), in = V_MASK(dot > V_SET1(0.0));
+                    for (int k = 0; k < 3; k++) a[k] = V_SEL(in, a[k] + ab[k] * f, a[k]);
                 }
-                v4 dot = V_DOT(ab, ap), l2 = V_DOT(ab, ab);
-                v4 f = V_SEL(V_MASK(l2 <= dot), V_SET1(1.0), dot / l2), in = V_MASK(dot > V_SET1(0.0));
-                for (int k = 0; k < 3; k++) {
-                    a[k] = V_SEL(in, a[k] + ab[k] * f, a[k]);
-                    n[k] = next[k] - a[k];
-                }
+                for (int k = 0; k < 3; k++) n[k] = next[k] - a[k];
                 v4 reach = hit + cv[6] * V_SET1(ws), d2 = V_DOT(n, n);
                 clear &= (v4i)(d2 >= reach * reach) | ~on;
             }
@@ -1260,18 +1539,12 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
                 for (int k = 0; k < 3; k++) next[k][l] = tip[k];
             }
         }
-        if (commit) {
-            v4 cn[4];
+        if (commit) {      /* the lanes' own state: s->cur and s->prev of their springs wait for lanes_push */
+            v4 cn[3];
             v4_point(Ci, next, cn, 1);
-            for (int k = 0; k < 3; k++) cn[k] = V_SEL(mC, cn[k], next[k]);
-            cn[3] = cn[2];
-            double tmp[4][4], *dst[4] = {tmp[0], tmp[1], tmp[2], tmp[3]};
-            store_lanes(cn, dst, 0);
-            for (int l = 0; l < 4; l++) {
-                if (!act[l]) continue;
-                int i = idx[l];
-                memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-                memcpy(s->cur[i], tmp[l], sizeof s->cur[i]);
+            for (int k = 0; k < 3; k++) {
+                V_ST(ls[D_PREV + k], V_LD(ls[D_CUR + k]));
+                V_ST(ls[D_CUR + k], V_SEL(mC, cn[k], next[k]));
             }
         }
         /* the turn: rest_frame_dir, q_from_unit_to, q_mul and q_norm of pass */
@@ -1350,6 +1623,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
         store_lanes(q, dst, 0);
+        for (int k = 0; k < 4; k++) V_ST(ls[D_ROT + k], q[k]);
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
             int j = jnt[l];
@@ -1359,7 +1633,9 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             if (d == ch[l]->count - 1) invalidate_below(s, j);
         }
         P = W;
+        if (rider && d < rider->count) step_one(s, sk, rider->first + d, dt, inertia, commit);
     }
+    for (int d = depth; rider && d < rider->count; d++) step_one(s, sk, rider->first + d, dt, inertia, commit);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -1376,6 +1652,34 @@ static void lanes_base(mr_springs *s, const mr_skeleton *sk, int gi, double dt, 
     lanes_body(s, sk, gi, dt, inertia, commit);
 }
 #pragma GCC diagnostic pop
+
+/* The lanes' state from the springs' arrays (after a reset wrote them), and back. */
+static void lanes_pull(mr_springs *s)
+{
+    for (int r = 0; r < s->lane_rows; r++)
+        for (int l = 0; l < 4; l++) {
+            int i = s->lane_plan[r].idx[l];
+            for (int k = 0; k < 3; k++) {
+                s->lane_state[r][D_CUR + k][l] = s->cur[i][k];
+                s->lane_state[r][D_PREV + k][l] = s->prev[i][k];
+            }
+            for (int k = 0; k < 4; k++) s->lane_state[r][D_ROT + k][l] = s->rot[i][k];
+        }
+}
+
+static void lanes_push(mr_springs *s)
+{
+    for (int r = 0; r < s->lane_rows; r++)
+        for (int l = 0; l < 4; l++) {
+            if (!s->lane_plan[r].act[l]) continue;
+            int i = s->lane_plan[r].idx[l];
+            for (int k = 0; k < 3; k++) {
+                s->cur[i][k] = s->lane_state[r][D_CUR + k][l];
+                s->prev[i][k] = s->lane_state[r][D_PREV + k][l];
+            }
+            for (int k = 0; k < 4; k++) s->rot[i][k] = s->lane_state[r][D_ROT + k][l];
+        }
+}
 
 /* Every group of free chains, side by side. */
 static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
@@ -1399,89 +1703,11 @@ static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double i
  * state), collide, keep the new tips when commit, and turn the joints. */
 static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
-    int exact = s->mode == MR_SPRINGS_FIXED;
     if (s->group_count) pass_lanes(s, sk, dt, inertia, commit);
     for (int o = 0; o < s->joint_count; o++) {
         int i = s->order[o];
         if (s->grouped[i]) continue;
-        const mr_spring_joint *sj = &s->joints[i];
-        const mr_spring_chain *ch = &s->chains[s->chain_of[i]];
-        int j = sj->joint, p = sk->parents[j];
-        /* the joint's own world matrix is only made once it has turned:
-         * its position comes from the parent's */
-        const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
-        double jt[3], js[3], head[3];
-        input_ts(s, j, jt, js);
-        x_point(PW, jt, head);
-        double tl[3], tipw[3];
-        if (!exact && sj->tail >= 0) {
-            /* VRM's reference measures the bone from the joint now to where
-             * its tip was left by the last update (a child's world matrix
-             * that has not been refreshed yet); the frame mode does the same */
-            memcpy(tipw, s->tip_last[i], sizeof tipw);
-        } else {
-            if (sj->tail >= 0) input_t(s, sj->tail, tl);
-            else memcpy(tl, s->rest_child[i], sizeof tl);
-            for (int a = 0; a < 3; a++) tl[a] *= js[a];
-            q_rotate(s->rot[i], tl, tl);
-            x_dir(PW, tl, tipw);
-            for (int a = 0; a < 3; a++) tipw[a] += head[a];
-        }
-        double d0[3];
-        v_sub(tipw, head, d0);
-        double len = v_len(d0);
-        const xform *C = NULL, *Cinv = NULL;   /* NULL: the world */
-        if (ch->center >= 0) {
-            Cinv = center_inverse(s, sk, s->chain_of[i]);
-            C = &s->world[ch->center];
-        }
-        double next[3];
-        if (dt > 0 || inertia > 0) {
-            /* inertia in the centre's space; the pull back to the rest
-             * direction (the rest offset turned by the joint's rest rotation
-             * and the parent's world rotation) and gravity in the world's */
-            double ax[3], nc[3];
-            x_dir(PW, s->axis_parent[i], ax);
-            v_norm(ax);
-            double ks = sj->stiffness * dt * s->ws, kg = sj->gravity_power * dt * s->ws, kd = (1 - sj->drag) * inertia;
-            for (int a = 0; a < 3; a++) nc[a] = s->cur[i][a] + (s->cur[i][a] - s->prev[i][a]) * kd;
-            if (C) x_point(C, nc, next);
-            else memcpy(next, nc, sizeof next);
-            for (int a = 0; a < 3; a++) next[a] += ax[a] * ks + s->gdir[i][a] * kg;
-        } else {
-            if (C) x_point(C, s->cur[i], next);
-            else memcpy(next, s->cur[i], sizeof next);
-        }
-        fix_length(next, head, len);
-        if (ch->collider_count) collide(s, sk, ch, next, head, len, sj->radius * s->ws, exact);
-        if (commit) {
-            memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
-            if (Cinv) x_point(Cinv, next, s->cur[i]);
-            else memcpy(s->cur[i], next, sizeof next);
-        }
-        /* the rotation that takes the rest direction onto the tip: the tip
-         * in the frame the joint would have at rest under its parent now */
-        double q[4];
-        memcpy(q, s->rest_q[i], sizeof q);
-        if (len > 1e-12 && v_dot(s->axis[i], s->axis[i]) > 0.5) {
-            double v[3], apply[4];
-            rest_frame_dir(s, PW, i, next, v);
-            double lv = v_len(v);
-            if (lv > 0 && isfinite(lv)) {
-                q_from_unit_to(s->axis[i], v, lv, apply);
-                q_mul(s->rest_q[i], apply, q);
-                q_norm(q);      /* the one normalisation of the product */
-            }
-        }
-        memcpy(s->rot[i], q, sizeof q);
-        double local[9];       /* the joint's world: its translation is head */
-        x_rs(q, js, local);
-        xform *W = &s->world[j];
-        x_mul_r(PW->r, local, W->r);
-        memcpy(W->t, head, sizeof head);
-        s->valid[j] = 1;
-        s->stamp[j] = ++s->clock;
-        invalidate_below(s, j);
+        step_one(s, sk, i, dt, inertia, commit);
     }
     if (commit) remember_tips(s, sk);
 }
@@ -1529,12 +1755,15 @@ static void reset_state(mr_springs *s, const mr_skeleton *sk)
         memcpy(s->prev[i], s->cur[i], sizeof s->cur[i]);
     }
     remember_tips(s, sk);
+    lanes_pull(s);
     s->time = 0;
     s->steps = 0;
     s->initialized = 1;
     if (s->mode == MR_SPRINGS_FIXED) {    /* start outside the colliders, at rest */
         pass(s, sk, 0, 0, 1);
+        lanes_push(s);
         memcpy(s->prev, s->cur, sizeof *s->cur * (size_t)s->joint_count);
+        lanes_pull(s);
     }
 }
 
@@ -1620,6 +1849,16 @@ int mr_springs_lane_chains(const mr_springs *s)
     int n = 0;
     for (int g = 0; g < s->group_count; g++)
         for (int l = 0; l < 4; l++) n += s->groups[g][l] >= 0;
+    return n;
+}
+
+int mr_springs_lane_sharers(const mr_springs *s)
+{
+    if (!s->lane_static) return 0;
+    if (!s->lane_block) return 1;
+    pthread_mutex_lock(&lane_lock);
+    int n = (int)s->lane_block->refs;
+    pthread_mutex_unlock(&lane_lock);
     return n;
 }
 

@@ -60,12 +60,21 @@
  * collider, centre or other chain hangs below them: hair, tails, straps
  * on a body), step four at a time, a chain in each lane of a vector, with
  * the same operations in the same order as one at a time: the results are
- * the same bits either way, and with or without AVX (core/cpu.h). Figures:
- * `marrow bench --only springs`, docs/PERFORMANCE.md.
+ * the same bits either way, and with or without AVX (core/cpu.h). A free
+ * chain left over from the groups of four steps one joint at a time beside
+ * its group's rows (independent work while the lanes wait on their square
+ * roots). The lanes' constants (rest directions and rotations, stiffness,
+ * ...) are held once for all the springs that have the same ones (the
+ * characters of one rig, in either step mode, and their clones), so a crowd
+ * reads one set from cache. Figures: `marrow bench --only springs`,
+ * docs/PERFORMANCE.md.
  *
  * Ownership: mr_springs_create copies the description; the springs keep no
  * pointer to the skeleton, but every call must pass the same one (its joint
  * count is checked). mr_springs_update and mr_springs_reset allocate nothing.
+ * Springs may be made, cloned, stepped and destroyed on different threads
+ * (the shared constants are counted under a lock, and only read when
+ * stepping); one springs is stepped by one thread at a time.
  */
 #ifndef MR_ANIM_SPRINGS_H
 #define MR_ANIM_SPRINGS_H
@@ -156,5 +165,8 @@ double mr_springs_penetration(const mr_springs *s, const mr_skeleton *sk, const 
 /* How many chains step side by side (see Cost above); the others step one
  * joint at a time. */
 int mr_springs_lane_chains(const mr_springs *s);
+/* How many springs (s included) share s's lane constants: springs made for the same rig with the same
+ * settings, and their clones, hold them once; 0 when s steps no chains side by side. */
+int mr_springs_lane_sharers(const mr_springs *s);
 
 #endif

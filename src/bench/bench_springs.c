@@ -5,8 +5,8 @@
  * skeleton, 3 colliders (2 spheres, 1 capsule) every chain collides with,
  * the characters walking in circles and rocking their hips. One frame is
  * every character's springs updated by 1/60 s: in the fixed mode (120 Hz:
- * two steps and a fractional step each frame) and the frame mode (one
- * step). The baseline, measured in the same run, is every character's
+ * two steps a frame; a frame's time falls on a step, so no fractional step
+ * is drawn) and the frame mode (one step). The baseline, measured in the same run, is every character's
  * local-to-model (mr_pose_to_model) of the same pose. Times are the
  * thread's CPU time (and wall time beside it), median of runs; the cases
  * take turns within each run. The header line names the workload and the
@@ -123,9 +123,9 @@ void mr_bench_springs(const mr_bench_opts *o)
         printf("== springs: skipped: out of memory\n");
         goto out;
     }
-    printf("== springs: %d characters x %d chains of %d joints (%d side by side), 3 colliders, 60 fps (1/60 s a frame); "
-           "ms a frame, median of %d runs of %d frames; load average %.1f on %ld CPUs\n",
-           CHARACTERS, CHAINS, CHAIN_JOINTS, mr_springs_lane_chains(fixed[0]), runs, frames, load[0],
+    printf("== springs: %d characters x %d chains of %d joints (%d side by side, their constants held once for %d springs), "
+           "3 colliders, 60 fps (1/60 s a frame); ms a frame, median of %d runs of %d frames; load average %.1f on %ld CPUs\n",
+           CHARACTERS, CHAINS, CHAIN_JOINTS, mr_springs_lane_chains(fixed[0]), mr_springs_lane_sharers(fixed[0]), runs, frames, load[0],
            sysconf(_SC_NPROCESSORS_ONLN));
     /* per case: thread CPU time, wall time */
     double t_fixed[2][32], t_frame[2][32], t_base[2][32], sink = 0;
