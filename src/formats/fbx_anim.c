@@ -1067,8 +1067,11 @@ static double bend(const double *t, const float *v, int i, const double tol[3])
     return worst;
 }
 
-/* Joint j's tracks from its samples (base: 10 floats each at times). */
-static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *times, const float *base, int ns, double tol_t)
+/* Joint j's tracks from its samples (base: 10 floats each at times).
+ * same_t, same_s: every sample's translation (scale) is the first one's
+ * (bake_alone knows when), so that only the first is compared with rest. */
+static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *times, const float *base, int ns, double tol_t,
+                              int same_t, int same_s)
 {
     mr_skeleton *sk = &s->model->skeleton;
     int moves_t = 0, moves_r = 0, moves_s = 0;
@@ -1077,14 +1080,14 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
     float rest_tol_s = 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]));
     /* each channel's scan ends at its first sample off rest */
-    for (int i = 0; i < ns && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
+    for (int i = 0; i < (same_t ? 1 : ns) && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
     for (int i = 0; i < ns && !moves_r; i++) {
         const float *o = base + (size_t)i * 10;
         float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
         moves_r = fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
                   fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f;
     }
-    for (int i = 0; i < ns && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
+    for (int i = 0; i < (same_s ? 1 : ns) && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
     int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
     if (!kept) return oom(s);
@@ -1125,12 +1128,21 @@ static double interval_want(const double *bt, const double *bends, int nb, int i
     return h * sqrt(c / 4);
 }
 
+/* ceil(want / k) within 1..ALONE_MAX_SPLIT, without ceil (a libm call on
+ * baseline x86-64, the bisection's main cost): ceil(x) > 1 exactly when
+ * x > 1, ceil(x) < MAX exactly when x <= MAX - 1, and between them ceil(x)
+ * is the truncation plus one unless x is whole; NaN gives 1 as before. */
 static int pieces_at(double want, double k)
 {
-    double m = ceil(want / k);
-    return !(m > 1) ? 1 : m < ALONE_MAX_SPLIT ? (int)m : ALONE_MAX_SPLIT;
+    double x = want / k;
+    if (!(x > 1)) return 1;
+    if (!(x <= ALONE_MAX_SPLIT - 1)) return ALONE_MAX_SPLIT;
+    int m = (int)x;
+    return (double)m < x ? m + 1 : m;
 }
 
+/* The extra samples at factor k (k >= 1) of the n intervals whose want
+ * is over 1: an interval wanting at most 1 piece gets 1 at any such k. */
 static long extra_samples(const double *want, int n, double k)
 {
     long extra = 0;
@@ -1145,16 +1157,22 @@ static void split_within_budget(const double *bt, const double *bends, int nb, i
         if (nb > 0) pieces[0] = 1;
         return;
     }
-    double *want = mr_alloc_array((size_t)n, sizeof *want), k = 1;
+    double *want = mr_alloc_array((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
     if (want) {
-        for (int i = 0; i < n; i++) want[i] = interval_want(bt, bends, nb, i);
+        /* the bisection counts only the intervals wanting more than one
+         * piece (packed at the front of over[]) */
+        int nover = 0;
+        for (int i = 0; i < n; i++) {
+            want[i] = interval_want(bt, bends, nb, i);
+            if (want[i] > 1) over[nover++] = want[i];
+        }
         long room = budget - nb;
-        if (extra_samples(want, n, 1) > room) {
+        if (extra_samples(over, nover, 1) > room) {
             double lo = 1, hi = 2;
-            while (extra_samples(want, n, hi) > room && hi < 1e12) hi *= 2;
+            while (extra_samples(over, nover, hi) > room && hi < 1e12) hi *= 2;
             for (int it = 0; it < 40 && hi - lo > 1e-3 * lo; it++) {
                 double mid = 0.5 * (lo + hi);
-                if (extra_samples(want, n, mid) > room) lo = mid;
+                if (extra_samples(over, nover, mid) > room) lo = mid;
                 else hi = mid;
             }
             k = hi;
@@ -1225,7 +1243,16 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
             js_push(&js, tq, P);
         }
     }
-    st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t);
+    /* the quick path (alone_pose) writes T and S from the static values
+     * when no curve of theirs changes: the same at every sample */
+    int live_t = 0, live_s = 0;
+    for (int i = 0; i < ev.nlive; i++) {
+        live_t |= ev.slot[i] / 3 == FBX_T;
+        live_s |= ev.slot[i] / 3 == FBX_S;
+    }
+    int quick_all = ev.quick && !live_s && ev.v[FBX_S][0] * ev.ratio[0] > 0 && ev.v[FBX_S][1] * ev.ratio[1] > 0 &&
+                    ev.v[FBX_S][2] * ev.ratio[2] > 0;
+    st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t, quick_all && !live_t, quick_all);
 done:
     free(base);
     free(bt);
@@ -1363,7 +1390,7 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         }
         for (int j = 0; j < nj; j++) {
             if (!flag[j] || alone[j]) continue;
-            if ((st = joint_tracks(s, clip, j, otimes, trs + (size_t)j * (size_t)ons * 10, ons, tol_t)) != MR_OK) goto done;
+            if ((st = joint_tracks(s, clip, j, otimes, trs + (size_t)j * (size_t)ons * 10, ons, tol_t, 0, 0)) != MR_OK) goto done;
         }
     }
     /* morph weights */
