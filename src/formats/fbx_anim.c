@@ -753,7 +753,7 @@ typedef struct alone_eval {
     const fbx_xf *x;
     double v[FBX_PROP_COUNT][3];     /* T, R, S without the live curves */
     const fbx_curve *live[9];        /* the curves that change */
-    int slot[9];                     /* their prop * 3 + component */
+    unsigned char prop[9], comp[9];  /* their prop (FBX_T ..) and component */
     int nlive;
     const double *acc, *from;        /* the parent's accumulated scale and the one inherited (NULL: none) */
     int scale_comp;                  /* the skeleton undoes the parent's scale (fbx_scale_comp): only T is divided */
@@ -852,7 +852,8 @@ static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
             e->v[p][k] = c ? (double)c->v[0] : a->def[k];
             if (c && !fbx_curve_constant(c)) {
                 e->live[e->nlive] = c;
-                e->slot[e->nlive++] = p * 3 + k;
+                e->prop[e->nlive] = (unsigned char)p;
+                e->comp[e->nlive++] = (unsigned char)k;
             }
         }
     }
@@ -940,11 +941,25 @@ static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const d
     fbx_m_decompose(local, o, o + 3, o + 7);
 }
 
-static void alone_local(const alone_eval *e, double t, float o[10])
+/* alone_local at ascending times t: cur[i] follows live curve i's keys
+ * (the base samples are the keys and frames), so that fbx_curve_eval's
+ * value is found without its search: a key's own at its time, else its
+ * segment's. */
+static void alone_local(const alone_eval *e, double t, int *cur, float o[10])
 {
     double v[FBX_PROP_COUNT][3];
     memcpy(v, e->v, sizeof v);
-    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = fbx_curve_eval(e->live[i], t);
+    for (int i = 0; i < e->nlive; i++) {
+        const fbx_curve *c = e->live[i];
+        int k = cur[i];
+        while (k < c->count && c->t[k] < t) k++;
+        cur[i] = k;
+        double x;
+        if (k < c->count && c->t[k] == t) x = c->v[k];
+        else if (k > 0 && k < c->count) x = fbx_curve_eval_segment(c, k - 1, t);  /* t[k - 1] < t < t[k] */
+        else x = fbx_curve_eval(c, t);
+        v[e->prop[i]][e->comp[i]] = x;
+    }
     alone_pose(e, v, NULL, o);
 }
 
@@ -959,7 +974,7 @@ typedef struct alone_span {
     double h0[3], s0[3], c0[3];  /* the rotation's half angles (radians) at the span's start, their sines and cosines */
 } alone_span;
 
-static double span_value(const alone_eval *e, const alone_span *sp, int i, double t)
+static inline double span_value(const alone_eval *e, const alone_span *sp, int i, double t)
 {
     if (!sp->ok[i]) return fbx_curve_eval(e->live[i], t);
     const double *p = sp->p[i];
@@ -973,7 +988,7 @@ static void span_prepare(const alone_eval *e, double ta, double tb, alone_span *
     double r[3];
     memcpy(r, e->v[FBX_R], sizeof r);
     for (int i = 0; i < e->nlive; i++)
-        if (e->slot[i] / 3 == FBX_R) r[e->slot[i] % 3] = span_value(e, sp, i, ta);
+        if (e->prop[i] == FBX_R) r[e->comp[i]] = span_value(e, sp, i, ta);
     for (int k = 0; k < 3; k++) {
         sp->h0[k] = r[k] * (M_PI / 360.0);
         sp->s0[k] = sin(sp->h0[k]);
@@ -1004,7 +1019,7 @@ static void span_local(const alone_eval *e, const alone_span *sp, double t, floa
 {
     double v[FBX_PROP_COUNT][3], half[2][3];
     memcpy(v, e->v, sizeof v);
-    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = span_value(e, sp, i, t);
+    for (int i = 0; i < e->nlive; i++) v[e->prop[i]][e->comp[i]] = span_value(e, sp, i, t);
     if (!e->quick) {
         alone_pose(e, v, NULL, o);
         return;
@@ -1204,9 +1219,10 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     }
     alone_eval ev;
     alone_prepare(s, j, &ev);
+    int cur[9] = {0};
     for (int i = 0; i < nb; i++) {
         bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
-        alone_local(&ev, bt[i], base + (size_t)i * 10);
+        alone_local(&ev, bt[i], cur, base + (size_t)i * 10);
         if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
     }
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
@@ -1247,8 +1263,8 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
      * when no curve of theirs changes: the same at every sample */
     int live_t = 0, live_s = 0;
     for (int i = 0; i < ev.nlive; i++) {
-        live_t |= ev.slot[i] / 3 == FBX_T;
-        live_s |= ev.slot[i] / 3 == FBX_S;
+        live_t |= ev.prop[i] == FBX_T;
+        live_s |= ev.prop[i] == FBX_S;
     }
     int quick_all = ev.quick && !live_s && ev.v[FBX_S][0] * ev.ratio[0] > 0 && ev.v[FBX_S][1] * ev.ratio[1] > 0 &&
                     ev.v[FBX_S][2] * ev.ratio[2] > 0;

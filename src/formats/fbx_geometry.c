@@ -29,11 +29,29 @@ typedef struct layer {
     const double *direct;
     size_t direct_count;
     const int64_t *index;
+    const int32_t *index32;      /* the index as stored, when int32 (index NULL then) */
     size_t index_count;
     int width;
     const int64_t *idirect;      /* integer direct values (materials) */
     size_t idirect_count;
 } layer;
+
+/* A child's integer array as stored when it is an int32 array (binary
+ * files: PolygonVertexIndex, UVIndex), else as fbx_array_i gives it
+ * (*out32 NULL): mixamo.fbx's two meshes kept 1.6 MB of int64 copies. */
+static mr_status array_i32(fbx_scene *s, const mr_fbx_node *n, const char *child, const int32_t **out32,
+                           const int64_t **out64, size_t *count)
+{
+    const mr_fbx_node *c = mr_fbx_child(n, child);
+    *out32 = NULL;
+    if (c && c->prop_count >= 1 && c->props[0].type == 'i' && c->props[0].v.array) {
+        *out32 = c->props[0].v.array;
+        *out64 = NULL;
+        *count = c->props[0].count;
+        return MR_OK;
+    }
+    return fbx_array_i(s, n, child, out64, count);
+}
 
 static int mapping_of(const mr_fbx_node *n)
 {
@@ -71,7 +89,8 @@ static mr_status read_layer(fbx_scene *s, const mr_fbx_node *g, const char *elem
         if ((st = fbx_array_i(s, n, values, &out->idirect, &out->idirect_count)) != MR_OK) return st;
         if (!out->idirect) out->node = NULL;
     }
-    if (indexed(n) && index && (st = fbx_array_i(s, n, index, &out->index, &out->index_count)) != MR_OK) return st;
+    if (indexed(n) && index && (st = array_i32(s, n, index, &out->index32, &out->index, &out->index_count)) != MR_OK)
+        return st;
     return MR_OK;
 }
 
@@ -80,9 +99,9 @@ static long layer_at(const layer *l, size_t c, size_t p, size_t v)
 {
     if (!l->node) return -1;
     size_t i = l->mapping == 0 ? c : l->mapping == 1 ? v : l->mapping == 2 ? p : 0;
-    if (l->index) {
+    if (l->index || l->index32) {
         if (i >= l->index_count) return -1;
-        int64_t k = l->index[i];
+        int64_t k = l->index32 ? l->index32[i] : l->index[i];
         if (k < 0) return -1;
         i = (size_t)k;
     }
@@ -382,7 +401,8 @@ typedef struct mesh_src {
     int geom_obj;                /* Geometry object, -1 for 6.x */
     const double *verts;
     size_t cps;
-    const int64_t *poly;
+    const int32_t *poly;         /* validated: every control point index fits */
+    int32_t *poly_own;           /* poly when converted from int64 (freed with the source) */
     size_t corners;
     layer normals, uvs, mats;
 } mesh_src;
@@ -397,13 +417,20 @@ static mr_status read_src(fbx_scene *s, mesh_src *m)
     m->cps = nv / 3;
     for (size_t i = 0; i < nv; i++)
         if (!isfinite(m->verts[i])) return fbx_fail(s, mr_fbx_child(g, "Vertices"), "number %zu: expected a finite number", i);
-    if ((st = fbx_array_i(s, g, "PolygonVertexIndex", &m->poly, &m->corners)) != MR_OK) return st;
+    const int64_t *poly64 = NULL;
+    if ((st = array_i32(s, g, "PolygonVertexIndex", &m->poly, &poly64, &m->corners)) != MR_OK) return st;
     if (m->corners > (size_t)(1 << 28)) return fbx_fail(s, mr_fbx_child(g, "PolygonVertexIndex"), "expected at most %d corners", 1 << 28);
     for (size_t i = 0; i < m->corners; i++) {
-        int64_t v = m->poly[i] < 0 ? ~m->poly[i] : m->poly[i];
+        int64_t p = m->poly ? m->poly[i] : poly64[i];
+        int64_t v = p < 0 ? ~p : p;
         if ((uint64_t)v >= m->cps)
             return fbx_fail(s, mr_fbx_child(g, "PolygonVertexIndex"), "index %zu is %lld: expected a control point 0..%zu", i,
-                            (long long)m->poly[i], m->cps ? m->cps - 1 : 0);
+                            (long long)p, m->cps ? m->cps - 1 : 0);
+    }
+    if (!m->poly) {  /* int64 indices (ASCII, some writers): each fits in int32 now (cps < 2^31) */
+        if (!(m->poly_own = mr_alloc_array(m->corners + 1, sizeof *m->poly_own))) return oom(s);
+        for (size_t i = 0; i < m->corners; i++) m->poly_own[i] = (int32_t)poly64[i];
+        m->poly = m->poly_own;
     }
     if ((st = read_layer(s, g, "LayerElementNormal", "Normals", "NormalsIndex", 3, &m->normals)) != MR_OK) return st;
     if ((st = read_layer(s, g, "LayerElementUV", "UV", "UVIndex", 2, &m->uvs)) != MR_OK) return st;
@@ -914,6 +941,7 @@ mr_status fbx_meshes_build(fbx_scene *s)
             m.g = s->objs[o].node;
         if (!m.g) continue;
         st = one_mesh(s, &m, set);
+        free(m.poly_own);
     }
     free(set);
     return st;
