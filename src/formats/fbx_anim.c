@@ -941,11 +941,36 @@ static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const d
     fbx_m_decompose(local, o, o + 3, o + 7);
 }
 
+/* The sine and cosine of half angle h near h0, whose are s0 and c0: by
+ * the angle sum with Taylor polynomials of the step d (|d| < 0.2: the
+ * polynomials are within 1e-15; a larger step, libm). */
+static inline void sincos_near(double h, double h0, double s0, double c0, double *sn, double *cs)
+{
+    double d = h - h0;
+    if (!(fabs(d) < 0.2)) {
+        *sn = sin(h);
+        *cs = cos(h);
+        return;
+    }
+    double d2 = d * d;
+    double sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
+    double cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
+    *sn = s0 * cd + c0 * sd;
+    *cs = c0 * cd - s0 * sd;
+}
+
+/* The rotation's half angles of a quick joint's base samples, their sines
+ * and cosines (9 doubles a sample): each sample's stepped from the one
+ * before it (sincos_near), from libm's every HALF_EXACT samples so that
+ * the steps' rounding stays under 1e-14; the split samples step from
+ * their interval's first. */
+enum { HALF_EXACT = 8 };
+
 /* alone_local at ascending times t: cur[i] follows live curve i's keys
  * (the base samples are the keys and frames), so that fbx_curve_eval's
  * value is found without its search: a key's own at its time, else its
  * segment's. */
-static void alone_local(const alone_eval *e, double t, int *cur, float o[10])
+static void alone_local(const alone_eval *e, double t, int *cur, double *halfs, int index, float o[10])
 {
     double v[FBX_PROP_COUNT][3];
     memcpy(v, e->v, sizeof v);
@@ -960,7 +985,23 @@ static void alone_local(const alone_eval *e, double t, int *cur, float o[10])
         else x = fbx_curve_eval(c, t);
         v[e->prop[i]][e->comp[i]] = x;
     }
-    alone_pose(e, v, NULL, o);
+    if (!e->quick || !halfs) {
+        alone_pose(e, v, NULL, o);
+        return;
+    }
+    double half[2][3], *hs = halfs + (size_t)index * 9;
+    for (int k = 0; k < 3; k++) {
+        hs[k] = v[FBX_R][k] * (M_PI / 360.0);
+        if (index % HALF_EXACT) {
+            sincos_near(hs[k], hs[k - 9], hs[k - 6], hs[k - 3], &half[0][k], &half[1][k]);
+        } else {
+            half[0][k] = sin(hs[k]);
+            half[1][k] = cos(hs[k]);
+        }
+        hs[3 + k] = half[0][k];
+        hs[6 + k] = half[1][k];
+    }
+    alone_pose(e, v, (const double (*)[3])half, o);
 }
 
 /* The live curves over the pieces of a split between two neighbouring
@@ -982,7 +1023,7 @@ static inline double span_value(const alone_eval *e, const alone_span *sp, int i
     return p[0] + u * (p[1] + u * (p[2] + u * p[3]));
 }
 
-static void span_prepare(const alone_eval *e, double ta, double tb, alone_span *sp)
+static void span_prepare(const alone_eval *e, double ta, double tb, const double *half, alone_span *sp)
 {
     for (int i = 0; i < e->nlive; i++) sp->ok[i] = fbx_curve_span_poly(e->live[i], ta, tb, &sp->t0[i], &sp->inv_dx[i], sp->p[i]);
     double r[3];
@@ -991,27 +1032,19 @@ static void span_prepare(const alone_eval *e, double ta, double tb, alone_span *
         if (e->prop[i] == FBX_R) r[e->comp[i]] = span_value(e, sp, i, ta);
     for (int k = 0; k < 3; k++) {
         sp->h0[k] = r[k] * (M_PI / 360.0);
-        sp->s0[k] = sin(sp->h0[k]);
-        sp->c0[k] = cos(sp->h0[k]);
+        if (half) {  /* from the interval's first sample's (alone_local) */
+            sincos_near(sp->h0[k], half[k], half[3 + k], half[6 + k], &sp->s0[k], &sp->c0[k]);
+        } else {
+            sp->s0[k] = sin(sp->h0[k]);
+            sp->c0[k] = cos(sp->h0[k]);
+        }
     }
 }
 
-/* The sine and cosine of half angle h near the span's start h0: by the
- * angle sum with Taylor polynomials of the step d (|d| < 0.2: the
- * polynomials are within 1e-15; a larger step, libm). */
-static void span_sincos(const alone_span *sp, int k, double h, double *sn, double *cs)
+/* The sine and cosine of half angle h near the span's start h0. */
+static inline void span_sincos(const alone_span *sp, int k, double h, double *sn, double *cs)
 {
-    double d = h - sp->h0[k];
-    if (!(fabs(d) < 0.2)) {
-        *sn = sin(h);
-        *cs = cos(h);
-        return;
-    }
-    double d2 = d * d;
-    double sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
-    double cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
-    *sn = sp->s0[k] * cd + sp->c0[k] * sd;
-    *cs = sp->c0[k] * cd - sp->s0[k] * sd;
+    sincos_near(h, sp->h0[k], sp->s0[k], sp->c0[k], sn, cs);
 }
 
 /* alone_local at t strictly inside the prepared span. */
@@ -1212,6 +1245,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     float *base = mr_alloc_array((size_t)nb * 10, sizeof *base);
     double *bt = mr_alloc_array((size_t)nb, sizeof *bt), *bends = mr_alloc_array((size_t)nb, sizeof *bends);
     int *pieces = NULL;
+    double *halfs = NULL;
     mr_status st = MR_OK;
     if (!base || !bt || !bends) {
         st = oom(s);
@@ -1220,9 +1254,10 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     alone_eval ev;
     alone_prepare(s, j, &ev);
     int cur[9] = {0};
+    if (ev.quick) halfs = mr_alloc_array((size_t)nb * 9, sizeof *halfs);  /* without memory: libm's */
     for (int i = 0; i < nb; i++) {
         bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
-        alone_local(&ev, bt[i], cur, base + (size_t)i * 10);
+        alone_local(&ev, bt[i], cur, halfs, i, base + (size_t)i * 10);
         if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
     }
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
@@ -1251,7 +1286,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         while (m > 1 && too_close(0, h / m)) m--;
         float P[10];
         alone_span sp;
-        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, &sp);
+        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, halfs ? halfs + (size_t)i * 9 : NULL, &sp);
         for (int q = 1; q < m; q++) {
             double tq = bt[i] + h * q / m;
             span_local(&ev, &sp, tq, P);
@@ -1274,6 +1309,7 @@ done:
     free(bt);
     free(bends);
     free(pieces);
+    free(halfs);
     free(js.t);
     free(js.v);
     return st;
