@@ -1254,7 +1254,9 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     alone_eval ev;
     alone_prepare(s, j, &ev);
     int cur[9] = {0};
-    if (ev.quick) halfs = mr_alloc_array((size_t)nb * 9, sizeof *halfs);  /* without memory: libm's */
+    /* every sample's entries are written before the next reads them; nb is
+     * at most FBX_MAX_SAMPLES. Without memory: libm's. */
+    if (ev.quick) halfs = malloc(sizeof *halfs * 9 * (size_t)nb);
     for (int i = 0; i < nb; i++) {
         bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
         alone_local(&ev, bt[i], cur, halfs, i, base + (size_t)i * 10);
