@@ -543,11 +543,35 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     if (hi >= 0) w[b->target + order[hi]] = (float)t;
 }
 
-typedef struct corner {  /* 24 bytes, no padding: hashed and compared as words */
+typedef struct corner {  /* 24 bytes, no padding: compared as bytes */
     uint32_t cp;
     float n[3];
     float uv[2];
 } corner;
+
+/* Corner c (of polygon p) of mesh m: its control point, its normal placed
+ * by nrm_m (the inverse transpose of the placement) and normalised, its uv. */
+static void corner_at(const mesh_src *m, const double nrm_m[16], size_t c, size_t p, corner *cn)
+{
+    size_t v = (size_t)(m->poly[c] < 0 ? ~m->poly[c] : m->poly[c]);
+    memset(cn, 0, sizeof *cn);
+    cn->cp = (uint32_t)v;
+    long ni = layer_at(&m->normals, c, p, v);
+    if (ni >= 0) {
+        double nn[3];
+        fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
+        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        int ok = len > 1e-20 && isfinite(len);
+        for (int k = 0; k < 3; k++) cn->n[k] = ok ? (float)(nn[k] / len) : (k == 1);
+    } else {
+        cn->n[1] = 1;
+    }
+    long ui = layer_at(&m->uvs, c, p, v);
+    if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
+        cn->uv[0] = (float)m->uvs.direct[2 * ui];
+        cn->uv[1] = (float)m->uvs.direct[2 * ui + 1];
+    }
+}
 
 typedef struct built {
     mr_mesh mesh;
@@ -704,73 +728,45 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++) nrm_m[c * 4 + r] = inv[r * 4 + c];
     }
-    /* per corner: control point, normal, uv; corners equal in all three are one vertex */
-    corner *cs = mr_alloc_array(m->corners + 1, sizeof *cs);
-    uint32_t *remap = mr_alloc_array(m->corners + 1, sizeof *remap);
-    size_t hcap = 16;
-    while (hcap < m->corners * 2) hcap *= 2;
-    uint32_t *table = mr_alloc_array(hcap, sizeof *table);
-    if (!cs || !remap || !table) {
-        free(cs);
+    /* per corner: control point, normal, uv; corners equal in all three are
+     * one vertex. Each group's corners are computed as its weld meets them
+     * and compared with the vertices so far of the same control point (a
+     * chain per control point); only the vertices are kept: mixamo.fbx's
+     * corner table and hash table were 3.5 MB of fresh pages a load. */
+    corner *uniq = malloc(sizeof *uniq * (m->corners + 1));     /* the vertices, in order */
+    uint32_t *remap = malloc(sizeof *remap * (m->corners + 1));  /* a group's corners' vertices */
+    uint32_t *vnext = malloc(sizeof *vnext * (m->corners + 1));  /* the vertex before it of its control point */
+    uint32_t *head = malloc(sizeof *head * (m->cps + 1));        /* a control point's last vertex */
+    if (!uniq || !remap || !vnext || !head) {
+        free(uniq);
         free(remap);
-        free(table);
+        free(vnext);
+        free(head);
         st = oom(s);
         goto done;
     }
     int have_normals = m->normals.node != NULL;
-    {
-        size_t p = 0;
-        for (size_t i = 0; i < m->corners; i++) {
-            size_t v = (size_t)(m->poly[i] < 0 ? ~m->poly[i] : m->poly[i]);
-            corner *cn = &cs[i];
-            memset(cn, 0, sizeof *cn);
-            cn->cp = (uint32_t)v;
-            long ni = layer_at(&m->normals, i, p, v);
-            if (ni >= 0) {
-                double nn[3];
-                fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
-                double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-                for (int k = 0; k < 3; k++) cn->n[k] = len > 1e-20 && isfinite(len) ? (float)(nn[k] / len) : (k == 1);
-            } else {
-                cn->n[1] = 1;
-            }
-            long ui = layer_at(&m->uvs, i, p, v);
-            if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
-                cn->uv[0] = (float)m->uvs.direct[2 * ui];
-                cn->uv[1] = (float)m->uvs.direct[2 * ui + 1];
-            }
-            if (m->poly[i] < 0) p++;
-        }
-    }
     for (int gid = 0; gid <= max_mat; gid++) {
         /* weld this group's corners, count its triangles */
         size_t vc = 0, ic = 0, start = 0, p = 0;
-        memset(table, 0xff, hcap * sizeof *table);
+        for (size_t v = 0; v < m->cps; v++) head[v] = UINT32_MAX;
         for (size_t i = 0; i < m->corners; i++) {
             if (m->poly[i] >= 0) continue;
             size_t k = i + 1 - start;
             if (mat_ids[p] == gid && k >= 3) {
                 ic += (k - 2) * 3;
                 for (size_t c = start; c <= i; c++) {
-                    uint32_t words[6];
-                    memcpy(words, &cs[c], sizeof words);
-                    uint64_t h = 0x9e3779b97f4a7c15ull;
-                    for (int b = 0; b < 6; b++) h = (h ^ words[b]) * 0xff51afd7ed558ccdull;
-                    h ^= h >> 29;
-                    size_t slot = h & (hcap - 1);
-                    for (;;) {
-                        uint32_t at = table[slot];
-                        if (at == UINT32_MAX) {
-                            table[slot] = (uint32_t)c;
-                            remap[c] = (uint32_t)vc++;
-                            break;
-                        }
-                        if (!memcmp(&cs[at], &cs[c], sizeof cs[c])) {
-                            remap[c] = remap[at];
-                            break;
-                        }
-                        slot = (slot + 1) & (hcap - 1);
+                    corner cn;
+                    corner_at(m, nrm_m, c, p, &cn);
+                    uint32_t u = head[cn.cp];
+                    while (u != UINT32_MAX && memcmp(&uniq[u], &cn, sizeof cn)) u = vnext[u];
+                    if (u == UINT32_MAX) {
+                        u = (uint32_t)vc++;
+                        uniq[u] = cn;
+                        vnext[u] = head[cn.cp];
+                        head[cn.cp] = u;
                     }
+                    remap[c] = u;
                 }
             }
             start = i + 1;
@@ -808,10 +804,10 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                     uint32_t w = remap[c];
                     if (w != fresh) continue;  /* written from an equal corner before */
                     fresh++;
-                    size_t v = cs[c].cp;
+                    size_t v = uniq[w].cp;
                     memcpy(mesh.positions[w], cp_pos + 3 * v, sizeof(vec3));
-                    memcpy(mesh.normals[w], cs[c].n, sizeof(vec3));
-                    memcpy(mesh.uvs[w], cs[c].uv, sizeof(vec2));
+                    memcpy(mesh.normals[w], uniq[w].n, sizeof(vec3));
+                    memcpy(mesh.uvs[w], uniq[w].uv, sizeof(vec2));
                     if (mesh.dq_blend) mesh.dq_blend[w] = skinned ? sk_data.blend[v] : 0.0f;
                     for (int t = 0; t < targets; t++)
                         memcpy(mesh.morph->targets[t].positions[w], cp_delta + ((size_t)t * m->cps + v) * 3, sizeof(vec3));
@@ -907,9 +903,10 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         s->model->meshes[s->model->mesh_count++] = mesh;
     }
 weld_done:
-    free(cs);
+    free(uniq);
     free(remap);
-    free(table);
+    free(vnext);
+    free(head);
 done:
     fbx_pcache_free(&pc);
     skin_free(&sk_data);
