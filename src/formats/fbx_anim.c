@@ -573,10 +573,21 @@ typedef struct reducer {
  * conditioned, unlike acos of the dot). */
 static inline double quat_gap(const double q[4], const float *v)
 {
-    double dot = q[0] * v[0] + q[1] * v[1] + q[2] * v[2] + q[3] * v[3];
-    double sgn = dot < 0 ? -1 : 1, d2 = 0;
-    for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
-    return 2 * sqrt(d2);
+    double v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+    double dot = q[0] * v0 + q[1] * v1 + q[2] * v2 + q[3] * v3;
+    double e0, e1, e2, e3;  /* q - sgn v: q + v exactly when the sign is -1 */
+    if (dot < 0) {
+        e0 = q[0] + v0;
+        e1 = q[1] + v1;
+        e2 = q[2] + v2;
+        e3 = q[3] + v3;
+    } else {
+        e0 = q[0] - v0;
+        e1 = q[1] - v1;
+        e2 = q[2] - v2;
+        e3 = q[3] - v3;
+    }
+    return 2 * sqrt(e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3);
 }
 
 /* Rotations are first measured against the normalised lerp of the ends,
@@ -943,7 +954,8 @@ static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const d
 
 /* The sine and cosine of half angle h near h0, whose are s0 and c0: by
  * the angle sum with Taylor polynomials of the step d (|d| < 0.2: the
- * polynomials are within 1e-15; a larger step, libm). */
+ * polynomials are within 1e-15, with fewer terms under 0.02; a larger
+ * step, libm). */
 static inline void sincos_near(double h, double h0, double s0, double c0, double *sn, double *cs)
 {
     double d = h - h0;
@@ -952,9 +964,14 @@ static inline void sincos_near(double h, double h0, double s0, double c0, double
         *cs = cos(h);
         return;
     }
-    double d2 = d * d;
-    double sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
-    double cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
+    double d2 = d * d, sd, cd;
+    if (fabs(d) < 0.02) {  /* the terms left out: under 3e-16 */
+        sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120)));
+        cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720)));
+    } else {
+        sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
+        cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
+    }
     *sn = s0 * cd + c0 * sd;
     *cs = c0 * cd - s0 * sd;
 }
