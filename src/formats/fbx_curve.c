@@ -205,13 +205,24 @@ static void drop_data(fbx_curve *c)
     c->data = NULL;
 }
 
+/* n elements of size bytes, not zeroed (mr_alloc_array's bounds). */
+static void *key_array(size_t n, size_t size)
+{
+    return n <= MR_ALLOC_LIMIT / size ? malloc(n * size) : NULL;
+}
+
+/* Room for n keys: times, values, flags and tangents are written for
+ * every key a reader keeps before anything reads them (the 7.x reader
+ * every key, the 6.x reader up to its count; check_keys moves the solved
+ * tangents' room along unread), so they are left unzeroed; the stored
+ * attributes are zeroed (a curve without KeyAttrFlags reads them unset). */
 static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
 {
-    c->t = mr_alloc_array(n + 1, sizeof *c->t);
-    c->v = mr_alloc_array(n + 1, sizeof *c->v);
-    c->flags = mr_alloc_array(n + 1, sizeof *c->flags);
+    c->t = key_array(n + 1, sizeof *c->t);
+    c->v = key_array(n + 1, sizeof *c->v);
+    c->flags = key_array(n + 1, sizeof *c->flags);
     c->data = mr_alloc_array(n + 1, sizeof *c->data);
-    c->tan = mr_alloc_array(n + 1, sizeof *c->tan);
+    c->tan = key_array(n + 1, sizeof *c->tan);
     c->pre_mode = c->post_mode = 'C';
     c->pre_count = c->post_count = -1;
     if (!c->t || !c->v || !c->flags || !c->data || !c->tan)
