@@ -95,7 +95,7 @@ static mr_status read_layer(fbx_scene *s, const mr_fbx_node *g, const char *elem
 }
 
 /* The layer's element index for corner c of polygon p at control point v, or -1. */
-static long layer_at(const layer *l, size_t c, size_t p, size_t v)
+static inline long layer_at(const layer *l, size_t c, size_t p, size_t v)
 {
     if (!l->node) return -1;
     size_t i = l->mapping == 0 ? c : l->mapping == 1 ? v : l->mapping == 2 ? p : 0;
