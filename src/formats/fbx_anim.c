@@ -1104,27 +1104,30 @@ static void turn(const float *a, const float *b, double w[3])
     w[2] = sgn * z;
 }
 
-/* |second derivative| at base sample i (0 < i < n - 1), in tolerances */
-static double bend(const double *t, const float *v, int i, const double tol[3])
+/* The rates of interval j of base samples (j, j + 1), h apart: the
+ * translation's and scale's differences over h (out[0..2], out[6..8]) and
+ * the turn over h (out[3..5]). */
+static void rates(const double *t, const float *v, int j, double out[9])
+{
+    double h = t[j + 1] - t[j], w[3];
+    const float *b = v + (size_t)j * 10, *c = v + (size_t)(j + 1) * 10;
+    for (int k = 0; k < 3; k++) out[k] = (c[k] - b[k]) / h;
+    turn(b + 3, c + 3, w);
+    for (int k = 0; k < 3; k++) out[3 + k] = w[k] / h;
+    for (int k = 0; k < 3; k++) out[6 + k] = (c[7 + k] - b[7 + k]) / h;
+}
+
+/* |second derivative| at base sample i (0 < i < n - 1), in tolerances,
+ * from the rates of the intervals before (r1) and after (r2) it: for
+ * rotations, how fast the angular velocity (of left deltas: one frame)
+ * changes. */
+static double bend(const double *t, int i, const double r1[9], const double r2[9], const double tol[3])
 {
     double h1 = t[i] - t[i - 1], h2 = t[i + 1] - t[i], worst = 0;
-    const float *a = v + (size_t)(i - 1) * 10, *b = v + (size_t)i * 10, *c = v + (size_t)(i + 1) * 10;
-    static const int from[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
     for (int q = 0; q < 3; q++) {
         double d2 = 0;
-        if (q == 1) {  /* how fast the angular velocity (of left deltas: one frame) changes */
-            double w1[3], w2[3];
-            turn(a + 3, b + 3, w1);
-            turn(b + 3, c + 3, w2);
-            for (int k = 0; k < 3; k++) {
-                double dd = 2 * (w2[k] / h2 - w1[k] / h1) / (h1 + h2);
-                d2 += dd * dd;
-            }
-            worst = fmax(worst, sqrt(d2) / tol[q]);
-            continue;
-        }
-        for (int k = from[q]; k < from[q] + comps[q]; k++) {
-            double dd = 2 * ((c[k] - b[k]) / h2 - (b[k] - a[k]) / h1) / (h1 + h2);
+        for (int k = 3 * q; k < 3 * q + 3; k++) {
+            double dd = 2 * (r2[k] - r1[k]) / (h1 + h2);
             d2 += dd * dd;
         }
         worst = fmax(worst, sqrt(d2) / tol[q]);
@@ -1280,7 +1283,14 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
     }
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
-    for (int i = 0; i < nb; i++) bends[i] = i > 0 && i < nb - 1 ? bend(bt, base, i, tol) : 0;
+    /* each interval's rates once, for the samples on both sides of it */
+    double rate[2][9];
+    bends[0] = bends[nb - 1] = 0;
+    if (nb > 2) rates(bt, base, 0, rate[0]);
+    for (int i = 1; i < nb - 1; i++) {
+        rates(bt, base, i, rate[i & 1]);
+        bends[i] = bend(bt, i, rate[(i - 1) & 1], rate[i & 1], tol);
+    }
     int budget = 4 * nb + 64;
     pieces = mr_alloc_array((size_t)nb, sizeof *pieces);
     if (!pieces) {
