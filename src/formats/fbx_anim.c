@@ -959,6 +959,11 @@ static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const d
 static inline void sincos_near(double h, double h0, double s0, double c0, double *sn, double *cs)
 {
     double d = h - h0;
+    if (d == 0) {  /* an axis no live curve turns: what the sums give */
+        *sn = s0;
+        *cs = c0;
+        return;
+    }
     if (!(fabs(d) < 0.2)) {
         *sn = sin(h);
         *cs = cos(h);
