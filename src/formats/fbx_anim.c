@@ -598,7 +598,7 @@ static inline double quat_gap(const double q[4], const float *v)
  * itself, so the decisions are the slerp's. */
 static int segment_fits_rot(const reducer *r, int a, int b);
 
-static int segment_fits(const reducer *r, int a, int b)
+static inline int segment_fits(const reducer *r, int a, int b)
 {
     if (r->comps == 4) return segment_fits_rot(r, a, b);
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
@@ -732,7 +732,7 @@ typedef struct jsamples {
     int oom;
 } jsamples;
 
-static void js_push(jsamples *js, double t, const float *v)
+static inline void js_push(jsamples *js, double t, const float *v)
 {
     if (js->oom) return;
     if (js->n == js->cap) {
