@@ -438,6 +438,62 @@ TEST(fbx_binary_every_array_type_raw_and_deflated)
     }
 }
 
+/* Deflated arrays whose stored bytes repeat (mixamo.fbx: 315 KeyTime
+ * arrays, 3 distinct) are inflated once and shared: the same values, in
+ * either byte order (a big-endian file's shared array is swapped once),
+ * and bytes equal but read as another type or count are inflated apart. */
+TEST(fbx_binary_repeated_deflated_arrays_are_inflated_once)
+{
+    static const int64_t keys[] = {0, 1924423250, 3848846500, -7, 123456789012345LL};
+    static const int64_t other[] = {0, 1924423250, 3848846500, -7, 5};
+    for (int big = 0; big < 2; big++) {
+        writer w;
+        begin(&w, 7400, big);
+        for (int k = 0; k < 3; k++) {
+            open_rec(&w, "KeyTime");
+            prop_array(&w, 'l', keys, 5, 8, 1);
+            close_rec(&w);
+        }
+        open_rec(&w, "Other"); prop_array(&w, 'l', other, 5, 8, 1); close_rec(&w);
+        open_rec(&w, "Again"); prop_array(&w, 'l', keys, 5, 8, 1); close_rec(&w);
+        finish(&w);
+        mr_fbx_doc *doc = parse_ok("repeats.fbx", w.p, w.n);
+        free(w.p);
+        if (!doc) continue;
+        const mr_fbx_node *r = &doc->root;
+        CHECK(r->child_count == 5);
+        for (int k = 0; k < 3; k++)
+            CHECK(r->children[k].props[0].count == 5 && memcmp(r->children[k].props[0].v.array, keys, sizeof keys) == 0);
+        CHECK(r->children[1].props[0].v.array == r->children[0].props[0].v.array);
+        CHECK(r->children[2].props[0].v.array == r->children[0].props[0].v.array);
+        CHECK(memcmp(r->children[3].props[0].v.array, other, sizeof other) == 0);
+        CHECK(r->children[3].props[0].v.array != r->children[0].props[0].v.array);
+        CHECK(r->children[4].props[0].v.array == r->children[0].props[0].v.array);
+        mr_fbx_doc_free(doc);
+    }
+    /* the same stored bytes as another type: inflated for that type */
+    static const int32_t ints[] = {1, 2, 3, 4};
+    writer w;
+    begin(&w, 7400, 0);
+    open_rec(&w, "I"); prop_array(&w, 'i', ints, 4, 4, 1); close_rec(&w);
+    size_t second = open_rec(&w, "F") + 3 * 4 + 1 + 1;   /* the header, the name's length and name: its type code */
+    prop_array(&w, 'i', ints, 4, 4, 1);
+    close_rec(&w);
+    finish(&w);
+    /* the second array's 'i' made 'f': its bytes, the same size, now floats */
+    CHECK(w.p[second] == 'i');
+    w.p[second] = 'f';
+    mr_fbx_doc *doc = parse_ok("retyped.fbx", w.p, w.n);
+    free(w.p);
+    if (doc) {
+        const mr_fbx_node *r = &doc->root;
+        CHECK(r->children[0].props[0].type == 'i' && memcmp(r->children[0].props[0].v.array, ints, sizeof ints) == 0);
+        CHECK(r->children[1].props[0].type == 'f' && memcmp(r->children[1].props[0].v.array, ints, sizeof ints) == 0);
+        CHECK(r->children[1].props[0].v.array != r->children[0].props[0].v.array);
+        mr_fbx_doc_free(doc);
+    }
+}
+
 /* ---- ASCII ------------------------------------------------------------- */
 
 static const char ascii7[] =
@@ -1142,6 +1198,7 @@ int main(void)
     RUN(fbx_binary_7500_64bit_records_raw_and_deflated_arrays);
     RUN(fbx_binary_big_endian_as_maya_writes_it);
     RUN(fbx_binary_every_array_type_raw_and_deflated);
+    RUN(fbx_binary_repeated_deflated_arrays_are_inflated_once);
     RUN(fbx_ascii_7x_arrays_strings_numbers_and_words);
     RUN(fbx_ascii_61_value_lists_over_lines);
     RUN(fbx_ascii_version_from_the_header_node_without_the_comment);

@@ -573,10 +573,21 @@ typedef struct reducer {
  * conditioned, unlike acos of the dot). */
 static inline double quat_gap(const double q[4], const float *v)
 {
-    double dot = q[0] * v[0] + q[1] * v[1] + q[2] * v[2] + q[3] * v[3];
-    double sgn = dot < 0 ? -1 : 1, d2 = 0;
-    for (int k = 0; k < 4; k++) d2 += (q[k] - sgn * v[k]) * (q[k] - sgn * v[k]);
-    return 2 * sqrt(d2);
+    double v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+    double dot = q[0] * v0 + q[1] * v1 + q[2] * v2 + q[3] * v3;
+    double e0, e1, e2, e3;  /* q - sgn v: q + v exactly when the sign is -1 */
+    if (dot < 0) {
+        e0 = q[0] + v0;
+        e1 = q[1] + v1;
+        e2 = q[2] + v2;
+        e3 = q[3] + v3;
+    } else {
+        e0 = q[0] - v0;
+        e1 = q[1] - v1;
+        e2 = q[2] - v2;
+        e3 = q[3] - v3;
+    }
+    return 2 * sqrt(e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3);
 }
 
 /* Rotations are first measured against the normalised lerp of the ends,
@@ -587,7 +598,7 @@ static inline double quat_gap(const double q[4], const float *v)
  * itself, so the decisions are the slerp's. */
 static int segment_fits_rot(const reducer *r, int a, int b);
 
-static int segment_fits(const reducer *r, int a, int b)
+static inline int segment_fits(const reducer *r, int a, int b)
 {
     if (r->comps == 4) return segment_fits_rot(r, a, b);
     const float *va = r->base + (size_t)a * 10 + r->off, *vb = r->base + (size_t)b * 10 + r->off;
@@ -721,7 +732,7 @@ typedef struct jsamples {
     int oom;
 } jsamples;
 
-static void js_push(jsamples *js, double t, const float *v)
+static inline void js_push(jsamples *js, double t, const float *v)
 {
     if (js->oom) return;
     if (js->n == js->cap) {
@@ -753,7 +764,7 @@ typedef struct alone_eval {
     const fbx_xf *x;
     double v[FBX_PROP_COUNT][3];     /* T, R, S without the live curves */
     const fbx_curve *live[9];        /* the curves that change */
-    int slot[9];                     /* their prop * 3 + component */
+    unsigned char prop[9], comp[9];  /* their prop (FBX_T ..) and component */
     int nlive;
     const double *acc, *from;        /* the parent's accumulated scale and the one inherited (NULL: none) */
     int scale_comp;                  /* the skeleton undoes the parent's scale (fbx_scale_comp): only T is divided */
@@ -852,7 +863,8 @@ static void alone_prepare(const fbx_scene *s, int j, alone_eval *e)
             e->v[p][k] = c ? (double)c->v[0] : a->def[k];
             if (c && !fbx_curve_constant(c)) {
                 e->live[e->nlive] = c;
-                e->slot[e->nlive++] = p * 3 + k;
+                e->prop[e->nlive] = (unsigned char)p;
+                e->comp[e->nlive++] = (unsigned char)k;
             }
         }
     }
@@ -940,12 +952,78 @@ static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const d
     fbx_m_decompose(local, o, o + 3, o + 7);
 }
 
-static void alone_local(const alone_eval *e, double t, float o[10])
+/* The sine and cosine of half angle h near h0, whose are s0 and c0: by
+ * the angle sum with Taylor polynomials of the step d (|d| < 0.2: the
+ * polynomials are within 1e-15, with fewer terms under 0.02; a larger
+ * step, libm). */
+static inline void sincos_near(double h, double h0, double s0, double c0, double *sn, double *cs)
+{
+    double d = h - h0;
+    if (d == 0) {  /* an axis no live curve turns: what the sums give */
+        *sn = s0;
+        *cs = c0;
+        return;
+    }
+    if (!(fabs(d) < 0.2)) {
+        *sn = sin(h);
+        *cs = cos(h);
+        return;
+    }
+    double d2 = d * d, sd, cd;
+    if (fabs(d) < 0.02) {  /* the terms left out: under 3e-16 */
+        sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120)));
+        cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720)));
+    } else {
+        sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
+        cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
+    }
+    *sn = s0 * cd + c0 * sd;
+    *cs = c0 * cd - s0 * sd;
+}
+
+/* The rotation's half angles of a quick joint's base samples, their sines
+ * and cosines (9 doubles a sample): each sample's stepped from the one
+ * before it (sincos_near), from libm's every HALF_EXACT samples so that
+ * the steps' rounding stays under 1e-14; the split samples step from
+ * their interval's first. */
+enum { HALF_EXACT = 8 };
+
+/* alone_local at ascending times t: cur[i] follows live curve i's keys
+ * (the base samples are the keys and frames), so that fbx_curve_eval's
+ * value is found without its search: a key's own at its time, else its
+ * segment's. */
+static void alone_local(const alone_eval *e, double t, int *cur, double *halfs, int index, float o[10])
 {
     double v[FBX_PROP_COUNT][3];
     memcpy(v, e->v, sizeof v);
-    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = fbx_curve_eval(e->live[i], t);
-    alone_pose(e, v, NULL, o);
+    for (int i = 0; i < e->nlive; i++) {
+        const fbx_curve *c = e->live[i];
+        int k = cur[i];
+        while (k < c->count && c->t[k] < t) k++;
+        cur[i] = k;
+        double x;
+        if (k < c->count && c->t[k] == t) x = c->v[k];
+        else if (k > 0 && k < c->count) x = fbx_curve_eval_segment(c, k - 1, t);  /* t[k - 1] < t < t[k] */
+        else x = fbx_curve_eval(c, t);
+        v[e->prop[i]][e->comp[i]] = x;
+    }
+    if (!e->quick || !halfs) {
+        alone_pose(e, v, NULL, o);
+        return;
+    }
+    double half[2][3], *hs = halfs + (size_t)index * 9;
+    for (int k = 0; k < 3; k++) {
+        hs[k] = v[FBX_R][k] * (M_PI / 360.0);
+        if (index % HALF_EXACT) {
+            sincos_near(hs[k], hs[k - 9], hs[k - 6], hs[k - 3], &half[0][k], &half[1][k]);
+        } else {
+            half[0][k] = sin(hs[k]);
+            half[1][k] = cos(hs[k]);
+        }
+        hs[3 + k] = half[0][k];
+        hs[6 + k] = half[1][k];
+    }
+    alone_pose(e, v, (const double (*)[3])half, o);
 }
 
 /* The live curves over the pieces of a split between two neighbouring
@@ -959,7 +1037,7 @@ typedef struct alone_span {
     double h0[3], s0[3], c0[3];  /* the rotation's half angles (radians) at the span's start, their sines and cosines */
 } alone_span;
 
-static double span_value(const alone_eval *e, const alone_span *sp, int i, double t)
+static inline double span_value(const alone_eval *e, const alone_span *sp, int i, double t)
 {
     if (!sp->ok[i]) return fbx_curve_eval(e->live[i], t);
     const double *p = sp->p[i];
@@ -967,36 +1045,28 @@ static double span_value(const alone_eval *e, const alone_span *sp, int i, doubl
     return p[0] + u * (p[1] + u * (p[2] + u * p[3]));
 }
 
-static void span_prepare(const alone_eval *e, double ta, double tb, alone_span *sp)
+static void span_prepare(const alone_eval *e, double ta, double tb, const double *half, alone_span *sp)
 {
     for (int i = 0; i < e->nlive; i++) sp->ok[i] = fbx_curve_span_poly(e->live[i], ta, tb, &sp->t0[i], &sp->inv_dx[i], sp->p[i]);
     double r[3];
     memcpy(r, e->v[FBX_R], sizeof r);
     for (int i = 0; i < e->nlive; i++)
-        if (e->slot[i] / 3 == FBX_R) r[e->slot[i] % 3] = span_value(e, sp, i, ta);
+        if (e->prop[i] == FBX_R) r[e->comp[i]] = span_value(e, sp, i, ta);
     for (int k = 0; k < 3; k++) {
         sp->h0[k] = r[k] * (M_PI / 360.0);
-        sp->s0[k] = sin(sp->h0[k]);
-        sp->c0[k] = cos(sp->h0[k]);
+        if (half) {  /* from the interval's first sample's (alone_local) */
+            sincos_near(sp->h0[k], half[k], half[3 + k], half[6 + k], &sp->s0[k], &sp->c0[k]);
+        } else {
+            sp->s0[k] = sin(sp->h0[k]);
+            sp->c0[k] = cos(sp->h0[k]);
+        }
     }
 }
 
-/* The sine and cosine of half angle h near the span's start h0: by the
- * angle sum with Taylor polynomials of the step d (|d| < 0.2: the
- * polynomials are within 1e-15; a larger step, libm). */
-static void span_sincos(const alone_span *sp, int k, double h, double *sn, double *cs)
+/* The sine and cosine of half angle h near the span's start h0. */
+static inline void span_sincos(const alone_span *sp, int k, double h, double *sn, double *cs)
 {
-    double d = h - sp->h0[k];
-    if (!(fabs(d) < 0.2)) {
-        *sn = sin(h);
-        *cs = cos(h);
-        return;
-    }
-    double d2 = d * d;
-    double sd = d * (1 + d2 * (-1.0 / 6 + d2 * (1.0 / 120 + d2 * (-1.0 / 5040 + d2 * (1.0 / 362880)))));
-    double cd = 1 + d2 * (-0.5 + d2 * (1.0 / 24 + d2 * (-1.0 / 720 + d2 * (1.0 / 40320 + d2 * (-1.0 / 3628800)))));
-    *sn = sp->s0[k] * cd + sp->c0[k] * sd;
-    *cs = sp->c0[k] * cd - sp->s0[k] * sd;
+    sincos_near(h, sp->h0[k], sp->s0[k], sp->c0[k], sn, cs);
 }
 
 /* alone_local at t strictly inside the prepared span. */
@@ -1004,7 +1074,7 @@ static void span_local(const alone_eval *e, const alone_span *sp, double t, floa
 {
     double v[FBX_PROP_COUNT][3], half[2][3];
     memcpy(v, e->v, sizeof v);
-    for (int i = 0; i < e->nlive; i++) v[e->slot[i] / 3][e->slot[i] % 3] = span_value(e, sp, i, t);
+    for (int i = 0; i < e->nlive; i++) v[e->prop[i]][e->comp[i]] = span_value(e, sp, i, t);
     if (!e->quick) {
         alone_pose(e, v, NULL, o);
         return;
@@ -1039,27 +1109,30 @@ static void turn(const float *a, const float *b, double w[3])
     w[2] = sgn * z;
 }
 
-/* |second derivative| at base sample i (0 < i < n - 1), in tolerances */
-static double bend(const double *t, const float *v, int i, const double tol[3])
+/* The rates of interval j of base samples (j, j + 1), h apart: the
+ * translation's and scale's differences over h (out[0..2], out[6..8]) and
+ * the turn over h (out[3..5]). */
+static void rates(const double *t, const float *v, int j, double out[9])
+{
+    double h = t[j + 1] - t[j], w[3];
+    const float *b = v + (size_t)j * 10, *c = v + (size_t)(j + 1) * 10;
+    for (int k = 0; k < 3; k++) out[k] = (c[k] - b[k]) / h;
+    turn(b + 3, c + 3, w);
+    for (int k = 0; k < 3; k++) out[3 + k] = w[k] / h;
+    for (int k = 0; k < 3; k++) out[6 + k] = (c[7 + k] - b[7 + k]) / h;
+}
+
+/* |second derivative| at base sample i (0 < i < n - 1), in tolerances,
+ * from the rates of the intervals before (r1) and after (r2) it: for
+ * rotations, how fast the angular velocity (of left deltas: one frame)
+ * changes. */
+static double bend(const double *t, int i, const double r1[9], const double r2[9], const double tol[3])
 {
     double h1 = t[i] - t[i - 1], h2 = t[i + 1] - t[i], worst = 0;
-    const float *a = v + (size_t)(i - 1) * 10, *b = v + (size_t)i * 10, *c = v + (size_t)(i + 1) * 10;
-    static const int from[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
     for (int q = 0; q < 3; q++) {
         double d2 = 0;
-        if (q == 1) {  /* how fast the angular velocity (of left deltas: one frame) changes */
-            double w1[3], w2[3];
-            turn(a + 3, b + 3, w1);
-            turn(b + 3, c + 3, w2);
-            for (int k = 0; k < 3; k++) {
-                double dd = 2 * (w2[k] / h2 - w1[k] / h1) / (h1 + h2);
-                d2 += dd * dd;
-            }
-            worst = fmax(worst, sqrt(d2) / tol[q]);
-            continue;
-        }
-        for (int k = from[q]; k < from[q] + comps[q]; k++) {
-            double dd = 2 * ((c[k] - b[k]) / h2 - (b[k] - a[k]) / h1) / (h1 + h2);
+        for (int k = 3 * q; k < 3 * q + 3; k++) {
+            double dd = 2 * (r2[k] - r1[k]) / (h1 + h2);
             d2 += dd * dd;
         }
         worst = fmax(worst, sqrt(d2) / tol[q]);
@@ -1067,8 +1140,11 @@ static double bend(const double *t, const float *v, int i, const double tol[3])
     return worst;
 }
 
-/* Joint j's tracks from its samples (base: 10 floats each at times). */
-static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *times, const float *base, int ns, double tol_t)
+/* Joint j's tracks from its samples (base: 10 floats each at times).
+ * same_t, same_s: every sample's translation (scale) is the first one's
+ * (bake_alone knows when), so that only the first is compared with rest. */
+static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *times, const float *base, int ns, double tol_t,
+                              int same_t, int same_s)
 {
     mr_skeleton *sk = &s->model->skeleton;
     int moves_t = 0, moves_r = 0, moves_s = 0;
@@ -1077,14 +1153,14 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     float rest_tol = 1e-6f * (1 + fabsf(sk->rest_t[j][0]) + fabsf(sk->rest_t[j][1]) + fabsf(sk->rest_t[j][2]));
     float rest_tol_s = 1e-6f * (fabsf(sk->rest_s[j][0]) + fabsf(sk->rest_s[j][1]) + fabsf(sk->rest_s[j][2]));
     /* each channel's scan ends at its first sample off rest */
-    for (int i = 0; i < ns && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
+    for (int i = 0; i < (same_t ? 1 : ns) && !moves_t; i++) moves_t = !near3(base + (size_t)i * 10, sk->rest_t[j], rest_tol);
     for (int i = 0; i < ns && !moves_r; i++) {
         const float *o = base + (size_t)i * 10;
         float dot = o[3] * sk->rest_r[j][0] + o[4] * sk->rest_r[j][1] + o[5] * sk->rest_r[j][2] + o[6] * sk->rest_r[j][3];
         moves_r = fabsf(dot) < 1 - 1e-12f || fabsf(o[3] - sk->rest_r[j][0]) > 1e-7f || fabsf(o[4] - sk->rest_r[j][1]) > 1e-7f ||
                   fabsf(o[5] - sk->rest_r[j][2]) > 1e-7f || fabsf(o[6] - sk->rest_r[j][3]) > 1e-7f;
     }
-    for (int i = 0; i < ns && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
+    for (int i = 0; i < (same_s ? 1 : ns) && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
     int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
     if (!kept) return oom(s);
@@ -1125,12 +1201,21 @@ static double interval_want(const double *bt, const double *bends, int nb, int i
     return h * sqrt(c / 4);
 }
 
+/* ceil(want / k) within 1..ALONE_MAX_SPLIT, without ceil (a libm call on
+ * baseline x86-64, the bisection's main cost): ceil(x) > 1 exactly when
+ * x > 1, ceil(x) < MAX exactly when x <= MAX - 1, and between them ceil(x)
+ * is the truncation plus one unless x is whole; NaN gives 1 as before. */
 static int pieces_at(double want, double k)
 {
-    double m = ceil(want / k);
-    return !(m > 1) ? 1 : m < ALONE_MAX_SPLIT ? (int)m : ALONE_MAX_SPLIT;
+    double x = want / k;
+    if (!(x > 1)) return 1;
+    if (!(x <= ALONE_MAX_SPLIT - 1)) return ALONE_MAX_SPLIT;
+    int m = (int)x;
+    return (double)m < x ? m + 1 : m;
 }
 
+/* The extra samples at factor k (k >= 1) of the n intervals whose want
+ * is over 1: an interval wanting at most 1 piece gets 1 at any such k. */
 static long extra_samples(const double *want, int n, double k)
 {
     long extra = 0;
@@ -1145,16 +1230,22 @@ static void split_within_budget(const double *bt, const double *bends, int nb, i
         if (nb > 0) pieces[0] = 1;
         return;
     }
-    double *want = mr_alloc_array((size_t)n, sizeof *want), k = 1;
+    double *want = mr_alloc_array((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
     if (want) {
-        for (int i = 0; i < n; i++) want[i] = interval_want(bt, bends, nb, i);
+        /* the bisection counts only the intervals wanting more than one
+         * piece (packed at the front of over[]) */
+        int nover = 0;
+        for (int i = 0; i < n; i++) {
+            want[i] = interval_want(bt, bends, nb, i);
+            if (want[i] > 1) over[nover++] = want[i];
+        }
         long room = budget - nb;
-        if (extra_samples(want, n, 1) > room) {
+        if (extra_samples(over, nover, 1) > room) {
             double lo = 1, hi = 2;
-            while (extra_samples(want, n, hi) > room && hi < 1e12) hi *= 2;
+            while (extra_samples(over, nover, hi) > room && hi < 1e12) hi *= 2;
             for (int it = 0; it < 40 && hi - lo > 1e-3 * lo; it++) {
                 double mid = 0.5 * (lo + hi);
-                if (extra_samples(want, n, mid) > room) lo = mid;
+                if (extra_samples(over, nover, mid) > room) lo = mid;
                 else hi = mid;
             }
             k = hi;
@@ -1179,6 +1270,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     float *base = mr_alloc_array((size_t)nb * 10, sizeof *base);
     double *bt = mr_alloc_array((size_t)nb, sizeof *bt), *bends = mr_alloc_array((size_t)nb, sizeof *bends);
     int *pieces = NULL;
+    double *halfs = NULL;
     mr_status st = MR_OK;
     if (!base || !bt || !bends) {
         st = oom(s);
@@ -1186,13 +1278,24 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     }
     alone_eval ev;
     alone_prepare(s, j, &ev);
+    int cur[9] = {0};
+    /* every sample's entries are written before the next reads them; nb is
+     * at most FBX_MAX_SAMPLES. Without memory: libm's. */
+    if (ev.quick) halfs = malloc(sizeof *halfs * 9 * (size_t)nb);
     for (int i = 0; i < nb; i++) {
         bt[i] = own ? times[i] : i ? times[ns - 1] : times[0];
-        alone_local(&ev, bt[i], base + (size_t)i * 10);
+        alone_local(&ev, bt[i], cur, halfs, i, base + (size_t)i * 10);
         if (i) align(base + (size_t)(i - 1) * 10, base + (size_t)i * 10);
     }
     double tol[3] = {tol_t * 20, tol_r, 2e-5};
-    for (int i = 0; i < nb; i++) bends[i] = i > 0 && i < nb - 1 ? bend(bt, base, i, tol) : 0;
+    /* each interval's rates once, for the samples on both sides of it */
+    double rate[2][9];
+    bends[0] = bends[nb - 1] = 0;
+    if (nb > 2) rates(bt, base, 0, rate[0]);
+    for (int i = 1; i < nb - 1; i++) {
+        rates(bt, base, i, rate[i & 1]);
+        bends[i] = bend(bt, i, rate[(i - 1) & 1], rate[i & 1], tol);
+    }
     int budget = 4 * nb + 64;
     pieces = mr_alloc_array((size_t)nb, sizeof *pieces);
     if (!pieces) {
@@ -1217,7 +1320,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         while (m > 1 && too_close(0, h / m)) m--;
         float P[10];
         alone_span sp;
-        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, &sp);
+        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, halfs ? halfs + (size_t)i * 9 : NULL, &sp);
         for (int q = 1; q < m; q++) {
             double tq = bt[i] + h * q / m;
             span_local(&ev, &sp, tq, P);
@@ -1225,12 +1328,22 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
             js_push(&js, tq, P);
         }
     }
-    st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t);
+    /* the quick path (alone_pose) writes T and S from the static values
+     * when no curve of theirs changes: the same at every sample */
+    int live_t = 0, live_s = 0;
+    for (int i = 0; i < ev.nlive; i++) {
+        live_t |= ev.prop[i] == FBX_T;
+        live_s |= ev.prop[i] == FBX_S;
+    }
+    int quick_all = ev.quick && !live_s && ev.v[FBX_S][0] * ev.ratio[0] > 0 && ev.v[FBX_S][1] * ev.ratio[1] > 0 &&
+                    ev.v[FBX_S][2] * ev.ratio[2] > 0;
+    st = js.oom ? oom(s) : joint_tracks(s, clip, j, js.t, js.v, js.n, tol_t, quick_all && !live_t, quick_all);
 done:
     free(base);
     free(bt);
     free(bends);
     free(pieces);
+    free(halfs);
     free(js.t);
     free(js.v);
     return st;
@@ -1363,7 +1476,7 @@ static mr_status bake(fbx_scene *s, const char *name, stack_curves *c, double t0
         }
         for (int j = 0; j < nj; j++) {
             if (!flag[j] || alone[j]) continue;
-            if ((st = joint_tracks(s, clip, j, otimes, trs + (size_t)j * (size_t)ons * 10, ons, tol_t)) != MR_OK) goto done;
+            if ((st = joint_tracks(s, clip, j, otimes, trs + (size_t)j * (size_t)ons * 10, ons, tol_t, 0, 0)) != MR_OK) goto done;
         }
     }
     /* morph weights */

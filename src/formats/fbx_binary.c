@@ -12,8 +12,12 @@
  * properties. Every offset is checked against
  * the file and the enclosing record before it is used, every array's bytes
  * against the count it declares, and what libdeflate inflates against the
- * document's budget (fbx_parse_internal.h).
+ * document's budget (fbx_parse_internal.h). A deflated array whose stored
+ * bytes equal an earlier one's (same type and count) shares that array
+ * instead of being inflated again: mixamo.fbx's 315 KeyTime arrays are 3
+ * distinct streams, and 1.6 of its 5.3 MB of inflated arrays repeat.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <libdeflate.h>
 
@@ -28,7 +32,71 @@ typedef struct bin {
     int swap;                    /* the file's byte order is not the host's */
     int big;                     /* the file is big-endian (Maya can write that) */
     struct libdeflate_decompressor *z;  /* made at the first compressed array */
+    struct seen *seen;           /* the inflated arrays by their stored bytes (open addressing) */
+    size_t seen_cap, seen_count;
 } bin;
+
+/* An inflated array: its stored (deflated) bytes and what they gave. */
+typedef struct seen {
+    uint64_t hash;               /* of the stored bytes; 0: an empty slot */
+    const uint8_t *src;
+    uint32_t clen, count;
+    char type;
+    const void *array;
+} seen;
+
+/* FNV-style mixing of 8 bytes at a time: a fraction of inflating the same
+ * bytes; never 0 (the empty slot). */
+static uint64_t stored_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    h ^= h >> 29;
+    return h ? h : 1;
+}
+
+/* The array inflated before from the same stored bytes, type and count, or NULL. */
+static const void *seen_find(const bin *b, uint64_t h, const uint8_t *src, uint32_t clen, uint32_t count, char type)
+{
+    if (!b->seen_cap) return NULL;
+    for (size_t i = h & (b->seen_cap - 1);; i = (i + 1) & (b->seen_cap - 1)) {
+        const seen *e = &b->seen[i];
+        if (!e->hash) return NULL;
+        if (e->hash == h && e->clen == clen && e->count == count && e->type == type && !memcmp(e->src, src, clen))
+            return e->array;
+    }
+}
+
+/* Remembers an inflated array (without memory: not remembered, inflated again next time). */
+static void seen_add(bin *b, uint64_t h, const uint8_t *src, uint32_t clen, uint32_t count, char type, const void *array)
+{
+    if ((b->seen_count + 1) * 2 > b->seen_cap) {
+        size_t cap = b->seen_cap ? b->seen_cap * 2 : 256;
+        seen *g = calloc(cap, sizeof *g);
+        if (!g) return;
+        for (size_t k = 0; k < b->seen_cap; k++) {
+            const seen *e = &b->seen[k];
+            if (!e->hash) continue;
+            size_t i = e->hash & (cap - 1);
+            while (g[i].hash) i = (i + 1) & (cap - 1);
+            g[i] = *e;
+        }
+        free(b->seen);
+        b->seen = g;
+        b->seen_cap = cap;
+    }
+    size_t i = h & (b->seen_cap - 1);
+    while (b->seen[i].hash) i = (i + 1) & (b->seen_cap - 1);
+    b->seen[i] = (seen){h, src, clen, count, type, array};
+    b->seen_count++;
+}
 
 static uint32_t rd32(const bin *b, uint64_t at)
 {
@@ -116,6 +184,13 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
             *p += clen;
             return MR_OK;
         }
+        uint64_t h = bytes ? stored_hash(d + *p, clen) : 0;
+        const void *same = bytes ? seen_find(b, h, d + *p, clen, count, t) : NULL;
+        if (same) {  /* inflated (and byte-swapped) before: shared, the arena owns it */
+            prop->v.array = same;
+            *p += clen;
+            return MR_OK;
+        }
         void *a = fbxp_alloc(c->arena, (size_t)bytes);
         if (!a) return fbxp_fail(c, MR_ERR_NO_MEMORY, at, "out of memory for %u elements", count);
         prop->v.array = a;
@@ -141,6 +216,10 @@ static mr_status read_array(bin *b, mr_fbx_prop *prop, char t, size_t es, uint64
                 return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected deflate data, found invalid or truncated data",
                                  index, type_name(t));
             }
+            if (b->swap) swap_elements(a, bytes, es);
+            seen_add(b, h, d + *p, clen, count, t, a);
+            *p += clen;
+            return MR_OK;
         }
     } else {
         return fbxp_fail(c, MR_ERR_BAD_FILE, at, "property %u (%s): expected encoding 0 or 1, found %u", index,
@@ -342,5 +421,6 @@ mr_status fbxp_parse_binary(fbxp_ctx *c)
     uint64_t pos = HEADER_SIZE;
     mr_status st = read_list(&b, &pos, c->size, 1, &c->doc->root.children, &c->doc->root.child_count);
     if (b.z) libdeflate_free_decompressor(b.z);
+    free(b.seen);
     return st;
 }

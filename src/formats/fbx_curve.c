@@ -106,6 +106,11 @@ static double inside(const fbx_curve *c, double t)
     return segment(c, lo, t);
 }
 
+double fbx_curve_eval_segment(const fbx_curve *c, int i, double t)
+{
+    return segment(c, i, t);
+}
+
 double fbx_curve_eval(const fbx_curve *c, double t)
 {
     if (!c || c->count <= 0) return 0;
@@ -192,13 +197,32 @@ int fbx_curve_constant(const fbx_curve *c)
     return 1;
 }
 
+/* The stored attributes are read once, into tan: freed then, so that the
+ * next curve's reuse the memory (mixamo.fbx: 159 curves of 506 keys). */
+static void drop_data(fbx_curve *c)
+{
+    free(c->data);
+    c->data = NULL;
+}
+
+/* n elements of size bytes, not zeroed (mr_alloc_array's bounds). */
+static void *key_array(size_t n, size_t size)
+{
+    return n <= MR_ALLOC_LIMIT / size ? malloc(n * size) : NULL;
+}
+
+/* Room for n keys: times, values, flags and tangents are written for
+ * every key a reader keeps before anything reads them (the 7.x reader
+ * every key, the 6.x reader up to its count; check_keys moves the solved
+ * tangents' room along unread), so they are left unzeroed; the stored
+ * attributes are zeroed (a curve without KeyAttrFlags reads them unset). */
 static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
 {
-    c->t = mr_alloc_array(n + 1, sizeof *c->t);
-    c->v = mr_alloc_array(n + 1, sizeof *c->v);
-    c->flags = mr_alloc_array(n + 1, sizeof *c->flags);
+    c->t = key_array(n + 1, sizeof *c->t);
+    c->v = key_array(n + 1, sizeof *c->v);
+    c->flags = key_array(n + 1, sizeof *c->flags);
     c->data = mr_alloc_array(n + 1, sizeof *c->data);
-    c->tan = mr_alloc_array(n + 1, sizeof *c->tan);
+    c->tan = key_array(n + 1, sizeof *c->tan);
     c->pre_mode = c->post_mode = 'C';
     c->pre_count = c->post_count = -1;
     if (!c->t || !c->v || !c->flags || !c->data || !c->tan)
@@ -329,6 +353,10 @@ static mr_status check_keys(fbx_scene *s, const mr_fbx_node *at, fbx_curve *c)
             return fbx_fail(s, at, "key %d: time %g s is before the previous key's %g s (expected ascending times)",
                             i, c->t[i], c->t[w - 1]);
         if (w > 0 && c->t[i] == c->t[w - 1]) w--;
+        if (w == i) {  /* nothing dropped yet: the key is in place */
+            w++;
+            continue;
+        }
         c->t[w] = c->t[i];
         c->v[w] = c->v[i];
         c->flags[w] = c->flags[i];
@@ -349,8 +377,17 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     size_t nt, nv, nf, nd, nr;
     mr_status st;
     if ((st = fbx_array_i(s, n, "KeyTime", &times, &nt)) != MR_OK) return st;
-    if ((st = fbx_array_d(s, n, "KeyValueFloat", &vals, &nv)) != MR_OK) return st;
-    if (!vals && (st = fbx_array_d(s, n, "KeyValueDouble", &vals, &nv)) != MR_OK) return st;
+    /* a float array (binary files) is taken as it is: widened to doubles
+     * and back it is the same, at twice its size in memory */
+    const mr_fbx_node *kv = mr_fbx_child(n, "KeyValueFloat");
+    const float *fvals = kv && kv->prop_count >= 1 && kv->props[0].type == 'f' ? kv->props[0].v.array : NULL;
+    if (fvals) {
+        vals = NULL;
+        nv = kv->props[0].count;
+    } else {
+        if ((st = fbx_array_d(s, n, "KeyValueFloat", &vals, &nv)) != MR_OK) return st;
+        if (!vals && (st = fbx_array_d(s, n, "KeyValueDouble", &vals, &nv)) != MR_OK) return st;
+    }
     if ((st = fbx_array_i(s, n, "KeyAttrFlags", &flags, &nf)) != MR_OK) return st;
     if ((st = fbx_array_d(s, n, "KeyAttrDataFloat", &data, &nd)) != MR_OK) return st;
     if ((st = fbx_array_i(s, n, "KeyAttrRefCount", &refs, &nr)) != MR_OK) return st;
@@ -377,7 +414,7 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
             uint32_t fl = (uint32_t)flags[attr];
             for (; share > 0 && i < nt; share--, i++) {
                 c->t[i] = (double)times[i] / FBX_TICKS;
-                c->v[i] = (float)vals[i];
+                c->v[i] = fvals ? fvals[i] : (float)vals[i];
                 c->flags[i] = fl;
                 memcpy(c->data[i], d, sizeof d);
             }
@@ -385,7 +422,7 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     }
     for (size_t i = s->doc->ascii || !nf ? 0 : nt; i < nt; i++) {
         c->t[i] = (double)times[i] / FBX_TICKS;
-        c->v[i] = (float)vals[i];
+        c->v[i] = fvals ? fvals[i] : (float)vals[i];
         while (nf && left <= 0 && attr + 1 < nf) left = refs[++attr];
         if (nf) {
             c->flags[i] = (uint32_t)flags[attr];
@@ -411,6 +448,7 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     read_extrapolation(n, "Post-Extrapolation", &c->post_mode, &c->post_count);
     st = check_keys(s, n, c);
     if (st == MR_OK) solve_tangents(c);
+    drop_data(c);
     return st;
 }
 
@@ -569,5 +607,7 @@ mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *ch, fbx_curve *c, i
     *has = n > 0;
     read_extrapolation(ch, "Pre-Extrapolation", &c->pre_mode, &c->pre_count);
     read_extrapolation(ch, "Post-Extrapolation", &c->post_mode, &c->post_count);
-    return check_keys(s, key, c);
+    st = check_keys(s, key, c);
+    drop_data(c);
+    return st;
 }

@@ -29,11 +29,29 @@ typedef struct layer {
     const double *direct;
     size_t direct_count;
     const int64_t *index;
+    const int32_t *index32;      /* the index as stored, when int32 (index NULL then) */
     size_t index_count;
     int width;
     const int64_t *idirect;      /* integer direct values (materials) */
     size_t idirect_count;
 } layer;
+
+/* A child's integer array as stored when it is an int32 array (binary
+ * files: PolygonVertexIndex, UVIndex), else as fbx_array_i gives it
+ * (*out32 NULL): mixamo.fbx's two meshes kept 1.6 MB of int64 copies. */
+static mr_status array_i32(fbx_scene *s, const mr_fbx_node *n, const char *child, const int32_t **out32,
+                           const int64_t **out64, size_t *count)
+{
+    const mr_fbx_node *c = mr_fbx_child(n, child);
+    *out32 = NULL;
+    if (c && c->prop_count >= 1 && c->props[0].type == 'i' && c->props[0].v.array) {
+        *out32 = c->props[0].v.array;
+        *out64 = NULL;
+        *count = c->props[0].count;
+        return MR_OK;
+    }
+    return fbx_array_i(s, n, child, out64, count);
+}
 
 static int mapping_of(const mr_fbx_node *n)
 {
@@ -71,18 +89,19 @@ static mr_status read_layer(fbx_scene *s, const mr_fbx_node *g, const char *elem
         if ((st = fbx_array_i(s, n, values, &out->idirect, &out->idirect_count)) != MR_OK) return st;
         if (!out->idirect) out->node = NULL;
     }
-    if (indexed(n) && index && (st = fbx_array_i(s, n, index, &out->index, &out->index_count)) != MR_OK) return st;
+    if (indexed(n) && index && (st = array_i32(s, n, index, &out->index32, &out->index, &out->index_count)) != MR_OK)
+        return st;
     return MR_OK;
 }
 
 /* The layer's element index for corner c of polygon p at control point v, or -1. */
-static long layer_at(const layer *l, size_t c, size_t p, size_t v)
+static inline long layer_at(const layer *l, size_t c, size_t p, size_t v)
 {
     if (!l->node) return -1;
     size_t i = l->mapping == 0 ? c : l->mapping == 1 ? v : l->mapping == 2 ? p : 0;
-    if (l->index) {
+    if (l->index || l->index32) {
         if (i >= l->index_count) return -1;
-        int64_t k = l->index[i];
+        int64_t k = l->index32 ? l->index32[i] : l->index[i];
         if (k < 0) return -1;
         i = (size_t)k;
     }
@@ -382,7 +401,8 @@ typedef struct mesh_src {
     int geom_obj;                /* Geometry object, -1 for 6.x */
     const double *verts;
     size_t cps;
-    const int64_t *poly;
+    const int32_t *poly;         /* validated: every control point index fits */
+    int32_t *poly_own;           /* poly when converted from int64 (freed with the source) */
     size_t corners;
     layer normals, uvs, mats;
 } mesh_src;
@@ -397,13 +417,20 @@ static mr_status read_src(fbx_scene *s, mesh_src *m)
     m->cps = nv / 3;
     for (size_t i = 0; i < nv; i++)
         if (!isfinite(m->verts[i])) return fbx_fail(s, mr_fbx_child(g, "Vertices"), "number %zu: expected a finite number", i);
-    if ((st = fbx_array_i(s, g, "PolygonVertexIndex", &m->poly, &m->corners)) != MR_OK) return st;
+    const int64_t *poly64 = NULL;
+    if ((st = array_i32(s, g, "PolygonVertexIndex", &m->poly, &poly64, &m->corners)) != MR_OK) return st;
     if (m->corners > (size_t)(1 << 28)) return fbx_fail(s, mr_fbx_child(g, "PolygonVertexIndex"), "expected at most %d corners", 1 << 28);
     for (size_t i = 0; i < m->corners; i++) {
-        int64_t v = m->poly[i] < 0 ? ~m->poly[i] : m->poly[i];
+        int64_t p = m->poly ? m->poly[i] : poly64[i];
+        int64_t v = p < 0 ? ~p : p;
         if ((uint64_t)v >= m->cps)
             return fbx_fail(s, mr_fbx_child(g, "PolygonVertexIndex"), "index %zu is %lld: expected a control point 0..%zu", i,
-                            (long long)m->poly[i], m->cps ? m->cps - 1 : 0);
+                            (long long)p, m->cps ? m->cps - 1 : 0);
+    }
+    if (!m->poly) {  /* int64 indices (ASCII, some writers): each fits in int32 now (cps < 2^31) */
+        if (!(m->poly_own = mr_alloc_array(m->corners + 1, sizeof *m->poly_own))) return oom(s);
+        for (size_t i = 0; i < m->corners; i++) m->poly_own[i] = (int32_t)poly64[i];
+        m->poly = m->poly_own;
     }
     if ((st = read_layer(s, g, "LayerElementNormal", "Normals", "NormalsIndex", 3, &m->normals)) != MR_OK) return st;
     if ((st = read_layer(s, g, "LayerElementUV", "UV", "UVIndex", 2, &m->uvs)) != MR_OK) return st;
@@ -516,11 +543,35 @@ void fbx_blend_weights(const fbx_blend *b, double d, float *w)
     if (hi >= 0) w[b->target + order[hi]] = (float)t;
 }
 
-typedef struct corner {  /* 24 bytes, no padding: hashed and compared as words */
+typedef struct corner {  /* 24 bytes, no padding: compared as bytes */
     uint32_t cp;
     float n[3];
     float uv[2];
 } corner;
+
+/* Corner c (of polygon p) of mesh m: its control point, its normal placed
+ * by nrm_m (the inverse transpose of the placement) and normalised, its uv. */
+static void corner_at(const mesh_src *m, const double nrm_m[16], size_t c, size_t p, corner *cn)
+{
+    size_t v = (size_t)(m->poly[c] < 0 ? ~m->poly[c] : m->poly[c]);
+    memset(cn, 0, sizeof *cn);
+    cn->cp = (uint32_t)v;
+    long ni = layer_at(&m->normals, c, p, v);
+    if (ni >= 0) {
+        double nn[3];
+        fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
+        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        int ok = len > 1e-20 && isfinite(len);
+        for (int k = 0; k < 3; k++) cn->n[k] = ok ? (float)(nn[k] / len) : (k == 1);
+    } else {
+        cn->n[1] = 1;
+    }
+    long ui = layer_at(&m->uvs, c, p, v);
+    if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
+        cn->uv[0] = (float)m->uvs.direct[2 * ui];
+        cn->uv[1] = (float)m->uvs.direct[2 * ui + 1];
+    }
+}
 
 typedef struct built {
     mr_mesh mesh;
@@ -677,73 +728,45 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         for (int r = 0; r < 4; r++)
             for (int c = 0; c < 4; c++) nrm_m[c * 4 + r] = inv[r * 4 + c];
     }
-    /* per corner: control point, normal, uv; corners equal in all three are one vertex */
-    corner *cs = mr_alloc_array(m->corners + 1, sizeof *cs);
-    uint32_t *remap = mr_alloc_array(m->corners + 1, sizeof *remap);
-    size_t hcap = 16;
-    while (hcap < m->corners * 2) hcap *= 2;
-    uint32_t *table = mr_alloc_array(hcap, sizeof *table);
-    if (!cs || !remap || !table) {
-        free(cs);
+    /* per corner: control point, normal, uv; corners equal in all three are
+     * one vertex. Each group's corners are computed as its weld meets them
+     * and compared with the vertices so far of the same control point (a
+     * chain per control point); only the vertices are kept: mixamo.fbx's
+     * corner table and hash table were 3.5 MB of fresh pages a load. */
+    corner *uniq = malloc(sizeof *uniq * (m->corners + 1));     /* the vertices, in order */
+    uint32_t *remap = malloc(sizeof *remap * (m->corners + 1));  /* a group's corners' vertices */
+    uint32_t *vnext = malloc(sizeof *vnext * (m->corners + 1));  /* the vertex before it of its control point */
+    uint32_t *head = malloc(sizeof *head * (m->cps + 1));        /* a control point's last vertex */
+    if (!uniq || !remap || !vnext || !head) {
+        free(uniq);
         free(remap);
-        free(table);
+        free(vnext);
+        free(head);
         st = oom(s);
         goto done;
     }
     int have_normals = m->normals.node != NULL;
-    {
-        size_t p = 0;
-        for (size_t i = 0; i < m->corners; i++) {
-            size_t v = (size_t)(m->poly[i] < 0 ? ~m->poly[i] : m->poly[i]);
-            corner *cn = &cs[i];
-            memset(cn, 0, sizeof *cn);
-            cn->cp = (uint32_t)v;
-            long ni = layer_at(&m->normals, i, p, v);
-            if (ni >= 0) {
-                double nn[3];
-                fbx_m_vector(nrm_m, m->normals.direct + 3 * ni, nn);
-                double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-                for (int k = 0; k < 3; k++) cn->n[k] = len > 1e-20 && isfinite(len) ? (float)(nn[k] / len) : (k == 1);
-            } else {
-                cn->n[1] = 1;
-            }
-            long ui = layer_at(&m->uvs, i, p, v);
-            if (ui >= 0 && isfinite(m->uvs.direct[2 * ui]) && isfinite(m->uvs.direct[2 * ui + 1])) {
-                cn->uv[0] = (float)m->uvs.direct[2 * ui];
-                cn->uv[1] = (float)m->uvs.direct[2 * ui + 1];
-            }
-            if (m->poly[i] < 0) p++;
-        }
-    }
     for (int gid = 0; gid <= max_mat; gid++) {
         /* weld this group's corners, count its triangles */
         size_t vc = 0, ic = 0, start = 0, p = 0;
-        memset(table, 0xff, hcap * sizeof *table);
+        for (size_t v = 0; v < m->cps; v++) head[v] = UINT32_MAX;
         for (size_t i = 0; i < m->corners; i++) {
             if (m->poly[i] >= 0) continue;
             size_t k = i + 1 - start;
             if (mat_ids[p] == gid && k >= 3) {
                 ic += (k - 2) * 3;
                 for (size_t c = start; c <= i; c++) {
-                    uint32_t words[6];
-                    memcpy(words, &cs[c], sizeof words);
-                    uint64_t h = 0x9e3779b97f4a7c15ull;
-                    for (int b = 0; b < 6; b++) h = (h ^ words[b]) * 0xff51afd7ed558ccdull;
-                    h ^= h >> 29;
-                    size_t slot = h & (hcap - 1);
-                    for (;;) {
-                        uint32_t at = table[slot];
-                        if (at == UINT32_MAX) {
-                            table[slot] = (uint32_t)c;
-                            remap[c] = (uint32_t)vc++;
-                            break;
-                        }
-                        if (!memcmp(&cs[at], &cs[c], sizeof cs[c])) {
-                            remap[c] = remap[at];
-                            break;
-                        }
-                        slot = (slot + 1) & (hcap - 1);
+                    corner cn;
+                    corner_at(m, nrm_m, c, p, &cn);
+                    uint32_t u = head[cn.cp];
+                    while (u != UINT32_MAX && memcmp(&uniq[u], &cn, sizeof cn)) u = vnext[u];
+                    if (u == UINT32_MAX) {
+                        u = (uint32_t)vc++;
+                        uniq[u] = cn;
+                        vnext[u] = head[cn.cp];
+                        head[cn.cp] = u;
                     }
+                    remap[c] = u;
                 }
             }
             start = i + 1;
@@ -781,10 +804,10 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
                     uint32_t w = remap[c];
                     if (w != fresh) continue;  /* written from an equal corner before */
                     fresh++;
-                    size_t v = cs[c].cp;
+                    size_t v = uniq[w].cp;
                     memcpy(mesh.positions[w], cp_pos + 3 * v, sizeof(vec3));
-                    memcpy(mesh.normals[w], cs[c].n, sizeof(vec3));
-                    memcpy(mesh.uvs[w], cs[c].uv, sizeof(vec2));
+                    memcpy(mesh.normals[w], uniq[w].n, sizeof(vec3));
+                    memcpy(mesh.uvs[w], uniq[w].uv, sizeof(vec2));
                     if (mesh.dq_blend) mesh.dq_blend[w] = skinned ? sk_data.blend[v] : 0.0f;
                     for (int t = 0; t < targets; t++)
                         memcpy(mesh.morph->targets[t].positions[w], cp_delta + ((size_t)t * m->cps + v) * 3, sizeof(vec3));
@@ -880,9 +903,10 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         s->model->meshes[s->model->mesh_count++] = mesh;
     }
 weld_done:
-    free(cs);
+    free(uniq);
     free(remap);
-    free(table);
+    free(vnext);
+    free(head);
 done:
     fbx_pcache_free(&pc);
     skin_free(&sk_data);
@@ -914,6 +938,7 @@ mr_status fbx_meshes_build(fbx_scene *s)
             m.g = s->objs[o].node;
         if (!m.g) continue;
         st = one_mesh(s, &m, set);
+        free(m.poly_own);
     }
     free(set);
     return st;

@@ -43,7 +43,7 @@ typedef struct fbx_curve {
     double *t;                   /* seconds, ascending */
     float *v;
     uint32_t *flags;             /* KeyAttrFlags per key */
-    float (*data)[4];            /* as read: RightSlope, NextLeftSlope, weights (packed), velocity */
+    float (*data)[4];            /* as read: RightSlope, NextLeftSlope, weights (packed), velocity; NULL once read */
     float (*tan)[4];             /* solved: left slope, left weight, right slope, right weight */
     int pre_mode, post_mode;     /* extrapolation: 'C' constant, 'R' repeat, 'A' repeat relative, 'M' mirror, 'K' keep slope */
     int pre_count, post_count;   /* repetitions, -1 without end */
@@ -193,6 +193,9 @@ void fbx_m_decompose(const double m[16], vec3 t, versor q, vec3 sc);
 
 /* ---- fbx_curve.c ---- */
 double fbx_curve_eval(const fbx_curve *c, double t);
+/* fbx_curve_eval at t strictly between keys i and i + 1 (the caller knows
+ * the segment: a walk along ascending times), without the search. */
+double fbx_curve_eval_segment(const fbx_curve *c, int i, double t);
 /* Whether c evaluates to c->v[0] at every time: every key holds that value
  * and every tangent is flat (so extrapolation keeps it too). */
 int fbx_curve_constant(const fbx_curve *c);
