@@ -367,8 +367,18 @@ TEST(clip_pack_gives_key_times_without_points_and_segments_its_keys)
     /* in 4 segments of their own ranges and widths (61 keys: the last has 13) */
     track_view root = rotation_record(pack, 0);
     CHECK_MSG(root.bits == 0 && root.seg_bits, "root bits %d", root.bits);
-    for (int sg = 0; root.seg_bits && sg < 4; sg++)
-        CHECK_MSG(root.seg_bits[sg] >= 1 && root.seg_bits[sg] <= 24, "segment %d: %d bits", sg, root.seg_bits[sg]);
+    for (int sg = 0; root.seg_bits && sg < 4; sg++) {   /* a width per component: the turn's widest */
+        int widest = 0;
+        for (int e = 0; e < root.comps; e++) {
+            int w = root.seg_bits[sg * root.comps + e];
+            CHECK_MSG(w <= 24, "segment %d component %d: %d bits", sg, e, w);
+            if (w > widest) widest = w;
+        }
+        CHECK_MSG(widest >= 1, "segment %d: %d bits", sg, widest);
+        /* a turn about z: x and y never move, and cost no bits */
+        CHECK_MSG(root.seg_bits[sg * root.comps] == 0 && root.seg_bits[sg * root.comps + 1] == 0,
+                  "segment %d: x %d y %d bits", sg, root.seg_bits[sg * root.comps], root.seg_bits[sg * root.comps + 1]);
+    }
     for (int j = 1; j < 3; j++) {
         CHECK_MSG(rotation_code(pack, j) & PACK_BITMAP, "joint %d code %#x", j, rotation_code(pack, j));
         CHECK_MSG(played_keys(c, j, 1) > 61, "joint %d keeps %d: refined keys too", j, played_keys(c, j, 1));

@@ -107,8 +107,8 @@ typedef struct packing {
     float *deq;               /* a trial's decoded candidates (4 floats each) */
     uint32_t *q;              /* a trial's quantised candidates (comps each) */
     int *kept;                /* a trial's kept candidates */
-    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment its width, */
-                                     /* and per component its min and extent */
+    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment and component */
+                                     /* its width, and its min and extent */
     /* the best trial */
     int count, comps, code, bits;    /* bits 0: segmented */
     int code0;                /* code as pack_track left it (place_keys starts from it) */
@@ -244,9 +244,9 @@ static int prepare(packing *p)
     p->best_q = mr_alloc_array((size_t)n * 4, sizeof *p->best_q);
     p->best_kept = mr_alloc_array((size_t)n, sizeof *p->best_kept);
     size_t segs = (size_t)segment_count(n);
-    p->seg_bits = mr_alloc_array(segs, 1);
+    p->seg_bits = mr_alloc_array(segs * 4, 1);
     p->seg_range = mr_alloc_array(segs * 8, 1);
-    p->best_seg_bits = mr_alloc_array(segs, 1);
+    p->best_seg_bits = mr_alloc_array(segs * 4, 1);
     p->best_seg_range = mr_alloc_array(segs * 8, 1);
     if (p->factor) {
         p->gk = mr_alloc_array(checks, sizeof *p->gk);
@@ -412,28 +412,31 @@ static int stored_components(const packing *p, int *map)
 }
 
 /* Quantises segment seg of a segmented trial (its kept keys first ..
- * first + keys - 1, its min and extent already in p->seg_range) at `bits`
- * into p->q and p->deq. 1 when every key and every checkpoint from the key
- * before the segment to its last stays within the whole budget. */
-static int quantise_segment(packing *p, int seg, int first, int keys, int bits, const float *lo, const float *range)
+ * first + keys - 1, its min and extent already in p->seg_range) at the
+ * widths w (one per stored component) into p->q and p->deq. 1 when every
+ * key and every checkpoint from the key before the segment to its last
+ * stays within the whole budget. */
+static int quantise_segment(packing *p, int seg, int first, int keys, const int *w, const float *lo, const float *range)
 {
     int map[4], c = stored_components(p, map), r = p->rotation ? p->rebuilt : PACK_NONE;
     const uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
-    float levels = bits ? (float)((1u << bits) - 1u) : 0.0f;
+    float base[4], step[4], levels[4];
+    for (int s = 0; s < c; s++) {
+        segment_scale(lo[s], range[s], sr[2 * s], sr[2 * s + 1], w[s], &base[s], &step[s]);
+        levels[s] = w[s] ? (float)((1u << w[s]) - 1u) : 0.0f;
+    }
     for (int i = first; i < first + keys; i++) {
         int at = p->kept[i];
         float st[4];
         for (int s = 0; s < c; s++) {
             uint32_t q = 0;
-            float base, step;
-            segment_scale(lo[s], range[s], sr[2 * s], sr[2 * s + 1], bits, &base, &step);
-            if (bits) {
-                float x = step > 0 ? (p->v[(size_t)at * 4 + map[s]] - base) / step : 0.0f;
-                x = x < 0 ? 0 : x > levels ? levels : x;
+            if (w[s]) {
+                float x = step[s] > 0 ? (p->v[(size_t)at * 4 + map[s]] - base[s]) / step[s] : 0.0f;
+                x = x < 0 ? 0 : x > levels[s] ? levels[s] : x;
                 q = (uint32_t)lrintf(x);
             }
             p->q[(size_t)at * c + s] = q;
-            st[s] = segment_value_at(base, step, bits, q);
+            st[s] = segment_value_at(base[s], step[s], w[s], q);
         }
         float *d = p->deq + (size_t)at * 4, u[4];
         finish_key(st, c, r, d);
@@ -443,6 +446,35 @@ static int quantise_segment(packing *p, int seg, int first, int keys, int bits, 
         if (i > 0 && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
     return 1;
+}
+
+/* How many bits fewer than the widest each component of a segment needs
+ * for about the same step: one per halving of its extent (in the track's
+ * units) against the largest extent of the segment; a component without
+ * range needs none (24 fewer). */
+static void segment_offsets(const uint8_t *sr, int c, const float *range, int *less)
+{
+    float ext[4], top = 0.0f;
+    for (int s = 0; s < c; s++) {
+        ext[s] = (float)(sr[2 * s + 1] + 1) * range[s];
+        if (ext[s] > top) top = ext[s];
+    }
+    for (int s = 0; s < c; s++) {
+        if (!(ext[s] > 0) || !(top > 0)) {
+            less[s] = MAX_BITS;
+            continue;
+        }
+        int e;
+        frexpf(top / ext[s], &e);   /* top / ext in [2^(e-1), 2^e) */
+        less[s] = e - 1 < 0 ? 0 : e - 1 > MAX_BITS ? MAX_BITS : e - 1;
+    }
+}
+
+/* The widths w of a segment's components for the widest's `bits`; returns w. */
+static const int *segment_widths(int bits, const int *less, int c, int *w)
+{
+    for (int s = 0; s < c; s++) w[s] = bits - less[s] > 0 ? bits - less[s] : 0;
+    return w;
 }
 
 /* A segmented trial at `share`: the keys reduced on their exact values
@@ -465,7 +497,7 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
         range[s] = p->hi_of[map[s]] - lo[s];
     }
     size_t total = 0;
-    int bits = 8;
+    int bits = 8;   /* the widest component's width, searched from the last segment's */
     for (int seg = 0; seg < segment_count(m); seg++) {
         int first = seg * PACK_SEGMENT_KEYS, keys = m - first < PACK_SEGMENT_KEYS ? m - first : PACK_SEGMENT_KEYS;
         uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
@@ -482,17 +514,31 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
             sr[2 * s] = (uint8_t)a;
             sr[2 * s + 1] = (uint8_t)(e < 0 ? 0 : e > 255 ? 255 : e);
         }
-        /* the fewest bits that pass, searched from the last segment's */
-        if (quantise_segment(p, seg, first, keys, bits, lo, range)) {
-            while (bits > 0 && quantise_segment(p, seg, first, keys, bits - 1, lo, range)) bits--;
+        /* Each component's width follows the widest's (bits), less one
+         * bit for each halving of its extent against the widest's, so that
+         * their steps are about equal; the fewest bits that pass; then a
+         * bit less for each component alone where that still passes. */
+        int less[4], w[4];
+        segment_offsets(sr, c, range, less);
+        if (quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range)) {
+            while (bits > 0 && quantise_segment(p, seg, first, keys, segment_widths(bits - 1, less, c, w), lo, range))
+                bits--;
         } else {
             do {
                 if (++bits > MAX_BITS) return -1;
-            } while (!quantise_segment(p, seg, first, keys, bits, lo, range));
+            } while (!quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range));
         }
-        quantise_segment(p, seg, first, keys, bits, lo, range);   /* q and deq at the width kept */
-        p->seg_bits[seg] = (uint8_t)bits;
-        total += (size_t)keys * (size_t)c * (size_t)bits;
+        segment_widths(bits, less, c, w);
+        for (int s = 0; s < c; s++) {
+            if (w[s] == 0) continue;
+            w[s]--;
+            if (!quantise_segment(p, seg, first, keys, w, lo, range)) w[s]++;
+        }
+        quantise_segment(p, seg, first, keys, w, lo, range);   /* q and deq at the widths kept */
+        for (int s = 0; s < c; s++) {
+            p->seg_bits[(size_t)seg * (size_t)c + (size_t)s] = (uint8_t)w[s];
+            total += (size_t)keys * (size_t)w[s];
+        }
     }
     *stream = (total + 7) / 8;
     return m;
@@ -568,7 +614,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
     if (bits == 0) {
         size_t segs = (size_t)segment_count(m);
-        memcpy(p->best_seg_bits, p->seg_bits, segs);
+        memcpy(p->best_seg_bits, p->seg_bits, segs * (size_t)comps);
         memcpy(p->best_seg_range, p->seg_range, segs * (size_t)comps * 2);
     }
 }
@@ -680,16 +726,18 @@ static void write_track(const packing *p, uint8_t *rec)
         memcpy(w, p->lo, (size_t)c * sizeof(float));
         memcpy(w + 4 * c, p->step, (size_t)c * sizeof(float));   /* the ranges */
         memcpy(w + 8 * c, &stream, sizeof stream);
-        memcpy(w + 8 * c + 4, p->best_seg_bits, (size_t)segs);
-        memcpy(w + 8 * c + 4 + segs, p->best_seg_range, (size_t)segs * (size_t)c * 2);
+        memcpy(w + 8 * c + 4, p->best_seg_bits, (size_t)segs * (size_t)c);
+        memcpy(w + 8 * c + 4 + segs * c, p->best_seg_range, (size_t)segs * (size_t)c * 2);
         uint8_t *q = w + segment_head_size(p->count, c);
         size_t bit = 0;
         for (int e = 0; e < p->count; e++) {
-            int bits = p->best_seg_bits[e / PACK_SEGMENT_KEYS];
-            for (int s = 0; s < c; s++, bit += (size_t)bits) {
+            const uint8_t *widths = p->best_seg_bits + (size_t)(e / PACK_SEGMENT_KEYS) * (size_t)c;
+            for (int s = 0; s < c; s++) {
+                int bits = widths[s];
                 uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
                 for (int b = 0; b < bits; b++)
                     if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+                bit += (size_t)bits;
             }
         }
         return;
@@ -1074,10 +1122,14 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
             memcpy(&bytes32, head + (size_t)comps * 8, sizeof bytes32);
             uint64_t total = 0;
             for (int sg = 0; sg < segment_count(count); sg++) {
-                if (seg_bits[sg] > MAX_BITS) return 0;
+                uint64_t key_bits = 0;
+                for (int s = 0; s < comps; s++) {
+                    if (seg_bits[(size_t)sg * (size_t)comps + (size_t)s] > MAX_BITS) return 0;
+                    key_bits += seg_bits[(size_t)sg * (size_t)comps + (size_t)s];
+                }
                 total += (uint64_t)(count - sg * PACK_SEGMENT_KEYS < PACK_SEGMENT_KEYS ? count - sg * PACK_SEGMENT_KEYS
                                                                                      : PACK_SEGMENT_KEYS) *
-                         (uint64_t)comps * seg_bits[sg];
+                         key_bits;
             }
             if (bytes32 != (total + 7) / 8) return 0;
             stream = bytes32;

@@ -24,10 +24,12 @@
  *     key;
  *   - segments, as ACL's: a track may instead cut its kept keys into
  *     segments of PACK_SEGMENT_KEYS (16), each quantised over its own
- *     range (a few 255ths of the track's) at its own width (0 to 24 bits),
- *     the fewest that keep its keys and every checkpoint from the key
- *     before it within the whole budget (its keys reduced first within
- *     half the budget). Mocap, whose 120 keys a second barely reduce,
+ *     range (a few 255ths of the track's) at its own width per component
+ *     (0 to 24 bits: the widest component's, the fewest that keep its
+ *     keys and every checkpoint from the key before it within the whole
+ *     budget, a bit less for each halving of a component's extent, then a
+ *     bit less for each component where the checks still pass; its keys
+ *     reduced first within half the budget). Mocap, whose 120 keys a second barely reduce,
  *     needs about 4 bits fewer per component so.
  *
  * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
@@ -66,10 +68,11 @@
  *   quantised (bits 1-24): float lo[comps], the steps (the high halves of
  *   floats, 2 bytes each), then the keys' bit stream, padded to 4 bytes;
  *   segmented (bits 0): float lo[comps], float range[comps], uint32 bytes
- *   of the stream, a byte of width per segment, then per segment and
+ *   of the stream, per segment a byte of width per component, then per segment and
  *   component a byte of min and one of extent (the segment's values run
  *   from lo + min * range / 255 over (extent + 1) * range / 255, in
- *   2^width - 1 steps: segment_scale in clip_pack_read.h), padded to 4
+ *   2^width - 1 steps; a key's components follow each other at their
+ *   segment's widths: segment_scale in clip_pack_read.h), padded to 4
  *   bytes, then the stream (each segment's keys at its width), padded;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).

@@ -42,12 +42,12 @@ static inline int segment_count(int count)
 }
 
 /* Bytes of a segmented track's values before its stream: lo and range per
- * component, the stream's bytes, each segment's width, then its min and
- * extent per component, padded. */
+ * component, the stream's bytes, each segment's width per component, then
+ * its min and extent per component, padded. */
 static inline size_t segment_head_size(int count, int comps)
 {
     size_t segs = (size_t)segment_count(count);
-    return pad4((size_t)comps * 8 + 4 + segs + segs * (size_t)comps * 2);
+    return pad4((size_t)comps * 8 + 4 + segs * (size_t)comps * 3);
 }
 
 /* Bytes of a track record: header, key times (index_size), values: float
@@ -95,7 +95,7 @@ typedef struct track_view {
     const uint8_t *q;         /* quantised: the bit stream */
     const float *v;           /* float keys */
     const float *range;       /* segmented: each component's range (its lo in lo) */
-    const uint8_t *seg_bits;  /* segmented: each segment's width, */
+    const uint8_t *seg_bits;  /* segmented: each segment's width per component, */
     const uint8_t *seg_range; /* and per component its min and extent, in 255ths of the range */
 } track_view;
 
@@ -144,7 +144,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
         t.range = t.lo + t.comps;
         memcpy(&stream, t.range + t.comps, sizeof stream);
         t.seg_bits = p + (size_t)t.comps * 8 + 4;
-        t.seg_range = t.seg_bits + segment_count(t.count);
+        t.seg_range = t.seg_bits + (size_t)segment_count(t.count) * (size_t)t.comps;
         t.q = p + segment_head_size(t.count, t.comps);
         t.v = NULL;
     } else {
@@ -242,16 +242,26 @@ static inline float segment_value_at(float base, float step, int bits, uint32_t 
 
 /* Where a segment's keys start in a segmented track's stream, found from
  * the segment before (playing on) or from the first, and the segment's
- * width and per component base and step (segment_scale) once it has been
- * entered (scaled: the segment they are for, -1: none yet). */
+ * per component width, base and step (segment_scale) and bits a key once
+ * it has been entered (scaled: the segment they are for, -1: none yet). */
 typedef struct seg_pos {
     int seg;
     uint32_t bit;
-    int scaled, bits;
+    int scaled, key_bits;
+    int bits[4];
     float base[4], step[4];
 } seg_pos;
 
-#define SEG_POS_START {0, 0, -1, 0, {0, 0, 0, 0}, {0, 0, 0, 0}}
+#define SEG_POS_START {0, 0, -1, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}
+
+/* Bits of one key of segment seg: the sum of its components' widths. */
+static inline uint32_t segment_key_bits(const track_view *t, int seg)
+{
+    const uint8_t *w = t->seg_bits + (size_t)seg * (size_t)t->comps;
+    uint32_t n = 0;
+    for (int e = 0; e < t->comps; e++) n += w[e];
+    return n;
+}
 
 static inline int segment_keys(const track_view *t, int seg)
 {
@@ -263,12 +273,16 @@ static inline void segment_seek(const track_view *t, int seg, seg_pos *pos)
 {
     if (seg < pos->seg) pos->seg = 0, pos->bit = 0;
     for (; pos->seg < seg; pos->seg++)
-        pos->bit += (uint32_t)segment_keys(t, pos->seg) * (uint32_t)t->comps * t->seg_bits[pos->seg];
+        pos->bit += (uint32_t)segment_keys(t, pos->seg) * segment_key_bits(t, pos->seg);
     if (pos->scaled != seg) {
         const uint8_t *r = t->seg_range + (size_t)seg * (size_t)t->comps * 2;
-        pos->bits = t->seg_bits[seg];
-        for (int e = 0; e < t->comps; e++)
-            segment_scale(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], pos->bits, &pos->base[e], &pos->step[e]);
+        const uint8_t *w = t->seg_bits + (size_t)seg * (size_t)t->comps;
+        pos->key_bits = 0;
+        for (int e = 0; e < t->comps; e++) {
+            pos->bits[e] = w[e];
+            pos->key_bits += w[e];
+            segment_scale(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], w[e], &pos->base[e], &pos->step[e]);
+        }
         pos->scaled = seg;
     }
 }
@@ -306,10 +320,12 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
     } else if (t->seg_bits) {
         int seg = k / PACK_SEGMENT_KEYS;
         segment_seek(t, seg, pos);
-        int bits = pos->bits;
-        size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)c * (size_t)bits;
-        for (int e = 0; e < c; e++, at += (size_t)bits)
+        size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)pos->key_bits;
+        for (int e = 0; e < c; e++) {
+            int bits = pos->bits[e];
             s[e] = segment_value_at(pos->base[e], pos->step[e], bits, bits ? bits_at(t->q, at, bits) : 0);
+            at += (size_t)bits;
+        }
     } else {
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
