@@ -102,6 +102,7 @@ typedef struct packing {
     const mr_clip_pack_scale *factor;  /* the budget's factor over time, or NULL: 1 */
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
+    int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
     float *gk;                /* with a scale: its factor at each checkpoint */
     double *cheap_at;         /* with a scale: cheap_budget at each checkpoint */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
@@ -443,7 +444,7 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
         if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
-        if (i > 0 && !segment_ok(p, p->kept[i - 1], at)) return 0;
+        if (i > 0 && !p->keys_only && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
     return 1;
 }
@@ -525,8 +526,22 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
                 bits--;
         } else {
             do {
-                if (++bits > MAX_BITS) return -1;
+                if (++bits > MAX_BITS) break;
             } while (!quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range));
+        }
+        /* No width keeps the checkpoints between its keys in budget: the
+         * exact keys' own interpolation leaves it (a budget scaled below the
+         * one the candidates were refined for). The keys alone decide then,
+         * as in the one-width trials (trial_keys); the measure judges the
+         * pack. */
+        p->keys_only = bits > MAX_BITS;
+        if (p->keys_only) {
+            bits = 0;
+            while (!quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range))
+                if (++bits > MAX_BITS) {
+                    p->keys_only = 0;
+                    return -1;
+                }
         }
         segment_widths(bits, less, c, w);
         for (int s = 0; s < c; s++) {
@@ -535,6 +550,7 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
             if (!quantise_segment(p, seg, first, keys, w, lo, range)) w[s]++;
         }
         quantise_segment(p, seg, first, keys, w, lo, range);   /* q and deq at the widths kept */
+        p->keys_only = 0;
         for (int s = 0; s < c; s++) {
             p->seg_bits[(size_t)seg * (size_t)c + (size_t)s] = (uint8_t)w[s];
             total += (size_t)keys * (size_t)w[s];
