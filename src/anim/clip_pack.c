@@ -103,6 +103,11 @@ typedef struct packing {
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
     int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
+    int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
+    float *sv;                /* a segmented trial's stored values: 4 slots per candidate */
+    uint8_t *seg_rebuilt;     /* each: per segment the component rebuilt */
+    uint8_t *best_seg_rebuilt;
+    int best_each;
     float *gk;                /* with a scale: its factor at each checkpoint */
     double *cheap_at;         /* with a scale: cheap_budget at each checkpoint */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
@@ -140,6 +145,9 @@ static void packing_free(packing *p)
     free(p->best_kept);
     free(p->seg_bits);
     free(p->seg_range);
+    free(p->sv);
+    free(p->seg_rebuilt);
+    free(p->best_seg_rebuilt);
     free(p->best_seg_bits);
     free(p->best_seg_range);
     free(p->point);
@@ -249,13 +257,17 @@ static int prepare(packing *p)
     p->seg_range = mr_alloc_array(segs * 8, 1);
     p->best_seg_bits = mr_alloc_array(segs * 4, 1);
     p->best_seg_range = mr_alloc_array(segs * 8, 1);
+    p->sv = mr_alloc_array((size_t)n * 4, sizeof *p->sv);
+    p->seg_rebuilt = mr_alloc_array(segs, 1);
+    p->best_seg_rebuilt = mr_alloc_array(segs, 1);
     if (p->factor) {
         p->gk = mr_alloc_array(checks, sizeof *p->gk);
         p->cheap_at = mr_alloc_array(checks, sizeof *p->cheap_at);
         if (!p->gk || !p->cheap_at) return -1;
     }
     if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept ||
-        !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range)
+        !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range || !p->sv || !p->seg_rebuilt ||
+        !p->best_seg_rebuilt)
         return -1;
     for (int i = 0; i < n; i++) {
         memcpy(p->v + (size_t)i * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
@@ -419,7 +431,8 @@ static int stored_components(const packing *p, int *map)
  * stays within the whole budget. */
 static int quantise_segment(packing *p, int seg, int first, int keys, const int *w, const float *lo, const float *range)
 {
-    int map[4], c = stored_components(p, map), r = p->rotation ? p->rebuilt : PACK_NONE;
+    int c = p->each ? 3 : stored_components(p, (int[4]){0});
+    int r = p->each ? p->seg_rebuilt[seg] : p->rotation ? p->rebuilt : PACK_NONE;
     const uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
     float base[4], step[4], levels[4];
     for (int s = 0; s < c; s++) {
@@ -432,7 +445,7 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
         for (int s = 0; s < c; s++) {
             uint32_t q = 0;
             if (w[s]) {
-                float x = step[s] > 0 ? (p->v[(size_t)at * 4 + map[s]] - base[s]) / step[s] : 0.0f;
+                float x = step[s] > 0 ? (p->sv[(size_t)at * 4 + s] - base[s]) / step[s] : 0.0f;
                 x = x < 0 ? 0 : x > levels[s] ? levels[s] : x;
                 q = (uint32_t)lrintf(x);
             }
@@ -485,17 +498,53 @@ static const int *segment_widths(int bits, const int *less, int c, int *w)
  * Fills p->kept, p->q, p->deq, p->seg_bits, p->seg_range, lo and range (per
  * stored component) and *stream (bytes); returns the kept count, -1 when a
  * segment needs more than MAX_BITS. */
-static int trial_segmented(packing *p, double share, int *comps, float *lo, float *range, size_t *stream)
+static int trial_segmented(packing *p, double share, int each, int *comps, float *lo, float *range, size_t *stream)
 {
-    int n = p->n, map[4], c = stored_components(p, map);
+    int n = p->n, map[4], c = each ? 3 : stored_components(p, map);
     *comps = c;
+    p->each = each;
     memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
     set_limits(p, 1.0 - share);
     int m = mr_reduce_keys(n, segment_fits, p, p->kept);
     set_limits(p, 1.0);
+    /* the stored values: the track's components, or with `each` per
+     * segment the three left when the one farthest from zero over the
+     * segment's keys is rebuilt (its sign made positive at every key) */
+    for (int seg = 0; seg < segment_count(m); seg++) {
+        int first = seg * PACK_SEGMENT_KEYS, keys = m - first < PACK_SEGMENT_KEYS ? m - first : PACK_SEGMENT_KEYS;
+        if (each) {
+            int r = 0;
+            float best = -1.0f;
+            for (int e = 0; e < 4; e++) {
+                float low = INFINITY;
+                for (int i = first; i < first + keys; i++) low = fminf(low, fabsf(p->v[(size_t)p->kept[i] * 4 + e]));
+                if (low > best) {
+                    best = low;
+                    r = e;
+                }
+            }
+            p->seg_rebuilt[seg] = (uint8_t)r;
+            for (int e = 0, s = 0; e < 4; e++)
+                if (e != r) map[s++] = e;
+            for (int i = first; i < first + keys; i++) {
+                const float *q = p->v + (size_t)p->kept[i] * 4;
+                float sign = q[r] < 0 ? -1.0f : 1.0f;
+                for (int s = 0; s < 3; s++) p->sv[(size_t)p->kept[i] * 4 + s] = sign * q[map[s]];
+            }
+        } else {
+            for (int i = first; i < first + keys; i++)
+                for (int s = 0; s < c; s++) p->sv[(size_t)p->kept[i] * 4 + s] = p->v[(size_t)p->kept[i] * 4 + map[s]];
+        }
+    }
     for (int s = 0; s < c; s++) {
-        lo[s] = p->lo_of[map[s]];
-        range[s] = p->hi_of[map[s]] - lo[s];
+        lo[s] = INFINITY;
+        float hi = -INFINITY;
+        for (int i = 0; i < m; i++) {
+            float x = p->sv[(size_t)p->kept[i] * 4 + s];
+            lo[s] = fminf(lo[s], x);
+            hi = fmaxf(hi, x);
+        }
+        range[s] = hi - lo[s];
     }
     size_t total = 0;
     int bits = 8;   /* the widest component's width, searched from the last segment's */
@@ -505,7 +554,7 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
         for (int s = 0; s < c; s++) {
             float unit = range[s] * (1.0f / 255.0f), smin = INFINITY, smax = -INFINITY;
             for (int i = first; i < first + keys; i++) {
-                float x = p->v[(size_t)p->kept[i] * 4 + map[s]];
+                float x = p->sv[(size_t)p->kept[i] * 4 + s];
                 smin = fminf(smin, x);
                 smax = fmaxf(smax, x);
             }
@@ -624,6 +673,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     p->comps = comps;
     p->bits = bits;
     p->stream = stream;
+    p->best_each = bits == 0 && p->each;
     memcpy(p->lo, lo, sizeof p->lo);
     memcpy(p->step, step, sizeof p->step);
     memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
@@ -631,6 +681,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     if (bits == 0) {
         size_t segs = (size_t)segment_count(m);
         memcpy(p->best_seg_bits, p->seg_bits, segs * (size_t)comps);
+        if (p->each) memcpy(p->best_seg_rebuilt, p->seg_rebuilt, segs);
         memcpy(p->best_seg_range, p->seg_range, segs * (size_t)comps * 2);
     }
 }
@@ -651,7 +702,7 @@ static int pack_track(packing *p)
         p->bits = 32;
         p->code = PACK_NONE;
         p->best_kept[0] = 0;
-        p->size = track_size(1, p->comps, 32, 0, 0);
+        p->size = track_size(1, p->comps, 32, 0, 0, 0);
         return 0;
     }
     p->size = SIZE_MAX;
@@ -668,11 +719,17 @@ static int pack_track(packing *p)
         int comps, bits = 32, m, all;
         float lo[4] = {0}, step[4] = {0};
         size_t stream;
-        if (sh == 0 && !step_keys && (m = trial_segmented(p, shares[sh], &comps, lo, step, &stream)) > 0) {
-            size_t index = times_size(p, m, &all);
-            keep_if_smaller(p, track_size(m, comps, 0, index, stream), m, all, comps, 0, lo, step, stream);
-            if (p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
-        }
+        /* a rotation that stores four components tries its segments with a
+         * component rebuilt per segment too (on the CMU takes, one that
+         * rebuilds one for the whole track never won so) */
+        int segmented = 0;
+        for (int each = 0; sh == 0 && !step_keys && each <= (p->rotation && p->rebuilt == PACK_NONE); each++)
+            if ((m = trial_segmented(p, shares[sh], each, &comps, lo, step, &stream)) > 0) {
+                size_t index = times_size(p, m, &all);
+                keep_if_smaller(p, track_size(m, comps, 0, index, stream, each), m, all, comps, 0, lo, step, stream);
+                segmented = 1;
+            }
+        if (segmented && p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         if (sh < SHARES) {
             int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
@@ -685,8 +742,9 @@ static int pack_track(packing *p)
         }
         if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
         m = reduce(p, step_keys);
-        size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0);
-        size_t every = p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0), 0) : SIZE_MAX;
+        size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0, 0);
+        size_t every =
+            p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0), 0, 0) : SIZE_MAX;
         if (every < size) {   /* every key: no point indices */
             for (int i = 0; i < p->n; i++) p->kept[i] = i;
             m = p->n;
@@ -696,6 +754,7 @@ static int pack_track(packing *p)
         keep_if_smaller(p, size, m, all, comps, bits, lo, step, 0);
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
+    if (p->bits == 0 && p->best_each) p->code = (p->code & ~PACK_REBUILT) | PACK_EACH;
     if (p->all) p->code |= p->all_code;
     return 0;
 }
@@ -742,9 +801,15 @@ static void write_track(const packing *p, uint8_t *rec)
         memcpy(w, p->lo, (size_t)c * sizeof(float));
         memcpy(w + 4 * c, p->step, (size_t)c * sizeof(float));   /* the ranges */
         memcpy(w + 8 * c, &stream, sizeof stream);
-        memcpy(w + 8 * c + 4, p->best_seg_bits, (size_t)segs * (size_t)c);
-        memcpy(w + 8 * c + 4 + segs * c, p->best_seg_range, (size_t)segs * (size_t)c * 2);
-        uint8_t *q = w + segment_head_size(p->count, c);
+        uint8_t *h = w + 8 * c + 4;
+        memcpy(h, p->best_seg_bits, (size_t)segs * (size_t)c);
+        h += (size_t)segs * (size_t)c;
+        if (p->best_each) {
+            memcpy(h, p->best_seg_rebuilt, (size_t)segs);
+            h += segs;
+        }
+        memcpy(h, p->best_seg_range, (size_t)segs * (size_t)c * 2);
+        uint8_t *q = w + segment_head_size(p->count, c, p->best_each);
         size_t bit = 0;
         for (int e = 0; e < p->count; e++) {
             const uint8_t *widths = p->best_seg_bits + (size_t)(e / PACK_SEGMENT_KEYS) * (size_t)c;
@@ -867,7 +932,7 @@ static float *place_keys(packing *ps, int tracks, int *count)
             p->code |= how;
         }
         p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words),
-                             p->stream);
+                             p->stream, (p->code & PACK_REBUILT) == PACK_EACH);
     }
     *count = (int)m;
     return t;
@@ -1118,11 +1183,13 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         int count = *(const uint16_t *)rec, comps = rec[2] & PACK_FOUR ? 4 : 3, code = rec[2] & ~PACK_FOUR;
         int bits = rec[3], rotation = i % 3 == 1, rebuilt = code & PACK_REBUILT;
         int times_code = code & (PACK_DENSE | PACK_UNIFORM | PACK_BITMAP);
-        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_NONE ||
+        int each = rebuilt == PACK_EACH;   /* a rotation's segments, each naming its rebuilt component */
+        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_EACH ||
             (times_code & (times_code - 1)))   /* one way to give key times at most */
             return 0;
         if (!(bits == 32 || bits <= 24)) return 0;   /* 0: segmented */
-        if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
+        if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE
+                                    : (rebuilt < PACK_NONE && bits != 32) || (each && bits == 0))
                      : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
         int words = 0;
@@ -1132,7 +1199,7 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         }
         size_t index = index_size(count, code, pack->point_bytes, words), stream = 0;
         if (bits == 0) {   /* segmented: its head inside, then every width, and the stream's bytes */
-            if (off + 4 + index + segment_head_size(count, comps) > end) return 0;
+            if (off + 4 + index + segment_head_size(count, comps, each) > end) return 0;
             const uint8_t *head = rec + 4 + index, *seg_bits = head + (size_t)comps * 8 + 4;
             uint32_t bytes32;
             memcpy(&bytes32, head + (size_t)comps * 8, sizeof bytes32);
@@ -1148,9 +1215,12 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
                          key_bits;
             }
             if (bytes32 != (total + 7) / 8) return 0;
+            const uint8_t *seg_rebuilt = seg_bits + (size_t)segment_count(count) * (size_t)comps;
+            for (int sg = 0; each && sg < segment_count(count); sg++)
+                if (seg_rebuilt[sg] > 3) return 0;
             stream = bytes32;
         }
-        off += track_size(count, comps, bits, index, stream);
+        off += track_size(count, comps, bits, index, stream, each);
         if (off > end) return 0;
         track_view tv = view_of(rec, pack->point_bytes);
         if (tv.count > 1 && code & PACK_DENSE && (long)tv.first + tv.count > pack->point_count) return 0;

@@ -105,9 +105,11 @@ typedef struct mr_clip_pack {
 } mr_clip_pack;
 
 enum {
-    PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none */
+    PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none, */
+                           /* 5 (PACK_EACH): segmented, the one each segment names */
     PACK_BITMAP = 0x8,     /* a bit per point from the first key's to the last's: no indices */
     PACK_NONE = 4,
+    PACK_EACH = 5,
     PACK_STEP = 0x10,      /* hold each key until the next */
     PACK_DENSE = 0x20,     /* a key at every point from the first on: no point indices */
     PACK_UNIFORM = 0x40,   /* evenly spaced keys: their first time and spacing, no points */

@@ -42,22 +42,23 @@ static inline int segment_count(int count)
 }
 
 /* Bytes of a segmented track's values before its stream: lo and range per
- * component, the stream's bytes, each segment's width per component, then
- * its min and extent per component, padded. */
-static inline size_t segment_head_size(int count, int comps)
+ * stored component, the stream's bytes, each segment's width per stored
+ * component, with `each` (PACK_EACH) each segment's rebuilt component (a
+ * byte), then each segment's min and extent per stored component, padded. */
+static inline size_t segment_head_size(int count, int comps, int each)
 {
     size_t segs = (size_t)segment_count(count);
-    return pad4((size_t)comps * 8 + 4 + segs * (size_t)comps * 3);
+    return pad4((size_t)comps * 8 + 4 + segs * (size_t)comps * 3 + (each ? segs : 0));
 }
 
 /* Bytes of a track record: header, key times (index_size), values: float
  * keys (bits 32), quantised at one width (1-24: lo and step per component,
  * the stream), or segmented (0: segment_head_size, then `stream` bytes). */
-static inline size_t track_size(int count, int comps, int bits, size_t index, size_t stream)
+static inline size_t track_size(int count, int comps, int bits, size_t index, size_t stream, int each)
 {
     size_t n = 4 + index;
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
-    if (bits == 0) return pad4(n + segment_head_size(count, comps) + stream);
+    if (bits == 0) return pad4(n + segment_head_size(count, comps, each) + stream);
     return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
 }
 
@@ -97,6 +98,7 @@ typedef struct track_view {
     const float *range;       /* segmented: each component's range (its lo in lo) */
     const uint8_t *seg_bits;  /* segmented: each segment's width per component, */
     const uint8_t *seg_range; /* and per component its min and extent, in 255ths of the range */
+    const uint8_t *seg_rebuilt;  /* PACK_EACH: each segment's rebuilt component, else NULL */
 } track_view;
 
 /* The record header: uint16 count, a byte of code (PACK_*) with 0x80 set
@@ -133,7 +135,8 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     size_t index = index_size(t.count, t.code, point_bytes, t.words);
     p += index;
     t.range = NULL;
-    t.seg_bits = t.seg_range = NULL;
+    t.seg_bits = t.seg_range = t.seg_rebuilt = NULL;
+    int each = (t.code & PACK_REBUILT) == PACK_EACH;
     uint32_t stream = 0;
     if (t.bits == 32) {
         t.v = (const float *)p;
@@ -145,7 +148,11 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
         memcpy(&stream, t.range + t.comps, sizeof stream);
         t.seg_bits = p + (size_t)t.comps * 8 + 4;
         t.seg_range = t.seg_bits + (size_t)segment_count(t.count) * (size_t)t.comps;
-        t.q = p + segment_head_size(t.count, t.comps);
+        if (each) {
+            t.seg_rebuilt = t.seg_range;
+            t.seg_range += segment_count(t.count);
+        }
+        t.q = p + segment_head_size(t.count, t.comps, each);
         t.v = NULL;
     } else {
         t.lo = (const float *)p;
@@ -158,7 +165,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
         t.q = h + 2 * t.comps;
         t.v = NULL;
     }
-    t.size = track_size(t.count, t.comps, t.bits, index, stream);
+    t.size = track_size(t.count, t.comps, t.bits, index, stream, each);
     return t;
 }
 
@@ -248,11 +255,12 @@ typedef struct seg_pos {
     int seg;
     uint32_t bit;
     int scaled, key_bits;
+    int rebuilt;              /* the component its keys rebuild (PACK_NONE: none) */
     int bits[4];
     float base[4], step[4];
 } seg_pos;
 
-#define SEG_POS_START {0, 0, -1, 0, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}
+#define SEG_POS_START {0, 0, -1, 0, PACK_NONE, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}
 
 /* Bits of one key of segment seg: the sum of its components' widths. */
 static inline uint32_t segment_key_bits(const track_view *t, int seg)
@@ -278,6 +286,7 @@ static inline void segment_seek(const track_view *t, int seg, seg_pos *pos)
         const uint8_t *r = t->seg_range + (size_t)seg * (size_t)t->comps * 2;
         const uint8_t *w = t->seg_bits + (size_t)seg * (size_t)t->comps;
         pos->key_bits = 0;
+        pos->rebuilt = t->seg_rebuilt ? t->seg_rebuilt[seg] : t->code & PACK_REBUILT;
         for (int e = 0; e < t->comps; e++) {
             pos->bits[e] = w[e];
             pos->key_bits += w[e];
@@ -329,7 +338,7 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
     } else {
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
-    finish_key(s, c, t->code & PACK_REBUILT, out);
+    finish_key(s, c, t->seg_bits ? pos->rebuilt : t->code & PACK_REBUILT, out);
 }
 
 static inline void decode_key(const track_view *t, int k, float *out)
