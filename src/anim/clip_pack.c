@@ -99,6 +99,8 @@ typedef struct packing {
     float lo_of[4], hi_of[4]; /* each component's range over v */
     uint16_t *points;         /* point index per candidate key */
     float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
+    int checks_given;         /* ct and cv came filled (a builder's earlier run): prepare keeps them */
+    int varies;               /* an earlier run found the track is no constant (constant_ok) */
     const mr_clip_pack_scale *factor;  /* the budget's factor over time, or NULL: 1 */
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
@@ -245,8 +247,10 @@ static int prepare(packing *p)
     size_t checks = (size_t)(n - 1) * CHECKS + 1;
     p->v = mr_alloc_array((size_t)n * 4, sizeof *p->v);
     p->points = mr_alloc_array((size_t)n, sizeof *p->points);
-    p->ct = mr_alloc_array(checks, sizeof *p->ct);
-    p->cv = mr_alloc_array(checks * 4, sizeof *p->cv);
+    if (!p->checks_given) {
+        p->ct = mr_alloc_array(checks, sizeof *p->ct);
+        p->cv = mr_alloc_array(checks * 4, sizeof *p->cv);
+    }
     p->deq = mr_alloc_array((size_t)n * 4, sizeof *p->deq);
     p->q = mr_alloc_array((size_t)n * 4, sizeof *p->q);
     p->kept = mr_alloc_array((size_t)n, sizeof *p->kept);
@@ -314,10 +318,12 @@ static int prepare(packing *p)
             size_t at2 = (size_t)i * CHECKS + (size_t)k;
             float t = tr->times[i];
             if (k > 0) t += (tr->times[i + 1] - t) * (float)k / CHECKS;
-            p->ct[at2] = t;
-            if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
-            else mr_track_sample(p->src, t, p->cv + at2 * 4);
-            if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
+            if (!p->checks_given) {
+                p->ct[at2] = t;
+                if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
+                else mr_track_sample(p->src, t, p->cv + at2 * 4);
+                if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
+            }
             if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
         }
     if (p->gk && n == 1) p->gk[0] = 1.0f;
@@ -696,7 +702,7 @@ static int pack_track(packing *p)
     int step_keys = tr->interp == MR_INTERP_STEP;
     p->code = p->rotation ? p->rebuilt : PACK_NONE;
     if (step_keys) p->code |= PACK_STEP;
-    if (p->n == 1 || (!step_keys && constant_ok(p))) {   /* one float key */
+    if (p->n == 1 || (!step_keys && !p->varies && constant_ok(p))) {   /* one float key */
         p->count = 1;
         p->comps = tr->components;
         p->bits = 32;
@@ -956,8 +962,15 @@ struct mr_clip_pack_builder {
     packing *ps;             /* n * 3: every channel's last packing */
     long *source;            /* n: each joint's source keys */
     unsigned char *segmented;   /* n * 3: the first run kept segments (a repack tries only them) */
+    unsigned char *varies;      /* n * 3: the first run found no constant (its budget is unscaled) */
+    float **ct, **cv;           /* n * 3: each channel's checkpoints and exact values there, kept */
+    size_t kept_bytes;          /* for the runs after (CHECKS_KEPT_MAX at most), or NULL */
     int runs;
 };
+
+/* The most bytes of checkpoints a builder keeps between runs (sampling
+ * the exact curves again, slerps, was a fifth of a repack's time). */
+#define CHECKS_KEPT_MAX ((size_t)32 << 20)
 
 void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
 {
@@ -967,6 +980,11 @@ void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
     free(b->times);
     free(b->source);
     free(b->segmented);
+    free(b->varies);
+    for (int i = 0; b->ct && i < b->n * 3; i++) free(b->ct[i]);
+    for (int i = 0; b->cv && i < b->n * 3; i++) free(b->cv[i]);
+    free(b->ct);
+    free(b->cv);
     free(b);
 }
 
@@ -991,7 +1009,10 @@ mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_
     b->ps = calloc((size_t)n * 3, sizeof *b->ps);
     b->source = calloc((size_t)n, sizeof *b->source);
     b->segmented = calloc((size_t)n * 3, 1);
-    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented) {
+    b->varies = calloc((size_t)n * 3, 1);
+    b->ct = calloc((size_t)n * 3, sizeof *b->ct);
+    b->cv = calloc((size_t)n * 3, sizeof *b->cv);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv) {
         mr_clip_pack_builder_destroy(b);
         return NULL;
     }
@@ -1033,6 +1054,13 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         p->factor = scale;
         p->joint = j;
         p->segments_won = b->runs > 0 && b->segmented[j * 3 + k];
+        p->varies = b->runs > 0 && b->varies[j * 3 + k];
+        if (b->ct[j * 3 + k]) {   /* the checkpoints of the first run */
+            p->ct = b->ct[j * 3 + k];
+            p->cv = b->cv[j * 3 + k];
+            b->ct[j * 3 + k] = b->cv[j * 3 + k] = NULL;
+            p->checks_given = 1;
+        }
         p->point_count = b->point_count;
         p->point_bytes = b->point_bytes;
         p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
@@ -1052,11 +1080,23 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         }
         if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
         b->source[j] += tr->key_count;
-        if (b->runs == 0) b->segmented[j * 3 + k] = p->count > 1 && p->bits == 0;
+        if (b->runs == 0) {
+            b->segmented[j * 3 + k] = p->count > 1 && p->bits == 0;
+            b->varies[j * 3 + k] = p->n > 1 && p->count > 1;
+        }
         p->code0 = p->code;
-        /* only the result is needed from here on */
-        free(p->ct);
-        free(p->cv);
+        /* only the result is needed from here on, and the checkpoints for
+         * the next run */
+        size_t checks = p->n > 1 ? (size_t)(p->n - 1) * CHECKS + 1 : 1, bytes = checks * 5 * sizeof(float);
+        if (p->checks_given || (p->n > 1 && b->kept_bytes + bytes <= CHECKS_KEPT_MAX)) {
+            if (!p->checks_given) b->kept_bytes += bytes;
+            b->ct[j * 3 + k] = p->ct;
+            b->cv[j * 3 + k] = p->cv;
+        } else {
+            free(p->ct);
+            free(p->cv);
+        }
+        p->checks_given = 0;
         free(p->gk);
         free(p->cheap_at);
         p->gk = NULL;
