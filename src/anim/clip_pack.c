@@ -468,32 +468,14 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
     return 1;
 }
 
-/* How many bits fewer than the widest each component of a segment needs
- * for about the same step: one per halving of its extent (in the track's
- * units) against the largest extent of the segment; a component without
- * range needs none (24 fewer). */
-static void segment_offsets(const uint8_t *sr, int c, const float *range, int *less)
+/* The widths w of a segment's components for its byte of widths (the
+ * widest's width and the components taking one bit fewer), as the
+ * samplers compute them; returns w. */
+static const int *segment_widths(packing *p, int seg, int c, const float *range, uint8_t code, int *w)
 {
-    float ext[4], top = 0.0f;
-    for (int s = 0; s < c; s++) {
-        ext[s] = (float)(sr[2 * s + 1] + 1) * range[s];
-        if (ext[s] > top) top = ext[s];
-    }
-    for (int s = 0; s < c; s++) {
-        if (!(ext[s] > 0) || !(top > 0)) {
-            less[s] = MAX_BITS;
-            continue;
-        }
-        int e;
-        frexpf(top / ext[s], &e);   /* top / ext in [2^(e-1), 2^e) */
-        less[s] = e - 1 < 0 ? 0 : e - 1 > MAX_BITS ? MAX_BITS : e - 1;
-    }
-}
-
-/* The widths w of a segment's components for the widest's `bits`; returns w. */
-static const int *segment_widths(int bits, const int *less, int c, int *w)
-{
-    for (int s = 0; s < c; s++) w[s] = bits - less[s] > 0 ? bits - less[s] : 0;
+    int rexp[4];
+    range_exponents(range, c, rexp);
+    segment_widths_of(code, p->seg_range + (size_t)seg * (size_t)c * 2, c, rexp, w);
     return w;
 }
 
@@ -570,19 +552,20 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
             sr[2 * s] = (uint8_t)a;
             sr[2 * s + 1] = (uint8_t)(e < 0 ? 0 : e > 255 ? 255 : e);
         }
-        /* Each component's width follows the widest's (bits), less one
-         * bit for each halving of its extent against the widest's, so that
-         * their steps are about equal; the fewest bits that pass; then a
-         * bit less for each component alone where that still passes. */
-        int less[4], w[4];
-        segment_offsets(sr, c, range, less);
-        if (quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range)) {
-            while (bits > 0 && quantise_segment(p, seg, first, keys, segment_widths(bits - 1, less, c, w), lo, range))
+        /* Each component's width follows the widest's (bits), one bit
+         * fewer for each halving of its extent against the widest's, so
+         * that their steps are about equal (segment_widths_of); the fewest
+         * bits that pass; then a bit fewer for each of the first three
+         * components alone where that still passes. */
+        int w[4];
+        if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range)) {
+            while (bits > 0 &&
+                   quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)(bits - 1), w), lo, range))
                 bits--;
         } else {
             do {
                 if (++bits > MAX_BITS) break;
-            } while (!quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range));
+            } while (!quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range));
         }
         /* No width keeps the checkpoints between its keys in budget: the
          * exact keys' own interpolation leaves it (a budget scaled below the
@@ -592,24 +575,23 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
         p->keys_only = bits > MAX_BITS;
         if (p->keys_only) {
             bits = 0;
-            while (!quantise_segment(p, seg, first, keys, segment_widths(bits, less, c, w), lo, range))
+            while (!quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range))
                 if (++bits > MAX_BITS) {
                     p->keys_only = 0;
                     return -1;
                 }
         }
-        segment_widths(bits, less, c, w);
-        for (int s = 0; s < c; s++) {
-            if (w[s] == 0) continue;
-            w[s]--;
-            if (!quantise_segment(p, seg, first, keys, w, lo, range)) w[s]++;
+        unsigned code = (unsigned)bits;
+        for (int s = 0; s < c && s < 3; s++) {
+            if (segment_widths(p, seg, c, range, (uint8_t)code, w)[s] == 0) continue;
+            unsigned fewer = code | 1u << (SEG_FEWER_SHIFT + s);
+            if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)fewer, w), lo, range))
+                code = fewer;
         }
-        quantise_segment(p, seg, first, keys, w, lo, range);   /* q and deq at the widths kept */
-        p->keys_only = 0;
-        for (int s = 0; s < c; s++) {
-            p->seg_bits[(size_t)seg * (size_t)c + (size_t)s] = (uint8_t)w[s];
-            total += (size_t)keys * (size_t)w[s];
-        }
+        quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)code, w), lo, range);
+        p->keys_only = 0;   /* q and deq at the widths kept */
+        p->seg_bits[seg] = (uint8_t)code;
+        for (int s = 0; s < c; s++) total += (size_t)keys * (size_t)w[s];
     }
     *stream = (total + 7) / 8;
     return m;
@@ -686,7 +668,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     memcpy(p->best_q, p->q, (size_t)p->n * (size_t)comps * sizeof *p->q);
     if (bits == 0) {
         size_t segs = (size_t)segment_count(m);
-        memcpy(p->best_seg_bits, p->seg_bits, segs * (size_t)comps);
+        memcpy(p->best_seg_bits, p->seg_bits, segs);
         if (p->each) memcpy(p->best_seg_rebuilt, p->seg_rebuilt, segs);
         memcpy(p->best_seg_range, p->seg_range, segs * (size_t)comps * 2);
     }
@@ -807,9 +789,9 @@ static void write_track(const packing *p, uint8_t *rec)
         memcpy(w, p->lo, (size_t)c * sizeof(float));
         memcpy(w + 4 * c, p->step, (size_t)c * sizeof(float));   /* the ranges */
         memcpy(w + 8 * c, &stream, sizeof stream);
-        uint8_t *h = w + 8 * c + 4;
-        memcpy(h, p->best_seg_bits, (size_t)segs * (size_t)c);
-        h += (size_t)segs * (size_t)c;
+        uint8_t *skips = w + 8 * c + 4, *h = skips + 4 * skip_count(p->count);
+        memcpy(h, p->best_seg_bits, (size_t)segs);
+        h += segs;
         if (p->best_each) {
             memcpy(h, p->best_seg_rebuilt, (size_t)segs);
             h += segs;
@@ -818,7 +800,13 @@ static void write_track(const packing *p, uint8_t *rec)
         uint8_t *q = w + segment_head_size(p->count, c, p->best_each);
         size_t bit = 0;
         for (int e = 0; e < p->count; e++) {
-            const uint8_t *widths = p->best_seg_bits + (size_t)(e / PACK_SEGMENT_KEYS) * (size_t)c;
+            int widths[4], rexp[4], sg = e / PACK_SEGMENT_KEYS;
+            if (e % PACK_SEGMENT_KEYS == 0 && sg > 0 && sg % PACK_SKIP_SEGMENTS == 0) {
+                uint32_t at = (uint32_t)bit;
+                memcpy(skips + 4 * (size_t)(sg / PACK_SKIP_SEGMENTS - 1), &at, sizeof at);
+            }
+            range_exponents(p->step, c, rexp);
+            segment_widths_of(p->best_seg_bits[sg], p->best_seg_range + (size_t)sg * (size_t)c * 2, c, rexp, widths);
             for (int s = 0; s < c; s++) {
                 int bits = widths[s];
                 uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
@@ -1240,23 +1228,33 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         size_t index = index_size(count, code, pack->point_bytes, words), stream = 0;
         if (bits == 0) {   /* segmented: its head inside, then every width, and the stream's bytes */
             if (off + 4 + index + segment_head_size(count, comps, each) > end) return 0;
-            const uint8_t *head = rec + 4 + index, *seg_bits = head + (size_t)comps * 8 + 4;
+            const uint8_t *head = rec + 4 + index, *skips = head + (size_t)comps * 8 + 4;
+            const uint8_t *seg_bits = skips + 4 * skip_count(count);
             uint32_t bytes32;
             memcpy(&bytes32, head + (size_t)comps * 8, sizeof bytes32);
+            int segs = segment_count(count);
+            float range[4];
+            int rexp[4];
+            memcpy(range, head + (size_t)comps * 4, (size_t)comps * sizeof(float));
+            range_exponents(range, comps, rexp);
+            const uint8_t *seg_rebuilt = seg_bits + segs, *seg_range = seg_rebuilt + (each ? segs : 0);
             uint64_t total = 0;
-            for (int sg = 0; sg < segment_count(count); sg++) {
-                uint64_t key_bits = 0;
-                for (int s = 0; s < comps; s++) {
-                    if (seg_bits[(size_t)sg * (size_t)comps + (size_t)s] > MAX_BITS) return 0;
-                    key_bits += seg_bits[(size_t)sg * (size_t)comps + (size_t)s];
+            for (int sg = 0; sg < segs; sg++) {
+                int w[4];
+                if (sg > 0 && sg % PACK_SKIP_SEGMENTS == 0) {   /* each skip where the walk puts it */
+                    uint32_t at;
+                    memcpy(&at, skips + 4 * (size_t)(sg / PACK_SKIP_SEGMENTS - 1), sizeof at);
+                    if (at != total) return 0;
                 }
+                if ((seg_bits[sg] & SEG_WIDTH_MASK) > MAX_BITS) return 0;
+                uint64_t key_bits = (uint64_t)segment_widths_of(seg_bits[sg], seg_range + (size_t)sg * (size_t)comps * 2,
+                                                                comps, rexp, w);
                 total += (uint64_t)(count - sg * PACK_SEGMENT_KEYS < PACK_SEGMENT_KEYS ? count - sg * PACK_SEGMENT_KEYS
                                                                                      : PACK_SEGMENT_KEYS) *
                          key_bits;
             }
             if (bytes32 != (total + 7) / 8) return 0;
-            const uint8_t *seg_rebuilt = seg_bits + (size_t)segment_count(count) * (size_t)comps;
-            for (int sg = 0; each && sg < segment_count(count); sg++)
+            for (int sg = 0; each && sg < segs; sg++)
                 if (seg_rebuilt[sg] > 3) return 0;
             stream = bytes32;
         }

@@ -27,10 +27,14 @@
  *     range (a few 255ths of the track's) at its own width per component
  *     (0 to 24 bits: the widest component's, the fewest that keep its
  *     keys and every checkpoint from the key before it within the whole
- *     budget, a bit less for each halving of a component's extent, then a
- *     bit less for each component where the checks still pass; its keys
- *     reduced first within half the budget). Mocap, whose 120 keys a second barely reduce,
- *     needs about 4 bits fewer per component so.
+ *     budget; the others a bit fewer for each bit their extent's size
+ *     falls short of the largest, then a bit fewer for each of the first
+ *     three where the checks still pass: one byte a segment gives them
+ *     all, segment_widths_of; its keys reduced first within half the
+ *     budget). Mocap, whose 120 keys a second barely reduce, needs about
+ *     4 bits fewer per component so. A rotation that stores four
+ *     components tries segments that each rebuild their own component
+ *     (PACK_EACH: the one farthest from zero over the segment's keys).
  *
  * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
  * ones the runtime clip already carries (clip_runtime.h):
@@ -67,13 +71,19 @@
  *   need no time points, and are found without a search);
  *   quantised (bits 1-24): float lo[comps], the steps (the high halves of
  *   floats, 2 bytes each), then the keys' bit stream, padded to 4 bytes;
- *   segmented (bits 0): float lo[comps], float range[comps], uint32 bytes
- *   of the stream, per segment a byte of width per component, then per segment and
- *   component a byte of min and one of extent (the segment's values run
- *   from lo + min * range / 255 over (extent + 1) * range / 255, in
+ *   segmented (bits 0): float lo[comps], float range[comps] (over the
+ *   stored values: with PACK_EACH, slot s is a segment's s-th component
+ *   left after the rebuilt one), uint32 bytes of the stream, a uint32
+ *   skip per PACK_SKIP_SEGMENTS segments after the first ones (the bit
+ *   where the next segment starts), per segment a byte of widths (the
+ *   widest width in the low 5 bits, a bit each for the first three
+ *   components taking one fewer: segment_widths_of), with PACK_EACH per
+ *   segment a byte naming its rebuilt component (0-3), then per segment
+ *   and component a byte of min and one of extent (the segment's values
+ *   run from lo + min * range / 255 over (extent + 1) * range / 255, in
  *   2^width - 1 steps; a key's components follow each other at their
  *   segment's widths: segment_scale in clip_pack_read.h), padded to 4
- *   bytes, then the stream (each segment's keys at its width), padded;
+ *   bytes, then the stream (each segment's keys at its widths), padded;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *
