@@ -80,7 +80,7 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 /* Shares of the budget the quantisation may take at the keys, each tried
  * with the fewest bits that keep the keys within it. */
 #define SHARES 3
-static const double shares[SHARES] = {0.5, 0.25, 0.75};
+static const double shares[SHARES] = {0.25, 0.5, 0.75};
 
 /* One track being packed. */
 typedef struct packing {
