@@ -30,8 +30,8 @@
  *     budget; the others a bit fewer for each bit their extent's size
  *     falls short of the largest, then a bit fewer for each of the first
  *     three where the checks still pass: one byte a segment gives them
- *     all, segment_widths_of; its keys reduced first within half the
- *     budget). Mocap, whose 120 keys a second barely reduce, needs about
+ *     all, segment_widths_of; its keys reduced first within three
+ *     quarters of the budget). Mocap, whose 120 keys a second barely reduce, needs about
  *     4 bits fewer per component so. A rotation that stores four
  *     components tries segments that each rebuild their own component
  *     (PACK_EACH: the one farthest from zero over the segment's keys).
