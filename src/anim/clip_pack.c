@@ -115,8 +115,8 @@ typedef struct packing {
     float *deq;               /* a trial's decoded candidates (4 floats each) */
     uint32_t *q;              /* a trial's quantised candidates (comps each) */
     int *kept;                /* a trial's kept candidates */
-    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment and component */
-                                     /* its width, and its min and extent */
+    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment its byte of widths */
+                                     /* (segment_widths_of), and per component its min and extent */
     /* the best trial */
     int count, comps, code, bits;    /* bits 0: segmented */
     int code0;                /* code as pack_track left it (place_keys starts from it) */
@@ -257,9 +257,9 @@ static int prepare(packing *p)
     p->best_q = mr_alloc_array((size_t)n * 4, sizeof *p->best_q);
     p->best_kept = mr_alloc_array((size_t)n, sizeof *p->best_kept);
     size_t segs = (size_t)segment_count(n);
-    p->seg_bits = mr_alloc_array(segs * 4, 1);
+    p->seg_bits = mr_alloc_array(segs, 1);
     p->seg_range = mr_alloc_array(segs * 8, 1);
-    p->best_seg_bits = mr_alloc_array(segs * 4, 1);
+    p->best_seg_bits = mr_alloc_array(segs, 1);
     p->best_seg_range = mr_alloc_array(segs * 8, 1);
     p->sv = mr_alloc_array((size_t)n * 4, sizeof *p->sv);
     p->seg_rebuilt = mr_alloc_array(segs, 1);

@@ -41,13 +41,6 @@ static inline int segment_count(int count)
     return (count + PACK_SEGMENT_KEYS - 1) / PACK_SEGMENT_KEYS;
 }
 
-/* Bytes of a segmented track's values before its stream: lo and range per
- * stored component, the stream's bytes, the skips (skip_count uint32: the
- * bit where segment PACK_SKIP_SEGMENTS * (i + 1) starts), each segment's
- * byte of widths
- * (segment_widths_of), with `each` (PACK_EACH) each segment's rebuilt
- * component (a byte), then each segment's min and extent per stored
- * component, padded. */
 /* Every PACK_SKIP_SEGMENTS segments, a segmented track gives where the
  * next one's keys start in its stream (a uint32 of bits), so that a key
  * is found without walking every segment before it. */
@@ -59,6 +52,12 @@ static inline size_t skip_count(int count)
     return segs > 0 ? (size_t)(segs - 1) / PACK_SKIP_SEGMENTS : 0;
 }
 
+/* Bytes of a segmented track's values before its stream: lo and range per
+ * stored component, the stream's bytes, the skips (skip_count uint32: the
+ * bit where segment PACK_SKIP_SEGMENTS * (i + 1) starts), each segment's
+ * byte of widths (segment_widths_of), with `each` (PACK_EACH) each
+ * segment's rebuilt component (a byte), then each segment's min and extent
+ * per stored component, padded. */
 static inline size_t segment_head_size(int count, int comps, int each)
 {
     size_t segs = (size_t)segment_count(count);
@@ -194,7 +193,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     size_t index = index_size(t.count, t.code, point_bytes, t.words);
     p += index;
     t.range = NULL;
-    t.seg_bits = t.seg_range = t.seg_rebuilt = NULL;
+    t.seg_bits = t.seg_range = t.seg_rebuilt = t.skips = NULL;
     int each = (t.code & PACK_REBUILT) == PACK_EACH;
     uint32_t stream = 0;
     if (t.bits == 32) {
