@@ -80,7 +80,7 @@ void mr_clip_pack_sample(const mr_clip_pack *pack, const mr_skeleton *sk, float 
 /* Shares of the budget the quantisation may take at the keys, each tried
  * with the fewest bits that keep the keys within it. */
 #define SHARES 3
-static const double shares[SHARES] = {0.5, 0.25, 0.75};
+static const double shares[SHARES] = {0.25, 0.5, 0.75};
 
 /* One track being packed. */
 typedef struct packing {
@@ -99,16 +99,24 @@ typedef struct packing {
     float lo_of[4], hi_of[4]; /* each component's range over v */
     uint16_t *points;         /* point index per candidate key */
     float *ct, *cv;           /* checkpoint times and exact values (4 floats each) */
+    int checks_given;         /* ct and cv came filled (a builder's earlier run): prepare keeps them */
+    int varies;               /* an earlier run found the track is no constant (constant_ok) */
     const mr_clip_pack_scale *factor;  /* the budget's factor over time, or NULL: 1 */
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
+    int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
+    int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
+    float *sv;                /* a segmented trial's stored values: 4 slots per candidate */
+    uint8_t *seg_rebuilt;     /* each: per segment the component rebuilt */
+    uint8_t *best_seg_rebuilt;
+    int best_each;
     float *gk;                /* with a scale: its factor at each checkpoint */
     double *cheap_at;         /* with a scale: cheap_budget at each checkpoint */
     float *deq;               /* a trial's decoded candidates (4 floats each) */
     uint32_t *q;              /* a trial's quantised candidates (comps each) */
     int *kept;                /* a trial's kept candidates */
-    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment its width, */
-                                     /* and per component its min and extent */
+    uint8_t *seg_bits, *seg_range;   /* a segmented trial's: per segment its byte of widths */
+                                     /* (segment_widths_of), and per component its min and extent */
     /* the best trial */
     int count, comps, code, bits;    /* bits 0: segmented */
     int code0;                /* code as pack_track left it (place_keys starts from it) */
@@ -139,6 +147,9 @@ static void packing_free(packing *p)
     free(p->best_kept);
     free(p->seg_bits);
     free(p->seg_range);
+    free(p->sv);
+    free(p->seg_rebuilt);
+    free(p->best_seg_rebuilt);
     free(p->best_seg_bits);
     free(p->best_seg_range);
     free(p->point);
@@ -236,8 +247,10 @@ static int prepare(packing *p)
     size_t checks = (size_t)(n - 1) * CHECKS + 1;
     p->v = mr_alloc_array((size_t)n * 4, sizeof *p->v);
     p->points = mr_alloc_array((size_t)n, sizeof *p->points);
-    p->ct = mr_alloc_array(checks, sizeof *p->ct);
-    p->cv = mr_alloc_array(checks * 4, sizeof *p->cv);
+    if (!p->checks_given) {
+        p->ct = mr_alloc_array(checks, sizeof *p->ct);
+        p->cv = mr_alloc_array(checks * 4, sizeof *p->cv);
+    }
     p->deq = mr_alloc_array((size_t)n * 4, sizeof *p->deq);
     p->q = mr_alloc_array((size_t)n * 4, sizeof *p->q);
     p->kept = mr_alloc_array((size_t)n, sizeof *p->kept);
@@ -248,13 +261,17 @@ static int prepare(packing *p)
     p->seg_range = mr_alloc_array(segs * 8, 1);
     p->best_seg_bits = mr_alloc_array(segs, 1);
     p->best_seg_range = mr_alloc_array(segs * 8, 1);
+    p->sv = mr_alloc_array((size_t)n * 4, sizeof *p->sv);
+    p->seg_rebuilt = mr_alloc_array(segs, 1);
+    p->best_seg_rebuilt = mr_alloc_array(segs, 1);
     if (p->factor) {
         p->gk = mr_alloc_array(checks, sizeof *p->gk);
         p->cheap_at = mr_alloc_array(checks, sizeof *p->cheap_at);
         if (!p->gk || !p->cheap_at) return -1;
     }
     if (!p->v || !p->points || !p->ct || !p->cv || !p->deq || !p->q || !p->kept || !p->best_q || !p->best_kept ||
-        !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range)
+        !p->seg_bits || !p->seg_range || !p->best_seg_bits || !p->best_seg_range || !p->sv || !p->seg_rebuilt ||
+        !p->best_seg_rebuilt)
         return -1;
     for (int i = 0; i < n; i++) {
         memcpy(p->v + (size_t)i * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
@@ -301,10 +318,12 @@ static int prepare(packing *p)
             size_t at2 = (size_t)i * CHECKS + (size_t)k;
             float t = tr->times[i];
             if (k > 0) t += (tr->times[i + 1] - t) * (float)k / CHECKS;
-            p->ct[at2] = t;
-            if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
-            else mr_track_sample(p->src, t, p->cv + at2 * 4);
-            if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
+            if (!p->checks_given) {
+                p->ct[at2] = t;
+                if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
+                else mr_track_sample(p->src, t, p->cv + at2 * 4);
+                if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
+            }
             if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
         }
     if (p->gk && n == 1) p->gk[0] = 1.0f;
@@ -412,37 +431,52 @@ static int stored_components(const packing *p, int *map)
 }
 
 /* Quantises segment seg of a segmented trial (its kept keys first ..
- * first + keys - 1, its min and extent already in p->seg_range) at `bits`
- * into p->q and p->deq. 1 when every key and every checkpoint from the key
- * before the segment to its last stays within the whole budget. */
-static int quantise_segment(packing *p, int seg, int first, int keys, int bits, const float *lo, const float *range)
+ * first + keys - 1, its min and extent already in p->seg_range) at the
+ * widths w (one per stored component) into p->q and p->deq. 1 when every
+ * key and every checkpoint from the key before the segment to its last
+ * stays within the whole budget. */
+static int quantise_segment(packing *p, int seg, int first, int keys, const int *w, const float *lo, const float *range)
 {
-    int map[4], c = stored_components(p, map), r = p->rotation ? p->rebuilt : PACK_NONE;
+    int c = p->each ? 3 : stored_components(p, (int[4]){0});
+    int r = p->each ? p->seg_rebuilt[seg] : p->rotation ? p->rebuilt : PACK_NONE;
     const uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
-    float levels = bits ? (float)((1u << bits) - 1u) : 0.0f;
+    float base[4], step[4], levels[4];
+    for (int s = 0; s < c; s++) {
+        segment_scale(lo[s], range[s], sr[2 * s], sr[2 * s + 1], w[s], &base[s], &step[s]);
+        levels[s] = w[s] ? (float)((1u << w[s]) - 1u) : 0.0f;
+    }
     for (int i = first; i < first + keys; i++) {
         int at = p->kept[i];
         float st[4];
         for (int s = 0; s < c; s++) {
             uint32_t q = 0;
-            float base, step;
-            segment_scale(lo[s], range[s], sr[2 * s], sr[2 * s + 1], bits, &base, &step);
-            if (bits) {
-                float x = step > 0 ? (p->v[(size_t)at * 4 + map[s]] - base) / step : 0.0f;
-                x = x < 0 ? 0 : x > levels ? levels : x;
+            if (w[s]) {
+                float x = step[s] > 0 ? (p->sv[(size_t)at * 4 + s] - base[s]) / step[s] : 0.0f;
+                x = x < 0 ? 0 : x > levels[s] ? levels[s] : x;
                 q = (uint32_t)lrintf(x);
             }
             p->q[(size_t)at * c + s] = q;
-            st[s] = segment_value_at(base, step, bits, q);
+            st[s] = segment_value_at(base[s], step[s], w[s], q);
         }
         float *d = p->deq + (size_t)at * 4, u[4];
         finish_key(st, c, r, d);
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
         if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
-        if (i > 0 && !segment_ok(p, p->kept[i - 1], at)) return 0;
+        if (i > 0 && !p->keys_only && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
     return 1;
+}
+
+/* The widths w of a segment's components for its byte of widths (the
+ * widest's width and the components taking one bit fewer), as the
+ * samplers compute them; returns w. */
+static const int *segment_widths(packing *p, int seg, int c, const float *range, uint8_t code, int *w)
+{
+    int rexp[4];
+    range_exponents(range, c, rexp);
+    segment_widths_of(code, p->seg_range + (size_t)seg * (size_t)c * 2, c, rexp, w);
+    return w;
 }
 
 /* A segmented trial at `share`: the keys reduced on their exact values
@@ -452,27 +486,63 @@ static int quantise_segment(packing *p, int seg, int first, int keys, int bits, 
  * Fills p->kept, p->q, p->deq, p->seg_bits, p->seg_range, lo and range (per
  * stored component) and *stream (bytes); returns the kept count, -1 when a
  * segment needs more than MAX_BITS. */
-static int trial_segmented(packing *p, double share, int *comps, float *lo, float *range, size_t *stream)
+static int trial_segmented(packing *p, double share, int each, int *comps, float *lo, float *range, size_t *stream)
 {
-    int n = p->n, map[4], c = stored_components(p, map);
+    int n = p->n, map[4], c = each ? 3 : stored_components(p, map);
     *comps = c;
+    p->each = each;
     memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
     set_limits(p, 1.0 - share);
     int m = mr_reduce_keys(n, segment_fits, p, p->kept);
     set_limits(p, 1.0);
+    /* the stored values: the track's components, or with `each` per
+     * segment the three left when the one farthest from zero over the
+     * segment's keys is rebuilt (its sign made positive at every key) */
+    for (int seg = 0; seg < segment_count(m); seg++) {
+        int first = seg * PACK_SEGMENT_KEYS, keys = m - first < PACK_SEGMENT_KEYS ? m - first : PACK_SEGMENT_KEYS;
+        if (each) {
+            int r = 0;
+            float best = -1.0f;
+            for (int e = 0; e < 4; e++) {
+                float low = INFINITY;
+                for (int i = first; i < first + keys; i++) low = fminf(low, fabsf(p->v[(size_t)p->kept[i] * 4 + e]));
+                if (low > best) {
+                    best = low;
+                    r = e;
+                }
+            }
+            p->seg_rebuilt[seg] = (uint8_t)r;
+            for (int e = 0, s = 0; e < 4; e++)
+                if (e != r) map[s++] = e;
+            for (int i = first; i < first + keys; i++) {
+                const float *q = p->v + (size_t)p->kept[i] * 4;
+                float sign = q[r] < 0 ? -1.0f : 1.0f;
+                for (int s = 0; s < 3; s++) p->sv[(size_t)p->kept[i] * 4 + s] = sign * q[map[s]];
+            }
+        } else {
+            for (int i = first; i < first + keys; i++)
+                for (int s = 0; s < c; s++) p->sv[(size_t)p->kept[i] * 4 + s] = p->v[(size_t)p->kept[i] * 4 + map[s]];
+        }
+    }
     for (int s = 0; s < c; s++) {
-        lo[s] = p->lo_of[map[s]];
-        range[s] = p->hi_of[map[s]] - lo[s];
+        lo[s] = INFINITY;
+        float hi = -INFINITY;
+        for (int i = 0; i < m; i++) {
+            float x = p->sv[(size_t)p->kept[i] * 4 + s];
+            lo[s] = fminf(lo[s], x);
+            hi = fmaxf(hi, x);
+        }
+        range[s] = hi - lo[s];
     }
     size_t total = 0;
-    int bits = 8;
+    int bits = 8;   /* the widest component's width, searched from the last segment's */
     for (int seg = 0; seg < segment_count(m); seg++) {
         int first = seg * PACK_SEGMENT_KEYS, keys = m - first < PACK_SEGMENT_KEYS ? m - first : PACK_SEGMENT_KEYS;
         uint8_t *sr = p->seg_range + (size_t)seg * (size_t)c * 2;
         for (int s = 0; s < c; s++) {
             float unit = range[s] * (1.0f / 255.0f), smin = INFINITY, smax = -INFINITY;
             for (int i = first; i < first + keys; i++) {
-                float x = p->v[(size_t)p->kept[i] * 4 + map[s]];
+                float x = p->sv[(size_t)p->kept[i] * 4 + s];
                 smin = fminf(smin, x);
                 smax = fmaxf(smax, x);
             }
@@ -482,17 +552,46 @@ static int trial_segmented(packing *p, double share, int *comps, float *lo, floa
             sr[2 * s] = (uint8_t)a;
             sr[2 * s + 1] = (uint8_t)(e < 0 ? 0 : e > 255 ? 255 : e);
         }
-        /* the fewest bits that pass, searched from the last segment's */
-        if (quantise_segment(p, seg, first, keys, bits, lo, range)) {
-            while (bits > 0 && quantise_segment(p, seg, first, keys, bits - 1, lo, range)) bits--;
+        /* Each component's width follows the widest's (bits), one bit
+         * fewer for each halving of its extent against the widest's, so
+         * that their steps are about equal (segment_widths_of); the fewest
+         * bits that pass; then a bit fewer for each of the first three
+         * components alone where that still passes. */
+        int w[4];
+        if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range)) {
+            while (bits > 0 &&
+                   quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)(bits - 1), w), lo, range))
+                bits--;
         } else {
             do {
-                if (++bits > MAX_BITS) return -1;
-            } while (!quantise_segment(p, seg, first, keys, bits, lo, range));
+                if (++bits > MAX_BITS) break;
+            } while (!quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range));
         }
-        quantise_segment(p, seg, first, keys, bits, lo, range);   /* q and deq at the width kept */
-        p->seg_bits[seg] = (uint8_t)bits;
-        total += (size_t)keys * (size_t)c * (size_t)bits;
+        /* No width keeps the checkpoints between its keys in budget: the
+         * exact keys' own interpolation leaves it (a budget scaled below the
+         * one the candidates were refined for). The keys alone decide then,
+         * as in the one-width trials (trial_keys); the measure judges the
+         * pack. */
+        p->keys_only = bits > MAX_BITS;
+        if (p->keys_only) {
+            bits = 0;
+            while (!quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)bits, w), lo, range))
+                if (++bits > MAX_BITS) {
+                    p->keys_only = 0;
+                    return -1;
+                }
+        }
+        unsigned code = (unsigned)bits;
+        for (int s = 0; s < c && s < 3; s++) {
+            if (segment_widths(p, seg, c, range, (uint8_t)code, w)[s] == 0) continue;
+            unsigned fewer = code | 1u << (SEG_FEWER_SHIFT + s);
+            if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)fewer, w), lo, range))
+                code = fewer;
+        }
+        quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)code, w), lo, range);
+        p->keys_only = 0;   /* q and deq at the widths kept */
+        p->seg_bits[seg] = (uint8_t)code;
+        for (int s = 0; s < c; s++) total += (size_t)keys * (size_t)w[s];
     }
     *stream = (total + 7) / 8;
     return m;
@@ -562,6 +661,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     p->comps = comps;
     p->bits = bits;
     p->stream = stream;
+    p->best_each = bits == 0 && p->each;
     memcpy(p->lo, lo, sizeof p->lo);
     memcpy(p->step, step, sizeof p->step);
     memcpy(p->best_kept, p->kept, (size_t)m * sizeof *p->kept);
@@ -569,6 +669,7 @@ static void keep_if_smaller(packing *p, size_t size, int m, int all, int comps, 
     if (bits == 0) {
         size_t segs = (size_t)segment_count(m);
         memcpy(p->best_seg_bits, p->seg_bits, segs);
+        if (p->each) memcpy(p->best_seg_rebuilt, p->seg_rebuilt, segs);
         memcpy(p->best_seg_range, p->seg_range, segs * (size_t)comps * 2);
     }
 }
@@ -583,13 +684,13 @@ static int pack_track(packing *p)
     int step_keys = tr->interp == MR_INTERP_STEP;
     p->code = p->rotation ? p->rebuilt : PACK_NONE;
     if (step_keys) p->code |= PACK_STEP;
-    if (p->n == 1 || (!step_keys && constant_ok(p))) {   /* one float key */
+    if (p->n == 1 || (!step_keys && !p->varies && constant_ok(p))) {   /* one float key */
         p->count = 1;
         p->comps = tr->components;
         p->bits = 32;
         p->code = PACK_NONE;
         p->best_kept[0] = 0;
-        p->size = track_size(1, p->comps, 32, 0, 0);
+        p->size = track_size(1, p->comps, 32, 0, 0, 0);
         return 0;
     }
     p->size = SIZE_MAX;
@@ -606,11 +707,17 @@ static int pack_track(packing *p)
         int comps, bits = 32, m, all;
         float lo[4] = {0}, step[4] = {0};
         size_t stream;
-        if (sh == 0 && !step_keys && (m = trial_segmented(p, shares[sh], &comps, lo, step, &stream)) > 0) {
-            size_t index = times_size(p, m, &all);
-            keep_if_smaller(p, track_size(m, comps, 0, index, stream), m, all, comps, 0, lo, step, stream);
-            if (p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
-        }
+        /* a rotation that stores four components tries its segments with a
+         * component rebuilt per segment too (on the CMU takes, one that
+         * rebuilds one for the whole track never won so) */
+        int segmented = 0;
+        for (int each = 0; sh == 0 && !step_keys && each <= (p->rotation && p->rebuilt == PACK_NONE); each++)
+            if ((m = trial_segmented(p, shares[sh], each, &comps, lo, step, &stream)) > 0) {
+                size_t index = times_size(p, m, &all);
+                keep_if_smaller(p, track_size(m, comps, 0, index, stream, each), m, all, comps, 0, lo, step, stream);
+                segmented = 1;
+            }
+        if (segmented && p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         if (sh < SHARES) {
             int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
@@ -623,8 +730,9 @@ static int pack_track(packing *p)
         }
         if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
         m = reduce(p, step_keys);
-        size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0);
-        size_t every = p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0), 0) : SIZE_MAX;
+        size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0, 0);
+        size_t every =
+            p->all_code ? track_size(p->n, comps, bits, index_size(p->n, p->all_code, 0, 0), 0, 0) : SIZE_MAX;
         if (every < size) {   /* every key: no point indices */
             for (int i = 0; i < p->n; i++) p->kept[i] = i;
             m = p->n;
@@ -634,6 +742,7 @@ static int pack_track(packing *p)
         keep_if_smaller(p, size, m, all, comps, bits, lo, step, 0);
     }
     if (p->bits == 32) p->code = (p->code & PACK_STEP) | PACK_NONE;
+    if (p->bits == 0 && p->best_each) p->code = (p->code & ~PACK_REBUILT) | PACK_EACH;
     if (p->all) p->code |= p->all_code;
     return 0;
 }
@@ -680,16 +789,30 @@ static void write_track(const packing *p, uint8_t *rec)
         memcpy(w, p->lo, (size_t)c * sizeof(float));
         memcpy(w + 4 * c, p->step, (size_t)c * sizeof(float));   /* the ranges */
         memcpy(w + 8 * c, &stream, sizeof stream);
-        memcpy(w + 8 * c + 4, p->best_seg_bits, (size_t)segs);
-        memcpy(w + 8 * c + 4 + segs, p->best_seg_range, (size_t)segs * (size_t)c * 2);
-        uint8_t *q = w + segment_head_size(p->count, c);
+        uint8_t *skips = w + 8 * c + 4, *h = skips + 4 * skip_count(p->count);
+        memcpy(h, p->best_seg_bits, (size_t)segs);
+        h += segs;
+        if (p->best_each) {
+            memcpy(h, p->best_seg_rebuilt, (size_t)segs);
+            h += segs;
+        }
+        memcpy(h, p->best_seg_range, (size_t)segs * (size_t)c * 2);
+        uint8_t *q = w + segment_head_size(p->count, c, p->best_each);
         size_t bit = 0;
         for (int e = 0; e < p->count; e++) {
-            int bits = p->best_seg_bits[e / PACK_SEGMENT_KEYS];
-            for (int s = 0; s < c; s++, bit += (size_t)bits) {
+            int widths[4], rexp[4], sg = e / PACK_SEGMENT_KEYS;
+            if (e % PACK_SEGMENT_KEYS == 0 && sg > 0 && sg % PACK_SKIP_SEGMENTS == 0) {
+                uint32_t at = (uint32_t)bit;
+                memcpy(skips + 4 * (size_t)(sg / PACK_SKIP_SEGMENTS - 1), &at, sizeof at);
+            }
+            range_exponents(p->step, c, rexp);
+            segment_widths_of(p->best_seg_bits[sg], p->best_seg_range + (size_t)sg * (size_t)c * 2, c, rexp, widths);
+            for (int s = 0; s < c; s++) {
+                int bits = widths[s];
                 uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
                 for (int b = 0; b < bits; b++)
                     if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+                bit += (size_t)bits;
             }
         }
         return;
@@ -803,7 +926,7 @@ static float *place_keys(packing *ps, int tracks, int *count)
             p->code |= how;
         }
         p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words),
-                             p->stream);
+                             p->stream, (p->code & PACK_REBUILT) == PACK_EACH);
     }
     *count = (int)m;
     return t;
@@ -827,8 +950,15 @@ struct mr_clip_pack_builder {
     packing *ps;             /* n * 3: every channel's last packing */
     long *source;            /* n: each joint's source keys */
     unsigned char *segmented;   /* n * 3: the first run kept segments (a repack tries only them) */
+    unsigned char *varies;      /* n * 3: the first run found no constant (its budget is unscaled) */
+    float **ct, **cv;           /* n * 3: each channel's checkpoints and exact values there, kept */
+    size_t kept_bytes;          /* for the runs after (CHECKS_KEPT_MAX at most), or NULL */
     int runs;
 };
+
+/* The most bytes of checkpoints a builder keeps between runs (sampling
+ * the exact curves again, slerps, was a fifth of a repack's time). */
+#define CHECKS_KEPT_MAX ((size_t)32 << 20)
 
 void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
 {
@@ -838,6 +968,11 @@ void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
     free(b->times);
     free(b->source);
     free(b->segmented);
+    free(b->varies);
+    for (int i = 0; b->ct && i < b->n * 3; i++) free(b->ct[i]);
+    for (int i = 0; b->cv && i < b->n * 3; i++) free(b->cv[i]);
+    free(b->ct);
+    free(b->cv);
     free(b);
 }
 
@@ -862,7 +997,10 @@ mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_
     b->ps = calloc((size_t)n * 3, sizeof *b->ps);
     b->source = calloc((size_t)n, sizeof *b->source);
     b->segmented = calloc((size_t)n * 3, 1);
-    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented) {
+    b->varies = calloc((size_t)n * 3, 1);
+    b->ct = calloc((size_t)n * 3, sizeof *b->ct);
+    b->cv = calloc((size_t)n * 3, sizeof *b->cv);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv) {
         mr_clip_pack_builder_destroy(b);
         return NULL;
     }
@@ -904,6 +1042,13 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         p->factor = scale;
         p->joint = j;
         p->segments_won = b->runs > 0 && b->segmented[j * 3 + k];
+        p->varies = b->runs > 0 && b->varies[j * 3 + k];
+        if (b->ct[j * 3 + k]) {   /* the checkpoints of the first run */
+            p->ct = b->ct[j * 3 + k];
+            p->cv = b->cv[j * 3 + k];
+            b->ct[j * 3 + k] = b->cv[j * 3 + k] = NULL;
+            p->checks_given = 1;
+        }
         p->point_count = b->point_count;
         p->point_bytes = b->point_bytes;
         p->budget = k == 0 ? (rt && rt->max_move ? f * rt->max_move[j] : 0.0)
@@ -923,11 +1068,23 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         }
         if (k != 1) unused += 0.5 * (1.0 - (used < 1.0 ? used : 1.0));
         b->source[j] += tr->key_count;
-        if (b->runs == 0) b->segmented[j * 3 + k] = p->count > 1 && p->bits == 0;
+        if (b->runs == 0) {
+            b->segmented[j * 3 + k] = p->count > 1 && p->bits == 0;
+            b->varies[j * 3 + k] = p->n > 1 && p->count > 1;
+        }
         p->code0 = p->code;
-        /* only the result is needed from here on */
-        free(p->ct);
-        free(p->cv);
+        /* only the result is needed from here on, and the checkpoints for
+         * the next run */
+        size_t checks = p->n > 1 ? (size_t)(p->n - 1) * CHECKS + 1 : 1, bytes = checks * 5 * sizeof(float);
+        if (p->checks_given || (p->n > 1 && b->kept_bytes + bytes <= CHECKS_KEPT_MAX)) {
+            if (!p->checks_given) b->kept_bytes += bytes;
+            b->ct[j * 3 + k] = p->ct;
+            b->cv[j * 3 + k] = p->cv;
+        } else {
+            free(p->ct);
+            free(p->cv);
+        }
+        p->checks_given = 0;
         free(p->gk);
         free(p->cheap_at);
         p->gk = NULL;
@@ -1054,11 +1211,13 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         int count = *(const uint16_t *)rec, comps = rec[2] & PACK_FOUR ? 4 : 3, code = rec[2] & ~PACK_FOUR;
         int bits = rec[3], rotation = i % 3 == 1, rebuilt = code & PACK_REBUILT;
         int times_code = code & (PACK_DENSE | PACK_UNIFORM | PACK_BITMAP);
-        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_NONE ||
+        int each = rebuilt == PACK_EACH;   /* a rotation's segments, each naming its rebuilt component */
+        if (count < 1 || (code & ~(PACK_REBUILT | PACK_STEP | times_code)) || rebuilt > PACK_EACH ||
             (times_code & (times_code - 1)))   /* one way to give key times at most */
             return 0;
         if (!(bits == 32 || bits <= 24)) return 0;   /* 0: segmented */
-        if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE : rebuilt < PACK_NONE && bits != 32)
+        if (rotation ? !(comps == 4 ? rebuilt == PACK_NONE
+                                    : (rebuilt < PACK_NONE && bits != 32) || (each && bits == 0))
                      : !(comps == 3 && rebuilt == PACK_NONE))
             return 0;
         int words = 0;
@@ -1068,21 +1227,38 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         }
         size_t index = index_size(count, code, pack->point_bytes, words), stream = 0;
         if (bits == 0) {   /* segmented: its head inside, then every width, and the stream's bytes */
-            if (off + 4 + index + segment_head_size(count, comps) > end) return 0;
-            const uint8_t *head = rec + 4 + index, *seg_bits = head + (size_t)comps * 8 + 4;
+            if (off + 4 + index + segment_head_size(count, comps, each) > end) return 0;
+            const uint8_t *head = rec + 4 + index, *skips = head + (size_t)comps * 8 + 4;
+            const uint8_t *seg_bits = skips + 4 * skip_count(count);
             uint32_t bytes32;
             memcpy(&bytes32, head + (size_t)comps * 8, sizeof bytes32);
+            int segs = segment_count(count);
+            float range[4];
+            int rexp[4];
+            memcpy(range, head + (size_t)comps * 4, (size_t)comps * sizeof(float));
+            range_exponents(range, comps, rexp);
+            const uint8_t *seg_rebuilt = seg_bits + segs, *seg_range = seg_rebuilt + (each ? segs : 0);
             uint64_t total = 0;
-            for (int sg = 0; sg < segment_count(count); sg++) {
-                if (seg_bits[sg] > MAX_BITS) return 0;
+            for (int sg = 0; sg < segs; sg++) {
+                int w[4];
+                if (sg > 0 && sg % PACK_SKIP_SEGMENTS == 0) {   /* each skip where the walk puts it */
+                    uint32_t at;
+                    memcpy(&at, skips + 4 * (size_t)(sg / PACK_SKIP_SEGMENTS - 1), sizeof at);
+                    if (at != total) return 0;
+                }
+                if ((seg_bits[sg] & SEG_WIDTH_MASK) > MAX_BITS) return 0;
+                uint64_t key_bits = (uint64_t)segment_widths_of(seg_bits[sg], seg_range + (size_t)sg * (size_t)comps * 2,
+                                                                comps, rexp, w);
                 total += (uint64_t)(count - sg * PACK_SEGMENT_KEYS < PACK_SEGMENT_KEYS ? count - sg * PACK_SEGMENT_KEYS
                                                                                      : PACK_SEGMENT_KEYS) *
-                         (uint64_t)comps * seg_bits[sg];
+                         key_bits;
             }
             if (bytes32 != (total + 7) / 8) return 0;
+            for (int sg = 0; each && sg < segs; sg++)
+                if (seg_rebuilt[sg] > 3) return 0;
             stream = bytes32;
         }
-        off += track_size(count, comps, bits, index, stream);
+        off += track_size(count, comps, bits, index, stream, each);
         if (off > end) return 0;
         track_view tv = view_of(rec, pack->point_bytes);
         if (tv.count > 1 && code & PACK_DENSE && (long)tv.first + tv.count > pack->point_count) return 0;

@@ -24,11 +24,17 @@
  *     key;
  *   - segments, as ACL's: a track may instead cut its kept keys into
  *     segments of PACK_SEGMENT_KEYS (16), each quantised over its own
- *     range (a few 255ths of the track's) at its own width (0 to 24 bits),
- *     the fewest that keep its keys and every checkpoint from the key
- *     before it within the whole budget (its keys reduced first within
- *     half the budget). Mocap, whose 120 keys a second barely reduce,
- *     needs about 4 bits fewer per component so.
+ *     range (a few 255ths of the track's) at its own width per component
+ *     (0 to 24 bits: the widest component's, the fewest that keep its
+ *     keys and every checkpoint from the key before it within the whole
+ *     budget; the others a bit fewer for each bit their extent's size
+ *     falls short of the largest, then a bit fewer for each of the first
+ *     three where the checks still pass: one byte a segment gives them
+ *     all, segment_widths_of; its keys reduced first within three
+ *     quarters of the budget). Mocap, whose 120 keys a second barely reduce, needs about
+ *     4 bits fewer per component so. A rotation that stores four
+ *     components tries segments that each rebuild their own component
+ *     (PACK_EACH: the one farthest from zero over the segment's keys).
  *
  * Budgets, per joint j, at tolerance T (f = T / MR_CLIP_FIDELITY), are the
  * ones the runtime clip already carries (clip_runtime.h):
@@ -65,12 +71,19 @@
  *   need no time points, and are found without a search);
  *   quantised (bits 1-24): float lo[comps], the steps (the high halves of
  *   floats, 2 bytes each), then the keys' bit stream, padded to 4 bytes;
- *   segmented (bits 0): float lo[comps], float range[comps], uint32 bytes
- *   of the stream, a byte of width per segment, then per segment and
- *   component a byte of min and one of extent (the segment's values run
- *   from lo + min * range / 255 over (extent + 1) * range / 255, in
- *   2^width - 1 steps: segment_scale in clip_pack_read.h), padded to 4
- *   bytes, then the stream (each segment's keys at its width), padded;
+ *   segmented (bits 0): float lo[comps], float range[comps] (over the
+ *   stored values: with PACK_EACH, slot s is a segment's s-th component
+ *   left after the rebuilt one), uint32 bytes of the stream, a uint32
+ *   skip per PACK_SKIP_SEGMENTS segments after the first ones (the bit
+ *   where the next segment starts), per segment a byte of widths (the
+ *   widest width in the low 5 bits, a bit each for the first three
+ *   components taking one fewer: segment_widths_of), with PACK_EACH per
+ *   segment a byte naming its rebuilt component (0-3), then per segment
+ *   and component a byte of min and one of extent (the segment's values
+ *   run from lo + min * range / 255 over (extent + 1) * range / 255, in
+ *   2^width - 1 steps; a key's components follow each other at their
+ *   segment's widths: segment_scale in clip_pack_read.h), padded to 4
+ *   bytes, then the stream (each segment's keys at its widths), padded;
  *   float keys: float v[count * comps].
  * Four bytes of slack end the block (the sampler reads 32 bits at a time).
  *
@@ -102,9 +115,11 @@ typedef struct mr_clip_pack {
 } mr_clip_pack;
 
 enum {
-    PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none */
+    PACK_REBUILT = 0x7,    /* rotations: the component rebuilt (0..3), 4: none, */
+                           /* 5 (PACK_EACH): segmented, the one each segment names */
     PACK_BITMAP = 0x8,     /* a bit per point from the first key's to the last's: no indices */
     PACK_NONE = 4,
+    PACK_EACH = 5,
     PACK_STEP = 0x10,      /* hold each key until the next */
     PACK_DENSE = 0x20,     /* a key at every point from the first on: no point indices */
     PACK_UNIFORM = 0x40,   /* evenly spaced keys: their first time and spacing, no points */

@@ -41,23 +41,80 @@ static inline int segment_count(int count)
     return (count + PACK_SEGMENT_KEYS - 1) / PACK_SEGMENT_KEYS;
 }
 
+/* Every PACK_SKIP_SEGMENTS segments, a segmented track gives where the
+ * next one's keys start in its stream (a uint32 of bits), so that a key
+ * is found without walking every segment before it. */
+#define PACK_SKIP_SEGMENTS 16
+
+static inline size_t skip_count(int count)
+{
+    int segs = segment_count(count);
+    return segs > 0 ? (size_t)(segs - 1) / PACK_SKIP_SEGMENTS : 0;
+}
+
 /* Bytes of a segmented track's values before its stream: lo and range per
- * component, the stream's bytes, each segment's width, then its min and
- * extent per component, padded. */
-static inline size_t segment_head_size(int count, int comps)
+ * stored component, the stream's bytes, the skips (skip_count uint32: the
+ * bit where segment PACK_SKIP_SEGMENTS * (i + 1) starts), each segment's
+ * byte of widths (segment_widths_of), with `each` (PACK_EACH) each
+ * segment's rebuilt component (a byte), then each segment's min and extent
+ * per stored component, padded. */
+static inline size_t segment_head_size(int count, int comps, int each)
 {
     size_t segs = (size_t)segment_count(count);
-    return pad4((size_t)comps * 8 + 4 + segs + segs * (size_t)comps * 2);
+    return pad4((size_t)comps * 8 + 4 + 4 * skip_count(count) + segs + segs * (size_t)comps * 2 + (each ? segs : 0));
+}
+
+/* A segment's byte of widths: the widest component's width (the low 5
+ * bits, 0..24), and for each of the first three components a bit (5 + s)
+ * set when it takes one bit fewer than its extent gives it. */
+#define SEG_WIDTH_MASK 31u
+#define SEG_FEWER_SHIFT 5
+
+/* The exponent field of each component's range (its float's bits 23-30),
+ * -1 where the range is not positive and finite: the scale that a
+ * segment's extents (255ths of it) are measured in for its widths. */
+static inline void range_exponents(const float *range, int c, int *rexp)
+{
+    for (int s = 0; s < c; s++) {
+        uint32_t u;
+        memcpy(&u, &range[s], sizeof u);
+        int e = (int)(u >> 23 & 0xffu);
+        rexp[s] = range[s] > 0 && e < 0xff ? e : -1;
+    }
+}
+
+/* The widths w of a segment's c components from its byte of widths, its
+ * extents sr (min and extent bytes per component) and the exponents of the
+ * track's ranges (range_exponents): each component one bit fewer than the
+ * widest for each bit its extent's size (the range's exponent plus the
+ * bits of extent + 1) falls short of the largest of the segment, and one
+ * fewer again where its bit is set; 0 without range. Integers only (the
+ * samplers compute it at every segment they pass). Returns the bits of one
+ * key (their sum). The builder chooses widths through it. */
+static inline int segment_widths_of(uint8_t code, const uint8_t *sr, int c, const int *rexp, int *w)
+{
+    int widest = (int)(code & SEG_WIDTH_MASK), sum = 0, size[4], top = 0;
+    for (int s = 0; s < c; s++) {
+        size[s] = rexp[s] < 0 ? -1 : rexp[s] + 32 - __builtin_clz((unsigned)sr[2 * s + 1] + 1u);
+        if (size[s] > top) top = size[s];
+    }
+    for (int s = 0; s < c; s++) {
+        int fewer = size[s] < 0 ? 24 : top - size[s] > 24 ? 24 : top - size[s];
+        if (s < 3 && code >> (SEG_FEWER_SHIFT + s) & 1u) fewer++;
+        w[s] = widest > fewer ? widest - fewer : 0;
+        sum += w[s];
+    }
+    return sum;
 }
 
 /* Bytes of a track record: header, key times (index_size), values: float
  * keys (bits 32), quantised at one width (1-24: lo and step per component,
  * the stream), or segmented (0: segment_head_size, then `stream` bytes). */
-static inline size_t track_size(int count, int comps, int bits, size_t index, size_t stream)
+static inline size_t track_size(int count, int comps, int bits, size_t index, size_t stream, int each)
 {
     size_t n = 4 + index;
     if (bits == 32) return n + (size_t)count * (size_t)comps * 4;
-    if (bits == 0) return pad4(n + segment_head_size(count, comps) + stream);
+    if (bits == 0) return pad4(n + segment_head_size(count, comps, each) + stream);
     return pad4(n + (size_t)comps * 6 + ((size_t)count * (size_t)comps * (size_t)bits + 7) / 8);
 }
 
@@ -94,9 +151,12 @@ typedef struct track_view {
     float step[4];            /* quantised: each component's step */
     const uint8_t *q;         /* quantised: the bit stream */
     const float *v;           /* float keys */
-    const float *range;       /* segmented: each component's range (its lo in lo) */
-    const uint8_t *seg_bits;  /* segmented: each segment's width, */
+    const float *range;       /* segmented: each component's range (its lo in lo), */
+    int rexp[4];              /* and its exponent (range_exponents) */
+    const uint8_t *seg_bits;  /* segmented: each segment's byte of widths (segment_widths_of), */
     const uint8_t *seg_range; /* and per component its min and extent, in 255ths of the range */
+    const uint8_t *seg_rebuilt;  /* PACK_EACH: each segment's rebuilt component, else NULL */
+    const uint8_t *skips;     /* segmented: skip_count uint32 (unaligned reads) */
 } track_view;
 
 /* The record header: uint16 count, a byte of code (PACK_*) with 0x80 set
@@ -133,7 +193,8 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     size_t index = index_size(t.count, t.code, point_bytes, t.words);
     p += index;
     t.range = NULL;
-    t.seg_bits = t.seg_range = NULL;
+    t.seg_bits = t.seg_range = t.seg_rebuilt = t.skips = NULL;
+    int each = (t.code & PACK_REBUILT) == PACK_EACH;
     uint32_t stream = 0;
     if (t.bits == 32) {
         t.v = (const float *)p;
@@ -142,10 +203,16 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
     } else if (t.bits == 0) {
         t.lo = (const float *)p;
         t.range = t.lo + t.comps;
+        range_exponents(t.range, t.comps, t.rexp);
         memcpy(&stream, t.range + t.comps, sizeof stream);
-        t.seg_bits = p + (size_t)t.comps * 8 + 4;
-        t.seg_range = t.seg_bits + segment_count(t.count);
-        t.q = p + segment_head_size(t.count, t.comps);
+        t.skips = p + (size_t)t.comps * 8 + 4;
+        t.seg_bits = t.skips + 4 * skip_count(t.count);
+        t.seg_range = t.seg_bits + (size_t)segment_count(t.count);
+        if (each) {
+            t.seg_rebuilt = t.seg_range;
+            t.seg_range += segment_count(t.count);
+        }
+        t.q = p + segment_head_size(t.count, t.comps, each);
         t.v = NULL;
     } else {
         t.lo = (const float *)p;
@@ -158,7 +225,7 @@ static inline track_view view_of(const uint8_t *rec, int point_bytes)
         t.q = h + 2 * t.comps;
         t.v = NULL;
     }
-    t.size = track_size(t.count, t.comps, t.bits, index, stream);
+    t.size = track_size(t.count, t.comps, t.bits, index, stream, each);
     return t;
 }
 
@@ -242,16 +309,25 @@ static inline float segment_value_at(float base, float step, int bits, uint32_t 
 
 /* Where a segment's keys start in a segmented track's stream, found from
  * the segment before (playing on) or from the first, and the segment's
- * width and per component base and step (segment_scale) once it has been
- * entered (scaled: the segment they are for, -1: none yet). */
+ * per component width, base and step (segment_scale) and bits a key once
+ * it has been entered (scaled: the segment they are for, -1: none yet). */
 typedef struct seg_pos {
     int seg;
     uint32_t bit;
-    int scaled, bits;
+    int scaled, key_bits;
+    int rebuilt;              /* the component its keys rebuild (PACK_NONE: none) */
+    int bits[4];
     float base[4], step[4];
 } seg_pos;
 
-#define SEG_POS_START {0, 0, -1, 0, {0, 0, 0, 0}, {0, 0, 0, 0}}
+#define SEG_POS_START {0, 0, -1, 0, PACK_NONE, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}
+
+/* Bits of one key of segment seg, and its widths in w. */
+static inline uint32_t segment_key_bits(const track_view *t, int seg, int *w)
+{
+    return (uint32_t)segment_widths_of(t->seg_bits[seg], t->seg_range + (size_t)seg * (size_t)t->comps * 2, t->comps,
+                                       t->rexp, w);
+}
 
 static inline int segment_keys(const track_view *t, int seg)
 {
@@ -261,14 +337,20 @@ static inline int segment_keys(const track_view *t, int seg)
 
 static inline void segment_seek(const track_view *t, int seg, seg_pos *pos)
 {
-    if (seg < pos->seg) pos->seg = 0, pos->bit = 0;
-    for (; pos->seg < seg; pos->seg++)
-        pos->bit += (uint32_t)segment_keys(t, pos->seg) * (uint32_t)t->comps * t->seg_bits[pos->seg];
+    if (seg < pos->seg || seg - pos->seg > PACK_SKIP_SEGMENTS) {   /* from the skip before seg */
+        int g = seg / PACK_SKIP_SEGMENTS;
+        pos->seg = g * PACK_SKIP_SEGMENTS;
+        pos->bit = 0;
+        if (g > 0) memcpy(&pos->bit, t->skips + 4 * (size_t)(g - 1), sizeof pos->bit);
+    }
+    for (int w[4]; pos->seg < seg; pos->seg++)
+        pos->bit += (uint32_t)segment_keys(t, pos->seg) * segment_key_bits(t, pos->seg, w);
     if (pos->scaled != seg) {
         const uint8_t *r = t->seg_range + (size_t)seg * (size_t)t->comps * 2;
-        pos->bits = t->seg_bits[seg];
+        pos->key_bits = (int)segment_key_bits(t, seg, pos->bits);
+        pos->rebuilt = t->seg_rebuilt ? t->seg_rebuilt[seg] : t->code & PACK_REBUILT;
         for (int e = 0; e < t->comps; e++)
-            segment_scale(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], pos->bits, &pos->base[e], &pos->step[e]);
+            segment_scale(t->lo[e], t->range[e], r[2 * e], r[2 * e + 1], pos->bits[e], &pos->base[e], &pos->step[e]);
         pos->scaled = seg;
     }
 }
@@ -306,14 +388,16 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
     } else if (t->seg_bits) {
         int seg = k / PACK_SEGMENT_KEYS;
         segment_seek(t, seg, pos);
-        int bits = pos->bits;
-        size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)c * (size_t)bits;
-        for (int e = 0; e < c; e++, at += (size_t)bits)
+        size_t at = pos->bit + (size_t)(k - seg * PACK_SEGMENT_KEYS) * (size_t)pos->key_bits;
+        for (int e = 0; e < c; e++) {
+            int bits = pos->bits[e];
             s[e] = segment_value_at(pos->base[e], pos->step[e], bits, bits ? bits_at(t->q, at, bits) : 0);
+            at += (size_t)bits;
+        }
     } else {
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
-    finish_key(s, c, t->code & PACK_REBUILT, out);
+    finish_key(s, c, t->seg_bits ? pos->rebuilt : t->code & PACK_REBUILT, out);
 }
 
 static inline void decode_key(const track_view *t, int k, float *out)
