@@ -45,6 +45,7 @@ mr_status mr_override_rotation(const mr_skeleton *sk, mr_pose *pose, int joint,
     mr_status st = check(sk, pose, joint, weight);
     if (st != MR_OK) return st;
     if (!finite_n(q_in, 4)) return MR_ERR_INVALID_ARGUMENT;
+    if (weight == 0.0f) return MR_OK;   /* nothing, bit for bit (nlerp would renormalise) */
     versor q, target;
     glm_quat_copy((float *)q_in, q);
     glm_quat_normalize(q);
@@ -76,6 +77,7 @@ mr_status mr_override_translation(const mr_skeleton *sk, mr_pose *pose, int join
     mr_status st = check(sk, pose, joint, weight);
     if (st != MR_OK) return st;
     if (!finite_n(v_in, 3)) return MR_ERR_INVALID_ARGUMENT;
+    if (weight == 0.0f) return MR_OK;
     vec3 v, target;
     glm_vec3_copy((float *)v_in, v);
     if (space == MR_SPACE_MODEL && sk->parents[joint] >= 0) {
@@ -99,6 +101,7 @@ mr_status mr_override_scale(const mr_skeleton *sk, mr_pose *pose, int joint, con
     mr_status st = check(sk, pose, joint, weight);
     if (st != MR_OK) return st;
     if (!finite_n(s_in, 3)) return MR_ERR_INVALID_ARGUMENT;
+    if (weight == 0.0f) return MR_OK;
     float *s = pose->s[joint];
     vec3 target;
     if (mode == MR_OVERRIDE_ADD) glm_vec3_mul(s, (float *)s_in, target);
