@@ -19,7 +19,7 @@
 #include "fuzz.h"
 
 #include "anim/clip_pack.h"
-#include "core/str.h"
+#include "../anim_fixture.h"
 
 #define PACKS 3
 static mr_clip_pack *packs[PACKS];
@@ -29,15 +29,7 @@ static mr_model *chain_model(void)
 {
     mr_model *m = NULL;
     if (mr_model_create("chain", "fuzz", &m) != MR_OK) abort();
-    mr_skeleton_init(&m->skeleton, 3);
-    mr_skeleton *sk = &m->skeleton;
-    sk->names[0] = mr_str_dup("root");
-    sk->names[1] = mr_str_dup("mid");
-    sk->names[2] = mr_str_dup("tip");
-    sk->parents[1] = 0;
-    sk->parents[2] = 1;
-    sk->rest_t[1][0] = sk->rest_t[2][0] = 1.0f;
-    mr_skeleton_compute_inverse_bind(sk);
+    fixture_chain(&m->skeleton);   /* root, a, b: each child 1 unit along x */
     return m;
 }
 
