@@ -52,7 +52,7 @@ for src in tests/fuzz/fuzz_*.c; do
                 >"$corpus/seeds/pattern$i"
         done
     fi
-    echo "== $name: $(ls "$corpus/seeds" | wc -l) seeds, $(ls "$corpus/found" | wc -l) found before, ${FUZZ_SECONDS}s"
+    echo "== $name: $(ls -A "$corpus/seeds" | wc -l) seeds, $(ls "$corpus/found" | wc -l) found before, ${FUZZ_SECONDS}s"
     log=build/fuzz/$name.log
     "$bin" -max_total_time="$FUZZ_SECONDS" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb="$FUZZ_MALLOC_MB" \
         -print_final_stats=1 \
