@@ -74,7 +74,13 @@ echo "       $line"
 expect_match "every take samples within 1e-4 of the size of its keys at 121 times" "$line" \
     'worst error ([0-9.]+e-0[5-9]|[0-9.]+e-[1-9][0-9]|0) of the size'
 kb=$(printf '%s\n' "$line" | sed -nE 's/.*grew (-?[0-9]+) kB a take/\1/p')
-if [ -n "$kb" ] && [ "$kb" -le 512 ]; then pass "the process grows by at most 0.5 MB a take ($kb kB)"
+if [ -n "${MARROW_ASAN:-}" ]; then
+    # Under AddressSanitizer the resident set holds its quarantine of freed
+    # blocks and their red zones: one tree passed in one ASan run and grew
+    # 527 kB a take in the next, where the release build grows 313 kB. What
+    # is measured there is the sanitizer, not marrow; make test checks it.
+    echo "  skip the process grows by at most 0.5 MB a take: under ASan ($kb kB, its quarantine counted)"
+elif [ -n "$kb" ] && [ "$kb" -le 512 ]; then pass "the process grows by at most 0.5 MB a take ($kb kB)"
 else fail "the process grows by at most 0.5 MB a take" "${kb:-?} kB a take"; fi
 held=$(printf '%s\n' "$line" | sed -nE 's/.*held ([0-9]+),.*/\1/p')
 rt=$(printf '%s\n' "$line" | sed -nE 's/.*runtime ([0-9]+) bytes a take.*/\1/p')
