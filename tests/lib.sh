@@ -30,6 +30,12 @@ expect_match() {
     else fail "$1" "no match for /$3/ in:" "$(printf '%s\n' "$2" | head -5)"; fi
 }
 
+# expect_no_match NAME TEXT REGEX: no line of TEXT matches the extended regex.
+expect_no_match() {
+    if printf '%s\n' "$2" | grep -Eq -- "$3"; then fail "$1" "unexpected match for /$3/:" "$(printf '%s\n' "$2" | grep -E -- "$3" | head -3)"
+    else pass "$1"; fi
+}
+
 # arm_scene DIR DEGREES: a copy of tests/scenes/override_lower_arm (script
 # and goldens) in DIR whose arm override is DEGREES instead of -40; a
 # failed check if the edit did not take.

@@ -23,6 +23,7 @@
  * the sandbox directly: in a state made by sandbox.c these read the
  * sandbox; in a state with the sentinel, the module's context.
  */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,19 @@ int mr_lua_host_charge_write(lua_State *L, long long bytes)
 void mr_lua_host_resume(lua_State *L, double token)
 {
     if (!module_ctx(L)) mr_lua_sandbox_resume(L, token);   /* plain Lua has no budget */
+}
+
+int mr_lua_host_stop(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *why = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    if (!module_ctx(L)) return mr_lua_sandbox_stop(L, why);
+    luaL_where(L, 1);   /* plain Lua has no budget: only a signal's stop gets here */
+    lua_pushfstring(L, "stopped %s", why);
+    lua_concat(L, 2);
+    return lua_error(L);
 }
 
 double mr_lua_host_pause_load(lua_State *L) { return module_ctx(L) ? 0 : mr_lua_sandbox_pause_load(L); }

@@ -133,6 +133,10 @@ static int raise_stop(mr_lua_sandbox *s, lua_State *L, lua_Debug *ar)
             line = d.currentline;
             snprintf(src, sizeof src, "%s", d.short_src);
         }
+    if (s->stop_msg[0]) {   /* paused work's stop (mr_lua_sandbox_stop): its own message and place */
+        lua_pushstring(L, s->stop_msg);
+        return lua_error(L);
+    }
     char budget[32];
     snprintf(budget, sizeof budget, "%g", s->watch.budget);
     if (s->timed_out == 2)
@@ -210,7 +214,35 @@ void mr_lua_sandbox_resume(lua_State *L, double token)
     double forgiven = spent > s->pause_left ? s->pause_left : spent;
     if (forgiven > 0) s->pause_left -= forgiven;
     if (deadline > 0 && forgiven > 0) atomic_store(&s->watch.deadline, deadline + forgiven);
-    atomic_fetch_sub(&s->watch.paused, 1);
+    /* Past the deadline even so: every later instruction and call runs the
+     * hook from now on, not from the watchdog's next period, so whether a
+     * pcall's caller gets one more line does not depend on timing. */
+    if (atomic_fetch_sub(&s->watch.paused, 1) == 1 && deadline > 0 && mr_lua_watchdog_cpu() >= deadline + forgiven)
+        poke(s);
+}
+
+int mr_lua_sandbox_stop(lua_State *L, const char *why)
+{
+    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    if (atomic_load(&s->watch.interrupt) || s->timed_out) return raise_stop(s, L, NULL);
+    /* The place is the script's line that called the binding. */
+    lua_Debug d;
+    int line = -1;
+    char src[LUA_IDSIZE] = "";
+    for (int level = 1; line <= 0 && level < 8 && lua_getstack(L, level, &d); level++)
+        if (lua_getinfo(L, "Sl", &d) && d.currentline > 0) {
+            line = d.currentline;
+            snprintf(src, sizeof src, "%s", d.short_src);
+        }
+    char budget[32];
+    snprintf(budget, sizeof budget, "%g", s->watch.budget);
+    if (line > 0)
+        snprintf(s->stop_msg, sizeof s->stop_msg, "%s:%d: %s ran past its time budget of %s s and was stopped %s",
+                 src, line, s->watch.what, budget, why);
+    else
+        snprintf(s->stop_msg, sizeof s->stop_msg, "%s: %s ran past its time budget of %s s and was stopped %s",
+                 s->desc.script, s->watch.what, budget, why);
+    return raise_stop(s, L, NULL);
 }
 
 static void warn_fn(void *ud, const char *msg, int tocont)
@@ -266,6 +298,7 @@ const char *mr_lua_sandbox_message(const mr_lua_sandbox *s) { return s->message;
 static int run_watched(mr_lua_sandbox *s, lua_State *L, const char *what, double budget, int msgh_idx)
 {
     s->timed_out = 0;
+    s->stop_msg[0] = '\0';
     atomic_store(&s->nrunning, 0);
     atomic_store(&s->poked, 0);
     s->watch.what = what;

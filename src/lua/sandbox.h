@@ -109,13 +109,20 @@ int mr_lua_sandbox_required(const mr_lua_sandbox *s, const char *const **paths);
  * call's budget, at least MR_SANDBOX_PAUSE_MIN seconds, for all its paused
  * work together. Past what is left of the budget plus that allowance the
  * work is asked to stop (core/cancel.h: mr_cancel_requested says 1; so it
- * does at once on SIGINT/SIGTERM), returns MR_ERR_LIMIT, and the call fails
- * with the budget's error at its next instruction: a loop of saves, or one
- * huge reduction, cannot run for minutes. Pause returns what resume takes. */
+ * does at once on SIGINT/SIGTERM), returns MR_ERR_LIMIT, and the binding
+ * stops the call (mr_lua_sandbox_stop): a loop of saves, or one huge
+ * reduction, cannot run for minutes. Pause returns what resume takes. */
 #define MR_SANDBOX_PAUSE_FACTOR 2.0
 #define MR_SANDBOX_PAUSE_MIN 2.0
 double mr_lua_sandbox_pause(lua_State *L);
 void mr_lua_sandbox_resume(lua_State *L, double token);
+/* What a binding calls when its paused work returned MR_ERR_LIMIT: stops
+ * the call now, as Lua code past its budget is stopped (every later
+ * instruction and call fails, so a pcall cannot swallow it), with the
+ * message "FILE:LINE: <what> ran past its time budget of B s and was
+ * stopped <why>" (why: "in recorder:clip, ...") naming the script's line that called the binding; a
+ * signal's stop keeps its own message. Does not return. */
+int mr_lua_sandbox_stop(lua_State *L, const char *why);
 /* Model loading, which the budget does not count at all (a loader bounds
  * its own work by the file's size and its named limits): the CPU time
  * between pause_load and resume_load is all added back to the deadline. */

@@ -16,6 +16,7 @@ struct mr_lua_sandbox {
     size_t mem_used;
     mr_lua_watch watch;      /* deadline (0 = no call running), pauses, interrupts */
     int timed_out;           /* 1: past the budget, 2: interrupted by a signal */
+    char stop_msg[768];      /* a stop's message kept for every later instruction of the call, or "" */
     atomic_int poked;        /* the watchdog made every instruction and call run the hook */
     int count_hook;          /* 1: no watchdog; the call in progress runs the count hook */
     char *message;           /* the last failed run's message + traceback, or NULL */

@@ -158,6 +158,9 @@ typedef struct mr_lua_host {
  *   mr_lua_host_pause / _resume bracket C work run outside Lua (a save, a
  *     reduction), forgiven by the budget up to an allowance per call and
  *     stopped past it (mr_lua_sandbox_pause; plain Lua has no budget);
+ *     when that work returns MR_ERR_LIMIT, mr_lua_host_stop stops the call
+ *     with the budget's error, "... was stopped <why>" (why: "in
+ *     recorder:clip, reducing 20001 frames"), which a pcall cannot swallow;
  *     _pause_load / _resume_load bracket model loading, not counted at all;
  *   mr_lua_host_loaded says a model loaded from path (its folder becomes
  *     readable by the script's io: mr_lua_sandbox_allow_read);
@@ -172,6 +175,7 @@ void mr_lua_host_settle_models(mr_lua_host *h);
 void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
 void mr_lua_host_resume(lua_State *L, double token);
+int mr_lua_host_stop(lua_State *L, const char *fmt, ...);
 double mr_lua_host_pause_load(lua_State *L);
 void mr_lua_host_resume_load(lua_State *L, double token);
 void mr_lua_host_loaded(lua_State *L, const char *path);

@@ -188,8 +188,8 @@ static int recorder_clip(lua_State *L)
     mr_status st = mr_record_reduce(&r->rec, &r->model->skeleton, tol, size, r->fps, &edit, &res, &err);
     mr_lua_host_resume(L, token);
     if (st == MR_ERR_LIMIT)   /* asked to stop (core/cancel.h): past the budget and its paused-work allowance */
-        return mr_lua_raise(L, "stopped: the time budget ran out while reducing %d frames (a clip of fewer "
-                            "frames, or a larger tolerance, takes less)", r->rec.count);
+        return mr_lua_host_stop(L, "in recorder:clip, reducing %d frames (a clip of fewer frames, or a larger "
+                                "tolerance, takes less)", r->rec.count);
     if (st != MR_OK) return mr_lua_raise(L, "%s", err.msg);
     lua_getiuservalue(L, 1, 1);
     mr_lua_push_authored_clip(L, -1, name, edit);

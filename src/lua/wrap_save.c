@@ -15,6 +15,7 @@
  */
 #include <stdlib.h>
 
+#include "core/cancel.h"
 #include "core/file.h"
 #include "formats/save.h"
 #include "lua/sandbox.h"
@@ -73,6 +74,7 @@ static int l_save(lua_State *L)
     double token = mr_lua_host_pause(L);
     int written = 0;
     mr_status st = mr_save_model(m->model, clips, n, path, &written, &err);
+    int stopped = st == MR_ERR_LIMIT && mr_cancel_requested();   /* the budget's allowance ran out (core/cancel.h) */
     mr_lua_host_resume(L, token);
     long long bytes = batch && st == MR_OK ? mr_file_batch_size() : 0;
     if (st == MR_OK && mr_lua_host_charge_write(L, bytes) != 0) {
@@ -83,6 +85,7 @@ static int l_save(lua_State *L)
     if (batch && st == MR_OK && (st = mr_file_batch_commit(&err)) != MR_OK)
         mr_lua_host_charge_write(L, -bytes);   /* nothing was written after all */
     else if (batch && st != MR_OK) mr_file_batch_abort();
+    if (stopped) return mr_lua_host_stop(L, "in marrow.save, writing %s (nothing written)", path);
     if (st != MR_OK) {
         lua_pushnil(L);
         lua_pushfstring(L, "marrow.save: %s", err.msg[0] ? err.msg : mr_status_string(st));
