@@ -118,11 +118,13 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
         mr_clip_cancel(clip);   /* a pack being built reads these keys */
         mr_clip_keep_source(clip, NULL);   /* edited here: no longer the file's */
         float *max_move = clip->runtime ? clip->runtime->max_move : NULL;
+        float *point_reach = clip->runtime ? clip->runtime->point_reach : NULL;
         for (int j = 0; j < clip->joint_count; j++) {
             map_track(&clip->tracks[j].t, r, s, 0);
             map_track(&clip->tracks[j].r, r, s, 1);
             map_track(&clip->tracks[j].s, r, s, 2);
             if (max_move) max_move[j] *= (float)s;   /* model units */
+            if (point_reach) point_reach[j] *= (float)s;
         }
         mr_clip_finish_later(clip);  /* the keys changed: rebuild the runtime */
     }

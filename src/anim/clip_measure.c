@@ -18,7 +18,7 @@
 #define TAKE_BACK_ROUNDS 5
 /* What each window's factor aims its measured error at (a fraction of the
  * tolerance), and how far one round moves a factor. */
-#define AIM 0.8
+#define AIM 0.9
 #define GROW_MAX 4.0
 #define SHRINK_MIN 0.5
 #define FACTOR_MIN 0.25f
@@ -154,6 +154,12 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     }
     free(down);
     free(up);
+    /* B came from the budgets' reach; the measure takes each joint's own
+     * points (point_reach) where the model gave them: a point moves with
+     * the joints that carry it, and a child's origin is measured at the
+     * child. */
+    for (int j = 0; ok && rt->point_reach && j < n; j++)
+        if (rt->point_reach[j] < m->reach[j]) m->reach[j] = rt->point_reach[j];
     double f = (rt->thin_tolerance > 0 ? rt->thin_tolerance : MR_CLIP_FIDELITY) / MR_CLIP_FIDELITY;
     /* the tolerance is 2 B at MR_CLIP_FIDELITY; a hair under it for the
      * budgets' float rounding */

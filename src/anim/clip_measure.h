@@ -12,7 +12,7 @@
  * changes over time (mr_clip_pack_scale, windows of 8 key intervals): a
  * joint's factor in a window follows the largest measured error of the
  * joint and the joints below it (which its errors move) in that window and
- * the two beside it, aimed at 0.8 of the tolerance, at most 4x per round.
+ * the two beside it, aimed at 0.9 of the tolerance, at most 4x per round.
  * The first repack spreads the room; the next three take it back where
  * the measured error went over, the fourth returns those windows to the
  * proven budget, two more halve every loosening. It stops at the first
@@ -27,17 +27,22 @@
  * joint j
  *     |o - o'| + ||A - A'|| * reach_j  <=  tolerance * size
  * where o, A are the origin and the linear part (rotation and scale) of j's
- * model matrix, ||.|| the spectral norm and reach_j the budget's own reach
- * (model.c: the farthest bind- or rest-pose vertex or joint that j or a
- * joint below it moves, plus the virtual points' distance). Any point
- * within reach_j of j that moves with j (a vertex skinned to it, the
- * virtual points ACL and ozz measure along its axes) is then within the
- * tolerance: the left side bounds how far j's transform moves it.
- * reach_j and the size are read back from the budgets mr_model_add_clip
- * gave (max_move[j] = max_angle[j] * reach_j / 2; max_angle[j] = B / S_j,
- * B half the tolerance's model units at MR_CLIP_FIDELITY, S_j the heaviest
- * chain of reaches through j), so clips without a model's budgets (no
- * max_move, no rest pose or parents) keep the proven pack. */
+ * model matrix, ||.|| the spectral norm and reach_j the farthest point j
+ * itself carries (rt->point_reach, model.c: its skinned vertices in the
+ * bind and rest poses, plus the virtual points' distance; a child's origin
+ * is measured at the child). Any point within reach_j of j that moves with
+ * j (a vertex skinned to it, the virtual points ACL and ozz measure along
+ * its axes) is then within the tolerance: the left side bounds how far j's
+ * transform moves it, and a vertex skinned to several joints moves by a
+ * weighted mean of theirs. Without point_reach (a clip read from the
+ * cache), reach_j is the budget's own, which also covers every point below
+ * j: read back with the size from the budgets mr_model_add_clip gave
+ * (max_move[j] = max_angle[j] * reach_j / 2; max_angle[j] = B / S_j, B half
+ * the tolerance's model units at MR_CLIP_FIDELITY, S_j the heaviest chain
+ * of reaches through j), so clips without a model's budgets (no max_move,
+ * no rest pose or parents) keep the proven pack. Measured on CMU 01_03 at
+ * 1e-4: with the budget's reach, 15.70:1 at an error of 9.1e-5 of the size
+ * (`marrow info`); with each joint's own points, 16.14:1 at 9.8e-5. */
 #ifndef MR_ANIM_CLIP_MEASURE_H
 #define MR_ANIM_CLIP_MEASURE_H
 

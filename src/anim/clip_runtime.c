@@ -77,6 +77,7 @@ void mr_clip_runtime_destroy(mr_clip_runtime *rt)
     clear_built(rt);
     release(rt, rt->max_angle);
     release(rt, rt->max_move);
+    release(rt, rt->point_reach);
     release(rt, rt->rest);
     release(rt, rt->parents);
     free(rt);   /* the struct itself is always allocated on its own */
@@ -329,6 +330,20 @@ mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
         if (!(max_move[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     return rt ? set_floats(rt, &rt->max_move, max_move) : MR_ERR_NO_MEMORY;
+}
+
+mr_status mr_clip_set_point_reach(mr_clip *clip, const float *point_reach)
+{
+    if (!clip) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_cancel(clip);
+    if (!point_reach) {
+        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->point_reach, NULL);
+        return MR_OK;
+    }
+    for (int j = 0; j < clip->joint_count; j++)
+        if (!(point_reach[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    return rt ? set_floats(rt, &rt->point_reach, point_reach) : MR_ERR_NO_MEMORY;
 }
 
 mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)

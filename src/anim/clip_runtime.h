@@ -103,6 +103,9 @@ typedef struct mr_clip_runtime {
     float *max_angle;    /* joint_count radians, the slerp error budget, or NULL: default */
     float *max_move;     /* joint_count model units, the thinning budget of */
                          /* translations, or NULL: 0 (clip_optimize.h) */
+    float *point_reach;  /* joint_count model units: the farthest point the joint itself carries */
+                         /* (a vertex skinned to it, a virtual point), which the measured budget */
+                         /* uses (clip_measure.h), or NULL: the reach of the budgets */
     float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
     float *rest;         /* joint_count * 10 floats (t xyz, r xyzw, s xyz): the skeleton's rest */
                          /* pose, or NULL; the packed clip leaves out tracks that hold it */
@@ -204,6 +207,9 @@ mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
  * it with NULL. Takes effect at the next mr_clip_finish.
  * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
+/* Sets each joint's point reach (mr_clip_runtime.point_reach; NULL: none);
+ * MR_ERR_INVALID_ARGUMENT for a value below 0 or NaN. */
+mr_status mr_clip_set_point_reach(mr_clip *clip, const float *point_reach);
 
 /* Gives the runtime sk's rest pose and parents (copied; NULL removes
  * them; no parents where a joint of sk undoes its parent's scale,

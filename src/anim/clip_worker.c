@@ -116,6 +116,7 @@ static void after_fork_child(void)
     fresh.joint_count = job->priv.joint_count;
     fresh.max_angle = job->priv.max_angle;
     fresh.max_move = job->priv.max_move;
+    fresh.point_reach = job->priv.point_reach;
     fresh.thin_tolerance = job->priv.thin_tolerance;
     fresh.rest = job->priv.rest;
     fresh.parents = job->priv.parents;
@@ -139,6 +140,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.joint_count = rt->joint_count;
     job->priv.max_angle = rt->max_angle;
     job->priv.max_move = rt->max_move;
+    job->priv.point_reach = rt->point_reach;
     job->priv.thin_tolerance = rt->thin_tolerance;
     job->priv.rest = rt->rest;
     job->priv.parents = rt->parents;

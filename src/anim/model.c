@@ -361,8 +361,11 @@ static double max_dist2(const float *x, const float *y, const float *z, size_t l
 }
 
 /* The slerp error budget of each joint (clip.h, "Slerp fidelity"):
- * B / S_j, and in *max_move the thinning budget of its translations
- * (clip_optimize.h): B / S_j * reach_j / 2, NULL without memory. Reach is
+ * B / S_j, in *max_move the thinning budget of its translations
+ * (clip_optimize.h): B / S_j * reach_j / 2, and in *point_reach the
+ * farthest point the joint itself carries (its skinned vertices, bind and
+ * rest, plus the virtual points' distance: clip_runtime.h), each NULL
+ * without memory. Reach is
  * measured in the bind pose (vertices as stored, joints at their
  * inverse-bind origins) and in the rest pose (each vertex carried by its
  * joint from bind to rest): the farthest point that j or a descendant moves.
@@ -370,9 +373,10 @@ static double max_dist2(const float *x, const float *y, const float *z, size_t l
  * monotonic and correctly rounded, so the root of the largest square is the
  * largest root. Returns NULL when the model has no size or without memory
  * (the clip keeps the default budget). */
-static float *model_max_angle(const mr_model *m, float **max_move)
+static float *model_max_angle(const mr_model *m, float **max_move, float **point_reach)
 {
     *max_move = NULL;
+    *point_reach = NULL;
     const mr_skeleton *sk = &m->skeleton;
     int n = sk->joint_count;
     vec3 lo, hi;
@@ -445,6 +449,18 @@ static float *model_max_angle(const mr_model *m, float **max_move)
     }
     *max_move = mr_alloc_array((size_t)n, sizeof **max_move);
     for (int j = 0; *max_move && j < n; j++) (*max_move)[j] = (float)(0.5 * out[j] * reach[j]);
+    /* A joint's own points follow its children's positions in its range
+     * (reach_points_build): the children are measured at their own origins. */
+    *point_reach = mr_alloc_array((size_t)n, sizeof **point_reach);
+    for (int j = 0; *point_reach && j < n; j++) down[j] = 0;   /* children per joint */
+    for (int j = 0; *point_reach && j < n; j++)
+        if (sk->parents[j] >= 0) down[sk->parents[j]] += 1;
+    for (int j = 0; *point_reach && j < n; j++) {
+        size_t a = rp.first[rp.pre[j]] + (size_t)down[j], b = rp.first[rp.pre[j] + 1];
+        double r = stored_elsewhere ? 0.0 : max_dist2(rp.bx, rp.by, rp.bz, a, b, bind + (size_t)j * 3, 0.0);
+        double own = sqrt(max_dist2(rp.rx, rp.ry, rp.rz, a, b, rest + (size_t)j * 3, r)) + MR_CLIP_POINT_DISTANCE * diag;
+        (*point_reach)[j] = (float)(own < reach[j] ? own : reach[j]);
+    }
     goto done;
 fail:
     free(out);
@@ -461,12 +477,12 @@ done:
     return out;
 }
 
-/* The budget of the model as it was when computed: max_angle and max_move
- * (NULL without memory) of joint_count values each, and a hash of every
+/* The budget of the model as it was when computed: max_angle, max_move and
+ * point_reach (NULL without memory) of joint_count values each, and a hash of every
  * input of model_max_angle (skeleton, vertex positions, joints, weights). */
 struct mr_model_budget {
     uint64_t inputs;
-    float *max_angle, *max_move;
+    float *max_angle, *max_move, *point_reach;
 };
 
 static void budget_free(struct mr_model_budget *b)
@@ -474,6 +490,7 @@ static void budget_free(struct mr_model_budget *b)
     if (!b) return;
     free(b->max_angle);
     free(b->max_move);
+    free(b->point_reach);
     free(b);
 }
 
@@ -561,14 +578,15 @@ static const struct mr_model_budget *model_budget(mr_model *m)
     if (m->budget && m->budget->inputs == h) return m->budget;
     budget_free(m->budget);
     m->budget = NULL;
-    float *move = NULL, *angle = model_max_angle(m, &move);
+    float *move = NULL, *reach = NULL, *angle = model_max_angle(m, &move, &reach);
     struct mr_model_budget *b = angle ? malloc(sizeof *b) : NULL;
     if (!b) {
         free(angle);
         free(move);
+        free(reach);
         return NULL;
     }
-    *b = (struct mr_model_budget){h, angle, move};
+    *b = (struct mr_model_budget){h, angle, move, reach};
     return m->budget = b;
 }
 
@@ -590,6 +608,7 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
         const struct mr_model_budget *b = model_budget(m);
         if (b) mr_clip_set_max_angle(clip, b->max_angle);
         if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);
+        if (b && b->point_reach) mr_clip_set_point_reach(clip, b->point_reach);
         mr_clip_set_rest(clip, &m->skeleton);   /* without memory: no track is left out */
     }
     /* Packed by default at MR_CLIP_FIDELITY, off the load's path
