@@ -559,7 +559,7 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
 TEST(clip_measure_spends_the_tolerance_on_cmu_takes)
 {
     static const char *const takes[] = {"01_01", "01_03"};
-    static const double at_least[] = {17.0, 15.4};
+    static const double at_least[] = {17.5, 16.0};   /* issue 46: 16:1 (ACL 2.1: 15.5:1 and 15.2:1) */
     for (int i = 0; i < 2; i++) {
         char path[256];
         snprintf(path, sizeof path, "/usr/share/assimp/models/BVH/%s.bvh", takes[i]);

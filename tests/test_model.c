@@ -92,14 +92,15 @@ TEST(model_display_matrix_z_up_inches)
 
 /* The slerp budget as clip.h defines it, computed the textbook way: every
  * point (joint origin, vertex for each joint that moves it) walks its joint's
- * chain to the root in the bind and the rest pose, one sqrt per step. */
-static void textbook_budget(const mr_model *m, float *angle, float *move)
+ * chain to the root in the bind and the rest pose, one sqrt per step. The
+ * point reach (clip_runtime.h): each joint's own vertices only, no walk. */
+static void textbook_budget(const mr_model *m, float *angle, float *move, float *point_reach)
 {
     const mr_skeleton *sk = &m->skeleton;
     int n = sk->joint_count;
     vec3 lo, hi;
     mr_model_bounds(m, lo, hi);
-    double diag = glm_vec3_distance(lo, hi), reach[64] = {0}, down[64], up[64];
+    double diag = glm_vec3_distance(lo, hi), reach[64] = {0}, own[64] = {0}, down[64], up[64];
     float bind[64][3], rest[64][3];
     mat4 world[64], skin[64];
     for (int j = 0; j < n; j++) {
@@ -163,11 +164,21 @@ static void textbook_budget(const mr_model *m, float *angle, float *move)
                 glm_mat4_mulv3(skin[j], me->positions[v], 1.0f, p);
                 if (!elsewhere) WALK(bind, j, me->positions[v]);
                 WALK(rest, j, p);
+                for (int pass = elsewhere; pass < 2; pass++) {
+                    const float *at = pass ? rest[j] : bind[j], *pt = pass ? p : me->positions[v];
+                    double dx = (double)pt[0] - at[0], dy = (double)pt[1] - at[1], dz = (double)pt[2] - at[2];
+                    double d = sqrt(dx * dx + dy * dy + dz * dz);
+                    if (d > own[j]) own[j] = d;
+                }
             }
     }
 #undef WALK
     /* every reach grows by the virtual points' distance (clip_runtime.h) */
     for (int j = 0; j < n; j++) reach[j] += MR_CLIP_POINT_DISTANCE * diag;
+    for (int j = 0; j < n; j++) {
+        own[j] += MR_CLIP_POINT_DISTANCE * diag;
+        point_reach[j] = (float)(own[j] < reach[j] ? own[j] : reach[j]);
+    }
     for (int j = 0; j < n; j++) down[j] = reach[j] + (sk->parents[j] >= 0 ? down[sk->parents[j]] : 0.0);
     for (int j = 0; j < n; j++) up[j] = reach[j];
     for (int j = n - 1; j >= 0; j--) {
@@ -242,8 +253,8 @@ TEST(model_add_clip_budget_equals_textbook_walks)
          * comes after an in-place edit of one vertex (same pointers). */
         for (int c = 0; c < 3; c++) {
             if (c == 2) m->meshes[1].positions[trial % 41][c % 3] += 9.0f;
-            float angle[64], move[64];
-            textbook_budget(m, angle, move);
+            float angle[64], move[64], point_reach[64];
+            textbook_budget(m, angle, move, point_reach);
             mr_clip *clip = NULL;
             CHECK(mr_clip_create("walk", n, &clip) == MR_OK);
             CHECK(mr_model_add_clip(m, clip) == MR_OK);
@@ -252,6 +263,9 @@ TEST(model_add_clip_budget_equals_textbook_walks)
                       "trial %d clip %d: max_angle differs from the textbook walk", trial, c);
             CHECK_MSG(rt && rt->max_move && memcmp(rt->max_move, move, (size_t)n * sizeof *move) == 0,
                       "trial %d clip %d: max_move differs from the textbook walk", trial, c);
+            CHECK_MSG(rt && rt->point_reach &&
+                          memcmp(rt->point_reach, point_reach, (size_t)n * sizeof *point_reach) == 0,
+                      "trial %d clip %d: point_reach differs from the textbook's own vertices", trial, c);
         }
         mr_model_destroy(m);
     }
