@@ -163,7 +163,7 @@
  * without a bump: the layout fingerprint includes a checksum of the code in
  * src/core, src/anim and src/formats (MR_LOADER_HASH, from the Makefile),
  * so a marrow built from other loader code never reads this one's files. */
-#define MR_CACHE_VERSION 7   /* 7: a packed clip segment's width per component; 6: a mesh's skinning mode and dual-quaternion blend */
+#define MR_CACHE_VERSION 8   /* 8: a clip's point reach; 7: a packed clip segment's width per component; 6: a mesh's skinning mode and dual-quaternion blend */
 
 typedef enum mr_cache_mode {
     MR_CACHE_ENV = 0,    /* the environment decides: on unless MARROW_CACHE=0 */

@@ -66,6 +66,7 @@ typedef struct mesh_rec {
 typedef struct clip_rec {
     uint64_t name, markers, tracks, played, max_angle, max_move, shared_times, dense, dense_data, dense_rest;
     uint64_t pack;        /* the packed clip (anim/clip_pack.h) as it is, pack_bytes long, or 0 */
+    uint64_t point_reach; /* joint_count floats (mr_clip_runtime.point_reach), or 0 */
     float duration, rate, thin_tolerance, shared_rate;
     int32_t joint_count, marker_count, keys_added, keys_dropped, shared_keys;
     int32_t dense_keys, dense_joints, dense_lanes, dense_rest_count, pack_bytes;
@@ -82,7 +83,7 @@ typedef struct marker_rec {
 _Static_assert(sizeof(char *) <= sizeof(uint64_t), "name offsets become pointers in place");
 _Static_assert(sizeof(file_header) == 64, "cache header is 64 bytes");
 _Static_assert(sizeof(source_rec) == 64 && sizeof(model_rec) == 120 && sizeof(mesh_rec) == 232 &&
-                   sizeof(clip_rec) == 152 && sizeof(marker_rec) == 16,
+                   sizeof(clip_rec) == 160 && sizeof(marker_rec) == 16,
                "cache records have no padding");
 
 /* Most distinct influence rows a mesh stores (mesh_rec.rows; row_of holds

@@ -182,6 +182,9 @@ static mr_clip *read_clip(reader *r, const clip_rec *cr)
     rt->thin_tolerance = cr->thin_tolerance;
     rt->max_angle = dup_floats(r, cr->max_angle, n);
     rt->max_move = dup_floats(r, cr->max_move, n);
+    rt->point_reach = dup_floats(r, cr->point_reach, n);
+    for (int j = 0; rt->point_reach && j < n; j++)   /* as mr_clip_set_point_reach takes them */
+        if (!(rt->point_reach[j] >= 0)) r->bad = 1;
     rt->shared_rate = cr->shared_rate;
     if (cr->shared_keys > 0) {
         rt->shared_times = at(r, cr->shared_times, (uint64_t)cr->shared_keys, sizeof(float), sizeof(float));

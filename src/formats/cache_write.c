@@ -182,6 +182,7 @@ static void put_clip(wbuf *w, const mr_clip *c, clip_rec *r)
     r->thin_tolerance = rt->thin_tolerance;
     r->max_angle = put_arr(w, rt->max_angle, (size_t)c->joint_count * sizeof(float));
     r->max_move = put_arr(w, rt->max_move, (size_t)c->joint_count * sizeof(float));
+    r->point_reach = put_arr(w, rt->point_reach, (size_t)c->joint_count * sizeof(float));
     r->shared_keys = rt->shared_keys;
     r->shared_rate = rt->shared_rate;
     if (rt->shared_keys > 0 && rt->shared_times && !w->failed) {
