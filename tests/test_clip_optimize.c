@@ -531,7 +531,7 @@ TEST(clip_pack_valid_refuses_corrupt_blocks)
     }
 }
 
-TEST(clip_set_max_move_refuses_negative_and_nan)
+TEST(clip_settings_refuse_negative_and_nan)
 {
     mr_clip *c = NULL;
     mr_clip_create("c", 2, &c);
@@ -542,6 +542,15 @@ TEST(clip_set_max_move_refuses_negative_and_nan)
     CHECK(mr_clip_set_max_move(c, good) == MR_OK);
     CHECK(c->runtime && c->runtime->max_move && c->runtime->max_move[1] == 0.5f);
     CHECK(mr_clip_set_max_move(NULL, good) == MR_ERR_INVALID_ARGUMENT);
+    /* the point reach takes the same values; the slerp budget none at 0 */
+    CHECK(mr_clip_set_point_reach(c, bad) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(mr_clip_set_point_reach(c, nan2) == MR_ERR_INVALID_ARGUMENT);
+    CHECK(c->runtime && c->runtime->point_reach == NULL);
+    CHECK(mr_clip_set_point_reach(c, good) == MR_OK);
+    CHECK(c->runtime && c->runtime->point_reach && c->runtime->point_reach[1] == 0.5f);
+    CHECK(mr_clip_set_point_reach(c, NULL) == MR_OK);
+    CHECK(c->runtime && c->runtime->point_reach == NULL);
+    CHECK(mr_clip_set_max_angle(c, good) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, -1.0f) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, NAN) == MR_ERR_INVALID_ARGUMENT);
     CHECK(mr_clip_optimize(c, INFINITY) == MR_ERR_INVALID_ARGUMENT);
@@ -665,7 +674,7 @@ TEST(clip_pack_builder_repacks_only_the_joints_asked)
 
 int main(void)
 {
-    RUN(clip_set_max_move_refuses_negative_and_nan);
+    RUN(clip_settings_refuse_negative_and_nan);
     RUN(clip_pack_keeps_keys_that_matter_and_drops_the_rest);
     RUN(clip_pack_gives_key_times_without_points_and_segments_its_keys);
     RUN(clip_pack_rebuilds_a_component_per_segment_where_none_does_for_the_track);

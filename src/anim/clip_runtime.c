@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,46 +305,36 @@ static int refine_tracks(const mr_clip *clip, mr_clip_runtime *rt)
     return 0;
 }
 
-mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
+/* A per-joint setting of the runtime (the field at offset `field`, a
+ * float *): every value above 0, or 0 too when zero_ok; NULL clears it. A
+ * build in progress reads the settings: it is cancelled first. */
+static mr_status set_setting(mr_clip *clip, size_t field, const float *values, int zero_ok)
 {
     if (!clip) return MR_ERR_INVALID_ARGUMENT;
-    mr_clip_cancel(clip);   /* a build reads the budgets */
-    if (!max_angle) {
-        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_angle, NULL);
+    mr_clip_cancel(clip);
+    if (!values) {
+        if (clip->runtime) set_floats(clip->runtime, (float **)((char *)clip->runtime + field), NULL);
         return MR_OK;
     }
     for (int j = 0; j < clip->joint_count; j++)
-        if (!(max_angle[j] > 0)) return MR_ERR_INVALID_ARGUMENT;
+        if (!(values[j] > 0 || (zero_ok && values[j] == 0))) return MR_ERR_INVALID_ARGUMENT;
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
-    return rt ? set_floats(rt, &rt->max_angle, max_angle) : MR_ERR_NO_MEMORY;
+    return rt ? set_floats(rt, (float **)((char *)rt + field), values) : MR_ERR_NO_MEMORY;
+}
+
+mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle)
+{
+    return set_setting(clip, offsetof(mr_clip_runtime, max_angle), max_angle, 0);
 }
 
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move)
 {
-    if (!clip) return MR_ERR_INVALID_ARGUMENT;
-    mr_clip_cancel(clip);
-    if (!max_move) {
-        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->max_move, NULL);
-        return MR_OK;
-    }
-    for (int j = 0; j < clip->joint_count; j++)
-        if (!(max_move[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
-    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
-    return rt ? set_floats(rt, &rt->max_move, max_move) : MR_ERR_NO_MEMORY;
+    return set_setting(clip, offsetof(mr_clip_runtime, max_move), max_move, 1);
 }
 
 mr_status mr_clip_set_point_reach(mr_clip *clip, const float *point_reach)
 {
-    if (!clip) return MR_ERR_INVALID_ARGUMENT;
-    mr_clip_cancel(clip);
-    if (!point_reach) {
-        if (clip->runtime) set_floats(clip->runtime, &clip->runtime->point_reach, NULL);
-        return MR_OK;
-    }
-    for (int j = 0; j < clip->joint_count; j++)
-        if (!(point_reach[j] >= 0)) return MR_ERR_INVALID_ARGUMENT;
-    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
-    return rt ? set_floats(rt, &rt->point_reach, point_reach) : MR_ERR_NO_MEMORY;
+    return set_setting(clip, offsetof(mr_clip_runtime, point_reach), point_reach, 1);
 }
 
 mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
