@@ -35,8 +35,9 @@
  * its axes) is then within the tolerance: the left side bounds how far j's
  * transform moves it, and a vertex skinned to several joints moves by a
  * weighted mean of theirs. Without point_reach (budgets a caller set
- * through mr_clip_set_max_angle/_max_move alone), reach_j is the budget's own, which also covers every point below
- * j: read back with the size from the budgets mr_model_add_clip gave
+ * through mr_clip_set_max_angle/_max_move alone), reach_j is the budget's
+ * own, which also covers every point below j: read back with the size
+ * from the budgets mr_model_add_clip gave
  * (max_move[j] = max_angle[j] * reach_j / 2; max_angle[j] = B / S_j, B half
  * the tolerance's model units at MR_CLIP_FIDELITY, S_j the heaviest chain
  * of reaches through j), so clips without a model's budgets (no max_move,

@@ -365,10 +365,10 @@ static double max_dist2(const float *x, const float *y, const float *z, size_t l
  * (clip_optimize.h): B / S_j * reach_j / 2, and in *point_reach the
  * farthest point the joint itself carries (its skinned vertices, bind and
  * rest, plus the virtual points' distance: clip_runtime.h), each NULL
- * without memory. Reach is
- * measured in the bind pose (vertices as stored, joints at their
- * inverse-bind origins) and in the rest pose (each vertex carried by its
- * joint from bind to rest): the farthest point that j or a descendant moves.
+ * without memory. Reach is measured in the bind pose (vertices as stored,
+ * joints at their inverse-bind origins) and in the rest pose (each vertex
+ * carried by its joint from bind to rest): the farthest point that j or a
+ * descendant moves.
  * Squared distances throughout, one sqrt per joint at the end: sqrt is
  * monotonic and correctly rounded, so the root of the largest square is the
  * largest root. Returns NULL when the model has no size or without memory
@@ -458,7 +458,8 @@ static float *model_max_angle(const mr_model *m, float **max_move, float **point
     for (int j = 0; *point_reach && j < n; j++) {
         size_t a = rp.first[rp.pre[j]] + (size_t)down[j], b = rp.first[rp.pre[j] + 1];
         double r = stored_elsewhere ? 0.0 : max_dist2(rp.bx, rp.by, rp.bz, a, b, bind + (size_t)j * 3, 0.0);
-        double own = sqrt(max_dist2(rp.rx, rp.ry, rp.rz, a, b, rest + (size_t)j * 3, r)) + MR_CLIP_POINT_DISTANCE * diag;
+        double own = sqrt(max_dist2(rp.rx, rp.ry, rp.rz, a, b, rest + (size_t)j * 3, r)) +
+                     MR_CLIP_POINT_DISTANCE * diag;
         (*point_reach)[j] = (float)(own < reach[j] ? own : reach[j]);
     }
     goto done;
@@ -478,8 +479,8 @@ done:
 }
 
 /* The budget of the model as it was when computed: max_angle, max_move and
- * point_reach (NULL without memory) of joint_count values each, and a hash of every
- * input of model_max_angle (skeleton, vertex positions, joints, weights). */
+ * point_reach (NULL without memory) of joint_count values each, and a hash
+ * of every input of model_max_angle (skeleton, vertex positions, joints, weights). */
 struct mr_model_budget {
     uint64_t inputs;
     float *max_angle, *max_move, *point_reach;

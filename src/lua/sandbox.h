@@ -120,8 +120,9 @@ void mr_lua_sandbox_resume(lua_State *L, double token);
  * the call now, as Lua code past its budget is stopped (every later
  * instruction and call fails, so a pcall cannot swallow it), with the
  * message "FILE:LINE: <what> ran past its time budget of B s and was
- * stopped <why>" (why: "in recorder:clip, ...") naming the script's line that called the binding; a
- * signal's stop keeps its own message. Does not return. */
+ * stopped <why>" (why: "in recorder:clip, ..."), FILE:LINE the script's
+ * line that called the binding; a signal's stop keeps its own message.
+ * Does not return. */
 int mr_lua_sandbox_stop(lua_State *L, const char *why);
 /* Model loading, which the budget does not count at all (a loader bounds
  * its own work by the file's size and its named limits): the CPU time
