@@ -535,6 +535,37 @@ done:
     cached_model_close(&c);
 }
 
+/* A clip's point reach (cache format 8) is a measure's lever arm: a file
+ * whose stored reach is negative or NaN (checksum recomputed) is rejected,
+ * and the source load takes its place; an intact file keeps the reach. */
+TEST(cache_point_reach_below_zero_or_nan_rejected)
+{
+    cached_model c = cached_model_open(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb");
+    if (!c.ref) return;
+    const mr_clip *rc = c.ref->clip_count > 0 ? c.ref->clips[0] : NULL;
+    const float *reach = rc && rc->runtime ? rc->runtime->point_reach : NULL;
+    size_t n = 0;
+    unsigned char *orig = c.file ? (unsigned char *)mr_file_read(c.file, &n, NULL) : NULL;
+    CHECK_MSG(reach != NULL, "the source load's clip has no point reach");
+    CHECK(orig && n > 0);
+    unsigned char *at = reach && orig ? memmem(orig, n, reach, (size_t)rc->joint_count * sizeof *reach) : NULL;
+    CHECK_MSG(at != NULL, "the point reach is not stored in the cache file");
+    if (at) {
+        mr_model *m = load(c.path, NULL);   /* intact: a hit that keeps the reach */
+        CHECK(m && m->cache_block && m->clip_count > 0 && m->clips[0]->runtime &&
+              m->clips[0]->runtime->point_reach &&
+              !memcmp(m->clips[0]->runtime->point_reach, reach, (size_t)rc->joint_count * sizeof *reach));
+        mr_model_destroy(m);
+        size_t hi = (size_t)(at - orig) + 3;   /* the first float's sign and exponent (little-endian) */
+        CHECK(damaged_load(c.path, c.file, orig, n, hi, 0x80, 1, c.ref) == 1);   /* below zero */
+        CHECK(damaged_load(c.path, c.file, orig, n, hi, 0x7f, 0, c.ref) == 1 ||
+              orig[hi - 1] < 0x80);   /* 0x7f8..: NaN or infinity where the next bit is set */
+        CHECK(damaged_load(c.path, c.file, orig, n, hi, 0xff, 0, c.ref) == 1);   /* -huge or NaN */
+    }
+    free(orig);
+    cached_model_close(&c);
+}
+
 /* The stamp rule (cache.h, Validity): a source last changed long before
  * its stamp is trusted on stat data; a recent one is hashed on every hit
  * until a hit finds it old enough and rewrites the file; hash_always
@@ -1302,6 +1333,7 @@ int main(void)
     RUN(cache_flipped_bytes_fall_back);
     RUN(cache_older_version_rejected_and_rebuilt);
     RUN(cache_rehashed_damage_rejected_by_range_checks);
+    RUN(cache_point_reach_below_zero_or_nan_rejected);
     RUN(cache_trusts_old_stat_data_and_hashes_recent_sources);
     RUN(cache_recent_source_refreshed_then_rewrites_detected);
     RUN(cache_unwritable_folder_loads_uncached);
