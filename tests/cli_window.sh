@@ -90,6 +90,33 @@ for sig in TERM INT; do
     mpid=""
 done
 
+# A stop's unload() that takes a while (here ~50-200 ms of Lua work, far
+# more than the watchdog's 20 ms look, within the 0.5 s the process is
+# given) still runs to its end: the signal interrupts the call it came
+# during, not the unload() the run answers it with.
+cat >"$TMP/slowstop.lua" <<'EOF'
+local out = arg[1]
+function load() print("loaded") end
+function update(dt) end
+function unload()
+  local x = 0
+  for i = 1, 5e6 do x = x + i % 7 end
+  local f = assert(io.open(out, "w"))
+  f:write(string.format("slow unload ran to its end (%d)\n", x))
+  f:close()
+end
+EOF
+bg_run headlessSLOW env -u DISPLAY -u WAYLAND_DISPLAY "$M" run --headless "$TMP/slowstop.lua" \
+    --frames 0 --size 160x120 --out "$TMP" -- "$TMP/slow.txt"
+if wait_for "$TMP/headlessSLOW.log" "loaded" 60; then
+    stop_and_check "headless run, slow unload()" "$mpid" INT 130 "$TMP/headlessSLOW.status"
+    expect_match "headless run: SIGINT does not interrupt the unload() that answers it (file written)" \
+        "$(cat "$TMP/slow.txt" 2>/dev/null)" '^slow unload ran to its end'
+else
+    fail "headless run (slow unload): starts" "$(tail -n 5 "$TMP/headlessSLOW.log")"; kill -9 "$mpid" 2>/dev/null
+fi
+mpid=""
+
 # ---- window tests under Xvfb --------------------------------------------------------
 if ! command -v Xvfb >/dev/null 2>&1; then
     echo "  skip window tests: Xvfb is not installed (Debian package xvfb)"

@@ -84,7 +84,7 @@ static void *watch_loop(void *arg)
         mr_lua_watch *w = atomic_load(&current);
         if (w) {
             int poke = 0;
-            if (sig) {
+            if (sig && !w->stop_at_arm) {   /* not the host's own answer to it (unload()) */
                 atomic_store(&w->interrupt, sig);
                 poke = 1;
             }
@@ -157,6 +157,7 @@ int mr_lua_watchdog_arm(mr_lua_watch *w)
     w->thread = pthread_self();
     if (pthread_getcpuclockid(w->thread, &w->cpu) != 0) w->cpu = CLOCK_THREAD_CPUTIME_ID;
     w->armed_at = wall_now();
+    w->stop_at_arm = stop_fn ? stop_fn() : 0;
     atomic_store(&w->interrupt, 0);
     w->outer = atomic_load(&current);
     atomic_store(&current, w);

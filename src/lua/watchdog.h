@@ -17,8 +17,11 @@
  *     stderr and ends the process with exit code 4 (a script error);
  *   - when stop_requested() (SIGINT/SIGTERM, see platform/stop.h) says so,
  *     it pokes the call in progress with watch->interrupt set, so the
- *     script stops within one callback; if the process is still alive 0.5 s
- *     after the signal, it ends it with 128 + the signal's number.
+ *     script stops within one callback; a call armed after the signal came
+ *     (the script's unload(), which the host runs once it took the signal)
+ *     is not interrupted by it: it runs to its end under its budget. If the
+ *     process is still alive 0.5 s after the signal, the thread ends it
+ *     with 128 + the signal's number, whatever runs.
  *
  * The thread starts at the first arm in each process (a fork()ed worker
  * gets its own) and is ended and joined by exit(). Watches nest (a call into Lua from inside a call); only
@@ -46,6 +49,7 @@ typedef struct mr_lua_watch {
     pthread_t thread;
     clockid_t cpu;
     double armed_at;              /* wall (CLOCK_MONOTONIC) seconds */
+    int stop_at_arm;              /* stop_requested() then: that signal does not interrupt this call */
     struct mr_lua_watch *outer;
 } mr_lua_watch;
 
