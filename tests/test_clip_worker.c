@@ -4,8 +4,10 @@
  * loads return before their packs are built, every pose is the pack's
  * whether the worker was done or not, models freed with packs pending, keys
  * given up and read back bit for bit, a changed file refused, the cache
- * holding packs without keys. Real takes: CMU 01_01 of assimp-testmodels
- * (copied into a private folder), snoutx10k from the shared models. */
+ * holding packs without keys, a load's packs counted as load work
+ * (core/load_work.h) wherever they settle. Real takes: CMU 01_01 of
+ * assimp-testmodels (copied into a private folder), snoutx10k from the
+ * shared models. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,6 +20,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/clip_worker.h"
 #include "core/file.h"
+#include "core/load_work.h"
 #include "core/path.h"
 #include "formats/cache.h"
 #include "formats/load.h"
@@ -310,6 +313,68 @@ TEST(clip_worker_a_forked_child_settles_the_packs_it_inherited)
     for (int i = 0; i < 3; i++) mr_model_destroy(m[i]);
 }
 
+/* core/load_work.h: what a script's budget leaves out. */
+static int work_begun, work_ended;
+static double count_begin(void *user)
+{
+    (void)user;
+    work_begun++;
+    return 42.0;
+}
+static void count_end(void *user, double token)
+{
+    (void)user;
+    if (token == 42.0) work_ended++;
+}
+
+TEST(clip_worker_a_loads_packs_are_load_work_wherever_they_settle)
+{
+    mr_load_work_hooks hooks = {count_begin, count_end, NULL, 0}, old;
+    mr_load_work_set(&hooks, &old);
+    work_begun = work_ended = 0;
+    /* a nest calls the hooks once, around the outermost */
+    double t = mr_load_work_begin();
+    double inner = mr_load_work_begin();
+    CHECK(mr_load_work_running());
+    mr_load_work_end(inner);
+    CHECK(work_begun == 1 && work_ended == 0 && mr_load_work_running());
+    mr_load_work_end(t);
+    CHECK(work_begun == 1 && work_ended == 1 && !mr_load_work_running());
+    /* a model loaded inside load work: its pack's settle, later and outside
+     * it, is load work again (whether it waits or builds) */
+    t = mr_load_work_begin();
+    mr_model *m = load(take, NULL);
+    mr_load_work_end(t);
+    CHECK(m && mr_clip_pending(m->clips[0]));
+    if (m) {
+        work_begun = work_ended = 0;
+        mr_clip_settle(m->clips[0]);
+        CHECK_MSG(work_begun == 1 && work_ended == 1, "settle: %d begun, %d ended", work_begun, work_ended);
+        CHECK(!mr_clip_pending(m->clips[0]) && m->clips[0]->runtime->pack);
+    }
+    /* one loaded outside load work (a copy a save converts, a tool): the
+     * caller's own work */
+    mr_model *o = load(take, NULL);
+    CHECK(o && mr_clip_pending(o->clips[0]));
+    work_begun = work_ended = 0;
+    if (o) mr_clip_settle(o->clips[0]);
+    CHECK_MSG(work_begun == 0 && work_ended == 0, "settle: %d begun, %d ended", work_begun, work_ended);
+    /* a nested call's hooks start a nest of their own; the outer ones put
+     * back bring theirs, which ends as it began */
+    work_begun = work_ended = 0;
+    t = mr_load_work_begin();
+    mr_load_work_hooks none = {0}, saved;
+    mr_load_work_set(&none, &saved);
+    CHECK(!mr_load_work_running());
+    mr_load_work_set(&saved, NULL);
+    CHECK(mr_load_work_running());
+    mr_load_work_end(t);
+    CHECK(work_begun == 1 && work_ended == 1 && !mr_load_work_running());
+    mr_load_work_set(&old, NULL);
+    mr_model_destroy(m);
+    mr_model_destroy(o);
+}
+
 int main(void)
 {
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
@@ -331,6 +396,7 @@ int main(void)
     RUN(clip_worker_holds_packs_until_released);
     RUN(clip_worker_a_full_queue_drains_under_a_hold);
     RUN(clip_worker_a_forked_child_settles_the_packs_it_inherited);
+    RUN(clip_worker_a_loads_packs_are_load_work_wherever_they_settle);
     mr_cache_configure(NULL);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -154,7 +154,9 @@ void mr_clip_finish(mr_clip *clip);
  * that reads what the builder makes (mr_clip_sample, _with, _model,
  * mr_clip_runtime_bytes, mr_clip_runtime_error) settles first, so a pose
  * never depends on whether the worker was done: it is always the pack's.
- * A settle takes the build over when the worker has not started it.
+ * A settle takes the build over when the worker has not started it; its
+ * wait and build are load work (core/load_work.h: a script's budget does
+ * not count them).
  * At most MR_CLIP_PENDING_MAX builds wait at a time: a further call waits
  * for the oldest to finish (a folder of takes loads at the pace packing
  * allows, holding the source keys of a few clips beyond the packs). */

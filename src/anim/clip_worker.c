@@ -9,6 +9,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "core/load_work.h"
+
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 struct mr_clip_job {
@@ -19,6 +21,7 @@ struct mr_clip_job {
     mr_clip_build_fn build;  /* what builds the pack (clip_runtime.c's, passed in) */
     mr_clip_pack *pack;      /* the result, once done */
     int keys_added;
+    int load;                /* queued by a load: its wait and build are load work */
     mr_clip_job *next;       /* queue order */
 };
 
@@ -145,6 +148,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.rest = rt->rest;
     job->priv.parents = rt->parents;
     job->priv.cancel = &job->cancel;
+    job->load = mr_load_work_running();
     pthread_mutex_lock(&lock);
     static int fork_safe;
     if (!fork_safe) fork_safe = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
@@ -179,11 +183,13 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
 
 mr_clip_pack *mr_clip_job_wait(mr_clip_job *job, int *keys_added)
 {
+    double load = job->load ? mr_load_work_begin() : 0.0;   /* the load's work, whoever does it */
     pthread_mutex_lock(&lock);
     int mine = job->state == JOB_QUEUED && unqueue(job);
     while (!mine && job->state != JOB_DONE) pthread_cond_wait(&done, &lock);
     pthread_mutex_unlock(&lock);
     if (mine) run(job);
+    if (job->load) mr_load_work_end(load);
     mr_clip_pack *pack = job->pack;
     *keys_added = job->keys_added;
     free(job);

@@ -85,13 +85,6 @@ int mr_lua_host_stop(lua_State *L, const char *fmt, ...)
     return lua_error(L);
 }
 
-double mr_lua_host_pause_load(lua_State *L) { return module_ctx(L) ? 0 : mr_lua_sandbox_pause_load(L); }
-
-void mr_lua_host_resume_load(lua_State *L, double token)
-{
-    if (!module_ctx(L)) mr_lua_sandbox_resume_load(L, token);
-}
-
 void mr_lua_host_loaded(lua_State *L, const char *path)
 {
     if (!module_ctx(L)) mr_lua_sandbox_allow_read(L, path); /* plain Lua's io is not confined */

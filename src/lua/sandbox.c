@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/cancel.h"
 #include "core/file.h"
+#include "core/load_work.h"
 #include "core/path.h"
 #include "core/str.h"
 
@@ -170,16 +171,17 @@ void mr_lua_sandbox_tick(lua_State *L)
     if (must_stop(s)) raise_stop(s, L, NULL);
 }
 
-double mr_lua_sandbox_pause_load(lua_State *L)
+/* core/load_work.h's hooks while a call runs: loading is not counted. */
+static double pause_load(void *user)
 {
-    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    mr_lua_sandbox *s = user;
     atomic_fetch_add(&s->watch.paused, 1);
     return mr_lua_watchdog_cpu();
 }
 
-void mr_lua_sandbox_resume_load(lua_State *L, double token)
+static void resume_load(void *user, double token)
 {
-    mr_lua_sandbox *s = mr_lua_sandbox_of(L);
+    mr_lua_sandbox *s = user;
     double spent = mr_lua_watchdog_cpu() - token;
     double deadline = atomic_load(&s->watch.deadline);
     if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
@@ -321,7 +323,12 @@ static int run_watched(mr_lua_sandbox *s, lua_State *L, const char *what, double
         s->count_hook = 1;
         set_idle_hooks(s);
     }
+    /* Loading, and the packs a load queued that this call waits for or
+     * builds (core/load_work.h), are not counted. */
+    mr_load_work_hooks load_work = {pause_load, resume_load, s, 0}, outer_work;
+    mr_load_work_set(&load_work, &outer_work);
     int st = msgh_idx >= 0 ? lua_pcall(L, 1, 0, msgh_idx) : LUA_OK;
+    mr_load_work_set(&outer_work, NULL);
     mr_lua_watchdog_disarm(&s->watch);
     atomic_store(&s->watch.deadline, 0);
     atomic_store(&s->nrunning, 0);

@@ -125,10 +125,11 @@ void mr_lua_sandbox_resume(lua_State *L, double token);
  * Does not return. */
 int mr_lua_sandbox_stop(lua_State *L, const char *why);
 /* Model loading, which the budget does not count at all (a loader bounds
- * its own work by the file's size and its named limits): the CPU time
- * between pause_load and resume_load is all added back to the deadline. */
-double mr_lua_sandbox_pause_load(lua_State *L);
-void mr_lua_sandbox_resume_load(lua_State *L, double token);
+ * its own work by the file's size and its named limits), is bracketed by
+ * core/load_work.h's mr_load_work_begin/end: while a call runs, the
+ * sandbox's hooks there add the CPU time spent in between back to the
+ * deadline. The packs a load queued are loading too, on whichever call
+ * waits for or builds one first (anim/clip_worker.c brackets it). */
 
 /* Lets io read the folder holding path (a model that loaded): its real
  * path is added to the folders a script may read. */

@@ -176,8 +176,6 @@ void mr_lua_host_resolve(lua_State *L, const char *path);
 double mr_lua_host_pause(lua_State *L);
 void mr_lua_host_resume(lua_State *L, double token);
 int mr_lua_host_stop(lua_State *L, const char *fmt, ...);
-double mr_lua_host_pause_load(lua_State *L);
-void mr_lua_host_resume_load(lua_State *L, double token);
 void mr_lua_host_loaded(lua_State *L, const char *path);
 size_t mr_lua_host_heap(lua_State *L);
 int mr_lua_host_write_path(lua_State *L, const char *path);

@@ -34,6 +34,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "core/file.h"
+#include "core/load_work.h"
 #include "core/path.h"
 #include "formats/load.h"
 #include "lua/wrap.h"
@@ -177,7 +178,7 @@ static int l_model(lua_State *L)
             lua_pop(L, 1);
         }
         mr_error err = {0};
-        double paused = mr_lua_host_pause_load(L);   /* loading is not the script's time */
+        double paused = mr_load_work_begin();   /* loading is not the script's time (sandbox.h) */
         mr_clip_set_keys_on_demand(1);   /* packed clips give their keys up (anim/clip.h) */
         struct mr_load_later *later = NULL;
         mr_status st = mr_load_model_later(lua_tostring(L, mesh_idx), anims, n, &model, &later, &err);
@@ -187,7 +188,7 @@ static int l_model(lua_State *L)
          * the worker is done, so what is counted never depends on timing. */
         mr_lua_host_settle_models(mr_lua_host_of(L));
         mr_lua_host_of(L)->cache_later = later;   /* written at the next load (or the end) */
-        mr_lua_host_resume_load(L, paused);
+        mr_load_work_end(paused);
         if (st != MR_OK) {
             int top = lua_gettop(L);
             lua_pushstring(L, err.msg[0] ? err.msg : mr_status_string(st));
