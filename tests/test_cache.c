@@ -566,6 +566,39 @@ TEST(cache_point_reach_below_zero_or_nan_rejected)
     cached_model_close(&c);
 }
 
+/* What every loader checks before it returns a model holds for a cache
+ * file too (found by tests/fuzz/fuzz_cache.c): a stored rest rotation that
+ * is not a unit quaternion, or a stored key time before the one it follows
+ * (checksum recomputed), is rejected and the source load takes its place. */
+TEST(cache_rest_pose_and_key_times_checked_as_a_loader_does)
+{
+    cached_model c = cached_model_open(SHARED_MODELS "blender-3.4-gltf/thinmatrix_model.glb");
+    if (!c.ref) return;
+    const mr_skeleton *sk = &c.ref->skeleton;
+    size_t n = 0;
+    unsigned char *orig = c.file ? (unsigned char *)mr_file_read(c.file, &n, NULL) : NULL;
+    CHECK(orig && n > 0 && sk->joint_count > 1);
+    if (!orig || sk->joint_count < 2) goto done;
+    unsigned char *rest = memmem(orig, n, sk->rest_r, (size_t)sk->joint_count * sizeof(versor));
+    CHECK_MSG(rest != NULL, "the rest rotations are not stored in the cache file");
+    /* the second joint's w (little-endian): its exponent's low bit flipped
+     * halves or doubles it, so the quaternion is no longer unit */
+    if (rest) CHECK(damaged_load(c.path, c.file, orig, n, (size_t)(rest - orig) + 16 + 12 + 2, 0x80, 1, c.ref) == 1);
+    const mr_clip *rc = c.ref->clip_count > 0 ? c.ref->clips[0] : NULL;
+    const mr_track *tr = NULL;
+    for (int j = 0; rc && !tr && j < rc->joint_count; j++)
+        if (rc->tracks[j].r.key_count >= 3) tr = &rc->tracks[j].r;
+    CHECK_MSG(tr != NULL, "no rotation track of 3 keys or more");
+    unsigned char *times = tr ? memmem(orig, n, tr->times, (size_t)tr->key_count * sizeof(float)) : NULL;
+    CHECK_MSG(tr == NULL || times != NULL, "the key times are not stored in the cache file");
+    /* the second key's time: its top exponent bit set makes it huge (or,
+     * where it was 0, 2): after the third, or NaN */
+    if (times) CHECK(damaged_load(c.path, c.file, orig, n, (size_t)(times - orig) + 4 + 3, 0x40, 1, c.ref) == 1);
+done:
+    free(orig);
+    cached_model_close(&c);
+}
+
 /* The stamp rule (cache.h, Validity): a source last changed long before
  * its stamp is trusted on stat data; a recent one is hashed on every hit
  * until a hit finds it old enough and rewrites the file; hash_always
@@ -1334,6 +1367,7 @@ int main(void)
     RUN(cache_older_version_rejected_and_rebuilt);
     RUN(cache_rehashed_damage_rejected_by_range_checks);
     RUN(cache_point_reach_below_zero_or_nan_rejected);
+    RUN(cache_rest_pose_and_key_times_checked_as_a_loader_does);
     RUN(cache_trusts_old_stat_data_and_hashes_recent_sources);
     RUN(cache_recent_source_refreshed_then_rewrites_detected);
     RUN(cache_unwritable_folder_loads_uncached);

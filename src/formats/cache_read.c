@@ -8,8 +8,10 @@
  * built (build): every count checked against its limit, every offset,
  * array and string against the file size (at, opt, str), every index
  * that later code uses to address memory range-checked before use, stored
- * narrow arrays checked before they are widened (SIMD below). A failure
- * anywhere frees what was built and the load reads the source. */
+ * narrow arrays checked before they are widened (SIMD below), and the
+ * skeleton and clips validated as every loader does (rest rotations unit,
+ * key times in order). A failure anywhere frees what was built and the
+ * load reads the source. */
 #include "formats/cache.h"
 
 #include <errno.h>
@@ -610,6 +612,11 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
                 if (!s || sk->parents[j] < -1 || sk->parents[j] >= j) r->bad = 1;
                 memcpy((unsigned char *)names + (size_t)j * sizeof s, &s, sizeof s);
             }
+            /* what every loader checks before it returns a skeleton: names
+             * unique, the rest pose finite, its rotations unit (a file
+             * could hold anything there) */
+            mr_error verr;
+            if (!r->bad && mr_skeleton_validate(sk, &verr) != MR_OK) r->bad = 1;
         }
     }
     if (mr->warning_count > 0 && !r->bad) {
@@ -637,6 +644,8 @@ static mr_model *build(reader *r, const file_header *h, const char *path)
             mr_clip *c = read_clip(r, &cs[i]);
             if (!c) break;
             m->clips[m->clip_count++] = c;
+            mr_error verr;   /* what every loader checks: key times in order, values finite */
+            if (mr_clip_validate(c, &verr) != MR_OK) r->bad = 1;
             /* the rest pose mr_model_add_clip gave the runtime with its
              * budgets (not stored: it is the skeleton's) */
             if (c->runtime && c->runtime->max_angle && c->joint_count == sk->joint_count &&
