@@ -104,4 +104,11 @@ void cache_write_file(const mr_cache_session *s, const mr_model *m);
  * caller should rewrite the file so that later loads skip hashing. */
 mr_model *cache_read_file(mr_cache_session *s, const char *path, int *refresh);
 
+/* cache_read_file's checks and build on a file already read whole into
+ * base (64-byte aligned, size bytes; taken over: the model owns it, or it
+ * is freed). s NULL: the key, the source paths and their stamps are not
+ * checked, nor *refresh set (tests/fuzz/fuzz_cache.c feeds blocks here);
+ * everything else is. */
+mr_model *cache_read_block(unsigned char *base, size_t size, mr_cache_session *s, const char *path, int *refresh);
+
 #endif

@@ -11,7 +11,7 @@
  * narrow arrays checked before they are widened (SIMD below), and the
  * skeleton and clips validated as every loader does (rest rotations unit,
  * key times in order). A failure anywhere frees what was built and the
- * load reads the source. */
+ * load reads the source. tests/fuzz/fuzz_cache.c feeds cache_read_block. */
 #include "formats/cache.h"
 
 #include <errno.h>
@@ -670,7 +670,7 @@ static int header_ok(const file_header *h, size_t size, const mr_cache_session *
         return cache_reject("cache format version %u, this marrow reads %d", h->version, MR_CACHE_VERSION);
     if (h->layout != cache_layout_fingerprint())
         return cache_reject("written by a marrow built from other loader code");
-    if (h->key != s->key || h->source_count != (uint32_t)s->source_count)
+    if (s && (h->key != s->key || h->source_count != (uint32_t)s->source_count))
         return cache_reject("written for other sources");
     if (h->file_size != size)
         return cache_reject("%s: %zu bytes, its header says %llu", size < h->file_size ? "truncated" : "too long", size,
@@ -696,42 +696,53 @@ mr_model *cache_read_file(mr_cache_session *s, const char *path, int *refresh)
         return NULL;
     }
     /* this user's alone: another could make this user load the wrong model */
-    file_header h;
-    reader r = {0};
     const char *not_ours = cache_not_ours(&st);
+    unsigned char *base = NULL;
+    size_t size = 0;
     int ok = 1;
     if (not_ours) ok = cache_reject("%s", not_ours);
     else if ((uint64_t)st.st_size > cache_max_entry() || (uint64_t)st.st_size > SIZE_MAX / 2)
         ok = cache_reject("too large: %lld bytes, a cache file holds at most %llu", (long long)st.st_size,
                           (unsigned long long)cache_max_entry());
-    else if (ok && st.st_size < (off_t)sizeof h)
-        ok = cache_reject("truncated: %lld bytes, shorter than its %zu-byte header", (long long)st.st_size, sizeof h);
     if (ok) {
-        r.size = (size_t)st.st_size;
-        r.base = aligned_alloc(64, (r.size + 63) / 64 * 64);
-        ok = r.base && cache_read_all(fd, r.base, r.size) == 0;
-        if (!ok) cache_reject("cannot be read: %s", r.base ? strerror(errno) : "out of memory");
+        size = (size_t)st.st_size;
+        base = aligned_alloc(64, (size + 63) / 64 * 64 + 64);   /* never 0 bytes */
+        ok = base && cache_read_all(fd, base, size) == 0;
+        if (!ok) cache_reject("cannot be read: %s", base ? strerror(errno) : "out of memory");
     }
     close(fd);
-    if (ok) memcpy(&h, r.base, sizeof h);
-    ok = ok && header_ok(&h, r.size, s);
-    if (ok && mr_cache_hash(r.base + sizeof h, r.size - sizeof h) != h.payload_hash)
+    if (!ok) {
+        free(base);
+        cache_stats.rejected++;
+        return NULL;
+    }
+    return cache_read_block(base, size, s, path, refresh);
+}
+
+mr_model *cache_read_block(unsigned char *base, size_t size, mr_cache_session *s, const char *path, int *refresh)
+{
+    file_header h;
+    reader r = {.base = base, .size = size, .model_path = path};
+    int ok = 1;
+    if (size < sizeof h)
+        ok = cache_reject("truncated: %zu bytes, shorter than its %zu-byte header", size, sizeof h);
+    if (ok) memcpy(&h, base, sizeof h);
+    ok = ok && header_ok(&h, size, s);
+    if (ok && mr_cache_hash(base + sizeof h, size - sizeof h) != h.payload_hash)
         ok = cache_reject("damaged: the payload's checksum differs from its header's");
     const source_rec *src = ok ? at(&r, sizeof h, h.source_count, sizeof *src, 8) : NULL;
     if (ok && !src) ok = cache_reject("damaged: source records out of range");
-    for (int i = 0; ok && i < s->source_count; i++) {
+    for (int i = 0; ok && s && i < s->source_count; i++) {
         const char *p = str(&r, src[i].path);
         if (!p || r.bad || strcmp(p, s->sources[i])) ok = cache_reject("written for other sources");
     }
     /* The sources as they are now: size, mtime, and stat data or content. */
-    *refresh = 0;
-    if (ok) ok = cache_sources_match(s, src, refresh);
+    if (refresh) *refresh = 0;
+    if (ok && s) ok = cache_sources_match(s, src, refresh);
     mr_model *m = NULL;
-    r.model_path = path;
     if (ok && !(m = build(&r, &h, path)))  /* owns the block from here on */
         cache_reject("damaged: a count, offset or index out of range");
-    if (!ok) free(r.base);
+    if (!ok) free(base);
     if (!m) cache_stats.rejected++;
     return m;
 }
-

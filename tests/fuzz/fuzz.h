@@ -67,13 +67,14 @@ static inline void fuzz_exercise_clip(const mr_model *m, const mr_clip *clip, mr
     }
 }
 
-/* Optimises clip (anim/clip_pack.h) and samples it through a playback
- * cursor and without one at a few times: the two must agree (the cursor's
- * promise), and neither may read outside the pack (ASan). */
-static inline void fuzz_exercise_pack(const mr_model *m, mr_clip *clip, mr_pose *a, mr_pose *b)
+/* Optimises clip (anim/clip_pack.h; repack 0: plays the runtime it has)
+ * and samples it through a playback cursor and without one at a few
+ * times: the two must agree (the cursor's promise), and neither may read
+ * outside the pack (ASan). */
+static inline void fuzz_exercise_pack(const mr_model *m, mr_clip *clip, mr_pose *a, mr_pose *b, int repack)
 {
     const mr_skeleton *sk = &m->skeleton;
-    if (mr_clip_optimize(clip, 0.0f) != MR_OK) return;
+    if (repack && mr_clip_optimize(clip, 0.0f) != MR_OK) return;
     mr_clip_cursor *cur = mr_clip_cursor_create(sk->joint_count);
     static const float at[] = {0.0f, 0.37f, 0.5f, 1.0f, 0.12f, 2.0f};
     for (size_t k = 0; cur && k < sizeof at / sizeof *at; k++) {
@@ -89,8 +90,10 @@ static inline void fuzz_exercise_pack(const mr_model *m, mr_clip *clip, mr_pose 
 }
 
 /* Validates m and runs every clip (from clip index first_clip on) through
- * sample, pose, skinning and CPU skinning. */
-static inline void fuzz_exercise(const mr_model *m, int first_clip)
+ * sample, pose, skinning and CPU skinning, then packs it again (repack 0:
+ * the runtime it came with, as a cache file's packs) and compares cursor
+ * and search. */
+static inline void fuzz_exercise_with(const mr_model *m, int first_clip, int repack)
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_error err;
@@ -115,7 +118,7 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
         }
         mr_pose other;
         if (mr_pose_init(&other, sk->joint_count) == MR_OK) {
-            for (int c = first_clip; c < m->clip_count; c++) fuzz_exercise_pack(m, m->clips[c], &pose, &other);
+            for (int c = first_clip; c < m->clip_count; c++) fuzz_exercise_pack(m, m->clips[c], &pose, &other, repack);
             mr_pose_deinit(&other);
         }
     }
@@ -123,6 +126,8 @@ static inline void fuzz_exercise(const mr_model *m, int first_clip)
     free(skin);
     mr_pose_deinit(&pose);
 }
+
+static inline void fuzz_exercise(const mr_model *m, int first_clip) { fuzz_exercise_with(m, first_clip, 1); }
 
 /* A target with set-up defines FUZZ_OWN_INIT before including this header
  * and its own LLVMFuzzerInitialize; the others get this one, which does
