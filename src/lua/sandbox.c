@@ -185,6 +185,7 @@ static void resume_load(void *user, double token)
     double spent = mr_lua_watchdog_cpu() - token;
     double deadline = atomic_load(&s->watch.deadline);
     if (deadline > 0 && spent > 0) atomic_store(&s->watch.deadline, deadline + spent);
+    if (spent > 0) s->load_spent += spent;
     atomic_fetch_sub(&s->watch.paused, 1);
 }
 
@@ -203,13 +204,13 @@ double mr_lua_sandbox_pause(lua_State *L)
     mr_lua_sandbox *s = mr_lua_sandbox_of(L);
     atomic_fetch_add(&s->watch.paused, 1);
     if (s->bounded++ == 0) mr_cancel_set(paused_overrun, s, &s->cancel_old, &s->cancel_old_user);
-    return mr_lua_watchdog_cpu();
+    return mr_lua_watchdog_cpu() - s->load_spent;   /* load work inside is forgiven already, not again */
 }
 
 void mr_lua_sandbox_resume(lua_State *L, double token)
 {
     mr_lua_sandbox *s = mr_lua_sandbox_of(L);
-    double spent = mr_lua_watchdog_cpu() - token;
+    double spent = mr_lua_watchdog_cpu() - s->load_spent - token;
     double deadline = atomic_load(&s->watch.deadline);
     if (s->bounded > 0 && --s->bounded == 0) mr_cancel_set(s->cancel_old, s->cancel_old_user, NULL, NULL);
     /* Forgiven up to the allowance left; the rest counts against the budget. */

@@ -107,11 +107,13 @@ int mr_lua_sandbox_required(const mr_lua_sandbox *s, const char *const **paths);
  * call, and the CPU time spent is forgiven (added back to the call's
  * deadline) up to an allowance per call: MR_SANDBOX_PAUSE_FACTOR x the
  * call's budget, at least MR_SANDBOX_PAUSE_MIN seconds, for all its paused
- * work together. Past what is left of the budget plus that allowance the
- * work is asked to stop (core/cancel.h: mr_cancel_requested says 1; so it
- * does at once on SIGINT/SIGTERM), returns MR_ERR_LIMIT, and the binding
- * stops the call (mr_lua_sandbox_stop): a loop of saves, or one huge
- * reduction, cannot run for minutes. Pause returns what resume takes. */
+ * work together (load work inside it, a loaded clip's pack it settles, is
+ * forgiven as loading and takes nothing from the allowance). Past what is
+ * left of the budget plus that allowance the work is asked to stop
+ * (core/cancel.h: mr_cancel_requested says 1; so it does at once on
+ * SIGINT/SIGTERM), returns MR_ERR_LIMIT, and the binding stops the call
+ * (mr_lua_sandbox_stop): a loop of saves, or one huge reduction, cannot
+ * run for minutes. Pause returns what resume takes. */
 #define MR_SANDBOX_PAUSE_FACTOR 2.0
 #define MR_SANDBOX_PAUSE_MIN 2.0
 double mr_lua_sandbox_pause(lua_State *L);

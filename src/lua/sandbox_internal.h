@@ -22,6 +22,7 @@ struct mr_lua_sandbox {
     char *message;           /* the last failed run's message + traceback, or NULL */
     double pause_left;       /* CPU seconds of paused work the call in progress may still be forgiven */
     int bounded;             /* depth of mr_lua_sandbox_pause (bounded) in progress */
+    double load_spent;       /* CPU seconds of load work forgiven so far (bounded work leaves it out) */
     int (*cancel_old)(void *);   /* the core/cancel.h check it replaced */
     void *cancel_old_user;
     char **required;         /* module files found by require */
