@@ -38,17 +38,23 @@
 typedef struct { double r[9], t[3]; } xform;   /* x' = R x + t, R row-major */
 
 #define LANE_MAX_COLLIDERS 16   /* a chain with more collides in scalar code */
-/* per group and depth, each lane's spring constants (lane_static): rest direction under the parent, rest
+/* per row, each lane's spring constants (lane_static): rest direction under the parent, rest
  * direction, gravity direction, rest rotation, rest matrix's inverse and translation and determinant,
  * stiffness, gravity power, 1 - drag, hit radius, q_from_unit_to's turn for opposite vectors, rest
  * direction usable (1 or 0) */
-/* per group and depth, each lane's state (lane_state): its tip now and a step ago (centre space), its
- * rotation; a lane past its chain's end carries values nothing keeps */
+/* per row, each lane's state (lane_state): its tip now and a step ago (centre space), its
+ * rotation; an empty slot carries values nothing keeps */
 enum { D_CUR = 0, D_PREV = 3, D_ROT = 6, D_COUNT = 10 };
-/* per group and depth: each lane's spring, its joint, its tip joint (-1: none), whether the lane steps a
- * spring at that depth (a lane past its chain's end, or an empty one, repeats lane 0's spring: computed,
- * never kept) */
-typedef struct { int idx[4], jnt[4], tail[4], act[4]; } lane_row;
+/* per row: each lane's spring, its joint, its tip joint (-1: none), whether the lane steps a spring in
+ * that row (an empty slot repeats lane 0's spring: computed, never kept), its chain, and how the row
+ * joins the rows around it (plan_groups) */
+typedef struct {
+    int idx[4], jnt[4], tail[4], act[4], chain[4];   /* chain: -1 for an empty slot */
+    unsigned char fresh[4];      /* the slot's parent world comes from memory, not from the lane's last row */
+    unsigned char handoff[4];    /* the slot's world is stored: a later row of another lane reads it */
+    unsigned char end[4];        /* the slot holds its chain's last joint */
+    unsigned char any_fresh, any_handoff;
+} lane_row;
 
 enum { S_AXP = 0, S_AX = 3, S_GD = 6, S_RQ = 9, S_RINV = 13, S_RT = 22, S_RDET = 25, S_ST = 26, S_GP = 27, S_KD = 28,
        S_RAD = 29, S_ALT = 30, S_AXOK = 33, S_COUNT = 34 };
@@ -90,7 +96,8 @@ struct mr_springs {
     double (*in_now)[10];            /* the needed joints' t r s at the current input time (set_input) */
     float (*in_prev2)[10], (*in_prev)[10], (*in_cur)[10];    /* local t r s of the needed joints (the pose's floats): */
                                      /* two frames ago, last frame, this frame (the older */
-                                     /* rotations turned to this frame's side of the sphere) */
+                                     /* rotations turned to this frame's side of the sphere; a spring */
+                                     /* joint's rotation is unread: the identity) */
     double xf_prev2[10], xf_prev[10], xf_cur[10];          /* the placement, t q s */
     double span_prev, span_cur;      /* seconds from two frames ago to the last, and to this one */
     int history;                     /* frames of input held since the reset (1..3) */
@@ -100,19 +107,18 @@ struct mr_springs {
     double u;                        /* input time within the frame, 0..1 */
     double time; long long steps;
     int initialized;
-    int (*groups)[4]; int group_count;  /* free chains stepped side by side (lanes; -1: none), see pass_lanes */
-    unsigned char *grouped;          /* per spring: its chain is in a group */
+    int lane_chain_n;                /* free chains stepped side by side in four lanes (see pass_lanes) */
+    int lane_max_cc;                 /* the most colliders of a chain in the lanes (LANE_MAX_COLLIDERS at most) */
+    unsigned lane_capsule;           /* bit m: collider slot m holds a capsule in some lane's chain */
+    unsigned char *grouped;          /* per spring: it steps in the lanes */
     unsigned char *lane_scalar;      /* per chain: a plane or inside collider (its lane collides in scalar code) */
-    unsigned char *chain_free;       /* per chain: free (see pass_lanes), in a group or not */
-    int *group_row;                  /* per group: its first row of lane_static */
-    int *rider;                      /* per group: a free chain left out of the groups that steps one joint at */
-                                     /* a time beside that group's rows (see lanes_body), -1: none */
-    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per group and depth: S_* constants of each lane; */
+    unsigned char *chain_free;       /* per chain: free (see pass_lanes), in the lanes or not */
+    double (*lane_static)[S_COUNT][4]; int lane_rows;   /* per row: S_* constants of each lane; */
                                      /* read only after create, held in a lane_block shared by every */
                                      /* springs with the same constants (lane_share) */
     struct lane_block *lane_block;   /* the block lane_static lies in; NULL: lane_static is s's own */
-    lane_row *lane_plan;             /* per group and depth: each lane's spring, joint, tip joint */
-    double (*lane_state)[D_COUNT][4];   /* per group and depth: each lane's tips and rotation (D_*), the */
+    lane_row *lane_plan;             /* per row: each lane's spring, joint, tip joint */
+    double (*lane_state)[D_COUNT][4];   /* per row: each lane's tips and rotation (D_*), the */
                                      /* lanes' own copy: cur and prev of a grouped spring live here */
 };
 
@@ -444,8 +450,8 @@ void mr_springs_destroy(mr_springs *s)
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
-    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->groups); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
-    free(s->group_row); free(s->rider); lane_release(s); free(s->lane_plan); free(s->lane_state);
+    free(s->coll_a); free(s->coll_b); free(s->coll_n); free(s->grouped); free(s->lane_scalar); free(s->chain_free);
+    lane_release(s); free(s->lane_plan); free(s->lane_state);
     free(s);
 }
 
@@ -460,22 +466,23 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
     DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
     DUP(rest_inv, J); DUP(rest_det, J); DUP(rest_q, J); DUP(stamp, N); DUP(center_stamp, s->chain_count); DUP(center_inv, s->chain_count);
     DUP(coll_stamp, s->collider_count); DUP(coll_a, s->collider_count); DUP(coll_b, s->collider_count);
-    DUP(coll_n, s->collider_count); DUP(groups, s->chain_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
-    DUP(group_row, s->chain_count); DUP(rider, s->chain_count); DUP(lane_plan, s->lane_rows);
+    DUP(coll_n, s->collider_count); DUP(grouped, J); DUP(lane_scalar, s->chain_count); DUP(chain_free, s->chain_count);
+    DUP(lane_plan, s->lane_rows);
     DUP(lane_state, s->lane_rows);
 #undef DUP
     return !fail;
 }
 
-/* Which chains are free (see pass_lanes) and their groups: up to four
- * chains of similar length side by side, the longest in lane 0; a chain
- * left alone runs in the scalar loop. */
+/* Which chains are free (see pass_lanes) and where each of their joints
+ * steps in the lanes (lane_plan); a chain free alone runs in the scalar
+ * loop. */
 static int plan_groups(mr_springs *s, const mr_skeleton *sk)
 {
     int N = s->skel_joints;
     unsigned char *under = s->valid;     /* scratch: a spring joint or below one */
     for (int j = 0; j < N; j++) under[j] = s->spring_of[j] >= 0 || (sk->parents[j] >= 0 && under[sk->parents[j]]);
-    int nf = 0, *list = (int *)s->groups;   /* the free chains; chain_count ints fit in groups' 4 * chain_count */
+    int nf = 0, *list = malloc(sizeof *list * (size_t)(s->chain_count ? s->chain_count : 1));   /* the free chains */
+    if (!list) return 0;
     for (int c = 0; c < s->chain_count; c++) {
         const mr_spring_chain *ch = &s->chains[c];
         int first = s->joints[ch->first].joint, end = s->subtree_end[first], ok = 1;
@@ -506,74 +513,94 @@ static int plan_groups(mr_springs *s, const mr_skeleton *sk)
         if (ok) list[nf++] = c;
     }
     if (N) memset(under, 0, (size_t)N);
+    /* One free chain alone steps in the scalar loop (the lanes would compute four for one). */
+    s->lane_chain_n = nf >= 2 ? nf : 0;
+    if (!s->lane_chain_n) { free(list); return 1; }
     /* longest first (insertion sort: a few chains) */
     for (int a = 1; a < nf; a++)
         for (int b = a; b > 0 && s->chains[list[b]].count > s->chains[list[b - 1]].count; b--) {
             int t = list[b]; list[b] = list[b - 1]; list[b - 1] = t;
         }
-    /* groups of four; a chain left alone at the end (the shortest) rides along the last group, one joint at a
-     * time beside each of its rows: its scalar step is independent work for the processor while the lanes wait
-     * on their square roots and divisions (nothing in the set reads it, it reads nothing a chain moves, so
-     * any order gives the same bits); with no group it runs in the scalar loop */
-    int n = nf % 4 == 1 ? nf - 1 : nf, g = 0, alone = n < nf ? list[n] : -1;
-    if (s->joint_count) memset(s->grouped, 0, (size_t)s->joint_count);
-    for (int a = 0; a < n; a += 4, g++) {
-        int lanes[4];      /* list is groups' storage: group g takes the ints it was read from */
-        for (int l = 0; l < 4; l++) lanes[l] = a + l < n ? list[a + l] : -1;
-        memcpy(s->groups[g], lanes, sizeof lanes);
+    /* The chains wrapped around four lanes of R rows, R the least that holds them (the longest chain, or a
+     * quarter of all their joints): each chain fills its lane's rows from where the last one ended; one
+     * that does not fit starts in the next lane's first rows and ends in this lane's last (McNaughton's
+     * wrap-around rule). A chain is never longer than R, so its first part ends before its second starts.
+     * Nothing in the set reads a free chain and it reads nothing another moves, so any order of their
+     * joints across lanes and rows gives the same bits. */
+    int total = 0, R = 0;
+    for (int a = 0; a < nf; a++) {
+        total += s->chains[list[a]].count;
+        if (s->chains[list[a]].count > R) R = s->chains[list[a]].count;
     }
-    s->group_count = g;
-    for (int q = 0; q < s->chain_count; q++) s->rider[q] = -1;
-    if (g && alone >= 0) {
-        s->rider[g - 1] = alone;
-        for (int k = 0; k < s->chains[alone].count; k++) s->grouped[s->chains[alone].first + k] = 2;
+    if ((total + 3) / 4 > R) R = (total + 3) / 4;
+    s->lane_rows = R;
+    for (int a = 0; a < nf; a++) {      /* over every chain (a lane's capsule slot is projected in all four) */
+        const mr_spring_chain *ch = &s->chains[list[a]];
+        int n = ch->collider_count < LANE_MAX_COLLIDERS ? ch->collider_count : LANE_MAX_COLLIDERS;
+        if (n > s->lane_max_cc) s->lane_max_cc = n;
+        for (int m = 0; m < n; m++)
+            if (s->colliders[s->chain_colliders[ch->collider_first + m]].shape == MR_COLLIDER_CAPSULE)
+                s->lane_capsule |= 1u << m;
     }
-    s->lane_rows = 0;
-    for (int q = 0; q < g; q++) {
-        s->group_row[q] = s->lane_rows;
-        s->lane_rows += s->chains[s->groups[q][0]].count;
+    s->lane_static = malloc(sizeof *s->lane_static * (size_t)R);
+    s->lane_plan = calloc((size_t)R, sizeof *s->lane_plan);
+    s->lane_state = calloc((size_t)R, sizeof *s->lane_state);
+    if (!s->lane_static || !s->lane_plan || !s->lane_state) { free(list); return 0; }
+    for (int r = 0; r < R; r++)
+        for (int l = 0; l < 4; l++) s->lane_plan[r].idx[l] = -1;
+    int lane = 0, row = 0;
+    for (int a = 0; a < nf; a++) {
+        const mr_spring_chain *ch = &s->chains[list[a]];
+        int split = row + ch->count > R ? ch->count - (R - row) : 0;   /* joints in the next lane's first rows */
+        for (int k = 0; k < ch->count; k++) {
+            int l = k < split ? lane + 1 : lane, r = k < split ? k : row + k - split;
+            lane_row *lr = &s->lane_plan[r];
+            lr->idx[l] = ch->first + k;
+            lr->chain[l] = list[a];
+            lr->fresh[l] = k == 0 || k == split;          /* its parent's world comes from memory */
+            lr->handoff[l] = split && k == split - 1;      /* its world is read by a later row of another lane */
+            lr->any_fresh |= lr->fresh[l];
+            lr->any_handoff |= lr->handoff[l];
+            s->grouped[ch->first + k] = 1;
+        }
+        if (split) { lane++; row = split; }
+        else if ((row += ch->count) == R) { lane++; row = 0; }
+    }
+    free(list);
+    for (int r = 0; r < R; r++) {
+        double (*st)[4] = s->lane_static[r];
+        lane_row *lr = &s->lane_plan[r];
         for (int l = 0; l < 4; l++) {
-            int c = s->groups[q][l];
-            if (c < 0) continue;
-            for (int k = 0; k < s->chains[c].count; k++) s->grouped[s->chains[c].first + k] = 1;
+            lr->act[l] = lr->idx[l] >= 0;
+            if (!lr->act[l]) {     /* an empty slot repeats lane 0's spring (computed, never kept) */
+                lr->idx[l] = lr->idx[0];
+                lr->chain[l] = -1;
+                lr->fresh[l] = r == 0;     /* a lane empty from the start takes lane 0's parent */
+                lr->any_fresh |= lr->fresh[l];
+            }
+            int i = lr->idx[l];
+            const mr_spring_joint *sj = &s->joints[i];
+            lr->jnt[l] = sj->joint;
+            lr->tail[l] = sj->tail;
+            lr->end[l] = lr->act[l] && i == s->chains[lr->chain[l]].first + s->chains[lr->chain[l]].count - 1;
+            const double *ax = s->axis[i];
+            for (int k = 0; k < 3; k++) {
+                st[S_AXP + k][l] = s->axis_parent[i][k]; st[S_AX + k][l] = ax[k]; st[S_GD + k][l] = s->gdir[i][k];
+                st[S_RT + k][l] = s->rest_local[i].t[k];
+            }
+            for (int k = 0; k < 4; k++) st[S_RQ + k][l] = s->rest_q[i][k];
+            for (int k = 0; k < 9; k++) st[S_RINV + k][l] = s->rest_inv[i][k];
+            st[S_RDET][l] = s->rest_det[i];
+            st[S_ST][l] = sj->stiffness;
+            st[S_GP][l] = sj->gravity_power;
+            st[S_KD][l] = (1 - sj->drag);      /* a float difference, as pass takes it */
+            st[S_RAD][l] = sj->radius;
+            /* q_from_unit_to's turn for opposite vectors */
+            if (fabs(ax[0]) > fabs(ax[2])) { st[S_ALT][l] = -ax[1]; st[S_ALT + 1][l] = ax[0]; st[S_ALT + 2][l] = 0; }
+            else { st[S_ALT][l] = 0; st[S_ALT + 1][l] = -ax[2]; st[S_ALT + 2][l] = ax[1]; }
+            st[S_AXOK][l] = v_dot(ax, ax) > 0.5;
         }
     }
-    if (!g) return 1;
-    s->lane_static = malloc(sizeof *s->lane_static * (size_t)s->lane_rows);
-    s->lane_plan = malloc(sizeof *s->lane_plan * (size_t)s->lane_rows);
-    s->lane_state = calloc((size_t)s->lane_rows, sizeof *s->lane_state);
-    if (!s->lane_static || !s->lane_plan || !s->lane_state) return 0;
-    for (int q = 0; q < g; q++)
-        for (int d = 0; d < s->chains[s->groups[q][0]].count; d++) {
-            double (*st)[4] = s->lane_static[s->group_row[q] + d];
-            for (int l = 0; l < 4; l++) {
-                int c = s->groups[q][l];
-                const mr_spring_chain *ch = &s->chains[c >= 0 && d < s->chains[c].count ? c : s->groups[q][0]];
-                int i = ch->first + d;      /* an empty lane repeats lane 0's spring (computed, never kept) */
-                const mr_spring_joint *sj = &s->joints[i];
-                lane_row *lr = &s->lane_plan[s->group_row[q] + d];
-                lr->idx[l] = i;
-                lr->jnt[l] = sj->joint;
-                lr->tail[l] = sj->tail;
-                lr->act[l] = c >= 0 && d < s->chains[c].count;
-                const double *ax = s->axis[i];
-                for (int k = 0; k < 3; k++) {
-                    st[S_AXP + k][l] = s->axis_parent[i][k]; st[S_AX + k][l] = ax[k]; st[S_GD + k][l] = s->gdir[i][k];
-                    st[S_RT + k][l] = s->rest_local[i].t[k];
-                }
-                for (int k = 0; k < 4; k++) st[S_RQ + k][l] = s->rest_q[i][k];
-                for (int k = 0; k < 9; k++) st[S_RINV + k][l] = s->rest_inv[i][k];
-                st[S_RDET][l] = s->rest_det[i];
-                st[S_ST][l] = sj->stiffness;
-                st[S_GP][l] = sj->gravity_power;
-                st[S_KD][l] = (1 - sj->drag);      /* a float difference, as pass takes it */
-                st[S_RAD][l] = sj->radius;
-                /* q_from_unit_to's turn for opposite vectors */
-                if (fabs(ax[0]) > fabs(ax[2])) { st[S_ALT][l] = -ax[1]; st[S_ALT + 1][l] = ax[0]; st[S_ALT + 2][l] = 0; }
-                else { st[S_ALT][l] = 0; st[S_ALT + 1][l] = -ax[2]; st[S_ALT + 2][l] = ax[1]; }
-                st[S_AXOK][l] = v_dot(ax, ax) > 0.5;
-            }
-        }
     return 1;
 }
 
@@ -774,7 +801,8 @@ HOT __m128d load2(const float *p)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* set_input's blend four values a step (values 0-3, 4-7, then 6-9 again:
- * the same products and sums, so the same bits, written twice) */
+ * the same products and sums, so the same bits, written twice; a spring
+ * joint's 0-3 and 6-9, as its rotation is not read) */
 __attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, double w1, double w2)
 {
     const __m256d v0 = _mm256_set1_pd(w0), v1 = _mm256_set1_pd(w1), v2 = _mm256_set1_pd(w2);
@@ -782,7 +810,7 @@ __attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, d
         int j = s->needed[i];
         const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
         double *o = s->in_now[j];
-        for (int k = 0; k < 12; k += 4) {
+        for (int k = 0; k < 12; k += s->spring_of[j] >= 0 ? 8 : 4) {     /* a spring joint's: t and s */
             int at = k < 8 ? k : 6;
             __m256d x = _mm256_mul_pd(v0, _mm256_cvtps_pd(_mm_loadu_ps(a2 + at)));
             __m256d y = _mm256_mul_pd(v1, _mm256_cvtps_pd(_mm_loadu_ps(a + at)));
@@ -861,6 +889,16 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
     }
     for (int i = 0; i < s->needed_count; i++) {
         int j = s->needed[i];
+        if (s->spring_of[j] >= 0) {     /* a spring joint turns as the springs say: its t and s are read, */
+            float *o = s->in_cur[j];    /* its rotation is not (it stays the identity) */
+            for (int k = 0; k < 3; k++) {
+                o[k] = isfinite(pose->t[j][k]) ? pose->t[j][k] : 0.0f;
+                o[7 + k] = isfinite(pose->s[j][k]) ? pose->s[j][k] : 1.0f;
+            }
+            o[3] = o[4] = o[5] = 0;
+            o[6] = 1;
+            continue;
+        }
         float f[10];
         memcpy(f, pose->t[j], 3 * sizeof(float));
         memcpy(f + 3, pose->r[j], 4 * sizeof(float));
@@ -1213,7 +1251,7 @@ HOT void rest_frame_dir(const mr_springs *s, const xform *PW, int i, const doubl
     for (int k = 0; k < 3; k++) v[k] = m[3 * k] * a[0] + m[3 * k + 1] * a[1] + m[3 * k + 2] * a[2];
 }
 
-/* One spring joint's step (pass's loop, and a free chain riding along a group of lanes). */
+/* One spring joint's step (pass's loop). */
 HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double inertia, int commit)
 {
     int exact = s->mode == MR_SPRINGS_FIXED;
@@ -1303,9 +1341,11 @@ HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double
  * The "free" chains (their parent, centre and colliders hang outside every
  * spring, their joints run parent to child, and no collider, centre or
  * other chain hangs below them: nothing else in the set reads them and
- * they read nothing another chain moves) are stepped up to four at a time,
- * a chain in each lane of a vector of doubles, before pass's scalar loop
- * takes the others. Each lane does pass's operations in pass's order
+ * they read nothing another chain moves) are stepped side by side, four
+ * joints a row, in the lanes of a vector of doubles, before pass's scalar
+ * loop takes the others. plan_groups wraps the chains around the four
+ * lanes; a lane that goes on with a chain another lane began reads its
+ * parent's world from memory, where that lane stored it. Each lane does pass's operations in pass's order
  * (multiplies and adds, no fused ones, the same square roots and
  * divisions), so the results are the same bits as the scalar loop's, and
  * with AVX or without. A lane whose tip comes within reach of a collider,
@@ -1371,71 +1411,74 @@ HOT void store_lanes(const v4 *r, double *const dst[4], int at)
     if (dst[3]) V_ST(dst[3] + at, l3);
 }
 
-HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia, int commit)
+/* What a lane needs of the chain it steps: the centre's world and its inverse (lane_state keeps the tips in
+ * the centre's space), and the colliders' world points (their joints do not move in a pass). A lane that
+ * takes another chain writes its own element of each vector. */
+typedef struct {
+    v4 C[12], Ci[12];                        /* the centre's r t, its inverse's (zero: no centre) */
+    v4 cvec[LANE_MAX_COLLIDERS][7];          /* collider slot m: first end, second end, radius */
+    v4i has_center, vectorised, con[LANE_MAX_COLLIDERS];   /* vectorised: the vectors test its colliders */
+} lane_chain_data;
+
+/* Lane l takes chain c (-1: an empty slot, no centre and no collider) from chain was (-2: none yet); what
+ * the two share (the centre, the collider list: hair chains often have the same) it keeps. */
+HOT void lane_take(mr_springs *s, const mr_skeleton *sk, lane_chain_data *k, int l, int c, int was, int max_cc)
 {
-    const int *lane_chain = s->groups[gi];
-    int exact = s->mode == MR_SPRINGS_FIXED, moving = dt > 0 || inertia > 0;
-    const mr_spring_chain *ch[4];
-    int real[4];
-    for (int l = 0; l < 4; l++) {
-        real[l] = lane_chain[l] >= 0;
-        ch[l] = &s->chains[real[l] ? lane_chain[l] : lane_chain[0]];
+    const mr_spring_chain *ch = c >= 0 ? &s->chains[c] : NULL, *old = was >= 0 ? &s->chains[was] : NULL;
+    k->vectorised[l] = ch && !s->lane_scalar[c] ? -1 : 0;
+    if (ch && old && ch->collider_count == old->collider_count &&
+        !memcmp(&s->chain_colliders[ch->collider_first], &s->chain_colliders[old->collider_first],
+                sizeof *s->chain_colliders * (size_t)ch->collider_count)) {
+        if (ch->center == old->center && ch->center < 0) return;
+        max_cc = 0;
     }
-    int depth = ch[0]->count;        /* lane 0 holds the longest chain */
-    const mr_spring_chain *rider = s->rider[gi] >= 0 ? &s->chains[s->rider[gi]] : NULL;
-    /* the centres: C and its inverse per lane (a lane without a centre keeps its tips as they are: mC) */
-    double cg[4][24];
-    v4 C[12], Ci[12];
-    v4i has_center;
-    for (int l = 0; l < 4; l++) {
-        int c = (int)(ch[l] - s->chains);
-        has_center[l] = ch[l]->center >= 0 ? -1 : 0;
-        if (ch[l]->center >= 0) {
-            const xform *ci = center_inverse(s, sk, c), *cw = &s->world[ch[l]->center];
-            for (int k = 0; k < 9; k++) { cg[l][k] = cw->r[k]; cg[l][12 + k] = ci->r[k]; }
-            for (int k = 0; k < 3; k++) { cg[l][9 + k] = cw->t[k]; cg[l][21 + k] = ci->t[k]; }
-        } else {
-            for (int k = 0; k < 24; k++) cg[l][k] = 0;
-        }
+    k->has_center[l] = ch && ch->center >= 0 ? -1 : 0;
+    if (k->has_center[l]) {
+        const xform *ci = center_inverse(s, sk, c), *cw = &s->world[ch->center];
+        for (int q = 0; q < 9; q++) { k->C[q][l] = cw->r[q]; k->Ci[q][l] = ci->r[q]; }
+        for (int q = 0; q < 3; q++) { k->C[9 + q][l] = cw->t[q]; k->Ci[9 + q][l] = ci->t[q]; }
+    } else {
+        for (int q = 0; q < 12; q++) k->C[q][l] = k->Ci[q][l] = 0;
     }
-    for (int k = 0; k < 12; k++) { C[k] = V_GATHER(cg, k); Ci[k] = V_GATHER(cg, 12 + k); }
-    v4 mC = (v4)has_center;
-    int max_cc = 0;
-    for (int l = 0; l < 4; l++) if (ch[l]->collider_count > max_cc) max_cc = ch[l]->collider_count;
-    if (max_cc > LANE_MAX_COLLIDERS) max_cc = LANE_MAX_COLLIDERS;   /* such lanes collide in scalar code */
-    /* the colliders' world points (their joints do not move in this pass), slot m of each lane */
-    v4 cvec[LANE_MAX_COLLIDERS][7];
-    v4i con[LANE_MAX_COLLIDERS];
-    int capsule[LANE_MAX_COLLIDERS];    /* slot m holds a capsule in some lane (else no lane's needs projecting) */
     for (int m = 0; m < max_cc; m++) {
-        double cc[4][7];
-        capsule[m] = 0;
-        for (int l = 0; l < 4; l++) {
-            con[m][l] = real[l] && m < ch[l]->collider_count ? -1 : 0;
-            for (int k = 0; k < 7; k++) cc[l][k] = 0;
-            if (!con[m][l]) continue;
-            int ci = s->chain_colliders[ch[l]->collider_first + m];
-            const mr_spring_collider *c = &s->colliders[ci];
-            collider_points(s, sk, ci);
-            capsule[m] |= c->shape == MR_COLLIDER_CAPSULE;
-            const double *b = c->shape == MR_COLLIDER_CAPSULE ? s->coll_b[ci] : s->coll_a[ci];
-            for (int k = 0; k < 3; k++) { cc[l][k] = s->coll_a[ci][k]; cc[l][3 + k] = b[k]; }
-            cc[l][6] = c->radius;
-        }
-        for (int k = 0; k < 7; k++) cvec[m][k] = V_GATHER(cc, k);
+        v4 *cv = k->cvec[m];
+        k->con[m][l] = ch && m < ch->collider_count ? -1 : 0;
+        if (!k->con[m][l]) { for (int q = 0; q < 7; q++) cv[q][l] = 0; continue; }
+        int ci = s->chain_colliders[ch->collider_first + m];
+        const mr_spring_collider *co = &s->colliders[ci];
+        collider_points(s, sk, ci);
+        const double *b = co->shape == MR_COLLIDER_CAPSULE ? s->coll_b[ci] : s->coll_a[ci];
+        for (int q = 0; q < 3; q++) { cv[q][l] = s->coll_a[ci][q]; cv[3 + q][l] = b[q]; }
+        cv[6][l] = co->radius;
     }
-    v4i vectorised;      /* lanes whose colliders the vectors test */
-    for (int l = 0; l < 4; l++) vectorised[l] = s->lane_scalar[ch[l] - s->chains] ? 0 : -1;
+}
+
+HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
+{
+    int exact = s->mode == MR_SPRINGS_FIXED, moving = dt > 0 || inertia > 0;
+    int max_cc = s->lane_max_cc, taken[4] = {-2, -2, -2, -2};   /* each lane's chain now */
+    lane_chain_data lc;
+    const v4 *C = lc.C, *Ci = lc.Ci;
     double ws = s->ws;
-    v4 pw_buf[2][12], *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
-    for (int d = 0; d < depth; d++) {
-        const lane_row *lr = &s->lane_plan[s->group_row[gi] + d];
+    v4 pw_buf[2][12] = {{{0}}}, *P = pw_buf[0];   /* the parent's world; the joint's becomes the next one's */
+    for (int d = 0; d < s->lane_rows; d++) {
+        const lane_row *lr = &s->lane_plan[d];
         const int *idx = lr->idx, *jnt = lr->jnt, *act = lr->act;
-        double (*ls)[4] = s->lane_state[s->group_row[gi] + d];
+        double (*ls)[4] = s->lane_state[d];
         double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
         int last[4];
         v4i vact;
         v4 jt[3], js[3], head[3], tipw[3];
+        if (lr->any_fresh)        /* lanes that start a chain, or go on with one another lane began */
+            for (int l = 0; l < 4; l++) {
+                if (!lr->fresh[l]) continue;
+                int p = sk->parents[jnt[l]];
+                const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
+                for (int k = 0; k < 9; k++) P[k][l] = PW->r[k];
+                for (int k = 0; k < 3; k++) P[9 + k][l] = PW->t[k];
+                if (lr->chain[l] != taken[l]) { lane_take(s, sk, &lc, l, lr->chain[l], taken[l], max_cc); taken[l] = lr->chain[l]; }
+            }
+        v4 mC = (v4)lc.has_center;
         /* the joints' inputs (input_ts): this frame's floats, or what set_input blended */
         if (s->u >= 1) {
             const float *i0 = s->in_cur[jnt[0]], *i1 = s->in_cur[jnt[1]], *i2 = s->in_cur[jnt[2]], *i3 = s->in_cur[jnt[3]];
@@ -1453,19 +1496,12 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         for (int l = 0; l < 4; l++) {
             vact[l] = act[l] ? -1 : 0;
             int i = idx[l], tail = lr->tail[l];
-            if (d == 0) {
-                int p = sk->parents[jnt[l]];
-                const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
-                memcpy(g[l] + G_P, PW->r, sizeof PW->r);
-                memcpy(g[l] + G_P + 9, PW->t, sizeof PW->t);
-            }
             last[l] = !exact && tail >= 0;
             if (last[l]) memcpy(g[l] + G_TL, s->tip_last[i], 3 * sizeof(double));
             else if (tail >= 0) input_t(s, tail, g[l] + G_TL);
             else memcpy(g[l] + G_TL, s->rest_child[i], 3 * sizeof(double));
         }
-        const double (*st)[4] = s->lane_static[s->group_row[gi] + d];
-        if (d == 0) for (int k = 0; k < 12; k++) P[k] = V_GATHER(g, G_P + k);
+        const double (*st)[4] = s->lane_static[d];
         v4_point(P, jt, head, 1);
         {   /* the tip: where the last update left it (frame mode), or the tail's offset turned by the last rotation */
             v4 tl[3], q[4], t[3], r[3];
@@ -1512,13 +1548,13 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         }
         if (max_cc) {
             /* clear of every collider (no lane within reach): as collide_one's first test */
-            v4i clear = vectorised;
+            v4i clear = lc.vectorised;
             for (int m = 0; m < max_cc; m++) {
-                const v4 *cv = cvec[m];
-                v4i on = con[m] & vact;
+                const v4 *cv = lc.cvec[m];
+                v4i on = lc.con[m] & vact;
                 v4 a[3], n[3];
                 for (int k = 0; k < 3; k++) a[k] = cv[k];
-                if (capsule[m]) {      /* a sphere's second end is its centre: ab = 0, dot = 0, it stays */
+                if (s->lane_capsule >> m & 1) {   /* a sphere's second end is its centre: ab = 0, dot = 0, it stays */
                     v4 ab[3], ap[3];
                     for (int k = 0; k < 3; k++) {
                         ab[k] = cv[3 + k] - a[k];
@@ -1535,7 +1571,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             for (int l = 0; l < 4; l++) {
                 if (!act[l] || clear[l]) continue;     /* within reach: the scalar collide decides */
                 double tip[3] = {next[0][l], next[1][l], next[2][l]}, hd[3] = {head[0][l], head[1][l], head[2][l]};
-                collide(s, sk, ch[l], tip, hd, len[l], hit[l], exact);
+                collide(s, sk, &s->chains[lr->chain[l]], tip, hd, len[l], hit[l], exact);
                 for (int k = 0; k < 3; k++) next[k][l] = tip[k];
             }
         }
@@ -1612,11 +1648,12 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
             for (int k = 0; k < 3; k++) W[9 + k] = head[k];
         }
         /* each lane's rotation, and its world matrix (r then t: 12 doubles) where the frame mode will read
-         * its tips (remember_tips); four rows at a time turned into lanes. Elsewhere the matrix is left
-         * stale: nothing in the step reads it, and make_world would make it again from the same values. */
+         * its tips (remember_tips) or another lane goes on with its chain; four rows at a time turned into
+         * lanes. Elsewhere the matrix is left stale: nothing in the step reads it, and make_world would make
+         * it again from the same values. */
         double *dst[4];
-        if (!exact) {
-            for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->world[jnt[l]].r : NULL;
+        if (!exact || lr->any_handoff) {
+            for (int l = 0; l < 4; l++) dst[l] = act[l] && (!exact || lr->handoff[l]) ? s->world[jnt[l]].r : NULL;
             store_lanes(W, dst, 0);
             store_lanes(W + 4, dst, 4);
             store_lanes(W + 8, dst, 8);
@@ -1624,32 +1661,32 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, int gi, double dt, dou
         for (int l = 0; l < 4; l++) dst[l] = act[l] ? s->rot[idx[l]] : NULL;
         store_lanes(q, dst, 0);
         for (int k = 0; k < 4; k++) V_ST(ls[D_ROT + k], q[k]);
+        unsigned long long clock = s->clock;     /* (nothing in this loop makes a world) */
         for (int l = 0; l < 4; l++) {
             if (!act[l]) continue;
             int j = jnt[l];
-            s->valid[j] = !exact;
-            s->stamp[j] = ++s->clock;
-            /* below a chain's joints hang only its next joints (made here) and its last tip */
-            if (d == ch[l]->count - 1) invalidate_below(s, j);
+            s->valid[j] = !exact || lr->handoff[l];
+            s->stamp[j] = ++clock;
+            /* below a chain's joints hang only its next joints (made in the lanes) and its last tip */
+            if (lr->end[l]) invalidate_below(s, j);
         }
+        s->clock = clock;
         P = W;
-        if (rider && d < rider->count) step_one(s, sk, rider->first + d, dt, inertia, commit);
     }
-    for (int d = depth; rider && d < rider->count; d++) step_one(s, sk, rider->first + d, dt, inertia, commit);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx"))) static void lanes_avx(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia,
+__attribute__((target("avx"))) static void lanes_avx(mr_springs *s, const mr_skeleton *sk, double dt, double inertia,
                                                      int commit)
 {
-    lanes_body(s, sk, gi, dt, inertia, commit);
+    lanes_body(s, sk, dt, inertia, commit);
 }
 #define LANES_AVX 1
 #endif
 
-static void lanes_base(mr_springs *s, const mr_skeleton *sk, int gi, double dt, double inertia, int commit)
+static void lanes_base(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
-    lanes_body(s, sk, gi, dt, inertia, commit);
+    lanes_body(s, sk, dt, inertia, commit);
 }
 #pragma GCC diagnostic pop
 
@@ -1681,21 +1718,13 @@ static void lanes_push(mr_springs *s)
         }
 }
 
-/* Every group of free chains, side by side. */
+/* The free chains, side by side. */
 static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
 #if defined(LANES_AVX)
-    int avx = mr_simd() >= MR_SIMD_AVX;
-#else
-    int avx = 0;
+    if (mr_simd() >= MR_SIMD_AVX) { lanes_avx(s, sk, dt, inertia, commit); return; }
 #endif
-    for (int g = 0; g < s->group_count; g++) {
-#if defined(LANES_AVX)
-        if (avx) { lanes_avx(s, sk, g, dt, inertia, commit); continue; }
-#endif
-        (void)avx;
-        lanes_base(s, sk, g, dt, inertia, commit);
-    }
+    lanes_base(s, sk, dt, inertia, commit);
 }
 
 /* One pass over every spring at the current input: integrate by dt with
@@ -1703,7 +1732,7 @@ static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double i
  * state), collide, keep the new tips when commit, and turn the joints. */
 static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
-    if (s->group_count) pass_lanes(s, sk, dt, inertia, commit);
+    if (s->lane_rows) pass_lanes(s, sk, dt, inertia, commit);
     for (int o = 0; o < s->joint_count; o++) {
         int i = s->order[o];
         if (s->grouped[i]) continue;
@@ -1846,10 +1875,7 @@ const int *mr_springs_chain_colliders(const mr_springs *s) { return s->chain_col
 
 int mr_springs_lane_chains(const mr_springs *s)
 {
-    int n = 0;
-    for (int g = 0; g < s->group_count; g++)
-        for (int l = 0; l < 4; l++) n += s->groups[g][l] >= 0;
-    return n;
+    return s->lane_chain_n;
 }
 
 int mr_springs_lane_sharers(const mr_springs *s)

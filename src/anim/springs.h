@@ -58,12 +58,12 @@
  * nothing another chain moves (their parent, centre and colliders hang
  * outside every spring, each joint's tip is the next joint, and no
  * collider, centre or other chain hangs below them: hair, tails, straps
- * on a body), step four at a time, a chain in each lane of a vector, with
- * the same operations in the same order as one at a time: the results are
- * the same bits either way, and with or without AVX (core/cpu.h). A free
- * chain left over from the groups of four steps one joint at a time beside
- * its group's rows (independent work while the lanes wait on their square
- * roots). The lanes' constants (rest directions and rotations, stiffness,
+ * on a body), step side by side in the four lanes of a vector, with the
+ * same operations in the same order as one at a time: the results are the
+ * same bits either way, and with or without AVX (core/cpu.h). The chains
+ * wrap around the lanes (a fifth chain of 8 joints fills two more rows of
+ * each lane, not eight rows of one), so two or more free chains take rows
+ * of four joints, whatever their count. The lanes' constants (rest directions and rotations, stiffness,
  * ...) are held once for all the springs that have the same ones (the
  * characters of one rig, in either step mode, and their clones), so a crowd
  * reads one set from cache. Figures: `marrow bench --only springs`,
