@@ -800,9 +800,9 @@ HOT __m128d load2(const float *p)
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* set_input's blend four values a step (values 0-3, 4-7, then 6-9 again:
- * the same products and sums, so the same bits, written twice; a spring
- * joint's 0-3 and 6-9, as its rotation is not read) */
+/* set_input's blend four values a step (values 0-3, 6-9, then 4-7: 6 and
+ * 7 twice, the same products and sums, so the same bits; a spring joint's
+ * 0-3 and 6-9 alone, as its rotation is not read) */
 __attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, double w1, double w2)
 {
     const __m256d v0 = _mm256_set1_pd(w0), v1 = _mm256_set1_pd(w1), v2 = _mm256_set1_pd(w2);
@@ -810,8 +810,9 @@ __attribute__((target("avx"))) static void blend_avx(mr_springs *s, double w0, d
         int j = s->needed[i];
         const float *b = s->in_cur[j], *a = s->in_prev[j], *a2 = s->in_prev2[j];
         double *o = s->in_now[j];
-        for (int k = 0; k < 12; k += s->spring_of[j] >= 0 ? 8 : 4) {     /* a spring joint's: t and s */
-            int at = k < 8 ? k : 6;
+        int n = s->spring_of[j] >= 0 ? 2 : 3;     /* a spring joint's: t and s */
+        for (int k = 0; k < n; k++) {
+            int at = k == 0 ? 0 : k == 1 ? 6 : 4;
             __m256d x = _mm256_mul_pd(v0, _mm256_cvtps_pd(_mm_loadu_ps(a2 + at)));
             __m256d y = _mm256_mul_pd(v1, _mm256_cvtps_pd(_mm_loadu_ps(a + at)));
             __m256d z = _mm256_mul_pd(v2, _mm256_cvtps_pd(_mm_loadu_ps(b + at)));
@@ -891,9 +892,19 @@ static void load_pose(mr_springs *s, const mr_pose *pose, const float transform[
         int j = s->needed[i];
         if (s->spring_of[j] >= 0) {     /* a spring joint turns as the springs say: its t and s are read, */
             float *o = s->in_cur[j];    /* its rotation is not (it stays the identity) */
+            const float *t = pose->t[j], *sc = pose->s[j];
+#if defined(__SSE2__)
+            const __m128 zero = _mm_setzero_ps();
+            __m128 vt = load3(t), vs = load3(sc);     /* all six finite: each times 0 is 0 */
+            if (_mm_movemask_ps(_mm_and_ps(_mm_cmpeq_ps(_mm_mul_ps(vt, zero), zero),
+                                           _mm_cmpeq_ps(_mm_mul_ps(vs, zero), zero))) == 15) {
+                memcpy(o, t, 3 * sizeof(float));
+                memcpy(o + 7, sc, 3 * sizeof(float));
+            } else
+#endif
             for (int k = 0; k < 3; k++) {
-                o[k] = isfinite(pose->t[j][k]) ? pose->t[j][k] : 0.0f;
-                o[7 + k] = isfinite(pose->s[j][k]) ? pose->s[j][k] : 1.0f;
+                o[k] = isfinite(t[k]) ? t[k] : 0.0f;
+                o[7 + k] = isfinite(sc[k]) ? sc[k] : 1.0f;
             }
             o[3] = o[4] = o[5] = 0;
             o[6] = 1;
@@ -1358,6 +1369,7 @@ HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double
 typedef double v4 __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 typedef double v4u __attribute__((vector_size(32), aligned(8), may_alias));
+typedef float v4f __attribute__((vector_size(16), aligned(4), may_alias));
 #define V_LD(p) ((v4) * (const v4u *)(p))
 #define V_ST(p, v) (*(v4u *)(p) = (v))
 #define V_SET1(x) ((v4){(x), (x), (x), (x)})
@@ -1368,9 +1380,6 @@ typedef double v4u __attribute__((vector_size(32), aligned(8), may_alias));
 #else
 #define V_SHUF(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (v4i){i0, i1, i2, i3})
 #endif
-/* element k of four lanes' rows: built in registers (a vector load of values just stored one by one
- * would wait for the stores instead of taking them from the store buffer) */
-#define V_GATHER(g, k) ((v4){(g)[0][k], (g)[1][k], (g)[2][k], (g)[3][k]})
 
 /* o = the square roots of x's lanes (vsqrtpd where AVX is on) */
 #define V_SQRT(o, x) do { v4 x_ = (x); for (int l_ = 0; l_ < 4; l_++) (o)[l_] = sqrt(x_[l_]); } while (0)
@@ -1394,21 +1403,30 @@ HOT void v4_norm(v4 *a)
     for (int k = 0; k < 3; k++) a[k] = V_SEL(m, a[k] * r, a[k]);
 }
 
-/* a step's inputs gathered from the lanes' springs: the parent's world (first joint), the tail */
-enum { G_P = 0, G_TL = 12, G_COUNT = 15 };
+/* o[k] = element k of r[0], r[1], r[2], r[3] (a 4x4 transpose: rows of four values into lanes, or back) */
+HOT void transpose4(const v4 *r, v4 *o)
+{
+    v4 t0 = V_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = V_SHUF(r[0], r[1], 1, 5, 3, 7);
+    v4 t2 = V_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = V_SHUF(r[2], r[3], 1, 5, 3, 7);
+    o[0] = V_SHUF(t0, t2, 0, 1, 4, 5); o[1] = V_SHUF(t1, t3, 0, 1, 4, 5);
+    o[2] = V_SHUF(t0, t2, 2, 3, 6, 7); o[3] = V_SHUF(t1, t3, 2, 3, 6, 7);
+}
 
 /* Rows r[0..3] (lane l of each: four values of lane l) stored at dst[l] + at .. + 3, for the lanes
  * whose dst is not NULL. */
 HOT void store_lanes(const v4 *r, double *const dst[4], int at)
 {
-    v4 t0 = V_SHUF(r[0], r[1], 0, 4, 2, 6), t1 = V_SHUF(r[0], r[1], 1, 5, 3, 7);
-    v4 t2 = V_SHUF(r[2], r[3], 0, 4, 2, 6), t3 = V_SHUF(r[2], r[3], 1, 5, 3, 7);
-    v4 l0 = V_SHUF(t0, t2, 0, 1, 4, 5), l1 = V_SHUF(t1, t3, 0, 1, 4, 5);
-    v4 l2 = V_SHUF(t0, t2, 2, 3, 6, 7), l3 = V_SHUF(t1, t3, 2, 3, 6, 7);
-    if (dst[0]) V_ST(dst[0] + at, l0);
-    if (dst[1]) V_ST(dst[1] + at, l1);
-    if (dst[2]) V_ST(dst[2] + at, l2);
-    if (dst[3]) V_ST(dst[3] + at, l3);
+    v4 l[4];
+    transpose4(r, l);
+    for (int k = 0; k < 4; k++)
+        if (dst[k]) V_ST(dst[k] + at, l[k]);
+}
+
+/* four values of a joint's input (input_range's values at .. at + 3) as doubles */
+HOT void input4(const mr_springs *s, int j, int at, v4 *o)
+{
+    if (s->u >= 1) *o = __builtin_convertvector(*(const v4f *)(const void *)(s->in_cur[j] + at), v4);
+    else *o = V_LD(s->in_now[j] + at);
 }
 
 /* What a lane needs of the chain it steps: the centre's world and its inverse (lane_state keeps the tips in
@@ -1465,7 +1483,6 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, double dt, double iner
         const lane_row *lr = &s->lane_plan[d];
         const int *idx = lr->idx, *jnt = lr->jnt, *act = lr->act;
         double (*ls)[4] = s->lane_state[d];
-        double g[4][G_COUNT];     /* lane by lane, made into vectors by V_GATHER */
         int last[4];
         v4i vact;
         v4 jt[3], js[3], head[3], tipw[3];
@@ -1479,33 +1496,31 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, double dt, double iner
                 if (lr->chain[l] != taken[l]) { lane_take(s, sk, &lc, l, lr->chain[l], taken[l], max_cc); taken[l] = lr->chain[l]; }
             }
         v4 mC = (v4)lc.has_center;
-        /* the joints' inputs (input_ts): this frame's floats, or what set_input blended */
-        if (s->u >= 1) {
-            const float *i0 = s->in_cur[jnt[0]], *i1 = s->in_cur[jnt[1]], *i2 = s->in_cur[jnt[2]], *i3 = s->in_cur[jnt[3]];
-            for (int k = 0; k < 3; k++) {
-                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
-                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
-            }
-        } else {
-            const double *i0 = s->in_now[jnt[0]], *i1 = s->in_now[jnt[1]], *i2 = s->in_now[jnt[2]], *i3 = s->in_now[jnt[3]];
-            for (int k = 0; k < 3; k++) {
-                jt[k] = (v4){i0[k], i1[k], i2[k], i3[k]};
-                js[k] = (v4){i0[7 + k], i1[7 + k], i2[7 + k], i3[7 + k]};
-            }
-        }
+        /* the joints' inputs (input_ts: this frame's floats, or what set_input blended) and their tails'
+         * (where the last update left the tip, the tail joint's input, or the rest offset), four values of
+         * a lane at a time turned into lanes: t0 t1 t2 q0 -> jt, q3 s0 s1 s2 -> js */
+        v4 rows[4], cols[4], tlv[3];
+        for (int l = 0; l < 4; l++) input4(s, jnt[l], 0, &rows[l]);
+        transpose4(rows, cols);
+        for (int k = 0; k < 3; k++) jt[k] = cols[k];
+        for (int l = 0; l < 4; l++) input4(s, jnt[l], 6, &rows[l]);
+        transpose4(rows, cols);
+        for (int k = 0; k < 3; k++) js[k] = cols[1 + k];
         for (int l = 0; l < 4; l++) {
             vact[l] = act[l] ? -1 : 0;
             int i = idx[l], tail = lr->tail[l];
             last[l] = !exact && tail >= 0;
-            if (last[l]) memcpy(g[l] + G_TL, s->tip_last[i], 3 * sizeof(double));
-            else if (tail >= 0) input_t(s, tail, g[l] + G_TL);
-            else memcpy(g[l] + G_TL, s->rest_child[i], 3 * sizeof(double));
+            const double *p = last[l] ? s->tip_last[i] : s->rest_child[i];
+            if (tail >= 0 && !last[l]) input4(s, tail, 0, &rows[l]);
+            else rows[l] = (v4){p[0], p[1], p[2], 0};
         }
+        transpose4(rows, cols);
+        for (int k = 0; k < 3; k++) tlv[k] = cols[k];
         const double (*st)[4] = s->lane_static[d];
         v4_point(P, jt, head, 1);
         {   /* the tip: where the last update left it (frame mode), or the tail's offset turned by the last rotation */
             v4 tl[3], q[4], t[3], r[3];
-            for (int k = 0; k < 3; k++) tl[k] = V_GATHER(g, G_TL + k) * js[k];
+            for (int k = 0; k < 3; k++) tl[k] = tlv[k] * js[k];
             for (int k = 0; k < 4; k++) q[k] = V_LD(ls[D_ROT + k]);
             v4 two = V_SET1(2.0);
             t[0] = two * (q[1] * tl[2] - q[2] * tl[1]);
@@ -1516,7 +1531,7 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, double dt, double iner
             r[2] = tl[2] + q[3] * t[2] + q[0] * t[1] - q[1] * t[0];
             v4_point(P, r, tipw, 0);
             v4i ml = {last[0] ? -1 : 0, last[1] ? -1 : 0, last[2] ? -1 : 0, last[3] ? -1 : 0};
-            for (int k = 0; k < 3; k++) tipw[k] = V_SEL((v4)ml, V_GATHER(g, G_TL + k), tipw[k] + head[k]);
+            for (int k = 0; k < 3; k++) tipw[k] = V_SEL((v4)ml, tlv[k], tipw[k] + head[k]);
         }
         v4 d0[3], next[3], hit = V_LD(st[S_RAD]) * V_SET1(ws);
         for (int k = 0; k < 3; k++) d0[k] = tipw[k] - head[k];
