@@ -69,6 +69,7 @@ struct mr_springs {
     mr_spring_collider *colliders; int collider_count;
     int *chain_colliders; int chain_collider_count;
     int *order;                      /* spring indices in skeleton order */
+    int *scalar_order; int scalar_count;   /* those of order that pass's scalar loop steps (not in the lanes) */
     int *chain_of;                   /* spring -> chain */
     double (*cur)[3], (*prev)[3];    /* tips, centre space */
     double (*rot)[4];                /* last local rotation of each spring joint */
@@ -446,7 +447,7 @@ void mr_springs_destroy(mr_springs *s)
 {
     if (!s) return;
     free(s->joints); free(s->chains); free(s->colliders); free(s->chain_colliders);
-    free(s->order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
+    free(s->order); free(s->scalar_order); free(s->chain_of); free(s->cur); free(s->prev); free(s->rot); free(s->axis); free(s->axis_parent);
     free(s->rest_child); free(s->gdir); free(s->tip_last); free(s->rest_local); free(s->spring_of); free(s->subtree_end); free(s->needed_pos);
     free(s->needed); free(s->valid); free(s->world); free(s->in_now); free(s->in_prev2); free(s->in_prev); free(s->in_cur);
     free(s->rest_inv); free(s->rest_det); free(s->rest_q); free(s->stamp); free(s->center_stamp); free(s->center_inv); free(s->coll_stamp);
@@ -460,7 +461,7 @@ static int alloc_arrays(mr_springs *s, const mr_springs *src)
 {
     int fail = 0, J = s->joint_count, N = s->skel_joints;
 #define DUP(field, count) s->field = dup(src ? src->field : NULL, sizeof *s->field * (size_t)(count), &fail)
-    DUP(order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J); DUP(axis_parent, J);
+    DUP(order, J); DUP(scalar_order, J); DUP(chain_of, J); DUP(cur, J); DUP(prev, J); DUP(rot, J); DUP(axis, J); DUP(axis_parent, J);
     DUP(rest_child, J); DUP(gdir, J); DUP(rest_local, J); DUP(tip_last, J);
     DUP(spring_of, N); DUP(subtree_end, N); DUP(needed, N); DUP(needed_pos, N); DUP(valid, N); DUP(world, N);
     DUP(in_now, N); DUP(in_prev2, N); DUP(in_prev, N); DUP(in_cur, N);
@@ -694,6 +695,8 @@ mr_status mr_springs_create(const mr_skeleton *sk, const mr_springs_desc *d, mr_
         mr_springs_destroy(s);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "springs: out of memory");
     }
+    for (int k = 0; k < J; k++)
+        if (!s->grouped[s->order[k]]) s->scalar_order[s->scalar_count++] = s->order[k];
     if (s->lane_static) lane_share(s);
     *out = s;
     return MR_OK;
@@ -1748,11 +1751,7 @@ static void pass_lanes(mr_springs *s, const mr_skeleton *sk, double dt, double i
 static void pass(mr_springs *s, const mr_skeleton *sk, double dt, double inertia, int commit)
 {
     if (s->lane_rows) pass_lanes(s, sk, dt, inertia, commit);
-    for (int o = 0; o < s->joint_count; o++) {
-        int i = s->order[o];
-        if (s->grouped[i]) continue;
-        step_one(s, sk, i, dt, inertia, commit);
-    }
+    for (int o = 0; o < s->scalar_count; o++) step_one(s, sk, s->scalar_order[o], dt, inertia, commit);
     if (commit) remember_tips(s, sk);
 }
 
