@@ -212,16 +212,38 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     return 1;
 }
 
-/* The spectral norm of the 3x3 linear part of a - b. */
-static double linear_norm(const mat4 a, const mat4 b)
+/* s = d^T d (columns' dot products) for d the 3x3 linear part of a - b. */
+static void linear_gram(const mat4 a, const mat4 b, double s[3][3])
 {
-    double d[3][3], s[3][3];
+    double d[3][3];
     for (int c = 0; c < 3; c++)
         for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c][r];
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++) s[i][k] = d[i][0] * d[k][0] + d[i][1] * d[k][1] + d[i][2] * d[k][2];
-    /* the largest eigenvalue of the symmetric s (d^T d, columns' dot
-     * products), in closed form */
+}
+
+/* What linear_norm returns at most for the same s, without the cosine of
+ * an arc cosine: its closed form with the cosine at its most, 1 (and its
+ * own clamp to the trace); where s is diagonal, its value. */
+static double linear_norm_bound(const double s[3][3])
+{
+    double p1 = s[0][1] * s[0][1] + s[0][2] * s[0][2] + s[1][2] * s[1][2];
+    double q = (s[0][0] + s[1][1] + s[2][2]) / 3.0, top;
+    if (p1 <= 1e-300) {
+        top = fmax(s[0][0], fmax(s[1][1], s[2][2]));
+    } else {
+        double a0 = s[0][0] - q, a1 = s[1][1] - q, a2 = s[2][2] - q;
+        double p2 = a0 * a0 + a1 * a1 + a2 * a2 + 2.0 * p1, p = sqrt(p2 / 6.0);
+        top = fmin(q + 2.0 * p, 3.0 * q);
+        top = top < q ? q : top;
+    }
+    return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
+}
+
+/* The spectral norm of the linear part whose linear_gram is s. */
+static double linear_norm(const double s[3][3])
+{
+    /* the largest eigenvalue of the symmetric s, in closed form */
     double p1 = s[0][1] * s[0][1] + s[0][2] * s[0][2] + s[1][2] * s[1][2];
     double q = (s[0][0] + s[1][1] + s[2][2]) / 3.0, top;
     if (p1 <= 1e-300) {
@@ -278,10 +300,21 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
         }
         mr_pose_to_model(&m->sk, &m->exact, m->me);
         double here = 0.0;
+        int w = window_of(m, t);
         for (int j = 0; j < m->n; j++) {
             double dx = (double)m->mp[j][3][0] - m->me[j][3][0], dy = (double)m->mp[j][3][1] - m->me[j][3][1],
-                   dz = (double)m->mp[j][3][2] - m->me[j][3][2];
-            double e = sqrt(dx * dx + dy * dy + dz * dz) + linear_norm(m->mp[j], m->me[j]) * m->reach[j];
+                   dz = (double)m->mp[j][3][2] - m->me[j][3][2], s[3][3];
+            double at = sqrt(dx * dx + dy * dy + dz * dz);
+            linear_gram(m->mp[j], m->me[j], s);
+            /* A joint whose bound is within both the worst so far and its window's ratio so far changes
+             * neither (nor its parents' ratios, never under its own): its exact norm (a cosine of an
+             * arc cosine) is left out, and it gives its parents nothing. */
+            double cap = ratio ? fmin(worst, (double)ratio[(size_t)j * (size_t)m->windows + (size_t)w]) : worst;
+            if ((at + linear_norm_bound(s) * m->reach[j]) / m->limit <= cap) {
+                m->sub[j] = 0.0;
+                continue;
+            }
+            double e = at + linear_norm(s) * m->reach[j];
             m->sub[j] = e / m->limit;
             if (!(e <= here)) here = e;   /* NaN stays */
         }
@@ -292,7 +325,6 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
                 int p = m->sk.parents[j];
                 if (p >= 0 && !(m->sub[j] <= m->sub[p])) m->sub[p] = m->sub[j];
             }
-            int w = window_of(m, t);
             for (int j = 0; j < m->n; j++) {
                 float *r = &ratio[(size_t)j * (size_t)m->windows + (size_t)w];
                 if (!(m->sub[j] <= *r)) *r = (float)m->sub[j];
