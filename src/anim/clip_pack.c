@@ -1263,8 +1263,7 @@ int mr_clip_pack_valid(const void *block, size_t bytes, int joint_count)
         track_view tv = view_of(rec, pack->point_bytes);
         if (tv.count > 1 && code & PACK_DENSE && (long)tv.first + tv.count > pack->point_count) return 0;
         if (tv.bitmap) {   /* the first key on bit 0, `count` bits, the last in the last word and on a point */
-            long set = 0;
-            for (int w = 0; w < words; w++) set += __builtin_popcount(tv.bitmap[w]);
+            long set = popcount_words(tv.bitmap, words);
             if (words < 1 || !(tv.bitmap[0] & 1u) || set != tv.count || !tv.bitmap[words - 1] ||
                 (long)tv.first + bit_prev(&tv, words * 32 - 1) >= pack->point_count)
                 return 0;
