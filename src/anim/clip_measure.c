@@ -222,26 +222,11 @@ static void linear_gram(const mat4 a, const mat4 b, double s[3][3])
         for (int k = 0; k < 3; k++) s[i][k] = d[i][0] * d[k][0] + d[i][1] * d[k][1] + d[i][2] * d[k][2];
 }
 
-/* What linear_norm returns at most for the same s, without the cosine of
- * an arc cosine: its closed form with the cosine at its most, 1 (and its
- * own clamp to the trace); where s is diagonal, its value. */
-static double linear_norm_bound(const double s[3][3])
-{
-    double p1 = s[0][1] * s[0][1] + s[0][2] * s[0][2] + s[1][2] * s[1][2];
-    double q = (s[0][0] + s[1][1] + s[2][2]) / 3.0, top;
-    if (p1 <= 1e-300) {
-        top = fmax(s[0][0], fmax(s[1][1], s[2][2]));
-    } else {
-        double a0 = s[0][0] - q, a1 = s[1][1] - q, a2 = s[2][2] - q;
-        double p2 = a0 * a0 + a1 * a1 + a2 * a2 + 2.0 * p1, p = sqrt(p2 / 6.0);
-        top = fmin(q + 2.0 * p, 3.0 * q);
-        top = top < q ? q : top;
-    }
-    return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
-}
-
-/* The spectral norm of the linear part whose linear_gram is s. */
-static double linear_norm(const double s[3][3])
+/* The spectral norm of the linear part whose linear_gram is s (exact), or
+ * what it is at most without the cosine of an arc cosine (!exact: the
+ * closed form with the cosine at its most, 1, and the same clamps, so never
+ * under the exact value; where s is diagonal, the exact value). */
+static double linear_norm(const double s[3][3], int exact)
 {
     /* the largest eigenvalue of the symmetric s, in closed form */
     double p1 = s[0][1] * s[0][1] + s[0][2] * s[0][2] + s[1][2] * s[1][2];
@@ -251,11 +236,15 @@ static double linear_norm(const double s[3][3])
     } else {
         double a0 = s[0][0] - q, a1 = s[1][1] - q, a2 = s[2][2] - q;
         double p2 = a0 * a0 + a1 * a1 + a2 * a2 + 2.0 * p1, p = sqrt(p2 / 6.0);
-        double det = a0 * (a1 * a2 - s[1][2] * s[1][2]) - s[0][1] * (s[0][1] * a2 - s[1][2] * s[0][2]) +
-                     s[0][2] * (s[0][1] * s[1][2] - a1 * s[0][2]);
-        double r = det / (2.0 * p * p * p);
-        r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
-        top = q + 2.0 * p * cos(acos(r) / 3.0);
+        if (exact) {
+            double det = a0 * (a1 * a2 - s[1][2] * s[1][2]) - s[0][1] * (s[0][1] * a2 - s[1][2] * s[0][2]) +
+                         s[0][2] * (s[0][1] * s[1][2] - a1 * s[0][2]);
+            double r = det / (2.0 * p * p * p);
+            r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
+            top = q + 2.0 * p * cos(acos(r) / 3.0);
+        } else {
+            top = q + 2.0 * p;
+        }
         /* never under the trace's third nor over the trace */
         double tr = 3.0 * q;
         top = top < q ? q : top > tr ? tr : top;
@@ -310,11 +299,11 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
              * neither (nor its parents' ratios, never under its own): its exact norm (a cosine of an
              * arc cosine) is left out, and it gives its parents nothing. */
             double cap = ratio ? fmin(worst, (double)ratio[(size_t)j * (size_t)m->windows + (size_t)w]) : worst;
-            if ((at + linear_norm_bound(s) * m->reach[j]) / m->limit <= cap) {
+            if ((at + linear_norm(s, 0) * m->reach[j]) / m->limit <= cap) {
                 m->sub[j] = 0.0;
                 continue;
             }
-            double e = at + linear_norm(s) * m->reach[j];
+            double e = at + linear_norm(s, 1) * m->reach[j];
             m->sub[j] = e / m->limit;
             if (!(e <= here)) here = e;   /* NaN stays */
         }
