@@ -297,9 +297,11 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
             linear_gram(m->mp[j], m->me[j], s);
             /* A joint whose bound is within both the worst so far and its window's ratio so far changes
              * neither (nor its parents' ratios, never under its own): its exact norm (a cosine of an
-             * arc cosine) is left out, and it gives its parents nothing. */
-            double cap = ratio ? fmin(worst, (double)ratio[(size_t)j * (size_t)m->windows + (size_t)w]) : worst;
-            if ((at + linear_norm(s, 0) * m->reach[j]) / m->limit <= cap) {
+             * arc cosine) is left out, and it gives its parents nothing. A NaN anywhere (a NaN worst or
+             * ratio is replaced by the next value), or a negative reach, takes the exact way. */
+            double bound = (at + linear_norm(s, 0) * m->reach[j]) / m->limit;
+            if (m->reach[j] >= 0 && bound <= worst &&
+                (!ratio || bound <= (double)ratio[(size_t)j * (size_t)m->windows + (size_t)w])) {
                 m->sub[j] = 0.0;
                 continue;
             }

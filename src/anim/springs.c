@@ -10,11 +10,11 @@
  * Each one made gets a stamp; a collider's world points and a centre's
  * inverse are made again only when their joint's stamp has changed. Inputs
  * are held as the pose's floats with the older frames' rotations already on
- * this frame's side of the sphere; set_input blends every needed joint's
- * once a step (three multiply-adds a value). A step is pass: the free
- * chains side by side in vector lanes (pass_lanes, "chains side by side"
- * below; a free chain left over steps one joint at a time beside its
- * group's rows), then the others one joint at a time (step_one), parents
+ * this frame's side of the sphere (a spring joint's rotation is the
+ * springs', never read); set_input blends every needed joint's once a step
+ * (three multiply-adds a value). A step is pass: the free chains side by
+ * side in vector lanes, wrapped around four lanes (pass_lanes, "chains side
+ * by side" below), then the others one joint at a time (step_one), parents
  * first. The lanes keep their chains' tips and rotations in rows of their
  * own (lane_state); the springs' cur and prev arrays hold them only at a
  * reset (lanes_pull, lanes_push).
