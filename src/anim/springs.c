@@ -1359,10 +1359,10 @@ HOT void step_one(mr_springs *s, const mr_skeleton *sk, int i, double dt, double
  * joints a row, in the lanes of a vector of doubles, before pass's scalar
  * loop takes the others. plan_groups wraps the chains around the four
  * lanes; a lane that goes on with a chain another lane began reads its
- * parent's world from memory, where that lane stored it. Each lane does pass's operations in pass's order
- * (multiplies and adds, no fused ones, the same square roots and
- * divisions), so the results are the same bits as the scalar loop's, and
- * with AVX or without. A lane whose tip comes within reach of a collider,
+ * parent's world from memory, where that lane stored it. Each lane does
+ * pass's operations in pass's order (multiplies and adds, no fused ones,
+ * the same square roots and divisions), so the results are the same bits
+ * as the scalar loop's, and with AVX or without. A lane whose tip comes within reach of a collider,
  * or whose chain has a plane or an inside collider, collides through the
  * scalar collide; a lane whose rest frame is singular turns through the
  * scalar rest_frame_dir. */
@@ -1496,7 +1496,10 @@ HOT void lanes_body(mr_springs *s, const mr_skeleton *sk, double dt, double iner
                 const xform *PW = p >= 0 ? world_of(s, sk, p) : &s->xf;
                 for (int k = 0; k < 9; k++) P[k][l] = PW->r[k];
                 for (int k = 0; k < 3; k++) P[9 + k][l] = PW->t[k];
-                if (lr->chain[l] != taken[l]) { lane_take(s, sk, &lc, l, lr->chain[l], taken[l], max_cc); taken[l] = lr->chain[l]; }
+                if (lr->chain[l] != taken[l]) {
+                    lane_take(s, sk, &lc, l, lr->chain[l], taken[l], max_cc);
+                    taken[l] = lr->chain[l];
+                }
             }
         v4 mC = (v4)lc.has_center;
         /* the joints' inputs (input_ts: this frame's floats, or what set_input blended) and their tails'
