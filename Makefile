@@ -34,6 +34,23 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-m
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmeshoptimizer -lm -lpthread $(SANFLAGS)
 
+# Without the sanitizers every object is position-independent, so that one
+# compile of the library serves ./marrow and the Lua module marrow.so alike
+# (below; a fresh `make test` compiled it twice). -fno-semantic-interposition
+# keeps calls within a file as direct and inlinable as in a program's code,
+# and the linker turns the GOT and TLS accesses of ./marrow's own symbols
+# back into direct ones.
+ifeq ($(SANFLAGS),)
+  CFLAGS += -fPIC -fno-semantic-interposition
+endif
+
+# A plain `make` (the README's `make test` on a fresh clone) builds on every
+# core; -jN on the command line, or a parent make's job server, decides
+# instead.
+ifeq ($(filter -j% j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+
 # libmarrow.a is the library: core, anim, formats, gfx, platform, lua. The
 # marrow program (src/cli) adds the regression runner (src/testkit) and the
 # benchmarks (src/bench), each its own archive; tools/mannequin is a program of
@@ -188,9 +205,10 @@ models: marrow $(MAKE_MANNEQUIN)
 	./marrow convert models/mannequin.md5mesh $(MANNEQUIN_CLIPS) models/mannequin.glb
 
 # ---- the Lua C module, installing, the .deb ---------------------------------
-# marrow.so: libmarrow built again with -fPIC (never with the sanitizers: a
-# plain lua5.4 loads it) into build/pic, linked without liblua (the
-# interpreter provides the Lua API) and exporting only luaopen_marrow
+# marrow.so: libmarrow's position-independent objects (never with the
+# sanitizers: a plain lua5.4 loads it; a sanitizer build compiles the library
+# again with -fPIC into build/pic), linked without liblua (the interpreter
+# provides the Lua API) and exporting only luaopen_marrow
 # (src/module/marrow_so.c, whose host is src/lua/module.c).
 VERSION    := $(shell sed -n 's/^\#define MR_VERSION "\(.*\)"/\1/p' src/core/version.h)
 PIC_BUILD  := build/pic
@@ -212,8 +230,14 @@ $(PIC_BUILD)/libmarrow.a: $(PIC_OBJ)
 # -z nodelete: lua_close dlclose()s the module, but its threads (the clip
 # packer, anim/clip_worker.c; the watchdog) outlive the state: the code they
 # run must stay mapped until the process exits.
-$(MODULE): $(PIC_BUILD)/src/module/marrow_so.o $(PIC_BUILD)/libmarrow.a
+ifeq ($(SANFLAGS),)
+MODULE_OBJ := $(BUILD)/src/module/marrow_so.o $(LIB)
+else
+MODULE_OBJ := $(PIC_BUILD)/src/module/marrow_so.o $(PIC_BUILD)/libmarrow.a
+endif
+$(MODULE): $(MODULE_OBJ)
 	@echo "  LINK  $@"
+	@mkdir -p $(PIC_BUILD)
 	@printf '{ global: luaopen_marrow; local: *; };\n' > $(PIC_BUILD)/marrow.map
 	@$(CC) -shared -Wl,-z,nodelete -Wl,--version-script=$(PIC_BUILD)/marrow.map -Wl,--as-needed -o $@ $^ $(MODULE_LIBS)
 

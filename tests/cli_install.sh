@@ -178,13 +178,18 @@ else
 fi
 # The bindings must run in a state without a sandbox: none may call the
 # sandbox's state functions directly (mr_lua_sandbox_clock is a plain clock).
-direct=""
-for o in build/pic/src/lua/wrap_*.o build/pic/src/lua/udata.o build/pic/src/lua/args.o; do
+# (the objects of the build under test: marrow.so is linked from the same
+# code, the release build's own objects or build/pic's)
+direct="" checked=0
+objs=$(dirname "${TEST_BIN_DIR:-build/release/tests}")/src/lua
+for o in "$objs"/wrap_*.o "$objs"/udata.o "$objs"/args.o; do
     [ -f "$o" ] || continue
+    checked=$((checked + 1))
     nm -u "$o" | grep -E ' mr_lua_sandbox_' | grep -v mr_lua_sandbox_clock >/dev/null && direct="$direct $(basename "$o")"
 done
-[ -z "$direct" ] && pass "bindings reach the sandbox only through mr_lua_host_* (wrap.h)" \
-    || fail "bindings call the sandbox directly (breaks require \"marrow\" in plain Lua)" "$direct"
+if [ "$checked" -lt 3 ]; then fail "the bindings' objects are in $objs" "$checked found"
+elif [ -z "$direct" ]; then pass "bindings reach the sandbox only through mr_lua_host_* (wrap.h, $checked objects)"
+else fail "bindings call the sandbox directly (breaks require \"marrow\" in plain Lua)" "$direct"; fi
 
 # The LuaRocks route: the rockspec of this version, and the make target it runs.
 rs=scripts/marrow-$VERSION-1.rockspec
