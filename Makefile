@@ -86,7 +86,15 @@ all: marrow
 marrow: $(EXE)
 	@ln -sf $(EXE) marrow
 
-$(BUILD)/%.o: %.c
+# Objects and test programs depend on the flags they were compiled with
+# ($(BUILD)/.cflags, rewritten only when they change): an object compiled
+# otherwise (another OPT, an older Makefile's flags) is compiled again.
+FLAGS_STAMP := $(BUILD)/.cflags
+ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+  $(shell mkdir -p $(BUILD) && { printf '%s\n' '$(CFLAGS)' | cmp -s - $(FLAGS_STAMP) || printf '%s\n' '$(CFLAGS)' > $(FLAGS_STAMP); })
+endif
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	@$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -129,7 +137,7 @@ $(MAKE_MANNEQUIN): $(BUILD)/tools/mannequin/main.o $(MANNEQUIN_LIB) $(LIB)
 	@echo "  LINK  $@"
 	@$(CC) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST  $@"
 	@$(CC) $(CFLAGS) -Itests -Itools -o $@ $< $(TEST_LIBS) $(LDLIBS)
