@@ -128,11 +128,16 @@ def pair(rest, nrm, uv, ref, eps, cap):
     """For each marrow vertex, the assimp vertex at its rest position (within
     eps; nearest normal and uv among several), or None. Also the rest-pose
     distance: the largest nearest-vertex distance either way, capped."""
-    grid = Grid([r[0:3] for r in ref], cap)
+    # Two grids each way: cells of eps hold every point within eps of a
+    # query in its 27 cells, so a vertex with a match there has its nearest
+    # distance there too (at most eps); only the others search the cells of
+    # cap (the same minimum, found among far more points).
+    ref_pts = [r[0:3] for r in ref]
+    fine, grid = Grid(ref_pts, eps), Grid(ref_pts, cap)
     pairing, rest_worst = [], 0.0
     for i, b in enumerate(rest):
         best, score, near = None, None, cap
-        for j in grid.near(b):
+        for j in sorted(fine.near(b)):
             r = ref[j]
             d = math.dist(b, r[0:3])
             near = min(near, d)
@@ -146,14 +151,18 @@ def pair(rest, nrm, uv, ref, eps, cap):
             if score is None or s < score:
                 best, score = j, s
         pairing.append(best)
-        if near >= cap and len(ref) < 100000:  # beyond the grid: search all
-            near = min(math.dist(b, r[0:3]) for r in ref)
+        if best is None:
+            near = min([math.dist(b, ref_pts[j]) for j in grid.near(b)] + [cap])
+            if near >= cap and len(ref) < 100000:  # beyond the grid: search all
+                near = min(math.dist(b, r[0:3]) for r in ref)
         rest_worst = max(rest_worst, near)
-    back = Grid(rest, cap)
-    for r in ref:
-        near = min([math.dist(r[0:3], rest[i]) for i in back.near(r[0:3])] + [cap])
-        if near >= cap and len(rest) < 100000:
-            near = min(math.dist(r[0:3], q) for q in rest)
+    fine_back, back = Grid(rest, eps), Grid(rest, cap)
+    for p in ref_pts:
+        near = min([math.dist(p, rest[i]) for i in fine_back.near(p)] + [cap])
+        if near > eps:
+            near = min([math.dist(p, rest[i]) for i in back.near(p)] + [cap])
+            if near >= cap and len(rest) < 100000:
+                near = min(math.dist(p, q) for q in rest)
         rest_worst = max(rest_worst, near)
     return pairing, rest_worst
 
