@@ -257,10 +257,12 @@ TEST(clip_worker_holds_packs_until_released)
     mr_model_destroy(ref);
 }
 
-/* A load of more clips than the queue holds (snoutx10k's seven anims) while
- * its packs are held: the full queue drains through the worker instead of
- * waiting for the hold's end (an alarm fails a hang). */
-TEST(clip_worker_a_full_queue_drains_under_a_hold)
+/* A model with more clips than MR_CLIP_PENDING_MAX (snoutx10k's six anims)
+ * loads without waiting for a pack: their keys are far below
+ * MR_CLIP_PENDING_BYTES, so under a hold the worker starts no build. (The
+ * queue used to hold four jobs of any size: mixamo.fbx loaded with itself
+ * as a motion waited 3-4 s for a pack.) */
+TEST(clip_worker_a_model_of_many_small_clips_loads_without_a_build)
 {
     const char *paths[] = {SNOUT "forward.md5anim", SNOUT "backward.md5anim", SNOUT "idle.md5anim",
                            SNOUT "jump.md5anim",    SNOUT "pain.md5anim",     SNOUT "dying.md5anim"};
@@ -268,9 +270,11 @@ TEST(clip_worker_a_full_queue_drains_under_a_hold)
     CHECK(n > MR_CLIP_PENDING_MAX);
     alarm(120);
     mr_clip_hold_packs();
+    long before = mr_clip_job_started();
     mr_model *m = NULL;
     mr_error err = {0};
     CHECK(mr_load_model(SNOUT "snoutx10k.md5mesh", paths, n, &m, &err) == MR_OK);
+    CHECK_MSG(mr_clip_job_started() == before, "the load waited for %ld builds", mr_clip_job_started() - before);
     mr_clip_release_packs();
     alarm(0);
     CHECK(m && m->clip_count == n);
@@ -279,6 +283,33 @@ TEST(clip_worker_a_full_queue_drains_under_a_hold)
         CHECK(m->clips[i]->runtime && m->clips[i]->runtime->pack);
     }
     mr_model_destroy(m);
+}
+
+/* Loads of takes whose keys pass MR_CLIP_PENDING_BYTES while their packs
+ * are held: the full queue drains through the worker instead of waiting
+ * for the hold's end (an alarm fails a hang), building only what makes
+ * room: the keys waiting stay within the bound. */
+TEST(clip_worker_a_full_queue_drains_under_a_hold)
+{
+    enum { MOST = 64 };
+    mr_model *m[MOST] = {0};
+    alarm(120);
+    mr_clip_hold_packs();
+    long before = mr_clip_job_started();
+    m[0] = load(take, NULL);
+    size_t one = m[0] && m[0]->clip_count ? mr_clip_bytes(m[0]->clips[0]) : 0;
+    CHECK(one > 0);
+    int n = one ? (int)(MR_CLIP_PENDING_BYTES / one) + 2 : 0;
+    CHECK_MSG(n > MR_CLIP_PENDING_MAX && n < MOST, "%d takes of %zu bytes", n, one);
+    if (n >= MOST) n = MOST - 1;
+    for (int i = 1; i < n; i++) m[i] = load(take, NULL);
+    long built = mr_clip_job_started() - before;
+    mr_clip_release_packs();
+    alarm(0);
+    /* the last two loads found no room: a build each (the worker may take
+     * one more before the woken loader has queued its job) */
+    CHECK_MSG(built >= 2 && built <= 4, "%ld builds started under the hold for %d takes", built, n);
+    for (int i = n - 1; i >= 0; i--) mr_model_destroy(m[i]);
 }
 
 /* fork() while packs are pending (marrow test's workers are forked): the
@@ -394,6 +425,7 @@ int main(void)
     RUN(clip_worker_cache_holds_packs_without_keys_and_reads_them_back);
     RUN(clip_worker_md5_anims_packed_and_read_back_per_anim);
     RUN(clip_worker_holds_packs_until_released);
+    RUN(clip_worker_a_model_of_many_small_clips_loads_without_a_build);
     RUN(clip_worker_a_full_queue_drains_under_a_hold);
     RUN(clip_worker_a_forked_child_settles_the_packs_it_inherited);
     RUN(clip_worker_a_loads_packs_are_load_work_wherever_they_settle);

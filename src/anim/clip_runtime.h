@@ -157,10 +157,16 @@ void mr_clip_finish(mr_clip *clip);
  * A settle takes the build over when the worker has not started it; its
  * wait and build are load work (core/load_work.h: a script's budget does
  * not count them).
- * At most MR_CLIP_PENDING_MAX builds wait at a time: a further call waits
- * for the oldest to finish (a folder of takes loads at the pace packing
- * allows, holding the source keys of a few clips beyond the packs). */
+ * Builds wait in a bounded queue: MR_CLIP_PENDING_MAX of any size, more
+ * while the source keys they read come to at most MR_CLIP_PENDING_BYTES
+ * (MR_CLIP_PENDING_JOBS at most); a further call waits for the oldest to
+ * finish. A folder of takes loads at the pace packing allows, holding the
+ * keys of a few clips beyond the packs, while a model with many clips (a
+ * character with its motions: mixamo.fbx and a motion file, snoutx10k's
+ * seven anims) loads without waiting for any pack. */
 #define MR_CLIP_PENDING_MAX 4
+#define MR_CLIP_PENDING_BYTES (32u << 20)
+#define MR_CLIP_PENDING_JOBS 256
 void mr_clip_finish_later(mr_clip *clip);
 
 /* Packs queued while a hold is under way wait for its end before the

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "anim/clip_runtime.h"
 #include "core/load_work.h"
 
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
@@ -22,6 +23,7 @@ struct mr_clip_job {
     mr_clip_pack *pack;      /* the result, once done */
     int keys_added;
     int load;                /* queued by a load: its wait and build are load work */
+    size_t bytes;            /* its clip's keys (mr_clip_bytes: what waiting keeps resident) */
     mr_clip_job *next;       /* queue order */
 };
 
@@ -30,6 +32,8 @@ static pthread_cond_t work = PTHREAD_COND_INITIALIZER;   /* a job was queued */
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER;   /* a job finished */
 static mr_clip_job *head, *tail;
 static int outstanding;      /* jobs submitted and not yet done */
+static size_t pending_bytes; /* their source keys (mr_clip_job.bytes) */
+static int waiting;          /* submitters waiting for room */
 static int started;          /* 1: the worker runs; -1: it could not start */
 static mr_clip_job *running; /* the job the worker builds now, or NULL */
 static int held;             /* holds under way (mr_clip_job_hold) */
@@ -39,7 +43,24 @@ static long started_jobs;    /* builds the worker has started (mr_clip_job_start
  * (a submitter waits for room, which only a build makes). */
 static int may_take(void)
 {
-    return head && (!held || outstanding >= MR_CLIP_PENDING_MAX);
+    return head && (!held || waiting > 0);
+}
+
+/* Room for a job reading bytes of keys (clip_runtime.h): fewer than
+ * MR_CLIP_PENDING_MAX jobs outstanding, or more whose keys stay within
+ * MR_CLIP_PENDING_BYTES, never more than MR_CLIP_PENDING_JOBS. */
+static int room_for(size_t bytes)
+{
+    if (outstanding < MR_CLIP_PENDING_MAX) return 1;
+    return outstanding < MR_CLIP_PENDING_JOBS && pending_bytes + bytes <= MR_CLIP_PENDING_BYTES;
+}
+
+/* A job leaves the count (under the lock): done, or taken out of the queue. */
+static void job_gone(const mr_clip_job *job)
+{
+    outstanding--;
+    pending_bytes -= job->bytes;
+    pthread_cond_broadcast(&done);
 }
 
 static void run(mr_clip_job *job)
@@ -74,8 +95,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&lock);
         running = NULL;
         job->state = JOB_DONE;
-        outstanding--;
-        pthread_cond_broadcast(&done);
+        job_gone(job);
     }
     return NULL;
 }
@@ -91,8 +111,7 @@ static int unqueue(mr_clip_job *job)
     if (!*at) return 0;
     *at = job->next;
     if (tail == job) tail = prev;
-    outstanding--;
-    pthread_cond_broadcast(&done);
+    job_gone(job);
     return 1;
 }
 
@@ -112,6 +131,7 @@ static void after_fork_child(void)
     pthread_cond_init(&done, NULL);
     if (started > 0) started = 0;
     held = 0;   /* the threads holding it are the parent's */
+    waiting = 0;   /* and so are those waiting for room */
     mr_clip_job *job = running;
     running = NULL;
     if (!job) return;
@@ -149,6 +169,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.parents = rt->parents;
     job->priv.cancel = &job->cancel;
     job->load = mr_load_work_running();
+    job->bytes = mr_clip_bytes(clip);
     pthread_mutex_lock(&lock);
     static int fork_safe;
     if (!fork_safe) fork_safe = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
@@ -167,15 +188,18 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
         free(job);
         return NULL;
     }
-    while (outstanding >= MR_CLIP_PENDING_MAX) {
+    while (!room_for(job->bytes)) {
+        waiting++;
         pthread_cond_signal(&work);   /* a held worker takes a full queue's head */
         pthread_cond_wait(&done, &lock);
+        waiting--;
     }
     job->state = JOB_QUEUED;
     if (tail) tail->next = job;
     else head = job;
     tail = job;
     outstanding++;
+    pending_bytes += job->bytes;
     pthread_cond_signal(&work);
     pthread_mutex_unlock(&lock);
     return job;
