@@ -105,6 +105,9 @@ typedef struct packing {
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
     int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
+    int write_only;           /* quantise_segment only writes (widths that passed already) */
+    double held;              /* hold_error(p, v) when held_known (constant_ok, or a builder's earlier run) */
+    int held_known;
     int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
     float *sv;                /* a segmented trial's stored values: 4 slots per candidate */
     uint8_t *seg_rebuilt;     /* each: per segment the component rebuilt */
@@ -461,6 +464,7 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
         float *d = p->deq + (size_t)at * 4, u[4];
         finish_key(st, c, r, d);
         memcpy(u, d, sizeof u);
+        if (p->write_only) continue;
         if (p->rotation) mr_clip_normalize4(u);
         if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
         if (i > 0 && !p->keys_only && !segment_ok(p, p->kept[i - 1], at)) return 0;
@@ -588,8 +592,11 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
             if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)fewer, w), lo, range))
                 code = fewer;
         }
+        /* q and deq at the widths kept (they passed: only written again) */
+        p->write_only = 1;
         quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)code, w), lo, range);
-        p->keys_only = 0;   /* q and deq at the widths kept */
+        p->write_only = 0;
+        p->keys_only = 0;
         p->seg_bits[seg] = (uint8_t)code;
         for (int s = 0; s < c; s++) total += (size_t)keys * (size_t)w[s];
     }
@@ -611,11 +618,39 @@ static double hold_error(const packing *p, const float *v)
     return worst;
 }
 
-/* Does holding the first key (a float key, as stored) stay within budget
- * everywhere: a constant track? */
-static int constant_ok(const packing *p)
+static int all_finite(const float *v, int c)
 {
-    return hold_error(p, p->v) <= p->budget;
+    for (int e = 0; e < c; e++)
+        if (!isfinite(v[e])) return 0;
+    return 1;
+}
+
+/* Does holding the first key (a float key, as stored) stay within budget
+ * everywhere: a constant track? hold_error(p, v) <= budget, which it
+ * keeps in p->held where it computed it whole. With finite values
+ * channel_error gives no NaN (the only value hold_error's largest may
+ * forget), so the first error over the budget answers. */
+static int constant_ok(packing *p)
+{
+    if (!p->held_known) {
+        int c = p->rotation ? 4 : 3;
+        size_t checks = (size_t)(p->n - 1) * CHECKS + 1;
+        int finite = p->n > 1 && all_finite(p->v, c);
+        for (size_t k = 0; finite && k < checks; k++) finite = all_finite(p->cv + k * 4, c);
+        if (finite) {
+            double worst = 0;
+            for (size_t k = 0; k < checks; k++) {
+                double e = channel_error(p, p->v, p->cv + k * 4);
+                if (!(e <= p->budget)) return 0;
+                if (!(e <= worst)) worst = e;
+            }
+            p->held = worst;
+        } else {
+            p->held = hold_error(p, p->v);
+        }
+        p->held_known = 1;
+    }
+    return p->held <= p->budget;
 }
 
 /* Greedy reduction of a trial's keys into p->kept: from each kept key, the
@@ -953,6 +988,8 @@ struct mr_clip_pack_builder {
     unsigned char *varies;      /* n * 3: the first run found no constant (its budget is unscaled) */
     float **ct, **cv;           /* n * 3: each channel's checkpoints and exact values there, kept */
     size_t kept_bytes;          /* for the runs after (CHECKS_KEPT_MAX at most), or NULL */
+    double *hold;               /* n * 3 * 2: a constant track's hold_error of its key and of the rest */
+    unsigned char *hold_known;  /* n * 3: hold holds them (the same in every run) */
     int runs;
 };
 
@@ -973,6 +1010,8 @@ void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
     for (int i = 0; b->cv && i < b->n * 3; i++) free(b->cv[i]);
     free(b->ct);
     free(b->cv);
+    free(b->hold);
+    free(b->hold_known);
     free(b);
 }
 
@@ -1000,7 +1039,10 @@ mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_
     b->varies = calloc((size_t)n * 3, 1);
     b->ct = calloc((size_t)n * 3, sizeof *b->ct);
     b->cv = calloc((size_t)n * 3, sizeof *b->cv);
-    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv) {
+    b->hold = calloc((size_t)n * 6, sizeof *b->hold);
+    b->hold_known = calloc((size_t)n * 3, 1);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv ||
+        !b->hold || !b->hold_known) {
         mr_clip_pack_builder_destroy(b);
         return NULL;
     }
@@ -1043,6 +1085,10 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         p->joint = j;
         p->segments_won = b->runs > 0 && b->segmented[j * 3 + k];
         p->varies = b->runs > 0 && b->varies[j * 3 + k];
+        if (b->hold_known[j * 3 + k]) {   /* a constant track of an earlier run */
+            p->held = b->hold[(j * 3 + k) * 2];
+            p->held_known = 1;
+        }
         if (b->ct[j * 3 + k]) {   /* the checkpoints of the first run */
             p->ct = b->ct[j * 3 + k];
             p->cv = b->cv[j * 3 + k];
@@ -1059,7 +1105,13 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         double used = 1.0;
         if (p->count == 1) {
             const float *key = p->v, *rest = rt && rt->rest ? rt->rest + (size_t)j * 10 + (k == 0 ? 0 : k == 1 ? 3 : 7) : NULL;
-            double held = hold_error(p, key), at_rest = rest ? hold_error(p, rest) : INFINITY;
+            double held = p->held_known ? p->held : hold_error(p, key);
+            if (!b->hold_known[j * 3 + k]) {   /* the same in every run: the values and budget are */
+                b->hold[(j * 3 + k) * 2] = held;
+                b->hold[(j * 3 + k) * 2 + 1] = rest ? hold_error(p, rest) : INFINITY;
+                b->hold_known[j * 3 + k] = 1;
+            }
+            double at_rest = b->hold[(j * 3 + k) * 2 + 1];
             if (at_rest <= p->budget && at_rest <= held + 0.5 * (p->budget - held)) {
                 p->keys = NULL;   /* the channel keeps the rest value */
                 held = at_rest;
