@@ -2,6 +2,9 @@
  * and their sampler (see clip_pack.h). */
 #include "anim/clip_pack.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -196,8 +199,43 @@ static double cheap_limit(const packing *p, double limit)
  * length (e's sign free): the angle between them is 4 atan(|v - e| / |v + e|),
  * so comparing the squared norms against tan^2 of a quarter of the limit
  * is comparing angles, without atan2 or sqrt. */
+#if defined(__SSE2__)
+/* ((x0 + x1) + x2) + x3 of lo = (x0, x1), hi = (x2, x3): the order of a
+ * plain loop's sum from 0 (which changes at most the sign of a zero). */
+static inline double sum4_pd(__m128d lo, __m128d hi)
+{
+    double s = _mm_cvtsd_f64(lo) + _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    s += _mm_cvtsd_f64(hi);
+    return s + _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+}
+#endif
+
+#if defined(__SSE2__)
+/* within for a rotation v (in a register): the test below two lanes at a
+ * time, the same operations on every component, the sums in the same
+ * order (the dot product's sign is all it gives; the squares' sums start
+ * at a positive zero). */
+static inline int within_rotation(__m128 vf, const float *e, double cheap)
+{
+    __m128 ef = _mm_loadu_ps(e);
+    __m128d a01 = _mm_cvtps_pd(vf), a23 = _mm_cvtps_pd(_mm_movehl_ps(vf, vf));
+    __m128d e01 = _mm_cvtps_pd(ef), e23 = _mm_cvtps_pd(_mm_movehl_ps(ef, ef));
+    double d = sum4_pd(_mm_mul_pd(a01, e01), _mm_mul_pd(a23, e23));
+    __m128d sg = _mm_set1_pd(d < 0 ? -1.0 : 1.0);
+    __m128d b01 = _mm_mul_pd(sg, e01), b23 = _mm_mul_pd(sg, e23);
+    __m128d m01 = _mm_sub_pd(a01, b01), m23 = _mm_sub_pd(a23, b23);
+    __m128d q01 = _mm_add_pd(a01, b01), q23 = _mm_add_pd(a23, b23);
+    double m = sum4_pd(_mm_mul_pd(m01, m01), _mm_mul_pd(m23, m23));
+    double q = sum4_pd(_mm_mul_pd(q01, q01), _mm_mul_pd(q23, q23));
+    return m <= cheap * q;
+}
+#endif
+
 static inline int within(const packing *p, const float *v, const float *e, double cheap)
 {
+#if defined(__SSE2__)
+    if (p->rotation) return within_rotation(_mm_loadu_ps(v), e, cheap);
+#endif
     if (p->rotation) {
         double d = 0, m = 0, q = 0;
         for (int c = 0; c < 4; c++) d += (double)v[c] * e[c];
@@ -410,6 +448,23 @@ static int segment_ok(const packing *p, int a, int b)
 {
     float ta = p->kt[a], tb = p->kt[b];
     const float *v0 = p->deq + (size_t)a * 4, *v1 = p->deq + (size_t)b * 4;
+#if defined(__SSE2__)
+    if (p->rotation) {   /* interp_keys and mr_clip_normalize4, four lanes at a time (the sums in order) */
+        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
+        __m128 x0 = _mm_loadu_ps(v0), x1 = _mm_loadu_ps(v1);
+        for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
+            float u = pack_alpha(p->ct[k], ta, tb);
+            float w1 = d < 0 ? -u : u, w0 = 1.0f - u, o[4];
+            __m128 out = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0), x0), _mm_mul_ps(_mm_set1_ps(w1), x1));
+            _mm_storeu_ps(o, out);
+            float len2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3];
+            float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
+            out = inv == 0.0f ? _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f) : _mm_mul_ps(out, _mm_set1_ps(inv));
+            if (!within_rotation(out, p->cv + k * 4, limit_at(p, k))) return 0;
+        }
+        return 1;
+    }
+#endif
     for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
         float u = pack_alpha(p->ct[k], ta, tb);
         float out[4];
