@@ -1,6 +1,9 @@
 /* clip_measure.c — the measured budget (see clip_measure.h). */
 #include "anim/clip_measure.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -79,8 +82,7 @@ static void measure_free(measure *m)
 static void store_rows(const mat4 *model, int n, float *rows)
 {
     for (int j = 0; j < n; j++, rows += ROW_FLOATS)
-        for (int c = 0; c < 4; c++)
-            for (int r = 0; r < 3; r++) rows[c * 3 + r] = model[j][c][r];
+        for (int c = 0; c < 4; c++) memcpy(rows + c * 3, model[j][c], 3 * sizeof(float));
 }
 
 static int compare_floats(const void *a, const void *b)
@@ -241,11 +243,23 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
 
 /* d = the 3x3 linear part of a - b (b: store_rows' linear part), and the
  * diagonal of s = d^T d (columns' dot products). */
-static void linear_diff(const mat4 a, const float *b, double d[3][3], double s[3][3])
+static inline void linear_diff(const mat4 a, const float *b, double d[3][3], double s[3][3])
 {
+#if defined(__SSE2__)
+    /* two rows at a time: the same differences, squares and sums in order */
+    for (int c = 0; c < 3; c++) {
+        __m128d d01 = _mm_sub_pd(_mm_cvtps_pd(_mm_loadu_ps(a[c])),
+                                 _mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(b + c * 3))));
+        __m128d sq = _mm_mul_pd(d01, d01);
+        _mm_storeu_pd(d[c], d01);
+        d[c][2] = (double)a[c][2] - b[c * 3 + 2];
+        s[c][c] = (_mm_cvtsd_f64(sq) + _mm_cvtsd_f64(_mm_unpackhi_pd(sq, sq))) + d[c][2] * d[c][2];
+    }
+#else
     for (int c = 0; c < 3; c++)
         for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c * 3 + r];
     for (int i = 0; i < 3; i++) s[i][i] = d[i][0] * d[i][0] + d[i][1] * d[i][1] + d[i][2] * d[i][2];
+#endif
 }
 
 /* The rest of s = d^T d: what linear_norm reads above the diagonal (and
@@ -265,7 +279,8 @@ static double diagonal_norm(const double s[3][3])
 {
     double q = (s[0][0] + s[1][1] + s[2][2]) / 3.0, tr = 3.0 * q;
     if (!(tr <= DBL_MAX)) return INFINITY;
-    double top = fmax(tr, fmax(s[0][0], fmax(s[1][1], s[2][2])));
+    double top = tr;   /* no NaN here: comparisons are fmax */
+    for (int i = 0; i < 3; i++) top = s[i][i] > top ? s[i][i] : top;
     return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
 }
 

@@ -109,6 +109,8 @@ typedef struct packing {
     int segments_won;         /* set by the builder: segments won this track's last packing */
     int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
     int write_only;           /* quantise_segment only writes (widths that passed already) */
+    size_t hint;              /* segment_ok: the checkpoint that failed last */
+    int key_hint;             /* quantise_segment: the kept key whose interval failed last */
     double held;              /* hold_error(p, v) when held_known (constant_ok, or a builder's earlier run) */
     int held_known;
     int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
@@ -442,41 +444,49 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
     return 0;
 }
 
+/* Does the sampler, interpolating decoded keys v0..v1 (times ta..tb, d
+ * their dot product), stay within budget at checkpoint k? */
+static inline int point_ok(const packing *p, size_t k, float ta, float tb, const float *v0, const float *v1, float d)
+{
+    float u = pack_alpha(p->ct[k], ta, tb);
+#if defined(__SSE2__)
+    if (p->rotation) {   /* interp_keys and mr_clip_normalize4, four lanes at a time (the sums in order) */
+        float w1 = d < 0 ? -u : u, w0 = 1.0f - u, o[4];
+        __m128 out = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0), _mm_loadu_ps(v0)), _mm_mul_ps(_mm_set1_ps(w1), _mm_loadu_ps(v1)));
+        _mm_storeu_ps(o, out);
+        float len2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3];
+        float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
+        out = inv == 0.0f ? _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f) : _mm_mul_ps(out, _mm_set1_ps(inv));
+        return within_rotation(out, p->cv + k * 4, limit_at(p, k));
+    }
+#endif
+    (void)d;
+    float out[4];
+    interp_keys(v0, v1, p->rotation, u, out);
+    return within(p, out, p->cv + k * 4, limit_at(p, k));
+}
+
 /* Does the sampler, interpolating decoded keys a..b, stay within budget at
- * every checkpoint between them? */
-static int segment_ok(const packing *p, int a, int b)
+ * every checkpoint between them? The answer is the same in any order: the
+ * checkpoint that failed last (p->hint) is tried first. */
+static int segment_ok(packing *p, int a, int b)
 {
     float ta = p->kt[a], tb = p->kt[b];
     const float *v0 = p->deq + (size_t)a * 4, *v1 = p->deq + (size_t)b * 4;
-#if defined(__SSE2__)
-    if (p->rotation) {   /* interp_keys and mr_clip_normalize4, four lanes at a time (the sums in order) */
-        float d = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
-        __m128 x0 = _mm_loadu_ps(v0), x1 = _mm_loadu_ps(v1);
-        for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
-            float u = pack_alpha(p->ct[k], ta, tb);
-            float w1 = d < 0 ? -u : u, w0 = 1.0f - u, o[4];
-            __m128 out = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0), x0), _mm_mul_ps(_mm_set1_ps(w1), x1));
-            _mm_storeu_ps(o, out);
-            float len2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3];
-            float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
-            out = inv == 0.0f ? _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f) : _mm_mul_ps(out, _mm_set1_ps(inv));
-            if (!within_rotation(out, p->cv + k * 4, limit_at(p, k))) return 0;
+    float d = p->rotation ? v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3] : 0.0f;
+    size_t k0 = (size_t)a * CHECKS + 1, k1 = (size_t)b * CHECKS;
+    if (p->hint >= k0 && p->hint < k1 && !point_ok(p, p->hint, ta, tb, v0, v1, d)) return 0;
+    for (size_t k = k0; k < k1; k++)
+        if (!point_ok(p, k, ta, tb, v0, v1, d)) {
+            p->hint = k;
+            return 0;
         }
-        return 1;
-    }
-#endif
-    for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
-        float u = pack_alpha(p->ct[k], ta, tb);
-        float out[4];
-        interp_keys(v0, v1, p->rotation, u, out);
-        if (!within(p, out, p->cv + k * 4, limit_at(p, k))) return 0;
-    }
     return 1;
 }
 
 static int segment_fits(const void *p, int a, int b)
 {
-    return segment_ok(p, a, b);
+    return segment_ok((packing *)p, a, b);   /* the ctx is the builder's own packing */
 }
 
 /* The stored components of a track (the rotation's rebuilt one left out). */
@@ -522,8 +532,18 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
         if (p->write_only) continue;
         if (p->rotation) mr_clip_normalize4(u);
         if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
-        if (i > 0 && !p->keys_only && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
+    /* then the intervals (the answer is the same in any order, and so is
+     * what stays of q and deq: a segment ends on its widths written whole),
+     * the one that failed last first */
+    if (p->write_only || p->keys_only) return 1;
+    int h = p->key_hint;
+    if (h > 0 && h >= first && h < first + keys && !segment_ok(p, p->kept[h - 1], p->kept[h])) return 0;
+    for (int i = first > 0 ? first : 1; i < first + keys; i++)
+        if (!segment_ok(p, p->kept[i - 1], p->kept[i])) {
+            p->key_hint = i;
+            return 0;
+        }
     return 1;
 }
 
