@@ -857,6 +857,15 @@ static int pack_track(packing *p)
     return 0;
 }
 
+/* ORs the low `bits` bits of v (at most 32) into the zeroed stream q at
+ * bit `bit`, a byte at a time. */
+static void put_bits(uint8_t *q, size_t bit, uint32_t v, int bits)
+{
+    if (bits <= 0) return;
+    uint64_t x = (uint64_t)(bits >= 32 ? v : v & ((1u << bits) - 1u)) << (bit & 7);
+    for (uint8_t *at = q + (bit >> 3); x; x >>= 8) *at++ |= (uint8_t)x;
+}
+
 /* Writes a packed track at rec (p->size bytes, zeroed). */
 static void write_track(const packing *p, uint8_t *rec)
 {
@@ -919,9 +928,7 @@ static void write_track(const packing *p, uint8_t *rec)
             segment_widths_of(p->best_seg_bits[sg], p->best_seg_range + (size_t)sg * (size_t)c * 2, c, rexp, widths);
             for (int s = 0; s < c; s++) {
                 int bits = widths[s];
-                uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
-                for (int b = 0; b < bits; b++)
-                    if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+                put_bits(q, bit, p->best_q[(size_t)p->best_kept[e] * c + s], bits);
                 bit += (size_t)bits;
             }
         }
@@ -937,11 +944,8 @@ static void write_track(const packing *p, uint8_t *rec)
     uint8_t *q = h + 2 * p->comps;
     size_t bit = 0;
     for (int e = 0; e < p->count; e++)
-        for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits) {
-            uint32_t v = p->best_q[(size_t)p->best_kept[e] * p->comps + s];
-            for (int b = 0; b < p->bits; b++)
-                if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
-        }
+        for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits)
+            put_bits(q, bit, p->best_q[(size_t)p->best_kept[e] * p->comps + s], p->bits);
 }
 
 static int compare_floats(const void *a, const void *b)
@@ -993,26 +997,59 @@ static int needs_points(const packing *p)
  * need them (a subset of the points the tracks were packed against, so a
  * dense track stays on consecutive points), each such key's point in
  * p->point, and every track's final point_bytes and size. Returns the
- * points (count in *count, at least one), NULL without memory. */
-static float *place_keys(packing *ps, int tracks, int *count)
+ * points (count in *count, at least one), NULL without memory. The points
+ * are the sorted distinct key times: marked on the points packed against
+ * (points[], ascending and distinct, count of them), each key at its
+ * p->points (whose time equals the key's), and read in order; a zero
+ * takes the bits of the first key time that is one (-0 and 0 are equal,
+ * and a stable sort keeps the first of equals). Without memory for the
+ * marks, or with a key time that is NaN, they are sorted. */
+static float *place_keys(packing *ps, int tracks, const float *points, int point_count, int *count)
 {
     size_t total = 0;
     for (int i = 0; i < tracks; i++)
         if (needs_points(&ps[i])) total += (size_t)ps[i].count;
     float *t = mr_alloc_array(total ? total : 1, sizeof *t);
-    if (!t) return NULL;
-    size_t m = 0;
-    for (int i = 0; i < tracks; i++)
-        for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
-    if (m == 0) {
-        t[m++] = 0.0f;
-    } else {
-        qsort(t, m, sizeof *t, compare_floats);
-        size_t u = 1;
-        for (size_t i = 1; i < m; i++)
-            if (t[i] != t[u - 1]) t[u++] = t[i];
-        m = u;
+    int *rank = total ? mr_alloc_array((size_t)point_count, sizeof *rank) : NULL;
+    if (!t) {
+        free(rank);
+        return NULL;
     }
+    size_t m = 0;
+    int zero_set = 0;
+    float zero = 0.0f;
+    for (int i = 0; rank && i < tracks; i++)
+        for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) {
+            float kt = ps[i].kt[ps[i].best_kept[e]];
+            if (isnan(kt)) {
+                free(rank);
+                rank = NULL;
+                break;
+            }
+            if (kt == 0.0f && !zero_set) {
+                zero = kt;
+                zero_set = 1;
+            }
+            rank[ps[i].points[ps[i].best_kept[e]]] = 1;
+        }
+    if (rank) {
+        for (int k = 0; k < point_count; k++)
+            if (rank[k]) {
+                rank[k] = (int)m;
+                t[m++] = points[k] == 0.0f ? zero : points[k];
+            }
+    } else {
+        for (int i = 0; i < tracks; i++)
+            for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
+        if (m > 0) {
+            qsort(t, m, sizeof *t, compare_floats);
+            size_t u = 1;
+            for (size_t i = 1; i < m; i++)
+                if (t[i] != t[u - 1]) t[u++] = t[i];
+            m = u;
+        }
+    }
+    if (m == 0) t[m++] = 0.0f;
     int point_bytes = m <= 256 ? 1 : 2;
     for (int i = 0; i < tracks; i++) {
         packing *p = &ps[i];
@@ -1022,10 +1059,15 @@ static float *place_keys(packing *ps, int tracks, int *count)
         free(p->point);
         p->point = mr_alloc_array((size_t)p->count, sizeof *p->point);
         if (!p->point) {
+            free(rank);
             free(t);
             return NULL;
         }
         for (int e = 0; e < p->count; e++) {
+            if (rank) {
+                p->point[e] = (uint16_t)rank[p->points[p->best_kept[e]]];
+                continue;
+            }
             const float *at = bsearch(&p->kt[p->best_kept[e]], t, m, sizeof *t, compare_floats);
             p->point[e] = (uint16_t)(at - t);
         }
@@ -1038,6 +1080,7 @@ static float *place_keys(packing *ps, int tracks, int *count)
         p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words),
                              p->stream, (p->code & PACK_REBUILT) == PACK_EACH);
     }
+    free(rank);
     *count = (int)m;
     return t;
 }
@@ -1251,7 +1294,7 @@ mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pa
     }
     int point_count = 0;
     packing *ps = b->ps;
-    float *points = place_keys(ps, n * 3, &point_count);
+    float *points = place_keys(ps, n * 3, b->times, b->point_count, &point_count);
     size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
     size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
     for (int i = 0; points && i < n * 3; i++)
