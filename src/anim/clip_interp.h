@@ -109,40 +109,93 @@ static inline void mr_clip_hold_first(const mr_track *tr, float *out)
     if (tr->components == 4) mr_clip_normalize4(out);
 }
 
-/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
-static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u, double *out)
+/* A slerp's interval: its keys normalised and on one side (b flipped
+ * where they disagree in sign) and, away from equal keys, the angle
+ * between them and its sine: mr_clip_slerp_keys in two steps, for one
+ * interval sampled at several fractions. */
+typedef struct mr_clip_slerp_span {
+    double a[4], b[4], th, s;
+    int arc;   /* th and s are set: the keys differ */
+} mr_clip_slerp_span;
+
+static inline void mr_clip_slerp_span_of(const float *q0, const float *q1, mr_clip_slerp_span *sp)
 {
-    double a[4], b[4], la = 0, lb = 0, d = 0;
+    double la = 0, lb = 0, d = 0;
     for (int c = 0; c < 4; c++) {
-        a[c] = q0[c];
-        b[c] = q1[c];
-        la += a[c] * a[c];
-        lb += b[c] * b[c];
+        sp->a[c] = q0[c];
+        sp->b[c] = q1[c];
+        la += sp->a[c] * sp->a[c];
+        lb += sp->b[c] * sp->b[c];
     }
     la = la > 0 ? 1.0 / sqrt(la) : 0.0;
     lb = lb > 0 ? 1.0 / sqrt(lb) : 0.0;
     for (int c = 0; c < 4; c++) {
-        a[c] *= la;
-        b[c] *= lb;
-        d += a[c] * b[c];
+        sp->a[c] *= la;
+        sp->b[c] *= lb;
+        d += sp->a[c] * sp->b[c];
     }
     if (d < 0) {
         d = -d;
-        for (int c = 0; c < 4; c++) b[c] = -b[c];
+        for (int c = 0; c < 4; c++) sp->b[c] = -sp->b[c];
     }
+    sp->arc = d < 1.0 - 1e-12;
+    sp->th = sp->arc ? acos(d) : 0.0;
+    sp->s = sp->arc ? sin(sp->th) : 0.0;
+}
+
+static inline void mr_clip_slerp_span_at(const mr_clip_slerp_span *sp, double u, double *out)
+{
     double w0 = 1.0 - u, w1 = u;
-    if (d < 1.0 - 1e-12) {
-        double th = acos(d), s = sin(th);
-        w0 = sin((1.0 - u) * th) / s;
-        w1 = sin(u * th) / s;
+    if (sp->arc) {
+        w0 = sin((1.0 - u) * sp->th) / sp->s;
+        w1 = sin(u * sp->th) / sp->s;
     }
     double len = 0;
     for (int c = 0; c < 4; c++) {
-        out[c] = w0 * a[c] + w1 * b[c];
+        out[c] = w0 * sp->a[c] + w1 * sp->b[c];
         len += out[c] * out[c];
     }
     len = len > 0 ? 1.0 / sqrt(len) : 0.0;
     for (int c = 0; c < 4; c++) out[c] *= len;
+}
+
+/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
+static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u, double *out)
+{
+    mr_clip_slerp_span sp;
+    mr_clip_slerp_span_of(q0, q1, &sp);
+    mr_clip_slerp_span_at(&sp, u, out);
+}
+
+/* mr_track_sample (clip.c) keeping the last slerped interval in *memo
+ * (zeroed before the first call): the same values, each interval's angle
+ * found once however many times inside it are sampled. */
+typedef struct mr_clip_sample_memo {
+    const mr_track *tr;
+    int i;
+    mr_clip_slerp_span span;
+} mr_clip_sample_memo;
+
+static inline void mr_clip_sample_memo_at(const mr_track *tr, float t, float *out, mr_clip_sample_memo *memo)
+{
+    if (tr->key_count == 1) {
+        mr_clip_hold_first(tr, out);
+        return;
+    }
+    float a;
+    int i = mr_clip_find_key(tr, t, &a);
+    if (tr->interp == MR_INTERP_LINEAR && tr->components == 4 && a > 0.0f && a < 1.0f) {
+        if (memo->tr != tr || memo->i != i) {
+            mr_clip_slerp_span_of(tr->values + (size_t)i * 4, tr->values + (size_t)(i + 1) * 4, &memo->span);
+            memo->tr = tr;
+            memo->i = i;
+        }
+        double q[4];
+        mr_clip_slerp_span_at(&memo->span, a, q);
+        for (int c = 0; c < 4; c++) out[c] = (float)q[c];
+        return;
+    }
+    mr_clip_interp_track(tr, i, a, out);
 }
 
 /* Rotation angle (radians, 0..pi) between two quaternions of any nonzero

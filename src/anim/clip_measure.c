@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_interp.h"
 #include "anim/pose.h"
 #include "anim/skeleton.h"
 #include "core/alloc.h"
@@ -53,6 +54,7 @@ typedef struct measure {
     float *cache;             /* the exact values of the animated channels at every */
     int cached;               /* checkpoint (cached floats each), or NULL: sampled each time */
     float *ex;                /* without rows: one checkpoint's rows */
+    mr_clip_sample_memo *memo;   /* sample_exact's, 3 per joint */
     double *sub;              /* per joint, at one checkpoint: the worst ratio of it and below */
     int windows;
     float t0;
@@ -69,6 +71,7 @@ static void measure_free(measure *m)
     free(m->sub);
     free(m->rows);
     free(m->ex);
+    free(m->memo);
     free(m->cache);
     mr_clip_cursor_destroy(m->cur);
     free(m->mp);
@@ -135,14 +138,15 @@ static float *checkpoints(const mr_clip *clip, int *count)
 }
 
 /* The exact values of the channels with keys at t (the others are left
- * as they are: the rest pose). */
-static void sample_exact(const mr_clip *clip, int n, float t, mr_pose *pose)
+ * as they are: the rest pose): mr_track_sample, each channel keeping its
+ * last slerped interval in memo (3 per joint). */
+static void sample_exact(const mr_clip *clip, int n, float t, mr_pose *pose, mr_clip_sample_memo *memo)
 {
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < n; j++, memo += 3) {
         const mr_joint_tracks *jt = &clip->tracks[j];
-        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
-        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
-        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        if (jt->t.key_count) mr_clip_sample_memo_at(&jt->t, t, pose->t[j], &memo[0]);
+        if (jt->r.key_count) mr_clip_sample_memo_at(&jt->r, t, pose->r[j], &memo[1]);
+        if (jt->s.key_count) mr_clip_sample_memo_at(&jt->s, t, pose->s[j], &memo[2]);
     }
 }
 
@@ -192,7 +196,8 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     m->me = mr_alloc_array((size_t)n, sizeof *m->me);
     m->sub = mr_alloc_array((size_t)n, sizeof *m->sub);
     m->cur = mr_clip_cursor_create(n);
-    if (!m->mp || !m->me || !m->sub || !m->cur) return 0;
+    m->memo = mr_alloc_array((size_t)n * 3, sizeof *m->memo);
+    if (!m->mp || !m->me || !m->sub || !m->cur || !m->memo) return 0;
     for (int j = 0; j < n; j++) {
         m->sk.parents[j] = rt->parents[j];
         memcpy(m->sk.rest_t[j], rt->rest + (size_t)j * 10, 3 * sizeof(float));
@@ -207,7 +212,7 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     if ((size_t)m->checks * (size_t)n * ROW_FLOATS * sizeof(float) <= CACHE_MAX &&
         (m->rows = mr_alloc_array((size_t)m->checks * (size_t)n * ROW_FLOATS, sizeof *m->rows))) {
         for (int i = 0; i < m->checks; i++) {
-            sample_exact(clip, m->n, m->ct[i], &m->exact);
+            sample_exact(clip, m->n, m->ct[i], &m->exact, m->memo);
             mr_pose_to_model(&m->sk, &m->exact, m->me);
             store_rows(m->me, n, m->rows + (size_t)i * (size_t)n * ROW_FLOATS);
         }
@@ -221,7 +226,7 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     if (!m->rows && (size_t)m->cached * (size_t)m->checks * sizeof(float) <= CACHE_MAX &&
         (m->cache = mr_alloc_array((size_t)m->cached * (size_t)m->checks, sizeof *m->cache))) {
         for (int i = 0; i < m->checks; i++) {
-            sample_exact(clip, m->n, m->ct[i], &m->exact);
+            sample_exact(clip, m->n, m->ct[i], &m->exact, m->memo);
             float *at = m->cache + (size_t)i * (size_t)m->cached;
             for (int j = 0; j < n; j++) {
                 const mr_joint_tracks *jt = &clip->tracks[j];
@@ -351,7 +356,7 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
                     if (jt->s.key_count) memcpy(m->exact.s[j], at, 3 * sizeof(float)), at += 3;
                 }
             } else {
-                sample_exact(clip, m->n, t, &m->exact);
+                sample_exact(clip, m->n, t, &m->exact, m->memo);
             }
             mr_pose_to_model(&m->sk, &m->exact, m->me);
             store_rows(m->me, m->n, m->ex);

@@ -351,6 +351,7 @@ static int prepare(packing *p)
         }
     }
     int at = 0;
+    mr_clip_sample_memo memo = {0};
     for (int i = 0; n > 1 && i < n; i++) {
         while (at < p->point_count - 1 && p->times[at] < tr->times[i]) at++;
         if (p->times[at] != tr->times[i]) return -1;
@@ -364,7 +365,7 @@ static int prepare(packing *p)
             if (!p->checks_given) {
                 p->ct[at2] = t;
                 if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
-                else mr_track_sample(p->src, t, p->cv + at2 * 4);
+                else mr_clip_sample_memo_at(p->src, t, p->cv + at2 * 4, &memo);
                 if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
             }
             if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
