@@ -280,6 +280,13 @@ static int uniform_fit(const float *times, int n, float *t0, double *dt)
     return 1;
 }
 
+/* The window of scale at t (mr_clip_pack_scale_at's): monotonic in t. */
+static inline int scale_window(const mr_clip_pack_scale *scale, float t)
+{
+    double w = scale->dt > 0 ? floor(((double)t - scale->t0) / scale->dt) : 0.0;
+    return w < 0 ? 0 : w >= scale->windows - 1 ? scale->windows - 1 : (int)w;
+}
+
 /* The candidates (normalised and sign-aligned), their point indices and
  * the checkpoints: each candidate key and the quarter points between
  * keys, with the exact curve's values there. */
@@ -350,8 +357,10 @@ static int prepare(packing *p)
             if (x > p->hi_of[e]) p->hi_of[e] = x;
         }
     }
-    int at = 0;
+    int at = 0, w_here = 0, w_next = 0;
     mr_clip_sample_memo memo = {0};
+    const mr_clip_pack_scale *sc = p->factor;
+    const float *g = sc && sc->windows >= 1 && sc->g ? sc->g + (size_t)p->joint * (size_t)sc->windows : NULL;
     for (int i = 0; n > 1 && i < n; i++) {
         while (at < p->point_count - 1 && p->times[at] < tr->times[i]) at++;
         if (p->times[at] != tr->times[i]) return -1;
@@ -360,6 +369,10 @@ static int prepare(packing *p)
     for (int i = 0; n > 1 && i < n; i++)
         for (int k = 0; k < (i + 1 < n ? CHECKS : 1); k++) {
             size_t at2 = (size_t)i * CHECKS + (size_t)k;
+            if (g && k == 0) {   /* the windows of this key and the next */
+                w_here = i == 0 ? scale_window(sc, tr->times[0]) : w_next;
+                if (i + 1 < n) w_next = scale_window(sc, tr->times[i + 1]);
+            }
             float t = tr->times[i];
             if (k > 0) t += (tr->times[i + 1] - t) * (float)k / CHECKS;
             if (!p->checks_given) {
@@ -368,7 +381,16 @@ static int prepare(packing *p)
                 else mr_clip_sample_memo_at(p->src, t, p->cv + at2 * 4, &memo);
                 if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
             }
-            if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
+            /* mr_clip_pack_scale_at: a window never decreases with the time, and
+             * a quarter point lies between its keys (ascending, finite): both
+             * keys in one window put it there */
+            if (!p->gk) continue;
+            if (!g) p->gk[at2] = 1.0f;
+            else if (k == 0 || (w_here == w_next && isfinite(tr->times[i]) && isfinite(tr->times[i + 1]) &&
+                                tr->times[i] <= tr->times[i + 1]))
+                p->gk[at2] = g[w_here];
+            else
+                p->gk[at2] = g[scale_window(sc, t)];
         }
     if (p->gk && n == 1) p->gk[0] = 1.0f;
     return 0;
@@ -1089,9 +1111,7 @@ static float *place_keys(packing *ps, int tracks, const float *points, int point
 float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t)
 {
     if (!scale || scale->windows < 1 || !scale->g) return 1.0f;
-    double w = scale->dt > 0 ? floor(((double)t - scale->t0) / scale->dt) : 0.0;
-    int i = w < 0 ? 0 : w >= scale->windows - 1 ? scale->windows - 1 : (int)w;
-    return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)i];
+    return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)scale_window(scale, t)];
 }
 
 struct mr_clip_pack_builder {
