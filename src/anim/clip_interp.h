@@ -167,14 +167,46 @@ static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u
     mr_clip_slerp_span_at(&sp, u, out);
 }
 
-/* mr_track_sample (clip.c) keeping the last slerped interval in *memo
- * (zeroed before the first call): the same values, each interval's angle
- * found once however many times inside it are sampled. */
+/* mr_track_sample (clip.c) keeping the last interval found and the last
+ * slerped in *memo (zeroed before the first call): the same values, each
+ * interval's angle found once however many times inside it are sampled,
+ * and a time in the interval found last or the next found without a
+ * search. On keys whose times never decrease, the interval holding a
+ * time between the first and last key is the one i with
+ * times[i] <= t < times[i + 1], whichever way mr_clip_find_key finds it. */
 typedef struct mr_clip_sample_memo {
     const mr_track *tr;
-    int i;
+    int sorted;   /* tr's times never decrease */
+    int at;       /* the interval found last */
+    int i;        /* span's interval (-1: none) */
     mr_clip_slerp_span span;
 } mr_clip_sample_memo;
+
+static inline int mr_clip_memo_find_key(const mr_track *tr, float t, float *alpha, mr_clip_sample_memo *memo)
+{
+    const float *times = tr->times;
+    int n = tr->key_count;
+    if (memo->tr != tr) {
+        memo->tr = tr;
+        memo->sorted = 1;
+        for (int k = 0; memo->sorted && k + 1 < n; k++) memo->sorted = times[k] <= times[k + 1];
+        memo->at = 0;
+        memo->i = -1;
+    }
+    int i = memo->at;
+    if (!memo->sorted || !(t > times[0] && t < times[n - 1])) {
+        i = mr_clip_find_key(tr, t, alpha);
+    } else {
+        if (!(times[i] <= t && t < times[i + 1])) {
+            if (i + 2 < n && times[i + 1] <= t && t < times[i + 2]) i++;
+            else i = mr_clip_find_key(tr, t, alpha);
+        }
+        float a = (t - times[i]) / (times[i + 1] - times[i]);
+        *alpha = a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
+    }
+    memo->at = i;
+    return i;
+}
 
 static inline void mr_clip_sample_memo_at(const mr_track *tr, float t, float *out, mr_clip_sample_memo *memo)
 {
@@ -183,11 +215,10 @@ static inline void mr_clip_sample_memo_at(const mr_track *tr, float t, float *ou
         return;
     }
     float a;
-    int i = mr_clip_find_key(tr, t, &a);
+    int i = mr_clip_memo_find_key(tr, t, &a, memo);
     if (tr->interp == MR_INTERP_LINEAR && tr->components == 4 && a > 0.0f && a < 1.0f) {
-        if (memo->tr != tr || memo->i != i) {
+        if (memo->i != i) {
             mr_clip_slerp_span_of(tr->values + (size_t)i * 4, tr->values + (size_t)(i + 1) * 4, &memo->span);
-            memo->tr = tr;
             memo->i = i;
         }
         double q[4];

@@ -258,6 +258,19 @@ static inline int within(const packing *p, const float *v, const float *e, doubl
     return (p->scale ? dmax : d2) <= cheap;
 }
 
+/* nextafterf(x, up ? INFINITY : -INFINITY): a finite nonzero x is one
+ * step of its bits away (up from a positive one, down from a negative
+ * one), the rest are nextafterf's. */
+static inline float float_step(float x, int up)
+{
+    if (!isfinite(x) || x == 0.0f) return nextafterf(x, up ? INFINITY : -INFINITY);
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits += (x > 0) == (up != 0) ? 1u : (uint32_t)-1;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* Does (float)(t0 + k * dt), computed in double, give each of the n
  * times (ascending) exactly, for t0 the first? Then *t0 and *dt get it:
  * dt from the spacings that round to every time (an interval per key). */
@@ -266,8 +279,8 @@ static int uniform_fit(const float *times, int n, float *t0, double *dt)
     if (n < 2) return 0;
     double base = times[0], lo = 0.0, hi = INFINITY;
     for (int k = 1; k < n; k++) {
-        double below = 0.5 * ((double)times[k] + nextafterf(times[k], -INFINITY));
-        double above = 0.5 * ((double)times[k] + nextafterf(times[k], INFINITY));
+        double below = 0.5 * ((double)times[k] + float_step(times[k], 0));
+        double above = 0.5 * ((double)times[k] + float_step(times[k], 1));
         lo = fmax(lo, (below - base) / k);
         hi = fmin(hi, (above - base) / k);
     }
