@@ -108,7 +108,7 @@ typedef struct packing {
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
     int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
-    int write_only;           /* quantise_segment only writes (widths that passed already) */
+    int write_only;           /* quantise_segment, trial_keys only write (widths that passed already) */
     size_t hint;              /* segment_ok: the checkpoint that failed last */
     int key_hint;             /* quantise_segment: the kept key whose interval failed last */
     double held;              /* hold_error(p, v) when held_known (constant_ok, or a builder's earlier run) */
@@ -469,6 +469,7 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
         float *d = p->deq + (size_t)i * 4;
         finish_key(st, c, r, d);
         float u[4];
+        if (p->write_only) continue;
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
         if (p->gk && p->gk[(size_t)i * CHECKS] != g_last) {
@@ -865,16 +866,25 @@ static int pack_track(packing *p)
             }
         if (segmented && p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         if (sh < SHARES) {
-            int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
+            int lo_b = MIN_BITS, hi_b = MAX_BITS + 1, last = 0;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
                 int mid = (lo_b + hi_b) / 2;
                 if (trial_keys(p, mid, shares[sh], &comps, lo, step) == 0) hi_b = mid;
                 else lo_b = mid + 1;
+                last = mid;
             }
             if (hi_b > MAX_BITS) continue;
             bits = hi_b;
+            /* the keys at hi_b passed: the last trial left them, or they are
+             * only written again */
+            if (last != bits) {
+                p->write_only = 1;
+                trial_keys(p, bits, shares[sh], &comps, lo, step);
+                p->write_only = 0;
+            }
+        } else if (trial_keys(p, bits, 1.0, &comps, lo, step) != 0) {
+            continue;
         }
-        if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
         m = reduce(p, step_keys);
         size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0, 0);
         size_t every =
