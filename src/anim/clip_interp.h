@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "anim/clip.h"
 
@@ -249,6 +251,49 @@ static inline double mr_clip_quat_angle(const float *q0, const float *q1)
         p += (a + b) * (a + b);
     }
     return 4.0 * atan2(sqrt(m), sqrt(p));
+}
+
+/* The sorted distinct values of t[0..n) into t[0..m), returning m: what
+ * sorting t with a stable sort (glibc's qsort: a merge sort) and keeping
+ * the first of each run of equal values gives (of -0 and 0, the first in
+ * t's order). t is taken as its ascending runs (key times track after
+ * track), merged one after another into what the runs before gave, the
+ * earlier value first on a tie. 0 (t unchanged: sort it) with a NaN, with
+ * so many runs that merging them costs more than sorting, or without
+ * memory. */
+static inline size_t mr_clip_merge_times(float *t, size_t n)
+{
+    size_t runs = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(t[i])) return 0;
+        if (i > 0 && t[i] < t[i - 1]) runs++;
+    }
+    if (n == 0 || (double)runs * (double)n > 1e8) return 0;
+    float *acc = malloc(n * sizeof *acc), *next = malloc(n * sizeof *next);
+    if (!acc || !next) {
+        free(acc);
+        free(next);
+        return 0;
+    }
+    size_t m = 0;
+    for (size_t s = 0; s < n;) {
+        size_t e = s + 1;
+        while (e < n && !(t[e] < t[e - 1])) e++;
+        size_t i = 0, j = s, k = 0;
+        while (i < m || j < e) {
+            float x = j >= e || (i < m && acc[i] <= t[j]) ? acc[i++] : t[j++];
+            if (k == 0 || x != next[k - 1]) next[k++] = x;
+        }
+        float *swap = acc;
+        acc = next;
+        next = swap;
+        m = k;
+        s = e;
+    }
+    memcpy(t, acc, m * sizeof *t);
+    free(acc);
+    free(next);
+    return m;
 }
 
 #endif

@@ -113,10 +113,13 @@ static float *checkpoints(const mr_clip *clip, int *count)
             for (int i = 0; i < tr[k]->key_count; i++) t[n++] = tr[k]->times[i];
     }
     if (n == 0) t[n++] = 0.0f;
-    qsort(t, n, sizeof *t, compare_floats);
-    size_t u = 1;
-    for (size_t i = 1; i < n; i++)
-        if (t[i] != t[u - 1]) t[u++] = t[i];
+    size_t u = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
+    if (u == 0) {
+        qsort(t, n, sizeof *t, compare_floats);
+        u = 1;
+        for (size_t i = 1; i < n; i++)
+            if (t[i] != t[u - 1]) t[u++] = t[i];
+    }
     /* spread out from the back, the quarter points between */
     size_t m = (u - 1) * 4 + 1;
     float *grown = realloc(t, m * sizeof *t);

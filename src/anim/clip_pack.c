@@ -1025,10 +1025,13 @@ static float *time_points(const mr_clip *clip, int *count)
         *count = 1;
         return t;
     }
-    qsort(t, n, sizeof *t, compare_floats);
-    size_t m = 1;
-    for (size_t i = 1; i < n; i++)
-        if (t[i] != t[m - 1]) t[m++] = t[i];
+    size_t m = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
+    if (m == 0) {
+        qsort(t, n, sizeof *t, compare_floats);
+        m = 1;
+        for (size_t i = 1; i < n; i++)
+            if (t[i] != t[m - 1]) t[m++] = t[i];
+    }
     *count = m > 65535 ? -1 : (int)m;
     return t;
 }
