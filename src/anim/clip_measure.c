@@ -53,7 +53,6 @@ typedef struct measure {
                               /* per joint), or NULL: */
     float *cache;             /* the exact values of the animated channels at every */
     int cached;               /* checkpoint (cached floats each), or NULL: sampled each time */
-    float *ex;                /* without rows: one checkpoint's rows */
     mr_clip_sample_memo *memo;   /* sample_exact's, 3 per joint */
     double *sub;              /* per joint, at one checkpoint: the worst ratio of it and below */
     int windows;
@@ -70,7 +69,6 @@ static void measure_free(measure *m)
     mr_pose_deinit(&m->exact);
     free(m->sub);
     free(m->rows);
-    free(m->ex);
     free(m->memo);
     free(m->cache);
     mr_clip_cursor_destroy(m->cur);
@@ -219,8 +217,6 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
             mr_pose_to_model(&m->sk, &m->exact, m->me);
             store_rows(m->me, n, m->rows + (size_t)i * (size_t)n * ROW_FLOATS);
         }
-    } else if (!(m->ex = mr_alloc_array((size_t)n * ROW_FLOATS, sizeof *m->ex))) {
-        return 0;
     }
     for (int j = 0; !m->rows && j < n; j++) {
         const mr_joint_tracks *jt = &clip->tracks[j];
@@ -249,23 +245,24 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     return 1;
 }
 
-/* d = the 3x3 linear part of a - b (b: store_rows' linear part), and the
- * diagonal of s = d^T d (columns' dot products). */
-static inline void linear_diff(const mat4 a, const float *b, double d[3][3], double s[3][3])
+/* d = the 3x3 linear part of a - b (b: its columns `stride` floats apart,
+ * a mat4's or store_rows'), and the diagonal of s = d^T d (columns' dot
+ * products). */
+static inline void linear_diff(const mat4 a, const float *b, int stride, double d[3][3], double s[3][3])
 {
 #if defined(__SSE2__)
     /* two rows at a time: the same differences, squares and sums in order */
     for (int c = 0; c < 3; c++) {
         __m128d d01 = _mm_sub_pd(_mm_cvtps_pd(_mm_loadu_ps(a[c])),
-                                 _mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(b + c * 3))));
+                                 _mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(b + c * stride))));
         __m128d sq = _mm_mul_pd(d01, d01);
         _mm_storeu_pd(d[c], d01);
-        d[c][2] = (double)a[c][2] - b[c * 3 + 2];
+        d[c][2] = (double)a[c][2] - b[c * stride + 2];
         s[c][c] = (_mm_cvtsd_f64(sq) + _mm_cvtsd_f64(_mm_unpackhi_pd(sq, sq))) + d[c][2] * d[c][2];
     }
 #else
     for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c * 3 + r];
+        for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c * stride + r];
     for (int i = 0; i < 3; i++) s[i][i] = d[i][0] * d[i][0] + d[i][1] * d[i][1] + d[i][2] * d[i][2];
 #endif
 }
@@ -346,9 +343,13 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
             mr_clip_pack_sample(pack, &m->sk, t, &m->played);   /* no memory for the cursor's rows */
             mr_pose_to_model(&m->sk, &m->played, m->mp);
         }
-        const float *ex = m->ex;
+        /* the exact model rows: kept, or this checkpoint's matrices */
+        const float *ex = (const float *)m->me;
+        int joint_floats = 16, stride = 4;
         if (m->rows) {
             ex = m->rows + (size_t)i * (size_t)m->n * ROW_FLOATS;
+            joint_floats = ROW_FLOATS;
+            stride = 3;
         } else {
             if (m->cache) {
                 const float *at = m->cache + (size_t)i * (size_t)m->cached;
@@ -362,16 +363,15 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
                 sample_exact(clip, m->n, t, &m->exact, m->memo);
             }
             mr_pose_to_model(&m->sk, &m->exact, m->me);
-            store_rows(m->me, m->n, m->ex);
         }
         double here = 0.0;
         int w = window_of(m, t);
         for (int j = 0; j < m->n; j++) {
-            const float *e_rows = ex + (size_t)j * ROW_FLOATS, *o = e_rows + 9;
+            const float *e_rows = ex + (size_t)j * (size_t)joint_floats, *o = e_rows + 3 * stride;
             double dx = (double)m->mp[j][3][0] - o[0], dy = (double)m->mp[j][3][1] - o[1],
                    dz = (double)m->mp[j][3][2] - o[2], d[3][3], s[3][3];
             double at = sqrt(dx * dx + dy * dy + dz * dz);
-            linear_diff(m->mp[j], e_rows, d, s);
+            linear_diff(m->mp[j], e_rows, stride, d, s);
             /* A joint whose bound is within both the worst so far and its window's ratio so far changes
              * neither (nor its parents' ratios, never under its own): its exact norm (a cosine of an
              * arc cosine) is left out, and it gives its parents nothing. A NaN anywhere (a NaN worst or
