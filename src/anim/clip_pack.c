@@ -111,6 +111,7 @@ typedef struct packing {
     int write_only;           /* quantise_segment, trial_keys only write (widths that passed already) */
     size_t hint;              /* segment_ok: the checkpoint that failed last */
     int key_hint;             /* quantise_segment: the kept key whose interval failed last */
+    int reduced;              /* trial_segmented: the keys its reduction kept (in kept), 0: none yet */
     double held;              /* hold_error(p, v) when held_known (constant_ok, or a builder's earlier run) */
     int held_known;
     int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
@@ -608,9 +609,12 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
     *comps = c;
     p->each = each;
     memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
-    set_limits(p, 1.0 - share);
-    int m = mr_reduce_keys(n, segment_fits, p, p->kept);
-    set_limits(p, 1.0);
+    int m = p->reduced;
+    if (m == 0) {   /* the reduction is the same with each component rebuilt: done once */
+        set_limits(p, 1.0 - share);
+        m = p->reduced = mr_reduce_keys(n, segment_fits, p, p->kept);
+        set_limits(p, 1.0);
+    }
     /* the stored values: the track's components, or with `each` per
      * segment the three left when the one farthest from zero over the
      * segment's keys is rebuilt (its sign made positive at every key) */
@@ -858,12 +862,14 @@ static int pack_track(packing *p)
          * component rebuilt per segment too (on the CMU takes, one that
          * rebuilds one for the whole track never won so) */
         int segmented = 0;
+        p->reduced = 0;
         for (int each = 0; sh == 0 && !step_keys && each <= (p->rotation && p->rebuilt == PACK_NONE); each++)
             if ((m = trial_segmented(p, shares[sh], each, &comps, lo, step, &stream)) > 0) {
                 size_t index = times_size(p, m, &all);
                 keep_if_smaller(p, track_size(m, comps, 0, index, stream, each), m, all, comps, 0, lo, step, stream);
                 segmented = 1;
             }
+        p->reduced = 0;   /* the trials below reduce into kept again */
         if (segmented && p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         if (sh < SHARES) {
             int lo_b = MIN_BITS, hi_b = MAX_BITS + 1, last = 0;   /* hi_b: passes (MAX_BITS + 1: none known) */
