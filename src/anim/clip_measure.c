@@ -289,11 +289,10 @@ static double diagonal_norm(const double s[3][3])
     return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
 }
 
-/* The spectral norm of the linear part whose linear_gram is s (exact 1), or
- * what it is at most without the cosine of an arc cosine (0: the closed
- * form with the cosine at its most, 1; 2: at most its tangent; the same
- * clamps, so never under the exact value; where s is diagonal, the exact
- * value). */
+/* The spectral norm of the linear part whose linear_gram is s (exact), or
+ * what it is at most without the cosine of an arc cosine (!exact: the
+ * closed form with the cosine at its most, 1, and the same clamps, so never
+ * under the exact value; where s is diagonal, the exact value). */
 static double linear_norm(const double s[3][3], int exact)
 {
     /* the largest eigenvalue of the symmetric s, in closed form */
@@ -309,10 +308,7 @@ static double linear_norm(const double s[3][3], int exact)
                          s[0][2] * (s[0][1] * s[1][2] - a1 * s[0][2]);
             double r = det / (2.0 * p * p * p);
             r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
-            /* exact 2: cos(acos(r) / 3), concave in r, is at most its tangent
-             * at r = 1, (8 + r) / 9; a billionth over it is over libm's
-             * cosine of its arc cosine too */
-            top = q + 2.0 * p * (exact == 2 ? (8.0 + r) / 9.0 + 1e-9 : cos(acos(r) / 3.0));
+            top = q + 2.0 * p * cos(acos(r) / 3.0);
         } else {
             top = q + 2.0 * p;
         }
@@ -391,12 +387,6 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
             linear_gram(d, s);
             double bound = (at + linear_norm(s, 0) * m->reach[j]) / m->limit;
             if (m->reach[j] >= 0 && bound <= worst && (!r_at || bound <= (double)*r_at)) {
-                m->sub[j] = 0.0;
-                continue;
-            }
-            /* the same with the cosine at most its tangent (finite: no NaN) */
-            bound = (at + linear_norm(s, 2) * m->reach[j]) / m->limit;
-            if (m->reach[j] >= 0 && bound < INFINITY && bound <= worst && (!r_at || bound <= (double)*r_at)) {
                 m->sub[j] = 0.0;
                 continue;
             }
