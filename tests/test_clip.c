@@ -1,4 +1,5 @@
 /* test_clip.c — mr_clip: allocation, validation, wrapping and sampling. */
+#include "anim/clip_interp.h"
 #include "anim/clip_runtime.h"
 #include "anim_fixture.h"
 #include "core/file.h"
@@ -520,6 +521,91 @@ TEST(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds)
     mr_skeleton_deinit(&sk);
 }
 
+/* The packer's samplers of the exact curve (clip_interp.h) give what
+ * mr_track_sample gives, bit for bit: times in order (quarter points of
+ * every interval, where the memo finds each slerp's angle once), times out
+ * of order and outside the keys, keys with repeated times and keys whose
+ * times descend (the memo then searches as mr_track_sample does). */
+TEST(clip_sample_memo_matches_track_sample_bit_for_bit)
+{
+    for (int shape = 0; shape < 3; shape++) {
+        mr_track r = {.components = 4};
+        int n = 41;
+        mr_track_init(&r, n, MR_INTERP_LINEAR);
+        for (int k = 0; k < n; k++) {
+            r.times[k] = 0.1f + k * 0.037f + (k % 5 == 2 ? 0.011f : 0.0f);
+            if (shape == 1 && k == 9) r.times[k] = r.times[k - 1];   /* a repeated time */
+            if (shape == 2 && k == 20) r.times[k] = r.times[k - 3];  /* a time that descends */
+            versor q;
+            glm_quatv(q, 0.45f * k * k / n, (vec3){0.3f, 1.0f - 0.02f * k, 0.5f});
+            if (k % 4 == 1) glm_vec4_negate(q);
+            if (k == 30) memcpy(q, r.values + 4 * 29, sizeof q);     /* equal keys: no arc */
+            memcpy(r.values + 4 * k, q, sizeof q);
+        }
+        mr_track_finish(&r);
+        mr_clip_sample_memo memo = {0};
+        int samples = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = -2; i < 4 * n + 2; i++) {
+                int k = pass ? (i * 37 + 11) % (4 * n + 4) - 2 : i;   /* in order, then scattered */
+                float t0 = r.times[k / 4 < 0 ? 0 : k / 4 >= n - 1 ? n - 2 : k / 4];
+                float t1 = r.times[k / 4 < 0 ? 1 : k / 4 >= n - 1 ? n - 1 : k / 4 + 1];
+                float t = k < 0 ? -0.5f : k >= 4 * (n - 1) ? t1 + 0.5f * (float)(k - 4 * (n - 1)) :
+                                 t0 + (t1 - t0) * (float)(k % 4) / 4.0f;
+                float a[4], b[4];
+                mr_track_sample(&r, t, a);
+                mr_clip_sample_memo_at(&r, t, b, &memo);
+                CHECK_MSG(memcmp(a, b, sizeof a) == 0, "shape %d t=%.9g: %.9g %.9g vs %.9g %.9g", shape, t, a[0],
+                          a[3], b[0], b[3]);
+                samples++;
+            }
+        CHECK(samples > 300);
+        free(r.times);
+        free(r.values);
+    }
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* mr_clip_merge_times gives the sorted distinct times that qsort and
+ * keeping the first of equal times give, bit for bit (of -0 and 0 the
+ * first), or 0 (sort it) with a NaN. */
+TEST(clip_merge_times_matches_the_sort)
+{
+    unsigned seed = 12345;
+    int merged = 0;
+    for (int it = 0; it < 3000; it++) {
+        float t[96], u[96];
+        size_t n = 0;
+        int runs = 1 + it % 7;
+        for (int r = 0; r < runs; r++) {
+            seed = seed * 1103515245u + 12345u;
+            int len = 1 + (int)(seed >> 16) % 12;
+            float v = (float)((int)(seed >> 8) % 7 - 3) * 0.25f;
+            for (int k = 0; k < len; k++) {
+                seed = seed * 1103515245u + 12345u;
+                t[n++] = v == 0.0f && (seed >> 20) % 2 ? -0.0f : v;
+                if ((seed >> 12) % 3) v += 0.25f * (float)((seed >> 24) % 3);
+            }
+        }
+        memcpy(u, t, n * sizeof *t);
+        qsort(u, n, sizeof *u, compare_floats);
+        size_t m = 1;
+        for (size_t i = 1; i < n; i++)
+            if (u[i] != u[m - 1]) u[m++] = u[i];
+        size_t got = mr_clip_merge_times(t, n);
+        CHECK_MSG(got == m && memcmp(t, u, m * sizeof *t) == 0, "case %d: %zu times vs %zu", it, got, m);
+        merged += got > 0;
+    }
+    CHECK(merged == 3000);
+    float nan_times[3] = {0.0f, NAN, 1.0f};
+    CHECK(mr_clip_merge_times(nan_times, 3) == 0);
+}
+
 int main(void)
 {
     RUN(clip_create_refuses_joint_counts_out_of_range);
@@ -541,6 +627,8 @@ int main(void)
     RUN(clip_runtime_bytes_counts_what_the_sampler_reads);
     RUN(clip_runtime_error_measures_points_along_joint_axes);
     RUN(clip_key_count_is_longest_track);
+    RUN(clip_sample_memo_matches_track_sample_bit_for_bit);
+    RUN(clip_merge_times_matches_the_sort);
     RUN(clip_sample_keys_closer_than_a_float_rate_stay_in_bounds);
     return test_summary("clip");
 }

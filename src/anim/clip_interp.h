@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "anim/clip.h"
 
@@ -109,40 +111,124 @@ static inline void mr_clip_hold_first(const mr_track *tr, float *out)
     if (tr->components == 4) mr_clip_normalize4(out);
 }
 
-/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
-static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u, double *out)
+/* A slerp's interval: its keys normalised and on one side (b flipped
+ * where they disagree in sign) and, away from equal keys, the angle
+ * between them and its sine: mr_clip_slerp_keys in two steps, for one
+ * interval sampled at several fractions. */
+typedef struct mr_clip_slerp_span {
+    double a[4], b[4], th, s;
+    int arc;   /* th and s are set: the keys differ */
+} mr_clip_slerp_span;
+
+static inline void mr_clip_slerp_span_of(const float *q0, const float *q1, mr_clip_slerp_span *sp)
 {
-    double a[4], b[4], la = 0, lb = 0, d = 0;
+    double la = 0, lb = 0, d = 0;
     for (int c = 0; c < 4; c++) {
-        a[c] = q0[c];
-        b[c] = q1[c];
-        la += a[c] * a[c];
-        lb += b[c] * b[c];
+        sp->a[c] = q0[c];
+        sp->b[c] = q1[c];
+        la += sp->a[c] * sp->a[c];
+        lb += sp->b[c] * sp->b[c];
     }
     la = la > 0 ? 1.0 / sqrt(la) : 0.0;
     lb = lb > 0 ? 1.0 / sqrt(lb) : 0.0;
     for (int c = 0; c < 4; c++) {
-        a[c] *= la;
-        b[c] *= lb;
-        d += a[c] * b[c];
+        sp->a[c] *= la;
+        sp->b[c] *= lb;
+        d += sp->a[c] * sp->b[c];
     }
     if (d < 0) {
         d = -d;
-        for (int c = 0; c < 4; c++) b[c] = -b[c];
+        for (int c = 0; c < 4; c++) sp->b[c] = -sp->b[c];
     }
+    sp->arc = d < 1.0 - 1e-12;
+    sp->th = sp->arc ? acos(d) : 0.0;
+    sp->s = sp->arc ? sin(sp->th) : 0.0;
+}
+
+static inline void mr_clip_slerp_span_at(const mr_clip_slerp_span *sp, double u, double *out)
+{
     double w0 = 1.0 - u, w1 = u;
-    if (d < 1.0 - 1e-12) {
-        double th = acos(d), s = sin(th);
-        w0 = sin((1.0 - u) * th) / s;
-        w1 = sin(u * th) / s;
+    if (sp->arc) {
+        w0 = sin((1.0 - u) * sp->th) / sp->s;
+        w1 = sin(u * sp->th) / sp->s;
     }
     double len = 0;
     for (int c = 0; c < 4; c++) {
-        out[c] = w0 * a[c] + w1 * b[c];
+        out[c] = w0 * sp->a[c] + w1 * sp->b[c];
         len += out[c] * out[c];
     }
     len = len > 0 ? 1.0 / sqrt(len) : 0.0;
     for (int c = 0; c < 4; c++) out[c] *= len;
+}
+
+/* Slerp of unit-ish quaternions q0, q1 (shortest path) at u, in double. */
+static inline void mr_clip_slerp_keys(const float *q0, const float *q1, double u, double *out)
+{
+    mr_clip_slerp_span sp;
+    mr_clip_slerp_span_of(q0, q1, &sp);
+    mr_clip_slerp_span_at(&sp, u, out);
+}
+
+/* mr_track_sample (clip.c) keeping the last interval found and the last
+ * slerped in *memo (zeroed before the first call): the same values, each
+ * interval's angle found once however many times inside it are sampled,
+ * and a time in the interval found last or the next found without a
+ * search. On keys whose times never decrease, the interval holding a
+ * time between the first and last key is the one i with
+ * times[i] <= t < times[i + 1], whichever way mr_clip_find_key finds it. */
+typedef struct mr_clip_sample_memo {
+    const mr_track *tr;
+    int sorted;   /* tr's times never decrease */
+    int at;       /* the interval found last */
+    int i;        /* span's interval (-1: none) */
+    mr_clip_slerp_span span;
+} mr_clip_sample_memo;
+
+static inline int mr_clip_memo_find_key(const mr_track *tr, float t, float *alpha, mr_clip_sample_memo *memo)
+{
+    const float *times = tr->times;
+    int n = tr->key_count;
+    if (memo->tr != tr) {
+        memo->tr = tr;
+        memo->sorted = 1;
+        for (int k = 0; memo->sorted && k + 1 < n; k++) memo->sorted = times[k] <= times[k + 1];
+        memo->at = 0;
+        memo->i = -1;
+    }
+    int i = memo->at;
+    if (!memo->sorted || !(t > times[0] && t < times[n - 1])) {
+        i = mr_clip_find_key(tr, t, alpha);
+    } else {
+        if (!(times[i] <= t && t < times[i + 1])) {
+            if (i + 2 < n && times[i + 1] <= t && t < times[i + 2]) i++;
+            else i = mr_clip_find_key(tr, t, alpha);
+        }
+        float a = (t - times[i]) / (times[i + 1] - times[i]);
+        *alpha = a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
+    }
+    memo->at = i;
+    return i;
+}
+
+static inline void mr_clip_sample_memo_at(const mr_track *tr, float t, float *out, mr_clip_sample_memo *memo)
+{
+    if (tr->key_count == 1) {
+        mr_clip_hold_first(tr, out);
+        return;
+    }
+    float a;
+    int i = mr_clip_memo_find_key(tr, t, &a, memo);
+    if (tr->interp == MR_INTERP_LINEAR && tr->components == 4 && a > 0.0f && a < 1.0f) {
+        if (memo->i != i) {
+            mr_clip_slerp_span_of(tr->values + (size_t)i * 4, tr->values + (size_t)(i + 1) * 4, &memo->span);
+            memo->i = i;
+        }
+        double q[4];
+        mr_clip_slerp_span_at(&memo->span, a, q);
+        for (int c = 0; c < 4; c++) out[c] = (float)q[c];
+        return;
+    }
+    mr_clip_interp_track(tr, i, a, out);
 }
 
 /* Rotation angle (radians, 0..pi) between two quaternions of any nonzero
@@ -165,6 +251,49 @@ static inline double mr_clip_quat_angle(const float *q0, const float *q1)
         p += (a + b) * (a + b);
     }
     return 4.0 * atan2(sqrt(m), sqrt(p));
+}
+
+/* The sorted distinct values of t[0..n) into t[0..m), returning m: what
+ * sorting t with a stable sort (glibc's qsort: a merge sort) and keeping
+ * the first of each run of equal values gives (of -0 and 0, the first in
+ * t's order). t is taken as its ascending runs (key times track after
+ * track), merged one after another into what the runs before gave, the
+ * earlier value first on a tie. 0 (t unchanged: sort it) with a NaN, with
+ * so many runs that merging them costs more than sorting, or without
+ * memory. */
+static inline size_t mr_clip_merge_times(float *t, size_t n)
+{
+    size_t runs = n > 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(t[i])) return 0;
+        if (i > 0 && t[i] < t[i - 1]) runs++;
+    }
+    if (n == 0 || (double)runs * (double)n > 1e8) return 0;
+    float *acc = malloc(n * sizeof *acc), *next = malloc(n * sizeof *next);
+    if (!acc || !next) {
+        free(acc);
+        free(next);
+        return 0;
+    }
+    size_t m = 0;
+    for (size_t s = 0; s < n;) {
+        size_t e = s + 1;
+        while (e < n && !(t[e] < t[e - 1])) e++;
+        size_t i = 0, j = s, k = 0;
+        while (i < m || j < e) {
+            float x = j >= e || (i < m && acc[i] <= t[j]) ? acc[i++] : t[j++];
+            if (k == 0 || x != next[k - 1]) next[k++] = x;
+        }
+        float *swap = acc;
+        acc = next;
+        next = swap;
+        m = k;
+        s = e;
+    }
+    memcpy(t, acc, m * sizeof *t);
+    free(acc);
+    free(next);
+    return m;
 }
 
 #endif

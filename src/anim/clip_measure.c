@@ -1,11 +1,16 @@
 /* clip_measure.c — the measured budget (see clip_measure.h). */
 #include "anim/clip_measure.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_interp.h"
 #include "anim/pose.h"
 #include "anim/skeleton.h"
 #include "core/alloc.h"
@@ -44,8 +49,11 @@ typedef struct measure {
     mat4 *mp, *me;
     mr_clip_cursor *cur;      /* plays each pack in time order */
     unsigned long long serial;   /* the cursor's name for the pack it plays */
+    float *rows;              /* the exact pose's model rows at every checkpoint (ROW_FLOATS */
+                              /* per joint), or NULL: */
     float *cache;             /* the exact values of the animated channels at every */
     int cached;               /* checkpoint (cached floats each), or NULL: sampled each time */
+    mr_clip_sample_memo *memo;   /* sample_exact's, 3 per joint */
     double *sub;              /* per joint, at one checkpoint: the worst ratio of it and below */
     int windows;
     float t0;
@@ -60,10 +68,22 @@ static void measure_free(measure *m)
     mr_pose_deinit(&m->played);
     mr_pose_deinit(&m->exact);
     free(m->sub);
+    free(m->rows);
+    free(m->memo);
     free(m->cache);
     mr_clip_cursor_destroy(m->cur);
     free(m->mp);
     free(m->me);
+}
+
+/* What the measure reads of a joint's model matrix: its linear part by
+ * columns, then its origin. */
+#define ROW_FLOATS 12
+
+static void store_rows(const mat4 *model, int n, float *rows)
+{
+    for (int j = 0; j < n; j++, rows += ROW_FLOATS)
+        for (int c = 0; c < 4; c++) memcpy(rows + c * 3, model[j][c], 3 * sizeof(float));
 }
 
 static int compare_floats(const void *a, const void *b)
@@ -91,10 +111,13 @@ static float *checkpoints(const mr_clip *clip, int *count)
             for (int i = 0; i < tr[k]->key_count; i++) t[n++] = tr[k]->times[i];
     }
     if (n == 0) t[n++] = 0.0f;
-    qsort(t, n, sizeof *t, compare_floats);
-    size_t u = 1;
-    for (size_t i = 1; i < n; i++)
-        if (t[i] != t[u - 1]) t[u++] = t[i];
+    size_t u = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
+    if (u == 0) {
+        qsort(t, n, sizeof *t, compare_floats);
+        u = 1;
+        for (size_t i = 1; i < n; i++)
+            if (t[i] != t[u - 1]) t[u++] = t[i];
+    }
     /* spread out from the back, the quarter points between */
     size_t m = (u - 1) * 4 + 1;
     float *grown = realloc(t, m * sizeof *t);
@@ -116,14 +139,15 @@ static float *checkpoints(const mr_clip *clip, int *count)
 }
 
 /* The exact values of the channels with keys at t (the others are left
- * as they are: the rest pose). */
-static void sample_exact(const mr_clip *clip, int n, float t, mr_pose *pose)
+ * as they are: the rest pose): mr_track_sample, each channel keeping its
+ * last slerped interval in memo (3 per joint). */
+static void sample_exact(const mr_clip *clip, int n, float t, mr_pose *pose, mr_clip_sample_memo *memo)
 {
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < n; j++, memo += 3) {
         const mr_joint_tracks *jt = &clip->tracks[j];
-        if (jt->t.key_count) mr_track_sample(&jt->t, t, pose->t[j]);
-        if (jt->r.key_count) mr_track_sample(&jt->r, t, pose->r[j]);
-        if (jt->s.key_count) mr_track_sample(&jt->s, t, pose->s[j]);
+        if (jt->t.key_count) mr_clip_sample_memo_at(&jt->t, t, pose->t[j], &memo[0]);
+        if (jt->r.key_count) mr_clip_sample_memo_at(&jt->r, t, pose->r[j], &memo[1]);
+        if (jt->s.key_count) mr_clip_sample_memo_at(&jt->s, t, pose->s[j], &memo[2]);
     }
 }
 
@@ -173,7 +197,8 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     m->me = mr_alloc_array((size_t)n, sizeof *m->me);
     m->sub = mr_alloc_array((size_t)n, sizeof *m->sub);
     m->cur = mr_clip_cursor_create(n);
-    if (!m->mp || !m->me || !m->sub || !m->cur) return 0;
+    m->memo = mr_alloc_array((size_t)n * 3, sizeof *m->memo);
+    if (!m->mp || !m->me || !m->sub || !m->cur || !m->memo) return 0;
     for (int j = 0; j < n; j++) {
         m->sk.parents[j] = rt->parents[j];
         memcpy(m->sk.rest_t[j], rt->rest + (size_t)j * 10, 3 * sizeof(float));
@@ -181,18 +206,26 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
         memcpy(m->sk.rest_s[j], rt->rest + (size_t)j * 10 + 7, 3 * sizeof(float));
     }
     /* the exact pose: the channels without keys keep the rest values set
-     * here; the others' values at every checkpoint are sampled once
-     * (slerps) and kept for every round, when that takes at most
-     * CACHE_MAX bytes */
+     * here; its model rows at every checkpoint are computed once (slerps,
+     * local-to-model) and kept for every round when that takes at most
+     * CACHE_MAX bytes, else the animated channels' values when they do */
     mr_pose_set_rest(&m->exact, &m->sk);
-    for (int j = 0; j < n; j++) {
+    if ((size_t)m->checks * (size_t)n * ROW_FLOATS * sizeof(float) <= CACHE_MAX &&
+        (m->rows = mr_alloc_array((size_t)m->checks * (size_t)n * ROW_FLOATS, sizeof *m->rows))) {
+        for (int i = 0; i < m->checks; i++) {
+            sample_exact(clip, m->n, m->ct[i], &m->exact, m->memo);
+            mr_pose_to_model(&m->sk, &m->exact, m->me);
+            store_rows(m->me, n, m->rows + (size_t)i * (size_t)n * ROW_FLOATS);
+        }
+    }
+    for (int j = 0; !m->rows && j < n; j++) {
         const mr_joint_tracks *jt = &clip->tracks[j];
         m->cached += (jt->t.key_count ? 3 : 0) + (jt->r.key_count ? 4 : 0) + (jt->s.key_count ? 3 : 0);
     }
-    if ((size_t)m->cached * (size_t)m->checks * sizeof(float) <= CACHE_MAX &&
+    if (!m->rows && (size_t)m->cached * (size_t)m->checks * sizeof(float) <= CACHE_MAX &&
         (m->cache = mr_alloc_array((size_t)m->cached * (size_t)m->checks, sizeof *m->cache))) {
         for (int i = 0; i < m->checks; i++) {
-            sample_exact(clip, m->n, m->ct[i], &m->exact);
+            sample_exact(clip, m->n, m->ct[i], &m->exact, m->memo);
             float *at = m->cache + (size_t)i * (size_t)m->cached;
             for (int j = 0; j < n; j++) {
                 const mr_joint_tracks *jt = &clip->tracks[j];
@@ -212,14 +245,48 @@ static int measure_init(measure *m, const mr_clip *clip, const mr_clip_runtime *
     return 1;
 }
 
-/* s = d^T d (columns' dot products) for d the 3x3 linear part of a - b. */
-static void linear_gram(const mat4 a, const mat4 b, double s[3][3])
+/* d = the 3x3 linear part of a - b (b: its columns `stride` floats apart,
+ * a mat4's or store_rows'), and the diagonal of s = d^T d (columns' dot
+ * products). */
+static inline void linear_diff(const mat4 a, const float *b, int stride, double d[3][3], double s[3][3])
 {
-    double d[3][3];
+#if defined(__SSE2__)
+    /* two rows at a time: the same differences, squares and sums in order */
+    for (int c = 0; c < 3; c++) {
+        __m128d d01 = _mm_sub_pd(_mm_cvtps_pd(_mm_loadu_ps(a[c])),
+                                 _mm_cvtps_pd(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(b + c * stride))));
+        __m128d sq = _mm_mul_pd(d01, d01);
+        _mm_storeu_pd(d[c], d01);
+        d[c][2] = (double)a[c][2] - b[c * stride + 2];
+        s[c][c] = (_mm_cvtsd_f64(sq) + _mm_cvtsd_f64(_mm_unpackhi_pd(sq, sq))) + d[c][2] * d[c][2];
+    }
+#else
     for (int c = 0; c < 3; c++)
-        for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c][r];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) s[i][k] = d[i][0] * d[k][0] + d[i][1] * d[k][1] + d[i][2] * d[k][2];
+        for (int r = 0; r < 3; r++) d[c][r] = (double)a[c][r] - b[c * stride + r];
+    for (int i = 0; i < 3; i++) s[i][i] = d[i][0] * d[i][0] + d[i][1] * d[i][1] + d[i][2] * d[i][2];
+#endif
+}
+
+/* The rest of s = d^T d: what linear_norm reads above the diagonal (and
+ * its mirror). */
+static void linear_gram(const double d[3][3], double s[3][3])
+{
+    s[0][1] = s[1][0] = d[0][0] * d[1][0] + d[0][1] * d[1][1] + d[0][2] * d[1][2];
+    s[0][2] = s[2][0] = d[0][0] * d[2][0] + d[0][1] * d[2][1] + d[0][2] * d[2][2];
+    s[1][2] = s[2][1] = d[1][0] * d[2][0] + d[1][1] * d[2][1] + d[1][2] * d[2][2];
+}
+
+/* What linear_norm(s, 0) is at most from s's diagonal alone: the largest
+ * value its square root takes (its trace, as linear_norm clamps it, or its
+ * largest diagonal entry), with the same rounding up; infinite unless the
+ * trace is finite (then every entry of s is). */
+static double diagonal_norm(const double s[3][3])
+{
+    double q = (s[0][0] + s[1][1] + s[2][2]) / 3.0, tr = 3.0 * q;
+    if (!(tr <= DBL_MAX)) return INFINITY;
+    double top = tr;   /* no NaN here: comparisons are fmax */
+    for (int i = 0; i < 3; i++) top = s[i][i] > top ? s[i][i] : top;
+    return sqrt(top > 0 ? top : 0.0) * (1.0 + 1e-6);
 }
 
 /* The spectral norm of the linear part whose linear_gram is s (exact), or
@@ -276,32 +343,50 @@ static double measure_pack(measure *m, const mr_clip *clip, const mr_clip_runtim
             mr_clip_pack_sample(pack, &m->sk, t, &m->played);   /* no memory for the cursor's rows */
             mr_pose_to_model(&m->sk, &m->played, m->mp);
         }
-        if (m->cache) {
-            const float *at = m->cache + (size_t)i * (size_t)m->cached;
-            for (int j = 0; j < m->n; j++) {
-                const mr_joint_tracks *jt = &clip->tracks[j];
-                if (jt->t.key_count) memcpy(m->exact.t[j], at, 3 * sizeof(float)), at += 3;
-                if (jt->r.key_count) memcpy(m->exact.r[j], at, 4 * sizeof(float)), at += 4;
-                if (jt->s.key_count) memcpy(m->exact.s[j], at, 3 * sizeof(float)), at += 3;
-            }
+        /* the exact model rows: kept, or this checkpoint's matrices */
+        const float *ex = (const float *)m->me;
+        int joint_floats = 16, stride = 4;
+        if (m->rows) {
+            ex = m->rows + (size_t)i * (size_t)m->n * ROW_FLOATS;
+            joint_floats = ROW_FLOATS;
+            stride = 3;
         } else {
-            sample_exact(clip, m->n, t, &m->exact);
+            if (m->cache) {
+                const float *at = m->cache + (size_t)i * (size_t)m->cached;
+                for (int j = 0; j < m->n; j++) {
+                    const mr_joint_tracks *jt = &clip->tracks[j];
+                    if (jt->t.key_count) memcpy(m->exact.t[j], at, 3 * sizeof(float)), at += 3;
+                    if (jt->r.key_count) memcpy(m->exact.r[j], at, 4 * sizeof(float)), at += 4;
+                    if (jt->s.key_count) memcpy(m->exact.s[j], at, 3 * sizeof(float)), at += 3;
+                }
+            } else {
+                sample_exact(clip, m->n, t, &m->exact, m->memo);
+            }
+            mr_pose_to_model(&m->sk, &m->exact, m->me);
         }
-        mr_pose_to_model(&m->sk, &m->exact, m->me);
         double here = 0.0;
         int w = window_of(m, t);
         for (int j = 0; j < m->n; j++) {
-            double dx = (double)m->mp[j][3][0] - m->me[j][3][0], dy = (double)m->mp[j][3][1] - m->me[j][3][1],
-                   dz = (double)m->mp[j][3][2] - m->me[j][3][2], s[3][3];
+            const float *e_rows = ex + (size_t)j * (size_t)joint_floats, *o = e_rows + 3 * stride;
+            double dx = (double)m->mp[j][3][0] - o[0], dy = (double)m->mp[j][3][1] - o[1],
+                   dz = (double)m->mp[j][3][2] - o[2], d[3][3], s[3][3];
             double at = sqrt(dx * dx + dy * dy + dz * dz);
-            linear_gram(m->mp[j], m->me[j], s);
+            linear_diff(m->mp[j], e_rows, stride, d, s);
             /* A joint whose bound is within both the worst so far and its window's ratio so far changes
              * neither (nor its parents' ratios, never under its own): its exact norm (a cosine of an
              * arc cosine) is left out, and it gives its parents nothing. A NaN anywhere (a NaN worst or
-             * ratio is replaced by the next value), or a negative reach, takes the exact way. */
+             * ratio is replaced by the next value), or a negative reach, takes the exact way. The bound
+             * from the diagonal alone, never under the bound (each step rounds monotonically), decides
+             * first where it is finite: within both, the bound is too. */
+            float *r_at = ratio ? &ratio[(size_t)j * (size_t)m->windows + (size_t)w] : NULL;
+            double coarse = (at + diagonal_norm(s) * m->reach[j]) / m->limit;
+            if (m->reach[j] >= 0 && coarse < INFINITY && coarse <= worst && (!r_at || coarse <= (double)*r_at)) {
+                m->sub[j] = 0.0;
+                continue;
+            }
+            linear_gram(d, s);
             double bound = (at + linear_norm(s, 0) * m->reach[j]) / m->limit;
-            if (m->reach[j] >= 0 && bound <= worst &&
-                (!ratio || bound <= (double)ratio[(size_t)j * (size_t)m->windows + (size_t)w])) {
+            if (m->reach[j] >= 0 && bound <= worst && (!r_at || bound <= (double)*r_at)) {
                 m->sub[j] = 0.0;
                 continue;
             }

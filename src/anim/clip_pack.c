@@ -2,6 +2,9 @@
  * and their sampler (see clip_pack.h). */
 #include "anim/clip_pack.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -105,6 +108,12 @@ typedef struct packing {
     int joint;                /* the track's */
     int segments_won;         /* set by the builder: segments won this track's last packing */
     int keys_only;            /* quantise_segment judges the keys alone (see trial_segmented) */
+    int write_only;           /* quantise_segment, trial_keys only write (widths that passed already) */
+    size_t hint;              /* segment_ok: the checkpoint that failed last */
+    int key_hint;             /* quantise_segment: the kept key whose interval failed last */
+    int reduced;              /* trial_segmented: the keys its reduction kept (in kept), 0: none yet */
+    double held;              /* hold_error(p, v) when held_known (constant_ok, or a builder's earlier run) */
+    int held_known;
     int each;                 /* a segmented trial of a rotation rebuilds a component chosen per segment */
     float *sv;                /* a segmented trial's stored values: 4 slots per candidate */
     uint8_t *seg_rebuilt;     /* each: per segment the component rebuilt */
@@ -193,8 +202,43 @@ static double cheap_limit(const packing *p, double limit)
  * length (e's sign free): the angle between them is 4 atan(|v - e| / |v + e|),
  * so comparing the squared norms against tan^2 of a quarter of the limit
  * is comparing angles, without atan2 or sqrt. */
+#if defined(__SSE2__)
+/* ((x0 + x1) + x2) + x3 of lo = (x0, x1), hi = (x2, x3): the order of a
+ * plain loop's sum from 0 (which changes at most the sign of a zero). */
+static inline double sum4_pd(__m128d lo, __m128d hi)
+{
+    double s = _mm_cvtsd_f64(lo) + _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+    s += _mm_cvtsd_f64(hi);
+    return s + _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+}
+#endif
+
+#if defined(__SSE2__)
+/* within for a rotation v (in a register): the test below two lanes at a
+ * time, the same operations on every component, the sums in the same
+ * order (the dot product's sign is all it gives; the squares' sums start
+ * at a positive zero). */
+static inline int within_rotation(__m128 vf, const float *e, double cheap)
+{
+    __m128 ef = _mm_loadu_ps(e);
+    __m128d a01 = _mm_cvtps_pd(vf), a23 = _mm_cvtps_pd(_mm_movehl_ps(vf, vf));
+    __m128d e01 = _mm_cvtps_pd(ef), e23 = _mm_cvtps_pd(_mm_movehl_ps(ef, ef));
+    double d = sum4_pd(_mm_mul_pd(a01, e01), _mm_mul_pd(a23, e23));
+    __m128d sg = _mm_set1_pd(d < 0 ? -1.0 : 1.0);
+    __m128d b01 = _mm_mul_pd(sg, e01), b23 = _mm_mul_pd(sg, e23);
+    __m128d m01 = _mm_sub_pd(a01, b01), m23 = _mm_sub_pd(a23, b23);
+    __m128d q01 = _mm_add_pd(a01, b01), q23 = _mm_add_pd(a23, b23);
+    double m = sum4_pd(_mm_mul_pd(m01, m01), _mm_mul_pd(m23, m23));
+    double q = sum4_pd(_mm_mul_pd(q01, q01), _mm_mul_pd(q23, q23));
+    return m <= cheap * q;
+}
+#endif
+
 static inline int within(const packing *p, const float *v, const float *e, double cheap)
 {
+#if defined(__SSE2__)
+    if (p->rotation) return within_rotation(_mm_loadu_ps(v), e, cheap);
+#endif
     if (p->rotation) {
         double d = 0, m = 0, q = 0;
         for (int c = 0; c < 4; c++) d += (double)v[c] * e[c];
@@ -215,6 +259,19 @@ static inline int within(const packing *p, const float *v, const float *e, doubl
     return (p->scale ? dmax : d2) <= cheap;
 }
 
+/* nextafterf(x, up ? INFINITY : -INFINITY): a finite nonzero x is one
+ * step of its bits away (up from a positive one, down from a negative
+ * one), the rest are nextafterf's. */
+static inline float float_step(float x, int up)
+{
+    if (!isfinite(x) || x == 0.0f) return nextafterf(x, up ? INFINITY : -INFINITY);
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits += (x > 0) == (up != 0) ? 1u : (uint32_t)-1;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* Does (float)(t0 + k * dt), computed in double, give each of the n
  * times (ascending) exactly, for t0 the first? Then *t0 and *dt get it:
  * dt from the spacings that round to every time (an interval per key). */
@@ -223,8 +280,8 @@ static int uniform_fit(const float *times, int n, float *t0, double *dt)
     if (n < 2) return 0;
     double base = times[0], lo = 0.0, hi = INFINITY;
     for (int k = 1; k < n; k++) {
-        double below = 0.5 * ((double)times[k] + nextafterf(times[k], -INFINITY));
-        double above = 0.5 * ((double)times[k] + nextafterf(times[k], INFINITY));
+        double below = 0.5 * ((double)times[k] + float_step(times[k], 0));
+        double above = 0.5 * ((double)times[k] + float_step(times[k], 1));
         lo = fmax(lo, (below - base) / k);
         hi = fmin(hi, (above - base) / k);
     }
@@ -235,6 +292,13 @@ static int uniform_fit(const float *times, int n, float *t0, double *dt)
     *t0 = times[0];
     *dt = d;
     return 1;
+}
+
+/* The window of scale at t (mr_clip_pack_scale_at's): monotonic in t. */
+static inline int scale_window(const mr_clip_pack_scale *scale, float t)
+{
+    double w = scale->dt > 0 ? floor(((double)t - scale->t0) / scale->dt) : 0.0;
+    return w < 0 ? 0 : w >= scale->windows - 1 ? scale->windows - 1 : (int)w;
 }
 
 /* The candidates (normalised and sign-aligned), their point indices and
@@ -307,7 +371,10 @@ static int prepare(packing *p)
             if (x > p->hi_of[e]) p->hi_of[e] = x;
         }
     }
-    int at = 0;
+    int at = 0, w_here = 0, w_next = 0;
+    mr_clip_sample_memo memo = {0};
+    const mr_clip_pack_scale *sc = p->factor;
+    const float *g = sc && sc->windows >= 1 && sc->g ? sc->g + (size_t)p->joint * (size_t)sc->windows : NULL;
     for (int i = 0; n > 1 && i < n; i++) {
         while (at < p->point_count - 1 && p->times[at] < tr->times[i]) at++;
         if (p->times[at] != tr->times[i]) return -1;
@@ -316,15 +383,28 @@ static int prepare(packing *p)
     for (int i = 0; n > 1 && i < n; i++)
         for (int k = 0; k < (i + 1 < n ? CHECKS : 1); k++) {
             size_t at2 = (size_t)i * CHECKS + (size_t)k;
+            if (g && k == 0) {   /* the windows of this key and the next */
+                w_here = i == 0 ? scale_window(sc, tr->times[0]) : w_next;
+                if (i + 1 < n) w_next = scale_window(sc, tr->times[i + 1]);
+            }
             float t = tr->times[i];
             if (k > 0) t += (tr->times[i + 1] - t) * (float)k / CHECKS;
             if (!p->checks_given) {
                 p->ct[at2] = t;
                 if (k == 0) memcpy(p->cv + at2 * 4, tr->values + (size_t)i * c, (size_t)c * sizeof(float));
-                else mr_track_sample(p->src, t, p->cv + at2 * 4);
+                else mr_clip_sample_memo_at(p->src, t, p->cv + at2 * 4, &memo);
                 if (p->rotation) mr_clip_normalize4(p->cv + at2 * 4);   /* `within` takes unit quaternions */
             }
-            if (p->gk) p->gk[at2] = mr_clip_pack_scale_at(p->factor, p->joint, t);
+            /* mr_clip_pack_scale_at: a window never decreases with the time, and
+             * a quarter point lies between its keys (ascending, finite): both
+             * keys in one window put it there */
+            if (!p->gk) continue;
+            if (!g) p->gk[at2] = 1.0f;
+            else if (k == 0 || (w_here == w_next && isfinite(tr->times[i]) && isfinite(tr->times[i + 1]) &&
+                                tr->times[i] <= tr->times[i + 1]))
+                p->gk[at2] = g[w_here];
+            else
+                p->gk[at2] = g[scale_window(sc, t)];
         }
     if (p->gk && n == 1) p->gk[0] = 1.0f;
     return 0;
@@ -390,6 +470,7 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
         float *d = p->deq + (size_t)i * 4;
         finish_key(st, c, r, d);
         float u[4];
+        if (p->write_only) continue;
         memcpy(u, d, sizeof u);
         if (p->rotation) mr_clip_normalize4(u);
         if (p->gk && p->gk[(size_t)i * CHECKS] != g_last) {
@@ -401,24 +482,49 @@ static int trial_keys(packing *p, int bits, double share, int *comps, float *lo,
     return 0;
 }
 
+/* Does the sampler, interpolating decoded keys v0..v1 (times ta..tb, d
+ * their dot product), stay within budget at checkpoint k? */
+static inline int point_ok(const packing *p, size_t k, float ta, float tb, const float *v0, const float *v1, float d)
+{
+    float u = pack_alpha(p->ct[k], ta, tb);
+#if defined(__SSE2__)
+    if (p->rotation) {   /* interp_keys and mr_clip_normalize4, four lanes at a time (the sums in order) */
+        float w1 = d < 0 ? -u : u, w0 = 1.0f - u, o[4];
+        __m128 out = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(w0), _mm_loadu_ps(v0)), _mm_mul_ps(_mm_set1_ps(w1), _mm_loadu_ps(v1)));
+        _mm_storeu_ps(o, out);
+        float len2 = o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3];
+        float inv = len2 > 0 ? 1.0f / sqrtf(len2) : 0.0f;
+        out = inv == 0.0f ? _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f) : _mm_mul_ps(out, _mm_set1_ps(inv));
+        return within_rotation(out, p->cv + k * 4, limit_at(p, k));
+    }
+#endif
+    (void)d;
+    float out[4];
+    interp_keys(v0, v1, p->rotation, u, out);
+    return within(p, out, p->cv + k * 4, limit_at(p, k));
+}
+
 /* Does the sampler, interpolating decoded keys a..b, stay within budget at
- * every checkpoint between them? */
-static int segment_ok(const packing *p, int a, int b)
+ * every checkpoint between them? The answer is the same in any order: the
+ * checkpoint that failed last (p->hint) is tried first. */
+static int segment_ok(packing *p, int a, int b)
 {
     float ta = p->kt[a], tb = p->kt[b];
     const float *v0 = p->deq + (size_t)a * 4, *v1 = p->deq + (size_t)b * 4;
-    for (size_t k = (size_t)a * CHECKS + 1; k < (size_t)b * CHECKS; k++) {
-        float u = pack_alpha(p->ct[k], ta, tb);
-        float out[4];
-        interp_keys(v0, v1, p->rotation, u, out);
-        if (!within(p, out, p->cv + k * 4, limit_at(p, k))) return 0;
-    }
+    float d = p->rotation ? v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3] : 0.0f;
+    size_t k0 = (size_t)a * CHECKS + 1, k1 = (size_t)b * CHECKS;
+    if (p->hint >= k0 && p->hint < k1 && !point_ok(p, p->hint, ta, tb, v0, v1, d)) return 0;
+    for (size_t k = k0; k < k1; k++)
+        if (!point_ok(p, k, ta, tb, v0, v1, d)) {
+            p->hint = k;
+            return 0;
+        }
     return 1;
 }
 
 static int segment_fits(const void *p, int a, int b)
 {
-    return segment_ok(p, a, b);
+    return segment_ok((packing *)p, a, b);   /* the ctx is the builder's own packing */
 }
 
 /* The stored components of a track (the rotation's rebuilt one left out). */
@@ -461,10 +567,21 @@ static int quantise_segment(packing *p, int seg, int first, int keys, const int 
         float *d = p->deq + (size_t)at * 4, u[4];
         finish_key(st, c, r, d);
         memcpy(u, d, sizeof u);
+        if (p->write_only) continue;
         if (p->rotation) mr_clip_normalize4(u);
         if (!within(p, u, p->v + (size_t)at * 4, limit_at(p, (size_t)at * CHECKS))) return 0;
-        if (i > 0 && !p->keys_only && !segment_ok(p, p->kept[i - 1], at)) return 0;
     }
+    /* then the intervals (the answer is the same in any order, and so is
+     * what stays of q and deq: a segment ends on its widths written whole),
+     * the one that failed last first */
+    if (p->write_only || p->keys_only) return 1;
+    int h = p->key_hint;
+    if (h > 0 && h >= first && h < first + keys && !segment_ok(p, p->kept[h - 1], p->kept[h])) return 0;
+    for (int i = first > 0 ? first : 1; i < first + keys; i++)
+        if (!segment_ok(p, p->kept[i - 1], p->kept[i])) {
+            p->key_hint = i;
+            return 0;
+        }
     return 1;
 }
 
@@ -492,9 +609,12 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
     *comps = c;
     p->each = each;
     memcpy(p->deq, p->v, (size_t)n * 4 * sizeof(float));
-    set_limits(p, 1.0 - share);
-    int m = mr_reduce_keys(n, segment_fits, p, p->kept);
-    set_limits(p, 1.0);
+    int m = p->reduced;
+    if (m == 0) {   /* the reduction is the same with each component rebuilt: done once */
+        set_limits(p, 1.0 - share);
+        m = p->reduced = mr_reduce_keys(n, segment_fits, p, p->kept);
+        set_limits(p, 1.0);
+    }
     /* the stored values: the track's components, or with `each` per
      * segment the three left when the one farthest from zero over the
      * segment's keys is rebuilt (its sign made positive at every key) */
@@ -588,8 +708,11 @@ static int trial_segmented(packing *p, double share, int each, int *comps, float
             if (quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)fewer, w), lo, range))
                 code = fewer;
         }
+        /* q and deq at the widths kept (they passed: only written again) */
+        p->write_only = 1;
         quantise_segment(p, seg, first, keys, segment_widths(p, seg, c, range, (uint8_t)code, w), lo, range);
-        p->keys_only = 0;   /* q and deq at the widths kept */
+        p->write_only = 0;
+        p->keys_only = 0;
         p->seg_bits[seg] = (uint8_t)code;
         for (int s = 0; s < c; s++) total += (size_t)keys * (size_t)w[s];
     }
@@ -611,11 +734,39 @@ static double hold_error(const packing *p, const float *v)
     return worst;
 }
 
-/* Does holding the first key (a float key, as stored) stay within budget
- * everywhere: a constant track? */
-static int constant_ok(const packing *p)
+static int all_finite(const float *v, int c)
 {
-    return hold_error(p, p->v) <= p->budget;
+    for (int e = 0; e < c; e++)
+        if (!isfinite(v[e])) return 0;
+    return 1;
+}
+
+/* Does holding the first key (a float key, as stored) stay within budget
+ * everywhere: a constant track? hold_error(p, v) <= budget, which it
+ * keeps in p->held where it computed it whole. With finite values
+ * channel_error gives no NaN (the only value hold_error's largest may
+ * forget), so the first error over the budget answers. */
+static int constant_ok(packing *p)
+{
+    if (!p->held_known) {
+        int c = p->rotation ? 4 : 3;
+        size_t checks = (size_t)(p->n - 1) * CHECKS + 1;
+        int finite = p->n > 1 && all_finite(p->v, c);
+        for (size_t k = 0; finite && k < checks; k++) finite = all_finite(p->cv + k * 4, c);
+        if (finite) {
+            double worst = 0;
+            for (size_t k = 0; k < checks; k++) {
+                double e = channel_error(p, p->v, p->cv + k * 4);
+                if (!(e <= p->budget)) return 0;
+                if (!(e <= worst)) worst = e;
+            }
+            p->held = worst;
+        } else {
+            p->held = hold_error(p, p->v);
+        }
+        p->held_known = 1;
+    }
+    return p->held <= p->budget;
 }
 
 /* Greedy reduction of a trial's keys into p->kept: from each kept key, the
@@ -711,24 +862,35 @@ static int pack_track(packing *p)
          * component rebuilt per segment too (on the CMU takes, one that
          * rebuilds one for the whole track never won so) */
         int segmented = 0;
+        p->reduced = 0;
         for (int each = 0; sh == 0 && !step_keys && each <= (p->rotation && p->rebuilt == PACK_NONE); each++)
             if ((m = trial_segmented(p, shares[sh], each, &comps, lo, step, &stream)) > 0) {
                 size_t index = times_size(p, m, &all);
                 keep_if_smaller(p, track_size(m, comps, 0, index, stream, each), m, all, comps, 0, lo, step, stream);
                 segmented = 1;
             }
+        p->reduced = 0;   /* the trials below reduce into kept again */
         if (segmented && p->segments_won && p->n >= LONG_TRACK) break;   /* a repack of a long track: segments won before */
         if (sh < SHARES) {
-            int lo_b = MIN_BITS, hi_b = MAX_BITS + 1;   /* hi_b: passes (MAX_BITS + 1: none known) */
+            int lo_b = MIN_BITS, hi_b = MAX_BITS + 1, last = 0;   /* hi_b: passes (MAX_BITS + 1: none known) */
             while (lo_b < hi_b) {
                 int mid = (lo_b + hi_b) / 2;
                 if (trial_keys(p, mid, shares[sh], &comps, lo, step) == 0) hi_b = mid;
                 else lo_b = mid + 1;
+                last = mid;
             }
             if (hi_b > MAX_BITS) continue;
             bits = hi_b;
+            /* the keys at hi_b passed: the last trial left them, or they are
+             * only written again */
+            if (last != bits) {
+                p->write_only = 1;
+                trial_keys(p, bits, shares[sh], &comps, lo, step);
+                p->write_only = 0;
+            }
+        } else if (trial_keys(p, bits, 1.0, &comps, lo, step) != 0) {
+            continue;
         }
-        if (trial_keys(p, bits, sh < SHARES ? shares[sh] : 1.0, &comps, lo, step) != 0) continue;
         m = reduce(p, step_keys);
         size_t size = track_size(m, comps, bits, times_size(p, m, &all), 0, 0);
         size_t every =
@@ -745,6 +907,15 @@ static int pack_track(packing *p)
     if (p->bits == 0 && p->best_each) p->code = (p->code & ~PACK_REBUILT) | PACK_EACH;
     if (p->all) p->code |= p->all_code;
     return 0;
+}
+
+/* ORs the low `bits` bits of v (at most 32) into the zeroed stream q at
+ * bit `bit`, a byte at a time. */
+static void put_bits(uint8_t *q, size_t bit, uint32_t v, int bits)
+{
+    if (bits <= 0) return;
+    uint64_t x = (uint64_t)(bits >= 32 ? v : v & ((1u << bits) - 1u)) << (bit & 7);
+    for (uint8_t *at = q + (bit >> 3); x; x >>= 8) *at++ |= (uint8_t)x;
 }
 
 /* Writes a packed track at rec (p->size bytes, zeroed). */
@@ -809,9 +980,7 @@ static void write_track(const packing *p, uint8_t *rec)
             segment_widths_of(p->best_seg_bits[sg], p->best_seg_range + (size_t)sg * (size_t)c * 2, c, rexp, widths);
             for (int s = 0; s < c; s++) {
                 int bits = widths[s];
-                uint32_t v = p->best_q[(size_t)p->best_kept[e] * c + s];
-                for (int b = 0; b < bits; b++)
-                    if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
+                put_bits(q, bit, p->best_q[(size_t)p->best_kept[e] * c + s], bits);
                 bit += (size_t)bits;
             }
         }
@@ -827,11 +996,8 @@ static void write_track(const packing *p, uint8_t *rec)
     uint8_t *q = h + 2 * p->comps;
     size_t bit = 0;
     for (int e = 0; e < p->count; e++)
-        for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits) {
-            uint32_t v = p->best_q[(size_t)p->best_kept[e] * p->comps + s];
-            for (int b = 0; b < p->bits; b++)
-                if (v >> b & 1u) q[(bit + b) >> 3] |= (uint8_t)(1u << ((bit + b) & 7));
-        }
+        for (int s = 0; s < p->comps; s++, bit += (size_t)p->bits)
+            put_bits(q, bit, p->best_q[(size_t)p->best_kept[e] * p->comps + s], p->bits);
 }
 
 static int compare_floats(const void *a, const void *b)
@@ -865,10 +1031,13 @@ static float *time_points(const mr_clip *clip, int *count)
         *count = 1;
         return t;
     }
-    qsort(t, n, sizeof *t, compare_floats);
-    size_t m = 1;
-    for (size_t i = 1; i < n; i++)
-        if (t[i] != t[m - 1]) t[m++] = t[i];
+    size_t m = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
+    if (m == 0) {
+        qsort(t, n, sizeof *t, compare_floats);
+        m = 1;
+        for (size_t i = 1; i < n; i++)
+            if (t[i] != t[m - 1]) t[m++] = t[i];
+    }
     *count = m > 65535 ? -1 : (int)m;
     return t;
 }
@@ -883,26 +1052,59 @@ static int needs_points(const packing *p)
  * need them (a subset of the points the tracks were packed against, so a
  * dense track stays on consecutive points), each such key's point in
  * p->point, and every track's final point_bytes and size. Returns the
- * points (count in *count, at least one), NULL without memory. */
-static float *place_keys(packing *ps, int tracks, int *count)
+ * points (count in *count, at least one), NULL without memory. The points
+ * are the sorted distinct key times: marked on the points packed against
+ * (points[], ascending and distinct, count of them), each key at its
+ * p->points (whose time equals the key's), and read in order; a zero
+ * takes the bits of the first key time that is one (-0 and 0 are equal,
+ * and a stable sort keeps the first of equals). Without memory for the
+ * marks, or with a key time that is NaN, they are sorted. */
+static float *place_keys(packing *ps, int tracks, const float *points, int point_count, int *count)
 {
     size_t total = 0;
     for (int i = 0; i < tracks; i++)
         if (needs_points(&ps[i])) total += (size_t)ps[i].count;
     float *t = mr_alloc_array(total ? total : 1, sizeof *t);
-    if (!t) return NULL;
-    size_t m = 0;
-    for (int i = 0; i < tracks; i++)
-        for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
-    if (m == 0) {
-        t[m++] = 0.0f;
-    } else {
-        qsort(t, m, sizeof *t, compare_floats);
-        size_t u = 1;
-        for (size_t i = 1; i < m; i++)
-            if (t[i] != t[u - 1]) t[u++] = t[i];
-        m = u;
+    int *rank = total ? mr_alloc_array((size_t)point_count, sizeof *rank) : NULL;
+    if (!t) {
+        free(rank);
+        return NULL;
     }
+    size_t m = 0;
+    int zero_set = 0;
+    float zero = 0.0f;
+    for (int i = 0; rank && i < tracks; i++)
+        for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) {
+            float kt = ps[i].kt[ps[i].best_kept[e]];
+            if (isnan(kt)) {
+                free(rank);
+                rank = NULL;
+                break;
+            }
+            if (kt == 0.0f && !zero_set) {
+                zero = kt;
+                zero_set = 1;
+            }
+            rank[ps[i].points[ps[i].best_kept[e]]] = 1;
+        }
+    if (rank) {
+        for (int k = 0; k < point_count; k++)
+            if (rank[k]) {
+                rank[k] = (int)m;
+                t[m++] = points[k] == 0.0f ? zero : points[k];
+            }
+    } else {
+        for (int i = 0; i < tracks; i++)
+            for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
+        if (m > 0) {
+            qsort(t, m, sizeof *t, compare_floats);
+            size_t u = 1;
+            for (size_t i = 1; i < m; i++)
+                if (t[i] != t[u - 1]) t[u++] = t[i];
+            m = u;
+        }
+    }
+    if (m == 0) t[m++] = 0.0f;
     int point_bytes = m <= 256 ? 1 : 2;
     for (int i = 0; i < tracks; i++) {
         packing *p = &ps[i];
@@ -912,10 +1114,15 @@ static float *place_keys(packing *ps, int tracks, int *count)
         free(p->point);
         p->point = mr_alloc_array((size_t)p->count, sizeof *p->point);
         if (!p->point) {
+            free(rank);
             free(t);
             return NULL;
         }
         for (int e = 0; e < p->count; e++) {
+            if (rank) {
+                p->point[e] = (uint16_t)rank[p->points[p->best_kept[e]]];
+                continue;
+            }
             const float *at = bsearch(&p->kt[p->best_kept[e]], t, m, sizeof *t, compare_floats);
             p->point[e] = (uint16_t)(at - t);
         }
@@ -928,6 +1135,7 @@ static float *place_keys(packing *ps, int tracks, int *count)
         p->size = track_size(p->count, p->comps, p->bits, index_size(p->count, p->code, point_bytes, p->words),
                              p->stream, (p->code & PACK_REBUILT) == PACK_EACH);
     }
+    free(rank);
     *count = (int)m;
     return t;
 }
@@ -935,9 +1143,7 @@ static float *place_keys(packing *ps, int tracks, int *count)
 float mr_clip_pack_scale_at(const mr_clip_pack_scale *scale, int joint, float t)
 {
     if (!scale || scale->windows < 1 || !scale->g) return 1.0f;
-    double w = scale->dt > 0 ? floor(((double)t - scale->t0) / scale->dt) : 0.0;
-    int i = w < 0 ? 0 : w >= scale->windows - 1 ? scale->windows - 1 : (int)w;
-    return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)i];
+    return scale->g[(size_t)joint * (size_t)scale->windows + (size_t)scale_window(scale, t)];
 }
 
 struct mr_clip_pack_builder {
@@ -953,6 +1159,8 @@ struct mr_clip_pack_builder {
     unsigned char *varies;      /* n * 3: the first run found no constant (its budget is unscaled) */
     float **ct, **cv;           /* n * 3: each channel's checkpoints and exact values there, kept */
     size_t kept_bytes;          /* for the runs after (CHECKS_KEPT_MAX at most), or NULL */
+    double *hold;               /* n * 3 * 2: a constant track's hold_error of its key and of the rest */
+    unsigned char *hold_known;  /* n * 3: hold holds them (the same in every run) */
     int runs;
 };
 
@@ -973,6 +1181,8 @@ void mr_clip_pack_builder_destroy(mr_clip_pack_builder *b)
     for (int i = 0; b->cv && i < b->n * 3; i++) free(b->cv[i]);
     free(b->ct);
     free(b->cv);
+    free(b->hold);
+    free(b->hold_known);
     free(b);
 }
 
@@ -1000,7 +1210,10 @@ mr_clip_pack_builder *mr_clip_pack_builder_create(const mr_clip *clip, const mr_
     b->varies = calloc((size_t)n * 3, 1);
     b->ct = calloc((size_t)n * 3, sizeof *b->ct);
     b->cv = calloc((size_t)n * 3, sizeof *b->cv);
-    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv) {
+    b->hold = calloc((size_t)n * 6, sizeof *b->hold);
+    b->hold_known = calloc((size_t)n * 3, 1);
+    if (!b->times || b->point_count < 1 || !b->ps || !b->source || !b->segmented || !b->varies || !b->ct || !b->cv ||
+        !b->hold || !b->hold_known) {
         mr_clip_pack_builder_destroy(b);
         return NULL;
     }
@@ -1043,6 +1256,10 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         p->joint = j;
         p->segments_won = b->runs > 0 && b->segmented[j * 3 + k];
         p->varies = b->runs > 0 && b->varies[j * 3 + k];
+        if (b->hold_known[j * 3 + k]) {   /* a constant track of an earlier run */
+            p->held = b->hold[(j * 3 + k) * 2];
+            p->held_known = 1;
+        }
         if (b->ct[j * 3 + k]) {   /* the checkpoints of the first run */
             p->ct = b->ct[j * 3 + k];
             p->cv = b->cv[j * 3 + k];
@@ -1059,7 +1276,13 @@ static int pack_joint(mr_clip_pack_builder *b, int j, const mr_clip_pack_scale *
         double used = 1.0;
         if (p->count == 1) {
             const float *key = p->v, *rest = rt && rt->rest ? rt->rest + (size_t)j * 10 + (k == 0 ? 0 : k == 1 ? 3 : 7) : NULL;
-            double held = hold_error(p, key), at_rest = rest ? hold_error(p, rest) : INFINITY;
+            double held = p->held_known ? p->held : hold_error(p, key);
+            if (!b->hold_known[j * 3 + k]) {   /* the same in every run: the values and budget are */
+                b->hold[(j * 3 + k) * 2] = held;
+                b->hold[(j * 3 + k) * 2 + 1] = rest ? hold_error(p, rest) : INFINITY;
+                b->hold_known[j * 3 + k] = 1;
+            }
+            double at_rest = b->hold[(j * 3 + k) * 2 + 1];
             if (at_rest <= p->budget && at_rest <= held + 0.5 * (p->budget - held)) {
                 p->keys = NULL;   /* the channel keeps the rest value */
                 held = at_rest;
@@ -1124,7 +1347,7 @@ mr_clip_pack *mr_clip_pack_builder_run(mr_clip_pack_builder *b, const mr_clip_pa
     }
     int point_count = 0;
     packing *ps = b->ps;
-    float *points = place_keys(ps, n * 3, &point_count);
+    float *points = place_keys(ps, n * 3, b->times, b->point_count, &point_count);
     size_t present_bytes = pad4(((size_t)n * 3 + 7) / 8);
     size_t bytes = sizeof(mr_clip_pack) + (size_t)point_count * sizeof(float) + present_bytes;
     for (int i = 0; points && i < n * 3; i++)
