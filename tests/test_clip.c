@@ -220,6 +220,26 @@ TEST(clip_validate_whole_track_test_agrees)
     mr_clip_destroy(c);
 }
 
+/* mr_track_init_unset: the same track as mr_track_init but for zeroing
+ * (a caller writing every key), the same refusals. */
+TEST(track_init_unset_allocates_as_init_does)
+{
+    mr_track a = {.components = 4}, b = {.components = 4};
+    CHECK(mr_track_init(&a, 5, MR_INTERP_CUBIC) == MR_OK);
+    CHECK(mr_track_init_unset(&b, 5, MR_INTERP_CUBIC) == MR_OK);
+    CHECK(b.key_count == a.key_count && b.interp == a.interp && b.times && b.values);
+    for (int i = 0; i < 5; i++) b.times[i] = (float)i;
+    for (int i = 0; i < 5 * 12; i++) b.values[i] = 1.0f;  /* 12 floats a cubic rotation key: all there */
+    CHECK(b.values[59] == 1.0f);
+    CHECK(mr_track_init_unset(&b, -1, MR_INTERP_LINEAR) == MR_ERR_INVALID_ARGUMENT && !b.times && !b.values && !b.key_count);
+    CHECK(mr_track_init_unset(&b, 0, MR_INTERP_LINEAR) == MR_OK && b.key_count == 0);
+    mr_track_init(&a, 0, MR_INTERP_LINEAR);
+    free(a.times);
+    free(a.values);
+    free(b.times);
+    free(b.values);
+}
+
 TEST(clip_rotation_takes_shortest_path)
 {
     /* Keys q and -q' an angle apart: interpolation must not swing the long way. */
@@ -579,6 +599,7 @@ int main(void)
     RUN(clip_zero_length_clip_holds_its_only_pose);
     RUN(clip_validate_rejects_bad_keys);
     RUN(clip_validate_whole_track_test_agrees);
+    RUN(track_init_unset_allocates_as_init_does);
     RUN(clip_rotation_takes_shortest_path);
     RUN(clip_step_and_cubic_interpolation);
     RUN(clip_uniform_lookup_matches_binary_search);

@@ -167,14 +167,21 @@ mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
     return MR_OK;
 }
 
-mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp)
+/* n elements of size bytes, zeroed or not, within mr_alloc_array's bounds */
+static void *track_array(size_t n, size_t size, int zeroed)
+{
+    if (zeroed) return mr_alloc_array(n, size);
+    return size && n <= MR_ALLOC_LIMIT / size ? malloc(n ? n * size : 1) : NULL;
+}
+
+static mr_status track_alloc(mr_track *track, int key_count, mr_interp interp, int zeroed)
 {
     track_release(track);
     if (key_count < 0) return MR_ERR_INVALID_ARGUMENT;
     size_t per_key = (size_t)track->components * (interp == MR_INTERP_CUBIC ? 3 : 1);
-    track->times = mr_alloc_array((size_t)key_count, sizeof *track->times);
+    track->times = track_array((size_t)key_count, sizeof *track->times, zeroed);
     track->values = per_key && (size_t)key_count <= SIZE_MAX / per_key
-                        ? mr_alloc_array((size_t)key_count * per_key, sizeof *track->values)
+                        ? track_array((size_t)key_count * per_key, sizeof *track->values, zeroed)
                         : NULL;
     if (!track->times || !track->values) {
         track_release(track);
@@ -184,6 +191,16 @@ mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp)
     track->interp = interp;
     track->uniform_rate = 0.0f;
     return MR_OK;
+}
+
+mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp)
+{
+    return track_alloc(track, key_count, interp, 1);
+}
+
+mr_status mr_track_init_unset(mr_track *track, int key_count, mr_interp interp)
+{
+    return track_alloc(track, key_count, interp, 0);
 }
 
 void mr_track_finish(mr_track *track)

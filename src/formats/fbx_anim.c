@@ -1179,14 +1179,17 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
         if (!moves[k]) continue;
         reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
         int kept_n = reduce(&red, ns, kept);
-        if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
+        if (mr_track_init_unset(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {  /* every key written below */
             free(kept);
             return oom(s);
         }
+        float *tv = tr[k]->values;
         for (int q = 0; q < kept_n; q++) {
             int i = kept[q];
             tr[k]->times[q] = (float)times[i];
-            memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+            /* copies of a size known here, not a call a key */
+            if (comps[k] == 4) memcpy(tv + (size_t)q * 4, base + (size_t)i * 10 + off[k], sizeof(float) * 4);
+            else memcpy(tv + (size_t)q * 3, base + (size_t)i * 10 + off[k], sizeof(float) * 3);
         }
         mr_track_finish(tr[k]);
     }
