@@ -1091,7 +1091,7 @@ static void span_local(const alone_eval *e, const alone_span *sp, double t, floa
     alone_pose(e, v, (const double (*)[3])half, o);
 }
 
-static void align(const float *prev, float *o)
+static inline void align(const float *prev, float *o)
 {
     if (prev[3] * o[3] + prev[4] * o[4] + prev[5] * o[5] + prev[6] * o[6] < 0)
         for (int k = 3; k < 7; k++) o[k] = -o[k];
