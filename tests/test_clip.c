@@ -174,6 +174,73 @@ TEST(clip_validate_rejects_bad_keys)
     CHECK(mr_clip_validate(NULL, &err) == MR_ERR_INVALID_ARGUMENT);
 }
 
+/* validate_track first asks a whole-track test (track_passes) that may
+ * only accept what the key-by-key checks accept: each case here is one
+ * its shortcuts (the first and last times finite, a rotation's values
+ * finite through its norm, the zero sum of v * 0) must still refuse with
+ * the key-by-key message, and a finite quaternion whose squared norm
+ * overflows a float must still pass. */
+TEST(clip_validate_whole_track_test_agrees)
+{
+    mr_clip *c = fixture_clip();
+    mr_error err = {0};
+    mr_track *r = &c->tracks[1].r;
+    const float inf_times[] = {INFINITY, -INFINITY, NAN};  /* times, then values */
+    for (int k = 0; k < 3; k++) {
+        r->times[1] = inf_times[k];
+        CHECK(mr_clip_validate(c, &err) == MR_ERR_BAD_TIME);
+        CHECK_STR_CONTAINS(err.msg, "key 1");
+    }
+    r->times[1] = 1e-7f;  /* closer to key 0 than the interval */
+    CHECK(mr_clip_validate(c, &err) == MR_ERR_BAD_TIME);
+    CHECK_STR_CONTAINS(err.msg, "less than");
+    r->times[1] = 0.5f;
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    float keep = r->values[5];
+    for (int k = 0; k < 3; k++) {
+        r->values[5] = inf_times[k];
+        CHECK(mr_clip_validate(c, &err) == MR_ERR_INVALID_ARGUMENT);
+        CHECK_STR_CONTAINS(err.msg, "key 1: value is not finite");
+    }
+    r->values[5] = keep;
+    float q[4];
+    memcpy(q, r->values + 8, sizeof q);
+    r->values[8] = 1e20f;  /* finite, its squared norm beyond a float */
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    memcpy(r->values + 8, q, sizeof q);
+    /* cubic: a tangent (not the value) infinite */
+    mr_track *cu = &c->tracks[2].r;
+    CHECK(mr_track_init(cu, 2, MR_INTERP_CUBIC) == MR_OK);
+    cu->times[0] = 0;
+    cu->times[1] = 1;
+    for (int k = 0; k < 2; k++) cu->values[12 * k + 7] = 1;  /* identity values, zero tangents */
+    CHECK(mr_clip_validate(c, &err) == MR_OK);
+    cu->values[12 + 9] = INFINITY;  /* key 1's out-tangent */
+    CHECK(mr_clip_validate(c, &err) == MR_ERR_INVALID_ARGUMENT);
+    CHECK_STR_CONTAINS(err.msg, "joint 2 rotation key 1: value is not finite");
+    mr_clip_destroy(c);
+}
+
+/* mr_track_init_unset: the same track as mr_track_init but for zeroing
+ * (a caller writing every key), the same refusals. */
+TEST(track_init_unset_allocates_as_init_does)
+{
+    mr_track a = {.components = 4}, b = {.components = 4};
+    CHECK(mr_track_init(&a, 5, MR_INTERP_CUBIC) == MR_OK);
+    CHECK(mr_track_init_unset(&b, 5, MR_INTERP_CUBIC) == MR_OK);
+    CHECK(b.key_count == a.key_count && b.interp == a.interp && b.times && b.values);
+    for (int i = 0; i < 5; i++) b.times[i] = (float)i;
+    for (int i = 0; i < 5 * 12; i++) b.values[i] = 1.0f;  /* 12 floats a cubic rotation key: all there */
+    CHECK(b.values[59] == 1.0f);
+    CHECK(mr_track_init_unset(&b, -1, MR_INTERP_LINEAR) == MR_ERR_INVALID_ARGUMENT && !b.times && !b.values && !b.key_count);
+    CHECK(mr_track_init_unset(&b, 0, MR_INTERP_LINEAR) == MR_OK && b.key_count == 0);
+    mr_track_init(&a, 0, MR_INTERP_LINEAR);
+    free(a.times);
+    free(a.values);
+    free(b.times);
+    free(b.values);
+}
+
 TEST(clip_rotation_takes_shortest_path)
 {
     /* Keys q and -q' an angle apart: interpolation must not swing the long way. */
@@ -617,6 +684,8 @@ int main(void)
     RUN(clip_empty_clip_is_refused);
     RUN(clip_zero_length_clip_holds_its_only_pose);
     RUN(clip_validate_rejects_bad_keys);
+    RUN(clip_validate_whole_track_test_agrees);
+    RUN(track_init_unset_allocates_as_init_does);
     RUN(clip_rotation_takes_shortest_path);
     RUN(clip_step_and_cubic_interpolation);
     RUN(clip_uniform_lookup_matches_binary_search);

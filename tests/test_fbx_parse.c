@@ -494,6 +494,56 @@ TEST(fbx_binary_repeated_deflated_arrays_are_inflated_once)
     }
 }
 
+/* Long stored arrays are told apart by a sample of their bytes
+ * (stored_hash), then compared whole: arrays that differ only between the
+ * sampled places, with the same length, count and zlib trailer, each
+ * inflate to their own values, many such (past seen_find's few tries) as
+ * well, and the first is still shared with its repeat. Stored (level 0)
+ * deflate blocks keep each byte's place; +1 -1 -1 +1 on four bytes in a
+ * row leaves the Adler-32 trailer as it was. */
+TEST(fbx_binary_long_arrays_alike_but_for_a_few_bytes_stay_apart)
+{
+    enum { N = 200, VARIANTS = 40 };
+    static double arrays[VARIANTS + 1][N];
+    memset(arrays, 0x40, sizeof arrays);
+    for (int k = 1; k <= VARIANTS; k++) {
+        uint8_t *b = (uint8_t *)arrays[k];
+        size_t i = 60 + 34 * (size_t)k;
+        b[i] += 1;
+        b[i + 1] -= 1;
+        b[i + 2] -= 1;
+        b[i + 3] += 1;
+    }
+    writer w;
+    begin(&w, 7400, 0);
+    for (int k = 0; k <= VARIANTS + 1; k++) {
+        open_rec(&w, "A");
+        put(&w, "d", 1);
+        const uint8_t *src = (const uint8_t *)arrays[k <= VARIANTS ? k : 0];
+        uLongf zlen = compressBound(sizeof arrays[0]);
+        uint8_t *z = malloc(zlen);
+        CHECK(compress2(z, &zlen, src, sizeof arrays[0], 0) == Z_OK);
+        put_le_or_be(&w, N, 4);
+        put_le_or_be(&w, 1, 4);
+        put_le_or_be(&w, zlen, 4);
+        put(&w, z, zlen);
+        free(z);
+        w.nprops[w.depth - 1]++;
+        close_rec(&w);
+    }
+    finish(&w);
+    mr_fbx_doc *doc = parse_ok("alike.fbx", w.p, w.n);
+    free(w.p);
+    if (!doc) return;
+    const mr_fbx_node *r = &doc->root;
+    CHECK(r->child_count == VARIANTS + 2);
+    for (int k = 0; k <= VARIANTS + 1 && k < (int)r->child_count; k++)
+        CHECK(r->children[k].props[0].count == N &&
+              memcmp(r->children[k].props[0].v.array, arrays[k <= VARIANTS ? k : 0], sizeof arrays[0]) == 0);
+    CHECK(r->child_count == VARIANTS + 2 && r->children[VARIANTS + 1].props[0].v.array == r->children[0].props[0].v.array);
+    mr_fbx_doc_free(doc);
+}
+
 /* ---- ASCII ------------------------------------------------------------- */
 
 static const char ascii7[] =
@@ -1199,6 +1249,7 @@ int main(void)
     RUN(fbx_binary_big_endian_as_maya_writes_it);
     RUN(fbx_binary_every_array_type_raw_and_deflated);
     RUN(fbx_binary_repeated_deflated_arrays_are_inflated_once);
+    RUN(fbx_binary_long_arrays_alike_but_for_a_few_bytes_stay_apart);
     RUN(fbx_ascii_7x_arrays_strings_numbers_and_words);
     RUN(fbx_ascii_61_value_lists_over_lines);
     RUN(fbx_ascii_version_from_the_header_node_without_the_comment);

@@ -153,6 +153,9 @@ int mr_clip_keys_on_demand(void);
 
 /* Allocates key_count keys for a track (times and values zeroed). */
 mr_status mr_track_init(mr_track *track, int key_count, mr_interp interp);
+/* mr_track_init for a caller that writes every time and value itself:
+ * left unzeroed (a baked clip's 100,000 keys). */
+mr_status mr_track_init_unset(mr_track *track, int key_count, mr_interp interp);
 /* After filling times: detects even spacing (sets uniform_rate). */
 void mr_track_finish(mr_track *track);
 

@@ -18,6 +18,14 @@
 #include "core/str.h"
 #include "formats/fbx_internal.h"
 
+/* n elements of size bytes, not zeroed (mr_alloc_array's bounds): for
+ * arrays written whole before they are read (zeroing them was 1% of
+ * mixamo.fbx's load) */
+static void *unzeroed(size_t n, size_t size)
+{
+    return n <= MR_ALLOC_LIMIT / size ? malloc(n ? n * size : 1) : NULL;
+}
+
 static mr_status oom(fbx_scene *s)
 {
     return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
@@ -1083,7 +1091,7 @@ static void span_local(const alone_eval *e, const alone_span *sp, double t, floa
     alone_pose(e, v, (const double (*)[3])half, o);
 }
 
-static void align(const float *prev, float *o)
+static inline void align(const float *prev, float *o)
 {
     if (prev[3] * o[3] + prev[4] * o[4] + prev[5] * o[5] + prev[6] * o[6] < 0)
         for (int k = 3; k < 7; k++) o[k] = -o[k];
@@ -1135,7 +1143,8 @@ static double bend(const double *t, int i, const double r1[9], const double r2[9
             double dd = 2 * (r2[k] - r1[k]) / (h1 + h2);
             d2 += dd * dd;
         }
-        worst = fmax(worst, sqrt(d2) / tol[q]);
+        double x = sqrt(d2) / tol[q];
+        if (x > worst) worst = x;  /* fmax without the libm call (worst is never NaN; a NaN x is passed over as by fmax) */
     }
     return worst;
 }
@@ -1162,7 +1171,7 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     }
     for (int i = 0; i < (same_s ? 1 : ns) && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
-    int *kept = mr_alloc_array((size_t)ns + 1, sizeof *kept);
+    int *kept = unzeroed((size_t)ns + 1, sizeof *kept);  /* reduce writes what it returns */
     if (!kept) return oom(s);
     mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
     int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
@@ -1170,14 +1179,17 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
         if (!moves[k]) continue;
         reducer red = {times, base, off[k], comps[k], k == 0 ? tol_t : k == 1 ? 1e-5 : 1e-6};
         int kept_n = reduce(&red, ns, kept);
-        if (mr_track_init(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {
+        if (mr_track_init_unset(tr[k], kept_n, MR_INTERP_LINEAR) != MR_OK) {  /* every key written below */
             free(kept);
             return oom(s);
         }
+        float *tv = tr[k]->values;
         for (int q = 0; q < kept_n; q++) {
             int i = kept[q];
             tr[k]->times[q] = (float)times[i];
-            memcpy(tr[k]->values + (size_t)q * (size_t)comps[k], base + (size_t)i * 10 + off[k], sizeof(float) * (size_t)comps[k]);
+            /* copies of a size known here, not a call a key */
+            if (comps[k] == 4) memcpy(tv + (size_t)q * 4, base + (size_t)i * 10 + off[k], sizeof(float) * 4);
+            else memcpy(tv + (size_t)q * 3, base + (size_t)i * 10 + off[k], sizeof(float) * 3);
         }
         mr_track_finish(tr[k]);
     }
@@ -1195,9 +1207,10 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
 static double interval_want(const double *bt, const double *bends, int nb, int i)
 {
     double h = bt[i + 1] - bt[i];
-    double c = fmax(bends[i], bends[i + 1]);
-    if (i == 0 && nb > 2) c = fmax(c, bends[1]);
-    if (i + 2 == nb && nb > 2) c = fmax(c, bends[nb - 2]);
+    /* bends are never NaN (bend): the larger without fmax's libm call */
+    double c = bends[i] > bends[i + 1] ? bends[i] : bends[i + 1];
+    if (i == 0 && nb > 2 && bends[1] > c) c = bends[1];
+    if (i + 2 == nb && nb > 2 && bends[nb - 2] > c) c = bends[nb - 2];
     return h * sqrt(c / 4);
 }
 
@@ -1230,7 +1243,8 @@ static void split_within_budget(const double *bt, const double *bends, int nb, i
         if (nb > 0) pieces[0] = 1;
         return;
     }
-    double *want = mr_alloc_array((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
+    /* written before read: want[0..n), over[0..nover) */
+    double *want = unzeroed((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
     if (want) {
         /* the bisection counts only the intervals wanting more than one
          * piece (packed at the front of over[]) */
@@ -1267,8 +1281,9 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     for (int p = 0; p < FBX_PROP_COUNT; p++) own |= s->anim[j][p].c[0] || s->anim[j][p].c[1] || s->anim[j][p].c[2];
     /* no curves of its own: constant (its ancestors' moves are not its) */
     int nb = own ? ns : ns > 1 ? 2 : 1;
-    float *base = mr_alloc_array((size_t)nb * 10, sizeof *base);
-    double *bt = mr_alloc_array((size_t)nb, sizeof *bt), *bends = mr_alloc_array((size_t)nb, sizeof *bends);
+    /* every entry of these four is written before anything reads it */
+    float *base = unzeroed((size_t)nb * 10, sizeof *base);
+    double *bt = unzeroed((size_t)nb, sizeof *bt), *bends = unzeroed((size_t)nb, sizeof *bends);
     int *pieces = NULL;
     double *halfs = NULL;
     mr_status st = MR_OK;
@@ -1297,7 +1312,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         bends[i] = bend(bt, i, rate[(i - 1) & 1], rate[i & 1], tol);
     }
     int budget = 4 * nb + 64;
-    pieces = mr_alloc_array((size_t)nb, sizeof *pieces);
+    pieces = unzeroed((size_t)nb, sizeof *pieces);
     if (!pieces) {
         st = oom(s);
         goto done;

@@ -215,13 +215,14 @@ static void *key_array(size_t n, size_t size)
  * every key a reader keeps before anything reads them (the 7.x reader
  * every key, the 6.x reader up to its count; check_keys moves the solved
  * tangents' room along unread), so they are left unzeroed; the stored
- * attributes are zeroed (a curve without KeyAttrFlags reads them unset). */
-static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n)
+ * attributes are zeroed unless the reader writes every key's (zero_data
+ * 0: a 7.x curve with KeyAttrFlags; one without reads them unset). */
+static mr_status alloc_keys(fbx_scene *s, fbx_curve *c, size_t n, int zero_data)
 {
     c->t = key_array(n + 1, sizeof *c->t);
     c->v = key_array(n + 1, sizeof *c->v);
     c->flags = key_array(n + 1, sizeof *c->flags);
-    c->data = mr_alloc_array(n + 1, sizeof *c->data);
+    c->data = zero_data ? mr_alloc_array(n + 1, sizeof *c->data) : key_array(n + 1, sizeof *c->data);
     c->tan = key_array(n + 1, sizeof *c->tan);
     c->pre_mode = c->post_mode = 'C';
     c->pre_count = c->post_count = -1;
@@ -399,7 +400,7 @@ mr_status fbx_curve_read(fbx_scene *s, int obj, fbx_curve *c)
     if (nr < nf) return fbx_fail(s, mr_fbx_child(n, "KeyAttrRefCount") ? mr_fbx_child(n, "KeyAttrRefCount") : n,
                                  "expected one count per KeyAttrFlags entry (%zu), got %zu", nf, nr);
     if (nt == 0) return MR_OK;
-    if ((st = alloc_keys(s, c, nt)) != MR_OK) return st;
+    if ((st = alloc_keys(s, c, nt, !nf)) != MR_OK) return st;  /* with attributes, every key's written below */
     size_t attr = 0;
     int64_t left = nf ? refs[0] : 0;
     const mr_fbx_node *dn = mr_fbx_child(n, "KeyAttrDataFloat");
@@ -488,7 +489,7 @@ mr_status fbx_curve_read_v6(fbx_scene *s, const mr_fbx_node *ch, fbx_curve *c, i
     if (ver <= 0) ver = s->doc->version < 5000 ? 4003 : s->doc->version < 6000 ? 4004 : 4005;
     uint32_t np = key->prop_count;
     size_t cap = np / 3 + 1;
-    mr_status st = alloc_keys(s, c, cap);
+    mr_status st = alloc_keys(s, c, cap, 1);
     if (st != MR_OK) return st;
     uint32_t i = 0;
     int n = 0;

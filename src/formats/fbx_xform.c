@@ -131,20 +131,6 @@ void fbx_m_euler(const double deg[3], int order, double out[16])
     memcpy(out, r, sizeof r);
 }
 
-void fbx_m_point(const double m[16], const double p[3], double out[3])
-{
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2] + m[12 + i];
-    memcpy(out, r, sizeof r);
-}
-
-void fbx_m_vector(const double m[16], const double p[3], double out[3])
-{
-    double r[3];
-    for (int i = 0; i < 3; i++) r[i] = m[i] * p[0] + m[4 + i] * p[1] + m[8 + i] * p[2];
-    memcpy(out, r, sizeof r);
-}
-
 void fbx_m_from_floats(const double *src16, double out[16])
 {
     memcpy(out, src16, 16 * sizeof *out);
