@@ -306,9 +306,10 @@ TEST(clip_worker_a_full_queue_drains_under_a_hold)
     long built = mr_clip_job_started() - before;
     mr_clip_release_packs();
     alarm(0);
-    /* the last two loads found no room: a build each (the worker may take
-     * one more before the woken loader has queued its job) */
-    CHECK_MSG(built >= 2 && built <= 4, "%ld builds started under the hold for %d takes", built, n);
+    /* the last loads found no room: a build each (the worker may take one
+     * more before the woken loader has queued its job); a queue of four
+     * jobs, whatever their size, built all but four */
+    CHECK_MSG(built >= 1 && built <= 4, "%ld builds started under the hold for %d takes", built, n);
     for (int i = n - 1; i >= 0; i--) mr_model_destroy(m[i]);
 }
 

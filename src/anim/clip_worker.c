@@ -9,7 +9,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "anim/clip_runtime.h"
 #include "core/load_work.h"
 
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
@@ -23,7 +22,7 @@ struct mr_clip_job {
     mr_clip_pack *pack;      /* the result, once done */
     int keys_added;
     int load;                /* queued by a load: its wait and build are load work */
-    size_t bytes;            /* its clip's keys (mr_clip_bytes: what waiting keeps resident) */
+    size_t bytes;            /* the source keys it reads (what waiting keeps resident) */
     mr_clip_job *next;       /* queue order */
 };
 
@@ -53,6 +52,20 @@ static int room_for(size_t bytes)
 {
     if (outstanding < MR_CLIP_PENDING_MAX) return 1;
     return outstanding < MR_CLIP_PENDING_JOBS && pending_bytes + bytes <= MR_CLIP_PENDING_BYTES;
+}
+
+/* The bytes of the source keys a build reads: times and values (what
+ * mr_clip_bytes counts of a clip whose pack is pending, less its struct). */
+static size_t source_bytes(const mr_clip *clip)
+{
+    size_t n = 0;
+    for (int j = 0; j < clip->joint_count; j++) {
+        const mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
+        for (int k = 0; k < 3; k++)
+            n += (size_t)tr[k]->key_count * sizeof(float) *
+                 (1 + (size_t)tr[k]->components * (tr[k]->interp == MR_INTERP_CUBIC ? 3 : 1));
+    }
+    return n;
 }
 
 /* A job leaves the count (under the lock): done, or taken out of the queue. */
@@ -169,7 +182,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.parents = rt->parents;
     job->priv.cancel = &job->cancel;
     job->load = mr_load_work_running();
-    job->bytes = mr_clip_bytes(clip);
+    job->bytes = source_bytes(clip);
     pthread_mutex_lock(&lock);
     static int fork_safe;
     if (!fork_safe) fork_safe = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
