@@ -296,4 +296,25 @@ static inline size_t mr_clip_merge_times(float *t, size_t n)
     return m;
 }
 
+/* Ascending floats, for qsort. */
+static inline int mr_clip_compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted distinct values of t[0..n) (n >= 1) into t[0..m), returning
+ * m: mr_clip_merge_times, else a stable sort keeping the first of each run
+ * of equal values (the same result). */
+static inline size_t mr_clip_distinct_times(float *t, size_t n)
+{
+    size_t m = mr_clip_merge_times(t, n);
+    if (m) return m;
+    qsort(t, n, sizeof *t, mr_clip_compare_floats);
+    m = 1;
+    for (size_t i = 1; i < n; i++)
+        if (t[i] != t[m - 1]) t[m++] = t[i];
+    return m;
+}
+
 #endif

@@ -86,12 +86,6 @@ static void store_rows(const mat4 *model, int n, float *rows)
         for (int c = 0; c < 4; c++) memcpy(rows + c * 3, model[j][c], 3 * sizeof(float));
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The sorted distinct key times of the source tracks and the quarter
  * points between them; NULL without memory. */
 static float *checkpoints(const mr_clip *clip, int *count)
@@ -111,13 +105,7 @@ static float *checkpoints(const mr_clip *clip, int *count)
             for (int i = 0; i < tr[k]->key_count; i++) t[n++] = tr[k]->times[i];
     }
     if (n == 0) t[n++] = 0.0f;
-    size_t u = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
-    if (u == 0) {
-        qsort(t, n, sizeof *t, compare_floats);
-        u = 1;
-        for (size_t i = 1; i < n; i++)
-            if (t[i] != t[u - 1]) t[u++] = t[i];
-    }
+    size_t u = mr_clip_distinct_times(t, n);   /* the tracks' ascending times merged, or sorted */
     /* spread out from the back, the quarter points between */
     size_t m = (u - 1) * 4 + 1;
     float *grown = realloc(t, m * sizeof *t);

@@ -1000,12 +1000,6 @@ static void write_track(const packing *p, uint8_t *rec)
             put_bits(q, bit, p->best_q[(size_t)p->best_kept[e] * p->comps + s], p->bits);
 }
 
-static int compare_floats(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The sorted distinct key times of every track with more than one key;
  * *count -1 when there are more than 65535. */
 static float *time_points(const mr_clip *clip, int *count)
@@ -1031,13 +1025,7 @@ static float *time_points(const mr_clip *clip, int *count)
         *count = 1;
         return t;
     }
-    size_t m = mr_clip_merge_times(t, n);   /* the tracks' ascending times merged, or sorted */
-    if (m == 0) {
-        qsort(t, n, sizeof *t, compare_floats);
-        m = 1;
-        for (size_t i = 1; i < n; i++)
-            if (t[i] != t[m - 1]) t[m++] = t[i];
-    }
+    size_t m = mr_clip_distinct_times(t, n);   /* the tracks' ascending times merged, or sorted */
     *count = m > 65535 ? -1 : (int)m;
     return t;
 }
@@ -1097,7 +1085,7 @@ static float *place_keys(packing *ps, int tracks, const float *points, int point
         for (int i = 0; i < tracks; i++)
             for (int e = 0; needs_points(&ps[i]) && e < ps[i].count; e++) t[m++] = ps[i].kt[ps[i].best_kept[e]];
         if (m > 0) {
-            qsort(t, m, sizeof *t, compare_floats);
+            qsort(t, m, sizeof *t, mr_clip_compare_floats);
             size_t u = 1;
             for (size_t i = 1; i < m; i++)
                 if (t[i] != t[u - 1]) t[u++] = t[i];
@@ -1123,7 +1111,7 @@ static float *place_keys(packing *ps, int tracks, const float *points, int point
                 p->point[e] = (uint16_t)rank[p->points[p->best_kept[e]]];
                 continue;
             }
-            const float *at = bsearch(&p->kt[p->best_kept[e]], t, m, sizeof *t, compare_floats);
+            const float *at = bsearch(&p->kt[p->best_kept[e]], t, m, sizeof *t, mr_clip_compare_floats);
             p->point[e] = (uint16_t)(at - t);
         }
         int span = p->point[p->count - 1] - p->point[0] + 1, how;
