@@ -220,7 +220,8 @@ models: marrow $(MAKE_MANNEQUIN)
 # (src/module/marrow_so.c, whose host is src/lua/module.c).
 VERSION    := $(shell sed -n 's/^\#define MR_VERSION "\(.*\)"/\1/p' src/core/version.h)
 PIC_BUILD  := build/pic
-PIC_CFLAGS := $(filter-out $(SANFLAGS),$(CFLAGS)) -fPIC
+# at -O2 whatever OPT the sanitizer build has (gcc -O1 warns of a maybe-uninitialised in sandbox_io.c)
+PIC_CFLAGS := $(filter-out $(SANFLAGS) $(OPT),$(CFLAGS)) -O2 -fPIC
 PIC_OBJ    := $(LIB_SRC:%.c=$(PIC_BUILD)/%.o)
 MODULE     := $(PIC_BUILD)/marrow.so
 MODULE_LIBS := $(shell pkg-config --libs $(filter-out lua5.4,$(PKGS)) 2>/dev/null) -lmeshoptimizer -lm -lpthread
