@@ -55,6 +55,46 @@ TEST(influences_pack_no_positive_weight)
     CHECK(oj[0] == 6 && ow[0] == 1.0f);
 }
 
+/* A row with no more influences than slots skips the rule's ranking: it
+ * must give what the ranking gives. The same row padded past the slots
+ * with zero weights (never kept) is ranked; both must agree to the bit, on
+ * rows with equal weights, repeated joints, zero, negative and NaN weights,
+ * with and without a rule. */
+TEST(influences_pack_within_the_slots_matches_the_ranked_pack)
+{
+    vec3 origins[6];
+    static const char *names[6] = {"f", "e", "d", "c", "b", "a"};
+    for (int k = 0; k < 6; k++) glm_vec3_copy((vec3){(float)(k % 3), 0, 0}, origins[k]);
+    float vertex[3] = {0.5f, 0, 0};
+    static const float pool[] = {0.25f, 0.25f, 0.5f, 0.1f, 0.0f, -0.2f, 0.125f, 1.0f, 0.3f};
+    unsigned seed = 99;
+    int mismatches = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        int n = trial % (MR_MAX_INFLUENCES + 1);
+        int j[MR_MAX_INFLUENCES + 1];
+        float w[MR_MAX_INFLUENCES + 1];
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            j[i] = (int)((seed >> 16) % 6);
+            seed = seed * 1103515245u + 12345u;
+            unsigned pick = (seed >> 16) % (sizeof pool / sizeof *pool + 1);
+            w[i] = pick < sizeof pool / sizeof *pool ? pool[pick] : NAN;
+        }
+        for (int i = n; i <= MR_MAX_INFLUENCES; i++) {   /* the padding: one past the slots */
+            j[i] = i % 6;
+            w[i] = 0.0f;
+        }
+        mr_influence_rule rule = {.vertex = vertex, .origins = (const vec3 *)origins, .names = names};
+        const mr_influence_rule *r = trial % 2 ? &rule : NULL;
+        uint16_t fj[MR_MAX_INFLUENCES], rj[MR_MAX_INFLUENCES];
+        float fw[MR_MAX_INFLUENCES], rw[MR_MAX_INFLUENCES];
+        int fn = mr_mesh_pack_influences(j, w, n, r, fj, fw);
+        int rn = mr_mesh_pack_influences(j, w, MR_MAX_INFLUENCES + 1, r, rj, rw);
+        if (fn != rn || memcmp(fj, rj, sizeof fj) || memcmp(fw, rw, sizeof fw)) mismatches++;
+    }
+    CHECK_MSG(mismatches == 0, "%d of 4000 rows packed differently", mismatches);
+}
+
 /* 12 joints, 12 equal weights: which 8 are kept is decided by distance to
  * the vertex, then by name; never by joint index. */
 #define TIE_JOINTS 12
@@ -261,6 +301,7 @@ int main(void)
     RUN(influences_pack_max_four_keeps_four_heaviest);
     RUN(influences_pack_drops_zero_and_negative_weights);
     RUN(influences_pack_no_positive_weight);
+    RUN(influences_pack_within_the_slots_matches_the_ranked_pack);
     RUN(influences_pack_ties_do_not_depend_on_joint_order);
     RUN(influence_origins_are_bind_pose_joint_positions);
     RUN(mesh_normals_face_counter_clockwise_side);

@@ -170,8 +170,7 @@ mr_status mr_clip_add_marker(mr_clip *clip, float time, const char *name)
 /* n elements of size bytes, zeroed or not, within mr_alloc_array's bounds */
 static void *track_array(size_t n, size_t size, int zeroed)
 {
-    if (zeroed) return mr_alloc_array(n, size);
-    return size && n <= MR_ALLOC_LIMIT / size ? malloc(n ? n * size : 1) : NULL;
+    return zeroed ? mr_alloc_array(n, size) : mr_alloc_array_unset(n, size);
 }
 
 static mr_status track_alloc(mr_track *track, int key_count, mr_interp interp, int zeroed)

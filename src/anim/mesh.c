@@ -27,18 +27,29 @@ void mr_material_defaults(mr_material *mat)
 
 mr_status mr_mesh_init(mr_mesh *mesh, int vertex_count, int index_count, int skinned)
 {
+    return mr_mesh_init_set(mesh, vertex_count, index_count, skinned, 0);
+}
+
+/* count elements of size bytes, zeroed unless the caller writes them */
+static void *mesh_array(size_t count, size_t size, int written)
+{
+    return written ? mr_alloc_array_unset(count, size) : mr_alloc_array(count, size);
+}
+
+mr_status mr_mesh_init_set(mr_mesh *mesh, int vertex_count, int index_count, int skinned, unsigned set)
+{
     memset(mesh, 0, sizeof *mesh);
     mr_material_defaults(&mesh->material);
     if (vertex_count < 0 || index_count < 0 || index_count % 3) return MR_ERR_INVALID_ARGUMENT;
     size_t nv = (size_t)vertex_count;
-    mesh->positions = mr_alloc_array(nv, sizeof *mesh->positions);
-    mesh->normals = mr_alloc_array(nv, sizeof *mesh->normals);
-    mesh->uvs = mr_alloc_array(nv, sizeof *mesh->uvs);
-    mesh->indices = mr_alloc_array((size_t)index_count, sizeof *mesh->indices);
+    mesh->positions = mesh_array(nv, sizeof *mesh->positions, set & MR_MESH_SET_POSITIONS);
+    mesh->normals = mesh_array(nv, sizeof *mesh->normals, set & MR_MESH_SET_NORMALS);
+    mesh->uvs = mesh_array(nv, sizeof *mesh->uvs, set & MR_MESH_SET_UVS);
+    mesh->indices = mesh_array((size_t)index_count, sizeof *mesh->indices, set & MR_MESH_SET_INDICES);
     int ok = mesh->positions && mesh->normals && mesh->uvs && mesh->indices;
     if (ok && skinned) {
-        mesh->joints = mr_alloc_array(nv, sizeof *mesh->joints);
-        mesh->weights = mr_alloc_array(nv, sizeof *mesh->weights);
+        mesh->joints = mesh_array(nv, sizeof *mesh->joints, set & MR_MESH_SET_INFLUENCES);
+        mesh->weights = mesh_array(nv, sizeof *mesh->weights, set & MR_MESH_SET_INFLUENCES);
         ok = mesh->joints && mesh->weights;
     }
     if (!ok) {
@@ -118,7 +129,17 @@ int mr_mesh_pack_influences(const int *joints, const float *weights, int n, cons
     int best[MR_MAX_INFLUENCES];
     int kept = 0, positive = 0;
     for (int k = 0; k < MR_MAX_INFLUENCES; k++) { out_j[k] = 0; out_w[k] = 0.0f; best[k] = -1; }
-    for (int i = 0; i < n; i++) {
+    /* No more influences than slots (nearly every vertex): all positive
+     * ones are kept whatever the rule, so only the slot order below is
+     * needed, which is a total order; the rule's ranking is skipped. */
+    int ranked = n;   /* influences ranked by the rule */
+    if (n <= max) {
+        for (int i = 0; i < n; i++)
+            if (weights[i] > 0.0f) best[kept++] = i;
+        positive = kept;
+        ranked = 0;
+    }
+    for (int i = 0; i < ranked; i++) {
         if (!(weights[i] > 0.0f)) continue;
         positive++;
         /* Insertion into a sorted top-max list, first in the rule's order first. */

@@ -84,6 +84,18 @@ typedef struct mr_mesh {
 /* Allocates vertex and index arrays (zeroed; skinned adds joints/weights).
  * The material gets defaults (light grey, shininess 32). */
 mr_status mr_mesh_init(mr_mesh *mesh, int vertex_count, int index_count, int skinned);
+
+/* The arrays a loader writes whole itself (joints and weights: every slot
+ * of every vertex, as mr_mesh_pack_influences does), which
+ * mr_mesh_init_set leaves unzeroed; the others are zeroed. */
+enum {
+    MR_MESH_SET_POSITIONS = 1,
+    MR_MESH_SET_NORMALS = 2,
+    MR_MESH_SET_UVS = 4,
+    MR_MESH_SET_INDICES = 8,
+    MR_MESH_SET_INFLUENCES = 16,
+};
+mr_status mr_mesh_init_set(mr_mesh *mesh, int vertex_count, int index_count, int skinned, unsigned set);
 void mr_mesh_deinit(mr_mesh *mesh);
 void mr_material_defaults(mr_material *mat);
 

@@ -15,6 +15,14 @@ void *mr_alloc_array(size_t count, size_t size)
     return calloc(total ? total : 1, 1);
 }
 
+void *mr_alloc_array_unset(size_t count, size_t size)
+{
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    size_t total = count * size;
+    if (total > MR_ALLOC_LIMIT) return NULL;
+    return malloc(total ? total : 1);
+}
+
 mr_status mr_alloc_reserve(void **array, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap) return MR_OK;

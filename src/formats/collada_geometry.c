@@ -294,7 +294,11 @@ static mr_status build_prim(cl_doc *d, cl_el *prim, const prim_inputs *in, const
         }
     }
     free(table);
-    mr_status st = mr_mesh_init(&out->mesh, nv, (int)cl->n, 0);
+    /* positions and indices written below, normals and uvs when the
+     * primitive has them */
+    unsigned set = MR_MESH_SET_POSITIONS | MR_MESH_SET_INDICES | (in->nrm_el ? MR_MESH_SET_NORMALS : 0) |
+                   (in->uv_el ? MR_MESH_SET_UVS : 0);
+    mr_status st = mr_mesh_init_set(&out->mesh, nv, (int)cl->n, 0, set);
     out->pos_index = st == MR_OK ? mr_alloc_array((size_t)nv, sizeof *out->pos_index) : NULL;
     if (st != MR_OK || !out->pos_index) {
         free(remap);

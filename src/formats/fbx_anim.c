@@ -18,14 +18,6 @@
 #include "core/str.h"
 #include "formats/fbx_internal.h"
 
-/* n elements of size bytes, not zeroed (mr_alloc_array's bounds): for
- * arrays written whole before they are read (zeroing them was 1% of
- * mixamo.fbx's load) */
-static void *unzeroed(size_t n, size_t size)
-{
-    return n <= MR_ALLOC_LIMIT / size ? malloc(n ? n * size : 1) : NULL;
-}
-
 static mr_status oom(fbx_scene *s)
 {
     return mr_error_set(s->err, MR_ERR_NO_MEMORY, "fbx: %s: out of memory", s->path);
@@ -1171,7 +1163,7 @@ static mr_status joint_tracks(fbx_scene *s, mr_clip *clip, int j, const double *
     }
     for (int i = 0; i < (same_s ? 1 : ns) && !moves_s; i++) moves_s = !near3(base + (size_t)i * 10 + 7, sk->rest_s[j], rest_tol_s);
     if (!moves_t && !moves_r && !moves_s) return MR_OK;
-    int *kept = unzeroed((size_t)ns + 1, sizeof *kept);  /* reduce writes what it returns */
+    int *kept = mr_alloc_array_unset((size_t)ns + 1, sizeof *kept);  /* reduce writes what it returns */
     if (!kept) return oom(s);
     mr_track *tr[3] = {&clip->tracks[j].t, &clip->tracks[j].r, &clip->tracks[j].s};
     int moves[3] = {moves_t, moves_r, moves_s}, off[3] = {0, 3, 7}, comps[3] = {3, 4, 3};
@@ -1244,7 +1236,7 @@ static void split_within_budget(const double *bt, const double *bends, int nb, i
         return;
     }
     /* written before read: want[0..n), over[0..nover) */
-    double *want = unzeroed((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
+    double *want = mr_alloc_array_unset((size_t)n * 2, sizeof *want), *over = want ? want + n : NULL, k = 1;
     if (want) {
         /* the bisection counts only the intervals wanting more than one
          * piece (packed at the front of over[]) */
@@ -1282,8 +1274,8 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
     /* no curves of its own: constant (its ancestors' moves are not its) */
     int nb = own ? ns : ns > 1 ? 2 : 1;
     /* every entry of these four is written before anything reads it */
-    float *base = unzeroed((size_t)nb * 10, sizeof *base);
-    double *bt = unzeroed((size_t)nb, sizeof *bt), *bends = unzeroed((size_t)nb, sizeof *bends);
+    float *base = mr_alloc_array_unset((size_t)nb * 10, sizeof *base);
+    double *bt = mr_alloc_array_unset((size_t)nb, sizeof *bt), *bends = mr_alloc_array_unset((size_t)nb, sizeof *bends);
     int *pieces = NULL;
     double *halfs = NULL;
     mr_status st = MR_OK;
@@ -1312,7 +1304,7 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         bends[i] = bend(bt, i, rate[(i - 1) & 1], rate[i & 1], tol);
     }
     int budget = 4 * nb + 64;
-    pieces = unzeroed((size_t)nb, sizeof *pieces);
+    pieces = mr_alloc_array_unset((size_t)nb, sizeof *pieces);
     if (!pieces) {
         st = oom(s);
         goto done;

@@ -802,7 +802,11 @@ static mr_status one_mesh(fbx_scene *s, mesh_src *m, const char *bone_set)
         if (!ic) continue;
         mr_mesh mesh;
         memset(&mesh, 0, sizeof mesh);
-        if ((st = mr_mesh_init(&mesh, (int)vc, (int)ic, 1)) != MR_OK) {
+        /* every vertex is written whole below, at its first corner, and
+         * every index */
+        unsigned set = MR_MESH_SET_POSITIONS | MR_MESH_SET_NORMALS | MR_MESH_SET_UVS | MR_MESH_SET_INDICES |
+                       MR_MESH_SET_INFLUENCES;
+        if ((st = mr_mesh_init_set(&mesh, (int)vc, (int)ic, 1, set)) != MR_OK) {
             st = oom(s);
             goto weld_done;
         }

@@ -648,7 +648,12 @@ static mr_status read_primitive(scene_reader *r, int node, int mesh, int p, gl_j
         goto done;
     }
     int joint = r->s->joint[node];
-    if (mr_mesh_init(&m, vc, 0, 1) != MR_OK) {
+    /* positions copied, normals copied or computed (which zeroes them
+     * first), uvs copied when there are any, every vertex's influences
+     * packed (skin_vertices) */
+    unsigned set = MR_MESH_SET_POSITIONS | MR_MESH_SET_NORMALS | (uv.f ? MR_MESH_SET_UVS : 0) |
+                   (skinned ? MR_MESH_SET_INFLUENCES : 0);
+    if (mr_mesh_init_set(&m, vc, 0, 1, set) != MR_OK) {
         free(tri);
         st = gl_fail_status(d, MR_ERR_NO_MEMORY, path, "out of memory");
         goto done;

@@ -421,7 +421,11 @@ static int read_mesh(mesh_reader *r, int index, int mesh_total, mr_mesh *mesh)
         md5_fail(lx, "numtris of at most %d", INT32_MAX / 3);
         goto fail;
     }
-    if (mr_mesh_init(mesh, nv, nt * 3, 1) != MR_OK) {
+    /* every index is read below, every vertex built whole (build_vertices),
+     * normals computed (which zeroes them first) */
+    unsigned set = MR_MESH_SET_POSITIONS | MR_MESH_SET_NORMALS | MR_MESH_SET_UVS | MR_MESH_SET_INDICES |
+                   MR_MESH_SET_INFLUENCES;
+    if (mr_mesh_init_set(mesh, nv, nt * 3, 1, set) != MR_OK) {
         out_of_memory(r);
         goto fail;
     }
