@@ -29,7 +29,11 @@ ifneq ($(filter fuzz fuzz-smoke,$(MAKECMDGOALS)),)
   $(shell ./scripts/install-deps.sh --fuzz >&2)
 endif
 
-CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g -fno-math-errno \
+# Line tables and function names (backtraces, perf, ASan reports name file
+# and line); DEBUG=-g adds locals and types for gdb. -g1 instead of -g
+# took a fresh clone's build from 69 to 51 s (2 cores).
+DEBUG   ?= -g1
+CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) $(DEBUG) -fno-math-errno \
            -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
            -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(SANFLAGS)
 LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lmeshoptimizer -lm -lpthread $(SANFLAGS)
@@ -145,12 +149,12 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS) $(FLAGS_STAMP)
 $(BUILD)/tests/tools/obj_compare: tests/tools/obj_compare.c
 	@mkdir -p $(dir $@)
 	@echo "  TOOL  $@"
-	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -Wall -Wextra -Werror -Wshadow $(SANFLAGS) -o $@ $< -lm $(SANFLAGS)
+	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(DEBUG) -Wall -Wextra -Werror -Wshadow $(SANFLAGS) -o $@ $< -lm $(SANFLAGS)
 
 $(BUILD)/tests/tools/assimp_pose: tests/tools/assimp_pose.c
 	@mkdir -p $(dir $@)
 	@echo "  TOOL  $@"
-	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -Wall -Wextra -Werror -Wshadow \
+	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(DEBUG) -Wall -Wextra -Werror -Wshadow \
 	    $(shell pkg-config --cflags assimp 2>/dev/null) $(SANFLAGS) -o $@ $< \
 	    $(shell pkg-config --libs assimp 2>/dev/null) -lm $(SANFLAGS)
 
