@@ -813,6 +813,52 @@ static mr_renderer *fresh_renderer(void)
     return r2;
 }
 
+/* A new renderer builds one model program variant of the 40; the others
+ * are built when a draw first needs them, lit like the rest of their
+ * frame: the pixels equal those of a renderer that built every variant
+ * (a reload does). An error in a part of a shader that only other variants
+ * compile is reported by the reload. */
+TEST(model_programs_are_built_when_first_drawn_with)
+{
+    mr_renderer *lazy = fresh_renderer(), *eager = fresh_renderer();
+    mr_error err = {0};
+    CHECK(eager && mr_renderer_reload_shaders(eager, &err) == MR_OK);
+    mr_frame_stats ls = {0}, es = {0};
+    if (lazy) mr_renderer_stats(lazy, &ls);
+    if (eager) mr_renderer_stats(eager, &es);
+    int at_start = ls.programs;
+    CHECK_MSG(at_start > 0 && es.programs >= at_start + 39, "built %d at the start, %d after a reload (beside those)",
+              at_start, es.programs);
+    static const shot shots[] = {{.t = 0.5f, .no_shadows = 1}, {.t = 0.7f, .no_shadows = 1}, {.t = 0.9f}};
+    int built[3] = {0};
+    for (int k = 0; lazy && eager && k < 3; k++) {
+        render_on(lazy, &shots[k], img_a);
+        render_on(eager, &shots[k], img_b);
+        CHECK_MSG(!memcmp(img_a, img_b, sizeof img_a), "shot %d: a variant built during the frame draws other pixels", k);
+        mr_renderer_stats(lazy, &ls);
+        built[k] = ls.programs - at_start;
+    }
+    /* the unshadowed variants by the first shot (the figure's meshes use
+     * two skinning variants), none by the second, the shadowed one of the
+     * mesh the start did not build by the third */
+    CHECK_MSG(built[0] >= 1 && built[1] == built[0] && built[2] > built[1] && at_start + built[2] < es.programs,
+              "variants built by shots 1-3: %d, %d, %d", built[0], built[1], built[2]);
+    mr_renderer_destroy(lazy);
+    mr_renderer_destroy(eager);
+
+    /* broken only where MR_CUTOUT is 1: the figure (no texture) draws */
+    mr_renderer *broken = renderer_with_edit("cutout_broken", "model.frag", "        if (t.a < 0.5) discard;",
+                                             "        not glsl at all;\n");
+    if (broken) {
+        render_on(broken, &shots[2], img_a);
+        render(&shots[2], img_b);
+        CHECK(!memcmp(img_a, img_b, sizeof img_a));
+        CHECK(mr_renderer_reload_shaders(broken, &err) != MR_OK);
+        CHECK_STR_CONTAINS(err.msg, "model.frag");
+    }
+    mr_renderer_destroy(broken);
+}
+
 TEST(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera)
 {
     /* From a steady view's second frame on, the floor comes from the kept
@@ -1714,6 +1760,7 @@ int main(void)
     RUN(shadow_darkens_the_floor_under_the_figure);
     RUN(floor_outside_the_shadow_footprint_skips_the_lookups_without_changing_a_pixel);
     RUN(kept_floor_gives_the_pixels_of_a_fresh_frame_and_follows_the_camera);
+    RUN(model_programs_are_built_when_first_drawn_with);
     RUN(default_floor_stays_put_when_the_figure_travels);
     RUN(shadow_texels_and_prepass_follow_the_models_size_on_screen);
     RUN(fxaa_moves_edges_towards_msaa_and_leaves_flat_areas_alone);

@@ -42,7 +42,20 @@ static const char *const skin_defines[GFX_SKIN_VARIANTS] = {
 
 typedef struct program_src { GLuint *out; const char *vs, *fs, *defines; } program_src;
 
-static mr_status build_programs(const char *dir, programs *p, mr_error *err)
+/* The defines of model program variant [sh][k][mat]. */
+static void model_defines(char *d, size_t n, int sh, int k, int mat)
+{
+    snprintf(d, n, "#define MR_SHADOWS %d\n%s#define MR_NORMAL_MAP %d\n#define MR_CUTOUT %d\n", sh, skin_defines[k],
+             !!(mat & GFX_MAT_NORMAL_MAP), !!(mat & GFX_MAT_CUTOUT));
+}
+
+/* Builds the programs: every one when all is set (a reload, which reports
+ * an error in any variant); else every program but the model variants, of
+ * which only the one most draws use (shadows, four influences, plain
+ * material), so that an error in model.vert, model.frag or the files they
+ * include is reported here; the others are built when first drawn with
+ * (model_program). */
+static mr_status build_programs(const char *dir, programs *p, int all, mr_error *err)
 {
     memset(p, 0, sizeof *p);
     char defines[2 * GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS][96];
@@ -51,11 +64,10 @@ static mr_status build_programs(const char *dir, programs *p, mr_error *err)
     for (int sh = 0; sh < 2; sh++)
         for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
             for (int mat = 0; mat < GFX_MAT_VARIANTS; mat++) {
-                char *d = defines[n];
-                snprintf(d, sizeof defines[0], "#define MR_SHADOWS %d\n%s#define MR_NORMAL_MAP %d\n"
-                         "#define MR_CUTOUT %d\n", sh, skin_defines[k], !!(mat & GFX_MAT_NORMAL_MAP),
-                         !!(mat & GFX_MAT_CUTOUT));
-                list[n++] = (program_src){&p->model[sh][k][mat], "model.vert", "model.frag", d};
+                if (!all && !(sh == 1 && k == GFX_SKIN_4 && mat == 0)) continue;
+                model_defines(defines[n], sizeof defines[0], sh, k, mat);
+                list[n] = (program_src){&p->model[sh][k][mat], "model.vert", "model.frag", defines[n]};
+                n++;
             }
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
         list[n++] = (program_src){&p->depth[k], "depth.vert", "depth.frag", skin_defines[k]};
@@ -108,38 +120,49 @@ static programs installed(const mr_renderer *r)
     return p;
 }
 
+/* Installs model program m (0: not built) as variant [sh][k][mat]: its
+ * uniform locations and samplers. */
+static void install_model_program(mr_renderer *r, int sh, int k, int mat, GLuint m)
+{
+    r->prog.model[sh][k][mat] = (gfx_model_program){.id = m};
+    if (!m) return;
+    r->prog.model[sh][k][mat] = (gfx_model_program){
+        .id = m,
+        .world = glGetUniformLocation(m, "u_world"),
+        .normal_matrix = glGetUniformLocation(m, "u_normal_matrix"),
+        .palette_offset = glGetUniformLocation(m, "u_palette_offset"),
+        .diffuse = glGetUniformLocation(m, "u_diffuse"),
+        .specular = glGetUniformLocation(m, "u_specular"),
+        .emission = glGetUniformLocation(m, "u_emission"),
+        .shininess = glGetUniformLocation(m, "u_shininess"),
+        .tint = glGetUniformLocation(m, "u_tint"),
+        .wireframe = glGetUniformLocation(m, "u_wireframe"),
+        .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
+        .dq_offset = glGetUniformLocation(m, "u_dq_offset"),
+        .dq_vertex_blend = glGetUniformLocation(m, "u_dq_vertex_blend"),
+        .morph = morph_uniforms(m),
+    };
+    set_sampler(m, "u_morph", UNIT_MORPH);
+    set_sampler(m, "u_dq", UNIT_DQ);
+    set_sampler(m, "u_dq_blend", UNIT_DQ_BLEND);
+    set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
+    set_sampler(m, "u_normal_map", UNIT_NORMAL);
+    set_sampler(m, "u_shadow_map", UNIT_SHADOW);
+    set_sampler(m, "u_palette", UNIT_PALETTE);
+}
+
 /* Installs freshly built programs and looks up their uniforms. */
 static void install_programs(mr_renderer *r, programs *p)
 {
     programs old = installed(r);
     delete_programs(&old);
+    const GLuint *ids = (const GLuint *)p;
+    for (size_t i = 0; i < PROGRAM_COUNT; i++) r->prog.built += ids[i] != 0;
+    memset(r->prog.failed, 0, sizeof r->prog.failed);
     for (int sh = 0; sh < 2; sh++)
         for (int i = 0; i < GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS; i++) {
             int k = i / GFX_MAT_VARIANTS, mat = i % GFX_MAT_VARIANTS;
-            GLuint m = p->model[sh][k][mat];
-            r->prog.model[sh][k][mat] = (gfx_model_program){
-                .id = m,
-                .world = glGetUniformLocation(m, "u_world"),
-                .normal_matrix = glGetUniformLocation(m, "u_normal_matrix"),
-                .palette_offset = glGetUniformLocation(m, "u_palette_offset"),
-                .diffuse = glGetUniformLocation(m, "u_diffuse"),
-                .specular = glGetUniformLocation(m, "u_specular"),
-                .emission = glGetUniformLocation(m, "u_emission"),
-                .shininess = glGetUniformLocation(m, "u_shininess"),
-                .tint = glGetUniformLocation(m, "u_tint"),
-                .wireframe = glGetUniformLocation(m, "u_wireframe"),
-                .has_diffuse_map = glGetUniformLocation(m, "u_has_diffuse_map"),
-                .dq_offset = glGetUniformLocation(m, "u_dq_offset"),
-                .dq_vertex_blend = glGetUniformLocation(m, "u_dq_vertex_blend"),
-                .morph = morph_uniforms(m),
-            };
-            set_sampler(m, "u_morph", UNIT_MORPH);
-            set_sampler(m, "u_dq", UNIT_DQ);
-            set_sampler(m, "u_dq_blend", UNIT_DQ_BLEND);
-            set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
-            set_sampler(m, "u_normal_map", UNIT_NORMAL);
-            set_sampler(m, "u_shadow_map", UNIT_SHADOW);
-            set_sampler(m, "u_palette", UNIT_PALETTE);
+            install_model_program(r, sh, k, mat, p->model[sh][k][mat]);
         }
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++) {
         GLuint s = p->depth[k];
@@ -191,7 +214,7 @@ static int mat_variant(const gfx_mesh *m)
 mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
 {
     programs p;
-    mr_status st = build_programs(r->shader_dir, &p, err);
+    mr_status st = build_programs(r->shader_dir, &p, 1, err);
     if (st != MR_OK) return st;
     install_programs(r, &p);
     return MR_OK;
@@ -219,7 +242,8 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     const char *font = desc ? desc->font_path : NULL;
 
     programs p;
-    mr_status st = r->shader_dir ? build_programs(r->shader_dir, &p, err)
+    r->prog.lit_shadows = -1;
+    mr_status st = r->shader_dir ? build_programs(r->shader_dir, &p, 0, err)
                                  : mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
     if (st != MR_OK) {
         free(r->shader_dir);
@@ -313,6 +337,7 @@ void mr_renderer_size(const mr_renderer *r, int *width, int *height)
 void mr_renderer_stats(const mr_renderer *r, mr_frame_stats *out)
 {
     *out = r->stats;
+    out->programs = r->prog.built;
 }
 
 /* --- recording ----------------------------------------------------------- */
@@ -727,6 +752,32 @@ static void set_lighting(const mr_renderer *r, GLuint prog, const mat4 light_vp,
                        (const float *)r->view_proj);
 }
 
+/* Model program variant [sh][k][mat], built now when no draw needed it
+ * before (build_programs leaves most to this), with the frame's lighting
+ * when the frame set it already; NULL when its build failed (the error is
+ * printed once: only an edited shader can fail here, in a part that only
+ * this variant compiles; a reload reports it). */
+static const gfx_model_program *model_program(mr_renderer *r, int sh, int k, int mat)
+{
+    const gfx_model_program *p = &r->prog.model[sh][k][mat];
+    if (p->id) return p;
+    if (r->prog.failed[sh][k][mat]) return NULL;
+    char defines[96];
+    model_defines(defines, sizeof defines, sh, k, mat);
+    mr_error err = {0};
+    GLuint id = mr_shader_program(r->shader_dir, "model.vert", "model.frag", defines, NULL, &err);
+    if (!id) {
+        r->prog.failed[sh][k][mat] = 1;
+        fprintf(stderr, "marrow: shaders: %s (its meshes are not drawn)\n", err.msg);
+        return NULL;
+    }
+    r->prog.built++;
+    install_model_program(r, sh, k, mat, id);
+    glUseProgram(id);
+    if (r->prog.lit_shadows == sh) set_lighting(r, id, r->prog.lit_vp, r->prog.lit_texel);
+    return p;
+}
+
 static void upload_palette(mr_renderer *r)
 {
     glBindBuffer(GL_TEXTURE_BUFFER, r->palette_buf);
@@ -853,7 +904,8 @@ static void model_pass(mr_renderer *r, int shadows)
         if (d->wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
         for (int k = 0; k < g->mesh_count; k++) {
             const gfx_mesh *m = &g->meshes[k];
-            const gfx_model_program *p = &r->prog.model[shadows][skin_variant(m, d)][mat_variant(m)];
+            const gfx_model_program *p = model_program(r, shadows, skin_variant(m, d), mat_variant(m));
+            if (!p) continue;
             if (p != cur) glUseProgram(p->id);
             cur = p;
             /* A wireframe shows the back edges too. */
@@ -1115,8 +1167,12 @@ mr_status mr_renderer_end_frame(mr_renderer *r)
     draw_depth(r, r->view_proj, DEPTH_PREPASS);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glDepthFunc(GL_LEQUAL);
+    glm_mat4_copy(light_vp, r->prog.lit_vp);   /* for the programs built during the pass (model_program) */
+    r->prog.lit_texel = texel_world;
+    r->prog.lit_shadows = shadows;
     for (int i = 0; i < GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS; i++) {
         GLuint id = r->prog.model[shadows][i / GFX_MAT_VARIANTS][i % GFX_MAT_VARIANTS].id;
+        if (!id) continue;
         glUseProgram(id);
         set_lighting(r, id, light_vp, texel_world);
     }

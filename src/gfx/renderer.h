@@ -236,6 +236,8 @@ typedef struct mr_frame_stats {
                                * shadow_size - 1 */
     int lines, glyphs;
     int warnings;             /* warnings since creation (missing textures, font) */
+    int programs;             /* shader programs built since creation: the model
+                               * programs' variants are built when first drawn with */
 } mr_frame_stats;
 
 /* --- lifetime ---------------------------------------------------------- */
