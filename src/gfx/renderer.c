@@ -120,6 +120,16 @@ static programs installed(const mr_renderer *r)
     return p;
 }
 
+/* The texture units of the buffers skin.glsl reads (every model and depth
+ * program includes it). */
+static void set_skin_samplers(GLuint prog)
+{
+    set_sampler(prog, "u_palette", UNIT_PALETTE);
+    set_sampler(prog, "u_morph", UNIT_MORPH);
+    set_sampler(prog, "u_dq", UNIT_DQ);
+    set_sampler(prog, "u_dq_blend", UNIT_DQ_BLEND);
+}
+
 /* Installs model program m (0: not built) as variant [sh][k][mat]: its
  * uniform locations and samplers. */
 static void install_model_program(mr_renderer *r, int sh, int k, int mat, GLuint m)
@@ -142,13 +152,10 @@ static void install_model_program(mr_renderer *r, int sh, int k, int mat, GLuint
         .dq_vertex_blend = glGetUniformLocation(m, "u_dq_vertex_blend"),
         .morph = morph_uniforms(m),
     };
-    set_sampler(m, "u_morph", UNIT_MORPH);
-    set_sampler(m, "u_dq", UNIT_DQ);
-    set_sampler(m, "u_dq_blend", UNIT_DQ_BLEND);
+    set_skin_samplers(m);
     set_sampler(m, "u_diffuse_map", UNIT_DIFFUSE);
     set_sampler(m, "u_normal_map", UNIT_NORMAL);
     set_sampler(m, "u_shadow_map", UNIT_SHADOW);
-    set_sampler(m, "u_palette", UNIT_PALETTE);
 }
 
 /* Installs freshly built programs and looks up their uniforms. */
@@ -175,10 +182,7 @@ static void install_programs(mr_renderer *r, programs *p)
             .dq_vertex_blend = glGetUniformLocation(s, "u_dq_vertex_blend"),
             .morph = morph_uniforms(s),
         };
-        set_sampler(s, "u_palette", UNIT_PALETTE);
-        set_sampler(s, "u_morph", UNIT_MORPH);
-        set_sampler(s, "u_dq", UNIT_DQ);
-        set_sampler(s, "u_dq_blend", UNIT_DQ_BLEND);
+        set_skin_samplers(s);
     }
     for (int sh = 0; sh < 2; sh++) {
         r->prog.floor[sh] = p->floor[sh];
