@@ -80,8 +80,9 @@ MAKE_MANNEQUIN := $(BUILD)/tools/make-mannequin
 # Test-only tools (tests/tools/*.c): built for `make test`, never linked into
 # libmarrow or ./marrow. assimp_pose is the independent skinning reference of
 # tests/cli_reference.sh; obj_compare matches posed OBJs against the ufbx
-# data's references (tests/cli_fbx.sh).
-TOOL_BIN := $(BUILD)/tests/tools/assimp_pose $(BUILD)/tests/tools/obj_compare
+# data's references (tests/cli_fbx.sh); compare_poses pairs marrow's posed
+# vertices with assimp_pose's and measures them (cli_reference and others).
+TOOL_BIN := $(BUILD)/tests/tools/assimp_pose $(BUILD)/tests/tools/obj_compare $(BUILD)/tests/tools/compare_poses
 
 .PHONY: all run test asan bench models clean help fuzz fuzz-targets fuzz-smoke soak \
         module man install install-module uninstall deb
@@ -146,7 +147,7 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(TEST_LIBS) $(FLAGS_STAMP)
 	@echo "  TEST  $@"
 	@$(CC) $(CFLAGS) -Itests -Itools -o $@ $< $(TEST_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/tools/obj_compare: tests/tools/obj_compare.c
+$(BUILD)/tests/tools/obj_compare $(BUILD)/tests/tools/compare_poses: $(BUILD)/tests/tools/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	@echo "  TOOL  $@"
 	@$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(DEBUG) -Wall -Wextra -Werror -Wshadow $(SANFLAGS) -o $@ $< -lm $(SANFLAGS)

@@ -16,7 +16,7 @@
 suite cli_author
 
 REF=${TEST_BIN_DIR:-build/release/tests}/tools/assimp_pose
-CMP="python3 tests/tools/compare_poses.py"
+CMP=${TEST_BIN_DIR:-build/release/tests}/tools/compare_poses
 S=tests/data/author
 
 for ext in glb gltf dae md5mesh bvh; do

@@ -19,7 +19,7 @@ suite cli_bvh
 D=tests/data/bvh
 CMU=/usr/share/assimp/models/BVH
 REF=${TEST_BIN_DIR:-build/release/tests}/tools/assimp_pose
-CMP="python3 tests/tools/compare_poses.py"
+CMP=${TEST_BIN_DIR:-build/release/tests}/tools/compare_poses
 PNG_STATS="python3 tests/png_stats.py"
 
 # ---- info ------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 #     file; `marrow pose` of the SOURCE model must agree within 0.1 % of the
 #     bounding-box diagonal at the first, middle and last key (and between
 #     keys where the source is LINEAR), every vertex matched
-#     (tests/tools/compare_poses.py, vertices paired by rest position);
+#     (tests/tools/compare_poses.c, vertices paired by rest position);
 #   - gltfpack (meshoptimizer) must accept every written file;
 #   - the .glb container is checked byte by byte (header, chunk lengths).
 # Frames: glTF is Y-up metres. `marrow pose` writes an MD5 model in its own
@@ -15,7 +15,7 @@
 suite cli_gltf_write
 
 REF=${TEST_BIN_DIR:-build/release/tests}/tools/assimp_pose
-CMP="python3 $(dirname "$0")/tools/compare_poses.py"
+CMP=${TEST_BIN_DIR:-build/release/tests}/tools/compare_poses
 LIMIT=0.1
 BOB=$SHARED/assimp/test/models-nonbsd/MD5
 ASTRO=$SHARED/lab101-bonesAssimpTest/bin/data/astroBoy_walk.dae

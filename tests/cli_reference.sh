@@ -19,7 +19,7 @@
 # frame on both sides (assimp's MD5 root rotation is the dropped transform).
 #
 # Vertex correspondence: by REST position within 1e-4 of the diagonal, ties
-# broken by rest normal and uv (tests/tools/compare_poses.py says how and why
+# broken by rest normal and uv (tests/tools/compare_poses.c says how and why
 # not the bind pose: assimp keeps COLLADA's bind shape matrix in its offset
 # matrices). A posed comparison with unmatched vertices fails.
 #
@@ -37,7 +37,7 @@ suite cli_reference
 
 TOOLS=${TEST_BIN_DIR:-build/release/tests}/tools
 REF=$TOOLS/assimp_pose
-CMP="python3 $(dirname "$0")/tools/compare_poses.py"
+CMP=$TOOLS/compare_poses
 LIMIT=0.1
 AM=/usr/share/assimp/models
 if [ ! -x "$REF" ]; then
@@ -188,7 +188,7 @@ done <"$TMP/table"
 # assimp reads BVH into a node tree whose root is the ROOT joint, and adds a
 # mesh of its own built from the skeleton; marrow has no mesh, and `marrow
 # pose` writes the joints. So joints are compared by name (assimp_pose
-# --joints, compare_poses.py joints): rest pose, then the first, middle and
+# --joints, compare_poses joints): rest pose, then the first, middle and
 # last key and two times between keys; the worst distance in percent of the
 # rest pose's joint bounds diagonal, same limit. Both keep the file's numbers
 # (marrow assumes a unit for display only), so no frame arguments.

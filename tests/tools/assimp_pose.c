@@ -9,7 +9,7 @@
  *     rx ry rz  px py pz  nx ny nz  u v
  *
  * r = the rest position (skinned with the node transforms as loaded; the
- * vertex correspondence of tests/tools/compare_poses.py), p = the posed
+ * vertex correspondence of tests/tools/compare_poses.c), p = the posed
  * position, n = the rest normal (0 0 0 when the file has none), uv = the
  * first texture coordinate set (0 0 when none). A line "mesh NAME node NODE vertices N" starts each mesh
  * instance. Test-only: never linked into libmarrow or ./marrow.
