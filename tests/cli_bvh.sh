@@ -20,7 +20,7 @@ D=tests/data/bvh
 CMU=/usr/share/assimp/models/BVH
 REF=${TEST_BIN_DIR:-build/release/tests}/tools/assimp_pose
 CMP=${TEST_BIN_DIR:-build/release/tests}/tools/compare_poses
-PNG_STATS="python3 tests/png_stats.py"
+PNG_STATS="$PY tests/png_stats.py"
 
 # ---- info ------------------------------------------------------------------------
 run $MARROW info $D/order_zxy.bvh

@@ -5,8 +5,8 @@
 # 0.01 % of the model size; malformed morphs refused with their location.
 . tests/lib.sh
 suite cli_collada_morph
-FX="python3 tests/tools/collada_morph_ref.py"
-CMP="python3 tests/tools/gltf_morph_ref.py compare"
+FX="$PY tests/tools/collada_morph_ref.py"
+CMP="$PY tests/tools/gltf_morph_ref.py compare"
 $FX fixtures "$TMP/fx"
 
 # pose_vs_formula NAME FIXTURE W0 W1 TIME POSE-ARGS...: marrow pose agrees
@@ -69,7 +69,7 @@ sed 's#target="morph/MORPH_WEIGHT_ARRAY(0)"#target="morph/MORPH_WEIGHT_ARRAY(x)"
 # their targets, names, default weights and weight channels, and pose the
 # same as the source within 0.01 % of the size (vertices compared in a
 # sorted order: the writer may renumber them).
-REF="python3 tests/tools/gltf_morph_ref.py"
+REF="$PY tests/tools/gltf_morph_ref.py"
 $REF fixtures "$TMP/gl"
 CUBE=/usr/share/assimp/models/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf
 roundtrip() {  # NAME SOURCE CLIP TIMES...
@@ -138,7 +138,7 @@ check_bad bad_method "morph \(line [0-9]+\): method=\"AVERAGE\": expected NORMAL
 # One target geometry named many times by a morph of a large base: the deltas are
 # bounded by the file's mesh budget, like instancing (before, 1000 names of a
 # 30,000-position target decoded to 360 MB from a file of 0.2 MB).
-python3 - "$TMP/fx/normalized.dae" "$TMP/huge_morph.dae" <<'PY'
+$PY - "$TMP/fx/normalized.dae" "$TMP/huge_morph.dae" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
 n = 30000

@@ -63,7 +63,7 @@ cmp -s "$TMP/mannequin.glb" models/mannequin.glb && pass "models/mannequin.glb r
 
 # The .glb container: magic, version 2, total length = file size, a JSON chunk
 # then a BIN chunk, both 4-byte padded, and the BIN chunk ends the file.
-glb=$(python3 - "$TMP/mannequin.glb" <<'EOF'
+glb=$($PY - "$TMP/mannequin.glb" <<'EOF'
 import json, struct, sys
 d = open(sys.argv[1], 'rb').read()
 magic, version, length = struct.unpack_from('<III', d, 0)

@@ -23,7 +23,7 @@ expect_match "... naming file:line" "$ERR" 'anim_framerate_huge.md5anim:6: expec
 
 # ---- links out of the model's folder ---------------------------------------
 mkdir -p "$TMP/leak"
-python3 - "$TMP/leak/m.gltf" <<'PY'
+$PY - "$TMP/leak/m.gltf" <<'PY'
 import json, sys
 doc = {"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
@@ -76,7 +76,7 @@ expect_match "... warning that it is not a regular file" "$ERR" "mannequin_shoes
 # ---- images over the limits -------------------------------------------------
 mkdir -p "$TMP/img"
 cp models/mannequin.md5mesh "$TMP/img/"
-python3 - "$TMP/img" <<'PY'
+$PY - "$TMP/img" <<'PY'
 import struct, sys, zlib
 d = sys.argv[1]
 def chunk(t, b):
@@ -97,7 +97,7 @@ expect_exit "view draws checkers for both" 0 $T $MARROW view "$TMP/img/mannequin
 expect_match "... with a warning naming the file and the limit" "$ERR" "mannequin_body.png.*more than 64 Mpixel.*checker"
 
 # ---- COLLADA: one small geometry instanced 1000 times ---------------------------
-python3 - "$TMP/inst.dae" <<'PY'
+$PY - "$TMP/inst.dae" <<'PY'
 import sys
 n = 40  # a grid of n x n quads: 1681 positions, 3200 triangles, in a 137 KB file
 pos = [c for y in range(n + 1) for x in range(n + 1) for c in (x, y, 0)]
@@ -171,7 +171,7 @@ expect_match "2,001 keys 1e-6 s apart: the merge is said, once" "$OUT$ERR" "clip
 [ "$(printf '%s\n' "$OUT$ERR" | grep -c 'replaced the key')" -eq 1 ] && pass "... once per clip" || fail "... once per clip"
 
 # ---- a morph target accessor of the wrong count names its count (issue 40) ----
-python3 - "$TMP/morph_short.gltf" <<'PY'
+$PY - "$TMP/morph_short.gltf" <<'PY'
 import json, sys
 d = json.load(open("tests/data/gltf/morph_quad.gltf"))
 short = dict(d["accessors"][2], count=3)

@@ -75,7 +75,7 @@ else pass "... the linked PNG is not copied into the report"; fi
 
 scene huge
 mkdir "$S/huge.golden"
-python3 - "$S/huge.golden/0000.png" <<'PY'
+$PY - "$S/huge.golden/0000.png" <<'PY'
 import struct, sys, zlib
 def chunk(kind, data):
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
@@ -127,7 +127,7 @@ if [ "$(decoy_sum)" = "$SUM" ]; then pass "the decoy folder is as it was"; else 
 
 # ---- random trees of links, FIFOs and files -------------------------------------
 mkdir "$TMP/fuzz"
-python3 tests/tools/golden_tree_fuzz.py "$MARROW" "$TMP/fuzz" 5 >"$TMP/fuzz.log" 2>&1
+$PY tests/tools/golden_tree_fuzz.py "$MARROW" "$TMP/fuzz" 5 >"$TMP/fuzz.log" 2>&1
 n_ok=$(grep -c '^  ok' "$TMP/fuzz.log")
 if grep -q '^  FAIL' "$TMP/fuzz.log" || [ "$n_ok" -lt 35 ]; then fail "random golden trees: all properties hold" "$(grep -A2 '^  FAIL' "$TMP/fuzz.log" | head -12)"
 else pass "random golden trees: $n_ok properties hold (5 rounds: decoy unchanged, exit 0/1/3/4 in time, no decoy bytes shown)"; fi

@@ -5,7 +5,7 @@
 # refused or warned about with its location; --skinning dq on rigid poses.
 . tests/lib.sh
 suite cli_morph
-REF="python3 tests/tools/gltf_morph_ref.py"
+REF="$PY tests/tools/gltf_morph_ref.py"
 CUBE=/usr/share/assimp/models/glTF2/glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf
 
 # pose_vs_ref NAME MODEL CLIP TIME: marrow pose and the reference agree.

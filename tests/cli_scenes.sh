@@ -5,7 +5,7 @@
 # the HTML report rendered by headless Chromium.
 . tests/lib.sh
 suite cli_scenes
-PNG_STATS="python3 tests/png_stats.py"
+PNG_STATS="$PY tests/png_stats.py"
 
 # closing FILE: "P F" from the "N passed, N failed" line of a marrow test run.
 closing() { sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$1" | tail -n 1; }

@@ -3,7 +3,7 @@
 # layer), --retries with flaky shots, and --approve of a finished run.
 . tests/lib.sh
 suite cli_scenes_why
-PNG_STATS="python3 tests/png_stats.py"
+PNG_STATS="$PY tests/png_stats.py"
 closing() { sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' "$1" | tail -n 1; }
 
 # --- pose goldens ------------------------------------------------------------------------

@@ -3,6 +3,12 @@
 # MARROW is the program under test (set by tests/run.sh; ./marrow otherwise).
 : "${MARROW:=./marrow}"
 SHARED=../shared/models
+# PY: Python for the test tools (stdlib only), as the interpreter itself
+# (tests/run.sh finds it once: a pyenv shim starts pyenv first, 0.4 s a
+# call) and without the site packages (-S: a certifi .pth took 0.08 s).
+[ -x "${MARROW_PYTHON:-}" ] || MARROW_PYTHON=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -x "${MARROW_PYTHON:-}" ] || MARROW_PYTHON=python3
+PY="$MARROW_PYTHON -S"
 T_PASSED=0; T_FAILED=0; T_SUITE=cli
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 

@@ -23,6 +23,9 @@ cd "$(dirname "$0")/.."
 export MARROW
 # No suite depends on (or fills) the user's model cache; test_cache uses its own folder.
 MARROW_CACHE=0; export MARROW_CACHE
+# The Python the suites' tools run on (lib.sh's PY), found once for all.
+MARROW_PYTHON=${MARROW_PYTHON:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)}
+export MARROW_PYTHON
 
 jobs=${MARROW_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 case $jobs in ''|*[!0-9]*|0) echo "run.sh: MARROW_TEST_JOBS must be a number >= 1 (got '$jobs')" >&2; exit 2 ;; esac
