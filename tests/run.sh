@@ -29,6 +29,16 @@ export MARROW_PYTHON
 
 jobs=${MARROW_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 case $jobs in ''|*[!0-9]*|0) echo "run.sh: MARROW_TEST_JOBS must be a number >= 1 (got '$jobs')" >&2; exit 2 ;; esac
+# llvmpipe rasterizes on a thread per core besides the drawing thread: with
+# a suite in every lane, each renderer gets the cores left per lane, and no
+# thread past its own when that is one core or less (as `marrow test
+# --jobs` does for its workers; the pictures do not depend on it, and make
+# asan runs with 0). A LP_NUM_THREADS already set is kept.
+if [ -z "${LP_NUM_THREADS+set}" ]; then
+    per=$(( $(nproc 2>/dev/null || echo 1) / jobs ))
+    [ "$per" -gt 1 ] || per=0
+    LP_NUM_THREADS=$per; export LP_NUM_THREADS
+fi
 work=$(mktemp -d)
 pids=""
 # On an interrupt the lanes still running are stopped before the logs go
