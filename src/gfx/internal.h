@@ -161,8 +161,8 @@ struct mr_renderer {
      * skin.glsl), the model programs in material variants (GFX_MAT_*:
      * MR_NORMAL_MAP, MR_CUTOUT in model.frag), the model and floor programs
      * with and without the shadow lookups ([0] without, [1] with:
-     * MR_SHADOWS in lighting.glsl). */
-    /* The model programs (40 variants) are built when a draw first needs
+     * MR_SHADOWS in lighting.glsl).
+     * The model programs (40 variants) are built when a draw first needs
      * one (renderer.c, model_program), all of them when the shaders are
      * reloaded: building every program took 57-60 ms of a headless run's
      * 180 ms start, where a scene draws with two to four of them. An id
