@@ -304,7 +304,9 @@ void mr_bench_render(const mr_bench_opts *o)
     else if (bob) report("50 Bobs (no mannequin)", &(mr_bench_render_desc){.model = bob, .instances = 50, .frames = frames});
     report_influences(o, frames);
     printf("  (frame ms = wall time, cpu ms = process CPU time of all llvmpipe threads;\n"
-           "   shaders = compile + link ms; 1st frame = first draw incl. llvmpipe JIT, ms)\n");
+           "   shaders = the renderer's creation, its programs' compile + link ms (the model program\n"
+           "   variants a frame draws with are built at their first use); 1st frame = first draw incl.\n"
+           "   those and llvmpipe JIT, ms)\n");
     mr_model_destroy(bob);
     mr_model_destroy(man);
 }
