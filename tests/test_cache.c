@@ -789,6 +789,51 @@ TEST(cache_key_differs_by_anims_and_path)
     free(c);
 }
 
+/* A model reached through a linked folder reads the file a load through
+ * the folder itself wrote (a clone's ../shared and its link's target), but
+ * a linked file named otherwise than its target has a file of its own:
+ * its name names the clip (BVH: the file's stem). */
+TEST(cache_key_resolves_linked_folders_not_linked_names)
+{
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    char *link_dir = mr_str_fmt("%s/linked_models", dir), *target = mr_str_fmt("%s/models", cwd);
+    char *via_link = mr_str_fmt("%s/mannequin.md5mesh", link_dir);
+    char *bvh_link = mr_str_fmt("%s/take_7.bvh", dir), *bvh = mr_str_fmt("%s/tests/data/bvh/minimal.bvh", cwd);
+    unlink(link_dir);
+    unlink(bvh_link);
+    CHECK(symlink(target, link_dir) == 0);
+    CHECK(symlink(bvh, bvh_link) == 0);
+    char *a = mr_cache_file("models/mannequin.md5mesh", NULL, 0), *b = mr_cache_file(via_link, NULL, 0);
+    char *c = mr_cache_file(bvh, NULL, 0), *d = mr_cache_file(bvh_link, NULL, 0);
+    use_cache();
+    CHECK(a && b && !strcmp(a, b));
+    CHECK(c && d && strcmp(c, d) != 0);
+    mr_model_destroy(load("models/mannequin.md5mesh", NULL));
+    int hits = stats_hits();
+    mr_model *m = load(via_link, NULL);
+    CHECK(stats_hits() == hits + 1);
+    check_matches_source(via_link, m);   /* (turns the cache off) */
+    use_cache();
+    mr_model_destroy(load(bvh, NULL));
+    hits = stats_hits();
+    m = load(bvh_link, NULL);
+    CHECK(stats_hits() == hits);
+    CHECK(m && m->clip_count == 1 && !strcmp(m->clips[0]->name, "take_7"));
+    mr_model_destroy(m);
+    unlink(link_dir);
+    unlink(bvh_link);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    free(link_dir);
+    free(target);
+    free(via_link);
+    free(bvh_link);
+    free(bvh);
+}
+
 /* A cache file is keyed on the absolute source path, so a load by another
  * path (another working directory, an absolute path) reads the file a
  * relative load wrote: the texture paths must name the images from here. */
@@ -1411,6 +1456,7 @@ int main(void)
     RUN(cache_unwritable_folder_loads_uncached);
     RUN(cache_off_writes_nothing);
     RUN(cache_key_differs_by_anims_and_path);
+    RUN(cache_key_resolves_linked_folders_not_linked_names);
     RUN(cache_texture_paths_follow_the_path_of_each_load);
     RUN(cache_model_mutations_after_a_cached_load);
     RUN(cache_shared_key_times_stored_once);

@@ -20,7 +20,10 @@
  * from other files the cache does not fingerprint; a .glb holds its own.
  *
  * Where: one file per (absolute source path, absolute anim paths in order,
- * MR_CACHE_VERSION) under the cache folder, named by the 64-bit hash of
+ * MR_CACHE_VERSION; each path's folder resolved through links, its file
+ * name as given, so that a model reached through a linked folder shares
+ * the file, and a link named otherwise than its target, whose name can
+ * name a clip, does not) under the cache folder, named by the 64-bit hash of
  * those (`marrow-<16 hex digits>.mrc`); a marrow built from other loader code
  * finds the file's layout foreign and replaces it, so the folder holds one
  * file per model loaded, not one per build. The folder is
@@ -250,7 +253,7 @@ typedef struct mr_cache_session {
     char *file;          /* the cache file */
     uint64_t key;        /* the hash that names it (paths and MR_CACHE_VERSION) */
     int source_count;
-    char **sources;      /* absolute paths: the model, then the anims */
+    char **sources;      /* absolute paths (folders resolved): the model, then the anims */
     mr_cache_stamp *stamps;  /* per source, hashed */
     int fingerprinted;   /* stamps above were taken */
 } mr_cache_session;

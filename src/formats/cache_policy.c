@@ -113,6 +113,28 @@ static uint64_t session_key(const mr_cache_session *s)
     return key;
 }
 
+/* The path a source is keyed by: its folder resolved (a model reached
+ * through a linked folder and through the folder itself, ../shared beside
+ * a clone and its link's target, share one file) and its own name as
+ * given, not resolved (a link's name can name what the load makes: a BVH
+ * clip or an MD5 anim is named by its file's stem); the lexical absolute
+ * path when the folder cannot be resolved. */
+static char *source_key_path(const char *path)
+{
+    char *abs = mr_path_absolute(path);
+    char *slash = abs ? strrchr(abs, '/') : NULL;
+    if (!slash || slash == abs) return abs;
+    *slash = '\0';
+    char *dir = realpath(abs, NULL);
+    *slash = '/';
+    if (!dir) return abs;
+    char *keyed = mr_str_fmt("%s%s", strcmp(dir, "/") ? dir : "", slash);
+    free(dir);
+    if (!keyed) return abs;
+    free(abs);
+    return keyed;
+}
+
 /* Absolute paths and the cache file of a load; 0 when the cache is off
  * (or, with check_folder, its folder is refused: cache_folder_usable). */
 static int session_init(mr_cache_session *s, const char *path, const char *const *anims, int anim_count,
@@ -127,7 +149,7 @@ static int session_init(mr_cache_session *s, const char *path, const char *const
     if (!s->sources || !s->stamps) goto fail;
     s->source_count = n;
     for (int i = 0; i < n; i++)
-        if (!(s->sources[i] = mr_path_absolute(i == 0 ? path : anims[i - 1]))) goto fail;
+        if (!(s->sources[i] = source_key_path(i == 0 ? path : anims[i - 1]))) goto fail;
     s->key = session_key(s);
     s->file = mr_str_fmt("%s/" CACHE_NAME_PREFIX "%016llx" CACHE_NAME_SUFFIX, dir, (unsigned long long)s->key);
     if (!s->file) goto fail;
