@@ -846,6 +846,21 @@ TEST(model_programs_are_built_when_first_drawn_with)
     mr_renderer_destroy(lazy);
     mr_renderer_destroy(eager);
 
+    /* A live edit breaks model.frag: the reload fails and keeps the
+     * programs, and a variant first drawn after it is built from the text
+     * the renderer read before, not from the broken file. */
+    mr_renderer *live = renderer_with_edit("live_edit", "model.frag", "void main", "// edited\n");
+    if (live) {
+        char ldir[128];
+        snprintf(ldir, sizeof ldir, "%s/live_edit", tmpdir);
+        copy_shaders(ldir, "model.frag", "#version 330 core\nvoid main() { broken }\n");
+        CHECK(mr_renderer_reload_shaders(live, &err) != MR_OK);
+        render_on(live, &shots[0], img_a);   /* unshadowed: variants not built yet */
+        render(&shots[0], img_b);
+        CHECK_MSG(!memcmp(img_a, img_b, sizeof img_a), "a variant built after a failed reload draws other pixels");
+    }
+    mr_renderer_destroy(live);
+
     /* broken only where MR_CUTOUT is 1: the figure (no texture) draws */
     mr_renderer *broken = renderer_with_edit("cutout_broken", "model.frag", "        if (t.a < 0.5) discard;",
                                              "        not glsl at all;\n");

@@ -169,7 +169,10 @@ struct mr_renderer {
      * 0 is not built yet; failed marks a variant whose build failed (its
      * meshes are skipped, the error printed once). lit_vp, lit_texel and
      * lit_shadows: the frame's lighting (set_lighting), for a program built
-     * after the frame set it on the others. */
+     * after the frame set it on the others. model_src: model.vert and
+     * model.frag as read for the programs installed (include lines
+     * expanded), what the missing variants are built from: a shader file
+     * broken since (a live edit whose reload failed) does not reach them. */
     struct {
         gfx_model_program model[2][GFX_SKIN_VARIANTS][GFX_MAT_VARIANTS];
         gfx_depth_program depth[GFX_SKIN_VARIANTS];   /* the shadow map, the pre-pass */
@@ -179,6 +182,7 @@ struct mr_renderer {
         float lit_texel;
         int lit_shadows;   /* -1: no frame has set lighting */
         int built;         /* programs built since the renderer was made (mr_frame_stats.programs) */
+        char *model_src[2];
     } prog;
 
     /* framebuffers (target.c): the scene is drawn into draw_fbo, either

@@ -55,20 +55,30 @@ static void model_defines(char *d, size_t n, int sh, int k, int mat)
  * material), so that an error in model.vert, model.frag or the files they
  * include is reported here; the others are built when first drawn with
  * (model_program). */
-static mr_status build_programs(const char *dir, programs *p, int all, mr_error *err)
+static mr_status build_programs(const char *dir, programs *p, int all, char *model_src[2], mr_error *err)
 {
     memset(p, 0, sizeof *p);
-    char defines[2 * GFX_SKIN_VARIANTS * GFX_MAT_VARIANTS][96];
-    program_src list[PROGRAM_COUNT];
-    size_t n = 0;
+    /* model.vert and model.frag are read once: every variant, and those
+     * built later (model_program), from the same text */
+    model_src[0] = mr_shader_source(dir, "model.vert", err);
+    model_src[1] = model_src[0] ? mr_shader_source(dir, "model.frag", err) : NULL;
+    if (!model_src[1]) {
+        free(model_src[0]);
+        model_src[0] = NULL;
+        return err ? err->status : MR_ERR_IO;
+    }
     for (int sh = 0; sh < 2; sh++)
         for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
             for (int mat = 0; mat < GFX_MAT_VARIANTS; mat++) {
                 if (!all && !(sh == 1 && k == GFX_SKIN_4 && mat == 0)) continue;
-                model_defines(defines[n], sizeof defines[0], sh, k, mat);
-                list[n] = (program_src){&p->model[sh][k][mat], "model.vert", "model.frag", defines[n]};
-                n++;
+                char defines[96];
+                model_defines(defines, sizeof defines, sh, k, mat);
+                p->model[sh][k][mat] = mr_shader_program_text(model_src[0], model_src[1], dir, "model.vert",
+                                                              "model.frag", defines, NULL, err);
+                if (!p->model[sh][k][mat]) goto fail;
             }
+    program_src list[PROGRAM_COUNT];
+    size_t n = 0;
     for (int k = 0; k < GFX_SKIN_VARIANTS; k++)
         list[n++] = (program_src){&p->depth[k], "depth.vert", "depth.frag", skin_defines[k]};
     list[n++] = (program_src){&p->floor[0], "floor.vert", "floor.frag", "#define MR_SHADOWS 0\n"};
@@ -80,12 +90,15 @@ static mr_status build_programs(const char *dir, programs *p, int all, mr_error 
     list[n++] = (program_src){&p->fxaa[1], "fxaa.vert", "fxaa.frag", "#define MR_FXAA_MARK 1\n"};
     for (size_t i = 0; i < n; i++) {
         *list[i].out = mr_shader_program(dir, list[i].vs, list[i].fs, list[i].defines, NULL, err);
-        if (!*list[i].out) {
-            delete_programs(p);
-            return err ? err->status : MR_ERR_BAD_FILE;
-        }
+        if (!*list[i].out) goto fail;
     }
     return MR_OK;
+fail:
+    delete_programs(p);
+    free(model_src[0]);
+    free(model_src[1]);
+    model_src[0] = model_src[1] = NULL;
+    return err ? err->status : MR_ERR_BAD_FILE;
 }
 
 static void set_sampler(GLuint prog, const char *name, int unit)
@@ -158,11 +171,17 @@ static void install_model_program(mr_renderer *r, int sh, int k, int mat, GLuint
     set_sampler(m, "u_shadow_map", UNIT_SHADOW);
 }
 
-/* Installs freshly built programs and looks up their uniforms. */
-static void install_programs(mr_renderer *r, programs *p)
+/* Installs freshly built programs and looks up their uniforms; the model
+ * sources they were built from (owned from here) build the variants still
+ * missing. */
+static void install_programs(mr_renderer *r, programs *p, char *model_src[2])
 {
     programs old = installed(r);
     delete_programs(&old);
+    for (int i = 0; i < 2; i++) {
+        free(r->prog.model_src[i]);
+        r->prog.model_src[i] = model_src[i];
+    }
     const GLuint *ids = (const GLuint *)p;
     for (size_t i = 0; i < PROGRAM_COUNT; i++) r->prog.built += ids[i] != 0;
     memset(r->prog.failed, 0, sizeof r->prog.failed);
@@ -218,9 +237,10 @@ static int mat_variant(const gfx_mesh *m)
 mr_status mr_renderer_reload_shaders(mr_renderer *r, mr_error *err)
 {
     programs p;
-    mr_status st = build_programs(r->shader_dir, &p, 1, err);
+    char *src[2];
+    mr_status st = build_programs(r->shader_dir, &p, 1, src, err);
     if (st != MR_OK) return st;
-    install_programs(r, &p);
+    install_programs(r, &p, src);
     return MR_OK;
 }
 
@@ -246,15 +266,16 @@ mr_status mr_renderer_create(const mr_renderer_desc *desc, mr_renderer **out, mr
     const char *font = desc ? desc->font_path : NULL;
 
     programs p;
+    char *src[2] = {NULL, NULL};
     r->prog.lit_shadows = -1;
-    mr_status st = r->shader_dir ? build_programs(r->shader_dir, &p, 0, err)
+    mr_status st = r->shader_dir ? build_programs(r->shader_dir, &p, 0, src, err)
                                  : mr_error_set(err, MR_ERR_NO_MEMORY, "gfx: out of memory");
     if (st != MR_OK) {
         free(r->shader_dir);
         free(r);
         return st;
     }
-    install_programs(r, &p);
+    install_programs(r, &p, src);
     st = gfx_targets_create(r, w, h, err);
     if (st == MR_OK) st = gfx_shadow_create(r, err);
     if (st != MR_OK) {
@@ -309,6 +330,8 @@ void mr_renderer_destroy(mr_renderer *r)
     gfx_shadow_free(r);
     programs p = installed(r);
     delete_programs(&p);
+    free(r->prog.model_src[0]);
+    free(r->prog.model_src[1]);
     if (r->empty_vao) glDeleteVertexArrays(1, &r->empty_vao);
     if (r->palette_tex) glDeleteTextures(1, &r->palette_tex);
     if (r->palette_buf) glDeleteBuffers(1, &r->palette_buf);
@@ -769,7 +792,8 @@ static const gfx_model_program *model_program(mr_renderer *r, int sh, int k, int
     char defines[96];
     model_defines(defines, sizeof defines, sh, k, mat);
     mr_error err = {0};
-    GLuint id = mr_shader_program(r->shader_dir, "model.vert", "model.frag", defines, NULL, &err);
+    GLuint id = mr_shader_program_text(r->prog.model_src[0], r->prog.model_src[1], r->shader_dir, "model.vert",
+                                       "model.frag", defines, NULL, &err);
     if (!id) {
         r->prog.failed[sh][k][mat] = 1;
         fprintf(stderr, "marrow: shaders: %s (its meshes are not drawn)\n", err.msg);

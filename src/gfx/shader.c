@@ -83,10 +83,16 @@ static char *load_source(const char *dir, const char *name, mr_error *err)
     return out;
 }
 
-static GLuint compile(GLenum type, const char *dir, const char *name, const char *defines, mr_error *err)
+char *mr_shader_source(const char *dir, const char *name, mr_error *err)
 {
-    char *src = load_source(dir, name, err);
-    if (!src) return 0;
+    return load_source(dir, name, err);
+}
+
+/* Compiles src (dir/name's expanded text: dir and name only name it in the
+ * error). */
+static GLuint compile(GLenum type, const char *src, const char *dir, const char *name, const char *defines,
+                      mr_error *err)
+{
     GLuint sh = glCreateShader(type);
     /* The defines go after the #version line (which must come first); a
      * #line directive keeps the log's line numbers those of the file. */
@@ -99,7 +105,6 @@ static GLuint compile(GLenum type, const char *dir, const char *name, const char
     GLint lens[4] = {(GLint)(body - src), -1, -1, -1};
     glShaderSource(sh, 4, srcs, lens);
     glCompileShader(sh);
-    free(src);
     GLint ok = 0;
     glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
     if (!ok) {
@@ -115,12 +120,12 @@ static GLuint compile(GLenum type, const char *dir, const char *name, const char
     return sh;
 }
 
-GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name, const char *defines,
-                         const char *const *attribs, mr_error *err)
+GLuint mr_shader_program_text(const char *vert_src, const char *frag_src, const char *dir, const char *vert_name,
+                              const char *frag_name, const char *defines, const char *const *attribs, mr_error *err)
 {
-    GLuint vs = compile(GL_VERTEX_SHADER, dir, vert_name, defines, err);
+    GLuint vs = compile(GL_VERTEX_SHADER, vert_src, dir, vert_name, defines, err);
     if (!vs) return 0;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, dir, frag_name, defines, err);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, frag_src, dir, frag_name, defines, err);
     if (!fs) {
         glDeleteShader(vs);
         return 0;
@@ -144,6 +149,16 @@ GLuint mr_shader_program(const char *dir, const char *vert_name, const char *fra
         glDeleteProgram(prog);
         return 0;
     }
+    return prog;
+}
+
+GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name, const char *defines,
+                         const char *const *attribs, mr_error *err)
+{
+    char *vs = load_source(dir, vert_name, err), *fs = vs ? load_source(dir, frag_name, err) : NULL;
+    GLuint prog = fs ? mr_shader_program_text(vs, fs, dir, vert_name, frag_name, defines, attribs, err) : 0;
+    free(vs);
+    free(fs);
     return prog;
 }
 

@@ -19,4 +19,14 @@
 GLuint mr_shader_program(const char *dir, const char *vert_name, const char *frag_name, const char *defines,
                          const char *const *attribs, mr_error *err);
 
+/* dir/name's text with its #include lines expanded (a new string; NULL
+ * with err set), so that programs built later are built from the files as
+ * they were read then. */
+char *mr_shader_source(const char *dir, const char *name, mr_error *err);
+
+/* mr_shader_program from texts mr_shader_source read; dir and the names
+ * name the files in errors. */
+GLuint mr_shader_program_text(const char *vert_src, const char *frag_src, const char *dir, const char *vert_name,
+                              const char *frag_name, const char *defines, const char *const *attribs, mr_error *err);
+
 #endif
