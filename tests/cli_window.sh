@@ -45,12 +45,16 @@ stop_and_check() {
 }
 
 # The script counts its callbacks; unload() writes the counts to a file.
+# The signal is sent once the second update() printed "running", after a
+# whole frame: a signal during the first frame (the shader builds and
+# llvmpipe's JIT, over 0.5 s under ASan on a loaded machine) met a run
+# still in C code, and unload() did not run (make asan, loaded machine).
 cat >"$TMP/stop.lua" <<'EOF'
 local m = require "marrow"
 local out = arg[1]
 local updates, draws = 0, 0
 function load() print("loaded") end
-function update(dt) updates = updates + 1 end
+function update(dt) updates = updates + 1 if updates == 2 then print("running") end end
 function draw() draws = draws + 1 end
 function unload()
   local f = assert(io.open(out, "w"))
@@ -80,7 +84,7 @@ for sig in TERM INT; do
     code=143; [ $sig = INT ] && code=130
     bg_run "headless$sig" env -u DISPLAY -u WAYLAND_DISPLAY "$M" run --headless "$TMP/stop.lua" \
         --frames 0 --size 160x120 --out "$TMP" -- "$TMP/headless$sig.txt"
-    if wait_for "$TMP/headless$sig.log" "loaded" 60; then
+    if wait_for "$TMP/headless$sig.log" "running" 60; then
         stop_and_check "headless run" "$mpid" $sig $code "$TMP/headless$sig.status"
         expect_match "headless run: SIG$sig runs unload() and its file is written" \
             "$(cat "$TMP/headless$sig.txt" 2>/dev/null)" '^unload ran after [0-9]+ updates'
@@ -97,8 +101,9 @@ done
 # answers it with.
 cat >"$TMP/slowstop.lua" <<'EOF'
 local out = arg[1]
+local updates = 0
 function load() print("loaded") end
-function update(dt) end
+function update(dt) updates = updates + 1 if updates == 2 then print("running") end end
 function unload()
   local x = 0
   for i = 1, 5e6 do x = x + i % 7 end
@@ -109,7 +114,7 @@ end
 EOF
 bg_run headlessSLOW env -u DISPLAY -u WAYLAND_DISPLAY "$M" run --headless "$TMP/slowstop.lua" \
     --frames 0 --size 160x120 --out "$TMP" -- "$TMP/slow.txt"
-if wait_for "$TMP/headlessSLOW.log" "loaded" 60; then
+if wait_for "$TMP/headlessSLOW.log" "running" 60; then
     stop_and_check "headless run, slow unload()" "$mpid" INT 130 "$TMP/headlessSLOW.status"
     expect_match "headless run: SIGINT does not interrupt the unload() that answers it (file written)" \
         "$(cat "$TMP/slow.txt" 2>/dev/null)" '^slow unload ran to its end'
@@ -136,7 +141,7 @@ unset WAYLAND_DISPLAY
 for sig in TERM INT; do
     code=143; [ $sig = INT ] && code=130
     bg_run "win$sig" "$M" run "$TMP/stop.lua" --size 320x240 -- "$TMP/win$sig.txt"
-    if wait_for "$TMP/win$sig.log" "loaded" 60; then
+    if wait_for "$TMP/win$sig.log" "running" 60; then
         sleep 0.5
         stop_and_check "window run" "$mpid" $sig $code "$TMP/win$sig.status"
         expect_match "window run: SIG$sig runs unload() and its file is written" \
