@@ -12,6 +12,8 @@
 #      script; shown again, it draws again.
 #   3. --fps-cap is checked like the other options.
 # CPU figures are not tested here (scripts/bench_window.sh measures them).
+# run.sh: mostly waits (for frames, signals, a hidden window's second): 8 of
+# its 10 s, so it runs in tests/run.sh's lane for such suites.
 # Ends with "window: N passed, N failed".
 set -u
 . tests/lib.sh

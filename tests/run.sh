@@ -122,6 +122,19 @@ run_one() {
 # ---- the lanes: what one worker runs, one suite after another ------------------------
 # Longest first by the last run's times (a suite not timed yet counts as
 # long: shell suites 60 s, the rest 10 s); the xvfb-run suites share a lane.
+# Suites that by design spend most of their time waiting (for signals, a
+# file watcher's events, a clock window), marked by a line "run.sh: mostly
+# waits" in their source, run one after another in a lane of their own
+# beside the pool, without a token: in the pool they held a core idle
+# (cli_window, test_cache and test_lua: 22 s of wall time, 9 s of CPU).
+# MARROW_TEST_JOBS=1 keeps them in the pool.
+source_of() {  # source_of KIND PATH: the file a suite's marker is read from
+    case $1 in
+    cli) echo "$2" ;;
+    unit) echo "tests/$(basename "$2").c" ;;
+    *) echo /dev/null ;;   # the sse2 runs stay in the pool
+    esac
+}
 times=$TEST_BIN_DIR/.suite-times
 while read -r i kind path; do
     nm=$(name_of "$kind" "$path")
@@ -129,7 +142,9 @@ while read -r i kind path; do
     if [ -z "$sec" ] || [ "$sec" -eq 0 ]; then
         case $kind in cli) sec=60 ;; *) sec=10 ;; esac
     fi
-    if [ "$kind" = cli ] && grep -q 'xvfb-run' "$path"; then
+    if [ "$jobs" -gt 1 ] && grep -q 'run\.sh: mostly waits' "$(source_of "$kind" "$path")" 2>/dev/null; then
+        echo "$i" >>"$work/wlane"
+    elif [ "$kind" = cli ] && grep -q 'xvfb-run' "$path"; then
         echo "$i" >>"$work/xlane"; echo "$sec" >>"$work/xlane.sec"
     else
         printf '%s %s\n' "$sec" "$i" >>"$work/lanes"
@@ -179,6 +194,16 @@ flush() {  # prints every finished suite whose predecessors are printed
 echo "running $n suites, $jobs at a time (MARROW_TEST_JOBS); each printed whole, in order, once it and those before it end"
 mkfifo "$work/tokens"
 exec 3<>"$work/tokens"
+if [ -f "$work/wlane" ]; then
+    ( trap - EXIT INT TERM
+      for i in $(cat "$work/wlane"); do
+          read -r _ kind path <<EOF
+$(sed -n "${i}p" "$work/list")
+EOF
+          run_one "$i" "$kind" "$path"
+      done ) </dev/null 3>&- &
+    pids="$pids $!"
+fi
 i=0
 while [ "$i" -lt "$jobs" ]; do echo >&3; i=$((i + 1)); done
 while read -r lane; do

@@ -1,7 +1,9 @@
 /* test_cache.c — the binary model cache (formats/cache.h): round trips of
  * every field for MD5, COLLADA, glTF and BVH models, invalidation, corrupt
  * and foreign files, an unwritable folder, the hash. Every test uses a
- * private cache folder under /tmp. */
+ * private cache folder under /tmp.
+ * run.sh: mostly waits (a source's 2 s trust window), so it runs in
+ * tests/run.sh's lane for such suites. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdlib.h>

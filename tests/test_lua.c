@@ -2,7 +2,9 @@
  * hand-over, error containment (every callback, time budget, memory cap,
  * stack overflow), 1000 reloads without memory growth, the file watcher, and
  * the bindings on a hand-built model. Lua-level binding tests on the
- * mannequin live in tests/lua/ (run by tests/cli_lua.sh). */
+ * mannequin live in tests/lua/ (run by tests/cli_lua.sh).
+ * run.sh: mostly waits (file watcher events, reloads, time budgets), so it
+ * runs in tests/run.sh's lane for such suites. */
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
