@@ -15,6 +15,7 @@
 #include "anim/clip_runtime.h"
 #include "anim/mixer.h"
 #include "anim/model.h"
+#include "anim/points.h"
 #include "core/str.h"
 #include "formats/load.h"
 
@@ -428,6 +429,56 @@ TEST(mixer_plays_packed_clips_through_cursors)
     mr_model_destroy(m);
 }
 
+/* mr_clip_runtime_error (what `marrow info` and clip:error print) plays
+ * the packed clip through a cursor and keeps each source track's
+ * interval: the same figure, to the bit, as sampling each time with a
+ * search (mr_clip_sample, mr_track_sample), on snoutx10k's packed clips,
+ * at a point distance and at the joints. */
+TEST(runtime_error_through_a_cursor_is_the_searched_measure)
+{
+    char mesh[512], anim[512];
+    mr_model *m = load(snout(mesh, sizeof mesh, "snoutx10k.md5mesh"), snout(anim, sizeof anim, "forward.md5anim"));
+    if (!m) return;
+    mr_clip *c = m->clips[0];
+    mr_clip_settle(c);
+    CHECK(c->runtime && c->runtime->pack);
+    CHECK(mr_clip_source(c, NULL) == MR_OK);
+    int n = m->skeleton.joint_count, samples = 4 * (mr_clip_key_count(c) - 1) + 1;
+    mr_pose played, exact;
+    mr_pose_init(&played, n);
+    mr_pose_init(&exact, n);
+    mat4 *ma = calloc((size_t)n, sizeof *ma), *mb = calloc((size_t)n, sizeof *mb);
+    for (int d = 0; d < 2; d++) {
+        float distance = d ? 0.0f : 0.05f;
+        double searched = 0, measured = -1;
+        for (int i = 0; i < samples; i++) {
+            float t = mr_clip_wrap_time(c, (float)((double)c->duration * i / (samples - 1)), MR_WRAP_CLAMP);
+            mr_clip_sample(c, &m->skeleton, t, MR_WRAP_CLAMP, &played);
+            for (int j = 0; j < n; j++) {
+                const mr_joint_tracks *jt = &c->tracks[j];
+                if (jt->t.key_count) mr_track_sample(&jt->t, t, exact.t[j]);
+                else memcpy(exact.t[j], m->skeleton.rest_t[j], sizeof exact.t[j]);
+                if (jt->r.key_count) mr_track_sample(&jt->r, t, exact.r[j]);
+                else memcpy(exact.r[j], m->skeleton.rest_r[j], sizeof exact.r[j]);
+                if (jt->s.key_count) mr_track_sample(&jt->s, t, exact.s[j]);
+                else memcpy(exact.s[j], m->skeleton.rest_s[j], sizeof exact.s[j]);
+            }
+            mr_pose_to_model(&m->skeleton, &played, ma);
+            mr_pose_to_model(&m->skeleton, &exact, mb);
+            double e = mr_points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
+            if (e > searched) searched = e;
+        }
+        CHECK(mr_clip_runtime_error(c, &m->skeleton, distance, samples, &measured) == MR_OK);
+        CHECK_MSG(measured == searched && searched > 0, "distance %g: %.17g measured, %.17g searched", distance, measured,
+                  searched);
+    }
+    free(ma);
+    free(mb);
+    mr_pose_deinit(&played);
+    mr_pose_deinit(&exact);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(cursor_samples_what_the_clip_samples_on_real_clips);
@@ -437,5 +488,6 @@ int main(void)
     RUN(cursor_holds_step_keys_where_the_search_does);
     RUN(blendspace_samples_packed_clips_through_cursors);
     RUN(mixer_plays_packed_clips_through_cursors);
+    RUN(runtime_error_through_a_cursor_is_the_searched_measure);
     return test_summary("clip_cursor");
 }

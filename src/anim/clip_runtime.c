@@ -682,6 +682,26 @@ mr_status mr_clip_sample_keys(const mr_clip *clip, const mr_skeleton *sk, float 
     return MR_OK;
 }
 
+/* sample_exact keeping each track's last interval in memo (3 per joint,
+ * zeroed before the first call; NULL: none): the same values. */
+static void sample_exact_memo(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose,
+                              mr_clip_sample_memo *memo)
+{
+    if (!memo) {
+        sample_exact(clip, sk, t, pose);
+        return;
+    }
+    for (int j = 0; j < sk->joint_count; j++, memo += 3) {
+        const mr_joint_tracks *jt = &clip->tracks[j];
+        if (jt->t.key_count) mr_clip_sample_memo_at(&jt->t, t, pose->t[j], &memo[0]);
+        else glm_vec3_copy(sk->rest_t[j], pose->t[j]);
+        if (jt->r.key_count) mr_clip_sample_memo_at(&jt->r, t, pose->r[j], &memo[1]);
+        else glm_vec4_copy(sk->rest_r[j], pose->r[j]);
+        if (jt->s.key_count) mr_clip_sample_memo_at(&jt->s, t, pose->s[j], &memo[2]);
+        else glm_vec3_copy(sk->rest_s[j], pose->s[j]);
+    }
+}
+
 /* The exact pose of the source keys at t (already wrapped). */
 static void sample_exact(const mr_clip *clip, const mr_skeleton *sk, float t, mr_pose *pose)
 {
@@ -708,23 +728,36 @@ mr_status mr_clip_runtime_error(const mr_clip *clip, const mr_skeleton *sk, floa
     int n = sk->joint_count;
     mr_pose played = {0}, exact = {0};
     mat4 *ma = mr_alloc_array((size_t)n, sizeof *ma), *mb = mr_alloc_array((size_t)n, sizeof *mb);
+    /* The samples go forward in time: the played pose through a playback
+     * cursor (mr_clip_sample_model: mr_clip_sample's pose and
+     * mr_pose_to_model's matrices, the same bits, without a search of
+     * each track's keys at every sample), the exact one keeping each
+     * track's interval (the same values as mr_track_sample). Without
+     * memory for either, the searches. */
+    mr_clip_cursor *cur = mr_clip_cursor_create(n);
+    mr_clip_sample_memo *memo = mr_alloc_array((size_t)n * 3, sizeof *memo);
     mr_status st = ma && mb ? MR_OK : MR_ERR_NO_MEMORY;
-    if (st == MR_OK) st = mr_pose_init(&played, n);
+    if (st == MR_OK && !cur) st = mr_pose_init(&played, n);
     if (st == MR_OK) st = mr_pose_init(&exact, n);
     double worst = 0;
     for (int i = 0; st == MR_OK && i < samples; i++) {
         float t = (float)((double)clip->duration * i / (samples - 1));
         t = mr_clip_wrap_time(clip, t, MR_WRAP_CLAMP);
-        st = mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &played);
-        if (st != MR_OK) break;
-        sample_exact(clip, sk, t, &exact);
-        if ((st = mr_pose_to_model(sk, &played, ma)) != MR_OK) break;
+        if (cur) {
+            if ((st = mr_clip_sample_model(clip, sk, t, MR_WRAP_CLAMP, NULL, ma, cur)) != MR_OK) break;
+        } else {
+            if ((st = mr_clip_sample(clip, sk, t, MR_WRAP_CLAMP, &played)) != MR_OK) break;
+            if ((st = mr_pose_to_model(sk, &played, ma)) != MR_OK) break;
+        }
+        sample_exact_memo(clip, sk, t, &exact, memo);
         if ((st = mr_pose_to_model(sk, &exact, mb)) != MR_OK) break;
         double e = mr_points_apart((const mat4 *)ma, (const mat4 *)mb, n, distance);
         if (e > worst) worst = e;
     }
     mr_pose_deinit(&played);
     mr_pose_deinit(&exact);
+    mr_clip_cursor_destroy(cur);
+    free(memo);
     free(ma);
     free(mb);
     if (st == MR_OK) *out = worst;
