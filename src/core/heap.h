@@ -7,8 +7,8 @@
  * trimmed below 128 MB). With glibc's defaults every free of a large block
  * hands it back to the kernel and the next allocation faults it in again
  * page by page (llvmpipe's per-draw vertex buffers, a COLLADA load's
- * arrays; what that cost: docs/PERFORMANCE.md), and the threads share two
- * arenas (heap.c says why). Process-wide; the first call sets it, later calls do
+ * arrays; what that cost: docs/PERFORMANCE.md), and the threads share one
+ * arena (heap.c says why). Process-wide; the first call sets it, later calls do
  * nothing. The marrow program calls it at start, the renderer when created. */
 void mr_heap_keep_freed(void);
 
