@@ -85,11 +85,14 @@ for c in "find:plain string.find of a 1 MB needle" "gsub:gsub expanding a 200 KB
 done
 
 # SIGTERM to `marrow test --jobs 2`: the workers end with the run (they
-# were left running their scenes, for 30 s here, before).
+# were left running their scenes, for 30 s here, before). Each scene runs
+# about 30 s (3600 frames of 2e6 additions), so the signal, a second in,
+# always finds them running: at 60 frames a fast machine had run all
+# three in under a second and the run ended by itself (exit 1).
 mkdir "$TMP/jobs"
 for i in 1 2 3; do
     cat >"$TMP/jobs/s$i.lua" <<'LUA'
-scene = {size = {32, 24}, shots = {0, 59}, frames = 60}
+scene = {size = {32, 24}, shots = {0, 3599}, frames = 3600}
 function update() local x = 0 for i = 1, 2e6 do x = x + i end end
 LUA
 done
