@@ -126,8 +126,9 @@ run_one() {
 # file watcher's events, a clock window), marked by a line "run.sh: mostly
 # waits" in their source, run one after another in a lane of their own
 # beside the pool, without a token: in the pool they held a core idle
-# (cli_window, test_cache, once more at sse2, and test_lua: 29 s of wall
-# time, 13 s of CPU).
+# (cli_window, and test_cache twice, once more at sse2: 24 s of wall time,
+# 11 s of CPU). A suite that times how soon something happens stays in the
+# pool (test_lua: it ran late beside two lanes on two cores).
 # MARROW_TEST_JOBS=1 keeps them in the pool.
 source_of() {  # source_of KIND PATH: the file a suite's marker is read from
     case $1 in
