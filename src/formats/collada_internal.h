@@ -96,15 +96,43 @@ typedef struct cl_doc {
     size_t morph_mesh_cap;
 } cl_doc;
 
-/* Parses buf as a COLLADA document (libxml2's SAX2 parser with
- * XML_PARSE_NONET, no entity substitution, no DTD loading; libxml2's own
- * output silenced) into the cl_el tree, filling the #id table as elements
- * start. Checks the root element and version and reads the root asset.
- * On failure err is set and the doc is closed. */
+/* Parses buf as a COLLADA document into the cl_el tree, filling the #id
+ * table as elements start: a plain document by cl_scan_tree, anything it
+ * declines by libxml2's SAX2 parser (XML_PARSE_NONET, no entity
+ * substitution, no DTD loading; libxml2's own output silenced), which also
+ * words every refusal. Checks the root element and version and reads the
+ * root asset. On failure err is set and the doc is closed. */
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err);
+/* cl_doc_open with the parser chosen (for the tests and fuzz_collada, which
+ * compare the two): CL_XML_AUTO is cl_doc_open's; CL_XML_SCANNER fails with
+ * "declined" where CL_XML_AUTO would fall back. */
+typedef enum { CL_XML_AUTO, CL_XML_LIBXML2, CL_XML_SCANNER } cl_xml_parser;
+mr_status cl_doc_open_with(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err,
+                           cl_xml_parser parser);
 void cl_doc_close(cl_doc *d);
 /* The libxml2 parser options cl_doc_open uses (exposed for the tests). */
 int cl_xml_options(void);
+
+/* The arena every tree lives in (freed by cl_doc_close; 16-byte aligned
+ * blocks) and the #id table (the first element of an id wins). */
+void *cl_arena_alloc(cl_doc *d, size_t n);
+mr_status cl_ids_insert(cl_doc *d, const char *id, cl_el *node);
+
+/* ---- the parse of plain documents (collada_xml_scan.c) ------------------ */
+
+/* Builds d's tree from a plain document (UTF-8, no DOCTYPE, CDATA or
+ * processing instructions, ASCII names, bound prefixes, the predefined
+ * entities and character references; see the file) exactly as the libxml2
+ * path builds it, or declines anything else, leaving what it built in the
+ * arena and the id table for the caller to drop. */
+typedef enum { CL_SCAN_BUILT, CL_SCAN_DECLINED, CL_SCAN_NO_MEMORY } cl_scan_result;
+cl_scan_result cl_scan_tree(cl_doc *d, const char *buf, size_t len);
+/* The first byte at or after p that text scanning stops at ('<', '&', ']',
+ * bytes below 0x20 but tab and LF, bytes above 0x7F), or end; *lines gets
+ * the LFs before it. cl_scan_text is the SSE2 form where the build has it;
+ * the tests hold it to the portable one. */
+const char *cl_scan_text(const char *p, const char *end, int *lines);
+const char *cl_scan_text_portable(const char *p, const char *end, int *lines);
 
 /* "collada: NAME: /COLLADA/.../elem[@id='x'] (line N): message"; returns
  * MR_ERR_BAD_FILE (or `status` for cl_fail_status). at may be NULL. */

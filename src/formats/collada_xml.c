@@ -17,6 +17,10 @@
  * while libxml2 checks an entity's content (a parse of its own), the
  * callbacks hand its events to libxml2's own tree builder, as before.
  *
+ * Plain documents — what exporters write — never reach libxml2:
+ * collada_xml_scan.c builds the same tree from them itself, and declines
+ * everything else, which libxml2 then parses here as before.
+ *
  * Safety: documents are parsed with XML_PARSE_NONET and without
  * XML_PARSE_NOENT / XML_PARSE_DTDLOAD, so entities are never substituted
  * (no "billion laughs" expansion) and external entities and DTDs are never
@@ -55,7 +59,7 @@ struct cl_block {
     max_align_t data[];
 };
 
-static void *arena_alloc(cl_doc *d, size_t n)
+void *cl_arena_alloc(cl_doc *d, size_t n)
 {
     if (n > SIZE_MAX / 2) return NULL;
     n = (n + 15) & ~(size_t)15;
@@ -294,7 +298,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h ^ (h >> 29);
 }
 
-static mr_status ids_insert(cl_doc *d, const char *id, cl_el *node)
+mr_status cl_ids_insert(cl_doc *d, const char *id, cl_el *node)
 {
     if ((d->ids_count + 1) * 2 > d->ids_cap) {
         size_t cap = d->ids_cap ? d->ids_cap * 2 : d->ids_first;
@@ -633,8 +637,8 @@ mr_status cl_floats(cl_doc *d, cl_el *el, const cl_array **out)
     size_t cap;
     if (declared >= 0 && (size_t)declared <= len / 2 + 1) cap = (size_t)declared;
     else cap = count_tokens(text, text + len);
-    cl_array *a = arena_alloc(d, sizeof *a);
-    float *f = a && cap <= SIZE_MAX / sizeof *f ? arena_alloc(d, cap * sizeof *f) : NULL;
+    cl_array *a = cl_arena_alloc(d, sizeof *a);
+    float *f = a && cap <= SIZE_MAX / sizeof *f ? cl_arena_alloc(d, cap * sizeof *f) : NULL;
     if (!a || !f) {
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory for %zu floats", cap);
@@ -698,9 +702,9 @@ mr_status cl_names(cl_doc *d, cl_el *el, const cl_array **out)
                           cl_line(el), declared, n, declared);
         n = (size_t)declared;
     }
-    cl_array *a = arena_alloc(d, sizeof *a);
-    char *buf = arena_alloc(d, len + 1);
-    char **names = n <= SIZE_MAX / sizeof *names ? arena_alloc(d, (n ? n : 1) * sizeof *names) : NULL;
+    cl_array *a = cl_arena_alloc(d, sizeof *a);
+    char *buf = cl_arena_alloc(d, len + 1);
+    char **names = n <= SIZE_MAX / sizeof *names ? cl_arena_alloc(d, (n ? n : 1) * sizeof *names) : NULL;
     if (!a || !buf || !names) {
         free(owned);
         return cl_fail_status(d, MR_ERR_NO_MEMORY, el, "out of memory");
@@ -1057,7 +1061,7 @@ static void build_fail(tree_builder *b)
 
 static char *arena_strndup(cl_doc *d, const char *s, size_t n)
 {
-    char *c = arena_alloc(d, n + 1);
+    char *c = cl_arena_alloc(d, n + 1);
     if (c) {
         memcpy(c, s, n);
         c[n] = '\0';
@@ -1107,8 +1111,8 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
     }
     /* Attributes defaulted from the DTD count only when asked for (never). */
     if (nb_defaulted && !(b->ctxt->loadsubset & XML_COMPLETE_ATTRS)) nb_attributes -= nb_defaulted;
-    cl_el *el = arena_alloc(d, sizeof *el);
-    cl_attr_kv *attrs = nb_attributes > 0 ? arena_alloc(d, (size_t)nb_attributes * sizeof *attrs) : NULL;
+    cl_el *el = cl_arena_alloc(d, sizeof *el);
+    cl_attr_kv *attrs = nb_attributes > 0 ? cl_arena_alloc(d, (size_t)nb_attributes * sizeof *attrs) : NULL;
     if (!el || (nb_attributes > 0 && !attrs)) {
         build_fail(b);
         return;
@@ -1131,7 +1135,7 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
         if (!id && strcmp((const char *)at[0], "id") == 0) id = v;
     }
     /* Ids as elements start: document order, the first of an id wins. */
-    if (id && *id && ids_insert(d, id, el) != MR_OK) {
+    if (id && *id && cl_ids_insert(d, id, el) != MR_OK) {
         build_fail(b);
         return;
     }
@@ -1324,7 +1328,23 @@ static mr_status parse_tree(cl_doc *d, const char *buf, size_t len, xml_capture 
     return MR_OK;
 }
 
+/* Drops a tree the scanner began (it declined the document). */
+static void drop_tree(cl_doc *d)
+{
+    arena_free(d);
+    d->root = NULL;
+    free(d->ids);
+    d->ids = NULL;
+    d->ids_cap = d->ids_count = 0;
+}
+
 mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err)
+{
+    return cl_doc_open_with(d, name, buf, len, err, CL_XML_AUTO);
+}
+
+mr_status cl_doc_open_with(cl_doc *d, const char *name, const char *buf, size_t len, mr_error *err,
+                           cl_xml_parser parser)
 {
     memset(d, 0, sizeof *d);
     d->name = name;
@@ -1346,16 +1366,24 @@ mr_status cl_doc_open(cl_doc *d, const char *name, const char *buf, size_t len, 
      * table at most half full, so it rarely grows. */
     for (d->ids_first = 256; d->ids_first < len / 400 && d->ids_first < ((size_t)1 << 14);) d->ids_first *= 2;
 
-    xml_capture cap = {0};
-    xmlStructuredErrorFunc old_serr = xmlStructuredError;
-    void *old_sctx = xmlStructuredErrorContext;
-    xmlGenericErrorFunc old_gerr = xmlGenericError;
-    void *old_gctx = xmlGenericErrorContext;
-    xmlSetStructuredErrorFunc(&cap, capture_structured);
-    xmlSetGenericErrorFunc(NULL, silent_generic);
-    st = parse_tree(d, buf, len, &cap);
-    xmlSetStructuredErrorFunc(old_sctx, old_serr);
-    xmlSetGenericErrorFunc(old_gctx, old_gerr);
+    cl_scan_result scan = parser == CL_XML_LIBXML2 ? CL_SCAN_DECLINED : cl_scan_tree(d, buf, len);
+    if (scan == CL_SCAN_NO_MEMORY) {
+        st = cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory for the document tree");
+    } else if (scan == CL_SCAN_DECLINED && parser == CL_XML_SCANNER) {
+        st = cl_fail(d, NULL, "declined by the plain-XML parser");
+    } else if (scan == CL_SCAN_DECLINED) {
+        drop_tree(d);
+        xml_capture cap = {0};
+        xmlStructuredErrorFunc old_serr = xmlStructuredError;
+        void *old_sctx = xmlStructuredErrorContext;
+        xmlGenericErrorFunc old_gerr = xmlGenericError;
+        void *old_gctx = xmlGenericErrorContext;
+        xmlSetStructuredErrorFunc(&cap, capture_structured);
+        xmlSetGenericErrorFunc(NULL, silent_generic);
+        st = parse_tree(d, buf, len, &cap);
+        xmlSetStructuredErrorFunc(old_sctx, old_serr);
+        xmlSetGenericErrorFunc(old_gctx, old_gerr);
+    }
 
     if (st == MR_OK) {
         if (!d->root) st = cl_fail(d, NULL, "the document has no root element");
