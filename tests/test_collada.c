@@ -2286,6 +2286,80 @@ TEST(float_parser_matches_strtof_on_edge_cases)
     free(doc);
 }
 
+/* Index lists (cl_ints): every token of 1 to 12 digits, with and without
+ * a sign and leading zeros, against strtol: in range (min_value -1 up to
+ * INT32_MAX) the same value, else a refusal naming the value; a list of
+ * short indices (the one-step path) and each token alone at the end of a
+ * list (the digit-by-digit path). */
+TEST(int_parser_matches_strtol)
+{
+    uint64_t seed = 0xD1B54A32D192ED03ull;
+    long checked = 0, wrong = 0;
+    for (int i = 0; i < 4000; i++) {
+        char tok[40];
+        int k = 0, nd = 1 + (int)(rng_next(&seed) % 12), lz = (int)(rng_next(&seed) % 4) == 0;
+        int sign = (int)(rng_next(&seed) % 6);
+        if (sign == 0) tok[k++] = '-';
+        if (sign == 1) tok[k++] = '+';
+        if (lz) tok[k++] = '0';
+        for (int j = 0; j < nd; j++) tok[k++] = (char)('0' + rng_next(&seed) % 10);
+        tok[k] = '\0';
+        long want = strtol(tok, NULL, 10);
+        int ok = want >= -1 && want <= INT32_MAX;
+        /* the token inside a list of short ones, and alone at its end */
+        for (int where = 0; where < 2; where++) {
+            char doc[400];
+            snprintf(doc, sizeof doc,
+                     "<COLLADA version=\"1.4.1\"><p>%s%s%s</p></COLLADA>",
+                     where ? "" : "3 14 159 2653 58979 ", tok, where ? "" : " 7 0\n12");
+            cl_doc d;
+            mr_error err;
+            if (cl_doc_open(&d, "ints.dae", doc, strlen(doc), &err) != MR_OK) {
+                wrong++;
+                continue;
+            }
+            int *v = NULL;
+            size_t n = 0;
+            mr_status st = cl_ints(&d, cl_child(d.root, "p"), -1, &v, &n);
+            size_t at = where ? 0 : 5;
+            int good = ok ? st == MR_OK && n == (where ? 1u : 9u) && v[at] == (int)want &&
+                                (where || (v[0] == 3 && v[4] == 58979 && v[6] == 7 && v[8] == 12))
+                          : st == MR_ERR_BAD_FILE && strstr(err.msg, "out of range") && strstr(err.msg, tok);
+            if (!good && wrong++ < 5) TEST_FAIL_AT("'%s' (%s): status %d, %s", tok, where ? "alone" : "in a list", st,
+                                                   st == MR_OK ? "wrong values" : err.msg);
+            checked++;
+            free(v);
+            cl_doc_close(&d);
+        }
+    }
+    static const char *const bad[] = {"5x", "1.5", "-", "+", "--1", "0x10", "1e3"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char doc[200];
+        snprintf(doc, sizeof doc, "<COLLADA version=\"1.4.1\"><p>1 2 %s 4 5 6 7 8 9</p></COLLADA>", bad[i]);
+        cl_doc d;
+        mr_error err;
+        CHECK(cl_doc_open(&d, "ints.dae", doc, strlen(doc), &err) == MR_OK);
+        int *v = NULL;
+        size_t n = 0;
+        CHECK_MSG(cl_ints(&d, cl_child(d.root, "p"), 0, &v, &n) == MR_ERR_BAD_FILE && strstr(err.msg, "value 3"),
+                  "'%s': %s", bad[i], err.msg);
+        free(v);
+        cl_doc_close(&d);
+    }
+    /* min_value 0 refuses -1 on either path */
+    const char *neg = "<COLLADA version=\"1.4.1\"><p>-1 2 3 4 5 6 7 8 9</p></COLLADA>";
+    cl_doc d;
+    mr_error err;
+    CHECK(cl_doc_open(&d, "ints.dae", neg, strlen(neg), &err) == MR_OK);
+    int *v = NULL;
+    size_t n = 0;
+    CHECK(cl_ints(&d, cl_child(d.root, "p"), 0, &v, &n) == MR_ERR_BAD_FILE);
+    free(v);
+    cl_doc_close(&d);
+    printf("       %ld lists, %ld wrong\n", checked, wrong);
+    CHECK(checked == 8000 && wrong == 0);
+}
+
 /* ---- speed ------------------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
@@ -2360,6 +2434,7 @@ int main(void)
     RUN(writer_refuses_what_it_cannot_write);
     RUN(float_parser_matches_strtof);
     RUN(float_parser_matches_strtof_on_edge_cases);
+    RUN(int_parser_matches_strtol);
     RUN(load_speed);
     return test_summary("collada");
 }
