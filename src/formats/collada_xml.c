@@ -578,22 +578,41 @@ static long parse_floats(cl_doc *d, cl_el *el, const char *p, const char *end, f
         if (p >= end) break;
         float v;
         const char *q;
-        /* What exporters write most, "[-]ddd.ddddddd" (1 to 7 digits either
-         * side of the point, at most 2^24 in all, then a space or the end):
-         * the same float as parse_number (one exact division), with a few
-         * of its branches. Anything else takes parse_number. */
+        /* What exporters write most, "[-]ddd" or "[-]ddd.dddddddd" (1 to 7
+         * digits before the point, 1 to 8 after it, at most 2^24 in all,
+         * then white space): the same float as parse_number (the integer,
+         * or one exact division), without its general branches. Anything
+         * else takes parse_number. */
         const char *s = p + (*p == '-');
         uint64_t iv, fv;
         int ni, nf;
-        if (end - s >= 16 && (ni = digits8(s, &iv)) > 0 && ni < 8 && s[ni] == '.' &&
-            (nf = digits8(s + ni + 1, &fv)) > 0 && nf < 8 && is_space((unsigned char)s[ni + 1 + nf]) &&
-            (iv = iv * pow10_u[nf] + fv) <= (1u << 24)) {
-            float f = (float)(int32_t)iv / pow10_f[nf];
-            v = *p == '-' ? -f : f;
-            p = s + ni + 1 + nf;
-            if (n < max && out) out[n] = v;
-            n++;
-            continue;
+        /* most have one digit before the point: no digits8 for it */
+        if ((unsigned)(*s - '0') < 10u && s[1] == '.') {
+            iv = (unsigned)(*s - '0');
+            ni = 1;
+        } else {
+            ni = end - s >= 17 ? digits8(s, &iv) : 0;
+        }
+        if (end - s >= 17 && ni > 0 && ni < 8) {
+            const char *t = s + ni;
+            float f = 0;
+            int took = 0;
+            if (is_space((unsigned char)*t)) {
+                f = (float)(int32_t)iv;
+                took = 1;
+            } else if (*t == '.' && (nf = digits8(t + 1, &fv)) > 0 && is_space((unsigned char)t[1 + nf]) &&
+                       (iv = iv * pow10_u[nf] + fv) <= (1u << 24)) {
+                f = (float)(int32_t)iv / pow10_f[nf];
+                t += 1 + nf;
+                took = 1;
+            }
+            if (took) {
+                v = *p == '-' ? -f : f;
+                p = t;
+                if (n < max && out) out[n] = v;
+                n++;
+                continue;
+            }
         }
         q = parse_number(p, end, &v, d->decimal_comma != 0);
         if (!q || (*q && !is_space((unsigned char)*q))) {
@@ -803,7 +822,7 @@ mr_status cl_ints(cl_doc *d, cl_el *el, int min_value, int **out, size_t *count)
         unsigned dg;
         uint64_t v8;
         int nd;
-        /* 1 to 7 digits then a space (most indices): one step */
+        /* 1 to 7 digits then white space (most indices): one step */
         if (p == start && end - p >= 8 && (nd = digits8(p, &v8)) > 0 && nd < 8 && is_space((unsigned char)p[nd]) &&
             (int64_t)v8 >= min_value) {
             v[n++] = (int)v8;  /* below 10^7 */
