@@ -116,7 +116,10 @@ int cl_xml_options(void);
 /* The arena every tree lives in (freed by cl_doc_close; 16-byte aligned
  * blocks) and the #id table (the first element of an id wins). */
 void *cl_arena_alloc(cl_doc *d, size_t n);
+char *cl_arena_strndup(cl_doc *d, const char *s, size_t n);  /* n bytes and a NUL */
 mr_status cl_ids_insert(cl_doc *d, const char *id, cl_el *node);
+/* 1 when the n bytes at p are all XML white space (or n is 0). */
+int cl_all_space(const char *p, size_t n);
 
 /* ---- the parse of plain documents (collada_xml_scan.c) ------------------ */
 

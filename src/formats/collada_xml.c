@@ -1106,7 +1106,7 @@ static void build_fail(tree_builder *b)
     xmlStopParser(b->ctxt);
 }
 
-static char *arena_strndup(cl_doc *d, const char *s, size_t n)
+char *cl_arena_strndup(cl_doc *d, const char *s, size_t n)
 {
     char *c = cl_arena_alloc(d, n + 1);
     if (c) {
@@ -1125,11 +1125,11 @@ static char *arena_strndup(cl_doc *d, const char *s, size_t n)
 static const char *attr_value(tree_builder *b, const xmlChar *v, const xmlChar *end)
 {
     size_t n = (size_t)(end - v);
-    if (*end != 0 || !memchr(v, '&', n)) return arena_strndup(b->d, (const char *)v, n);
+    if (*end != 0 || !memchr(v, '&', n)) return cl_arena_strndup(b->d, (const char *)v, n);
     xmlNodePtr list = xmlStringLenGetNodeList(b->ctxt->myDoc, v, (int)n);
     const char *out = "";
     if (list && list->type == XML_TEXT_NODE && list->content)
-        out = arena_strndup(b->d, (const char *)list->content, strlen((const char *)list->content));
+        out = cl_arena_strndup(b->d, (const char *)list->content, strlen((const char *)list->content));
     xmlFreeNodeList(list);
     return out;
 }
@@ -1206,7 +1206,7 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
     b->tail_len = 0;
 }
 
-static int all_space(const char *p, size_t n)
+int cl_all_space(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!is_space((unsigned char)p[i])) return 0;
@@ -1246,11 +1246,11 @@ static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
     const char *t = n ? b->text + start : "";
     /* Indentation between child elements is not text (libxml2 dropped it
      * as ignorable blanks); a leaf keeps what it holds. */
-    if (n == 0 || (el->first && all_space(t, n))) {
+    if (n == 0 || (el->first && cl_all_space(t, n))) {
         el->text = "";
         el->text_len = 0;
     } else {
-        char *copy = arena_strndup(b->d, t, n);
+        char *copy = cl_arena_strndup(b->d, t, n);
         if (!copy) {
             build_fail(b);
             return;

@@ -291,22 +291,6 @@ static outcome add_text(scanner *s, frame *f, const char *t, size_t n, int stabl
     return scratch_append(s, t, n);
 }
 
-static char *arena_copy(cl_doc *d, const char *t, size_t n)
-{
-    char *c = cl_arena_alloc(d, n + 1);
-    if (c) {
-        memcpy(c, t, n);
-        c[n] = '\0';
-    }
-    return c;
-}
-
-static int all_space(const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\n' && p[i] != '\r' && p[i] != '\t') return 0;
-    return 1;
-}
 
 /* The element's text as the libxml2 path leaves it: its pieces joined;
  * none when it has children and they are all white space. */
@@ -325,8 +309,8 @@ static outcome finish_text(scanner *s, frame *f)
     }
     el->text = "";
     el->text_len = 0;
-    if (n == 0 || (el->first && all_space(t, n))) return OK;
-    char *copy = arena_copy(s->d, t, n);
+    if (n == 0 || (el->first && cl_all_space(t, n))) return OK;
+    char *copy = cl_arena_strndup(s->d, t, n);
     if (!copy) return NO_MEMORY;
     el->text = copy;
     el->text_len = n;
@@ -575,7 +559,7 @@ static outcome start_tag(scanner *s)
     cl_el *el = cl_arena_alloc(d, sizeof *el);
     cl_attr_kv *attrs = na ? cl_arena_alloc(d, (size_t)na * sizeof *attrs) : NULL;
     const char *local = qcolon ? qn + qcolon + 1 : qn;
-    const char *name = arena_copy(d, local, qlen - (size_t)(local - qn));
+    const char *name = cl_arena_strndup(d, local, qlen - (size_t)(local - qn));
     if (!el || (na && !attrs) || !name) return NO_MEMORY;
     memset(el, 0, sizeof *el);
     el->name = name;
@@ -594,7 +578,7 @@ static outcome start_tag(scanner *s)
             const char *blocal = at[j].colon ? at[j].qname + at[j].colon + 1 : at[j].qname;
             if (at[j].len - (size_t)(blocal - at[j].qname) == llen && !memcmp(blocal, alocal, llen)) return DECLINE;
         }
-        attrs[i].name = arena_copy(d, alocal, llen);
+        attrs[i].name = cl_arena_strndup(d, alocal, llen);
         if (!attrs[i].name) return NO_MEMORY;
         attrs[i].value = at[i].value;
         if (!id && llen == 2 && !memcmp(alocal, "id", 2)) id = at[i].value;
