@@ -1,12 +1,15 @@
 /* test_files.h — finding model files on disk for tests that sweep
- * ../shared/models (test_collada.c, test_slerp_fidelity.c). */
+ * ../shared/models (test_collada.c, test_slerp_fidelity.c), and removing
+ * the folders tests write into. */
 #ifndef MR_TEST_FILES_H
 #define MR_TEST_FILES_H
 
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/file.h"
 #include "core/path.h"
@@ -34,6 +37,25 @@ static inline void test_find_dae(const char *dir, char ***out, int *n)
         }
     }
     closedir(dp);
+}
+
+/* Removes dir and everything under it (a test's own temporary folder;
+ * links are removed, never followed). */
+static inline void test_remove_tree(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char *p = mr_path_join(dir, e->d_name);
+        struct stat st;
+        if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) test_remove_tree(p);
+        else if (p) remove(p);
+        free(p);
+    }
+    closedir(dp);
+    rmdir(dir);
 }
 
 /* qsort comparator for an array of strings. */

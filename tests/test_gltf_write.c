@@ -26,6 +26,7 @@
 #include "formats/gltf_write.h"
 #include "formats/load.h"
 #include "test.h"
+#include "test_files.h"
 
 static char *tmp_dir(void)
 {
@@ -599,6 +600,7 @@ TEST(write_glb_decodes_to_the_written_model)
     mr_model_destroy(back);
     mr_model_destroy(m);
     free(path);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -624,6 +626,7 @@ TEST(write_gltf_and_bin_decode_to_the_written_model)
     mr_model_destroy(m);
     free(path);
     free(bin);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -691,6 +694,7 @@ TEST(write_gltf_accessor_details_follow_the_specification)
 out:
     mr_model_destroy(m);
     free(path);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -709,6 +713,7 @@ TEST(write_is_deterministic)
     mr_model_destroy(m);
     free(a);
     free(b);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -738,6 +743,7 @@ TEST(write_refuses_what_it_cannot_write)
     CHECK_STR_CONTAINS(err.msg, "vertex 3 uses joint 17 of 9");
     mr_model_destroy(m);
     free(path);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -785,6 +791,7 @@ TEST(write_uses_wider_types_for_many_joints_and_vertices)
     mr_model_destroy(back);
     mr_model_destroy(m);
     free(path);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -814,6 +821,7 @@ static void round_trip(const char *model, const char *const *anims, int n, const
     mr_model_destroy(back);
     mr_model_destroy(m);
     free(path);
+    test_remove_tree(dir);
     free(dir);
 }
 

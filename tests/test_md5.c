@@ -18,6 +18,7 @@
 #include "formats/md5_lex.h"
 #include "ref_quat.h"
 #include "test.h"
+#include "test_files.h"
 
 #define BOB_DIR SHARED_MODELS "assimp/test/models-nonbsd/MD5/"
 #define BOB_MESH BOB_DIR "Bob.md5mesh"
@@ -131,21 +132,6 @@ static char *make_temp_dir(void)
     char tmpl[] = "/tmp/marrow-md5-XXXXXX";
     char *d = mkdtemp(tmpl);
     return d ? mr_str_dup(d) : NULL;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            char *p = mr_path_join(dir, e->d_name);
-            remove(p);
-            free(p);
-        }
-    closedir(d);
-    rmdir(dir);
 }
 
 static void write_text(const char *path, const char *text)
@@ -942,7 +928,7 @@ TEST(md5_parse_mesh_resolves_textures_by_base_name)
     }
     mr_model_destroy(m);
     free(path);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -1495,7 +1481,7 @@ TEST(md5_write_read_bob_round_trip)
     mr_model_destroy(b);
     free(mesh);
     free(anim);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -1530,7 +1516,7 @@ TEST(md5_write_read_keeps_8_influences)
     mr_model_destroy(a);
     mr_model_destroy(b);
     free(mesh);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -1567,7 +1553,7 @@ TEST(md5_write_read_snoutx10k_all_anims_round_trip)
     mr_model_destroy(a);
     mr_model_destroy(b);
     free(mesh);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -1600,7 +1586,7 @@ TEST(md5_write_anim_notes_scale_in_a_comment)
     CHECK(m->clip_count == 3 && m->clips[2]->rate == 30.0f);
     free(path);
     mr_model_destroy(m);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
@@ -1636,7 +1622,7 @@ TEST(md5_write_mesh_without_skeleton_binds_to_origin_and_cleans_names)
     mr_model_destroy(b);
     mr_model_destroy(m);
     free(path);
-    remove_dir(dir);
+    test_remove_tree(dir);
     free(dir);
 }
 
