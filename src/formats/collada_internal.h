@@ -5,6 +5,8 @@
  *                       arena-allocated tree of cl_el, #id table, errors with
  *                       element path + line, fast number parsing,
  *                       <source>/<accessor>
+ *   collada_xml_scan.c  the same tree from a plain document without libxml2
+ *                       (what it declines goes to libxml2)
  *   collada_scene.c     visual scene -> flat node instances with transform
  *                       stacks; transform composition and TRS decomposition
  *   collada_material.c  materials, effects, images, texture path lookup
@@ -26,10 +28,11 @@
 
 /* ---- document, ids, errors (collada_xml.c) ---------------------------- */
 
-/* One element of the document. The tree is built by collada_xml.c from
- * libxml2's SAX2 events into an arena owned by the cl_doc (no libxml2 DOM,
- * nothing freed per element): elements only, with their attributes and
- * their character data joined. */
+/* One element of the document. The tree is built by collada_xml_scan.c
+ * from a plain document's bytes, or by collada_xml.c from libxml2's SAX2
+ * events, into an arena owned by the cl_doc (no libxml2 DOM, nothing freed
+ * per element): elements only, with their attributes and their character
+ * data joined. */
 typedef struct cl_attr_kv {
     const char *name;    /* local name (prefix dropped) */
     const char *value;   /* entity and character references decoded */
@@ -80,7 +83,7 @@ typedef struct cl_doc {
     cl_el *root;         /* <COLLADA> */
     cl_block *arena;     /* elements, attributes, text, parsed arrays */
     size_t arena_first;  /* size of the first block */
-    void *dict;          /* libxml2's name dictionary (element and attribute names) */
+    void *dict;          /* libxml2's name dictionary (its names), NULL when the scanner built the tree */
     int version_major, version_minor;
     cl_id *ids;          /* open-addressing table, ids_cap a power of two */
     size_t ids_cap, ids_count;

@@ -1,7 +1,8 @@
 /* collada_xml_scan.c — the COLLADA reader's own parse of plain XML: the
  * cl_el tree of a well-formed UTF-8 document built straight from its bytes,
- * the tree libxml2's events build in collada_xml.c, in about a quarter of
- * libxml2's time (its parse was 23-28% of a .dae load).
+ * the tree libxml2's events build in collada_xml.c, in 40-45% of libxml2's
+ * time (astroBoy 0.88 -> 0.38 ms; libxml2's parse was 23-28% of a .dae
+ * load).
  *
  * "Plain" is what exporters write: UTF-8 with or without a BOM and an
  * <?xml version="1.0" encoding="utf-8"?> declaration, elements and
@@ -9,14 +10,14 @@
  * predefined entities and character references, comments, LF or CRLF line
  * ends. Anything else — another encoding, a DOCTYPE (so any other entity),
  * CDATA, processing instructions, a lone CR, non-ASCII names, an unbound
- * prefix, repeated attribute names, nesting past 200, and every
+ * prefix, two attributes of one local name, nesting past 200, and every
  * well-formedness error — is declined: cl_doc_open then runs libxml2 over
  * the whole document, so the tree, the refusals and their messages are
  * libxml2's exactly as before. The rule the tests and fuzz_collada check:
  * a document this parser builds, libxml2 builds the same tree from (names,
  * namespaces, lines, attributes, text).
  *
- * Text is found sixteen bytes at a time (SSE2; a byte table elsewhere):
+ * Text is found sixteen bytes at a time (SSE2; byte by byte elsewhere):
  * the scan stops only at bytes that need a look ('<', '&', ']', CR,
  * control bytes and non-ASCII) and counts line feeds as it goes, so the
  * number arrays that make up most of a file pass at memory speed. A leaf's
