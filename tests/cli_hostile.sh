@@ -48,8 +48,8 @@ if [ -e "$TMP/md5out/mannequin_body.png" ]; then fail "convert does not copy the
 else pass "convert does not copy the linked texture"; fi
 
 # ---- FIFOs and devices ------------------------------------------------------
-mkfifo "$TMP/fifo.md5mesh" "$TMP/fifo.gltf" "$TMP/fifo.bvh"
-for f in fifo.md5mesh fifo.gltf fifo.bvh; do
+mkfifo "$TMP/fifo.md5mesh" "$TMP/fifo.gltf" "$TMP/fifo.bvh" "$TMP/fifo.dae"
+for f in fifo.md5mesh fifo.gltf fifo.bvh fifo.dae; do
     expect_exit "info on a FIFO model ($f) is refused at once (exit 3)" 3 $T $MARROW info "$TMP/$f"
 done
 expect_match "... as no regular file" "$ERR" 'not a regular file'

@@ -212,6 +212,78 @@ TEST(deep_nesting_is_libxml2s_to_judge)
     }
 }
 
+/* The scanner's bounds (collada_xml_scan.c): past each, a document is
+ * libxml2's to judge, and cl_doc_open answers as libxml2 alone does. A
+ * name longer than 1,000 bytes, a value or a comment over 1 MB, an
+ * attribute value that never closes ahead of 2 MB of text, and more than
+ * 64 attributes on one element or namespace declarations in scope. */
+static char *grow(char *buf, size_t *len, size_t *cap, const char *add, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        while (*len + n + 1 > *cap) *cap = *cap ? *cap * 2 : 4096;
+        buf = realloc(buf, *cap);
+    }
+    memcpy(buf + *len, add, n);
+    *len += n;
+    buf[*len] = '\0';
+    return buf;
+}
+
+static char *repeated(const char *head, const char *unit, size_t times, const char *tail, size_t *len)
+{
+    size_t cap = 0;
+    char *buf = NULL;
+    *len = 0;
+    buf = grow(buf, len, &cap, head, strlen(head));
+    for (size_t i = 0; i < times; i++) buf = grow(buf, len, &cap, unit, strlen(unit));
+    return grow(buf, len, &cap, tail, strlen(tail));
+}
+
+TEST(past_its_bounds_the_scanner_declines)
+{
+    static const struct {
+        const char *what, *head, *unit, *tail;
+        size_t times;
+    } cases[] = {
+        {"a 1,001-byte name", "<COLLADA version=\"1.4.1\"><", "n", "/></COLLADA>", 1001},
+        {"a value over 1 MB", "<COLLADA version=\"1.4.1\" a=\"", "0123456789abcdef", "\"/>", 65537},
+        {"a comment over 1 MB", "<COLLADA version=\"1.4.1\"><!--", "0123456789abcdef", "--></COLLADA>", 65537},
+        {"an unclosed value before 2 MB of text", "<COLLADA version=\"1.4.1\" a=\"1><p>", "0 1 2 3 4 5 6 7 ",
+         "</p></COLLADA>", 131072},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len;
+        char *doc = repeated(cases[i].head, cases[i].unit, cases[i].times, cases[i].tail, &len);
+        char why[400];
+        verdict v = compare(doc, len, why, sizeof why);
+        CHECK_MSG(v == DECLINED, "%s: verdict %d, %s", cases[i].what, (int)v, why);
+        CHECK_MSG(auto_matches_libxml2(doc, len), "%s: cl_doc_open differs from libxml2", cases[i].what);
+        free(doc);
+    }
+    /* attributes on one element and namespace declarations in scope: 64
+     * of each are read, the 65th is declined */
+    for (int kind = 0; kind < 2; kind++)
+        for (int count = 64 - !kind; count <= 65 - !kind; count++) {
+            size_t len = 0, cap = 0;
+            char *doc = NULL, piece[64];
+            const char *root = "<COLLADA version=\"1.4.1\"";
+            doc = grow(doc, &len, &cap, root, strlen(root));
+            for (int k = 0; k < count; k++) {
+                int n = snprintf(piece, sizeof piece, kind ? " xmlns:p%d=\"urn:%d\"" : " a%d=\"%d\"", k, k);
+                doc = grow(doc, &len, &cap, piece, (size_t)n);
+            }
+            doc = grow(doc, &len, &cap, "/>", 2);
+            char why[400];
+            verdict v = compare(doc, len, why, sizeof why);
+            /* the root's own version attribute is one more attribute */
+            int within = kind ? count <= 64 : count + 1 <= 64;
+            CHECK_MSG(within ? v == SAME_TREE : v == DECLINED, "%d %s: verdict %d, %s", count,
+                      kind ? "declarations" : "attributes", (int)v, why);
+            CHECK(auto_matches_libxml2(doc, len));
+            free(doc);
+        }
+}
+
 /* Every deletion of a byte of rich_doc, and every replacement by one of
  * the bytes that matter to XML: whatever the scanner builds, libxml2
  * builds the same, and cl_doc_open's answer (a model's tree or a refusal
@@ -304,6 +376,7 @@ int main(void)
     RUN(a_document_with_every_construct_builds_libxml2s_tree);
     RUN(what_the_scanner_does_not_read_goes_to_libxml2);
     RUN(deep_nesting_is_libxml2s_to_judge);
+    RUN(past_its_bounds_the_scanner_declines);
     RUN(one_byte_changes_never_build_a_different_tree);
     RUN(simd_text_scan_matches_the_portable_scan);
     return test_summary("collada_xml");
