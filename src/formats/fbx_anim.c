@@ -901,35 +901,57 @@ static void decompose_sign(double q[4])
         for (int i = 0; i < 4; i++) q[i] = -q[i];
 }
 
+/* The quick path's scale (the joint's S times the inherited ratio): 1
+ * when every component is positive, which the path needs. */
+static inline int quick_scale(const alone_eval *e, const double s[3], double sc[3])
+{
+    for (int k = 0; k < 3; k++) sc[k] = s[k] * e->ratio[k];
+    return sc[0] > 0 && sc[1] > 0 && sc[2] > 0;
+}
+
+/* The quick path's rotation before its normalisation: Rpre * R * Rpost^-1
+ * as quaternions, R from the half angles' sines and cosines (half) or from
+ * the Euler angles r (degrees). */
+static inline void quick_turn(const alone_eval *e, const double (*half)[3], const double r[3], double q[4])
+{
+    if (half) euler_quat_sc(half[0], half[1], e->x->order, q);
+    else euler_quat(r, e->x->order, q);
+    if (e->pre_turns) mr_quat_mul_d(e->qpre, q, q);
+    if (e->post_turns) mr_quat_mul_d(q, e->qpost, q);
+}
+
+/* The quick path's local from its rotation q (quick_turn's), translation
+ * t and scale sc: q normalised (the identity where its length is not a
+ * positive number: a curve out of range, as fbx_m_decompose gives) with
+ * fbx_m_decompose's sign. */
+static inline void quick_local(double q[4], const double t[3], const double sc[3], float o[10])
+{
+    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), n = 1 / len;
+    for (int k = 0; k < 4; k++) q[k] *= n;
+    if (!(len > 0) || !isfinite(len)) {
+        q[0] = q[1] = q[2] = 0;
+        q[3] = 1;
+    }
+    decompose_sign(q);
+    for (int k = 0; k < 3; k++) {
+        o[k] = (float)t[k];  /* (t * acc) / acc, within a double's rounding */
+        o[3 + k] = (float)q[k];
+        o[7 + k] = (float)sc[k];
+    }
+    o[6] = (float)q[3];
+}
+
 /* The local transform from the joint's T, R, S values v (its static values
  * with the live curves' values at the sample written in). */
 static void alone_pose(const alone_eval *e, double v[FBX_PROP_COUNT][3], const double (*half)[3], float o[10])
 {
     const double *acc = e->acc;
-    if (e->quick) {
-        double sc[3];
-        for (int k = 0; k < 3; k++) sc[k] = v[FBX_S][k] * e->ratio[k];
-        if (sc[0] > 0 && sc[1] > 0 && sc[2] > 0) {
-            double q[4];
-            if (half) euler_quat_sc(half[0], half[1], e->x->order, q);
-            else euler_quat(v[FBX_R], e->x->order, q);
-            if (e->pre_turns) mr_quat_mul_d(e->qpre, q, q);
-            if (e->post_turns) mr_quat_mul_d(q, e->qpost, q);
-            double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), n = 1 / len;
-            for (int k = 0; k < 4; k++) q[k] *= n;
-            if (!(len > 0) || !isfinite(len)) {  /* a curve out of range: the identity, as fbx_m_decompose gives */
-                q[0] = q[1] = q[2] = 0;
-                q[3] = 1;
-            }
-            decompose_sign(q);
-            for (int k = 0; k < 3; k++) {
-                o[k] = (float)v[FBX_T][k];  /* (t * acc) / acc, within a double's rounding */
-                o[3 + k] = (float)q[k];
-                o[7 + k] = (float)sc[k];
-            }
-            o[6] = (float)q[3];
-            return;
-        }
+    double qs[3];
+    if (e->quick && quick_scale(e, v[FBX_S], qs)) {
+        double q[4];
+        quick_turn(e, half, v[FBX_R], q);
+        quick_local(q, v[FBX_T], qs, o);
+        return;
     }
     double rr[9], tr[3], local[16];
     fbx_xf_parts(e->x, v[FBX_T], v[FBX_R], v[FBX_S], rr, tr);
@@ -1083,6 +1105,33 @@ static void span_local(const alone_eval *e, const alone_span *sp, double t, floa
     alone_pose(e, v, (const double (*)[3])half, o);
 }
 
+/* span_local at the n times tq (inside the prepared span) into o: the
+ * same operations for each time as span_local's, taken stage by stage
+ * over the times, so that the pieces' dependency chains (the normalising
+ * square root and division above all) overlap instead of following each
+ * other. n is at most ALONE_MAX_SPLIT. */
+static void span_locals(const alone_eval *e, const alone_span *sp, const double *tq, int n, float (*o)[10])
+{
+    if (!e->quick) {
+        for (int q = 0; q < n; q++) span_local(e, sp, tq[q], o[q]);
+        return;
+    }
+    double v[ALONE_MAX_SPLIT][FBX_PROP_COUNT][3], half[ALONE_MAX_SPLIT][2][3], rot[ALONE_MAX_SPLIT][4],
+        sc[ALONE_MAX_SPLIT][3];
+    int quick[ALONE_MAX_SPLIT];
+    for (int q = 0; q < n; q++) memcpy(v[q], e->v, sizeof v[q]);
+    for (int i = 0; i < e->nlive; i++)
+        for (int q = 0; q < n; q++) v[q][e->prop[i]][e->comp[i]] = span_value(e, sp, i, tq[q]);
+    for (int q = 0; q < n; q++)
+        for (int k = 0; k < 3; k++) span_sincos(sp, k, v[q][FBX_R][k] * (M_PI / 360.0), &half[q][0][k], &half[q][1][k]);
+    for (int q = 0; q < n; q++)
+        if ((quick[q] = quick_scale(e, v[q][FBX_S], sc[q]))) quick_turn(e, (const double (*)[3])half[q], v[q][FBX_R], rot[q]);
+    for (int q = 0; q < n; q++) {
+        if (quick[q]) quick_local(rot[q], v[q][FBX_T], sc[q], o[q]);
+        else alone_pose(e, v[q], (const double (*)[3])half[q], o[q]);
+    }
+}
+
 static inline void align(const float *prev, float *o)
 {
     if (prev[3] * o[3] + prev[4] * o[4] + prev[5] * o[5] + prev[6] * o[6] < 0)
@@ -1128,11 +1177,11 @@ static void rates(const double *t, const float *v, int j, double out[9])
  * changes. */
 static double bend(const double *t, int i, const double r1[9], const double r2[9], const double tol[3])
 {
-    double h1 = t[i] - t[i - 1], h2 = t[i + 1] - t[i], worst = 0;
+    double h1 = t[i] - t[i - 1], h2 = t[i + 1] - t[i], worst = 0, inv = 2 / (h1 + h2);
     for (int q = 0; q < 3; q++) {
         double d2 = 0;
         for (int k = 3 * q; k < 3 * q + 3; k++) {
-            double dd = 2 * (r2[k] - r1[k]) / (h1 + h2);
+            double dd = (r2[k] - r1[k]) * inv;
             d2 += dd * dd;
         }
         double x = sqrt(d2) / tol[q];
@@ -1325,14 +1374,16 @@ static mr_status bake_alone(fbx_scene *s, mr_clip *clip, int j, const double *ti
         double h = bt[i + 1] - bt[i];
         int m = pieces[i];
         while (m > 1 && too_close(0, h / m)) m--;
-        float P[10];
+        if (m < 2) continue;
+        float P[ALONE_MAX_SPLIT][10];
+        double tq[ALONE_MAX_SPLIT];
         alone_span sp;
-        if (m > 1) span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, halfs ? halfs + (size_t)i * 9 : NULL, &sp);
-        for (int q = 1; q < m; q++) {
-            double tq = bt[i] + h * q / m;
-            span_local(&ev, &sp, tq, P);
-            align(js.v + (size_t)(js.n - 1) * 10, P);
-            js_push(&js, tq, P);
+        span_prepare(&ev, bt[i] + h * 1 / m, bt[i] + h * (m - 1) / m, halfs ? halfs + (size_t)i * 9 : NULL, &sp);
+        for (int q = 1; q < m; q++) tq[q - 1] = bt[i] + h * q / m;
+        span_locals(&ev, &sp, tq, m - 1, P);
+        for (int q = 0; q < m - 1; q++) {
+            align(js.v + (size_t)(js.n - 1) * 10, P[q]);
+            js_push(&js, tq[q], P[q]);
         }
     }
     /* the quick path (alone_pose) writes T and S from the static values
