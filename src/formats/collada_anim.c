@@ -34,7 +34,9 @@
  * blendParent, visibility) are skipped and counted in one warning.
  *
  * Tracks: for every animated joint the node's transform stack is rebuilt
- * at each key time of the union of its channels and decomposed into TRS.
+ * at each key time of the union of its channels and decomposed into TRS
+ * (or, for the stacks eval_trs knows, its TRS composed directly: no
+ * matrix to decompose, and no rounding noise in a constant scale).
  * Joints whose keys are all STEP get STEP tracks. When LINEAR tracks
  * between those keys reproduce the exact curves (checked at the 1/2, then
  * 1/4 and 3/4 points of every segment), they are kept. Otherwise (Bezier,
@@ -55,6 +57,7 @@
 
 #include "anim/morph.h"
 #include "core/alloc.h"
+#include "core/quat.h"
 #include "core/path.h"
 
 #define CL_MAX_HZ 1920.0
@@ -113,6 +116,7 @@ typedef struct anim_ctx {
     morph_channel *morphs;
     long skipped;
     char skipped_example[120];
+    double conv_q[4];    /* the frame change's rotation (conv->rot) as a quaternion */
 } anim_ctx;
 
 /* ---- samplers ----------------------------------------------------------------- */
@@ -614,7 +618,19 @@ typedef struct joint_eval {
     stack_op *ops;
     int nops;
     float parent_scale;  /* largest axis scale of the parent's rest world */
+    int trs;             /* the stack's form for eval_trs (TRS_NONE: matrices only) */
+    const unsigned char *animated;  /* per element: a channel drives it (prepare_ops) */
+    struct trs_op *rops; /* TRS_STACK: the rotations in order (prepare_trs) */
+    int nrops;
+    float t0[3], s0[3];  /* TRS_STACK: the constant translations' sum, the scales' product */
 } joint_eval;
+
+/* A rotation of a TRS_STACK joint: an animated <rotate> (xf), or (xf -1)
+ * the product q of the constant ones between two animated ones. */
+typedef struct trs_op {
+    int xf;
+    double q[4];
+} trs_op;
 
 static void prepare_ops(joint_eval *je, unsigned char *animated)
 {
@@ -677,6 +693,170 @@ static void eval_local(const anim_ctx *a, joint_eval *je, double t, mat4 out)
     cl_conv_matrix(a->conv, m, out);
 }
 
+/* ---- the local as translation, rotation and scale ----
+ * Two forms of a joint's stack give its local's TRS without a matrix
+ * product and its decomposition: a whole <matrix> played as decomposed
+ * keys (matrix_trs, within a LINEAR segment or at an end), and
+ * translations, then rotations, then constant positive scales (the stack
+ * Maya and Blender write: astroBoy's joints). The frame change C M C^-1
+ * (C a rotation permuting the axes, and the unit) moves each part on its
+ * own: the translation rotated and scaled, the rotation conjugated, the
+ * scales permuted. Everything else is evaluated as matrices (eval_local). */
+enum { TRS_NONE, TRS_MATRIX, TRS_STACK };
+
+static int trs_form(const joint_eval *je)
+{
+    const cl_node *n = je->node;
+    if (n->xf_count == 1 && n->xf[0].type == CL_XF_MATRIX)
+        return je->nch == 1 && je->ch[0]->matrix_trs && je->ch[0]->s->trs ? TRS_MATRIX : TRS_NONE;
+    int stage = 0;  /* translations, rotations, scales: in that order */
+    for (int i = 0; i < n->xf_count; i++) {
+        const cl_xform *x = &n->xf[i];
+        int at = x->type == CL_XF_TRANSLATE ? 0 : x->type == CL_XF_ROTATE ? 1 : x->type == CL_XF_SCALE ? 2 : -1;
+        if (at < stage) return TRS_NONE;
+        stage = at;
+        if (at == 2 && !(x->v[0] > 0 && x->v[1] > 0 && x->v[2] > 0)) return TRS_NONE;
+    }
+    for (int c = 0; c < je->nch; c++)
+        if (n->xf[je->ch[c]->xf].type == CL_XF_SCALE) return TRS_NONE;
+    return TRS_STACK;
+}
+
+/* The rotation of a <rotate> (axis, degrees) as a quaternion: the identity
+ * for a vanishing axis, as rotation_matrix gives. */
+static void rotate_quat(const float *v, double q[4])
+{
+    double ax = v[0], ay = v[1], az = v[2], len = sqrt(ax * ax + ay * ay + az * az);
+    if (!(len > 1e-20)) {
+        q[0] = q[1] = q[2] = 0;
+        q[3] = 1;
+        return;
+    }
+    /* the half angle's sine and cosine in float, as rotation_matrix's */
+    float h = v[3] * (float)(M_PI / 360.0);
+    double s = sinf(h) / len;
+    q[0] = ax * s;
+    q[1] = ay * s;
+    q[2] = az * s;
+    q[3] = cosf(h);
+}
+
+/* A TRS_STACK joint's constant parts, once: the translations' sum, the
+ * scales' product, and each run of constant rotations as one quaternion. */
+static void prepare_trs(joint_eval *je)
+{
+    const cl_node *n = je->node;
+    double run[4] = {0, 0, 0, 1};
+    int in_run = 0;
+    je->nrops = 0;
+    for (int k = 0; k < 3; k++) {
+        je->t0[k] = 0;
+        je->s0[k] = 1;
+    }
+    for (int i = 0; i < n->xf_count; i++) {
+        const cl_xform *x = &n->xf[i];
+        if (x->type == CL_XF_TRANSLATE && !je->animated[i]) {
+            for (int k = 0; k < 3; k++) je->t0[k] += x->v[k];
+        } else if (x->type == CL_XF_SCALE) {
+            for (int k = 0; k < 3; k++) je->s0[k] *= x->v[k];
+        } else if (x->type == CL_XF_ROTATE && !je->animated[i]) {
+            double r[4];
+            rotate_quat(x->v, r);
+            mr_quat_mul_d(run, r, run);
+            in_run = 1;
+        } else if (x->type == CL_XF_ROTATE) {
+            if (in_run) {
+                je->rops[je->nrops].xf = -1;
+                memcpy(je->rops[je->nrops++].q, run, sizeof run);
+                run[0] = run[1] = run[2] = 0;
+                run[3] = 1;
+                in_run = 0;
+            }
+            je->rops[je->nrops++].xf = i;
+        }
+    }
+    if (in_run) {
+        je->rops[je->nrops].xf = -1;
+        memcpy(je->rops[je->nrops++].q, run, sizeof run);
+    }
+}
+
+/* The local at t as t[3] q[4] s[3] in the model frame (q of unit length,
+ * w >= 0 as a decomposition gives it): 1, or 0 where je's form has none
+ * (a matrix channel between keys that are not LINEAR). */
+static int eval_trs(const anim_ctx *a, joint_eval *je, double t, float o[10])
+{
+    const cl_node *n = je->node;
+    double q[4] = {0, 0, 0, 1};
+    float tr[3] = {0, 0, 0}, sc[3] = {1, 1, 1};
+    if (je->trs == TRS_MATRIX) {
+        sampler *s = je->ch[0]->s;
+        int k = find_segment(s, t);
+        const float *p0 = s->trs + (size_t)(k < 0 ? 0 : k) * 10;
+        if (k >= 0 && k < s->count - 1) {
+            if (s->interp[k] != I_LINEAR || !(key_time(s, k + 1) > key_time(s, k))) return 0;
+            /* channel_eval's interpolation of the decomposed keys */
+            double u = (t - key_time(s, k)) / (key_time(s, k + 1) - key_time(s, k));
+            const float *p1 = p0 + 10;
+            float qf[4];
+            for (int i = 0; i < 3; i++) {
+                tr[i] = (float)(p0[i] + u * (p1[i] - p0[i]));
+                sc[i] = (float)(p0[7 + i] + u * (p1[7 + i] - p0[7 + i]));
+            }
+            slerp(p0 + 3, p1 + 3, u, qf);
+            for (int i = 0; i < 4; i++) q[i] = qf[i];
+        } else {  /* before the first key or from the last on: its value */
+            for (int i = 0; i < 3; i++) {
+                tr[i] = p0[i];
+                sc[i] = p0[7 + i];
+            }
+            for (int i = 0; i < 4; i++) q[i] = p0[3 + i];
+        }
+    } else {
+        for (int c = 0; c < je->nch; c++) memcpy(je->vals[je->ch[c]->xf], n->xf[je->ch[c]->xf].v, sizeof je->vals[0]);
+        bezier_memo memo = {.valid = 0};
+        for (int c = 0; c < je->nch; c++) channel_eval(je->ch[c], t, je->vals[je->ch[c]->xf], &memo);
+        memcpy(tr, je->t0, sizeof tr);
+        memcpy(sc, je->s0, sizeof sc);
+        for (int i = 0; i < n->xf_count; i++)
+            if (je->animated[i] && n->xf[i].type == CL_XF_TRANSLATE)
+                for (int k = 0; k < 3; k++) tr[k] += je->vals[i][k];
+        for (int r = 0; r < je->nrops; r++) {
+            const trs_op *op = &je->rops[r];
+            if (op->xf < 0) {
+                mr_quat_mul_d(q, op->q, q);
+            } else {
+                double rq[4];
+                rotate_quat(je->vals[op->xf], rq);
+                mr_quat_mul_d(q, rq, q);
+            }
+        }
+    }
+    const cl_frame_conv *cv = a->conv;
+    if (!cv->identity_rot) {  /* cl_conv_matrix's C M C^-1, part by part */
+        vec3 t2;
+        glm_mat3_mulv((vec3 *)cv->rot, tr, t2);
+        float s2[3];
+        for (int i = 0; i < 3; i++)
+            s2[i] = fabsf(cv->rot[0][i]) * sc[0] + fabsf(cv->rot[1][i]) * sc[1] + fabsf(cv->rot[2][i]) * sc[2];
+        memcpy(tr, t2, sizeof tr);
+        memcpy(sc, s2, sizeof sc);
+        const double *c = a->conv_q;
+        double cc[4] = {-c[0], -c[1], -c[2], c[3]};
+        mr_quat_mul_d(c, q, q);
+        mr_quat_mul_d(q, cc, q);
+    }
+    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    double inv = len > 0 ? (q[3] < 0 ? -1 : 1) / len : 0;
+    for (int k = 0; k < 3; k++) {
+        o[k] = (float)((double)tr[k] * cv->meter);  /* cl_conv_matrix's translation */
+        o[3 + k] = (float)(q[k] * inv);
+        o[7 + k] = sc[k];
+    }
+    o[6] = len > 0 ? (float)(q[3] * inv) : 1.0f;
+    return 1;
+}
+
 /* A key: time, TRS packed as t[3] q[4] s[3], and the cubic tangents
  * (per second) arriving at and leaving the key. */
 typedef struct key {
@@ -687,15 +867,17 @@ typedef struct key {
 
 static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align, key *k)
 {
-    mat4 m;
-    eval_local(a, je, t, m);
     k->t = t;
-    vec3 tr, sc;
-    versor q;
-    mr_pose_trs_from_matrix(m, tr, q, sc);
-    memcpy(k->v, tr, 12);
-    memcpy(k->v + 3, q, 16);
-    memcpy(k->v + 7, sc, 12);
+    if (!(je->trs && eval_trs(a, je, t, k->v))) {
+        mat4 m;
+        eval_local(a, je, t, m);
+        vec3 tr, sc;
+        versor q;
+        mr_pose_trs_from_matrix(m, tr, q, sc);
+        memcpy(k->v, tr, 12);
+        memcpy(k->v + 3, q, 16);
+        memcpy(k->v + 7, sc, 12);
+    }
     if (align && k->v[3] * align->v[3] + k->v[4] * align->v[4] + k->v[5] * align->v[5] + k->v[6] * align->v[6] < 0)
         for (int i = 3; i < 7; i++) k->v[i] = -k->v[i];
     memset(k->tin, 0, sizeof k->tin);
@@ -758,7 +940,10 @@ static float segment_error(const anim_ctx *a, joint_eval *je, const key *k0, con
     float worst = 0;
     for (int i = 0; i < nfr; i++) {
         mat4 exact, approx;
-        eval_local(a, je, k0->t + (k1->t - k0->t) * fr[i], exact);
+        double t = k0->t + (k1->t - k0->t) * fr[i];
+        float v[10];
+        if (je->trs && eval_trs(a, je, t, v)) compose_packed(v, exact);
+        else eval_local(a, je, t, exact);
         interp_keys(k0, k1, fr[i], cubic, approx);
         float e = mat_error(exact, approx, size, je->parent_scale);
         if (e > worst) worst = e;
@@ -1092,9 +1277,10 @@ static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, in
     float(*vals)[16] = mr_alloc_array((size_t)maxxf, sizeof *vals);
     stack_op *ops = mr_alloc_array((size_t)maxxf, sizeof *ops);
     unsigned char *animated = mr_alloc_array((size_t)maxxf, 1);
+    trs_op *rops = mr_alloc_array((size_t)maxxf, sizeof *rops);
     key_list keys = {0};
     mr_status st = MR_OK;
-    if (!chs || !vals || !ops || !animated) st = cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    if (!chs || !vals || !ops || !animated || !rops) st = cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     double last = 0;
     int any_joint = 0;
     double rate_step = -1;
@@ -1122,7 +1308,7 @@ static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, in
                 else if (fabs(dt - rate_step) > 1e-4 * rate_step) uniform = 0;
             }
         }
-        joint_eval je = {n, chs, nch, vals, ops, 0, a->conv->scale};
+        joint_eval je = {n, chs, nch, vals, ops, 0, a->conv->scale, TRS_NONE, NULL, NULL, 0, {0, 0, 0}, {1, 1, 1}};
         if (n->parent >= 0) {
             const cl_node *p = &s->nodes[n->parent];
             float ps = 0;
@@ -1130,6 +1316,10 @@ static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, in
             je.parent_scale = ps * a->conv->scale;
         }
         prepare_ops(&je, animated);
+        je.animated = animated;
+        je.rops = rops;
+        je.trs = trs_form(&je);
+        if (je.trs == TRS_STACK) prepare_trs(&je);
         int mode;
         if ((st = joint_keys(a, &je, size, &keys, &mode)) != MR_OK) break;
         int j = n->joint;
@@ -1143,6 +1333,7 @@ static mr_status build_clip(anim_ctx *a, const char *name, cl_el *const *set, in
     free(vals);
     free(ops);
     free(animated);
+    free(rops);
     if (st == MR_OK) st = morph_tracks(a, set, nset, model, clip, &last);
     if (st == MR_OK && !any_joint && !clip->morph) {
         mr_clip_destroy(clip);
@@ -1323,6 +1514,10 @@ mr_status cl_anim_read(cl_doc *d, const cl_scene *s, const cl_frame_conv *conv, 
     a.s = s;
     a.conv = conv;
     a.tol = (float)(CL_TOLERANCE * size);
+    double rows[3][3];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) rows[r][c] = conv->rot[c][r];
+    mr_quat_from_rows_d(rows, a.conv_q);
     mr_status st = MR_OK;
     for (cl_el *lib = cl_child(d->root, "library_animations"); lib && st == MR_OK;
          lib = cl_next(lib, "library_animations"))
