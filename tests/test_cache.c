@@ -392,6 +392,7 @@ static cached_model cached_model_open(const char *path)
     if (!mr_file_exists(path)) return c;
     no_cache();
     c.ref = load(path, NULL);
+    for (int i = 0; c.ref && i < c.ref->clip_count; i++) mr_clip_settle(c.ref->clips[i]);  /* its budgets and packs */
     use_cache();
     mr_model_destroy(load(path, NULL));
     c.file = mr_cache_file(path, NULL, 0);

@@ -5,7 +5,8 @@
  * whether the worker was done or not, models freed with packs pending, keys
  * given up and read back bit for bit, a changed file refused, the cache
  * holding packs without keys, a load's packs counted as load work
- * (core/load_work.h) wherever they settle. Real takes: CMU 01_01 of
+ * (core/load_work.h) wherever they settle, the model's budget left to the
+ * first pack's build and shared by a load's clips. Real takes: CMU 01_01 of
  * assimp-testmodels (copied into a private folder), snoutx10k from the
  * shared models. */
 #define _GNU_SOURCE
@@ -18,6 +19,7 @@
 #include "test.h"
 #include "anim/clip_pack.h"
 #include "anim/clip_runtime.h"
+#include "anim/axes.h"
 #include "anim/clip_worker.h"
 #include "core/file.h"
 #include "core/load_work.h"
@@ -407,6 +409,62 @@ TEST(clip_worker_a_loads_packs_are_load_work_wherever_they_settle)
     mr_model_destroy(o);
 }
 
+/* Whether clip's budgets are those of ref's, bit for bit. */
+static int same_budget(const mr_clip *clip, const mr_clip *ref)
+{
+    const mr_clip_runtime *a = clip->runtime, *b = ref->runtime;
+    size_t n = (size_t)clip->joint_count * sizeof(float);
+    return a && b && !a->budget_src && !b->budget_src && a->max_angle && b->max_angle && a->max_move && b->max_move &&
+           a->point_reach && b->point_reach && !memcmp(a->max_angle, b->max_angle, n) &&
+           !memcmp(a->max_move, b->max_move, n) && !memcmp(a->point_reach, b->point_reach, n);
+}
+
+/* A load leaves its model's budget (the skinned points' reach of every
+ * joint: a quarter of a small glTF's load) to the first pack's build, one
+ * computation shared by the load's clips; a settle gives each clip the
+ * budget a clip added outside a load gets at once, bit for bit; a model
+ * converted before any pack is built gives its clips the same budgets as
+ * one converted after (the conversion takes them first, then scales them
+ * with the keys). */
+TEST(clip_worker_a_loads_budget_is_left_to_the_build_and_is_the_models)
+{
+    const char *anims[2] = {SNOUT "forward.md5anim", SNOUT "pain.md5anim"};
+    mr_model *m[3] = {0};
+    mr_error err = {0};
+    for (int i = 0; i < 3; i++) CHECK(mr_load_model(SNOUT "snoutx10k.md5mesh", anims, 2, &m[i], &err) == MR_OK);
+    if (!m[0] || !m[1] || !m[2]) goto done;
+    CHECK(m[0]->clip_count == 2);
+    for (int c = 0; c < m[0]->clip_count; c++) {
+        const mr_clip_runtime *rt = m[0]->clips[c]->runtime;
+        CHECK_MSG(rt && rt->budget_src && !rt->max_angle && !rt->max_move && !rt->point_reach,
+                  "clip %d: the budget is computed inside the load", c);
+        CHECK(rt && rt->budget_src == m[0]->clips[0]->runtime->budget_src);
+    }
+    /* the reference: the same clips added outside a load, to a copy */
+    mr_model *copy = NULL;
+    CHECK(mr_model_copy(m[0], (const mr_clip *const *)m[0]->clips, m[0]->clip_count, &copy) == MR_OK);
+    for (int c = 0; copy && c < copy->clip_count; c++)
+        CHECK_MSG(copy->clips[c]->runtime && !copy->clips[c]->runtime->budget_src && copy->clips[c]->runtime->max_angle,
+                  "clip %d of the copy: no budget at once", c);
+    for (int c = 0; copy && c < m[0]->clip_count; c++) {
+        mr_clip_settle(m[0]->clips[c]);
+        CHECK_MSG(same_budget(m[0]->clips[c], copy->clips[c]), "clip %d: the settled budget is not the model's", c);
+    }
+    /* converted with the budget pending, and after it was settled */
+    mr_axes to = {MR_UP_Z, 1.0f};
+    for (int c = 0; c < m[2]->clip_count; c++) mr_clip_settle(m[2]->clips[c]);
+    CHECK(mr_axes_convert_model(m[1], to, &err) == MR_OK && mr_axes_convert_model(m[2], to, &err) == MR_OK);
+    for (int c = 0; c < m[1]->clip_count; c++) {
+        mr_clip_settle(m[1]->clips[c]);
+        mr_clip_settle(m[2]->clips[c]);
+        CHECK_MSG(same_budget(m[1]->clips[c], m[2]->clips[c]), "clip %d: converted before its budget, another budget", c);
+        CHECK_MSG(!same_budget(m[1]->clips[c], m[0]->clips[c]), "clip %d: the conversion left the budget unscaled", c);
+    }
+    mr_model_destroy(copy);
+done:
+    for (int i = 0; i < 3; i++) mr_model_destroy(m[i]);
+}
+
 int main(void)
 {
     mr_cache_configure(&(mr_cache_config){.mode = MR_CACHE_OFF});
@@ -430,6 +488,7 @@ int main(void)
     RUN(clip_worker_a_full_queue_drains_under_a_hold);
     RUN(clip_worker_a_forked_child_settles_the_packs_it_inherited);
     RUN(clip_worker_a_loads_packs_are_load_work_wherever_they_settle);
+    RUN(clip_worker_a_loads_budget_is_left_to_the_build_and_is_the_models);
     mr_cache_configure(NULL);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

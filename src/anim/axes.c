@@ -90,6 +90,12 @@ mr_status mr_axes_convert_model(mr_model *m, mr_axes to, mr_error *err)
     float fs;
     mr_axes_conversion(m->axes, to, r, &fs);
     double s = conversion_scale(m->axes, to);
+    /* no pack is built while the model changes, and each clip's budget is
+     * the model's as it was (then scaled below with its keys) */
+    for (int c = 0; c < m->clip_count; c++) {
+        mr_clip_cancel(m->clips[c]);
+        mr_clip_adopt_budget(m->clips[c]);
+    }
     mr_skeleton *sk = &m->skeleton;
     for (int j = 0; j < sk->joint_count; j++) {
         map3(r, s, sk->rest_t[j]);

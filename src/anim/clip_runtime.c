@@ -76,6 +76,7 @@ void mr_clip_runtime_destroy(mr_clip_runtime *rt)
 {
     if (!rt) return;
     clear_built(rt);
+    if (rt->budget_src) rt->budget_src->release(rt->budget_src);
     release(rt, rt->max_angle);
     release(rt, rt->max_move);
     release(rt, rt->point_reach);
@@ -337,6 +338,31 @@ mr_status mr_clip_set_point_reach(mr_clip *clip, const float *point_reach)
     return set_setting(clip, offsetof(mr_clip_runtime, point_reach), point_reach, 1);
 }
 
+mr_status mr_clip_set_budget_src(mr_clip *clip, mr_clip_budget_src *src)
+{
+    mr_clip_runtime *rt = mr_clip_runtime_of(clip);
+    if (!rt) return MR_ERR_NO_MEMORY;
+    if (src) src->retain(src);
+    if (rt->budget_src) rt->budget_src->release(rt->budget_src);
+    rt->budget_src = src;
+    return MR_OK;
+}
+
+void mr_clip_adopt_budget(mr_clip *clip)
+{
+    mr_clip_runtime *rt = clip ? clip->runtime : NULL;
+    if (!rt || !rt->budget_src) return;
+    mr_clip_cancel(clip);   /* a build borrows the source: none outlives this reference */
+    mr_clip_budget_src *src = rt->budget_src;
+    const mr_clip_budget *b = src->resolve(src);
+    /* without memory a budget stays the default: the clip still samples */
+    if (b && b->max_angle) mr_clip_set_max_angle(clip, b->max_angle);
+    if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);
+    if (b && b->point_reach) mr_clip_set_point_reach(clip, b->point_reach);
+    rt->budget_src = NULL;
+    src->release(src);
+}
+
 mr_status mr_clip_set_rest(mr_clip *clip, const mr_skeleton *sk)
 {
     if (!clip) return MR_ERR_INVALID_ARGUMENT;
@@ -411,6 +437,7 @@ static void finish_unpacked(const mr_clip *clip, mr_clip_runtime *rt, const mr_t
 
 void mr_clip_finish(mr_clip *clip)
 {
+    mr_clip_adopt_budget(clip);
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     if (rt) clear_built(rt);
     for (int j = 0; j < clip->joint_count; j++) {
@@ -443,6 +470,14 @@ void mr_clip_finish(mr_clip *clip)
 
 mr_clip_pack *mr_clip_runtime_build_pack(const mr_clip *clip, mr_clip_runtime *rt)
 {
+    if (rt->budget_src) {  /* a build's own runtime: the budgets borrowed from the source */
+        const mr_clip_budget *b = rt->budget_src->resolve(rt->budget_src);
+        if (b) {
+            rt->max_angle = (float *)b->max_angle;
+            rt->max_move = (float *)b->max_move;
+            rt->point_reach = (float *)b->point_reach;
+        }
+    }
     /* packed at the proven budgets, then where its measured error leaves room */
     mr_clip_pack *pack = refine_tracks(clip, rt) == 0 ? mr_clip_measure_build(clip, rt) : NULL;
     int added = rt->keys_added;
@@ -485,13 +520,17 @@ void mr_clip_hold_packs(void) { mr_clip_job_hold(); }
 
 void mr_clip_release_packs(void) { mr_clip_job_release(); }
 
+int mr_clip_packs_held(void) { return mr_clip_job_held(); }
+
 void mr_clip_settle(const mr_clip *clip)
 {
     mr_clip_runtime *rt = clip ? clip->runtime : NULL;
+    if (rt && !rt->job) mr_clip_adopt_budget((mr_clip *)clip);   /* a clip that never packed, or was cancelled */
     if (!rt || !rt->job) return;
     int added = 0;
     mr_clip_pack *pack = mr_clip_job_wait(rt->job, &added);
     rt->job = NULL;
+    mr_clip_adopt_budget((mr_clip *)clip);   /* what the build took (computed there) */
     if (pack) {
         /* the pack samples without the keys: given up first, then the pack
          * moves into this thread's heap, where they were (the worker's heap

@@ -97,6 +97,22 @@
  * to every joint's reach, so the bound covers them. */
 #define MR_CLIP_POINT_DISTANCE (0.1 / 1.8)
 
+/* A budget computed on first need: mr_model_add_clip gives a clip its
+ * model's budgets this way, so that computing them (the skinned points'
+ * reach of every joint) happens where the pack is built, off the load's
+ * path. resolve computes them once (thread-safe: the first result is
+ * kept) and returns them (NULL: none, the defaults apply); retain and
+ * release count the references (each runtime holding one keeps one). */
+typedef struct mr_clip_budget {
+    const float *max_angle, *max_move, *point_reach;  /* joint_count each, or NULL */
+} mr_clip_budget;
+typedef struct mr_clip_budget_src mr_clip_budget_src;
+struct mr_clip_budget_src {
+    const mr_clip_budget *(*resolve)(mr_clip_budget_src *src);
+    void (*retain)(mr_clip_budget_src *src);
+    void (*release)(mr_clip_budget_src *src);
+};
+
 typedef struct mr_clip_runtime {
     int joint_count;     /* the source clip's */
     /* Settings: read by the builder, kept across rebuilds. */
@@ -107,6 +123,9 @@ typedef struct mr_clip_runtime {
                          /* (a vertex skinned to it, a virtual point), which the measured budget */
                          /* uses (clip_measure.h), or NULL: the reach of the budgets */
     float thin_tolerance;  /* 0: no thinning, else a fraction of the model size (clip_optimize.h) */
+    mr_clip_budget_src *budget_src;  /* budgets not yet taken (one reference; a build's own */
+                         /* runtime borrows it): max_angle, max_move and point_reach come */
+                         /* from it when the pack is built (mr_clip_adopt_budget) */
     float *rest;         /* joint_count * 10 floats (t xyz, r xyzw, s xyz): the skeleton's rest */
                          /* pose, or NULL; the packed clip leaves out tracks that hold it */
     int *parents;        /* joint_count: the skeleton's parents, with rest (the measured */
@@ -178,6 +197,9 @@ void mr_clip_finish_later(mr_clip *clip);
  * Holds nest; every hold is released by its caller. */
 void mr_clip_hold_packs(void);
 void mr_clip_release_packs(void);
+/* 1 while a hold is under way (a load's read): mr_model_add_clip then
+ * leaves the model's budget to the pack's build (model.h). */
+int mr_clip_packs_held(void);
 
 /* Waits for the clip's pending pack (building it on this thread when no
  * worker has started it) and installs it; nothing when none is pending.
@@ -218,6 +240,18 @@ mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
 /* Sets each joint's point reach (mr_clip_runtime.point_reach; NULL: none);
  * MR_ERR_INVALID_ARGUMENT for a value below 0 or NaN. */
 mr_status mr_clip_set_point_reach(mr_clip *clip, const float *point_reach);
+
+/* Gives the clip's runtime the budgets of src (one reference taken),
+ * computed when they are first needed; replaces one given before. NULL
+ * without a runtime (no memory: MR_ERR_NO_MEMORY). */
+mr_status mr_clip_set_budget_src(mr_clip *clip, mr_clip_budget_src *src);
+
+/* Takes the budgets of the runtime's budget_src into max_angle, max_move
+ * and point_reach (computing them here when nothing has yet) and drops
+ * it, cancelling a pending build first (it borrows the source): what
+ * mr_clip_finish does first, mr_clip_settle once its build is done, and
+ * code that changes the clip's model (anim/axes.c) before. */
+void mr_clip_adopt_budget(mr_clip *clip);
 
 /* Gives the runtime sk's rest pose and parents (copied; NULL removes
  * them; no parents where a joint of sk undoes its parent's scale,

@@ -153,6 +153,7 @@ static void after_fork_child(void)
     fresh.max_angle = job->priv.max_angle;
     fresh.max_move = job->priv.max_move;
     fresh.point_reach = job->priv.point_reach;
+    fresh.budget_src = job->priv.budget_src;
     fresh.thin_tolerance = job->priv.thin_tolerance;
     fresh.rest = job->priv.rest;
     fresh.parents = job->priv.parents;
@@ -177,6 +178,7 @@ mr_clip_job *mr_clip_job_submit(const mr_clip *clip, const mr_clip_runtime *rt, 
     job->priv.max_angle = rt->max_angle;
     job->priv.max_move = rt->max_move;
     job->priv.point_reach = rt->point_reach;
+    job->priv.budget_src = rt->budget_src;   /* borrowed, as the settings: the owner waits or cancels first */
     job->priv.thin_tolerance = rt->thin_tolerance;
     job->priv.rest = rt->rest;
     job->priv.parents = rt->parents;
@@ -259,6 +261,14 @@ void mr_clip_job_release(void)
     if (held > 0) held--;
     if (may_take()) pthread_cond_signal(&work);
     pthread_mutex_unlock(&lock);
+}
+
+int mr_clip_job_held(void)
+{
+    pthread_mutex_lock(&lock);
+    int h = held > 0;
+    pthread_mutex_unlock(&lock);
+    return h;
 }
 
 long mr_clip_job_started(void)

@@ -40,6 +40,8 @@ void mr_clip_job_cancel(mr_clip_job *job);
  * starts with none. mr_clip_hold_packs (clip_runtime.h) is the public name. */
 void mr_clip_job_hold(void);
 void mr_clip_job_release(void);
+/* 1 while a hold is under way (mr_clip_packs_held, clip_runtime.h). */
+int mr_clip_job_held(void);
 
 /* How many builds the worker thread has started in this process (a
  * waiter's own builds not counted): what a test reads. */

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,13 @@
 #endif
 
 #include "anim/clip_optimize.h"
+#include "anim/clip_runtime.h"
 #include "anim/vrm.h"
 #include "anim/morph.h"
 #include "core/alloc.h"
 #include "core/str.h"
 
-static void budget_free(struct mr_model_budget *b);
+static void budget_detach(mr_model *m);
 
 mr_status mr_model_create(const char *path, const char *format, mr_model **out)
 {
@@ -113,6 +115,9 @@ size_t mr_model_bytes(const mr_model *m)
 void mr_model_destroy(mr_model *m)
 {
     if (!m) return;
+    /* no build of a pack reads the model (its budget: mr_model_add_clip) from here on */
+    for (int i = 0; i < m->clip_count; i++) mr_clip_cancel(m->clips[i]);
+    budget_detach(m);
     if (m->cache_block) unborrow_all(m);
     mr_skeleton_deinit(&m->skeleton);
     for (int i = 0; i < m->mesh_count; i++) mr_mesh_deinit(&m->meshes[i]);
@@ -126,7 +131,6 @@ void mr_model_destroy(mr_model *m)
     free(m->path);
     free(m->format);
     free(m->cache_block);
-    budget_free(m->budget);
     free(m);
 }
 
@@ -478,23 +482,6 @@ done:
     return out;
 }
 
-/* The budget of the model as it was when computed: max_angle, max_move and
- * point_reach (NULL without memory) of joint_count values each, and a hash
- * of every input of model_max_angle (skeleton, vertex positions, joints, weights). */
-struct mr_model_budget {
-    uint64_t inputs;
-    float *max_angle, *max_move, *point_reach;
-};
-
-static void budget_free(struct mr_model_budget *b)
-{
-    if (!b) return;
-    free(b->max_angle);
-    free(b->max_move);
-    free(b->point_reach);
-    free(b);
-}
-
 /* Four independent lanes, each folding 16 bytes into one 64x64->128-bit
  * product (its halves xored): a few cycles per vertex, far less than the
  * budget it guards. */
@@ -571,24 +558,100 @@ static uint64_t budget_inputs(const mr_model *m)
     return h;
 }
 
-/* The model's budget (model_max_angle), reused while its inputs hash the
- * same; NULL when it has none (no size, no memory). */
-static const struct mr_model_budget *model_budget(mr_model *m)
+/* ---- the model's pack budget, computed on first need ----
+ * mr_model_add_clip gives each clip the model's budget as a source
+ * (clip_runtime.h: mr_clip_budget_src) that computes model_max_angle when
+ * it is first resolved: by the clip worker building the first pack, off
+ * the load's path (the skinned points' reach of every joint was 25% of
+ * TM.glb's load), or by a settle or mr_clip_finish here. Resolving reads
+ * the model then: what changes the model's skeleton or meshes takes its
+ * clips' budgets first (mr_clip_adopt_budget: anim/axes.c), and
+ * mr_model_destroy cancels its clips' builds and detaches the model first.
+ * Only a load's read defers it (packs held: mr_clip_hold_packs); a clip
+ * added otherwise takes it at once, from the model as it is. A computed
+ * budget is reused for further clips while the skeleton and meshes hash
+ * the same as when it was computed; until then every clip added shares it
+ * (the clips of one load). */
+typedef struct budget_result {
+    uint64_t inputs;     /* budget_inputs when computed */
+    float *max_angle, *max_move, *point_reach;
+    mr_clip_budget view;
+} budget_result;
+
+struct mr_model_budget {
+    mr_clip_budget_src src;          /* first member: the handle clips hold */
+    _Atomic int refs;                /* the model's, and each clip runtime's */
+    _Atomic(const mr_model *) model; /* NULL once the model is gone: no budget */
+    _Atomic(budget_result *) result; /* set once, by the first resolve to finish */
+};
+
+static void result_free(budget_result *r)
 {
-    uint64_t h = budget_inputs(m);
-    if (m->budget && m->budget->inputs == h) return m->budget;
-    budget_free(m->budget);
-    m->budget = NULL;
-    float *move = NULL, *reach = NULL, *angle = model_max_angle(m, &move, &reach);
-    struct mr_model_budget *b = angle ? malloc(sizeof *b) : NULL;
-    if (!b) {
-        free(angle);
-        free(move);
-        free(reach);
-        return NULL;
+    if (!r) return;
+    free(r->max_angle);
+    free(r->max_move);
+    free(r->point_reach);
+    free(r);
+}
+
+static const mr_clip_budget *budget_resolve(mr_clip_budget_src *src)
+{
+    struct mr_model_budget *b = (struct mr_model_budget *)src;
+    budget_result *r = atomic_load(&b->result);
+    if (r) return &r->view;
+    const mr_model *m = atomic_load(&b->model);
+    if (!m || !(r = calloc(1, sizeof *r))) return NULL;
+    r->inputs = budget_inputs(m);
+    r->max_angle = model_max_angle(m, &r->max_move, &r->point_reach);  /* NULL: none (no size, or no memory) */
+    r->view = (mr_clip_budget){r->max_angle, r->max_move, r->point_reach};
+    budget_result *first = NULL;  /* a build on another thread may have finished first: its result stays */
+    if (!atomic_compare_exchange_strong(&b->result, &first, r)) {
+        result_free(r);
+        r = first;
     }
-    *b = (struct mr_model_budget){h, angle, move, reach};
+    return &r->view;
+}
+
+static void budget_retain(mr_clip_budget_src *src)
+{
+    atomic_fetch_add(&((struct mr_model_budget *)src)->refs, 1);
+}
+
+static void budget_release(mr_clip_budget_src *src)
+{
+    struct mr_model_budget *b = (struct mr_model_budget *)src;
+    if (atomic_fetch_sub(&b->refs, 1) != 1) return;
+    result_free(atomic_load(&b->result));
+    free(b);
+}
+
+/* The model's budget for a clip added now: the one it has unless that was
+ * computed for other inputs, else a new one; NULL without memory. */
+static struct mr_model_budget *model_budget(mr_model *m)
+{
+    struct mr_model_budget *b = m->budget;
+    const budget_result *r = b ? atomic_load(&b->result) : NULL;
+    if (b && r && r->inputs != budget_inputs(m)) {  /* the model changed since: its clips keep theirs */
+        budget_detach(m);
+        b = NULL;
+    }
+    if (b) return b;
+    if (!(b = calloc(1, sizeof *b))) return NULL;
+    b->src = (mr_clip_budget_src){budget_resolve, budget_retain, budget_release};
+    atomic_init(&b->refs, 1);
+    atomic_init(&b->model, m);
+    atomic_init(&b->result, NULL);
     return m->budget = b;
+}
+
+/* The model lets go of its budget: a clip still holding it resolves to
+ * what was computed, or to none. */
+static void budget_detach(mr_model *m)
+{
+    if (!m->budget) return;
+    atomic_store(&m->budget->model, NULL);
+    budget_release(&m->budget->src);
+    m->budget = NULL;
 }
 
 mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
@@ -605,11 +668,12 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
             free(alt);
         }
     }
-    if (clip->joint_count == m->skeleton.joint_count && !(clip->runtime && clip->runtime->max_angle)) {
-        const struct mr_model_budget *b = model_budget(m);
-        if (b) mr_clip_set_max_angle(clip, b->max_angle);
-        if (b && b->max_move) mr_clip_set_max_move(clip, b->max_move);
-        if (b && b->point_reach) mr_clip_set_point_reach(clip, b->point_reach);
+    if (clip->joint_count == m->skeleton.joint_count &&
+        !(clip->runtime && (clip->runtime->max_angle || clip->runtime->budget_src))) {
+        struct mr_model_budget *b = model_budget(m);
+        if (b) mr_clip_set_budget_src(clip, &b->src);  /* without memory: the default budget */
+        /* outside a load's read, taken now, from the model as it is */
+        if (!mr_clip_packs_held()) mr_clip_adopt_budget(clip);
         mr_clip_set_rest(clip, &m->skeleton);   /* without memory: no track is left out */
     }
     /* Packed by default at MR_CLIP_FIDELITY, off the load's path

@@ -35,8 +35,8 @@ typedef struct mr_model {
      * image last and never frees a pointer inside it. */
     void *cache_block;
     size_t cache_block_size;
-    /* mr_model_add_clip's last slerp budget and a hash of what it was
-     * computed from (model.c), or NULL; private to model.c. */
+    /* The budget mr_model_add_clip gives clips, computed on first need
+     * (model.c), or NULL; private to model.c. */
     struct mr_model_budget *budget;
     /* A VRM avatar's humanoid map, expressions, springs and kept extensions
      * (anim/vrm.h), or NULL; owned. */
@@ -71,7 +71,11 @@ size_t mr_model_bytes(const mr_model *model);
  * nothing: names are made unique by appending "#2", "#3". A clip without a
  * budget gets the model's slerp error budget (clip.h, "Slerp fidelity"),
  * computed once and reused for further clips while the skeleton and meshes
- * hash the same (a 64-bit hash of everything the budget reads). */
+ * hash the same (a 64-bit hash of everything the budget reads). During a
+ * load's read (mr_clip_hold_packs) it is left to the first pack's build,
+ * off the load's path, and shared by the load's clips; code that changes
+ * the skeleton or meshes of a model whose clips may still wait for it
+ * calls mr_clip_adopt_budget on them first (clip_runtime.h). */
 mr_status mr_model_add_clip(mr_model *model, mr_clip *clip);
 mr_clip *mr_model_find_clip(const mr_model *model, const char *name);
 
