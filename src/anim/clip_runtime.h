@@ -58,7 +58,8 @@
  *     interval to refine.
  * The budget: a rotation error of e radians at joint j moves a point at
  * distance L from it by at most e * L, and the errors of a chain add up.
- * mr_model_add_clip sets max_angle[j] = B / S_j, with B half of
+ * mr_model_add_clip gives max_angle[j] = B / S_j (at once, or through
+ * budget_src when the pack is built: below), with B half of
  * MR_CLIP_FIDELITY times the model size (bounding-box diagonal) and S_j the
  * largest sum, along a root-to-leaf chain through j, of each joint's reach
  * (the farthest bind- or rest-pose vertex or joint that it moves, plus
@@ -233,7 +234,7 @@ void mr_clip_runtime_destroy(mr_clip_runtime *rt);
 mr_status mr_clip_set_max_angle(mr_clip *clip, const float *max_angle);
 
 /* Sets the per-joint translation budget at MR_CLIP_FIDELITY in model units
- * (joint_count values >= 0, copied; mr_model_add_clip sets it), or removes
+ * (joint_count values >= 0, copied; mr_model_add_clip gives it), or removes
  * it with NULL. Takes effect at the next mr_clip_finish.
  * MR_ERR_INVALID_ARGUMENT for a negative or NaN value, MR_ERR_NO_MEMORY. */
 mr_status mr_clip_set_max_move(mr_clip *clip, const float *max_move);
