@@ -470,7 +470,7 @@ void mr_clip_finish(mr_clip *clip)
 
 mr_clip_pack *mr_clip_runtime_build_pack(const mr_clip *clip, mr_clip_runtime *rt)
 {
-    if (rt->budget_src) {  /* a build's own runtime: the budgets borrowed from the source */
+    if (rt->budget_src && rt->cancel) {  /* a build's own runtime (mr_clip_finish took them first): borrowed */
         const mr_clip_budget *b = rt->budget_src->resolve(rt->budget_src);
         if (b) {
             rt->max_angle = (float *)b->max_angle;

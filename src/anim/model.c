@@ -668,6 +668,11 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
             free(alt);
         }
     }
+    /* room first: a clip given the model's budget is one of its clips (mr_model_destroy
+     * cancels their builds before the budget's model goes) */
+    mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);
+    if (!grown) return MR_ERR_NO_MEMORY;
+    m->clips = grown;
     if (clip->joint_count == m->skeleton.joint_count &&
         !(clip->runtime && (clip->runtime->max_angle || clip->runtime->budget_src))) {
         struct mr_model_budget *b = model_budget(m);
@@ -681,9 +686,6 @@ mr_status mr_model_add_clip(mr_model *m, mr_clip *clip)
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
     if (rt && !(rt->thin_tolerance > 0)) rt->thin_tolerance = MR_CLIP_FIDELITY;
     mr_clip_finish_later(clip);
-    mr_clip **grown = realloc(m->clips, (size_t)(m->clip_count + 1) * sizeof *grown);
-    if (!grown) return MR_ERR_NO_MEMORY;
-    m->clips = grown;
     m->clips[m->clip_count++] = clip;
     return MR_OK;
 }
