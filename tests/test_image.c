@@ -102,6 +102,14 @@ TEST(png_that_inflates_past_its_image_is_refused)
     CHECK(mr_image_info(bomb, len, "bomb.png", NULL, NULL, NULL, &err) == MR_ERR_LIMIT);
     CHECK_STR_CONTAINS(err.msg, "bomb.png: its PNG data inflates to more than");
     CHECK(len < ((size_t)1 << 20));
+    /* The renderer reads only the header before it decodes (one inflation,
+     * not two): the bomb passes there and the decoder refuses it. */
+    int w = 0, h = 0;
+    err = (mr_error){0};
+    CHECK(mr_image_header(bomb, len, "bomb.png", &w, &h, NULL, &err) == MR_OK && w == 4 && h == 4);
+    unsigned char *px = (unsigned char *)&w;
+    CHECK(mr_image_decode(bomb, len, "bomb.png", &px, &w, &h, NULL, &err) == MR_ERR_LIMIT && px == NULL);
+    CHECK_STR_CONTAINS(err.msg, "bomb.png: its PNG data inflates to more than");
     free(bomb);
 }
 

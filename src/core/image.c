@@ -496,6 +496,12 @@ mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name
     return MR_OK;
 }
 
+mr_status mr_image_header(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
+                          mr_error *err)
+{
+    return check_header(bytes, len, name, w, h, comp, err);
+}
+
 mr_status mr_image_decode(const unsigned char *bytes, size_t len, const char *name, unsigned char **out, int *w,
                           int *h, int *comp, mr_error *err)
 {

@@ -30,6 +30,14 @@
 mr_status mr_image_info(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
                         mr_error *err);
 
+/* mr_image_info without the PNG's inflation: the header's format, size
+ * and limits (and a JPEG's tables and scans), all that mr_image_decode
+ * checks before it decodes. For a caller that needs the size before it
+ * decodes (mr_image_decode bounds a PNG's inflation itself); a PNG whose
+ * data is a bomb passes here and is refused by mr_image_decode. */
+mr_status mr_image_header(const unsigned char *bytes, size_t len, const char *name, int *w, int *h, int *comp,
+                          mr_error *err);
+
 /* Decodes bytes to RGBA8 (rows top first) after mr_image_info's checks:
  * *out (free with mr_image_free) holds w * h * 4 bytes; *comp gets the
  * file's channel count. On failure *out is NULL and err says why. */

@@ -14,6 +14,7 @@
 #include "core/image.h"
 #include "core/str.h"
 #include "gfx/internal.h"
+#include "gfx/mipmap.h"
 
 static GLuint make_texture(const uint8_t *rgba, int w, int h, int mipmaps)
 {
@@ -27,7 +28,24 @@ static GLuint make_texture(const uint8_t *rgba, int w, int h, int mipmaps)
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mipmaps ? GL_LINEAR : GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER,
                     mipmaps ? GL_LINEAR_MIPMAP_LINEAR : GL_NEAREST);
-    if (mipmaps) glGenerateMipmap(GL_TEXTURE_2D);
+    if (mipmaps) {
+        /* The levels made here (gfx/mipmap.h); GL's own when there is no
+         * memory for them. */
+        uint8_t *chain = malloc(mr_mip_chain_bytes(w, h) + 1);
+        if (chain) {
+            mr_mip_chain(rgba, w, h, chain);
+            const uint8_t *level = chain;
+            for (int l = 1; w > 1 || h > 1; l++) {
+                w = mr_mip_side(w);
+                h = mr_mip_side(h);
+                glTexImage2D(GL_TEXTURE_2D, l, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, level);
+                level += (size_t)w * (size_t)h * 4;
+            }
+            free(chain);
+        } else {
+            glGenerateMipmap(GL_TEXTURE_2D);
+        }
+    }
     glBindTexture(GL_TEXTURE_2D, 0);
     return tex;
 }
@@ -90,13 +108,14 @@ GLuint gfx_texture_get(mr_renderer *r, const char *dir, const char *path, const 
     uint8_t *img = NULL;
     /* The file through core/file (a regular file inside the model's
      * folder), then the header: a file claiming a giant image, or a JPEG of
-     * thousands of scans, is refused before anything is decoded. */
+     * thousands of scans, is refused before anything is decoded (a PNG's
+     * data is inflated once, by the decoder, which stops a bomb itself). */
     mr_error err = {0};
     char *file = bytes ? NULL : mr_file_read_inside(dir, path, &len, &err);
     const unsigned char *data = bytes ? bytes : (const unsigned char *)file;
     if (!data)
         gfx_warn(r, "texture '%s' cannot be read (%s); drawing a checker instead", path, err.msg);
-    else if (mr_image_info(data, len, path, &w, &h, &comp, &err) == MR_OK && (w > max_size || h > max_size))
+    else if (mr_image_header(data, len, path, &w, &h, &comp, &err) == MR_OK && (w > max_size || h > max_size))
         gfx_warn(r, "texture '%s' is %dx%d, larger than this GL allows (%d); drawing a checker "
                  "instead", path, w, h, max_size);
     else if (err.status == MR_OK && (size_t)w * (size_t)h > texture_budget(r) - r->texture_pixels)
