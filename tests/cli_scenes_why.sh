@@ -151,6 +151,16 @@ run $MARROW test "$F" --retries 2 --fail-flaky --out "$TMP/fo"
 [ "$RC" -eq 1 ] && printf '%s' "$OUT" | grep -q '^\[1/1\] once \.\.\. FLAKY' && printf '%s' "$OUT" | grep -q '^0 passed, 1 failed$' \
     && grep -q '<failure message="once frame 0: flaky' "$TMP/fo/junit.xml" \
     && pass "--fail-flaky: the flaky shot fails the run" || fail "--fail-flaky" "exit $RC" "$OUT"
+# --jobs 2: the worker that ran the quick scene ends once nothing is left to
+# hand out; the flaky scene's retry still runs (on the other worker, or a new one).
+printf 'scene = {size = {160, 120}, shots = {0}}\n' >"$F/a_quick.lua"
+run $MARROW test --update "$F/a_quick.lua" --out "$TMP/fo"
+echo 0 >"$MARROW_TEST_COUNTER"
+run $MARROW test "$F" --jobs 2 --retries 2 --out "$TMP/fo"
+[ "$RC" -eq 0 ] && printf '%s' "$OUT" | grep -q '^\[2/2\] once \.\.\. flaky (.*2 attempts)' \
+    && printf '%s' "$OUT" | grep -q '^2 passed, 0 failed$' && [ "$(cat "$MARROW_TEST_COUNTER")" = 2 ] \
+    && pass "--jobs 2 --retries 2: the retry runs after the idle worker has ended" || fail "jobs 2 retry" "exit $RC" "$OUT"
+rm -rf "$F/a_quick.lua" "$F/a_quick.golden"
 mkdir -p "$TMP/fo2/always"; echo -100 >"$TMP/fo2/always/counter"
 sed 's/if n == 0 then/if n < 0 then/' "$F/once.lua" >"$F/always.lua"; cp -r "$F/once.golden" "$F/always.golden"
 run $MARROW test "$F/always.lua" --retries 2 --out "$TMP/fo2"

@@ -362,9 +362,15 @@ static void result_path(const test_opts *o, const mr_scene_result *r, char *out,
  * pipe, answering each with the index on its done pipe. */
 typedef struct worker {
     pid_t pid;               /* 0: none */
-    int task_fd, done_fd;    /* the parent's ends */
+    int task_fd, done_fd;    /* the parent's ends; task_fd -1 once closed (the worker ends) */
     int current;             /* scene being run, or -1 */
 } worker;
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+}
 
 static int write_int(int fd, int v)
 {
@@ -474,8 +480,8 @@ static int start_worker(const test_opts *o, mr_scene_result *res, int n, worker 
         signal(SIGTERM, SIG_DFL);
         for (int k = 0; k < nw; k++)
             if (ws[k].pid > 0) {
-                close(ws[k].task_fd);
-                close(ws[k].done_fd);
+                close_fd(&ws[k].task_fd);
+                close_fd(&ws[k].done_fd);
             }
         close(task[1]);
         close(done[0]);
@@ -693,7 +699,7 @@ int mr_cmd_test(int argc, char **argv)
                 else next++;
                 continue;
             }
-            if (workers[w].current >= 0) continue;
+            if (workers[w].current >= 0 || workers[w].task_fd < 0) continue;   /* busy, or ending */
             if (retry) again_head++;
             else next++;
             char rp[1300];
@@ -706,16 +712,25 @@ int mr_cmd_test(int argc, char **argv)
                 kill(workers[w].pid, SIGKILL);   /* reaped below; the scene fails with its status */
             }
         }
+        /* Nothing left to hand out: an idle worker ends now (closing its task
+         * pipe), its exit overlapping the scenes still running. A retry queued
+         * later starts a worker in its slot once it has been reaped. */
+        if (next >= n && again_head == again_tail)
+            for (int w = 0; w < nw; w++)
+                if (workers[w].pid > 0 && workers[w].current < 0) close_fd(&workers[w].task_fd);
         while (printed < n && done[printed]) {
             print_result(printed, n, &res[printed]);
             printed++;
         }
         if (printed == n) break;
         struct pollfd pfd[256];
-        int np = 0;
-        for (int w = 0; w < nw; w++)
-            if (workers[w].pid > 0) pfd[np++] = (struct pollfd){.fd = workers[w].done_fd, .events = POLLIN};
-        if (np == 0) continue;             /* no worker could start: the next round fails the scenes */
+        int np = 0, ending = 0;
+        for (int w = 0; w < nw; w++) {
+            if (workers[w].pid > 0 && workers[w].task_fd >= 0)
+                pfd[np++] = (struct pollfd){.fd = workers[w].done_fd, .events = POLLIN};
+            ending += workers[w].pid > 0 && workers[w].task_fd < 0;   /* reaped below */
+        }
+        if (np == 0 && !ending) continue;  /* no worker could start: the next round fails the scenes */
         poll(pfd, (nfds_t)np, 20);
         int stop = mr_stop_requested();
         if (stop) {
@@ -727,8 +742,8 @@ int mr_cmd_test(int argc, char **argv)
                 if (workers[w].pid > 0) {
                     while (waitpid(workers[w].pid, NULL, 0) < 0 && errno == EINTR) {
                     }
-                    close(workers[w].task_fd);
-                    close(workers[w].done_fd);
+                    close_fd(&workers[w].task_fd);
+                    close_fd(&workers[w].done_fd);
                     workers[w] = (worker){.current = -1};
                 }
             fprintf(stderr, "marrow test: stopped by signal %d\n", stop);
@@ -763,8 +778,8 @@ int mr_cmd_test(int argc, char **argv)
                     finish_child(&o, &res[i], status, mr_clock_now() - started[i], timed_out[i]);
                 }
                 if (i >= 0) done[i] = !scene_again(&o, res, before, i, again, &again_tail);
-                close(wk->task_fd);
-                close(wk->done_fd);
+                close_fd(&wk->task_fd);
+                close_fd(&wk->done_fd);
                 *wk = (worker){.current = -1};
             }
         /* Scenes past --timeout: their worker is stopped (and reaped above next time). */
@@ -780,8 +795,8 @@ int mr_cmd_test(int argc, char **argv)
     /* No more scenes: closing the task pipes ends the workers. */
     for (int w = 0; w < nw; w++)
         if (workers[w].pid > 0) {
-            close(workers[w].task_fd);
-            close(workers[w].done_fd);
+            close_fd(&workers[w].task_fd);
+            close_fd(&workers[w].done_fd);
             int status;
             while (waitpid(workers[w].pid, &status, 0) < 0 && errno == EINTR) {
             }
