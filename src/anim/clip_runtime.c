@@ -498,11 +498,24 @@ static int may_pack(const mr_clip *clip)
     return 1;
 }
 
+/* The build of a clip the pack does not take (CUBIC keys) while its
+ * budgets are pending (a load's clip): it only resolves them (every
+ * joint's skinned reach, the costly part of such a clip's finish) off the
+ * load's path, and leaves no pack, so mr_clip_settle finishes the clip
+ * unpacked, as mr_clip_finish does, with those budgets. */
+static mr_clip_pack *resolve_budget(const mr_clip *clip, mr_clip_runtime *rt)
+{
+    (void)clip;
+    if (rt->budget_src && rt->cancel) rt->budget_src->resolve(rt->budget_src);
+    return NULL;
+}
+
 void mr_clip_finish_later(mr_clip *clip)
 {
     if (clip->source_dropped && mr_clip_source(clip, NULL) != MR_OK) return;   /* nothing to build from */
     mr_clip_runtime *rt = mr_clip_runtime_of(clip);
-    if (!rt || !(rt->thin_tolerance > 0) || !may_pack(clip)) {
+    int packs = rt && may_pack(clip);
+    if (!rt || !(rt->thin_tolerance > 0) || (!packs && !rt->budget_src)) {
         mr_clip_finish(clip);
         return;
     }
@@ -512,7 +525,7 @@ void mr_clip_finish_later(mr_clip *clip)
         mr_track_finish(&clip->tracks[j].r);
         mr_track_finish(&clip->tracks[j].s);
     }
-    rt->job = mr_clip_job_submit(clip, rt, mr_clip_runtime_build_pack);
+    rt->job = mr_clip_job_submit(clip, rt, packs ? mr_clip_runtime_build_pack : resolve_budget);
     if (!rt->job) mr_clip_finish(clip);   /* no thread or memory: here and now */
 }
 

@@ -164,7 +164,11 @@ void mr_clip_finish(mr_clip *clip);
  * (a tolerance set: mr_clip_optimize, or mr_model_add_clip, which packs
  * every clip of a model at MR_CLIP_FIDELITY) and whose keys the pack takes,
  * the pack is built by a worker thread (clip_worker.c) and the call returns
- * at once; otherwise it is mr_clip_finish. The worker reads the source
+ * at once. A clip whose keys the pack does not take (CUBIC) but whose
+ * budgets are pending (budget_src: a load's clip) is built the same way,
+ * the build only resolving the budgets; mr_clip_settle then finishes it
+ * unpacked, as mr_clip_finish would have. Otherwise it is mr_clip_finish.
+ * The worker reads the source
  * keys and the runtime's settings while it builds: until mr_clip_settle
  * (or mr_clip_cancel) returns, nobody may change them (the setters below,
  * mr_clip_finish, mr_clip_optimize and mr_clip_destroy settle or cancel

@@ -829,7 +829,10 @@ mr_status mr_retarget_clip(const mr_clip *clip, const mr_model *source, const mr
     if (info) memset(info, 0, sizeof *info);
     mr_status st = check_args(clip, source, target, map, opts, err);
     if (st != MR_OK) return st;
-    if ((st = mr_clip_source(clip, err)) != MR_OK) return st;   /* the source keys, resident */
+    /* The runtime finished first (its played keys are read below; a pack
+     * installed gives the source keys up), then the source keys, resident. */
+    mr_clip_settle(clip);
+    if ((st = mr_clip_source(clip, err)) != MR_OK) return st;
 
     run r = {.clip = clip, .source = source, .target = target, .map = map, .opts = opts};
     r.c.ss = &source->skeleton;
