@@ -97,6 +97,7 @@ typedef struct cl_doc {
     cl_morph_mesh *morph_meshes;  /* owned (freed by cl_doc_close) */
     int morph_mesh_count;
     size_t morph_mesh_cap;
+    struct cl_texture_seen *textures_seen;  /* cl_texture_path's answers, in the arena */
 } cl_doc;
 
 /* Parses buf as a COLLADA document into the cl_el tree, filling the #id
@@ -273,7 +274,8 @@ void cl_mat_from_rows(const float *rows, mat4 out);
  * warnings instead; fails only on malformed data. */
 mr_status cl_material_read(cl_doc *d, cl_el *material, mr_material *mat);
 /* Resolves an image reference to a path that exists beside the model, or
- * the joined path plus a warning. New string. */
+ * the joined path plus a warning. New string. A reference is resolved (and
+ * warned about) once per document; asking again gives the same answer. */
 char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at);
 
 /* ---- geometry (collada_geometry.c) -------------------------------------- */

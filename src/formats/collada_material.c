@@ -73,7 +73,32 @@ static char *checked(cl_doc *d, const char *ref, cl_el *at, char *path)
     return path;
 }
 
+static char *resolve_texture(cl_doc *d, const char *ref, cl_el *at);
+
+/* A reference resolved before (its path, or NULL: none), kept in the
+ * document's arena: every primitive that uses a material asks again, and
+ * each answer checks the file system (the folder check resolves links). */
+typedef struct cl_texture_seen {
+    const char *ref, *path;
+    struct cl_texture_seen *next;
+} cl_texture_seen;
+
 char *cl_texture_path(cl_doc *d, const char *ref, cl_el *at)
+{
+    for (const cl_texture_seen *s = d->textures_seen; s; s = s->next)
+        if (!strcmp(s->ref, ref)) return s->path ? mr_str_dup(s->path) : NULL;
+    char *path = resolve_texture(d, ref, at);   /* warns once, for the first that asks */
+    cl_texture_seen *s = cl_arena_alloc(d, sizeof *s);
+    if (s) {
+        s->ref = cl_arena_strndup(d, ref, strlen(ref));
+        s->path = path ? cl_arena_strndup(d, path, strlen(path)) : NULL;
+        s->next = d->textures_seen;
+        if (s->ref && (s->path || !path)) d->textures_seen = s;
+    }
+    return path;
+}
+
+static char *resolve_texture(cl_doc *d, const char *ref, cl_el *at)
 {
     char *path = mr_path_url_decode(ref, NULL);
     if (!path) return NULL;
