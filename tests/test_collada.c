@@ -1673,6 +1673,38 @@ TEST(texture_paths_are_found_beside_the_model)
     CHECK(warnings == 1);
     free(want);
     free(got);
+    /* Two materials of one image: the reference is resolved (and a
+     * missing file warned about) once, both meshes get the same path. */
+    char *doc1 = texture_doc("/home/someone/missing.png");
+    char *doc2 = replace_all(doc1, "</material></library_materials>",
+                                "</material><material id=\"mat2\"><instance_effect url=\"#fx\"/></material></library_materials>");
+    char *doc = replace_all(doc2, "</technique_common></bind_material>",
+                               "<instance_material symbol=\"M2\" target=\"#mat2\"/></technique_common></bind_material>");
+    free(doc1);
+    free(doc2);
+    const char *tri = "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>";
+    char *at = strstr(doc, tri);
+    if (at) {
+        const char *twice = "<triangles count=\"1\" material=\"M\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>"
+                            "<p>0 1 2</p></triangles><triangles count=\"1\" material=\"M2\"><input semantic=\"VERTEX\" "
+                            "source=\"#v\" offset=\"0\"/><p>2 1 0</p></triangles>";
+        char *with = mr_str_fmt("%.*s%s%s", (int)(at - doc), doc, twice, at + strlen(tri));
+        char *path = mr_path_join(dir, "twice.dae");
+        write_file(path, with, strlen(with));
+        mr_model *m = load(path);
+        int missing = 0, same = 0;
+        for (int w = 0; m && w < m->warning_count; w++) missing += strstr(m->warnings[w], "missing.png") != NULL;
+        for (int i = 0; m && i < m->mesh_count; i++)
+            same += m->meshes[i].material.diffuse_map && strstr(m->meshes[i].material.diffuse_map, "/missing.png");
+        CHECK_MSG(m && missing == 1, "%d warnings name missing.png", missing);
+        CHECK_MSG(m && m->mesh_count == 2 && same == m->mesh_count, "%d of %d meshes have the path", same,
+                  m ? m->mesh_count : 0);
+        mr_model_destroy(m);
+        free(path);
+        free(with);
+    }
+    CHECK(at != NULL);
+    free(doc);
     remove(a), remove(b), remove(c), rmdir(sub);
     free(a), free(b), free(c), free(sub);
     test_remove_tree(dir);
