@@ -108,6 +108,16 @@ mr_clip_cursor *mr_clip_cursor_create(int joints)
     return cur;
 }
 
+size_t mr_clip_cursor_bytes(const mr_clip_cursor *cur)
+{
+    if (!cur) return 0;
+    size_t n = (size_t)cur->capacity, lanes = (n + 7) / 8 * 8, tracks = n * 3, windows = (tracks + 3) / 4 * 4;
+    size_t bytes = sizeof *cur + ((size_t)ROWS + MR_LOCAL_ROWS) * lanes * sizeof(float) + 2 * windows * sizeof(float) +
+                   tracks * (sizeof *cur->track + sizeof(track_view) + sizeof *cur->key + sizeof *cur->bit + sizeof(seg_pos));
+    if (cur->scratch.joint_count) bytes += (size_t)cur->scratch.joint_count * (sizeof(versor) + 2 * sizeof(vec3));
+    return bytes;
+}
+
 void mr_clip_cursor_destroy(mr_clip_cursor *cur)
 {
     if (!cur) return;

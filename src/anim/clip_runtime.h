@@ -319,6 +319,8 @@ typedef struct mr_clip_cursor mr_clip_cursor;
  * allocate once. NULL without memory. */
 mr_clip_cursor *mr_clip_cursor_create(int joints);
 void mr_clip_cursor_destroy(mr_clip_cursor *cur);   /* takes NULL */
+/* Bytes the cursor holds (its struct and arrays; takes NULL: 0). */
+size_t mr_clip_cursor_bytes(const mr_clip_cursor *cur);
 
 /* mr_clip_sample through a cursor (NULL: none): the same pose, bit for bit;
  * faster when time moves by less than a key interval between calls. */

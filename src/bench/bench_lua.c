@@ -124,12 +124,18 @@ static double time_c_mixer(const mr_model *m, const char *joint, int runs, int f
     return result;
 }
 
-/* Microseconds per frame of the C baseline. */
+/* Microseconds per frame of the C baseline: each character's pose
+ * sampled through its own playback cursor, as clip:sample samples a pose
+ * (wrap_clip.c). */
 static double time_c(const mr_model *m, const char *joint, int runs, int frames)
 {
     const mr_skeleton *sk = &m->skeleton;
     mr_pose poses[CHARACTERS];
-    for (int i = 0; i < CHARACTERS; i++) mr_pose_init(&poses[i], sk->joint_count);
+    mr_clip_cursor *cursors[CHARACTERS];
+    for (int i = 0; i < CHARACTERS; i++) {
+        mr_pose_init(&poses[i], sk->joint_count);
+        cursors[i] = mr_clip_cursor_create(sk->joint_count);
+    }
     int j = mr_skeleton_find(sk, joint);
     if (j < 0) j = sk->joint_count > 1 ? 1 : 0;
     versor q;
@@ -139,12 +145,15 @@ static double time_c(const mr_model *m, const char *joint, int runs, int frames)
         double t0 = mr_bench_now();
         for (int f = 0; f < frames; f++)
             for (int i = 0; i < CHARACTERS; i++) {
-                mr_clip_sample(m->clips[0], sk, f / 60.0f + i * 0.0137f, MR_WRAP_LOOP, &poses[i]);
+                mr_clip_sample_with(m->clips[0], sk, f / 60.0f + i * 0.0137f, MR_WRAP_LOOP, &poses[i], cursors[i]);
                 mr_override_rotation(sk, &poses[i], j, q, MR_SPACE_MODEL, MR_OVERRIDE_ADD, 0.8f);
             }
         samples[r] = (mr_bench_now() - t0) * 1e6 / frames;
     }
-    for (int i = 0; i < CHARACTERS; i++) mr_pose_deinit(&poses[i]);
+    for (int i = 0; i < CHARACTERS; i++) {
+        mr_pose_deinit(&poses[i]);
+        mr_clip_cursor_destroy(cursors[i]);
+    }
     return mr_bench_median(samples, runs);
 }
 

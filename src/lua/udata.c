@@ -286,6 +286,35 @@ static int morph_count(const mr_model *m)
     return k;
 }
 
+/* A cursor is host memory outside the Lua heap, about 20 KB on a 22-joint
+ * skeleton: one that would take the script past its --memory is not made
+ * (the pose is then sampled by searching the keys, as before cursors). */
+struct mr_clip_cursor *mr_lua_pose_cursor(lua_State *L, mr_lua_pose *p)
+{
+    if (p->cursor) return p->cursor;
+    mr_clip_cursor *cur = mr_clip_cursor_create(p->pose.joint_count);
+    size_t bytes = mr_clip_cursor_bytes(cur);
+    mr_lua_host *h = mr_lua_host_of(L);
+    if (cur && h->memory_limit && mr_lua_host_heap(L) + h->model_bytes + h->held_bytes + bytes > h->memory_limit) {
+        mr_clip_cursor_destroy(cur);
+        return NULL;
+    }
+    h->held_bytes += bytes;
+    p->cursor = cur;
+    p->cursor_bytes = bytes;
+    return cur;
+}
+
+void mr_lua_pose_drop_cursor(lua_State *L, mr_lua_pose *p)
+{
+    if (!p->cursor) return;
+    mr_lua_host *h = mr_lua_host_of(L);
+    h->held_bytes -= p->cursor_bytes < h->held_bytes ? p->cursor_bytes : h->held_bytes;
+    mr_clip_cursor_destroy(p->cursor);
+    p->cursor = NULL;
+    p->cursor_bytes = 0;
+}
+
 void mr_lua_pose_copy_morph(mr_lua_pose *dst, const mr_lua_pose *src)
 {
     if (dst->morph_count == src->morph_count && dst->morph_count)

@@ -326,6 +326,9 @@ typedef struct mr_lua_pose {
     int model_valid;         /* model[] matches the pose */
     float *morph;            /* morph weights, after the arrays: every mesh's targets in mesh */
     int morph_count;         /* order (mr_draw_style's layout); the meshes' defaults at first */
+    struct mr_clip_cursor *cursor;  /* clip:sample's playback cursor into this pose (made on its second */
+    size_t cursor_bytes;     /* sample of a packed clip; freed by __gc/__close), counted in held_bytes */
+    int packed_samples;      /* samples of packed clips before the cursor was made */
 } mr_lua_pose;
 
 /* blend space: user values 1 = the model, 2 = the list of clip userdata,
@@ -390,6 +393,12 @@ void mr_lua_authored_charge(lua_State *L, int clip_idx);
 int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
+/* The pose's playback cursor (anim/clip_runtime.h), made on first need and
+ * counted in the host's held_bytes (raises past the script's --memory);
+ * NULL without memory for it (sampling then searches the keys). */
+struct mr_clip_cursor *mr_lua_pose_cursor(lua_State *L, mr_lua_pose *p);
+/* Frees the pose's cursor and uncounts it (a pose closed or collected). */
+void mr_lua_pose_drop_cursor(lua_State *L, mr_lua_pose *p);
 /* New mask of the model at model_idx, every weight `fill`. */
 mr_lua_mask *mr_lua_push_mask(lua_State *L, int model_idx, float fill);
 /* Model-space matrices of a pose, computed when stale. */

@@ -84,6 +84,7 @@
 static int pose_release(lua_State *L)
 {
     mr_lua_pose *p = mr_lua_check_udata(L, 1, MR_LUA_POSE);
+    mr_lua_pose_drop_cursor(L, p);     /* idempotent: a second call finds none */
     p->pose.t = NULL;                  /* the arrays live in the userdata itself */
     p->pose.r = NULL;
     p->pose.s = NULL;

@@ -74,6 +74,26 @@ function load()
   H.check("blend 0 keeps, blend 1 takes the other", b0:position("hand_r") == base:position("hand_r") and
     H.vnear(b1:position("hand_r"), idle:position("hand_r"), 1e-3))
 
+  -- clip:sample keeps a playback cursor in the pose: a pose that follows
+  -- a playhead, goes back, or alternates between clips holds, joint for
+  -- joint, what a fresh pose gets at the same time (its first sample)
+  local follow, swap = m.pose(sk), m.pose(sk)
+  local idle_clip, same = man:clip("idle"), true
+  local times = {0, 0.01, 0.02, 0.3, 0.31, 0.9, 0.2, 1.7, 0.05, walk:duration(), 0.5}
+  for _, tt in ipairs(times) do
+    local fresh, fresh_idle = m.pose(sk), m.pose(sk)
+    walk:sample(tt, follow); walk:sample(tt, fresh); idle_clip:sample(tt, fresh_idle)
+    for j = 1, #sk do
+      local a, b = {follow:get_local(j)}, {fresh:get_local(j)}
+      if a[1] ~= b[1] or a[2] ~= b[2] or a[3] ~= b[3] then same = false end
+    end
+    idle_clip:sample(tt, swap)
+    for j = 1, #sk do if swap:model(j) ~= fresh_idle:model(j) then same = false end end
+    walk:sample(tt, swap)
+    for j = 1, #sk do if swap:model(j) ~= fresh:model(j) then same = false end end
+  end
+  H.check("a pose sampled along, back and across clips holds a fresh pose's values", same)
+
   -- errors
   H.raises("bad override quat", function() p:rotate("head", 5) end, "bad argument #2 to 'pose:rotate' (quat expected, got number)", "test_pose.lua:")
   H.raises("bad opts.space", function() p:rotate("head", m.quat(), {space = "world"}) end, "opts.space must be 'local' or 'model'")
