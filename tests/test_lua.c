@@ -389,6 +389,45 @@ TEST(memory_cap_turns_huge_allocations_into_errors)
     mr_lua_ctx_destroy(ctx);
 }
 
+/* clip:sample's cursors (wrap_clip.c): a pose makes one on its second
+ * sample of a packed clip, counted in the held memory and given back when
+ * the pose is closed; under a small --memory those past it are not made,
+ * and the poses still sample the same values. */
+TEST(pose_cursors_are_counted_and_stop_at_the_memory_limit)
+{
+    const char *script =
+        "local m = require 'marrow'\n"
+        "local model = m.model('test:chain')\n"
+        "local c = model:clip('bend')\n"
+        "poses = {}\n"
+        "function update()\n"
+        "  local once = m.pose(model); c:sample(0.25, once)\n"
+        "  for i = 1, 400 do local p = m.pose(model); c:sample(0.1, p); c:sample(0.5, p); poses[i] = p end\n"
+        "  local ok = true\n"
+        "  for i = 1, 400 do if poses[i]:model('b') ~= poses[1]:model('b') then ok = false end end\n"
+        "  print('same', ok)\n"
+        "end\n"
+        "function keypressed() for i = 1, #poses do poses[i]:close() end end\n";
+    for (int small = 0; small < 2; small++) {
+        size_t limit = small ? 1u << 20 : 256u << 20;   /* 400 cursors take 1.4 MiB */
+        mr_lua_ctx *ctx = make_ctx("cursors.lua", script, 30, limit);
+        CHECK(mr_lua_start(ctx, NULL) == MR_OK);
+        CHECK_MSG(mr_lua_update(ctx, 0, NULL) == MR_OK, "%s", mr_lua_error(ctx) ? mr_lua_error(ctx) : "");
+        CHECK_STR_CONTAINS(last_line(ctx), "same    true");
+        mr_clip_cursor *one = mr_clip_cursor_create(3);
+        size_t per = mr_clip_cursor_bytes(one), held = mr_lua_held_memory(ctx);
+        mr_clip_cursor_destroy(one);
+        if (!small)
+            CHECK_MSG(held == 400 * per, "held %zu bytes, 400 cursors of %zu expected", held, per);
+        else
+            CHECK_MSG(held > 0 && held < 400 * per && held <= limit,   /* each made within the limit at the time */
+                      "held %zu bytes beside a heap of %zu under a limit of %zu", held, mr_lua_memory(ctx), limit);
+        CHECK(mr_lua_keypressed(ctx, "x", NULL) == MR_OK);
+        CHECK_MSG(mr_lua_held_memory(ctx) == 0, "%zu bytes held after the poses closed", mr_lua_held_memory(ctx));
+        mr_lua_ctx_destroy(ctx);
+    }
+}
+
 TEST(stack_overflow_is_a_lua_error)
 {
     mr_lua_ctx *ctx = make_ctx("stack.lua",
@@ -916,6 +955,7 @@ int main(void)
     RUN(errors_in_every_callback_name_file_line_and_callback);
     RUN(time_budget_stops_endless_loops_even_inside_pcall);
     RUN(memory_cap_turns_huge_allocations_into_errors);
+    RUN(pose_cursors_are_counted_and_stop_at_the_memory_limit);
     RUN(stack_overflow_is_a_lua_error);
     RUN(callback_error_fills_err_and_keeps_the_whole_message_for_the_panel);
     RUN(start_failure_fills_err_and_create_refuses_no_script);

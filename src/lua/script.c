@@ -608,6 +608,7 @@ int mr_lua_quit_requested(const mr_lua_ctx *ctx, int *code)
 }
 
 size_t mr_lua_memory(const mr_lua_ctx *ctx) { return ctx->cur ? mr_lua_sandbox_memory(ctx->cur->sb) : 0; }
+size_t mr_lua_held_memory(const mr_lua_ctx *ctx) { return ctx->host.held_bytes; }
 double mr_lua_time(const mr_lua_ctx *ctx) { return ctx->host.time; }
 uint64_t mr_lua_frame(const mr_lua_ctx *ctx) { return ctx->host.frame; }
 

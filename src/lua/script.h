@@ -139,6 +139,9 @@ int mr_lua_quit_requested(const mr_lua_ctx *ctx, int *code);
 
 /* Live bytes held by the current Lua state (its allocator's count). */
 size_t mr_lua_memory(const mr_lua_ctx *ctx);
+/* Bytes scripts hold outside the Lua heap that --memory counts: recordings,
+ * authored clips, poses' playback cursors (wrap.h: held_bytes). */
+size_t mr_lua_held_memory(const mr_lua_ctx *ctx);
 
 /* Current simulated time (seconds) and frame number (0 in the first frame). */
 double mr_lua_time(const mr_lua_ctx *ctx);
