@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "anim/clip.h"
+#include "anim/clip_runtime.h"
 #include "anim/morph.h"
 #include "anim/vrm_constraints.h"
 #include "core/alloc.h"
@@ -39,7 +40,7 @@ void mr_view_pose(mr_view *v)
     const mr_skeleton *sk = &v->model->skeleton;
     if (sk->joint_count == 0) return;
     const mr_clip *c = current_clip(v);
-    if (!c || mr_clip_sample(c, sk, v->time, MR_WRAP_LOOP, &v->pose) != MR_OK)
+    if (!c || mr_clip_sample_with(c, sk, v->time, MR_WRAP_LOOP, &v->pose, v->cursor) != MR_OK)
         mr_pose_set_rest(&v->pose, sk);
     mr_vrm_constraints_apply(sk, v->model->vrm, &v->pose);     /* a VRM avatar's node constraints */
     mr_pose_to_model(sk, &v->pose, v->joint_model);
@@ -161,6 +162,7 @@ mr_status mr_view_init(mr_view *v, mr_renderer *r, const mr_model *model, mr_err
         return mr_error_set(err, MR_ERR_NO_MEMORY, "view: out of memory");
     v->joint_model = mr_alloc_array((size_t)nj, sizeof *v->joint_model);
     v->skin = mr_alloc_array((size_t)nj, sizeof *v->skin);
+    v->cursor = mr_clip_cursor_create(nj);   /* NULL: the keys are searched, the same pose */
     if (!v->joint_model || !v->skin) {
         mr_view_deinit(v);
         return mr_error_set(err, MR_ERR_NO_MEMORY, "view: out of memory");
@@ -190,6 +192,7 @@ void mr_view_deinit(mr_view *v)
 {
     if (v->r && v->gpu.id) mr_renderer_release_model(v->r, v->gpu);
     mr_pose_deinit(&v->pose);
+    mr_clip_cursor_destroy(v->cursor);
     free(v->joint_model);
     free(v->skin);
     memset(v, 0, sizeof *v);

@@ -19,6 +19,7 @@ typedef struct mr_view {
     int clip;                 /* index into model->clips, -1 when there are none */
     float time;               /* seconds into the clip (wrapped when sampled) */
     mr_pose pose;
+    struct mr_clip_cursor *cursor;  /* the playhead's (anim/clip_runtime.h), or NULL: keys searched */
     mat4 *joint_model;        /* joint_count model-space matrices */
     mat4 *skin;               /* joint_count skinning matrices */
     mat4 display;             /* model frame -> world */
