@@ -102,7 +102,7 @@ for phase in $SOAK_PHASES; do
         echo "== frames: $SOAK_FRAMES headless frames of tests/soak/choreo.lua"
         start=$(date +%s)
         MARROW_STATS_EVERY=$every LP_NUM_THREADS=${LP_NUM_THREADS:-1} \
-            "$MARROW" run --headless tests/soak/choreo.lua --frames "$SOAK_FRAMES" --size 96x64 >"$dir/frames.out" 2>"$dir/frames.err"
+            "$MARROW" run --headless tests/soak/choreo.lua --frames "$SOAK_FRAMES" --size 96x64 --out "$dir" >"$dir/frames.out" 2>"$dir/frames.err"
         rc=$?
         echo "  exit $rc after $(( $(date +%s) - start )) s"
         [ "$rc" -eq 0 ] || { failed=$((failed + 1)); tail -n 5 "$dir/frames.err"; }

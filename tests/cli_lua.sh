@@ -302,7 +302,7 @@ fi
 # counts do not change after frame 100 (MARROW_STATS_EVERY, src/cli/stats.h;
 # `make soak` runs the long version). A leaked mixer is ~30 kB: 4 per frame
 # would add 12 MB per 100 frames.
-stats=$(LP_NUM_THREADS=0 MARROW_STATS_EVERY=50 timeout 300 "$M" run --headless tests/soak/churn.lua --frames 301 --size 32x24 2>&1 >/dev/null)
+stats=$(LP_NUM_THREADS=0 MARROW_STATS_EVERY=50 timeout 300 "$M" run --headless tests/soak/churn.lua --frames 301 --size 32x24 --out "$tmp" 2>&1 >/dev/null)
 st=$?
 lines=$(printf '%s\n' "$stats" | grep -c '^stats: frame=[0-9]* rss_kb=[0-9]* heap_kb=[0-9]* fds=[0-9]* lua_kb=[0-9]* gl_buffers=[1-9]')
 if [ "$st" -eq 0 ] && [ "$lines" -eq 7 ]; then ok "stats: MARROW_STATS_EVERY=50 prints 7 counter lines over 301 frames"
@@ -317,6 +317,26 @@ verdict=$(printf '%s\n' "$stats" | sed -n 's/^stats: //p' | awk '
               print "heap_kb " heap[100] " -> " heap[200] " -> " heap[300] " at frames 100, 200, 300" }')
 if [ "$lines" -eq 7 ] && [ -z "$verdict" ]; then ok "stats: heap, descriptors and GL objects flat while mixers and poses churn"
 else bad "stats: heap, descriptors and GL objects flat while mixers and poses churn" "$verdict"; fi
+
+# A headless frame is rendered only when it takes a screenshot (nothing else
+# of its picture is ever seen): drawing the mannequin builds its model
+# program (gfx/renderer.c builds them on first use) only in frame 2, the
+# one with marrow.screenshot.
+cat >"$tmp/shot_only.lua" <<'EOF'
+local m = require "marrow"
+local man
+function load() man = assert(m.model("models/mannequin.md5mesh")) end
+function draw()
+  m.draw(man)
+  if m.frame() == 2 then m.screenshot("shot_only.png") end
+end
+EOF
+progs=$(MARROW_STATS_EVERY=1 "$M" run --headless "$tmp/shot_only.lua" --frames 4 --size 64x48 --out "$tmp" 2>&1 >/dev/null |
+    sed -nE 's/^stats: frame=([0-9]+) .*gl_programs=([0-9]+).*/\1:\2/p' | tr '\n' ' ')
+set -- $progs
+if [ $# -eq 4 ] && [ "${1#*:}" = "${2#*:}" ] && [ "${3#*:}" -gt "${2#*:}" ] && [ "${4#*:}" = "${3#*:}" ] && [ -s "$tmp/shot_only.png" ]
+then ok "headless: frames without a screenshot are not rendered (programs by frame: $progs)"
+else bad "headless: frames without a screenshot are not rendered" "programs by frame: $progs"; fi
 
 # ---- 4. live reload under Xvfb ----------------------------------------------------------
 . tests/wait.sh

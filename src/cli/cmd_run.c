@@ -53,7 +53,8 @@ static const char run_help[] =
     "a usage error), so script arguments that start with '-' go after --:\n"
     "  marrow run --headless walk.lua --frames 90 -- --speed 2 fast\n"
     "A headless run writes only the images the script asks for with\n"
-    "marrow.screenshot(path) in draw(); a run that wrote none says so on stderr.\n"
+    "marrow.screenshot(path) in draw(), and renders only the frames that ask\n"
+    "(update and draw run every frame); a run that wrote none says so on stderr.\n"
     "\n"
     "In a window, saving the script, a module it required or a shader reloads\n"
     "it at once; errors are shown over the scene and the last good script\n"
@@ -341,7 +342,9 @@ static int run_loop(runner *rn)
         if (close) break;
         int visible = !rn->headless && mr_window_visible(rn->win);
         if (rn->headless) {
-            if (mr_lua_frame_run(rn->ctx, dt, 1, NULL) != MR_OK)
+            /* Rendered only when the frame takes a screenshot: nothing
+             * else of a headless frame's picture is ever seen. */
+            if (mr_lua_frame_step(rn->ctx, dt, 0, NULL) != MR_OK)
                 return mr_stop_requested() ? mr_stop_exit_code(mr_stop_requested()) : MR_EXIT_SCRIPT;
         } else if (visible) {
             if (mr_lua_frame_window(rn->ctx, dt)) rn->present = 1;

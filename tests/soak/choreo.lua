@@ -74,4 +74,5 @@ function draw()
   end
   m.line({-2, 0, 0}, {2, 0, 0}, {0.5, 0.5, 0.5})
   m.text(8, 8, ("frame %d  events %d"):format(m.frame(), events))
+  m.screenshot("choreo.png")   -- a headless frame is rendered only for a screenshot: every one is
 end

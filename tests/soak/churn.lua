@@ -3,7 +3,9 @@
 -- poses and attachments, samples and draws, and collects the garbage before
 -- the frame ends, so what malloc holds (heap_kb of MARROW_STATS_EVERY,
 -- src/cli/stats.h) and the live GL objects must stay flat after the first
--- frames. scripts/soak.sh runs the long version (choreo.lua).
+-- frames. Each frame takes a screenshot (one file, rewritten), since a
+-- headless frame is rendered only for one. scripts/soak.sh runs the long
+-- version (choreo.lua).
 local m = require "marrow"
 
 local man, sword, clips
@@ -41,5 +43,6 @@ function draw()
   m.draw(man, pose)
   m.draw(sword, nil, {transform = m.attach(man, pose, "hand_r")})
   m.text(4, 4, ("frame %d"):format(m.frame()))
+  m.screenshot("churn.png")   -- a headless frame is rendered only for a screenshot: every one is
   collectgarbage("collect")
 end
