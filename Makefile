@@ -186,7 +186,8 @@ asan:
 FUZZ_CC    ?= clang-14
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+              -fsanitize-ignorelist=$(CURDIR)/tests/fuzz/ignorelist.txt
 FUZZ_SECONDS ?= 25
 
 fuzz:
