@@ -292,11 +292,15 @@ static int morph_count(const mr_model *m)
 struct mr_clip_cursor *mr_lua_pose_cursor(lua_State *L, mr_lua_pose *p)
 {
     if (p->cursor) return p->cursor;
+    mr_lua_host *h = mr_lua_host_of(L);
+    size_t used = mr_lua_host_heap(L) + h->model_bytes + h->held_bytes;
+    if (h->memory_limit && p->cursor_bytes && used + p->cursor_bytes > h->memory_limit)
+        return NULL;   /* refused before and still no room: not made and freed at every sample */
     mr_clip_cursor *cur = mr_clip_cursor_create(p->pose.joint_count);
     size_t bytes = mr_clip_cursor_bytes(cur);
-    mr_lua_host *h = mr_lua_host_of(L);
-    if (cur && h->memory_limit && mr_lua_host_heap(L) + h->model_bytes + h->held_bytes + bytes > h->memory_limit) {
+    if (cur && h->memory_limit && used + bytes > h->memory_limit) {
         mr_clip_cursor_destroy(cur);
+        p->cursor_bytes = bytes;
         return NULL;
     }
     h->held_bytes += bytes;

@@ -327,7 +327,8 @@ typedef struct mr_lua_pose {
     float *morph;            /* morph weights, after the arrays: every mesh's targets in mesh */
     int morph_count;         /* order (mr_draw_style's layout); the meshes' defaults at first */
     struct mr_clip_cursor *cursor;  /* clip:sample's playback cursor into this pose (made on its second */
-    size_t cursor_bytes;     /* sample of a packed clip; freed by __gc/__close), counted in held_bytes */
+    size_t cursor_bytes;     /* sample of a packed clip; freed by __gc/__close), counted in held_bytes; */
+                             /* without a cursor, the size of one refused for --memory (0: none) */
     int packed_samples;      /* samples of packed clips before the cursor was made */
 } mr_lua_pose;
 
@@ -394,8 +395,8 @@ int mr_lua_clip_edit_transfer(lua_State *T, const mr_lua_clip *c);
 /* New pose for the model at model_idx, set to src (or the rest pose). */
 mr_lua_pose *mr_lua_push_pose(lua_State *L, int model_idx, const mr_pose *src);
 /* The pose's playback cursor (anim/clip_runtime.h), made on first need and
- * counted in the host's held_bytes (raises past the script's --memory);
- * NULL without memory for it (sampling then searches the keys). */
+ * counted in the host's held_bytes; NULL when it would take the script past
+ * its --memory, or without memory (sampling then searches the keys). */
 struct mr_clip_cursor *mr_lua_pose_cursor(lua_State *L, mr_lua_pose *p);
 /* Frees the pose's cursor and uncounts it (a pose closed or collected). */
 void mr_lua_pose_drop_cursor(lua_State *L, mr_lua_pose *p);
