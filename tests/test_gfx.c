@@ -14,6 +14,7 @@
 
 #include <epoxy/gl.h>
 #include <stb_image.h>
+#include <zlib.h>
 
 #include "core/path.h"
 #include "core/str.h"
@@ -486,6 +487,87 @@ TEST(corrupt_and_giant_textures_fall_back_to_the_checker)
     CHECK(after.warnings == before.warnings + 2);
     mr_renderer_release_model(ren, a);
     mr_renderer_release_model(ren, b);
+    mr_model_destroy(m);
+}
+
+/* A w x h RGB PNG (CRCs left 0: the readers do not check them) whose one
+ * IDAT inflates to `raw` bytes of zeros. */
+static void write_png_zeros(const char *path, int w, int h, size_t raw)
+{
+    unsigned char *zeros = calloc(raw, 1);
+    uLongf zlen = compressBound(raw);
+    unsigned char *z = malloc(zlen), *p = malloc(zlen + 64);
+    compress2(z, &zlen, zeros, raw, 9);
+    size_t o = 0;
+    static const unsigned char sig[12] = {0x89, 'P', 'N', 'G', 13, 10, 26, 10, 0, 0, 0, 13};
+    memcpy(p, sig, sizeof sig), o = sizeof sig;
+    unsigned char ihdr[17] = {'I', 'H', 'D', 'R', (unsigned char)(w >> 24), (unsigned char)(w >> 16),
+                              (unsigned char)(w >> 8), (unsigned char)w, (unsigned char)(h >> 24),
+                              (unsigned char)(h >> 16), (unsigned char)(h >> 8), (unsigned char)h, 8, 2, 0, 0, 0};
+    memcpy(p + o, ihdr, sizeof ihdr), o += sizeof ihdr;
+    memset(p + o, 0, 4), o += 4;
+    p[o++] = (unsigned char)(zlen >> 24), p[o++] = (unsigned char)(zlen >> 16);
+    p[o++] = (unsigned char)(zlen >> 8), p[o++] = (unsigned char)zlen;
+    memcpy(p + o, "IDAT", 4), o += 4;
+    memcpy(p + o, z, zlen), o += zlen;
+    memset(p + o, 0, 4), o += 4;
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    memcpy(p + o, iend, sizeof iend), o += sizeof iend;
+    mr_file_write(path, p, o, NULL);
+    free(zeros), free(z), free(p);
+}
+
+/* The renderer reads a texture's header only before decoding it (one
+ * inflation): a PNG whose data is a bomb, or holds fewer rows than its
+ * header says, is still refused by the decoder and drawn as the checker;
+ * a well-formed PNG of odd sides gets its mipmaps (gfx/mipmap.h). */
+TEST(bomb_and_lying_pngs_are_refused_and_odd_sides_get_mipmaps)
+{
+    char bomb[128], lying[128], odd[128];
+    snprintf(bomb, sizeof bomb, "%s/bomb.png", tmpdir);
+    snprintf(lying, sizeof lying, "%s/lying.png", tmpdir);
+    snprintf(odd, sizeof odd, "%s/odd.png", tmpdir);
+    write_png_zeros(bomb, 4, 4, (size_t)64 << 20);     /* 64 MiB of rows for a 4x4 image */
+    write_png_zeros(lying, 4, 4, (size_t)2 * 13);      /* 2 rows for the 4 its header says */
+    write_png_zeros(odd, 5, 3, (size_t)3 * 16);         /* exactly its rows (filter byte + 15) */
+    const char *paths[3] = {bomb, lying, odd};
+    mr_frame_stats before, after;
+    mr_renderer_stats(ren, &before);
+    mr_model *m = palette_model(2);
+    mr_gpu_model g[3];
+    mr_error err = {0};
+    for (int i = 0; i < 3; i++) {
+        free(m->meshes[0].material.diffuse_map);
+        m->meshes[0].material.diffuse_map = mr_str_dup(paths[i]);
+        CHECK(mr_renderer_upload_model(ren, m, &g[i], &err) == MR_OK);
+    }
+    mr_renderer_stats(ren, &after);
+    CHECK_MSG(after.warnings == before.warnings + 2, "%d warnings, 2 expected (bomb, lying)",
+              after.warnings - before.warnings);
+    /* The 5x3 texture among the context's (the only one of that size) and its levels. */
+    int found = 0, levels = 0, sizes_ok = 1;
+    for (GLuint t = 1; t < 4096 && !found; t++) {
+        if (!glIsTexture(t)) continue;
+        GLint w = 0, h = 0;
+        glBindTexture(GL_TEXTURE_2D, t);
+        if (glGetError() != GL_NO_ERROR) continue;   /* not a 2D texture */
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &w);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &h);
+        if (w != 5 || h != 3) continue;
+        found = 1;
+        static const int want[3][2] = {{5, 3}, {2, 1}, {1, 1}};
+        for (int l = 0; l < 4; l++) {
+            glGetTexLevelParameteriv(GL_TEXTURE_2D, l, GL_TEXTURE_WIDTH, &w);
+            glGetTexLevelParameteriv(GL_TEXTURE_2D, l, GL_TEXTURE_HEIGHT, &h);
+            if (w <= 0) continue;
+            if (l > 2 || w != want[l][0] || h != want[l][1]) sizes_ok = 0;
+            levels++;
+        }
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    CHECK_MSG(found && levels == 3 && sizes_ok, "the 5x3 texture: found %d, %d levels (5x3, 2x1, 1x1 expected)", found,
+              levels);
+    for (int i = 0; i < 3; i++) mr_renderer_release_model(ren, g[i]);
     mr_model_destroy(m);
 }
 
@@ -1787,6 +1869,7 @@ int main(void)
     RUN(upload_refuses_out_of_range_joints_and_indices);
     RUN(released_handles_go_stale);
     RUN(corrupt_and_giant_textures_fall_back_to_the_checker);
+    RUN(bomb_and_lying_pngs_are_refused_and_odd_sides_get_mipmaps);
     RUN(textures_together_stay_within_the_renderers_pixel_budget);
     RUN(texture_rows_follow_the_uv_convention);
     RUN(read_pixels_puts_the_top_row_first);
