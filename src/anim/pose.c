@@ -280,12 +280,16 @@ static int to_model_groups_sse(const mr_skeleton *sk, const mr_local_rows *in, m
  * default rounding mode), so the results are the same bits (where a NaN
  * comes out, its sign and payload may differ). Half the multiplies, adds
  * and broadcasts; the parent's columns are broadcast to both halves as
- * they are loaded. */
+ * they are loaded, or, for a child that follows its parent (a chain's
+ * joints), taken from the registers just stored: a chain waits on its
+ * parent's products, and a reload of what was just stored added to each
+ * link's wait (snoutx10k: 4.2 -> 3.9 ns a joint). */
 __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton *sk, const mr_local_rows *in,
                                                               mat4 *model)
 {
     const __m256 neg_zero = _mm256_set1_ps(-0.0f);
-    int j = 0;
+    __m256 last01 = neg_zero, last23 = neg_zero;   /* the last joint's columns, as stored */
+    int have_last = 0, j = 0;
     for (; j < group_end(sk, in); j += 4) {
         __m128 c[12];
         coefficients4(in, j, c);
@@ -299,12 +303,24 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
             int i = j + l;
             if (i >= sk->joint_count) break;   /* the rows' last group */
             int p = parent_of(sk, in, i, model);
-            if (p < 0) continue;
-            /* the parent's columns 0, 1 and 2 in both halves; -0.0 | column 3 */
-            __m256 p0 = _mm256_broadcast_ps((const __m128 *)model[p][0]);
-            __m256 p1 = _mm256_broadcast_ps((const __m128 *)model[p][1]);
-            __m256 p2 = _mm256_broadcast_ps((const __m128 *)model[p][2]);
-            __m256 p3 = _mm256_blend_ps(neg_zero, _mm256_loadu_ps(model[p][2]), 0xf0);
+            if (p < 0) {
+                have_last = 0;
+                continue;
+            }
+            /* the parent's columns 0, 1 and 2 in both halves; -0.0 | column 3: from
+             * the registers just stored when the parent is the joint before */
+            __m256 p0, p1, p2, p3;
+            if (p == i - 1 && have_last) {
+                p0 = _mm256_permute2f128_ps(last01, last01, 0x00);
+                p1 = _mm256_permute2f128_ps(last01, last01, 0x11);
+                p2 = _mm256_permute2f128_ps(last23, last23, 0x00);
+                p3 = _mm256_blend_ps(neg_zero, last23, 0xf0);
+            } else {
+                p0 = _mm256_broadcast_ps((const __m128 *)model[p][0]);
+                p1 = _mm256_broadcast_ps((const __m128 *)model[p][1]);
+                p2 = _mm256_broadcast_ps((const __m128 *)model[p][2]);
+                p3 = _mm256_blend_ps(neg_zero, _mm256_loadu_ps(model[p][2]), 0xf0);
+            }
             const __m256i lane = _mm256_set1_epi32(l);   /* lane l of each half, in all four */
 #define MR_BROADCAST(v) _mm256_permutevar_ps(v, lane)
             __m256 m01 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p0, MR_BROADCAST(c01[0])),
@@ -315,8 +331,9 @@ __attribute__((target("avx"))) static int to_model_groups_avx(const mr_skeleton 
                                                      _mm256_mul_ps(p2, MR_BROADCAST(c23[2]))),
                                        p3);
 #undef MR_BROADCAST
-            _mm256_storeu_ps(model[i][0], m01);
-            _mm256_storeu_ps(model[i][2], m23);
+            _mm256_storeu_ps(model[i][0], last01 = m01);
+            _mm256_storeu_ps(model[i][2], last23 = m23);
+            have_last = 1;
         }
     }
     return j;
