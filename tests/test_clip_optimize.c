@@ -134,6 +134,31 @@ static double worst_error(const mr_model *m, long *sampled, long *source)
 }
 
 /* Optimises every clip of m at tolerance, checks the bound; adds to the totals. */
+/* Keys of pack's tracks that decode_run (a cursor's run of keys decoded
+ * ahead, from each key in turn, in runs of 1 to 9) gives other bits for
+ * than decode_key_from: 0 expected, the sign of a zero included. */
+static long run_mismatches(const mr_clip_pack *pack)
+{
+    const uint8_t *base = (const uint8_t *)pack, *rec = base + pack->tracks;
+    long bad = 0;
+    for (int i = 0; i < pack->joint_count * 3; i++) {
+        if (!has_track(base + pack->present, i)) continue;
+        track_view tv = view_of(rec, pack->point_bytes);
+        rec += tv.size;
+        for (int k = 0; k < tv.count; k++) {
+            float run[9][4], one[4];
+            int n = tv.count - k < 1 + k % 9 ? tv.count - k : 1 + k % 9;
+            seg_pos pos = SEG_POS_START;
+            decode_run(&tv, k, n, &pos, run[0]);
+            for (int r = 0; r < n; r++) {
+                decode_key(&tv, k + r, one);
+                bad += memcmp(run[r], one, i % 3 == 1 ? 16 : 12) != 0;   /* rotations: 4 floats */
+            }
+        }
+    }
+    return bad;
+}
+
 static void check_model(mr_model *m, const char *label, float tolerance, long *dropped_all, double *overall,
                         size_t *bytes_all, size_t *before_all)
 {
@@ -148,6 +173,10 @@ static void check_model(mr_model *m, const char *label, float tolerance, long *d
         for (int j = 0; j < clip->joint_count; j++)
             for (int k = 0; k < 3; k++) cubic |= mr_clip_track(clip, j, k)->interp == MR_INTERP_CUBIC;
         packed &= cubic || clip->runtime->pack != NULL;   /* curves are not packed */
+        if (clip->runtime->pack) {
+            long bad = run_mismatches(clip->runtime->pack);
+            CHECK_MSG(bad == 0, "%s clip %d: %ld keys decoded in runs differ from one by one", label, c, bad);
+        }
         bytes += mr_clip_runtime_bytes(clip);
         double e = 0;
         CHECK(mr_clip_runtime_error(clip, &m->skeleton, (float)(MR_CLIP_POINT_DISTANCE * size), STEPS + 1, &e) ==
@@ -383,6 +412,7 @@ TEST(clip_pack_gives_key_times_without_points_and_segments_its_keys)
         CHECK_MSG(rotation_code(pack, j) & PACK_BITMAP, "joint %d code %#x", j, rotation_code(pack, j));
         CHECK_MSG(played_keys(c, j, 1) > 61, "joint %d keeps %d: refined keys too", j, played_keys(c, j, 1));
     }
+    CHECK_MSG(run_mismatches(pack) == 0, "%ld keys decoded in runs differ", run_mismatches(pack));
     /* the uniform root's keys are not among the points: only mid's and tip's */
     CHECK_MSG(pack->point_count < 61 + 61, "%d points", pack->point_count);
     long sampled = 0, source = 0;
@@ -459,6 +489,7 @@ TEST(clip_pack_rebuilds_a_component_per_segment_where_none_does_for_the_track)
         used |= 1 << (root.seg_rebuilt[sg] & 3);
     }
     CHECK_MSG(used & (used - 1), "one component rebuilt in every segment (%#x)", used);   /* two or more */
+    CHECK_MSG(run_mismatches(pack) == 0, "%ld keys decoded in runs differ", run_mismatches(pack));
     long sampled = 0, source = 0;
     double e = worst_error(m, &sampled, &source);
     CHECK_MSG(e <= MR_CLIP_FIDELITY, "%.3g of the size", e);

@@ -379,20 +379,32 @@ static inline float dequantise(float lo, float step, uint32_t q)
     return lo + (float)q * step;
 }
 
-/* The stored components s of a key (c of them) as the sampler plays them:
- * a rotation that stores three rebuilds component r (its sign positive). */
-static inline void finish_key(const float *s, int c, int r, float *out)
+/* The stored components s0..s3 of a key (c of them) as the sampler plays
+ * them: a rotation that stores three rebuilds component r (its sign
+ * positive). Scalars, not an array: a key's components come from separate
+ * stores, and a wide load of them would wait on each (a failed store
+ * forward, 3x a key's decode on snoutx10k). */
+static inline __attribute__((always_inline)) void finish_key_of(float s0, float s1, float s2, float s3, int c, int r,
+                                                                float *out)
 {
     if (c == 4 || r >= PACK_NONE) {
-        for (int e = 0; e < c; e++) out[e] = s[e];
+        out[0] = s0;
+        out[1] = s1;
+        out[2] = s2;
+        if (c == 4) out[3] = s3;
         return;
     }
-    float w2 = 1.0f - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    float w2 = 1.0f - (s0 * s0 + s1 * s1 + s2 * s2);
     float w = sqrtf(w2 > 0 ? w2 : 0.0f);   /* branch-free: r differs from track to track */
-    out[0] = r == 0 ? w : s[0];                 /* components before r are s[e], after it s[e - 1] */
-    out[1] = r == 1 ? w : s[r > 1];
-    out[2] = r == 2 ? w : s[1 + (r > 2)];
-    out[3] = r == 3 ? w : s[2];
+    out[0] = r == 0 ? w : s0;              /* components before r are s[e], after it s[e - 1] */
+    out[1] = r == 1 ? w : r > 1 ? s1 : s0;
+    out[2] = r == 2 ? w : r > 2 ? s2 : s1;
+    out[3] = r == 3 ? w : s2;
+}
+
+static inline void finish_key(const float *s, int c, int r, float *out)
+{
+    finish_key_of(s[0], s[1], s[2], c == 4 ? s[3] : 0.0f, c, r, out);
 }
 
 /* Key k of a track as the sampler plays it: 3 floats, or a unit-ish
@@ -400,7 +412,7 @@ static inline void finish_key(const float *s, int c, int r, float *out)
  * segmented track's last segment started (a cursor's), moved to k's. */
 static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, float *out)
 {
-    float s[4];
+    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     int c = t->comps;
     if (t->v) {
         for (int e = 0; e < c; e++) s[e] = t->v[(size_t)k * c + e];
@@ -417,6 +429,50 @@ static inline void decode_key_from(const track_view *t, int k, seg_pos *pos, flo
         for (int e = 0; e < c; e++) s[e] = dequantise(t->lo[e], t->step[e], quantum(t, k, e));
     }
     finish_key(s, c, t->seg_bits ? pos->rebuilt : t->code & PACK_REBUILT, out);
+}
+
+/* Keys k .. k + n - 1 of a segmented track with c stored components, each
+ * as decode_key_from gives it, 4 floats apart in out: each segment's
+ * widths, bases and steps are found once for its keys. A component of no
+ * bits takes its base: base + 0 * -0.0 is base, its sign included. */
+static inline __attribute__((always_inline)) void decode_run_c(const track_view *t, int k, int n, seg_pos *pos,
+                                                               float *out, const int c)
+{
+    for (int i = 0; i < n;) {
+        int seg = (k + i) / PACK_SEGMENT_KEYS;
+        segment_seek(t, seg, pos);
+        int end = (seg + 1) * PACK_SEGMENT_KEYS - k, r = pos->rebuilt;
+        if (end > n) end = n;
+        /* each component's mask, bit offset in a key, base and step (a
+         * component of no bits: step -0.0), in scalars: arrays written
+         * element by element and read two at a time stall the loads */
+        const int *bits = pos->bits;
+        uint32_t m0 = (1u << bits[0]) - 1u, m1 = (1u << bits[1]) - 1u, m2 = (1u << bits[2]) - 1u;
+        uint32_t m3 = c == 4 ? (1u << bits[3]) - 1u : 0u;
+        uint32_t o1 = (uint32_t)bits[0], o2 = o1 + (uint32_t)bits[1], o3 = o2 + (uint32_t)bits[2];
+        float b0 = pos->base[0], b1 = pos->base[1], b2 = pos->base[2], b3 = c == 4 ? pos->base[3] : 0.0f;
+        float d0 = bits[0] ? pos->step[0] : -0.0f, d1 = bits[1] ? pos->step[1] : -0.0f;
+        float d2 = bits[2] ? pos->step[2] : -0.0f, d3 = c == 4 && bits[3] ? pos->step[3] : -0.0f;
+        size_t at = pos->bit + (size_t)(k + i - seg * PACK_SEGMENT_KEYS) * (size_t)pos->key_bits;
+#define MR_COMPONENT(o, m, b, d) \
+    (memcpy(&w, t->q + ((at + (o)) >> 3), sizeof w), (b) + (float)((w >> ((at + (o)) & 7)) & (m)) * (d))
+        for (; i < end; i++, at += (size_t)pos->key_bits) {
+            uint32_t w;
+            float s0 = MR_COMPONENT(0, m0, b0, d0), s1 = MR_COMPONENT(o1, m1, b1, d1);
+            float s2 = MR_COMPONENT(o2, m2, b2, d2), s3 = c == 4 ? MR_COMPONENT(o3, m3, b3, d3) : 0.0f;
+            finish_key_of(s0, s1, s2, s3, c, r, out + 4 * (size_t)i);
+        }
+#undef MR_COMPONENT
+    }
+}
+
+/* Keys k .. k + n - 1 of any track, 4 floats apart in out. */
+static inline void decode_run(const track_view *t, int k, int n, seg_pos *pos, float *out)
+{
+    if (t->seg_bits && t->comps == 3) decode_run_c(t, k, n, pos, out, 3);
+    else if (t->seg_bits) decode_run_c(t, k, n, pos, out, 4);
+    else
+        for (int i = 0; i < n; i++) decode_key_from(t, k + i, pos, out + 4 * (size_t)i);
 }
 
 static inline void decode_key(const track_view *t, int k, float *out)

@@ -286,7 +286,7 @@ static int morph_count(const mr_model *m)
     return k;
 }
 
-/* A cursor is host memory outside the Lua heap, about 20 KB on a 22-joint
+/* A cursor is host memory outside the Lua heap, about 34 KB on a 22-joint
  * skeleton: one that would take the script past its --memory is not made
  * (the pose is then sampled by searching the keys, as before cursors). */
 struct mr_clip_cursor *mr_lua_pose_cursor(lua_State *L, mr_lua_pose *p)
