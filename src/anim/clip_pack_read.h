@@ -382,8 +382,8 @@ static inline float dequantise(float lo, float step, uint32_t q)
 /* The stored components s0..s3 of a key (c of them) as the sampler plays
  * them: a rotation that stores three rebuilds component r (its sign
  * positive). Scalars, not an array: a key's components come from separate
- * stores, and a wide load of them would wait on each (a failed store
- * forward, 3x a key's decode on snoutx10k). */
+ * stores, and GCC's vectoriser read them back two at a time, a failed
+ * store forward on every key. */
 static inline __attribute__((always_inline)) void finish_key_of(float s0, float s1, float s2, float s3, int c, int r,
                                                                 float *out)
 {
