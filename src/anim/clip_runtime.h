@@ -309,7 +309,8 @@ mr_status mr_clip_sample_keys(const mr_clip *clip, const mr_skeleton *sk, float 
 
 /* A playback cursor: what one playhead keeps between samples of a clip so
  * that a packed clip (clip_pack.h) samples about as fast as the dense bake:
- * each track's two keys around the last time, decoded (clip_cursor.c).
+ * each track's two keys around the last time, decoded, and the next few
+ * keys of a track that plays on (clip_cursor.c).
  * Give each playhead its own; it binds itself to whatever clip and
  * skeleton it is given (a clip of more joints than its room makes it
  * allocate), so one cursor may follow a playhead through clip changes. */
