@@ -71,6 +71,10 @@ struct mr_clip_cursor {
     uint16_t *cache_bit;        /* CACHE_KEYS bits per track (bitmap tracks) */
     uint16_t *cache_first;
     uint8_t *cache_count;
+    uint32_t *row_at;           /* per animated track: its first row's offset at its joint */
+    uint16_t *last;             /* per animated track: its last interval's first key (STEP: 0, */
+                                /* which keeps it off play_on's path) */
+    uint8_t *four;              /* per animated track: 1 for a rotation (4 components) */
 };
 
 /* Keys a track decodes at once: one pass through its segment with the same
@@ -97,6 +101,9 @@ static void release(mr_clip_cursor *cur)
     free(cur->cache_bit);
     free(cur->cache_first);
     free(cur->cache_count);
+    free(cur->row_at);
+    free(cur->last);
+    free(cur->four);
     memset(cur, 0, sizeof *cur);
 }
 
@@ -122,8 +129,12 @@ static int reserve(mr_clip_cursor *cur, int joints)
     cur->cache_bit = mr_alloc_array(tracks * CACHE_KEYS, sizeof *cur->cache_bit);
     cur->cache_first = mr_alloc_array(tracks, sizeof *cur->cache_first);
     cur->cache_count = mr_alloc_array(tracks, sizeof *cur->cache_count);
+    cur->row_at = mr_alloc_array(tracks, sizeof *cur->row_at);
+    cur->last = mr_alloc_array(tracks, sizeof *cur->last);
+    cur->four = mr_alloc_array(tracks, sizeof *cur->four);
     if (!cur->rows || !cur->local || !cur->lo || !cur->hi || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos ||
-        !cur->cache_v || !cur->cache_t || !cur->cache_inv || !cur->cache_bit || !cur->cache_first || !cur->cache_count) {
+        !cur->cache_v || !cur->cache_t || !cur->cache_inv || !cur->cache_bit || !cur->cache_first || !cur->cache_count ||
+        !cur->row_at || !cur->last || !cur->four) {
         release(cur);
         return 0;
     }
@@ -147,7 +158,8 @@ size_t mr_clip_cursor_bytes(const mr_clip_cursor *cur)
     size_t n = (size_t)cur->capacity, lanes = (n + 7) / 8 * 8, tracks = n * 3, windows = (tracks + 3) / 4 * 4;
     size_t bytes = sizeof *cur + ((size_t)ROWS + MR_LOCAL_ROWS) * lanes * sizeof(float) + 2 * windows * sizeof(float) +
                    tracks * (sizeof *cur->track + sizeof(track_view) + sizeof *cur->key + sizeof *cur->bit + sizeof(seg_pos) +
-                             CACHE_KEYS * (6 * sizeof(float) + sizeof(uint16_t)) + sizeof(uint16_t) + 1);
+                             CACHE_KEYS * (6 * sizeof(float) + sizeof(uint16_t)) + sizeof(uint16_t) + 1 +
+                             sizeof(uint32_t) + sizeof(uint16_t) + 1);
     if (cur->scratch.joint_count) bytes += (size_t)cur->scratch.joint_count * (sizeof(versor) + 2 * sizeof(vec3));
     return bytes;
 }
@@ -159,13 +171,14 @@ void mr_clip_cursor_destroy(mr_clip_cursor *cur)
     free(cur);
 }
 
-/* Puts decoded keys v0, v1 (c components from row `row`) at joint j, with
- * their interval's start t0 and the reciprocal of its length. */
-static inline __attribute__((always_inline)) void put_keys_c(mr_clip_cursor *cur, int j, int row, const float *v0,
+/* Puts decoded keys v0, v1 (c components) in the rows from offset `at` (a
+ * channel's first row at a joint: row * lanes + joint), with their
+ * interval's start t0 and the reciprocal of its length. */
+static inline __attribute__((always_inline)) void put_keys_c(mr_clip_cursor *cur, size_t at, const float *v0,
                                                              const float *v1, float t0, float inv, const int c)
 {
     size_t L = (size_t)cur->lanes;
-    float *r = cur->rows + (size_t)row * L + (size_t)j;
+    float *r = cur->rows + at;
     for (int e = 0; e < c; e++) {
         r[(size_t)e * L] = v0[e];
         r[(size_t)(c + e) * L] = v1[e];
@@ -177,8 +190,9 @@ static inline __attribute__((always_inline)) void put_keys_c(mr_clip_cursor *cur
 /* The same for channel ch (rotations: 4 components). */
 static void put_keys(mr_clip_cursor *cur, int j, int ch, const float *v0, const float *v1, float t0, float inv)
 {
-    if (ch == 1) put_keys_c(cur, j, RX0, v0, v1, t0, inv, 4);
-    else put_keys_c(cur, j, row_of[ch], v0, v1, t0, inv, 3);
+    size_t at = (size_t)row_of[ch] * (size_t)cur->lanes + (size_t)j;
+    if (ch == 1) put_keys_c(cur, at, v0, v1, t0, inv, 4);
+    else put_keys_c(cur, at, v0, v1, t0, inv, 3);
 }
 
 /* A held value: alpha stays +0 (t0 = +inf), so the value is v: a
@@ -231,6 +245,9 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->bit[a] = 0;
                 cur->pos[a] = (seg_pos)SEG_POS_START;
                 cur->cache_count[a] = 0;
+                cur->row_at[a] = (uint32_t)(row_of[ch] * lanes + j);
+                cur->last[a] = (uint16_t)(tv.code & PACK_STEP ? 0 : tv.count - 2);
+                cur->four[a] = ch == 1;
                 cur->lo[a] = INFINITY;   /* empty: the first sample refreshes it */
                 cur->hi[a] = -INFINITY;
                 a++;
@@ -293,26 +310,15 @@ static void cache_fill(mr_clip_cursor *cur, int a, const float *times, int k, in
 }
 
 /* Decodes animated track a's keys around t, as the packed sampler would
- * interpolate them, and the window of times they serve. */
-static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
+ * interpolate them, and the window of times they serve (where play_on
+ * cannot: kept out of line, so that its frame and saved registers are
+ * not play_on's). */
+__attribute__((noinline)) static void refresh(mr_clip_cursor *cur, int a, const float *times, float t)
 {
     const track_view *tv = &cur->view[a];
     int j = cur->track[a] / 3, ch = cur->track[a] % 3, n = tv->count;
     int old = cur->key[a], old_linear = cur->lo[a] <= cur->hi[a];   /* not the empty window */
     int on = old_linear && old < n - 2 && t >= cur->hi[a];          /* played past the window */
-    if (on && !(tv->code & PACK_STEP)) {   /* into the next interval: its keys from the cache */
-        int i = old + 1 - cur->cache_first[a];
-        size_t c = (size_t)a * CACHE_KEYS + (size_t)i;
-        if (i >= 0 && i + 1 < cur->cache_count[a] && (old + 1 == n - 2 || t < cur->cache_t[c + 1])) {
-            float t0 = cur->cache_t[c], t1 = cur->cache_t[c + 1];
-            put_keys(cur, j, ch, cur->cache_v + 4 * c, cur->cache_v + 4 * (c + 1), t0, cur->cache_inv[c]);
-            cur->key[a] = (uint16_t)(old + 1);
-            cur->bit[a] = cur->cache_bit[c];
-            cur->lo[a] = t0;
-            cur->hi[a] = old + 1 == n - 2 ? INFINITY : t1;
-            return;
-        }
-    }
     key_at hint = {old, cur->bit[a], 0.0f, 0.0f};
     if (on) {   /* from the next key */
         hint.k = old + 1;
@@ -551,6 +557,29 @@ static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, fl
 }
 #endif
 
+/* Track a's next interval from its cache, when t has just played into it
+ * (past the window, not past the interval): the keys copied, nothing
+ * searched or decoded. 0 when it cannot: refresh then. */
+static inline __attribute__((always_inline)) int play_on(mr_clip_cursor *cur, int a, float t)
+{
+    int old = cur->key[a], last = cur->last[a];
+    if (old >= last || !(t >= cur->hi[a]) || !(cur->lo[a] <= cur->hi[a])) return 0;
+    int i = old + 1 - cur->cache_first[a];
+    if (i < 0 || i + 1 >= cur->cache_count[a]) return 0;
+    size_t c = (size_t)a * CACHE_KEYS + (size_t)i;
+    float t0 = cur->cache_t[c], t1 = cur->cache_t[c + 1];
+    int to_last = old + 1 == last;
+    if (!to_last && !(t < t1)) return 0;
+    const float *v = cur->cache_v + 4 * c;
+    if (cur->four[a]) put_keys_c(cur, cur->row_at[a], v, v + 4, t0, cur->cache_inv[c], 4);
+    else put_keys_c(cur, cur->row_at[a], v, v + 4, t0, cur->cache_inv[c], 3);
+    cur->key[a] = (uint16_t)(old + 1);
+    cur->bit[a] = cur->cache_bit[c];
+    cur->lo[a] = t0;
+    cur->hi[a] = to_last ? INFINITY : t1;
+    return 1;
+}
+
 /* Refreshes every animated track whose window t has left: 4 windows
  * compared at once where SSE is. */
 static void refresh_left(mr_clip_cursor *cur, const float *times, float t)
@@ -560,11 +589,11 @@ static void refresh_left(mr_clip_cursor *cur, const float *times, float t)
     for (int a = 0; a < cur->animated; a += 4) {
         __m128 in = _mm_and_ps(_mm_cmpge_ps(tv, _mm_load_ps(cur->lo + a)), _mm_cmplt_ps(tv, _mm_load_ps(cur->hi + a)));
         for (unsigned out = ~(unsigned)_mm_movemask_ps(in) & 15u; out; out &= out - 1u)
-            refresh(cur, a + __builtin_ctz(out), times, t);
+            if (!play_on(cur, a + __builtin_ctz(out), t)) refresh(cur, a + __builtin_ctz(out), times, t);
     }
 #else
     for (int a = 0; a < cur->animated; a++)
-        if (!(t >= cur->lo[a] && t < cur->hi[a])) refresh(cur, a, times, t);
+        if (!(t >= cur->lo[a] && t < cur->hi[a]) && !play_on(cur, a, t)) refresh(cur, a, times, t);
 #endif
 }
 
