@@ -167,6 +167,29 @@ static int same_models(const mat4 *a, const mat4 *b, int n)
     return 1;
 }
 
+/* Samples clip at times[0..count) to model matrices through cur without
+ * a pose (the cursor's own rows of local transforms), against the pose
+ * sampled without a cursor taken to model space; returns the number of
+ * times where they differ. */
+static int model_differences(const mr_clip *c, const mr_skeleton *sk, mr_clip_cursor *cur, const float *times,
+                             int count)
+{
+    int n = sk->joint_count, bad = 0;
+    mr_pose p;
+    mr_pose_init(&p, n);
+    mat4 *expect = calloc((size_t)n, sizeof *expect), *got = calloc((size_t)n, sizeof *got);
+    for (int i = 0; expect && got && i < count; i++) {
+        CHECK(mr_clip_sample_model(c, sk, times[i], MR_WRAP_LOOP, NULL, got, cur) == MR_OK);
+        CHECK(mr_clip_sample(c, sk, times[i], MR_WRAP_LOOP, &p) == MR_OK);
+        CHECK(mr_pose_to_model(sk, &p, expect) == MR_OK);
+        bad += !same_models(expect, got, n);
+    }
+    free(expect);
+    free(got);
+    mr_pose_deinit(&p);
+    return bad;
+}
+
 /* mr_clip_sample_model puts in model what mr_pose_to_model makes of the
  * pose mr_clip_sample_with samples: the same bits as through another
  * cursor (the same values as without one), with and without a pose, on
@@ -278,9 +301,13 @@ TEST(cursor_rebinds_to_other_clips_rebuilt_clips_and_skeletons)
         CHECK(mr_clip_optimize(fwd, round == 1 ? 1e-3f : 1e-4f) == MR_OK);   /* a new pack */
     }
     CHECK(differences(fwd, &m->skeleton, cur, times, count, MR_WRAP_CLAMP) == 0);
-    /* a skeleton of other rest values: channels without tracks follow it */
+    CHECK(model_differences(fwd, &m->skeleton, cur, times, 100) == 0);
+    /* a skeleton of other rest values: channels without tracks follow it,
+     * in the cursor's rows of local transforms too (joints that do not
+     * move are not interpolated again while the cursor keeps a binding) */
     mr_skeleton *sk2 = &m2->skeleton;
     for (int j = 0; j < sk2->joint_count; j++) sk2->rest_s[j][0] = 2.0f;
+    CHECK(model_differences(fwd, sk2, cur, times, 100) == 0);
     CHECK(differences(fwd, sk2, cur, times, 100, MR_WRAP_LOOP) == 0);
     mr_pose p;
     mr_pose_init(&p, sk2->joint_count);

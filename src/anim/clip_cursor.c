@@ -20,7 +20,10 @@
  * clip and a skeleton (its serial: skeleton.h).
  * mr_clip_sample_model has it interpolate into rows of local transforms
  * (pose.h's MR_LOCAL_*), which local-to-model reads as they are: a pose
- * written and read back costs about 40 ns of shuffles on snoutx10k. */
+ * written and read back costs about 40 ns of shuffles on snoutx10k. Those
+ * rows keep, while the cursor keeps its binding, the joints that no track
+ * moves: a group of 4 or 8 of them is not interpolated again (1 group of
+ * snoutx10k's 10). */
 #include "anim/clip_pack.h"
 
 #include <math.h>
@@ -75,6 +78,8 @@ struct mr_clip_cursor {
     uint16_t *last;             /* per animated track: its last interval's first key (STEP: 0, */
                                 /* which keeps it off play_on's path) */
     uint8_t *four;              /* per animated track: 1 for a rotation (4 components) */
+    uint8_t *moving;            /* per joint (lanes of them): 1 when a channel of it has keys to play */
+    int local_fresh;            /* local holds every joint of this binding's interpolation */
 };
 
 /* Keys a track decodes at once: one pass through its segment with the same
@@ -104,6 +109,7 @@ static void release(mr_clip_cursor *cur)
     free(cur->row_at);
     free(cur->last);
     free(cur->four);
+    free(cur->moving);
     memset(cur, 0, sizeof *cur);
 }
 
@@ -132,9 +138,10 @@ static int reserve(mr_clip_cursor *cur, int joints)
     cur->row_at = mr_alloc_array(tracks, sizeof *cur->row_at);
     cur->last = mr_alloc_array(tracks, sizeof *cur->last);
     cur->four = mr_alloc_array(tracks, sizeof *cur->four);
+    cur->moving = calloc(lanes, 1);
     if (!cur->rows || !cur->local || !cur->lo || !cur->hi || !cur->track || !cur->view || !cur->key || !cur->bit || !cur->pos ||
         !cur->cache_v || !cur->cache_t || !cur->cache_inv || !cur->cache_bit || !cur->cache_first || !cur->cache_count ||
-        !cur->row_at || !cur->last || !cur->four) {
+        !cur->row_at || !cur->last || !cur->four || !cur->moving) {
         release(cur);
         return 0;
     }
@@ -159,7 +166,7 @@ size_t mr_clip_cursor_bytes(const mr_clip_cursor *cur)
     size_t bytes = sizeof *cur + ((size_t)ROWS + MR_LOCAL_ROWS) * lanes * sizeof(float) + 2 * windows * sizeof(float) +
                    tracks * (sizeof *cur->track + sizeof(track_view) + sizeof *cur->key + sizeof *cur->bit + sizeof(seg_pos) +
                              CACHE_KEYS * (6 * sizeof(float) + sizeof(uint16_t)) + sizeof(uint16_t) + 1 +
-                             sizeof(uint32_t) + sizeof(uint16_t) + 1);
+                             sizeof(uint32_t) + sizeof(uint16_t) + 1) + lanes;
     if (cur->scratch.joint_count) bytes += (size_t)cur->scratch.joint_count * (sizeof(versor) + 2 * sizeof(vec3));
     return bytes;
 }
@@ -218,6 +225,8 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
     static const float identity[4] = {0, 0, 0, 1}, one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
     float *rest_r = cur->rows + (size_t)RREST * (size_t)lanes;
     for (int j = 0; j < lanes; j++) rest_r[j] = 0.0f;
+    memset(cur->moving, 0, (size_t)lanes);
+    cur->local_fresh = 0;
     for (int j = n; j < lanes; j++) {   /* padding lanes: harmless values */
         put_held(cur, j, 0, zero);
         put_held(cur, j, 1, identity);
@@ -248,6 +257,7 @@ static int bind(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigned long lon
                 cur->row_at[a] = (uint32_t)(row_of[ch] * lanes + j);
                 cur->last[a] = (uint16_t)(tv.code & PACK_STEP ? 0 : tv.count - 2);
                 cur->four[a] = ch == 1;
+                cur->moving[j] = 1;
                 cur->lo[a] = INFINITY;   /* empty: the first sample refreshes it */
                 cur->hi[a] = -INFINITY;
                 a++;
@@ -388,12 +398,21 @@ static inline __attribute__((always_inline)) void interpolate4(const float *r, s
     }
 }
 
-static void interpolate_sse(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
+/* Do any of the n joints at m move (a byte each)? */
+static inline int any_moves(const uint8_t *m, int n)
+{
+    uint64_t x = 0;
+    memcpy(&x, m, (size_t)n);   /* n = 4 or 8 */
+    return x != 0;
+}
+
+static void interpolate_sse(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local, const uint8_t *moving)
 {
     const size_t L = (size_t)cur->lanes;
     const __m128 t = _mm_set1_ps(time);
     for (int j = 0; j < cur->joints; j += 4)
-        interpolate4(cur->rows + j, L, t, pose, local ? local + j : NULL, j, cur->joints - j < 4 ? cur->joints - j : 4);
+        if (!moving || any_moves(moving + j, 4))
+            interpolate4(cur->rows + j, L, t, pose, local ? local + j : NULL, j, cur->joints - j < 4 ? cur->joints - j : 4);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -451,13 +470,14 @@ __attribute__((target("avx"))) static inline void store_pose8(mr_pose *pose, int
  * same values); a group that ends the pose short of 8 joints is stored as
  * two groups of 4. */
 __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor *cur, float time, mr_pose *pose,
-                                                           float *local)
+                                                           float *local, const uint8_t *moving)
 {
     const size_t L = (size_t)cur->lanes;
     const __m256 t = _mm256_set1_ps(time), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
 #define ALPHA8(row0, row1) \
     _mm256_max_ps(_mm256_min_ps(_mm256_mul_ps(_mm256_sub_ps(t, _mm256_load_ps(r + (row0) * L)), _mm256_load_ps(r + (row1) * L)), one), zero)
     for (int j = 0; j < cur->joints; j += 8) {
+        if (moving && !any_moves(moving + j, 8)) continue;
         const float *r = cur->rows + j;
         __m256 a = ALPHA8(RT0, RINV), at = ALPHA8(TT0, TINV), as = ALPHA8(ST0, SINV);
         __m256 k0[4], k1[4], q[4], lerp[6];
@@ -501,16 +521,18 @@ __attribute__((target("avx"))) static void interpolate_avx(const mr_clip_cursor 
 }
 #endif
 
-/* Every joint at time into pose and the local rows (either NULL: none). */
-static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
+/* Every joint at time into pose and the local rows (either NULL: none);
+ * with `moving` (only without a pose), the groups of joints none of which
+ * moves are left as they are. */
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local, const uint8_t *moving)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (mr_simd() >= MR_SIMD_AVX) {
-        interpolate_avx(cur, time, pose, local);
+        interpolate_avx(cur, time, pose, local, moving);
         return;
     }
 #endif
-    interpolate_sse(cur, time, pose, local);
+    interpolate_sse(cur, time, pose, local, moving);
 }
 #else
 static float alpha1(const float *r, size_t L, int row, float t)
@@ -519,10 +541,11 @@ static float alpha1(const float *r, size_t L, int row, float t)
     return a > 0 ? (a < 1 ? a : 1.0f) : 0.0f;
 }
 
-static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local)
+static void interpolate(const mr_clip_cursor *cur, float time, mr_pose *pose, float *local, const uint8_t *moving)
 {
     const size_t L = (size_t)cur->lanes;
     for (int j = 0; j < cur->joints; j++) {
+        if (moving && !moving[j]) continue;
         const float *r = cur->rows + j;
         float v0[4], v1[4], tr[3], rot[4], sc[3];
         for (int e = 0; e < 4; e++) {
@@ -616,7 +639,7 @@ int mr_clip_cursor_sample(mr_clip_cursor *cur, const mr_clip_pack *pack, unsigne
                           const mr_skeleton *sk, float t, mr_pose *pose)
 {
     if (!advance(cur, pack, serial, sk, t)) return 0;
-    interpolate(cur, t, pose, NULL);
+    interpolate(cur, t, pose, NULL, NULL);
     return 1;
 }
 
@@ -624,7 +647,10 @@ int mr_clip_cursor_sample_model(mr_clip_cursor *cur, const mr_clip_pack *pack, u
                                 const mr_skeleton *sk, float t, mr_pose *pose, mat4 *model)
 {
     if (!advance(cur, pack, serial, sk, t)) return 0;
-    interpolate(cur, t, pose, cur->local);
+    /* a joint none of whose channels has keys to play keeps its local
+     * transform from the last sample of this binding */
+    interpolate(cur, t, pose, cur->local, !pose && cur->local_fresh ? cur->moving : NULL);
+    cur->local_fresh = 1;
     mr_pose_rows_to_model(sk, cur->local, (size_t)cur->lanes, model);
     return 1;
 }
