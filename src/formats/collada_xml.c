@@ -364,7 +364,9 @@ mr_status cl_ref(cl_doc *d, cl_el *at, const char *attr, const char *want, cl_el
         while (*uri && isspace((unsigned char)*uri)) uri++;
     }
     char buf[300];
-    snprintf(buf, sizeof buf, "%s", uri);
+    size_t ul = strnlen(uri, sizeof buf - 1);   /* as snprintf's "%s" would cut it, without its cost */
+    memcpy(buf, uri, ul);
+    buf[ul] = '\0';
     free(owned);
     size_t bl = strlen(buf);
     while (bl && isspace((unsigned char)buf[bl - 1])) buf[--bl] = '\0';
@@ -608,7 +610,7 @@ static long parse_floats(cl_doc *d, cl_el *el, const char *p, const char *end, f
             }
             if (took) {
                 v = *p == '-' ? -f : f;
-                p = t;
+                p = t + 1;   /* t is at white space (tested): past it */
                 if (n < max && out) out[n] = v;
                 n++;
                 continue;
@@ -826,7 +828,7 @@ mr_status cl_ints(cl_doc *d, cl_el *el, int min_value, int **out, size_t *count)
         if (p == start && end - p >= 8 && (nd = digits8(p, &v8)) > 0 && nd < 8 && is_space((unsigned char)p[nd]) &&
             (int64_t)v8 >= min_value) {
             v[n++] = (int)v8;  /* below 10^7 */
-            p += nd;
+            p += nd + 1;       /* and the white space after it, tested above */
             continue;
         }
         while ((dg = (unsigned)(*p - '0')) < 10u) {
