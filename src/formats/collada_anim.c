@@ -121,6 +121,22 @@ typedef struct anim_ctx {
 
 /* ---- samplers ----------------------------------------------------------------- */
 
+/* An INTERPOLATION name's kind (I_*), INTERP_AS_LINEAR for the splines
+ * played as LINEAR, -1 for a name COLLADA does not define: one string
+ * compare a key, where trying each name in turn took three for BEZIER. */
+#define INTERP_AS_LINEAR (-2)
+static int interp_of(const char *n)
+{
+    switch (n[0]) {
+    case 'L': return strcmp(n, "LINEAR") ? -1 : I_LINEAR;
+    case 'S': return strcmp(n, "STEP") ? -1 : I_STEP;
+    case 'B': return !strcmp(n, "BEZIER") ? I_BEZIER : !strcmp(n, "BSPLINE") ? INTERP_AS_LINEAR : -1;
+    case 'H': return strcmp(n, "HERMITE") ? -1 : I_HERMITE;
+    case 'C': return strcmp(n, "CARDINAL") ? -1 : INTERP_AS_LINEAR;
+    default: return -1;
+    }
+}
+
 static void sampler_free(sampler *s)
 {
     if (!s) return;
@@ -188,11 +204,11 @@ static mr_status read_sampler(anim_ctx *a, cl_el *el, sampler **out)
         }
         for (int k = 0; k < s->count; k++) {
             const char *n = names.names[(size_t)k * names.stride];
-            if (!strcmp(n, "LINEAR")) s->interp[k] = I_LINEAR;
-            else if (!strcmp(n, "STEP")) s->interp[k] = I_STEP;
-            else if (!strcmp(n, "BEZIER")) s->interp[k] = I_BEZIER, curves = 1;
-            else if (!strcmp(n, "HERMITE")) s->interp[k] = I_HERMITE, curves = 1;
-            else if (!strcmp(n, "CARDINAL") || !strcmp(n, "BSPLINE")) {
+            int kind = interp_of(n);
+            if (kind >= 0) {
+                s->interp[k] = (unsigned char)kind;
+                curves |= kind == I_BEZIER || kind == I_HERMITE;
+            } else if (kind == INTERP_AS_LINEAR) {
                 s->interp[k] = I_LINEAR;
                 if (d->model && k == 0)
                     mr_model_warn(d->model, "sampler '%s': %s interpolation played as LINEAR",

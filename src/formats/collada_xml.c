@@ -232,9 +232,11 @@ mr_status cl_fail_status(cl_doc *d, mr_status status, const cl_el *at, const cha
 
 /* ---- element helpers ---------------------------------------------------- */
 
+/* The first bytes compared before strcmp: most names asked about are
+ * another element's or attribute's, and differ there. */
 int cl_is(const cl_el *n, const char *name)
 {
-    return n && strcmp(n->name, name) == 0;
+    return n && n->name[0] == name[0] && strcmp(n->name, name) == 0;
 }
 
 cl_el *cl_first_elem(const cl_el *n)
@@ -266,7 +268,7 @@ const char *cl_attr(const cl_el *n, const char *name)
 {
     if (!n) return NULL;
     for (int i = 0; i < n->attr_count; i++)
-        if (strcmp(n->attrs[i].name, name) == 0) return n->attrs[i].value;
+        if (n->attrs[i].name[0] == name[0] && strcmp(n->attrs[i].name, name) == 0) return n->attrs[i].value;
     return NULL;
 }
 
