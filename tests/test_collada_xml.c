@@ -370,6 +370,30 @@ TEST(simd_text_scan_matches_the_portable_scan)
     free(text);
 }
 
+/* cl_all_space, 16 bytes a step where SSE2 is: every length from 0 to 40
+ * and any offset, all white space (each of its four bytes), then one
+ * byte that is not (a byte just above or below them included) at every
+ * position. */
+TEST(all_space_finds_the_one_byte_that_is_not)
+{
+    static const char ws[] = " \n\t\r", other[] = {'x', 0x08, 0x0b, 0x0c, 0x0e, 0x1f, '!', 0, (char)0xa0};
+    char buf[64];
+    long wrong = 0;
+    for (int off = 0; off < 16; off++)
+        for (int len = 0; len <= 40; len++) {
+            for (int i = 0; i < len; i++) buf[off + i] = ws[(i * 7 + off) % 4];
+            wrong += !cl_all_space(buf + off, (size_t)len);
+            for (int at = 0; at < len; at++)
+                for (size_t o = 0; o < sizeof other; o++) {
+                    char keep = buf[off + at];
+                    buf[off + at] = other[o];
+                    wrong += cl_all_space(buf + off, (size_t)len);
+                    buf[off + at] = keep;
+                }
+        }
+    CHECK_MSG(wrong == 0, "%ld wrong answers", wrong);
+}
+
 int main(void)
 {
     RUN(every_real_file_builds_libxml2s_tree);
@@ -379,5 +403,6 @@ int main(void)
     RUN(past_its_bounds_the_scanner_declines);
     RUN(one_byte_changes_never_build_a_different_tree);
     RUN(simd_text_scan_matches_the_portable_scan);
+    RUN(all_space_finds_the_one_byte_that_is_not);
     return test_summary("collada_xml");
 }

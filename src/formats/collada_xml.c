@@ -36,6 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <libxml/SAX2.h>
 #include <libxml/dict.h>
@@ -1210,9 +1213,22 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
     b->tail_len = 0;
 }
 
+/* 16 bytes at a time where SSE2 is: the indentation between an element's
+ * children is most of what it reads (2% of an astroBoy load one byte at a
+ * time). */
 int cl_all_space(const char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' '), lf = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, lf)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(x, tab), _mm_cmpeq_epi8(x, cr)));
+        if (_mm_movemask_epi8(ws) != 0xffff) return 0;
+    }
+#endif
+    for (; i < n; i++)
         if (!is_space((unsigned char)p[i])) return 0;
     return 1;
 }
