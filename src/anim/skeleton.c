@@ -57,14 +57,14 @@ void mr_skeleton_deinit(mr_skeleton *sk)
 
 static int finite3(const float *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
 
-mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err)
+/* The checks, with each name's hash in hash[] (NULL: names compared
+ * whole, pair by pair). */
+static mr_status validate(const mr_skeleton *sk, uint32_t *hash, mr_error *err)
 {
-    if (sk->joint_count < 0 || sk->joint_count > MR_MAX_JOINTS)
-        return mr_error_set(err, MR_ERR_LIMIT, "skeleton has %d joints (limit %d)",
-                            sk->joint_count, MR_MAX_JOINTS);
     for (int i = 0; i < sk->joint_count; i++) {
         if (!sk->names[i] || !sk->names[i][0])
             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT, "joint %d has no name", i);
+        if (hash) hash[i] = mr_str_hash(sk->names[i]);
         if (sk->parents[i] < -1 || sk->parents[i] >= i)
             return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
                                 "joint %d '%s': parent %d is not an earlier joint", i,
@@ -79,11 +79,22 @@ mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err)
                                 "joint %d '%s': rest rotation is not a unit quaternion (length %g)",
                                 i, sk->names[i], len);
         for (int k = 0; k < i; k++)
-            if (strcmp(sk->names[k], sk->names[i]) == 0)
+            if ((!hash || hash[k] == hash[i]) && strcmp(sk->names[k], sk->names[i]) == 0)
                 return mr_error_set(err, MR_ERR_INVALID_ARGUMENT,
                                     "joints %d and %d share the name '%s'", k, i, sk->names[i]);
     }
     return MR_OK;
+}
+
+mr_status mr_skeleton_validate(const mr_skeleton *sk, mr_error *err)
+{
+    if (sk->joint_count < 0 || sk->joint_count > MR_MAX_JOINTS)
+        return mr_error_set(err, MR_ERR_LIMIT, "skeleton has %d joints (limit %d)",
+                            sk->joint_count, MR_MAX_JOINTS);
+    uint32_t *hash = malloc((size_t)(sk->joint_count ? sk->joint_count : 1) * sizeof *hash);   /* NULL: pairs compared whole */
+    mr_status st = validate(sk, hash, err);
+    free(hash);
+    return st;
 }
 
 mr_status mr_skeleton_add_scale_comp(mr_skeleton *sk)

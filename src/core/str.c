@@ -39,6 +39,13 @@ char *mr_str_fmt(const char *fmt, ...)
     return s;
 }
 
+uint32_t mr_str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 int mr_str_distance(const char *a, const char *b)
 {
     int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);

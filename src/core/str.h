@@ -5,6 +5,7 @@
 #define MR_CORE_STR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Copies of strings; NULL in gives NULL out. Free with free(). */
 char *mr_str_dup(const char *s);
@@ -19,6 +20,11 @@ int mr_str_distance(const char *a, const char *b);
  * mr_str_distance, when within max_distance (ties: the first); -1 when
  * none is. NULL entries are skipped. */
 int mr_str_closest(const char *name, const char *const *names, int count, int max_distance);
+
+/* A 32-bit FNV-1a hash of s: equal strings hash equal, so a list's
+ * duplicates are found comparing hashes first (a strcmp only where two
+ * agree) instead of every pair's bytes. */
+uint32_t mr_str_hash(const char *s);
 
 /* Appends a copy of s to the growable list (*items: *count strings in
  * *cap slots, each owned) unless it holds s already. Returns 0, or -1 when

@@ -174,14 +174,16 @@ static mr_status read_skins(reader *r)
     return MR_OK;
 }
 
-/* Unique joint name for node i. */
-static char *joint_name(const mr_skeleton *sk, int count, const cl_node *n, int index)
+/* Unique joint name for node i, against the count names so far (hash:
+ * their mr_str_hash; it gets the new name's). */
+static char *joint_name(const mr_skeleton *sk, int count, uint32_t *hash, const cl_node *n, int index)
 {
     const char *base = n->name && *n->name ? n->name : n->id && *n->id ? n->id : n->sid && *n->sid ? n->sid : NULL;
     char *name = base ? mr_str_dup(base) : mr_str_fmt("node%d", index);
     for (int k = 2; name; k++) {
         int clash = 0;
-        for (int j = 0; j < count && !clash; j++) clash = !strcmp(sk->names[j], name);
+        uint32_t h = hash[count] = mr_str_hash(name);
+        for (int j = 0; j < count && !clash; j++) clash = hash[j] == h && !strcmp(sk->names[j], name);
         if (!clash) return name;
         free(name);
         name = mr_str_fmt("%s#%d", base ? base : "node", k);
@@ -214,15 +216,22 @@ static mr_status build_skeleton(reader *r)
     if (st != MR_OK) return cl_fail_status(d, st, NULL, "out of memory for %d joints", count);
     r->ibm = mr_alloc_array((size_t)count, sizeof *r->ibm);
     r->ibm_skin = mr_alloc_array((size_t)count, sizeof *r->ibm_skin);
-    if (!r->ibm || !r->ibm_skin) return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    uint32_t *name_hash = mr_alloc_array((size_t)count, sizeof *name_hash);   /* the names' so far */
+    if (!r->ibm || !r->ibm_skin || !name_hash) {
+        free(name_hash);
+        return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+    }
     long sheared = 0;
     const char *sheared_name = NULL;
     int j = 0;
     for (int i = 0; i < s->node_count; i++) {
         cl_node *n = &s->nodes[i];
         if (n->joint < 0) continue;
-        sk->names[j] = joint_name(sk, j, n, i);
-        if (!sk->names[j]) return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        sk->names[j] = joint_name(sk, j, name_hash, n, i);
+        if (!sk->names[j]) {
+            free(name_hash);
+            return cl_fail_status(d, MR_ERR_NO_MEMORY, NULL, "out of memory");
+        }
         sk->parents[j] = n->parent >= 0 ? s->nodes[n->parent].joint : -1;
         mat4 local;
         cl_conv_matrix(&r->conv, n->local, local);
@@ -234,6 +243,7 @@ static mr_status build_skeleton(reader *r)
         r->ibm_skin[j] = -1;
         j++;
     }
+    free(name_hash);
     if (sheared)
         mr_model_warn(r->model, "%ld node transform(s) have shear (e.g. '%s'); approximated by translation, rotation, scale",
                       sheared, sheared_name);
