@@ -881,7 +881,15 @@ typedef struct key {
     float tin[10], tout[10];
 } key;
 
-static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align, key *k)
+/* The exact local at t in k (tangents 0), its rotation in align's
+ * hemisphere (align NULL: as evaluated). */
+static void align_key(const key *align, key *k)
+{
+    if (align && k->v[3] * align->v[3] + k->v[4] * align->v[4] + k->v[5] * align->v[5] + k->v[6] * align->v[6] < 0)
+        for (int i = 3; i < 7; i++) k->v[i] = -k->v[i];
+}
+
+static void key_at_raw(const anim_ctx *a, joint_eval *je, double t, key *k)
 {
     k->t = t;
     if (!(je->trs && eval_trs(a, je, t, k->v))) {
@@ -894,10 +902,14 @@ static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align
         memcpy(k->v + 3, q, 16);
         memcpy(k->v + 7, sc, 12);
     }
-    if (align && k->v[3] * align->v[3] + k->v[4] * align->v[4] + k->v[5] * align->v[5] + k->v[6] * align->v[6] < 0)
-        for (int i = 3; i < 7; i++) k->v[i] = -k->v[i];
     memset(k->tin, 0, sizeof k->tin);
     memset(k->tout, 0, sizeof k->tout);
+}
+
+static void key_at(const anim_ctx *a, joint_eval *je, double t, const key *align, key *k)
+{
+    key_at_raw(a, je, t, k);
+    align_key(align, k);
 }
 
 static void compose_packed(const float *v, mat4 out)
@@ -1007,14 +1019,33 @@ static double *joint_times(const joint_eval *je, size_t *count)
     return t;
 }
 
+/* The exact local at t as key_at_raw gives it, from known[0..n) when one
+ * is at t to the bit (a split's halves meet their parent's fit points:
+ * the first half's 2/3 is the whole's 1/3), else evaluated. */
+static void key_at_known(const anim_ctx *a, joint_eval *je, double t, const key *known, int n, key *k)
+{
+    for (int i = 0; i < n; i++)
+        if (known[i].t == t) {
+            *k = known[i];
+            return;
+        }
+    key_at_raw(a, je, t, k);
+}
+
 /* Hermite tangents of segment [k0, k1] that make the curve pass through
- * the exact values at 1/3 and 2/3 of the segment: k0->tout, k1->tin. */
-static void fit_segment(const anim_ctx *a, joint_eval *je, key *k0, key *k1)
+ * the exact values at 1/3 and 2/3 of the segment: k0->tout, k1->tin.
+ * raw gets those two exact values as evaluated (before alignment), for
+ * the halves of a split; known: exact values already evaluated. */
+static void fit_segment(const anim_ctx *a, joint_eval *je, key *k0, key *k1, const key *known, int nknown, key raw[2])
 {
     key f1, f2;
     double dt = k1->t - k0->t;
-    key_at(a, je, k0->t + dt / 3, k0, &f1);
-    key_at(a, je, k0->t + 2 * dt / 3, k0, &f2);
+    key_at_known(a, je, k0->t + dt / 3, known, nknown, &raw[0]);
+    key_at_known(a, je, k0->t + 2 * dt / 3, known, nknown, &raw[1]);
+    f1 = raw[0];
+    f2 = raw[1];
+    align_key(k0, &f1);
+    align_key(k0, &f2);
     /* Hermite basis at u = 1/3 and 2/3. */
     const float a00 = 20.0f / 27, a01 = 7.0f / 27, b00 = 7.0f / 27, b01 = 20.0f / 27;
     for (int i = 0; i < 10; i++) {
@@ -1030,8 +1061,10 @@ static void fit_segment(const anim_ctx *a, joint_eval *je, key *k0, key *k1)
 
 /* Appends keys after k0 up to and including k1 so that every cubic
  * segment is within tolerance (split at midpoints, CL_MAX_SPLIT levels at
- * most, never below 1/CL_MAX_HZ). k0 is the last key of out. */
-static mr_status emit_cubic(anim_ctx *a, joint_eval *je, key_list *out, key k1, float size, int depth)
+ * most, never below 1/CL_MAX_HZ). k0 is the last key of out; known: the
+ * exact values the segment this one halves was fitted through. */
+static mr_status emit_cubic(anim_ctx *a, joint_eval *je, key_list *out, key k1, float size, int depth,
+                            const key *known, int nknown)
 {
     /* A cubic through the exact values at 0, 1/3, 2/3, 1 errs most near
      * 1/8 and 7/8 (the middle lobe is about half as large). */
@@ -1039,14 +1072,15 @@ static mr_status emit_cubic(anim_ctx *a, joint_eval *je, key_list *out, key k1, 
     key *k0 = &out->k[out->n - 1];
     if (k0->v[3] * k1.v[3] + k0->v[4] * k1.v[4] + k0->v[5] * k1.v[5] + k0->v[6] * k1.v[6] < 0)
         for (int i = 3; i < 7; i++) k1.v[i] = -k1.v[i];
-    fit_segment(a, je, k0, &k1);
+    key fitted[2];
+    fit_segment(a, je, k0, &k1, known, nknown, fitted);
     if (depth < CL_MAX_SPLIT && k1.t - k0->t > 2.0 / CL_MAX_HZ &&
         segment_error(a, je, k0, &k1, check, 2, 1, size) > a->tol) {
         key mid;
         key_at(a, je, 0.5 * (k0->t + k1.t), k0, &mid);
-        mr_status st = emit_cubic(a, je, out, mid, size, depth + 1);
+        mr_status st = emit_cubic(a, je, out, mid, size, depth + 1, fitted, 2);
         if (st != MR_OK) return st;
-        return emit_cubic(a, je, out, k1, size, depth + 1);
+        return emit_cubic(a, je, out, k1, size, depth + 1, fitted, 2);
     }
     if (push_key(out, &k1)) return cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
     return MR_OK;
@@ -1091,7 +1125,7 @@ static mr_status joint_keys(anim_ctx *a, joint_eval *je, float size, key_list *o
     *mode = KEYS_CUBIC;
     mr_status st = MR_OK;
     if (push_key(out, &src.k[0])) st = cl_fail_status(a->d, MR_ERR_NO_MEMORY, NULL, "out of memory");
-    for (size_t i = 1; i < src.n && st == MR_OK; i++) st = emit_cubic(a, je, out, src.k[i], size, 0);
+    for (size_t i = 1; i < src.n && st == MR_OK; i++) st = emit_cubic(a, je, out, src.k[i], size, 0, NULL, 0);
     free(src.k);
     return st;
 }
