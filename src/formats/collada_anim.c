@@ -881,14 +881,15 @@ typedef struct key {
     float tin[10], tout[10];
 } key;
 
-/* The exact local at t in k (tangents 0), its rotation in align's
- * hemisphere (align NULL: as evaluated). */
+/* k's rotation put in align's hemisphere (align NULL: as it is). */
 static void align_key(const key *align, key *k)
 {
     if (align && k->v[3] * align->v[3] + k->v[4] * align->v[4] + k->v[5] * align->v[5] + k->v[6] * align->v[6] < 0)
         for (int i = 3; i < 7; i++) k->v[i] = -k->v[i];
 }
 
+/* The exact local at t in k (tangents 0), its rotation as evaluated;
+ * key_at puts it in align's hemisphere (align NULL: as evaluated). */
 static void key_at_raw(const anim_ctx *a, joint_eval *je, double t, key *k)
 {
     k->t = t;
