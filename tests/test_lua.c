@@ -409,7 +409,7 @@ TEST(pose_cursors_are_counted_and_stop_at_the_memory_limit)
         "end\n"
         "function keypressed() for i = 1, #poses do poses[i]:close() end end\n";
     for (int small = 0; small < 2; small++) {
-        size_t limit = small ? 1u << 20 : 256u << 20;   /* 400 cursors take 2.1 MiB */
+        size_t limit = small ? 1u << 20 : 256u << 20;   /* 400 cursors take 2.2 MiB */
         mr_lua_ctx *ctx = make_ctx("cursors.lua", script, 30, limit);
         CHECK(mr_lua_start(ctx, NULL) == MR_OK);
         CHECK_MSG(mr_lua_update(ctx, 0, NULL) == MR_OK, "%s", mr_lua_error(ctx) ? mr_lua_error(ctx) : "");
