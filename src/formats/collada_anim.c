@@ -740,7 +740,7 @@ static int trs_form(const joint_eval *je)
 
 /* The rotation of a <rotate> (axis, degrees) as a quaternion: the identity
  * for a vanishing axis, as rotation_matrix gives. */
-static void rotate_quat(const float *v, double q[4])
+static inline __attribute__((always_inline)) void rotate_quat(const float *v, double q[4])
 {
     double ax = v[0], ay = v[1], az = v[2], len = sqrt(ax * ax + ay * ay + az * az);
     if (!(len > 1e-20)) {
