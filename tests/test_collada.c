@@ -1264,6 +1264,94 @@ static double bezier(double a, double b, double c, double d, double u)
     return v * v * v * a + 3 * v * v * u * b + 3 * v * u * u * c + u * u * u * d;
 }
 
+/* What a hostile file may name as an interpolation (interp_of compares
+ * once after a switch on the first byte): a name that shares a defined
+ * one's first byte or prefix, a lower-case one, one byte, an empty one
+ * (two separators), a UTF-8 one, a very long one. Each is refused naming
+ * the key; the splines COLLADA defines and marrow plays as LINEAR load. */
+TEST(interpolation_names_are_matched_whole)
+{
+    static const char *const refused[] = {"BEZIE", "BEZIERX", "B", "bezier", "LINEARLY", "STEPS", "HERMIT",
+                                          "CARDINALS", "BSPLIN", "\xC3\xA9", "Z"};
+    static const char *const linear[] = {"BSPLINE", "CARDINAL"};
+    static const char head[] = DOC_HEAD("Y_UP", "1") TRI_GEOMETRY
+        "<library_animations><animation id=\"a\">"
+        "<source id=\"ai\"><float_array id=\"aia\" count=\"2\">0 1</float_array><technique_common><accessor source=\"#aia\" count=\"2\"/></technique_common></source>"
+        "<source id=\"ao\"><float_array id=\"aoa\" count=\"2\">0 10</float_array><technique_common><accessor source=\"#aoa\" count=\"2\"/></technique_common></source>"
+        "<source id=\"aip\"><Name_array id=\"aipa\" count=\"2\">LINEAR ";
+    static const char tail[] = "</Name_array><technique_common><accessor source=\"#aipa\" count=\"2\"/></technique_common></source>"
+        "<sampler id=\"as\"><input semantic=\"INPUT\" source=\"#ai\"/><input semantic=\"OUTPUT\" source=\"#ao\"/>"
+        "<input semantic=\"INTERPOLATION\" source=\"#aip\"/></sampler>"
+        "<channel source=\"#as\" target=\"j/t.X\"/></animation></library_animations>\n"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"j\" name=\"j\"><translate sid=\"t\">0 0 0</translate>"
+        "<instance_geometry url=\"#g\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    char name[5000], doc[sizeof head + sizeof tail + sizeof name];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused + 1; i++) {
+        if (i < sizeof refused / sizeof *refused) {
+            snprintf(name, sizeof name, "%s", refused[i]);
+        } else {   /* 4,000 bytes of one name */
+            memset(name, 'B', 4000);
+            name[4000] = '\0';
+        }
+        snprintf(doc, sizeof doc, "%s%s%s", head, name, tail);
+        mr_error err = {0};
+        mr_model *m = parse_text("interp.dae", doc, &err);
+        CHECK_MSG(!m, "'%.20s' was accepted as an interpolation", name);
+        CHECK_STR_CONTAINS(err.msg, "key 1: unknown interpolation");
+        mr_model_destroy(m);
+    }
+    for (size_t i = 0; i < sizeof linear / sizeof *linear; i++) {
+        snprintf(doc, sizeof doc, "%s%s%s", head, linear[i], tail);
+        mr_model *m = parse_ok("interp.dae", doc);
+        CHECK(m && m->clip_count == 1);
+        mr_model_destroy(m);
+    }
+}
+
+/* A reference is read as its first 299 bytes (cl_ref's copy): an id of
+ * 298 bytes resolves, one of 299 does not (its '#' and 298 bytes are
+ * looked up), and a 100,000-byte reference is refused as dangling, its
+ * message cut, not the process. */
+TEST(long_references_are_cut_not_overrun)
+{
+    static const char head[] = DOC_HEAD("Y_UP", "1")
+        "<library_geometries><geometry id=\"";
+    static const char mid[] = "\"><mesh>\n"
+        "<source id=\"p\"><float_array id=\"pa\" count=\"9\">1 0 0 0 1 0 0 0 1</float_array>\n"
+        "<technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"/></technique_common></source>\n"
+        "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n"
+        "<triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 1 2</p></triangles>\n"
+        "</mesh></geometry></library_geometries>\n"
+        "<library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_geometry url=\"#";
+    static const char tail[] = "\"/></node></visual_scene></library_visual_scenes><scene><instance_visual_scene url=\"#s\"/></scene></COLLADA>";
+    static const size_t lengths[] = {298, 299, 100000};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = lengths[i];
+        char *id = malloc(n + 1), *doc = malloc(sizeof head + sizeof mid + sizeof tail + 2 * n);
+        if (!id || !doc) {
+            free(id);
+            free(doc);
+            CHECK(0);
+            return;
+        }
+        memset(id, 'g', n);
+        id[n] = '\0';
+        sprintf(doc, "%s%s%s%s%s", head, id, mid, id, tail);
+        mr_error err = {0};
+        mr_model *m = parse_text("refs.dae", doc, &err);
+        if (n == 298) {
+            CHECK_MSG(m && m->mesh_count == 1, "a 298-byte id did not resolve: %s", err.msg);
+        } else {
+            CHECK_MSG(!m, "a %zu-byte reference resolved", n);
+            CHECK_STR_CONTAINS(err.msg, "dangling reference");
+            CHECK(strlen(err.msg) < sizeof err.msg);
+        }
+        mr_model_destroy(m);
+        free(id);
+        free(doc);
+    }
+}
+
 TEST(interpolations_are_evaluated_as_defined)
 {
     /* translate.X: BEZIER with 2D tangents from t=1 to t=3 (the clip's
@@ -2440,6 +2528,8 @@ int main(void)
     RUN(instance_node_twice_gives_unique_joint_names);
     RUN(transform_kinds_and_rebound_skins_match_the_reference);
     RUN(interpolations_are_evaluated_as_defined);
+    RUN(interpolation_names_are_matched_whole);
+    RUN(long_references_are_cut_not_overrun);
     RUN(matrix_channels_whole_and_by_element);
     RUN(max_element_channels_pose_like_whole_matrices);
     RUN(matrix_element_order_from_the_data);
