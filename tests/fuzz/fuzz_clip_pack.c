@@ -12,7 +12,10 @@
  * begins with the pack's magic at offset 4, the rest is the block itself);
  * the rest is patches, three bytes each: a 16-bit offset (modulo the
  * block's size) and a byte XORed there. A block that passes the checks is
- * sampled at 16 times by search and through a cursor, forward then back:
+ * sampled at 16 times by search and through a cursor, forward then back,
+ * then through a cursor to model matrices without a pose at 96 times
+ * forward (a playhead's steps: the cursor's runs of keys decoded ahead,
+ * its copies from them, and rows kept for joints nothing moves):
  * reading outside the block, or a sanitizer report, is a failure.
  */
 #define FUZZ_OWN_INIT
@@ -119,6 +122,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             mr_clip_pack_sample(pack, sk, t, &pose);
             if (cur) mr_clip_cursor_sample(cur, pack, serial, sk, t, &pose);
         }
+        mat4 model[3];
+        for (int s = 0; cur && s < 96; s++)
+            mr_clip_cursor_sample_model(cur, pack, serial, sk, 12.0f * (float)s / 95.0f - 1.0f, NULL, model);
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 3; k++) (void)mr_clip_pack_track_keys(pack, j, k);
         mr_clip_cursor_destroy(cur);
