@@ -84,9 +84,8 @@ TEST(pose_to_model_matches_matrix_products)
  * parents in the same group (the joint before, most of them) and in earlier
  * ones, scales and translations of all sizes. */
 enum { TREE_JOINTS = 23 };
-static void random_tree(mr_skeleton *sk, mr_pose *p)
+static void random_tree_of(mr_skeleton *sk, mr_pose *p, int N)
 {
-    enum { N = TREE_JOINTS };
     CHECK(mr_skeleton_init(sk, N) == MR_OK);
     for (int j = 0; j < N; j++) sk->parents[j] = j == 0 || j == 10 ? -1 : (j % 3 == 0 ? j - 3 : j - 1);
     mr_pose_init(p, N);
@@ -99,6 +98,11 @@ static void random_tree(mr_skeleton *sk, mr_pose *p)
         glm_vec3_copy((vec3){10.0f * a - 5.0f, 2.0f * a, -3.0f * a}, p->t[j]);
         glm_vec3_copy((vec3){0.5f + a, 1.5f - a, j % 5 == 4 ? -1.0f : 1.0f}, p->s[j]);
     }
+}
+
+static void random_tree(mr_skeleton *sk, mr_pose *p)
+{
+    random_tree_of(sk, p, TREE_JOINTS);
 }
 
 TEST(pose_to_model_groups_of_four_match_matrix_products)
@@ -167,6 +171,42 @@ TEST(pose_to_model_gives_the_same_bits_at_every_simd_level)
     CHECK_MSG(differ == 0, "%d of %d model matrices differ in their bits from the scalar arithmetic", differ, N);
     mr_pose_deinit(&p);
     mr_skeleton_deinit(&sk);
+}
+
+/* Local-to-model from the rows a clip cursor interpolates into (pose.h's
+ * MR_LOCAL_*) gives the pose's bits, whatever the rows' lanes: a multiple
+ * of 8 (every group read 8 joints at a time) or of 4 short of one (the
+ * last group read 4 at a time); lanes past the joints hold NaN, which no
+ * matrix may take in. At every SIMD level (the suite runs again at
+ * MARROW_SIMD=sse2). */
+TEST(rows_to_model_gives_the_pose_paths_bits)
+{
+    static const int shapes[][2] = {{23, 24}, {23, 28}, {20, 20}, {17, 20}, {4, 4}, {3, 4}, {9, 12}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        int n = shapes[k][0], lanes = shapes[k][1];
+        mr_skeleton sk;
+        mr_pose p;
+        random_tree_of(&sk, &p, n);
+        float *rows = aligned_alloc(16, sizeof(float) * MR_LOCAL_ROWS * (size_t)lanes);
+        for (int i = 0; i < MR_LOCAL_ROWS * lanes; i++) rows[i] = NAN;
+        for (int j = 0; j < n; j++) {
+            for (int e = 0; e < 4; e++) rows[(MR_LOCAL_QX + e) * lanes + j] = p.r[j][e];
+            for (int e = 0; e < 3; e++) {
+                rows[(MR_LOCAL_TX + e) * lanes + j] = p.t[j][e];
+                rows[(MR_LOCAL_SX + e) * lanes + j] = p.s[j][e];
+            }
+        }
+        mat4 expect[TREE_JOINTS], got[TREE_JOINTS];
+        CHECK(mr_pose_to_model(&sk, &p, expect) == MR_OK);
+        mr_pose_rows_to_model(&sk, rows, (size_t)lanes, got);
+        int differ = 0;
+        for (int j = 0; j < n; j++) differ += memcmp(expect[j], got[j], sizeof(mat4)) != 0;
+        CHECK_MSG(differ == 0, "%d joints in %d lanes: %d model matrices differ in their bits from the pose's", n, lanes,
+                  differ);
+        free(rows);
+        mr_pose_deinit(&p);
+        mr_skeleton_deinit(&sk);
+    }
 }
 
 TEST(pose_skinning_is_identity_at_rest)
@@ -263,6 +303,7 @@ int main(void)
     RUN(pose_to_model_matches_matrix_products);
     RUN(pose_to_model_groups_of_four_match_matrix_products);
     RUN(pose_to_model_gives_the_same_bits_at_every_simd_level);
+    RUN(rows_to_model_gives_the_pose_paths_bits);
     RUN(pose_skinning_is_identity_at_rest);
     RUN(pose_child_follows_parent_rotation);
     RUN(pose_scale_comp_undoes_the_parents_scale);
