@@ -190,7 +190,7 @@ static inline __attribute__((always_inline)) void put_keys_c(mr_clip_cursor *cur
                                                              const float *v1, float t0, float inv, const int c)
 {
     float *r = cur->rows + at;
-    for (int e = 0; e < c; e++) {
+    _Pragma("GCC unroll 4") for (int e = 0; e < c; e++) {   /* unrolled: every store at a constant offset */
         r[e * BLOCK] = v0[e];
         r[(c + e) * BLOCK] = v1[e];
     }
