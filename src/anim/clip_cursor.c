@@ -68,7 +68,7 @@ typedef struct track_state {
     uint16_t key;           /* the key found last, */
     uint16_t bit;           /* and its bit (bitmap tracks) */
     uint16_t last;          /* its last interval's first key (STEP: 0, which keeps it off play_on's path) */
-    uint16_t cache_first;   /* the keys decoded ahead (cache_*): CACHE_KEYS from key cache_first, */
+    uint16_t cache_first;   /* the keys decoded ahead (key_cache): from key cache_first, */
     uint8_t cache_count;    /* cache_count of them (0: none) */
     uint8_t four;           /* 1 for a rotation (4 components) */
 } track_state;
