@@ -298,8 +298,8 @@ __attribute__((target("avx"))) static inline void coefficients8(const mr_local_r
     MR_TRS_COEFFICIENTS(__m256, _mm256_mul_ps, _mm256_add_ps, _mm256_sub_ps, _mm256_set1_ps, x, y, z, w, sx, sy, sz, c);
 }
 
-/* to_model_groups_sse's arithmetic with two columns in each 256-bit
- * register: columns 0 and 1 in one, 2 and 3 in the other, each lane the same
+/* The AVX path (joints4_avx, to_model_groups_avx): to_model_groups_sse's
+ * arithmetic with two columns in each 256-bit register: columns 0 and 1 in one, 2 and 3 in the other, each lane the same
  * products and sums in the same order (column 2 gains -0.0 where column 3
  * gains the parent's translation: x + -0.0 is x, its sign included, in the
  * default rounding mode), so the results are the same bits (where a NaN
