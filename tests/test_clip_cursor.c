@@ -521,6 +521,64 @@ TEST(runtime_error_through_a_cursor_is_the_searched_measure)
     mr_model_destroy(m);
 }
 
+/* The largest skeleton a cursor takes (MR_MAX_JOINTS): every joint's
+ * rows, the last block's last lane included, at offsets a track's state
+ * holds, and each track's keys decoded ahead. Every joint turns (12 keys,
+ * a different pace each), every third also moves; parents in chains and
+ * back to earlier joints. Through the cursor, the searched values, into a
+ * pose and into model matrices without one. */
+TEST(cursor_plays_the_largest_skeleton)
+{
+    enum { N = MR_MAX_JOINTS, KEYS = 12 };
+    mr_model *m = NULL;
+    CHECK(mr_model_create("many", "test", &m) == MR_OK);
+    CHECK(mr_skeleton_init(&m->skeleton, N) == MR_OK);
+    mr_skeleton *sk = &m->skeleton;
+    for (int j = 0; j < N; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", j);
+        sk->names[j] = mr_str_dup(name);
+        sk->parents[j] = j == 0 ? -1 : j % 8 ? j - 1 : j / 2;
+        sk->rest_t[j][1] = 0.01f;
+    }
+    mr_skeleton_compute_inverse_bind(sk);
+    mr_clip *c = NULL;
+    CHECK(mr_clip_create("many", N, &c) == MR_OK);
+    c->duration = 1.0f;
+    for (int j = 0; j < N; j++) {
+        mr_track *r = &c->tracks[j].r;
+        mr_track_init(r, KEYS, MR_INTERP_LINEAR);
+        for (int i = 0; i < KEYS; i++) {
+            r->times[i] = (float)i / (KEYS - 1);
+            glm_quatv(r->values + 4 * i, glm_rad((float)((i * (j % 7 + 1)) % 40) - 20.0f), (vec3){0, 0, 1});
+        }
+        if (j % 3) continue;
+        mr_track *t = &c->tracks[j].t;
+        mr_track_init(t, KEYS, MR_INTERP_LINEAR);
+        for (int i = 0; i < KEYS; i++) {
+            t->times[i] = r->times[i];
+            t->values[3 * i] = 0.001f * (float)((i * (j % 5 + 2)) % 9);
+            t->values[3 * i + 1] = 0.01f;
+        }
+    }
+    CHECK(mr_model_add_clip(m, c) == MR_OK);
+    CHECK(mr_clip_optimize(c, 0.0f) == MR_OK && c->runtime && c->runtime->pack);
+    float times[600];
+    int count = time_sequence(c->duration, KEYS - 1, times, 600);
+    mr_clip_cursor *cur = mr_clip_cursor_create(N);
+    CHECK(cur != NULL);
+    if (cur) {
+        size_t bytes = mr_clip_cursor_bytes(cur);
+        CHECK_MSG(bytes > 0 && bytes < 4u << 20, "a cursor of %d joints holds %zu bytes", N, bytes);
+        int bad = differences(c, sk, cur, times, count, MR_WRAP_LOOP);
+        CHECK_MSG(bad == 0, "%d of %d poses differ from the searched ones", bad, count);
+        bad = model_differences(c, sk, cur, times, count);
+        CHECK_MSG(bad == 0, "%d of %d model matrix sets differ from the searched pose's", bad, count);
+    }
+    mr_clip_cursor_destroy(cur);
+    mr_model_destroy(m);
+}
+
 int main(void)
 {
     RUN(cursor_samples_what_the_clip_samples_on_real_clips);
@@ -531,5 +589,6 @@ int main(void)
     RUN(blendspace_samples_packed_clips_through_cursors);
     RUN(mixer_plays_packed_clips_through_cursors);
     RUN(runtime_error_through_a_cursor_is_the_searched_measure);
+    RUN(cursor_plays_the_largest_skeleton);
     return test_summary("clip_cursor");
 }
